@@ -1,0 +1,109 @@
+// cublas_peer.cpp — cuBLAS calls for `gpuprim bench` (C++ is allowed here only). 64-bit cuBLAS API, so n may exceed
+// 2^31. axpy takes alpha from the host; dot writes its result to device memory (no synchronization inside).
+#include "peers.h"
+
+#ifdef GP_NO_CUBLAS
+#include <cstdio>
+extern "C" int gp_peer_create(gp_peer_t **peer, int, char *err)
+{
+    *peer = nullptr;
+    std::snprintf(err, 256, "built without cuBLAS");
+    return 1;
+}
+extern "C" void gp_peer_destroy(gp_peer_t *) {}
+extern "C" const char *gp_peer_version(gp_peer_t *) { return "none (built without cuBLAS)"; }
+extern "C" int gp_peer_axpy(gp_peer_t *, int, size_t, double, const void *, void *, gp_peer_stream_t, char *err)
+{
+    std::snprintf(err, 256, "built without cuBLAS");
+    return 1;
+}
+extern "C" int gp_peer_dot(gp_peer_t *, int, size_t, const void *, const void *, void *, gp_peer_stream_t, char *err)
+{
+    std::snprintf(err, 256, "built without cuBLAS");
+    return 1;
+}
+#else
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+struct gp_peer {
+    cublasHandle_t handle;
+    char version[64];
+};
+
+static int fail(char *err, const char *what, cublasStatus_t s)
+{
+    std::snprintf(err, 256, "%s: %s (%s)", what, cublasGetStatusName(s), cublasGetStatusString(s));
+    return 1;
+}
+
+extern "C" int gp_peer_create(gp_peer_t **peer, int device, char *err)
+{
+    *peer = nullptr;
+    cudaError_t ce = cudaSetDevice(device);
+    if (ce != cudaSuccess) {
+        std::snprintf(err, 256, "cudaSetDevice(%d): %s", device, cudaGetErrorString(ce));
+        return 1;
+    }
+    gp_peer *p = static_cast<gp_peer *>(std::calloc(1, sizeof(gp_peer)));
+    if (!p) {
+        std::snprintf(err, 256, "out of host memory");
+        return 1;
+    }
+    cublasStatus_t s = cublasCreate(&p->handle);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        std::free(p);
+        return fail(err, "cublasCreate", s);
+    }
+    int v = 0;
+    cublasGetVersion(p->handle, &v);
+    std::snprintf(p->version, sizeof p->version, "cuBLAS %d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+    *peer = p;
+    return 0;
+}
+
+extern "C" void gp_peer_destroy(gp_peer_t *peer)
+{
+    if (!peer) return;
+    cublasDestroy(peer->handle);
+    std::free(peer);
+}
+
+extern "C" const char *gp_peer_version(gp_peer_t *peer) { return peer ? peer->version : "none"; }
+
+extern "C" int gp_peer_axpy(gp_peer_t *p, int dtype_size, size_t n, double alpha, const void *x, void *y,
+                            gp_peer_stream_t stream, char *err)
+{
+    cublasStatus_t s = cublasSetStream(p->handle, stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
+    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
+    if (dtype_size == 4) {
+        float a = static_cast<float>(alpha);
+        s = cublasSaxpy_64(p->handle, static_cast<int64_t>(n), &a, static_cast<const float *>(x), 1,
+                           static_cast<float *>(y), 1);
+        return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasSaxpy_64", s);
+    }
+    s = cublasDaxpy_64(p->handle, static_cast<int64_t>(n), &alpha, static_cast<const double *>(x), 1,
+                       static_cast<double *>(y), 1);
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasDaxpy_64", s);
+}
+
+extern "C" int gp_peer_dot(gp_peer_t *p, int dtype_size, size_t n, const void *x, const void *y, void *result_dev,
+                           gp_peer_stream_t stream, char *err)
+{
+    cublasStatus_t s = cublasSetStream(p->handle, stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_DEVICE);
+    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
+    if (dtype_size == 4) {
+        s = cublasSdot_64(p->handle, static_cast<int64_t>(n), static_cast<const float *>(x), 1,
+                          static_cast<const float *>(y), 1, static_cast<float *>(result_dev));
+        return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasSdot_64", s);
+    }
+    s = cublasDdot_64(p->handle, static_cast<int64_t>(n), static_cast<const double *>(x), 1,
+                      static_cast<const double *>(y), 1, static_cast<double *>(result_dev));
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasDdot_64", s);
+}
+#endif

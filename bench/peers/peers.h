@@ -1,0 +1,31 @@
+/*
+ * peers.h — the peers gpuprim benchmarks itself against (C++ inside, C linkage here). Linked into the CLI only.
+ * Every call returns 0 on success, else non-zero with a message in err (at least 256 bytes).
+ */
+#ifndef GP_PEERS_H
+#define GP_PEERS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gp_peer gp_peer_t;
+typedef struct CUstream_st *gp_peer_stream_t;
+
+int gp_peer_create(gp_peer_t **peer, int device, char *err);
+void gp_peer_destroy(gp_peer_t *peer);
+/* cuBLAS axpy: y = alpha * x + y (the peer of triad). dtype_size 4: float (Saxpy), 8: double (Daxpy). */
+int gp_peer_axpy(gp_peer_t *peer, int dtype_size, size_t n, double alpha, const void *x, void *y,
+                 gp_peer_stream_t stream, char *err);
+/* cuBLAS dot: *result_dev = x . y (float or double in device memory; the peer of dot). */
+int gp_peer_dot(gp_peer_t *peer, int dtype_size, size_t n, const void *x, const void *y, void *result_dev,
+                gp_peer_stream_t stream, char *err);
+/* A name and version for reports, e.g. "cuBLAS 13.0.0". */
+const char *gp_peer_version(gp_peer_t *peer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

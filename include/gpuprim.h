@@ -1,0 +1,249 @@
+/*
+ * gpuprim.h — the public C11 API of libgpuprim, GPU parallel primitives in CUDA C with a CPU backend.
+ *
+ * This header compiles with a plain C11 compiler and needs no CUDA header:
+ *     gcc -std=c11 -pedantic -c my.c $(pkg-config --cflags gpuprim)
+ *     gcc my.o $(pkg-config --libs gpuprim)
+ *
+ * Conventions (every function below follows them):
+ *   - Every call returns gp_status_t; GP_OK == 0. gp_status_string() names a status, gp_last_error() gives a
+ *     thread-local detail string for the most recent failing call on this thread ("gp_vec_add: x is NULL").
+ *   - Arguments are validated before anything is launched or written: on a non-OK status no output was touched.
+ *   - The library never prints, aborts or exits.
+ *   - A context (gp_ctx_t) belongs to one device, or to the CPU backend (GP_DEVICE_CPU). A context is reentrant but
+ *     not thread-safe: use one context per thread. Calls that use the context's workspace (gp_vec_dot*) must not run
+ *     concurrently on two streams of one context; create a context per concurrent stream instead (as with a cuBLAS
+ *     handle and its workspace).
+ *   - The stream is the last argument of every device operation and is ABI-identical to cudaStream_t (NULL is the
+ *     legacy default stream). Operations are asynchronous on the stream unless the name ends in _sync. On a CPU
+ *     context the stream argument is ignored and every operation completes before it returns.
+ *   - Sizes are element counts (size_t) unless the name says bytes. Pointers passed to typed operations must be
+ *     aligned to the element size; 16-byte alignment is not required (the kernels handle any offset).
+ *   - Units: bytes, elements, seconds or milliseconds as named, GB/s = 1e9 bytes per second.
+ */
+#ifndef GPUPRIM_H
+#define GPUPRIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GP_API __attribute__((visibility("default")))
+#else
+#define GP_API
+#endif
+
+/* ---------------------------------------------------------------------------------------------- version */
+#define GP_VERSION_MAJOR 0
+#define GP_VERSION_MINOR 1
+#define GP_VERSION_PATCH 0
+/* GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH, as compiled into the library. */
+GP_API int gp_version(void);
+
+/* ---------------------------------------------------------------------------------------------- status */
+/* Append-only: values never change meaning. */
+typedef enum gp_status {
+    GP_OK = 0,
+    GP_ERR_INVALID_ARG = 1,   /* NULL pointer, bad enum, misaligned pointer, value out of range */
+    GP_ERR_OVERFLOW = 2,      /* a size computation (n * element size, ...) overflows */
+    GP_ERR_OUT_OF_MEMORY = 3, /* host or device allocation failed */
+    GP_ERR_NO_DEVICE = 4,     /* no CUDA device, or the device id does not exist */
+    GP_ERR_NO_DRIVER = 5,     /* no usable CUDA driver (missing, or older than the runtime) */
+    GP_ERR_UNSUPPORTED = 6,   /* the backend or device cannot do this (e.g. pinned memory on a CPU context) */
+    GP_ERR_CUDA = 7,          /* any other CUDA runtime error; gp_last_error() holds the call and message */
+    GP_ERR_IO = 8,            /* file read/write failed */
+    GP_ERR_FORMAT = 9,        /* malformed input file */
+    GP_ERR_INTERNAL = 10      /* a bug in gpuprim */
+} gp_status_t;
+
+GP_API const char *gp_status_string(gp_status_t status);
+/* Detail of the most recent failing call on this thread; "" if none. Valid until the next failing call. */
+GP_API const char *gp_last_error(void);
+
+/* ---------------------------------------------------------------------------------------------- dtypes */
+typedef enum gp_dtype {
+    GP_U8 = 0, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32, GP_U64, GP_I64, GP_F16, GP_BF16, GP_F32, GP_F64,
+    GP_DTYPE_COUNT
+} gp_dtype_t;
+
+GP_API size_t gp_dtype_size(gp_dtype_t dtype);       /* 0 for an invalid dtype */
+GP_API const char *gp_dtype_name(gp_dtype_t dtype);  /* "f32", ...; "?" for an invalid dtype */
+GP_API gp_status_t gp_dtype_parse(const char *name, gp_dtype_t *dtype);
+
+/* ---------------------------------------------------------------------------------------------- streams */
+/* ABI-identical to cudaStream_t; pass a cudaStream_t directly, or NULL for the legacy default stream. */
+typedef struct CUstream_st *gp_stream_t;
+
+/* ---------------------------------------------------------------------------------------------- context */
+typedef struct gp_ctx gp_ctx_t;
+#define GP_DEVICE_CPU (-1)
+
+/* device: a CUDA device ordinal, or GP_DEVICE_CPU for the CPU backend (always available). */
+GP_API gp_status_t gp_ctx_create(gp_ctx_t **ctx, int device);
+GP_API gp_status_t gp_ctx_destroy(gp_ctx_t *ctx);     /* NULL is accepted; waits for the device's work */
+GP_API int gp_ctx_device(const gp_ctx_t *ctx);         /* the device ordinal, or GP_DEVICE_CPU */
+
+/* Number of CUDA devices. With no device or no driver: *count = 0 and GP_ERR_NO_DEVICE / GP_ERR_NO_DRIVER,
+ * with gp_last_error() naming the cause. */
+GP_API gp_status_t gp_device_count(int *count);
+
+/* Streams of the context's device (non-blocking with respect to the legacy stream). On a CPU context these
+ * return a NULL stream and do nothing. */
+GP_API gp_status_t gp_stream_create(gp_ctx_t *ctx, gp_stream_t *stream);
+GP_API gp_status_t gp_stream_destroy(gp_ctx_t *ctx, gp_stream_t stream);
+GP_API gp_status_t gp_stream_sync(gp_ctx_t *ctx, gp_stream_t stream);
+
+/* ---------------------------------------------------------------------------------------------- timing */
+/* Stream-ordered timer: CUDA events on a GPU context, a monotonic clock on a CPU context. */
+typedef struct gp_timer gp_timer_t;
+GP_API gp_status_t gp_timer_create(gp_ctx_t *ctx, gp_timer_t **timer);
+GP_API gp_status_t gp_timer_destroy(gp_timer_t *timer);  /* NULL is accepted */
+GP_API gp_status_t gp_timer_start(gp_timer_t *timer, gp_stream_t stream);
+GP_API gp_status_t gp_timer_stop(gp_timer_t *timer, gp_stream_t stream);
+/* Waits for the stop mark, then gives the milliseconds between start and stop. */
+GP_API gp_status_t gp_timer_elapsed_ms(gp_timer_t *timer, double *ms);
+
+/* ---------------------------------------------------------------------------------------------- device info */
+typedef struct gp_device_info {
+    int device;                       /* ordinal */
+    char name[256];
+    char uuid[48];                    /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    int cc_major, cc_minor;           /* compute capability */
+    int sm_count;
+    int clock_khz;                    /* peak SM clock */
+    int mem_clock_khz;                /* peak memory clock */
+    int mem_bus_width_bits;
+    double mem_bandwidth_gbs;         /* theoretical: 2 (DDR) * mem_clock * bus width / 8, in 1e9 B/s */
+    size_t total_mem_bytes, free_mem_bytes;
+    int l2_bytes, persisting_l2_max_bytes;
+    size_t smem_per_block, smem_per_sm, smem_per_block_optin, const_mem_bytes;
+    int regs_per_block, regs_per_sm, warp_size;
+    int max_threads_per_block, max_threads_per_sm, max_blocks_per_sm;
+    int max_block_dim[3], max_grid_dim[3];
+    int async_engines;                /* copy engines */
+    int unified_addressing, managed_memory, concurrent_managed_access, pageable_memory_access;
+    int can_map_host_memory, host_register_supported, cluster_launch, cooperative_launch;
+    int ecc_enabled, integrated, memory_pools;
+    int pci_domain, pci_bus, pci_device;
+    int driver_version, runtime_version;  /* 13000 = 13.0 */
+} gp_device_info_t;
+
+GP_API gp_status_t gp_device_info(int device, gp_device_info_t *info);
+
+typedef struct gp_cpu_info {
+    char model[128];
+    int logical_cores;                /* online processors */
+    int omp_max_threads;              /* threads the CPU backend uses */
+    size_t total_mem_bytes, avail_mem_bytes;
+} gp_cpu_info_t;
+
+GP_API gp_status_t gp_cpu_info(gp_cpu_info_t *info);
+
+/* ---------------------------------------------------------------------------------------------- memory */
+typedef enum gp_mem_kind {
+    GP_MEM_DEVICE = 0,          /* cudaMalloc; on a CPU context: 64-byte aligned host memory */
+    GP_MEM_PAGEABLE,            /* malloc'd host memory (64-byte aligned) */
+    GP_MEM_PINNED,              /* page-locked host memory (cudaHostAlloc default) */
+    GP_MEM_PORTABLE,            /* pinned for every CUDA context (cudaHostAllocPortable) */
+    GP_MEM_WRITE_COMBINED,      /* pinned, write-combined: fast host writes and H2D, very slow host reads */
+    GP_MEM_MAPPED,              /* pinned and mapped (zero-copy): kernels read/write it over the bus */
+    GP_MEM_MANAGED,             /* cudaMallocManaged: migrates on demand; see gp_mem_prefetch / gp_mem_advise */
+    GP_MEM_REGISTERED,          /* caller's host memory page-locked with gp_mem_register (never by gp_mem_alloc) */
+    GP_MEM_KIND_COUNT
+} gp_mem_kind_t;
+
+GP_API const char *gp_mem_kind_name(gp_mem_kind_t kind);  /* "device", "pageable", ... */
+GP_API gp_status_t gp_mem_kind_parse(const char *name, gp_mem_kind_t *kind);
+
+/* A buffer of one kind. host: where the CPU may read/write it (NULL for device memory on a GPU context).
+ * device: where kernels may read/write it (NULL for pageable memory). Both point to the same bytes. */
+typedef struct gp_buffer {
+    void *host;
+    void *device;
+    size_t bytes;
+    gp_mem_kind_t kind;
+    int device_id;                    /* the context's device, or GP_DEVICE_CPU */
+} gp_buffer_t;
+
+/* Allocates bytes (0 allowed: both pointers NULL) of kind. On a CPU context only GP_MEM_DEVICE and
+ * GP_MEM_PAGEABLE exist (both plain host memory); other kinds return GP_ERR_UNSUPPORTED. */
+GP_API gp_status_t gp_mem_alloc(gp_ctx_t *ctx, gp_mem_kind_t kind, size_t bytes, gp_buffer_t *buf);
+/* Page-locks and maps the caller's memory [host, host + bytes) (cudaHostRegister, mapped). Kind GP_MEM_REGISTERED.
+ * gp_mem_free unregisters it and leaves the memory to the caller. */
+GP_API gp_status_t gp_mem_register(gp_ctx_t *ctx, void *host, size_t bytes, gp_buffer_t *buf);
+/* Frees (or unregisters) and zeroes *buf. A zeroed buffer is accepted and does nothing. */
+GP_API gp_status_t gp_mem_free(gp_ctx_t *ctx, gp_buffer_t *buf);
+
+/* Managed memory: migrate [offset, offset + bytes) of a GP_MEM_MANAGED buffer to the context's device
+ * (to_cpu = 0) or to the host (to_cpu = 1), asynchronously on the stream. */
+GP_API gp_status_t gp_mem_prefetch(gp_ctx_t *ctx, const gp_buffer_t *buf, size_t offset, size_t bytes, int to_cpu,
+                                   gp_stream_t stream);
+typedef enum gp_mem_advice {
+    GP_ADVISE_READ_MOSTLY = 0,        /* read-only copies on each processor that reads */
+    GP_ADVISE_UNSET_READ_MOSTLY,
+    GP_ADVISE_PREFER_DEVICE,          /* preferred location: the context's device */
+    GP_ADVISE_PREFER_CPU,             /* preferred location: the host */
+    GP_ADVISE_ACCESSED_BY_DEVICE,     /* keep a mapping for the context's device */
+    GP_ADVISE_COUNT
+} gp_mem_advice_t;
+GP_API gp_status_t gp_mem_advise(gp_ctx_t *ctx, const gp_buffer_t *buf, size_t offset, size_t bytes,
+                                 gp_mem_advice_t advice);
+
+/* Copies between any two kinds (the direction is inferred from the pointers: unified addressing). Use
+ * buf.device for device memory and buf.host (or buf.device) for host kinds. Async copies involving pageable
+ * memory are staged by the driver and may return before or after the copy completes; pinned kinds overlap. */
+GP_API gp_status_t gp_memcpy(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes, gp_stream_t stream);
+GP_API gp_status_t gp_memcpy_sync(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes);
+GP_API gp_status_t gp_memset(gp_ctx_t *ctx, void *dst, int value, size_t bytes, gp_stream_t stream);
+/* Copy by a kernel on the SMs rather than by a copy engine: dst and src must be device-accessible (device,
+ * mapped, managed, registered, or pinned memory's device pointer). Any byte alignment. */
+GP_API gp_status_t gp_memcpy_kernel(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes, gp_stream_t stream);
+
+/* Pitched 2D / 3D device memory (cudaMallocPitch / cudaMalloc3D): row r of slice s starts at
+ * (char *)ptr + (s * height + r) * pitch. On a CPU context: host memory with rows padded to 64 bytes. */
+typedef struct gp_pitched {
+    void *ptr;
+    size_t pitch;                     /* bytes between rows, >= width_bytes */
+    size_t width_bytes, height, depth;  /* depth = 1 for 2D */
+} gp_pitched_t;
+GP_API gp_status_t gp_mem_alloc_2d(gp_ctx_t *ctx, size_t width_bytes, size_t height, gp_pitched_t *out);
+GP_API gp_status_t gp_mem_alloc_3d(gp_ctx_t *ctx, size_t width_bytes, size_t height, size_t depth,
+                                   gp_pitched_t *out);
+GP_API gp_status_t gp_mem_free_pitched(gp_ctx_t *ctx, gp_pitched_t *p);
+/* Copies a width_bytes x height block of rows between any two memories, each with its own pitch. */
+GP_API gp_status_t gp_memcpy_2d(gp_ctx_t *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width_bytes, size_t height, gp_stream_t stream);
+/* Copies a width_bytes x height x depth box; slices are dheight / sheight rows apart in dst / src. */
+GP_API gp_status_t gp_memcpy_3d(gp_ctx_t *ctx, void *dst, size_t dpitch, size_t dheight, const void *src,
+                                size_t spitch, size_t sheight, size_t width_bytes, size_t height, size_t depth,
+                                gp_stream_t stream);
+
+/* ---------------------------------------------------------------------------------------------- vector */
+/* The BabelStream set over dtypes GP_F32, GP_F64 and GP_I32 (others: GP_ERR_UNSUPPORTED). Any n >= 0, including
+ * more than 2^32. x, y, z must be device-accessible on a GPU context. The output may be the same pointer as an
+ * input (in place); partial overlaps are undefined. Integer arithmetic wraps modulo 2^32. alpha is converted to
+ * the dtype; for GP_I32 it must be an integer in the int32 range (else GP_ERR_INVALID_ARG). */
+GP_API gp_status_t gp_vec_copy(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                               gp_stream_t stream);                                       /* y = x         */
+GP_API gp_status_t gp_vec_scale(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, double alpha, const void *x, void *y,
+                                gp_stream_t stream);                                      /* y = alpha * x */
+GP_API gp_status_t gp_vec_add(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y, void *z,
+                              gp_stream_t stream);                                        /* z = x + y     */
+GP_API gp_status_t gp_vec_triad(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, double alpha, const void *x,
+                                const void *y, void *z, gp_stream_t stream);              /* z = x + alpha*y */
+/* Dot product sum_i x[i] * y[i]. The result is a double for GP_F32 and GP_F64 (products and sums in double) and
+ * an int64_t for GP_I32 (exact, wrapping modulo 2^64). gp_vec_dot writes it to device-accessible memory
+ * asynchronously; gp_vec_dot_sync writes it to host memory and waits. n = 0 gives 0. */
+GP_API gp_status_t gp_vec_dot(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y,
+                              void *result, gp_stream_t stream);
+GP_API gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y,
+                                   void *result_host);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPRIM_H */

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Checks (and where it can, installs through apt) what building gpuprim needs: a C compiler, CMake >= 3.24,
+# pkg-config and the CUDA toolkit (nvcc). The CUDA toolkit is not a Debian package we can install here: without
+# it the script says where to get it and fails.
+set -u
+missing=""
+command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
+command -v c++ >/dev/null 2>&1 || missing="$missing g++"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+if command -v cmake >/dev/null 2>&1; then
+  v=$(cmake --version | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+  set -- $v
+  if [ "${1:-0}" -lt 3 ] || { [ "${1:-0}" -eq 3 ] && [ "${2:-0}" -lt 24 ]; }; then
+    echo "deps: cmake $1.$2 is older than 3.24" >&2; exit 1
+  fi
+else
+  missing="$missing cmake"
+fi
+if [ -n "$missing" ]; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "deps: installing$missing"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing; } ||
+      { echo "deps: apt-get could not install$missing" >&2; exit 1; }
+  else
+    echo "deps: missing$missing (install them, e.g. sudo apt-get install$missing)" >&2; exit 1
+  fi
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${CUDACXX:-}" ]; then
+  echo "deps: no CUDA toolkit (nvcc). Install CUDA 12.x/13.x from https://developer.nvidia.com/cuda-downloads" >&2
+  echo "      or set CUDACXX to its nvcc." >&2
+  exit 1
+fi
+exit 0

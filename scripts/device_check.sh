@@ -1,0 +1,77 @@
+#!/bin/bash
+# device_check.sh — everything a GPU machine must confirm, in one call: build from source, the ctest suite (GPU
+# tests run), compute-sanitizer, the benches and the lab. Full logs go to $OUT (default ./device-out); a short summary
+# is printed last.
+#   scripts/device_check.sh [build|test|sanitize|bench|all]...   (default: build test bench)
+# Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
+# vector.svg demo.txt.
+set -u
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+B=build-device
+steps=${*:-build test bench}
+summary=()
+note() { summary+=("$*"); echo ">>> $*"; }
+
+if [[ " $steps " == *" build "* ]]; then
+  {
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+    nvcc --version | tail -2
+    cmake --version | head -1
+    gen=""; command -v ninja >/dev/null && gen="-G Ninja"
+    t0=$(date +%s)
+    cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release && cmake --build $B -j "$(nproc)"
+    echo "build seconds: $(( $(date +%s) - t0 ))"
+  } >"$OUT/build.log" 2>&1
+  rc=$?
+  if [ $rc != 0 ] || [ ! -x $B/gpuprim ]; then
+    tail -40 "$OUT/build.log"
+    echo "BUILD FAILED"
+    exit 1
+  fi
+  note "build: ok ($(grep 'build seconds' "$OUT/build.log"))"
+fi
+
+if [[ " $steps " == *" test "* ]]; then
+  (cd $B && ctest --output-on-failure --timeout 900) >"$OUT/ctest.log" 2>&1
+  note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1)"
+  grep -E '^(test_|gpu_|cli|install).*(passed|SKIPPED)|n = 2\^32|public API|vector_v|copies between|kernel copies' \
+    "$OUT/ctest.log" | head -40
+fi
+
+if [[ " $steps " == *" sanitize "* ]]; then
+  : >"$OUT/sanitizer.log"
+  for tool in memcheck racecheck synccheck initcheck; do
+    for t in gpu_vector gpu_core; do
+      [ $t = gpu_core ] && [ $tool != memcheck ] && continue
+      echo "=== compute-sanitizer --tool $tool $t" >>"$OUT/sanitizer.log"
+      GP_TEST_QUICK=1 timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t \
+        >>"$OUT/sanitizer.log" 2>&1
+      rc=$?
+      note "compute-sanitizer $tool $t: exit $rc $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+    done
+  done
+fi
+
+if [[ " $steps " == *" bench "* ]]; then
+  G=$B/gpuprim
+  {
+    echo "### gpuprim info"; $G info
+    echo; echo "### gpuprim bench vector --dtype all"; $G bench vector --dtype all --svg "$OUT/vector.svg"
+    echo; echo "### gpuprim bench vector (again: run-to-run spread)"; $G bench vector
+    echo; echo "### gpuprim lab vector --op all"; $G lab vector --op all
+    echo; echo "### gpuprim lab vector --op triad -n 2^28"; $G lab vector --op triad -n 2^28 --reps 10
+    echo; echo "### gpuprim bandwidth"; $G bandwidth
+  } >"$OUT/results.txt" 2>&1
+  $G bench vector --dtype all --json >"$OUT/bench.json" 2>&1
+  t0=$SECONDS
+  $G demo >"$OUT/demo.txt" 2>&1
+  rc=$?
+  echo "demo seconds: $((SECONDS - t0))" >>"$OUT/demo.txt"
+  note "demo: exit $rc, $(tail -1 "$OUT/demo.txt")"
+  grep -E "^(triad|dot|copy|ceiling)" "$OUT/results.txt" | head -12
+fi
+
+echo
+echo "===== summary"
+for s in "${summary[@]}"; do echo "$s"; done

@@ -1,0 +1,101 @@
+/*
+ * internal.h — what src/ shares inside libgpuprim: the context layout, error recording, GP_CUDA_TRY, size checks.
+ * Included by C files and by .cu files (C linkage). Never installed.
+ */
+#ifndef GP_CORE_INTERNAL_H
+#define GP_CORE_INTERNAL_H
+
+#include "gpuprim.h"
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_INTERNAL __attribute__((visibility("hidden")))
+
+struct gp_ctx {
+    int device;                  /* ordinal or GP_DEVICE_CPU */
+    int sm_count;
+    int max_threads_per_sm;
+    int l2_bytes;
+    int unified_addressing;
+    int can_map_host_memory;
+    int managed_memory;
+    int concurrent_managed_access;
+    void *ws;                    /* device workspace, grown on demand (gp__workspace) */
+    size_t ws_bytes;
+    unsigned int *counters;      /* GP__NCOUNTERS device words, zero between operations (last-block guards) */
+    void *host_result;           /* 64 pinned bytes for _sync results */
+};
+#define GP__NCOUNTERS 16
+#define GP__COUNTER_DOT 0
+
+/* Records "fmt..." as this thread's detail and returns status. */
+GP_INTERNAL gp_status_t gp__error(gp_status_t status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Maps a CUDA error to a status and records "what: cudaErrorName: message (file:line)". */
+GP_INTERNAL gp_status_t gp__cuda_error(cudaError_t err, const char *what, const char *file, int line);
+/* After a launch: cudaGetLastError, and with GP_SYNC_CHECK also a device synchronize. */
+GP_INTERNAL gp_status_t gp__check_launch(const char *kernel, const char *file, int line);
+#define GP_CHECK_LAUNCH(name) gp__check_launch((name), __FILE__, __LINE__)
+
+/* In a function with `gp_status_t st` and a `fail:` label that cleans up. */
+#define GP_CUDA_TRY(expr)                                                                   \
+    do {                                                                                    \
+        cudaError_t gp_e_ = (expr);                                                         \
+        if (gp_e_ != cudaSuccess) {                                                         \
+            st = gp__cuda_error(gp_e_, #expr, __FILE__, __LINE__);                          \
+            goto fail;                                                                      \
+        }                                                                                   \
+    } while (0)
+#define GP_TRY(expr)                                                                        \
+    do {                                                                                    \
+        st = (expr);                                                                        \
+        if (st != GP_OK) goto fail;                                                         \
+    } while (0)
+
+/* Argument checks: return an INVALID_ARG naming the function and argument. */
+#define GP_ARG_NONNULL(fn, p)                                                               \
+    do {                                                                                    \
+        if ((p) == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is NULL", (fn), #p);  \
+    } while (0)
+
+/* a * b into *out; returns 0 on overflow. */
+static inline int gp__mul_ok(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > (size_t)-1 / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+static inline int gp__is_cpu(const gp_ctx_t *ctx) { return ctx->device == GP_DEVICE_CPU; }
+
+/* Validates ctx and makes its device current on this thread. */
+GP_INTERNAL gp_status_t gp__ctx_enter(gp_ctx_t *ctx, const char *fn);
+/* Device workspace of at least bytes (grown, never shrunk; growing waits for the device). */
+GP_INTERNAL gp_status_t gp__workspace(gp_ctx_t *ctx, size_t bytes, void **ptr);
+/* Blocks of `threads` that fill the device once (all SMs at full occupancy), at least 1. */
+GP_INTERNAL unsigned int gp__fill_grid(const gp_ctx_t *ctx, int threads);
+
+/* 64-byte aligned host allocation (NULL on failure or bytes == 0) and its free. */
+GP_INTERNAL void *gp__host_alloc(size_t bytes);
+GP_INTERNAL void gp__host_free(void *p);
+
+/* Kernels of src/core/memory_kernels.cu. */
+GP_INTERNAL gp_status_t gp__launch_copy_kernel(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes,
+                                               cudaStream_t stream);
+/* Reads bytes (16-byte aligned, multiple of 16) once and folds them into *sink (device memory): the read-only
+ * bandwidth ceiling of the benchmarks. */
+GP_INTERNAL gp_status_t gp__launch_read_kernel(gp_ctx_t *ctx, const void *src, size_t bytes, unsigned int *sink,
+                                               cudaStream_t stream);
+/* Fills n elements (f32, f64, i32) with values hashed from (seed, index): floats in [-1, 1), ints in
+ * [-1024, 1023]. For benchmarks: fresh non-zero data at device speed. */
+GP_INTERNAL gp_status_t gp__launch_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype,
+                                               unsigned long long seed, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,148 @@
+/*
+ * vector.c — the public vector API: validation, then the CPU backend or the production version of the table in
+ * vector_versions.cu. Promote a version by changing the ids below, never by copying its code.
+ */
+#include "vector_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Production versions (measured: docs/PERFORMANCE.md). */
+#define PROD_GPU_EW 7   /* vector_v07_vec16_streaming */
+#define PROD_GPU_DOT 9  /* vector_v09_dot_single_pass */
+#define PROD_CPU 91     /* vector_cpu_openmp */
+
+static const char *const g_op_names[GP__VEC_NOPS] = {"copy", "scale", "add", "triad", "dot"};
+
+const char *gp__vec_op_name(gp__vec_op_t op) { return (unsigned)op < GP__VEC_NOPS ? g_op_names[op] : "?"; }
+
+int gp__vec_op_streams(gp__vec_op_t op)
+{
+    switch (op) {
+    case GP__VEC_COPY:
+    case GP__VEC_SCALE:
+    case GP__VEC_DOT: return 2;
+    default: return 3;
+    }
+}
+
+const gp__vec_version_t *gp__vec_version(int id)
+{
+    for (int i = 0; i < gp__vec_nversions; i++)
+        if (gp__vec_versions[i].id == id) return &gp__vec_versions[i];
+    return NULL;
+}
+
+int gp__vec_production_id(gp__vec_op_t op, int gpu)
+{
+    if (!gpu) return PROD_CPU;
+    return op == GP__VEC_DOT ? PROD_GPU_DOT : PROD_GPU_EW;
+}
+
+static int uses_y(gp__vec_op_t op) { return op == GP__VEC_ADD || op == GP__VEC_TRIAD || op == GP__VEC_DOT; }
+
+gp_status_t gp__vec_check(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_t dtype, size_t n, double alpha,
+                          const void *x, const void *y, void *z, gp__vec_args_t *a)
+{
+    gp_status_t st = gp__ctx_enter(ctx, fn);
+    if (st != GP_OK) return st;
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    if (dtype != GP_F32 && dtype != GP_F64 && dtype != GP_I32)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (vector ops take f32, f64, i32)", fn, gp_dtype_name(dtype));
+    const size_t es = gp_dtype_size(dtype);
+    size_t bytes = 0;
+    if (!gp__mul_ok(n, es, &bytes) || bytes > (size_t)INT64_MAX)
+        return gp__error(GP_ERR_OVERFLOW, "%s: n * sizeof(%s) = %zu * %zu overflows", fn, gp_dtype_name(dtype), n, es);
+    const char *out_name = op == GP__VEC_DOT ? "result" : (op == GP__VEC_COPY || op == GP__VEC_SCALE) ? "y" : "z";
+    if (z == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is NULL", fn, out_name);
+    if (op == GP__VEC_DOT && ((uintptr_t)z & 7) != 0)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: result is not 8-byte aligned", fn);
+    if (n > 0) {
+        if (x == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: x is NULL", fn);
+        if (uses_y(op) && y == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: y is NULL", fn);
+        if ((uintptr_t)x % es) return gp__error(GP_ERR_INVALID_ARG, "%s: x is not %zu-byte aligned", fn, es);
+        if (uses_y(op) && (uintptr_t)y % es)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: y is not %zu-byte aligned", fn, es);
+        if (op != GP__VEC_DOT && (uintptr_t)z % es)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn, out_name, es);
+    }
+    if (op == GP__VEC_SCALE || op == GP__VEC_TRIAD) {
+        if (dtype == GP_I32 && !(alpha == floor(alpha) && alpha >= -2147483648.0 && alpha <= 2147483647.0))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: alpha %g is not an int32 value (dtype i32)", fn, alpha);
+    }
+    a->op = op;
+    a->dtype = dtype;
+    a->n = n;
+    a->alpha = alpha;
+    a->x = x;
+    a->y = uses_y(op) ? y : x; /* unused y points at x so no kernel ever forms an address from NULL */
+    a->z = z;
+    return GP_OK;
+}
+
+static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_t dtype, size_t n, double alpha,
+                       const void *x, const void *y, void *z, gp_stream_t stream)
+{
+    gp__vec_args_t a;
+    gp_status_t st = gp__vec_check(fn, ctx, op, dtype, n, alpha, x, y, z, &a);
+    if (st != GP_OK) return st;
+    if (op == GP__VEC_DOT && n == 0) {
+        /* The identity (0.0 and int64 0 share their bits), written on the stream like any result. */
+        return gp_memset(ctx, z, 0, 8, stream);
+    }
+    const gp__vec_version_t *v = gp__vec_version(gp__vec_production_id(op, !gp__is_cpu(ctx)));
+    if (v == NULL) return gp__error(GP_ERR_INTERNAL, "%s: production version missing from the table", fn);
+    return v->launch(ctx, &a, stream);
+}
+
+gp_status_t gp_vec_copy(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, gp_stream_t stream)
+{
+    return run("gp_vec_copy", ctx, GP__VEC_COPY, dtype, n, 1.0, x, NULL, y, stream);
+}
+
+gp_status_t gp_vec_scale(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, double alpha, const void *x, void *y,
+                         gp_stream_t stream)
+{
+    return run("gp_vec_scale", ctx, GP__VEC_SCALE, dtype, n, alpha, x, NULL, y, stream);
+}
+
+gp_status_t gp_vec_add(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y, void *z,
+                       gp_stream_t stream)
+{
+    return run("gp_vec_add", ctx, GP__VEC_ADD, dtype, n, 1.0, x, y, z, stream);
+}
+
+gp_status_t gp_vec_triad(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, double alpha, const void *x, const void *y,
+                         void *z, gp_stream_t stream)
+{
+    return run("gp_vec_triad", ctx, GP__VEC_TRIAD, dtype, n, alpha, x, y, z, stream);
+}
+
+gp_status_t gp_vec_dot(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y, void *result,
+                       gp_stream_t stream)
+{
+    return run("gp_vec_dot", ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result, stream);
+}
+
+gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y,
+                            void *result_host)
+{
+    static const char fn[] = "gp_vec_dot_sync";
+    GP_ARG_NONNULL(fn, result_host);
+    gp_status_t st = gp__ctx_enter(ctx, fn);
+    if (st != GP_OK) return st;
+    if (gp__is_cpu(ctx)) return run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result_host, NULL);
+    /* The kernel writes 8 bytes at the start of the workspace; one small copy brings them to pinned memory. The
+     * request covers the dot's own partials too (at most 32 blocks per SM), so the dot never moves the workspace. */
+    void *ws = NULL;
+    GP_TRY(gp__workspace(ctx, 64 + (size_t)ctx->sm_count * 32 * 8, &ws));
+    GP_TRY(run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, ws, NULL));
+    GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ws, 8, cudaMemcpyDeviceToHost, NULL));
+    GP_CUDA_TRY(cudaStreamSynchronize(NULL));
+    memcpy(result_host, ctx->host_result, 8);
+    return GP_OK;
+fail:
+    return st;
+}

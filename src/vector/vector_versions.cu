@@ -1,0 +1,464 @@
+/*
+ * vector_versions.cu — the vector progression, from the primers' add<<<1,1>>> to the production kernels, and the
+ * version table (the only list of versions). `gpuprim lab vector --list` prints the table; `gpuprim lab vector`
+ * validates and times every version. Production (vector.c) points at a version here by id; nothing is copied.
+ *
+ * Elementwise ops: copy y = x, scale y = a*x, add z = x + y, triad z = x + a*y over f32, f64, i32.
+ * Dot: sum x*y in double (f32, f64) or wrapping 64-bit integers (i32).
+ * Units: elements; byte counts for GB/s are the caller's (see gp__vec_op_streams).
+ */
+#include "vector_internal.h"
+
+#include <stdint.h>
+
+namespace {
+
+/* ---------------------------------------------------------------------------------------------- element ops */
+/* Integer arithmetic goes through unsigned so that overflow wraps (signed overflow is undefined in C++). */
+__device__ __forceinline__ float add_(float a, float b) { return a + b; }
+__device__ __forceinline__ double add_(double a, double b) { return a + b; }
+__device__ __forceinline__ int add_(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ float mul_(float a, float b) { return a * b; }
+__device__ __forceinline__ double mul_(double a, double b) { return a * b; }
+__device__ __forceinline__ int mul_(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+
+template <int OP, typename T> __device__ __forceinline__ T ew(T x, T y, T a)
+{
+    if (OP == GP__VEC_COPY) return x;
+    if (OP == GP__VEC_SCALE) return mul_(a, x);
+    if (OP == GP__VEC_ADD) return add_(x, y);
+    return add_(x, mul_(a, y)); /* triad */
+}
+template <int OP> __host__ __device__ constexpr bool uses_y() { return OP == GP__VEC_ADD || OP == GP__VEC_TRIAD; }
+
+/* 16-byte vectors of each dtype, and ew applied lane by lane. */
+template <typename T> struct Vec16;
+template <> struct Vec16<float> { typedef float4 type; };
+template <> struct Vec16<double> { typedef double2 type; };
+template <> struct Vec16<int> { typedef int4 type; };
+
+template <int OP> __device__ __forceinline__ float4 ewv(float4 x, float4 y, float a)
+{
+    return make_float4(ew<OP>(x.x, y.x, a), ew<OP>(x.y, y.y, a), ew<OP>(x.z, y.z, a), ew<OP>(x.w, y.w, a));
+}
+template <int OP> __device__ __forceinline__ int4 ewv(int4 x, int4 y, int a)
+{
+    return make_int4(ew<OP>(x.x, y.x, a), ew<OP>(x.y, y.y, a), ew<OP>(x.z, y.z, a), ew<OP>(x.w, y.w, a));
+}
+template <int OP> __device__ __forceinline__ double2 ewv(double2 x, double2 y, double a)
+{
+    return make_double2(ew<OP>(x.x, y.x, a), ew<OP>(x.y, y.y, a));
+}
+
+__device__ __forceinline__ size_t gtid() { return (size_t)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ size_t gstride() { return (size_t)gridDim.x * blockDim.x; }
+
+/* One element at i: the scalar step every version shares (and the vector versions use for head and tail). */
+template <int OP, typename T>
+__device__ __forceinline__ void ew_at(size_t i, T a, const T *__restrict__ x, const T *__restrict__ y,
+                                      T *__restrict__ z)
+{
+    z[i] = ew<OP>(x[i], uses_y<OP>() ? y[i] : T(0), a);
+}
+
+/* ---------------------------------------------------------------------------------------------- v01..v04 */
+/* v01: the primers' add<<<1, 1>>>: one thread walks the whole array. Correct, and latency-bound: one load
+ * outstanding at a time. Next: more threads. */
+template <int OP, typename T>
+__global__ void v01_single_thread(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ z)
+{
+    for (size_t i = 0; i < n; i++) ew_at<OP>(i, a, x, y, z);
+}
+
+/* v02: add<<<1, 256>>>: one block strides the array, so a warp's loads coalesce. Bound by one SM's bandwidth.
+ * Next: use every SM. */
+template <int OP, typename T>
+__global__ void v02_single_block(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ z)
+{
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) ew_at<OP>(i, a, x, y, z);
+}
+
+/* v03: one thread per element, ceil(n / 256) blocks, `if (i < n)`: the primers' final form. Fills the device but
+ * pays a block launch per 256 elements and 4-byte accesses. Next: a grid sized from the device. */
+template <int OP, typename T>
+__global__ void v03_thread_per_element(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y,
+                                       T *__restrict__ z)
+{
+    size_t i = gtid();
+    if (i < n) ew_at<OP>(i, a, x, y, z);
+}
+
+/* v04: grid-stride loop over a grid that fills the SMs once (SMs x resident blocks). Next: wider accesses. */
+template <int OP, typename T>
+__global__ void v04_grid_stride(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ z)
+{
+    for (size_t i = gtid(); i < n; i += gstride()) ew_at<OP>(i, a, x, y, z);
+}
+
+/* ---------------------------------------------------------------------------------------------- v05..v07 */
+/* Vector kernels need x, y, z at the same offset mod 16; `head` scalar elements bring them to a 16-byte boundary,
+ * the body moves 16-byte vectors, and a tail of fewer than 16 / sizeof(T) elements remains. */
+template <int OP, typename T>
+__device__ __forceinline__ void head_tail(size_t n, size_t head, size_t nv, T a, const T *__restrict__ x,
+                                          const T *__restrict__ y, T *__restrict__ z)
+{
+    constexpr size_t W = 16 / sizeof(T);
+    const size_t t = gtid(), tail0 = head + nv * W;
+    if (t < head) ew_at<OP>(t, a, x, y, z);
+    if (t < n - tail0) ew_at<OP>(tail0 + t, a, x, y, z);
+}
+
+/* v05: 16-byte loads and stores (LDG.128 / STG.128): a quarter of the memory instructions of v04. Next: one load
+ * in flight per thread still leaves bandwidth unused. */
+template <int OP, typename T>
+__global__ void v05_vec16(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
+                          T *__restrict__ z)
+{
+    typedef typename Vec16<T>::type V;
+    constexpr size_t W = 16 / sizeof(T);
+    const size_t nv = (n - head) / W;
+    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
+    V *zv = reinterpret_cast<V *>(z + head);
+    for (size_t i = gtid(); i < nv; i += gstride()) {
+        V yy = uses_y<OP>() ? yv[i] : V();
+        zv[i] = ewv<OP>(xv[i], yy, a);
+    }
+    head_tail<OP>(n, head, nv, a, x, y, z);
+}
+
+/* v06: four 16-byte vectors per input in flight per thread before the first store (memory-level parallelism). Next:
+ * cache policy — streamed data need not stay in L2. */
+template <int OP, typename T, bool STREAMING>
+__global__ void v06_vec16_ilp(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
+                              T *__restrict__ z)
+{
+    typedef typename Vec16<T>::type V;
+    constexpr size_t W = 16 / sizeof(T);
+    constexpr int U = 4;
+    const size_t nv = (n - head) / W, s = gstride();
+    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
+    V *zv = reinterpret_cast<V *>(z + head);
+    size_t i = gtid();
+    for (; i + (U - 1) * s < nv; i += U * s) {
+        V xr[U], yr[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            xr[u] = STREAMING ? __ldcs(xv + i + u * s) : xv[i + u * s];
+            yr[u] = uses_y<OP>() ? (STREAMING ? __ldcs(yv + i + u * s) : yv[i + u * s]) : V();
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (STREAMING)
+                __stcs(zv + i + u * s, ewv<OP>(xr[u], yr[u], a));
+            else
+                zv[i + u * s] = ewv<OP>(xr[u], yr[u], a);
+        }
+    }
+    for (; i < nv; i += s) {
+        V yy = uses_y<OP>() ? yv[i] : V();
+        zv[i] = ewv<OP>(xv[i], yy, a);
+    }
+    head_tail<OP>(n, head, nv, a, x, y, z);
+}
+
+/* ---------------------------------------------------------------------------------------------- launchers */
+template <typename T> T alpha_as(double a) { return (T)a; }
+
+/* Offset of the used pointers mod 16 if they all agree, else -1 (then the vector versions fall back to v04). */
+template <int OP, typename T> int common_offset16(const gp__vec_args_t *a)
+{
+    unsigned ox = (uintptr_t)a->x & 15, oz = (uintptr_t)a->z & 15;
+    if (ox != oz) return -1;
+    if (uses_y<OP>() && ((uintptr_t)a->y & 15) != ox) return -1;
+    return (int)ox;
+}
+
+template <int OP, typename T> struct L01 {
+    static void run(gp_ctx_t *, const gp__vec_args_t *a, cudaStream_t s)
+    {
+        v01_single_thread<OP, T><<<1, 1, 0, s>>>(a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y,
+                                                 (T *)a->z);
+    }
+};
+template <int OP, typename T> struct L02 {
+    static void run(gp_ctx_t *, const gp__vec_args_t *a, cudaStream_t s)
+    {
+        v02_single_block<OP, T><<<1, 256, 0, s>>>(a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y,
+                                                  (T *)a->z);
+    }
+};
+template <int OP, typename T> struct L03 {
+    static void run(gp_ctx_t *, const gp__vec_args_t *a, cudaStream_t s)
+    {
+        size_t blocks = (a->n + 255) / 256; /* < 2^31 - 1 for any n that fits a GPU (2^39 elements) */
+        v03_thread_per_element<OP, T><<<(unsigned)blocks, 256, 0, s>>>(
+            a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y, (T *)a->z);
+    }
+};
+template <int OP, typename T> struct L04 {
+    static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+    {
+        v04_grid_stride<OP, T><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(
+            a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y, (T *)a->z);
+    }
+};
+template <int OP, typename T> size_t head_of(const gp__vec_args_t *a, int off)
+{
+    size_t head = ((16 - (size_t)off) & 15) / sizeof(T);
+    return head < a->n ? head : a->n;
+}
+template <int OP, typename T> struct L05 {
+    static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+    {
+        int off = common_offset16<OP, T>(a);
+        if (off < 0) return L04<OP, T>::run(ctx, a, s);
+        v05_vec16<OP, T><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(a->n, head_of<OP, T>(a, off), alpha_as<T>(a->alpha),
+                                                                 (const T *)a->x, (const T *)a->y, (T *)a->z);
+    }
+};
+template <bool STREAMING> struct L06S {
+    template <int OP, typename T> struct L {
+        static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+        {
+            int off = common_offset16<OP, T>(a);
+            if (off < 0) return L04<OP, T>::run(ctx, a, s);
+            v06_vec16_ilp<OP, T, STREAMING><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(
+                a->n, head_of<OP, T>(a, off), alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y, (T *)a->z);
+        }
+    };
+};
+template <int OP, typename T> struct L06 : L06S<false>::L<OP, T> {};
+template <int OP, typename T> struct L07 : L06S<true>::L<OP, T> {};
+
+template <template <int, typename> class L, typename T>
+void dispatch_op(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+{
+    switch (a->op) {
+    case GP__VEC_COPY: L<GP__VEC_COPY, T>::run(ctx, a, s); break;
+    case GP__VEC_SCALE: L<GP__VEC_SCALE, T>::run(ctx, a, s); break;
+    case GP__VEC_ADD: L<GP__VEC_ADD, T>::run(ctx, a, s); break;
+    case GP__VEC_TRIAD: L<GP__VEC_TRIAD, T>::run(ctx, a, s); break;
+    default: break;
+    }
+}
+
+template <template <int, typename> class L>
+gp_status_t launch_ew(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s, const char *name)
+{
+    if (a->n == 0) return GP_OK;
+    switch (a->dtype) {
+    case GP_F32: dispatch_op<L, float>(ctx, a, s); break;
+    case GP_F64: dispatch_op<L, double>(ctx, a, s); break;
+    case GP_I32: dispatch_op<L, int>(ctx, a, s); break;
+    default: return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s", name, gp_dtype_name(a->dtype));
+    }
+    return GP_CHECK_LAUNCH(name);
+}
+
+/* ---------------------------------------------------------------------------------------------- dot */
+template <typename T> struct Acc { typedef double type; };
+template <> struct Acc<int> { typedef unsigned long long type; }; /* wraps mod 2^64, bits = int64 result */
+
+__device__ __forceinline__ double prod_(float x, float y) { return (double)x * (double)y; }
+__device__ __forceinline__ double prod_(double x, double y) { return x * y; }
+__device__ __forceinline__ unsigned long long prod_(int x, int y)
+{
+    return (unsigned long long)((long long)x * (long long)y);
+}
+
+/* Block sum of v (blockDim.x a multiple of 32, at most 1024): shuffles within warps, then the first warp. */
+template <typename A> __device__ A block_sum(A v)
+{
+    __shared__ A warp_sums[32];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    v = threadIdx.x < (blockDim.x >> 5) ? warp_sums[threadIdx.x] : A(0);
+    if (warp == 0)
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads(); /* warp_sums may be reused by a following block_sum */
+    return v;
+}
+
+/* v08: two kernels, the primers' multi-block reduction: each block reduces its grid-stride share in shared
+ * memory (sequential addressing) and writes a partial; a second one-block kernel adds the partials. Next: two
+ * launches and 4-byte loads. */
+template <typename T>
+__global__ void v08_dot_partials(size_t n, const T *__restrict__ x, const T *__restrict__ y,
+                                 typename Acc<T>::type *partials)
+{
+    typedef typename Acc<T>::type A;
+    __shared__ A sh[256];
+    A acc = 0;
+    for (size_t i = gtid(); i < n; i += gstride()) acc += prod_(x[i], y[i]);
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partials[blockIdx.x] = sh[0];
+}
+template <typename A> __global__ void v08_dot_final(const A *partials, unsigned count, A *result)
+{
+    A acc = 0;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) acc += partials[i];
+    acc = block_sum(acc);
+    if (threadIdx.x == 0) *result = acc;
+}
+
+/* v09: one launch. 16-byte loads with four in flight, warp-shuffle block sums, and the primers' last-block guard:
+ * each block publishes its partial, fences, takes a ticket; the block that draws the last ticket adds the partials
+ * in index order and resets the counter. Bound by DRAM bandwidth at large n, by one launch at small n. */
+template <typename T>
+__global__ void v09_dot_single_pass(size_t n, size_t head, const T *__restrict__ x, const T *__restrict__ y,
+                                    typename Acc<T>::type *partials, unsigned int *counter,
+                                    typename Acc<T>::type *result)
+{
+    typedef typename Acc<T>::type A;
+    typedef typename Vec16<T>::type V;
+    constexpr size_t W = 16 / sizeof(T);
+    constexpr int U = 4;
+    const size_t nv = (n - head) / W, s = gstride(), t = gtid();
+    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
+    A acc = 0;
+    size_t i = t;
+    for (; i + (U - 1) * s < nv; i += U * s) {
+        V xr[U], yr[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            xr[u] = xv[i + u * s];
+            yr[u] = yv[i + u * s];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const T *xe = reinterpret_cast<const T *>(&xr[u]), *ye = reinterpret_cast<const T *>(&yr[u]);
+#pragma unroll
+            for (int k = 0; k < (int)W; k++) acc += prod_(xe[k], ye[k]);
+        }
+    }
+    for (; i < nv; i += s) {
+        V xr = xv[i], yr = yv[i];
+        const T *xe = reinterpret_cast<const T *>(&xr), *ye = reinterpret_cast<const T *>(&yr);
+#pragma unroll
+        for (int k = 0; k < (int)W; k++) acc += prod_(xe[k], ye[k]);
+    }
+    const size_t tail0 = head + nv * W;
+    if (t < head) acc += prod_(x[t], y[t]);
+    if (t < n - tail0) acc += prod_(x[tail0 + t], y[tail0 + t]);
+
+    acc = block_sum(acc);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    A total = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += __ldcg(partials + b);
+    total = block_sum(total);
+    if (threadIdx.x == 0) {
+        *result = total;
+        *counter = 0;
+    }
+}
+
+/* Dot workspace: partials at offset 64 (one 8-byte slot per block). */
+gp_status_t dot_workspace(gp_ctx_t *ctx, unsigned grid, void **partials)
+{
+    void *ws = NULL;
+    gp_status_t st = gp__workspace(ctx, 64 + (size_t)grid * 8, &ws);
+    *partials = (char *)ws + 64;
+    return st;
+}
+
+template <typename T> gp_status_t dot_v08(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+{
+    typedef typename Acc<T>::type A;
+    const unsigned grid = gp__fill_grid(ctx, 256);
+    void *partials = NULL;
+    gp_status_t st = dot_workspace(ctx, grid, &partials);
+    if (st != GP_OK) return st;
+    v08_dot_partials<T><<<grid, 256, 0, s>>>(a->n, (const T *)a->x, (const T *)a->y, (A *)partials);
+    v08_dot_final<A><<<1, 1024, 0, s>>>((const A *)partials, grid, (A *)a->z);
+    return GP_CHECK_LAUNCH("vector_v08_dot_two_kernel");
+}
+
+template <typename T> gp_status_t dot_v09(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+{
+    typedef typename Acc<T>::type A;
+    const unsigned grid = gp__fill_grid(ctx, 256);
+    void *partials = NULL;
+    gp_status_t st = dot_workspace(ctx, grid, &partials);
+    if (st != GP_OK) return st;
+    /* x and y at different offsets mod 16 fall back to v08's scalar loads. */
+    unsigned ox = (uintptr_t)a->x & 15, oy = (uintptr_t)a->y & 15;
+    if (ox != oy) return dot_v08<T>(ctx, a, s);
+    size_t head = ((16 - (size_t)ox) & 15) / sizeof(T);
+    if (head > a->n) head = a->n;
+    v09_dot_single_pass<T><<<grid, 256, 0, s>>>(a->n, head, (const T *)a->x, (const T *)a->y, (A *)partials,
+                                                ctx->counters + GP__COUNTER_DOT, (A *)a->z);
+    return GP_CHECK_LAUNCH("vector_v09_dot_single_pass");
+}
+
+gp_status_t dot_dispatch(int version, gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+{
+    switch (a->dtype) {
+    case GP_F32: return version == 8 ? dot_v08<float>(ctx, a, s) : dot_v09<float>(ctx, a, s);
+    case GP_F64: return version == 8 ? dot_v08<double>(ctx, a, s) : dot_v09<double>(ctx, a, s);
+    case GP_I32: return version == 8 ? dot_v08<int>(ctx, a, s) : dot_v09<int>(ctx, a, s);
+    default: return gp__error(GP_ERR_UNSUPPORTED, "vector dot: dtype %s", gp_dtype_name(a->dtype));
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+static gp_status_t run_v01(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L01>(c, a, s, "vector_v01_single_thread"); }
+static gp_status_t run_v02(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L02>(c, a, s, "vector_v02_single_block"); }
+static gp_status_t run_v03(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L03>(c, a, s, "vector_v03_thread_per_element"); }
+static gp_status_t run_v04(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L04>(c, a, s, "vector_v04_grid_stride"); }
+static gp_status_t run_v05(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L05>(c, a, s, "vector_v05_vec16"); }
+static gp_status_t run_v06(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L06>(c, a, s, "vector_v06_vec16_ilp"); }
+static gp_status_t run_v07(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L07>(c, a, s, "vector_v07_vec16_streaming"); }
+static gp_status_t run_v08(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return a->n == 0 ? GP_OK : dot_dispatch(8, c, a, s); }
+static gp_status_t run_v09(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return a->n == 0 ? GP_OK : dot_dispatch(9, c, a, s); }
+
+const gp__vec_version_t gp__vec_versions[] = {
+    {1, "vector_v01_single_thread", 1, GP__VEC_EW_OPS,
+     "add<<<1,1>>>: one thread walks the array; one load in flight, latency-bound", "slow: lab caps n", 1u << 16,
+     run_v01},
+    {2, "vector_v02_single_block", 1, GP__VEC_EW_OPS,
+     "add<<<1,256>>>: a block strides the array; coalesced, but one SM", "slow: lab caps n", 1u << 22, run_v02},
+    {3, "vector_v03_thread_per_element", 1, GP__VEC_EW_OPS,
+     "one thread per element, ceil(n/256) blocks, if (i < n): fills the GPU, 4/8-byte accesses", "", 0, run_v03},
+    {4, "vector_v04_grid_stride", 1, GP__VEC_EW_OPS,
+     "grid-stride loop, grid = SMs x resident blocks: fixed launch size for any n", "", 0, run_v04},
+    {5, "vector_v05_vec16", 1, GP__VEC_EW_OPS,
+     "16-byte loads/stores with a scalar head and tail: a quarter of the memory instructions",
+     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v05},
+    {6, "vector_v06_vec16_ilp", 1, GP__VEC_EW_OPS,
+     "four 16-byte vectors per input in flight per thread before any store: memory-level parallelism",
+     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v06},
+    {7, "vector_v07_vec16_streaming", 1, GP__VEC_EW_OPS,
+     "v06 with streaming cache hints (ld.global.cs / st.global.cs): evict-first for data used once",
+     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v07},
+    {8, "vector_v08_dot_two_kernel", 1, GP__VEC_DOT_OPS,
+     "dot: per-block shared-memory tree (sequential addressing), then a one-block kernel adds the partials", "",
+     0, run_v08},
+    {9, "vector_v09_dot_single_pass", 1, GP__VEC_DOT_OPS,
+     "dot: 16-byte loads, shuffles, last-block guard (__threadfence + atomic ticket): one launch",
+     "vectors when x, y share their offset mod 16, else v08", 0, run_v09},
+    {90, "vector_cpu_serial", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
+     "CPU: one plain loop, the serial baseline", "", 1u << 26, gp__vec_cpu_serial},
+    {91, "vector_cpu_openmp", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
+     "CPU backend: OpenMP static schedule over the cores; dot in fixed 64 Ki chunks", "", 0, gp__vec_cpu_omp},
+};
+const int gp__vec_nversions = (int)(sizeof gp__vec_versions / sizeof gp__vec_versions[0]);
+
+} /* extern "C" */

@@ -1,0 +1,258 @@
+/*
+ * gpu_vector.c — GPU tests of the vector ops: every GPU version of the table and the public API, every op and
+ * dtype, the ARCHITECTURE.md sizes, aligned and misaligned pointers (same and different offsets mod 16), poisoned
+ * outputs with guards, against the higher-precision reference; streams; dot determinism; one n > 2^32 where
+ * memory allows; error paths on a GPU context (nothing written). Exit 77 without a GPU.
+ * GP_TEST_QUICK=1 (used under compute-sanitizer): sizes up to 1025 plus 2^18 + 3 (capped versions stop at 1025),
+ * three pointer-offset patterns, and no > 2^32 case.
+ */
+#include "common.h"
+
+#include "vector/vector_internal.h"
+
+#include <cuda_runtime_api.h>
+
+static const gp_dtype_t k_dtypes[] = {GP_F32, GP_F64, GP_I32};
+static int g_quick;
+
+typedef struct dev_bufs {
+    gp_buffer_t x, y, z;
+    size_t bytes;
+} dev_bufs_t;
+
+static void tol_for(gp_dtype_t dt, double *atol, double *rtol)
+{
+    *atol = dt == GP_F32 ? 1e-6 : dt == GP_F64 ? 1e-14 : 0;
+    *rtol = dt == GP_F32 ? 1e-6 : dt == GP_F64 ? 1e-14 : 0;
+}
+
+/* Element offsets of x, y, z: all equal (vector path) or different (scalar fallback). */
+typedef struct offs {
+    size_t x, y, z;
+} offs_t;
+
+static void check_one(gp_ctx_t *ctx, dev_bufs_t *d, const gp__vec_version_t *v, gp__vec_op_t op, gp_dtype_t dt,
+                      size_t n, offs_t o, gp_stream_t stream)
+{
+    const size_t es = gp_dtype_size(dt), guard = 4, tot = n + 8 + guard;
+    REQUIRE(tot * es <= d->bytes, "buffers too small");
+    char *x = malloc(tot * es), *y = malloc(tot * es), *z = malloc(tot * es), *ref = malloc(tot * es);
+    REQUIRE(x && y && z && ref, "host memory");
+    tc_fill(x, tot, dt);
+    tc_fill(y, tot, dt);
+    double alpha = dt == GP_I32 ? (double)(int32_t)(tc_next() >> 40) : (double)(tc_next() >> 11) * 0x1p-52 * 4 - 2;
+    OK(gp_memcpy_sync(ctx, d->x.device, x, tot * es));
+    OK(gp_memcpy_sync(ctx, d->y.device, y, tot * es));
+    OK(gp_memset(ctx, d->z.device, 0xff, tot * es, NULL));
+    OK(gp_stream_sync(ctx, NULL));
+    char *dx = (char *)d->x.device + o.x * es, *dy = (char *)d->y.device + o.y * es;
+    const size_t zb = op == GP__VEC_DOT ? 8 * o.z : o.z * es; /* a dot result must be 8-byte aligned */
+    char *dz = (char *)d->z.device + zb;
+    gp__vec_args_t a = {op, dt, n, alpha, dx, dy, dz};
+    gp__vec_args_t r = {op, dt, n, alpha, x + o.x * es, y + o.y * es, ref};
+    char dotref[8], dotv[8];
+    if (op == GP__VEC_DOT) r.z = dotref;
+    gp__vec_reference(&r);
+    gp_status_t st;
+    if (v) {
+        st = v->launch(ctx, &a, (cudaStream_t)stream);
+    } else {
+        switch (op) {
+        case GP__VEC_COPY: st = gp_vec_copy(ctx, dt, n, dx, dz, stream); break;
+        case GP__VEC_SCALE: st = gp_vec_scale(ctx, dt, n, alpha, dx, dz, stream); break;
+        case GP__VEC_ADD: st = gp_vec_add(ctx, dt, n, dx, dy, dz, stream); break;
+        case GP__VEC_TRIAD: st = gp_vec_triad(ctx, dt, n, alpha, dx, dy, dz, stream); break;
+        default: st = gp_vec_dot(ctx, dt, n, dx, dy, dz, stream); break;
+        }
+    }
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %s n=%zu off=%zu/%zu/%zu", v ? v->name : "api", gp__vec_op_name(op),
+             gp_dtype_name(dt), n, o.x, o.y, o.z);
+    CHECK(st == GP_OK, "%s: %s", what, gp_status_string(st));
+    OK(gp_stream_sync(ctx, stream));
+    OK(gp_memcpy_sync(ctx, z, d->z.device, tot * es));
+    if (op == GP__VEC_DOT) {
+        memcpy(dotv, z + zb, 8);
+        if (dt == GP_I32) {
+            CHECK(memcmp(dotv, dotref, 8) == 0, "%s: dot %lld want %lld", what, (long long)*(int64_t *)dotv,
+                  (long long)*(int64_t *)dotref);
+        } else {
+            double g, w, mag = 0;
+            memcpy(&g, dotv, 8);
+            memcpy(&w, dotref, 8);
+            for (size_t i = 0; i < n; i++)
+                mag += fabs(dt == GP_F32 ? (double)((float *)r.x)[i] * ((float *)r.y)[i]
+                                         : ((double *)r.x)[i] * ((double *)r.y)[i]);
+            CHECK(fabs(g - w) <= 1e-300 + 1e-12 * mag, "%s: dot %.17g want %.17g", what, g, w);
+        }
+        /* Nothing but the 8 result bytes was written. */
+        int guards_ok = 1;
+        for (size_t b = 0; b < tot * es; b++)
+            if (b < zb || b >= zb + 8) guards_ok &= (unsigned char)z[b] == 0xff;
+        CHECK(guards_ok, "%s: wrote beside the result", what);
+    } else {
+        double atol, rtol;
+        tol_for(dt, &atol, &rtol);
+        CHECK(tc_compare(what, dt, z + o.z * es, ref, n, atol, rtol) == 0, "%s", what);
+        int guards_ok = 1;
+        for (size_t b = 0; b < o.z * es; b++) guards_ok &= (unsigned char)z[b] == 0xff;
+        for (size_t b = (o.z + n) * es; b < tot * es; b++) guards_ok &= (unsigned char)z[b] == 0xff;
+        CHECK(guards_ok, "%s: wrote outside [z, z+n)", what);
+    }
+    free(x);
+    free(y);
+    free(z);
+    free(ref);
+}
+
+static void test_all_versions(gp_ctx_t *ctx, dev_bufs_t *d)
+{
+    static const offs_t offsets[] = {{0, 0, 0}, {1, 1, 1}, {0, 1, 2}, {3, 3, 3}, {1, 0, 0}};
+    const size_t noffs = g_quick ? 3 : sizeof offsets / sizeof offsets[0];
+    gp_stream_t s = NULL;
+    OK(gp_stream_create(ctx, &s));
+    for (int vi = -1; vi < gp__vec_nversions; vi++) {
+        const gp__vec_version_t *v = vi < 0 ? NULL : &gp__vec_versions[vi];
+        if (v && !v->gpu) continue;
+        long before = tc_fail;
+        for (int op = 0; op < GP__VEC_NOPS; op++) {
+            if (v && !(v->ops & (1u << op))) continue;
+            for (size_t di = 0; di < sizeof k_dtypes / sizeof k_dtypes[0]; di++)
+                for (size_t si = 0; si < TC_NSIZES; si++) {
+                    size_t n = tc_sizes[si];
+                    if (g_quick && n > 1025) n = (1u << 18) + 3;
+                    /* Slow teaching versions stop at their lab cap (their code has no size-dependent path). */
+                    if (v && v->lab_max_n && n > v->lab_max_n) n = g_quick ? 0 : v->lab_max_n + 3;
+                    if (g_quick && n == 0 && si != 0) continue;
+                    for (size_t oi = 0; oi < noffs; oi++)
+                        check_one(ctx, d, v, (gp__vec_op_t)op, k_dtypes[di], n, offsets[oi], oi & 1 ? s : NULL);
+                }
+        }
+        printf("  %-32s %s\n", v ? v->name : "public API (production)", tc_fail == before ? "ok" : "FAILED");
+    }
+    OK(gp_stream_destroy(ctx, s));
+}
+
+/* The dot gives the same bits on every run and stream (fixed grid, fixed combine order). */
+static void test_dot_repeatable(gp_ctx_t *ctx, dev_bufs_t *d)
+{
+    const size_t n = g_quick ? 40000 : (1u << 20) + 3;
+    float *h = malloc(n * 4);
+    tc_fill(h, n, GP_F32);
+    OK(gp_memcpy_sync(ctx, d->x.device, h, n * 4));
+    tc_fill(h, n, GP_F32);
+    OK(gp_memcpy_sync(ctx, d->y.device, h, n * 4));
+    double first = 0, again = 0;
+    OK(gp_vec_dot_sync(ctx, GP_F32, n, d->x.device, d->y.device, &first));
+    gp_stream_t s = NULL;
+    OK(gp_stream_create(ctx, &s));
+    int same = 1;
+    for (int r = 0; r < 20; r++) {
+        OK(gp_vec_dot(ctx, GP_F32, n, d->x.device, d->y.device, d->z.device, r & 1 ? s : NULL));
+        OK(gp_stream_sync(ctx, r & 1 ? s : NULL));
+        OK(gp_memcpy_sync(ctx, &again, d->z.device, 8));
+        same &= memcmp(&first, &again, 8) == 0;
+    }
+    CHECK(same, "dot changed between runs: %.17g vs %.17g", first, again);
+    OK(gp_stream_destroy(ctx, s));
+    free(h);
+}
+
+static void test_errors(gp_ctx_t *ctx, dev_bufs_t *d)
+{
+    OK(gp_memset(ctx, d->z.device, 0xff, 64, NULL));
+    char *dx = d->x.device, *dz = d->z.device;
+    CHECK_ST(gp_vec_add(ctx, GP_F32, 8, dx + 2, dx, dz, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "x is not 4-byte aligned") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_vec_dot(ctx, GP_F64, 8, dx, dx, dz + 4, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "result") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_vec_triad(ctx, GP_F64, (size_t)1 << 62, 1.0, dx, dx, dz, NULL), GP_ERR_OVERFLOW);
+    CHECK_ST(gp_vec_scale(ctx, GP_I16, 8, 1.0, dx, dz, NULL), GP_ERR_UNSUPPORTED);
+    unsigned char back[64];
+    OK(gp_memcpy_sync(ctx, back, dz, 64));
+    int untouched = 1;
+    for (int i = 0; i < 64; i++) untouched &= back[i] == 0xff;
+    CHECK(untouched, "output written on error");
+}
+
+/* n > 2^32: triad and dot over 2^32 + 37 f32 elements, checked element by element on the host. */
+static void test_huge(gp_ctx_t *ctx)
+{
+    const size_t n = ((size_t)1 << 32) + 37, bytes = n * 4;
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    gp_cpu_info_t ci;
+    gp_cpu_info(&ci);
+    if (fr < 3 * bytes + ((size_t)1 << 30) || ci.avail_mem_bytes < 3 * bytes + ((size_t)4 << 30)) {
+        printf("  n > 2^32: not run here: needs %.1f GB free on the GPU (%.1f) and %.1f GB of host memory (%.1f)\n",
+               (3.0 * bytes + (1 << 30)) / 1e9, fr / 1e9, (3.0 * bytes + (4.0 * (1 << 30))) / 1e9,
+               ci.avail_mem_bytes / 1e9);
+        return;
+    }
+    float *x = malloc(bytes), *y = malloc(bytes), *z = malloc(bytes);
+    REQUIRE(x && y && z, "host memory for n > 2^32");
+    const uint64_t seed = tc_next();
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < (long long)n; i++) {
+        uint64_t h = (seed + (uint64_t)i) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 31;
+        h *= 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 29;
+        x[i] = (float)((double)(h >> 40) * 0x1p-23 - 1.0);
+        y[i] = (float)((double)((h >> 16) & 0xffffff) * 0x1p-23 - 1.0);
+    }
+    gp_buffer_t dx, dy, dz;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dy));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dz));
+    OK(gp_memcpy_sync(ctx, dx.device, x, bytes));
+    OK(gp_memcpy_sync(ctx, dy.device, y, bytes));
+    OK(gp_memset(ctx, dz.device, 0xff, bytes, NULL));
+    OK(gp_vec_triad(ctx, GP_F32, n, 0.75, dx.device, dy.device, dz.device, NULL));
+    OK(gp_memcpy_sync(ctx, z, dz.device, bytes));
+    long long bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad)
+    for (long long i = 0; i < (long long)n; i++) {
+        double want = (double)x[i] + 0.75 * (double)y[i];
+        bad += !(fabs(z[i] - want) <= 1e-6 + 1e-6 * fabs(want));
+    }
+    CHECK(bad == 0, "triad n = 2^32 + 37: %lld mismatches (last element %g)", bad, z[n - 1]);
+    double got = 0, want = 0, mag = 0;
+    OK(gp_vec_dot_sync(ctx, GP_F32, n, dx.device, dy.device, &got));
+#pragma omp parallel for schedule(static) reduction(+ : want, mag)
+    for (long long i = 0; i < (long long)n; i++) {
+        want += (double)x[i] * y[i];
+        mag += fabs((double)x[i] * y[i]);
+    }
+    CHECK(fabs(got - want) <= 1e-10 * mag, "dot n = 2^32 + 37: %.17g want %.17g", got, want);
+    printf("  n = 2^32 + 37 (%.1f GB per array): triad and dot %s\n", bytes / 1e9, bad == 0 ? "ok" : "FAILED");
+    gp_mem_free(ctx, &dx);
+    gp_mem_free(ctx, &dy);
+    gp_mem_free(ctx, &dz);
+    free(x);
+    free(y);
+    free(z);
+}
+
+int main(void)
+{
+    tc_require_gpu("gpu_vector");
+    tc_seed("gpu_vector");
+    g_quick = getenv("GP_TEST_QUICK") != NULL;
+    gp_ctx_t *ctx = NULL;
+    REQUIRE(gp_ctx_create(&ctx, 0) == GP_OK, "GPU context");
+    dev_bufs_t d;
+    d.bytes = ((size_t)(1u << 20) + 64) * 8;
+    REQUIRE(gp_mem_alloc(ctx, GP_MEM_DEVICE, d.bytes, &d.x) == GP_OK, "x");
+    REQUIRE(gp_mem_alloc(ctx, GP_MEM_DEVICE, d.bytes, &d.y) == GP_OK, "y");
+    REQUIRE(gp_mem_alloc(ctx, GP_MEM_DEVICE, d.bytes, &d.z) == GP_OK, "z");
+    test_all_versions(ctx, &d);
+    test_dot_repeatable(ctx, &d);
+    test_errors(ctx, &d);
+    if (!g_quick) test_huge(ctx);
+    gp_mem_free(ctx, &d.x);
+    gp_mem_free(ctx, &d.y);
+    gp_mem_free(ctx, &d.z);
+    OK(gp_ctx_destroy(ctx));
+    return tc_finish("gpu_vector");
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# CLI tests: verbs, output formats, exit codes and the demo. Runs on the CPU backend everywhere (and also exercises
+# the GPU path of `info` where there is one). $1: the gpuprim executable.
+set -u
+g=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_rc() { # expected-rc description command...
+  want=$1; what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; cat "$tmp/err" >&2; fi
+}
+json_ok() { # file: valid JSON (python3 when present, else a brace check)
+  if command -v python3 >/dev/null 2>&1; then python3 -m json.tool "$1" >/dev/null
+  else head -c1 "$1" | grep -q '{'; fi
+}
+
+expect_rc 0 "version" "$g" version
+grep -q "gpuprim 0\." "$tmp/out" && ok || bad "version text"
+expect_rc 2 "no verb" "$g"
+expect_rc 2 "unknown verb" "$g" frobnicate
+expect_rc 0 "help" "$g" help
+
+"$g" info >"$tmp/info" 2>"$tmp/info.err"; rc=$?
+case $rc in
+  0) grep -q "compute capability" "$tmp/info" && ok || bad "info lists no GPU";;
+  3|4) grep -q "CPU backend" "$tmp/info" && ok || bad "info without GPU lacks the CPU backend"
+       [ -s "$tmp/info.err" ] && ok || bad "info without GPU gives no reason";;
+  *) bad "info exit $rc";;
+esac
+"$g" info --json >"$tmp/info.json" 2>/dev/null
+json_ok "$tmp/info.json" && ok || bad "info --json is not JSON"
+grep -q '"cpu"' "$tmp/info.json" && ok || bad "info --json lacks cpu"
+
+expect_rc 0 "bench json" "$g" bench vector --device cpu -n 2^16 --reps 2 --warmup 1 --json
+json_ok "$tmp/out" && ok || bad "bench --json is not JSON"
+grep -q '"op": "triad"' "$tmp/out" && ok || bad "bench json lacks triad"
+expect_rc 0 "bench csv" "$g" bench vector --device cpu -n 5000 --dtype all --reps 2 --csv
+grep -q '^op,dtype,n,MB,median_us' "$tmp/out" && ok || bad "csv header"
+[ "$(grep -c ',i32,' "$tmp/out")" = 5 ] && ok || bad "csv lacks the five i32 rows"
+expect_rc 0 "bench svg" "$g" bench vector --device cpu -n 4096 --reps 2 --svg "$tmp/chart.svg"
+grep -q '<svg' "$tmp/chart.svg" && grep -q 'triad f32' "$tmp/chart.svg" && ok || bad "svg chart"
+expect_rc 2 "bench bad dtype" "$g" bench vector --dtype u8
+grep -q "dtype" "$tmp/err" && ok || bad "bad dtype message"
+expect_rc 2 "bench bad n" "$g" bench vector -n lots
+expect_rc 2 "bench unknown primitive" "$g" bench nothing
+
+expect_rc 0 "lab list" "$g" lab vector --list
+grep -q "vector_v01_single_thread" "$tmp/out" && grep -q "production" "$tmp/out" && ok || bad "lab --list"
+expect_rc 0 "lab cpu all ops" "$g" lab vector --device cpu --op all -n 3001 --reps 2 --warmup 0
+grep -q "FAIL" "$tmp/out" && bad "lab reports a failure" || ok
+[ "$(grep -c ' ok$' "$tmp/out")" = 10 ] && ok || bad "lab: expected 10 verified rows"
+expect_rc 0 "lab json" "$g" lab vector --device cpu --op dot --dtype i32 -n 777 --reps 1 --json
+json_ok "$tmp/out" && ok || bad "lab --json is not JSON"
+
+"$g" bandwidth -b 1M -e 1M --reps 2 >"$tmp/out" 2>"$tmp/err"; rc=$?
+case $rc in
+  0) grep -q "pinned" "$tmp/out" && ok || bad "bandwidth lacks pinned";;
+  3|4) grep -q "no GPU" "$tmp/err" && ok || bad "bandwidth without GPU: message";;
+  *) bad "bandwidth exit $rc";;
+esac
+expect_rc 2 "bandwidth bad size" "$g" bandwidth -b 1X
+
+# The main job: `make demo` runs this.
+"$g" demo >"$tmp/demo" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "demo finished" "$tmp/demo" && ok || { bad "demo exit $rc"; tail -20 "$tmp/demo" >&2; }
+
+echo "cli: $pass passed, $fail failed"
+[ $fail = 0 ]

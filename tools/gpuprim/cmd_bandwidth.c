@@ -1,0 +1,289 @@
+/*
+ * cmd_bandwidth.c — `gpuprim bandwidth`: transfer bandwidth of every memory kind over a size sweep.
+ *   h2d / d2h / bidir   copy-engine copies (gp_memcpy) between device memory and each host kind; bidir runs an
+ *                       H2D and a D2H of the same size at once on two streams and counts both.
+ *   sm_read / sm_write  a kernel (gp_memcpy_kernel) reading or writing host memory over the bus (zero-copy), or
+ *                       managed memory that starts on the host and migrates on the kernel's page faults.
+ *   prefetch            cudaMemPrefetchAsync of managed memory from the host to the device.
+ *   d2d                 device to device, by the copy engine and by the SMs (bytes read + written).
+ * Median and min of --reps after --warmup; GB/s = 1e9 B/s.
+ */
+#include "commands.h"
+
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_H2D, T_D2H, T_BIDIR, T_SM_READ, T_SM_WRITE, T_PREFETCH, T_D2D_CE, T_D2D_SM } test_t;
+
+typedef struct job {
+    gp_ctx_t *ctx;
+    test_t test;
+    gp_buffer_t *host, *host2;   /* host kind (two for bidir) */
+    void *dev, *dev2;            /* device buffers */
+    size_t bytes;
+    cudaStream_t s2;
+    cudaEvent_t fork, join;
+} job_t;
+
+static gp_status_t run_job(void *u, int rep, gp_stream_t s)
+{
+    job_t *j = u;
+    (void)rep;
+    switch (j->test) {
+    case T_H2D: return gp_memcpy(j->ctx, j->dev, j->host->host, j->bytes, s);
+    case T_D2H: return gp_memcpy(j->ctx, j->host->host, j->dev, j->bytes, s);
+    case T_BIDIR: {
+        /* s2 joins s's timeline, both copies run, and s waits for s2 before the stop mark. */
+        if (cudaEventRecord(j->fork, s) != cudaSuccess || cudaStreamWaitEvent(j->s2, j->fork, 0) != cudaSuccess)
+            return GP_ERR_CUDA;
+        gp_status_t st = gp_memcpy(j->ctx, j->dev, j->host->host, j->bytes, s);
+        if (st == GP_OK) st = gp_memcpy(j->ctx, j->host2->host, j->dev2, j->bytes, j->s2);
+        if (st != GP_OK) return st;
+        if (cudaEventRecord(j->join, j->s2) != cudaSuccess || cudaStreamWaitEvent(s, j->join, 0) != cudaSuccess)
+            return GP_ERR_CUDA;
+        return GP_OK;
+    }
+    case T_SM_READ: return gp_memcpy_kernel(j->ctx, j->dev, j->host->device, j->bytes, s);
+    case T_SM_WRITE: return gp_memcpy_kernel(j->ctx, j->host->device, j->dev, j->bytes, s);
+    case T_PREFETCH: return gp_mem_prefetch(j->ctx, j->host, 0, j->bytes, 0, s);
+    case T_D2D_CE: return gp_memcpy(j->ctx, j->dev2, j->dev, j->bytes, s);
+    case T_D2D_SM: return gp_memcpy_kernel(j->ctx, j->dev2, j->dev, j->bytes, s);
+    }
+    return GP_ERR_INTERNAL;
+}
+
+/* Managed memory goes back to the host before each run, so every run migrates (or faults) it again. */
+static gp_status_t setup_managed(void *u, int rep, gp_stream_t s)
+{
+    job_t *j = u;
+    (void)rep;
+    return gp_mem_prefetch(j->ctx, j->host, 0, j->bytes, 1, s);
+}
+
+static const char *test_name(test_t t)
+{
+    static const char *const n[] = {"h2d", "d2h", "bidir", "sm_read", "sm_write", "prefetch", "d2d", "d2d"};
+    return n[t];
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bandwidth [-d DEVICE] [-b BEGIN] [-e END] [-f FACTOR] [--kinds K,K,...]\n"
+               "                         [--reps N] [--warmup N] [--json|--csv]\n"
+               "  transfer bandwidth for each host memory kind (pageable pinned portable write_combined mapped\n"
+               "  registered managed): copy-engine H2D, D2H, bidirectional; kernel reads/writes of host and managed\n"
+               "  memory; managed prefetch; device-to-device by copy engine and SMs. Sizes BEGIN..END (default\n"
+               "  1M..256M) times FACTOR (default 4); K/M/G suffixes are powers of 1024.\n");
+}
+
+typedef struct host_set {
+    gp_mem_kind_t kind;
+    gp_buffer_t a, b;
+    void *raw_a, *raw_b; /* registered kind: the malloc'd memory behind a and b */
+} host_set_t;
+
+static void free_host_set(gp_ctx_t *ctx, host_set_t *h)
+{
+    gp_mem_free(ctx, &h->a);
+    gp_mem_free(ctx, &h->b);
+    free(h->raw_a);
+    free(h->raw_b);
+    h->raw_a = h->raw_b = NULL;
+}
+
+static gp_status_t alloc_host_set(gp_ctx_t *ctx, host_set_t *h, size_t bytes)
+{
+    gp_status_t st;
+    if (h->kind == GP_MEM_REGISTERED) {
+        h->raw_a = malloc(bytes);
+        h->raw_b = malloc(bytes);
+        if (!h->raw_a || !h->raw_b) return GP_ERR_OUT_OF_MEMORY;
+        memset(h->raw_a, 0x3c, bytes);
+        memset(h->raw_b, 0x3c, bytes);
+        if ((st = gp_mem_register(ctx, h->raw_a, bytes, &h->a)) != GP_OK) return st;
+        return gp_mem_register(ctx, h->raw_b, bytes, &h->b);
+    }
+    if ((st = gp_mem_alloc(ctx, h->kind, bytes, &h->a)) != GP_OK) return st;
+    if ((st = gp_mem_alloc(ctx, h->kind, bytes, &h->b)) != GP_OK) return st;
+    /* First touch on the host (pageable pages exist; managed pages start on the host). */
+    memset(h->a.host, 0x3c, bytes);
+    memset(h->b.host, 0x3c, bytes);
+    return GP_OK;
+}
+
+static int add_row(report_t *r, const char *test, const char *kind, const char *engine, size_t bytes,
+                   double moved, const bench_stats_t *s)
+{
+    char c3[32], c4[32], c5[32], c6[32];
+    snprintf(c3, sizeof c3, "%zu", bytes);
+    snprintf(c4, sizeof c4, "%.1f", s->median_ms * 1e3);
+    snprintf(c5, sizeof c5, "%.1f", s->min_ms * 1e3);
+    snprintf(c6, sizeof c6, "%.1f", bench_gbs(moved, s->median_ms));
+    const char *cells[] = {test, kind, engine, c3, c4, c5, c6};
+    return report_row(r, cells) < 0 ? -1 : 0;
+}
+
+int cmd_bandwidth(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    size_t b = 1u << 20, e = 256u << 20;
+    double factor = 4;
+    int want[GP_MEM_KIND_COUNT] = {0};
+    int any_kind = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if ((strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0) && v) {
+            if (parse_size(v, a[1] == 'b' ? &b : &e) != 0) {
+                fprintf(stderr, "gpuprim bandwidth: %s: bad size '%s'\n", a, v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "-f") == 0 && v) {
+            factor = atof(v);
+            if (factor <= 1.0) {
+                fprintf(stderr, "gpuprim bandwidth: -f needs a factor > 1, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "--kinds") == 0 && v) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                gp_mem_kind_t kind;
+                if (gp_mem_kind_parse(t, &kind) != GP_OK || kind == GP_MEM_DEVICE) {
+                    fprintf(stderr, "gpuprim bandwidth: --kinds: '%s' is not a host memory kind\n", t);
+                    return EXIT_USAGE;
+                }
+                want[kind] = any_kind = 1;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "gpuprim bandwidth: unknown argument '%s'\n", a);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (b == 0 || e < b) {
+        fprintf(stderr, "gpuprim bandwidth: need 0 < BEGIN <= END\n");
+        return EXIT_USAGE;
+    }
+    if (!any_kind)
+        for (int k = GP_MEM_PAGEABLE; k < GP_MEM_KIND_COUNT; k++) want[k] = 1;
+    if (c.device == GP_DEVICE_CPU) {
+        fprintf(stderr, "gpuprim bandwidth: transfers need a GPU; the CPU backend has none to measure\n");
+        return EXIT_USAGE;
+    }
+    int dev = c.device == DEVICE_AUTO ? 0 : c.device;
+    gp_ctx_t *ctx = NULL;
+    gp_status_t st = gp_ctx_create(&ctx, dev);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim bandwidth: no GPU to measure: %s: %s\n", gp_status_string(st), gp_last_error());
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    gp_device_info_t info;
+    gp_device_info(dev, &info);
+
+    static const char *const cols[] = {"test", "kind", "engine", "bytes", "median_us", "min_us", "GB/s"};
+    static const int num[] = {0, 0, 0, 1, 1, 1, 1};
+    report_t r;
+    report_init(&r, "gpuprim bandwidth", cols, num, 7);
+    char desc[512], date[16];
+    describe_device(ctx, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(&r, "device", "%s", desc);
+    report_meta(&r, "date", "%s", date);
+    report_meta(&r, "timing", "median of %d after %d warm-up; GB/s = 1e9 B/s", c.reps, c.warmup);
+
+    int rc = EXIT_OK;
+    cudaStream_t s1 = NULL, s2 = NULL;
+    cudaEvent_t fork = NULL, join = NULL;
+    if (cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&join, cudaEventDisableTiming) != cudaSuccess) {
+        fprintf(stderr, "gpuprim bandwidth: cannot create streams/events\n");
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    for (size_t bytes = b; bytes <= e;) {
+        gp_buffer_t d1 = {0}, d2 = {0};
+        if ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &d1)) != GP_OK ||
+            (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &d2)) != GP_OK ||
+            (st = gp_memset(ctx, d1.device, 0x77, bytes, NULL)) != GP_OK ||
+            (st = gp_memset(ctx, d2.device, 0x11, bytes, NULL)) != GP_OK) {
+            fprintf(stderr, "gpuprim bandwidth: %zu bytes of device memory: %s\n", bytes, gp_last_error());
+            gp_mem_free(ctx, &d1);
+            gp_mem_free(ctx, &d2);
+            rc = EXIT_FAIL;
+            break;
+        }
+        job_t j = {ctx, T_D2D_CE, NULL, NULL, d1.device, d2.device, bytes, s2, fork, join};
+        bench_stats_t s;
+        for (int k = GP_MEM_PAGEABLE; k < GP_MEM_KIND_COUNT && rc == EXIT_OK; k++) {
+            if (!want[k]) continue;
+            host_set_t h = {(gp_mem_kind_t)k, {0}, {0}, NULL, NULL};
+            if (k == GP_MEM_MANAGED && (!info.concurrent_managed_access || bytes > info.free_mem_bytes / 4)) continue;
+            if ((st = alloc_host_set(ctx, &h, bytes)) != GP_OK) {
+                fprintf(stderr, "gpuprim bandwidth: %zu bytes of %s memory: %s\n", bytes, gp_mem_kind_name(h.kind),
+                        gp_last_error());
+                free_host_set(ctx, &h);
+                rc = EXIT_FAIL;
+                break;
+            }
+            j.host = &h.a;
+            j.host2 = &h.b;
+            const char *kn = gp_mem_kind_name(h.kind);
+            bench_fn setup = k == GP_MEM_MANAGED ? setup_managed : NULL;
+            test_t tests[] = {T_H2D, T_D2H, T_BIDIR, T_SM_READ, T_SM_WRITE, T_PREFETCH};
+            for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
+                j.test = tests[t];
+                int sm = j.test == T_SM_READ || j.test == T_SM_WRITE;
+                if (sm && h.a.device == NULL) continue;           /* pageable: not device-addressable */
+                if (j.test == T_PREFETCH && k != GP_MEM_MANAGED) continue;
+                if (k == GP_MEM_MANAGED && (j.test == T_BIDIR || j.test == T_SM_WRITE)) continue;
+                if ((st = bench_time(ctx, run_job, setup, &j, c.warmup, c.reps, s1, &s)) != GP_OK) {
+                    fprintf(stderr, "gpuprim bandwidth: %s %s: %s\n", test_name(j.test), kn, gp_last_error());
+                    rc = EXIT_FAIL;
+                    break;
+                }
+                const char *engine = sm ? (k == GP_MEM_MANAGED ? "sm (page faults)" : "sm (zero-copy)")
+                                     : j.test == T_PREFETCH ? "driver" : "copy engine";
+                double moved = j.test == T_BIDIR ? 2.0 * bytes : (double)bytes;
+                add_row(&r, test_name(j.test), kn, engine, bytes, moved, &s);
+            }
+            free_host_set(ctx, &h);
+        }
+        for (int t = T_D2D_CE; t <= T_D2D_SM && rc == EXIT_OK; t++) {
+            j.test = (test_t)t;
+            if ((st = bench_time(ctx, run_job, NULL, &j, c.warmup, c.reps, s1, &s)) != GP_OK) {
+                fprintf(stderr, "gpuprim bandwidth: d2d: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            add_row(&r, "d2d", "device", t == T_D2D_CE ? "copy engine" : "sm", bytes, 2.0 * bytes, &s);
+        }
+        gp_mem_free(ctx, &d1);
+        gp_mem_free(ctx, &d2);
+        if (rc != EXIT_OK) break;
+        size_t next = (size_t)((double)bytes * factor);
+        if (next <= bytes) break;
+        if (bytes < e && next > e) next = e; /* always end on END */
+        bytes = next;
+    }
+    report_print(&r, c.fmt, stdout);
+out:
+    report_free(&r);
+    if (fork) cudaEventDestroy(fork);
+    if (join) cudaEventDestroy(join);
+    if (s1) cudaStreamDestroy(s1);
+    if (s2) cudaStreamDestroy(s2);
+    gp_ctx_destroy(ctx);
+    return rc;
+}

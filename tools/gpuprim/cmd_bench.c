@@ -1,0 +1,266 @@
+/*
+ * cmd_bench.c — `gpuprim bench vector`: the production vector ops against the ceilings and the peer, in one run.
+ *   rows: ceilings (D2D cudaMemcpy, read-only kernel), then copy, scale, add, triad, dot per dtype, then the peer
+ *   rows (cuBLAS axpy for triad, cuBLAS dot for dot). ratio = peer time / our time (> 1: we are faster).
+ *   GB/s counts each element read or written once (triad 12 B per f32 element), 1e9 B/s.
+ */
+#include "commands.h"
+
+#include "peers.h"
+#include "vector/vector_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vjob {
+    gp_ctx_t *ctx;
+    gp__vec_op_t op;
+    gp_dtype_t dtype;
+    size_t n;
+    int nsets;
+    void **x, **y, **z;       /* nsets each */
+    void *result;             /* 8 bytes, device-accessible */
+    gp_peer_t *peer;
+    int use_peer;
+    char err[256];
+} vjob_t;
+
+static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
+{
+    vjob_t *j = u;
+    int k = rep % j->nsets;
+    const double alpha = j->dtype == GP_I32 ? 3.0 : 0.5; /* i32 takes integer scalars */
+    switch (j->op) {
+    case GP__VEC_COPY: return gp_vec_copy(j->ctx, j->dtype, j->n, j->x[k], j->z[k], s);
+    case GP__VEC_SCALE: return gp_vec_scale(j->ctx, j->dtype, j->n, alpha, j->x[k], j->z[k], s);
+    case GP__VEC_ADD: return gp_vec_add(j->ctx, j->dtype, j->n, j->x[k], j->y[k], j->z[k], s);
+    case GP__VEC_TRIAD: return gp_vec_triad(j->ctx, j->dtype, j->n, alpha, j->x[k], j->y[k], j->z[k], s);
+    case GP__VEC_DOT: return gp_vec_dot(j->ctx, j->dtype, j->n, j->x[k], j->y[k], j->result, s);
+    default: return GP_ERR_INTERNAL;
+    }
+}
+
+static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
+{
+    vjob_t *j = u;
+    int k = rep % j->nsets, es = (int)gp_dtype_size(j->dtype);
+    int bad = j->op == GP__VEC_TRIAD ? gp_peer_axpy(j->peer, es, j->n, 0.5, j->y[k], j->z[k], s, j->err)
+                                     : gp_peer_dot(j->peer, es, j->n, j->x[k], j->y[k], j->result, s, j->err);
+    return bad ? GP_ERR_CUDA : GP_OK;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench vector [-d DEVICE|cpu] [-n N] [--dtype f32|f64|i32|all] [--reps N] [--warmup N]\n"
+               "                            [--json|--csv] [--svg FILE]\n"
+               "  times copy, scale, add, triad (z = x + a*y), dot against D2D cudaMemcpy and a read-only kernel,\n"
+               "  and against cuBLAS axpy / dot measured in the same run. Default n = 2^28 on a GPU, 2^24 on the CPU.\n");
+}
+
+/* Formats one result row. peer_ms <= 0: no peer. */
+static void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
+                    const bench_ceilings_t *ce, const char *peer_name, double peer_ms)
+{
+    char cn[32], cmb[32], cmed[32], cmin[32], cg[32], cd[32], cr[32], cpu_[32], crat[32];
+    double g = bench_gbs(bytes, s->median_ms);
+    snprintf(cn, sizeof cn, "%zu", n);
+    snprintf(cmb, sizeof cmb, "%.1f", bytes / 1e6);
+    snprintf(cmed, sizeof cmed, "%.1f", s->median_ms * 1e3);
+    snprintf(cmin, sizeof cmin, "%.1f", s->min_ms * 1e3);
+    snprintf(cg, sizeof cg, "%.1f", g);
+    snprintf(cd, sizeof cd, "%.1f", ce->d2d_gbs > 0 ? 100.0 * g / ce->d2d_gbs : 0.0);
+    snprintf(cr, sizeof cr, "%.1f", ce->read_gbs > 0 ? 100.0 * g / ce->read_gbs : 0.0);
+    cpu_[0] = crat[0] = 0;
+    if (peer_ms > 0) {
+        snprintf(cpu_, sizeof cpu_, "%.1f", peer_ms * 1e3);
+        snprintf(crat, sizeof crat, "%.3f", peer_ms / s->median_ms);
+    }
+    const char *cells[] = {name, dtype, cn, cmb, cmed, cmin, cg, cd, cr, peer_ms > 0 ? peer_name : "", cpu_, crat};
+    report_row(r, cells);
+}
+
+int bench_vector(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    size_t n = 0;
+    int dts[3] = {GP_F32, -1, -1}, ndt = 1;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "-n") == 0 && v) {
+            if (parse_size(v, &n) != 0 || n == 0) {
+                fprintf(stderr, "gpuprim bench vector: -n: bad element count '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "--dtype") == 0 && v) {
+            gp_dtype_t d;
+            if (strcmp(v, "all") == 0) {
+                dts[0] = GP_F32, dts[1] = GP_F64, dts[2] = GP_I32, ndt = 3;
+            } else if (gp_dtype_parse(v, &d) == GP_OK && (d == GP_F32 || d == GP_F64 || d == GP_I32)) {
+                dts[0] = d, ndt = 1;
+            } else {
+                fprintf(stderr, "gpuprim bench vector: --dtype takes f32, f64, i32 or all, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "gpuprim bench vector: unknown argument '%s'\n", a);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    gp_ctx_t *ctx = NULL;
+    char why[700];
+    gp_status_t st = open_context(c.device, &ctx, why, sizeof why);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim bench vector: %s: %s\n", gp_status_string(st), gp_last_error());
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (why[0]) fprintf(stderr, "gpuprim bench vector: no GPU (%s); timing the CPU backend\n", why);
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
+    if (c.reps < 0) c.reps = gpu ? 20 : 5;
+    if (c.warmup < 0) c.warmup = gpu ? 3 : 1;
+
+    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
+                                       "peer", "peer_us", "ratio"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
+    report_t r;
+    report_init(&r, "gpuprim bench vector", cols, num, 12);
+    char desc[512], date[16];
+    describe_device(ctx, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(&r, "device", "%s", desc);
+    report_meta(&r, "date", "%s", date);
+    report_meta(&r, "timing", "median of %d after %d warm-up; inputs rotated over > 2x L2; GB/s = 1e9 B/s",
+                c.reps, c.warmup);
+
+    int rc = EXIT_OK;
+    gp_peer_t *peer = NULL;
+    char perr[256] = "";
+    if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) {
+        fprintf(stderr, "gpuprim bench vector: peer unavailable: %s\n", perr);
+        peer = NULL;
+    }
+    report_meta(&r, "peer", "%s", gpu ? gp_peer_version(peer) : "none on the CPU backend");
+
+    /* Ceilings measured now, on the same device: 1 GiB buffers (less where memory is short). */
+    bench_ceilings_t ce = {0, 0, 0};
+    size_t cbytes = gpu ? (size_t)1 << 30 : (size_t)256 << 20;
+    if (gpu) {
+        gp_device_info_t di;
+        if (gp_device_info(gp_ctx_device(ctx), &di) == GP_OK && cbytes > di.free_mem_bytes / 4)
+            cbytes = di.free_mem_bytes / 4;
+    }
+    if ((st = bench_ceilings(ctx, cbytes, c.warmup, c.reps, &ce)) != GP_OK) {
+        fprintf(stderr, "gpuprim bench vector: ceilings: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    {
+        bench_stats_t sd = {ce.bytes * 2.0 / (ce.d2d_gbs * 1e9) * 1e3, 0, 0, c.reps};
+        bench_stats_t sr = {ce.bytes / (ce.read_gbs * 1e9) * 1e3, 0, 0, c.reps};
+        sd.min_ms = sd.median_ms;
+        sr.min_ms = sr.median_ms;
+        vec_row(&r, gpu ? "ceiling:d2d_memcpy" : "ceiling:memcpy_omp", "u8", ce.bytes, 2.0 * ce.bytes, &sd, &ce, "",
+                0);
+        vec_row(&r, gpu ? "ceiling:read_kernel" : "ceiling:read_omp", "u8", ce.bytes, (double)ce.bytes, &sr, &ce, "",
+                0);
+    }
+    const char *labels[64];
+    double values[64];
+    char label_buf[64][48];
+    int nbars = 0;
+    for (int di = 0; di < ndt && rc == EXIT_OK; di++) {
+        gp_dtype_t dt = (gp_dtype_t)dts[di];
+        size_t es = gp_dtype_size(dt), arr = n * es;
+        int nsets = bench_rotation_sets(ctx, 3 * arr, 16);
+        gp_buffer_t *bufs = calloc((size_t)nsets * 3 + 1, sizeof *bufs);
+        void **ptrs = calloc((size_t)nsets * 3, sizeof *ptrs);
+        vjob_t j = {ctx, GP__VEC_COPY, dt, n, nsets, ptrs, ptrs + nsets, ptrs + 2 * nsets, NULL, peer, 0, ""};
+        if (!bufs || !ptrs) {
+            fprintf(stderr, "gpuprim bench vector: out of host memory\n");
+            rc = EXIT_FAIL;
+        }
+        for (int k = 0; k < nsets * 3 && rc == EXIT_OK; k++) {
+            if ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, arr, &bufs[k])) != GP_OK ||
+                (st = bench_fill_random(ctx, bufs[k].device, n, dt, 1000 + (unsigned)k)) != GP_OK) {
+                fprintf(stderr, "gpuprim bench vector: %d arrays of %zu bytes: %s\n", nsets * 3, arr,
+                        gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            ptrs[k] = bufs[k].device;
+        }
+        if (rc == EXIT_OK && (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, 64, &bufs[nsets * 3])) != GP_OK) rc = EXIT_FAIL;
+        j.result = bufs ? bufs[nsets * 3].device : NULL;
+        for (int op = GP__VEC_COPY; op <= GP__VEC_DOT && rc == EXIT_OK; op++) {
+            bench_stats_t s, sp = {0, 0, 0, 0};
+            j.op = (gp__vec_op_t)op;
+            if ((st = bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &s)) != GP_OK) {
+                fprintf(stderr, "gpuprim bench vector: %s %s: %s\n", gp__vec_op_name(j.op), gp_dtype_name(dt),
+                        gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            const int has_peer = peer && dt != GP_I32 && (op == GP__VEC_TRIAD || op == GP__VEC_DOT);
+            const char *peer_name = op == GP__VEC_TRIAD ? (dt == GP_F32 ? "cublasSaxpy" : "cublasDaxpy")
+                                                        : (dt == GP_F32 ? "cublasSdot" : "cublasDdot");
+            if (has_peer && bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK) {
+                fprintf(stderr, "gpuprim bench vector: %s: %s\n", peer_name, j.err);
+                rc = EXIT_FAIL;
+                break;
+            }
+            double bytes = (double)n * es * gp__vec_op_streams(j.op);
+            vec_row(&r, gp__vec_op_name(j.op), gp_dtype_name(dt), n, bytes, &s, &ce, peer_name,
+                    has_peer ? sp.median_ms : 0);
+            if (nbars < 62) {
+                snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s", gp__vec_op_name(j.op), gp_dtype_name(dt));
+                labels[nbars] = label_buf[nbars];
+                values[nbars++] = bench_gbs(bytes, s.median_ms);
+                if (has_peer) {
+                    snprintf(label_buf[nbars], sizeof label_buf[0], "%s (peer)", peer_name);
+                    labels[nbars] = label_buf[nbars];
+                    values[nbars++] = bench_gbs(bytes, sp.median_ms);
+                }
+            }
+        }
+        for (int k = 0; bufs && k <= nsets * 3; k++) gp_mem_free(ctx, &bufs[k]);
+        free(bufs);
+        free(ptrs);
+    }
+    report_print(&r, c.fmt, stdout);
+    if (rc == EXIT_OK && c.svg) {
+        char title[600];
+        snprintf(title, sizeof title, "gpuprim bench vector, n = %zu: %s (%s)", n, desc, date);
+        if (svg_bar_chart(c.svg, title, "GB/s (1e9 B/s, bytes read + written)", labels, values, nbars, ce.d2d_gbs,
+                          gpu ? "D2D cudaMemcpy" : "memcpy") != 0) {
+            fprintf(stderr, "gpuprim bench vector: cannot write %s\n", c.svg);
+            rc = EXIT_FAIL;
+        } else if (c.fmt == FMT_TABLE) {
+            printf("chart: %s\n", c.svg);
+        }
+    }
+out:
+    report_free(&r);
+    gp_peer_destroy(peer);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector [options]   (--help after the primitive)\n");
+        return argc < 2 ? EXIT_USAGE : EXIT_OK;
+    }
+    if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector)\n", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,49 @@
+/*
+ * main.c — the gpuprim command line: one verb per cmd_<verb>.c.
+ *   gpuprim info | bandwidth | bench <primitive> | lab <primitive> | demo | version | help
+ * Exit codes: util.h (0 ok, 1 failure, 2 usage, 3 no GPU, 4 no driver, 5 verification failed).
+ */
+#include "commands.h"
+
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "gpuprim %d.%d.%d — GPU parallel primitives from C\n"
+            "usage: gpuprim <verb> [options]   (gpuprim <verb> --help for each)\n"
+            "  info                      GPUs (and the CPU backend): what deviceQuery shows that matters\n"
+            "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
+            "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
+            "  lab vector                every vector version verified and timed side by side\n"
+            "  demo                      a short tour (the main job of `make demo`)\n"
+            "  version                   print the version\n"
+            "Common options: -d/--device ID|cpu, --json, --csv, --svg FILE, --reps N, --warmup N.\n",
+            GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *verb = argv[1];
+    argc--, argv++;
+    if (strcmp(verb, "info") == 0) return cmd_info(argc, argv);
+    if (strcmp(verb, "bandwidth") == 0) return cmd_bandwidth(argc, argv);
+    if (strcmp(verb, "bench") == 0) return cmd_bench(argc, argv);
+    if (strcmp(verb, "lab") == 0) return cmd_lab(argc, argv);
+    if (strcmp(verb, "demo") == 0) return cmd_demo(argc, argv);
+    if (strcmp(verb, "version") == 0 || strcmp(verb, "--version") == 0) {
+        printf("gpuprim %d.%d.%d (library %d)\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH, gp_version());
+        return EXIT_OK;
+    }
+    if (strcmp(verb, "help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    fprintf(stderr, "gpuprim: unknown verb '%s'\n", verb);
+    usage(stderr);
+    return EXIT_USAGE;
+}
