@@ -22,6 +22,13 @@ if [[ " $steps " == *" build "* ]]; then
     t0=$(date +%s)
     cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release && cmake --build $B -j "$(nproc)"
     echo "build seconds: $(( $(date +%s) - t0 ))"
+    o=$(find $B -name 'vector_versions.cu.o' | head -1)
+    if command -v cuobjdump >/dev/null && [ -n "$o" ]; then
+      echo "--- SASS memory instructions per vector kernel (f32 triad and dot)"
+      cuobjdump -sass "$o" | awk '/Function :/ {f=$3} {for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)/) c[f " " $i]++}
+        END {for (k in c) print c[k], k}' | grep -E 'ILi3EfE|ILi3EfLb|dot.*IfE' | sort -k2
+      cuobjdump -res-usage "$o" | grep -A1 -E 'ILi3EfE|ILi3EfLb|dot.*IfE' | grep -E 'Function|REG' | paste - - | head -20
+    fi
   } >"$OUT/build.log" 2>&1
   rc=$?
   if [ $rc != 0 ] || [ ! -x $B/gpuprim ]; then
