@@ -198,6 +198,8 @@ GP_API gp_status_t gp_mem_advise(gp_ctx_t *ctx, const gp_buffer_t *buf, size_t o
  * memory are staged by the driver and may return before or after the copy completes; pinned kinds overlap. */
 GP_API gp_status_t gp_memcpy(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes, gp_stream_t stream);
 GP_API gp_status_t gp_memcpy_sync(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes);
+/* Sets bytes to value: device-addressable memory asynchronously on the stream; pageable host memory after
+ * waiting for the stream (like an async copy from pageable memory). */
 GP_API gp_status_t gp_memset(gp_ctx_t *ctx, void *dst, int value, size_t bytes, gp_stream_t stream);
 /* Copy by a kernel on the SMs rather than by a copy engine: dst and src must be device-accessible (device,
  * mapped, managed, registered, or pinned memory's device pointer). Any byte alignment. */

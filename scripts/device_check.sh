@@ -48,11 +48,11 @@ fi
 
 if [[ " $steps " == *" sanitize "* ]]; then
   : >"$OUT/sanitizer.log"
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in memcheck racecheck synccheck; do
     for t in gpu_vector gpu_core; do
       [ $t = gpu_core ] && [ $tool != memcheck ] && continue
       echo "=== compute-sanitizer --tool $tool $t" >>"$OUT/sanitizer.log"
-      GP_TEST_QUICK=1 timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t \
+      GP_TEST_QUICK=1 timeout 170 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t \
         >>"$OUT/sanitizer.log" 2>&1
       rc=$?
       note "compute-sanitizer $tool $t: exit $rc $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
@@ -66,8 +66,9 @@ if [[ " $steps " == *" bench "* ]]; then
     echo "### gpuprim info"; $G info
     echo; echo "### gpuprim bench vector --dtype all"; $G bench vector --dtype all --svg "$OUT/vector.svg"
     echo; echo "### gpuprim bench vector (again: run-to-run spread)"; $G bench vector
-    echo; echo "### gpuprim lab vector --op all"; $G lab vector --op all
-    echo; echo "### gpuprim lab vector --op triad -n 2^28"; $G lab vector --op triad -n 2^28 --reps 10
+    echo; echo "### gpuprim lab vector --op all -n 2^28"; $G lab vector --op all -n 2^28 --reps 10
+    echo; echo "### gpuprim lab vector --op triad -n 2^28 (again: spread)"; $G lab vector --op triad -n 2^28 --reps 10
+    echo; echo "### gpuprim lab vector --op all -n 2^20 (small: launch-bound)"; $G lab vector --op all -n 2^20
     echo; echo "### gpuprim bandwidth"; $G bandwidth
   } >"$OUT/results.txt" 2>&1
   $G bench vector --dtype all --json >"$OUT/bench.json" 2>&1

@@ -37,6 +37,22 @@ gp_status_t gp__ctx_enter(gp_ctx_t *ctx, const char *fn)
     return e == cudaSuccess ? GP_OK : gp__cuda_error(e, fn, __FILE__, __LINE__);
 }
 
+/* Releases what a context holds without touching the thread's error detail (create's failure path keeps its own). */
+static cudaError_t ctx_release(gp_ctx_t *ctx)
+{
+    cudaError_t e = cudaSuccess;
+    if (ctx->device != GP_DEVICE_CPU && (ctx->ws || ctx->counters || ctx->host_result)) {
+        e = cudaSetDevice(ctx->device);
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+        if (ctx->ws) cudaFree(ctx->ws);
+        if (ctx->counters) cudaFree(ctx->counters);
+        if (ctx->host_result) cudaFreeHost(ctx->host_result);
+        (void)cudaGetLastError();
+    }
+    free(ctx);
+    return e;
+}
+
 gp_status_t gp_ctx_create(gp_ctx_t **out, int device)
 {
     GP_ARG_NONNULL("gp_ctx_create", out);
@@ -74,24 +90,15 @@ gp_status_t gp_ctx_create(gp_ctx_t **out, int device)
     *out = ctx;
     return GP_OK;
 fail:
-    gp_ctx_destroy(ctx);
+    ctx_release(ctx);
     return st;
 }
 
 gp_status_t gp_ctx_destroy(gp_ctx_t *ctx)
 {
     if (ctx == NULL) return GP_OK;
-    gp_status_t st = GP_OK;
-    if (ctx->device != GP_DEVICE_CPU) {
-        cudaError_t e = cudaSetDevice(ctx->device);
-        if (e == cudaSuccess) e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) st = gp__cuda_error(e, "gp_ctx_destroy", __FILE__, __LINE__);
-        if (ctx->ws) cudaFree(ctx->ws);
-        if (ctx->counters) cudaFree(ctx->counters);
-        if (ctx->host_result) cudaFreeHost(ctx->host_result);
-    }
-    free(ctx);
-    return st;
+    cudaError_t e = ctx_release(ctx);
+    return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_ctx_destroy", __FILE__, __LINE__);
 }
 
 int gp_ctx_device(const gp_ctx_t *ctx) { return ctx ? ctx->device : GP_DEVICE_CPU; }

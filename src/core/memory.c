@@ -285,6 +285,15 @@ gp_status_t gp_memset(gp_ctx_t *ctx, void *dst, int value, size_t bytes, gp_stre
         memset(dst, value, bytes);
         return GP_OK;
     }
+    /* Pageable host memory is not device-addressable: order it after the stream's work, then set it here (like
+     * cudaMemcpyAsync, which is synchronous for pageable memory). */
+    struct cudaPointerAttributes pa;
+    GP_CUDA_TRY(cudaPointerGetAttributes(&pa, dst));
+    if (pa.type == cudaMemoryTypeUnregistered) {
+        GP_CUDA_TRY(cudaStreamSynchronize(stream));
+        memset(dst, value, bytes);
+        return GP_OK;
+    }
     GP_CUDA_TRY(cudaMemsetAsync(dst, value, bytes, stream));
     return GP_OK;
 fail:

@@ -40,6 +40,8 @@ gp_status_t gp__error(gp_status_t status, const char *fmt, ...)
 
 gp_status_t gp__cuda_error(cudaError_t err, const char *what, const char *file, int line)
 {
+    /* Clear the runtime's last error so the next launch check does not report this one again. */
+    (void)cudaGetLastError();
     gp_status_t st = GP_ERR_CUDA;
     switch (err) {
     case cudaErrorMemoryAllocation: st = GP_ERR_OUT_OF_MEMORY; break;

@@ -8,10 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Production versions (measured: docs/PERFORMANCE.md). */
-#define PROD_GPU_EW 7   /* vector_v07_vec16_streaming */
-#define PROD_GPU_DOT 9  /* vector_v09_dot_single_pass */
-#define PROD_CPU 91     /* vector_cpu_openmp */
+/* Production versions per op (chosen from `gpuprim lab vector --op all -n 2^28` on an H200: docs/PERFORMANCE.md). */
+static const int k_prod_gpu[GP__VEC_NOPS] = {
+    [GP__VEC_COPY] = 5, [GP__VEC_SCALE] = 5, [GP__VEC_ADD] = 5, [GP__VEC_TRIAD] = 5, /* vector_v05_vec16 */
+    [GP__VEC_DOT] = 11,                                                              /* vector_v11_dot_single_pass */
+};
+#define PROD_CPU 91 /* vector_cpu_openmp */
 
 static const char *const g_op_names[GP__VEC_NOPS] = {"copy", "scale", "add", "triad", "dot"};
 
@@ -37,7 +39,7 @@ const gp__vec_version_t *gp__vec_version(int id)
 int gp__vec_production_id(gp__vec_op_t op, int gpu)
 {
     if (!gpu) return PROD_CPU;
-    return op == GP__VEC_DOT ? PROD_GPU_DOT : PROD_GPU_EW;
+    return (unsigned)op < GP__VEC_NOPS ? k_prod_gpu[op] : -1;
 }
 
 static int uses_y(gp__vec_op_t op) { return op == GP__VEC_ADD || op == GP__VEC_TRIAD || op == GP__VEC_DOT; }

@@ -95,7 +95,7 @@ __global__ void v04_grid_stride(size_t n, T a, const T *__restrict__ x, const T 
     for (size_t i = gtid(); i < n; i += gstride()) ew_at<OP>(i, a, x, y, z);
 }
 
-/* ---------------------------------------------------------------------------------------------- v05..v07 */
+/* ---------------------------------------------------------------------------------------------- v05..v09 */
 /* Vector kernels need x, y, z at the same offset mod 16; `head` scalar elements bring them to a 16-byte boundary,
  * the body moves 16-byte vectors, and a tail of fewer than 16 / sizeof(T) elements remains. */
 template <int OP, typename T>
@@ -108,53 +108,64 @@ __device__ __forceinline__ void head_tail(size_t n, size_t head, size_t nv, T a,
     if (t < n - tail0) ew_at<OP>(tail0 + t, a, x, y, z);
 }
 
-/* v05: 16-byte loads and stores (LDG.128 / STG.128): a quarter of the memory instructions of v04. Next: one load
- * in flight per thread still leaves bandwidth unused. */
-template <int OP, typename T>
-__global__ void v05_vec16(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
-                          T *__restrict__ z)
+/* v05..v08 are one kernel with two knobs: U, the 16-byte vectors per input each thread has in flight before its
+ * first store, and STREAMING, the evict-first cache hints (ld.global.cs / st.global.cs) for data used once.
+ * v05: U = 1, plain: a quarter of v04's memory instructions (LDG.128 / STG.128).
+ * v06: U = 4: more bytes in flight per thread (memory-level parallelism).
+ * v07: U = 4 with streaming hints.  v08: U = 1 with streaming hints. */
+template <typename V, bool STREAMING> __device__ __forceinline__ V ld16(const V *p)
 {
-    typedef typename Vec16<T>::type V;
-    constexpr size_t W = 16 / sizeof(T);
-    const size_t nv = (n - head) / W;
-    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
-    V *zv = reinterpret_cast<V *>(z + head);
-    for (size_t i = gtid(); i < nv; i += gstride()) {
-        V yy = uses_y<OP>() ? yv[i] : V();
-        zv[i] = ewv<OP>(xv[i], yy, a);
-    }
-    head_tail<OP>(n, head, nv, a, x, y, z);
+    return STREAMING ? __ldcs(p) : *p;
+}
+template <typename V, bool STREAMING> __device__ __forceinline__ void st16(V *p, V v)
+{
+    if (STREAMING)
+        __stcs(p, v);
+    else
+        *p = v;
 }
 
-/* v06: four 16-byte vectors per input in flight per thread before the first store (memory-level parallelism). Next:
- * cache policy — streamed data need not stay in L2. */
-template <int OP, typename T, bool STREAMING>
-__global__ void v06_vec16_ilp(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
-                              T *__restrict__ z)
+template <int OP, typename T, int U, bool STREAMING>
+__global__ void vec16_grid_stride(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
+                                  T *__restrict__ z)
 {
     typedef typename Vec16<T>::type V;
     constexpr size_t W = 16 / sizeof(T);
-    constexpr int U = 4;
     const size_t nv = (n - head) / W, s = gstride();
     const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
     V *zv = reinterpret_cast<V *>(z + head);
     size_t i = gtid();
-    for (; i + (U - 1) * s < nv; i += U * s) {
-        V xr[U], yr[U];
+    if (U > 1) {
+        for (; i + (U - 1) * s < nv; i += U * s) {
+            V xr[U], yr[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            xr[u] = STREAMING ? __ldcs(xv + i + u * s) : xv[i + u * s];
-            yr[u] = uses_y<OP>() ? (STREAMING ? __ldcs(yv + i + u * s) : yv[i + u * s]) : V();
-        }
+            for (int u = 0; u < U; u++) {
+                xr[u] = ld16<V, STREAMING>(xv + i + u * s);
+                yr[u] = uses_y<OP>() ? ld16<V, STREAMING>(yv + i + u * s) : V();
+            }
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (STREAMING)
-                __stcs(zv + i + u * s, ewv<OP>(xr[u], yr[u], a));
-            else
-                zv[i + u * s] = ewv<OP>(xr[u], yr[u], a);
+            for (int u = 0; u < U; u++) st16<V, STREAMING>(zv + i + u * s, ewv<OP>(xr[u], yr[u], a));
         }
     }
     for (; i < nv; i += s) {
+        V yy = uses_y<OP>() ? ld16<V, STREAMING>(yv + i) : V();
+        st16<V, STREAMING>(zv + i, ewv<OP>(ld16<V, STREAMING>(xv + i), yy, a));
+    }
+    head_tail<OP>(n, head, nv, a, x, y, z);
+}
+
+/* v09: one 16-byte vector per thread and ceil(n / 4 / 256) blocks, no loop: v03's shape with v05's width. Tests
+ * whether a persistent grid-stride loop or a flood of short blocks keeps DRAM busier. */
+template <int OP, typename T>
+__global__ void v09_vec16_per_thread(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
+                                     T *__restrict__ z)
+{
+    typedef typename Vec16<T>::type V;
+    constexpr size_t W = 16 / sizeof(T);
+    const size_t nv = (n - head) / W, i = gtid();
+    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
+    V *zv = reinterpret_cast<V *>(z + head);
+    if (i < nv) {
         V yy = uses_y<OP>() ? yv[i] : V();
         zv[i] = ewv<OP>(xv[i], yy, a);
     }
@@ -207,28 +218,33 @@ template <int OP, typename T> size_t head_of(const gp__vec_args_t *a, int off)
     size_t head = ((16 - (size_t)off) & 15) / sizeof(T);
     return head < a->n ? head : a->n;
 }
-template <int OP, typename T> struct L05 {
-    static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
-    {
-        int off = common_offset16<OP, T>(a);
-        if (off < 0) return L04<OP, T>::run(ctx, a, s);
-        v05_vec16<OP, T><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(a->n, head_of<OP, T>(a, off), alpha_as<T>(a->alpha),
-                                                                 (const T *)a->x, (const T *)a->y, (T *)a->z);
-    }
-};
-template <bool STREAMING> struct L06S {
+template <int U, bool STREAMING> struct LVec {
     template <int OP, typename T> struct L {
         static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
         {
             int off = common_offset16<OP, T>(a);
             if (off < 0) return L04<OP, T>::run(ctx, a, s);
-            v06_vec16_ilp<OP, T, STREAMING><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(
+            vec16_grid_stride<OP, T, U, STREAMING><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(
                 a->n, head_of<OP, T>(a, off), alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y, (T *)a->z);
         }
     };
 };
-template <int OP, typename T> struct L06 : L06S<false>::L<OP, T> {};
-template <int OP, typename T> struct L07 : L06S<true>::L<OP, T> {};
+template <int OP, typename T> struct L05 : LVec<1, false>::L<OP, T> {};
+template <int OP, typename T> struct L06 : LVec<4, false>::L<OP, T> {};
+template <int OP, typename T> struct L07 : LVec<4, true>::L<OP, T> {};
+template <int OP, typename T> struct L08 : LVec<1, true>::L<OP, T> {};
+template <int OP, typename T> struct L09 {
+    static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+    {
+        int off = common_offset16<OP, T>(a);
+        if (off < 0) return L04<OP, T>::run(ctx, a, s);
+        size_t head = head_of<OP, T>(a, off), nv = (a->n - head) / (16 / sizeof(T));
+        size_t blocks = (nv + 255) / 256;
+        if (blocks == 0) blocks = 1; /* head and tail still need threads */
+        v09_vec16_per_thread<OP, T><<<(unsigned)blocks, 256, 0, s>>>(a->n, head, alpha_as<T>(a->alpha),
+                                                                    (const T *)a->x, (const T *)a->y, (T *)a->z);
+    }
+};
 
 template <template <int, typename> class L, typename T>
 void dispatch_op(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
@@ -281,11 +297,11 @@ template <typename A> __device__ A block_sum(A v)
     return v;
 }
 
-/* v08: two kernels, the primers' multi-block reduction: each block reduces its grid-stride share in shared
+/* v10: two kernels, the primers' multi-block reduction: each block reduces its grid-stride share in shared
  * memory (sequential addressing) and writes a partial; a second one-block kernel adds the partials. Next: two
  * launches and 4-byte loads. */
 template <typename T>
-__global__ void v08_dot_partials(size_t n, const T *__restrict__ x, const T *__restrict__ y,
+__global__ void v10_dot_partials(size_t n, const T *__restrict__ x, const T *__restrict__ y,
                                  typename Acc<T>::type *partials)
 {
     typedef typename Acc<T>::type A;
@@ -300,7 +316,7 @@ __global__ void v08_dot_partials(size_t n, const T *__restrict__ x, const T *__r
     }
     if (threadIdx.x == 0) partials[blockIdx.x] = sh[0];
 }
-template <typename A> __global__ void v08_dot_final(const A *partials, unsigned count, A *result)
+template <typename A> __global__ void v10_dot_final(const A *partials, unsigned count, A *result)
 {
     A acc = 0;
     for (unsigned i = threadIdx.x; i < count; i += blockDim.x) acc += partials[i];
@@ -308,23 +324,23 @@ template <typename A> __global__ void v08_dot_final(const A *partials, unsigned 
     if (threadIdx.x == 0) *result = acc;
 }
 
-/* v09: one launch. 16-byte loads with four in flight, warp-shuffle block sums, and the primers' last-block guard:
- * each block publishes its partial, fences, takes a ticket; the block that draws the last ticket adds the partials
- * in index order and resets the counter. Bound by DRAM bandwidth at large n, by one launch at small n. */
-template <typename T>
-__global__ void v09_dot_single_pass(size_t n, size_t head, const T *__restrict__ x, const T *__restrict__ y,
+/* v11 (U = 1) and v12 (U = 4): one launch. 16-byte loads with U vectors of each input in flight, warp-shuffle block
+ * sums, and the primers' last-block guard: each block publishes its partial, fences, takes a ticket; the block that
+ * draws the last ticket adds the partials in index order and resets the counter. Bound by DRAM bandwidth at large
+ * n, by one launch at small n. */
+template <typename T, int U>
+__global__ void dot_single_pass(size_t n, size_t head, const T *__restrict__ x, const T *__restrict__ y,
                                     typename Acc<T>::type *partials, unsigned int *counter,
                                     typename Acc<T>::type *result)
 {
     typedef typename Acc<T>::type A;
     typedef typename Vec16<T>::type V;
     constexpr size_t W = 16 / sizeof(T);
-    constexpr int U = 4;
     const size_t nv = (n - head) / W, s = gstride(), t = gtid();
     const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
     A acc = 0;
     size_t i = t;
-    for (; i + (U - 1) * s < nv; i += U * s) {
+    for (; U > 1 && i + (U - 1) * s < nv; i += U * s) {
         V xr[U], yr[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -376,41 +392,52 @@ gp_status_t dot_workspace(gp_ctx_t *ctx, unsigned grid, void **partials)
     return st;
 }
 
-template <typename T> gp_status_t dot_v08(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+template <typename T> gp_status_t dot_v10(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
     typedef typename Acc<T>::type A;
     const unsigned grid = gp__fill_grid(ctx, 256);
     void *partials = NULL;
     gp_status_t st = dot_workspace(ctx, grid, &partials);
     if (st != GP_OK) return st;
-    v08_dot_partials<T><<<grid, 256, 0, s>>>(a->n, (const T *)a->x, (const T *)a->y, (A *)partials);
-    v08_dot_final<A><<<1, 1024, 0, s>>>((const A *)partials, grid, (A *)a->z);
-    return GP_CHECK_LAUNCH("vector_v08_dot_two_kernel");
+    v10_dot_partials<T><<<grid, 256, 0, s>>>(a->n, (const T *)a->x, (const T *)a->y, (A *)partials);
+    v10_dot_final<A><<<1, 1024, 0, s>>>((const A *)partials, grid, (A *)a->z);
+    return GP_CHECK_LAUNCH("vector_v10_dot_two_kernel");
 }
 
-template <typename T> gp_status_t dot_v09(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+template <typename T, int U> gp_status_t dot_single(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
     typedef typename Acc<T>::type A;
     const unsigned grid = gp__fill_grid(ctx, 256);
     void *partials = NULL;
     gp_status_t st = dot_workspace(ctx, grid, &partials);
     if (st != GP_OK) return st;
-    /* x and y at different offsets mod 16 fall back to v08's scalar loads. */
+    /* x and y at different offsets mod 16 fall back to v10's scalar loads. */
     unsigned ox = (uintptr_t)a->x & 15, oy = (uintptr_t)a->y & 15;
-    if (ox != oy) return dot_v08<T>(ctx, a, s);
+    if (ox != oy) return dot_v10<T>(ctx, a, s);
     size_t head = ((16 - (size_t)ox) & 15) / sizeof(T);
     if (head > a->n) head = a->n;
-    v09_dot_single_pass<T><<<grid, 256, 0, s>>>(a->n, head, (const T *)a->x, (const T *)a->y, (A *)partials,
-                                                ctx->counters + GP__COUNTER_DOT, (A *)a->z);
-    return GP_CHECK_LAUNCH("vector_v09_dot_single_pass");
+    dot_single_pass<T, U><<<grid, 256, 0, s>>>(a->n, head, (const T *)a->x, (const T *)a->y, (A *)partials,
+                                               ctx->counters + GP__COUNTER_DOT, (A *)a->z);
+    return GP_CHECK_LAUNCH(U == 1 ? "vector_v11_dot_single_pass" : "vector_v12_dot_single_pass_ilp");
+}
+
+template <typename T> gp_status_t dot_version(int version, gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+{
+    if (version == 10) return dot_v10<T>(ctx, a, s);
+    return version == 11 ? dot_single<T, 1>(ctx, a, s) : dot_single<T, 4>(ctx, a, s);
 }
 
 gp_status_t dot_dispatch(int version, gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
+    /* n = 0: the identity, written like any result (every version handles every size). */
+    if (a->n == 0) {
+        cudaMemsetAsync(a->z, 0, 8, s);
+        return GP_CHECK_LAUNCH("vector dot (n = 0)");
+    }
     switch (a->dtype) {
-    case GP_F32: return version == 8 ? dot_v08<float>(ctx, a, s) : dot_v09<float>(ctx, a, s);
-    case GP_F64: return version == 8 ? dot_v08<double>(ctx, a, s) : dot_v09<double>(ctx, a, s);
-    case GP_I32: return version == 8 ? dot_v08<int>(ctx, a, s) : dot_v09<int>(ctx, a, s);
+    case GP_F32: return dot_version<float>(version, ctx, a, s);
+    case GP_F64: return dot_version<double>(version, ctx, a, s);
+    case GP_I32: return dot_version<int>(version, ctx, a, s);
     default: return gp__error(GP_ERR_UNSUPPORTED, "vector dot: dtype %s", gp_dtype_name(a->dtype));
     }
 }
@@ -425,9 +452,12 @@ static gp_status_t run_v03(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s)
 static gp_status_t run_v04(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L04>(c, a, s, "vector_v04_grid_stride"); }
 static gp_status_t run_v05(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L05>(c, a, s, "vector_v05_vec16"); }
 static gp_status_t run_v06(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L06>(c, a, s, "vector_v06_vec16_ilp"); }
-static gp_status_t run_v07(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L07>(c, a, s, "vector_v07_vec16_streaming"); }
-static gp_status_t run_v08(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return a->n == 0 ? GP_OK : dot_dispatch(8, c, a, s); }
-static gp_status_t run_v09(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return a->n == 0 ? GP_OK : dot_dispatch(9, c, a, s); }
+static gp_status_t run_v07(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L07>(c, a, s, "vector_v07_vec16_ilp_streaming"); }
+static gp_status_t run_v08(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L08>(c, a, s, "vector_v08_vec16_streaming"); }
+static gp_status_t run_v09(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L09>(c, a, s, "vector_v09_vec16_per_thread"); }
+static gp_status_t run_v10(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(10, c, a, s); }
+static gp_status_t run_v11(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(11, c, a, s); }
+static gp_status_t run_v12(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(12, c, a, s); }
 
 const gp__vec_version_t gp__vec_versions[] = {
     {1, "vector_v01_single_thread", 1, GP__VEC_EW_OPS,
@@ -445,15 +475,24 @@ const gp__vec_version_t gp__vec_versions[] = {
     {6, "vector_v06_vec16_ilp", 1, GP__VEC_EW_OPS,
      "four 16-byte vectors per input in flight per thread before any store: memory-level parallelism",
      "vectors when x, y, z share their offset mod 16, else v04", 0, run_v06},
-    {7, "vector_v07_vec16_streaming", 1, GP__VEC_EW_OPS,
+    {7, "vector_v07_vec16_ilp_streaming", 1, GP__VEC_EW_OPS,
      "v06 with streaming cache hints (ld.global.cs / st.global.cs): evict-first for data used once",
      "vectors when x, y, z share their offset mod 16, else v04", 0, run_v07},
-    {8, "vector_v08_dot_two_kernel", 1, GP__VEC_DOT_OPS,
+    {8, "vector_v08_vec16_streaming", 1, GP__VEC_EW_OPS,
+     "v05 (one vector in flight) with the streaming cache hints",
+     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v08},
+    {9, "vector_v09_vec16_per_thread", 1, GP__VEC_EW_OPS,
+     "one 16-byte vector per thread, ceil(n/4/256) blocks, no loop: v03's shape at v05's width",
+     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v09},
+    {10, "vector_v10_dot_two_kernel", 1, GP__VEC_DOT_OPS,
      "dot: per-block shared-memory tree (sequential addressing), then a one-block kernel adds the partials", "",
-     0, run_v08},
-    {9, "vector_v09_dot_single_pass", 1, GP__VEC_DOT_OPS,
+     0, run_v10},
+    {11, "vector_v11_dot_single_pass", 1, GP__VEC_DOT_OPS,
      "dot: 16-byte loads, shuffles, last-block guard (__threadfence + atomic ticket): one launch",
-     "vectors when x, y share their offset mod 16, else v08", 0, run_v09},
+     "vectors when x, y share their offset mod 16, else v10", 0, run_v11},
+    {12, "vector_v12_dot_single_pass_ilp", 1, GP__VEC_DOT_OPS,
+     "v11 with four 16-byte vectors per input in flight per thread",
+     "vectors when x, y share their offset mod 16, else v10", 0, run_v12},
     {90, "vector_cpu_serial", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
      "CPU: one plain loop, the serial baseline", "", 1u << 26, gp__vec_cpu_serial},
     {91, "vector_cpu_openmp", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
