@@ -48,16 +48,21 @@ fi
 
 if [[ " $steps " == *" sanitize "* ]]; then
   : >"$OUT/sanitizer.log"
-  for tool in memcheck racecheck synccheck; do
-    for t in gpu_vector gpu_core; do
-      [ $t = gpu_core ] && [ $tool != memcheck ] && continue
-      echo "=== compute-sanitizer --tool $tool $t" >>"$OUT/sanitizer.log"
-      GP_TEST_QUICK=1 timeout 170 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t \
-        >>"$OUT/sanitizer.log" 2>&1
-      rc=$?
-      note "compute-sanitizer $tool $t: exit $rc $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
-    done
-  done
+  # memcheck over everything (quick sizes); racecheck and synccheck over the kernels with shared memory and
+  # barriers (the dot versions). Columns: tool, test, GP_TEST_FILTER (- for none), time limit in seconds.
+  while read -r tool t filter limit; do
+    echo "=== compute-sanitizer --tool $tool $t (filter: $filter)" >>"$OUT/sanitizer.log"
+    f=$filter; [ "$f" = - ] && f=""
+    env GP_TEST_QUICK=1 ${f:+GP_TEST_FILTER=$f} timeout "$limit" compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 $B/tests/$t >>"$OUT/sanitizer.log" 2>&1
+    rc=$?
+    note "compute-sanitizer $tool $t ${filter}: exit $rc, $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+  done <<'LIST'
+memcheck gpu_vector - 220
+memcheck gpu_core - 120
+racecheck gpu_vector dot 120
+synccheck gpu_vector dot 100
+LIST
 fi
 
 if [[ " $steps " == *" bench "* ]]; then

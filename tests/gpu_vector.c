@@ -4,7 +4,8 @@
  * outputs with guards, against the higher-precision reference; streams; dot determinism; one n > 2^32 where
  * memory allows; error paths on a GPU context (nothing written). Exit 77 without a GPU.
  * GP_TEST_QUICK=1 (used under compute-sanitizer): sizes up to 1025 plus 2^18 + 3 (capped versions stop at 1025),
- * three pointer-offset patterns, and no > 2^32 case.
+ * three pointer-offset patterns, and no > 2^32 case. GP_TEST_FILTER=text runs only the versions (and public-API ops)
+ * whose name contains text (racecheck/synccheck use "dot": the only kernels with shared memory and barriers).
  */
 #include "common.h"
 
@@ -14,6 +15,7 @@
 
 static const gp_dtype_t k_dtypes[] = {GP_F32, GP_F64, GP_I32};
 static int g_quick;
+static const char *g_filter;
 
 typedef struct dev_bufs {
     gp_buffer_t x, y, z;
@@ -114,9 +116,11 @@ static void test_all_versions(gp_ctx_t *ctx, dev_bufs_t *d)
     for (int vi = -1; vi < gp__vec_nversions; vi++) {
         const gp__vec_version_t *v = vi < 0 ? NULL : &gp__vec_versions[vi];
         if (v && !v->gpu) continue;
+        if (g_filter && v && !strstr(v->name, g_filter)) continue;
         long before = tc_fail;
         for (int op = 0; op < GP__VEC_NOPS; op++) {
             if (v && !(v->ops & (1u << op))) continue;
+            if (g_filter && !v && !strstr(gp__vec_op_name((gp__vec_op_t)op), g_filter)) continue;
             for (size_t di = 0; di < sizeof k_dtypes / sizeof k_dtypes[0]; di++)
                 for (size_t si = 0; si < TC_NSIZES; si++) {
                     size_t n = tc_sizes[si];
@@ -239,6 +243,7 @@ int main(void)
     tc_require_gpu("gpu_vector");
     tc_seed("gpu_vector");
     g_quick = getenv("GP_TEST_QUICK") != NULL;
+    g_filter = getenv("GP_TEST_FILTER");
     gp_ctx_t *ctx = NULL;
     REQUIRE(gp_ctx_create(&ctx, 0) == GP_OK, "GPU context");
     dev_bufs_t d;

@@ -41,12 +41,13 @@ gp_status_t gp__ctx_enter(gp_ctx_t *ctx, const char *fn)
 static cudaError_t ctx_release(gp_ctx_t *ctx)
 {
     cudaError_t e = cudaSuccess;
-    if (ctx->device != GP_DEVICE_CPU && (ctx->ws || ctx->counters || ctx->host_result)) {
+    if (ctx->device != GP_DEVICE_CPU && (ctx->ws || ctx->counters || ctx->host_result || ctx->dev_result)) {
         e = cudaSetDevice(ctx->device);
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
         if (ctx->ws) cudaFree(ctx->ws);
         if (ctx->counters) cudaFree(ctx->counters);
         if (ctx->host_result) cudaFreeHost(ctx->host_result);
+        if (ctx->dev_result) cudaFree(ctx->dev_result);
         (void)cudaGetLastError();
     }
     free(ctx);
@@ -82,6 +83,7 @@ gp_status_t gp_ctx_create(gp_ctx_t **out, int device)
         GP_CUDA_TRY(cudaMalloc((void **)&ctx->counters, GP__NCOUNTERS * sizeof(unsigned int)));
         GP_CUDA_TRY(cudaMemset(ctx->counters, 0, GP__NCOUNTERS * sizeof(unsigned int)));
         GP_CUDA_TRY(cudaHostAlloc(&ctx->host_result, 64, cudaHostAllocDefault));
+        GP_CUDA_TRY(cudaMalloc(&ctx->dev_result, 64));
         /* Room for the per-block partials of any single-pass reduction (at most 32 blocks per SM, 8 bytes each). */
         void *ws = NULL;
         GP_TRY(gp__workspace(ctx, (size_t)ctx->sm_count * 32 * 8 + 256, &ws));

@@ -29,6 +29,7 @@ struct gp_ctx {
     size_t ws_bytes;
     unsigned int *counters;      /* GP__NCOUNTERS device words, zero between operations (last-block guards) */
     void *host_result;           /* 64 pinned bytes for _sync results */
+    void *dev_result;            /* 64 device bytes where _sync operations put their result first */
 };
 #define GP__NCOUNTERS 16
 #define GP__COUNTER_DOT 0

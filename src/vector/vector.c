@@ -10,8 +10,8 @@
 
 /* Production versions per op (chosen from `gpuprim lab vector --op all -n 2^28` on an H200: docs/PERFORMANCE.md). */
 static const int k_prod_gpu[GP__VEC_NOPS] = {
-    [GP__VEC_COPY] = 5, [GP__VEC_SCALE] = 5, [GP__VEC_ADD] = 5, [GP__VEC_TRIAD] = 5, /* vector_v05_vec16 */
-    [GP__VEC_DOT] = 11,                                                              /* vector_v11_dot_single_pass */
+    [GP__VEC_COPY] = 9, [GP__VEC_SCALE] = 9, [GP__VEC_ADD] = 9, [GP__VEC_TRIAD] = 9, /* v09_vec16_per_thread */
+    [GP__VEC_DOT] = 11,                                                              /* v11_dot_single_pass */
 };
 #define PROD_CPU 91 /* vector_cpu_openmp */
 
@@ -136,12 +136,9 @@ gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const voi
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
     if (gp__is_cpu(ctx)) return run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result_host, NULL);
-    /* The kernel writes 8 bytes at the start of the workspace; one small copy brings them to pinned memory. The
-     * request covers the dot's own partials too (at most 32 blocks per SM), so the dot never moves the workspace. */
-    void *ws = NULL;
-    GP_TRY(gp__workspace(ctx, 64 + (size_t)ctx->sm_count * 32 * 8, &ws));
-    GP_TRY(run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, ws, NULL));
-    GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ws, 8, cudaMemcpyDeviceToHost, NULL));
+    /* The kernel writes the context's device result slot; one small copy brings it to pinned memory. */
+    GP_TRY(run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, ctx->dev_result, NULL));
+    GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, NULL));
     GP_CUDA_TRY(cudaStreamSynchronize(NULL));
     memcpy(result_host, ctx->host_result, 8);
     return GP_OK;

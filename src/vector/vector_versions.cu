@@ -383,6 +383,53 @@ __global__ void dot_single_pass(size_t n, size_t head, const T *__restrict__ x, 
     }
 }
 
+/* v13: v11 in v09's shape: block b reads the contiguous run of K * 256 vectors that starts at b * K * 256 (the
+ * threads of a block stride it together, so loads coalesce), with ceil(nv / (K * 256)) short blocks instead of a
+ * persistent grid. Same last-block guard; more partials (one per block) to add at the end. */
+template <typename T, int K>
+__global__ void dot_block_chunk(size_t n, size_t head, const T *__restrict__ x, const T *__restrict__ y,
+                                typename Acc<T>::type *partials, unsigned int *counter, typename Acc<T>::type *result)
+{
+    typedef typename Acc<T>::type A;
+    typedef typename Vec16<T>::type V;
+    constexpr size_t W = 16 / sizeof(T);
+    const size_t nv = (n - head) / W, t = gtid();
+    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
+    A acc = 0;
+    const size_t base = (size_t)blockIdx.x * K * blockDim.x + threadIdx.x;
+#pragma unroll 4
+    for (int k = 0; k < K; k++) {
+        const size_t i = base + (size_t)k * blockDim.x;
+        if (i < nv) {
+            V xr = xv[i], yr = yv[i];
+            const T *xe = reinterpret_cast<const T *>(&xr), *ye = reinterpret_cast<const T *>(&yr);
+#pragma unroll
+            for (int e = 0; e < (int)W; e++) acc += prod_(xe[e], ye[e]);
+        }
+    }
+    const size_t tail0 = head + nv * W;
+    if (t < head) acc += prod_(x[t], y[t]);
+    if (t < n - tail0) acc += prod_(x[tail0 + t], y[tail0 + t]);
+
+    acc = block_sum(acc);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    A total = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += __ldcg(partials + b);
+    total = block_sum(total);
+    if (threadIdx.x == 0) {
+        *result = total;
+        *counter = 0;
+    }
+}
+
 /* Dot workspace: partials at offset 64 (one 8-byte slot per block). */
 gp_status_t dot_workspace(gp_ctx_t *ctx, unsigned grid, void **partials)
 {
@@ -421,9 +468,30 @@ template <typename T, int U> gp_status_t dot_single(gp_ctx_t *ctx, const gp__vec
     return GP_CHECK_LAUNCH(U == 1 ? "vector_v11_dot_single_pass" : "vector_v12_dot_single_pass_ilp");
 }
 
+template <typename T> gp_status_t dot_chunked(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+{
+    typedef typename Acc<T>::type A;
+    constexpr int K = 16;
+    unsigned ox = (uintptr_t)a->x & 15, oy = (uintptr_t)a->y & 15;
+    if (ox != oy) return dot_v10<T>(ctx, a, s);
+    size_t head = ((16 - (size_t)ox) & 15) / sizeof(T);
+    if (head > a->n) head = a->n;
+    const size_t nv = (a->n - head) / (16 / sizeof(T));
+    size_t blocks = (nv + (size_t)K * 256 - 1) / ((size_t)K * 256);
+    if (blocks == 0) blocks = 1;
+    if (blocks > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "vector_v13_dot_block_chunk: n too large");
+    void *partials = NULL;
+    gp_status_t st = dot_workspace(ctx, (unsigned)blocks, &partials);
+    if (st != GP_OK) return st;
+    dot_block_chunk<T, K><<<(unsigned)blocks, 256, 0, s>>>(a->n, head, (const T *)a->x, (const T *)a->y,
+                                                          (A *)partials, ctx->counters + GP__COUNTER_DOT, (A *)a->z);
+    return GP_CHECK_LAUNCH("vector_v13_dot_block_chunk");
+}
+
 template <typename T> gp_status_t dot_version(int version, gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
     if (version == 10) return dot_v10<T>(ctx, a, s);
+    if (version == 13) return dot_chunked<T>(ctx, a, s);
     return version == 11 ? dot_single<T, 1>(ctx, a, s) : dot_single<T, 4>(ctx, a, s);
 }
 
@@ -458,6 +526,7 @@ static gp_status_t run_v09(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s)
 static gp_status_t run_v10(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(10, c, a, s); }
 static gp_status_t run_v11(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(11, c, a, s); }
 static gp_status_t run_v12(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(12, c, a, s); }
+static gp_status_t run_v13(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(13, c, a, s); }
 
 const gp__vec_version_t gp__vec_versions[] = {
     {1, "vector_v01_single_thread", 1, GP__VEC_EW_OPS,
@@ -493,6 +562,10 @@ const gp__vec_version_t gp__vec_versions[] = {
     {12, "vector_v12_dot_single_pass_ilp", 1, GP__VEC_DOT_OPS,
      "v11 with four 16-byte vectors per input in flight per thread",
      "vectors when x, y share their offset mod 16, else v10", 0, run_v12},
+    {13, "vector_v13_dot_block_chunk", 1, GP__VEC_DOT_OPS,
+     "v11 in v09's shape: each block reads a contiguous run of 16 x 256 vectors; ceil(n/16384) short blocks",
+     "vectors when x, y share their offset mod 16, else v10; one 8-byte partial per block in the workspace", 0,
+     run_v13},
     {90, "vector_cpu_serial", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
      "CPU: one plain loop, the serial baseline", "", 1u << 26, gp__vec_cpu_serial},
     {91, "vector_cpu_openmp", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
