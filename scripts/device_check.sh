@@ -55,7 +55,7 @@ if [[ " $steps " == *" sanitize "* ]]; then
     env GP_TEST_QUICK=1 ${f:+GP_TEST_FILTER=$f} timeout "$limit" compute-sanitizer --tool "$tool" \
       --error-exitcode 9 $extra $B/tests/$t >>"$OUT/sanitizer.log" 2>&1
     rc=$?
-    note "compute-sanitizer $tool $t ${filter}: exit $rc, $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+    note "compute-sanitizer $tool $t ${filter}: exit $rc, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/sanitizer.log" | tail -1)"
   done <<'LIST'
 memcheck gpu_vector - 220
 memcheck gpu_core - 120 --report-api-errors=no

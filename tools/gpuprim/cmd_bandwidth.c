@@ -6,6 +6,8 @@
  *                       managed memory that starts on the host and migrates on the kernel's page faults.
  *   prefetch            cudaMemPrefetchAsync of managed memory from the host to the device.
  *   d2d                 device to device, by the copy engine and by the SMs (bytes read + written).
+ *   h2d_ref / d2h_ref   plain cudaMemcpyAsync on the same pinned buffers, the reference gp_memcpy is held to; the
+ *                       table mode prints gp_memcpy's share of it under the table.
  * Median and min of --reps after --warmup; GB/s = 1e9 B/s.
  */
 #include "commands.h"
@@ -14,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { T_H2D, T_D2H, T_BIDIR, T_SM_READ, T_SM_WRITE, T_PREFETCH, T_D2D_CE, T_D2D_SM } test_t;
+typedef enum { T_H2D, T_D2H, T_BIDIR, T_SM_READ, T_SM_WRITE, T_PREFETCH, T_D2D_CE, T_D2D_SM, T_H2D_REF, T_D2H_REF } test_t;
 
 typedef struct job {
     gp_ctx_t *ctx;
@@ -49,6 +51,14 @@ static gp_status_t run_job(void *u, int rep, gp_stream_t s)
     case T_PREFETCH: return gp_mem_prefetch(j->ctx, j->host, 0, j->bytes, 0, s);
     case T_D2D_CE: return gp_memcpy(j->ctx, j->dev2, j->dev, j->bytes, s);
     case T_D2D_SM: return gp_memcpy_kernel(j->ctx, j->dev2, j->dev, j->bytes, s);
+    case T_H2D_REF:
+        return cudaMemcpyAsync(j->dev, j->host->host, j->bytes, cudaMemcpyHostToDevice, s) == cudaSuccess
+                   ? GP_OK
+                   : GP_ERR_CUDA;
+    case T_D2H_REF:
+        return cudaMemcpyAsync(j->host->host, j->dev, j->bytes, cudaMemcpyDeviceToHost, s) == cudaSuccess
+                   ? GP_OK
+                   : GP_ERR_CUDA;
     }
     return GP_ERR_INTERNAL;
 }
@@ -63,7 +73,8 @@ static gp_status_t setup_managed(void *u, int rep, gp_stream_t s)
 
 static const char *test_name(test_t t)
 {
-    static const char *const n[] = {"h2d", "d2h", "bidir", "sm_read", "sm_write", "prefetch", "d2d", "d2d"};
+    static const char *const n[] = {"h2d",     "d2h", "bidir", "sm_read", "sm_write",
+                                    "prefetch", "d2d", "d2d",   "h2d_ref", "d2h_ref"};
     return n[t];
 }
 
@@ -202,6 +213,9 @@ int cmd_bandwidth(int argc, char **argv)
     report_meta(&r, "timing", "median of %d after %d warm-up; GB/s = 1e9 B/s", c.reps, c.warmup);
 
     int rc = EXIT_OK;
+    double ours_ms[2] = {1, 1};
+    char share[64][128];
+    int nshare = 0;
     cudaStream_t s1 = NULL, s2 = NULL;
     cudaEvent_t fork = NULL, join = NULL;
     if (cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) != cudaSuccess ||
@@ -241,12 +255,13 @@ int cmd_bandwidth(int argc, char **argv)
             j.host2 = &h.b;
             const char *kn = gp_mem_kind_name(h.kind);
             bench_fn setup = k == GP_MEM_MANAGED ? setup_managed : NULL;
-            test_t tests[] = {T_H2D, T_D2H, T_BIDIR, T_SM_READ, T_SM_WRITE, T_PREFETCH};
+            test_t tests[] = {T_H2D, T_D2H, T_BIDIR, T_SM_READ, T_SM_WRITE, T_PREFETCH, T_H2D_REF, T_D2H_REF};
             for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
                 j.test = tests[t];
                 int sm = j.test == T_SM_READ || j.test == T_SM_WRITE;
                 if (sm && h.a.device == NULL) continue;           /* pageable: not device-addressable */
                 if (j.test == T_PREFETCH && k != GP_MEM_MANAGED) continue;
+                if ((j.test == T_H2D_REF || j.test == T_D2H_REF) && k != GP_MEM_PINNED) continue;
                 if (k == GP_MEM_MANAGED && (j.test == T_BIDIR || j.test == T_SM_WRITE)) continue;
                 if ((st = bench_time(ctx, run_job, setup, &j, c.warmup, c.reps, s1, &s)) != GP_OK) {
                     fprintf(stderr, "gpuprim bandwidth: %s %s: %s\n", test_name(j.test), kn, gp_last_error());
@@ -254,9 +269,19 @@ int cmd_bandwidth(int argc, char **argv)
                     break;
                 }
                 const char *engine = sm ? (k == GP_MEM_MANAGED ? "sm (page faults)" : "sm (zero-copy)")
-                                     : j.test == T_PREFETCH ? "driver" : "copy engine";
+                                     : j.test == T_PREFETCH                        ? "driver"
+                                     : j.test == T_H2D_REF || j.test == T_D2H_REF ? "cudaMemcpyAsync"
+                                                                                   : "copy engine";
                 double moved = j.test == T_BIDIR ? 2.0 * bytes : (double)bytes;
                 add_row(&r, test_name(j.test), kn, engine, bytes, moved, &s);
+                if (k == GP_MEM_PINNED && j.test <= T_D2H) ours_ms[j.test] = s.median_ms;
+                if (j.test == T_H2D_REF || j.test == T_D2H_REF) {
+                    int dir = j.test == T_H2D_REF ? 0 : 1;
+                    if (nshare < (int)(sizeof share / sizeof share[0]))
+                        snprintf(share[nshare++], sizeof share[0], "pinned %s %zu bytes: gp_memcpy at %.1f%% of "
+                                 "cudaMemcpyAsync's bandwidth", dir ? "D2H" : "H2D", bytes,
+                                 100.0 * s.median_ms / ours_ms[dir]);
+                }
             }
             free_host_set(ctx, &h);
         }
@@ -278,6 +303,8 @@ int cmd_bandwidth(int argc, char **argv)
         bytes = next;
     }
     report_print(&r, c.fmt, stdout);
+    if (c.fmt == FMT_TABLE)
+        for (int i = 0; i < nshare; i++) printf("%s\n", share[i]);
 out:
     report_free(&r);
     if (fork) cudaEventDestroy(fork);

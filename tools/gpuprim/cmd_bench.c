@@ -238,7 +238,8 @@ int bench_vector(int argc, char **argv)
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[600];
-        snprintf(title, sizeof title, "gpuprim bench vector, n = %zu: %s (%s)", n, desc, date);
+        snprintf(title, sizeof title, "gpuprim bench vector, n = %zu\n%s\n%s; peer: %s", n, desc, date,
+                 gpu ? gp_peer_version(peer) : "none");
         if (svg_bar_chart(c.svg, title, "GB/s (1e9 B/s, bytes read + written)", labels, values, nbars, ce.d2d_gbs,
                           gpu ? "D2D cudaMemcpy" : "memcpy") != 0) {
             fprintf(stderr, "gpuprim bench vector: cannot write %s\n", c.svg);

@@ -314,7 +314,9 @@ int svg_bar_chart(const char *path, const char *title, const char *unit, const c
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) return -1;
-    const int label_w = 260, bar_w = 520, row_h = 24, top = 50, left = 10;
+    int lines = 1;
+    for (const char *c = title; *c; c++) lines += *c == '\n';
+    const int label_w = 260, bar_w = 520, row_h = 24, top = 34 + 18 * lines, left = 10;
     const int width = left + label_w + bar_w + 90, height = top + n * row_h + 40;
     double vmax = ref > 0 ? ref : 0;
     for (int i = 0; i < n; i++)
@@ -323,9 +325,19 @@ int svg_bar_chart(const char *path, const char *title, const char *unit, const c
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"12\">\n", width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", left);
-    xml_text(f, title);
-    fprintf(f, "</text>\n");
+    /* One <text> per title line; the first in bold. */
+    const char *line = title;
+    for (int l = 0; l < lines; l++) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"%d\"%s>", left, 22 + 18 * l, l ? 12 : 15,
+                l ? " fill=\"#333\"" : " font-weight=\"bold\"");
+        xml_text(f, buf);
+        fprintf(f, "</text>\n");
+        line = end ? end + 1 : line + len;
+    }
     const int x0 = left + label_w;
     for (int i = 0; i < n; i++) {
         int y = top + i * row_h;
