@@ -127,6 +127,29 @@ static inline size_t tc_compare(const char *what, gp_dtype_t dt, const void *got
     return bad;
 }
 
+/* A dot result against the reference: exact for i32 (int64 bits), else within 1e-12 * sum |x_i y_i| (both sides
+ * accumulate in double or better). x and y are the n inputs on the host. Returns 1 when it matches. */
+static inline int tc_dot_matches(const char *what, gp_dtype_t dt, size_t n, const void *x, const void *y,
+                                 const void *got, const void *ref)
+{
+    if (dt == GP_I32) {
+        int64_t g, w;
+        memcpy(&g, got, 8);
+        memcpy(&w, ref, 8);
+        if (g != w) fprintf(stderr, "  %s: dot %lld want %lld\n", what, (long long)g, (long long)w);
+        return g == w;
+    }
+    double g, w, mag = 0;
+    memcpy(&g, got, 8);
+    memcpy(&w, ref, 8);
+    for (size_t i = 0; i < n; i++)
+        mag += fabs(dt == GP_F32 ? (double)((const float *)x)[i] * ((const float *)y)[i]
+                                 : ((const double *)x)[i] * ((const double *)y)[i]);
+    int ok = fabs(g - w) <= 1e-300 + 1e-12 * mag;
+    if (!ok) fprintf(stderr, "  %s: dot %.17g want %.17g\n", what, g, w);
+    return ok;
+}
+
 /* The sizes ARCHITECTURE.md asks every primitive to cover. */
 static const size_t tc_sizes[] = {0, 1, 31, 32, 33, 1023, 1025, (1u << 20) + 3};
 #define TC_NSIZES (sizeof tc_sizes / sizeof tc_sizes[0])

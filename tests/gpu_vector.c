@@ -75,18 +75,7 @@ static void check_one(gp_ctx_t *ctx, dev_bufs_t *d, const gp__vec_version_t *v, 
     OK(gp_memcpy_sync(ctx, z, d->z.device, tot * es));
     if (op == GP__VEC_DOT) {
         memcpy(dotv, z + zb, 8);
-        if (dt == GP_I32) {
-            CHECK(memcmp(dotv, dotref, 8) == 0, "%s: dot %lld want %lld", what, (long long)*(int64_t *)dotv,
-                  (long long)*(int64_t *)dotref);
-        } else {
-            double g, w, mag = 0;
-            memcpy(&g, dotv, 8);
-            memcpy(&w, dotref, 8);
-            for (size_t i = 0; i < n; i++)
-                mag += fabs(dt == GP_F32 ? (double)((float *)r.x)[i] * ((float *)r.y)[i]
-                                         : ((double *)r.x)[i] * ((double *)r.y)[i]);
-            CHECK(fabs(g - w) <= 1e-300 + 1e-12 * mag, "%s: dot %.17g want %.17g", what, g, w);
-        }
+        CHECK(tc_dot_matches(what, dt, n, r.x, r.y, dotv, dotref), "%s", what);
         /* Nothing but the 8 result bytes was written. */
         int guards_ok = 1;
         for (size_t b = 0; b < tot * es; b++)

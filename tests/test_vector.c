@@ -50,18 +50,7 @@ static void check_one(gp_ctx_t *ctx, const gp__vec_version_t *v, gp__vec_op_t op
              n, off);
     CHECK(st == GP_OK, "%s: %s", what, gp_status_string(st));
     if (op == GP__VEC_DOT) {
-        if (dt == GP_I32) {
-            CHECK(memcmp(dotv, dotref, 8) == 0, "%s: dot %lld want %lld", what, (long long)*(int64_t *)dotv,
-                  (long long)*(int64_t *)dotref);
-        } else {
-            double g, w, mag = 0;
-            memcpy(&g, dotv, 8);
-            memcpy(&w, dotref, 8);
-            for (size_t i = 0; i < n; i++)
-                mag += fabs(dt == GP_F32 ? (double)((float *)a.x)[i] * ((float *)a.y)[i]
-                                         : ((double *)a.x)[i] * ((double *)a.y)[i]);
-            CHECK(fabs(g - w) <= 1e-300 + 1e-12 * mag, "%s: dot %.17g want %.17g", what, g, w);
-        }
+        CHECK(tc_dot_matches(what, dt, n, a.x, a.y, dotv, dotref), "%s", what);
     } else {
         double atol, rtol;
         tol_for(dt, &atol, &rtol);

@@ -324,6 +324,53 @@ template <typename A> __global__ void v10_dot_final(const A *partials, unsigned 
     if (threadIdx.x == 0) *result = acc;
 }
 
+/* Sum of the lane-wise products of two 16-byte vectors, in the accumulator type. */
+template <typename T, typename A, typename V> __device__ __forceinline__ A dot16(V xv, V yv)
+{
+    const T *xe = reinterpret_cast<const T *>(&xv), *ye = reinterpret_cast<const T *>(&yv);
+    A s = 0;
+#pragma unroll
+    for (int k = 0; k < (int)(16 / sizeof(T)); k++) s += prod_(xe[k], ye[k]);
+    return s;
+}
+
+/* The scalar head (before the first 16-byte boundary) and tail (after the last whole vector) of a dot. */
+template <typename T, typename A>
+__device__ __forceinline__ A dot_head_tail(size_t n, size_t head, size_t nv, const T *__restrict__ x,
+                                           const T *__restrict__ y)
+{
+    const size_t t = gtid(), tail0 = head + nv * (16 / sizeof(T));
+    A s = 0;
+    if (t < head) s += prod_(x[t], y[t]);
+    if (t < n - tail0) s += prod_(x[tail0 + t], y[tail0 + t]);
+    return s;
+}
+
+/* The primers' last-block guard: thread 0 of each block publishes the block's sum and fences so the partial is
+ * visible device-wide before its ticket; the block drawing the last ticket adds all partials in index order (a
+ * fixed order for a fixed grid), writes the result and resets the counter for the next launch. Every thread of the
+ * block calls it (it holds barriers). */
+template <typename A>
+__device__ void last_block_sum(A block_total, A *partials, unsigned int *counter, A *result)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = block_total;
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    A total = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += __ldcg(partials + b);
+    total = block_sum(total);
+    if (threadIdx.x == 0) {
+        *result = total;
+        *counter = 0;
+    }
+}
+
 /* v11 (U = 1) and v12 (U = 4): one launch. 16-byte loads with U vectors of each input in flight, warp-shuffle block
  * sums, and the primers' last-block guard: each block publishes its partial, fences, takes a ticket; the block that
  * draws the last ticket adds the partials in index order and resets the counter. Bound by DRAM bandwidth at large
@@ -348,39 +395,12 @@ __global__ void dot_single_pass(size_t n, size_t head, const T *__restrict__ x, 
             yr[u] = yv[i + u * s];
         }
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            const T *xe = reinterpret_cast<const T *>(&xr[u]), *ye = reinterpret_cast<const T *>(&yr[u]);
-#pragma unroll
-            for (int k = 0; k < (int)W; k++) acc += prod_(xe[k], ye[k]);
-        }
+        for (int u = 0; u < U; u++) acc += dot16<T, A>(xr[u], yr[u]);
     }
-    for (; i < nv; i += s) {
-        V xr = xv[i], yr = yv[i];
-        const T *xe = reinterpret_cast<const T *>(&xr), *ye = reinterpret_cast<const T *>(&yr);
-#pragma unroll
-        for (int k = 0; k < (int)W; k++) acc += prod_(xe[k], ye[k]);
-    }
-    const size_t tail0 = head + nv * W;
-    if (t < head) acc += prod_(x[t], y[t]);
-    if (t < n - tail0) acc += prod_(x[tail0 + t], y[tail0 + t]);
+    for (; i < nv; i += s) acc += dot16<T, A>(xv[i], yv[i]);
+    acc += dot_head_tail<T, A>(n, head, nv, x, y);
 
-    acc = block_sum(acc);
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = acc;
-        __threadfence();
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    A total = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += __ldcg(partials + b);
-    total = block_sum(total);
-    if (threadIdx.x == 0) {
-        *result = total;
-        *counter = 0;
-    }
+    last_block_sum(block_sum(acc), partials, counter, result);
 }
 
 /* v13: v11 in v09's shape: block b reads the contiguous run of K * 256 vectors that starts at b * K * 256 (the
@@ -400,34 +420,11 @@ __global__ void dot_block_chunk(size_t n, size_t head, const T *__restrict__ x, 
 #pragma unroll 4
     for (int k = 0; k < K; k++) {
         const size_t i = base + (size_t)k * blockDim.x;
-        if (i < nv) {
-            V xr = xv[i], yr = yv[i];
-            const T *xe = reinterpret_cast<const T *>(&xr), *ye = reinterpret_cast<const T *>(&yr);
-#pragma unroll
-            for (int e = 0; e < (int)W; e++) acc += prod_(xe[e], ye[e]);
-        }
+        if (i < nv) acc += dot16<T, A>(xv[i], yv[i]);
     }
-    const size_t tail0 = head + nv * W;
-    if (t < head) acc += prod_(x[t], y[t]);
-    if (t < n - tail0) acc += prod_(x[tail0 + t], y[tail0 + t]);
+    acc += dot_head_tail<T, A>(n, head, nv, x, y);
 
-    acc = block_sum(acc);
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = acc;
-        __threadfence();
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    A total = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += __ldcg(partials + b);
-    total = block_sum(total);
-    if (threadIdx.x == 0) {
-        *result = total;
-        *counter = 0;
-    }
+    last_block_sum(block_sum(acc), partials, counter, result);
 }
 
 /* Dot workspace: partials at offset 64 (one 8-byte slot per block). */
