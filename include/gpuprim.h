@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -244,6 +245,47 @@ GP_API gp_status_t gp_vec_dot(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const v
                               void *result, gp_stream_t stream);
 GP_API gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y,
                                    void *result_host);
+
+/* ---------------------------------------------------------------------------------------------- files */
+/* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary
+ * arrays (like np.memmap: the dtype is given, an offset skipped). Readers return data in the host's byte order.
+ * Malformed input gives GP_ERR_FORMAT with "byte N" in gp_last_error(): the file offset where parsing failed;
+ * a file shorter than its header promises gives GP_ERR_FORMAT naming the offset where it ends. Descriptors:
+ * f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8, and b1 (bool, read as u8). bf16 has no .npy descriptor. */
+#define GP_NPY_MAX_DIMS 32
+#define GP_COUNT_ALL ((size_t)-1)
+
+typedef struct gp_array_desc {
+    gp_dtype_t dtype;
+    int ndim;                         /* 0: a scalar (count 1) */
+    size_t shape[GP_NPY_MAX_DIMS];
+    int fortran_order;                /* 1: column-major element order in the file */
+    int big_endian;                   /* 1: the file stores multi-byte elements big-endian */
+    int version_major, version_minor; /* .npy format version; 0.0 for raw files */
+    size_t data_offset;               /* file offset of element 0 */
+    size_t count;                     /* elements (product of shape) */
+    size_t elem_size;                 /* bytes per element */
+} gp_array_desc_t;
+
+/* Parses a .npy header held in the first len bytes of a file. If len is too short, GP_ERR_FORMAT says how many bytes
+ * the header needs (gp_npy_header_size tells that from the first 12 bytes). */
+GP_API gp_status_t gp_npy_parse_header(const void *buf, size_t len, gp_array_desc_t *desc);
+/* Total header bytes (= data offset) from the first len >= 12 bytes (10 suffice for version 1.x). */
+GP_API gp_status_t gp_npy_header_size(const void *buf, size_t len, size_t *header_bytes);
+/* Parses the header of the .npy file at path and checks that the file holds all its elements. */
+GP_API gp_status_t gp_npy_inspect(const char *path, gp_array_desc_t *desc);
+/* Reads the whole array into *data (malloc'd; release with free()), in host byte order and file element order. */
+GP_API gp_status_t gp_npy_load(const char *path, gp_array_desc_t *desc, void **data);
+/* Writes a version 1.0 .npy file (2.0 when the header needs it), little-endian, C order unless fortran_order. */
+GP_API gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,
+                               const void *data);
+/* Describes a raw binary file of dtype: elements start at offset; count elements, or GP_COUNT_ALL for all whole
+ * elements after offset. Checks the file holds them. */
+GP_API gp_status_t gp_raw_inspect(const char *path, gp_dtype_t dtype, size_t offset, size_t count,
+                                  gp_array_desc_t *desc);
+/* Reads up to count elements from f's current position (placed by the caller, e.g. at desc->data_offset) into buf,
+ * swapping to host byte order; *got = elements read (fewer only at end of file or on error). Works on pipes. */
+GP_API gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t count, void *buf, size_t *got);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,13 @@ GP_INTERNAL gp_status_t gp__check_launch(const char *kernel, const char *file, i
         if (st != GP_OK) goto fail;                                                         \
     } while (0)
 
+/* In a function without cleanup: return the status of expr unless it is GP_OK. */
+#define GP_TRY_RET(expr)                                                                    \
+    do {                                                                                    \
+        gp_status_t gp_r_ = (expr);                                                         \
+        if (gp_r_ != GP_OK) return gp_r_;                                                   \
+    } while (0)
+
 /* Argument checks: return an INVALID_ARG naming the function and argument. */
 #define GP_ARG_NONNULL(fn, p)                                                               \
     do {                                                                                    \
