@@ -246,6 +246,52 @@ GP_API gp_status_t gp_vec_dot(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const v
 GP_API gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y,
                                    void *result_host);
 
+/* ---------------------------------------------------------------------------------------------- reduce */
+/* Device-wide reductions of n elements of any dtype. One launch for any n (the last block to finish combines).
+ * Deterministic: the result's bits depend only on the data, never on the grid, stream, GPU model or backend —
+ * the reduction tree is fixed over 64 KiB tiles (docs/REDUCE.md), and the CPU backend computes the same tree, so
+ * GPU and CPU results are bitwise equal (NaN results: NaN on both, payloads may differ).
+ *   sum, prod         integers: int64 (signed) / uint64 (unsigned) accumulators, wrapping mod 2^64;
+ *                     f16, bf16, f32: f32 accumulator; f64: f64.
+ *   min, max, minmax  the extreme value (integers widened to int64/uint64; f16/bf16 to f32). Any NaN makes the
+ *                     result NaN (NumPy's rule); -0.0 and +0.0 compare equal.
+ *   argmin, argmax    the extreme and the FIRST index holding it; with NaNs, the index of the first NaN (as NumPy).
+ *   and, or, xor      integers only: the dtype's bits, zero-extended to uint64.
+ *   count_nonzero     uint64; NaN counts as nonzero, -0.0 as zero.
+ * n = 0 gives the identity: sum 0, prod 1, min/max the dtype's largest/smallest value (+-inf for floats), and all ones
+ * of the dtype, or/xor/count 0, argmin/argmax index -1. */
+typedef enum gp_reduce_op {
+    GP_REDUCE_SUM = 0, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX, GP_REDUCE_MINMAX, GP_REDUCE_ARGMIN,
+    GP_REDUCE_ARGMAX, GP_REDUCE_AND, GP_REDUCE_OR, GP_REDUCE_XOR, GP_REDUCE_COUNT_NONZERO,
+    GP_REDUCE_OP_COUNT
+} gp_reduce_op_t;
+
+typedef union gp_scalar {
+    double f64;
+    float f32;
+    int64_t i64;
+    uint64_t u64;
+} gp_scalar_t;
+
+typedef struct gp_reduce_result {
+    gp_scalar_t value;   /* the result; minmax: the min; argmin/argmax: the extreme value */
+    gp_scalar_t value2;  /* minmax: the max; else 0 */
+    int64_t index;       /* argmin/argmax: first index of the extreme (-1 when n = 0); else -1 */
+    int32_t acc_dtype;   /* gp_dtype_t of value and value2: GP_F32, GP_F64, GP_I64 or GP_U64 */
+    int32_t op;          /* the gp_reduce_op_t computed */
+} gp_reduce_result_t;
+
+GP_API const char *gp_reduce_op_name(gp_reduce_op_t op); /* "sum", ..., "count_nonzero" */
+GP_API gp_status_t gp_reduce_op_parse(const char *name, gp_reduce_op_t *op);
+/* The accumulator dtype of op over dtype (GP_DTYPE_COUNT when the pair is unsupported). */
+GP_API gp_dtype_t gp_reduce_acc_dtype(gp_reduce_op_t op, gp_dtype_t dtype);
+/* result: device-accessible memory (written asynchronously on the stream); 8-byte aligned. */
+GP_API gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                             gp_reduce_result_t *result, gp_stream_t stream);
+/* result_host: host memory; waits for the result (legacy default stream). */
+GP_API gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                  gp_reduce_result_t *result_host);
+
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary
  * arrays (like np.memmap: the dtype is given, an offset skipped). Readers return data in the host's byte order.

@@ -4,7 +4,7 @@
 # is printed last.
 #   scripts/device_check.sh [build|test|sanitize|bench|all]...   (default: build test bench)
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
-# vector.svg demo.txt.
+# vector.svg reduce.svg demo.txt.
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -57,10 +57,13 @@ if [[ " $steps " == *" sanitize "* ]]; then
     rc=$?
     note "compute-sanitizer $tool $t ${filter}: exit $rc, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/sanitizer.log" | tail -1)"
   done <<'LIST'
-memcheck gpu_vector - 220
-memcheck gpu_core - 120 --report-api-errors=no
-racecheck gpu_vector dot 120
-synccheck gpu_vector dot 100
+memcheck gpu_vector - 200
+memcheck gpu_core - 100 --report-api-errors=no
+memcheck gpu_reduce - 150
+racecheck gpu_vector dot 100
+racecheck gpu_reduce - 150
+synccheck gpu_vector dot 80
+synccheck gpu_reduce - 120
 LIST
 fi
 
@@ -73,6 +76,8 @@ if [[ " $steps " == *" bench "* ]]; then
     echo; echo "### gpuprim lab vector --op all -n 2^28"; $G lab vector --op all -n 2^28 --reps 10
     echo; echo "### gpuprim lab vector --op triad -n 2^28 (again: spread)"; $G lab vector --op triad -n 2^28 --reps 10
     echo; echo "### gpuprim lab vector --op all -n 2^20 (small: launch-bound)"; $G lab vector --op all -n 2^20
+    echo; echo "### gpuprim bench reduce"; $G bench reduce --svg "$OUT/reduce.svg"
+    echo; echo "### gpuprim bench reduce (again: spread)"; $G bench reduce
     echo; echo "### gpuprim bandwidth"; $G bandwidth
   } >"$OUT/results.txt" 2>&1
   $G bench vector --dtype all --json >"$OUT/bench.json" 2>&1
@@ -81,7 +86,8 @@ if [[ " $steps " == *" bench "* ]]; then
   rc=$?
   echo "demo seconds: $((SECONDS - t0))" >>"$OUT/demo.txt"
   note "demo: exit $rc, $(tail -1 "$OUT/demo.txt")"
-  grep -E "^(triad|dot|copy|ceiling)" "$OUT/results.txt" | head -12
+  grep -E "^(triad|dot|ceiling)" "$OUT/results.txt" | head -8
+  sed -n '/### gpuprim bench reduce$/,/### gpuprim bench reduce (again/p' "$OUT/results.txt" | grep -E "^(sum|max|min|argmax) "
 fi
 
 echo

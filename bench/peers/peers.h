@@ -22,6 +22,21 @@ int gp_peer_axpy(gp_peer_t *peer, int dtype_size, size_t n, double alpha, const 
 /* cuBLAS dot: *result_dev = x . y (float or double in device memory; the peer of dot). */
 int gp_peer_dot(gp_peer_t *peer, int dtype_size, size_t n, const void *x, const void *y, void *result_dev,
                 gp_peer_stream_t stream, char *err);
+/* CUB reductions (cub::DeviceReduce), the peers of gp_reduce. Temporary storage is sized and allocated by
+ * gp_peer_reduce_prepare (outside any timed region); gp_peer_reduce then only launches. */
+typedef enum {
+    GP_PEER_SUM_F32 = 0, /* DeviceReduce::Sum, float -> float */
+    GP_PEER_SUM_I32,     /* DeviceReduce::Sum, int -> int */
+    GP_PEER_MAX_F32,     /* DeviceReduce::Max, float */
+    GP_PEER_MIN_I32,     /* DeviceReduce::Min, int */
+    GP_PEER_SUM_U8_U64,  /* DeviceReduce::TransformReduce, uint8 -> uint64 sum */
+    GP_PEER_REDUCE_COUNT
+} gp_peer_reduce_t;
+int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);
+int gp_peer_reduce(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
+                   gp_peer_stream_t stream, char *err);
+const char *gp_peer_reduce_name(gp_peer_reduce_t kind);
+
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);
 

@@ -255,13 +255,186 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------- reduce */
+typedef struct rjob {
+    gp_ctx_t *ctx;
+    gp_reduce_op_t op;
+    gp_dtype_t dtype;
+    size_t n;
+    int nsets;
+    void **x;
+    void *out; /* 256 device bytes: ours at 0, the peer's at 64 */
+    gp_peer_reduce_t peer;
+    char err[256];
+} rjob_t;
+
+static gp_status_t run_reduce(void *u, int rep, gp_stream_t s)
+{
+    rjob_t *j = u;
+    return gp_reduce(j->ctx, j->op, j->dtype, j->n, j->x[rep % j->nsets], (gp_reduce_result_t *)j->out, s);
+}
+
+static gp_status_t run_reduce_peer(void *u, int rep, gp_stream_t s)
+{
+    rjob_t *j = u;
+    return gp_peer_reduce(NULL, j->peer, j->n, j->x[rep % j->nsets], (char *)j->out + 64, s, j->err) ? GP_ERR_CUDA
+                                                                                                      : GP_OK;
+}
+
+typedef struct rcase {
+    gp_reduce_op_t op;
+    gp_dtype_t dtype;
+    size_t n;
+    int peer; /* gp_peer_reduce_t, or -1 */
+} rcase_t;
+
+int bench_reduce(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
+                   "  gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at\n"
+                   "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, and small-n sums (2^10 .. 2^20).\n");
+            return EXIT_OK;
+        } else if (strcmp(a, "-n") == 0 && v) {
+            if (parse_size(v, &n) != 0 || n == 0) {
+                fprintf(stderr, "gpuprim bench reduce: -n: bad element count '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "gpuprim bench reduce: unknown argument '%s'\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    gp_ctx_t *ctx = NULL;
+    char why[700];
+    gp_status_t st = open_context(c.device, &ctx, why, sizeof why);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim bench reduce: %s: %s\n", gp_status_string(st), gp_last_error());
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (why[0]) fprintf(stderr, "gpuprim bench reduce: no GPU (%s); timing the CPU backend\n", why);
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    if (c.reps < 0) c.reps = gpu ? 20 : 3;
+    if (c.warmup < 0) c.warmup = gpu ? 3 : 1;
+    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
+                                       "peer", "peer_us", "ratio"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
+    report_t r;
+    report_init(&r, "gpuprim bench reduce", cols, num, 12);
+    char desc[512], date[16];
+    describe_device(ctx, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(&r, "device", "%s", desc);
+    report_meta(&r, "date", "%s", date);
+    report_meta(&r, "timing", "median of %d after %d warm-up; inputs rotated over > 2x L2; GB/s = 1e9 B/s read",
+                c.reps, c.warmup);
+    report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceReduce) from the CUDA toolkit" : "none on the CPU backend");
+    int rc = EXIT_OK;
+    bench_ceilings_t ce = {0, 0, 0};
+    if ((st = bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce)) != GP_OK) {
+        fprintf(stderr, "gpuprim bench reduce: ceilings: %s\n", gp_last_error());
+        report_free(&r);
+        gp_ctx_destroy(ctx);
+        return EXIT_FAIL;
+    }
+    const size_t small[] = {1u << 10, 1u << 14, 1u << 16, 1u << 18, 1u << 20};
+    rcase_t cases[32];
+    int nc = 0;
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32};
+    cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32};
+    cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32};
+    cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32};
+    gp_buffer_t out = {0};
+    if (gp_mem_alloc(ctx, GP_MEM_DEVICE, 256, &out) != GP_OK) rc = EXIT_FAIL;
+    const char *labels[40];
+    double values[40];
+    char label_buf[40][64];
+    int nbars = 0;
+    for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
+        const rcase_t *k = &cases[ci];
+        const size_t bytes = k->n * gp_dtype_size(k->dtype);
+        const int nsets = bench_rotation_sets(ctx, bytes, 16);
+        gp_buffer_t *bufs = calloc((size_t)nsets, sizeof *bufs);
+        void **ptrs = calloc((size_t)nsets, sizeof *ptrs);
+        rjob_t j = {ctx, k->op, k->dtype, k->n, nsets, ptrs, out.device, (gp_peer_reduce_t)(k->peer < 0 ? 0 : k->peer), ""};
+        for (int s = 0; s < nsets && rc == EXIT_OK; s++) {
+            /* Random bytes for any dtype: fill as i32 words (values in [-1024, 1023]; floats then are finite). */
+            gp_dtype_t fill = k->dtype == GP_F32 || k->dtype == GP_F64 ? k->dtype : GP_I32;
+            size_t words = (bytes + gp_dtype_size(fill) - 1) / gp_dtype_size(fill);
+            if ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, words * gp_dtype_size(fill), &bufs[s])) != GP_OK ||
+                (st = bench_fill_random(ctx, bufs[s].device, words, fill, 77 + (unsigned)s)) != GP_OK) {
+                fprintf(stderr, "gpuprim bench reduce: %zu bytes: %s\n", bytes, gp_last_error());
+                rc = EXIT_FAIL;
+            }
+            ptrs[s] = bufs[s].device;
+        }
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (rc == EXIT_OK && (st = bench_time(ctx, run_reduce, NULL, &j, c.warmup, c.reps, NULL, &so)) != GP_OK) {
+            fprintf(stderr, "gpuprim bench reduce: %s %s: %s\n", gp_reduce_op_name(k->op), gp_dtype_name(k->dtype),
+                    gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        const int has_peer = gpu && k->peer >= 0 && rc == EXIT_OK;
+        if (has_peer && (gp_peer_reduce_prepare(NULL, j.peer, k->n, j.err) != 0 ||
+                         bench_time(ctx, run_reduce_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench reduce: %s\n", j.err);
+            rc = EXIT_FAIL;
+        }
+        if (rc == EXIT_OK) {
+            vec_row(&r, gp_reduce_op_name(k->op), gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,
+                    has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
+            if (nbars < 38) {
+                snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s n=%zu", gp_reduce_op_name(k->op),
+                         gp_dtype_name(k->dtype), k->n);
+                labels[nbars] = label_buf[nbars];
+                values[nbars++] = bench_gbs((double)bytes, so.median_ms);
+                if (has_peer) {
+                    snprintf(label_buf[nbars], sizeof label_buf[0], "%s (peer)", gp_peer_reduce_name(j.peer));
+                    labels[nbars] = label_buf[nbars];
+                    values[nbars++] = bench_gbs((double)bytes, sp.median_ms);
+                }
+            }
+        }
+        for (int s = 0; s < nsets; s++) gp_mem_free(ctx, &bufs[s]);
+        free(bufs);
+        free(ptrs);
+    }
+    report_print(&r, c.fmt, stdout);
+    if (rc == EXIT_OK && c.svg) {
+        char title[700];
+        snprintf(title, sizeof title, "gpuprim bench reduce\n%s\n%s; peer: CUB", desc, date);
+        if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", labels, values, nbars, ce.read_gbs,
+                          "read-only kernel") != 0)
+            rc = EXIT_FAIL;
+    }
+    gp_mem_free(ctx, &out);
+    report_free(&r);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector [options]   (--help after the primitive)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
-    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector)\n", argv[1]);
+    if (strcmp(argv[1], "reduce") == 0) return bench_reduce(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce)\n", argv[1]);
     return EXIT_USAGE;
 }

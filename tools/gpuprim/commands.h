@@ -9,6 +9,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bandwidth(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int bench_vector(int argc, char **argv); /* argv[0] = "vector" */
+int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
 int cmd_lab(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 

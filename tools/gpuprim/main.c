@@ -15,6 +15,7 @@ static void usage(FILE *f)
             "  info                      GPUs (and the CPU backend): what deviceQuery shows that matters\n"
             "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
+            "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
             "  lab vector                every vector version verified and timed side by side\n"
             "  demo                      a short tour (the main job of `make demo`)\n"
             "  version                   print the version\n"

@@ -1,0 +1,80 @@
+// cub_peer.cu — CUB reductions for `gpuprim bench reduce` (C++ allowed here only; never linked into the library).
+// Temporary storage is kept per kind and grown in gp_peer_reduce_prepare, so timed calls only launch.
+#include "peers.h"
+
+#include <cub/cub.cuh>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+
+namespace {
+struct ToU64 {
+    __host__ __device__ unsigned long long operator()(unsigned char v) const { return v; }
+};
+struct MaxOp {
+    __host__ __device__ float operator()(float a, float b) const { return a > b ? a : b; }
+};
+struct MinOp {
+    __host__ __device__ int operator()(int a, int b) const { return a < b ? a : b; }
+};
+
+void *g_temp[GP_PEER_REDUCE_COUNT];
+size_t g_temp_bytes[GP_PEER_REDUCE_COUNT];
+
+cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, const void *x, void *out,
+                cudaStream_t s)
+{
+    const int64_t nn = (int64_t)n;
+    switch (kind) {
+    case GP_PEER_SUM_F32: return cub::DeviceReduce::Sum(temp, bytes, (const float *)x, (float *)out, nn, s);
+    case GP_PEER_SUM_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)x, (int *)out, nn, s);
+    case GP_PEER_MAX_F32:
+        return cub::DeviceReduce::Reduce(temp, bytes, (const float *)x, (float *)out, nn, MaxOp(), -INFINITY, s);
+    case GP_PEER_MIN_I32:
+        return cub::DeviceReduce::Reduce(temp, bytes, (const int *)x, (int *)out, nn, MinOp(), INT32_MAX, s);
+    case GP_PEER_SUM_U8_U64:
+        return cub::DeviceReduce::TransformReduce(temp, bytes, (const unsigned char *)x, (unsigned long long *)out, nn,
+                                                  ::cuda::std::plus<unsigned long long>(), ToU64(), 0ull, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+} // namespace
+
+extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
+{
+    static const char *const names[] = {"cub::Sum f32", "cub::Sum i32", "cub::Max f32", "cub::Min i32",
+                                        "cub::TransformReduce u8>u64"};
+    return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
+}
+
+extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t n, char *err)
+{
+    size_t bytes = 0;
+    cudaError_t e = run(kind, nullptr, bytes, n, nullptr, nullptr, nullptr);
+    if (e == cudaSuccess && bytes > g_temp_bytes[kind]) {
+        if (g_temp[kind]) cudaFree(g_temp[kind]);
+        g_temp[kind] = nullptr;
+        g_temp_bytes[kind] = 0;
+        e = cudaMalloc(&g_temp[kind], bytes);
+        if (e == cudaSuccess) g_temp_bytes[kind] = bytes;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "CUB %s temp storage: %s", gp_peer_reduce_name(kind), cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int gp_peer_reduce(gp_peer_t *, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
+                              gp_peer_stream_t stream, char *err)
+{
+    size_t bytes = g_temp_bytes[kind];
+    cudaError_t e = run(kind, g_temp[kind], bytes, n, x, out_dev, stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "%s: %s", gp_peer_reduce_name(kind), cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * reduce.c — the public reduction API: names, accumulator rules, validation, the n = 0 identities, and dispatch to
+ * the GPU launcher (reduce.cu) or the CPU backend (reduce_cpu.c). Semantics: include/gpuprim.h.
+ */
+#include "reduce_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static const char *const g_names[GP_REDUCE_OP_COUNT] = {
+    "sum", "prod", "min", "max", "minmax", "argmin", "argmax", "and", "or", "xor", "count_nonzero"};
+
+const char *gp_reduce_op_name(gp_reduce_op_t op) { return (unsigned)op < GP_REDUCE_OP_COUNT ? g_names[op] : "?"; }
+
+gp_status_t gp_reduce_op_parse(const char *name, gp_reduce_op_t *op)
+{
+    GP_ARG_NONNULL("gp_reduce_op_parse", name);
+    GP_ARG_NONNULL("gp_reduce_op_parse", op);
+    for (int i = 0; i < GP_REDUCE_OP_COUNT; i++)
+        if (strcmp(name, g_names[i]) == 0) {
+            *op = (gp_reduce_op_t)i;
+            return GP_OK;
+        }
+    return gp__error(GP_ERR_INVALID_ARG, "gp_reduce_op_parse: unknown op '%s' (sum prod min max minmax argmin argmax "
+                                         "and or xor count_nonzero)", name);
+}
+
+static int is_float(gp_dtype_t d) { return d == GP_F16 || d == GP_BF16 || d == GP_F32 || d == GP_F64; }
+static int is_signed_int(gp_dtype_t d) { return d == GP_I8 || d == GP_I16 || d == GP_I32 || d == GP_I64; }
+
+gp_dtype_t gp_reduce_acc_dtype(gp_reduce_op_t op, gp_dtype_t dtype)
+{
+    if ((unsigned)op >= GP_REDUCE_OP_COUNT || (unsigned)dtype >= GP_DTYPE_COUNT) return GP_DTYPE_COUNT;
+    if (op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR)
+        return is_float(dtype) ? GP_DTYPE_COUNT : GP_U64;
+    if (op == GP_REDUCE_COUNT_NONZERO) return GP_U64;
+    if (is_float(dtype)) return dtype == GP_F64 ? GP_F64 : GP_F32;
+    return is_signed_int(dtype) ? GP_I64 : GP_U64;
+}
+
+void gp__reduce_identity(gp_reduce_op_t op, gp_dtype_t dtype, gp_reduce_result_t *r)
+{
+    memset(r, 0, sizeof *r);
+    r->acc_dtype = (int32_t)gp_reduce_acc_dtype(op, dtype);
+    r->op = (int32_t)op;
+    r->index = -1;
+    const size_t bits = 8 * gp_dtype_size(dtype);
+    /* The dtype's extremes, in the accumulator's representation. */
+    gp_scalar_t hi, lo;
+    hi.u64 = lo.u64 = 0;
+    if (r->acc_dtype == GP_F32) {
+        hi.f32 = INFINITY;
+        lo.f32 = -INFINITY;
+    } else if (r->acc_dtype == GP_F64) {
+        hi.f64 = INFINITY;
+        lo.f64 = -INFINITY;
+    } else if (r->acc_dtype == GP_I64) {
+        hi.i64 = bits == 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+        lo.i64 = -hi.i64 - 1;
+    } else {
+        hi.u64 = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    }
+    switch (op) {
+    case GP_REDUCE_PROD:
+        if (r->acc_dtype == GP_F32) r->value.f32 = 1.0f;
+        else if (r->acc_dtype == GP_F64) r->value.f64 = 1.0;
+        else r->value.u64 = 1;
+        break;
+    case GP_REDUCE_MIN:
+    case GP_REDUCE_ARGMIN: r->value = hi; break;
+    case GP_REDUCE_MAX:
+    case GP_REDUCE_ARGMAX: r->value = lo; break;
+    case GP_REDUCE_MINMAX:
+        r->value = hi;
+        r->value2 = lo;
+        break;
+    case GP_REDUCE_AND: r->value.u64 = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1; break;
+    default: break; /* sum, or, xor, count: 0 */
+    }
+}
+
+gp_status_t gp__reduce_check(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+                             const void *x, const void *result)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if ((unsigned)op >= GP_REDUCE_OP_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: op %d is not a gp_reduce_op_t", fn, (int)op);
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    if (gp_reduce_acc_dtype(op, dtype) == GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s is not defined for %s (integers only)", fn, g_names[op],
+                         gp_dtype_name(dtype));
+    size_t bytes;
+    if (!gp__mul_ok(n, gp_dtype_size(dtype), &bytes) || bytes > (size_t)INT64_MAX)
+        return gp__error(GP_ERR_OVERFLOW, "%s: n * sizeof(%s) = %zu * %zu overflows", fn, gp_dtype_name(dtype), n,
+                         gp_dtype_size(dtype));
+    if (result == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: result is NULL", fn);
+    if ((uintptr_t)result % 8) return gp__error(GP_ERR_INVALID_ARG, "%s: result is not 8-byte aligned", fn);
+    if (n > 0 && x == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: x is NULL", fn);
+    if (n > 0 && (uintptr_t)x % gp_dtype_size(dtype))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: x is not %zu-byte aligned", fn, gp_dtype_size(dtype));
+    return GP_OK;
+}
+
+gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                      gp_reduce_result_t *result, gp_stream_t stream)
+{
+    static const char fn[] = "gp_reduce";
+    GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, n, x, result));
+    if (gp__is_cpu(ctx)) {
+        if (n == 0) {
+            gp__reduce_identity(op, dtype, result);
+            return GP_OK;
+        }
+        return gp__reduce_cpu(op, dtype, n, x, result, 1);
+    }
+    if (n == 0) {
+        gp_reduce_result_t id;
+        gp__reduce_identity(op, dtype, &id);
+        gp_status_t st = GP_OK;
+        /* From the context's pinned staging, ordered on the stream (a pageable source could be reused too soon). */
+        GP_CUDA_TRY(cudaStreamSynchronize(stream));
+        memcpy(ctx->host_result, &id, sizeof id);
+        GP_CUDA_TRY(cudaMemcpyAsync(result, ctx->host_result, sizeof id, cudaMemcpyHostToDevice, stream));
+        GP_CUDA_TRY(cudaStreamSynchronize(stream));
+        return GP_OK;
+    fail:
+        return st;
+    }
+    return gp__reduce_gpu(ctx, op, dtype, n, x, result, stream);
+}
+
+gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                           gp_reduce_result_t *result_host)
+{
+    static const char fn[] = "gp_reduce_sync";
+    GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, n, x, result_host));
+    if (gp__is_cpu(ctx) || n == 0) {
+        if (n == 0) {
+            gp__reduce_identity(op, dtype, result_host);
+            return GP_OK;
+        }
+        return gp__reduce_cpu(op, dtype, n, x, result_host, 1);
+    }
+    gp_status_t st;
+    GP_TRY(gp__reduce_gpu(ctx, op, dtype, n, x, (gp_reduce_result_t *)ctx->dev_result, NULL));
+    GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, sizeof *result_host, cudaMemcpyDeviceToHost, NULL));
+    GP_CUDA_TRY(cudaStreamSynchronize(NULL));
+    memcpy(result_host, ctx->host_result, sizeof *result_host);
+    return GP_OK;
+fail:
+    return st;
+}

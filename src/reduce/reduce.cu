@@ -1,0 +1,358 @@
+/*
+ * reduce.cu — the production reduction: one launch of a persistent, balanced grid over the fixed tile tree of
+ * reduce_internal.h, 16-byte loads where x is 16-byte aligned (scalar loads in the same element order otherwise),
+ * and the primers' last-block guard: the block that finishes last folds the tile results level by level and writes
+ * the gp_reduce_result_t. Templated over (op, dtype); the CPU backend (reduce_cpu.c) computes the same tree.
+ */
+#include "reduce_internal.h"
+
+#include <cuda_fp16.h>
+
+#include <stdint.h>
+#include <type_traits>
+
+namespace {
+
+struct f16_t {
+    unsigned short b;
+};
+struct bf16_t {
+    unsigned short b;
+};
+
+/* The value domain of each dtype: integers widen to 64 bits, f16/bf16 to float. */
+template <typename T> struct Val;
+template <> struct Val<uint8_t> { typedef unsigned long long type; };
+template <> struct Val<uint16_t> { typedef unsigned long long type; };
+template <> struct Val<uint32_t> { typedef unsigned long long type; };
+template <> struct Val<unsigned long long> { typedef unsigned long long type; };
+template <> struct Val<int8_t> { typedef long long type; };
+template <> struct Val<int16_t> { typedef long long type; };
+template <> struct Val<int32_t> { typedef long long type; };
+template <> struct Val<long long> { typedef long long type; };
+template <> struct Val<f16_t> { typedef float type; };
+template <> struct Val<bf16_t> { typedef float type; };
+template <> struct Val<float> { typedef float type; };
+template <> struct Val<double> { typedef double type; };
+
+template <typename T> __device__ __forceinline__ typename Val<T>::type to_val(T x) { return (typename Val<T>::type)x; }
+template <> __device__ __forceinline__ float to_val<f16_t>(f16_t x) { return __half2float(__ushort_as_half(x.b)); }
+template <> __device__ __forceinline__ float to_val<bf16_t>(bf16_t x) { return __uint_as_float((unsigned)x.b << 16); }
+
+/* The dtype's bits, zero-extended (and/or/xor). */
+template <typename T> __device__ __forceinline__ unsigned long long bits_of(T x)
+{
+    if (sizeof(T) == 1) return *(const unsigned char *)&x;
+    if (sizeof(T) == 2) return *(const unsigned short *)&x;
+    if (sizeof(T) == 4) return *(const unsigned int *)&x;
+    return *(const unsigned long long *)&x;
+}
+
+template <typename V> __device__ __forceinline__ bool is_nan(V v) { return v != v; }
+
+template <typename V> struct Lim;
+template <> struct Lim<float> {
+    static __device__ float hi() { return __int_as_float(0x7f800000); }
+    static __device__ float lo() { return __int_as_float((int)0xff800000u); }
+};
+template <> struct Lim<double> {
+    static __device__ double hi() { return __longlong_as_double(0x7ff0000000000000ll); }
+    static __device__ double lo() { return __longlong_as_double((long long)0xfff0000000000000ull); }
+};
+template <> struct Lim<long long> {
+    static __device__ long long hi() { return 0x7fffffffffffffffll; }
+    static __device__ long long lo() { return (long long)0x8000000000000000ull; }
+};
+template <> struct Lim<unsigned long long> {
+    static __device__ unsigned long long hi() { return ~0ull; }
+    static __device__ unsigned long long lo() { return 0ull; }
+};
+
+__host__ __device__ constexpr bool bitwise_op(int op) { return op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR; }
+__host__ __device__ constexpr bool arg_op(int op) { return op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX; }
+
+/* One reduction: the state type S, its identity, how an element enters it, how two combine, how they move. */
+template <int OP, typename T> struct Red {
+    typedef typename Val<T>::type V;
+    /* Integer sums and products wrap in unsigned arithmetic; bitwise ops and counts work on 64-bit words. */
+    static constexpr bool wordy = bitwise_op(OP) || OP == GP_REDUCE_COUNT_NONZERO ||
+                                  ((OP == GP_REDUCE_SUM || OP == GP_REDUCE_PROD) && sizeof(V) == 8 &&
+                                   (V)(-1) < (V)0 && (V)0.5 == (V)0);
+    typedef typename std::conditional<bitwise_op(OP) || OP == GP_REDUCE_COUNT_NONZERO, unsigned long long,
+                                      typename std::conditional<wordy, unsigned long long, V>::type>::type SV;
+    struct S {
+        SV v, v2;
+        long long i;
+    };
+
+    static __device__ __forceinline__ S identity()
+    {
+        S s;
+        s.i = 0x7fffffffffffffffll;
+        s.v2 = 0;
+        switch (OP) {
+        case GP_REDUCE_SUM: s.v = std::is_floating_point<SV>::value ? (SV)-0.0 : (SV)0; break; /* -0.0 + x == x */
+        case GP_REDUCE_PROD: s.v = (SV)1; break;
+        case GP_REDUCE_MIN:
+        case GP_REDUCE_ARGMIN: s.v = (SV)Lim<V>::hi(); break;
+        case GP_REDUCE_MAX:
+        case GP_REDUCE_ARGMAX: s.v = (SV)Lim<V>::lo(); break;
+        case GP_REDUCE_MINMAX:
+            s.v = (SV)Lim<V>::hi();
+            s.v2 = (SV)Lim<V>::lo();
+            break;
+        default: s.v = 0;
+        }
+        if constexpr (OP == GP_REDUCE_AND) s.v = ~0ull;
+        return s;
+    }
+
+    static __device__ __forceinline__ S make(T x, long long idx)
+    {
+        S s;
+        s.i = idx;
+        if (bitwise_op(OP)) {
+            s.v = (SV)bits_of(x);
+        } else if (OP == GP_REDUCE_COUNT_NONZERO) {
+            s.v = to_val(x) != (V)0 ? 1 : 0;
+        } else {
+            s.v = (SV)to_val(x);
+        }
+        s.v2 = s.v;
+        return s;
+    }
+
+    static __device__ __forceinline__ SV vmin(SV a, SV b) { return is_nan(a) ? a : is_nan(b) ? b : (b < a ? b : a); }
+    static __device__ __forceinline__ SV vmax(SV a, SV b) { return is_nan(a) ? a : is_nan(b) ? b : (b > a ? b : a); }
+
+    /* a holds lower lanes / indices, b higher. */
+    static __device__ __forceinline__ S combine(S a, S b)
+    {
+        if constexpr (bitwise_op(OP)) {
+            a.v = OP == GP_REDUCE_AND ? (a.v & b.v) : OP == GP_REDUCE_OR ? (a.v | b.v) : (a.v ^ b.v);
+            return a;
+        }
+        switch (OP) {
+        case GP_REDUCE_SUM:
+        case GP_REDUCE_COUNT_NONZERO: a.v = a.v + b.v; return a;
+        case GP_REDUCE_PROD: a.v = a.v * b.v; return a;
+        case GP_REDUCE_MIN: a.v = vmin(a.v, b.v); return a;
+        case GP_REDUCE_MAX: a.v = vmax(a.v, b.v); return a;
+        case GP_REDUCE_MINMAX:
+            a.v = vmin(a.v, b.v);
+            a.v2 = vmax(a.v2, b.v2);
+            return a;
+        default: { /* argmin / argmax: NaN wins, then the extreme, then the smaller index */
+            const bool an = is_nan(a.v), bn = is_nan(b.v);
+            if (an != bn) return an ? a : b;
+            if (!an) {
+                if (OP == GP_REDUCE_ARGMIN ? b.v < a.v : b.v > a.v) return b;
+                if (OP == GP_REDUCE_ARGMIN ? a.v < b.v : a.v > b.v) return a;
+            }
+            return b.i < a.i ? b : a;
+        }
+        }
+    }
+
+    static __device__ __forceinline__ S shfl_down(S s, int o)
+    {
+        S t;
+        t.v = __shfl_down_sync(0xffffffffu, s.v, o);
+        t.v2 = OP == GP_REDUCE_MINMAX ? __shfl_down_sync(0xffffffffu, s.v2, o) : t.v;
+        t.i = arg_op(OP) ? __shfl_down_sync(0xffffffffu, s.i, o) : 0;
+        return t;
+    }
+
+    /* Tile results live in 8-byte slots: v, then v2 (minmax) or the index (argmin/argmax). */
+    static constexpr int SLOTS = (OP == GP_REDUCE_MINMAX || arg_op(OP)) ? 2 : 1;
+    static __device__ __forceinline__ void put(unsigned long long *p, size_t k, const S &s)
+    {
+        unsigned long long w = 0;
+        memcpy(&w, &s.v, sizeof s.v);
+        p[SLOTS * k] = w;
+        if (OP == GP_REDUCE_MINMAX) {
+            w = 0;
+            memcpy(&w, &s.v2, sizeof s.v2);
+            p[2 * k + 1] = w;
+        }
+        if (arg_op(OP)) p[2 * k + 1] = (unsigned long long)s.i;
+    }
+    static __device__ __forceinline__ S get(const unsigned long long *p, size_t k)
+    {
+        S s;
+        unsigned long long w = __ldcg(p + SLOTS * k);
+        memcpy(&s.v, &w, sizeof s.v);
+        s.v2 = s.v;
+        s.i = 0;
+        if (OP == GP_REDUCE_MINMAX) {
+            w = __ldcg(p + 2 * k + 1);
+            memcpy(&s.v2, &w, sizeof s.v2);
+        }
+        if (arg_op(OP)) s.i = (long long)__ldcg(p + 2 * k + 1);
+        return s;
+    }
+};
+
+/* The in-block tree of reduce_internal.h; the result is valid in thread 0. Every thread must call it. */
+template <int OP, typename T> __device__ typename Red<OP, T>::S block_tree(typename Red<OP, T>::S s)
+{
+    typedef Red<OP, T> R;
+    __shared__ typename R::S warp_res[GP__REDUCE_LANES / 32];
+    for (int o = 16; o > 0; o >>= 1) s = R::combine(s, R::shfl_down(s, o));
+    if ((threadIdx.x & 31) == 0) warp_res[threadIdx.x >> 5] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        typename R::S w[GP__REDUCE_LANES / 32];
+#pragma unroll
+        for (int i = 0; i < GP__REDUCE_LANES / 32; i++) w[i] = warp_res[i];
+#pragma unroll
+        for (int o = GP__REDUCE_LANES / 64; o > 0; o >>= 1)
+#pragma unroll
+            for (int i = 0; i < o; i++) w[i] = R::combine(w[i], w[i + o]);
+        s = w[0];
+    }
+    __syncthreads();
+    return s;
+}
+
+template <int OP, typename T>
+__global__ void __launch_bounds__(GP__REDUCE_LANES)
+    reduce_tiles(const T *__restrict__ x, size_t n, size_t ntiles, int aligned, unsigned long long *partials,
+                 unsigned int *counter, gp_reduce_result_t *result, int acc_dtype)
+{
+    typedef Red<OP, T> R;
+    typedef typename R::S S;
+    constexpr int W = 16 / sizeof(T);
+    constexpr size_t TILE = GP__REDUCE_TILE_BYTES / sizeof(T);
+    const unsigned l = threadIdx.x;
+
+    for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
+        S s = R::identity();
+        const size_t base = k * TILE;
+        if (aligned && base + TILE <= n) {
+            const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+#pragma unroll 4
+            for (int j = 0; j < GP__REDUCE_VECS; j++) {
+                const size_t v = l + (size_t)GP__REDUCE_LANES * j;
+                const uint4 q = __ldcs(xv + v);
+                const T *e = reinterpret_cast<const T *>(&q);
+#pragma unroll
+                for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], (long long)(base + v * W + w)));
+            }
+        } else {
+            for (int j = 0; j < GP__REDUCE_VECS; j++) {
+                const size_t e0 = base + (l + (size_t)GP__REDUCE_LANES * j) * W;
+                for (int w = 0; w < W; w++)
+                    if (e0 + w < n) s = R::combine(s, R::make(x[e0 + w], (long long)(e0 + w)));
+            }
+        }
+        s = block_tree<OP, T>(s);
+        if (l == 0) R::put(partials, k, s);
+    }
+
+    /* Last-block guard: publish, fence, take a ticket; the last block folds the tile results. */
+    __shared__ bool last;
+    if (l == 0) {
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    size_t m = ntiles;
+    while (m > 1) {
+        const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
+        for (size_t g = 0; g < groups; g++) {
+            S s = R::identity();
+#pragma unroll
+            for (int j = 0; j < GP__REDUCE_VECS; j++) {
+                const size_t e = g * GP__REDUCE_GROUP + (size_t)j * GP__REDUCE_LANES + l;
+                if (e < m) s = R::combine(s, R::get(partials, e));
+            }
+            s = block_tree<OP, T>(s); /* ends with a barrier: every read of group g is done */
+            if (l == 0) R::put(partials, g, s);
+            __syncthreads();
+        }
+        m = groups;
+    }
+    if (l == 0) {
+        const S s = R::get(partials, 0);
+        unsigned long long v = 0, v2 = 0;
+        memcpy(&v, &s.v, sizeof s.v);
+        if (OP == GP_REDUCE_MINMAX) memcpy(&v2, &s.v2, sizeof s.v2);
+        result->value.u64 = v;
+        result->value2.u64 = v2;
+        result->index = arg_op(OP) ? s.i : -1;
+        result->acc_dtype = acc_dtype;
+        result->op = OP;
+        *counter = 0;
+    }
+}
+
+template <int OP, typename T>
+gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, gp_reduce_result_t *result, int acc_dtype,
+                   cudaStream_t stream)
+{
+    typedef Red<OP, T> R;
+    const size_t tile = GP__REDUCE_TILE_BYTES / sizeof(T), ntiles = (n + tile - 1) / tile;
+    /* A persistent grid that gives every block the same number of tiles (no straggler round). */
+    const size_t fill = gp__fill_grid(ctx, GP__REDUCE_LANES), per = (ntiles + fill - 1) / fill;
+    const unsigned grid = (unsigned)((ntiles + per - 1) / per);
+    void *ws = NULL;
+    gp_status_t st = gp__workspace(ctx, ntiles * R::SLOTS * 8 + 64, &ws);
+    if (st != GP_OK) return st;
+    const int aligned = ((uintptr_t)x & 15) == 0;
+    reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, stream>>>((const T *)x, n, ntiles, aligned,
+                                                               (unsigned long long *)ws,
+                                                               ctx->counters + GP__COUNTER_REDUCE, result, acc_dtype);
+    return GP_CHECK_LAUNCH("gp_reduce");
+}
+
+template <typename T>
+gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, gp_reduce_result_t *r, int acc,
+                  cudaStream_t s)
+{
+    switch (op) {
+    case GP_REDUCE_SUM: return launch<GP_REDUCE_SUM, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_PROD: return launch<GP_REDUCE_PROD, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_MIN: return launch<GP_REDUCE_MIN, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_MAX: return launch<GP_REDUCE_MAX, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_MINMAX: return launch<GP_REDUCE_MINMAX, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_ARGMIN: return launch<GP_REDUCE_ARGMIN, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_ARGMAX: return launch<GP_REDUCE_ARGMAX, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_COUNT_NONZERO: return launch<GP_REDUCE_COUNT_NONZERO, T>(ctx, n, x, r, acc, s);
+    default: break;
+    }
+    if constexpr (!std::is_floating_point<typename Val<T>::type>::value) {
+        switch (op) {
+        case GP_REDUCE_AND: return launch<GP_REDUCE_AND, T>(ctx, n, x, r, acc, s);
+        case GP_REDUCE_OR: return launch<GP_REDUCE_OR, T>(ctx, n, x, r, acc, s);
+        case GP_REDUCE_XOR: return launch<GP_REDUCE_XOR, T>(ctx, n, x, r, acc, s);
+        default: break;
+        }
+    }
+    return gp__error(GP_ERR_INTERNAL, "gp_reduce: op %d reached the launcher unsupported", (int)op);
+}
+
+} // namespace
+
+extern "C" gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                      gp_reduce_result_t *result, cudaStream_t stream)
+{
+    const int acc = (int)gp_reduce_acc_dtype(op, dtype);
+    switch (dtype) {
+    case GP_U8: return by_op<uint8_t>(ctx, op, n, x, result, acc, stream);
+    case GP_I8: return by_op<int8_t>(ctx, op, n, x, result, acc, stream);
+    case GP_U16: return by_op<uint16_t>(ctx, op, n, x, result, acc, stream);
+    case GP_I16: return by_op<int16_t>(ctx, op, n, x, result, acc, stream);
+    case GP_U32: return by_op<uint32_t>(ctx, op, n, x, result, acc, stream);
+    case GP_I32: return by_op<int32_t>(ctx, op, n, x, result, acc, stream);
+    case GP_U64: return by_op<unsigned long long>(ctx, op, n, x, result, acc, stream);
+    case GP_I64: return by_op<long long>(ctx, op, n, x, result, acc, stream);
+    case GP_F16: return by_op<f16_t>(ctx, op, n, x, result, acc, stream);
+    case GP_BF16: return by_op<bf16_t>(ctx, op, n, x, result, acc, stream);
+    case GP_F32: return by_op<float>(ctx, op, n, x, result, acc, stream);
+    case GP_F64: return by_op<double>(ctx, op, n, x, result, acc, stream);
+    default: return gp__error(GP_ERR_INVALID_ARG, "gp_reduce: dtype %d", (int)dtype);
+    }
+}

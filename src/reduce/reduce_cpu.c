@@ -1,0 +1,290 @@
+/*
+ * reduce_cpu.c — the CPU backend of gp_reduce: the same fixed tree as the GPU (reduce_internal.h), tile by tile
+ * (tiles in parallel with OpenMP: each tile's result does not depend on who computes it), then the levels serially.
+ * So the results are bitwise the GPU's, whatever the thread count. Float arithmetic is plain IEEE single/double
+ * (C11 mode: no contraction, no excess precision on x86-64).
+ */
+#include "reduce_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+float gp__bf16_to_f32(uint16_t h)
+{
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+float gp__f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: normalize */
+            int e = -1;
+            do {
+                e++;
+                man <<= 1;
+            } while (!(man & 0x400u));
+            bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ffu) << 13;
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | man << 13;
+    } else {
+        bits = sign | (exp + 112) << 23 | man << 13;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+typedef enum { K_F32, K_F64, K_I64, K_U64 } kind_t; /* the arithmetic domain */
+
+typedef struct st {
+    union {
+        float f;
+        double d;
+        int64_t i;
+        uint64_t u;
+    } v, v2;
+    int64_t idx;
+} st_t;
+
+typedef struct job {
+    gp_reduce_op_t op;
+    gp_dtype_t dt;
+    kind_t k;
+    const void *x;
+    size_t n;
+} job_t;
+
+static kind_t kind_of(gp_reduce_op_t op, gp_dtype_t dt)
+{
+    if (op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR || op == GP_REDUCE_COUNT_NONZERO) return K_U64;
+    if (dt == GP_F64) return K_F64;
+    if (dt == GP_F16 || dt == GP_BF16 || dt == GP_F32) return K_F32;
+    if (op == GP_REDUCE_SUM || op == GP_REDUCE_PROD) return K_U64; /* integers wrap */
+    return dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64 ? K_I64 : K_U64;
+}
+
+static st_t identity(const job_t *j)
+{
+    st_t s;
+    memset(&s, 0, sizeof s);
+    s.idx = INT64_MAX;
+    switch (j->op) {
+    case GP_REDUCE_SUM:
+        if (j->k == K_F32) s.v.f = -0.0f;
+        else if (j->k == K_F64) s.v.d = -0.0;
+        break;
+    case GP_REDUCE_PROD:
+        if (j->k == K_F32) s.v.f = 1.0f;
+        else if (j->k == K_F64) s.v.d = 1.0;
+        else s.v.u = 1;
+        break;
+    case GP_REDUCE_MIN:
+    case GP_REDUCE_MAX:
+    case GP_REDUCE_MINMAX:
+    case GP_REDUCE_ARGMIN:
+    case GP_REDUCE_ARGMAX: {
+        st_t hi, lo;
+        memset(&hi, 0, sizeof hi);
+        memset(&lo, 0, sizeof lo);
+        if (j->k == K_F32) hi.v.f = INFINITY, lo.v.f = -INFINITY;
+        else if (j->k == K_F64) hi.v.d = INFINITY, lo.v.d = -INFINITY;
+        else if (j->k == K_I64) hi.v.i = INT64_MAX, lo.v.i = INT64_MIN;
+        else hi.v.u = UINT64_MAX, lo.v.u = 0;
+        s.v = (j->op == GP_REDUCE_MAX || j->op == GP_REDUCE_ARGMAX) ? lo.v : hi.v;
+        s.v2 = lo.v;
+        break;
+    }
+    case GP_REDUCE_AND: s.v.u = UINT64_MAX; break;
+    default: break;
+    }
+    return s;
+}
+
+static st_t make(const job_t *j, size_t i)
+{
+    st_t s;
+    memset(&s, 0, sizeof s);
+    s.idx = (int64_t)i;
+    uint64_t bits = 0; /* the element's bits, zero-extended */
+    double fv = 0;     /* floats: the value */
+    int64_t iv = 0;    /* integers: the value (sign- or zero-extended) */
+    switch (j->dt) {
+    case GP_U8: bits = ((const uint8_t *)j->x)[i], iv = (int64_t)bits; break;
+    case GP_I8: iv = ((const int8_t *)j->x)[i], bits = (uint8_t)iv; break;
+    case GP_U16: bits = ((const uint16_t *)j->x)[i], iv = (int64_t)bits; break;
+    case GP_I16: iv = ((const int16_t *)j->x)[i], bits = (uint16_t)iv; break;
+    case GP_U32: bits = ((const uint32_t *)j->x)[i], iv = (int64_t)bits; break;
+    case GP_I32: iv = ((const int32_t *)j->x)[i], bits = (uint32_t)iv; break;
+    case GP_U64: bits = ((const uint64_t *)j->x)[i], iv = (int64_t)bits; break;
+    case GP_I64: iv = ((const int64_t *)j->x)[i], bits = (uint64_t)iv; break;
+    case GP_F16: fv = gp__f16_to_f32(((const uint16_t *)j->x)[i]); break;
+    case GP_BF16: fv = gp__bf16_to_f32(((const uint16_t *)j->x)[i]); break;
+    case GP_F32: fv = ((const float *)j->x)[i]; break;
+    case GP_F64: fv = ((const double *)j->x)[i]; break;
+    default: break;
+    }
+    const int flt = j->dt == GP_F16 || j->dt == GP_BF16 || j->dt == GP_F32 || j->dt == GP_F64;
+    if (j->op == GP_REDUCE_AND || j->op == GP_REDUCE_OR || j->op == GP_REDUCE_XOR) {
+        s.v.u = bits;
+    } else if (j->op == GP_REDUCE_COUNT_NONZERO) {
+        s.v.u = flt ? (fv != 0) : (iv != 0);
+    } else if (j->k == K_F32) {
+        s.v.f = (float)fv;
+    } else if (j->k == K_F64) {
+        s.v.d = fv;
+    } else if (j->k == K_I64) {
+        s.v.i = iv;
+    } else {
+        s.v.u = (uint64_t)iv; /* sign-extended for signed sums/products, then wrapping */
+    }
+    s.v2 = s.v;
+    return s;
+}
+
+static int isnan_k(kind_t k, const st_t *s, int second)
+{
+    if (k == K_F32) return isnan(second ? s->v2.f : s->v.f);
+    if (k == K_F64) return isnan(second ? s->v2.d : s->v.d);
+    return 0;
+}
+
+/* b < a in the value domain (second: compare v2). */
+static int less(kind_t k, const st_t *b, const st_t *a, int second)
+{
+    switch (k) {
+    case K_F32: return second ? b->v2.f < a->v2.f : b->v.f < a->v.f;
+    case K_F64: return second ? b->v2.d < a->v2.d : b->v.d < a->v.d;
+    case K_I64: return second ? b->v2.i < a->v2.i : b->v.i < a->v.i;
+    default: return second ? b->v2.u < a->v2.u : b->v.u < a->v.u;
+    }
+}
+
+/* vmin / vmax of the GPU: NaN in a, else NaN in b, else the smaller (larger) keeping a on ties. */
+static void pick(kind_t k, st_t *a, const st_t *b, int want_max, int second)
+{
+    if (isnan_k(k, a, second)) return;
+    int take = isnan_k(k, b, second) || (want_max ? less(k, a, b, second) : less(k, b, a, second));
+    if (take) {
+        if (second) a->v2 = b->v2;
+        else a->v = b->v;
+    }
+}
+
+static st_t combine(const job_t *j, st_t a, const st_t *b)
+{
+    const kind_t k = j->k;
+    switch (j->op) {
+    case GP_REDUCE_SUM:
+    case GP_REDUCE_COUNT_NONZERO:
+        if (k == K_F32) a.v.f = a.v.f + b->v.f;
+        else if (k == K_F64) a.v.d = a.v.d + b->v.d;
+        else a.v.u = a.v.u + b->v.u;
+        return a;
+    case GP_REDUCE_PROD:
+        if (k == K_F32) a.v.f = a.v.f * b->v.f;
+        else if (k == K_F64) a.v.d = a.v.d * b->v.d;
+        else a.v.u = a.v.u * b->v.u;
+        return a;
+    case GP_REDUCE_MIN: pick(k, &a, b, 0, 0); return a;
+    case GP_REDUCE_MAX: pick(k, &a, b, 1, 0); return a;
+    case GP_REDUCE_MINMAX:
+        pick(k, &a, b, 0, 0);
+        pick(k, &a, b, 1, 1);
+        return a;
+    case GP_REDUCE_AND: a.v.u &= b->v.u; return a;
+    case GP_REDUCE_OR: a.v.u |= b->v.u; return a;
+    case GP_REDUCE_XOR: a.v.u ^= b->v.u; return a;
+    default: { /* argmin / argmax */
+        const int an = isnan_k(k, &a, 0), bn = isnan_k(k, b, 0), mx = j->op == GP_REDUCE_ARGMAX;
+        if (an != bn) return an ? a : *b;
+        if (!an) {
+            if (mx ? less(k, &a, b, 0) : less(k, b, &a, 0)) return *b;
+            if (mx ? less(k, b, &a, 0) : less(k, &a, b, 0)) return a;
+        }
+        return b->idx < a.idx ? *b : a;
+    }
+    }
+}
+
+/* The in-block tree of reduce_internal.h over 256 lane states. */
+static st_t tree(const job_t *j, st_t *s)
+{
+    for (int w = 0; w < GP__REDUCE_LANES / 32; w++)
+        for (int o = 16; o > 0; o >>= 1)
+            for (int l = 0; l < o; l++) s[32 * w + l] = combine(j, s[32 * w + l], &s[32 * w + l + o]);
+    st_t wr[GP__REDUCE_LANES / 32];
+    for (int i = 0; i < GP__REDUCE_LANES / 32; i++) wr[i] = s[32 * i];
+    for (int o = GP__REDUCE_LANES / 64; o > 0; o >>= 1)
+        for (int i = 0; i < o; i++) wr[i] = combine(j, wr[i], &wr[i + o]);
+    return wr[0];
+}
+
+static st_t tile(const job_t *j, size_t k)
+{
+    const size_t es = gp_dtype_size(j->dt), w = 16 / es, base = k * (GP__REDUCE_TILE_BYTES / es);
+    st_t lanes[GP__REDUCE_LANES];
+    for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
+        st_t s = identity(j);
+        for (size_t v = 0; v < GP__REDUCE_VECS; v++)
+            for (size_t e = 0; e < w; e++) {
+                const size_t i = base + (l + GP__REDUCE_LANES * v) * w + e;
+                if (i < j->n) {
+                    st_t m = make(j, i);
+                    s = combine(j, s, &m);
+                }
+            }
+        lanes[l] = s;
+    }
+    return tree(j, lanes);
+}
+
+gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, gp_reduce_result_t *result,
+                           int parallel)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype), x, n};
+    const size_t tile_elems = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype), ntiles = (n + tile_elems - 1) / tile_elems;
+    st_t *part = malloc(ntiles * sizeof *part);
+    if (part == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_reduce (CPU): %zu tile results", ntiles);
+#pragma omp parallel for schedule(static) if (parallel)
+    for (long long k = 0; k < (long long)ntiles; k++) part[k] = tile(&j, (size_t)k);
+    for (size_t m = ntiles; m > 1;) {
+        const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
+        for (size_t g = 0; g < groups; g++) {
+            st_t lanes[GP__REDUCE_LANES];
+            for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
+                st_t s = identity(&j);
+                for (size_t v = 0; v < GP__REDUCE_VECS; v++) {
+                    const size_t e = g * GP__REDUCE_GROUP + v * GP__REDUCE_LANES + l;
+                    if (e < m) s = combine(&j, s, &part[e]);
+                }
+                lanes[l] = s;
+            }
+            part[g] = tree(&j, lanes);
+        }
+        m = groups;
+    }
+    gp_reduce_result_t r;
+    memset(&r, 0, sizeof r);
+    r.acc_dtype = (int32_t)gp_reduce_acc_dtype(op, dtype);
+    r.op = (int32_t)op;
+    r.index = (op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX) ? part[0].idx : -1;
+    if (j.k == K_F32) {
+        r.value.f32 = part[0].v.f;
+        if (op == GP_REDUCE_MINMAX) r.value2.f32 = part[0].v2.f;
+    } else {
+        r.value.u64 = part[0].v.u;
+        if (op == GP_REDUCE_MINMAX) r.value2.u64 = part[0].v2.u;
+    }
+    free(part);
+    *result = r;
+    return GP_OK;
+}

@@ -1,0 +1,44 @@
+/*
+ * reduce_internal.h — what src/reduce shares with the tests and the CLI: the fixed reduction tree's constants, the
+ * GPU launcher and the CPU backend. The tree (docs/REDUCE.md):
+ *   tile      64 KiB of input = 256 lanes x 16 vectors of 16 bytes. Lane l takes vectors l, l+256, ..., l+3840 of the
+ *             tile and folds their elements in index order into its state (starting from the identity);
+ *   in-tile   lanes combine as a warp-shuffle tree: within each warp of 32, for o = 16, 8, 4, 2, 1: s[l] = s[l] (+)
+ *             s[l+o] for l < o; then the 8 warp results w[i], for o = 4, 2, 1: w[i] = w[i] (+) w[i+o];
+ *   levels    the tile results, as an array, are folded the same way in groups of 4096 (lane l takes entries l,
+ *             l+256, ..., l+3840), level after level, until one remains.
+ * (+) is applied as combine(lower, higher). Every backend computes exactly this, so results are bitwise equal.
+ */
+#ifndef GP_REDUCE_INTERNAL_H
+#define GP_REDUCE_INTERNAL_H
+
+#include "../core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP__REDUCE_TILE_BYTES 65536
+#define GP__REDUCE_LANES 256
+#define GP__REDUCE_VECS 16 /* 16-byte vectors per lane per tile, and states per lane per group */
+#define GP__REDUCE_GROUP (GP__REDUCE_LANES * GP__REDUCE_VECS)
+#define GP__COUNTER_REDUCE 1
+
+/* Validated call: the op/dtype pair is supported, pointers and sizes checked. */
+GP_INTERNAL gp_status_t gp__reduce_check(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype,
+                                         size_t n, const void *x, const void *result);
+/* The n = 0 result. */
+GP_INTERNAL void gp__reduce_identity(gp_reduce_op_t op, gp_dtype_t dtype, gp_reduce_result_t *r);
+/* n >= 1. GPU: one launch writing *result (device memory) on the stream. CPU: writes *result (host memory). */
+GP_INTERNAL gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                       gp_reduce_result_t *result, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                       gp_reduce_result_t *result, int parallel);
+/* IEEE half and bfloat16 to float (exact). */
+GP_INTERNAL float gp__f16_to_f32(uint16_t h);
+GP_INTERNAL float gp__bf16_to_f32(uint16_t h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

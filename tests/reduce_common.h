@@ -1,0 +1,209 @@
+/*
+ * reduce_common.h — data and references shared by test_reduce.c (CPU) and gpu_reduce.c (GPU).
+ * rc_fill makes data whose exact answer is known: floats are small integers (so sums are exact in f32/f64), products
+ * are of +-1 with rare +-2 / +-0.5 (exact powers of two), a share of zeros for count_nonzero; rc_reference computes
+ * the exact answer with plain loops, independent of the tile tree.
+ */
+#ifndef GP_TESTS_REDUCE_COMMON_H
+#define GP_TESTS_REDUCE_COMMON_H
+
+#include "common.h"
+
+#include "reduce/reduce_internal.h"
+
+static const gp_dtype_t rc_dtypes[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32,
+                                       GP_U64, GP_I64, GP_F16, GP_BF16, GP_F32, GP_F64};
+#define RC_NDTYPES (sizeof rc_dtypes / sizeof rc_dtypes[0])
+
+static inline int rc_is_float(gp_dtype_t d) { return d == GP_F16 || d == GP_BF16 || d == GP_F32 || d == GP_F64; }
+
+/* Float to f16 / bf16 bits for exactly representable small values (|v| <= 2048 integers, +-0.5, +-2, NaN). */
+static inline uint16_t rc_to_f16(double v)
+{
+    if (v != v) return 0x7e00;
+    uint16_t sign = v < 0 || (v == 0 && 1 / v < 0) ? 0x8000 : 0;
+    double a = fabs(v);
+    if (a == 0) return sign;
+    int e = 0;
+    while (a >= 2) a /= 2, e++;
+    while (a < 1) a *= 2, e--;
+    return (uint16_t)(sign | (uint16_t)(e + 15) << 10 | (uint16_t)((a - 1) * 1024));
+}
+static inline uint16_t rc_to_bf16(double v)
+{
+    float f = (float)v;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return (uint16_t)(b >> 16); /* exact for the values used here */
+}
+
+static inline void rc_store(void *x, gp_dtype_t dt, size_t i, double v)
+{
+    switch (dt) {
+    case GP_U8: ((uint8_t *)x)[i] = (uint8_t)(int64_t)v; break;
+    case GP_I8: ((int8_t *)x)[i] = (int8_t)v; break;
+    case GP_U16: ((uint16_t *)x)[i] = (uint16_t)(int64_t)v; break;
+    case GP_I16: ((int16_t *)x)[i] = (int16_t)v; break;
+    case GP_U32: ((uint32_t *)x)[i] = (uint32_t)(int64_t)v; break;
+    case GP_I32: ((int32_t *)x)[i] = (int32_t)v; break;
+    case GP_U64: ((uint64_t *)x)[i] = (uint64_t)(int64_t)v; break;
+    case GP_I64: ((int64_t *)x)[i] = (int64_t)v; break;
+    case GP_F16: ((uint16_t *)x)[i] = rc_to_f16(v); break;
+    case GP_BF16: ((uint16_t *)x)[i] = rc_to_bf16(v); break;
+    case GP_F32: ((float *)x)[i] = (float)v; break;
+    case GP_F64: ((double *)x)[i] = v; break;
+    default: break;
+    }
+}
+
+/* Fill for op: integers use their whole range except for products (small) and floats use small integers. */
+static inline void rc_fill(void *x, gp_dtype_t dt, size_t n, gp_reduce_op_t op)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = tc_next();
+        if (op == GP_REDUCE_PROD) {
+            unsigned k = (unsigned)(r % 20000);
+            double v = k == 0 ? 2.0 : k == 1 ? 0.5 : 1.0;
+            if (!rc_is_float(dt) && v == 0.5) v = 3.0;
+            if ((r >> 20) & 1) v = -v;
+            if ((dt == GP_U8 || dt == GP_U16 || dt == GP_U32 || dt == GP_U64) && v < 0) v = -v;
+            rc_store(x, dt, i, v);
+        } else if (rc_is_float(dt)) {
+            double v = (double)((int)(r % 15) - 7); /* -7..7: about one in 15 is zero */
+            if (op == GP_REDUCE_COUNT_NONZERO && (r >> 30) % 8 == 0) v = -0.0;
+            rc_store(x, dt, i, v);
+        } else {
+            tc_fill((char *)x + i * gp_dtype_size(dt), 1, GP_U8); /* a byte at a time keeps every dtype random */
+            for (size_t b = 1; b < gp_dtype_size(dt); b++) tc_fill((char *)x + i * gp_dtype_size(dt) + b, 1, GP_U8);
+            if (op == GP_REDUCE_COUNT_NONZERO && r % 5 == 0) memset((char *)x + i * gp_dtype_size(dt), 0, gp_dtype_size(dt));
+        }
+    }
+}
+
+/* Element i as exact long double / int64 / uint64 / raw bits. */
+static inline long double rc_fval(const void *x, gp_dtype_t dt, size_t i)
+{
+    switch (dt) {
+    case GP_F16: return gp__f16_to_f32(((const uint16_t *)x)[i]);
+    case GP_BF16: return gp__bf16_to_f32(((const uint16_t *)x)[i]);
+    case GP_F32: return ((const float *)x)[i];
+    default: return ((const double *)x)[i];
+    }
+}
+static inline int64_t rc_ival(const void *x, gp_dtype_t dt, size_t i)
+{
+    switch (dt) {
+    case GP_U8: return ((const uint8_t *)x)[i];
+    case GP_I8: return ((const int8_t *)x)[i];
+    case GP_U16: return ((const uint16_t *)x)[i];
+    case GP_I16: return ((const int16_t *)x)[i];
+    case GP_U32: return ((const uint32_t *)x)[i];
+    case GP_I32: return ((const int32_t *)x)[i];
+    case GP_U64: return (int64_t)((const uint64_t *)x)[i];
+    default: return ((const int64_t *)x)[i];
+    }
+}
+static inline int rc_unsigned(gp_dtype_t d) { return d == GP_U8 || d == GP_U16 || d == GP_U32 || d == GP_U64; }
+
+/* The exact answer, by plain loops. */
+static inline void rc_reference(const void *x, gp_dtype_t dt, size_t n, gp_reduce_op_t op, gp_reduce_result_t *r)
+{
+    gp__reduce_identity(op, dt, r); /* fields and the n = 0 answer */
+    if (n == 0) return;
+    const int flt = rc_is_float(dt), f32 = r->acc_dtype == GP_F32, uns = rc_unsigned(dt);
+    long double fs = op == GP_REDUCE_PROD ? 1 : 0, fmin = 0, fmax = 0;
+    uint64_t us = op == GP_REDUCE_PROD ? 1 : 0, bits = op == GP_REDUCE_AND ? UINT64_MAX : 0;
+    int64_t imin = 0, imax = 0, amin = -1, amax = -1, firstnan = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (flt) {
+            long double v = rc_fval(x, dt, i);
+            if (v != v) {
+                if (firstnan < 0) firstnan = (int64_t)i;
+                continue;
+            }
+            if (op == GP_REDUCE_PROD) fs *= v; else fs += v;
+            if (op == GP_REDUCE_COUNT_NONZERO) us += v != 0;
+            if (amin < 0 || v < fmin) fmin = v, amin = (int64_t)i;
+            if (amax < 0 || v > fmax) fmax = v, amax = (int64_t)i;
+        } else {
+            int64_t v = rc_ival(x, dt, i);
+            uint64_t raw = (uint64_t)v & (gp_dtype_size(dt) == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * gp_dtype_size(dt))) - 1);
+            us = op == GP_REDUCE_PROD ? us * (uint64_t)v : us + (op == GP_REDUCE_COUNT_NONZERO ? (v != 0) : (uint64_t)v);
+            bits = op == GP_REDUCE_AND ? bits & raw : op == GP_REDUCE_OR ? bits | raw : bits ^ raw;
+            int lt = uns ? (uint64_t)v < (uint64_t)imin : v < imin, gt = uns ? (uint64_t)v > (uint64_t)imax : v > imax;
+            if (amin < 0 || lt) imin = v, amin = (int64_t)i;
+            if (amax < 0 || gt) imax = v, amax = (int64_t)i;
+        }
+    }
+    gp_scalar_t mn, mx;
+    mn.u64 = mx.u64 = 0;
+    if (flt) {
+        if (f32) mn.f32 = (float)fmin, mx.f32 = (float)fmax;
+        else mn.f64 = (double)fmin, mx.f64 = (double)fmax;
+        if (firstnan >= 0) {
+            if (f32) mn.f32 = mx.f32 = NAN; else mn.f64 = mx.f64 = NAN;
+            amin = amax = firstnan;
+        }
+    } else {
+        mn.i64 = imin, mx.i64 = imax;
+    }
+    switch (op) {
+    case GP_REDUCE_SUM:
+    case GP_REDUCE_PROD:
+        if (!flt) r->value.u64 = us;
+        else if (f32) r->value.f32 = firstnan >= 0 ? NAN : (float)fs;
+        else r->value.f64 = firstnan >= 0 ? NAN : (double)fs;
+        break;
+    case GP_REDUCE_COUNT_NONZERO: r->value.u64 = us + (firstnan >= 0 ? 0 : 0); break;
+    case GP_REDUCE_MIN: r->value = mn; break;
+    case GP_REDUCE_MAX: r->value = mx; break;
+    case GP_REDUCE_MINMAX: r->value = mn, r->value2 = mx; break;
+    case GP_REDUCE_ARGMIN: r->value = mn, r->index = amin; break;
+    case GP_REDUCE_ARGMAX: r->value = mx, r->index = amax; break;
+    default: r->value.u64 = bits; break;
+    }
+}
+
+static inline int rc_isnan(const gp_reduce_result_t *r, int second)
+{
+    const gp_scalar_t *v = second ? &r->value2 : &r->value;
+    return r->acc_dtype == GP_F32 ? v->f32 != v->f32 : r->acc_dtype == GP_F64 ? v->f64 != v->f64 : 0;
+}
+
+/* Bitwise equality, except that two NaNs are equal whatever their payloads. -0.0 vs +0.0 differ. */
+static inline int rc_same(const gp_reduce_result_t *a, const gp_reduce_result_t *b)
+{
+    if (a->acc_dtype != b->acc_dtype || a->op != b->op || a->index != b->index) return 0;
+    for (int k = 0; k < 2; k++) {
+        const gp_scalar_t *x = k ? &a->value2 : &a->value, *y = k ? &b->value2 : &b->value;
+        if (rc_isnan(a, k) && rc_isnan(b, k)) continue;
+        if (a->acc_dtype == GP_F32 ? memcmp(&x->f32, &y->f32, 4) != 0 : x->u64 != y->u64) return 0;
+    }
+    return 1;
+}
+
+/* Equality of value up to -0.0 == +0.0 (the exact reference does not track the sign of zero). */
+static inline int rc_equal_value(const gp_reduce_result_t *a, const gp_reduce_result_t *b)
+{
+    if (a->acc_dtype != b->acc_dtype || a->op != b->op || a->index != b->index) return 0;
+    for (int k = 0; k < 2; k++) {
+        const gp_scalar_t *x = k ? &a->value2 : &a->value, *y = k ? &b->value2 : &b->value;
+        if (rc_isnan(a, k) || rc_isnan(b, k)) {
+            if (!(rc_isnan(a, k) && rc_isnan(b, k))) return 0;
+        } else if (a->acc_dtype == GP_F32 ? x->f32 != y->f32 : a->acc_dtype == GP_F64 ? x->f64 != y->f64 : x->u64 != y->u64) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static inline void rc_print(const char *what, const gp_reduce_result_t *r)
+{
+    fprintf(stderr, "    %s: value 0x%016llx (%.9g) value2 0x%016llx index %lld acc %s op %s\n", what,
+            (unsigned long long)r->value.u64,
+            r->acc_dtype == GP_F32 ? (double)r->value.f32 : r->acc_dtype == GP_F64 ? r->value.f64 : (double)r->value.i64,
+            (unsigned long long)r->value2.u64, (long long)r->index, gp_dtype_name((gp_dtype_t)r->acc_dtype),
+            gp_reduce_op_name((gp_reduce_op_t)r->op));
+}
+
+#endif

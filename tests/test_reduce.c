@@ -1,0 +1,148 @@
+/*
+ * test_reduce.c — CPU tests of gp_reduce: every dtype x op at the ARCHITECTURE.md sizes and at tile edges, aligned
+ * and misaligned, against exact references (integer-valued floats make float sums exact); NaN rules; the n = 0
+ * identities; bitwise determinism between the serial and the OpenMP backend on real-valued data; error paths.
+ * Run: ctest -R test_reduce.
+ */
+#include "reduce_common.h"
+
+static const size_t k_sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 16383, 16384, 16385, 65537, (1u << 20) + 3};
+
+static void test_against_reference(gp_ctx_t *ctx)
+{
+    for (size_t d = 0; d < RC_NDTYPES; d++) {
+        const gp_dtype_t dt = rc_dtypes[d];
+        long before = tc_fail;
+        for (int op = 0; op < GP_REDUCE_OP_COUNT; op++) {
+            if (gp_reduce_acc_dtype((gp_reduce_op_t)op, dt) == GP_DTYPE_COUNT) continue;
+            for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++)
+                for (size_t off = 0; off < 2; off++) {
+                    const size_t n = k_sizes[si], es = gp_dtype_size(dt);
+                    char *buf = malloc((n + 1) * es + 1), *x = buf + off * es;
+                    rc_fill(x, dt, n, (gp_reduce_op_t)op);
+                    gp_reduce_result_t got, want;
+                    memset(&got, 0xa5, sizeof got);
+                    rc_reference(x, dt, n, (gp_reduce_op_t)op, &want);
+                    OK(gp_reduce_sync(ctx, (gp_reduce_op_t)op, dt, n, x, &got));
+                    int ok = rc_equal_value(&got, &want);
+                    CHECK(ok, "%s %s n=%zu off=%zu", gp_reduce_op_name((gp_reduce_op_t)op), gp_dtype_name(dt), n, off);
+                    if (!ok) rc_print("got ", &got), rc_print("want", &want);
+                    free(buf);
+                }
+        }
+        printf("  %-5s all ops, %zu sizes x 2 alignments: %s\n", gp_dtype_name(dt), sizeof k_sizes / sizeof k_sizes[0],
+               tc_fail == before ? "ok" : "FAILED");
+    }
+}
+
+/* NaN anywhere: min/max/minmax are NaN, argmin/argmax give the first NaN's index, sums are NaN, count includes it. */
+static void test_nan(gp_ctx_t *ctx)
+{
+    const gp_dtype_t dts[] = {GP_F16, GP_BF16, GP_F32, GP_F64};
+    const size_t n = 50000, pos[] = {0, 17, 16384, 49999};
+    for (size_t d = 0; d < 4; d++)
+        for (size_t p = 0; p < 4; p++) {
+            const gp_dtype_t dt = dts[d];
+            char *x = malloc(n * gp_dtype_size(dt));
+            rc_fill(x, dt, n, GP_REDUCE_SUM);
+            rc_store(x, dt, pos[p], NAN);
+            if (pos[p] + 100 < n) rc_store(x, dt, pos[p] + 100, NAN); /* a second, later NaN */
+            for (int op = GP_REDUCE_SUM; op <= GP_REDUCE_ARGMAX; op++) {
+                gp_reduce_result_t got, want;
+                rc_reference(x, dt, n, (gp_reduce_op_t)op, &want);
+                OK(gp_reduce_sync(ctx, (gp_reduce_op_t)op, dt, n, x, &got));
+                CHECK(rc_equal_value(&got, &want), "NaN at %zu: %s %s", pos[p], gp_reduce_op_name((gp_reduce_op_t)op),
+                      gp_dtype_name(dt));
+                if (op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX)
+                    CHECK(got.index == (int64_t)pos[p], "%s: index %lld, first NaN at %zu",
+                          gp_reduce_op_name((gp_reduce_op_t)op), (long long)got.index, pos[p]);
+            }
+            free(x);
+        }
+    /* Ties: argmin/argmax take the first index; -0.0 and +0.0 tie. */
+    float t[6] = {3, 0.0f, -0.0f, -1, -1, 3};
+    gp_reduce_result_t r;
+    OK(gp_reduce_sync(ctx, GP_REDUCE_ARGMIN, GP_F32, 6, t, &r));
+    CHECK(r.index == 3 && r.value.f32 == -1, "argmin tie: %lld", (long long)r.index);
+    OK(gp_reduce_sync(ctx, GP_REDUCE_ARGMAX, GP_F32, 6, t, &r));
+    CHECK(r.index == 0, "argmax tie: %lld", (long long)r.index);
+    OK(gp_reduce_sync(ctx, GP_REDUCE_ARGMIN, GP_F32, 3, t, &r));
+    CHECK(r.index == 1, "argmin +-0 tie: %lld", (long long)r.index);
+}
+
+static void test_identities(gp_ctx_t *ctx)
+{
+    gp_reduce_result_t r;
+    OK(gp_reduce_sync(ctx, GP_REDUCE_MIN, GP_U8, 0, NULL, &r));
+    CHECK(r.value.u64 == 255 && r.acc_dtype == GP_U64, "min u8 of nothing: %llu", (unsigned long long)r.value.u64);
+    OK(gp_reduce_sync(ctx, GP_REDUCE_MAX, GP_I16, 0, NULL, &r));
+    CHECK(r.value.i64 == -32768 && r.acc_dtype == GP_I64, "max i16 of nothing: %lld", (long long)r.value.i64);
+    OK(gp_reduce_sync(ctx, GP_REDUCE_MINMAX, GP_F32, 0, NULL, &r));
+    CHECK(isinf(r.value.f32) && r.value.f32 > 0 && isinf(r.value2.f32) && r.value2.f32 < 0, "minmax f32 of nothing");
+    OK(gp_reduce_sync(ctx, GP_REDUCE_ARGMAX, GP_F64, 0, NULL, &r));
+    CHECK(r.index == -1 && isinf(r.value.f64), "argmax of nothing: %lld", (long long)r.index);
+    OK(gp_reduce_sync(ctx, GP_REDUCE_PROD, GP_F16, 0, NULL, &r));
+    CHECK(r.value.f32 == 1.0f && r.acc_dtype == GP_F32, "prod f16 of nothing");
+    OK(gp_reduce_sync(ctx, GP_REDUCE_AND, GP_U16, 0, NULL, &r));
+    CHECK(r.value.u64 == 0xffff, "and u16 of nothing: %llx", (unsigned long long)r.value.u64);
+    OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_I32, 0, NULL, &r));
+    CHECK(r.value.i64 == 0 && r.index == -1 && r.op == GP_REDUCE_SUM, "sum of nothing");
+    /* half conversions */
+    CHECK(gp__f16_to_f32(0x3c00) == 1.0f && gp__f16_to_f32(0x0001) == 0x1p-24f && gp__f16_to_f32(0x7bff) == 65504.0f &&
+              gp__f16_to_f32(0x8400) == -0x1p-14f && isinf(gp__f16_to_f32(0xfc00)) && isnan(gp__f16_to_f32(0x7e00)) &&
+              gp__f16_to_f32(0x03ff) == 1023 * 0x1p-24f,
+          "f16 conversion");
+    CHECK(gp__bf16_to_f32(0x3f80) == 1.0f && gp__bf16_to_f32(0xc040) == -3.0f, "bf16 conversion");
+}
+
+/* Real-valued floats: serial and OpenMP give the same bits, and the sum is close to the exact one. */
+static void test_determinism(void)
+{
+    const size_t n = 3 * (1u << 20) + 7;
+    float *x = malloc(n * sizeof *x);
+    tc_fill(x, n, GP_F32);
+    gp_reduce_result_t a, b;
+    OK(gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, n, x, &a, 0));
+    OK(gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, n, x, &b, 1));
+    CHECK(memcmp(&a, &b, sizeof a) == 0, "serial %.9g vs OpenMP %.9g", a.value.f32, b.value.f32);
+    long double exact = 0, mag = 0;
+    for (size_t i = 0; i < n; i++) exact += x[i], mag += fabsl((long double)x[i]);
+    CHECK(fabsl(a.value.f32 - exact) <= 1e-5L * mag, "sum %.9g vs exact %.12Lg", a.value.f32, exact);
+    free(x);
+}
+
+static void test_errors(gp_ctx_t *ctx)
+{
+    float x[4] = {1, 2, 3, 4};
+    gp_reduce_result_t r;
+    memset(&r, 0x5a, sizeof r);
+    CHECK_ST(gp_reduce_sync(ctx, GP_REDUCE_XOR, GP_F32, 4, x, &r), GP_ERR_UNSUPPORTED);
+    CHECK(strstr(gp_last_error(), "xor is not defined for f32") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_reduce_sync(ctx, (gp_reduce_op_t)77, GP_F32, 4, x, &r), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_sync(ctx, GP_REDUCE_SUM, (gp_dtype_t)77, 4, x, &r), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, 4, NULL, &r), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "x is NULL") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, 3, (const char *)x + 1, &r), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F64, (size_t)1 << 61, x, &r), GP_ERR_OVERFLOW);
+    CHECK(((unsigned char *)&r)[0] == 0x5a, "result written on error");
+    CHECK_ST(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, 4, x, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "result is NULL") != NULL, "%s", gp_last_error());
+    gp_reduce_op_t op;
+    OK(gp_reduce_op_parse("count_nonzero", &op));
+    CHECK(op == GP_REDUCE_COUNT_NONZERO, "parse");
+    CHECK_ST(gp_reduce_op_parse("median", &op), GP_ERR_INVALID_ARG);
+}
+
+int main(void)
+{
+    tc_seed("test_reduce");
+    gp_ctx_t *ctx = NULL;
+    REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "cpu ctx");
+    test_against_reference(ctx);
+    test_nan(ctx);
+    test_identities(ctx);
+    test_determinism();
+    test_errors(ctx);
+    gp_ctx_destroy(ctx);
+    return tc_finish("test_reduce");
+}
