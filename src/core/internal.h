@@ -31,9 +31,8 @@ struct gp_ctx {
     void *host_result;           /* 64 pinned bytes for _sync results */
     void *dev_result;            /* 64 device bytes where _sync operations put their result first */
 };
-#define GP__NCOUNTERS (16 + 4096) /* 16 single counters, then 4096 group tickets (reduce) */
+#define GP__NCOUNTERS 16
 #define GP__COUNTER_DOT 0
-#define GP__COUNTER_GROUPS 16
 
 /* Records "fmt..." as this thread's detail and returns status. */
 GP_INTERNAL gp_status_t gp__error(gp_status_t status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

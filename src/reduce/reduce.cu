@@ -1,9 +1,8 @@
 /*
  * reduce.cu — the production reduction: one launch of a persistent, balanced grid over the fixed tile tree of
  * reduce_internal.h, 16-byte loads where x is 16-byte aligned (scalar loads in the same element order otherwise),
- * and the primers' last-block guard on two levels: the block that completes a group of 4096 tiles folds that group,
- * and the block that completes the last group folds the groups and writes the gp_reduce_result_t. Inputs up to
- * 4096 groups (1 TiB) in one launch. Templated over (op, dtype); the CPU backend (reduce_cpu.c) computes the same tree.
+ * and the primers' last-block guard: the block that finishes last folds the tile results level by level and writes
+ * the gp_reduce_result_t. Templated over (op, dtype); the CPU backend (reduce_cpu.c) computes the same tree.
  */
 #include "reduce_internal.h"
 
@@ -219,7 +218,7 @@ template <int OP, typename T> __device__ typename Red<OP, T>::S block_tree(typen
 template <int OP, typename T>
 __global__ void __launch_bounds__(GP__REDUCE_LANES)
     reduce_tiles(const T *__restrict__ x, size_t n, size_t ntiles, int aligned, unsigned long long *partials,
-                 unsigned int *counter, unsigned int *group_tickets, gp_reduce_result_t *result, int acc_dtype)
+                 unsigned int *counter, gp_reduce_result_t *result, int acc_dtype)
 {
     typedef Red<OP, T> R;
     typedef typename R::S S;
@@ -227,75 +226,66 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     constexpr size_t TILE = GP__REDUCE_TILE_BYTES / sizeof(T);
     const unsigned l = threadIdx.x;
 
-    const size_t ngroups = (ntiles + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
-    unsigned long long *gpart = partials + R::SLOTS * ntiles; /* one result per group of 4096 tiles */
-    __shared__ bool flag;
     for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
         S s = R::identity();
         const size_t base = k * TILE;
-        /* Lane l folds vectors l, l+256, ... of the tile; 16-byte loads for whole vectors inside [0, n). */
+        if (aligned && base + TILE <= n) {
+            const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
 #pragma unroll 4
-        for (int j = 0; j < GP__REDUCE_VECS; j++) {
-            const size_t v = l + (size_t)GP__REDUCE_LANES * j, e0 = base + v * W;
-            if (aligned && e0 + W <= n) {
-                const uint4 q = __ldcs(reinterpret_cast<const uint4 *>(x + e0));
+            for (int j = 0; j < GP__REDUCE_VECS; j++) {
+                const size_t v = l + (size_t)GP__REDUCE_LANES * j;
+                const uint4 q = __ldcs(xv + v);
                 const T *e = reinterpret_cast<const T *>(&q);
 #pragma unroll
-                for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], (long long)(e0 + w)));
-            } else if (e0 < n) {
+                for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], (long long)(base + v * W + w)));
+            }
+        } else {
+            for (int j = 0; j < GP__REDUCE_VECS; j++) {
+                const size_t e0 = base + (l + (size_t)GP__REDUCE_LANES * j) * W;
                 for (int w = 0; w < W; w++)
                     if (e0 + w < n) s = R::combine(s, R::make(x[e0 + w], (long long)(e0 + w)));
             }
         }
         s = block_tree<OP, T>(s);
+        if (l == 0) R::put(partials, k, s);
+    }
 
-        /* Publish the tile; the block completing the last tile of its group folds the group (level 2) while
-         * other blocks still stream, and the block completing the last group folds the groups (level 3). */
-        const size_t g = k / GP__REDUCE_GROUP, gsize = min((size_t)GP__REDUCE_GROUP, ntiles - g * GP__REDUCE_GROUP);
-        if (l == 0) {
-            R::put(partials, k, s);
-            __threadfence();
-            flag = atomicAdd(group_tickets + g, 1u) == gsize - 1;
-        }
-        __syncthreads();
-        if (!flag) continue;
+    /* Last-block guard: publish, fence, take a ticket; the last block folds the tile results. */
+    __shared__ bool last;
+    if (l == 0) {
         __threadfence();
-        s = R::identity();
-#pragma unroll
-        for (int j = 0; j < GP__REDUCE_VECS; j++) {
-            const size_t e = g * GP__REDUCE_GROUP + (size_t)j * GP__REDUCE_LANES + l;
-            if (e < ntiles) s = R::combine(s, R::get(partials, e));
-        }
-        s = block_tree<OP, T>(s);
-        if (l == 0) {
-            group_tickets[g] = 0;
-            R::put(gpart, g, s);
-            __threadfence();
-            flag = atomicAdd(counter, 1u) == ngroups - 1;
-        }
-        __syncthreads();
-        if (!flag) continue;
-        __threadfence();
-        if (ngroups > 1) { /* ngroups <= 4096: one fold */
-            s = R::identity();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    size_t m = ntiles;
+    while (m > 1) {
+        const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
+        for (size_t g = 0; g < groups; g++) {
+            S s = R::identity();
 #pragma unroll
             for (int j = 0; j < GP__REDUCE_VECS; j++) {
-                const size_t e = (size_t)j * GP__REDUCE_LANES + l;
-                if (e < ngroups) s = R::combine(s, R::get(gpart, e));
+                const size_t e = g * GP__REDUCE_GROUP + (size_t)j * GP__REDUCE_LANES + l;
+                if (e < m) s = R::combine(s, R::get(partials, e));
             }
-            s = block_tree<OP, T>(s);
+            s = block_tree<OP, T>(s); /* ends with a barrier: every read of group g is done */
+            if (l == 0) R::put(partials, g, s);
+            __syncthreads();
         }
-        if (l == 0) {
-            unsigned long long v = 0, v2 = 0;
-            memcpy(&v, &s.v, sizeof s.v);
-            if (OP == GP_REDUCE_MINMAX) memcpy(&v2, &s.v2, sizeof s.v2);
-            result->value.u64 = v;
-            result->value2.u64 = v2;
-            result->index = arg_op(OP) ? s.i : -1;
-            result->acc_dtype = acc_dtype;
-            result->op = OP;
-            *counter = 0;
-        }
+        m = groups;
+    }
+    if (l == 0) {
+        const S s = R::get(partials, 0);
+        unsigned long long v = 0, v2 = 0;
+        memcpy(&v, &s.v, sizeof s.v);
+        if (OP == GP_REDUCE_MINMAX) memcpy(&v2, &s.v2, sizeof s.v2);
+        result->value.u64 = v;
+        result->value2.u64 = v2;
+        result->index = arg_op(OP) ? s.i : -1;
+        result->acc_dtype = acc_dtype;
+        result->op = OP;
+        *counter = 0;
     }
 }
 
@@ -308,16 +298,13 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, gp_reduce_result_t *r
     /* A persistent grid that gives every block the same number of tiles (no straggler round). */
     const size_t fill = gp__fill_grid(ctx, GP__REDUCE_LANES), per = (ntiles + fill - 1) / fill;
     const unsigned grid = (unsigned)((ntiles + per - 1) / per);
-    const size_t ngroups = (ntiles + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
-    if (ngroups > GP__NCOUNTERS - GP__COUNTER_GROUPS)
-        return gp__error(GP_ERR_UNSUPPORTED, "gp_reduce: n * sizeof(dtype) above 1 TiB (%zu tile groups)", ngroups);
     void *ws = NULL;
-    gp_status_t st = gp__workspace(ctx, (ntiles + ngroups) * R::SLOTS * 8 + 64, &ws);
+    gp_status_t st = gp__workspace(ctx, ntiles * R::SLOTS * 8 + 64, &ws);
     if (st != GP_OK) return st;
     const int aligned = ((uintptr_t)x & 15) == 0;
-    reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, stream>>>(
-        (const T *)x, n, ntiles, aligned, (unsigned long long *)ws, ctx->counters + GP__COUNTER_REDUCE,
-        ctx->counters + GP__COUNTER_GROUPS, result, acc_dtype);
+    reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, stream>>>((const T *)x, n, ntiles, aligned,
+                                                               (unsigned long long *)ws,
+                                                               ctx->counters + GP__COUNTER_REDUCE, result, acc_dtype);
     return GP_CHECK_LAUNCH("gp_reduce");
 }
 
