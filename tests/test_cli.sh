@@ -49,6 +49,11 @@ grep -q "dtype" "$tmp/err" && ok || bad "bad dtype message"
 expect_rc 2 "bench bad n" "$g" bench vector -n lots
 expect_rc 2 "bench unknown primitive" "$g" bench nothing
 
+expect_rc 0 "bench reduce json" "$g" bench reduce --device cpu -n 2^14 --reps 1 --warmup 0 --json
+json_ok "$tmp/out" && ok || bad "bench reduce --json is not JSON"
+grep -q '"op": "argmax"' "$tmp/out" && ok || bad "bench reduce json lacks argmax"
+expect_rc 2 "bench reduce bad n" "$g" bench reduce -n 0
+
 expect_rc 0 "lab list" "$g" lab vector --list
 grep -q "vector_v01_single_thread" "$tmp/out" && grep -q "production" "$tmp/out" && ok || bad "lab --list"
 expect_rc 0 "lab cpu all ops" "$g" lab vector --device cpu --op all -n 3001 --reps 2 --warmup 0

@@ -1,6 +1,6 @@
 /*
  * cmd_demo.c — `gpuprim demo`, the main job behind `make demo`: device info, the transfer table, the vector bench
- * against its peer and the vector lab's triad progression — on the GPU, or on the CPU backend (with a note) where
+ * against cuBLAS, the reduction bench against CUB and the vector lab's triad progression — on the GPU, or on the CPU backend (with a note) where
  * there is none. Finishes in well under two minutes on either.
  */
 #include "commands.h"
@@ -22,7 +22,7 @@ int cmd_demo(int argc, char **argv)
 {
     (void)argv;
     if (argc > 1) {
-        printf("usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, lab vector.\n");
+        printf("usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
         return strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
     }
     int n = 0;
@@ -43,11 +43,17 @@ int cmd_demo(int argc, char **argv)
         if ((k = step("transfers: every host memory kind, 64 MiB", NULL, cmd_bandwidth, 7, bw)) != EXIT_OK) rc = k;
         char *bv[] = {"vector", "--reps", "10"};
         if ((k = step("vector ops against cuBLAS and the bandwidth ceilings", "bench", bench_vector, 3, bv)) != EXIT_OK) rc = k;
+        char *br[] = {"reduce", "--reps", "10"};
+        if ((k = step("deterministic reductions against CUB", "bench", bench_reduce, 3, br)) != EXIT_OK) rc = k;
         char *lab[] = {"lab", "vector", "--op", "triad", "-n", "2^24", "--reps", "5"};
         if ((k = step("the triad progression, each version verified", NULL, cmd_lab, 8, lab)) != EXIT_OK) rc = k;
     } else {
         char *bv[] = {"vector", "--device", "cpu", "-n", "2^24", "--reps", "3", "--warmup", "1"};
         if ((k = step("vector ops on the CPU backend", "bench", bench_vector, 9, bv)) != EXIT_OK) rc = k;
+        char *br[] = {"reduce", "--device", "cpu", "-n", "2^20", "--reps", "2", "--warmup", "0"};
+        if ((k = step("reductions on the CPU backend (the GPU's bits, by the same tree)", "bench", bench_reduce, 9,
+                      br)) != EXIT_OK)
+            rc = k;
         char *lab[] = {"lab", "vector", "--device", "cpu", "--op", "all", "-n", "2^20", "--reps", "3"};
         if ((k = step("the vector lab's CPU versions, each verified", NULL, cmd_lab, 10, lab)) != EXIT_OK) rc = k;
     }
