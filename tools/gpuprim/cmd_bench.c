@@ -79,6 +79,34 @@ static void vec_row(report_t *r, const char *name, const char *dtype, size_t n, 
     report_row(r, cells);
 }
 
+/* What every bench verb starts with: the context the options ask for (the CPU backend, with a note, where there is no
+ * GPU), default repetitions, and the report with its shared columns and metadata. Returns EXIT_OK or an exit code. */
+static int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen)
+{
+    char why[700];
+    gp_status_t st = open_context(c->device, ctx, why, sizeof why);
+    if (st != GP_OK) {
+        fprintf(stderr, "%s: %s: %s\n", title, gp_status_string(st), gp_last_error());
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    const int gpu = gp_ctx_device(*ctx) != GP_DEVICE_CPU;
+    if (why[0]) fprintf(stderr, "%s: no GPU (%s); timing the CPU backend\n", title, why);
+    if (c->reps < 0) c->reps = gpu ? 20 : 3;
+    if (c->warmup < 0) c->warmup = gpu ? 3 : 1;
+    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
+                                       "peer", "peer_us", "ratio"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
+    report_init(r, title, cols, num, 12);
+    char date[16];
+    describe_device(*ctx, desc, dlen);
+    today(date, sizeof date);
+    report_meta(r, "device", "%s", desc);
+    report_meta(r, "date", "%s", date);
+    report_meta(r, "timing", "median of %d after %d warm-up; inputs rotated over > 2x L2; GB/s = 1e9 B/s", c->reps,
+                c->warmup);
+    return EXIT_OK;
+}
+
 int bench_vector(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
@@ -116,32 +144,13 @@ int bench_vector(int argc, char **argv)
         }
     }
     gp_ctx_t *ctx = NULL;
-    char why[700];
-    gp_status_t st = open_context(c.device, &ctx, why, sizeof why);
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim bench vector: %s: %s\n", gp_status_string(st), gp_last_error());
-        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
-    }
-    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (why[0]) fprintf(stderr, "gpuprim bench vector: no GPU (%s); timing the CPU backend\n", why);
-    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
-    if (c.reps < 0) c.reps = gpu ? 20 : 5;
-    if (c.warmup < 0) c.warmup = gpu ? 3 : 1;
-
-    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
-                                       "peer", "peer_us", "ratio"};
-    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
     report_t r;
-    report_init(&r, "gpuprim bench vector", cols, num, 12);
-    char desc[512], date[16];
-    describe_device(ctx, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
-    report_meta(&r, "timing", "median of %d after %d warm-up; inputs rotated over > 2x L2; GB/s = 1e9 B/s",
-                c.reps, c.warmup);
-
-    int rc = EXIT_OK;
+    char desc[512];
+    int rc = bench_begin("gpuprim bench vector", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
+    gp_status_t st;
     gp_peer_t *peer = NULL;
     char perr[256] = "";
     if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) {
@@ -238,6 +247,8 @@ int bench_vector(int argc, char **argv)
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[600];
+        char date[16];
+        today(date, sizeof date);
         snprintf(title, sizeof title, "gpuprim bench vector, n = %zu\n%s\n%s; peer: %s", n, desc, date,
                  gpu ? gp_peer_version(peer) : "none");
         if (svg_bar_chart(c.svg, title, "GB/s (1e9 B/s, bytes read + written)", labels, values, nbars, ce.d2d_gbs,
@@ -314,31 +325,14 @@ int bench_reduce(int argc, char **argv)
         }
     }
     gp_ctx_t *ctx = NULL;
-    char why[700];
-    gp_status_t st = open_context(c.device, &ctx, why, sizeof why);
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim bench reduce: %s: %s\n", gp_status_string(st), gp_last_error());
-        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
-    }
-    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (why[0]) fprintf(stderr, "gpuprim bench reduce: no GPU (%s); timing the CPU backend\n", why);
-    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
-    if (c.reps < 0) c.reps = gpu ? 20 : 3;
-    if (c.warmup < 0) c.warmup = gpu ? 3 : 1;
-    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
-                                       "peer", "peer_us", "ratio"};
-    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
     report_t r;
-    report_init(&r, "gpuprim bench reduce", cols, num, 12);
-    char desc[512], date[16];
-    describe_device(ctx, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
-    report_meta(&r, "timing", "median of %d after %d warm-up; inputs rotated over > 2x L2; GB/s = 1e9 B/s read",
-                c.reps, c.warmup);
+    char desc[512];
+    int rc = bench_begin("gpuprim bench reduce", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    gp_status_t st;
     report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceReduce) from the CUDA toolkit" : "none on the CPU backend");
-    int rc = EXIT_OK;
     bench_ceilings_t ce = {0, 0, 0};
     if ((st = bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce)) != GP_OK) {
         fprintf(stderr, "gpuprim bench reduce: ceilings: %s\n", gp_last_error());
@@ -416,6 +410,8 @@ int bench_reduce(int argc, char **argv)
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[700];
+        char date[16];
+        today(date, sizeof date);
         snprintf(title, sizeof title, "gpuprim bench reduce\n%s\n%s; peer: CUB", desc, date);
         if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", labels, values, nbars, ce.read_gbs,
                           "read-only kernel") != 0)
