@@ -70,6 +70,36 @@ case $rc in
 esac
 expect_rc 2 "bandwidth bad size" "$g" bandwidth -b 1X
 
+# gpuprim reduce over raw files, stdin and .npy files (the CPU backend here; the GPU where there is one).
+printf '\001\002\003\004\005' >"$tmp/u8.bin"
+expect_rc 0 "reduce raw" "$g" reduce "$tmp/u8.bin" --op sum --dtype u8
+grep -q "sum of 5 u8 elements: 15 " "$tmp/out" && ok || bad "reduce raw sum: $(cat "$tmp/out")"
+expect_rc 0 "reduce offset/count" "$g" reduce "$tmp/u8.bin" --op sum --dtype u8 --offset 1 --count 3 --json
+grep -q '"value": 9,' "$tmp/out" && json_ok "$tmp/out" && ok || bad "reduce --offset/--count: $(cat "$tmp/out")"
+"$g" reduce - --op argmax --dtype u8 --json <"$tmp/u8.bin" >"$tmp/out" 2>/dev/null
+grep -q '"index": 4' "$tmp/out" && ok || bad "reduce stdin argmax: $(cat "$tmp/out")"
+expect_rc 2 "reduce raw without dtype" "$g" reduce "$tmp/u8.bin" --op sum
+expect_rc 1 "reduce count past the end" "$g" reduce "$tmp/u8.bin" --op sum --dtype u8 --count 6
+grep -q "byte 5" "$tmp/err" && ok || bad "count past the end: no byte offset: $(cat "$tmp/err")"
+expect_rc 2 "reduce xor of floats" "$g" reduce "$tmp/u8.bin" --op xor --dtype f32 --count 1
+expect_rc 2 "reduce no op" "$g" reduce "$tmp/u8.bin"
+if command -v python3 >/dev/null 2>&1; then
+  # A .npy made by hand (no NumPy needed): big-endian f4 0..9, then the same file cut short.
+  python3 - "$tmp" <<'PY'
+import struct, sys
+d = "{'descr': '>f4', 'fortran_order': False, 'shape': (10,), }"
+h = d + " " * (128 - 10 - len(d) - 1) + "\n"
+body = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + struct.pack(">10f", *range(10))
+open(sys.argv[1] + "/a.npy", "wb").write(body)
+open(sys.argv[1] + "/short.npy", "wb").write(body[:150])
+PY
+  expect_rc 0 "reduce npy" "$g" reduce "$tmp/a.npy" --op minmax --json
+  grep -q '"value": \[0, 9\]' "$tmp/out" && ok || bad "reduce npy minmax: $(cat "$tmp/out")"
+  expect_rc 1 "reduce truncated npy" "$g" reduce "$tmp/short.npy" --op sum
+  grep -q "byte 150" "$tmp/err" && ok || bad "truncated npy: no byte offset: $(cat "$tmp/err")"
+  expect_rc 2 "reduce npy dtype mismatch" "$g" reduce "$tmp/a.npy" --op sum --dtype f64
+fi
+
 # The main job: `make demo` runs this.
 "$g" demo >"$tmp/demo" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "demo finished" "$tmp/demo" && ok || { bad "demo exit $rc"; tail -20 "$tmp/demo" >&2; }

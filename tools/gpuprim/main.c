@@ -14,6 +14,7 @@ static void usage(FILE *f)
             "usage: gpuprim <verb> [options]   (gpuprim <verb> --help for each)\n"
             "  info                      GPUs (and the CPU backend): what deviceQuery shows that matters\n"
             "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
+            "  reduce FILE|- --op OP     reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
             "  lab vector                every vector version verified and timed side by side\n"
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
     if (strcmp(verb, "bench") == 0) return cmd_bench(argc, argv);
     if (strcmp(verb, "lab") == 0) return cmd_lab(argc, argv);
     if (strcmp(verb, "demo") == 0) return cmd_demo(argc, argv);
+    if (strcmp(verb, "reduce") == 0) return cmd_reduce(argc, argv);
     if (strcmp(verb, "version") == 0 || strcmp(verb, "--version") == 0) {
         printf("gpuprim %d.%d.%d (library %d)\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH, gp_version());
         return EXIT_OK;
