@@ -76,6 +76,8 @@ if [[ " $steps " == *" bench "* ]]; then
     echo; echo "### gpuprim lab vector --op all -n 2^28"; $G lab vector --op all -n 2^28 --reps 10
     echo; echo "### gpuprim lab vector --op triad -n 2^28 (again: spread)"; $G lab vector --op triad -n 2^28 --reps 10
     echo; echo "### gpuprim lab vector --op all -n 2^20 (small: launch-bound)"; $G lab vector --op all -n 2^20
+    echo; echo "### gpuprim lab reduce"; $G lab reduce
+    echo; echo "### gpuprim lab reduce -n 2^28"; $G lab reduce -n 2^28
     echo; echo "### gpuprim bench reduce"; $G bench reduce --svg "$OUT/reduce.svg"
     echo; echo "### gpuprim bench reduce (again: spread)"; $G bench reduce
     echo; echo "### gpuprim bandwidth"; $G bandwidth
@@ -87,7 +89,7 @@ if [[ " $steps " == *" bench "* ]]; then
   echo "demo seconds: $((SECONDS - t0))" >>"$OUT/demo.txt"
   note "demo: exit $rc, $(tail -1 "$OUT/demo.txt")"
   grep -E "^(triad|dot|ceiling)" "$OUT/results.txt" | head -8
-  sed -n '/### gpuprim bench reduce$/,/### gpuprim bench reduce (again/p' "$OUT/results.txt" | grep -E "^(sum|max|min|argmax) "
+  sed -n '/### gpuprim lab reduce -n 2^28/,/### gpuprim bench reduce$/p' "$OUT/results.txt" | grep -E "^[0-9][0-9] "
 fi
 
 echo

@@ -148,6 +148,37 @@ static void test_large(gp_ctx_t *ctx)
     }
 }
 
+/* Every lab version (the primers' progression) gives the exact sum of integer-valued floats at every size, aligned
+ * and not; the result is poisoned first. */
+static void test_lab_versions(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
+{
+    for (int vi = 0; vi < gp__reduce_nversions; vi++) {
+        const gp__reduce_version_t *v = &gp__reduce_versions[vi];
+        if (!v->gpu) continue;
+        long before = tc_fail;
+        for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++)
+            for (size_t off = 0; off < 2; off++) {
+                const size_t n = k_sizes[si];
+                if (g_quick && n > 65537) continue;
+                float *x = malloc((n + 1) * sizeof *x);
+                long long exact = 0;
+                for (size_t i = 0; i < n; i++) {
+                    x[i] = (float)((int)(tc_next() % 15) - 7);
+                    exact += (long long)x[i];
+                }
+                OK(gp_memcpy_sync(ctx, (float *)dx->device + off, x, n * sizeof *x));
+                OK(gp_memset(ctx, dres->device, 0xff, 64, NULL));
+                OK(v->launch(ctx, (const float *)dx->device + off, n, (float *)dres->device, NULL));
+                OK(gp_stream_sync(ctx, NULL));
+                float got = 0;
+                OK(gp_memcpy_sync(ctx, &got, dres->device, sizeof got));
+                CHECK(got == (float)exact, "%s n=%zu off=%zu: %.9g, exact %lld", v->name, n, off, got, exact);
+                free(x);
+            }
+        printf("  %-32s %s\n", v->name, tc_fail == before ? "ok" : "FAILED");
+    }
+}
+
 static void test_errors(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
 {
     OK(gp_memset(ctx, dres->device, 0x5a, sizeof(gp_reduce_result_t), NULL));
@@ -176,6 +207,7 @@ int main(void)
     REQUIRE(gp_mem_alloc(ctx, GP_MEM_DEVICE, 256, &dres) == GP_OK, "result");
     test_all(ctx, &dx, &dres);
     test_bitwise_real(ctx, &dx, &dres);
+    test_lab_versions(ctx, &dx, &dres);
     test_errors(ctx, &dx, &dres);
     if (!g_quick) test_large(ctx);
     gp_mem_free(ctx, &dx);

@@ -59,6 +59,9 @@ grep -q "vector_v01_single_thread" "$tmp/out" && grep -q "production" "$tmp/out"
 expect_rc 0 "lab cpu all ops" "$g" lab vector --device cpu --op all -n 3001 --reps 2 --warmup 0
 grep -q "FAIL" "$tmp/out" && bad "lab reports a failure" || ok
 [ "$(grep -c ' ok$' "$tmp/out")" = 10 ] && ok || bad "lab: expected 10 verified rows"
+expect_rc 0 "lab reduce cpu" "$g" lab reduce --device cpu -n 100003 --reps 1 --warmup 0
+[ "$(grep -c ' ok$' "$tmp/out")" = 2 ] && ok || bad "lab reduce: expected 2 verified CPU rows: $(cat "$tmp/out")"
+expect_rc 0 "lab reduce list" "$g" lab reduce --list
 expect_rc 0 "lab json" "$g" lab vector --device cpu --op dot --dtype i32 -n 777 --reps 1 --json
 json_ok "$tmp/out" && ok || bad "lab --json is not JSON"
 

@@ -5,6 +5,7 @@
  */
 #include "commands.h"
 
+#include "reduce/reduce_internal.h"
 #include "vector/vector_internal.h"
 
 #include <math.h>
@@ -210,14 +211,172 @@ static void usage(FILE *f)
                "  names); speedups compare GB/s.\n");
 }
 
+/* ---------------------------------------------------------------------------------------------- reduce */
+typedef struct rlab {
+    gp_ctx_t *ctx;
+    const gp__reduce_version_t *v;
+    const float *x;
+    size_t n;
+    float *out;
+} rlab_t;
+
+static gp_status_t run_rversion(void *u, int rep, gp_stream_t s)
+{
+    rlab_t *j = u;
+    (void)rep;
+    return j->v->launch(j->ctx, j->x, j->n, j->out, (cudaStream_t)s);
+}
+
+static int lab_reduce(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    size_t n = (size_t)1 << 24;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--list") == 0) {
+            printf("%-4s %-32s %-4s %s\n", "id", "name", "on", "teaches");
+            for (int r = 0; r < gp__reduce_nversions; r++)
+                printf("%-4d %-32s %-4s %s%s\n", gp__reduce_versions[r].id, gp__reduce_versions[r].name,
+                       gp__reduce_versions[r].gpu ? "gpu" : "cpu", gp__reduce_versions[r].teaches,
+                       gp__reduce_versions[r].id == 13 ? " <- production" : "");
+            return EXIT_OK;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: gpuprim lab reduce [--list] [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv]\n"
+                   "  the primers' reduction progression (f32 sum) on the same data, each version checked for the\n"
+                   "  exact answer (integer-valued inputs make every order exact), timed side by side.\n");
+            return EXIT_OK;
+        } else if (strcmp(a, "-n") == 0 && v) {
+            if (parse_size(v, &n) != 0 || n > ((size_t)1 << 31)) {
+                fprintf(stderr, "gpuprim lab reduce: -n: an element count up to 2^31, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "gpuprim lab reduce: unknown argument '%s'\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    gp_ctx_t *cpu = NULL, *gpu = NULL;
+    char why[700] = "";
+    gp_status_t st = gp_ctx_create(&cpu, GP_DEVICE_CPU);
+    if (st == GP_OK && c.device != GP_DEVICE_CPU) {
+        st = open_context(c.device, &gpu, why, sizeof why);
+        if (st == GP_OK && gp_ctx_device(gpu) == GP_DEVICE_CPU) {
+            gp_ctx_destroy(gpu);
+            gpu = NULL;
+        }
+    }
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim lab reduce: %s: %s\n", gp_status_string(st), gp_last_error());
+        gp_ctx_destroy(cpu);
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    if (why[0]) fprintf(stderr, "gpuprim lab reduce: no GPU (%s); CPU versions only\n", why);
+    /* Integers in [-7, 7]: every partial sum is an exact float, so every order gives the exact answer. */
+    float *hx = malloc((n ? n : 1) * sizeof *hx);
+    int rc = EXIT_OK;
+    if (hx == NULL) {
+        fprintf(stderr, "gpuprim lab reduce: out of host memory\n");
+        gp_ctx_destroy(gpu);
+        gp_ctx_destroy(cpu);
+        return EXIT_FAIL;
+    }
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        hx[i] = (float)((int)(s % 15) - 7);
+    }
+    gp_buffer_t dx = {0}, dout = {0};
+    if (gpu && ((st = gp_mem_alloc(gpu, GP_MEM_DEVICE, n * sizeof(float), &dx)) != GP_OK ||
+                (st = gp_mem_alloc(gpu, GP_MEM_DEVICE, 64, &dout)) != GP_OK ||
+                (st = gp_memcpy_sync(gpu, dx.device, hx, n * sizeof(float))) != GP_OK)) {
+        fprintf(stderr, "gpuprim lab reduce: device buffers: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    static const char *const cols[] = {"id", "version", "n", "median_us", "GB/s", "%read", "x prev", "x serial",
+                                       "check"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 0};
+    report_t r;
+    report_init(&r, "gpuprim lab reduce (f32 sum)", cols, num, 9);
+    char desc[512], date[16];
+    describe_device(gpu ? gpu : cpu, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(&r, "device", "%s", desc);
+    report_meta(&r, "date", "%s", date);
+    bench_ceilings_t ce = {0, 0, 0};
+    if (rc == EXIT_OK && gpu && bench_ceilings(gpu, (size_t)1 << 30, c.warmup, c.reps, &ce) != GP_OK) rc = EXIT_FAIL;
+    if (gpu) report_meta(&r, "ceiling", "read-only kernel %.1f GB/s, same run", ce.read_gbs);
+    double serial_gbs = 0, prev_gbs = 0;
+    for (int pass = 0; pass < 2 && rc != EXIT_FAIL; pass++)
+        for (int vi = 0; vi < gp__reduce_nversions && rc != EXIT_FAIL; vi++) {
+            const gp__reduce_version_t *v = &gp__reduce_versions[vi];
+            if ((pass == 0) != (v->id == 90) || (v->gpu && !gpu)) continue;
+            const size_t nv = v->lab_max_n && v->lab_max_n < n ? v->lab_max_n : n;
+            long long exact = 0;
+            for (size_t i = 0; i < nv; i++) exact += (long long)hx[i];
+            gp_ctx_t *ctx = v->gpu ? gpu : cpu;
+            float host_out = NAN, got = NAN;
+            rlab_t j = {ctx, v, v->gpu ? (const float *)dx.device : hx, nv, v->gpu ? (float *)dout.device : &host_out};
+            if (v->gpu) gp_memset(gpu, dout.device, 0xff, 64, NULL);
+            if ((st = v->launch(ctx, j.x, nv, j.out, NULL)) != GP_OK || (st = gp_stream_sync(ctx, NULL)) != GP_OK) {
+                fprintf(stderr, "gpuprim lab reduce: %s: %s\n", v->name, gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            if (v->gpu) gp_memcpy_sync(gpu, &got, dout.device, sizeof got);
+            else got = host_out;
+            const int ok = got == (float)exact;
+            if (!ok) rc = EXIT_MISMATCH;
+            bench_stats_t bs;
+            if ((st = bench_time(ctx, run_rversion, NULL, &j, c.warmup, c.reps, NULL, &bs)) != GP_OK) {
+                fprintf(stderr, "gpuprim lab reduce: %s: %s\n", v->name, gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            const double g = bench_gbs(4.0 * (double)nv, bs.median_ms);
+            if (v->id == 90) serial_gbs = g;
+            char cid[8], cn[24], cmed[24], cg[24], cpct[24], cprev[24], cser[24], cchk[96];
+            snprintf(cid, sizeof cid, "%02d", v->id);
+            snprintf(cn, sizeof cn, "%zu", nv);
+            snprintf(cmed, sizeof cmed, "%.1f", bs.median_ms * 1e3);
+            snprintf(cg, sizeof cg, "%.2f", g);
+            cpct[0] = cprev[0] = 0;
+            if (v->gpu && ce.read_gbs > 0) snprintf(cpct, sizeof cpct, "%.1f", 100 * g / ce.read_gbs);
+            if (v->id != 90 && prev_gbs > 0) snprintf(cprev, sizeof cprev, "%.2f", g / prev_gbs);
+            snprintf(cser, sizeof cser, "%.2f", serial_gbs > 0 ? g / serial_gbs : 1.0);
+            if (ok)
+                snprintf(cchk, sizeof cchk, "ok");
+            else
+                snprintf(cchk, sizeof cchk, "FAIL: %.9g, exact %lld", got, exact);
+            const char *cells[] = {cid, v->name, cn, cmed, cg, cpct, cprev, cser, cchk};
+            report_row(&r, cells);
+            if (v->id != 90) prev_gbs = g;
+        }
+    report_print(&r, c.fmt, stdout);
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim lab reduce: some versions FAILED verification\n");
+    report_free(&r);
+    if (gpu) {
+        gp_mem_free(gpu, &dx);
+        gp_mem_free(gpu, &dout);
+    }
+    free(hx);
+    gp_ctx_destroy(gpu);
+    gp_ctx_destroy(cpu);
+    return rc;
+}
+
 int cmd_lab(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector [options]   (--help after the primitive)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector|reduce [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
+    if (strcmp(argv[1], "reduce") == 0) return lab_reduce(argc - 1, argv + 1);
     if (strcmp(argv[1], "vector") != 0) {
-        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector)\n", argv[1]);
+        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector, reduce)\n", argv[1]);
         return EXIT_USAGE;
     }
     argc--, argv++;

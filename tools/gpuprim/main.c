@@ -17,7 +17,7 @@ static void usage(FILE *f)
             "  reduce FILE|- --op OP     reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
-            "  lab vector                every vector version verified and timed side by side\n"
+            "  lab vector | lab reduce   every version verified and timed side by side\n"
             "  demo                      a short tour (the main job of `make demo`)\n"
             "  version                   print the version\n"
             "Common options: -d/--device ID|cpu, --json, --csv, --svg FILE, --reps N, --warmup N.\n",
