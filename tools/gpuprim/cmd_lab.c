@@ -211,6 +211,30 @@ static void usage(FILE *f)
                "  names); speedups compare GB/s.\n");
 }
 
+/* Every lab compares the CPU versions with the GPU ones: a CPU context always, and the GPU the options ask for
+ * (none, with a note, where there is no GPU). Returns EXIT_OK or the exit code to return. */
+static int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
+{
+    char why[700] = "";
+    *cpu = *gpu = NULL;
+    gp_status_t st = gp_ctx_create(cpu, GP_DEVICE_CPU);
+    if (st == GP_OK && device != GP_DEVICE_CPU) {
+        st = open_context(device, gpu, why, sizeof why);
+        if (st == GP_OK && gp_ctx_device(*gpu) == GP_DEVICE_CPU) {
+            gp_ctx_destroy(*gpu);
+            *gpu = NULL;
+        }
+    }
+    if (st != GP_OK) {
+        fprintf(stderr, "%s: %s: %s\n", title, gp_status_string(st), gp_last_error());
+        gp_ctx_destroy(*cpu);
+        *cpu = NULL;
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    if (why[0]) fprintf(stderr, "%s: no GPU (%s); CPU versions only\n", title, why);
+    return EXIT_OK;
+}
+
 /* ---------------------------------------------------------------------------------------------- reduce */
 typedef struct rlab {
     gp_ctx_t *ctx;
@@ -260,21 +284,9 @@ static int lab_reduce(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    char why[700] = "";
-    gp_status_t st = gp_ctx_create(&cpu, GP_DEVICE_CPU);
-    if (st == GP_OK && c.device != GP_DEVICE_CPU) {
-        st = open_context(c.device, &gpu, why, sizeof why);
-        if (st == GP_OK && gp_ctx_device(gpu) == GP_DEVICE_CPU) {
-            gp_ctx_destroy(gpu);
-            gpu = NULL;
-        }
-    }
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim lab reduce: %s: %s\n", gp_status_string(st), gp_last_error());
-        gp_ctx_destroy(cpu);
-        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
-    }
-    if (why[0]) fprintf(stderr, "gpuprim lab reduce: no GPU (%s); CPU versions only\n", why);
+    int orc = lab_contexts("gpuprim lab reduce", c.device, &cpu, &gpu);
+    if (orc != EXIT_OK) return orc;
+    gp_status_t st;
     /* Integers in [-7, 7]: every partial sum is an exact float, so every order gives the exact answer. */
     float *hx = malloc((n ? n : 1) * sizeof *hx);
     int rc = EXIT_OK;
@@ -424,21 +436,8 @@ int cmd_lab(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    char why[700] = "";
-    gp_status_t st = gp_ctx_create(&cpu, GP_DEVICE_CPU);
-    if (st == GP_OK && c.device != GP_DEVICE_CPU) {
-        st = open_context(c.device, &gpu, why, sizeof why);
-        if (st == GP_OK && gp_ctx_device(gpu) == GP_DEVICE_CPU) {
-            gp_ctx_destroy(gpu);
-            gpu = NULL;
-        }
-    }
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim lab vector: %s: %s\n", gp_status_string(st), gp_last_error());
-        gp_ctx_destroy(cpu);
-        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
-    }
-    if (why[0]) fprintf(stderr, "gpuprim lab vector: no GPU (%s); CPU versions only\n", why);
+    int orc = lab_contexts("gpuprim lab vector", c.device, &cpu, &gpu);
+    if (orc != EXIT_OK) return orc;
     static const char *const cols[] = {"id", "version", "op", "dtype", "n", "median_us", "GB/s", "%d2d",
                                        "x prev", "x serial", "check"};
     static const int num[] = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0};
