@@ -292,6 +292,21 @@ GP_API gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype,
 GP_API gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                   gp_reduce_result_t *result_host);
 
+/* An array that arrives in pieces (a file, a pipe, data larger than the GPU): push the pieces in order, then finish.
+ * The result is bitwise gp_reduce's over the whole array (same tree: docs/REDUCE.md), for any piece sizes.
+ * GPU context: pieces are device-accessible memory; a push is asynchronous on its stream, and pushes on different
+ * streams are ordered after one another (each waits for the previous one); x may be reused once the stream has passed
+ * the push. CPU context: host memory, synchronous. Every push but the last must hold a whole number of tiles:
+ * a multiple of gp_reducer_granule elements (65536 bytes); a push that is not ends the sequence. finish waits, writes
+ * the result (the op's identity when nothing was pushed) and empties the reducer for another array. A reducer is used
+ * by one host thread at a time; it holds its own device memory (a few hundred KiB), not the context's workspace. */
+typedef struct gp_reducer gp_reducer_t;
+GP_API gp_status_t gp_reducer_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_reducer_t **reducer);
+GP_API size_t gp_reducer_granule(const gp_reducer_t *reducer);
+GP_API gp_status_t gp_reducer_push(gp_reducer_t *reducer, const void *x, size_t count, gp_stream_t stream);
+GP_API gp_status_t gp_reducer_finish(gp_reducer_t *reducer, gp_reduce_result_t *result_host);
+GP_API void gp_reducer_destroy(gp_reducer_t *reducer);
+
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary
  * arrays (like np.memmap: the dtype is given, an offset skipped). Readers return data in the host's byte order.
@@ -332,6 +347,30 @@ GP_API gp_status_t gp_raw_inspect(const char *path, gp_dtype_t dtype, size_t off
 /* Reads up to count elements from f's current position (placed by the caller, e.g. at desc->data_offset) into buf,
  * swapping to host byte order; *got = elements read (fewer only at end of file or on error). Works on pipes. */
 GP_API gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t count, void *buf, size_t *got);
+
+
+/* Streams count elements (GP_COUNT_ALL: up to the end of the input; a trailing partial element is ignored) from f's
+ * current position through the context, chunk by chunk, calling fn on each chunk in order:
+ *   fn(user, chunk, count, first, stream): chunk holds elements [first, first + count) in host byte order; every
+ *   chunk but the last holds a multiple of `granule` elements (0 or 1: any). GPU context: chunk is device memory,
+ *   ready on stream; enqueue work on stream and return (the buffer is reused once the stream passes that work).
+ *   CPU context: host memory, stream NULL; the buffer is reused when fn returns.
+ * GPU pipeline: reads from a regular file with several threads (pread) into reused pinned buffers while earlier chunks
+ * are copied to the device and processed on other streams, so file read, H2D copy and kernels overlap. Pipes and
+ * terminals are read sequentially. A short input gives GP_ERR_FORMAT naming the byte offset where it ends (when count
+ * is not GP_COUNT_ALL); fn's error stops the stream and is returned. The progress callback, if any, is called on the
+ * calling thread after each chunk is read (total 0 when unknown). Waits for all work before returning. */
+typedef gp_status_t (*gp_chunk_fn)(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
+typedef void (*gp_progress_fn)(void *user, size_t bytes_done, size_t bytes_total);
+typedef struct gp_stream_opts {
+    size_t chunk_bytes;      /* 0: 64 MiB (rounded down to whole granules, at least one) */
+    int buffers;             /* pinned and device buffers in the ring, 2..8; 0: 3 */
+    int threads;             /* reader threads for regular files; 0: up to 8 */
+    gp_progress_fn progress; /* may be NULL */
+    void *progress_user;
+} gp_stream_opts_t;
+GP_API gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
+                                   size_t granule, const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  * runs on two streams; NaN rules; error paths (nothing written). Exit 77 without a GPU.
  * GP_TEST_QUICK=1 (compute-sanitizer): sizes up to 65537, no large cases.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "reduce_common.h"
 
 #include <cuda_runtime_api.h>
@@ -133,6 +134,7 @@ static void test_large(gp_ctx_t *ctx)
             OK(gp_reduce_sync(ctx, ops[o], GP_U8, n, d.device, &got));
             OK(gp__reduce_cpu(ops[o], GP_U8, n, x, &cpu, 1));
             CHECK(rc_same(&got, &cpu), "u8 %s n=%zu", gp_reduce_op_name(ops[o]), n);
+            rc_check_reducer(ctx, ops[o], GP_U8, d.device, n, 777, NULL, NULL, &got);
             if (ops[o] == GP_REDUCE_SUM) {
                 uint64_t s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
@@ -179,6 +181,56 @@ static void test_lab_versions(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
     }
 }
 
+/* gp_reducer on device pieces over two streams, and files streamed through the pinned pipeline, equal the in-memory
+ * GPU result and the CPU backend's, bit for bit. */
+static void test_streaming(gp_ctx_t *ctx)
+{
+    static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_ARGMIN, GP_REDUCE_MINMAX, GP_REDUCE_XOR,
+                                         GP_REDUCE_SUM};
+    static const gp_dtype_t dts[] = {GP_F32, GP_U8, GP_F64, GP_I16, GP_BF16};
+    static const size_t sizes[] = {1, 16383, 16384, 16385, 5 * 16384 + 77, (size_t)4099 * 16384 + 1234};
+    gp_stream_t s1, s2;
+    OK(gp_stream_create(ctx, &s1));
+    OK(gp_stream_create(ctx, &s2));
+    for (size_t o = 0; o < 5; o++)
+        for (size_t si = 0; si < 6; si++) {
+            const gp_dtype_t dt = dts[o];
+            const size_t es = gp_dtype_size(dt);
+            const size_t n = sizes[si] * (4 / (es < 4 ? es : 4));
+            if (g_quick && n > 65536 * 8) continue;
+            void *x = malloc(n * es);
+            if (dt == GP_F32 || dt == GP_F64) tc_fill(x, n, dt);
+            else if (dt == GP_BF16)
+                for (size_t i = 0; i < n; i++) ((uint16_t *)x)[i] = (uint16_t)(0x3c00 + tc_next() % 0x300) | (tc_next() & 0x8000);
+            else rc_fill(x, dt, n, ops[o]);
+            gp_buffer_t d;
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es, &d));
+            OK(gp_memcpy_sync(ctx, d.device, x, n * es));
+            gp_reduce_result_t want, cpu;
+            OK(gp_reduce_sync(ctx, ops[o], dt, n, d.device, &want));
+            OK(gp__reduce_cpu(ops[o], dt, n, x, &cpu, 1));
+            CHECK(rc_same(&want, &cpu), "in-memory GPU vs CPU %s %s n=%zu", gp_reduce_op_name(ops[o]), gp_dtype_name(dt), n);
+            rc_check_reducer(ctx, ops[o], dt, d.device, n, 1, s1, s2, &want);
+            rc_check_reducer(ctx, ops[o], dt, d.device, n, 5, s1, s2, &want);
+            rc_check_file_stream(ctx, ops[o], dt, x, n, si == 5 ? (size_t)32 << 20 : 65536 * 2, &want);
+            if (si == 5)
+                printf("  streamed %s %s n = %zu (%zu tiles): reducer and file pipeline bitwise equal to in-memory\n",
+                       gp_reduce_op_name(ops[o]), gp_dtype_name(dt), n, (n * es + 65535) / 65536);
+            gp_mem_free(ctx, &d);
+            free(x);
+        }
+    OK(gp_stream_destroy(ctx, s1));
+    OK(gp_stream_destroy(ctx, s2));
+    gp_buffer_t e;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 2 * 65536, &e));
+    float *h = malloc(2 * 65536);
+    tc_fill(h, 2 * 16384, GP_F32);
+    OK(gp_memcpy_sync(ctx, e.device, h, 2 * 65536));
+    free(h);
+    rc_reducer_errors(ctx, e.device);
+    gp_mem_free(ctx, &e);
+}
+
 static void test_errors(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
 {
     OK(gp_memset(ctx, dres->device, 0x5a, sizeof(gp_reduce_result_t), NULL));
@@ -209,6 +261,7 @@ int main(void)
     test_bitwise_real(ctx, &dx, &dres);
     test_lab_versions(ctx, &dx, &dres);
     test_errors(ctx, &dx, &dres);
+    test_streaming(ctx);
     if (!g_quick) test_large(ctx);
     gp_mem_free(ctx, &dx);
     gp_mem_free(ctx, &dres);

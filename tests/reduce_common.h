@@ -9,6 +9,8 @@
 
 #include "common.h"
 
+#include <unistd.h>
+
 #include "reduce/reduce_internal.h"
 
 static const gp_dtype_t rc_dtypes[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32,
@@ -204,6 +206,144 @@ static inline void rc_print(const char *what, const gp_reduce_result_t *r)
             r->acc_dtype == GP_F32 ? (double)r->value.f32 : r->acc_dtype == GP_F64 ? r->value.f64 : (double)r->value.i64,
             (unsigned long long)r->value2.u64, (long long)r->index, gp_dtype_name((gp_dtype_t)r->acc_dtype),
             gp_reduce_op_name((gp_reduce_op_t)r->op));
+}
+
+/* gp_reducer over x (memory of ctx: device on a GPU context) pushed in pieces of `tiles` tiles (the last piece holds
+ * the rest), alternating between streams s1 and s2: the result must be bitwise *want (gp_reduce's over x). */
+static inline void rc_check_reducer(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dt, const void *x, size_t n,
+                                    size_t tiles, gp_stream_t s1, gp_stream_t s2, const gp_reduce_result_t *want)
+{
+    gp_reducer_t *r = NULL;
+    OK(gp_reducer_create(ctx, op, dt, &r));
+    if (!r) return;
+    const size_t g = gp_reducer_granule(r), piece = tiles * g, es = gp_dtype_size(dt);
+    CHECK(g == 65536 / es, "granule %zu", g);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += piece, k++) {
+        const size_t c = n - i < piece ? n - i : piece;
+        OK(gp_reducer_push(r, (const char *)x + i * es, c, (k & 1) ? s2 : s1));
+    }
+    gp_reduce_result_t got;
+    memset(&got, 0x5a, sizeof got);
+    OK(gp_reducer_finish(r, &got));
+    if (!rc_same(&got, want)) {
+        CHECK(0, "reducer %s %s n=%zu in pieces of %zu tiles differs from gp_reduce", gp_reduce_op_name(op),
+              gp_dtype_name(dt), n, tiles);
+        rc_print("reducer", &got), rc_print("reduce ", want);
+    } else {
+        tc_pass++;
+    }
+    /* reusable after finish: the whole array in one push */
+    OK(gp_reducer_push(r, x, n, s1));
+    OK(gp_reducer_finish(r, &got));
+    CHECK(rc_same(&got, want), "reducer reuse %s %s n=%zu", gp_reduce_op_name(op), gp_dtype_name(dt), n);
+    gp_reducer_destroy(r);
+}
+
+/* Reducer misuse: a partial tile ends the array; misaligned and NULL pieces; nothing pushed gives the identity. */
+static inline void rc_reducer_errors(gp_ctx_t *ctx, const void *x8 /* 2 granules of f32, 16-byte aligned */)
+{
+    gp_reducer_t *r = NULL;
+    gp_reduce_result_t res, id;
+    CHECK_ST(gp_reducer_create(ctx, GP_REDUCE_XOR, GP_F32, &r), GP_ERR_UNSUPPORTED);
+    CHECK(r == NULL, "no reducer on error");
+    CHECK_ST(gp_reducer_create(ctx, GP_REDUCE_SUM, GP_F32, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_reducer_create(ctx, GP_REDUCE_ARGMAX, GP_F32, &r));
+    OK(gp_reducer_finish(r, &res));
+    gp__reduce_identity(GP_REDUCE_ARGMAX, GP_F32, &id);
+    CHECK(rc_same(&res, &id) && res.index == -1, "empty reducer gives the identity");
+    CHECK_ST(gp_reducer_push(r, NULL, 5, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reducer_push(r, (const char *)x8 + 2, 5, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_reducer_push(r, x8, 100, NULL));
+    CHECK_ST(gp_reducer_push(r, x8, 16384, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "ended the array") != NULL, "%s", gp_last_error());
+    OK(gp_reducer_finish(r, &res));
+    CHECK(res.index >= 0 && res.index < 100, "argmax index %lld", (long long)res.index);
+    CHECK_ST(gp_reducer_finish(r, NULL), GP_ERR_INVALID_ARG);
+    gp_reducer_destroy(r);
+    gp_reducer_destroy(NULL);
+}
+
+typedef struct rc_sink {
+    gp_reducer_t *r;
+    size_t next, chunks, granule, bad;
+} rc_sink_t;
+
+static inline gp_status_t rc_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t s)
+{
+    rc_sink_t *k = user;
+    if (first != k->next) k->bad++;
+    if (count % k->granule && k->bad == 0) k->granule = (size_t)-1; /* only the last may be partial: checked later */
+    k->next = first + count;
+    k->chunks++;
+    return gp_reducer_push(k->r, chunk, count, s);
+}
+
+/* Writes host array x (n elements of dt) to a temporary file, streams it through gp_array_stream into a reducer on
+ * ctx with chunks of chunk_bytes: the result must be bitwise *want. Also through a pipe-like FILE (fmemopen). */
+static inline void rc_check_file_stream(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dt, const void *x, size_t n,
+                                        size_t chunk_bytes, const gp_reduce_result_t *want)
+{
+    const size_t es = gp_dtype_size(dt);
+    char path[] = "/tmp/gp_stream_XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0, "mkstemp");
+    FILE *f = fdopen(fd, "w+b");
+    REQUIRE(f && fwrite("HDR", 1, 3, f) == 3 && fwrite(x, es, n, f) == n, "writing %s", path);
+    fflush(f);
+    for (int pass = 0; pass < 2; pass++) {
+        FILE *in = f;
+        void *copy = NULL;
+        if (pass == 1) { /* not a regular file: read sequentially */
+            copy = malloc(n * es + 3);
+            memcpy(copy, "HDR", 3);
+            memcpy((char *)copy + 3, x, n * es);
+            in = fmemopen(copy, n * es + 3, "rb");
+            REQUIRE(in, "fmemopen");
+        }
+        fseek(in, 3, SEEK_SET);
+        gp_array_desc_t d;
+        memset(&d, 0, sizeof d);
+        d.dtype = dt, d.elem_size = es, d.ndim = 1, d.count = n, d.data_offset = 3;
+        gp_reducer_t *r = NULL;
+        OK(gp_reducer_create(ctx, op, dt, &r));
+        rc_sink_t k = {r, 0, 0, gp_reducer_granule(r), 0};
+        gp_stream_opts_t o;
+        memset(&o, 0, sizeof o);
+        o.chunk_bytes = chunk_bytes;
+        o.threads = 4;
+        OK(gp_array_stream(ctx, in, &d, pass ? GP_COUNT_ALL : n, gp_reducer_granule(r), &o, rc_sink_push, &k));
+        gp_reduce_result_t got;
+        OK(gp_reducer_finish(r, &got));
+        CHECK(k.bad == 0 && k.next == n, "chunks in order: next %zu of %zu, %zu out of order", k.next, n, k.bad);
+        if (!rc_same(&got, want)) {
+            CHECK(0, "streamed %s %s n=%zu chunk %zu (%s) differs from in-memory", gp_reduce_op_name(op),
+                  gp_dtype_name(dt), n, chunk_bytes, pass ? "pipe" : "file");
+            rc_print("streamed ", &got), rc_print("in-memory", want);
+        } else {
+            tc_pass++;
+        }
+        gp_reducer_destroy(r);
+        if (pass == 1) {
+            fclose(in);
+            free(copy);
+        }
+    }
+    /* A file shorter than the count: an error naming where the data ends. */
+    gp_reducer_t *r = NULL;
+    OK(gp_reducer_create(ctx, op, dt, &r));
+    rc_sink_t k = {r, 0, 0, gp_reducer_granule(r), 0};
+    gp_array_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dt, d.elem_size = es, d.ndim = 1, d.count = n + 5, d.data_offset = 3;
+    fseek(f, 3, SEEK_SET);
+    CHECK_ST(gp_array_stream(ctx, f, &d, n + 5, gp_reducer_granule(r), NULL, rc_sink_push, &k), GP_ERR_FORMAT);
+    char want_msg[96];
+    snprintf(want_msg, sizeof want_msg, "byte %zu: the data ends after %zu of %zu", 3 + n * es, n, n + 5);
+    CHECK(strstr(gp_last_error(), want_msg) != NULL, "%s (wanted '%s')", gp_last_error(), want_msg);
+    gp_reducer_destroy(r);
+    fclose(f);
+    unlink(path);
 }
 
 #endif

@@ -4,6 +4,7 @@
  * identities; bitwise determinism between the serial and the OpenMP backend on real-valued data; error paths.
  * Run: ctest -R test_reduce.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "reduce_common.h"
 
 static const size_t k_sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 16383, 16384, 16385, 65537, (1u << 20) + 3};
@@ -133,6 +134,42 @@ static void test_errors(gp_ctx_t *ctx)
     CHECK_ST(gp_reduce_op_parse("median", &op), GP_ERR_INVALID_ARG);
 }
 
+/* The reducer and the file stream give gp_reduce's bits: pieces of 1 and 3 tiles, more than 4096 tiles (a fold at
+ * push time and at finish), a partial last tile; files read in parallel and pipes. */
+static void test_streaming(gp_ctx_t *ctx)
+{
+    static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_ARGMIN, GP_REDUCE_MINMAX, GP_REDUCE_XOR};
+    static const gp_dtype_t dts[] = {GP_F32, GP_U8, GP_F64, GP_I16};
+    static const size_t sizes[] = {1, 16383, 16384, 16385, 5 * 16384 + 77};
+    for (size_t o = 0; o < 4; o++)
+        for (size_t si = 0; si < 5; si++) {
+            const gp_dtype_t dt = dts[o];
+            const size_t n = sizes[si] * (4 / (gp_dtype_size(dt) < 4 ? gp_dtype_size(dt) : 4));
+            void *x = malloc(n * gp_dtype_size(dt));
+            if (ops[o] == GP_REDUCE_SUM || ops[o] == GP_REDUCE_MINMAX) tc_fill(x, n, dt == GP_F32 || dt == GP_F64 ? dt : GP_U8);
+            else rc_fill(x, dt, n, ops[o]);
+            gp_reduce_result_t want;
+            OK(gp_reduce_sync(ctx, ops[o], dt, n, x, &want));
+            rc_check_reducer(ctx, ops[o], dt, x, n, 1, NULL, NULL, &want);
+            rc_check_reducer(ctx, ops[o], dt, x, n, 3, NULL, NULL, &want);
+            rc_check_file_stream(ctx, ops[o], dt, x, n, 65536 * 2, &want);
+            free(x);
+        }
+    /* 4099 tiles of real-valued f32 (268 MB): a level fold at push time, another at finish */
+    const size_t n = (size_t)(4096 + 3) * 16384 + 1234;
+    float *x = malloc(n * sizeof *x);
+    REQUIRE(x, "%zu floats", n);
+    tc_fill(x, n, GP_F32);
+    gp_reduce_result_t want;
+    OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, n, x, &want));
+    rc_check_reducer(ctx, GP_REDUCE_SUM, GP_F32, x, n, 1000, NULL, NULL, &want);
+    rc_check_file_stream(ctx, GP_REDUCE_SUM, GP_F32, x, n, (size_t)64 << 20, &want);
+    free(x);
+    float x8[2 * 16384] __attribute__((aligned(16)));
+    tc_fill(x8, 2 * 16384, GP_F32);
+    rc_reducer_errors(ctx, x8);
+}
+
 int main(void)
 {
     tc_seed("test_reduce");
@@ -143,6 +180,7 @@ int main(void)
     test_identities(ctx);
     test_determinism();
     test_errors(ctx);
+    test_streaming(ctx);
     gp_ctx_destroy(ctx);
     return tc_finish("test_reduce");
 }

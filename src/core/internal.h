@@ -91,6 +91,9 @@ GP_INTERNAL unsigned int gp__fill_grid(const gp_ctx_t *ctx, int threads);
 GP_INTERNAL void *gp__host_alloc(size_t bytes);
 GP_INTERNAL void gp__host_free(void *p);
 
+/* Reverses the bytes of each of count elements of es bytes (src/io/npy.c). */
+GP_INTERNAL void gp__swap_bytes(void *buf, size_t count, size_t es);
+
 /* Kernels of src/core/memory_kernels.cu. */
 GP_INTERNAL gp_status_t gp__launch_copy_kernel(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes,
                                                cudaStream_t stream);

@@ -296,7 +296,7 @@ gp_status_t gp_npy_inspect(const char *path, gp_array_desc_t *desc)
     return GP_OK;
 }
 
-static void swap_bytes(void *buf, size_t count, size_t es)
+void gp__swap_bytes(void *buf, size_t count, size_t es)
 {
     unsigned char *p = buf;
     for (size_t i = 0; i < count; i++, p += es)
@@ -323,7 +323,7 @@ gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t count, v
         return gp__error(GP_ERR_OVERFLOW, "%s: %zu elements overflow", fn, count);
     size_t n = fread(buf, 1, bytes, f);
     *got = n / desc->elem_size;
-    if (desc->big_endian != host_big_endian() && desc->elem_size > 1) swap_bytes(buf, *got, desc->elem_size);
+    if (desc->big_endian != host_big_endian() && desc->elem_size > 1) gp__swap_bytes(buf, *got, desc->elem_size);
     if (n < bytes && ferror(f)) return gp__error(GP_ERR_IO, "%s: read failed: %s", fn, strerror(errno));
     return GP_OK;
 }

@@ -215,10 +215,28 @@ template <int OP, typename T> __device__ typename Red<OP, T>::S block_tree(typen
     return s;
 }
 
+/* One group of the levels: lane l folds entries g*4096 + l + 256*j (j = 0..15, those below m) in order, then the
+ * in-block tree. The result is valid in thread 0; every thread must call it. */
+template <int OP, typename T>
+__device__ __forceinline__ typename Red<OP, T>::S fold_group(const unsigned long long *src, size_t m, size_t g)
+{
+    typedef Red<OP, T> R;
+    typename R::S s = R::identity();
+#pragma unroll
+    for (int j = 0; j < GP__REDUCE_VECS; j++) {
+        const size_t e = g * GP__REDUCE_GROUP + (size_t)j * GP__REDUCE_LANES + threadIdx.x;
+        if (e < m) s = R::combine(s, R::get(src, e));
+    }
+    return block_tree<OP, T>(s);
+}
+
+/* Tile results of x[0, n) into partials[0, ntiles); element indices count from idx0 (x is element idx0 of the
+ * whole array). fold = 1: the last block then folds them level by level and writes *result (one-launch path);
+ * fold = 0: the streaming path (gp_reducer), which folds with fold_groups. */
 template <int OP, typename T>
 __global__ void __launch_bounds__(GP__REDUCE_LANES)
     reduce_tiles(const T *__restrict__ x, size_t n, size_t ntiles, int aligned, unsigned long long *partials,
-                 unsigned int *counter, gp_reduce_result_t *result, int acc_dtype)
+                 unsigned int *counter, gp_reduce_result_t *result, int acc_dtype, long long idx0, int fold)
 {
     typedef Red<OP, T> R;
     typedef typename R::S S;
@@ -237,18 +255,19 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
                 const uint4 q = __ldcs(xv + v);
                 const T *e = reinterpret_cast<const T *>(&q);
 #pragma unroll
-                for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], (long long)(base + v * W + w)));
+                for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], idx0 + (long long)(base + v * W + w)));
             }
         } else {
             for (int j = 0; j < GP__REDUCE_VECS; j++) {
                 const size_t e0 = base + (l + (size_t)GP__REDUCE_LANES * j) * W;
                 for (int w = 0; w < W; w++)
-                    if (e0 + w < n) s = R::combine(s, R::make(x[e0 + w], (long long)(e0 + w)));
+                    if (e0 + w < n) s = R::combine(s, R::make(x[e0 + w], idx0 + (long long)(e0 + w)));
             }
         }
         s = block_tree<OP, T>(s);
         if (l == 0) R::put(partials, k, s);
     }
+    if (!fold) return;
 
     /* Last-block guard: publish, fence, take a ticket; the last block folds the tile results. */
     __shared__ bool last;
@@ -263,13 +282,7 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     while (m > 1) {
         const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
         for (size_t g = 0; g < groups; g++) {
-            S s = R::identity();
-#pragma unroll
-            for (int j = 0; j < GP__REDUCE_VECS; j++) {
-                const size_t e = g * GP__REDUCE_GROUP + (size_t)j * GP__REDUCE_LANES + l;
-                if (e < m) s = R::combine(s, R::get(partials, e));
-            }
-            s = block_tree<OP, T>(s); /* ends with a barrier: every read of group g is done */
+            const S s = fold_group<OP, T>(partials, m, g); /* ends with a barrier: group g's reads are done */
             if (l == 0) R::put(partials, g, s);
             __syncthreads();
         }
@@ -289,49 +302,104 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     }
 }
 
+/* Block g folds group g of src[0, m) into dst[g] (one level of the tree, for gp_reducer). */
 template <int OP, typename T>
-gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, gp_reduce_result_t *result, int acc_dtype,
-                   cudaStream_t stream)
+__global__ void __launch_bounds__(GP__REDUCE_LANES)
+    fold_groups(const unsigned long long *__restrict__ src, size_t m, unsigned long long *__restrict__ dst)
 {
     typedef Red<OP, T> R;
-    const size_t tile = GP__REDUCE_TILE_BYTES / sizeof(T), ntiles = (n + tile - 1) / tile;
+    const typename R::S s = fold_group<OP, T>(src, m, blockIdx.x);
+    if (threadIdx.x == 0) R::put(dst, blockIdx.x, s);
+}
+
+/* What a dispatched call does: the whole reduction, tile results only, one fold level, or report the entry size. */
+enum { MODE_FULL, MODE_TILES, MODE_FOLD, MODE_ENTRY };
+struct Args {
+    int mode;
+    size_t n;
+    const void *x;
+    gp_reduce_result_t *result;
+    int acc;
+    cudaStream_t stream;
+    long long idx0;
+    void *dst;
+    size_t *entry_bytes;
+};
+
+template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
+{
+    typedef Red<OP, T> R;
+    if (a.mode == MODE_ENTRY) {
+        *a.entry_bytes = R::SLOTS * 8;
+        return GP_OK;
+    }
+    if (a.mode == MODE_FOLD) {
+        const size_t groups = (a.n + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
+        fold_groups<OP, T><<<(unsigned)groups, GP__REDUCE_LANES, 0, a.stream>>>(
+            (const unsigned long long *)a.x, a.n, (unsigned long long *)a.dst);
+        return GP_CHECK_LAUNCH("gp_reducer (fold)");
+    }
+    const size_t tile = GP__REDUCE_TILE_BYTES / sizeof(T), ntiles = (a.n + tile - 1) / tile;
     /* A persistent grid that gives every block the same number of tiles (no straggler round). */
     const size_t fill = gp__fill_grid(ctx, GP__REDUCE_LANES), per = (ntiles + fill - 1) / fill;
     const unsigned grid = (unsigned)((ntiles + per - 1) / per);
+    const int aligned = ((uintptr_t)a.x & 15) == 0;
+    if (a.mode == MODE_TILES) {
+        reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, a.stream>>>(
+            (const T *)a.x, a.n, ntiles, aligned, (unsigned long long *)a.dst, NULL, NULL, a.acc, a.idx0, 0);
+        return GP_CHECK_LAUNCH("gp_reducer (tiles)");
+    }
     void *ws = NULL;
     gp_status_t st = gp__workspace(ctx, ntiles * R::SLOTS * 8 + 64, &ws);
     if (st != GP_OK) return st;
-    const int aligned = ((uintptr_t)x & 15) == 0;
-    reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, stream>>>((const T *)x, n, ntiles, aligned,
-                                                               (unsigned long long *)ws,
-                                                               ctx->counters + GP__COUNTER_REDUCE, result, acc_dtype);
+    reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, a.stream>>>((const T *)a.x, a.n, ntiles, aligned,
+                                                                 (unsigned long long *)ws,
+                                                                 ctx->counters + GP__COUNTER_REDUCE, a.result, a.acc,
+                                                                 0, 1);
     return GP_CHECK_LAUNCH("gp_reduce");
 }
 
-template <typename T>
-gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, gp_reduce_result_t *r, int acc,
-                  cudaStream_t s)
+template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, const Args &a)
 {
     switch (op) {
-    case GP_REDUCE_SUM: return launch<GP_REDUCE_SUM, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_PROD: return launch<GP_REDUCE_PROD, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_MIN: return launch<GP_REDUCE_MIN, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_MAX: return launch<GP_REDUCE_MAX, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_MINMAX: return launch<GP_REDUCE_MINMAX, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_ARGMIN: return launch<GP_REDUCE_ARGMIN, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_ARGMAX: return launch<GP_REDUCE_ARGMAX, T>(ctx, n, x, r, acc, s);
-    case GP_REDUCE_COUNT_NONZERO: return launch<GP_REDUCE_COUNT_NONZERO, T>(ctx, n, x, r, acc, s);
+    case GP_REDUCE_SUM: return launch<GP_REDUCE_SUM, T>(ctx, a);
+    case GP_REDUCE_PROD: return launch<GP_REDUCE_PROD, T>(ctx, a);
+    case GP_REDUCE_MIN: return launch<GP_REDUCE_MIN, T>(ctx, a);
+    case GP_REDUCE_MAX: return launch<GP_REDUCE_MAX, T>(ctx, a);
+    case GP_REDUCE_MINMAX: return launch<GP_REDUCE_MINMAX, T>(ctx, a);
+    case GP_REDUCE_ARGMIN: return launch<GP_REDUCE_ARGMIN, T>(ctx, a);
+    case GP_REDUCE_ARGMAX: return launch<GP_REDUCE_ARGMAX, T>(ctx, a);
+    case GP_REDUCE_COUNT_NONZERO: return launch<GP_REDUCE_COUNT_NONZERO, T>(ctx, a);
     default: break;
     }
     if constexpr (!std::is_floating_point<typename Val<T>::type>::value) {
         switch (op) {
-        case GP_REDUCE_AND: return launch<GP_REDUCE_AND, T>(ctx, n, x, r, acc, s);
-        case GP_REDUCE_OR: return launch<GP_REDUCE_OR, T>(ctx, n, x, r, acc, s);
-        case GP_REDUCE_XOR: return launch<GP_REDUCE_XOR, T>(ctx, n, x, r, acc, s);
+        case GP_REDUCE_AND: return launch<GP_REDUCE_AND, T>(ctx, a);
+        case GP_REDUCE_OR: return launch<GP_REDUCE_OR, T>(ctx, a);
+        case GP_REDUCE_XOR: return launch<GP_REDUCE_XOR, T>(ctx, a);
         default: break;
         }
     }
     return gp__error(GP_ERR_INTERNAL, "gp_reduce: op %d reached the launcher unsupported", (int)op);
+}
+
+gp_status_t dispatch(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, const Args &a)
+{
+    switch (dtype) {
+    case GP_U8: return by_op<uint8_t>(ctx, op, a);
+    case GP_I8: return by_op<int8_t>(ctx, op, a);
+    case GP_U16: return by_op<uint16_t>(ctx, op, a);
+    case GP_I16: return by_op<int16_t>(ctx, op, a);
+    case GP_U32: return by_op<uint32_t>(ctx, op, a);
+    case GP_I32: return by_op<int32_t>(ctx, op, a);
+    case GP_U64: return by_op<unsigned long long>(ctx, op, a);
+    case GP_I64: return by_op<long long>(ctx, op, a);
+    case GP_F16: return by_op<f16_t>(ctx, op, a);
+    case GP_BF16: return by_op<bf16_t>(ctx, op, a);
+    case GP_F32: return by_op<float>(ctx, op, a);
+    case GP_F64: return by_op<double>(ctx, op, a);
+    default: return gp__error(GP_ERR_INVALID_ARG, "gp_reduce: dtype %d", (int)dtype);
+    }
 }
 
 } // namespace
@@ -339,20 +407,28 @@ gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, gp_
 extern "C" gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                       gp_reduce_result_t *result, cudaStream_t stream)
 {
-    const int acc = (int)gp_reduce_acc_dtype(op, dtype);
-    switch (dtype) {
-    case GP_U8: return by_op<uint8_t>(ctx, op, n, x, result, acc, stream);
-    case GP_I8: return by_op<int8_t>(ctx, op, n, x, result, acc, stream);
-    case GP_U16: return by_op<uint16_t>(ctx, op, n, x, result, acc, stream);
-    case GP_I16: return by_op<int16_t>(ctx, op, n, x, result, acc, stream);
-    case GP_U32: return by_op<uint32_t>(ctx, op, n, x, result, acc, stream);
-    case GP_I32: return by_op<int32_t>(ctx, op, n, x, result, acc, stream);
-    case GP_U64: return by_op<unsigned long long>(ctx, op, n, x, result, acc, stream);
-    case GP_I64: return by_op<long long>(ctx, op, n, x, result, acc, stream);
-    case GP_F16: return by_op<f16_t>(ctx, op, n, x, result, acc, stream);
-    case GP_BF16: return by_op<bf16_t>(ctx, op, n, x, result, acc, stream);
-    case GP_F32: return by_op<float>(ctx, op, n, x, result, acc, stream);
-    case GP_F64: return by_op<double>(ctx, op, n, x, result, acc, stream);
-    default: return gp__error(GP_ERR_INVALID_ARG, "gp_reduce: dtype %d", (int)dtype);
-    }
+    Args a = {MODE_FULL, n, x, result, (int)gp_reduce_acc_dtype(op, dtype), stream, 0, NULL, NULL};
+    return dispatch(ctx, op, dtype, a);
+}
+
+extern "C" gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+                                            const void *x, long long idx0, void *dst, cudaStream_t stream)
+{
+    Args a = {MODE_TILES, n, x, NULL, (int)gp_reduce_acc_dtype(op, dtype), stream, idx0, dst, NULL};
+    return dispatch(ctx, op, dtype, a);
+}
+
+extern "C" gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t m,
+                                           const void *src, void *dst, cudaStream_t stream)
+{
+    Args a = {MODE_FOLD, m, src, NULL, 0, stream, 0, dst, NULL};
+    return dispatch(ctx, op, dtype, a);
+}
+
+extern "C" size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype)
+{
+    size_t b = 0;
+    Args a = {MODE_ENTRY, 0, NULL, NULL, 0, NULL, 0, NULL, &b};
+    (void)dispatch(NULL, op, dtype, a);
+    return b;
 }

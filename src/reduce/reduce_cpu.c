@@ -61,6 +61,7 @@ typedef struct job {
     kind_t k;
     const void *x;
     size_t n;
+    int64_t idx0; /* x[0] is element idx0 of the whole array */
 } job_t;
 
 static kind_t kind_of(gp_reduce_op_t op, gp_dtype_t dt)
@@ -113,7 +114,7 @@ static st_t make(const job_t *j, size_t i)
 {
     st_t s;
     memset(&s, 0, sizeof s);
-    s.idx = (int64_t)i;
+    s.idx = j->idx0 + (int64_t)i;
     uint64_t bits = 0; /* the element's bits, zero-extended */
     double fv = 0;     /* floats: the value */
     int64_t iv = 0;    /* integers: the value (sign- or zero-extended) */
@@ -247,45 +248,78 @@ static st_t tile(const job_t *j, size_t k)
     return tree(j, lanes);
 }
 
+/* Group g of the levels over part[0, m): lane l folds entries g*4096 + l + 256*v in order, then the tree. */
+static st_t fold_group(const job_t *j, const st_t *part, size_t m, size_t g)
+{
+    st_t lanes[GP__REDUCE_LANES];
+    for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
+        st_t s = identity(j);
+        for (size_t v = 0; v < GP__REDUCE_VECS; v++) {
+            const size_t e = g * GP__REDUCE_GROUP + v * GP__REDUCE_LANES + l;
+            if (e < m) s = combine(j, s, &part[e]);
+        }
+        lanes[l] = s;
+    }
+    return tree(j, lanes);
+}
+
+static void to_result(const job_t *j, const st_t *s, gp_reduce_result_t *result)
+{
+    gp_reduce_result_t r;
+    memset(&r, 0, sizeof r);
+    r.acc_dtype = (int32_t)gp_reduce_acc_dtype(j->op, j->dt);
+    r.op = (int32_t)j->op;
+    r.index = (j->op == GP_REDUCE_ARGMIN || j->op == GP_REDUCE_ARGMAX) ? s->idx : -1;
+    if (j->k == K_F32) {
+        r.value.f32 = s->v.f;
+        if (j->op == GP_REDUCE_MINMAX) r.value2.f32 = s->v2.f;
+    } else {
+        r.value.u64 = s->v.u;
+        if (j->op == GP_REDUCE_MINMAX) r.value2.u64 = s->v2.u;
+    }
+    *result = r;
+}
+
+size_t gp__reduce_cpu_entry_bytes(void) { return sizeof(st_t); }
+
+void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, long long idx0, void *dst,
+                          int parallel)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype), x, n, idx0};
+    const size_t tile_elems = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype), ntiles = (n + tile_elems - 1) / tile_elems;
+    st_t *part = dst;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (long long k = 0; k < (long long)ntiles; k++) part[k] = tile(&j, (size_t)k);
+}
+
+void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *src, void *dst)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype), NULL, 0, 0};
+    const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
+    for (size_t g = 0; g < groups; g++) ((st_t *)dst)[g] = fold_group(&j, src, m, g);
+}
+
+void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, const void *entry, gp_reduce_result_t *result)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype), NULL, 0, 0};
+    to_result(&j, entry, result);
+}
+
 gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, gp_reduce_result_t *result,
                            int parallel)
 {
-    const job_t j = {op, dtype, kind_of(op, dtype), x, n};
+    const job_t j = {op, dtype, kind_of(op, dtype), x, n, 0};
     const size_t tile_elems = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype), ntiles = (n + tile_elems - 1) / tile_elems;
     st_t *part = malloc(ntiles * sizeof *part);
     if (part == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_reduce (CPU): %zu tile results", ntiles);
-#pragma omp parallel for schedule(static) if (parallel)
-    for (long long k = 0; k < (long long)ntiles; k++) part[k] = tile(&j, (size_t)k);
+    gp__reduce_cpu_tiles(op, dtype, n, x, 0, part, parallel);
     for (size_t m = ntiles; m > 1;) {
         const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
-        for (size_t g = 0; g < groups; g++) {
-            st_t lanes[GP__REDUCE_LANES];
-            for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
-                st_t s = identity(&j);
-                for (size_t v = 0; v < GP__REDUCE_VECS; v++) {
-                    const size_t e = g * GP__REDUCE_GROUP + v * GP__REDUCE_LANES + l;
-                    if (e < m) s = combine(&j, s, &part[e]);
-                }
-                lanes[l] = s;
-            }
-            part[g] = tree(&j, lanes);
-        }
+        for (size_t g = 0; g < groups; g++) part[g] = fold_group(&j, part, m, g);
         m = groups;
     }
-    gp_reduce_result_t r;
-    memset(&r, 0, sizeof r);
-    r.acc_dtype = (int32_t)gp_reduce_acc_dtype(op, dtype);
-    r.op = (int32_t)op;
-    r.index = (op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX) ? part[0].idx : -1;
-    if (j.k == K_F32) {
-        r.value.f32 = part[0].v.f;
-        if (op == GP_REDUCE_MINMAX) r.value2.f32 = part[0].v2.f;
-    } else {
-        r.value.u64 = part[0].v.u;
-        if (op == GP_REDUCE_MINMAX) r.value2.u64 = part[0].v2.u;
-    }
+    to_result(&j, &part[0], result);
     free(part);
-    *result = r;
     return GP_OK;
 }
 
@@ -305,6 +339,7 @@ gp_status_t gp__reduce_lab_cpu_backend(gp_ctx_t *ctx, const float *x, size_t n, 
     (void)ctx;
     (void)stream;
     gp_reduce_result_t r;
+    memset(&r, 0, sizeof r);
     if (n == 0) {
         *result = 0;
         return GP_OK;

@@ -34,6 +34,21 @@ GP_INTERNAL gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtyp
                                        gp_reduce_result_t *result, cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                        gp_reduce_result_t *result, int parallel);
+/* The streaming path (gp_reducer, reducer.c): tile results of x[0, n) into dst (x is element idx0 of the whole array),
+ * one level of folding of src[0, m) into dst[0, ceil(m / 4096)), the bytes of one entry, and an entry's result.
+ * GPU entries are 8-byte slots in device memory; CPU entries are the CPU backend's own states. */
+GP_INTERNAL gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+                                             const void *x, long long idx0, void *dst, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t m,
+                                            const void *src, void *dst, cudaStream_t stream);
+GP_INTERNAL size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype);
+GP_INTERNAL size_t gp__reduce_cpu_entry_bytes(void);
+GP_INTERNAL void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, long long idx0,
+                                      void *dst, int parallel);
+GP_INTERNAL void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *src, void *dst);
+GP_INTERNAL void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, const void *entry,
+                                             gp_reduce_result_t *result);
+
 /* The lab's progression (reduce_versions.cu): each version sums n floats into *result (device memory for GPU versions,
  * host memory for CPU ones). */
 typedef gp_status_t (*gp__reduce_launch_fn)(gp_ctx_t *ctx, const float *x, size_t n, float *result,

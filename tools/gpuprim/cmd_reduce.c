@@ -1,11 +1,12 @@
 /*
  * cmd_reduce.c — `gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--device cpu|ID] [--json]`
  * Reduces a .npy file (recognised by its magic; dtype from its header) or raw binary (--dtype required, like
- * np.memmap, after --offset bytes), or standard input, on the GPU (or the CPU backend). The array is read whole into
- * (pinned) host memory in 64 MiB steps, with a progress bar on a terminal, then reduced with gp_reduce: the same bits
- * as any other gp_reduce of those elements. Inputs larger than the memory at hand are refused (streaming is not
- * implemented yet). --json prints one object: op, dtype, elements, value (minmax: [min, max]; non-finite values as
- * the strings "nan", "inf", "-inf"), index (argmin/argmax), acc_dtype, seconds, gbps, device.
+ * np.memmap, after --offset bytes), or standard input, on the GPU (or the CPU backend). The input streams through
+ * gp_array_stream (reused pinned buffers, parallel reads, H2D copies and kernels overlapped on two streams) into a
+ * gp_reducer, so any size works — larger than GPU or host memory — and the bits equal an in-memory gp_reduce of the
+ * same elements. A progress bar on a terminal when the work takes over a second. --json prints one object: op, dtype,
+ * elements, value (minmax: [min, max]; non-finite values as the strings "nan", "inf", "-inf"), index
+ * (argmin/argmax: the flat C-order index, as NumPy's), acc_dtype, seconds, gbps, device.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -17,8 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STEP ((size_t)64 << 20)
-
 static double now_s(void)
 {
     struct timespec t;
@@ -26,60 +25,89 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void progress(size_t done, size_t total, double t0, int *shown)
+typedef struct bar {
+    double t0;
+    int shown;
+} bar_t;
+
+static void progress(void *user, size_t done, size_t total)
 {
-    if (!isatty(2) || total == 0) return;
-    double el = now_s() - t0;
-    if (el < 1.0 && done < total) return; /* only work that takes over a second shows a bar */
-    int w = 40, k = (int)((double)done / (double)total * w);
-    fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %.0f MB/s", k, "########################################", w - k, "",
-            100.0 * (double)done / (double)total, el > 0 ? (double)done / el / 1e6 : 0.0);
-    if (done >= total) fputc('\n', stderr);
-    *shown = 1;
+    bar_t *b = user;
+    if (!isatty(2)) return;
+    const double el = now_s() - b->t0;
+    if (el < 1.0) return; /* only work that takes over a second shows a bar */
+    if (total) {
+        int w = 40, k = (int)((double)done / (double)total * w);
+        fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %.0f MB/s", k, "########################################", w - k, "",
+                100.0 * (double)done / (double)total, (double)done / el / 1e6);
+    } else {
+        fprintf(stderr, "\r%.1f MB  %.0f MB/s", (double)done / 1e6, (double)done / el / 1e6);
+    }
+    b->shown = 1;
 }
 
-/* Reads count elements of desc from f into buf (host byte order). */
-static gp_status_t read_all(FILE *f, const gp_array_desc_t *d, size_t count, void *buf, const char *name)
+typedef struct sink {
+    gp_reducer_t *red;
+    size_t elements;
+} sink_t;
+
+static gp_status_t push_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
 {
-    const size_t per = STEP / d->elem_size;
-    double t0 = now_s();
-    int shown = 0;
-    for (size_t done = 0; done < count;) {
-        size_t want = count - done < per ? count - done : per, got = 0;
-        gp_status_t st = gp_array_fread(f, d, want, (char *)buf + done * d->elem_size, &got);
-        if (st != GP_OK) return st;
-        done += got;
-        progress(done, count, t0, &shown);
-        if (got < want) {
-            if (shown) fputc('\n', stderr);
-            fprintf(stderr, "gpuprim reduce: %s: byte %zu: the data ends after %zu of %zu elements\n", name,
-                    d->data_offset + done * d->elem_size, done, count);
-            return GP_ERR_FORMAT;
-        }
-    }
-    return GP_OK;
+    sink_t *k = user;
+    (void)first;
+    k->elements += count;
+    return gp_reducer_push(k->red, chunk, count, stream);
 }
 
-/* Standard input, whole, into a growing buffer. */
-static unsigned char *slurp(FILE *f, size_t *len)
+/* Reads exactly len bytes of standard input; the bytes read so far go to *got. */
+static int read_exact(FILE *f, void *buf, size_t len, size_t *got)
 {
-    size_t cap = (size_t)1 << 20, n = 0;
-    unsigned char *b = malloc(cap);
-    while (b) {
-        if (n == cap) {
-            unsigned char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                return NULL;
-            }
-            b = nb;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
+    *got = fread(buf, 1, len, f);
+    return *got == len;
+}
+
+/* The .npy header from a stream (standard input): leaves f at the data. */
+static gp_status_t npy_header_from_stream(FILE *f, gp_array_desc_t *d, size_t *consumed)
+{
+    unsigned char pre[12];
+    size_t got = 0, hbytes = 0;
+    if (!read_exact(f, pre, sizeof pre, &got)) {
+        fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends inside the .npy preamble\n", got);
+        return GP_ERR_FORMAT;
     }
-    *len = n;
-    return b;
+    gp_status_t st = gp_npy_header_size(pre, sizeof pre, &hbytes);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim reduce: -: %s\n", gp_last_error());
+        return st;
+    }
+    unsigned char *h = malloc(hbytes);
+    if (!h) return GP_ERR_OUT_OF_MEMORY;
+    memcpy(h, pre, sizeof pre);
+    if (!read_exact(f, h + sizeof pre, hbytes - sizeof pre, &got)) {
+        fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends inside the %zu-byte .npy header\n",
+                sizeof pre + got, hbytes);
+        free(h);
+        return GP_ERR_FORMAT;
+    }
+    st = gp_npy_parse_header(h, hbytes, d);
+    free(h);
+    if (st != GP_OK) fprintf(stderr, "gpuprim reduce: -: %s\n", gp_last_error());
+    *consumed = hbytes;
+    return st;
+}
+
+/* The flat C-order index of element i of a Fortran-order array (NumPy's argmin/argmax count in C order). */
+static long long c_order_index(const gp_array_desc_t *d, long long i)
+{
+    if (!d->fortran_order || d->ndim < 2 || i < 0) return i;
+    size_t rest = (size_t)i, c = 0;
+    size_t coord[GP_NPY_MAX_DIMS];
+    for (int k = 0; k < d->ndim; k++) {
+        coord[k] = rest % d->shape[k];
+        rest /= d->shape[k];
+    }
+    for (int k = 0; k < d->ndim; k++) c = c * d->shape[k] + coord[k];
+    return (long long)c;
 }
 
 static void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json)
@@ -157,149 +185,112 @@ int cmd_reduce(int argc, char **argv)
         return EXIT_USAGE;
     }
     const double t0 = now_s();
-    /* Describe the input: .npy by its magic, else raw with --dtype. */
+    /* Describe the input: .npy by its magic, else raw with --dtype; leave f at the first element. */
     gp_array_desc_t d;
-    unsigned char *stdin_buf = NULL;
-    size_t stdin_len = 0;
     FILE *f = NULL;
     int rc = EXIT_OK, npy = 0;
     gp_status_t st = GP_OK;
-    if (strcmp(path, "-") == 0) {
-        if ((stdin_buf = slurp(stdin, &stdin_len)) == NULL) {
-            fprintf(stderr, "gpuprim reduce: out of memory reading standard input\n");
-            return EXIT_FAIL;
-        }
-        npy = stdin_len >= 6 && memcmp(stdin_buf, "\x93NUMPY", 6) == 0;
+    gp_ctx_t *ctx = NULL;
+    gp_reducer_t *red = NULL;
+    gp_reduce_result_t r;
+    const int from_stdin = strcmp(path, "-") == 0;
+    memset(&d, 0, sizeof d);
+    if (from_stdin) {
+        f = stdin;
+        int ch = getc(f);
+        npy = ch == 0x93;
+        if (ch != EOF) ungetc(ch, f);
+        size_t used = 0;
         if (npy) {
-            st = gp_npy_parse_header(stdin_buf, stdin_len, &d);
+            if (npy_header_from_stream(f, &d, &used) != GP_OK) return EXIT_FAIL;
         } else if (!have_dtype) {
             fprintf(stderr, "gpuprim reduce: raw input needs --dtype\n");
-            free(stdin_buf);
             return EXIT_USAGE;
         } else {
-            memset(&d, 0, sizeof d);
             d.dtype = dtype, d.elem_size = gp_dtype_size(dtype), d.data_offset = offset, d.ndim = 1;
-            if (offset > stdin_len) {
-                fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends before the offset %zu\n", stdin_len,
-                        offset);
-                free(stdin_buf);
-                return EXIT_FAIL;
-            }
-            d.count = (stdin_len - offset) / d.elem_size;
-        }
-        if (st == GP_OK && npy && d.data_offset + d.count * d.elem_size > stdin_len) {
-            fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends, but its %zu elements need %zu bytes\n",
-                    stdin_len, d.count, d.data_offset + d.count * d.elem_size);
-            free(stdin_buf);
-            return EXIT_FAIL;
+            d.count = GP_COUNT_ALL;
+            for (size_t skip = 0; skip < offset; skip++)
+                if (getc(f) == EOF) {
+                    fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends before the offset %zu\n", skip,
+                            offset);
+                    return EXIT_FAIL;
+                }
         }
     } else {
         unsigned char magic[6] = {0};
-        FILE *probe = fopen(path, "rb");
-        if (probe == NULL) {
+        if ((f = fopen(path, "rb")) == NULL) {
             fprintf(stderr, "gpuprim reduce: %s: %s\n", path, strerror(errno));
             return EXIT_FAIL;
         }
-        npy = fread(magic, 1, 6, probe) == 6 && memcmp(magic, "\x93NUMPY", 6) == 0;
-        fclose(probe);
+        npy = fread(magic, 1, 6, f) == 6 && memcmp(magic, "\x93NUMPY", 6) == 0;
         if (npy) {
             st = gp_npy_inspect(path, &d);
         } else if (!have_dtype) {
             fprintf(stderr, "gpuprim reduce: %s is not a .npy file: raw input needs --dtype\n", path);
+            fclose(f);
             return EXIT_USAGE;
         } else {
             st = gp_raw_inspect(path, dtype, offset, count, &d);
         }
-    }
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
-        free(stdin_buf);
-        return EXIT_FAIL;
+        if (st != GP_OK) {
+            fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
+            fclose(f);
+            return EXIT_FAIL;
+        }
+        if (fseeko(f, (off_t)d.data_offset, SEEK_SET) != 0) {
+            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, strerror(errno));
+            fclose(f);
+            return EXIT_FAIL;
+        }
     }
     if (npy && have_offset) {
         fprintf(stderr, "gpuprim reduce: --offset applies to raw input; a .npy file says where its data starts\n");
-        free(stdin_buf);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto out;
     }
     if (npy && have_dtype && dtype != d.dtype) {
         fprintf(stderr, "gpuprim reduce: --dtype %s, but the .npy header says %s\n", gp_dtype_name(dtype),
                 gp_dtype_name(d.dtype));
-        free(stdin_buf);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto out;
     }
-    if (count != GP_COUNT_ALL && count > d.count) {
+    if (count != GP_COUNT_ALL && d.count != GP_COUNT_ALL && count > d.count) {
         fprintf(stderr, "gpuprim reduce: --count %zu, but the input holds %zu elements\n", count, d.count);
-        free(stdin_buf);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto out;
     }
-    const size_t n = count != GP_COUNT_ALL ? count : d.count, bytes = n * d.elem_size;
+    const size_t want = count != GP_COUNT_ALL ? count : d.count;
 
-    gp_ctx_t *ctx = NULL;
     char why[700];
     if ((st = open_context(c.device, &ctx, why, sizeof why)) != GP_OK) {
         fprintf(stderr, "gpuprim reduce: %s: %s\n", gp_status_string(st), gp_last_error());
-        free(stdin_buf);
-        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+        rc = st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+        goto out;
     }
     if (why[0]) fprintf(stderr, "gpuprim reduce: no GPU (%s); using the CPU backend\n", why);
-    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    gp_buffer_t host = {0}, dev = {0};
-    gp_reduce_result_t r;
-    if (gpu) {
-        gp_device_info_t di;
-        if (gp_device_info(gp_ctx_device(ctx), &di) == GP_OK && bytes > di.free_mem_bytes / 10 * 9) {
-            fprintf(stderr, "gpuprim reduce: %zu bytes do not fit in the GPU's %zu free bytes, and streaming larger "
-                            "inputs is not implemented yet\n", bytes, di.free_mem_bytes);
-            rc = EXIT_FAIL;
-            goto out;
-        }
-    }
-    /* Host staging: pinned on a GPU (fast H2D), plain on the CPU backend. */
-    if (stdin_buf) {
-        if (d.big_endian) { /* swap in place through the chunked reader's logic: re-read from memory */
-            FILE *m = fmemopen(stdin_buf + d.data_offset, bytes, "rb");
-            void *tmp = malloc(bytes ? bytes : 1);
-            size_t got = 0;
-            if (!m || !tmp || gp_array_fread(m, &d, n, tmp, &got) != GP_OK || got != n) {
-                fprintf(stderr, "gpuprim reduce: converting standard input failed\n");
-                rc = EXIT_FAIL;
-            } else {
-                memcpy(stdin_buf + d.data_offset, tmp, bytes);
-            }
-            if (m) fclose(m);
-            free(tmp);
-            if (rc != EXIT_OK) goto out;
-        }
-    } else {
-        if ((st = gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, bytes, &host)) != GP_OK) {
-            fprintf(stderr, "gpuprim reduce: %zu bytes of host memory: %s\n", bytes, gp_last_error());
-            rc = EXIT_FAIL;
-            goto out;
-        }
-        if ((f = fopen(path, "rb")) == NULL || fseeko(f, (off_t)d.data_offset, SEEK_SET) != 0) {
-            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, strerror(errno));
-            rc = EXIT_FAIL;
-            goto out;
-        }
-        if (read_all(f, &d, n, host.host, path) != GP_OK) {
-            rc = EXIT_FAIL;
-            goto out;
-        }
-    }
-    const void *src = stdin_buf ? (const void *)(stdin_buf + d.data_offset) : host.host;
-    if (gpu) {
-        if ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dev)) != GP_OK ||
-            (st = gp_memcpy_sync(ctx, dev.device, src, bytes)) != GP_OK ||
-            (st = gp_reduce_sync(ctx, op, d.dtype, n, dev.device, &r)) != GP_OK) {
-            fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
-            rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
-            goto out;
-        }
-    } else if ((st = gp_reduce_sync(ctx, op, d.dtype, n, src, &r)) != GP_OK) {
+    if ((st = gp_reducer_create(ctx, op, d.dtype, &red)) != GP_OK) {
         fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
+    bar_t bar = {t0, 0};
+    gp_stream_opts_t so;
+    memset(&so, 0, sizeof so);
+    so.progress = progress;
+    so.progress_user = &bar;
+    sink_t sink = {red, 0};
+    st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, push_chunk, &sink);
+    if (bar.shown) fputc('\n', stderr);
+    if (st == GP_OK) st = gp_reducer_finish(red, &r);
+    if (st != GP_OK) {
+        const char *e = gp_last_error();
+        const char *p = strstr(e, "byte ");
+        fprintf(stderr, "gpuprim reduce: %s: %s\n", from_stdin ? "-" : path, p && st == GP_ERR_FORMAT ? p : e);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    const size_t n = sink.elements, bytes = n * d.elem_size;
+    if (r.index >= 0) r.index = c_order_index(&d, r.index);
     {
         const double secs = now_s() - t0;
         char desc[512];
@@ -335,10 +326,8 @@ int cmd_reduce(int argc, char **argv)
         }
     }
 out:
-    if (f) fclose(f);
-    gp_mem_free(ctx, &host);
-    gp_mem_free(ctx, &dev);
+    if (f && !from_stdin) fclose(f);
+    gp_reducer_destroy(red);
     gp_ctx_destroy(ctx);
-    free(stdin_buf);
     return rc;
 }

@@ -1,0 +1,190 @@
+/*
+ * stream.c — gp_array_stream: an array from a file or pipe, chunk by chunk, through the context. On a GPU the chunks
+ * go round a ring of pinned host buffers and device buffers: the calling thread reads chunk i+1 (with several threads
+ * and pread on a regular file) while the copy stream moves chunk i to the device and the compute stream runs the
+ * caller's work on chunk i-1 — the primers' overlap of transfers and kernels with streams and events.
+ *   host buffer b is refilled after copied[b] (its previous H2D copy is done);
+ *   device buffer b is rewritten after consumed[b] (the work enqueued on its previous chunk is done).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "../core/internal.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_CHUNK ((size_t)64 << 20)
+#define MAX_BUFFERS 8
+#define SLICE_MIN ((size_t)4 << 20) /* at least this many bytes per reader thread */
+
+static int host_big_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 0;
+}
+
+typedef struct src {
+    FILE *f;
+    int fd;         /* >= 0: a regular file read with pread from pos */
+    off_t pos;
+    int threads;
+    int err;        /* errno of a failed read */
+} src_t;
+
+/* Reads up to bytes into buf; returns the bytes read (fewer only at the end of the input or on error). */
+static size_t read_bytes(src_t *s, void *buf, size_t bytes)
+{
+    if (s->fd < 0) {
+        size_t n = fread(buf, 1, bytes, s->f);
+        if (n < bytes && ferror(s->f)) s->err = errno ? errno : EIO;
+        return n;
+    }
+    int t = s->threads;
+    if ((size_t)t > bytes / SLICE_MIN) t = (int)(bytes / SLICE_MIN);
+    if (t < 1) t = 1;
+    const size_t slice = (bytes + (size_t)t - 1) / (size_t)t;
+    size_t got[MAX_BUFFERS * 8];
+    int errs[MAX_BUFFERS * 8];
+#pragma omp parallel for num_threads(t) schedule(static, 1)
+    for (int i = 0; i < t; i++) {
+        const size_t a = (size_t)i * slice, b = a + slice < bytes ? a + slice : bytes;
+        size_t done = 0;
+        errs[i] = 0;
+        while (a + done < b) {
+            ssize_t r = pread(s->fd, (char *)buf + a + done, b - a - done, s->pos + (off_t)(a + done));
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) errs[i] = errno;
+            if (r <= 0) break;
+            done += (size_t)r;
+        }
+        got[i] = done;
+    }
+    size_t n = 0;
+    for (int i = 0; i < t; i++) { /* the bytes read are the slices up to the first short one */
+        if (errs[i] && !s->err) s->err = errs[i];
+        n += got[i];
+        const size_t a = (size_t)i * slice, b = a + slice < bytes ? a + slice : bytes;
+        if (got[i] < b - a) break;
+    }
+    s->pos += (off_t)n;
+    return n;
+}
+
+gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count, size_t granule,
+                            const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user)
+{
+    static const char fn_name[] = "gp_array_stream";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn_name));
+    GP_ARG_NONNULL(fn_name, f);
+    GP_ARG_NONNULL(fn_name, desc);
+    GP_ARG_NONNULL(fn_name, fn);
+    if ((unsigned)desc->dtype >= GP_DTYPE_COUNT || desc->elem_size != gp_dtype_size(desc->dtype))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: desc is not a valid array description", fn_name);
+    const size_t es = desc->elem_size;
+    if (granule == 0) granule = 1;
+    gp_stream_opts_t o;
+    memset(&o, 0, sizeof o);
+    if (opts) o = *opts;
+    if (o.buffers == 0) o.buffers = 3;
+    if (o.buffers < 2 || o.buffers > MAX_BUFFERS)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts->buffers = %d (2..%d)", fn_name, o.buffers, MAX_BUFFERS);
+    if (o.threads < 0 || o.threads > MAX_BUFFERS * 8)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts->threads = %d (0..%d)", fn_name, o.threads, MAX_BUFFERS * 8);
+    size_t chunk = o.chunk_bytes ? o.chunk_bytes : DEFAULT_CHUNK, gbytes;
+    if (!gp__mul_ok(granule, es, &gbytes) || gbytes > ((size_t)1 << 40))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: granule %zu is too large", fn_name, granule);
+    const size_t chunk_elems = (chunk / gbytes > 0 ? chunk / gbytes : 1) * granule;
+    chunk = chunk_elems * es;
+    if (o.threads == 0) {
+        o.threads = omp_get_num_procs();
+        if (o.threads > 8) o.threads = 8;
+    }
+
+    src_t s = {f, -1, 0, o.threads, 0};
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) {
+        const off_t p = ftello(f);
+        if (p >= 0) s.fd = fileno(f), s.pos = p;
+    }
+    const off_t pos0 = s.pos;
+    const int gpu = !gp__is_cpu(ctx);
+    gp_status_t st = GP_OK;
+    void *host[MAX_BUFFERS] = {0}, *dev[MAX_BUFFERS] = {0};
+    cudaEvent_t copied[MAX_BUFFERS] = {0}, consumed[MAX_BUFFERS] = {0};
+    cudaStream_t cs = NULL, ks = NULL;
+    const int nb = gpu ? o.buffers : 1;
+    for (int b = 0; b < nb; b++) {
+        if (gpu) {
+            GP_CUDA_TRY(cudaHostAlloc(&host[b], chunk, cudaHostAllocDefault));
+            GP_CUDA_TRY(cudaMalloc(&dev[b], chunk));
+            GP_CUDA_TRY(cudaEventCreateWithFlags(&copied[b], cudaEventDisableTiming));
+            GP_CUDA_TRY(cudaEventCreateWithFlags(&consumed[b], cudaEventDisableTiming));
+        } else if ((host[b] = gp__host_alloc(chunk)) == NULL) {
+            st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: a %zu-byte chunk buffer", fn_name, chunk);
+            goto fail;
+        }
+    }
+    if (gpu) {
+        GP_CUDA_TRY(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+        GP_CUDA_TRY(cudaStreamCreateWithFlags(&ks, cudaStreamNonBlocking));
+    }
+    const size_t total_bytes = count == GP_COUNT_ALL ? 0 : count * es;
+    size_t done = 0;
+    for (size_t i = 0; count == GP_COUNT_ALL || done < count; i++) {
+        const int b = (int)(i % (size_t)nb);
+        const size_t want = count == GP_COUNT_ALL || count - done > chunk_elems ? chunk_elems : count - done;
+        if (gpu && i >= (size_t)nb) GP_CUDA_TRY(cudaEventSynchronize(copied[b]));
+        const size_t nbytes = read_bytes(&s, host[b], want * es), got = nbytes / es;
+        if (s.err) {
+            st = gp__error(GP_ERR_IO, "%s: read failed at byte %zu: %s", fn_name,
+                           (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es + nbytes, strerror(s.err));
+            goto fail;
+        }
+        if (desc->big_endian != host_big_endian() && es > 1) gp__swap_bytes(host[b], got, es);
+        if (got > 0) {
+            if (gpu) {
+                GP_CUDA_TRY(cudaStreamWaitEvent(cs, consumed[b], 0));
+                GP_CUDA_TRY(cudaMemcpyAsync(dev[b], host[b], got * es, cudaMemcpyHostToDevice, cs));
+                GP_CUDA_TRY(cudaEventRecord(copied[b], cs));
+                GP_CUDA_TRY(cudaStreamWaitEvent(ks, copied[b], 0));
+                GP_TRY(fn(user, dev[b], got, done, (gp_stream_t)ks));
+                GP_CUDA_TRY(cudaEventRecord(consumed[b], ks));
+            } else {
+                GP_TRY(fn(user, host[b], got, done, NULL));
+            }
+            done += got;
+            if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
+        }
+        if (got < want) {
+            if (count != GP_COUNT_ALL) {
+                st = gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn_name,
+                               (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es, done, count);
+                goto fail;
+            }
+            break;
+        }
+    }
+    if (gpu) GP_CUDA_TRY(cudaStreamSynchronize(ks));
+fail:
+    if (s.fd >= 0) fseeko(f, s.pos, SEEK_SET);
+    if (gpu) {
+        if (ks) cudaStreamSynchronize(ks);
+        if (cs) cudaStreamSynchronize(cs);
+        if (ks) cudaStreamDestroy(ks);
+        if (cs) cudaStreamDestroy(cs);
+    }
+    for (int b = 0; b < nb; b++) {
+        if (gpu) {
+            if (host[b]) cudaFreeHost(host[b]);
+            if (dev[b]) cudaFree(dev[b]);
+            if (copied[b]) cudaEventDestroy(copied[b]);
+            if (consumed[b]) cudaEventDestroy(consumed[b]);
+        } else {
+            gp__host_free(host[b]);
+        }
+    }
+    return st;
+}

@@ -1,0 +1,223 @@
+/*
+ * reducer.c — gp_reducer: the fixed reduction tree of reduce_internal.h, computed over an array that arrives in
+ * pieces. Each push appends its tile results to level 0; whenever a level holds a full group of 4096 entries, the
+ * group is folded into one entry of the next level (exactly the fold the one-launch path does, since a level with
+ * 4096 entries always gets folded). finish folds the partial group left at each level, from the bottom up, until a
+ * level that ever held only one entry: that entry is the result. So the bits equal gp_reduce's over the whole array.
+ * The levels live in the reducer's own buffers (device memory on a GPU context, host memory on the CPU backend).
+ */
+#include "reduce_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LEVELS 6 /* 4096^5 tiles of 64 KiB: more than any size_t array */
+
+struct gp_reducer {
+    gp_ctx_t *ctx;
+    gp_reduce_op_t op;
+    gp_dtype_t dtype;
+    int gpu;
+    size_t esz;             /* bytes per entry */
+    size_t granule;         /* elements per tile */
+    void *lvl[LEVELS];      /* entries not yet folded, at the front */
+    size_t cap[LEVELS];     /* entries each buffer holds */
+    size_t cnt[LEVELS];     /* entries held now */
+    size_t made[LEVELS];    /* entries ever produced at this level (for this array) */
+    size_t total;           /* elements pushed */
+    int ended;              /* a partial tile was pushed: the array is complete */
+    cudaEvent_t last;       /* GPU: the end of the latest push */
+    int have_last;
+};
+
+static void lvl_free(gp_reducer_t *r, void *p)
+{
+    if (!p) return;
+    if (r->gpu) cudaFree(p);
+    else free(p);
+}
+
+/* Room for `need` entries at level L, keeping the ones held. Growing a GPU level waits for the reducer's work. */
+static gp_status_t ensure(gp_reducer_t *r, int L, size_t need)
+{
+    static const char fn[] = "gp_reducer_push";
+    if (L >= LEVELS) return gp__error(GP_ERR_OVERFLOW, "%s: the array exceeds %d tree levels", fn, LEVELS);
+    if (need <= r->cap[L]) return GP_OK;
+    size_t cap = r->cap[L] ? r->cap[L] : GP__REDUCE_GROUP;
+    while (cap < need) cap *= 2;
+    size_t bytes;
+    if (!gp__mul_ok(cap, r->esz, &bytes)) return gp__error(GP_ERR_OVERFLOW, "%s: %zu tree entries", fn, cap);
+    void *p = NULL;
+    if (r->gpu) {
+        cudaError_t e = cudaSuccess;
+        if (r->have_last) e = cudaEventSynchronize(r->last);
+        if (e == cudaSuccess) e = cudaMalloc(&p, bytes);
+        if (e == cudaSuccess && r->cnt[L]) e = cudaMemcpy(p, r->lvl[L], r->cnt[L] * r->esz, cudaMemcpyDeviceToDevice);
+        if (e != cudaSuccess) {
+            if (p) cudaFree(p);
+            return gp__cuda_error(e, "gp_reducer: growing a tree level", __FILE__, __LINE__);
+        }
+    } else {
+        p = malloc(bytes);
+        if (!p) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu bytes of tree entries", fn, bytes);
+        if (r->cnt[L]) memcpy(p, r->lvl[L], r->cnt[L] * r->esz);
+    }
+    lvl_free(r, r->lvl[L]);
+    r->lvl[L] = p;
+    r->cap[L] = cap;
+    return GP_OK;
+}
+
+static void *entry(gp_reducer_t *r, int L, size_t i) { return (char *)r->lvl[L] + i * r->esz; }
+
+/* Folds the first m entries of level L (m a multiple of 4096, or the partial group left at finish) into level L+1,
+ * and moves the entries after them to the front. */
+static gp_status_t fold(gp_reducer_t *r, int L, size_t m, cudaStream_t s)
+{
+    const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
+    GP_TRY_RET(ensure(r, L + 1, r->cnt[L + 1] + groups));
+    void *dst = entry(r, L + 1, r->cnt[L + 1]);
+    const size_t rest = r->cnt[L] - m;
+    if (r->gpu) {
+        GP_TRY_RET(gp__reduce_gpu_fold(r->ctx, r->op, r->dtype, m, r->lvl[L], dst, s));
+        /* rest < 4096 <= m: source and destination do not overlap */
+        if (rest) {
+            cudaError_t e = cudaMemcpyAsync(r->lvl[L], entry(r, L, m), rest * r->esz, cudaMemcpyDeviceToDevice, s);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer: moving tree entries", __FILE__, __LINE__);
+        }
+    } else {
+        gp__reduce_cpu_fold(r->op, r->dtype, m, r->lvl[L], dst);
+        if (rest) memmove(r->lvl[L], entry(r, L, m), rest * r->esz);
+    }
+    r->cnt[L] = rest;
+    r->cnt[L + 1] += groups;
+    r->made[L + 1] += groups;
+    return GP_OK;
+}
+
+static void reset(gp_reducer_t *r)
+{
+    memset(r->cnt, 0, sizeof r->cnt);
+    memset(r->made, 0, sizeof r->made);
+    r->total = 0;
+    r->ended = 0;
+}
+
+gp_status_t gp_reducer_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_reducer_t **reducer)
+{
+    static const char fn[] = "gp_reducer_create";
+    GP_ARG_NONNULL(fn, reducer);
+    *reducer = NULL;
+    uint64_t dummy = 0;
+    GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, 0, NULL, &dummy));
+    gp_reducer_t *r = calloc(1, sizeof *r);
+    if (!r) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the reducer", fn);
+    r->ctx = ctx;
+    r->op = op;
+    r->dtype = dtype;
+    r->gpu = !gp__is_cpu(ctx);
+    r->esz = r->gpu ? gp__reduce_gpu_entry_bytes(op, dtype) : gp__reduce_cpu_entry_bytes();
+    r->granule = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype);
+    if (r->gpu) {
+        cudaError_t e = cudaEventCreateWithFlags(&r->last, cudaEventDisableTiming);
+        if (e != cudaSuccess) {
+            free(r);
+            return gp__cuda_error(e, "gp_reducer_create: cudaEventCreate", __FILE__, __LINE__);
+        }
+    }
+    gp_status_t st = ensure(r, 0, GP__REDUCE_GROUP);
+    if (st != GP_OK) {
+        gp_reducer_destroy(r);
+        return st;
+    }
+    *reducer = r;
+    return GP_OK;
+}
+
+size_t gp_reducer_granule(const gp_reducer_t *reducer) { return reducer ? reducer->granule : 0; }
+
+gp_status_t gp_reducer_push(gp_reducer_t *r, const void *x, size_t count, gp_stream_t stream)
+{
+    static const char fn[] = "gp_reducer_push";
+    GP_ARG_NONNULL(fn, r);
+    GP_TRY_RET(gp__reduce_check(fn, r->ctx, r->op, r->dtype, count, x, &r->total));
+    if (count == 0) return GP_OK;
+    if (r->ended)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: a push of %zu elements (not a multiple of the granule %zu) ended "
+                                             "the array; finish it first", fn, r->total, r->granule);
+    if (r->total + count < r->total) return gp__error(GP_ERR_OVERFLOW, "%s: more than SIZE_MAX elements", fn);
+    const size_t nt = (count + r->granule - 1) / r->granule;
+    GP_TRY_RET(ensure(r, 0, r->cnt[0] + nt));
+    cudaStream_t s = (cudaStream_t)stream;
+    if (r->gpu && r->have_last) {
+        cudaError_t e = cudaStreamWaitEvent(s, r->last, 0);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer_push: cudaStreamWaitEvent", __FILE__, __LINE__);
+    }
+    if (r->gpu)
+        GP_TRY_RET(gp__reduce_gpu_tiles(r->ctx, r->op, r->dtype, count, x, (long long)r->total, entry(r, 0, r->cnt[0]),
+                                        s));
+    else
+        gp__reduce_cpu_tiles(r->op, r->dtype, count, x, (long long)r->total, entry(r, 0, r->cnt[0]), 1);
+    r->cnt[0] += nt;
+    r->made[0] += nt;
+    r->total += count;
+    if (count % r->granule) r->ended = 1;
+    for (int L = 0; L + 1 < LEVELS && r->cnt[L] >= GP__REDUCE_GROUP; L++)
+        GP_TRY_RET(fold(r, L, r->cnt[L] / GP__REDUCE_GROUP * GP__REDUCE_GROUP, s));
+    if (r->gpu) {
+        cudaError_t e = cudaEventRecord(r->last, s);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer_push: cudaEventRecord", __FILE__, __LINE__);
+        r->have_last = 1;
+    }
+    return GP_OK;
+}
+
+gp_status_t gp_reducer_finish(gp_reducer_t *r, gp_reduce_result_t *result_host)
+{
+    static const char fn[] = "gp_reducer_finish";
+    GP_ARG_NONNULL(fn, r);
+    GP_ARG_NONNULL(fn, result_host);
+    GP_TRY_RET(gp__ctx_enter(r->ctx, fn));
+    gp_status_t st = GP_OK;
+    if (r->total == 0) {
+        gp__reduce_identity(r->op, r->dtype, result_host);
+        reset(r);
+        return GP_OK;
+    }
+    cudaStream_t s = NULL;
+    if (r->gpu && r->have_last) GP_CUDA_TRY(cudaStreamWaitEvent(s, r->last, 0));
+    int L = 0;
+    while (r->made[L] != 1) {
+        if (r->cnt[L]) GP_TRY(fold(r, L, r->cnt[L], s));
+        L++;
+    }
+    if (r->gpu) {
+        unsigned long long e[2] = {0, 0};
+        GP_CUDA_TRY(cudaMemcpyAsync(r->ctx->host_result, r->lvl[L], r->esz, cudaMemcpyDeviceToHost, s));
+        GP_CUDA_TRY(cudaStreamSynchronize(s));
+        memcpy(e, r->ctx->host_result, r->esz);
+        gp_reduce_result_t out;
+        gp__reduce_identity(r->op, r->dtype, &out);
+        out.value.u64 = e[0];
+        out.value2.u64 = r->op == GP_REDUCE_MINMAX ? e[1] : 0;
+        out.index = (r->op == GP_REDUCE_ARGMIN || r->op == GP_REDUCE_ARGMAX) ? (int64_t)e[1] : -1;
+        *result_host = out;
+    } else {
+        gp__reduce_cpu_entry_result(r->op, r->dtype, r->lvl[L], result_host);
+    }
+fail:
+    reset(r);
+    return st;
+}
+
+void gp_reducer_destroy(gp_reducer_t *r)
+{
+    if (!r) return;
+    if (r->gpu) {
+        cudaSetDevice(r->ctx->device);
+        if (r->have_last) cudaEventSynchronize(r->last);
+        cudaEventDestroy(r->last);
+    }
+    for (int L = 0; L < LEVELS; L++) lvl_free(r, r->lvl[L]);
+    free(r);
+}
