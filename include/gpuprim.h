@@ -292,6 +292,30 @@ GP_API gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype,
 GP_API gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                   gp_reduce_result_t *result_host);
 
+/* Ordered (non-commutative) reductions: the left fold x0 o x1 o ... o x(n-1), which CUB's reductions cannot do.
+ * An element is a row-major tuple of the dtype:
+ *   mat2, mat3, mat4  2x2 / 3x3 / 4x4 matrices (4, 9, 16 values); the result is the product M0 M1 ... M(n-1).
+ *                     f32, f64, and u32 (products and sums wrap modulo 2^32: exact, for tests).
+ *   affine            (a, b) for the map x -> a x + b; the result is the composition applying x0 first, then x1, ...:
+ *                     (a, b) o (c, d) = (c a, c b + d). f32, f64.
+ *   first, last       x0 and x(n-1); any dtype (tuple of 1).
+ * Deterministic: a fixed ordered tree over tiles (docs/REDUCE.md) with explicitly rounded products and sums (no FMA),
+ * computed identically by the CPU backend: the same bits on any GPU and the CPU. Float results differ from a serial
+ * left fold only by rounding (the fold is associative in exact arithmetic). n = 0 gives the identity (the identity
+ * matrix; (1, 0)); first and last of nothing are GP_ERR_INVALID_ARG. x is aligned to the dtype. gp_reduce_ordered
+ * writes the tuple to device-accessible memory asynchronously; _sync writes host memory and waits. */
+typedef enum gp_ordered_op {
+    GP_ORDERED_MAT2 = 0, GP_ORDERED_MAT3, GP_ORDERED_MAT4, GP_ORDERED_AFFINE, GP_ORDERED_FIRST, GP_ORDERED_LAST,
+    GP_ORDERED_OP_COUNT
+} gp_ordered_op_t;
+GP_API const char *gp_ordered_op_name(gp_ordered_op_t op); /* "mat2", "mat3", "mat4", "affine", "first", "last" */
+GP_API gp_status_t gp_ordered_op_parse(const char *name, gp_ordered_op_t *op);
+GP_API size_t gp_ordered_width(gp_ordered_op_t op);        /* values per element: 4, 9, 16, 2, 1, 1 (0: bad op) */
+GP_API gp_status_t gp_reduce_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                     void *result, gp_stream_t stream);
+GP_API gp_status_t gp_reduce_ordered_sync(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n,
+                                          const void *x, void *result_host);
+
 /* An array that arrives in pieces (a file, a pipe, data larger than the GPU): push the pieces in order, then finish.
  * The result is bitwise gp_reduce's over the whole array (same tree: docs/REDUCE.md), for any piece sizes.
  * GPU context: pieces are device-accessible memory; a push is asynchronous on its stream, and pushes on different

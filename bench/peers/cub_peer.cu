@@ -19,7 +19,19 @@ struct MinOp {
     __host__ __device__ int operator()(int a, int b) const { return a < b ? a : b; }
 };
 
+struct Mat2 {
+    float a, b, c, d; /* row-major [[a, b], [c, d]] */
+};
+struct Mat2Mul {
+    __host__ __device__ Mat2 operator()(const Mat2 &x, const Mat2 &y) const
+    {
+        return Mat2{x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+    }
+};
+
 void *g_temp[GP_PEER_REDUCE_COUNT];
+void *g_scan_out;
+size_t g_scan_out_bytes;
 size_t g_temp_bytes[GP_PEER_REDUCE_COUNT];
 
 cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, const void *x, void *out,
@@ -36,6 +48,8 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
     case GP_PEER_SUM_U8_U64:
         return cub::DeviceReduce::TransformReduce(temp, bytes, (const unsigned char *)x, (unsigned long long *)out, nn,
                                                   ::cuda::std::plus<unsigned long long>(), ToU64(), 0ull, s);
+    case GP_PEER_SCAN_MAT2_F32:
+        return cub::DeviceScan::InclusiveScan(temp, bytes, (const Mat2 *)x, (Mat2 *)g_scan_out, Mat2Mul(), nn, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -44,14 +58,22 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
 extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
 {
     static const char *const names[] = {"cub::Sum f32", "cub::Sum i32", "cub::Max f32", "cub::Min i32",
-                                        "cub::TransformReduce u8>u64"};
+                                        "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2"};
     return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
 }
 
 extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t n, char *err)
 {
     size_t bytes = 0;
-    cudaError_t e = run(kind, nullptr, bytes, n, nullptr, nullptr, nullptr);
+    cudaError_t e = cudaSuccess;
+    if (kind == GP_PEER_SCAN_MAT2_F32 && n * sizeof(Mat2) > g_scan_out_bytes) {
+        if (g_scan_out) cudaFree(g_scan_out);
+        g_scan_out = nullptr;
+        g_scan_out_bytes = 0;
+        e = cudaMalloc(&g_scan_out, n * sizeof(Mat2));
+        if (e == cudaSuccess) g_scan_out_bytes = n * sizeof(Mat2);
+    }
+    if (e == cudaSuccess) e = run(kind, nullptr, bytes, n, nullptr, nullptr, nullptr);
     if (e == cudaSuccess && bytes > g_temp_bytes[kind]) {
         if (g_temp[kind]) cudaFree(g_temp[kind]);
         g_temp[kind] = nullptr;

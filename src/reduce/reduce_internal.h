@@ -23,6 +23,10 @@ extern "C" {
 #define GP__REDUCE_VECS 16 /* 16-byte vectors per lane per tile, and states per lane per group */
 #define GP__REDUCE_GROUP (GP__REDUCE_LANES * GP__REDUCE_VECS)
 #define GP__COUNTER_REDUCE 1
+#define GP__COUNTER_ORDERED 3
+#define GP__COUNTER_SEGMENTED 4
+/* Ordered reductions: a lane's run in a tile is 64 four-byte words (R = 64 / words-per-element elements). */
+#define GP__ORDERED_RUN_WORDS 64
 
 /* Validated call: the op/dtype pair is supported, pointers and sizes checked. */
 GP_INTERNAL gp_status_t gp__reduce_check(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype,
@@ -48,6 +52,13 @@ GP_INTERNAL void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, size_
 GP_INTERNAL void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *src, void *dst);
 GP_INTERNAL void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, const void *entry,
                                              gp_reduce_result_t *result);
+
+/* Ordered reductions (ordered.cu / ordered.c), n >= 1, matrices and affine maps. GPU: the result K-tuple goes to
+ * `result` (device memory, asynchronous) or, when host is not NULL, to host (waits). */
+GP_INTERNAL gp_status_t gp__ordered_gpu(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                        void *result, void *host, cudaStream_t stream);
+GP_INTERNAL void gp__ordered_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *result,
+                                 int parallel);
 
 /* The lab's progression (reduce_versions.cu): each version sums n floats into *result (device memory for GPU versions,
  * host memory for CPU ones). */

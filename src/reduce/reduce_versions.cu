@@ -297,6 +297,54 @@ static gp_status_t run_r12(gp_ctx_t *ctx, const float *x, size_t n, float *resul
     return GP_CHECK_LAUNCH("r12_last_block");
 }
 
+/* r14: the primers' non-commutative form in one block: thread t folds a contiguous run of the input in order, then
+ * an interleaved shared-memory tree combines neighbours (s[t] = s[t] + s[t + o] for t a multiple of 2o): every
+ * combine keeps left before right, so it is correct for any associative operator, commutative or not. One block
+ * uses one SM: the price of keeping the order without a grid-wide tree. */
+__global__ void r14_ordered_block(const float *x, size_t n, float *result)
+{
+    __shared__ float s[B];
+    const size_t run = (n + B - 1) / B, a = threadIdx.x * run, b = a + run < n ? a + run : n;
+    float acc = 0;
+    for (size_t i = a; i < b; i++) acc += x[i];
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int o = 1; o < B; o <<= 1) {
+        if ((threadIdx.x & (2 * o - 1)) == 0) s[threadIdx.x] += s[threadIdx.x + o];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *result = s[0];
+}
+
+/* r15: the same in one warp, with shuffles: lane l folds its run, then for o = 1, 2, 4, 8, 16 lane l (a multiple of
+ * 2o) takes its right neighbour's partial — ordered, no shared memory, no barriers; one warp of one SM. */
+__global__ void r15_ordered_warp(const float *x, size_t n, float *result)
+{
+    const unsigned l = threadIdx.x;
+    const size_t run = (n + 31) / 32, a = l * run, b = a + run < n ? a + run : n;
+    float acc = 0;
+    for (size_t i = a; i < b; i++) acc += x[i];
+    for (int o = 1; o < 32; o <<= 1) {
+        const float t = __shfl_down_sync(0xffffffffu, acc, o);
+        if ((l & (2 * o - 1)) == 0) acc += t;
+    }
+    if (l == 0) *result = acc;
+}
+
+static gp_status_t run_r14(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t s)
+{
+    (void)ctx;
+    r14_ordered_block<<<1, B, 0, s>>>(x, n, result);
+    return GP_CHECK_LAUNCH("r14_ordered_block");
+}
+
+static gp_status_t run_r15(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t s)
+{
+    (void)ctx;
+    r15_ordered_warp<<<1, 32, 0, s>>>(x, n, result);
+    return GP_CHECK_LAUNCH("r15_ordered_warp");
+}
+
 /* Production: gp_reduce writes a gp_reduce_result_t whose first 4 bytes are the f32 sum (the lab's result buffer is
  * 64 bytes). */
 static gp_status_t run_r13(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t s)
@@ -328,6 +376,10 @@ const gp__reduce_version_t gp__reduce_versions[] = {
      run_r12},
     {13, "reduce_v13_tile_tree", 1, "production gp_reduce: fixed 64 KiB tile tree, same bits on any GPU and the CPU",
      0, run_r13},
+    {14, "reduce_v14_ordered_block", 1, "non-commutative: contiguous runs per thread, interleaved tree, one block",
+     1u << 22, run_r14},
+    {15, "reduce_v15_ordered_warp", 1, "non-commutative: contiguous runs per lane, ordered shuffles, one warp",
+     1u << 20, run_r15},
     {90, "reduce_cpu_serial", 0, "CPU: one plain float loop, the serial baseline", 1u << 26, gp__reduce_lab_cpu_serial},
     {91, "reduce_cpu_backend", 0, "CPU backend: the same tile tree, tiles in parallel (OpenMP)", 1u << 24,
      gp__reduce_lab_cpu_backend},

@@ -277,11 +277,14 @@ typedef struct rjob {
     void *out; /* 256 device bytes: ours at 0, the peer's at 64 */
     gp_peer_reduce_t peer;
     char err[256];
+    int ordered; /* a gp_ordered_op_t, or -1 */
 } rjob_t;
 
 static gp_status_t run_reduce(void *u, int rep, gp_stream_t s)
 {
     rjob_t *j = u;
+    if (j->ordered >= 0)
+        return gp_reduce_ordered(j->ctx, (gp_ordered_op_t)j->ordered, j->dtype, j->n, j->x[rep % j->nsets], j->out, s);
     return gp_reduce(j->ctx, j->op, j->dtype, j->n, j->x[rep % j->nsets], (gp_reduce_result_t *)j->out, s);
 }
 
@@ -296,7 +299,8 @@ typedef struct rcase {
     gp_reduce_op_t op;
     gp_dtype_t dtype;
     size_t n;
-    int peer; /* gp_peer_reduce_t, or -1 */
+    int peer;    /* gp_peer_reduce_t, or -1 */
+    int ordered; /* a gp_ordered_op_t (then op is ignored), or -1 */
 } rcase_t;
 
 int bench_reduce(int argc, char **argv)
@@ -311,7 +315,8 @@ int bench_reduce(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
                    "  gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at\n"
-                   "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, and small-n sums (2^10 .. 2^20).\n");
+                   "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered\n"
+                   "  (non-commutative) reductions over the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan).\n");
             return EXIT_OK;
         } else if (strcmp(a, "-n") == 0 && v) {
             if (parse_size(v, &n) != 0 || n == 0) {
@@ -343,15 +348,22 @@ int bench_reduce(int argc, char **argv)
     const size_t small[] = {1u << 10, 1u << 14, 1u << 16, 1u << 18, 1u << 20};
     rcase_t cases[32];
     int nc = 0;
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32};
-    cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32};
-    cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32};
-    cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64, -1};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32, -1};
+    /* ordered (non-commutative) reductions: n / 4 elements of 2x2 f32 = the same bytes as the f32 sums */
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 4, GP_PEER_SCAN_MAT2_F32, GP_ORDERED_MAT2};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U32, n / 4, -1, GP_ORDERED_MAT2};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 9, -1, GP_ORDERED_MAT3};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 16, -1, GP_ORDERED_MAT4};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 8, -1, GP_ORDERED_MAT2};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 2, -1, GP_ORDERED_AFFINE};
     gp_buffer_t out = {0};
     if (gp_mem_alloc(ctx, GP_MEM_DEVICE, 256, &out) != GP_OK) rc = EXIT_FAIL;
     const char *labels[40];
@@ -360,11 +372,13 @@ int bench_reduce(int argc, char **argv)
     int nbars = 0;
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
         const rcase_t *k = &cases[ci];
-        const size_t bytes = k->n * gp_dtype_size(k->dtype);
+        const size_t bytes = k->n * gp_dtype_size(k->dtype) * (k->ordered >= 0 ? gp_ordered_width(k->ordered) : 1);
         const int nsets = bench_rotation_sets(ctx, bytes, 16);
         gp_buffer_t *bufs = calloc((size_t)nsets, sizeof *bufs);
         void **ptrs = calloc((size_t)nsets, sizeof *ptrs);
-        rjob_t j = {ctx, k->op, k->dtype, k->n, nsets, ptrs, out.device, (gp_peer_reduce_t)(k->peer < 0 ? 0 : k->peer), ""};
+        rjob_t j = {ctx, k->op, k->dtype, k->n, nsets, ptrs, out.device, (gp_peer_reduce_t)(k->peer < 0 ? 0 : k->peer), "",
+                    k->ordered};
+        const char *opname = k->ordered >= 0 ? gp_ordered_op_name(k->ordered) : gp_reduce_op_name(k->op);
         for (int s = 0; s < nsets && rc == EXIT_OK; s++) {
             /* Random bytes for any dtype: fill as i32 words (values in [-1024, 1023]; floats then are finite). */
             gp_dtype_t fill = k->dtype == GP_F32 || k->dtype == GP_F64 ? k->dtype : GP_I32;
@@ -378,7 +392,7 @@ int bench_reduce(int argc, char **argv)
         }
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
         if (rc == EXIT_OK && (st = bench_time(ctx, run_reduce, NULL, &j, c.warmup, c.reps, NULL, &so)) != GP_OK) {
-            fprintf(stderr, "gpuprim bench reduce: %s %s: %s\n", gp_reduce_op_name(k->op), gp_dtype_name(k->dtype),
+            fprintf(stderr, "gpuprim bench reduce: %s %s: %s\n", opname, gp_dtype_name(k->dtype),
                     gp_last_error());
             rc = EXIT_FAIL;
         }
@@ -389,10 +403,10 @@ int bench_reduce(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         if (rc == EXIT_OK) {
-            vec_row(&r, gp_reduce_op_name(k->op), gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,
+            vec_row(&r, opname, gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,
                     has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
             if (nbars < 38) {
-                snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s n=%zu", gp_reduce_op_name(k->op),
+                snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s n=%zu", opname,
                          gp_dtype_name(k->dtype), k->n);
                 labels[nbars] = label_buf[nbars];
                 values[nbars++] = bench_gbs((double)bytes, so.median_ms);
