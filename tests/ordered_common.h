@@ -53,7 +53,7 @@ static inline void oc_fill(void *x, gp_ordered_op_t op, gp_dtype_t dt, size_t n)
             }
             { /* and a small shear (determinant 1): 2x2 rotations alone would commute */
                 const int p = (int)(tc_next() % (unsigned)d), q = (p + 1) % d;
-                const long double h = 0.05L * (long double)oc_unit();
+                const long double h = 0.002L * (long double)oc_unit(); /* small: products of shears grow */
                 for (int i = 0; i < d; i++) m[i * d + q] += h * m[i * d + p];
             }
             const long double sc = 1.0L + 1e-3L * (long double)oc_unit();
