@@ -379,8 +379,10 @@ GP_API gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t c
  *   chunk but the last holds a multiple of `granule` elements (0 or 1: any). GPU context: chunk is device memory,
  *   ready on stream; enqueue work on stream and return (the buffer is reused once the stream passes that work).
  *   CPU context: host memory, stream NULL; the buffer is reused when fn returns.
- * GPU pipeline: reads from a regular file with several threads (pread) into reused pinned buffers while earlier chunks
- * are copied to the device and processed on other streams, so file read, H2D copy and kernels overlap. Pipes and
+ * GPU pipeline: a regular file (in host byte order) is mapped and each chunk's pages are pinned in place
+ * (cudaHostRegisterReadOnly), so the copy engine reads the page cache with no CPU copy; otherwise (or when pinning is
+ * refused, or opts->no_map) several threads read it (pread) into reused pinned buffers. Either way earlier chunks are
+ * copied to the device and processed on other streams meanwhile: file read, H2D copy and kernels overlap. Pipes and
  * terminals are read sequentially. A short input gives GP_ERR_FORMAT naming the byte offset where it ends (when count
  * is not GP_COUNT_ALL); fn's error stops the stream and is returned. The progress callback, if any, is called on the
  * calling thread after each chunk is read (total 0 when unknown). Waits for all work before returning. */
@@ -392,6 +394,7 @@ typedef struct gp_stream_opts {
     int threads;             /* reader threads for regular files; 0: up to 8 */
     gp_progress_fn progress; /* may be NULL */
     void *progress_user;
+    int no_map;              /* 1: always read (pread) into the pinned buffers, never map and pin the file's pages */
 } gp_stream_opts_t;
 GP_API gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                                    size_t granule, const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user);

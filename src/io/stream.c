@@ -13,6 +13,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +112,17 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
     }
     const off_t pos0 = s.pos;
     const int gpu = !gp__is_cpu(ctx);
+    const int swap = desc->big_endian != host_big_endian() && es > 1;
+    /* Zero-copy source: a regular file mapped and its pages pinned chunk by chunk (cudaHostRegisterReadOnly), so the
+     * copy engine reads the page cache directly; pread into pinned buffers when that is refused. */
+    unsigned char *map = NULL;
+    size_t map_len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+    void *reg[MAX_BUFFERS] = {0};
+    if (gpu && s.fd >= 0 && !swap && !o.no_map && sb.st_size > 0) {
+        map_len = (size_t)sb.st_size;
+        void *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED, s.fd, 0);
+        if (m != MAP_FAILED) map = m;
+    }
     gp_status_t st = GP_OK;
     void *host[MAX_BUFFERS] = {0}, *dev[MAX_BUFFERS] = {0};
     cudaEvent_t copied[MAX_BUFFERS] = {0}, consumed[MAX_BUFFERS] = {0};
@@ -137,13 +149,59 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
         const int b = (int)(i % (size_t)nb);
         const size_t want = count == GP_COUNT_ALL || count - done > chunk_elems ? chunk_elems : count - done;
         if (gpu && i >= (size_t)nb) GP_CUDA_TRY(cudaEventSynchronize(copied[b]));
+        if (reg[b]) {
+            cudaHostUnregister(reg[b]);
+            reg[b] = NULL;
+        }
+        if (map) {
+            const size_t start = (size_t)s.pos, avail = start < map_len ? map_len - start : 0;
+            const size_t nbytes = (want * es < avail ? want * es : avail) / es * es, end = start + nbytes;
+            const size_t lo = start / page * page, hi = end / page * page;
+            void *r = map + lo;
+            if (hi > lo && cudaHostRegister(r, hi - lo, cudaHostRegisterReadOnly) != cudaSuccess) {
+                (void)cudaGetLastError(); /* refused (e.g. no read-only registration here): read instead */
+                GP_CUDA_TRY(cudaStreamSynchronize(cs)); /* earlier chunks may still be copying from the map */
+                for (int q = 0; q < nb; q++)
+                    if (reg[q]) cudaHostUnregister(reg[q]), reg[q] = NULL;
+                munmap(map, map_len);
+                map = NULL;
+            } else {
+                if (hi > lo) reg[b] = r;
+                const size_t got = nbytes / es, head = hi > start ? hi - start : 0;
+                if (got > 0) {
+                    GP_CUDA_TRY(cudaStreamWaitEvent(cs, consumed[b], 0));
+                    if (head) GP_CUDA_TRY(cudaMemcpyAsync(dev[b], map + start, head, cudaMemcpyHostToDevice, cs));
+                    if (nbytes > head) { /* the last partial page: through the pinned bounce buffer */
+                        memcpy(host[b], map + start + head, nbytes - head);
+                        GP_CUDA_TRY(cudaMemcpyAsync((char *)dev[b] + head, host[b], nbytes - head,
+                                                    cudaMemcpyHostToDevice, cs));
+                    }
+                    GP_CUDA_TRY(cudaEventRecord(copied[b], cs));
+                    GP_CUDA_TRY(cudaStreamWaitEvent(ks, copied[b], 0));
+                    GP_TRY(fn(user, dev[b], got, done, (gp_stream_t)ks));
+                    GP_CUDA_TRY(cudaEventRecord(consumed[b], ks));
+                    done += got;
+                    s.pos += (off_t)nbytes;
+                    if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
+                }
+                if (got < want) {
+                    if (count != GP_COUNT_ALL) {
+                        st = gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn_name,
+                                       (size_t)pos0 + done * es, done, count);
+                        goto fail;
+                    }
+                    break;
+                }
+                continue;
+            }
+        }
         const size_t nbytes = read_bytes(&s, host[b], want * es), got = nbytes / es;
         if (s.err) {
             st = gp__error(GP_ERR_IO, "%s: read failed at byte %zu: %s", fn_name,
                            (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es + nbytes, strerror(s.err));
             goto fail;
         }
-        if (desc->big_endian != host_big_endian() && es > 1) gp__swap_bytes(host[b], got, es);
+        if (swap) gp__swap_bytes(host[b], got, es);
         if (got > 0) {
             if (gpu) {
                 GP_CUDA_TRY(cudaStreamWaitEvent(cs, consumed[b], 0));
@@ -173,6 +231,9 @@ fail:
     if (gpu) {
         if (ks) cudaStreamSynchronize(ks);
         if (cs) cudaStreamSynchronize(cs);
+        for (int b = 0; b < nb; b++)
+            if (reg[b]) cudaHostUnregister(reg[b]);
+        if (map) munmap(map, map_len);
         if (ks) cudaStreamDestroy(ks);
         if (cs) cudaStreamDestroy(cs);
     }
