@@ -379,22 +379,22 @@ GP_API gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t c
  *   chunk but the last holds a multiple of `granule` elements (0 or 1: any). GPU context: chunk is device memory,
  *   ready on stream; enqueue work on stream and return (the buffer is reused once the stream passes that work).
  *   CPU context: host memory, stream NULL; the buffer is reused when fn returns.
- * GPU pipeline: a regular file (in host byte order) is mapped and each chunk's pages are pinned in place
- * (cudaHostRegisterReadOnly), so the copy engine reads the page cache with no CPU copy; otherwise (or when pinning is
- * refused, or opts->no_map) several threads read it (pread) into reused pinned buffers. Either way earlier chunks are
- * copied to the device and processed on other streams meanwhile: file read, H2D copy and kernels overlap. Pipes and
- * terminals are read sequentially. A short input gives GP_ERR_FORMAT naming the byte offset where it ends (when count
+ * GPU pipeline: several threads read a regular file (pread) into reused pinned buffers while earlier chunks are
+ * copied to the device and processed on other streams: file read, H2D copy and kernels overlap. With
+ * opts->map_pages, a regular file in host byte order is instead mapped and each chunk's pages pinned in place
+ * (cudaHostRegisterReadOnly) so the copy engine reads the page cache directly (falling back to pread if refused).
+ * Pipes and terminals are read sequentially. A short input gives GP_ERR_FORMAT naming the byte offset where it ends (when count
  * is not GP_COUNT_ALL); fn's error stops the stream and is returned. The progress callback, if any, is called on the
  * calling thread after each chunk is read (total 0 when unknown). Waits for all work before returning. */
 typedef gp_status_t (*gp_chunk_fn)(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
 typedef void (*gp_progress_fn)(void *user, size_t bytes_done, size_t bytes_total);
 typedef struct gp_stream_opts {
-    size_t chunk_bytes;      /* 0: 64 MiB (rounded down to whole granules, at least one) */
+    size_t chunk_bytes;      /* 0: 16 MiB (rounded down to whole granules, at least one) */
     int buffers;             /* pinned and device buffers in the ring, 2..8; 0: 3 */
     int threads;             /* reader threads for regular files; 0: up to 8 */
     gp_progress_fn progress; /* may be NULL */
     void *progress_user;
-    int no_map;              /* 1: always read (pread) into the pinned buffers, never map and pin the file's pages */
+    int map_pages;           /* 1: map a regular file and pin its pages in place instead of reading it (see above) */
 } gp_stream_opts_t;
 GP_API gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                                    size_t granule, const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user);

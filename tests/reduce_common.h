@@ -291,7 +291,7 @@ static inline void rc_check_file_stream(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dty
     FILE *f = fdopen(fd, "w+b");
     REQUIRE(f && fwrite("HDR", 1, 3, f) == 3 && fwrite(x, es, n, f) == n, "writing %s", path);
     fflush(f);
-    for (int pass = 0; pass < 3; pass++) { /* 0: the file (mapped on a GPU), 1: a pipe-like stream, 2: pread only */
+    for (int pass = 0; pass < 3; pass++) { /* 0: the file (pread), 1: a pipe-like stream, 2: mapped and pinned */
         FILE *in = f;
         void *copy = NULL;
         if (pass == 1) { /* not a regular file: read sequentially */
@@ -312,14 +312,14 @@ static inline void rc_check_file_stream(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dty
         memset(&o, 0, sizeof o);
         o.chunk_bytes = chunk_bytes;
         o.threads = 4;
-        o.no_map = pass == 2;
+        o.map_pages = pass == 2;
         OK(gp_array_stream(ctx, in, &d, pass == 1 ? GP_COUNT_ALL : n, gp_reducer_granule(r), &o, rc_sink_push, &k));
         gp_reduce_result_t got;
         OK(gp_reducer_finish(r, &got));
         CHECK(k.bad == 0 && k.next == n, "chunks in order: next %zu of %zu, %zu out of order", k.next, n, k.bad);
         if (!rc_same(&got, want)) {
             CHECK(0, "streamed %s %s n=%zu chunk %zu (%s) differs from in-memory", gp_reduce_op_name(op),
-                  gp_dtype_name(dt), n, chunk_bytes, pass == 1 ? "pipe" : pass ? "file, pread" : "file");
+                  gp_dtype_name(dt), n, chunk_bytes, pass == 1 ? "pipe" : pass ? "file, mapped" : "file");
             rc_print("streamed ", &got), rc_print("in-memory", want);
         } else {
             tc_pass++;

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_CHUNK ((size_t)64 << 20)
+#define DEFAULT_CHUNK ((size_t)16 << 20) /* measured best on an H200 host (docs/PERFORMANCE.md) */
 #define MAX_BUFFERS 8
 #define SLICE_MIN ((size_t)4 << 20) /* at least this many bytes per reader thread */
 
@@ -113,12 +113,13 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
     const off_t pos0 = s.pos;
     const int gpu = !gp__is_cpu(ctx);
     const int swap = desc->big_endian != host_big_endian() && es > 1;
-    /* Zero-copy source: a regular file mapped and its pages pinned chunk by chunk (cudaHostRegisterReadOnly), so the
-     * copy engine reads the page cache directly; pread into pinned buffers when that is refused. */
+    /* opts->map_pages: a regular file mapped and its pages pinned chunk by chunk (cudaHostRegisterReadOnly), so the
+     * copy engine reads the page cache with no CPU copy; pread into pinned buffers when that is refused. Measured
+     * slower than parallel pread on an H200 host (pinning page-cache pages costs more than copying them). */
     unsigned char *map = NULL;
     size_t map_len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
     void *reg[MAX_BUFFERS] = {0};
-    if (gpu && s.fd >= 0 && !swap && !o.no_map && sb.st_size > 0) {
+    if (gpu && s.fd >= 0 && !swap && o.map_pages && sb.st_size > 0) {
         map_len = (size_t)sb.st_size;
         void *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED, s.fd, 0);
         if (m != MAP_FAILED) map = m;

@@ -130,7 +130,7 @@ static void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json]\n"
-               "                      [--chunk BYTES (64M)] [--threads N (reader threads, up to 8)] [--read map|pread]\n"
+               "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map]\n"
                "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero\n"
                "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
                "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n");
@@ -144,7 +144,7 @@ int cmd_reduce(int argc, char **argv)
     gp_reduce_op_t op = GP_REDUCE_SUM;
     gp_dtype_t dtype = GP_F32;
     size_t offset = 0, count = GP_COUNT_ALL;
-    int have_offset = 0, threads = 0, no_map = 0;
+    int have_offset = 0, threads = 0, map_pages = 0;
     size_t chunk = 0;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
@@ -174,7 +174,7 @@ int cmd_reduce(int argc, char **argv)
             if (a[2] == 'o') have_offset = 1;
             i++;
         } else if (strcmp(a, "--read") == 0 && v && (strcmp(v, "map") == 0 || strcmp(v, "pread") == 0)) {
-            no_map = v[0] == 'p';
+            map_pages = v[0] == 'm';
             i++;
         } else if ((strcmp(a, "--chunk") == 0 || strcmp(a, "--threads") == 0) && v) {
             size_t val = 0;
@@ -294,7 +294,7 @@ int cmd_reduce(int argc, char **argv)
     so.progress_user = &bar;
     so.chunk_bytes = chunk;
     so.threads = threads;
-    so.no_map = no_map;
+    so.map_pages = map_pages;
     const double t_stream = now_s();
     sink_t sink = {red, 0};
     st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, push_chunk, &sink);
