@@ -292,6 +292,17 @@ GP_API gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype,
 GP_API gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                   gp_reduce_result_t *result_host);
 
+/* Segmented reduction: out[i] = op over x[offsets[i], offsets[i+1]) for i < nseg (CSR offsets: nseg + 1 int64 values,
+ * nondecreasing, within [0, n]; out-of-range values are clamped, and a decreasing pair is an empty segment).
+ * Ops: sum, prod, min, max, and, or, xor, count_nonzero (same accumulators and NaN rules as gp_reduce); out holds nseg
+ * values of gp_reduce_acc_dtype(op, dtype) (float for f16/bf16/f32, else 8 bytes); an empty segment gives the op's
+ * identity. Skewed mixes (empty, tiny, huge) are balanced by a global work queue: blocks fetch groups of segments,
+ * then the chunks of large segments, with atomicAdd on a queue head (fetch when done). Deterministic: each segment's
+ * tree depends only on its length (docs/REDUCE.md); the CPU backend gives the same bits. GPU: x, offsets and out in
+ * device-accessible memory, asynchronous on the stream; uses the context's workspace (one at a time per context). */
+GP_API gp_status_t gp_reduce_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                       size_t nseg, const int64_t *offsets, void *out, gp_stream_t stream);
+
 /* Ordered (non-commutative) reductions: the left fold x0 o x1 o ... o x(n-1), which CUB's reductions cannot do.
  * An element is a row-major tuple of the dtype:
  *   mat2, mat3, mat4  2x2 / 3x3 / 4x4 matrices (4, 9, 16 values); the result is the product M0 M1 ... M(n-1).

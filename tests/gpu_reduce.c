@@ -262,6 +262,15 @@ int main(void)
     test_lab_versions(ctx, &dx, &dres);
     test_errors(ctx, &dx, &dres);
     test_streaming(ctx);
+    {
+        gp_stream_t s;
+        OK(gp_stream_create(ctx, &s));
+        const long before = tc_fail;
+        rc_test_segmented(ctx, g_quick ? 200003 : (size_t)3000017, s);
+        printf("  segmented: every op x dtype, skewed / invalid / uniform / overlapping layouts: %s\n",
+               tc_fail == before ? "ok (GPU == CPU bits, exact answers)" : "FAILED");
+        OK(gp_stream_destroy(ctx, s));
+    }
     if (!g_quick) test_large(ctx);
     gp_mem_free(ctx, &dx);
     gp_mem_free(ctx, &dres);

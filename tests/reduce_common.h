@@ -347,4 +347,136 @@ static inline void rc_check_file_stream(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dty
     unlink(path);
 }
 
+/* Segment bounds as the library clamps them. */
+static inline void rc_seg_bounds(const int64_t *off, size_t i, size_t n, size_t *b, size_t *e)
+{
+    int64_t lo = off[i], hi = off[i + 1];
+    lo = lo < 0 ? 0 : lo > (int64_t)n ? (int64_t)n : lo;
+    hi = hi < lo ? lo : hi > (int64_t)n ? (int64_t)n : hi;
+    *b = (size_t)lo, *e = (size_t)hi;
+}
+
+/* A skewed CSR layout over n elements: empties, tiny, the tree's edge lengths, medium, and the rest in huge
+ * segments; plus (bad = 1) out-of-range, decreasing and overlapping offsets. Returns nseg; off has nseg + 1 entries. */
+static inline size_t rc_seg_layout(int64_t *off, size_t cap, size_t n, int bad)
+{
+    static const size_t edges[] = {0, 1, 2, 31, 32, 33, 2047, 2048, 2049, 16383, 16384, 16385, 32768, 32769};
+    size_t k = 0, pos = 0;
+    off[k++] = 0;
+    for (size_t i = 0; k + 2 < cap && pos < n; i++) {
+        size_t L;
+        const uint64_t r = tc_next();
+        if (i < sizeof edges / sizeof edges[0]) L = edges[i];
+        else if (r % 4 == 0) L = 0;
+        else if (r % 4 == 1) L = (size_t)(r >> 8) % 40;
+        else if (r % 4 == 2) L = (size_t)(r >> 8) % 5000;
+        else L = (r >> 8) % 16 == 0 ? (size_t)(r >> 12) % (n / 4 + 1) : (size_t)(r >> 8) % 300;
+        if (L > n - pos) L = n - pos;
+        pos += L;
+        off[k++] = (int64_t)pos;
+    }
+    if (bad && k + 6 < cap) {
+        off[k++] = (int64_t)n + 100; /* past the end: clamped */
+        off[k++] = 5;                /* decreasing: empty */
+        off[k++] = (int64_t)n;       /* overlaps what came before */
+        off[k++] = -7;               /* negative: clamped */
+        off[k++] = (int64_t)n;
+    }
+    return k - 1;
+}
+
+/* gp_reduce_segmented on ctx over host data x (copied to the device on a GPU) against per-segment gp_reduce
+ * references (bitwise: the CPU backend's gp_reduce tree differs from the segment tree, so the reference is the exact
+ * answer for integer-valued data) and, on a GPU, bitwise against the CPU backend. */
+static inline void rc_check_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dt, const void *x, size_t n,
+                                      const int64_t *off, size_t nseg, int exact, gp_stream_t stream)
+{
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    const size_t es = gp_dtype_size(dt), osz = gp_dtype_size(gp_reduce_acc_dtype(op, dt));
+    unsigned char *got = malloc(nseg * osz + 8), *cpu = malloc(nseg * osz + 8);
+    memset(got, 0x7b, nseg * osz);
+    if (gpu) {
+        gp_buffer_t dx, doff, dout;
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es + 16, &dx));
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (nseg + 1) * 8, &doff));
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, nseg * osz + 8, &dout));
+        OK(gp_memcpy_sync(ctx, dx.device, x, n * es));
+        OK(gp_memcpy_sync(ctx, doff.device, off, (nseg + 1) * 8));
+        OK(gp_memset(ctx, dout.device, 0x7b, nseg * osz, NULL));
+        OK(gp_stream_sync(ctx, NULL));
+        OK(gp_reduce_segmented(ctx, op, dt, n, dx.device, nseg, doff.device, dout.device, stream));
+        OK(gp_stream_sync(ctx, stream));
+        OK(gp_memcpy_sync(ctx, got, dout.device, nseg * osz));
+        gp_mem_free(ctx, &dx), gp_mem_free(ctx, &doff), gp_mem_free(ctx, &dout);
+        gp__reduce_cpu_segmented(op, dt, n, x, nseg, (const long long *)off, cpu, 1);
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < nseg; i++)
+            if (memcmp(got + i * osz, cpu + i * osz, osz) != 0 && !bad++) first = i;
+        CHECK(bad == 0, "segmented %s %s: %zu of %zu segments differ from the CPU backend's bits (first %zu)",
+              gp_reduce_op_name(op), gp_dtype_name(dt), bad, nseg, first);
+    } else {
+        OK(gp_reduce_segmented(ctx, op, dt, n, x, nseg, off, got, NULL));
+    }
+    if (exact) {
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < nseg; i++) {
+            size_t b, e;
+            rc_seg_bounds(off, i, n, &b, &e);
+            gp_reduce_result_t want, g;
+            rc_reference((const char *)x + b * es, dt, e - b, op, &want);
+            g = want;
+            g.value.u64 = 0;
+            memcpy(&g.value, got + i * osz, osz);
+            if (!rc_equal_value(&g, &want) && !bad++) first = i;
+        }
+        CHECK(bad == 0, "segmented %s %s: %zu of %zu segments differ from the exact answer (first %zu)",
+              gp_reduce_op_name(op), gp_dtype_name(dt), bad, nseg, first);
+    }
+    free(got), free(cpu);
+}
+
+static inline void rc_test_segmented(gp_ctx_t *ctx, size_t n, gp_stream_t stream)
+{
+    static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX, GP_REDUCE_AND,
+                                         GP_REDUCE_OR, GP_REDUCE_XOR, GP_REDUCE_COUNT_NONZERO};
+    const size_t cap = 200000;
+    int64_t *off = malloc(cap * sizeof *off);
+    for (size_t d = 0; d < RC_NDTYPES; d++)
+        for (size_t o = 0; o < 8; o++) {
+            const gp_dtype_t dt = rc_dtypes[d];
+            if (gp_reduce_acc_dtype(ops[o], dt) == GP_DTYPE_COUNT) continue;
+            void *x = malloc(n * gp_dtype_size(dt) + 8);
+            rc_fill(x, dt, n, ops[o]);
+            const size_t nseg = rc_seg_layout(off, cap, n, (int)(o & 1));
+            rc_check_segmented(ctx, ops[o], dt, x, n, off, nseg, 1, stream);
+            free(x);
+        }
+    /* real-valued f32 sums (rounding differs by tree: bitwise vs the CPU backend on a GPU), uniform segments */
+    float *xf = malloc(n * sizeof *xf);
+    tc_fill(xf, n, GP_F32);
+    for (size_t len = 1; len <= 65536 && len <= n; len *= 8) {
+        const size_t nseg = n / len < cap - 1 ? n / len : cap - 2;
+        for (size_t i = 0; i <= nseg; i++) off[i] = (int64_t)(i * len);
+        rc_check_segmented(ctx, GP_REDUCE_SUM, GP_F32, xf, n, off, nseg, 0, stream);
+    }
+    /* overlapping huge segments: more chunks than the queue's table holds (the self-reduced path), same bits */
+    const size_t reps = 40;
+    for (size_t i = 0; i < reps; i++) off[2 * i] = 0, off[2 * i + 1] = (int64_t)n;
+    off[2 * reps] = 0;
+    rc_check_segmented(ctx, GP_REDUCE_SUM, GP_F32, xf, n, off, 2 * reps - 1, 0, stream);
+    OK(gp_reduce_segmented(ctx, GP_REDUCE_SUM, GP_F32, 0, NULL, 0, NULL, NULL, NULL)); /* nseg = 0: nothing to do */
+    /* errors name the argument and write nothing */
+    float o4[4] = {7, 7, 7, 7};
+    int64_t offs[3] = {0, 2, 4};
+    CHECK_ST(gp_reduce_segmented(ctx, GP_REDUCE_ARGMAX, GP_F32, 4, xf, 2, offs, o4, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_reduce_segmented(ctx, GP_REDUCE_SUM, GP_F32, 4, xf, 2, NULL, o4, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "offsets is NULL") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_reduce_segmented(ctx, GP_REDUCE_SUM, GP_F32, 4, xf, 2, offs, NULL, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_segmented(ctx, GP_REDUCE_SUM, GP_F64, 4, xf, 2, offs, (char *)o4 + 4, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_segmented(ctx, GP_REDUCE_XOR, GP_F32, 4, xf, 2, offs, o4, NULL), GP_ERR_UNSUPPORTED);
+    CHECK(o4[0] == 7 && o4[3] == 7, "out written on error");
+    free(xf);
+    free(off);
+}
+
 #endif

@@ -181,6 +181,8 @@ int main(void)
     test_determinism();
     test_errors(ctx);
     test_streaming(ctx);
+    rc_test_segmented(ctx, 300007, NULL);
+    printf("  segmented: every op x dtype on skewed and invalid layouts, uniform lengths, overlapping huge segments\n");
     gp_ctx_destroy(ctx);
     return tc_finish("test_reduce");
 }

@@ -100,3 +100,44 @@ extern "C" int gp_peer_reduce(gp_peer_t *, gp_peer_reduce_t kind, size_t n, cons
     }
     return 0;
 }
+
+namespace {
+void *g_seg_temp;
+size_t g_seg_temp_bytes;
+cudaError_t segsum(void *temp, size_t &bytes, size_t nseg, const long long *off, const float *x, float *out,
+                   cudaStream_t s)
+{
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, x, out, (int64_t)nseg, off, off + 1, s);
+}
+} // namespace
+
+extern "C" int gp_peer_segsum_prepare(size_t nseg, const long long *offsets, char *err)
+{
+    size_t bytes = 0;
+    cudaError_t e = segsum(nullptr, bytes, nseg, offsets, nullptr, nullptr, nullptr);
+    if (e == cudaSuccess && bytes > g_seg_temp_bytes) {
+        if (g_seg_temp) cudaFree(g_seg_temp);
+        g_seg_temp = nullptr;
+        g_seg_temp_bytes = 0;
+        e = cudaMalloc(&g_seg_temp, bytes);
+        if (e == cudaSuccess) g_seg_temp_bytes = bytes;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::DeviceSegmentedReduce temp storage: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int gp_peer_segsum(size_t nseg, const long long *offsets, const float *x, float *out_dev,
+                              gp_peer_stream_t stream, char *err)
+{
+    size_t bytes = g_seg_temp_bytes;
+    cudaError_t e = segsum(g_seg_temp, bytes, nseg, offsets, x, out_dev, stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::DeviceSegmentedReduce::Sum: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}

@@ -38,6 +38,11 @@ int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, cha
 int gp_peer_reduce(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
                    gp_peer_stream_t stream, char *err);
 const char *gp_peer_reduce_name(gp_peer_reduce_t kind);
+/* cub::DeviceSegmentedReduce::Sum of float segments given by CSR int64 offsets (nseg + 1, device memory) into
+ * out_dev (nseg floats). prepare sizes and allocates its temporary storage outside any timed region. */
+int gp_peer_segsum_prepare(size_t nseg, const long long *offsets, char *err);
+int gp_peer_segsum(size_t nseg, const long long *offsets, const float *x, float *out_dev, gp_peer_stream_t stream,
+                   char *err);
 
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);

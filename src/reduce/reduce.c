@@ -152,3 +152,26 @@ gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, s
 fail:
     return st;
 }
+
+gp_status_t gp_reduce_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                size_t nseg, const int64_t *offsets, void *out, gp_stream_t stream)
+{
+    static const char fn[] = "gp_reduce_segmented";
+    uint64_t dummy = 0;
+    GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, n, x, &dummy));
+    if (op == GP_REDUCE_MINMAX || op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s is not supported segmented (sum prod min max and or xor "
+                                             "count_nonzero are)", fn, g_names[op]);
+    if (nseg == 0) return GP_OK;
+    if (nseg > (size_t)INT64_MAX / 8) return gp__error(GP_ERR_OVERFLOW, "%s: nseg %zu", fn, nseg);
+    if (offsets == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is NULL", fn);
+    if ((uintptr_t)offsets % 8) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is not 8-byte aligned", fn);
+    const size_t osz = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
+    if (out == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: out is NULL", fn);
+    if ((uintptr_t)out % osz) return gp__error(GP_ERR_INVALID_ARG, "%s: out is not %zu-byte aligned", fn, osz);
+    if (gp__is_cpu(ctx)) {
+        gp__reduce_cpu_segmented(op, dtype, n, x, nseg, (const long long *)offsets, out, 1);
+        return GP_OK;
+    }
+    return gp__reduce_gpu_segmented(ctx, op, dtype, n, x, nseg, (const long long *)offsets, out, stream);
+}

@@ -312,8 +312,209 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     if (threadIdx.x == 0) R::put(dst, blockIdx.x, s);
 }
 
+/* ------------------------------------------------------------------------------------------ segmented */
+/* The warp part of block_tree for one warp: the result is valid in lane 0. */
+template <int OP, typename T> __device__ __forceinline__ typename Red<OP, T>::S warp_tree(typename Red<OP, T>::S s)
+{
+    typedef Red<OP, T> R;
+    for (int o = 16; o > 0; o >>= 1) s = R::combine(s, R::shfl_down(s, o));
+    return s;
+}
+
+/* The value written for a segment: the state's value in the accumulator type (f32 or 64-bit). */
+template <int OP, typename T> __device__ __forceinline__ void seg_store(void *out, size_t i, const typename Red<OP, T>::S &s)
+{
+    typedef typename Red<OP, T>::SV SV;
+    if (sizeof(SV) == 4) {
+        ((SV *)out)[i] = s.v;
+    } else {
+        unsigned long long w = 0;
+        memcpy(&w, &s.v, sizeof s.v);
+        ((unsigned long long *)out)[i] = w;
+    }
+}
+
+/* The identity written for an empty segment: the API's (sum +0, not the -0 the tree starts from). */
+template <int OP, typename T> __device__ __forceinline__ typename Red<OP, T>::S seg_empty()
+{
+    typename Red<OP, T>::S s = Red<OP, T>::identity();
+    if (OP == GP_REDUCE_SUM) s.v = 0;
+    return s;
+}
+
+/* Clamped bounds of segment i: 0 <= b <= e <= n. */
+__device__ __forceinline__ void seg_bounds(const long long *off, size_t i, size_t n, size_t *b, size_t *e)
+{
+    long long lo = off[i], hi = off[i + 1];
+    lo = lo < 0 ? 0 : lo > (long long)n ? (long long)n : lo;
+    hi = hi < lo ? lo : hi > (long long)n ? (long long)n : hi;
+    *b = (size_t)lo, *e = (size_t)hi;
+}
+
+/* Block-strided fold of x[b, e) and the block tree (valid in thread 0). */
+template <int OP, typename T>
+__device__ __forceinline__ typename Red<OP, T>::S seg_block(const T *__restrict__ x, size_t b, size_t e)
+{
+    typedef Red<OP, T> R;
+    typename R::S s = R::identity();
+    size_t i = b + threadIdx.x;
+    for (; i + 3 * GP__REDUCE_LANES < e; i += 4 * GP__REDUCE_LANES) { /* four loads in flight, folded in order */
+        const T a0 = x[i], a1 = x[i + GP__REDUCE_LANES], a2 = x[i + 2 * GP__REDUCE_LANES], a3 = x[i + 3 * GP__REDUCE_LANES];
+        s = R::combine(s, R::make(a0, 0));
+        s = R::combine(s, R::make(a1, 0));
+        s = R::combine(s, R::make(a2, 0));
+        s = R::combine(s, R::make(a3, 0));
+    }
+    for (; i < e; i += GP__REDUCE_LANES) s = R::combine(s, R::make(x[i], 0));
+    return block_tree<OP, T>(s);
+}
+
+/* A large segment reduced by one block alone: chunk results k go to lane k % 256's fold in order, which is exactly
+ * the queue path's fold — the same bits. Used when the chunk table is full (offsets that overlap). */
+template <int OP, typename T>
+__device__ typename Red<OP, T>::S seg_self(const T *__restrict__ x, size_t b, size_t e)
+{
+    typedef Red<OP, T> R;
+    __shared__ typename R::S sh_r;
+    typename R::S f = R::identity();
+    const size_t nch = (e - b + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK;
+    for (size_t k = 0; k < nch; k++) {
+        const size_t cb = b + k * GP__SEG_CHUNK;
+        const typename R::S r = seg_block<OP, T>(x, cb, cb + GP__SEG_CHUNK < e ? cb + GP__SEG_CHUNK : e);
+        if (threadIdx.x == 0) sh_r = r;
+        __syncthreads();
+        if (threadIdx.x == k % GP__REDUCE_LANES) f = R::combine(f, sh_r);
+        __syncthreads();
+    }
+    return block_tree<OP, T>(f);
+}
+
+struct SegQueue {
+    unsigned long long seg_head, items_done, chunk_total, chunk_head;
+};
+
+template <int OP, typename T>
+__global__ void __launch_bounds__(GP__REDUCE_LANES)
+    reduce_segments(const T *__restrict__ x, size_t n, size_t nseg, const long long *__restrict__ off, void *out,
+                    SegQueue *q, unsigned long long *desc, unsigned long long *part, unsigned *cnt, size_t cap)
+{
+    typedef Red<OP, T> R;
+    typedef typename R::S S;
+    const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const size_t nitems = (nseg + GP__SEG_PER_ITEM - 1) / GP__SEG_PER_ITEM;
+    __shared__ unsigned long long sh_item, sh_base;
+    __shared__ int sh_flag;
+
+    /* Phase 1: segments, GP__SEG_PER_ITEM per queue item. */
+    for (;;) {
+        if (tid == 0) sh_item = atomicAdd(&q->seg_head, 1ull);
+        __syncthreads();
+        const size_t item = sh_item;
+        __syncthreads();
+        if (item >= nitems) break;
+        const size_t s0 = item * GP__SEG_PER_ITEM, s1 = s0 + GP__SEG_PER_ITEM < nseg ? s0 + GP__SEG_PER_ITEM : nseg;
+        for (size_t sg = s0 + warp; sg < s1; sg += GP__REDUCE_LANES / 32) { /* small: a warp each */
+            size_t b, e;
+            seg_bounds(off, sg, n, &b, &e);
+            if (e - b > GP__SEG_WARP_MAX) continue;
+            S s = R::identity();
+            if (e == b) s = seg_empty<OP, T>();
+            for (size_t i = b + lane; i < e; i += 32) s = R::combine(s, R::make(x[i], 0));
+            s = warp_tree<OP, T>(s);
+            if (lane == 0) seg_store<OP, T>(out, sg, s);
+        }
+        for (size_t sg = s0; sg < s1; sg++) { /* medium: the block; large: chunks into the queue */
+            size_t b, e;
+            seg_bounds(off, sg, n, &b, &e);
+            const size_t L = e - b;
+            if (L <= GP__SEG_WARP_MAX) continue;
+            if (L <= GP__SEG_CHUNK) {
+                const S s = seg_block<OP, T>(x, b, e);
+                if (tid == 0) seg_store<OP, T>(out, sg, s);
+                continue;
+            }
+            const size_t nch = (L + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK;
+            if (tid == 0) { /* reserve nch chunk slots, unless the table is full */
+                unsigned long long old = atomicAdd(&q->chunk_total, 0ull), got = ~0ull;
+                while (old + nch <= cap) {
+                    const unsigned long long prev = atomicCAS(&q->chunk_total, old, old + nch);
+                    if (prev == old) {
+                        got = old;
+                        break;
+                    }
+                    old = prev;
+                }
+                sh_base = got;
+            }
+            __syncthreads();
+            const size_t base = sh_base;
+            if (base == ~0ull) {
+                const S s = seg_self<OP, T>(x, b, e);
+                if (tid == 0) seg_store<OP, T>(out, sg, s);
+                __syncthreads();
+                continue;
+            }
+            for (size_t c = tid; c < nch; c += GP__REDUCE_LANES) {
+                desc[2 * (base + c) + 1] = c;
+                __threadfence();
+                atomicExch(&desc[2 * (base + c)], (unsigned long long)sg + 1); /* ready */
+            }
+            __syncthreads();
+        }
+        __syncthreads();
+        if (tid == 0) {
+            __threadfence();
+            atomicAdd(&q->items_done, 1ull);
+        }
+    }
+
+    /* Phase 2: chunks of large segments, fetched until every item is done and every chunk taken. */
+    for (;;) {
+        if (tid == 0) {
+            const unsigned long long c = atomicAdd(&q->chunk_head, 1ull);
+            int flag = 0;
+            for (;;) {
+                const unsigned long long total = atomicAdd(&q->chunk_total, 0ull);
+                if (c < total) {
+                    while (atomicAdd(&desc[2 * c], 0ull) == 0) __nanosleep(64);
+                    flag = 1;
+                    break;
+                }
+                if (atomicAdd(&q->items_done, 0ull) == nitems && c >= atomicAdd(&q->chunk_total, 0ull)) break;
+                __nanosleep(256);
+            }
+            sh_item = c;
+            sh_flag = flag;
+        }
+        __syncthreads();
+        const size_t c = sh_item;
+        const int have = sh_flag;
+        __syncthreads();
+        if (!have) break;
+        const size_t sg = (size_t)__ldcg(&desc[2 * c]) - 1, ci = (size_t)__ldcg(&desc[2 * c + 1]), base = c - ci;
+        size_t b, e;
+        seg_bounds(off, sg, n, &b, &e);
+        const size_t nch = (e - b + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK, cb = b + ci * GP__SEG_CHUNK;
+        const S s = seg_block<OP, T>(x, cb, cb + GP__SEG_CHUNK < e ? cb + GP__SEG_CHUNK : e);
+        if (tid == 0) {
+            R::put(part, c, s);
+            __threadfence();
+            sh_flag = atomicAdd(&cnt[base], 1u) == nch - 1;
+        }
+        __syncthreads();
+        if (sh_flag) { /* the segment's last chunk: fold its chunk results in order */
+            __threadfence();
+            S f = R::identity();
+            for (size_t k = tid; k < nch; k += GP__REDUCE_LANES) f = R::combine(f, R::get(part, base + k));
+            f = block_tree<OP, T>(f);
+            if (tid == 0) seg_store<OP, T>(out, sg, f);
+        }
+        __syncthreads();
+    }
+}
+
 /* What a dispatched call does: the whole reduction, tile results only, one fold level, or report the entry size. */
-enum { MODE_FULL, MODE_TILES, MODE_FOLD, MODE_ENTRY };
+enum { MODE_FULL, MODE_TILES, MODE_FOLD, MODE_ENTRY, MODE_SEGMENTED };
 struct Args {
     int mode;
     size_t n;
@@ -324,6 +525,8 @@ struct Args {
     long long idx0;
     void *dst;
     size_t *entry_bytes;
+    size_t nseg;
+    const long long *offsets;
 };
 
 template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
@@ -332,6 +535,31 @@ template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
     if (a.mode == MODE_ENTRY) {
         *a.entry_bytes = R::SLOTS * 8;
         return GP_OK;
+    }
+    if (a.mode == MODE_SEGMENTED) {
+        if constexpr (R::SLOTS != 1) {
+            return gp__error(GP_ERR_INTERNAL, "gp_reduce_segmented: op %d reached the launcher", OP);
+        } else {
+            /* workspace: the queue, then per chunk a descriptor (segment + 1, chunk index), a result, a counter */
+            const size_t cap = 2 * (a.n / GP__SEG_CHUNK) + 2;
+            void *ws = NULL;
+            gp_status_t st = gp__workspace(ctx, 64 + cap * (16 + 8 + 4), &ws);
+            if (st != GP_OK) return st;
+            char *w = (char *)ws;
+            SegQueue *q = (SegQueue *)w;
+            unsigned long long *desc = (unsigned long long *)(w + 64), *part = desc + 2 * cap;
+            unsigned *cnt = (unsigned *)(part + cap);
+            cudaError_t e = cudaMemsetAsync(ws, 0, 64 + cap * 16, a.stream);
+            if (e == cudaSuccess) e = cudaMemsetAsync(cnt, 0, cap * 4, a.stream);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_reduce_segmented: clearing the queue", __FILE__, __LINE__);
+            const size_t nitems = (a.nseg + GP__SEG_PER_ITEM - 1) / GP__SEG_PER_ITEM;
+            size_t grid = gp__fill_grid(ctx, GP__REDUCE_LANES);
+            const size_t work = nitems + a.n / GP__SEG_CHUNK;
+            if (grid > work) grid = work ? work : 1;
+            reduce_segments<OP, T><<<(unsigned)grid, GP__REDUCE_LANES, 0, a.stream>>>(
+                (const T *)a.x, a.n, a.nseg, a.offsets, a.dst, q, desc, part, cnt, cap);
+            return GP_CHECK_LAUNCH("gp_reduce_segmented");
+        }
     }
     if (a.mode == MODE_FOLD) {
         const size_t groups = (a.n + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
@@ -407,28 +635,36 @@ gp_status_t dispatch(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, const A
 extern "C" gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                       gp_reduce_result_t *result, cudaStream_t stream)
 {
-    Args a = {MODE_FULL, n, x, result, (int)gp_reduce_acc_dtype(op, dtype), stream, 0, NULL, NULL};
+    Args a = {MODE_FULL, n, x, result, (int)gp_reduce_acc_dtype(op, dtype), stream, 0, NULL, NULL, 0, NULL};
     return dispatch(ctx, op, dtype, a);
 }
 
 extern "C" gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
                                             const void *x, long long idx0, void *dst, cudaStream_t stream)
 {
-    Args a = {MODE_TILES, n, x, NULL, (int)gp_reduce_acc_dtype(op, dtype), stream, idx0, dst, NULL};
+    Args a = {MODE_TILES, n, x, NULL, (int)gp_reduce_acc_dtype(op, dtype), stream, idx0, dst, NULL, 0, NULL};
     return dispatch(ctx, op, dtype, a);
 }
 
 extern "C" gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t m,
                                            const void *src, void *dst, cudaStream_t stream)
 {
-    Args a = {MODE_FOLD, m, src, NULL, 0, stream, 0, dst, NULL};
+    Args a = {MODE_FOLD, m, src, NULL, 0, stream, 0, dst, NULL, 0, NULL};
     return dispatch(ctx, op, dtype, a);
 }
 
 extern "C" size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype)
 {
     size_t b = 0;
-    Args a = {MODE_ENTRY, 0, NULL, NULL, 0, NULL, 0, NULL, &b};
+    Args a = {MODE_ENTRY, 0, NULL, NULL, 0, NULL, 0, NULL, &b, 0, NULL};
     (void)dispatch(NULL, op, dtype, a);
     return b;
+}
+
+extern "C" gp_status_t gp__reduce_gpu_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+                                                const void *x, size_t nseg, const long long *offsets, void *out,
+                                                cudaStream_t stream)
+{
+    Args a = {MODE_SEGMENTED, n, x, NULL, 0, stream, 0, out, NULL, nseg, offsets};
+    return dispatch(ctx, op, dtype, a);
 }

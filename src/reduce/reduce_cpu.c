@@ -323,6 +323,73 @@ gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const 
     return GP_OK;
 }
 
+/* ------------------------------------------------------------------------------------------ segmented */
+static st_t seg_block(const job_t *j, size_t b, size_t e)
+{
+    st_t lanes[GP__REDUCE_LANES];
+    for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
+        st_t s = identity(j);
+        for (size_t i = b + l; i < e; i += GP__REDUCE_LANES) {
+            st_t m = make(j, i);
+            s = combine(j, s, &m);
+        }
+        lanes[l] = s;
+    }
+    return tree(j, lanes);
+}
+
+static void seg_store(const job_t *j, void *out, size_t i, const st_t *s)
+{
+    if (j->k == K_F32) ((float *)out)[i] = s->v.f;
+    else ((uint64_t *)out)[i] = s->v.u;
+}
+
+void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, size_t nseg,
+                              const long long *offsets, void *out, int parallel)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype), x, n, 0};
+    gp_reduce_result_t id;
+    gp__reduce_identity(op, dtype, &id);
+#pragma omp parallel for schedule(dynamic, 64) if (parallel)
+    for (long long sg = 0; sg < (long long)nseg; sg++) {
+        long long lo = offsets[sg], hi = offsets[sg + 1];
+        lo = lo < 0 ? 0 : lo > (long long)n ? (long long)n : lo;
+        hi = hi < lo ? lo : hi > (long long)n ? (long long)n : hi;
+        const size_t b = (size_t)lo, e = (size_t)hi, L = e - b;
+        st_t r;
+        if (L == 0) {
+            memset(&r, 0, sizeof r);
+            if (j.k == K_F32) r.v.f = id.value.f32;
+            else r.v.u = id.value.u64;
+        } else if (L <= GP__SEG_WARP_MAX) { /* a warp: lane l folds l, l+32, ...; then the shuffle tree */
+            st_t w[32];
+            for (size_t l = 0; l < 32; l++) {
+                w[l] = identity(&j);
+                for (size_t i = b + l; i < e; i += 32) {
+                    st_t m = make(&j, i);
+                    w[l] = combine(&j, w[l], &m);
+                }
+            }
+            for (int o = 16; o > 0; o >>= 1)
+                for (int l = 0; l < o; l++) w[l] = combine(&j, w[l], &w[l + o]);
+            r = w[0];
+        } else if (L <= GP__SEG_CHUNK) {
+            r = seg_block(&j, b, e);
+        } else { /* chunk results, folded lane-strided, then the block tree */
+            st_t lanes[GP__REDUCE_LANES];
+            for (size_t l = 0; l < GP__REDUCE_LANES; l++) lanes[l] = identity(&j);
+            const size_t nch = (L + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK;
+            for (size_t k = 0; k < nch; k++) {
+                const size_t cb = b + k * GP__SEG_CHUNK, ce = cb + GP__SEG_CHUNK < e ? cb + GP__SEG_CHUNK : e;
+                const st_t c = seg_block(&j, cb, ce);
+                lanes[k % GP__REDUCE_LANES] = combine(&j, lanes[k % GP__REDUCE_LANES], &c);
+            }
+            r = tree(&j, lanes);
+        }
+        seg_store(&j, out, (size_t)sg, &r);
+    }
+}
+
 /* The lab's CPU rows: the plain serial loop the primers compare against, and the CPU backend. */
 gp_status_t gp__reduce_lab_cpu_serial(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t stream)
 {

@@ -25,6 +25,13 @@ extern "C" {
 #define GP__COUNTER_REDUCE 1
 #define GP__COUNTER_ORDERED 3
 #define GP__COUNTER_SEGMENTED 4
+/* Segmented reductions: the tree of a segment of L elements (docs/REDUCE.md): L = 0 the identity; L <= WARP_MAX a
+ * warp (lane l folds l, l+32, ..., then the warp's shuffle tree); L <= CHUNK the block (lane l folds l, l+256, ...,
+ * then the block tree); larger: chunks of CHUNK each reduced like a block, their results folded lane-strided by a
+ * block. Queue items hold PER_ITEM segments. */
+#define GP__SEG_WARP_MAX 2048
+#define GP__SEG_CHUNK 16384
+#define GP__SEG_PER_ITEM 32
 /* Ordered reductions: a lane's run in a tile is 64 four-byte words (R = 64 / words-per-element elements). */
 #define GP__ORDERED_RUN_WORDS 64
 
@@ -52,6 +59,13 @@ GP_INTERNAL void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, size_
 GP_INTERNAL void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *src, void *dst);
 GP_INTERNAL void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, const void *entry,
                                              gp_reduce_result_t *result);
+
+/* Segmented: out[i] (accumulator values) for nseg segments of x[0, n) given by offsets[0..nseg] (clamped). */
+GP_INTERNAL gp_status_t gp__reduce_gpu_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+                                                 const void *x, size_t nseg, const long long *offsets, void *out,
+                                                 cudaStream_t stream);
+GP_INTERNAL void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, size_t nseg,
+                                          const long long *offsets, void *out, int parallel);
 
 /* Ordered reductions (ordered.cu / ordered.c), n >= 1, matrices and affine maps. GPU: the result K-tuple goes to
  * `result` (device memory, asynchronous) or, when host is not NULL, to host (waits). */

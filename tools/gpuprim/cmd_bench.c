@@ -303,6 +303,93 @@ typedef struct rcase {
     int ordered; /* a gp_ordered_op_t (then op is ignored), or -1 */
 } rcase_t;
 
+/* Segmented sums of f32 against cub::DeviceSegmentedReduce: a skewed mix (half the data in one segment, then empty,
+ * tiny, medium and large segments at random) and uniform segments. Bytes: x read, offsets read, out written. */
+typedef struct sjob {
+    gp_ctx_t *ctx;
+    size_t n, nseg;
+    const float *x;
+    const long long *off;
+    float *out;
+    char err[256];
+} sjob_t;
+
+static gp_status_t run_seg(void *u, int rep, gp_stream_t s)
+{
+    sjob_t *j = u;
+    (void)rep;
+    return gp_reduce_segmented(j->ctx, GP_REDUCE_SUM, GP_F32, j->n, j->x, j->nseg, (const int64_t *)j->off, j->out, s);
+}
+
+static gp_status_t run_seg_peer(void *u, int rep, gp_stream_t s)
+{
+    sjob_t *j = u;
+    (void)rep;
+    return gp_peer_segsum(j->nseg, j->off, j->x, j->out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+}
+
+static int bench_segmented_rows(gp_ctx_t *ctx, report_t *r, size_t n, const cli_common_t *c, const bench_ceilings_t *ce)
+{
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    const size_t cap = n / 16 + 16;
+    long long *off = malloc(cap * sizeof *off);
+    gp_buffer_t bx = {0}, boff = {0}, bout = {0};
+    int rc = EXIT_OK;
+    if (!off || gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &bx) != GP_OK ||
+        bench_fill_random(ctx, bx.device, n, GP_F32, 4242) != GP_OK ||
+        gp_mem_alloc(ctx, GP_MEM_DEVICE, cap * 8, &boff) != GP_OK ||
+        gp_mem_alloc(ctx, GP_MEM_DEVICE, cap * 4, &bout) != GP_OK) {
+        fprintf(stderr, "gpuprim bench reduce: segmented: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    for (int layout = 0; layout < 3 && rc == EXIT_OK; layout++) {
+        size_t k = 0, pos = 0;
+        const char *name = layout == 0 ? "segsum_skewed" : layout == 1 ? "segsum_uniform1k" : "segsum_uniform128k";
+        off[k++] = 0;
+        if (layout == 0) {
+            uint64_t st = 0x9e3779b97f4a7c15ull;
+            pos = n / 2;
+            off[k++] = (long long)pos;
+            while (pos < n && k + 1 < cap) {
+                st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+                const unsigned kind = (unsigned)(st % 100);
+                size_t L = kind < 40 ? 0 : kind < 85 ? 1 + (st >> 8) % 32 : kind < 99 ? 33 + (st >> 8) % 8160
+                                                                                       : 8193 + (st >> 8) % (1u << 20);
+                if (L > n - pos) L = n - pos;
+                pos += L;
+                off[k++] = (long long)pos;
+            }
+        } else {
+            const size_t len = layout == 1 ? 1024 : 131072;
+            for (pos = len; pos <= n && k + 1 < cap; pos += len) off[k++] = (long long)pos;
+        }
+        const size_t nseg = k - 1, bytes = n * 4 + (nseg + 1) * 8 + nseg * 4;
+        if (gp_memcpy_sync(ctx, boff.device, off, (nseg + 1) * 8) != GP_OK) {
+            rc = EXIT_FAIL;
+            break;
+        }
+        sjob_t j = {ctx, n, nseg, bx.device, boff.device, bout.device, ""};
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (bench_time(ctx, run_seg, NULL, &j, c->warmup, c->reps, NULL, &so) != GP_OK) {
+            fprintf(stderr, "gpuprim bench reduce: %s: %s\n", name, gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        if (gpu && (gp_peer_segsum_prepare(nseg, j.off, j.err) != 0 ||
+                    bench_time(ctx, run_seg_peer, NULL, &j, c->warmup, c->reps, NULL, &sp) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench reduce: %s\n", j.err);
+            rc = EXIT_FAIL;
+            break;
+        }
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s/%zu", name, nseg);
+        vec_row(r, nm, "f32", n, (double)bytes, &so, ce, gpu ? "cub::SegmentedReduce" : "", gpu ? sp.median_ms : 0);
+    }
+    gp_mem_free(ctx, &bx), gp_mem_free(ctx, &boff), gp_mem_free(ctx, &bout);
+    free(off);
+    return rc;
+}
+
 int bench_reduce(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
@@ -421,6 +508,7 @@ int bench_reduce(int argc, char **argv)
         free(bufs);
         free(ptrs);
     }
+    if (rc == EXIT_OK) rc = bench_segmented_rows(ctx, &r, n, &c, &ce);
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[700];
