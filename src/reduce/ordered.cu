@@ -112,19 +112,22 @@ __global__ void __launch_bounds__(LANES)
     constexpr size_t TW = (size_t)LANES * O::RUN;       /* words */
     const size_t nw = n * (O::WORDS);                    /* words in x */
 
-    for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
-        const unsigned *xw = reinterpret_cast<const unsigned *>(x) + k * TW;
-        const size_t avail = nw - k * TW < TW ? nw - k * TW : TW; /* words of this tile */
-        /* coalesced staging: word w of the tile goes to lane w / RUN's padded run */
-        if (aligned16 && avail == TW) {
-            constexpr int NV = (int)((TW / 4 + LANES - 1) / LANES);
-            const uint4 *xv = reinterpret_cast<const uint4 *>(xw);
-            uint4 q[NV];
+    /* Software pipeline: tile k+grid's loads are in flight (registers) while tile k is folded from shared memory. */
+    constexpr int NV = (int)((TW / 4 + LANES - 1) / LANES);
+    uint4 q[NV];
+    auto vec_ok = [&](size_t t) { return t < ntiles && aligned16 && nw - t * TW >= TW; };
+    auto load = [&](size_t t) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(reinterpret_cast<const unsigned *>(x) + t * TW);
 #pragma unroll
-            for (int i = 0; i < NV; i++) {
-                const size_t v = l + (size_t)i * LANES;
-                if (v < TW / 4) q[i] = __ldcs(xv + v);
-            }
+        for (int i = 0; i < NV; i++) {
+            const size_t v = l + (size_t)i * LANES;
+            if (v < TW / 4) q[i] = __ldcs(xv + v);
+        }
+    };
+    bool have = vec_ok(blockIdx.x);
+    if (have) load(blockIdx.x);
+    for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
+        if (have) { /* word w of the tile goes to lane w / RUN's padded run */
 #pragma unroll
             for (int i = 0; i < NV; i++) {
                 const size_t v = l + (size_t)i * LANES, w = 4 * v;
@@ -135,9 +138,13 @@ __global__ void __launch_bounds__(LANES)
                     smem[(w + 3) / O::RUN * O::PITCH + (w + 3) % O::RUN] = q[i].w;
                 }
             }
-        } else {
+        } else { /* a partial or misaligned tile: coalesced 4-byte loads */
+            const unsigned *xw = reinterpret_cast<const unsigned *>(x) + k * TW;
+            const size_t avail = nw - k * TW < TW ? nw - k * TW : TW;
             for (size_t w = l; w < avail; w += LANES) smem[w / O::RUN * O::PITCH + w % O::RUN] = __ldcs(xw + w);
         }
+        have = vec_ok(k + gridDim.x);
+        if (have) load(k + gridDim.x);
         __syncthreads();
         S s;
         s.ok = false;

@@ -337,8 +337,18 @@ template <int OP, typename T> __device__ __forceinline__ void seg_store(void *ou
 /* The identity written for an empty segment: the API's (sum +0, not the -0 the tree starts from). */
 template <int OP, typename T> __device__ __forceinline__ typename Red<OP, T>::S seg_empty()
 {
-    typename Red<OP, T>::S s = Red<OP, T>::identity();
+    typedef Red<OP, T> R;
+    typedef typename R::V V;
+    typename R::S s = R::identity();
     if (OP == GP_REDUCE_SUM) s.v = 0;
+    if constexpr (!std::is_floating_point<V>::value) { /* the dtype's extremes, not the 64-bit accumulator's */
+        constexpr unsigned long long bits = sizeof(T) == 8 ? ~0ull : (1ull << (8 * sizeof(T))) - 1;
+        constexpr bool sgn = (V)(-1) < (V)0;
+        const V hi = sgn ? (V)(bits >> 1) : (V)bits, lo = sgn ? -hi - 1 : (V)0;
+        if (OP == GP_REDUCE_MIN) s.v = (typename R::SV)hi;
+        if (OP == GP_REDUCE_MAX) s.v = (typename R::SV)lo;
+        if (OP == GP_REDUCE_AND) s.v = bits;
+    }
     return s;
 }
 
@@ -473,16 +483,23 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
         if (tid == 0) {
             const unsigned long long c = atomicAdd(&q->chunk_head, 1ull);
             int flag = 0;
+            /* waiting blocks poll with plain (volatile) loads and back off: atomics here would queue behind the
+             * producers' reservations on the same words */
+            volatile unsigned long long *vq = (volatile unsigned long long *)q, *vd = desc;
             for (;;) {
-                const unsigned long long total = atomicAdd(&q->chunk_total, 0ull);
-                if (c < total) {
-                    while (atomicAdd(&desc[2 * c], 0ull) == 0) __nanosleep(64);
+                if (c < vq[2]) { /* chunk_total */
+                    while (vd[2 * c] == 0) __nanosleep(100);
                     flag = 1;
                     break;
                 }
-                if (atomicAdd(&q->items_done, 0ull) == nitems && c >= atomicAdd(&q->chunk_total, 0ull)) break;
-                __nanosleep(256);
+                if (vq[1] == nitems) { /* items_done: no more reservations */
+                    __threadfence();
+                    if (c >= vq[2]) break;
+                    continue;
+                }
+                __nanosleep(500);
             }
+            __threadfence();
             sh_item = c;
             sh_flag = flag;
         }
