@@ -399,8 +399,11 @@ __device__ typename Red<OP, T>::S seg_self(const T *__restrict__ x, size_t b, si
     return block_tree<OP, T>(f);
 }
 
-struct SegQueue {
-    unsigned long long seg_head, items_done, chunk_total, chunk_head;
+struct SegQueue { /* each word on its own 128-byte line: the fetches do not contend with the polls */
+    unsigned long long seg_head, pad0[15];
+    unsigned long long items_done, pad1[15];
+    unsigned long long chunk_total, pad2[15];
+    unsigned long long chunk_head, pad3[15];
 };
 
 template <int OP, typename T>
@@ -412,8 +415,9 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     typedef typename R::S S;
     const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const size_t nitems = (nseg + GP__SEG_PER_ITEM - 1) / GP__SEG_PER_ITEM;
-    __shared__ unsigned long long sh_item, sh_base;
+    __shared__ unsigned long long sh_item, sh_base, sh_total, sh_nch[GP__SEG_PER_ITEM], sh_ex[GP__SEG_PER_ITEM];
     __shared__ int sh_flag;
+    static_assert(GP__SEG_PER_ITEM == 32, "one warp scans an item's chunk counts");
 
     /* Phase 1: segments, GP__SEG_PER_ITEM per queue item. */
     for (;;) {
@@ -433,43 +437,71 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
             s = warp_tree<OP, T>(s);
             if (lane == 0) seg_store<OP, T>(out, sg, s);
         }
-        for (size_t sg = s0; sg < s1; sg++) { /* medium: the block; large: chunks into the queue */
+        for (size_t sg = s0; sg < s1; sg++) { /* medium: the block */
             size_t b, e;
             seg_bounds(off, sg, n, &b, &e);
-            const size_t L = e - b;
-            if (L <= GP__SEG_WARP_MAX) continue;
-            if (L <= GP__SEG_CHUNK) {
-                const S s = seg_block<OP, T>(x, b, e);
-                if (tid == 0) seg_store<OP, T>(out, sg, s);
-                continue;
+            if (e - b <= GP__SEG_WARP_MAX || e - b > GP__SEG_CHUNK) continue;
+            const S s = seg_block<OP, T>(x, b, e);
+            if (tid == 0) seg_store<OP, T>(out, sg, s);
+        }
+        /* large: the item's chunks go to the queue with one reservation (warp 0 scans the chunk counts) */
+        if (warp == 0) {
+            const size_t sg = s0 + lane;
+            size_t nch = 0;
+            if (sg < s1) {
+                size_t b, e;
+                seg_bounds(off, sg, n, &b, &e);
+                if (e - b > GP__SEG_CHUNK) nch = (e - b + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK;
             }
-            const size_t nch = (L + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK;
-            if (tid == 0) { /* reserve nch chunk slots, unless the table is full */
-                unsigned long long old = atomicAdd(&q->chunk_total, 0ull), got = ~0ull;
-                while (old + nch <= cap) {
-                    const unsigned long long prev = atomicCAS(&q->chunk_total, old, old + nch);
-                    if (prev == old) {
-                        got = old;
-                        break;
+            unsigned long long inc = nch;
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned long long t = __shfl_up_sync(0xffffffffu, inc, o);
+                if (lane >= (unsigned)o) inc += t;
+            }
+            sh_nch[lane] = nch;
+            sh_ex[lane] = inc - nch;
+            if (lane == 31) {
+                unsigned long long got = ~0ull;
+                if (inc > 0) { /* reserve inc chunk slots unless the table is full */
+                    unsigned long long old = atomicAdd(&q->chunk_total, 0ull);
+                    while (old + inc <= cap) {
+                        const unsigned long long prev = atomicCAS(&q->chunk_total, old, old + inc);
+                        if (prev == old) {
+                            got = old;
+                            break;
+                        }
+                        old = prev;
                     }
-                    old = prev;
                 }
                 sh_base = got;
+                sh_total = inc;
             }
-            __syncthreads();
-            const size_t base = sh_base;
-            if (base == ~0ull) {
-                const S s = seg_self<OP, T>(x, b, e);
-                if (tid == 0) seg_store<OP, T>(out, sg, s);
-                __syncthreads();
-                continue;
-            }
-            for (size_t c = tid; c < nch; c += GP__REDUCE_LANES) {
-                desc[2 * (base + c) + 1] = c;
+        }
+        __syncthreads();
+        {
+            const unsigned long long base = sh_base, total = sh_total;
+            if (total > 0 && base == ~0ull) { /* table full (overlapping offsets): the block does them itself */
+                for (int t = 0; t < GP__SEG_PER_ITEM; t++) {
+                    if (sh_nch[t] == 0) continue;
+                    size_t b, e;
+                    seg_bounds(off, s0 + t, n, &b, &e);
+                    const S s = seg_self<OP, T>(x, b, e);
+                    if (tid == 0) seg_store<OP, T>(out, s0 + t, s);
+                    __syncthreads();
+                }
+            } else if (total > 0) {
+                for (unsigned long long i = tid; i < total; i += GP__REDUCE_LANES) {
+                    int t = 0;
+                    while (t + 1 < GP__SEG_PER_ITEM && sh_ex[t + 1] <= i) t++;
+                    desc[2 * (base + i) + 1] = i - sh_ex[t];
+                }
                 __threadfence();
-                atomicExch(&desc[2 * (base + c)], (unsigned long long)sg + 1); /* ready */
+                for (unsigned long long i = tid; i < total; i += GP__REDUCE_LANES) {
+                    int t = 0;
+                    while (t + 1 < GP__SEG_PER_ITEM && sh_ex[t + 1] <= i) t++;
+                    ((volatile unsigned long long *)desc)[2 * (base + i)] = s0 + t + 1; /* ready */
+                }
             }
-            __syncthreads();
         }
         __syncthreads();
         if (tid == 0) {
@@ -485,16 +517,16 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
             int flag = 0;
             /* waiting blocks poll with plain (volatile) loads and back off: atomics here would queue behind the
              * producers' reservations on the same words */
-            volatile unsigned long long *vq = (volatile unsigned long long *)q, *vd = desc;
+            volatile unsigned long long *total = &q->chunk_total, *done = &q->items_done, *vd = desc;
             for (;;) {
-                if (c < vq[2]) { /* chunk_total */
+                if (c < *total) {
                     while (vd[2 * c] == 0) __nanosleep(100);
                     flag = 1;
                     break;
                 }
-                if (vq[1] == nitems) { /* items_done: no more reservations */
+                if (*done == nitems) { /* no more reservations */
                     __threadfence();
-                    if (c >= vq[2]) break;
+                    if (c >= *total) break;
                     continue;
                 }
                 __nanosleep(500);
@@ -560,13 +592,13 @@ template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
             /* workspace: the queue, then per chunk a descriptor (segment + 1, chunk index), a result, a counter */
             const size_t cap = 2 * (a.n / GP__SEG_CHUNK) + 2;
             void *ws = NULL;
-            gp_status_t st = gp__workspace(ctx, 64 + cap * (16 + 8 + 4), &ws);
+            gp_status_t st = gp__workspace(ctx, sizeof(SegQueue) + cap * (16 + 8 + 4), &ws);
             if (st != GP_OK) return st;
             char *w = (char *)ws;
             SegQueue *q = (SegQueue *)w;
-            unsigned long long *desc = (unsigned long long *)(w + 64), *part = desc + 2 * cap;
+            unsigned long long *desc = (unsigned long long *)(w + sizeof(SegQueue)), *part = desc + 2 * cap;
             unsigned *cnt = (unsigned *)(part + cap);
-            cudaError_t e = cudaMemsetAsync(ws, 0, 64 + cap * 16, a.stream);
+            cudaError_t e = cudaMemsetAsync(ws, 0, sizeof(SegQueue) + cap * 16, a.stream);
             if (e == cudaSuccess) e = cudaMemsetAsync(cnt, 0, cap * 4, a.stream);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_reduce_segmented: clearing the queue", __FILE__, __LINE__);
             const size_t nitems = (a.nseg + GP__SEG_PER_ITEM - 1) / GP__SEG_PER_ITEM;
