@@ -368,12 +368,13 @@ __device__ __forceinline__ typename Red<OP, T>::S seg_block(const T *__restrict_
     typedef Red<OP, T> R;
     typename R::S s = R::identity();
     size_t i = b + threadIdx.x;
-    for (; i + 3 * GP__REDUCE_LANES < e; i += 4 * GP__REDUCE_LANES) { /* four loads in flight, folded in order */
-        const T a0 = x[i], a1 = x[i + GP__REDUCE_LANES], a2 = x[i + 2 * GP__REDUCE_LANES], a3 = x[i + 3 * GP__REDUCE_LANES];
-        s = R::combine(s, R::make(a0, 0));
-        s = R::combine(s, R::make(a1, 0));
-        s = R::combine(s, R::make(a2, 0));
-        s = R::combine(s, R::make(a3, 0));
+    constexpr int U = 8; /* loads in flight per thread, folded in order */
+    for (; i + (U - 1) * GP__REDUCE_LANES < e; i += U * GP__REDUCE_LANES) {
+        T a[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) a[u] = x[i + (size_t)u * GP__REDUCE_LANES];
+#pragma unroll
+        for (int u = 0; u < U; u++) s = R::combine(s, R::make(a[u], 0));
     }
     for (; i < e; i += GP__REDUCE_LANES) s = R::combine(s, R::make(x[i], 0));
     return block_tree<OP, T>(s);
