@@ -269,15 +269,18 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     }
     if (!fold) return;
 
-    /* Last-block guard: publish, fence, take a ticket; the last block folds the tile results. */
+    /* Last-block guard: publish, fence, take a ticket; the last block folds the tile results. A grid of one block
+     * (n of one tile) is last by construction: no fence, no ticket. */
     __shared__ bool last;
-    if (l == 0) {
+    if (gridDim.x > 1) {
+        if (l == 0) {
+            __threadfence();
+            last = atomicAdd(counter, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (!last) return;
         __threadfence();
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
     }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
     size_t m = ntiles;
     while (m > 1) {
         const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
@@ -298,7 +301,7 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
         result->index = arg_op(OP) ? s.i : -1;
         result->acc_dtype = acc_dtype;
         result->op = OP;
-        *counter = 0;
+        if (gridDim.x > 1) *counter = 0;
     }
 }
 
