@@ -101,7 +101,30 @@ PY
   expect_rc 1 "reduce truncated npy" "$g" reduce "$tmp/short.npy" --op sum
   grep -q "byte 150" "$tmp/err" && ok || bad "truncated npy: no byte offset: $(cat "$tmp/err")"
   expect_rc 2 "reduce npy dtype mismatch" "$g" reduce "$tmp/a.npy" --op sum --dtype f64
+  "$g" reduce - --op minmax --json <"$tmp/a.npy" >"$tmp/out" 2>/dev/null
+  grep -q '"value": \[0, 9\]' "$tmp/out" && ok || bad "reduce npy from stdin: $(cat "$tmp/out")"
+  # Fortran order: the argmax index is reported in C order, as numpy.argmax does (file index 1 = row 1, col 0 = 3).
+  python3 - "$tmp" <<'PY'
+import struct, sys
+d = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }"
+h = d + " " * (128 - 10 - len(d) - 1) + "\n"
+open(sys.argv[1] + "/f.npy", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() +
+                                          struct.pack("<6f", 1, 9, 2, 3, 4, 5))
+PY
+  expect_rc 0 "reduce fortran argmax" "$g" reduce "$tmp/f.npy" --op argmax --json
+  grep -q '"index": 3' "$tmp/out" && ok || bad "reduce fortran argmax: $(cat "$tmp/out")"
 fi
+# Streaming: chunk size, reader threads and the source (file, pipe) do not change the bits.
+head -c 3000017 /dev/urandom >"$tmp/big.bin"
+expect_rc 0 "reduce stream default" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --json
+v1=$(grep -o '"value": [0-9]*' "$tmp/out")
+expect_rc 0 "reduce stream small chunks" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --json --chunk 64K --threads 3
+v2=$(grep -o '"value": [0-9]*' "$tmp/out")
+"$g" reduce - --op sum --dtype u16 --json <"$tmp/big.bin" >"$tmp/out" 2>/dev/null
+v3=$(grep -o '"value": [0-9]*' "$tmp/out")
+[ -n "$v1" ] && [ "$v1" = "$v2" ] && [ "$v1" = "$v3" ] && ok || bad "streamed sums differ: '$v1' '$v2' '$v3'"
+grep -q '"stream_gbps"' "$tmp/out" && ok || bad "reduce json lacks stream_gbps"
+expect_rc 2 "reduce bad --read" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --read mmap
 
 # The main job: `make demo` runs this.
 "$g" demo >"$tmp/demo" 2>&1; rc=$?
