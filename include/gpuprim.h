@@ -327,6 +327,14 @@ GP_API gp_status_t gp_reduce_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype
 GP_API gp_status_t gp_reduce_ordered_sync(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n,
                                           const void *x, void *result_host);
 
+/* Selectable accumulators: acc = GP_DTYPE_COUNT (or the default gp_reduce_acc_dtype) is gp_reduce; GP_F64 for sum and
+ * prod of f16, bf16 and f32 data accumulates in double (the same tree; GPU and CPU bits equal; result.value.f64).
+ * Any other choice is GP_ERR_UNSUPPORTED naming the choices. */
+GP_API gp_status_t gp_reduce_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc, size_t n,
+                                 const void *x, gp_reduce_result_t *result, gp_stream_t stream);
+GP_API gp_status_t gp_reduce_acc_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc, size_t n,
+                                      const void *x, gp_reduce_result_t *result_host);
+
 /* An array that arrives in pieces (a file, a pipe, data larger than the GPU): push the pieces in order, then finish.
  * The result is bitwise gp_reduce's over the whole array (same tree: docs/REDUCE.md), for any piece sizes.
  * GPU context: pieces are device-accessible memory; a push is asynchronous on its stream, and pushes on different
@@ -337,6 +345,9 @@ GP_API gp_status_t gp_reduce_ordered_sync(gp_ctx_t *ctx, gp_ordered_op_t op, gp_
  * by one host thread at a time; it holds its own device memory (a few hundred KiB), not the context's workspace. */
 typedef struct gp_reducer gp_reducer_t;
 GP_API gp_status_t gp_reducer_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_reducer_t **reducer);
+/* The same with an accumulator choice as gp_reduce_acc (GP_DTYPE_COUNT: the default). */
+GP_API gp_status_t gp_reducer_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                         gp_reducer_t **reducer);
 GP_API size_t gp_reducer_granule(const gp_reducer_t *reducer);
 GP_API gp_status_t gp_reducer_push(gp_reducer_t *reducer, const void *x, size_t count, gp_stream_t stream);
 GP_API gp_status_t gp_reducer_finish(gp_reducer_t *reducer, gp_reduce_result_t *result_host);

@@ -26,7 +26,7 @@ static int check_one(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dt, const void
     OK(gp_reduce(ctx, op, dt, n, (char *)dx->device + off * es, (gp_reduce_result_t *)dres->device, s));
     OK(gp_stream_sync(ctx, s));
     OK(gp_memcpy_sync(ctx, &got, dres->device, sizeof got));
-    if (n > 0) OK(gp__reduce_cpu(op, dt, n, x, &cpu, 1));
+    if (n > 0) OK(gp__reduce_cpu(op, dt, 0, n, x, &cpu, 1));
     else gp__reduce_identity(op, dt, &cpu);
     int ok = 1;
     if (want && !rc_equal_value(&got, want)) {
@@ -132,7 +132,7 @@ static void test_large(gp_ctx_t *ctx)
         for (size_t o = 0; o < 3; o++) {
             gp_reduce_result_t got, cpu;
             OK(gp_reduce_sync(ctx, ops[o], GP_U8, n, d.device, &got));
-            OK(gp__reduce_cpu(ops[o], GP_U8, n, x, &cpu, 1));
+            OK(gp__reduce_cpu(ops[o], GP_U8, 0, n, x, &cpu, 1));
             CHECK(rc_same(&got, &cpu), "u8 %s n=%zu", gp_reduce_op_name(ops[o]), n);
             rc_check_reducer(ctx, ops[o], GP_U8, d.device, n, 777, NULL, NULL, &got);
             if (ops[o] == GP_REDUCE_SUM) {
@@ -208,7 +208,7 @@ static void test_streaming(gp_ctx_t *ctx)
             OK(gp_memcpy_sync(ctx, d.device, x, n * es));
             gp_reduce_result_t want, cpu;
             OK(gp_reduce_sync(ctx, ops[o], dt, n, d.device, &want));
-            OK(gp__reduce_cpu(ops[o], dt, n, x, &cpu, 1));
+            OK(gp__reduce_cpu(ops[o], dt, 0, n, x, &cpu, 1));
             CHECK(rc_same(&want, &cpu), "in-memory GPU vs CPU %s %s n=%zu", gp_reduce_op_name(ops[o]), gp_dtype_name(dt), n);
             rc_check_reducer(ctx, ops[o], dt, d.device, n, 1, s1, s2, &want);
             rc_check_reducer(ctx, ops[o], dt, d.device, n, 5, s1, s2, &want);
@@ -270,6 +270,27 @@ int main(void)
         printf("  segmented: every op x dtype, skewed / invalid / uniform / overlapping layouts: %s\n",
                tc_fail == before ? "ok (GPU == CPU bits, exact answers)" : "FAILED");
         OK(gp_stream_destroy(ctx, s));
+    }
+    {
+        const size_t sizes[] = {1, 16385, (size_t)4099 * 16384 + 7};
+        for (size_t k = 0; k < 3; k++) {
+            const size_t n = sizes[k];
+            if (g_quick && n > 100000) continue;
+            float *xf = malloc(n * sizeof *xf);
+            uint16_t *xh = malloc(n * sizeof *xh);
+            tc_fill(xf, n, GP_F32);
+            for (size_t i = 0; i < n; i++) xh[i] = (uint16_t)(0x3000 + tc_next() % 0x1000) | (uint16_t)(tc_next() & 0x8000);
+            gp_buffer_t d;
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * sizeof *xf, &d));
+            OK(gp_memcpy_sync(ctx, d.device, xf, n * sizeof *xf));
+            rc_test_acc(ctx, d.device, xf, n, GP_F32);
+            OK(gp_memcpy_sync(ctx, d.device, xh, n * sizeof *xh));
+            rc_test_acc(ctx, d.device, xh, n, GP_F16);
+            rc_test_acc(ctx, d.device, xh, n, GP_BF16);
+            gp_mem_free(ctx, &d);
+            free(xf), free(xh);
+        }
+        printf("  accumulators: f32, f16, bf16 sums in f64, GPU == CPU bits, reducer == in-memory\n");
     }
     if (!g_quick) test_large(ctx);
     gp_mem_free(ctx, &dx);

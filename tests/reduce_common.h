@@ -479,4 +479,43 @@ static inline void rc_test_segmented(gp_ctx_t *ctx, size_t n, gp_stream_t stream
     free(off);
 }
 
+/* Selectable accumulators: f16 / bf16 / f32 sums and products in f64 (x in ctx memory, xh the same data on the
+ * host): GPU == CPU bits, the reducer gives the in-memory bits, the double sum is near the exact one; bad choices. */
+static inline void rc_test_acc(gp_ctx_t *ctx, const void *x, const void *xh, size_t n, gp_dtype_t dt)
+{
+    gp_reduce_result_t a, b, c;
+    OK(gp_reduce_acc_sync(ctx, GP_REDUCE_SUM, dt, GP_F64, n, x, &a));
+    CHECK(a.acc_dtype == GP_F64, "acc f64 reports %s", gp_dtype_name((gp_dtype_t)a.acc_dtype));
+    OK(gp__reduce_cpu(GP_REDUCE_SUM, dt, 1, n, xh, &b, 1));
+    CHECK(memcmp(&a, &b, sizeof a) == 0, "acc f64 sum %s n=%zu: %.17g vs CPU %.17g", gp_dtype_name(dt), n, a.value.f64,
+          b.value.f64);
+    long double exact = 0, mag = 0;
+    for (size_t i = 0; i < n; i++) {
+        const long double v = rc_fval(xh, dt, i);
+        exact += v, mag += fabsl(v);
+    }
+    CHECK(fabsl((long double)a.value.f64 - exact) <= 1e-13L * mag + 1e-300L, "acc f64 sum %s n=%zu: %.17g vs exact %.17Lg",
+          gp_dtype_name(dt), n, a.value.f64, exact);
+    gp_reducer_t *r = NULL;
+    OK(gp_reducer_create_acc(ctx, GP_REDUCE_SUM, dt, GP_F64, &r));
+    if (r) {
+        const size_t piece = 3 * gp_reducer_granule(r), es = gp_dtype_size(dt);
+        for (size_t i = 0; i < n; i += piece) OK(gp_reducer_push(r, (const char *)x + i * es, n - i < piece ? n - i : piece, NULL));
+        OK(gp_reducer_finish(r, &c));
+        CHECK(memcmp(&a, &c, sizeof a) == 0, "acc f64 reducer %s n=%zu: %.17g vs %.17g", gp_dtype_name(dt), n,
+              c.value.f64, a.value.f64);
+        gp_reducer_destroy(r);
+    }
+    OK(gp_reduce_acc_sync(ctx, GP_REDUCE_PROD, dt, GP_F64, 0, NULL, &a));
+    CHECK(a.value.f64 == 1.0 && a.acc_dtype == GP_F64, "acc f64 prod of nothing");
+    OK(gp_reduce_acc_sync(ctx, GP_REDUCE_SUM, dt, GP_DTYPE_COUNT, n, x, &a)); /* the default */
+    OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, dt, n, x, &b));
+    CHECK(memcmp(&a, &b, sizeof a) == 0, "acc default differs from gp_reduce");
+    CHECK_ST(gp_reduce_acc_sync(ctx, GP_REDUCE_MIN, dt, GP_F64, n, x, &a), GP_ERR_UNSUPPORTED);
+    CHECK(strstr(gp_last_error(), "acc f64 for min") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_reduce_acc_sync(ctx, GP_REDUCE_SUM, GP_I32, GP_F32, 1, x, &a), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_reduce_acc_sync(ctx, GP_REDUCE_SUM, GP_I32, GP_I64, 1, x, &a), GP_OK); /* naming the default is fine */
+    CHECK_ST(gp_reduce_acc_sync(ctx, GP_REDUCE_SUM, dt, (gp_dtype_t)99, n, x, &a), GP_ERR_INVALID_ARG);
+}
+
 #endif

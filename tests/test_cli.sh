@@ -124,6 +124,9 @@ v2=$(grep -o '"value": [0-9]*' "$tmp/out")
 v3=$(grep -o '"value": [0-9]*' "$tmp/out")
 [ -n "$v1" ] && [ "$v1" = "$v2" ] && [ "$v1" = "$v3" ] && ok || bad "streamed sums differ: '$v1' '$v2' '$v3'"
 grep -q '"stream_gbps"' "$tmp/out" && ok || bad "reduce json lacks stream_gbps"
+expect_rc 0 "reduce acc f64" "$g" reduce "$tmp/big.bin" --op sum --dtype f32 --acc f64 --json
+grep -q '"acc_dtype": "f64"' "$tmp/out" && ok || bad "reduce --acc f64: $(cat "$tmp/out")"
+expect_rc 2 "reduce acc f64 of min" "$g" reduce "$tmp/big.bin" --op min --dtype f32 --acc f64
 expect_rc 2 "reduce bad --read" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --read mmap
 
 # The main job: `make demo` runs this.

@@ -103,8 +103,8 @@ static void test_determinism(void)
     float *x = malloc(n * sizeof *x);
     tc_fill(x, n, GP_F32);
     gp_reduce_result_t a, b;
-    OK(gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, n, x, &a, 0));
-    OK(gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, n, x, &b, 1));
+    OK(gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, 0, n, x, &a, 0));
+    OK(gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, 0, n, x, &b, 1));
     CHECK(memcmp(&a, &b, sizeof a) == 0, "serial %.9g vs OpenMP %.9g", a.value.f32, b.value.f32);
     long double exact = 0, mag = 0;
     for (size_t i = 0; i < n; i++) exact += x[i], mag += fabsl((long double)x[i]);
@@ -183,6 +183,18 @@ int main(void)
     test_streaming(ctx);
     rc_test_segmented(ctx, 300007, NULL);
     printf("  segmented: every op x dtype on skewed and invalid layouts, uniform lengths, overlapping huge segments\n");
+    {
+        const size_t n = 5 * 16384 + 333;
+        float *xf = malloc(n * sizeof *xf);
+        uint16_t *xh = malloc(n * sizeof *xh);
+        tc_fill(xf, n, GP_F32);
+        rc_test_acc(ctx, xf, xf, n, GP_F32);
+        for (size_t i = 0; i < n; i++) xh[i] = (uint16_t)(0x3000 + tc_next() % 0x1000) | (uint16_t)(tc_next() & 0x8000);
+        rc_test_acc(ctx, xh, xh, n, GP_F16);
+        rc_test_acc(ctx, xh, xh, n, GP_BF16);
+        free(xf), free(xh);
+        printf("  accumulators: f32, f16, bf16 sums in f64\n");
+    }
     gp_ctx_destroy(ctx);
     return tc_finish("test_reduce");
 }

@@ -80,6 +80,32 @@ void gp__reduce_identity(gp_reduce_op_t op, gp_dtype_t dtype, gp_reduce_result_t
     }
 }
 
+void gp__reduce_identity_acc(gp_reduce_op_t op, gp_dtype_t dtype, int wide, gp_reduce_result_t *r)
+{
+    gp__reduce_identity(op, dtype, r);
+    if (wide) { /* sum or prod of floats, in double */
+        r->acc_dtype = GP_F64;
+        r->value.f64 = op == GP_REDUCE_PROD ? 1.0 : 0.0;
+    }
+}
+
+gp_status_t gp__reduce_acc_check(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc, int *wide)
+{
+    *wide = 0;
+    if (acc == GP_DTYPE_COUNT || (unsigned)op >= GP_REDUCE_OP_COUNT || (unsigned)dtype >= GP_DTYPE_COUNT ||
+        acc == gp_reduce_acc_dtype(op, dtype))
+        return GP_OK; /* the default (op and dtype are checked with the rest of the call) */
+    if (acc == GP_F64 && (op == GP_REDUCE_SUM || op == GP_REDUCE_PROD) &&
+        (dtype == GP_F16 || dtype == GP_BF16 || dtype == GP_F32)) {
+        *wide = 1;
+        return GP_OK;
+    }
+    if ((unsigned)acc >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: acc %d is not a gp_dtype_t", fn, (int)acc);
+    return gp__error(GP_ERR_UNSUPPORTED, "%s: acc %s for %s of %s: the choices are the default (%s) and, for sum and prod "
+                                         "of f16, bf16 and f32, f64", fn, gp_dtype_name(acc), g_names[op],
+                     gp_dtype_name(dtype), gp_dtype_name(gp_reduce_acc_dtype(op, dtype)));
+}
+
 gp_status_t gp__reduce_check(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
                              const void *x, const void *result)
 {
@@ -103,21 +129,22 @@ gp_status_t gp__reduce_check(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, g
     return GP_OK;
 }
 
-gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                      gp_reduce_result_t *result, gp_stream_t stream)
+static gp_status_t reduce_async(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                size_t n, const void *x, gp_reduce_result_t *result, gp_stream_t stream)
 {
-    static const char fn[] = "gp_reduce";
+    int wide = 0;
     GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, n, x, result));
+    GP_TRY_RET(gp__reduce_acc_check(fn, op, dtype, acc, &wide));
     if (gp__is_cpu(ctx)) {
         if (n == 0) {
-            gp__reduce_identity(op, dtype, result);
+            gp__reduce_identity_acc(op, dtype, wide, result);
             return GP_OK;
         }
-        return gp__reduce_cpu(op, dtype, n, x, result, 1);
+        return gp__reduce_cpu(op, dtype, wide, n, x, result, 1);
     }
     if (n == 0) {
         gp_reduce_result_t id;
-        gp__reduce_identity(op, dtype, &id);
+        gp__reduce_identity_acc(op, dtype, wide, &id);
         gp_status_t st = GP_OK;
         /* From the context's pinned staging, ordered on the stream (a pageable source could be reused too soon). */
         GP_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -128,29 +155,54 @@ gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t
     fail:
         return st;
     }
-    return gp__reduce_gpu(ctx, op, dtype, n, x, result, stream);
+    return gp__reduce_gpu(ctx, op, dtype, wide, n, x, result, stream);
 }
 
-gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                           gp_reduce_result_t *result_host)
+static gp_status_t reduce_sync(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                               size_t n, const void *x, gp_reduce_result_t *result_host)
 {
-    static const char fn[] = "gp_reduce_sync";
+    int wide = 0;
     GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, n, x, result_host));
+    GP_TRY_RET(gp__reduce_acc_check(fn, op, dtype, acc, &wide));
     if (gp__is_cpu(ctx) || n == 0) {
         if (n == 0) {
-            gp__reduce_identity(op, dtype, result_host);
+            gp__reduce_identity_acc(op, dtype, wide, result_host);
             return GP_OK;
         }
-        return gp__reduce_cpu(op, dtype, n, x, result_host, 1);
+        return gp__reduce_cpu(op, dtype, wide, n, x, result_host, 1);
     }
     gp_status_t st;
-    GP_TRY(gp__reduce_gpu(ctx, op, dtype, n, x, (gp_reduce_result_t *)ctx->dev_result, NULL));
+    GP_TRY(gp__reduce_gpu(ctx, op, dtype, wide, n, x, (gp_reduce_result_t *)ctx->dev_result, NULL));
     GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, sizeof *result_host, cudaMemcpyDeviceToHost, NULL));
     GP_CUDA_TRY(cudaStreamSynchronize(NULL));
     memcpy(result_host, ctx->host_result, sizeof *result_host);
     return GP_OK;
 fail:
     return st;
+}
+
+gp_status_t gp_reduce(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                      gp_reduce_result_t *result, gp_stream_t stream)
+{
+    return reduce_async("gp_reduce", ctx, op, dtype, GP_DTYPE_COUNT, n, x, result, stream);
+}
+
+gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                           gp_reduce_result_t *result_host)
+{
+    return reduce_sync("gp_reduce_sync", ctx, op, dtype, GP_DTYPE_COUNT, n, x, result_host);
+}
+
+gp_status_t gp_reduce_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc, size_t n, const void *x,
+                          gp_reduce_result_t *result, gp_stream_t stream)
+{
+    return reduce_async("gp_reduce_acc", ctx, op, dtype, acc, n, x, result, stream);
+}
+
+gp_status_t gp_reduce_acc_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc, size_t n,
+                               const void *x, gp_reduce_result_t *result_host)
+{
+    return reduce_sync("gp_reduce_acc_sync", ctx, op, dtype, acc, n, x, result_host);
 }
 
 gp_status_t gp_reduce_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,

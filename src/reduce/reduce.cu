@@ -19,6 +19,16 @@ struct f16_t {
 struct bf16_t {
     unsigned short b;
 };
+/* The same bits read, accumulated in double (gp_reduce_acc with GP_F64). */
+struct f16w_t {
+    unsigned short b;
+};
+struct bf16w_t {
+    unsigned short b;
+};
+struct f32w_t {
+    float v;
+};
 
 /* The value domain of each dtype: integers widen to 64 bits, f16/bf16 to float. */
 template <typename T> struct Val;
@@ -34,10 +44,19 @@ template <> struct Val<f16_t> { typedef float type; };
 template <> struct Val<bf16_t> { typedef float type; };
 template <> struct Val<float> { typedef float type; };
 template <> struct Val<double> { typedef double type; };
+template <> struct Val<f16w_t> { typedef double type; };
+template <> struct Val<bf16w_t> { typedef double type; };
+template <> struct Val<f32w_t> { typedef double type; };
 
 template <typename T> __device__ __forceinline__ typename Val<T>::type to_val(T x) { return (typename Val<T>::type)x; }
 template <> __device__ __forceinline__ float to_val<f16_t>(f16_t x) { return __half2float(__ushort_as_half(x.b)); }
 template <> __device__ __forceinline__ float to_val<bf16_t>(bf16_t x) { return __uint_as_float((unsigned)x.b << 16); }
+template <> __device__ __forceinline__ double to_val<f16w_t>(f16w_t x) { return __half2float(__ushort_as_half(x.b)); }
+template <> __device__ __forceinline__ double to_val<bf16w_t>(bf16w_t x)
+{
+    return __uint_as_float((unsigned)x.b << 16);
+}
+template <> __device__ __forceinline__ double to_val<f32w_t>(f32w_t x) { return x.v; }
 
 /* The dtype's bits, zero-extended (and/or/xor). */
 template <typename T> __device__ __forceinline__ unsigned long long bits_of(T x)
@@ -580,6 +599,7 @@ struct Args {
     size_t *entry_bytes;
     size_t nseg;
     const long long *offsets;
+    int wide; /* f16 / bf16 / f32 data accumulated in double */
 };
 
 template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
@@ -675,9 +695,9 @@ gp_status_t dispatch(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, const A
     case GP_I32: return by_op<int32_t>(ctx, op, a);
     case GP_U64: return by_op<unsigned long long>(ctx, op, a);
     case GP_I64: return by_op<long long>(ctx, op, a);
-    case GP_F16: return by_op<f16_t>(ctx, op, a);
-    case GP_BF16: return by_op<bf16_t>(ctx, op, a);
-    case GP_F32: return by_op<float>(ctx, op, a);
+    case GP_F16: return a.wide ? by_op<f16w_t>(ctx, op, a) : by_op<f16_t>(ctx, op, a);
+    case GP_BF16: return a.wide ? by_op<bf16w_t>(ctx, op, a) : by_op<bf16_t>(ctx, op, a);
+    case GP_F32: return a.wide ? by_op<f32w_t>(ctx, op, a) : by_op<float>(ctx, op, a);
     case GP_F64: return by_op<double>(ctx, op, a);
     default: return gp__error(GP_ERR_INVALID_ARG, "gp_reduce: dtype %d", (int)dtype);
     }
@@ -685,31 +705,32 @@ gp_status_t dispatch(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, const A
 
 } // namespace
 
-extern "C" gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                                      gp_reduce_result_t *result, cudaStream_t stream)
+extern "C" gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n,
+                                      const void *x, gp_reduce_result_t *result, cudaStream_t stream)
 {
-    Args a = {MODE_FULL, n, x, result, (int)gp_reduce_acc_dtype(op, dtype), stream, 0, NULL, NULL, 0, NULL};
+    const int acc = wide ? (int)GP_F64 : (int)gp_reduce_acc_dtype(op, dtype);
+    Args a = {MODE_FULL, n, x, result, acc, stream, 0, NULL, NULL, 0, NULL, wide};
     return dispatch(ctx, op, dtype, a);
 }
 
-extern "C" gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+extern "C" gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n,
                                             const void *x, long long idx0, void *dst, cudaStream_t stream)
 {
-    Args a = {MODE_TILES, n, x, NULL, (int)gp_reduce_acc_dtype(op, dtype), stream, idx0, dst, NULL, 0, NULL};
+    Args a = {MODE_TILES, n, x, NULL, 0, stream, idx0, dst, NULL, 0, NULL, wide};
     return dispatch(ctx, op, dtype, a);
 }
 
-extern "C" gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t m,
+extern "C" gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t m,
                                            const void *src, void *dst, cudaStream_t stream)
 {
-    Args a = {MODE_FOLD, m, src, NULL, 0, stream, 0, dst, NULL, 0, NULL};
+    Args a = {MODE_FOLD, m, src, NULL, 0, stream, 0, dst, NULL, 0, NULL, wide};
     return dispatch(ctx, op, dtype, a);
 }
 
-extern "C" size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype)
+extern "C" size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype, int wide)
 {
     size_t b = 0;
-    Args a = {MODE_ENTRY, 0, NULL, NULL, 0, NULL, 0, NULL, &b, 0, NULL};
+    Args a = {MODE_ENTRY, 0, NULL, NULL, 0, NULL, 0, NULL, &b, 0, NULL, wide};
     (void)dispatch(NULL, op, dtype, a);
     return b;
 }
@@ -718,6 +739,6 @@ extern "C" gp_status_t gp__reduce_gpu_segmented(gp_ctx_t *ctx, gp_reduce_op_t op
                                                 const void *x, size_t nseg, const long long *offsets, void *out,
                                                 cudaStream_t stream)
 {
-    Args a = {MODE_SEGMENTED, n, x, NULL, 0, stream, 0, out, NULL, nseg, offsets};
+    Args a = {MODE_SEGMENTED, n, x, NULL, 0, stream, 0, out, NULL, nseg, offsets, 0};
     return dispatch(ctx, op, dtype, a);
 }

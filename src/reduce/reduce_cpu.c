@@ -64,8 +64,9 @@ typedef struct job {
     int64_t idx0; /* x[0] is element idx0 of the whole array */
 } job_t;
 
-static kind_t kind_of(gp_reduce_op_t op, gp_dtype_t dt)
+static kind_t kind_of(gp_reduce_op_t op, gp_dtype_t dt, int wide)
 {
+    if (wide) return K_F64;
     if (op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR || op == GP_REDUCE_COUNT_NONZERO) return K_U64;
     if (dt == GP_F64) return K_F64;
     if (dt == GP_F16 || dt == GP_BF16 || dt == GP_F32) return K_F32;
@@ -267,7 +268,7 @@ static void to_result(const job_t *j, const st_t *s, gp_reduce_result_t *result)
 {
     gp_reduce_result_t r;
     memset(&r, 0, sizeof r);
-    r.acc_dtype = (int32_t)gp_reduce_acc_dtype(j->op, j->dt);
+    r.acc_dtype = j->k == K_F64 ? GP_F64 : (int32_t)gp_reduce_acc_dtype(j->op, j->dt);
     r.op = (int32_t)j->op;
     r.index = (j->op == GP_REDUCE_ARGMIN || j->op == GP_REDUCE_ARGMAX) ? s->idx : -1;
     if (j->k == K_F32) {
@@ -282,37 +283,38 @@ static void to_result(const job_t *j, const st_t *s, gp_reduce_result_t *result)
 
 size_t gp__reduce_cpu_entry_bytes(void) { return sizeof(st_t); }
 
-void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, long long idx0, void *dst,
-                          int parallel)
+void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n, const void *x, long long idx0,
+                          void *dst, int parallel)
 {
-    const job_t j = {op, dtype, kind_of(op, dtype), x, n, idx0};
+    const job_t j = {op, dtype, kind_of(op, dtype, wide), x, n, idx0};
     const size_t tile_elems = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype), ntiles = (n + tile_elems - 1) / tile_elems;
     st_t *part = dst;
 #pragma omp parallel for schedule(static) if (parallel)
     for (long long k = 0; k < (long long)ntiles; k++) part[k] = tile(&j, (size_t)k);
 }
 
-void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *src, void *dst)
+void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t m, const void *src, void *dst)
 {
-    const job_t j = {op, dtype, kind_of(op, dtype), NULL, 0, 0};
+    const job_t j = {op, dtype, kind_of(op, dtype, wide), NULL, 0, 0};
     const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
     for (size_t g = 0; g < groups; g++) ((st_t *)dst)[g] = fold_group(&j, src, m, g);
 }
 
-void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, const void *entry, gp_reduce_result_t *result)
+void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, int wide, const void *entry,
+                                 gp_reduce_result_t *result)
 {
-    const job_t j = {op, dtype, kind_of(op, dtype), NULL, 0, 0};
+    const job_t j = {op, dtype, kind_of(op, dtype, wide), NULL, 0, 0};
     to_result(&j, entry, result);
 }
 
-gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, gp_reduce_result_t *result,
-                           int parallel)
+gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n, const void *x,
+                           gp_reduce_result_t *result, int parallel)
 {
-    const job_t j = {op, dtype, kind_of(op, dtype), x, n, 0};
+    const job_t j = {op, dtype, kind_of(op, dtype, wide), x, n, 0};
     const size_t tile_elems = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype), ntiles = (n + tile_elems - 1) / tile_elems;
     st_t *part = malloc(ntiles * sizeof *part);
     if (part == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_reduce (CPU): %zu tile results", ntiles);
-    gp__reduce_cpu_tiles(op, dtype, n, x, 0, part, parallel);
+    gp__reduce_cpu_tiles(op, dtype, wide, n, x, 0, part, parallel);
     for (size_t m = ntiles; m > 1;) {
         const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
         for (size_t g = 0; g < groups; g++) part[g] = fold_group(&j, part, m, g);
@@ -347,7 +349,7 @@ static void seg_store(const job_t *j, void *out, size_t i, const st_t *s)
 void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, size_t nseg,
                               const long long *offsets, void *out, int parallel)
 {
-    const job_t j = {op, dtype, kind_of(op, dtype), x, n, 0};
+    const job_t j = {op, dtype, kind_of(op, dtype, 0), x, n, 0};
     gp_reduce_result_t id;
     gp__reduce_identity(op, dtype, &id);
 #pragma omp parallel for schedule(dynamic, 64) if (parallel)
@@ -411,7 +413,7 @@ gp_status_t gp__reduce_lab_cpu_backend(gp_ctx_t *ctx, const float *x, size_t n, 
         *result = 0;
         return GP_OK;
     }
-    gp_status_t st = gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, n, x, &r, 1);
+    gp_status_t st = gp__reduce_cpu(GP_REDUCE_SUM, GP_F32, 0, n, x, &r, 1);
     if (st == GP_OK) *result = r.value.f32;
     return st;
 }

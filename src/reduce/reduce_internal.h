@@ -41,23 +41,30 @@ GP_INTERNAL gp_status_t gp__reduce_check(const char *fn, gp_ctx_t *ctx, gp_reduc
 /* The n = 0 result. */
 GP_INTERNAL void gp__reduce_identity(gp_reduce_op_t op, gp_dtype_t dtype, gp_reduce_result_t *r);
 /* n >= 1. GPU: one launch writing *result (device memory) on the stream. CPU: writes *result (host memory). */
-GP_INTERNAL gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                                       gp_reduce_result_t *result, cudaStream_t stream);
-GP_INTERNAL gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+/* wide = 1: f16 / bf16 / f32 data accumulated in double (gp_reduce_acc with GP_F64); 0: the default accumulators. */
+GP_INTERNAL gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n,
+                                       const void *x, gp_reduce_result_t *result, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n, const void *x,
                                        gp_reduce_result_t *result, int parallel);
+/* Validates an accumulator choice for gp_reduce_acc: *wide = 1 for GP_F64 over f16/bf16/f32 sum or prod. */
+GP_INTERNAL gp_status_t gp__reduce_acc_check(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                             int *wide);
+/* The n = 0 result (wide: in double). */
+GP_INTERNAL void gp__reduce_identity_acc(gp_reduce_op_t op, gp_dtype_t dtype, int wide, gp_reduce_result_t *r);
 /* The streaming path (gp_reducer, reducer.c): tile results of x[0, n) into dst (x is element idx0 of the whole array),
  * one level of folding of src[0, m) into dst[0, ceil(m / 4096)), the bytes of one entry, and an entry's result.
  * GPU entries are 8-byte slots in device memory; CPU entries are the CPU backend's own states. */
-GP_INTERNAL gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+GP_INTERNAL gp_status_t gp__reduce_gpu_tiles(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n,
                                              const void *x, long long idx0, void *dst, cudaStream_t stream);
-GP_INTERNAL gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t m,
+GP_INTERNAL gp_status_t gp__reduce_gpu_fold(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t m,
                                             const void *src, void *dst, cudaStream_t stream);
-GP_INTERNAL size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype);
+GP_INTERNAL size_t gp__reduce_gpu_entry_bytes(gp_reduce_op_t op, gp_dtype_t dtype, int wide);
 GP_INTERNAL size_t gp__reduce_cpu_entry_bytes(void);
-GP_INTERNAL void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, long long idx0,
-                                      void *dst, int parallel);
-GP_INTERNAL void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *src, void *dst);
-GP_INTERNAL void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, const void *entry,
+GP_INTERNAL void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n, const void *x,
+                                      long long idx0, void *dst, int parallel);
+GP_INTERNAL void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t m, const void *src,
+                                     void *dst);
+GP_INTERNAL void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, int wide, const void *entry,
                                              gp_reduce_result_t *result);
 
 /* Segmented: out[i] (accumulator values) for nseg segments of x[0, n) given by offsets[0..nseg] (clamped). */

@@ -17,6 +17,7 @@ struct gp_reducer {
     gp_ctx_t *ctx;
     gp_reduce_op_t op;
     gp_dtype_t dtype;
+    int wide; /* accumulate f16 / bf16 / f32 in double */
     int gpu;
     size_t esz;             /* bytes per entry */
     size_t granule;         /* elements per tile */
@@ -79,14 +80,14 @@ static gp_status_t fold(gp_reducer_t *r, int L, size_t m, cudaStream_t s)
     void *dst = entry(r, L + 1, r->cnt[L + 1]);
     const size_t rest = r->cnt[L] - m;
     if (r->gpu) {
-        GP_TRY_RET(gp__reduce_gpu_fold(r->ctx, r->op, r->dtype, m, r->lvl[L], dst, s));
+        GP_TRY_RET(gp__reduce_gpu_fold(r->ctx, r->op, r->dtype, r->wide, m, r->lvl[L], dst, s));
         /* rest < 4096 <= m: source and destination do not overlap */
         if (rest) {
             cudaError_t e = cudaMemcpyAsync(r->lvl[L], entry(r, L, m), rest * r->esz, cudaMemcpyDeviceToDevice, s);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer: moving tree entries", __FILE__, __LINE__);
         }
     } else {
-        gp__reduce_cpu_fold(r->op, r->dtype, m, r->lvl[L], dst);
+        gp__reduce_cpu_fold(r->op, r->dtype, r->wide, m, r->lvl[L], dst);
         if (rest) memmove(r->lvl[L], entry(r, L, m), rest * r->esz);
     }
     r->cnt[L] = rest;
@@ -105,18 +106,27 @@ static void reset(gp_reducer_t *r)
 
 gp_status_t gp_reducer_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_reducer_t **reducer)
 {
+    return gp_reducer_create_acc(ctx, op, dtype, GP_DTYPE_COUNT, reducer);
+}
+
+gp_status_t gp_reducer_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                  gp_reducer_t **reducer)
+{
     static const char fn[] = "gp_reducer_create";
     GP_ARG_NONNULL(fn, reducer);
     *reducer = NULL;
     uint64_t dummy = 0;
+    int wide = 0;
     GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, 0, NULL, &dummy));
+    GP_TRY_RET(gp__reduce_acc_check(fn, op, dtype, acc, &wide));
     gp_reducer_t *r = calloc(1, sizeof *r);
     if (!r) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the reducer", fn);
     r->ctx = ctx;
     r->op = op;
     r->dtype = dtype;
+    r->wide = wide;
     r->gpu = !gp__is_cpu(ctx);
-    r->esz = r->gpu ? gp__reduce_gpu_entry_bytes(op, dtype) : gp__reduce_cpu_entry_bytes();
+    r->esz = r->gpu ? gp__reduce_gpu_entry_bytes(op, dtype, wide) : gp__reduce_cpu_entry_bytes();
     r->granule = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype);
     if (r->gpu) {
         cudaError_t e = cudaEventCreateWithFlags(&r->last, cudaEventDisableTiming);
@@ -154,10 +164,10 @@ gp_status_t gp_reducer_push(gp_reducer_t *r, const void *x, size_t count, gp_str
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer_push: cudaStreamWaitEvent", __FILE__, __LINE__);
     }
     if (r->gpu)
-        GP_TRY_RET(gp__reduce_gpu_tiles(r->ctx, r->op, r->dtype, count, x, (long long)r->total, entry(r, 0, r->cnt[0]),
-                                        s));
+        GP_TRY_RET(gp__reduce_gpu_tiles(r->ctx, r->op, r->dtype, r->wide, count, x, (long long)r->total,
+                                        entry(r, 0, r->cnt[0]), s));
     else
-        gp__reduce_cpu_tiles(r->op, r->dtype, count, x, (long long)r->total, entry(r, 0, r->cnt[0]), 1);
+        gp__reduce_cpu_tiles(r->op, r->dtype, r->wide, count, x, (long long)r->total, entry(r, 0, r->cnt[0]), 1);
     r->cnt[0] += nt;
     r->made[0] += nt;
     r->total += count;
@@ -180,7 +190,7 @@ gp_status_t gp_reducer_finish(gp_reducer_t *r, gp_reduce_result_t *result_host)
     GP_TRY_RET(gp__ctx_enter(r->ctx, fn));
     gp_status_t st = GP_OK;
     if (r->total == 0) {
-        gp__reduce_identity(r->op, r->dtype, result_host);
+        gp__reduce_identity_acc(r->op, r->dtype, r->wide, result_host);
         reset(r);
         return GP_OK;
     }
@@ -197,13 +207,13 @@ gp_status_t gp_reducer_finish(gp_reducer_t *r, gp_reduce_result_t *result_host)
         GP_CUDA_TRY(cudaStreamSynchronize(s));
         memcpy(e, r->ctx->host_result, r->esz);
         gp_reduce_result_t out;
-        gp__reduce_identity(r->op, r->dtype, &out);
+        gp__reduce_identity_acc(r->op, r->dtype, r->wide, &out);
         out.value.u64 = e[0];
         out.value2.u64 = r->op == GP_REDUCE_MINMAX ? e[1] : 0;
         out.index = (r->op == GP_REDUCE_ARGMIN || r->op == GP_REDUCE_ARGMAX) ? (int64_t)e[1] : -1;
         *result_host = out;
     } else {
-        gp__reduce_cpu_entry_result(r->op, r->dtype, r->lvl[L], result_host);
+        gp__reduce_cpu_entry_result(r->op, r->dtype, r->wide, r->lvl[L], result_host);
     }
 fail:
     reset(r);

@@ -278,6 +278,7 @@ typedef struct rjob {
     gp_peer_reduce_t peer;
     char err[256];
     int ordered; /* a gp_ordered_op_t, or -1 */
+    int wide;    /* accumulate in f64 (gp_reduce_acc) */
 } rjob_t;
 
 static gp_status_t run_reduce(void *u, int rep, gp_stream_t s)
@@ -285,6 +286,9 @@ static gp_status_t run_reduce(void *u, int rep, gp_stream_t s)
     rjob_t *j = u;
     if (j->ordered >= 0)
         return gp_reduce_ordered(j->ctx, (gp_ordered_op_t)j->ordered, j->dtype, j->n, j->x[rep % j->nsets], j->out, s);
+    if (j->wide)
+        return gp_reduce_acc(j->ctx, j->op, j->dtype, GP_F64, j->n, j->x[rep % j->nsets], (gp_reduce_result_t *)j->out,
+                             s);
     return gp_reduce(j->ctx, j->op, j->dtype, j->n, j->x[rep % j->nsets], (gp_reduce_result_t *)j->out, s);
 }
 
@@ -301,6 +305,7 @@ typedef struct rcase {
     size_t n;
     int peer;    /* gp_peer_reduce_t, or -1 */
     int ordered; /* a gp_ordered_op_t (then op is ignored), or -1 */
+    int wide;    /* accumulate in f64 */
 } rcase_t;
 
 /* Segmented sums of f32 against cub::DeviceSegmentedReduce: a skewed mix (half the data in one segment, then empty,
@@ -435,22 +440,23 @@ int bench_reduce(int argc, char **argv)
     const size_t small[] = {1u << 10, 1u << 14, 1u << 16, 1u << 18, 1u << 20};
     rcase_t cases[32];
     int nc = 0;
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1, -1};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64, -1};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32, -1, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32, -1, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32, -1, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32, -1, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1, -1, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1, -1, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, -1, -1, 1}; /* f32 data, f64 accumulator */
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64, -1, 0};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32, -1};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32, -1, 0};
     /* ordered (non-commutative) reductions: n / 4 elements of 2x2 f32 = the same bytes as the f32 sums */
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 4, GP_PEER_SCAN_MAT2_F32, GP_ORDERED_MAT2};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U32, n / 4, -1, GP_ORDERED_MAT2};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 9, -1, GP_ORDERED_MAT3};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 16, -1, GP_ORDERED_MAT4};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 8, -1, GP_ORDERED_MAT2};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 2, -1, GP_ORDERED_AFFINE};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 4, GP_PEER_SCAN_MAT2_F32, GP_ORDERED_MAT2, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U32, n / 4, -1, GP_ORDERED_MAT2, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 9, -1, GP_ORDERED_MAT3, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 16, -1, GP_ORDERED_MAT4, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 8, -1, GP_ORDERED_MAT2, 0};
+    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 2, -1, GP_ORDERED_AFFINE, 0};
     gp_buffer_t out = {0};
     if (gp_mem_alloc(ctx, GP_MEM_DEVICE, 256, &out) != GP_OK) rc = EXIT_FAIL;
     const char *labels[40];
@@ -464,8 +470,10 @@ int bench_reduce(int argc, char **argv)
         gp_buffer_t *bufs = calloc((size_t)nsets, sizeof *bufs);
         void **ptrs = calloc((size_t)nsets, sizeof *ptrs);
         rjob_t j = {ctx, k->op, k->dtype, k->n, nsets, ptrs, out.device, (gp_peer_reduce_t)(k->peer < 0 ? 0 : k->peer), "",
-                    k->ordered};
-        const char *opname = k->ordered >= 0 ? gp_ordered_op_name(k->ordered) : gp_reduce_op_name(k->op);
+                    k->ordered, k->wide};
+        const char *opname = k->ordered >= 0 ? gp_ordered_op_name(k->ordered)
+                             : k->wide       ? "sum>f64"
+                                             : gp_reduce_op_name(k->op);
         for (int s = 0; s < nsets && rc == EXIT_OK; s++) {
             /* Random bytes for any dtype: fill as i32 words (values in [-1024, 1023]; floats then are finite). */
             gp_dtype_t fill = k->dtype == GP_F32 || k->dtype == GP_F64 ? k->dtype : GP_I32;

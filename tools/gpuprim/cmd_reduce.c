@@ -129,7 +129,8 @@ static void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json]\n"
+    fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
+               "                      [--json]\n"
                "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map]\n"
                "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero\n"
                "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
@@ -145,6 +146,7 @@ int cmd_reduce(int argc, char **argv)
     gp_dtype_t dtype = GP_F32;
     size_t offset = 0, count = GP_COUNT_ALL;
     int have_offset = 0, threads = 0, map_pages = 0;
+    gp_dtype_t acc = GP_DTYPE_COUNT;
     size_t chunk = 0;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
@@ -172,6 +174,12 @@ int cmd_reduce(int argc, char **argv)
                 return EXIT_USAGE;
             }
             if (a[2] == 'o') have_offset = 1;
+            i++;
+        } else if (strcmp(a, "--acc") == 0 && v) {
+            if (gp_dtype_parse(v, &acc) != GP_OK) {
+                fprintf(stderr, "gpuprim reduce: --acc: %s\n", gp_last_error());
+                return EXIT_USAGE;
+            }
             i++;
         } else if (strcmp(a, "--read") == 0 && v && (strcmp(v, "map") == 0 || strcmp(v, "pread") == 0)) {
             map_pages = v[0] == 'm';
@@ -282,7 +290,7 @@ int cmd_reduce(int argc, char **argv)
         goto out;
     }
     if (why[0]) fprintf(stderr, "gpuprim reduce: no GPU (%s); using the CPU backend\n", why);
-    if ((st = gp_reducer_create(ctx, op, d.dtype, &red)) != GP_OK) {
+    if ((st = gp_reducer_create_acc(ctx, op, d.dtype, acc, &red)) != GP_OK) {
         fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
         goto out;
