@@ -383,22 +383,49 @@ __device__ __forceinline__ void seg_bounds(const long long *off, size_t i, size_
     *b = (size_t)lo, *e = (size_t)hi;
 }
 
-/* Block-strided fold of x[b, e) and the block tree (valid in thread 0). */
+/* The block path of a segment (or chunk) x[b, e): lane l folds the 16-byte groups l, l+256, l+512, ... (16 / sizeof(T)
+ * elements each, counted from b) element by element in order, then the block tree (valid in thread 0). Where x + b
+ * is 16-byte aligned the groups are single vector loads, four in flight per thread; otherwise scalar loads in the
+ * same order. */
 template <int OP, typename T>
 __device__ __forceinline__ typename Red<OP, T>::S seg_block(const T *__restrict__ x, size_t b, size_t e)
 {
     typedef Red<OP, T> R;
+    constexpr int W = 16 / sizeof(T);
+    constexpr size_t L = GP__REDUCE_LANES;
     typename R::S s = R::identity();
-    size_t i = b + threadIdx.x;
-    constexpr int U = 8; /* loads in flight per thread, folded in order */
-    for (; i + (U - 1) * GP__REDUCE_LANES < e; i += U * GP__REDUCE_LANES) {
-        T a[U];
+    const size_t nv = (e - b) / W; /* whole groups */
+    size_t v = threadIdx.x;
+    if (((uintptr_t)(x + b) & 15) == 0) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x + b);
+        for (; v + 3 * L < nv; v += 4 * L) {
+            uint4 q[4];
 #pragma unroll
-        for (int u = 0; u < U; u++) a[u] = x[i + (size_t)u * GP__REDUCE_LANES];
+            for (int u = 0; u < 4; u++) q[u] = __ldcs(xv + v + u * L);
 #pragma unroll
-        for (int u = 0; u < U; u++) s = R::combine(s, R::make(a[u], 0));
+            for (int u = 0; u < 4; u++) {
+                const T *t = reinterpret_cast<const T *>(&q[u]);
+#pragma unroll
+                for (int w = 0; w < W; w++) s = R::combine(s, R::make(t[w], 0));
+            }
+        }
+        for (; v < nv; v += L) {
+            const uint4 q = __ldcs(xv + v);
+            const T *t = reinterpret_cast<const T *>(&q);
+#pragma unroll
+            for (int w = 0; w < W; w++) s = R::combine(s, R::make(t[w], 0));
+        }
+    } else {
+        for (; v < nv; v += L) {
+            T t[W];
+#pragma unroll
+            for (int w = 0; w < W; w++) t[w] = x[b + v * W + w];
+#pragma unroll
+            for (int w = 0; w < W; w++) s = R::combine(s, R::make(t[w], 0));
+        }
     }
-    for (; i < e; i += GP__REDUCE_LANES) s = R::combine(s, R::make(x[i], 0));
+    if (v == nv) /* the partial last group: this lane's turn */
+        for (size_t i = b + v * W; i < e; i++) s = R::combine(s, R::make(x[i], 0));
     return block_tree<OP, T>(s);
 }
 

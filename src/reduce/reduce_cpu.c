@@ -326,15 +326,18 @@ gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t
 }
 
 /* ------------------------------------------------------------------------------------------ segmented */
+/* The GPU's block path: lane l folds the 16-byte groups l, l+256, ... (counted from b) element by element. */
 static st_t seg_block(const job_t *j, size_t b, size_t e)
 {
+    const size_t w = 16 / gp_dtype_size(j->dt);
     st_t lanes[GP__REDUCE_LANES];
     for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
         st_t s = identity(j);
-        for (size_t i = b + l; i < e; i += GP__REDUCE_LANES) {
-            st_t m = make(j, i);
-            s = combine(j, s, &m);
-        }
+        for (size_t g = b + l * w; g < e; g += GP__REDUCE_LANES * w)
+            for (size_t i = g; i < g + w && i < e; i++) {
+                st_t m = make(j, i);
+                s = combine(j, s, &m);
+            }
         lanes[l] = s;
     }
     return tree(j, lanes);

@@ -26,9 +26,9 @@ extern "C" {
 #define GP__COUNTER_ORDERED 3
 #define GP__COUNTER_SEGMENTED 4
 /* Segmented reductions: the tree of a segment of L elements (docs/REDUCE.md): L = 0 the identity; L <= WARP_MAX a
- * warp (lane l folds l, l+32, ..., then the warp's shuffle tree); L <= CHUNK the block (lane l folds l, l+256, ...,
- * then the block tree); larger: chunks of CHUNK each reduced like a block, their results folded lane-strided by a
- * block. Queue items hold PER_ITEM segments. */
+ * warp (lane l folds l, l+32, ..., then the warp's shuffle tree); L <= CHUNK the block (lane l folds the 16-byte
+ * groups l, l+256, ... counted from the segment's start, element by element, then the block tree); larger: chunks of
+ * CHUNK each reduced like a block, their results folded lane-strided by a block. Queue items hold PER_ITEM segments. */
 #define GP__SEG_WARP_MAX 2048
 #define GP__SEG_CHUNK 16384
 #define GP__SEG_PER_ITEM 32
