@@ -457,7 +457,7 @@ struct SegQueue { /* each word on its own 128-byte line: the fetches do not cont
 };
 
 template <int OP, typename T>
-__global__ void __launch_bounds__(GP__REDUCE_LANES)
+__global__ void __launch_bounds__(GP__REDUCE_LANES, 8) /* full occupancy: the warp path lives on it */
     reduce_segments(const T *__restrict__ x, size_t n, size_t nseg, const long long *__restrict__ off, void *out,
                     SegQueue *q, unsigned long long *desc, unsigned long long *part, unsigned *cnt, size_t cap)
 {
@@ -483,7 +483,15 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
             if (e - b > GP__SEG_WARP_MAX) continue;
             S s = R::identity();
             if (e == b) s = seg_empty<OP, T>();
-            for (size_t i = b + lane; i < e; i += 32) s = R::combine(s, R::make(x[i], 0));
+            size_t i = b + lane;
+            for (; i + 7 * 32 < e; i += 8 * 32) { /* eight loads in flight per lane, folded in order */
+                T t[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++) t[u] = x[i + u * 32];
+#pragma unroll
+                for (int u = 0; u < 8; u++) s = R::combine(s, R::make(t[u], 0));
+            }
+            for (; i < e; i += 32) s = R::combine(s, R::make(x[i], 0));
             s = warp_tree<OP, T>(s);
             if (lane == 0) seg_store<OP, T>(out, sg, s);
         }
