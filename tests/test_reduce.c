@@ -112,6 +112,29 @@ static void test_determinism(void)
     free(x);
 }
 
+/* The CPU backend's fast typed sums give the generic path's bits (real-valued floats, full-range integers). */
+static void test_fast_paths(void)
+{
+    static const gp_dtype_t dts[] = {GP_F32, GP_F64, GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32, GP_U64, GP_I64};
+    const size_t n = 7 * 16384 + 4321;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (int wide = 0; wide < 2; wide++) {
+            if (wide && dts[d] != GP_F32) continue;
+            void *x = malloc(n * 8);
+            if (dts[d] == GP_F32 || dts[d] == GP_F64) tc_fill(x, n, dts[d]);
+            else rc_fill(x, dts[d], n, GP_REDUCE_XOR); /* full-range random bits */
+            gp_reduce_result_t fast, slow;
+            OK(gp__reduce_cpu(GP_REDUCE_SUM, dts[d], wide, n, x, &fast, 1));
+            gp__reduce_cpu_generic_only = 1;
+            OK(gp__reduce_cpu(GP_REDUCE_SUM, dts[d], wide, n, x, &slow, 1));
+            gp__reduce_cpu_generic_only = 0;
+            CHECK(memcmp(&fast, &slow, sizeof fast) == 0, "fast sum %s%s: 0x%016llx vs generic 0x%016llx",
+                  gp_dtype_name(dts[d]), wide ? ">f64" : "", (unsigned long long)fast.value.u64,
+                  (unsigned long long)slow.value.u64);
+            free(x);
+        }
+}
+
 static void test_errors(gp_ctx_t *ctx)
 {
     float x[4] = {1, 2, 3, 4};
@@ -179,6 +202,7 @@ int main(void)
     test_nan(ctx);
     test_identities(ctx);
     test_determinism();
+    test_fast_paths();
     test_errors(ctx);
     test_streaming(ctx);
     rc_test_segmented(ctx, 300007, NULL);

@@ -230,10 +230,47 @@ static st_t tree(const job_t *j, st_t *s)
     return wr[0];
 }
 
+/* Fast paths for the common sums of a full tile: the same per-lane order (vectors v ascending, elements e ascending),
+ * typed loops instead of the generic make/combine, lanes walked in memory order. Bitwise the generic path's (tested). */
+#define SUM_TILE(T, ACC, FIELD)                                                                                      \
+    do {                                                                                                            \
+        const T *x = (const T *)j->x + base;                                                                        \
+        ACC acc[GP__REDUCE_LANES];                                                                                  \
+        for (size_t l = 0; l < GP__REDUCE_LANES; l++) acc[l] = id.FIELD;                                          \
+        for (size_t v = 0; v < GP__REDUCE_VECS; v++)                                                               \
+            for (size_t l = 0; l < GP__REDUCE_LANES; l++) {                                                        \
+                const T *p = x + (l + GP__REDUCE_LANES * v) * w;                                                    \
+                ACC a = acc[l];                                                                                     \
+                for (size_t e = 0; e < w; e++) a = a + (ACC)p[e];                                                  \
+                acc[l] = a;                                                                                         \
+            }                                                                                                       \
+        for (size_t l = 0; l < GP__REDUCE_LANES; l++) {                                                            \
+            lanes[l] = id;                                                                                          \
+            lanes[l].FIELD = acc[l];                                                                                \
+        }                                                                                                           \
+        return tree(j, lanes);                                                                                      \
+    } while (0)
+
+int gp__reduce_cpu_generic_only = 0;
+
 static st_t tile(const job_t *j, size_t k)
 {
     const size_t es = gp_dtype_size(j->dt), w = 16 / es, base = k * (GP__REDUCE_TILE_BYTES / es);
     st_t lanes[GP__REDUCE_LANES];
+    if (j->op == GP_REDUCE_SUM && base + GP__REDUCE_TILE_BYTES / es <= j->n && !gp__reduce_cpu_generic_only) {
+        const st_t id = identity(j);
+        if (j->dt == GP_F32 && j->k == K_F32) SUM_TILE(float, float, v.f);
+        if (j->dt == GP_F32 && j->k == K_F64) SUM_TILE(float, double, v.d);
+        if (j->dt == GP_F64) SUM_TILE(double, double, v.d);
+        if (j->dt == GP_U8) SUM_TILE(uint8_t, uint64_t, v.u);
+        if (j->dt == GP_I8) SUM_TILE(int8_t, uint64_t, v.u);
+        if (j->dt == GP_U16) SUM_TILE(uint16_t, uint64_t, v.u);
+        if (j->dt == GP_I16) SUM_TILE(int16_t, uint64_t, v.u);
+        if (j->dt == GP_U32) SUM_TILE(uint32_t, uint64_t, v.u);
+        if (j->dt == GP_I32) SUM_TILE(int32_t, uint64_t, v.u);
+        if (j->dt == GP_U64) SUM_TILE(uint64_t, uint64_t, v.u);
+        if (j->dt == GP_I64) SUM_TILE(int64_t, uint64_t, v.u);
+    }
     for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
         st_t s = identity(j);
         for (size_t v = 0; v < GP__REDUCE_VECS; v++)

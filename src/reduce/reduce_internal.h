@@ -46,6 +46,8 @@ GP_INTERNAL gp_status_t gp__reduce_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtyp
                                        const void *x, gp_reduce_result_t *result, cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t n, const void *x,
                                        gp_reduce_result_t *result, int parallel);
+/* Test hook: 1 makes the CPU backend use its generic per-element path only (the fast typed sums must match it). */
+GP_INTERNAL extern int gp__reduce_cpu_generic_only;
 /* Validates an accumulator choice for gp_reduce_acc: *wide = 1 for GP_F64 over f16/bf16/f32 sum or prod. */
 GP_INTERNAL gp_status_t gp__reduce_acc_check(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
                                              int *wide);
