@@ -74,6 +74,9 @@ typedef enum gp_dtype {
 GP_API size_t gp_dtype_size(gp_dtype_t dtype);       /* 0 for an invalid dtype */
 GP_API const char *gp_dtype_name(gp_dtype_t dtype);  /* "f32", ...; "?" for an invalid dtype */
 GP_API gp_status_t gp_dtype_parse(const char *name, gp_dtype_t *dtype);
+/* IEEE half and bfloat16 bits to float (exact). */
+GP_API float gp_f16_to_f32(uint16_t bits);
+GP_API float gp_bf16_to_f32(uint16_t bits);
 
 /* ---------------------------------------------------------------------------------------------- streams */
 /* ABI-identical to cudaStream_t; pass a cudaStream_t directly, or NULL for the legacy default stream. */

@@ -114,6 +114,32 @@ PY
   expect_rc 0 "reduce fortran argmax" "$g" reduce "$tmp/f.npy" --op argmax --json
   grep -q '"index": 3' "$tmp/out" && ok || bad "reduce fortran argmax: $(cat "$tmp/out")"
 fi
+# Ordered (non-commutative) ops over row-major tuples: 2x2 u32 matrices (unit-triangular products: determinant 1, so
+# the left fold mod 2^32 never collapses), checked against Python's left fold; last; tuples that do not divide.
+if command -v python3 >/dev/null 2>&1; then
+  fold=$(python3 - "$tmp" <<'PY'
+import random, struct, sys
+random.seed(7)
+M = 2**32
+def mul(a, b):
+    return [(a[0]*b[0] + a[1]*b[2]) % M, (a[0]*b[1] + a[1]*b[3]) % M, (a[2]*b[0] + a[3]*b[2]) % M, (a[2]*b[1] + a[3]*b[3]) % M]
+mats = [mul([1, 0, random.getrandbits(32), 1], [1, random.getrandbits(32), 0, 1]) for _ in range(3001)]
+r = [1, 0, 0, 1]
+for m in mats:
+    r = mul(r, m)
+open(sys.argv[1] + "/m.u32", "wb").write(b"".join(struct.pack("<4I", *m) for m in mats))
+print("[" + ", ".join(map(str, r)) + "] " + str(mats[-1][3]))
+PY
+)
+  expect_rc 0 "reduce ordered mat2" "$g" reduce "$tmp/m.u32" --dtype u32 --op mat2 --json
+  grep -qF "\"value\": ${fold% *}" "$tmp/out" && json_ok "$tmp/out" && ok || bad "reduce mat2: $(cat "$tmp/out") want ${fold% *}"
+  "$g" reduce - --dtype u32 --op last --json <"$tmp/m.u32" >"$tmp/out" 2>/dev/null
+  grep -qF "\"value\": [${fold##* }]" "$tmp/out" && ok || bad "reduce last from stdin: $(cat "$tmp/out")"
+  expect_rc 1 "reduce mat3 of 4-value tuples" "$g" reduce "$tmp/m.u32" --dtype u32 --op mat3
+  grep -q "not a whole number of mat3 tuples" "$tmp/err" && ok || bad "mat3 message: $(cat "$tmp/err")"
+  expect_rc 2 "reduce affine u32" "$g" reduce "$tmp/m.u32" --dtype u32 --op affine
+  expect_rc 2 "reduce ordered with --acc" "$g" reduce "$tmp/m.u32" --dtype f32 --op mat2 --acc f64
+fi
 # Streaming: chunk size, reader threads and the source (file, pipe) do not change the bits.
 head -c 3000017 /dev/urandom >"$tmp/big.bin"
 expect_rc 0 "reduce stream default" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --json

@@ -26,6 +26,9 @@ gp_status_t gp_reduce_op_parse(const char *name, gp_reduce_op_t *op)
                                          "and or xor count_nonzero)", name);
 }
 
+float gp_f16_to_f32(uint16_t bits) { return gp__f16_to_f32(bits); }
+float gp_bf16_to_f32(uint16_t bits) { return gp__bf16_to_f32(bits); }
+
 static int is_float(gp_dtype_t d) { return d == GP_F16 || d == GP_BF16 || d == GP_F32 || d == GP_F64; }
 static int is_signed_int(gp_dtype_t d) { return d == GP_I8 || d == GP_I16 || d == GP_I32 || d == GP_I64; }
 

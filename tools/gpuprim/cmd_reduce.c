@@ -127,12 +127,126 @@ static void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json)
     }
 }
 
+/* One value of dtype at p, as JSON or text. */
+static void print_elem(FILE *o, gp_dtype_t dt, const void *p, int json)
+{
+    gp_scalar_t v;
+    int32_t kind = GP_I64;
+    v.u64 = 0;
+    switch (dt) {
+    case GP_U8: v.u64 = *(const uint8_t *)p, kind = GP_U64; break;
+    case GP_U16: v.u64 = *(const uint16_t *)p, kind = GP_U64; break;
+    case GP_U32: v.u64 = *(const uint32_t *)p, kind = GP_U64; break;
+    case GP_U64: memcpy(&v.u64, p, 8), kind = GP_U64; break;
+    case GP_I8: v.i64 = *(const int8_t *)p; break;
+    case GP_I16: v.i64 = *(const int16_t *)p; break;
+    case GP_I32: v.i64 = *(const int32_t *)p; break;
+    case GP_I64: memcpy(&v.i64, p, 8); break;
+    case GP_F16: v.f32 = gp_f16_to_f32(*(const uint16_t *)p), kind = GP_F32; break;
+    case GP_BF16: v.f32 = gp_bf16_to_f32(*(const uint16_t *)p), kind = GP_F32; break;
+    case GP_F32: memcpy(&v.f32, p, 4), kind = GP_F32; break;
+    default: memcpy(&v.f64, p, 8), kind = GP_F64; break;
+    }
+    print_scalar(o, kind, v, json);
+}
+
+typedef struct gather {
+    gp_ctx_t *ctx;
+    gp_buffer_t buf; /* device memory on a GPU, host memory on the CPU backend */
+    size_t es, have;
+} gather_t;
+
+/* Collects the streamed chunks into one buffer (grown when the count is unknown). */
+static gp_status_t gather_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
+{
+    gather_t *g = user;
+    gp_status_t st;
+    if ((first + count) * g->es > g->buf.bytes) {
+        gp_buffer_t nb;
+        size_t cap = g->buf.bytes ? 2 * g->buf.bytes : ((size_t)64 << 20);
+        while (cap < (first + count) * g->es) cap *= 2;
+        const gp_mem_kind_t kind = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        if ((st = gp_stream_sync(g->ctx, stream)) != GP_OK || (st = gp_mem_alloc(g->ctx, kind, cap, &nb)) != GP_OK)
+            return st;
+        if (g->have && (st = gp_memcpy_sync(g->ctx, kind == GP_MEM_DEVICE ? nb.device : nb.host,
+                                            kind == GP_MEM_DEVICE ? g->buf.device : g->buf.host, g->have * g->es)) != GP_OK) {
+            gp_mem_free(g->ctx, &nb);
+            return st;
+        }
+        gp_mem_free(g->ctx, &g->buf);
+        g->buf = nb;
+    }
+    void *base = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? g->buf.host : g->buf.device;
+    if ((st = gp_memcpy(g->ctx, (char *)base + first * g->es, chunk, count * g->es, stream)) != GP_OK) return st;
+    g->have = first + count;
+    return GP_OK;
+}
+
+/* The ordered ops: the input (tuples of the dtype, row-major) gathered in memory, then gp_reduce_ordered_sync. */
+static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size_t want, gp_ordered_op_t op, int json,
+                          double t0, const char *name)
+{
+    const size_t k = gp_ordered_width(op);
+    gather_t g = {ctx, {0}, d->elem_size, 0};
+    gp_status_t st = GP_OK;
+    int rc = EXIT_OK;
+    if (want != GP_COUNT_ALL && want > 0) {
+        const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        if ((st = gp_mem_alloc(ctx, kind, want * d->elem_size, &g.buf)) != GP_OK) {
+            fprintf(stderr, "gpuprim reduce: %s: ordered ops hold the whole input in %s memory: %s\n", name,
+                    kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
+            return EXIT_FAIL;
+        }
+    }
+    const double t_stream = now_s();
+    st = gp_array_stream(ctx, f, d, want, 1, NULL, gather_chunk, &g);
+    unsigned char res[128];
+    const size_t tuples = g.have / k;
+    if (st == GP_OK && g.have % k) {
+        fprintf(stderr, "gpuprim reduce: %s: %zu elements are not a whole number of %s tuples of %zu\n", name, g.have,
+                gp_ordered_op_name(op), k);
+        rc = EXIT_FAIL;
+    } else if (st != GP_OK ||
+               (st = gp_reduce_ordered_sync(ctx, op, d->dtype, tuples,
+                                            gp_ctx_device(ctx) == GP_DEVICE_CPU ? g.buf.host : g.buf.device, res)) !=
+                   GP_OK) {
+        const char *e = gp_last_error(), *p = strstr(e, "byte ");
+        fprintf(stderr, "gpuprim reduce: %s: %s\n", name, p && st == GP_ERR_FORMAT ? p : e);
+        rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
+    } else {
+        const double secs = now_s() - t0, ss = now_s() - t_stream, bytes = (double)(g.have * d->elem_size);
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        if (json)
+            printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"elements\": %zu, \"value\": [", gp_ordered_op_name(op),
+                   gp_dtype_name(d->dtype), tuples);
+        else
+            printf("%s of %zu %s tuples of %zu: [", gp_ordered_op_name(op), tuples, gp_dtype_name(d->dtype), k);
+        for (size_t i = 0; i < k; i++) {
+            if (i) printf(", ");
+            print_elem(stdout, d->dtype, res + i * d->elem_size, json);
+        }
+        if (json) {
+            printf("], \"seconds\": %.6f, \"gbps\": %.3f, \"stream_seconds\": %.6f, \"stream_gbps\": %.3f, \"device\": ",
+                   secs, secs > 0 ? bytes / secs / 1e9 : 0.0, ss, ss > 0 ? bytes / ss / 1e9 : 0.0);
+            json_string(stdout, desc);
+            printf("}\n");
+        } else {
+            printf("]  (%.3f s, %.2f GB/s end to end; %s)\n", secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+        }
+    }
+    gp_mem_free(ctx, &g.buf);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
                "                      [--json]\n"
                "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map]\n"
-               "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero\n"
+               "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero, or an ordered (non-commutative)\n"
+               "      op over row-major tuples: mat2 mat3 mat4 (f32 f64 u32), affine (f32 f64), first, last (held in\n"
+               "      GPU memory whole; the result is the tuple)\n"
                "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
                "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n");
 }
@@ -148,6 +262,8 @@ int cmd_reduce(int argc, char **argv)
     int have_offset = 0, threads = 0, map_pages = 0;
     gp_dtype_t acc = GP_DTYPE_COUNT;
     size_t chunk = 0;
+    int ordered = 0;
+    gp_ordered_op_t oop = GP_ORDERED_MAT2;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
         if (k < 0) return EXIT_USAGE;
@@ -157,8 +273,11 @@ int cmd_reduce(int argc, char **argv)
             usage(stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--op") == 0 && v) {
-            if (gp_reduce_op_parse(v, &op) != GP_OK) {
-                fprintf(stderr, "gpuprim reduce: --op: %s\n", gp_last_error());
+            if (gp_ordered_op_parse(v, &oop) == GP_OK) {
+                ordered = 1;
+            } else if (gp_reduce_op_parse(v, &op) != GP_OK) {
+                fprintf(stderr, "gpuprim reduce: --op: unknown op '%s' (sum prod min max minmax argmin argmax and or "
+                                "xor count_nonzero; ordered: mat2 mat3 mat4 affine first last)\n", v);
                 return EXIT_USAGE;
             }
             have_op = 1, i++;
@@ -290,6 +409,15 @@ int cmd_reduce(int argc, char **argv)
         goto out;
     }
     if (why[0]) fprintf(stderr, "gpuprim reduce: no GPU (%s); using the CPU backend\n", why);
+    if (ordered) {
+        if (acc != GP_DTYPE_COUNT) {
+            fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
+            rc = EXIT_USAGE;
+        } else {
+            rc = reduce_ordered(ctx, f, &d, want, oop, c.fmt == FMT_JSON, t0, from_stdin ? "-" : path);
+        }
+        goto out;
+    }
     if ((st = gp_reducer_create_acc(ctx, op, d.dtype, acc, &red)) != GP_OK) {
         fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
