@@ -103,6 +103,8 @@ PY
   expect_rc 2 "reduce npy dtype mismatch" "$g" reduce "$tmp/a.npy" --op sum --dtype f64
   "$g" reduce - --op minmax --json <"$tmp/a.npy" >"$tmp/out" 2>/dev/null
   grep -q '"value": \[0, 9\]' "$tmp/out" && ok || bad "reduce npy from stdin: $(cat "$tmp/out")"
+  cat "$tmp/a.npy" | "$g" reduce - --op minmax --json >"$tmp/out" 2>/dev/null
+  grep -q '"value": \[0, 9\]' "$tmp/out" && ok || bad "reduce npy from a pipe: $(cat "$tmp/out")"
   # Fortran order: the argmax index is reported in C order, as numpy.argmax does (file index 1 = row 1, col 0 = 3).
   python3 - "$tmp" <<'PY'
 import struct, sys
@@ -153,6 +155,12 @@ grep -q '"stream_gbps"' "$tmp/out" && ok || bad "reduce json lacks stream_gbps"
 expect_rc 0 "reduce acc f64" "$g" reduce "$tmp/big.bin" --op sum --dtype f32 --acc f64 --json
 grep -q '"acc_dtype": "f64"' "$tmp/out" && ok || bad "reduce --acc f64: $(cat "$tmp/out")"
 expect_rc 2 "reduce acc f64 of min" "$g" reduce "$tmp/big.bin" --op min --dtype f32 --acc f64
+# Raw input that starts like .npy (0x93) is still raw, from a pipe and from a redirected file.
+printf '\223NUMPX\001\002' >"$tmp/fake.bin"
+cat "$tmp/fake.bin" | "$g" reduce - --dtype u8 --op sum --json >"$tmp/out" 2>/dev/null
+grep -q '"value": 558,' "$tmp/out" && ok || bad "raw 0x93 from a pipe: $(cat "$tmp/out")"
+"$g" reduce - --dtype u8 --op sum --json <"$tmp/fake.bin" >"$tmp/out" 2>/dev/null
+grep -q '"value": 558,' "$tmp/out" && ok || bad "raw 0x93 from a redirect: $(cat "$tmp/out")"
 expect_rc 2 "reduce bad --read" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --read mmap
 
 # The main job: `make demo` runs this.

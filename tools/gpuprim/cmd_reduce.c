@@ -8,7 +8,7 @@
  * elements, value (minmax: [min, max]; non-finite values as the strings "nan", "inf", "-inf"), index
  * (argmin/argmax: the flat C-order index, as NumPy's), acc_dtype, seconds, gbps, device.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fopencookie: standard input read again after sniffing its first bytes */
 #include "commands.h"
 
 #include <errno.h>
@@ -57,6 +57,22 @@ static gp_status_t push_chunk(void *user, const void *chunk, size_t count, size_
     (void)first;
     k->elements += count;
     return gp_reducer_push(k->red, chunk, count, stream);
+}
+
+/* Standard input with its first bytes (read to sniff the format) replayed in front. */
+typedef struct prefixed {
+    unsigned char bytes[6];
+    size_t npre, pos;
+    FILE *src;
+} prefixed_t;
+
+static ssize_t prefixed_read(void *cookie, char *buf, size_t size)
+{
+    prefixed_t *p = cookie;
+    size_t n = 0;
+    while (p->pos < p->npre && n < size) buf[n++] = (char)p->bytes[p->pos++];
+    if (n < size) n += fread(buf + n, 1, size - n, p->src);
+    return n == 0 && ferror(p->src) ? -1 : (ssize_t)n;
 }
 
 /* Reads exactly len bytes of standard input; the bytes read so far go to *got. */
@@ -334,13 +350,25 @@ int cmd_reduce(int argc, char **argv)
     gp_ctx_t *ctx = NULL;
     gp_reducer_t *red = NULL;
     gp_reduce_result_t r;
-    const int from_stdin = strcmp(path, "-") == 0;
+    int from_stdin = strcmp(path, "-") == 0;
     memset(&d, 0, sizeof d);
+    prefixed_t pre = {{0}, 0, 0, stdin};
     if (from_stdin) {
-        f = stdin;
-        int ch = getc(f);
-        npy = ch == 0x93;
-        if (ch != EOF) ungetc(ch, f);
+        /* Sniff the .npy magic, then give the bytes back: by seeking when stdin is a file, else through a FILE that
+         * replays them before the rest of the pipe. */
+        const off_t pos0 = ftello(stdin);
+        pre.npre = fread(pre.bytes, 1, sizeof pre.bytes, stdin);
+        npy = pre.npre == 6 && memcmp(pre.bytes, "\x93NUMPY", 6) == 0;
+        if (pos0 >= 0 && fseeko(stdin, pos0, SEEK_SET) == 0) {
+            f = stdin;
+        } else {
+            cookie_io_functions_t io = {prefixed_read, NULL, NULL, NULL};
+            if ((f = fopencookie(&pre, "r", io)) == NULL) {
+                fprintf(stderr, "gpuprim reduce: -: %s\n", strerror(errno));
+                return EXIT_FAIL;
+            }
+            from_stdin = 2; /* f is ours to close */
+        }
         size_t used = 0;
         if (npy) {
             if (npy_header_from_stream(f, &d, &used) != GP_OK) return EXIT_FAIL;
@@ -484,7 +512,7 @@ int cmd_reduce(int argc, char **argv)
         }
     }
 out:
-    if (f && !from_stdin) fclose(f);
+    if (f && from_stdin != 1) fclose(f);
     gp_reducer_destroy(red);
     gp_ctx_destroy(ctx);
     return rc;
