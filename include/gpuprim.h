@@ -356,6 +356,24 @@ GP_API gp_status_t gp_reducer_push(gp_reducer_t *reducer, const void *x, size_t 
 GP_API gp_status_t gp_reducer_finish(gp_reducer_t *reducer, gp_reduce_result_t *result_host);
 GP_API void gp_reducer_destroy(gp_reducer_t *reducer);
 
+/* ---------------------------------------------------------------------------------------------- histogram */
+/* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:
+ * below (values under the first edge), above (at or over the last edge) and NaN. count_dtype GP_U32 (wrapping modulo
+ * 2^32) or GP_U64; counts are overwritten.
+ *   even    nbins equal bins over [lo, hi): bin k holds edge_k <= v < edge_(k+1) with edge_k = lo + (hi - lo) * k /
+ *           nbins computed in double, each step rounded (so a value exactly at an edge opens its bin; v == hi is
+ *           above). lo < hi, both finite.
+ *   range   edges[0..nbins] (host memory), strictly increasing: bin k holds edges[k] <= v < edges[k+1].
+ *   direct  integer dtypes: bin = v for 0 <= v < nbins; negative values are below, v >= nbins above.
+ * GPU: x and counts in device-accessible memory, asynchronous on the stream (range mode copies the edges first; it
+ * uses the context workspace). The CPU backend counts the same bins. */
+GP_API gp_status_t gp_histogram_even(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
+                                     double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream);
+GP_API gp_status_t gp_histogram_range(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
+                                      const double *edges, gp_dtype_t count_dtype, void *counts, gp_stream_t stream);
+GP_API gp_status_t gp_histogram_direct(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
+                                       gp_dtype_t count_dtype, void *counts, gp_stream_t stream);
+
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary
  * arrays (like np.memmap: the dtype is given, an offset skipped). Readers return data in the host's byte order.
