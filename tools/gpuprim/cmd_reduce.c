@@ -8,8 +8,9 @@
  * elements, value (minmax: [min, max]; non-finite values as the strings "nan", "inf", "-inf"), index
  * (argmin/argmax: the flat C-order index, as NumPy's), acc_dtype, seconds, gbps, device.
  */
-#define _GNU_SOURCE /* fopencookie: standard input read again after sniffing its first bytes */
+#define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "input.h"
 
 #include <errno.h>
 #include <math.h>
@@ -59,58 +60,6 @@ static gp_status_t push_chunk(void *user, const void *chunk, size_t count, size_
     return gp_reducer_push(k->red, chunk, count, stream);
 }
 
-/* Standard input with its first bytes (read to sniff the format) replayed in front. */
-typedef struct prefixed {
-    unsigned char bytes[6];
-    size_t npre, pos;
-    FILE *src;
-} prefixed_t;
-
-static ssize_t prefixed_read(void *cookie, char *buf, size_t size)
-{
-    prefixed_t *p = cookie;
-    size_t n = 0;
-    while (p->pos < p->npre && n < size) buf[n++] = (char)p->bytes[p->pos++];
-    if (n < size) n += fread(buf + n, 1, size - n, p->src);
-    return n == 0 && ferror(p->src) ? -1 : (ssize_t)n;
-}
-
-/* Reads exactly len bytes of standard input; the bytes read so far go to *got. */
-static int read_exact(FILE *f, void *buf, size_t len, size_t *got)
-{
-    *got = fread(buf, 1, len, f);
-    return *got == len;
-}
-
-/* The .npy header from a stream (standard input): leaves f at the data. */
-static gp_status_t npy_header_from_stream(FILE *f, gp_array_desc_t *d, size_t *consumed)
-{
-    unsigned char pre[12];
-    size_t got = 0, hbytes = 0;
-    if (!read_exact(f, pre, sizeof pre, &got)) {
-        fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends inside the .npy preamble\n", got);
-        return GP_ERR_FORMAT;
-    }
-    gp_status_t st = gp_npy_header_size(pre, sizeof pre, &hbytes);
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim reduce: -: %s\n", gp_last_error());
-        return st;
-    }
-    unsigned char *h = malloc(hbytes);
-    if (!h) return GP_ERR_OUT_OF_MEMORY;
-    memcpy(h, pre, sizeof pre);
-    if (!read_exact(f, h + sizeof pre, hbytes - sizeof pre, &got)) {
-        fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends inside the %zu-byte .npy header\n",
-                sizeof pre + got, hbytes);
-        free(h);
-        return GP_ERR_FORMAT;
-    }
-    st = gp_npy_parse_header(h, hbytes, d);
-    free(h);
-    if (st != GP_OK) fprintf(stderr, "gpuprim reduce: -: %s\n", gp_last_error());
-    *consumed = hbytes;
-    return st;
-}
 
 /* The flat C-order index of element i of a Fortran-order array (NumPy's argmin/argmax count in C order). */
 static long long c_order_index(const gp_array_desc_t *d, long long i)
@@ -342,93 +291,16 @@ int cmd_reduce(int argc, char **argv)
         return EXIT_USAGE;
     }
     const double t0 = now_s();
-    /* Describe the input: .npy by its magic, else raw with --dtype; leave f at the first element. */
-    gp_array_desc_t d;
-    FILE *f = NULL;
-    int rc = EXIT_OK, npy = 0;
+    int rc = EXIT_OK;
     gp_status_t st = GP_OK;
     gp_ctx_t *ctx = NULL;
     gp_reducer_t *red = NULL;
     gp_reduce_result_t r;
-    int from_stdin = strcmp(path, "-") == 0;
-    memset(&d, 0, sizeof d);
-    prefixed_t pre = {{0}, 0, 0, stdin};
-    if (from_stdin) {
-        /* Sniff the .npy magic, then give the bytes back: by seeking when stdin is a file, else through a FILE that
-         * replays them before the rest of the pipe. */
-        const off_t pos0 = ftello(stdin);
-        pre.npre = fread(pre.bytes, 1, sizeof pre.bytes, stdin);
-        npy = pre.npre == 6 && memcmp(pre.bytes, "\x93NUMPY", 6) == 0;
-        if (pos0 >= 0 && fseeko(stdin, pos0, SEEK_SET) == 0) {
-            f = stdin;
-        } else {
-            cookie_io_functions_t io = {prefixed_read, NULL, NULL, NULL};
-            if ((f = fopencookie(&pre, "r", io)) == NULL) {
-                fprintf(stderr, "gpuprim reduce: -: %s\n", strerror(errno));
-                return EXIT_FAIL;
-            }
-            from_stdin = 2; /* f is ours to close */
-        }
-        size_t used = 0;
-        if (npy) {
-            if (npy_header_from_stream(f, &d, &used) != GP_OK) return EXIT_FAIL;
-        } else if (!have_dtype) {
-            fprintf(stderr, "gpuprim reduce: raw input needs --dtype\n");
-            return EXIT_USAGE;
-        } else {
-            d.dtype = dtype, d.elem_size = gp_dtype_size(dtype), d.data_offset = offset, d.ndim = 1;
-            d.count = GP_COUNT_ALL;
-            for (size_t skip = 0; skip < offset; skip++)
-                if (getc(f) == EOF) {
-                    fprintf(stderr, "gpuprim reduce: -: byte %zu: the input ends before the offset %zu\n", skip,
-                            offset);
-                    return EXIT_FAIL;
-                }
-        }
-    } else {
-        unsigned char magic[6] = {0};
-        if ((f = fopen(path, "rb")) == NULL) {
-            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, strerror(errno));
-            return EXIT_FAIL;
-        }
-        npy = fread(magic, 1, 6, f) == 6 && memcmp(magic, "\x93NUMPY", 6) == 0;
-        if (npy) {
-            st = gp_npy_inspect(path, &d);
-        } else if (!have_dtype) {
-            fprintf(stderr, "gpuprim reduce: %s is not a .npy file: raw input needs --dtype\n", path);
-            fclose(f);
-            return EXIT_USAGE;
-        } else {
-            st = gp_raw_inspect(path, dtype, offset, count, &d);
-        }
-        if (st != GP_OK) {
-            fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
-            fclose(f);
-            return EXIT_FAIL;
-        }
-        if (fseeko(f, (off_t)d.data_offset, SEEK_SET) != 0) {
-            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, strerror(errno));
-            fclose(f);
-            return EXIT_FAIL;
-        }
-    }
-    if (npy && have_offset) {
-        fprintf(stderr, "gpuprim reduce: --offset applies to raw input; a .npy file says where its data starts\n");
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    if (npy && have_dtype && dtype != d.dtype) {
-        fprintf(stderr, "gpuprim reduce: --dtype %s, but the .npy header says %s\n", gp_dtype_name(dtype),
-                gp_dtype_name(d.dtype));
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    if (count != GP_COUNT_ALL && d.count != GP_COUNT_ALL && count > d.count) {
-        fprintf(stderr, "gpuprim reduce: --count %zu, but the input holds %zu elements\n", count, d.count);
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    const size_t want = count != GP_COUNT_ALL ? count : d.count;
+    input_t in;
+    if ((rc = input_open(&in, "reduce", path, have_dtype, dtype, have_offset, offset, count)) != EXIT_OK) return rc;
+    FILE *f = in.f;
+    const gp_array_desc_t d = in.d;
+    const size_t want = in.want;
 
     char why[700];
     if ((st = open_context(c.device, &ctx, why, sizeof why)) != GP_OK) {
@@ -442,7 +314,7 @@ int cmd_reduce(int argc, char **argv)
             fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
             rc = EXIT_USAGE;
         } else {
-            rc = reduce_ordered(ctx, f, &d, want, oop, c.fmt == FMT_JSON, t0, from_stdin ? "-" : path);
+            rc = reduce_ordered(ctx, f, &d, want, oop, c.fmt == FMT_JSON, t0, path);
         }
         goto out;
     }
@@ -468,7 +340,7 @@ int cmd_reduce(int argc, char **argv)
     if (st != GP_OK) {
         const char *e = gp_last_error();
         const char *p = strstr(e, "byte ");
-        fprintf(stderr, "gpuprim reduce: %s: %s\n", from_stdin ? "-" : path, p && st == GP_ERR_FORMAT ? p : e);
+        fprintf(stderr, "gpuprim reduce: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
         rc = EXIT_FAIL;
         goto out;
     }
@@ -512,7 +384,7 @@ int cmd_reduce(int argc, char **argv)
         }
     }
 out:
-    if (f && from_stdin != 1) fclose(f);
+    input_close(&in);
     gp_reducer_destroy(red);
     gp_ctx_destroy(ctx);
     return rc;

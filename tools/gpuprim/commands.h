@@ -13,5 +13,6 @@ int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
 int cmd_lab(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
+int cmd_histogram(int argc, char **argv);
 
 #endif

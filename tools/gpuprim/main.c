@@ -15,6 +15,7 @@ static void usage(FILE *f)
             "  info                      GPUs (and the CPU backend): what deviceQuery shows that matters\n"
             "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
             "  reduce FILE|- --op OP     reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)\n"
+            "  histogram FILE|- --bins N histogram of a .npy / raw file or stdin (even, explicit edges or direct)\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
             "  lab vector | lab reduce   every version verified and timed side by side\n"
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
     if (strcmp(verb, "lab") == 0) return cmd_lab(argc, argv);
     if (strcmp(verb, "demo") == 0) return cmd_demo(argc, argv);
     if (strcmp(verb, "reduce") == 0) return cmd_reduce(argc, argv);
+    if (strcmp(verb, "histogram") == 0) return cmd_histogram(argc, argv);
     if (strcmp(verb, "version") == 0 || strcmp(verb, "--version") == 0) {
         printf("gpuprim %d.%d.%d (library %d)\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH, gp_version());
         return EXIT_OK;

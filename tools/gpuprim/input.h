@@ -1,0 +1,34 @@
+/*
+ * input.h — how the CLI's data verbs (reduce, histogram) open their input: a .npy file (recognised by its magic; the
+ * dtype and count from its header), raw binary (--dtype, --offset, --count, like np.memmap) or standard input (a file
+ * or a pipe; the sniffed bytes are given back). Errors are printed with the verb's name and the byte offset.
+ */
+#ifndef GP_CLI_INPUT_H
+#define GP_CLI_INPUT_H
+
+#include "util.h"
+
+#include <stdio.h>
+
+typedef struct prefixed {
+    unsigned char bytes[6];
+    size_t npre, pos;
+    FILE *src;
+} prefixed_t;
+
+typedef struct input {
+    const char *name;  /* the path, or "-" */
+    FILE *f;           /* positioned at the first element */
+    int owned;         /* f is to be closed */
+    int npy;
+    gp_array_desc_t d; /* d.count: GP_COUNT_ALL for raw standard input */
+    size_t want;       /* elements to read (GP_COUNT_ALL: to the end) */
+    prefixed_t pre;    /* standard input from a pipe: the sniffed bytes, replayed */
+} input_t;
+
+/* Returns EXIT_OK, or the exit code after printing why. */
+int input_open(input_t *in, const char *verb, const char *path, int have_dtype, gp_dtype_t dtype, int have_offset,
+               size_t offset, size_t count);
+void input_close(input_t *in);
+
+#endif
