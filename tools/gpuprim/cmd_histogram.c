@@ -14,13 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 typedef struct hjob {
     gp_ctx_t *ctx;
     gp_dtype_t dtype;
@@ -171,7 +164,7 @@ int cmd_histogram(int argc, char **argv)
         free(edges);
         return EXIT_USAGE;
     }
-    const double t0 = now_s();
+    const double t0 = now_seconds();
     input_t in;
     int rc = input_open(&in, "histogram", path, have_dtype, dtype, have_offset, offset, count);
     if (rc != EXIT_OK) {
@@ -182,14 +175,8 @@ int cmd_histogram(int argc, char **argv)
     gp_buffer_t dc = {0};
     const size_t slots = nbins + 3;
     hjob_t j = {NULL, in.d.dtype, mode, nbins, lo, hi, edges, NULL, calloc(slots, 8), calloc(slots, 8), 0};
-    char why[700];
-    gp_status_t st = open_context(c.device, &ctx, why, sizeof why);
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim histogram: %s: %s\n", gp_status_string(st), gp_last_error());
-        rc = st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
-        goto out;
-    }
-    if (why[0]) fprintf(stderr, "gpuprim histogram: no GPU (%s); using the CPU backend\n", why);
+    gp_status_t st = GP_OK;
+    if ((rc = open_context_verb("histogram", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     if (!j.chunk || !j.total || gp_mem_alloc(ctx, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc) != GP_OK) {
@@ -208,7 +195,7 @@ int cmd_histogram(int argc, char **argv)
         goto out;
     }
     {
-        const double secs = now_s() - t0, bytes = (double)j.elements * (double)in.d.elem_size;
+        const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)in.d.elem_size;
         const double glo = mode == 0 ? lo : mode == 1 ? edges[0] : 0, ghi = mode == 0 ? hi : mode == 1 ? edges[nbins] : (double)nbins;
         char desc[512];
         describe_device(ctx, desc, sizeof desc);

@@ -19,13 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 typedef struct bar {
     double t0;
     int shown;
@@ -35,7 +28,7 @@ static void progress(void *user, size_t done, size_t total)
 {
     bar_t *b = user;
     if (!isatty(2)) return;
-    const double el = now_s() - b->t0;
+    const double el = now_seconds() - b->t0;
     if (el < 1.0) return; /* only work that takes over a second shows a bar */
     if (total) {
         int w = 40, k = (int)((double)done / (double)total * w);
@@ -163,7 +156,7 @@ static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size
             return EXIT_FAIL;
         }
     }
-    const double t_stream = now_s();
+    const double t_stream = now_seconds();
     st = gp_array_stream(ctx, f, d, want, 1, NULL, gather_chunk, &g);
     unsigned char res[128];
     const size_t tuples = g.have / k;
@@ -179,7 +172,7 @@ static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size
         fprintf(stderr, "gpuprim reduce: %s: %s\n", name, p && st == GP_ERR_FORMAT ? p : e);
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
     } else {
-        const double secs = now_s() - t0, ss = now_s() - t_stream, bytes = (double)(g.have * d->elem_size);
+        const double secs = now_seconds() - t0, ss = now_seconds() - t_stream, bytes = (double)(g.have * d->elem_size);
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         if (json)
@@ -290,7 +283,7 @@ int cmd_reduce(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    const double t0 = now_s();
+    const double t0 = now_seconds();
     int rc = EXIT_OK;
     gp_status_t st = GP_OK;
     gp_ctx_t *ctx = NULL;
@@ -302,13 +295,7 @@ int cmd_reduce(int argc, char **argv)
     const gp_array_desc_t d = in.d;
     const size_t want = in.want;
 
-    char why[700];
-    if ((st = open_context(c.device, &ctx, why, sizeof why)) != GP_OK) {
-        fprintf(stderr, "gpuprim reduce: %s: %s\n", gp_status_string(st), gp_last_error());
-        rc = st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
-        goto out;
-    }
-    if (why[0]) fprintf(stderr, "gpuprim reduce: no GPU (%s); using the CPU backend\n", why);
+    if ((rc = open_context_verb("reduce", c.device, &ctx)) != EXIT_OK) goto out;
     if (ordered) {
         if (acc != GP_DTYPE_COUNT) {
             fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
@@ -331,12 +318,12 @@ int cmd_reduce(int argc, char **argv)
     so.chunk_bytes = chunk;
     so.threads = threads;
     so.map_pages = map_pages;
-    const double t_stream = now_s();
+    const double t_stream = now_seconds();
     sink_t sink = {red, 0};
     st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, push_chunk, &sink);
     if (bar.shown) fputc('\n', stderr);
     if (st == GP_OK) st = gp_reducer_finish(red, &r);
-    const double stream_secs = now_s() - t_stream;
+    const double stream_secs = now_seconds() - t_stream;
     if (st != GP_OK) {
         const char *e = gp_last_error();
         const char *p = strstr(e, "byte ");
@@ -347,7 +334,7 @@ int cmd_reduce(int argc, char **argv)
     const size_t n = sink.elements, bytes = n * d.elem_size;
     if (r.index >= 0) r.index = c_order_index(&d, r.index);
     {
-        const double secs = now_s() - t0;
+        const double secs = now_seconds() - t0;
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         const int arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;

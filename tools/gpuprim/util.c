@@ -362,3 +362,22 @@ int svg_bar_chart(const char *path, const char *title, const char *unit, const c
     fprintf(f, "</text>\n</svg>\n");
     return fclose(f) == 0 ? 0 : -1;
 }
+
+double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
+{
+    char why[700];
+    const gp_status_t st = open_context(device, ctx, why, sizeof why);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim %s: %s: %s\n", verb, gp_status_string(st), gp_last_error());
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    if (why[0]) fprintf(stderr, "gpuprim %s: no GPU (%s); using the CPU backend\n", verb, why);
+    return EXIT_OK;
+}

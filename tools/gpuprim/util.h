@@ -40,6 +40,10 @@ gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_l
 /* A one-line device description ("NVIDIA H200 (sm_90, 132 SMs), driver 13.0" or the CPU model). */
 void describe_device(gp_ctx_t *ctx, char *out, size_t len);
 void today(char *out, size_t len); /* YYYY-MM-DD */
+double now_seconds(void);           /* a monotonic clock */
+/* open_context for the data verbs: prints the failure or the CPU fallback note with the verb's name; returns EXIT_OK or
+ * the exit code (3 no GPU, 4 no driver, 1 otherwise). */
+int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
 
 /* ---------------------------------------------------------------------------------------------- reports */
 #define REPORT_MAX_COLS 16
