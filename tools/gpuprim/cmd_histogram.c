@@ -1,8 +1,8 @@
 /*
  * cmd_histogram.c — `gpuprim histogram FILE|- --bins N (--range LO,HI | --edges E0,E1,... | --direct) [--dtype T]
  * [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]`: the histogram of a .npy / raw file or standard
- * input, streamed in chunks through gp_array_stream (any size), each chunk counted by gp_histogram_* and added to the
- * 64-bit totals. Prints a bar chart for up to 64 bins, else a summary; --json: bins, lo, hi, counts, below, above,
+ * input, streamed in chunks through gp_array_stream (any size; a progress bar on a terminal after a second), each
+ * chunk counted by gp_histogram_* and added to the 64-bit totals. Prints a bar chart for up to 64 bins, else a summary; --json: bins, lo, hi, counts, below, above,
  * nan, elements, seconds, gbps, device; --csv: one row per bin; --svg: a chart (up to 256 bins).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -185,7 +185,13 @@ int cmd_histogram(int argc, char **argv)
         goto out;
     }
     j.dcounts = gpu ? dc.device : dc.host;
-    st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, NULL, count_chunk, &j);
+    progress_bar_t bar = {t0, 0};
+    gp_stream_opts_t so;
+    memset(&so, 0, sizeof so);
+    so.progress = progress_bar;
+    so.progress_user = &bar;
+    st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, count_chunk, &j);
+    if (bar.shown) fputc('\n', stderr);
     if (st == GP_OK && j.elements == 0) /* no data: still validate the bins (and report zeros) */
         st = count_chunk(&j, NULL, 0, 0, NULL);
     if (st != GP_OK) {

@@ -19,26 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct bar {
-    double t0;
-    int shown;
-} bar_t;
-
-static void progress(void *user, size_t done, size_t total)
-{
-    bar_t *b = user;
-    if (!isatty(2)) return;
-    const double el = now_seconds() - b->t0;
-    if (el < 1.0) return; /* only work that takes over a second shows a bar */
-    if (total) {
-        int w = 40, k = (int)((double)done / (double)total * w);
-        fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %.0f MB/s", k, "########################################", w - k, "",
-                100.0 * (double)done / (double)total, (double)done / el / 1e6);
-    } else {
-        fprintf(stderr, "\r%.1f MB  %.0f MB/s", (double)done / 1e6, (double)done / el / 1e6);
-    }
-    b->shown = 1;
-}
 
 typedef struct sink {
     gp_reducer_t *red;
@@ -310,10 +290,10 @@ int cmd_reduce(int argc, char **argv)
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
-    bar_t bar = {t0, 0};
+    progress_bar_t bar = {t0, 0};
     gp_stream_opts_t so;
     memset(&so, 0, sizeof so);
-    so.progress = progress;
+    so.progress = progress_bar;
     so.progress_user = &bar;
     so.chunk_bytes = chunk;
     so.threads = threads;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int parse_size(const char *s, size_t *out)
 {
@@ -380,4 +381,20 @@ int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
     }
     if (why[0]) fprintf(stderr, "gpuprim %s: no GPU (%s); using the CPU backend\n", verb, why);
     return EXIT_OK;
+}
+
+void progress_bar(void *user, size_t done, size_t total)
+{
+    progress_bar_t *b = user;
+    if (!isatty(2)) return;
+    const double el = now_seconds() - b->t0;
+    if (el < 1.0) return; /* only work that takes over a second shows a bar */
+    if (total) {
+        int w = 40, k = (int)((double)done / (double)total * w);
+        fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %.0f MB/s", k, "########################################", w - k, "",
+                100.0 * (double)done / (double)total, (double)done / el / 1e6);
+    } else {
+        fprintf(stderr, "\r%.1f MB  %.0f MB/s", (double)done / 1e6, (double)done / el / 1e6);
+    }
+    b->shown = 1;
 }

@@ -41,6 +41,13 @@ gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_l
 void describe_device(gp_ctx_t *ctx, char *out, size_t len);
 void today(char *out, size_t len); /* YYYY-MM-DD */
 double now_seconds(void);           /* a monotonic clock */
+/* A gp_progress_fn for the data verbs: a bar on stderr when it is a terminal and the work has taken over a second
+ * (bytes and MB/s when the total is unknown). Print a newline after the work if `shown`. */
+typedef struct progress_bar {
+    double t0;
+    int shown;
+} progress_bar_t;
+void progress_bar(void *user, size_t done, size_t total);
 /* open_context for the data verbs: prints the failure or the CPU fallback note with the verb's name; returns EXIT_OK or
  * the exit code (3 no GPU, 4 no driver, 1 otherwise). */
 int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
