@@ -2,7 +2,9 @@
 # device_check.sh — everything a GPU machine must confirm, in one call: build from source, the ctest suite (GPU
 # tests run), compute-sanitizer, the benches and the lab. Full logs go to $OUT (default ./device-out); a short summary
 # is printed last.
-#   scripts/device_check.sh [build|test|sanitize|bench|all]...   (default: build test bench)
+#   scripts/device_check.sh [build|test|histtest|sanitize|bench|hist|stream]...   (default: build test bench)
+#   histtest: the histogram tests only; SAN_FILTER=REGEX: only the sanitizer runs whose line matches; hist: the
+#   histogram bench and lab (hist.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -45,11 +47,18 @@ if [[ " $steps " == *" test "* ]]; then
   grep -E '(test_|gpu_|cli|install).*(passed|SKIPPED)|n = 2\^32|n > 2\^32|FAIL' "$OUT/ctest.log" | head -40
 fi
 
+if [[ " $steps " == *" histtest "* ]]; then
+  (cd $B && ctest -V --timeout 900 -R 'histogram|cli') >"$OUT/ctest.log" 2>&1
+  note "ctest (histogram, cli): $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1)"
+  grep -E '^[0-9]+: +|FAIL|passed, [0-9]+ failed' "$OUT/ctest.log" | grep -E 'gpu_histogram|test_histogram|FAIL|ok$|: [a-z0-9 ]+' | head -40
+fi
+
 if [[ " $steps " == *" sanitize "* ]]; then
   : >"$OUT/sanitizer.log"
   # memcheck over everything (quick sizes); racecheck and synccheck over the kernels with shared memory and
   # barriers (the dot versions). Columns: tool, test, GP_TEST_FILTER (- for none), time limit in seconds.
   while read -r tool t filter limit extra; do
+    if [ -n "${SAN_FILTER:-}" ] && ! [[ "$tool $t" =~ $SAN_FILTER ]]; then continue; fi
     echo "=== compute-sanitizer --tool $tool $t (filter: $filter)" >>"$OUT/sanitizer.log"
     f=$filter; [ "$f" = - ] && f=""
     env GP_TEST_QUICK=1 ${f:+GP_TEST_FILTER=$f} timeout "$limit" compute-sanitizer --tool "$tool" \
@@ -67,6 +76,9 @@ synccheck gpu_reduce - 120
 memcheck gpu_ordered - 150
 racecheck gpu_ordered - 150
 synccheck gpu_ordered - 120
+memcheck gpu_histogram - 300
+racecheck gpu_histogram - 300
+synccheck gpu_histogram - 200
 LIST
 fi
 
@@ -96,6 +108,23 @@ if [[ " $steps " == *" bench "* ]]; then
   grep -E "^(triad|dot|ceiling)" "$OUT/results.txt" | head -8
   grep -E "^(sum|max|min|mat2|mat3|mat4|affine|seg)" "$OUT/results.txt" | tail -24
   sed -n '/### gpuprim lab reduce -n 2^28/,/### gpuprim bench reduce$/p' "$OUT/results.txt" | grep -E "^[0-9][0-9] "
+fi
+
+if [[ " $steps " == *" hist "* ]]; then
+  G=$B/gpuprim
+  {
+    echo "### gpuprim bench histogram"; $G bench histogram --svg "$OUT/histogram.svg"
+    echo; echo "### gpuprim bench histogram (again: spread)"; $G bench histogram
+    echo; echo "### gpuprim lab histogram (f32)"; $G lab histogram --bins 256,4096,65536,1048576
+    echo; echo "### gpuprim lab histogram --dtype u8"; $G lab histogram --dtype u8 --bins 256,1024
+    echo; echo "### gpuprim lab histogram --skew"; $G lab histogram --skew --bins 256,4096,65536,1048576
+    echo; echo "### gpuprim lab histogram --dtype u8 --skew"; $G lab histogram --dtype u8 --skew --bins 256
+    echo; echo "### gpuprim lab histogram --dtype f64"; $G lab histogram --dtype f64 --bins 256,4096
+    echo; echo "### gpuprim lab histogram --dtype u16"; $G lab histogram --dtype u16 --bins 256,65536
+  } >"$OUT/hist.txt" 2>&1
+  note "hist: $(grep -c FAIL "$OUT/hist.txt") FAIL lines"
+  grep -E "^hist|FAIL|rror" "$OUT/hist.txt" | head -24
+  grep -E "^(0[0-9]|10) " "$OUT/hist.txt" | awk '{print $1, $2, $3, $4, $5, $6, $7, $NF}' | head -80
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

@@ -141,3 +141,49 @@ extern "C" int gp_peer_segsum(size_t nseg, const long long *offsets, const float
     }
     return 0;
 }
+
+namespace {
+void *g_hist_temp;
+size_t g_hist_temp_bytes;
+cudaError_t hist(void *temp, size_t &bytes, int u8, size_t n, const void *x, int nbins, double lo, double hi,
+                 unsigned *counts, cudaStream_t s)
+{
+    /* int offsets: CUB's common instantiation; the bench's inputs are below 2^31 elements */
+    if (u8)
+        return cub::DeviceHistogram::HistogramEven(temp, bytes, (const unsigned char *)x, counts, nbins + 1, (int)lo,
+                                                   (int)hi, (int)n, s);
+    return cub::DeviceHistogram::HistogramEven(temp, bytes, (const float *)x, counts, nbins + 1, (float)lo, (float)hi,
+                                               (int)n, s);
+}
+} // namespace
+
+extern "C" int gp_peer_histogram_prepare(int u8, size_t n, int nbins, double lo, double hi, char *err)
+{
+    size_t bytes = 0;
+    cudaError_t e = n > 0x7fffffff ? cudaErrorInvalidValue : hist(nullptr, bytes, u8, n, nullptr, nbins, lo, hi, nullptr, nullptr);
+    if (e == cudaSuccess && bytes > g_hist_temp_bytes) {
+        if (g_hist_temp) cudaFree(g_hist_temp);
+        g_hist_temp = nullptr;
+        g_hist_temp_bytes = 0;
+        e = cudaMalloc(&g_hist_temp, bytes);
+        if (e == cudaSuccess) g_hist_temp_bytes = bytes;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::DeviceHistogram temp storage: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int gp_peer_histogram(int u8, size_t n, const void *x, int nbins, double lo, double hi, unsigned *counts_dev,
+                                 gp_peer_stream_t stream, char *err)
+{
+    size_t bytes = g_hist_temp_bytes;
+    cudaError_t e = hist(g_hist_temp, bytes, u8, n, x, nbins, lo, hi, counts_dev, stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::DeviceHistogram::HistogramEven: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}

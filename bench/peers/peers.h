@@ -44,6 +44,13 @@ int gp_peer_segsum_prepare(size_t nseg, const long long *offsets, char *err);
 int gp_peer_segsum(size_t nseg, const long long *offsets, const float *x, float *out_dev, gp_peer_stream_t stream,
                    char *err);
 
+/* cub::DeviceHistogram::HistogramEven with nbins + 1 levels over [lo, hi) into counts_dev (nbins unsigned, device
+ * memory): u8 samples (int levels) when u8, else f32 samples (float levels); n < 2^31. prepare sizes and allocates
+ * the temporary storage outside any timed region. */
+int gp_peer_histogram_prepare(int u8, size_t n, int nbins, double lo, double hi, char *err);
+int gp_peer_histogram(int u8, size_t n, const void *x, int nbins, double lo, double hi, unsigned *counts_dev,
+                      gp_peer_stream_t stream, char *err);
+
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);
 

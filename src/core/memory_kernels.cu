@@ -52,7 +52,8 @@ __device__ __forceinline__ unsigned long long splitmix64(unsigned long long z)
     return z ^ (z >> 31);
 }
 
-/* Element i gets a value from a hash of (seed, i): floats uniform in [-1, 1), integers uniform in [-1024, 1023]. */
+/* Element i gets a value from a hash of (seed, i): floats uniform in [-1, 1), i32 uniform in [-1024, 1023], u8 and
+ * u32 uniform over all values. */
 template <typename T> __device__ __forceinline__ T from_bits(unsigned long long h);
 template <> __device__ __forceinline__ float from_bits<float>(unsigned long long h)
 {
@@ -63,6 +64,12 @@ template <> __device__ __forceinline__ double from_bits<double>(unsigned long lo
     return (double)(h >> 11) * 0x1p-52 - 1.0;
 }
 template <> __device__ __forceinline__ int from_bits<int>(unsigned long long h) { return (int)(h >> 53) - 1024; }
+/* u8 and u32: every bit pattern equally likely */
+template <> __device__ __forceinline__ unsigned char from_bits<unsigned char>(unsigned long long h)
+{
+    return (unsigned char)(h >> 56);
+}
+template <> __device__ __forceinline__ unsigned from_bits<unsigned>(unsigned long long h) { return (unsigned)(h >> 32); }
 
 template <typename T> __global__ void fill_random(T *dst, size_t n, unsigned long long seed)
 {
@@ -81,6 +88,8 @@ extern "C" gp_status_t gp__launch_fill_random(gp_ctx_t *ctx, void *dst, size_t n
     case GP_F32: fill_random<float><<<grid, 256, 0, stream>>>((float *)dst, n, seed); break;
     case GP_F64: fill_random<double><<<grid, 256, 0, stream>>>((double *)dst, n, seed); break;
     case GP_I32: fill_random<int><<<grid, 256, 0, stream>>>((int *)dst, n, seed); break;
+    case GP_U8: fill_random<unsigned char><<<grid, 256, 0, stream>>>((unsigned char *)dst, n, seed); break;
+    case GP_U32: fill_random<unsigned><<<grid, 256, 0, stream>>>((unsigned *)dst, n, seed); break;
     default: return gp__error(GP_ERR_UNSUPPORTED, "fill_random: dtype %s", gp_dtype_name(dtype));
     }
     return GP_CHECK_LAUNCH("fill_random");

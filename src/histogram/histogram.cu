@@ -1,96 +1,302 @@
 /*
- * histogram.cu — GPU histograms (first production form; the lab's progression and the cluster / distributed-shared-
- * memory path for bin counts beyond one block's shared memory are the next steps of issue 4):
- *   smem    bins + 3 counters fit in 48 KiB: each block counts into its own shared-memory histogram (shared atomics),
- *           then adds its non-zero counters to the global counts (the primers' privatization);
- *   global  more bins: atomicAdd on the global counts directly.
- * The bin rule is histogram_internal.h's, shared with the CPU backend.
+ * histogram.cu — the GPU histogram launcher: builds the binner (the fastest exact way to find a value's bin for this
+ * dtype and these bins), picks the counting strategy (histogram_kernels.cuh) by bin count and device, sizes the
+ * grid from the occupancy, and launches. The kernels live in histogram_k_small.cu / histogram_k_large.cu.
+ *
+ * Automatic choice, by slots S = nbins + 3:
+ *   S <= 288                          LANE    (per-lane 16-bit columns: conflict-free, skew-proof)
+ *   8 warps x S counters <= 64 KiB    WARP    (per-warp histograms)
+ *   S counters fit one block          BLOCK   (per-block histogram, opt-in shared memory up to the device limit)
+ *   S counters fit a cluster (<= 16)  CLUSTER (the bins over the distributed shared memory of the cluster)
+ *   beyond                            GLOBAL  (atomics on the counts in global memory, L2-resident)
  */
-#include "histogram_internal.h"
+#include "histogram_kernels.cuh"
 
+#include <math.h>
 #include <stdint.h>
+
+namespace gph {
+const void *kernel_small(int strategy, int kind, gp_dtype_t dt);
+const void *kernel_large(int strategy, int kind, gp_dtype_t dt);
+} // namespace gph
+
+using namespace gph;
 
 namespace {
 
-constexpr int THREADS = 256;
-constexpr size_t SMEM_LIMIT = 48 * 1024;
+constexpr size_t MAX_SLOTS = ((size_t)1 << 31) - 1; /* kernels index slots with 32-bit unsigned */
 
-__device__ __forceinline__ void add_count(unsigned long long *c64, unsigned *c32, size_t b, unsigned v)
-{
-    if (c64) atomicAdd(c64 + b, (unsigned long long)v);
-    else atomicAdd(c32 + b, v);
-}
+int is_int(gp_dtype_t d) { return d == GP_U8 || d == GP_U16 || d == GP_I32 || d == GP_U32; }
 
-template <typename T>
-__global__ void __launch_bounds__(THREADS)
-    hist_smem(const T *__restrict__ x, size_t n, gp__hist_spec_t s, unsigned long long *c64, unsigned *c32)
+/* Fills b (spec already in b->s) and returns its kind. */
+int make_binner(gp_dtype_t dt, Binner *b)
 {
-    extern __shared__ unsigned h[];
-    const size_t slots = s.nbins + 3;
-    for (size_t b = threadIdx.x; b < slots; b += THREADS) h[b] = 0;
-    __syncthreads();
-    for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * THREADS)
-        atomicAdd(&h[gp__hist_slot(&s, (double)x[i])], 1u);
-    __syncthreads();
-    for (size_t b = threadIdx.x; b < slots; b += THREADS)
-        if (h[b]) add_count(c64, c32, b, h[b]);
-}
-
-template <typename T>
-__global__ void __launch_bounds__(THREADS)
-    hist_global(const T *__restrict__ x, size_t n, gp__hist_spec_t s, unsigned long long *c64, unsigned *c32)
-{
-    for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * THREADS)
-        add_count(c64, c32, gp__hist_slot(&s, (double)x[i]), 1u);
-}
-
-template <typename T>
-gp_status_t launch(gp_ctx_t *ctx, const gp__hist_spec_t &s, size_t n, const void *x, gp_dtype_t cdt, void *counts,
-                   cudaStream_t stream)
-{
-    const size_t slots = s.nbins + 3, smem = slots * sizeof(unsigned);
-    unsigned long long *c64 = cdt == GP_U64 ? (unsigned long long *)counts : NULL;
-    unsigned *c32 = cdt == GP_U32 ? (unsigned *)counts : NULL;
-    cudaError_t e = cudaMemsetAsync(counts, 0, slots * gp_dtype_size(cdt), stream);
-    if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: clearing the counts", __FILE__, __LINE__);
-    if (n == 0) return GP_OK;
-    const size_t need = (n + THREADS - 1) / THREADS;
-    int per_sm = 1;
-    if (smem <= SMEM_LIMIT) {
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hist_smem<T>, THREADS, smem);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: occupancy", __FILE__, __LINE__);
-        size_t grid = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)ctx->sm_count;
-        if (grid > need) grid = need;
-        hist_smem<T><<<(unsigned)grid, THREADS, smem, stream>>>((const T *)x, n, s, c64, c32);
-        return GP_CHECK_LAUNCH("gp_histogram (shared memory)");
+    const gp__hist_spec_t &s = b->s;
+    b->nb = (unsigned)s.nbins;
+    const double nb = (double)s.nbins;
+    if (s.mode == GP__HIST_RANGE) return K_RANGE;
+    /* integer widths: direct, or even bins over integer lo, hi with an integer width */
+    if (is_int(dt)) {
+        int ok = 0;
+        double lo = 0, span = nb;
+        if (s.mode == GP__HIST_DIRECT) {
+            ok = 1;
+        } else if (floor(s.lo) == s.lo && floor(s.hi) == s.hi && fabs(s.lo) <= 0x1p52 && fabs(s.hi) <= 0x1p52) {
+            lo = s.lo, span = s.hi - s.lo;
+            ok = span <= 0x1p32 && fmod(span, nb) == 0 && span * nb <= 0x1p53;
+        }
+        const int small = dt == GP_U8 || dt == GP_U16;
+        if (ok && small && (fabs(lo) > 0x1p30 || span > 0x1p31)) ok = 0; /* 32-bit arithmetic in the kernel */
+        if (ok) {
+            const unsigned long long w = (unsigned long long)(span / nb);
+            b->ilo = (long long)lo;
+            b->ispan = (unsigned long long)span;
+            b->imagic = 0;
+            b->ishift = 0;
+            if (w & (w - 1)) b->imagic = (~0ull) / w + 1; /* ceil(2^64 / w), w not a power of two */
+            else
+                while ((1ull << b->ishift) < w) b->ishift++;
+            if (small && lo == 0 && w == 1 && span >= (dt == GP_U8 ? 256.0 : 65536.0)) return K_IDENT;
+            return K_INT;
+        }
     }
-    size_t grid = gp__fill_grid(ctx, THREADS);
-    if (grid > need) grid = need;
-    hist_global<T><<<(unsigned)grid, THREADS, 0, stream>>>((const T *)x, n, s, c64, c32);
-    return GP_CHECK_LAUNCH("gp_histogram (global)");
+    /* even, estimated: error bounds of the estimate in bins (see histogram_kernels.cuh), doubled */
+    const double scale = s.scale, M = fmax(fabs(s.lo), fabs(s.hi)), w = s.hi - s.lo;
+    const double edge_err = 0x1p-50 * (M + w) * scale;
+    const double fm = 2 * (0x1p-24 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
+    if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
+        b->flo = (float)s.lo;
+        b->fscale = (float)scale;
+        b->fmargin = (float)fm;
+        return K_F32;
+    }
+    const double dm = 2 * (0x1p-53 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
+    b->dlo = s.lo;
+    b->dscale = scale;
+    b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
+    return K_F64;
+}
+
+const void *kernel_for(int strategy, int kind, gp_dtype_t dt)
+{
+    const void *k = kernel_small(strategy, kind, dt);
+    return k ? k : kernel_large(strategy, kind, dt);
+}
+
+int threads_of(int strategy)
+{
+    switch (strategy) {
+    case GP__HS_LANE:
+    case GP__HS_LANE_RMW: return 128;
+    case GP__HS_BLOCK:
+    case GP__HS_CLUSTER: return 512;
+    default: return 256;
+    }
+}
+int unroll_of(int strategy) { return strategy == GP__HS_LANE || strategy == GP__HS_LANE_RMW ? 8 : 4; }
+
+size_t smem_of(int strategy, size_t S, int cluster)
+{
+    switch (strategy) {
+    case GP__HS_LANE:
+    case GP__HS_LANE_RMW: return (S + 1) / 2 * 32 * 4 * (size_t)(threads_of(strategy) / 32);
+    case GP__HS_WARP: return S * 4 * (size_t)(threads_of(strategy) / 32);
+    case GP__HS_BLOCK: return S * 4;
+    case GP__HS_CLUSTER: return (S + (size_t)cluster - 1) / (size_t)cluster * 4;
+    default: return 0;
+    }
+}
+
+/* Can the strategy hold S slots with `optin` bytes of shared memory per block? */
+int fits(int strategy, size_t S, size_t optin, int cluster)
+{
+    if (strategy == GP__HS_GLOBAL) return 1;
+    if ((strategy == GP__HS_LANE || strategy == GP__HS_LANE_RMW) && S > LANE_MAX_SLOTS) return 0;
+    if (strategy == GP__HS_CLUSTER && (S + (size_t)cluster - 1) / (size_t)cluster < 2) return 0;
+    return smem_of(strategy, S, cluster) <= optin;
+}
+
+gp_status_t set_smem(const void *k, size_t smem)
+{
+    if (smem <= 48 * 1024) return GP_OK;
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_histogram: opt-in shared memory", __FILE__, __LINE__);
+}
+
+/* The cluster launch configuration and how many clusters fit the device at once (0: this size cannot run). */
+gp_status_t cluster_capacity(const void *k, int cluster, int threads, size_t smem, cudaStream_t stream, int *nclusters)
+{
+    *nclusters = 0;
+    if (cluster > 8) {
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return GP_OK;
+        }
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cluster, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)cluster), cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = smem, cfg.stream = stream, cfg.attrs = at, cfg.numAttrs = 1;
+    cudaError_t e = cudaOccupancyMaxActiveClusters(nclusters, k, &cfg);
+    if (e != cudaSuccess) { /* an unsupported size reads as "none fit" */
+        (void)cudaGetLastError();
+        *nclusters = 0;
+    }
+    return GP_OK;
 }
 
 } // namespace
 
+const char *gp__hist_strategy_name(int s)
+{
+    static const char *const names[GP__HS_COUNT] = {"global", "block", "warp", "lane", "lane_rmw", "cluster"};
+    return s >= 0 && s < GP__HS_COUNT ? names[s] : "auto";
+}
+
+const char *gp__hist_kind_name(int k)
+{
+    static const char *const names[K_COUNT] = {"ident", "int", "f32", "f64", "range"};
+    return k >= 0 && k < K_COUNT ? names[k] : "?";
+}
+
+gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype_t dtype, size_t n, const void *x,
+                            gp_dtype_t count_dtype, void *counts, cudaStream_t stream, int strategy, int cluster,
+                            int accumulate, gp__hist_plan_t *plan)
+{
+    const size_t S = spec->nbins + 3;
+    if (S > MAX_SLOTS)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_histogram: nbins = %zu; the GPU backend counts up to 2^31 - 4 bins",
+                         spec->nbins);
+    Binner b = {};
+    b.s = *spec;
+    if (b.s.mode == GP__HIST_RANGE) { /* the edges to device memory (the context workspace) */
+        void *ws = NULL;
+        gp_status_t st = gp__workspace(ctx, (b.s.nbins + 1) * sizeof(double), &ws);
+        if (st != GP_OK) return st;
+        cudaError_t e =
+            cudaMemcpyAsync(ws, b.s.edges, (b.s.nbins + 1) * sizeof(double), cudaMemcpyHostToDevice, stream);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram_range: copying the edges", __FILE__, __LINE__);
+        b.s.edges = (const double *)ws;
+    }
+    const int kind = make_binner(dtype, &b);
+    int optin_i = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&optin_i, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: device attributes", __FILE__, __LINE__);
+    const size_t optin = (size_t)optin_i;
+
+    /* the strategy */
+    if (strategy < GP__HS_AUTO || strategy >= GP__HS_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_histogram: strategy %d", strategy);
+    if (strategy == GP__HS_CLUSTER && cluster != 0 && (cluster < 2 || cluster > 16))
+        return gp__error(GP_ERR_INVALID_ARG, "gp_histogram: cluster size %d (2 .. 16)", cluster);
+    int st_ = strategy;
+    if (st_ == GP__HS_AUTO) {
+        if (fits(GP__HS_LANE, S, optin, 0)) st_ = GP__HS_LANE;
+        else if (smem_of(GP__HS_WARP, S, 0) <= 64 * 1024) st_ = GP__HS_WARP;
+        else if (fits(GP__HS_BLOCK, S, optin, 0)) st_ = GP__HS_BLOCK;
+        else st_ = GP__HS_CLUSTER; /* falls to GLOBAL below when no cluster holds them */
+    }
+    const void *k = NULL;
+    int threads = threads_of(st_), ncl = 0;
+    if (st_ == GP__HS_CLUSTER) {
+        k = kernel_for(GP__HS_CLUSTER, kind, dtype);
+        int c = cluster ? cluster : 2;
+        for (; c <= (cluster ? cluster : 16); c *= 2) {
+            if (!fits(GP__HS_CLUSTER, S, optin, c)) {
+                if (cluster) break;
+                continue;
+            }
+            gp_status_t st = set_smem(k, smem_of(GP__HS_CLUSTER, S, c));
+            if (st != GP_OK) return st;
+            st = cluster_capacity(k, c, threads, smem_of(GP__HS_CLUSTER, S, c), stream, &ncl);
+            if (st != GP_OK) return st;
+            if (ncl > 0) break;
+            if (cluster) break;
+        }
+        if (ncl > 0) {
+            cluster = c;
+        } else if (strategy == GP__HS_CLUSTER) {
+            return gp__error(GP_ERR_UNSUPPORTED,
+                             "gp_histogram: no cluster%s holds %zu counters (%zu bytes of shared memory per block)",
+                             cluster ? " of that size" : " of 2 .. 16 blocks", S, optin);
+        } else {
+            st_ = GP__HS_GLOBAL, threads = threads_of(st_);
+        }
+    } else if (!fits(st_, S, optin, 0)) {
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_histogram: the %s strategy cannot hold %zu counters",
+                         gp__hist_strategy_name(st_), S);
+    }
+    if (st_ != GP__HS_CLUSTER) cluster = 1, k = kernel_for(st_, kind, dtype);
+    if (k == NULL)
+        return gp__error(GP_ERR_INTERNAL, "gp_histogram: no kernel for %s / %s / %s", gp__hist_strategy_name(st_),
+                         gp__hist_kind_name(kind), gp_dtype_name(dtype));
+    const size_t smem = smem_of(st_, S, cluster);
+    gp_status_t st = set_smem(k, smem);
+    if (st != GP_OK) return st;
+
+    /* the grid: the device full (occupancy), no more blocks than the data needs */
+    const size_t es = gp_dtype_size(dtype), per_block = (size_t)threads * (size_t)unroll_of(st_) * (16 / es);
+    size_t need = (n + per_block - 1) / per_block;
+    if (need < 1) need = 1;
+    size_t grid;
+    if (st_ == GP__HS_CLUSTER) {
+        size_t cl = (need + (size_t)cluster - 1) / (size_t)cluster;
+        grid = ((size_t)ncl < cl ? (size_t)ncl : cl) * (size_t)cluster;
+    } else {
+        int per_sm = 0;
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: occupancy", __FILE__, __LINE__);
+        if (per_sm < 1) per_sm = 1;
+        grid = (size_t)per_sm * (size_t)ctx->sm_count;
+        if (grid > need) grid = need;
+    }
+    if (plan) *plan = gp__hist_plan_t{st_, kind, cluster, threads, (unsigned)grid, smem};
+
+    if (!accumulate) {
+        e = cudaMemsetAsync(counts, 0, S * gp_dtype_size(count_dtype), stream);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: clearing the counts", __FILE__, __LINE__);
+    }
+    if (n == 0) return GP_OK;
+
+    /* 32-bit shared counters: no block may count 2^32 values in one launch, so very large inputs go in pieces */
+    const size_t piece =
+        st_ == GP__HS_GLOBAL || st_ == GP__HS_LANE || st_ == GP__HS_LANE_RMW ? n : grid * ((size_t)1 << 30);
+    Args a = {};
+    a.b = b;
+    a.c64 = count_dtype == GP_U64 ? (unsigned long long *)counts : NULL;
+    a.c32 = count_dtype == GP_U32 ? (unsigned *)counts : NULL;
+    if (st_ == GP__HS_CLUSTER) {
+        a.per = (unsigned)((S + (size_t)cluster - 1) / (size_t)cluster);
+        a.per_magic = (~0ull) / a.per + 1; /* ceil(2^64 / per) (per >= 2; exact quotients for slots < 2^32) */
+    }
+    for (size_t off = 0; off < n; off += piece) {
+        a.x = (const char *)x + off * es;
+        a.n = n - off < piece ? n - off : piece;
+        void *args[] = {&a};
+        if (st_ == GP__HS_CLUSTER) {
+            cudaLaunchConfig_t cfg = {};
+            cudaLaunchAttribute at[1];
+            at[0].id = cudaLaunchAttributeClusterDimension;
+            at[0].val.clusterDim.x = (unsigned)cluster, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
+            cfg.gridDim = dim3((unsigned)grid), cfg.blockDim = dim3((unsigned)threads);
+            cfg.dynamicSmemBytes = smem, cfg.stream = stream, cfg.attrs = at, cfg.numAttrs = 1;
+            e = cudaLaunchKernelExC(&cfg, k, args);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram (cluster)", __FILE__, __LINE__);
+        } else {
+            e = cudaLaunchKernel(k, dim3((unsigned)grid), dim3((unsigned)threads), args, smem, stream);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram", __FILE__, __LINE__);
+        }
+        st = GP_CHECK_LAUNCH("gp_histogram");
+        if (st != GP_OK) return st;
+    }
+    return GP_OK;
+}
+
 extern "C" gp_status_t gp__hist_gpu(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype_t dtype, size_t n,
                                     const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream)
 {
-    gp__hist_spec_t s = *spec;
-    if (s.mode == GP__HIST_RANGE) { /* the edges to device memory (the context workspace) */
-        void *ws = NULL;
-        gp_status_t st = gp__workspace(ctx, (s.nbins + 1) * sizeof(double), &ws);
-        if (st != GP_OK) return st;
-        cudaError_t e = cudaMemcpyAsync(ws, s.edges, (s.nbins + 1) * sizeof(double), cudaMemcpyHostToDevice, stream);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram_range: copying the edges", __FILE__, __LINE__);
-        s.edges = (const double *)ws;
-    }
-    switch (dtype) {
-    case GP_U8: return launch<uint8_t>(ctx, s, n, x, count_dtype, counts, stream);
-    case GP_U16: return launch<uint16_t>(ctx, s, n, x, count_dtype, counts, stream);
-    case GP_I32: return launch<int32_t>(ctx, s, n, x, count_dtype, counts, stream);
-    case GP_U32: return launch<uint32_t>(ctx, s, n, x, count_dtype, counts, stream);
-    case GP_F32: return launch<float>(ctx, s, n, x, count_dtype, counts, stream);
-    case GP_F64: return launch<double>(ctx, s, n, x, count_dtype, counts, stream);
-    default: return gp__error(GP_ERR_INTERNAL, "gp_histogram: dtype %d reached the launcher", (int)dtype);
-    }
+    return gp__hist_gpu_ex(ctx, spec, dtype, n, x, count_dtype, counts, stream, GP__HS_AUTO, 0, 0, NULL);
 }

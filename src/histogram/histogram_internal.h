@@ -66,11 +66,37 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
     return a;
 }
 
+/* GPU counting strategies (histogram_kernels.cuh says what each does). */
+enum {
+    GP__HS_AUTO = -1,
+    GP__HS_GLOBAL = 0,
+    GP__HS_BLOCK,
+    GP__HS_WARP,
+    GP__HS_LANE,
+    GP__HS_LANE_RMW,
+    GP__HS_CLUSTER,
+    GP__HS_COUNT
+};
+/* What a GPU histogram ran as (for the lab and bench reports). */
+typedef struct gp__hist_plan {
+    int strategy, kind, cluster, threads;
+    unsigned grid;
+    size_t smem;
+} gp__hist_plan_t;
+GP_INTERNAL const char *gp__hist_strategy_name(int strategy);
+GP_INTERNAL const char *gp__hist_kind_name(int kind);
+
 /* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten. */
 GP_INTERNAL gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
                                      gp_dtype_t count_dtype, void *counts);
 GP_INTERNAL gp_status_t gp__hist_gpu(gp_ctx_t *ctx, const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n,
                                      const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream);
+/* The GPU backend with its choices exposed: strategy GP__HS_AUTO or one to force (GP_ERR_UNSUPPORTED when it cannot
+ * hold these bins), cluster 0 (automatic) or a cluster size for GP__HS_CLUSTER, accumulate: add to counts instead of
+ * overwriting them. plan (may be NULL) receives what ran. */
+GP_INTERNAL gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n,
+                                        const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream,
+                                        int strategy, int cluster, int accumulate, gp__hist_plan_t *plan);
 
 #ifdef __cplusplus
 }

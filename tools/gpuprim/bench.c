@@ -137,6 +137,10 @@ gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dty
             ((float *)dst)[ii] = (float)((double)(z >> 40) * 0x1p-23 - 1.0);
         else if (dtype == GP_F64)
             ((double *)dst)[ii] = (double)(z >> 11) * 0x1p-52 - 1.0;
+        else if (dtype == GP_U8)
+            ((uint8_t *)dst)[ii] = (uint8_t)(z >> 56);
+        else if (dtype == GP_U32)
+            ((uint32_t *)dst)[ii] = (uint32_t)(z >> 32);
         else
             ((int32_t *)dst)[ii] = (int32_t)(z >> 53) - 1024;
     }

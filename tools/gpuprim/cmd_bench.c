@@ -58,7 +58,7 @@ static void usage(FILE *f)
 }
 
 /* Formats one result row. peer_ms <= 0: no peer. */
-static void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
+void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
                     const bench_ceilings_t *ce, const char *peer_name, double peer_ms)
 {
     char cn[32], cmb[32], cmed[32], cmin[32], cg[32], cd[32], cr[32], cpu_[32], crat[32];
@@ -81,7 +81,7 @@ static void vec_row(report_t *r, const char *name, const char *dtype, size_t n, 
 
 /* What every bench verb starts with: the context the options ask for (the CPU backend, with a note, where there is no
  * GPU), default repetitions, and the report with its shared columns and metadata. Returns EXIT_OK or an exit code. */
-static int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen)
+int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen)
 {
     char why[700];
     gp_status_t st = open_context(c->device, ctx, why, sizeof why);
@@ -536,11 +536,12 @@ int bench_reduce(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce [options]   (--help after it)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
     if (strcmp(argv[1], "reduce") == 0) return bench_reduce(argc - 1, argv + 1);
-    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce)\n", argv[1]);
+    if (strcmp(argv[1], "histogram") == 0) return bench_histogram(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -213,7 +213,7 @@ static void usage(FILE *f)
 
 /* Every lab compares the CPU versions with the GPU ones: a CPU context always, and the GPU the options ask for
  * (none, with a note, where there is no GPU). Returns EXIT_OK or the exit code to return. */
-static int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
+int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
 {
     char why[700] = "";
     *cpu = *gpu = NULL;
@@ -383,12 +383,13 @@ static int lab_reduce(int argc, char **argv)
 int cmd_lab(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector|reduce [options]   (--help after it)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector|reduce|histogram [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "reduce") == 0) return lab_reduce(argc - 1, argv + 1);
+    if (strcmp(argv[1], "histogram") == 0) return lab_histogram(argc - 1, argv + 1);
     if (strcmp(argv[1], "vector") != 0) {
-        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector, reduce)\n", argv[1]);
+        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector, reduce, histogram)\n", argv[1]);
         return EXIT_USAGE;
     }
     argc--, argv++;

@@ -10,7 +10,16 @@ int cmd_bandwidth(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int bench_vector(int argc, char **argv); /* argv[0] = "vector" */
 int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
+int bench_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_bench_hist.c) */
+/* cmd_bench.c's shared pieces: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
+ * code), and one result row (peer_ms <= 0: no peer). */
+int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
+void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
+             const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
 int cmd_lab(int argc, char **argv);
+int lab_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_lab_hist.c) */
+/* The CPU context every lab has, and the GPU the device option asks for (NULL, with a note, where there is none). */
+int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu);
 int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);

@@ -1,0 +1,210 @@
+/*
+ * cmd_bench_hist.c — `gpuprim bench histogram`: gp_histogram_even against cub::DeviceHistogram::HistogramEven on the
+ * same 1 GiB inputs in the same run: u8 256 bins, f32 256 / 4096 / 65536 / 2^20 bins (uniform random data), and
+ * every value in one bin (u8, f32). ratio = CUB time / our time (> 1: we are faster). GB/s = input bytes read.
+ * The row name carries the strategy the library chose (lane, warp, block, cluster, global). Our counts are checked
+ * against CUB's (u8: equal; f32: equal up to CUB's own float binning at the edges, reported as "bins differ").
+ */
+#include "commands.h"
+
+#include "histogram/histogram_internal.h"
+#include "peers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hjob {
+    gp_ctx_t *ctx;
+    gp_dtype_t dtype;
+    size_t n, nbins;
+    double lo, hi;
+    const void *x;
+    void *ours, *cub; /* nbins + 3 u32 counters each, device */
+    char err[256];
+} hjob_t;
+
+static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
+{
+    hjob_t *j = u;
+    (void)rep;
+    return gp_histogram_even(j->ctx, j->dtype, j->n, j->x, j->nbins, j->lo, j->hi, GP_U32, j->ours, s);
+}
+
+static gp_status_t run_cub(void *u, int rep, gp_stream_t s)
+{
+    hjob_t *j = u;
+    (void)rep;
+    return gp_peer_histogram(j->dtype == GP_U8, j->n, j->x, (int)j->nbins, j->lo, j->hi, j->cub, s, j->err)
+               ? GP_ERR_CUDA
+               : GP_OK;
+}
+
+int bench_histogram(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    size_t bytes = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: gpuprim bench histogram [-d DEVICE|cpu] [--bytes B] [--reps N] [--warmup N] [--json|--csv]\n"
+                   "                               [--svg FILE]\n"
+                   "  gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run:\n"
+                   "  u8 256 bins over [0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random\n"
+                   "  data), and all values in one bin (u8, f32). Inputs of B bytes (default 1 GiB; 64 MiB on the\n"
+                   "  CPU backend).\n");
+            return EXIT_OK;
+        } else if (strcmp(a, "--bytes") == 0 && v) {
+            if (parse_size(v, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)) {
+                fprintf(stderr, "gpuprim bench histogram: --bytes: 64 .. 2^31, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "gpuprim bench histogram: unknown argument '%s'\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    gp_ctx_t *ctx = NULL;
+    report_t r;
+    char desc[512];
+    int rc = bench_begin("gpuprim bench histogram", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (bytes == 0) bytes = gpu ? (size_t)1 << 30 : (size_t)64 << 20;
+    report_meta(&r, "peer", "%s",
+                gpu ? "CUB cub::DeviceHistogram::HistogramEven (int counters) from the CUDA toolkit"
+                    : "none on the CPU backend");
+    bench_ceilings_t ce = {0, 0, 0};
+    if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)64 << 20, c.warmup, c.reps, &ce) != GP_OK) {
+        fprintf(stderr, "gpuprim bench histogram: ceilings: %s\n", gp_last_error());
+        report_free(&r);
+        gp_ctx_destroy(ctx);
+        return EXIT_FAIL;
+    }
+    static const struct {
+        gp_dtype_t dtype;
+        size_t nbins;
+        double lo, hi;
+        int skew;
+    } cases[] = {
+        {GP_U8, 256, 0, 256, 0},       {GP_F32, 256, -1, 1, 0},   {GP_F32, 4096, -1, 1, 0},
+        {GP_F32, 65536, -1, 1, 0},     {GP_F32, 1u << 20, -1, 1, 0}, {GP_U8, 256, 0, 256, 1},
+        {GP_F32, 256, -1, 1, 1},       {GP_F32, 65536, -1, 1, 1},
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    gp_buffer_t xb[1] = {{0}}, ours = {0}, cub = {0};
+    const size_t maxbins = (size_t)1 << 20;
+    gp_status_t st = GP_OK;
+    if ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &xb[0])) != GP_OK ||
+        (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, (maxbins + 3) * 4, &ours)) != GP_OK ||
+        (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, (maxbins + 3) * 4, &cub)) != GP_OK) {
+        fprintf(stderr, "gpuprim bench histogram: buffers: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    uint32_t *h_ours = malloc((maxbins + 3) * 4), *h_cub = malloc((maxbins + 3) * 4);
+    const char *labels[20];
+    double values[20];
+    char label_buf[20][96];
+    int nbars = 0;
+    gp_dtype_t filled = GP_DTYPE_COUNT;
+    int filled_skew = -1;
+    for (int ci = 0; ci < ncases && rc == EXIT_OK; ci++) {
+        const gp_dtype_t dt = cases[ci].dtype;
+        const size_t n = bytes / gp_dtype_size(dt);
+        if (dt != filled || cases[ci].skew != filled_skew) {
+            /* random: every byte value (u8) or [-1, 1) (f32); skewed: every byte 0x3e (u8 62, f32 0.1858) */
+            st = cases[ci].skew ? gp_memset(ctx, xb[0].device, 0x3e, bytes, NULL)
+                                : bench_fill_random(ctx, xb[0].device, n, dt, 2026 + (unsigned)dt);
+            if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
+            if (st != GP_OK) {
+                fprintf(stderr, "gpuprim bench histogram: filling: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            filled = dt, filled_skew = cases[ci].skew;
+        }
+        hjob_t j = {ctx, dt, n, cases[ci].nbins, cases[ci].lo, cases[ci].hi, xb[0].device, ours.device, cub.device, ""};
+        /* which strategy the library picks (for the row name) */
+        char name[64];
+        if (gpu) {
+            gp__hist_plan_t plan;
+            gp__hist_spec_t spec = {GP__HIST_EVEN, j.nbins, j.lo, j.hi, (double)j.nbins / (j.hi - j.lo), NULL};
+            if (gp__hist_gpu_ex(ctx, &spec, dt, 1, j.x, GP_U32, j.ours, NULL, GP__HS_AUTO, 0, 0, &plan) != GP_OK) {
+                fprintf(stderr, "gpuprim bench histogram: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            if (plan.strategy == GP__HS_CLUSTER)
+                snprintf(name, sizeof name, "hist%zu%s %s%d/%s", j.nbins, cases[ci].skew ? " skew" : "",
+                         gp__hist_strategy_name(plan.strategy), plan.cluster, gp__hist_kind_name(plan.kind));
+            else
+                snprintf(name, sizeof name, "hist%zu%s %s/%s", j.nbins, cases[ci].skew ? " skew" : "",
+                         gp__hist_strategy_name(plan.strategy), gp__hist_kind_name(plan.kind));
+        } else {
+            snprintf(name, sizeof name, "hist%zu%s cpu", j.nbins, cases[ci].skew ? " skew" : "");
+        }
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if ((st = bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so)) != GP_OK) {
+            fprintf(stderr, "gpuprim bench histogram: %s: %s\n", name, gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        const int has_peer = gpu && n < 0x7fffffff;
+        char peer_name[64] = "";
+        if (has_peer) {
+            if (gp_peer_histogram_prepare(dt == GP_U8, n, (int)j.nbins, j.lo, j.hi, j.err) != 0 ||
+                bench_time(ctx, run_cub, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK) {
+                fprintf(stderr, "gpuprim bench histogram: %s\n", j.err);
+                rc = EXIT_FAIL;
+                break;
+            }
+            /* the answers: ours against CUB's */
+            if (gp_memcpy_sync(ctx, h_ours, ours.device, (j.nbins + 3) * 4) != GP_OK ||
+                gp_memcpy_sync(ctx, h_cub, cub.device, j.nbins * 4) != GP_OK) {
+                fprintf(stderr, "gpuprim bench histogram: reading counts: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            size_t differ = 0;
+            uint64_t total = 0;
+            for (size_t b = 0; b < j.nbins; b++) differ += h_ours[b] != h_cub[b], total += h_ours[b];
+            total += (uint64_t)h_ours[j.nbins] + h_ours[j.nbins + 1] + h_ours[j.nbins + 2];
+            if (total != (uint64_t)n || (dt == GP_U8 && differ)) {
+                fprintf(stderr, "gpuprim bench histogram: %s: counts wrong (total %llu of %zu, %zu bins differ from "
+                                "CUB)\n", name, (unsigned long long)total, n, differ);
+                rc = EXIT_MISMATCH;
+            }
+            if (differ) report_meta(&r, name, "%zu bins differ from CUB (float binning at the edges)", differ);
+            snprintf(peer_name, sizeof peer_name, "cub::HistogramEven");
+        }
+        vec_row(&r, name, gp_dtype_name(dt), n, (double)bytes, &so, &ce, peer_name, has_peer ? sp.median_ms : 0);
+        if (nbars < 18) {
+            snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s", name, gp_dtype_name(dt));
+            labels[nbars] = label_buf[nbars];
+            values[nbars++] = bench_gbs((double)bytes, so.median_ms);
+            if (has_peer) {
+                snprintf(label_buf[nbars], sizeof label_buf[0], "  CUB %s %zu%s", gp_dtype_name(dt), j.nbins,
+                         cases[ci].skew ? " skew" : "");
+                labels[nbars] = label_buf[nbars];
+                values[nbars++] = bench_gbs((double)bytes, sp.median_ms);
+            }
+        }
+    }
+    report_print(&r, c.fmt, stdout);
+    if (rc == EXIT_OK && c.svg) {
+        char title[700], date[16];
+        today(date, sizeof date);
+        snprintf(title, sizeof title, "gpuprim bench histogram\n%s\n%s; peer: CUB", desc, date);
+        if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", labels, values, nbars, ce.read_gbs,
+                          "read-only kernel") != 0)
+            rc = EXIT_FAIL;
+    }
+    free(h_ours), free(h_cub);
+    gp_mem_free(ctx, &xb[0]), gp_mem_free(ctx, &ours), gp_mem_free(ctx, &cub);
+    report_free(&r);
+    gp_ctx_destroy(ctx);
+    return rc;
+}

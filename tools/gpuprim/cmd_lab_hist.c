@@ -1,0 +1,254 @@
+/*
+ * cmd_lab_hist.c — `gpuprim lab histogram`: the primers' histogram techniques as numbered versions on the same data,
+ * each checked against the CPU backend's counts (bitwise) and timed side by side for several bin counts: GB/s read,
+ * % of the read-only kernel, speedup over the previous version and over v01 (global atomics). A version that cannot
+ * hold the bins (shared memory) says so instead of a time.
+ */
+#include "commands.h"
+
+#include "histogram/histogram_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hversion {
+    int id;
+    const char *name;
+    int strategy, cluster; /* GP__HS_*, cluster size (0: automatic) */
+    const char *teaches;
+} hversion_t;
+
+static const hversion_t g_versions[] = {
+    {1, "hist_v01_global_atomics", GP__HS_GLOBAL, 0, "atomicAdd on the global counts (L2 atomics)"},
+    {2, "hist_v02_block_shared", GP__HS_BLOCK, 0, "privatized: one shared-memory histogram per block, merged"},
+    {3, "hist_v03_warp_shared", GP__HS_WARP, 0, "one shared histogram per warp: fewer same-address collisions"},
+    {4, "hist_v04_lane_columns", GP__HS_LANE, 0,
+     "16-bit counters, one bank per lane: conflict-free whatever the data (<= 285 bins)"},
+    {5, "hist_v05_lane_columns_rmw", GP__HS_LANE_RMW, 0, "v04 with plain load/add/store instead of shared atomics"},
+    {6, "hist_v06_cluster2_dsm", GP__HS_CLUSTER, 2, "bins over the distributed shared memory of a 2-block cluster"},
+    {7, "hist_v07_cluster4_dsm", GP__HS_CLUSTER, 4, "the same over 4 blocks"},
+    {8, "hist_v08_cluster8_dsm", GP__HS_CLUSTER, 8, "the same over 8 blocks"},
+    {9, "hist_v09_cluster16_dsm", GP__HS_CLUSTER, 16, "the same over 16 blocks (non-portable cluster size)"},
+    {10, "hist_v10_production", GP__HS_AUTO, 0, "gp_histogram_even: the strategy and binner chosen per bin count"},
+};
+
+typedef struct hlab {
+    gp_ctx_t *ctx;
+    const hversion_t *v;
+    gp__hist_spec_t spec;
+    gp_dtype_t dtype;
+    size_t n;
+    const void *x;
+    void *counts;
+} hlab_t;
+
+static gp_status_t run_hversion(void *u, int rep, gp_stream_t s)
+{
+    hlab_t *j = u;
+    (void)rep;
+    if (j->v == NULL) /* the CPU backend */
+        return gp_histogram_even(j->ctx, j->dtype, j->n, j->x, j->spec.nbins, j->spec.lo, j->spec.hi, GP_U64,
+                                 j->counts, s);
+    return gp__hist_gpu_ex(j->ctx, &j->spec, j->dtype, j->n, j->x, GP_U64, j->counts, (cudaStream_t)s,
+                           j->v->strategy, j->v->cluster, 0, NULL);
+}
+
+static int parse_bins_list(const char *v, size_t *bins, int max)
+{
+    int k = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (k == max || parse_size(t, &bins[k]) != 0 || bins[k] == 0 || bins[k] > ((size_t)1 << 30)) return -1;
+        k++;
+    }
+    return k;
+}
+
+int lab_histogram(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    size_t n = 0, bins[8] = {256, 4096, 65536, (size_t)1 << 20};
+    int nbins = 4, skew = 0;
+    gp_dtype_t dt = GP_F32;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--list") == 0) {
+            printf("%-4s %-28s %s\n", "id", "name", "teaches");
+            for (size_t r = 0; r < sizeof g_versions / sizeof g_versions[0]; r++)
+                printf("%-4d %-28s %s%s\n", g_versions[r].id, g_versions[r].name, g_versions[r].teaches,
+                       g_versions[r].strategy == GP__HS_AUTO ? " <- production" : "");
+            return EXIT_OK;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: gpuprim lab histogram [--list] [-d DEVICE|cpu] [-n N] [--dtype u8|u16|i32|u32|f32|f64]\n"
+                   "                             [--bins N[,N...]] [--skew] [--reps N] [--warmup N] [--json|--csv]\n"
+                   "  every histogram version on the same random data (--skew: every value in one bin), checked\n"
+                   "  against the CPU backend's counts and timed side by side. Default: f32, bins 256,4096,65536,\n"
+                   "  1048576, n = 1 GiB of data on a GPU (2^24 on the CPU). Ranges: floats [-1, 1), u8 [0, 256),\n"
+                   "  u16 [0, 65536), i32 [-1024, 1024), u32 [0, 2^32).\n");
+            return EXIT_OK;
+        } else if (strcmp(a, "-n") == 0 && v) {
+            if (parse_size(v, &n) != 0 || n == 0 || n > ((size_t)1 << 31)) {
+                fprintf(stderr, "gpuprim lab histogram: -n: an element count 1 .. 2^31, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "--dtype") == 0 && v) {
+            if (gp_dtype_parse(v, &dt) != GP_OK) dt = GP_DTYPE_COUNT;
+            if (dt != GP_U8 && dt != GP_U16 && dt != GP_I32 && dt != GP_U32 && dt != GP_F32 && dt != GP_F64) {
+                fprintf(stderr, "gpuprim lab histogram: --dtype: u8 u16 i32 u32 f32 f64, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "--bins") == 0 && v) {
+            if ((nbins = parse_bins_list(v, bins, 8)) <= 0) {
+                fprintf(stderr, "gpuprim lab histogram: --bins: up to 8 counts 1 .. 2^30, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "--skew") == 0) {
+            skew = 1;
+        } else {
+            fprintf(stderr, "gpuprim lab histogram: unknown argument '%s'\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    gp_ctx_t *cpu = NULL, *gpu = NULL;
+    int rc = lab_contexts("gpuprim lab histogram", c.device, &cpu, &gpu);
+    if (rc != EXIT_OK) return rc;
+    const size_t es = gp_dtype_size(dt);
+    if (n == 0) n = gpu ? ((size_t)1 << 30) / es : (size_t)1 << 24;
+    double lo = -1, hi = 1;
+    if (dt == GP_U8) lo = 0, hi = 256;
+    if (dt == GP_U16) lo = 0, hi = 65536;
+    if (dt == GP_I32) lo = -1024, hi = 1024;
+    if (dt == GP_U32) lo = 0, hi = 4294967296.0;
+    /* data: on the host (the CPU backend's input and reference), copied to the GPU */
+    void *hx = malloc(n * es + 16);
+    size_t maxb = 0;
+    for (int b = 0; b < nbins; b++) maxb = bins[b] > maxb ? bins[b] : maxb;
+    uint64_t *ref = malloc((maxb + 3) * 8), *got = malloc((maxb + 3) * 8);
+    gp_buffer_t dx = {0}, dc = {0};
+    gp_status_t st = GP_OK;
+    if (!hx || !ref || !got) {
+        fprintf(stderr, "gpuprim lab histogram: out of host memory\n");
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    if (skew) memset(hx, 0x3e, n * es);
+    else if (dt == GP_U16) st = bench_fill_random(cpu, hx, (n + 1) / 2, GP_U32, 11);
+    else st = bench_fill_random(cpu, hx, n, dt, 11);
+    if (st == GP_OK && gpu) {
+        if ((st = gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es, &dx)) == GP_OK &&
+            (st = gp_mem_alloc(gpu, GP_MEM_DEVICE, (maxb + 3) * 8, &dc)) == GP_OK)
+            st = gp_memcpy_sync(gpu, dx.device, hx, n * es);
+    }
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim lab histogram: data: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    bench_ceilings_t ce = {0, 0, 0};
+    if (gpu && bench_ceilings(gpu, n * es >= ((size_t)256 << 20) ? n * es : (size_t)256 << 20, 2, 5, &ce) != GP_OK) {
+        fprintf(stderr, "gpuprim lab histogram: ceilings: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    static const char *const cols[] = {"id", "version", "bins", "ran_as", "median_us", "GB/s", "%read", "x prev",
+                                       "x v01", "check"};
+    static const int num[] = {0, 0, 1, 0, 1, 1, 1, 1, 1, 0};
+    report_t r;
+    report_init(&r, "gpuprim lab histogram", cols, num, 10);
+    char desc[512], date[16];
+    describe_device(gpu ? gpu : cpu, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(&r, "device", "%s", desc);
+    report_meta(&r, "date", "%s", date);
+    report_meta(&r, "data", "%zu x %s, %s, even bins over [%g, %g)", n, gp_dtype_name(dt),
+                skew ? "every value in one bin" : "uniform random", lo, hi);
+    report_meta(&r, "timing", "median of %d after %d warm-up; CPU backend: median of 3", c.reps, c.warmup);
+    for (int bi = 0; bi < nbins && rc != EXIT_FAIL; bi++) {
+        const size_t nb = bins[bi];
+        gp__hist_spec_t spec = {GP__HIST_EVEN, nb, lo, hi, (double)nb / (hi - lo), NULL};
+        /* the CPU backend: the reference, and a timed row */
+        hlab_t jc = {cpu, NULL, spec, dt, n, hx, ref};
+        bench_stats_t sc;
+        if ((st = bench_time(cpu, run_hversion, NULL, &jc, 0, 3, NULL, &sc)) != GP_OK) {
+            fprintf(stderr, "gpuprim lab histogram: CPU backend: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        char cb[24], cmed[24], cg[24], cpct[24], cprev[24], cv1[24], cchk[128], cran[48];
+        snprintf(cb, sizeof cb, "%zu", nb);
+        snprintf(cmed, sizeof cmed, "%.1f", sc.median_ms * 1e3);
+        snprintf(cg, sizeof cg, "%.2f", bench_gbs((double)(n * es), sc.median_ms));
+        const char *crow[] = {"90", "hist_v90_cpu_backend", cb, "cpu", cmed, cg, "", "", "", "reference"};
+        report_row(&r, crow);
+        double prev = 0, v1 = 0;
+        for (size_t vi = 0; gpu && vi < sizeof g_versions / sizeof g_versions[0]; vi++) {
+            const hversion_t *v = &g_versions[vi];
+            hlab_t j = {gpu, v, spec, dt, n, dx.device, dc.device};
+            char cid[8];
+            snprintf(cid, sizeof cid, "%02d", v->id);
+            gp__hist_plan_t plan;
+            gp_memset(gpu, dc.device, 0xff, (nb + 3) * 8, NULL);
+            st = gp__hist_gpu_ex(gpu, &spec, dt, n, dx.device, GP_U64, dc.device, NULL, v->strategy, v->cluster, 0,
+                                 &plan);
+            if (st == GP_ERR_UNSUPPORTED) {
+                const char *cells[] = {cid, v->name, cb, "-", "", "", "", "", "", "cannot hold these bins"};
+                report_row(&r, cells);
+                continue;
+            }
+            if (st != GP_OK || (st = gp_stream_sync(gpu, NULL)) != GP_OK ||
+                (st = gp_memcpy_sync(gpu, got, dc.device, (nb + 3) * 8)) != GP_OK) {
+                fprintf(stderr, "gpuprim lab histogram: %s: %s\n", v->name, gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            size_t bad = 0, first = 0;
+            for (size_t b = 0; b < nb + 3; b++)
+                if (got[b] != ref[b] && !bad++) first = b;
+            if (bad) {
+                snprintf(cchk, sizeof cchk, "FAIL: %zu slots differ, first %zu", bad, first);
+                rc = EXIT_MISMATCH;
+            } else {
+                snprintf(cchk, sizeof cchk, "ok");
+            }
+            bench_stats_t s;
+            if ((st = bench_time(gpu, run_hversion, NULL, &j, c.warmup, c.reps, NULL, &s)) != GP_OK) {
+                fprintf(stderr, "gpuprim lab histogram: %s: %s\n", v->name, gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            const double g = bench_gbs((double)(n * es), s.median_ms);
+            if (plan.strategy == GP__HS_CLUSTER)
+                snprintf(cran, sizeof cran, "%s%d/%s", gp__hist_strategy_name(plan.strategy), plan.cluster,
+                         gp__hist_kind_name(plan.kind));
+            else
+                snprintf(cran, sizeof cran, "%s/%s", gp__hist_strategy_name(plan.strategy),
+                         gp__hist_kind_name(plan.kind));
+            snprintf(cmed, sizeof cmed, "%.1f", s.median_ms * 1e3);
+            snprintf(cg, sizeof cg, "%.1f", g);
+            snprintf(cpct, sizeof cpct, "%.1f", ce.read_gbs > 0 ? 100 * g / ce.read_gbs : 0.0);
+            cprev[0] = cv1[0] = 0;
+            if (prev > 0) snprintf(cprev, sizeof cprev, "%.2f", g / prev);
+            if (v->id == 1) v1 = g;
+            if (v1 > 0) snprintf(cv1, sizeof cv1, "%.2f", g / v1);
+            const char *cells[] = {cid, v->name, cb, cran, cmed, cg, cpct, cprev, cv1, cchk};
+            report_row(&r, cells);
+            prev = g;
+        }
+    }
+    report_print(&r, c.fmt, stdout);
+    report_free(&r);
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim lab histogram: some versions FAILED verification\n");
+out:
+    if (gpu) gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dc);
+    free(hx), free(ref), free(got);
+    gp_ctx_destroy(gpu);
+    gp_ctx_destroy(cpu);
+    return rc;
+}
