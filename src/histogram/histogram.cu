@@ -4,11 +4,11 @@
  * grid from the occupancy, and launches. The kernels live in histogram_k_small.cu / histogram_k_large.cu.
  *
  * Automatic choice, by slots S = nbins + 3:
- *   S <= 288                          LANE    (per-lane 16-bit columns: conflict-free, skew-proof)
- *   8 warps x S counters <= 64 KiB    WARP    (per-warp histograms)
+ *   S <= 288, ident / int binner      LANE    (per-lane 16-bit columns: conflict-free)
  *   S counters fit one block          BLOCK   (per-block histogram, opt-in shared memory up to the device limit)
  *   S counters fit a cluster (<= 16)  CLUSTER (the bins over the distributed shared memory of the cluster)
  *   beyond                            GLOBAL  (atomics on the counts in global memory, L2-resident)
+ * WARP (per-warp histograms) is a lab version: on the H200 it never beat BLOCK.
  */
 #include "histogram_kernels.cuh"
 
@@ -63,17 +63,17 @@ int make_binner(gp_dtype_t dt, Binner *b)
     /* even, estimated: error bounds of the estimate in bins (see histogram_kernels.cuh), doubled */
     const double scale = s.scale, M = fmax(fabs(s.lo), fabs(s.hi)), w = s.hi - s.lo;
     const double edge_err = 0x1p-50 * (M + w) * scale;
+    const double dm = 2 * (0x1p-53 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
+    b->dlo = s.lo;
+    b->dscale = scale;
+    b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
     const double fm = 2 * (0x1p-24 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
     if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
         b->flo = (float)s.lo;
         b->fscale = (float)scale;
         b->fmargin = (float)fm;
-        return K_F32;
+        return K_F32; /* its uncertain values retry with the F64 fields above */
     }
-    const double dm = 2 * (0x1p-53 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
-    b->dlo = s.lo;
-    b->dscale = scale;
-    b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
     return K_F64;
 }
 
@@ -88,8 +88,8 @@ int threads_of(int strategy)
     switch (strategy) {
     case GP__HS_LANE:
     case GP__HS_LANE_RMW: return 128;
-    case GP__HS_BLOCK:
-    case GP__HS_CLUSTER: return 512;
+    case GP__HS_BLOCK: return 512;
+    case GP__HS_CLUSTER: return 1024;
     default: return 256;
     }
 }
@@ -99,7 +99,7 @@ size_t smem_of(int strategy, size_t S, int cluster)
 {
     switch (strategy) {
     case GP__HS_LANE:
-    case GP__HS_LANE_RMW: return (S + 1) / 2 * 32 * 4 * (size_t)(threads_of(strategy) / 32);
+    case GP__HS_LANE_RMW: return ((S + 1) / 2 * 32 * (size_t)(threads_of(strategy) / 32) + S) * 4;
     case GP__HS_WARP: return S * 4 * (size_t)(threads_of(strategy) / 32);
     case GP__HS_BLOCK: return S * 4;
     case GP__HS_CLUSTER: return (S + (size_t)cluster - 1) / (size_t)cluster * 4;
@@ -194,8 +194,9 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         return gp__error(GP_ERR_INVALID_ARG, "gp_histogram: cluster size %d (2 .. 16)", cluster);
     int st_ = strategy;
     if (st_ == GP__HS_AUTO) {
-        if (fits(GP__HS_LANE, S, optin, 0)) st_ = GP__HS_LANE;
-        else if (smem_of(GP__HS_WARP, S, 0) <= 64 * 1024) st_ = GP__HS_WARP;
+        /* measured (docs/HISTOGRAM.md): lane columns pay off only where the binner is cheap and the shared
+         * atomics are the limit (ident, int); per-warp histograms never beat per-block ones */
+        if (fits(GP__HS_LANE, S, optin, 0) && (kind == K_IDENT || kind == K_INT)) st_ = GP__HS_LANE;
         else if (fits(GP__HS_BLOCK, S, optin, 0)) st_ = GP__HS_BLOCK;
         else st_ = GP__HS_CLUSTER; /* falls to GLOBAL below when no cluster holds them */
     }

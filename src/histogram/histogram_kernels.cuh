@@ -7,7 +7,8 @@
  *     INT    integer dtypes whose even bins have an integer width (and direct mode): slot = (v - lo) / width in
  *            integer arithmetic (a shift, or a multiply-high by a 64-bit reciprocal);
  *     F32    u8, u16, f32: the bin estimated in float with a proven error bound; a value whose estimate lies
- *            within that bound of an edge (and any value outside the range, NaN) takes the exact double rule;
+ *            within that bound of an edge (and any value outside the range, NaN) is estimated again in double
+ *            (F64), and takes the exact rule only if that too is near an edge;
  *     F64    any dtype: the same in double;
  *     RANGE  caller's edges: binary search (the exact rule itself).
  *   the counting strategy:
@@ -17,6 +18,7 @@
  *     WARP     one shared-memory histogram per warp (fewer same-address collisions), summed per block at the end;
  *     LANE     one column of 16-bit counters per lane (word (slot / 2) * 32 + lane: every lane in its own bank, so
  *              a warp's 32 updates never conflict, whatever the data); flushed before a counter can overflow;
+ *              aggregated whole-warp adds go to a 32-bit per-block histogram beside the columns;
  *     CLUSTER  the bins spread over the distributed shared memory of a thread-block cluster: the block of rank r
  *              holds slots [r * per, (r + 1) * per); every block adds into the owner's memory (map_shared_rank).
  *   GLOBAL, BLOCK, WARP and CLUSTER aggregate a warp whose 32 lanes all hold vectors of one slot (skewed data) into a
@@ -62,7 +64,10 @@ struct Args {
     unsigned long long per_magic; /* ceil(2^64 / per) */
 };
 
-template <int K, typename T> __device__ __forceinline__ unsigned slot(const Binner &B, T x)
+constexpr unsigned SLOW = 0xffffffffu; /* the estimate is not trusted: take the exact rule */
+
+/* The slot of x, or SLOW where only the exact rule can tell (F32 / F64 near an edge, outside the range, NaN). */
+template <int K, typename T> __device__ __forceinline__ unsigned fast_slot(const Binner &B, T x)
 {
     if constexpr (K == K_IDENT) {
         return (unsigned)x;
@@ -83,18 +88,35 @@ template <int K, typename T> __device__ __forceinline__ unsigned slot(const Binn
         const float t = __fadd_rd(e, 0x1.8p23f); /* floor(e) + 1.5 * 2^23 for 0 <= e < 2^22 */
         const unsigned b = __float_as_uint(t) - 0x4B400000u;
         const float fr = e - (t - 0x1.8p23f); /* e - floor(e), exact */
-        if (b < B.nb && fr > B.fmargin && fr < 1.0f - B.fmargin) return b;
-        return (unsigned)gp__hist_slot(&B.s, (double)x);
+        return b < B.nb && fr > B.fmargin && fr < 1.0f - B.fmargin ? b : SLOW;
     } else if constexpr (K == K_F64) {
         const double e = ((double)x - B.dlo) * B.dscale;
         const double t = __dadd_rd(e, 0x1.8p52);
         const unsigned long long b = (unsigned long long)__double_as_longlong(t) - 0x4338000000000000ull;
         const double fr = e - (t - 0x1.8p52);
-        if (b < B.nb && fr > B.dmargin && fr < 1.0 - B.dmargin) return (unsigned)b;
-        return (unsigned)gp__hist_slot(&B.s, (double)x);
+        return b < B.nb && fr > B.dmargin && fr < 1.0 - B.dmargin ? (unsigned)b : SLOW;
     } else {
         return (unsigned)gp__hist_slot(&B.s, (double)x);
     }
+}
+
+/* Where the estimate is not trusted: F32 retries in double (its margin is ~2^29 times narrower), then the exact
+ * rule. */
+template <int K, typename T> __device__ __noinline__ unsigned slow_slot(const Binner &B, T x)
+{
+    if constexpr (K == K_F32) {
+        const unsigned b = fast_slot<K_F64, T>(B, x);
+        if (b != SLOW) return b;
+    }
+    return (unsigned)gp__hist_slot(&B.s, (double)x);
+}
+
+template <int K, typename T> __device__ __forceinline__ unsigned slot(const Binner &B, T x)
+{
+    const unsigned b = fast_slot<K, T>(B, x);
+    if constexpr (K == K_F32 || K == K_F64)
+        if (b == SLOW) return slow_slot<K, T>(B, x);
+    return b;
 }
 
 /* Element i of a 16-byte vector. */
@@ -166,8 +188,18 @@ __device__ __forceinline__ void walk(const Args &a, Add &add, Step &step)
             const size_t i = base + (size_t)u * blockDim.x + threadIdx.x;
             if (full || i < nv) {
                 unsigned b[VN];
+                bool slow = false;
 #pragma unroll
-                for (int e = 0; e < VN; e++) b[e] = slot<K, T>(a.b, elem<T>(v[u], e));
+                for (int e = 0; e < VN; e++) {
+                    b[e] = fast_slot<K, T>(a.b, elem<T>(v[u], e));
+                    slow |= b[e] == SLOW;
+                }
+                if constexpr (K == K_F32 || K == K_F64) {
+                    if (slow) /* one divergent branch per vector, not per element */
+#pragma unroll
+                        for (int e = 0; e < VN; e++)
+                            if (b[e] == SLOW) b[e] = slow_slot<K, T>(a.b, elem<T>(v[u], e));
+                }
                 add_vector<VN, AGG>(b, full, add);
             }
         }
@@ -180,7 +212,7 @@ struct NoStep {
 };
 
 /* ---- GLOBAL */
-template <int K, typename T, int U> __global__ void __launch_bounds__(256) k_global(Args a)
+template <int K, typename T, int U> __global__ void __launch_bounds__(256, 4) k_global(Args a)
 {
     auto add = [&](unsigned b, unsigned v) { add_global(a, b, v); };
     NoStep step;
@@ -188,7 +220,7 @@ template <int K, typename T, int U> __global__ void __launch_bounds__(256) k_glo
 }
 
 /* ---- BLOCK: one shared histogram of nbins + 3 counters per block */
-template <int K, typename T, int U> __global__ void __launch_bounds__(512) k_block(Args a)
+template <int K, typename T, int U> __global__ void __launch_bounds__(512, 2) k_block(Args a)
 {
     extern __shared__ unsigned h[];
     const unsigned S = a.b.nb + 3;
@@ -231,11 +263,16 @@ template <int K, typename T, int U, bool ATOMIC> __global__ void __launch_bounds
     const unsigned S = a.b.nb + 3, R = (S + 1) / 2, warps = blockDim.x / 32, lane = threadIdx.x & 31;
     unsigned *region = h + (threadIdx.x / 32) * R * 32;
     unsigned *hl = region + lane;
-    for (unsigned i = threadIdx.x; i < R * 32 * warps; i += blockDim.x) h[i] = 0;
+    unsigned *hb = h + R * 32 * warps; /* the block's 32-bit counts of whole-warp (aggregated) adds */
+    for (unsigned i = threadIdx.x; i < R * 32 * warps + S; i += blockDim.x) h[i] = 0;
     __syncthreads();
     auto add = [&](unsigned b, unsigned v) {
+        if (v != 1) { /* a whole warp's vectors in one slot (v is a constant after inlining) */
+            atomicAdd(hb + b, v);
+            return;
+        }
         unsigned *p = hl + ((b >> 1) << 5);
-        const unsigned inc = v << ((b & 1) << 4);
+        const unsigned inc = 1u << ((b & 1) << 4);
         if constexpr (ATOMIC) atomicAdd(p, inc);
         else *p += inc; /* the lane's own word: no other thread touches it until the flush */
     };
@@ -265,12 +302,12 @@ template <int K, typename T, int U, bool ATOMIC> __global__ void __launch_bounds
         }
         __syncthreads();
         for (unsigned i = threadIdx.x; i < S; i += blockDim.x) {
-            unsigned t = 0;
+            unsigned t = hb[i];
             for (unsigned w = 0; w < warps; w++) t += h[w * R * 32 + i];
             if (t) add_global(a, i, t);
         }
         __syncthreads();
-        for (unsigned i = threadIdx.x; i < R * 32 * warps; i += blockDim.x) h[i] = 0;
+        for (unsigned i = threadIdx.x; i < R * 32 * warps + S; i += blockDim.x) h[i] = 0;
         __syncthreads();
     };
     unsigned steps = 0;
@@ -280,26 +317,29 @@ template <int K, typename T, int U, bool ATOMIC> __global__ void __launch_bounds
             steps = 0;
         }
     };
-    walk<K, T, U, false>(a, add, step);
+    walk<K, T, U, true>(a, add, step);
     flush();
 }
 
-/* ---- CLUSTER: the slots spread over the shared memory of the cluster's blocks */
-template <int K, typename T, int U> __global__ void __launch_bounds__(512) k_cluster(Args a)
+/* ---- CLUSTER: the slots spread over the shared memory of the cluster's blocks; remote adds are
+ * red.shared::cluster on 32-bit cluster-window addresses (mapa), no generic addressing. */
+template <int K, typename T, int U> __global__ void __launch_bounds__(1024) k_cluster(Args a)
 {
     extern __shared__ unsigned h[];
     cg::cluster_group cl = cg::this_cluster();
     const unsigned per = a.per, S = a.b.nb + 3, rank = cl.block_rank();
+    const unsigned base = (unsigned)__cvta_generic_to_shared(h);
     for (unsigned i = threadIdx.x; i < per; i += blockDim.x) h[i] = 0;
     cl.sync();
     auto add = [&](unsigned b, unsigned v) {
         const unsigned r = (unsigned)__umul64hi((unsigned long long)b, a.per_magic); /* b / per */
-        unsigned *dst = cl.map_shared_rank(h, (int)r);
-        atomicAdd(dst + (b - r * per), v);
+        unsigned remote;
+        asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(base + 4u * (b - r * per)), "r"(r));
+        asm volatile("red.relaxed.cluster.shared::cluster.add.u32 [%0], %1;" ::"r"(remote), "r"(v) : "memory");
     };
     NoStep step;
     walk<K, T, U, true>(a, add, step);
-    cl.sync(); /* every block's adds into this block are done */
+    cl.sync(); /* every block's adds into this block are done (barrier.cluster: release / acquire) */
     for (unsigned i = threadIdx.x; i < per; i += blockDim.x) {
         const unsigned b = rank * per + i;
         if (b < S && h[i]) add_global(a, b, h[i]);
