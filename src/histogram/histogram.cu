@@ -88,12 +88,17 @@ int threads_of(int strategy)
     switch (strategy) {
     case GP__HS_LANE:
     case GP__HS_LANE_RMW: return 128;
-    case GP__HS_BLOCK: return 512;
+    case GP__HS_BLOCK:
+    case GP__HS_BLOCK_BULK: return 512;
     case GP__HS_CLUSTER: return 1024;
     default: return 256;
     }
 }
-int unroll_of(int strategy) { return strategy == GP__HS_LANE || strategy == GP__HS_LANE_RMW ? 8 : 4; }
+/* 16-byte vectors a thread takes per step */
+int unroll_of(int strategy)
+{
+    return strategy == GP__HS_LANE || strategy == GP__HS_LANE_RMW ? 8 : strategy == GP__HS_BLOCK_BULK ? BULK_VPT : 4;
+}
 
 size_t smem_of(int strategy, size_t S, int cluster)
 {
@@ -102,6 +107,7 @@ size_t smem_of(int strategy, size_t S, int cluster)
     case GP__HS_LANE_RMW: return ((S + 1) / 2 * 32 * (size_t)(threads_of(strategy) / 32) + S) * 4;
     case GP__HS_WARP: return S * 4 * (size_t)(threads_of(strategy) / 32);
     case GP__HS_BLOCK: return S * 4;
+    case GP__HS_BLOCK_BULK: return bulk_prefix_bytes(threads_of(strategy)) + S * 4;
     case GP__HS_CLUSTER: return (S + (size_t)cluster - 1) / (size_t)cluster * 4;
     default: return 0;
     }
@@ -152,7 +158,8 @@ gp_status_t cluster_capacity(const void *k, int cluster, int threads, size_t sme
 
 const char *gp__hist_strategy_name(int s)
 {
-    static const char *const names[GP__HS_COUNT] = {"global", "block", "warp", "lane", "lane_rmw", "cluster"};
+    static const char *const names[GP__HS_COUNT] = {"global", "block", "warp", "lane", "lane_rmw", "cluster",
+                                                    "block_bulk"};
     return s >= 0 && s < GP__HS_COUNT ? names[s] : "auto";
 }
 
@@ -194,9 +201,9 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         return gp__error(GP_ERR_INVALID_ARG, "gp_histogram: cluster size %d (2 .. 16)", cluster);
     int st_ = strategy;
     if (st_ == GP__HS_AUTO) {
-        /* measured (docs/HISTOGRAM.md): lane columns pay off only where the binner is cheap and the shared
-         * atomics are the limit (ident, int); per-warp histograms never beat per-block ones */
-        if (fits(GP__HS_LANE, S, optin, 0) && (kind == K_IDENT || kind == K_INT)) st_ = GP__HS_LANE;
+        /* measured (docs/HISTOGRAM.md): per-warp histograms where the binner is cheap (ident, int: the shared
+         * atomics are the limit, and one-bin data aggregates best per warp), per-block ones elsewhere */
+        if (smem_of(GP__HS_WARP, S, 0) <= 64 * 1024 && (kind == K_IDENT || kind == K_INT)) st_ = GP__HS_WARP;
         else if (fits(GP__HS_BLOCK, S, optin, 0)) st_ = GP__HS_BLOCK;
         else st_ = GP__HS_CLUSTER; /* falls to GLOBAL below when no cluster holds them */
     }

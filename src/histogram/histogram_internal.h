@@ -75,6 +75,7 @@ enum {
     GP__HS_LANE,
     GP__HS_LANE_RMW,
     GP__HS_CLUSTER,
+    GP__HS_BLOCK_BULK,
     GP__HS_COUNT
 };
 /* What a GPU histogram ran as (for the lab and bench reports). */

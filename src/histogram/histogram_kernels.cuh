@@ -159,6 +159,44 @@ __device__ __forceinline__ void add_vector(const unsigned (&b)[VN], bool full, A
     for (int i = 0; i < VN; i++) add(b[i], 1u);
 }
 
+/* The slots of one 16-byte vector, added through add (aggregated when AGG and the whole warp is here). */
+template <int K, typename T, bool AGG, typename Add>
+__device__ __forceinline__ void count_vector(const Binner &B, const uint4 &v, bool full, Add &add)
+{
+    constexpr int VN = 16 / (int)sizeof(T);
+    unsigned b[VN];
+    bool slow = false;
+#pragma unroll
+    for (int e = 0; e < VN; e++) {
+        b[e] = fast_slot<K, T>(B, elem<T>(v, e));
+        slow |= b[e] == SLOW;
+    }
+    if constexpr (K == K_F32 || K == K_F64) {
+        if (slow) /* one divergent branch per vector, not per element */
+#pragma unroll
+            for (int e = 0; e < VN; e++)
+                if (b[e] == SLOW) b[e] = slow_slot<K, T>(B, elem<T>(v, e));
+    } else {
+        (void)slow;
+    }
+    add_vector<VN, AGG>(b, full, add);
+}
+
+/* The input's split: an unaligned head (elements before the first 16-byte boundary), nv 16-byte vectors, a tail. */
+template <typename T> struct Split {
+    const T *x;
+    size_t head, nv, tail0;
+    __device__ __forceinline__ Split(const Args &a)
+    {
+        constexpr size_t VN = 16 / sizeof(T);
+        x = (const T *)a.x;
+        const size_t mis = ((uintptr_t)x & 15) / sizeof(T);
+        head = mis ? (a.n < VN - mis ? a.n : VN - mis) : 0;
+        nv = (a.n - head) / VN;
+        tail0 = head + nv * VN;
+    }
+};
+
 /* The walk over the input: head and tail elements one by one, then the 16-byte vectors grid-stride, U per thread
  * per step. step() runs after every step (block-uniform: every thread of the block runs the same number). */
 template <int K, typename T, int U, bool AGG, typename Add, typename Step>
@@ -186,22 +224,7 @@ __device__ __forceinline__ void walk(const Args &a, Add &add, Step &step)
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const size_t i = base + (size_t)u * blockDim.x + threadIdx.x;
-            if (full || i < nv) {
-                unsigned b[VN];
-                bool slow = false;
-#pragma unroll
-                for (int e = 0; e < VN; e++) {
-                    b[e] = fast_slot<K, T>(a.b, elem<T>(v[u], e));
-                    slow |= b[e] == SLOW;
-                }
-                if constexpr (K == K_F32 || K == K_F64) {
-                    if (slow) /* one divergent branch per vector, not per element */
-#pragma unroll
-                        for (int e = 0; e < VN; e++)
-                            if (b[e] == SLOW) b[e] = slow_slot<K, T>(a.b, elem<T>(v[u], e));
-                }
-                add_vector<VN, AGG>(b, full, add);
-            }
+            if (full || i < nv) count_vector<K, T, AGG>(a.b, v[u], full, add);
         }
         step();
     }
@@ -212,7 +235,7 @@ struct NoStep {
 };
 
 /* ---- GLOBAL */
-template <int K, typename T, int U> __global__ void __launch_bounds__(256, 4) k_global(Args a)
+template <int K, typename T, int U> __global__ void __launch_bounds__(256) k_global(Args a)
 {
     auto add = [&](unsigned b, unsigned v) { add_global(a, b, v); };
     NoStep step;
@@ -317,8 +340,101 @@ template <int K, typename T, int U, bool ATOMIC> __global__ void __launch_bounds
             steps = 0;
         }
     };
-    walk<K, T, U, true>(a, add, step);
+    walk<K, T, U, false>(a, add, step);
     flush();
+}
+
+/* ---- BLOCK_BULK: BLOCK fed by the Hopper bulk-copy engine: tiles of the input stream into a ring of shared-memory
+ * stages (cp.async.bulk, completion on an mbarrier per stage), so the bytes in flight no longer depend on registers. */
+constexpr int BULK_STAGES = 4, BULK_VPT = 2; /* stages; 16-byte vectors per thread per tile */
+
+__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void bulk_load(unsigned dst, const void *src, unsigned bytes, unsigned bar)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bulk_wait(unsigned bar, unsigned phase)
+{
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(phase)
+                     : "memory");
+}
+
+/* Shared memory of k_block_bulk: the stages, their barriers, then the histogram. */
+__host__ __device__ constexpr size_t bulk_stage_bytes(int threads) { return (size_t)threads * BULK_VPT * 16; }
+__host__ __device__ constexpr size_t bulk_prefix_bytes(int threads)
+{
+    return bulk_stage_bytes(threads) * BULK_STAGES + 8 * BULK_STAGES;
+}
+
+template <int K, typename T> __global__ void __launch_bounds__(512, 2) k_block_bulk(Args a)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const unsigned TV = blockDim.x * BULK_VPT; /* vectors per tile */
+    const size_t stage_bytes = (size_t)TV * 16;
+    unsigned long long *bars = (unsigned long long *)(smem + stage_bytes * BULK_STAGES);
+    unsigned *h = (unsigned *)(bars + BULK_STAGES);
+    const unsigned S = a.b.nb + 3;
+    for (unsigned i = threadIdx.x; i < S; i += blockDim.x) h[i] = 0;
+    const Split<T> sp(a);
+    const uint4 *xv = (const uint4 *)(sp.x + sp.head);
+    const size_t ntiles = (sp.nv + TV - 1) / TV;
+    const unsigned stage0 = smem_addr(smem), bar0 = smem_addr(bars);
+    auto issue = [&](size_t t, int st) { /* tile t into stage st (thread 0) */
+        const size_t v0 = t * TV, nvt = sp.nv - v0 < TV ? sp.nv - v0 : TV;
+        bulk_load(stage0 + (unsigned)(st * stage_bytes), xv + v0, (unsigned)(nvt * 16), bar0 + 8u * st);
+    };
+    if (threadIdx.x == 0) {
+        for (int st = 0; st < BULK_STAGES; st++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8u * st) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int st = 0; st < BULK_STAGES; st++) {
+            const size_t t = blockIdx.x + (size_t)st * gridDim.x;
+            if (t < ntiles) issue(t, st);
+        }
+    auto add = [&](unsigned b, unsigned v) { atomicAdd(h + b, v); };
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < sp.head) add(slot<K, T>(a.b, sp.x[g]), 1u);
+    if (g < a.n - sp.tail0) add(slot<K, T>(a.b, sp.x[sp.tail0 + g]), 1u);
+    unsigned k = 0;
+    for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x, k++) {
+        const int st = (int)(k % BULK_STAGES);
+        bulk_wait(bar0 + 8u * st, (k / BULK_STAGES) & 1u);
+        const size_t v0 = t * TV, nvt = sp.nv - v0 < TV ? sp.nv - v0 : TV;
+        const bool full = nvt == TV;
+        const uint4 *tile = (const uint4 *)(smem + st * stage_bytes);
+#pragma unroll
+        for (int u = 0; u < BULK_VPT; u++) {
+            const unsigned i = u * blockDim.x + threadIdx.x;
+            if (full || i < nvt) {
+                const uint4 v = tile[i];
+                count_vector<K, T, true>(a.b, v, full, add);
+            }
+        }
+        __syncthreads(); /* every thread is done with this stage: refill it */
+        if (threadIdx.x == 0) {
+            const size_t tn = t + (size_t)BULK_STAGES * gridDim.x;
+            if (tn < ntiles) {
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                issue(tn, st);
+            }
+        }
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < S; i += blockDim.x)
+        if (h[i]) add_global(a, i, h[i]);
 }
 
 /* ---- CLUSTER: the slots spread over the shared memory of the cluster's blocks; remote adds are
