@@ -29,7 +29,9 @@ static const hversion_t g_versions[] = {
     {7, "hist_v07_cluster4_dsm", GP__HS_CLUSTER, 4, "the same over 4 blocks"},
     {8, "hist_v08_cluster8_dsm", GP__HS_CLUSTER, 8, "the same over 8 blocks"},
     {9, "hist_v09_cluster16_dsm", GP__HS_CLUSTER, 16, "the same over 16 blocks (non-portable cluster size)"},
-    {10, "hist_v10_production", GP__HS_AUTO, 0, "gp_histogram_even: the strategy and binner chosen per bin count"},
+    {10, "hist_v10_block_bulk_copy", GP__HS_BLOCK_BULK, 0,
+     "v02 fed by the bulk-copy engine: a ring of shared-memory tiles (cp.async.bulk + mbarrier)"},
+    {11, "hist_v11_production", GP__HS_AUTO, 0, "gp_histogram_even: the strategy and binner chosen per bin count"},
 };
 
 typedef struct hlab {
