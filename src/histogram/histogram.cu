@@ -3,12 +3,15 @@
  * dtype and these bins), picks the counting strategy (histogram_kernels.cuh) by bin count and device, sizes the
  * grid from the occupancy, and launches. The kernels live in histogram_k_small.cu / histogram_k_large.cu.
  *
- * Automatic choice, by slots S = nbins + 3:
- *   S <= 288, ident / int binner      LANE    (per-lane 16-bit columns: conflict-free)
- *   S counters fit one block          BLOCK   (per-block histogram, opt-in shared memory up to the device limit)
- *   S counters fit a cluster (<= 16)  CLUSTER (the bins over the distributed shared memory of the cluster)
- *   beyond                            GLOBAL  (atomics on the counts in global memory, L2-resident)
- * WARP (per-warp histograms) is a lab version: on the H200 it never beat BLOCK.
+ * Automatic choice, by slots S = nbins + 3 (measured on the H200: docs/HISTOGRAM.md):
+ *   ident / int binner, 8 warps x S counters <= 64 KiB   WARP        (shared atomics are the limit; one-bin data
+ *                                                                   aggregates best per warp)
+ *   8-byte dtypes, S counters + the tile ring fit a block BLOCK_BULK (f64: the bytes in flight are the limit)
+ *   S counters fit one block                              BLOCK       (opt-in shared memory up to the device limit)
+ *   S counters fit a cluster of <= 16 blocks              CLUSTER     (the distributed shared memory)
+ *   beyond                                                GLOBAL      (atomics on the L2-resident counts)
+ * LANE (conflict-free per-lane columns) and LANE_RMW are lab versions: the columns' shared memory limits a block to
+ * 12 warps, and that costs more than the bank conflicts they remove.
  */
 #include "histogram_kernels.cuh"
 
@@ -71,7 +74,11 @@ int make_binner(gp_dtype_t dt, Binner *b)
     if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
         b->flo = (float)s.lo;
         b->fscale = (float)scale;
-        b->fmargin = (float)fm;
+        /* |fr - 1/2| < fhalf with fhalf <= 1/2 - fm (rounded down): fr - 1/2 is exact for fr >= 1/4 and rounds
+         * monotonically below, so fr <= fm is never accepted */
+        float fh = (float)(0.5 - fm);
+        if ((double)fh > 0.5 - fm) fh = nextafterf(fh, 0.0f);
+        b->fhalf = fh;
         return K_F32; /* its uncertain values retry with the F64 fields above */
     }
     return K_F64;
@@ -204,6 +211,7 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         /* measured (docs/HISTOGRAM.md): per-warp histograms where the binner is cheap (ident, int: the shared
          * atomics are the limit, and one-bin data aggregates best per warp), per-block ones elsewhere */
         if (smem_of(GP__HS_WARP, S, 0) <= 64 * 1024 && (kind == K_IDENT || kind == K_INT)) st_ = GP__HS_WARP;
+        else if (gp_dtype_size(dtype) == 8 && fits(GP__HS_BLOCK_BULK, S, optin, 0)) st_ = GP__HS_BLOCK_BULK;
         else if (fits(GP__HS_BLOCK, S, optin, 0)) st_ = GP__HS_BLOCK;
         else st_ = GP__HS_CLUSTER; /* falls to GLOBAL below when no cluster holds them */
     }

@@ -49,8 +49,8 @@ struct Binner {
     long long ilo;     /* INT: slot = (v - ilo) / width for 0 <= v - ilo < ispan */
     unsigned long long ispan, imagic; /* imagic = ceil(2^64 / width) when width is not a power of two, else 0 */
     int ishift;                       /* width = 2^ishift when imagic == 0 */
-    float flo, fscale, fmargin;       /* F32 estimate (v - flo) * fscale; trusted when its fraction is within */
-    double dlo, dscale, dmargin;      /* (margin, 1 - margin); F64 the same */
+    float flo, fscale, fhalf;         /* F32 estimate (v - flo) * fscale; trusted when |fraction - 1/2| < fhalf */
+    double dlo, dscale, dmargin;      /* (fhalf <= 1/2 - margin); F64: fraction in (margin, 1 - margin) */
 };
 
 /* What every launch gets. */
@@ -88,7 +88,7 @@ template <int K, typename T> __device__ __forceinline__ unsigned fast_slot(const
         const float t = __fadd_rd(e, 0x1.8p23f); /* floor(e) + 1.5 * 2^23 for 0 <= e < 2^22 */
         const unsigned b = __float_as_uint(t) - 0x4B400000u;
         const float fr = e - (t - 0x1.8p23f); /* e - floor(e), exact */
-        return b < B.nb && fr > B.fmargin && fr < 1.0f - B.fmargin ? b : SLOW;
+        return b < B.nb && fabsf(fr - 0.5f) < B.fhalf ? b : SLOW; /* margin < fr < 1 - margin */
     } else if constexpr (K == K_F64) {
         const double e = ((double)x - B.dlo) * B.dscale;
         const double t = __dadd_rd(e, 0x1.8p52);
@@ -159,25 +159,43 @@ __device__ __forceinline__ void add_vector(const unsigned (&b)[VN], bool full, A
     for (int i = 0; i < VN; i++) add(b[i], 1u);
 }
 
+/* Are the elements of the vector all the same bits? */
+template <typename T> __device__ __forceinline__ bool raw_same(const uint4 &v)
+{
+    if constexpr (sizeof(T) == 8) return v.x == v.z && v.y == v.w;
+    else {
+        const bool words = v.x == v.y && v.y == v.z && v.z == v.w;
+        if constexpr (sizeof(T) == 4) return words;
+        else if constexpr (sizeof(T) == 2) return words && v.x == __byte_perm(v.x, 0, 0x1010);
+        else return words && v.x == __byte_perm(v.x, 0, 0x0000);
+    }
+}
+
 /* The slots of one 16-byte vector, added through add (aggregated when AGG and the whole warp is here). */
 template <int K, typename T, bool AGG, typename Add>
 __device__ __forceinline__ void count_vector(const Binner &B, const uint4 &v, bool full, Add &add)
 {
     constexpr int VN = 16 / (int)sizeof(T);
     unsigned b[VN];
-    bool slow = false;
+    if (raw_same<T>(v)) { /* a run of one value (skewed data): one slot for the vector */
+        const unsigned b0 = slot<K, T>(B, elem<T>(v, 0));
 #pragma unroll
-    for (int e = 0; e < VN; e++) {
-        b[e] = fast_slot<K, T>(B, elem<T>(v, e));
-        slow |= b[e] == SLOW;
-    }
-    if constexpr (K == K_F32 || K == K_F64) {
-        if (slow) /* one divergent branch per vector, not per element */
-#pragma unroll
-            for (int e = 0; e < VN; e++)
-                if (b[e] == SLOW) b[e] = slow_slot<K, T>(B, elem<T>(v, e));
+        for (int e = 0; e < VN; e++) b[e] = b0;
     } else {
-        (void)slow;
+        bool slow = false;
+#pragma unroll
+        for (int e = 0; e < VN; e++) {
+            b[e] = fast_slot<K, T>(B, elem<T>(v, e));
+            slow |= b[e] == SLOW;
+        }
+        if constexpr (K == K_F32 || K == K_F64) {
+            if (slow) /* one divergent branch per vector, not per element */
+#pragma unroll
+                for (int e = 0; e < VN; e++)
+                    if (b[e] == SLOW) b[e] = slow_slot<K, T>(B, elem<T>(v, e));
+        } else {
+            (void)slow;
+        }
     }
     add_vector<VN, AGG>(b, full, add);
 }
