@@ -4,7 +4,7 @@
  * (global, block, warp, lane, lane_rmw, cluster — where it can hold the bins), u32 and u64 counts poisoned before,
  * against the binary-search reference; skew (every value in one bin); inputs at odd element offsets (the unaligned
  * head) and odd sizes; the integer-width binners (ident, shift, multiply-high) on ranges made for them; every cluster
- * size 2 .. 16; accumulation over pieces equal to the whole; n = 0 and 1; > 2^32 elements (u8, u32 counts wrapping);
+ * size 2, 3, 4, 8, 16; accumulation over pieces equal to the whole; n = 0 and 1; > 2^32 elements (u8, u32 counts wrapping);
  * errors. Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): small n, bins up to 65536, every strategy
  * forced on 2, 257 and 65536 bins only, no huge case.
  */
@@ -125,7 +125,9 @@ static void check_clusters(gp_ctx_t *ctx, gp_stream_t s, size_t n)
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (nbins + 3) * 8, &dc));
     OK(gp_memcpy_sync(ctx, dx.device, x, n * 4));
     gp__hist_spec_t spec = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL};
-    for (int c = 2; c <= 16; c *= 2) {
+    static const int sizes[] = {2, 3, 4, 8, 16};
+    for (size_t ci = 0; ci < sizeof sizes / sizeof sizes[0]; ci++) {
+        const int c = sizes[ci];
         OK(gp_memset(ctx, dc.device, 0xa5, (nbins + 3) * 8, NULL));
         gp__hist_plan_t plan;
         gp_status_t st = gp__hist_gpu_ex(ctx, &spec, GP_F32, n, dx.device, GP_U64, dc.device, (cudaStream_t)s,
@@ -201,8 +203,9 @@ static void check_errors(gp_ctx_t *ctx)
     spec.nbins = 4096;
     CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_LANE, 0, 0, NULL),
              GP_ERR_UNSUPPORTED);
-    CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_CLUSTER, 3, 0, NULL),
+    CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_CLUSTER, 17, 0, NULL),
              GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "cluster size 17") != NULL, "%s", gp_last_error());
     spec.nbins = (size_t)1 << 31;
     CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_AUTO, 0, 0, NULL),
              GP_ERR_UNSUPPORTED);
@@ -244,7 +247,7 @@ int main(void)
     printf("  integer widths (ident, shift, multiply-high), every strategy: %s\n", tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     check_clusters(ctx, s, g_quick ? 100003 : 4000037);
-    printf("  cluster sizes 2 .. 16 (65536 bins), accumulated pieces: %s\n", tc_fail == before ? "ok" : "FAILED");
+    printf("  cluster sizes 2, 3, 4, 8, 16 (65536 bins), accumulated pieces: %s\n", tc_fail == before ? "ok" : "FAILED");
     if (!g_quick) check_huge(ctx, s);
     check_errors(ctx);
     printf("  strategy x binner exercised:");
