@@ -63,14 +63,13 @@ int make_binner(gp_dtype_t dt, Binner *b)
             return K_INT;
         }
     }
-    /* even, estimated: error bounds of the estimate in bins (see histogram_kernels.cuh), doubled */
-    const double scale = s.scale, M = fmax(fabs(s.lo), fabs(s.hi)), w = s.hi - s.lo;
-    const double edge_err = 0x1p-50 * (M + w) * scale;
-    const double dm = 2 * (0x1p-53 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
+    /* even, estimated: error bounds of the estimate in bins (histogram_internal.h) */
+    const double scale = s.scale, M = fmax(fabs(s.lo), fabs(s.hi));
+    const double dm = gp__hist_margin(&s, 0x1p-53);
     b->dlo = s.lo;
     b->dscale = scale;
     b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
-    const double fm = 2 * (0x1p-24 * (1.1 * fabs(s.lo) * scale + 3.1 * nb + 1) + edge_err);
+    const double fm = gp__hist_margin(&s, 0x1p-24);
     if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
         b->flo = (float)s.lo;
         b->fscale = (float)scale;

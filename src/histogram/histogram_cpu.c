@@ -1,7 +1,10 @@
 /*
  * histogram_cpu.c — the CPU backend: OpenMP threads count into private 64-bit histograms merged at the end (or, when
  * threads x bins would take more than 64 MiB, into one shared histogram with atomic adds). The bin rule is
- * histogram_internal.h's, the GPU's.
+ * histogram_internal.h's, the GPU's. Fast paths give the same slots as the rule:
+ *   u8 / u16   a table of the slot of every possible value (the rule applied 256 / 65536 times);
+ *   even bins  the bin estimated in double, trusted where its fraction is farther from an edge than the proven error
+ *              bound (gp__hist_margin); other values (near an edge, outside the range, NaN) take the rule itself.
  */
 #include "histogram_internal.h"
 
@@ -9,17 +12,65 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double value(gp_dtype_t dt, const void *x, size_t i)
+typedef struct job {
+    const gp__hist_spec_t *s;
+    gp_dtype_t dt;
+    const void *x;
+    const size_t *lut; /* u8 / u16: slot of each value */
+    double margin;     /* even: < 1/64 when the estimate is tried */
+} job_t;
+
+static inline size_t even_slot(const job_t *j, double v)
 {
-    switch (dt) {
-    case GP_U8: return ((const uint8_t *)x)[i];
-    case GP_U16: return ((const uint16_t *)x)[i];
-    case GP_I32: return ((const int32_t *)x)[i];
-    case GP_U32: return ((const uint32_t *)x)[i];
-    case GP_F32: return ((const float *)x)[i];
-    default: return ((const double *)x)[i];
+    const gp__hist_spec_t *s = j->s;
+    const double e = (v - s->lo) * s->scale;
+    if (e >= 0 && e < (double)s->nbins) {
+        const double f = (double)(int64_t)e, fr = e - f; /* floor (e >= 0, < 2^40): a truncating conversion */
+        if (fr > j->margin && fr < 1 - j->margin) return (size_t)f;
     }
+    return gp__hist_slot(s, v);
 }
+
+/* Slots of x[i0 .. i1) passed to ADD(slot): one loop per dtype and path. */
+#define GP__HIST_LOOP(j, i0, i1, ADD)                                                                                  \
+    do {                                                                                                               \
+        if ((j)->lut) {                                                                                                \
+            if ((j)->dt == GP_U8) {                                                                                    \
+                const uint8_t *xx = (const uint8_t *)(j)->x;                                                           \
+                for (size_t i = (i0); i < (i1); i++) ADD((j)->lut[xx[i]]);                                             \
+            } else {                                                                                                   \
+                const uint16_t *xx = (const uint16_t *)(j)->x;                                                         \
+                for (size_t i = (i0); i < (i1); i++) ADD((j)->lut[xx[i]]);                                             \
+            }                                                                                                          \
+            break;                                                                                                     \
+        }                                                                                                              \
+        const int est = (j)->s->mode == GP__HIST_EVEN && (j)->margin < 1.0 / 64;                                      \
+        switch ((j)->dt) {                                                                                             \
+        case GP_I32: {                                                                                                 \
+            const int32_t *xx = (const int32_t *)(j)->x;                                                               \
+            for (size_t i = (i0); i < (i1); i++)                                                                       \
+                ADD(est ? even_slot((j), (double)xx[i]) : gp__hist_slot((j)->s, (double)xx[i]));                       \
+            break;                                                                                                     \
+        }                                                                                                              \
+        case GP_U32: {                                                                                                 \
+            const uint32_t *xx = (const uint32_t *)(j)->x;                                                             \
+            for (size_t i = (i0); i < (i1); i++)                                                                       \
+                ADD(est ? even_slot((j), (double)xx[i]) : gp__hist_slot((j)->s, (double)xx[i]));                       \
+            break;                                                                                                     \
+        }                                                                                                              \
+        case GP_F32: {                                                                                                 \
+            const float *xx = (const float *)(j)->x;                                                                   \
+            for (size_t i = (i0); i < (i1); i++)                                                                       \
+                ADD(est ? even_slot((j), (double)xx[i]) : gp__hist_slot((j)->s, (double)xx[i]));                       \
+            break;                                                                                                     \
+        }                                                                                                              \
+        default: {                                                                                                     \
+            const double *xx = (const double *)(j)->x;                                                                 \
+            for (size_t i = (i0); i < (i1); i++) ADD(est ? even_slot((j), xx[i]) : gp__hist_slot((j)->s, xx[i]));     \
+            break;                                                                                                     \
+        }                                                                                                              \
+        }                                                                                                              \
+    } while (0)
 
 gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x, gp_dtype_t count_dtype,
                          void *counts)
@@ -27,33 +78,63 @@ gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, c
     const size_t slots = s->nbins + 3;
     uint64_t *total = calloc(slots, sizeof *total);
     if (!total) return gp__error(GP_ERR_OUT_OF_MEMORY, "histogram (CPU): %zu counters", slots);
+    job_t j = {s, dtype, x, NULL, 2.0};
+    size_t *lut = NULL;
+    if ((dtype == GP_U8 || dtype == GP_U16) && n > 4096) {
+        const size_t nv = dtype == GP_U8 ? 256 : 65536;
+        lut = malloc(nv * sizeof *lut);
+        if (!lut) {
+            free(total);
+            return gp__error(GP_ERR_OUT_OF_MEMORY, "histogram (CPU): a table of %zu slots", nv);
+        }
+        for (size_t v = 0; v < nv; v++) lut[v] = gp__hist_slot(s, (double)v);
+        j.lut = lut;
+    } else if (s->mode == GP__HIST_EVEN) {
+        j.margin = gp__hist_margin(s, 0x1p-53);
+    }
     const int threads = omp_get_max_threads();
     const int private_ok = (double)threads * (double)slots * 8.0 <= 64.0 * 1024 * 1024;
     if (private_ok && threads > 1 && n > 65536) {
         uint64_t *priv = calloc((size_t)threads * slots, sizeof *priv);
         if (!priv) {
-            free(total);
+            free(total), free(lut);
             return gp__error(GP_ERR_OUT_OF_MEMORY, "histogram (CPU): %d x %zu counters", threads, slots);
         }
 #pragma omp parallel num_threads(threads)
         {
-            uint64_t *h = priv + (size_t)omp_get_thread_num() * slots;
-#pragma omp for schedule(static)
-            for (long long i = 0; i < (long long)n; i++) h[gp__hist_slot(s, value(dtype, x, (size_t)i))]++;
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            uint64_t *h = priv + (size_t)t * slots;
+            const size_t i0 = n / (size_t)nt * (size_t)t + (n % (size_t)nt < (size_t)t ? n % (size_t)nt : (size_t)t);
+            const size_t i1 = i0 + n / (size_t)nt + ((size_t)t < n % (size_t)nt);
+#define GP__ADD_PRIV(b) h[(b)]++
+            GP__HIST_LOOP(&j, i0, i1, GP__ADD_PRIV);
+#undef GP__ADD_PRIV
         }
         for (int t = 0; t < threads; t++)
             for (size_t b = 0; b < slots; b++) total[b] += priv[(size_t)t * slots + b];
         free(priv);
     } else if (threads > 1 && n > 65536) {
-#pragma omp parallel for schedule(static)
-        for (long long i = 0; i < (long long)n; i++) {
-            const size_t b = gp__hist_slot(s, value(dtype, x, (size_t)i));
-#pragma omp atomic
-            total[b]++;
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            const size_t i0 = n / (size_t)nt * (size_t)t + (n % (size_t)nt < (size_t)t ? n % (size_t)nt : (size_t)t);
+            const size_t i1 = i0 + n / (size_t)nt + ((size_t)t < n % (size_t)nt);
+#define GP__ADD_SHARED(b) __atomic_fetch_add(&total[(b)], 1, __ATOMIC_RELAXED)
+            GP__HIST_LOOP(&j, i0, i1, GP__ADD_SHARED);
+#undef GP__ADD_SHARED
         }
     } else {
-        for (size_t i = 0; i < n; i++) total[gp__hist_slot(s, value(dtype, x, i))]++;
+        if (!j.lut && (dtype == GP_U8 || dtype == GP_U16)) {
+            for (size_t i = 0; i < n; i++)
+                total[gp__hist_slot(s, dtype == GP_U8 ? (double)((const uint8_t *)x)[i]
+                                                      : (double)((const uint16_t *)x)[i])]++;
+        } else {
+#define GP__ADD_ONE(b) total[(b)]++
+            GP__HIST_LOOP(&j, (size_t)0, n, GP__ADD_ONE);
+#undef GP__ADD_ONE
+        }
     }
+    free(lut);
     if (count_dtype == GP_U64) {
         memcpy(counts, total, slots * sizeof *total);
     } else {

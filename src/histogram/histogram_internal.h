@@ -87,6 +87,16 @@ typedef struct gp__hist_plan {
 GP_INTERNAL const char *gp__hist_strategy_name(int strategy);
 GP_INTERNAL const char *gp__hist_kind_name(int kind);
 
+/* The even-bin estimate (v - lo) * scale computed in double is within this many bins of the exact coordinate of v
+ * (the API's edges included), doubled for safety; its floor is the bin wherever its fraction is farther than this from
+ * 0 and 1. >= 1/64: not worth trying (every value takes the exact rule). */
+GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
+{
+    const double lo = s->lo < 0 ? -s->lo : s->lo, hi = s->hi < 0 ? -s->hi : s->hi, M = lo > hi ? lo : hi;
+    const double edge_err = 0x1p-50 * (M + (s->hi - s->lo)) * s->scale;
+    return 2 * (unit_roundoff * (1.1 * lo * s->scale + 3.1 * (double)s->nbins + 1) + edge_err);
+}
+
 /* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten. */
 GP_INTERNAL gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
                                      gp_dtype_t count_dtype, void *counts);
