@@ -62,6 +62,15 @@ grep -q "FAIL" "$tmp/out" && bad "lab reports a failure" || ok
 expect_rc 0 "lab reduce cpu" "$g" lab reduce --device cpu -n 100003 --reps 1 --warmup 0
 [ "$(grep -c ' ok$' "$tmp/out")" = 2 ] && ok || bad "lab reduce: expected 2 verified CPU rows: $(cat "$tmp/out")"
 expect_rc 0 "lab reduce list" "$g" lab reduce --list
+expect_rc 0 "bench histogram cpu" "$g" bench histogram --device cpu --bytes 1M --reps 1 --warmup 0 --json
+json_ok "$tmp/out" && ok || bad "bench histogram --json is not JSON"
+grep -q 'hist65536 skew' "$tmp/out" && ok || bad "bench histogram lacks the one-bin 65536 row"
+expect_rc 2 "bench histogram bad bytes" "$g" bench histogram --bytes 3
+expect_rc 0 "lab histogram cpu" "$g" lab histogram --device cpu -n 100003 --bins 7,300 --dtype u16 --reps 1 --warmup 0
+[ "$(grep -c 'reference$' "$tmp/out")" = 2 ] && ok || bad "lab histogram: expected 2 CPU reference rows: $(cat "$tmp/out")"
+expect_rc 0 "lab histogram list" "$g" lab histogram --list
+grep -q 'cluster2_dsm' "$tmp/out" && ok || bad "lab histogram --list lacks the cluster versions"
+expect_rc 2 "lab histogram bad dtype" "$g" lab histogram --dtype f16
 expect_rc 0 "lab json" "$g" lab vector --device cpu --op dot --dtype i32 -n 777 --reps 1 --json
 json_ok "$tmp/out" && ok || bad "lab --json is not JSON"
 
