@@ -373,6 +373,20 @@ GP_API gp_status_t gp_histogram_range(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n,
                                       const double *edges, gp_dtype_t count_dtype, void *counts, gp_stream_t stream);
 GP_API gp_status_t gp_histogram_direct(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                        gp_dtype_t count_dtype, void *counts, gp_stream_t stream);
+/* The bins of the three calls above as one value, for gp_histogram_accumulate. */
+typedef enum { GP_HIST_EVEN = 0, GP_HIST_RANGE = 1, GP_HIST_DIRECT = 2 } gp_hist_mode_t;
+typedef struct gp_hist_bins {
+    gp_hist_mode_t mode;
+    size_t nbins;
+    double lo, hi;       /* GP_HIST_EVEN */
+    const double *edges; /* GP_HIST_RANGE: nbins + 1 increasing edges, host memory */
+} gp_hist_bins_t;
+/* Adds the histogram of x to counts (nbins + 3 counters, as above) instead of overwriting them: a stream's chunks,
+ * one after another, into one histogram on the device (u32 counts wrap modulo 2^32). The same checks, bins and
+ * streams as the calls above; counts must hold valid counts (zero them first). */
+GP_API gp_status_t gp_histogram_accumulate(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
+                                           const gp_hist_bins_t *bins, gp_dtype_t count_dtype, void *counts,
+                                           gp_stream_t stream);
 
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary

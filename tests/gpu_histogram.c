@@ -248,6 +248,10 @@ int main(void)
     before = tc_fail;
     check_clusters(ctx, s, g_quick ? 100003 : 4000037);
     printf("  cluster sizes 2, 3, 4, 8, 16 (65536 bins), accumulated pieces: %s\n", tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
+    hc_check_accumulate(ctx, s);
+    printf("  gp_histogram_accumulate (even, range, direct; pieces, u32 wrap, refusals): %s\n",
+           tc_fail == before ? "ok" : "FAILED");
     if (!g_quick) check_huge(ctx, s);
     check_errors(ctx);
     printf("  strategy x binner exercised:");

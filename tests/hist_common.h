@@ -111,4 +111,58 @@ static inline void hc_range(gp_dtype_t dt, size_t nbins, double *lo, double *hi)
     else *lo = -2.5, *hi = 7.25;
 }
 
+/* gp_histogram_accumulate on any context: three pieces (the middle one empty) added into the same counts equal the
+ * whole, for each mode; u32 counts starting at 2^32 - 5 wrap; bad bins are refused and leave the counts alone. */
+static inline void hc_check_accumulate(gp_ctx_t *ctx, gp_stream_t s)
+{
+    const size_t n = 50021, nbins = 300, S = nbins + 3;
+    for (int mode = 0; mode < 3; mode++) {
+        const gp_dtype_t dt = mode == 2 ? GP_I32 : GP_F32;
+        double lo, hi;
+        hc_range(dt, nbins, &lo, &hi);
+        double *edges = mode == 1 ? malloc((nbins + 1) * sizeof *edges) : NULL;
+        if (edges) hc_edges(edges, nbins, lo, hi);
+        int32_t *x = malloc(n * 4);
+        if (mode == 2)
+            for (size_t i = 0; i < n; i++) hc_put(x, dt, i, (double)(tc_next() % (nbins + 6)) - 3.0);
+        else
+            hc_fill(x, dt, n, lo, hi, nbins, edges, 0);
+        uint64_t *want = malloc(S * 8), *got = malloc(S * 8);
+        hc_reference(x, dt, n, mode, nbins, lo, hi, edges, want);
+        const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges};
+        gp_buffer_t dx, dc;
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dx));
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, S * 8, &dc));
+        OK(gp_memcpy_sync(ctx, dx.device, x, n * 4));
+        for (int c64 = 1; c64 >= 0; c64--) {
+            const gp_dtype_t cdt = c64 ? GP_U64 : GP_U32;
+            memset(got, 0, S * 8);
+            if (!c64) ((uint32_t *)got)[0] = 0xfffffffbu;
+            OK(gp_memcpy_sync(ctx, dc.device, got, S * 8));
+            const size_t cut[4] = {0, n / 3, n / 3, n};
+            for (int p = 0; p < 3; p++)
+                OK(gp_histogram_accumulate(ctx, dt, cut[p + 1] - cut[p], (const int32_t *)dx.device + cut[p], &bins,
+                                           cdt, dc.device, s));
+            OK(gp_stream_sync(ctx, s));
+            OK(gp_memcpy_sync(ctx, got, dc.device, S * 8));
+            size_t bad = 0;
+            for (size_t b = 0; b < S; b++)
+                bad += c64 ? got[b] != want[b]
+                           : ((uint32_t *)got)[b] != (uint32_t)(want[b] + (b == 0 ? 0xfffffffbu : 0u));
+            CHECK(bad == 0, "accumulate mode %d %s: %zu slots differ", mode, gp_dtype_name(cdt), bad);
+        }
+        /* refused: nothing written */
+        gp_hist_bins_t badb = bins;
+        badb.mode = (gp_hist_mode_t)7;
+        CHECK_ST(gp_histogram_accumulate(ctx, dt, n, dx.device, &badb, GP_U64, dc.device, s), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_histogram_accumulate(ctx, dt, n, dx.device, NULL, GP_U64, dc.device, s), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "bins is NULL") != NULL, "%s", gp_last_error());
+        uint32_t after[4];
+        OK(gp_memcpy_sync(ctx, after, dc.device, sizeof after));
+        CHECK(memcmp(after, got, sizeof after) == 0, "a refused accumulate wrote the counts");
+        gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dc);
+        free(x), free(want), free(got), free(edges);
+    }
+}
+
 #endif

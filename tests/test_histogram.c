@@ -93,6 +93,10 @@ int main(void)
         printf("  %-4s even, range%s, bins 1 .. 2^20, skew: %s\n", gp_dtype_name(hc_dtypes[d]),
                hc_float(hc_dtypes[d]) ? "" : ", direct", tc_fail == before ? "ok" : "FAILED");
     }
+    long before = tc_fail;
+    hc_check_accumulate(ctx, NULL);
+    printf("  gp_histogram_accumulate (even, range, direct; pieces, u32 wrap, refusals): %s\n",
+           tc_fail == before ? "ok" : "FAILED");
     test_errors(ctx);
     gp_ctx_destroy(ctx);
     return tc_finish("test_histogram");

@@ -36,49 +36,71 @@ static gp_status_t check(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t
     return GP_OK;
 }
 
-static gp_status_t run(gp_ctx_t *ctx, const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
-                       gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
+/* Checks the bins and runs: counts overwritten, or added to (accumulate). */
+static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
+                       const gp_hist_bins_t *b, gp_dtype_t count_dtype, void *counts, gp_stream_t stream,
+                       int accumulate)
 {
-    if (gp__is_cpu(ctx)) return gp__hist_cpu(s, dtype, n, x, count_dtype, counts);
-    return gp__hist_gpu(ctx, s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream);
+    GP_TRY_RET(check(fn, ctx, dtype, n, x, b->nbins, count_dtype, counts));
+    const size_t nbins = b->nbins;
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL};
+    if (b->mode == GP_HIST_EVEN) {
+        if (!isfinite(b->lo) || !isfinite(b->hi) || !(b->lo < b->hi) || !isfinite(b->hi - b->lo))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: the range [lo, hi) = [%g, %g) must be finite with lo < hi", fn,
+                             b->lo, b->hi);
+        s.scale = (double)nbins / (b->hi - b->lo);
+    } else if (b->mode == GP_HIST_RANGE) {
+        const double *edges = b->edges;
+        if (edges == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: edges is NULL", fn);
+        for (size_t k = 0; k <= nbins; k++) {
+            if (isnan(edges[k])) return gp__error(GP_ERR_INVALID_ARG, "%s: edges[%zu] is NaN", fn, k);
+            if (k > 0 && !(edges[k - 1] < edges[k]))
+                return gp__error(GP_ERR_INVALID_ARG, "%s: edges must increase: edges[%zu] = %g, edges[%zu] = %g", fn,
+                                 k - 1, edges[k - 1], k, edges[k]);
+        }
+        s.mode = GP__HIST_RANGE, s.lo = edges[0], s.hi = edges[nbins], s.edges = edges;
+    } else if (b->mode == GP_HIST_DIRECT) {
+        if (dtype == GP_F32 || dtype == GP_F64)
+            return gp__error(GP_ERR_UNSUPPORTED, "%s: direct bins (bin = value) need an integer dtype, not %s", fn,
+                             gp_dtype_name(dtype));
+        s.mode = GP__HIST_DIRECT, s.lo = 0, s.hi = (double)nbins;
+    } else {
+        return gp__error(GP_ERR_INVALID_ARG, "%s: bins->mode %d is not a gp_hist_mode_t", fn, (int)b->mode);
+    }
+    if (gp__is_cpu(ctx)) return gp__hist_cpu(&s, dtype, n, x, count_dtype, counts, accumulate);
+    return gp__hist_gpu_ex(ctx, &s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream, GP__HS_AUTO, 0, accumulate,
+                           NULL);
 }
 
 gp_status_t gp_histogram_even(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
                               double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    static const char fn[] = "gp_histogram_even";
-    GP_TRY_RET(check(fn, ctx, dtype, n, x, nbins, count_dtype, counts));
-    if (!isfinite(lo) || !isfinite(hi) || !(lo < hi) || !isfinite(hi - lo))
-        return gp__error(GP_ERR_INVALID_ARG, "%s: the range [lo, hi) = [%g, %g) must be finite with lo < hi", fn, lo,
-                         hi);
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL};
-    return run(ctx, &s, dtype, n, x, count_dtype, counts, stream);
+    const gp_hist_bins_t b = {GP_HIST_EVEN, nbins, lo, hi, NULL};
+    return run("gp_histogram_even", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_range(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                const double *edges, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    static const char fn[] = "gp_histogram_range";
-    GP_TRY_RET(check(fn, ctx, dtype, n, x, nbins, count_dtype, counts));
-    if (edges == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: edges is NULL", fn);
-    for (size_t k = 0; k <= nbins; k++) {
-        if (isnan(edges[k])) return gp__error(GP_ERR_INVALID_ARG, "%s: edges[%zu] is NaN", fn, k);
-        if (k > 0 && !(edges[k - 1] < edges[k]))
-            return gp__error(GP_ERR_INVALID_ARG, "%s: edges must increase: edges[%zu] = %g, edges[%zu] = %g", fn,
-                             k - 1, edges[k - 1], k, edges[k]);
-    }
-    gp__hist_spec_t s = {GP__HIST_RANGE, nbins, edges[0], edges[nbins], 0, edges};
-    return run(ctx, &s, dtype, n, x, count_dtype, counts, stream);
+    const gp_hist_bins_t b = {GP_HIST_RANGE, nbins, 0, 0, edges};
+    return run("gp_histogram_range", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_direct(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                 gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    static const char fn[] = "gp_histogram_direct";
-    GP_TRY_RET(check(fn, ctx, dtype, n, x, nbins, count_dtype, counts));
-    if (dtype == GP_F32 || dtype == GP_F64)
-        return gp__error(GP_ERR_UNSUPPORTED, "%s: direct bins (bin = value) need an integer dtype, not %s", fn,
-                         gp_dtype_name(dtype));
-    gp__hist_spec_t s = {GP__HIST_DIRECT, nbins, 0, (double)nbins, 0, NULL};
-    return run(ctx, &s, dtype, n, x, count_dtype, counts, stream);
+    const gp_hist_bins_t b = {GP_HIST_DIRECT, nbins, 0, 0, NULL};
+    return run("gp_histogram_direct", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
+}
+
+gp_status_t gp_histogram_accumulate(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
+                                    const gp_hist_bins_t *bins, gp_dtype_t count_dtype, void *counts,
+                                    gp_stream_t stream)
+{
+    static const char fn[] = "gp_histogram_accumulate";
+    if (bins == NULL) {
+        GP_TRY_RET(gp__ctx_enter(ctx, fn));
+        return gp__error(GP_ERR_INVALID_ARG, "%s: bins is NULL", fn);
+    }
+    return run(fn, ctx, dtype, n, x, bins, count_dtype, counts, stream, 1);
 }

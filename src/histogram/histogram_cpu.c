@@ -73,7 +73,7 @@ static inline size_t even_slot(const job_t *j, double v)
     } while (0)
 
 gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x, gp_dtype_t count_dtype,
-                         void *counts)
+                         void *counts, int accumulate)
 {
     const size_t slots = s->nbins + 3;
     uint64_t *total = calloc(slots, sizeof *total);
@@ -136,9 +136,13 @@ gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, c
     }
     free(lut);
     if (count_dtype == GP_U64) {
-        memcpy(counts, total, slots * sizeof *total);
-    } else {
-        for (size_t b = 0; b < slots; b++) ((uint32_t *)counts)[b] = (uint32_t)total[b]; /* wraps mod 2^32 */
+        if (accumulate)
+            for (size_t b = 0; b < slots; b++) ((uint64_t *)counts)[b] += total[b];
+        else
+            memcpy(counts, total, slots * sizeof *total);
+    } else { /* wraps mod 2^32 */
+        for (size_t b = 0; b < slots; b++)
+            ((uint32_t *)counts)[b] = (uint32_t)total[b] + (accumulate ? ((uint32_t *)counts)[b] : 0u);
     }
     free(total);
     return GP_OK;

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-enum { GP__HIST_EVEN = 0, GP__HIST_RANGE = 1, GP__HIST_DIRECT = 2 };
+enum { GP__HIST_EVEN = 0, GP__HIST_RANGE = 1, GP__HIST_DIRECT = 2 }; /* = gp_hist_mode_t */
 
 /* What a bin lookup needs. counts[nbins], [nbins + 1], [nbins + 2]: below, above, NaN. */
 typedef struct gp__hist_spec {
@@ -97,9 +97,9 @@ GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
     return 2 * (unit_roundoff * (1.1 * lo * s->scale + 3.1 * (double)s->nbins + 1) + edge_err);
 }
 
-/* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten. */
+/* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten, or added to (accumulate). */
 GP_INTERNAL gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
-                                     gp_dtype_t count_dtype, void *counts);
+                                     gp_dtype_t count_dtype, void *counts, int accumulate);
 GP_INTERNAL gp_status_t gp__hist_gpu(gp_ctx_t *ctx, const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n,
                                      const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream);
 /* The GPU backend with its choices exposed: strategy GP__HS_AUTO or one to force (GP_ERR_UNSUPPORTED when it cannot

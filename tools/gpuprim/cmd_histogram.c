@@ -2,8 +2,9 @@
  * cmd_histogram.c — `gpuprim histogram FILE|- --bins N (--range LO,HI | --edges E0,E1,... | --direct) [--dtype T]
  * [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]`: the histogram of a .npy / raw file or standard
  * input, streamed in chunks through gp_array_stream (any size; a progress bar on a terminal after a second), each
- * chunk counted by gp_histogram_* and added to the 64-bit totals. Prints a bar chart for up to 64 bins, else a summary; --json: bins, lo, hi, counts, below, above,
- * nan, elements, seconds, gbps, device; --csv: one row per bin; --svg: a chart (up to 256 bins).
+ * chunk's counts added on the device into one set of 64-bit counts (gp_histogram_accumulate), copied back once.
+ * Prints a bar chart for up to 64 bins, else a summary; --json: bins, lo, hi, counts, below, above, nan, elements,
+ * seconds, gbps, device; --csv: one row per bin; --svg: a chart (up to 256 bins).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -22,28 +23,19 @@ typedef struct hjob {
     double lo, hi;
     const double *edges;
     void *dcounts;   /* nbins + 3 u64: device memory on a GPU, host on the CPU backend */
-    uint64_t *chunk; /* host copy of one chunk's counts */
-    uint64_t *total;
+    uint64_t *total; /* host copy at the end */
     size_t elements;
 } hjob_t;
 
-/* One chunk: counted on the context, copied back and added to the totals (a chunk's counts stay below 2^64). */
+/* One chunk: its counts added on the context into dcounts (no copy, no wait: the chunks' kernels queue up). */
 static gp_status_t count_chunk(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
 {
     hjob_t *j = user;
     (void)first;
-    const size_t slots = j->nbins + 3;
-    gp_status_t st = j->mode == 0   ? gp_histogram_even(j->ctx, j->dtype, n, x, j->nbins, j->lo, j->hi, GP_U64,
-                                                        j->dcounts, s)
-                     : j->mode == 1 ? gp_histogram_range(j->ctx, j->dtype, n, x, j->nbins, j->edges, GP_U64,
-                                                         j->dcounts, s)
-                                    : gp_histogram_direct(j->ctx, j->dtype, n, x, j->nbins, GP_U64, j->dcounts, s);
-    if (st == GP_OK) st = gp_memcpy(j->ctx, j->chunk, j->dcounts, slots * 8, s);
-    if (st == GP_OK) st = gp_stream_sync(j->ctx, s);
-    if (st != GP_OK) return st;
-    for (size_t b = 0; b < slots; b++) j->total[b] += j->chunk[b];
-    j->elements += n;
-    return GP_OK;
+    const gp_hist_bins_t bins = {(gp_hist_mode_t)j->mode, j->nbins, j->lo, j->hi, j->edges};
+    gp_status_t st = gp_histogram_accumulate(j->ctx, j->dtype, n, x, &bins, GP_U64, j->dcounts, s);
+    if (st == GP_OK) j->elements += n;
+    return st;
 }
 
 /* "a,b,c" into a malloc'd array; returns the count or 0 on a bad list. */
@@ -174,12 +166,13 @@ int cmd_histogram(int argc, char **argv)
     gp_ctx_t *ctx = NULL;
     gp_buffer_t dc = {0};
     const size_t slots = nbins + 3;
-    hjob_t j = {NULL, in.d.dtype, mode, nbins, lo, hi, edges, NULL, calloc(slots, 8), calloc(slots, 8), 0};
+    hjob_t j = {NULL, in.d.dtype, mode, nbins, lo, hi, edges, NULL, calloc(slots, 8), 0};
     gp_status_t st = GP_OK;
     if ((rc = open_context_verb("histogram", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (!j.chunk || !j.total || gp_mem_alloc(ctx, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc) != GP_OK) {
+    if (!j.total || gp_mem_alloc(ctx, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc) != GP_OK ||
+        gp_memset(ctx, gpu ? dc.device : dc.host, 0, slots * 8, NULL) != GP_OK || gp_stream_sync(ctx, NULL) != GP_OK) {
         fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
         rc = EXIT_FAIL;
         goto out;
@@ -194,6 +187,7 @@ int cmd_histogram(int argc, char **argv)
     if (bar.shown) fputc('\n', stderr);
     if (st == GP_OK && j.elements == 0) /* no data: still validate the bins (and report zeros) */
         st = count_chunk(&j, NULL, 0, 0, NULL);
+    if (st == GP_OK) st = gp_memcpy_sync(ctx, j.total, j.dcounts, slots * 8); /* waits for every chunk */
     if (st != GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
         fprintf(stderr, "gpuprim histogram: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
@@ -269,6 +263,6 @@ out:
     gp_mem_free(ctx, &dc);
     gp_ctx_destroy(ctx);
     input_close(&in);
-    free(j.chunk), free(j.total), free(edges);
+    free(j.total), free(edges);
     return rc;
 }
