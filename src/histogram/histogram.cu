@@ -135,7 +135,18 @@ gp_status_t set_smem(const void *k, size_t smem)
     return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_histogram: opt-in shared memory", __FILE__, __LINE__);
 }
 
-/* The cluster launch configuration and how many clusters fit the device at once (0: this size cannot run). */
+/* A launch of grid blocks in clusters of `cluster` (cfg keeps a pointer to at). */
+void cluster_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *at, int cluster, size_t grid, int threads,
+                    size_t smem, cudaStream_t stream)
+{
+    *cfg = cudaLaunchConfig_t{};
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = (unsigned)cluster, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
+    cfg->gridDim = dim3((unsigned)grid), cfg->blockDim = dim3((unsigned)threads);
+    cfg->dynamicSmemBytes = smem, cfg->stream = stream, cfg->attrs = at, cfg->numAttrs = 1;
+}
+
+/* How many clusters of this size fit the device at once (0: this size cannot run). */
 gp_status_t cluster_capacity(const void *k, int cluster, int threads, size_t smem, cudaStream_t stream, int *nclusters)
 {
     *nclusters = 0;
@@ -146,12 +157,9 @@ gp_status_t cluster_capacity(const void *k, int cluster, int threads, size_t sme
             return GP_OK;
         }
     }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cluster, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)cluster), cfg.blockDim = dim3((unsigned)threads);
-    cfg.dynamicSmemBytes = smem, cfg.stream = stream, cfg.attrs = at, cfg.numAttrs = 1;
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at;
+    cluster_config(&cfg, &at, cluster, (size_t)cluster, threads, smem, stream);
     cudaError_t e = cudaOccupancyMaxActiveClusters(nclusters, k, &cfg);
     if (e != cudaSuccess) { /* an unsupported size reads as "none fit" */
         (void)cudaGetLastError();
@@ -292,12 +300,9 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         a.n = n - off < piece ? n - off : piece;
         void *args[] = {&a};
         if (st_ == GP__HS_CLUSTER) {
-            cudaLaunchConfig_t cfg = {};
-            cudaLaunchAttribute at[1];
-            at[0].id = cudaLaunchAttributeClusterDimension;
-            at[0].val.clusterDim.x = (unsigned)cluster, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
-            cfg.gridDim = dim3((unsigned)grid), cfg.blockDim = dim3((unsigned)threads);
-            cfg.dynamicSmemBytes = smem, cfg.stream = stream, cfg.attrs = at, cfg.numAttrs = 1;
+            cudaLaunchConfig_t cfg;
+            cudaLaunchAttribute at;
+            cluster_config(&cfg, &at, cluster, grid, threads, smem, stream);
             e = cudaLaunchKernelExC(&cfg, k, args);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram (cluster)", __FILE__, __LINE__);
         } else {
