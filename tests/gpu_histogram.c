@@ -12,7 +12,7 @@
 #include "histogram/histogram_internal.h"
 
 static int g_quick;
-static int g_seen[GP__HS_COUNT][8]; /* strategy x binner kind exercised */
+static int g_seen[GP__HS_COUNT][8]; /* strategy x binner kind exercised (ident int f32 f64 range lut) */
 
 /* One case: data x (host, n values at element offset off of the device copy), bins; checks the public API (mode
  * auto) and, when all, every strategy forced. */
@@ -257,7 +257,7 @@ int main(void)
     printf("  strategy x binner exercised:");
     for (int st = 0; st < GP__HS_COUNT; st++) {
         printf(" %s[", gp__hist_strategy_name(st));
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             if (g_seen[st][k]) printf(" %s", gp__hist_kind_name(k));
         printf(" ]");
     }

@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 namespace gph {
 const void *kernel_small(int strategy, int kind, gp_dtype_t dt);
@@ -179,7 +180,7 @@ const char *gp__hist_strategy_name(int s)
 
 const char *gp__hist_kind_name(int k)
 {
-    static const char *const names[K_COUNT] = {"ident", "int", "f32", "f64", "range"};
+    static const char *const names[K_COUNT] = {"ident", "int", "f32", "f64", "range", "lut"};
     return k >= 0 && k < K_COUNT ? names[k] : "?";
 }
 
@@ -193,7 +194,24 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
                          spec->nbins);
     Binner b = {};
     b.s = *spec;
-    if (b.s.mode == GP__HIST_RANGE) { /* the edges to device memory (the context workspace) */
+    int kind = make_binner(dtype, &b);
+    /* u8 (bins that are not the values or integer widths) and u16 range mode: a table of every value's slot */
+    if ((dtype == GP_U8 && kind != K_IDENT && kind != K_INT) || (dtype == GP_U16 && kind == K_RANGE)) {
+        const size_t nv = dtype == GP_U8 ? 256 : 65536;
+        unsigned *t = (unsigned *)malloc(nv * sizeof *t);
+        if (!t) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_histogram: a table of %zu slots", nv);
+        for (size_t v = 0; v < nv; v++) t[v] = (unsigned)gp__hist_slot(&b.s, (double)v);
+        void *ws = NULL;
+        gp_status_t st = gp__workspace(ctx, nv * sizeof *t, &ws);
+        /* from pageable memory: the call returns once t is staged, so t may be freed right after */
+        cudaError_t e = st == GP_OK ? cudaMemcpyAsync(ws, t, nv * sizeof *t, cudaMemcpyHostToDevice, stream)
+                                    : cudaSuccess;
+        free(t);
+        if (st != GP_OK) return st;
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: copying the slot table", __FILE__, __LINE__);
+        b.lut = (const unsigned *)ws;
+        kind = K_LUT;
+    } else if (kind == K_RANGE) { /* the edges to device memory (the context workspace) */
         void *ws = NULL;
         gp_status_t st = gp__workspace(ctx, (b.s.nbins + 1) * sizeof(double), &ws);
         if (st != GP_OK) return st;
@@ -202,7 +220,6 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram_range: copying the edges", __FILE__, __LINE__);
         b.s.edges = (const double *)ws;
     }
-    const int kind = make_binner(dtype, &b);
     int optin_i = 0;
     cudaError_t e = cudaDeviceGetAttribute(&optin_i, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: device attributes", __FILE__, __LINE__);

@@ -10,7 +10,9 @@
  *            within that bound of an edge (and any value outside the range, NaN) is estimated again in double
  *            (F64), and takes the exact rule only if that too is near an edge;
  *     F64    any dtype: the same in double;
- *     RANGE  caller's edges: binary search (the exact rule itself).
+ *     RANGE  caller's edges: binary search (the exact rule itself);
+ *     LUT    u8 (bins not served by IDENT / INT) and u16 range mode: a table of the slot of every possible value,
+ *            built on the host by the rule, read through the read-only cache.
  *   the counting strategy:
  *     GLOBAL   atomics on the global counts;
  *     BLOCK    one shared-memory histogram per block (the primers' privatization), added to the global counts at
@@ -39,7 +41,7 @@ namespace gph {
 
 namespace cg = cooperative_groups;
 
-enum Kind { K_IDENT = 0, K_INT, K_F32, K_F64, K_RANGE, K_COUNT };
+enum Kind { K_IDENT = 0, K_INT, K_F32, K_F64, K_RANGE, K_LUT, K_COUNT };
 enum { LANE_MAX_SLOTS = 288, LANE_ROWS = (LANE_MAX_SLOTS / 2 + 31) / 32 };
 
 /* Everything a binner needs (host-built, passed by value). */
@@ -51,6 +53,7 @@ struct Binner {
     int ishift;                       /* width = 2^ishift when imagic == 0 */
     float flo, fscale, fhalf;         /* F32 estimate (v - flo) * fscale; trusted when |fraction - 1/2| < fhalf */
     double dlo, dscale, dmargin;      /* (fhalf <= 1/2 - margin); F64: fraction in (margin, 1 - margin) */
+    const unsigned *lut;              /* LUT: the slot of every u8 / u16 value (device memory) */
 };
 
 /* What every launch gets. */
@@ -95,6 +98,8 @@ template <int K, typename T> __device__ __forceinline__ unsigned fast_slot(const
         const unsigned long long b = (unsigned long long)__double_as_longlong(t) - 0x4338000000000000ull;
         const double fr = e - (t - 0x1.8p52);
         return b < B.nb && fr > B.dmargin && fr < 1.0 - B.dmargin ? (unsigned)b : SLOW;
+    } else if constexpr (K == K_LUT) {
+        return __ldg(B.lut + (unsigned)x);
     } else {
         return (unsigned)gp__hist_slot(&B.s, (double)x);
     }

@@ -1,6 +1,6 @@
 /*
  * histogram_pick.cuh — GPH_PICK(NAME, EXTRA): the kernel NAME<kind, T EXTRA> for a (kind, dtype) pair, or NULL for
- * a pair no binner serves (IDENT: u8 u16; INT: the integer dtypes; F32: u8 u16 f32; F64 and RANGE: all six).
+ * a pair no binner serves (IDENT, LUT: u8 u16; INT: the integer dtypes; F32: u8 u16 f32; F64 and RANGE: all six).
  * EXTRA: further template arguments, each after GPH_COMMA. Used inside a function with `int kind` and `gp_dtype_t dt` in scope.
  */
 #ifndef GP_HISTOGRAM_PICK_CUH
@@ -24,6 +24,10 @@
         if (dt == GP_U8) GPH_K(NAME, K_F32, uint8_t, EXTRA);                                                          \
         if (dt == GP_U16) GPH_K(NAME, K_F32, uint16_t, EXTRA);                                                        \
         if (dt == GP_F32) GPH_K(NAME, K_F32, float, EXTRA);                                                           \
+        return NULL;                                                                                                  \
+    case K_LUT:                                                                                                       \
+        if (dt == GP_U8) GPH_K(NAME, K_LUT, uint8_t, EXTRA);                                                          \
+        if (dt == GP_U16) GPH_K(NAME, K_LUT, uint16_t, EXTRA);                                                        \
         return NULL;                                                                                                  \
     case K_F64:                                                                                                       \
     case K_RANGE:                                                                                                     \
