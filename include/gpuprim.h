@@ -388,6 +388,29 @@ GP_API gp_status_t gp_histogram_accumulate(gp_ctx_t *ctx, gp_dtype_t dtype, size
                                            const gp_hist_bins_t *bins, gp_dtype_t count_dtype, void *counts,
                                            gp_stream_t stream);
 
+/* ---------------------------------------------------------------------------------------------- matrices */
+/* A dense matrix view (no ownership): element (i, j), 0 <= i < rows, 0 <= j < cols, lives at
+ *   row-major:    data + (i * ld + j) * dtype size        (ld >= cols)
+ *   column-major: data + (j * ld + i) * dtype size        (ld >= rows)
+ * ld is the leading dimension in elements (a pitched allocation's pitch / element size). */
+typedef enum { GP_ROW_MAJOR = 0, GP_COL_MAJOR = 1 } gp_layout_t;
+typedef struct gp_matrix {
+    void *data;
+    size_t rows, cols, ld;
+    gp_dtype_t dtype;
+    gp_layout_t layout;
+} gp_matrix_t;
+/* A rows x cols matrix in pitched memory (gp_mem_alloc_2d: device memory on a GPU, host memory on the CPU backend);
+ * *m views it (ld = pitch / element size), *mem is what gp_mem_free_pitched releases. */
+GP_API gp_status_t gp_matrix_alloc(gp_ctx_t *ctx, size_t rows, size_t cols, gp_dtype_t dtype, gp_layout_t layout,
+                                   gp_matrix_t *m, gp_pitched_t *mem);
+/* dst = src (same shape, dtype and layout; each its own ld) between any two memories (cudaMemcpy2DAsync). */
+GP_API gp_status_t gp_matrix_copy(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src, gp_stream_t stream);
+/* dst = src^T, out of place: dst is src.cols x src.rows, any layouts and lds; dtypes f32, f64, i32, u8. On a GPU
+ * both in device-accessible memory; they must not overlap. Where the layouts differ the transpose is a 2D copy. */
+GP_API gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src,
+                                       gp_stream_t stream);
+
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary
  * arrays (like np.memmap: the dtype is given, an offset skipped). Readers return data in the host's byte order.

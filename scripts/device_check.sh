@@ -48,7 +48,7 @@ if [[ " $steps " == *" test "* ]]; then
 fi
 
 if [[ " $steps " == *" histtest "* ]]; then
-  (cd $B && ctest -V --timeout 900 -R 'histogram|cli') >"$OUT/ctest.log" 2>&1
+  (cd $B && ctest -V --timeout 900 -R "${TEST_FILTER:-histogram|cli}") >"$OUT/ctest.log" 2>&1
   note "ctest (histogram, cli): $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1)"
   grep -E '^[0-9]+: +|FAIL|passed, [0-9]+ failed' "$OUT/ctest.log" | grep -E 'gpu_histogram|test_histogram|FAIL|ok$|: [a-z0-9 ]+' | head -40
 fi
@@ -79,6 +79,8 @@ synccheck gpu_ordered - 120
 memcheck gpu_histogram - 300
 racecheck gpu_histogram - 300
 synccheck gpu_histogram - 200
+memcheck gpu_matrix - 200
+racecheck gpu_matrix - 200
 LIST
 fi
 

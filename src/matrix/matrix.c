@@ -1,0 +1,126 @@
+/*
+ * matrix.c — matrix views: pitched allocation, 2D copies and the out-of-place transpose (API, checks, the CPU
+ * backend). A transpose between different layouts keeps every element's storage position (a 2D copy); between equal
+ * layouts it transposes storage (transpose.cu on a GPU, cache-blocked loops here on the CPU).
+ */
+#include "matrix_internal.h"
+
+#include <string.h>
+
+static gp__phys_t phys(const gp_matrix_t *m)
+{
+    gp__phys_t p;
+    p.data = (char *)m->data;
+    p.prows = m->layout == GP_ROW_MAJOR ? m->rows : m->cols;
+    p.pcols = m->layout == GP_ROW_MAJOR ? m->cols : m->rows;
+    p.ld = m->ld;
+    p.es = gp_dtype_size(m->dtype);
+    return p;
+}
+
+/* Checks a view: layout, dtype, ld, size, data. */
+static gp_status_t check_view(const char *fn, const char *name, const gp_matrix_t *m)
+{
+    if (m == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is NULL", fn, name);
+    if (m->layout != GP_ROW_MAJOR && m->layout != GP_COL_MAJOR)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s->layout %d is not a gp_layout_t", fn, name, (int)m->layout);
+    if ((unsigned)m->dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s->dtype %d is not a gp_dtype_t", fn, name, (int)m->dtype);
+    const gp__phys_t p = phys(m);
+    if (p.prows == 0 || p.pcols == 0) return GP_OK; /* empty: data may be anything */
+    if (m->ld < p.pcols)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s->ld = %zu is less than its %s (%zu)", fn, name, m->ld,
+                         m->layout == GP_ROW_MAJOR ? "cols" : "rows", p.pcols);
+    size_t span;
+    if (!gp__mul_ok(p.prows - 1, m->ld, &span) || span > SIZE_MAX - p.pcols || !gp__mul_ok(span + p.pcols, p.es, &span))
+        return gp__error(GP_ERR_OVERFLOW, "%s: %s spans more than the address space", fn, name);
+    if (m->data == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: %s->data is NULL", fn, name);
+    if ((uintptr_t)m->data % p.es)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s->data is not %zu-byte aligned", fn, name, p.es);
+    return GP_OK;
+}
+
+static size_t span_bytes(const gp__phys_t *p) { return p->prows && p->pcols ? ((p->prows - 1) * p->ld + p->pcols) * p->es : 0; }
+
+gp_status_t gp_matrix_alloc(gp_ctx_t *ctx, size_t rows, size_t cols, gp_dtype_t dtype, gp_layout_t layout,
+                            gp_matrix_t *m, gp_pitched_t *mem)
+{
+    static const char fn[] = "gp_matrix_alloc";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if (m == NULL || mem == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: m or mem is NULL", fn);
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    if (layout != GP_ROW_MAJOR && layout != GP_COL_MAJOR)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: layout %d is not a gp_layout_t", fn, (int)layout);
+    const size_t es = gp_dtype_size(dtype), prows = layout == GP_ROW_MAJOR ? rows : cols,
+                 pcols = layout == GP_ROW_MAJOR ? cols : rows;
+    size_t wb;
+    if (!gp__mul_ok(pcols, es, &wb)) return gp__error(GP_ERR_OVERFLOW, "%s: %zu x %zu is too large", fn, rows, cols);
+    GP_TRY_RET(gp_mem_alloc_2d(ctx, wb, prows, mem));
+    m->data = mem->ptr;
+    m->rows = rows, m->cols = cols;
+    m->ld = mem->pitch / es > pcols ? mem->pitch / es : pcols;
+    m->dtype = dtype, m->layout = layout;
+    return GP_OK;
+}
+
+gp_status_t gp_matrix_copy(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src, gp_stream_t stream)
+{
+    static const char fn[] = "gp_matrix_copy";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(check_view(fn, "dst", dst));
+    GP_TRY_RET(check_view(fn, "src", src));
+    if (dst->rows != src->rows || dst->cols != src->cols || dst->dtype != src->dtype || dst->layout != src->layout)
+        return gp__error(GP_ERR_INVALID_ARG,
+                         "%s: dst (%zu x %zu %s %s) and src (%zu x %zu %s %s) differ (gp_matrix_transpose changes "
+                         "layouts)", fn, dst->rows, dst->cols, gp_dtype_name(dst->dtype),
+                         dst->layout == GP_ROW_MAJOR ? "row-major" : "column-major", src->rows, src->cols,
+                         gp_dtype_name(src->dtype), src->layout == GP_ROW_MAJOR ? "row-major" : "column-major");
+    const gp__phys_t d = phys(dst), s = phys(src);
+    if (d.prows == 0 || d.pcols == 0) return GP_OK;
+    return gp_memcpy_2d(ctx, d.data, d.ld * d.es, s.data, s.ld * s.es, s.pcols * s.es, s.prows, stream);
+}
+
+void gp__transpose_cpu(const gp__phys_t *out, const gp__phys_t *in)
+{
+    enum { B = 32 };
+    const size_t es = in->es, P = in->prows, Q = in->pcols;
+#pragma omp parallel for schedule(static) if (P * Q > (1u << 16))
+    for (long long pb = 0; pb < (long long)P; pb += B)
+        for (size_t qb = 0; qb < Q; qb += B) {
+            const size_t pe = (size_t)pb + B < P ? (size_t)pb + B : P, qe = qb + B < Q ? qb + B : Q;
+            for (size_t p = (size_t)pb; p < pe; p++) {
+                const char *src = in->data + p * in->ld * es;
+                for (size_t q = qb; q < qe; q++) memcpy(out->data + (q * out->ld + p) * es, src + q * es, es);
+            }
+        }
+}
+
+gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src, gp_stream_t stream)
+{
+    static const char fn[] = "gp_matrix_transpose";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(check_view(fn, "dst", dst));
+    GP_TRY_RET(check_view(fn, "src", src));
+    if (src->dtype != GP_F32 && src->dtype != GP_F64 && src->dtype != GP_I32 && src->dtype != GP_U8)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (f32 f64 i32 u8 are supported)", fn,
+                         gp_dtype_name(src->dtype));
+    if (dst->dtype != src->dtype)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dst is %s, src is %s", fn, gp_dtype_name(dst->dtype),
+                         gp_dtype_name(src->dtype));
+    if (dst->rows != src->cols || dst->cols != src->rows)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dst is %zu x %zu, the transpose of %zu x %zu src is %zu x %zu", fn,
+                         dst->rows, dst->cols, src->rows, src->cols, src->cols, src->rows);
+    const gp__phys_t d = phys(dst), s = phys(src);
+    if (s.prows == 0 || s.pcols == 0) return GP_OK;
+    const size_t db = span_bytes(&d), sb = span_bytes(&s);
+    if (d.data < s.data + sb && s.data < d.data + db)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dst and src overlap (the transpose is out of place)", fn);
+    if (dst->layout != src->layout) /* every element keeps its storage position */
+        return gp_memcpy_2d(ctx, d.data, d.ld * d.es, s.data, s.ld * s.es, s.pcols * s.es, s.prows, stream);
+    if (gp__is_cpu(ctx)) {
+        gp__transpose_cpu(&d, &s);
+        return GP_OK;
+    }
+    return gp__transpose_gpu(ctx, &d, &s, (cudaStream_t)stream);
+}
