@@ -271,6 +271,9 @@ gp_status_t gp_memcpy_sync(gp_ctx_t *ctx, void *dst, const void *src, size_t byt
         return GP_OK;
     }
     GP_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    /* cudaMemcpy from pageable memory returns once the bytes are staged, before the DMA lands; work on a
+     * non-blocking stream is not ordered after it. _sync means done: wait for the legacy stream. */
+    GP_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
     return GP_OK;
 fail:
     return st;
