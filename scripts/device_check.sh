@@ -4,7 +4,7 @@
 # is printed last.
 #   scripts/device_check.sh [build|test|histtest|sanitize|bench|hist|stream]...   (default: build test bench)
 #   histtest: the histogram tests only; SAN_FILTER=REGEX: only the sanitizer runs whose line matches; hist: the
-#   histogram bench and lab (hist.txt).
+#   histogram bench and lab (hist.txt); matrix: gpuprim bench transpose (matrix.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -127,6 +127,13 @@ if [[ " $steps " == *" hist "* ]]; then
   note "hist: $(grep -c FAIL "$OUT/hist.txt") FAIL lines"
   grep -E "^hist|FAIL|rror" "$OUT/hist.txt" | head -24
   grep -E "^(0[0-9]|10) " "$OUT/hist.txt" | awk '{print $1, $2, $3, $4, $5, $6, $7, $NF}' | head -80
+fi
+
+if [[ " $steps " == *" matrix "* ]]; then
+  G=$B/gpuprim
+  { echo "### gpuprim bench transpose"; $G bench transpose; echo; echo "### again"; $G bench transpose; } >"$OUT/matrix.txt" 2>&1
+  note "matrix: $(grep -c '^transpose' "$OUT/matrix.txt") rows"
+  grep -E "^transpose|rror|differ" "$OUT/matrix.txt"
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

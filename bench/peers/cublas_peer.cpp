@@ -22,6 +22,12 @@ extern "C" int gp_peer_dot(gp_peer_t *, int, size_t, const void *, const void *,
     std::snprintf(err, 256, "built without cuBLAS");
     return 1;
 }
+extern "C" int gp_peer_transpose_f32(gp_peer_t *, size_t, size_t, const float *, size_t, float *, size_t,
+                                     gp_peer_stream_t, char *err)
+{
+    std::snprintf(err, 256, "built without cuBLAS");
+    return 1;
+}
 #else
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -105,5 +111,20 @@ extern "C" int gp_peer_dot(gp_peer_t *p, int dtype_size, size_t n, const void *x
     s = cublasDdot_64(p->handle, static_cast<int64_t>(n), static_cast<const double *>(x), 1,
                       static_cast<const double *>(y), 1, static_cast<double *>(result_dev));
     return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasDdot_64", s);
+}
+
+extern "C" int gp_peer_transpose_f32(gp_peer_t *p, size_t rows, size_t cols, const float *in, size_t ldi, float *out,
+                                     size_t ldo, gp_peer_stream_t stream, char *err)
+{
+    /* row-major rows x cols in = column-major cols x rows A; out = A^T (rows x cols column-major = cols x rows
+     * row-major): C = 1 * A^T + 0 * C (B = C, beta 0: C is not read) */
+    cublasStatus_t s = cublasSetStream(p->handle, stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
+    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
+    const float one = 1.0f, zero = 0.0f;
+    s = cublasSgeam_64(p->handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int64_t>(rows), static_cast<int64_t>(cols),
+                       &one, in, static_cast<int64_t>(ldi), &zero, out, static_cast<int64_t>(ldo), out,
+                       static_cast<int64_t>(ldo));
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasSgeam_64", s);
 }
 #endif

@@ -51,6 +51,10 @@ int gp_peer_histogram_prepare(int u8, size_t n, int nbins, double lo, double hi,
 int gp_peer_histogram(int u8, size_t n, const void *x, int nbins, double lo, double hi, unsigned *counts_dev,
                       gp_peer_stream_t stream, char *err);
 
+/* cublasSgeam transpose: out (cols x rows, row-major, ldo) = in^T (rows x cols, row-major, ldi); device memory. */
+int gp_peer_transpose_f32(gp_peer_t *peer, size_t rows, size_t cols, const float *in, size_t ldi, float *out,
+                          size_t ldo, gp_peer_stream_t stream, char *err);
+
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);
 

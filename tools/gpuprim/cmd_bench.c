@@ -536,12 +536,13 @@ int bench_reduce(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram [options]   (--help after it)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram|transpose [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
     if (strcmp(argv[1], "reduce") == 0) return bench_reduce(argc - 1, argv + 1);
     if (strcmp(argv[1], "histogram") == 0) return bench_histogram(argc - 1, argv + 1);
-    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram)\n", argv[1]);
+    if (strcmp(argv[1], "transpose") == 0) return bench_transpose(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram, transpose)\n", argv[1]);
     return EXIT_USAGE;
 }

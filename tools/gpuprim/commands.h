@@ -11,6 +11,7 @@ int cmd_bench(int argc, char **argv);
 int bench_vector(int argc, char **argv); /* argv[0] = "vector" */
 int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
 int bench_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_bench_hist.c) */
+int bench_transpose(int argc, char **argv); /* argv[0] = "transpose" (cmd_bench_matrix.c) */
 /* cmd_bench.c's shared pieces: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
