@@ -3,7 +3,9 @@
 
 #include "core/internal.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,4 +147,15 @@ gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dty
             ((int32_t *)dst)[ii] = (int32_t)(z >> 53) - 1024;
     }
     return GP_OK;
+}
+
+void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...)
+{
+    if (b->n >= BENCH_MAX_BARS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->text[b->n], sizeof b->text[0], fmt, ap);
+    va_end(ap);
+    b->labels[b->n] = b->text[b->n];
+    b->values[b->n++] = value;
 }

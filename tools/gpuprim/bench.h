@@ -36,6 +36,16 @@ gp_status_t bench_ceilings(gp_ctx_t *ctx, size_t bytes, int warmup, int reps, be
 
 static inline double bench_gbs(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
 
+/* The bars of a bench's --svg chart: labels formatted as rows are measured (beyond BENCH_MAX_BARS: dropped). */
+enum { BENCH_MAX_BARS = 64 };
+typedef struct bench_bars {
+    int n;
+    const char *labels[BENCH_MAX_BARS];
+    double values[BENCH_MAX_BARS];
+    char text[BENCH_MAX_BARS][96];
+} bench_bars_t;
+void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Fills n elements of dtype (f32, f64, i32, u8, u32) at dst (device-accessible on a GPU context) with random values
  * (floats in [-1, 1), i32 in [-1024, 1023], u8 / u32 uniform over all values) derived from seed. */
 gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype, unsigned long long seed);

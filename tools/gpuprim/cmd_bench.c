@@ -182,10 +182,8 @@ int bench_vector(int argc, char **argv)
         vec_row(&r, gpu ? "ceiling:read_kernel" : "ceiling:read_omp", "u8", ce.bytes, (double)ce.bytes, &sr, &ce, "",
                 0);
     }
-    const char *labels[64];
-    double values[64];
-    char label_buf[64][48];
-    int nbars = 0;
+    static bench_bars_t bars;
+    bars.n = 0;
     for (int di = 0; di < ndt && rc == EXIT_OK; di++) {
         gp_dtype_t dt = (gp_dtype_t)dts[di];
         size_t es = gp_dtype_size(dt), arr = n * es;
@@ -229,16 +227,8 @@ int bench_vector(int argc, char **argv)
             double bytes = (double)n * es * gp__vec_op_streams(j.op);
             vec_row(&r, gp__vec_op_name(j.op), gp_dtype_name(dt), n, bytes, &s, &ce, peer_name,
                     has_peer ? sp.median_ms : 0);
-            if (nbars < 62) {
-                snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s", gp__vec_op_name(j.op), gp_dtype_name(dt));
-                labels[nbars] = label_buf[nbars];
-                values[nbars++] = bench_gbs(bytes, s.median_ms);
-                if (has_peer) {
-                    snprintf(label_buf[nbars], sizeof label_buf[0], "%s (peer)", peer_name);
-                    labels[nbars] = label_buf[nbars];
-                    values[nbars++] = bench_gbs(bytes, sp.median_ms);
-                }
-            }
+            bench_bars_add(&bars, bench_gbs(bytes, s.median_ms), "%s %s", gp__vec_op_name(j.op), gp_dtype_name(dt));
+            if (has_peer) bench_bars_add(&bars, bench_gbs(bytes, sp.median_ms), "%s (peer)", peer_name);
         }
         for (int k = 0; bufs && k <= nsets * 3; k++) gp_mem_free(ctx, &bufs[k]);
         free(bufs);
@@ -251,8 +241,8 @@ int bench_vector(int argc, char **argv)
         today(date, sizeof date);
         snprintf(title, sizeof title, "gpuprim bench vector, n = %zu\n%s\n%s; peer: %s", n, desc, date,
                  gpu ? gp_peer_version(peer) : "none");
-        if (svg_bar_chart(c.svg, title, "GB/s (1e9 B/s, bytes read + written)", labels, values, nbars, ce.d2d_gbs,
-                          gpu ? "D2D cudaMemcpy" : "memcpy") != 0) {
+        if (svg_bar_chart(c.svg, title, "GB/s (1e9 B/s, bytes read + written)", bars.labels, bars.values, bars.n,
+                          ce.d2d_gbs, gpu ? "D2D cudaMemcpy" : "memcpy") != 0) {
             fprintf(stderr, "gpuprim bench vector: cannot write %s\n", c.svg);
             rc = EXIT_FAIL;
         } else if (c.fmt == FMT_TABLE) {
@@ -459,10 +449,8 @@ int bench_reduce(int argc, char **argv)
     cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 2, -1, GP_ORDERED_AFFINE, 0};
     gp_buffer_t out = {0};
     if (gp_mem_alloc(ctx, GP_MEM_DEVICE, 256, &out) != GP_OK) rc = EXIT_FAIL;
-    const char *labels[40];
-    double values[40];
-    char label_buf[40][64];
-    int nbars = 0;
+    static bench_bars_t bars;
+    bars.n = 0;
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
         const rcase_t *k = &cases[ci];
         const size_t bytes = k->n * gp_dtype_size(k->dtype) * (k->ordered >= 0 ? gp_ordered_width(k->ordered) : 1);
@@ -500,17 +488,10 @@ int bench_reduce(int argc, char **argv)
         if (rc == EXIT_OK) {
             vec_row(&r, opname, gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,
                     has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
-            if (nbars < 38) {
-                snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s n=%zu", opname,
-                         gp_dtype_name(k->dtype), k->n);
-                labels[nbars] = label_buf[nbars];
-                values[nbars++] = bench_gbs((double)bytes, so.median_ms);
-                if (has_peer) {
-                    snprintf(label_buf[nbars], sizeof label_buf[0], "%s (peer)", gp_peer_reduce_name(j.peer));
-                    labels[nbars] = label_buf[nbars];
-                    values[nbars++] = bench_gbs((double)bytes, sp.median_ms);
-                }
-            }
+            bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s %s n=%zu", opname,
+                           gp_dtype_name(k->dtype), k->n);
+            if (has_peer)
+                bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "%s (peer)", gp_peer_reduce_name(j.peer));
         }
         for (int s = 0; s < nsets; s++) gp_mem_free(ctx, &bufs[s]);
         free(bufs);
@@ -523,8 +504,8 @@ int bench_reduce(int argc, char **argv)
         char date[16];
         today(date, sizeof date);
         snprintf(title, sizeof title, "gpuprim bench reduce\n%s\n%s; peer: CUB", desc, date);
-        if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", labels, values, nbars, ce.read_gbs,
-                          "read-only kernel") != 0)
+        if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", bars.labels, bars.values, bars.n,
+                          ce.read_gbs, "read-only kernel") != 0)
             rc = EXIT_FAIL;
     }
     gp_mem_free(ctx, &out);

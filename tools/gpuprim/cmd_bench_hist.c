@@ -105,10 +105,8 @@ int bench_histogram(int argc, char **argv)
         rc = EXIT_FAIL;
     }
     uint32_t *h_ours = malloc((maxbins + 3) * 4), *h_cub = malloc((maxbins + 3) * 4);
-    const char *labels[20];
-    double values[20];
-    char label_buf[20][96];
-    int nbars = 0;
+    static bench_bars_t bars;
+    bars.n = 0;
     gp_dtype_t filled = GP_DTYPE_COUNT;
     int filled_skew = -1;
     for (int ci = 0; ci < ncases && rc == EXIT_OK; ci++) {
@@ -181,25 +179,18 @@ int bench_histogram(int argc, char **argv)
             snprintf(peer_name, sizeof peer_name, "cub::HistogramEven");
         }
         vec_row(&r, name, gp_dtype_name(dt), n, (double)bytes, &so, &ce, peer_name, has_peer ? sp.median_ms : 0);
-        if (nbars < 18) {
-            snprintf(label_buf[nbars], sizeof label_buf[0], "%s %s", name, gp_dtype_name(dt));
-            labels[nbars] = label_buf[nbars];
-            values[nbars++] = bench_gbs((double)bytes, so.median_ms);
-            if (has_peer) {
-                snprintf(label_buf[nbars], sizeof label_buf[0], "  CUB %s %zu%s", gp_dtype_name(dt), j.nbins,
-                         cases[ci].skew ? " skew" : "");
-                labels[nbars] = label_buf[nbars];
-                values[nbars++] = bench_gbs((double)bytes, sp.median_ms);
-            }
-        }
+        bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s %s", name, gp_dtype_name(dt));
+        if (has_peer)
+            bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "  CUB %s %zu%s", gp_dtype_name(dt), j.nbins,
+                           cases[ci].skew ? " skew" : "");
     }
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[700], date[16];
         today(date, sizeof date);
         snprintf(title, sizeof title, "gpuprim bench histogram\n%s\n%s; peer: CUB", desc, date);
-        if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", labels, values, nbars, ce.read_gbs,
-                          "read-only kernel") != 0)
+        if (svg_bar_chart(c.svg, title, "GB/s read (1e9 B/s)", bars.labels, bars.values, bars.n,
+                          ce.read_gbs, "read-only kernel") != 0)
             rc = EXIT_FAIL;
     }
     free(h_ours), free(h_cub);
