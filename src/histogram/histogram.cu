@@ -111,7 +111,7 @@ size_t smem_of(int strategy, size_t S, int cluster)
 {
     switch (strategy) {
     case GP__HS_LANE:
-    case GP__HS_LANE_RMW: return ((S + 1) / 2 * 32 * (size_t)(threads_of(strategy) / 32) + S) * 4;
+    case GP__HS_LANE_RMW: return (S + 1) / 2 * 32 * 4 * (size_t)(threads_of(strategy) / 32);
     case GP__HS_WARP: return S * 4 * (size_t)(threads_of(strategy) / 32);
     case GP__HS_BLOCK: return S * 4;
     case GP__HS_BLOCK_BULK: return bulk_prefix_bytes(threads_of(strategy)) + S * 4;
@@ -330,10 +330,4 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         if (st != GP_OK) return st;
     }
     return GP_OK;
-}
-
-extern "C" gp_status_t gp__hist_gpu(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype_t dtype, size_t n,
-                                    const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream)
-{
-    return gp__hist_gpu_ex(ctx, spec, dtype, n, x, count_dtype, counts, stream, GP__HS_AUTO, 0, 0, NULL);
 }

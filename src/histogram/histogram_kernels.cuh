@@ -20,7 +20,6 @@
  *     WARP     one shared-memory histogram per warp (fewer same-address collisions), summed per block at the end;
  *     LANE     one column of 16-bit counters per lane (word (slot / 2) * 32 + lane: every lane in its own bank, so
  *              a warp's 32 updates never conflict, whatever the data); flushed before a counter can overflow;
- *              aggregated whole-warp adds go to a 32-bit per-block histogram beside the columns;
  *     CLUSTER  the bins spread over the distributed shared memory of a thread-block cluster: the block of rank r
  *              holds slots [r * per, (r + 1) * per); every block adds into the owner's memory (map_shared_rank).
  *   GLOBAL, BLOCK, WARP and CLUSTER aggregate a warp whose 32 lanes all hold vectors of one slot (skewed data) into a
@@ -309,16 +308,11 @@ template <int K, typename T, int U, bool ATOMIC> __global__ void __launch_bounds
     const unsigned S = a.b.nb + 3, R = (S + 1) / 2, warps = blockDim.x / 32, lane = threadIdx.x & 31;
     unsigned *region = h + (threadIdx.x / 32) * R * 32;
     unsigned *hl = region + lane;
-    unsigned *hb = h + R * 32 * warps; /* the block's 32-bit counts of whole-warp (aggregated) adds */
-    for (unsigned i = threadIdx.x; i < R * 32 * warps + S; i += blockDim.x) h[i] = 0;
+    for (unsigned i = threadIdx.x; i < R * 32 * warps; i += blockDim.x) h[i] = 0;
     __syncthreads();
-    auto add = [&](unsigned b, unsigned v) {
-        if (v != 1) { /* a whole warp's vectors in one slot (v is a constant after inlining) */
-            atomicAdd(hb + b, v);
-            return;
-        }
+    auto add = [&](unsigned b, unsigned v) { /* v == 1: the walk does not aggregate here */
         unsigned *p = hl + ((b >> 1) << 5);
-        const unsigned inc = 1u << ((b & 1) << 4);
+        const unsigned inc = v << ((b & 1) << 4);
         if constexpr (ATOMIC) atomicAdd(p, inc);
         else *p += inc; /* the lane's own word: no other thread touches it until the flush */
     };
@@ -348,12 +342,12 @@ template <int K, typename T, int U, bool ATOMIC> __global__ void __launch_bounds
         }
         __syncthreads();
         for (unsigned i = threadIdx.x; i < S; i += blockDim.x) {
-            unsigned t = hb[i];
+            unsigned t = 0;
             for (unsigned w = 0; w < warps; w++) t += h[w * R * 32 + i];
             if (t) add_global(a, i, t);
         }
         __syncthreads();
-        for (unsigned i = threadIdx.x; i < R * 32 * warps + S; i += blockDim.x) h[i] = 0;
+        for (unsigned i = threadIdx.x; i < R * 32 * warps; i += blockDim.x) h[i] = 0;
         __syncthreads();
     };
     unsigned steps = 0;
