@@ -100,9 +100,9 @@ GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
 /* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten, or added to (accumulate). */
 GP_INTERNAL gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
                                      gp_dtype_t count_dtype, void *counts, int accumulate);
-/* The GPU backend (histogram.cu), its choices exposed: strategy GP__HS_AUTO or one to force (GP_ERR_UNSUPPORTED when it cannot
- * hold these bins), cluster 0 (automatic) or a cluster size for GP__HS_CLUSTER, accumulate: add to counts instead of
- * overwriting them. plan (may be NULL) receives what ran. */
+/* The GPU backend (histogram.cu), its choices exposed: strategy GP__HS_AUTO or one to force (GP_ERR_UNSUPPORTED
+ * when it cannot hold these bins), cluster 0 (automatic) or a cluster size for GP__HS_CLUSTER, accumulate: add to
+ * counts instead of overwriting them. plan (may be NULL) receives what ran. */
 GP_INTERNAL gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n,
                                         const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream,
                                         int strategy, int cluster, int accumulate, gp__hist_plan_t *plan);
