@@ -410,6 +410,21 @@ GP_API gp_status_t gp_matrix_copy(gp_ctx_t *ctx, const gp_matrix_t *dst, const g
  * both in device-accessible memory; they must not overlap. Where the layouts differ the transpose is a 2D copy. */
 GP_API gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src,
                                        gp_stream_t stream);
+/* c = alpha * a + beta * b, element by element (a, b, c: the same rows x cols and dtype; each its own layout and ld).
+ * f32 / f64: fma(alpha, a, beta * b) in the dtype (alpha, beta rounded to it); i32 / u8: alpha and beta must be
+ * integers (|x| <= 2^53) and the arithmetic wraps modulo 2^32 / 2^8. A factor of 0 means its operand is not read
+ * (NaN there does not spread). c may be a or b itself (same data, ld and layout); any other overlap is refused. */
+GP_API gp_status_t gp_matrix_add(gp_ctx_t *ctx, double alpha, const gp_matrix_t *a, double beta, const gp_matrix_t *b,
+                                 const gp_matrix_t *c, gp_stream_t stream);
+
+/* GEMM: c = alpha * op(a) * op(b) + beta * c with op(x) = x (GP_OP_N) or x^T (GP_OP_T); op(a) is m x k, op(b) k x n,
+ * c m x n; f32 or f64 (all three the same), each matrix its own layout and ld; any m, n, k >= 0. k = 0 or alpha = 0:
+ * c = beta * c and a, b are not read; beta = 0: c is not read (NaN there does not spread). c must not overlap a or b.
+ * On a GPU: f32 is exact FP32 on the CUDA cores (no TF32), f64 runs on the FP64 tensor cores (IEEE double fused
+ * multiply-adds). The CPU backend accumulates f32 products in double. */
+typedef enum { GP_OP_N = 0, GP_OP_T = 1 } gp_op_t;
+GP_API gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const gp_matrix_t *a,
+                           const gp_matrix_t *b, double beta, const gp_matrix_t *c, gp_stream_t stream);
 
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary

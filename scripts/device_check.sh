@@ -4,7 +4,7 @@
 # is printed last.
 #   scripts/device_check.sh [build|test|histtest|sanitize|bench|hist|stream]...   (default: build test bench)
 #   histtest: the histogram tests only; SAN_FILTER=REGEX: only the sanitizer runs whose line matches; hist: the
-#   histogram bench and lab (hist.txt); matrix: gpuprim bench transpose (matrix.txt).
+#   histogram bench and lab (hist.txt); matrix: bench transpose / gemm and lab transpose / gemm (matrix.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -131,9 +131,14 @@ fi
 
 if [[ " $steps " == *" matrix "* ]]; then
   G=$B/gpuprim
-  { echo "### gpuprim bench transpose"; $G bench transpose; echo; echo "### again"; $G bench transpose; } >"$OUT/matrix.txt" 2>&1
-  note "matrix: $(grep -c '^transpose' "$OUT/matrix.txt") rows"
-  grep -E "^transpose|rror|differ" "$OUT/matrix.txt"
+  {
+    echo "### gpuprim bench transpose"; $G bench transpose; echo; echo "### again"; $G bench transpose
+    echo; echo "### gpuprim lab transpose"; $G lab transpose
+    echo; echo "### gpuprim bench gemm"; $G bench gemm
+    echo; echo "### gpuprim lab gemm"; $G lab gemm
+  } >"$OUT/matrix.txt" 2>&1
+  note "matrix: $(grep -c '^transpose' "$OUT/matrix.txt") transpose rows, $(grep -c FAIL "$OUT/matrix.txt") FAIL lines"
+  grep -E "^transpose|^[sd]gemm|^[0-9][0-9] |rror|differ|FAIL|cublas:" "$OUT/matrix.txt"
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

@@ -2,6 +2,82 @@
  * Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): no big shapes. */
 #include "matrix_common.h"
 
+#include "matrix/matrix_internal.h"
+
+/* Every lab version of the SGEMM (row-major packed C = A B) against a long double reference, C poisoned with NaN. */
+static void versions_gemm(gp_ctx_t *ctx)
+{
+    static const size_t shapes[][3] = {{0, 3, 4}, {1, 1, 1}, {131, 67, 259}, {64, 129, 16}, {257, 255, 3}};
+    for (int vi = 0; vi < gp__gemm_nversions; vi++) {
+        const gp__gemm_version_t *v = &gp__gemm_versions[vi];
+        if (!v->gpu) continue;
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            const size_t M = shapes[k][0], N = shapes[k][1], K = shapes[k][2];
+            float *a = malloc((M * K + 1) * 4), *b = malloc((K * N + 1) * 4), *c = malloc((M * N + 1) * 4);
+            for (size_t e = 0; e < M * K; e++) a[e] = (float)mc_unit();
+            for (size_t e = 0; e < K * N; e++) b[e] = (float)mc_unit();
+            for (size_t e = 0; e < M * N; e++) c[e] = NAN;
+            gp_buffer_t da, db, dc;
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, M * K * 4 + 16, &da));
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, K * N * 4 + 16, &db));
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, M * N * 4 + 16, &dc));
+            OK(gp_memcpy_sync(ctx, da.device, a, M * K * 4));
+            OK(gp_memcpy_sync(ctx, db.device, b, K * N * 4));
+            OK(gp_memcpy_sync(ctx, dc.device, c, M * N * 4));
+            OK(v->launch(ctx, M, N, K, da.device, db.device, dc.device, NULL));
+            OK(gp_stream_sync(ctx, NULL));
+            OK(gp_memcpy_sync(ctx, c, dc.device, M * N * 4));
+            size_t bad = 0;
+            for (size_t i = 0; i < M; i++)
+                for (size_t j = 0; j < N; j++) {
+                    long double ref = 0, mag = 0;
+                    for (size_t l = 0; l < K; l++)
+                        ref += (long double)a[i * K + l] * b[l * N + j], mag += fabsl((long double)a[i * K + l] * b[l * N + j]);
+                    const double tol = (4.0 * sqrt((double)K) + 8.0) / 16777216.0 * (double)mag + 1e-30;
+                    bad += !(fabs(c[i * N + j] - (double)ref) <= tol);
+                }
+            CHECK(bad == 0, "%s %zux%zux%zu: %zu wrong", v->name, M, N, K, bad);
+            gp_mem_free(ctx, &da), gp_mem_free(ctx, &db), gp_mem_free(ctx, &dc);
+            free(a), free(b), free(c);
+        }
+    }
+}
+
+/* Every transpose version (and the copy ceiling, checked as a copy) on odd shapes, 1-, 4- and 8-byte elements. */
+static void versions_transpose(gp_ctx_t *ctx)
+{
+    static const size_t shapes[][2] = {{1, 1}, {33, 65}, {130, 67}, {1, 300}};
+    static const size_t sizes[] = {1, 4, 8};
+    for (int vi = 0; vi < gp__transpose_nversions; vi++) {
+        const gp__transpose_version_t *v = &gp__transpose_versions[vi];
+        if (!v->gpu) continue;
+        for (size_t z = 0; z < 3; z++)
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                const size_t P = shapes[k][0], Q = shapes[k][1], es = sizes[z], ldi = Q + 3;
+                const size_t ldo = v->id == 0 ? Q + 1 : P + 1, orows = v->id == 0 ? P : Q;
+                unsigned char *in = malloc(P * ldi * es), *out = malloc(orows * ldo * es), *want = malloc(orows * ldo * es);
+                for (size_t e = 0; e < P * ldi * es; e++) in[e] = (unsigned char)tc_next();
+                memset(out, 0x5a, orows * ldo * es);
+                memcpy(want, out, orows * ldo * es);
+                for (size_t p = 0; p < P; p++)
+                    for (size_t q = 0; q < Q; q++)
+                        memcpy(want + (v->id == 0 ? p * ldo + q : q * ldo + p) * es, in + (p * ldi + q) * es, es);
+                gp_buffer_t bi, bo;
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, P * ldi * es, &bi));
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, orows * ldo * es, &bo));
+                OK(gp_memcpy_sync(ctx, bi.device, in, P * ldi * es));
+                OK(gp_memcpy_sync(ctx, bo.device, out, orows * ldo * es));
+                const gp__phys_t pi = {bi.device, P, Q, ldi, es}, po = {bo.device, orows, v->id == 0 ? Q : P, ldo, es};
+                OK(v->launch(ctx, &po, &pi, NULL));
+                OK(gp_stream_sync(ctx, NULL));
+                OK(gp_memcpy_sync(ctx, out, bo.device, orows * ldo * es));
+                CHECK(memcmp(out, want, orows * ldo * es) == 0, "%s %zux%zu es %zu: wrong", v->name, P, Q, es);
+                gp_mem_free(ctx, &bi), gp_mem_free(ctx, &bo);
+                free(in), free(out), free(want);
+            }
+    }
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_matrix");
@@ -13,6 +89,19 @@ int main(void)
     long before = tc_fail;
     mc_transpose_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
     printf("  transpose f32 f64 i32 u8, every layout pair, odd and large shapes, padded lds, poisoned dst: %s\n",
+           tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
+    mc_add_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
+    printf("  add f32 f64 i32 u8, every layout triple, factors 0 (operand NaN), in place, refusals: %s\n",
+           tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
+    mc_gemm_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
+    printf("  gemm f32 f64, ops NN NT TN TT x every layout triple, m n k 0 1 odd, beta 0 on NaN c, refusals: %s\n",
+           tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
+    versions_gemm(ctx);
+    versions_transpose(ctx);
+    printf("  lab versions: every SGEMM version (odd shapes, NaN-poisoned C) and transpose version (1/4/8-byte): %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     mc_alloc_copy_errors(ctx);

@@ -9,6 +9,9 @@
 
 #include "common.h"
 
+#include <math.h>
+#include <stdint.h>
+
 static const gp_dtype_t mc_dtypes[] = {GP_F32, GP_F64, GP_I32, GP_U8};
 
 static inline size_t mc_inner(size_t rows, size_t cols, gp_layout_t l) { return l == GP_ROW_MAJOR ? cols : rows; }
@@ -119,6 +122,260 @@ static inline void mc_alloc_copy_errors(gp_ctx_t *ctx)
     CHECK(changed == 0, "a refused call wrote %zu elements", changed);
     OK(gp_mem_free_pitched(ctx, &mem));
     free(h), free(back);
+}
+
+
+/* ------------------------------------------------------------------ add and GEMM */
+static inline double mc_unit(void) { return (double)(tc_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0; }
+
+/* A matrix on ctx and its host copy: storage span filled with random values of dt (floats in [-1, 1)). */
+typedef struct mc_mat {
+    gp_matrix_t dev, host;
+    gp_buffer_t buf;
+    size_t span;
+} mc_mat_t;
+
+static inline void mc_make(gp_ctx_t *ctx, mc_mat_t *m, gp_dtype_t dt, size_t rows, size_t cols, gp_layout_t l,
+                           size_t pad, int fill_nan)
+{
+    const size_t es = gp_dtype_size(dt);
+    m->host = (gp_matrix_t){NULL, rows, cols, mc_inner(rows, cols, l) + pad, dt, l};
+    if (m->host.ld == 0) m->host.ld = 1;
+    m->span = mc_span(rows, cols, l, m->host.ld);
+    m->host.data = malloc(m->span * es + 8);
+    for (size_t e = 0; e < m->span; e++) {
+        char *p = (char *)m->host.data + e * es;
+        if (fill_nan && dt == GP_F32) *(float *)p = NAN;
+        else if (fill_nan && dt == GP_F64) *(double *)p = NAN;
+        else if (dt == GP_F32) *(float *)p = (float)mc_unit();
+        else if (dt == GP_F64) *(double *)p = mc_unit();
+        else if (dt == GP_I32) *(int32_t *)p = (int32_t)(uint32_t)tc_next();
+        else *(uint8_t *)p = (uint8_t)tc_next();
+    }
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, m->span * es + 16, &m->buf));
+    if (m->span) OK(gp_memcpy_sync(ctx, m->buf.device, m->host.data, m->span * es));
+    m->dev = m->host;
+    m->dev.data = m->buf.device;
+}
+static inline void mc_fetch(gp_ctx_t *ctx, const mc_mat_t *m, void *dst)
+{
+    if (m->span) OK(gp_memcpy_sync(ctx, dst, m->dev.data, m->span * gp_dtype_size(m->host.dtype)));
+}
+static inline void mc_free(gp_ctx_t *ctx, mc_mat_t *m)
+{
+    gp_mem_free(ctx, &m->buf);
+    free(m->host.data);
+}
+static inline double mc_get(const gp_matrix_t *m, const void *data, size_t i, size_t j)
+{
+    const size_t o = mc_off(m, i, j);
+    switch (m->dtype) {
+    case GP_F32: return ((const float *)data)[o];
+    case GP_F64: return ((const double *)data)[o];
+    case GP_I32: return ((const int32_t *)data)[o];
+    default: return ((const uint8_t *)data)[o];
+    }
+}
+
+/* One add: every element against the formula (bitwise), every byte of c's storage that is not an element kept. */
+static inline void mc_add_case(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, size_t rows, size_t cols, const gp_layout_t l[3],
+                               size_t pad, double alpha, double beta)
+{
+    const size_t es = gp_dtype_size(dt);
+    mc_mat_t a, b, c;
+    mc_make(ctx, &a, dt, rows, cols, l[0], pad, alpha == 0.0);
+    mc_make(ctx, &b, dt, rows, cols, l[1], pad + 1, beta == 0.0);
+    mc_make(ctx, &c, dt, rows, cols, l[2], pad + 2, 0);
+    OK(gp_matrix_add(ctx, alpha, &a.dev, beta, &b.dev, &c.dev, s));
+    OK(gp_stream_sync(ctx, s));
+    unsigned char *got = malloc(c.span * es + 8), *want = malloc(c.span * es + 8);
+    mc_fetch(ctx, &c, got);
+    memcpy(want, c.host.data, c.span * es);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            const size_t oa = mc_off(&a.host, i, j), ob = mc_off(&b.host, i, j), oc = mc_off(&c.host, i, j);
+            const int ua = alpha != 0.0, ub = beta != 0.0;
+            if (dt == GP_F32) {
+                const float x = ((float *)a.host.data)[oa], y = ((float *)b.host.data)[ob], al = (float)alpha,
+                            be = (float)beta;
+                ((float *)want)[oc] = ua && ub ? fmaf(al, x, be * y) : ua ? al * x : ub ? be * y : 0.0f;
+            } else if (dt == GP_F64) {
+                const double x = ((double *)a.host.data)[oa], y = ((double *)b.host.data)[ob];
+                ((double *)want)[oc] = ua && ub ? fma(alpha, x, beta * y) : ua ? alpha * x : ub ? beta * y : 0.0;
+            } else {
+                const uint32_t al = (uint32_t)(int64_t)alpha, be = (uint32_t)(int64_t)beta;
+                uint32_t x = dt == GP_I32 ? ((uint32_t *)a.host.data)[oa] : ((uint8_t *)a.host.data)[oa];
+                uint32_t y = dt == GP_I32 ? ((uint32_t *)b.host.data)[ob] : ((uint8_t *)b.host.data)[ob];
+                const uint32_t r = (ua ? al * x : 0u) + (ub ? be * y : 0u);
+                if (dt == GP_I32) ((uint32_t *)want)[oc] = r;
+                else ((uint8_t *)want)[oc] = (uint8_t)r;
+            }
+        }
+    size_t bad = 0;
+    for (size_t e = 0; e < c.span * es; e++) bad += got[e] != want[e];
+    CHECK(bad == 0, "add %s %zux%zu layouts %d%d%d pad %zu alpha %g beta %g: %zu bytes differ", gp_dtype_name(dt), rows,
+          cols, l[0], l[1], l[2], pad, alpha, beta, bad);
+    free(got), free(want);
+    mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+}
+
+static inline void mc_add_all(gp_ctx_t *ctx, gp_stream_t s, int big)
+{
+    static const size_t shapes[][2] = {{0, 4}, {1, 1}, {1, 77}, {77, 1}, {33, 31}, {64, 64}, {131, 257}};
+    static const double fac[][2] = {{1.5, -0.25}, {0, 2}, {3, 0}, {0, 0}, {-1, 1}};
+    for (size_t d = 0; d < 4; d++)
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+            for (int l = 0; l < 8; l++) {
+                const gp_layout_t ls[3] = {(gp_layout_t)(l & 1), (gp_layout_t)(l >> 1 & 1), (gp_layout_t)(l >> 2)};
+                const size_t f = (k + (size_t)l) % 5;
+                const int integer = mc_dtypes[d] == GP_I32 || mc_dtypes[d] == GP_U8;
+                mc_add_case(ctx, s, mc_dtypes[d], shapes[k][0], shapes[k][1], ls, k % 3,
+                            integer ? floor(fac[f][0] * 2) : fac[f][0], integer ? floor(fac[f][1] * 7) : fac[f][1]);
+            }
+    if (big) {
+        const gp_layout_t rrc[3] = {GP_ROW_MAJOR, GP_COL_MAJOR, GP_ROW_MAJOR};
+        for (size_t d = 0; d < 4; d++) mc_add_case(ctx, s, mc_dtypes[d], 2049, 3001, rrc, 3, 2, -3);
+    }
+    /* in place: c = a; refusals */
+    mc_mat_t a, b;
+    mc_make(ctx, &a, GP_F32, 40, 50, GP_ROW_MAJOR, 2, 0);
+    mc_make(ctx, &b, GP_F32, 40, 50, GP_ROW_MAJOR, 2, 0);
+    OK(gp_matrix_add(ctx, 2.0, &a.dev, 1.0, &b.dev, &a.dev, s));
+    OK(gp_stream_sync(ctx, s));
+    float *got = malloc(a.span * 4);
+    mc_fetch(ctx, &a, got);
+    size_t bad = 0;
+    for (size_t i = 0; i < 40; i++)
+        for (size_t j = 0; j < 50; j++) {
+            const size_t o = i * 52 + j;
+            bad += got[o] != fmaf(2.0f, ((float *)a.host.data)[o], 1.0f * ((float *)b.host.data)[o]);
+        }
+    CHECK(bad == 0, "add in place: %zu differ", bad);
+    gp_matrix_t shifted = a.dev;
+    shifted.data = (float *)a.dev.data + 1;
+    shifted.cols = 49;
+    gp_matrix_t b49 = b.dev, i32 = b.dev;
+    b49.cols = 49;
+    i32.dtype = GP_I32;
+    CHECK_ST(gp_matrix_add(ctx, 1, &shifted, 1, &b49, &shifted, s), GP_OK);
+    gp_matrix_t a49 = a.dev;
+    a49.cols = 49;
+    CHECK_ST(gp_matrix_add(ctx, 1, &a49, 1, &b49, &shifted, s), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "overlaps") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_matrix_add(ctx, 1, &a.dev, 1, &b49, &a.dev, s), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_matrix_add(ctx, 1, &a.dev, 1, &i32, &a.dev, s), GP_ERR_INVALID_ARG);
+    gp_matrix_t ia = a.dev, ib = b.dev;
+    ia.dtype = ib.dtype = GP_I32;
+    CHECK_ST(gp_matrix_add(ctx, 0.5, &ia, 1, &ib, &ib, s), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "alpha") != NULL, "%s", gp_last_error());
+    gp_matrix_t h = a.dev;
+    h.dtype = GP_F16;
+    CHECK_ST(gp_matrix_add(ctx, 1, &h, 1, &h, &h, s), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_matrix_add(ctx, 1, NULL, 1, &b.dev, &a.dev, s), GP_ERR_INVALID_ARG);
+    free(got);
+    mc_free(ctx, &a), mc_free(ctx, &b);
+}
+
+/* One GEMM against a long double reference: |got - ref| <= (4 sqrt(k) + 8) u (|alpha| sum |a||b| + |beta c|);
+ * beta = 0 runs with c poisoned with NaN; padding must keep its bytes. */
+static inline void mc_gemm_case(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, gp_op_t oa, gp_op_t ob, const gp_layout_t l[3],
+                                size_t m, size_t n, size_t k, double alpha, double beta)
+{
+    const size_t es = gp_dtype_size(dt);
+    mc_mat_t a, b, c;
+    mc_make(ctx, &a, dt, oa == GP_OP_N ? m : k, oa == GP_OP_N ? k : m, l[0], (m + k) % 3, 0);
+    mc_make(ctx, &b, dt, ob == GP_OP_N ? k : n, ob == GP_OP_N ? n : k, l[1], (n + 1) % 4, 0);
+    mc_make(ctx, &c, dt, m, n, l[2], (m + n) % 5, beta == 0.0);
+    OK(gp_gemm(ctx, oa, ob, alpha, &a.dev, &b.dev, beta, &c.dev, s));
+    OK(gp_stream_sync(ctx, s));
+    unsigned char *got = malloc(c.span * es + 8);
+    mc_fetch(ctx, &c, got);
+    const double u = dt == GP_F32 ? 1.0 / 16777216.0 : 1.0 / 9007199254740992.0;
+    size_t bad = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            long double ref = 0, mag = 0;
+            for (size_t l = 0; l < k && alpha != 0.0; l++) {
+                const double x = oa == GP_OP_N ? mc_get(&a.host, a.host.data, i, l) : mc_get(&a.host, a.host.data, l, i);
+                const double y = ob == GP_OP_N ? mc_get(&b.host, b.host.data, l, j) : mc_get(&b.host, b.host.data, j, l);
+                ref += (long double)x * y, mag += fabsl((long double)x * y);
+            }
+            ref *= alpha, mag *= fabs(alpha);
+            if (beta != 0.0) {
+                const double c0 = mc_get(&c.host, c.host.data, i, j);
+                ref += (long double)beta * c0, mag += fabsl((long double)beta * c0);
+            }
+            const double g = mc_get(&c.host, got, i, j);
+            const double tol = (4.0 * sqrt((double)k) + 8.0) * u * (double)mag + 1e-300;
+            if (!(fabs(g - (double)ref) <= tol)) {
+                if (bad < 3)
+                    fprintf(stderr, "    gemm (%zu, %zu): got %.17g want %.17Lg tol %.3g\n", i, j, g, ref, tol);
+                bad++;
+            }
+        }
+    /* padding untouched */
+    size_t pad_changed = 0;
+    for (size_t e = 0; e < c.span; e++) {
+        const size_t o = c.host.layout == GP_ROW_MAJOR ? e % c.host.ld : e % c.host.ld;
+        const size_t inner = mc_inner(m, n, c.host.layout);
+        if (o >= inner) pad_changed += memcmp(got + e * es, (char *)c.host.data + e * es, es) != 0;
+    }
+    CHECK(bad == 0 && pad_changed == 0,
+          "gemm %s op%c%c layouts %d%d%d m %zu n %zu k %zu alpha %g beta %g: %zu wrong, %zu padding changed",
+          gp_dtype_name(dt), oa == GP_OP_N ? 'N' : 'T', ob == GP_OP_N ? 'N' : 'T', l[0], l[1], l[2], m, n, k, alpha,
+          beta, bad, pad_changed);
+    free(got);
+    mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+}
+
+static inline void mc_gemm_all(gp_ctx_t *ctx, gp_stream_t s, int big)
+{
+    static const size_t shapes[][3] = {{0, 5, 3}, {4, 0, 2}, {3, 4, 0}, {1, 1, 1}, {1, 37, 19}, {37, 1, 300},
+                                       {33, 65, 17}, {129, 130, 131}};
+    static const double fac[][2] = {{1.0, 0.0}, {-0.5, 2.0}, {0.0, 1.5}, {2.0, 0.0}};
+    for (int d = 0; d < 2; d++)
+        for (int ops = 0; ops < 4; ops++)
+            for (int l = 0; l < 8; l++)
+                for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                    const gp_layout_t ls[3] = {(gp_layout_t)(l & 1), (gp_layout_t)(l >> 1 & 1), (gp_layout_t)(l >> 2)};
+                    const size_t f = (k + (size_t)l + (size_t)ops) % 4;
+                    mc_gemm_case(ctx, s, d ? GP_F64 : GP_F32, (gp_op_t)(ops & 1), (gp_op_t)(ops >> 1), ls, shapes[k][0],
+                                 shapes[k][1], shapes[k][2], fac[f][0], fac[f][1]);
+                }
+    if (big) {
+        static const size_t bshapes[][3] = {{1000, 1000, 1000}, {257, 4099, 515}, {8192, 64, 129}};
+        for (int d = 0; d < 2; d++)
+            for (size_t k = 0; k < 3; k++) {
+                const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR},
+                                  mix[3] = {GP_COL_MAJOR, GP_ROW_MAJOR, GP_COL_MAJOR};
+                mc_gemm_case(ctx, s, d ? GP_F64 : GP_F32, GP_OP_N, GP_OP_N, rr, bshapes[k][0], bshapes[k][1],
+                             bshapes[k][2], 1.0, 0.0);
+                mc_gemm_case(ctx, s, d ? GP_F64 : GP_F32, GP_OP_T, GP_OP_N, mix, bshapes[k][1] % 700 + 3,
+                             bshapes[k][0] % 900 + 5, bshapes[k][2], 0.75, -1.25);
+            }
+    }
+    /* refusals: nothing written */
+    mc_mat_t a, b, c;
+    mc_make(ctx, &a, GP_F32, 8, 6, GP_ROW_MAJOR, 0, 0);
+    mc_make(ctx, &b, GP_F32, 6, 5, GP_ROW_MAJOR, 0, 0);
+    mc_make(ctx, &c, GP_F32, 8, 5, GP_ROW_MAJOR, 0, 0);
+    CHECK_ST(gp_gemm(ctx, GP_OP_T, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "chain") != NULL, "%s", gp_last_error());
+    CHECK_ST(gp_gemm(ctx, (gp_op_t)7, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_gemm(ctx, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &a.dev, s), GP_ERR_INVALID_ARG);
+    gp_matrix_t i32 = c.dev;
+    i32.dtype = GP_I32;
+    CHECK_ST(gp_gemm(ctx, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &i32, s), GP_ERR_UNSUPPORTED);
+    gp_matrix_t f64 = b.dev;
+    f64.dtype = GP_F64;
+    CHECK_ST(gp_gemm(ctx, GP_OP_N, GP_OP_N, 1, &a.dev, &f64, 0, &c.dev, s), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_gemm(ctx, GP_OP_N, GP_OP_N, 1, &a.dev, NULL, 0, &c.dev, s), GP_ERR_INVALID_ARG);
+    OK(gp_stream_sync(ctx, s));
+    float *back = malloc(c.span * 4);
+    mc_fetch(ctx, &c, back);
+    CHECK(memcmp(back, c.host.data, c.span * 4) == 0, "a refused gemm wrote into c");
+    free(back);
+    mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
 }
 
 #endif

@@ -28,6 +28,12 @@ extern "C" int gp_peer_transpose_f32(gp_peer_t *, size_t, size_t, const float *,
     std::snprintf(err, 256, "built without cuBLAS");
     return 1;
 }
+extern "C" int gp_peer_gemm(gp_peer_t *, int, size_t, size_t, size_t, const void *, const void *, void *,
+                            gp_peer_stream_t, char *err)
+{
+    std::snprintf(err, 256, "built without cuBLAS");
+    return 1;
+}
 #else
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -126,5 +132,27 @@ extern "C" int gp_peer_transpose_f32(gp_peer_t *p, size_t rows, size_t cols, con
                        &one, in, static_cast<int64_t>(ldi), &zero, out, static_cast<int64_t>(ldo), out,
                        static_cast<int64_t>(ldo));
     return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasSgeam_64", s);
+}
+
+extern "C" int gp_peer_gemm(gp_peer_t *p, int f64, size_t m, size_t n, size_t k, const void *a, const void *b, void *c,
+                            gp_peer_stream_t stream, char *err)
+{
+    /* row-major C = A B is column-major C^T = B^T A^T: cuBLAS sees n x m = (n x k) (k x m) */
+    cublasStatus_t s = cublasSetStream(p->handle, stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetMathMode(p->handle, f64 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH);
+    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode/MathMode", s);
+    const int64_t M = static_cast<int64_t>(m), N = static_cast<int64_t>(n), K = static_cast<int64_t>(k);
+    if (f64) {
+        const double one = 1.0, zero = 0.0;
+        s = cublasDgemm_64(p->handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<const double *>(b), N,
+                           static_cast<const double *>(a), K, &zero, static_cast<double *>(c), N);
+    } else {
+        const float one = 1.0f, zero = 0.0f;
+        s = cublasSgemm_64(p->handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<const float *>(b), N,
+                           static_cast<const float *>(a), K, &zero, static_cast<float *>(c), N);
+    }
+    cublasSetMathMode(p->handle, CUBLAS_DEFAULT_MATH);
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, f64 ? "cublasDgemm_64" : "cublasSgemm_64", s);
 }
 #endif

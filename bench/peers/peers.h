@@ -55,6 +55,11 @@ int gp_peer_histogram(int u8, size_t n, const void *x, int nbins, double lo, dou
 int gp_peer_transpose_f32(gp_peer_t *peer, size_t rows, size_t cols, const float *in, size_t ldi, float *out,
                           size_t ldo, gp_peer_stream_t stream, char *err);
 
+/* cuBLAS GEMM of row-major packed matrices: C (m x n) = A (m x k) B (k x n); f64 0: cublasSgemm_64 with
+ * CUBLAS_PEDANTIC_MATH (true FP32, no TF32); f64 1: cublasDgemm_64 (default math). Device memory. */
+int gp_peer_gemm(gp_peer_t *peer, int f64, size_t m, size_t n, size_t k, const void *a, const void *b, void *c,
+                 gp_peer_stream_t stream, char *err);
+
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);
 

@@ -124,3 +124,97 @@ gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_
     }
     return gp__transpose_gpu(ctx, &d, &s, (cudaStream_t)stream);
 }
+
+/* c is a itself (elementwise in place is safe), or they do not overlap at all. */
+static int same_or_apart(const gp_matrix_t *c, const gp_matrix_t *a)
+{
+    if (c->data == a->data && c->ld == a->ld && c->layout == a->layout) return 1;
+    const gp__phys_t pc = phys(c), pa = phys(a);
+    const size_t bc = span_bytes(&pc), ba = span_bytes(&pa);
+    return !(bc && ba && pc.data < pa.data + ba && pa.data < pc.data + bc);
+}
+
+static int apart(const gp_matrix_t *c, const gp_matrix_t *a)
+{
+    const gp__phys_t pc = phys(c), pa = phys(a);
+    const size_t bc = span_bytes(&pc), ba = span_bytes(&pa);
+    return !(bc && ba && pc.data < pa.data + ba && pa.data < pc.data + bc);
+}
+
+static gp_status_t check_int_factor(const char *fn, const char *name, double x)
+{
+    if (!(x == x) || x != (double)(long long)x || x > 9007199254740992.0 || x < -9007199254740992.0)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s = %g is not an integer (integer dtypes need integer factors)", fn,
+                         name, x);
+    return GP_OK;
+}
+
+gp_status_t gp_matrix_add(gp_ctx_t *ctx, double alpha, const gp_matrix_t *a, double beta, const gp_matrix_t *b,
+                          const gp_matrix_t *c, gp_stream_t stream)
+{
+    static const char fn[] = "gp_matrix_add";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(check_view(fn, "a", a));
+    GP_TRY_RET(check_view(fn, "b", b));
+    GP_TRY_RET(check_view(fn, "c", c));
+    const gp_dtype_t dt = c->dtype;
+    if (dt != GP_F32 && dt != GP_F64 && dt != GP_I32 && dt != GP_U8)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (f32 f64 i32 u8 are supported)", fn, gp_dtype_name(dt));
+    if (a->dtype != dt || b->dtype != dt)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtypes differ (a %s, b %s, c %s)", fn, gp_dtype_name(a->dtype),
+                         gp_dtype_name(b->dtype), gp_dtype_name(dt));
+    if (a->rows != c->rows || a->cols != c->cols || b->rows != c->rows || b->cols != c->cols)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: shapes differ (a %zu x %zu, b %zu x %zu, c %zu x %zu)", fn, a->rows,
+                         a->cols, b->rows, b->cols, c->rows, c->cols);
+    if (dt == GP_I32 || dt == GP_U8) {
+        GP_TRY_RET(check_int_factor(fn, "alpha", alpha));
+        GP_TRY_RET(check_int_factor(fn, "beta", beta));
+    }
+    if (!same_or_apart(c, a) || !same_or_apart(c, b))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: c overlaps a or b without being the same view", fn);
+    const gp__phys_t pa = phys(a), pb = phys(b), pc = phys(c);
+    gp__add_t op = {pc.prows, pc.pcols, pa.data, pb.data, pc.data, a->ld, b->ld, c->ld,
+                    a->layout != c->layout, b->layout != c->layout, alpha != 0.0, beta != 0.0, alpha, beta};
+    if (op.P == 0 || op.Q == 0) return GP_OK;
+    if (gp__is_cpu(ctx)) {
+        gp__add_cpu(dt, &op);
+        return GP_OK;
+    }
+    return gp__add_gpu(ctx, dt, &op, (cudaStream_t)stream);
+}
+
+gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const gp_matrix_t *a, const gp_matrix_t *b,
+                    double beta, const gp_matrix_t *c, gp_stream_t stream)
+{
+    static const char fn[] = "gp_gemm";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if (opa != GP_OP_N && opa != GP_OP_T) return gp__error(GP_ERR_INVALID_ARG, "%s: opa %d is not a gp_op_t", fn, (int)opa);
+    if (opb != GP_OP_N && opb != GP_OP_T) return gp__error(GP_ERR_INVALID_ARG, "%s: opb %d is not a gp_op_t", fn, (int)opb);
+    GP_TRY_RET(check_view(fn, "a", a));
+    GP_TRY_RET(check_view(fn, "b", b));
+    GP_TRY_RET(check_view(fn, "c", c));
+    const gp_dtype_t dt = c->dtype;
+    if (dt != GP_F32 && dt != GP_F64)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (f32 and f64 are supported)", fn, gp_dtype_name(dt));
+    if (a->dtype != dt || b->dtype != dt)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtypes differ (a %s, b %s, c %s)", fn, gp_dtype_name(a->dtype),
+                         gp_dtype_name(b->dtype), gp_dtype_name(dt));
+    const size_t m = opa == GP_OP_N ? a->rows : a->cols, k = opa == GP_OP_N ? a->cols : a->rows;
+    const size_t kb = opb == GP_OP_N ? b->rows : b->cols, n = opb == GP_OP_N ? b->cols : b->rows;
+    if (k != kb || c->rows != m || c->cols != n)
+        return gp__error(GP_ERR_INVALID_ARG,
+                         "%s: shapes do not chain: op(a) is %zu x %zu, op(b) %zu x %zu, c %zu x %zu (c must be %zu x "
+                         "%zu)", fn, m, k, kb, n, c->rows, c->cols, m, n);
+    if (!apart(c, a) || !apart(c, b)) return gp__error(GP_ERR_INVALID_ARG, "%s: c overlaps a or b", fn);
+    if (m == 0 || n == 0) return GP_OK;
+    /* canonical form: C row-major; a column-major C is C^T = op(b)^T op(a)^T (operands swap) */
+    const int a_kin = (opa == GP_OP_N) == (a->layout == GP_ROW_MAJOR);
+    const int b_kin = (opb == GP_OP_T) == (b->layout == GP_ROW_MAJOR);
+    gp__gemm_t g;
+    if (c->layout == GP_ROW_MAJOR)
+        g = (gp__gemm_t){m, n, k, a->data, b->data, c->data, a->ld, b->ld, c->ld, a_kin, b_kin, alpha, beta};
+    else
+        g = (gp__gemm_t){n, m, k, b->data, a->data, c->data, b->ld, a->ld, c->ld, b_kin, a_kin, alpha, beta};
+    if (gp__is_cpu(ctx)) return gp__gemm_cpu(dt, &g, 1);
+    return gp__gemm_gpu(ctx, dt, &g, 0, (cudaStream_t)stream);
+}

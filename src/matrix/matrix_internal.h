@@ -22,6 +22,69 @@ GP_INTERNAL gp_status_t gp__transpose_gpu(gp_ctx_t *ctx, const gp__phys_t *out, 
                                           cudaStream_t stream);
 GP_INTERNAL void gp__transpose_cpu(const gp__phys_t *out, const gp__phys_t *in);
 
+/* The transpose versions (transpose_versions.cu; `gpuprim lab transpose`); production points at one by id. */
+#define GP__TRANSPOSE_PRODUCTION 7
+typedef gp_status_t (*gp__transpose_fn)(gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
+                                        cudaStream_t stream);
+typedef struct gp__transpose_version {
+    int id;
+    const char *name;
+    int gpu;
+    const char *teaches;
+    gp__transpose_fn launch; /* NULL for the CPU entry */
+} gp__transpose_version_t;
+GP_INTERNAL extern const gp__transpose_version_t gp__transpose_versions[];
+GP_INTERNAL extern const int gp__transpose_nversions;
+GP_INTERNAL gp_status_t gp__transpose_version(int id, gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
+                                              cudaStream_t stream);
+
+/* C = alpha * A + beta * B on storage: C is P x Q (ldc); A (B) is stored like C when a_t (b_t) is 0, else
+ * transposed (element (p, q) at q * ld + p). use_a / use_b 0: that operand is not read (its factor is 0).
+ * Floats: fma(alpha, a, beta * b) in the dtype; integers: modulo 2^bits with alpha, beta as wrapped integers. */
+typedef struct gp__add {
+    size_t P, Q;
+    const char *A, *B;
+    char *C;
+    size_t lda, ldb, ldc;
+    int a_t, b_t, use_a, use_b;
+    double alpha, beta;
+} gp__add_t;
+GP_INTERNAL gp_status_t gp__add_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__add_t *a, cudaStream_t stream);
+GP_INTERNAL void gp__add_cpu(gp_dtype_t dtype, const gp__add_t *a);
+
+/* GEMM in canonical form (gemm_kernels.cuh): C (M x N, row-major storage, ldc) = alpha * A' B' + beta * C;
+ * A' (i, l) at A[i*lda + l] if a_kin else A[l*lda + i]; B' (l, j) at B[j*ldb + l] if b_kin else B[l*ldb + j].
+ * beta == 0: C is not read. */
+typedef struct gp__gemm {
+    size_t M, N, K;
+    const void *A, *B;
+    void *C;
+    size_t lda, ldb, ldc;
+    int a_kin, b_kin;
+    double alpha, beta;
+} gp__gemm_t;
+/* variant: 0 production; for f32 8 (warp tiles, one stage), 9 (two stages, register prefetch), 10 (two stages,
+ * cp.async where no transpose is needed) — the lab's versions 08-10. */
+#define GP__GEMM_F32_PRODUCTION 10
+GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
+                                     cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int parallel);
+
+/* The SGEMM lab (gemm_versions.cu): each version computes C = A B for row-major, packed f32 A (M x K), B (K x N),
+ * C (M x N) in device memory (host memory for the CPU entries). */
+typedef gp_status_t (*gp__sgemm_lab_fn)(gp_ctx_t *ctx, size_t M, size_t N, size_t K, const float *A, const float *B,
+                                        float *C, cudaStream_t stream);
+typedef struct gp__gemm_version {
+    int id;
+    const char *name;
+    int gpu;
+    const char *teaches;
+    size_t lab_max_n; /* the lab times it at most at this size (0: no cap) */
+    gp__sgemm_lab_fn launch;
+} gp__gemm_version_t;
+GP_INTERNAL extern const gp__gemm_version_t gp__gemm_versions[];
+GP_INTERNAL extern const int gp__gemm_nversions;
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,6 +83,15 @@ void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double 
  * GPU), default repetitions, and the report with its shared columns and metadata. Returns EXIT_OK or an exit code. */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen)
 {
+    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
+                                       "peer", "peer_us", "ratio"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
+    return bench_begin_cols(title, c, ctx, r, desc, dlen, cols, num, 12);
+}
+
+int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
+                     const char *const *cols, const int *num, int ncols)
+{
     char why[700];
     gp_status_t st = open_context(c->device, ctx, why, sizeof why);
     if (st != GP_OK) {
@@ -93,10 +102,7 @@ int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r,
     if (why[0]) fprintf(stderr, "%s: no GPU (%s); timing the CPU backend\n", title, why);
     if (c->reps < 0) c->reps = gpu ? 20 : 3;
     if (c->warmup < 0) c->warmup = gpu ? 3 : 1;
-    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
-                                       "peer", "peer_us", "ratio"};
-    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
-    report_init(r, title, cols, num, 12);
+    report_init(r, title, cols, num, ncols);
     char date[16];
     describe_device(*ctx, desc, dlen);
     today(date, sizeof date);
@@ -517,13 +523,14 @@ int bench_reduce(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram|transpose [options]   (--help after it)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram|transpose|gemm [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
     if (strcmp(argv[1], "reduce") == 0) return bench_reduce(argc - 1, argv + 1);
     if (strcmp(argv[1], "histogram") == 0) return bench_histogram(argc - 1, argv + 1);
     if (strcmp(argv[1], "transpose") == 0) return bench_transpose(argc - 1, argv + 1);
-    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram, transpose)\n", argv[1]);
+    if (strcmp(argv[1], "gemm") == 0) return bench_gemm(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram, transpose, gemm)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 typedef struct tjob {
     gp_ctx_t *ctx;
@@ -108,6 +109,151 @@ int bench_transpose(int argc, char **argv)
                     has_peer ? "cublasSgeam" : "", has_peer ? sp.median_ms : 0);
         }
         gp_mem_free_pitched(ctx, &m_in), gp_mem_free_pitched(ctx, &m_out), gp_mem_free_pitched(ctx, &m_peer);
+    }
+    report_print(&r, c.fmt, stdout);
+    report_free(&r);
+    gp_peer_destroy(peer);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ bench gemm */
+typedef struct gjob {
+    gp_ctx_t *ctx;
+    gp_peer_t *peer;
+    int f64;
+    size_t m, n, k;
+    gp_matrix_t a, b, c, c_peer;
+    char err[256];
+} gjob_t;
+
+static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
+{
+    gjob_t *j = u;
+    (void)rep;
+    return gp_gemm(j->ctx, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
+}
+
+static gp_status_t gemm_peer(void *u, int rep, gp_stream_t s)
+{
+    gjob_t *j = u;
+    (void)rep;
+    return gp_peer_gemm(j->peer, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c_peer.data, s, j->err)
+               ? GP_ERR_CUDA
+               : GP_OK;
+}
+
+/* Our C against cuBLAS's on sampled rows: both must be within the FP rounding bound of the exact product, so they
+ * are within twice it of each other (inputs in [-1, 1): sum |a||b| <= k). */
+static size_t gemm_differ(gjob_t *j)
+{
+    const size_t es = j->f64 ? 8 : 4, n = j->n;
+    const double u = j->f64 ? 0x1p-53 : 0x1p-24, tol = 2.0 * (4.0 * sqrt((double)j->k) + 8.0) * u * (double)j->k;
+    double *x = malloc(n * 8), *y = malloc(n * 8);
+    char *bx = malloc(n * es), *by = malloc(n * es);
+    size_t bad = 0;
+    for (size_t i = 0; i < j->m && x && y && bx && by; i += j->m / 13 + 1) {
+        gp_memcpy_sync(j->ctx, bx, (char *)j->c.data + i * n * es, n * es);
+        gp_memcpy_sync(j->ctx, by, (char *)j->c_peer.data + i * n * es, n * es);
+        for (size_t q = 0; q < n; q++) {
+            x[q] = j->f64 ? ((double *)bx)[q] : ((float *)bx)[q];
+            y[q] = j->f64 ? ((double *)by)[q] : ((float *)by)[q];
+            bad += !(fabs(x[q] - y[q]) <= tol);
+        }
+    }
+    free(x), free(y), free(bx), free(by);
+    return bad;
+}
+
+int bench_gemm(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    for (int i = 1; i < argc; i++) {
+        int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: gpuprim bench gemm [-d DEVICE|cpu] [--reps N] [--warmup N] [--json|--csv]\n"
+                   "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
+                   "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096.\n"
+                   "  (256-sized problems on the CPU backend.) Answers are checked against cuBLAS's.\n");
+            return EXIT_OK;
+        }
+        fprintf(stderr, "gpuprim bench gemm: unknown argument '%s'\n", argv[i]);
+        return EXIT_USAGE;
+    }
+    static const char *const cols[] = {"op", "dtype", "m", "n", "k", "median_us", "min_us", "TFLOP/s", "peer",
+                                       "peer_us", "peer_TFLOP/s", "ratio"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
+    gp_ctx_t *ctx = NULL;
+    report_t r;
+    char desc[512];
+    if (c.reps < 0) c.reps = 10;
+    int rc = bench_begin_cols("gpuprim bench gemm", &c, &ctx, &r, desc, sizeof desc, cols, num, 12);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    gp_peer_t *peer = NULL;
+    char perr[256] = "";
+    if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) peer = NULL;
+    report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
+    report_meta(&r, "flops", "2 m n k per GEMM; inputs uniform in [-1, 1), not rotated (compute-bound)");
+    static const size_t probs[][4] = {{2048, 2048, 2048, 0}, {4096, 4096, 4096, 0}, {8192, 8192, 8192, 0},
+                                      {4097, 4097, 4097, 0}, {1000, 1000, 1000, 0}, {8192, 64, 8192, 0},
+                                      {4096, 4096, 4096, 1}};
+    for (size_t pi = 0; pi < sizeof probs / sizeof probs[0] && rc == EXIT_OK; pi++) {
+        gjob_t j = {ctx, peer, (int)probs[pi][3], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
+        j.m = gpu ? probs[pi][0] : probs[pi][0] / 32 + 1, j.n = gpu ? probs[pi][1] : probs[pi][1] / 32 + 1;
+        j.k = gpu ? probs[pi][2] : probs[pi][2] / 32 + 1;
+        const gp_dtype_t dt = j.f64 ? GP_F64 : GP_F32;
+        const size_t es = j.f64 ? 8 : 4;
+        gp_buffer_t ba = {0}, bb = {0}, bc = {0}, bp = {0};
+        j.a = (gp_matrix_t){NULL, j.m, j.k, j.k, dt, GP_ROW_MAJOR};
+        j.b = (gp_matrix_t){NULL, j.k, j.n, j.n, dt, GP_ROW_MAJOR};
+        j.c = (gp_matrix_t){NULL, j.m, j.n, j.n, dt, GP_ROW_MAJOR};
+        j.c_peer = j.c;
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.k * es, &ba) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.k * j.n * es, &bb) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es, &bc) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es, &bp) != GP_OK ||
+            bench_fill_random(ctx, ba.device, j.m * j.k, dt, 11 + pi) != GP_OK ||
+            bench_fill_random(ctx, bb.device, j.k * j.n, dt, 23 + pi) != GP_OK) {
+            fprintf(stderr, "gpuprim bench gemm: %zu x %zu x %zu: %s\n", j.m, j.n, j.k, gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        j.a.data = ba.device, j.b.data = bb.device, j.c.data = bc.device, j.c_peer.data = bp.device;
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (rc == EXIT_OK && bench_time(ctx, gemm_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
+            fprintf(stderr, "gpuprim bench gemm: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        const int has_peer = rc == EXIT_OK && peer != NULL;
+        if (has_peer && bench_time(ctx, gemm_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK) {
+            fprintf(stderr, "gpuprim bench gemm: %s\n", j.err);
+            rc = EXIT_FAIL;
+        }
+        size_t bad = 0;
+        if (has_peer && rc == EXIT_OK && (bad = gemm_differ(&j)) != 0) {
+            fprintf(stderr, "gpuprim bench gemm: %zu sampled elements differ from cuBLAS beyond rounding\n", bad);
+            rc = EXIT_MISMATCH;
+        }
+        if (rc == EXIT_OK) {
+            const double fl = 2.0 * (double)j.m * (double)j.n * (double)j.k;
+            char cm[24], cn[24], ck[24], cmed[32], cmin[32], ct[32], cpu_[32], cpt[32], crat[32];
+            snprintf(cm, sizeof cm, "%zu", j.m), snprintf(cn, sizeof cn, "%zu", j.n), snprintf(ck, sizeof ck, "%zu", j.k);
+            snprintf(cmed, sizeof cmed, "%.1f", so.median_ms * 1e3);
+            snprintf(cmin, sizeof cmin, "%.1f", so.min_ms * 1e3);
+            snprintf(ct, sizeof ct, "%.2f", fl / (so.median_ms * 1e-3) / 1e12);
+            cpu_[0] = cpt[0] = crat[0] = 0;
+            if (has_peer) {
+                snprintf(cpu_, sizeof cpu_, "%.1f", sp.median_ms * 1e3);
+                snprintf(cpt, sizeof cpt, "%.2f", fl / (sp.median_ms * 1e-3) / 1e12);
+                snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
+            }
+            const char *cells[] = {j.f64 ? "dgemm NN" : "sgemm NN", gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
+                                   has_peer ? (j.f64 ? "cublasDgemm" : "cublasSgemm pedantic") : "", cpu_, cpt, crat};
+            report_row(&r, cells);
+        }
+        gp_mem_free(ctx, &ba), gp_mem_free(ctx, &bb), gp_mem_free(ctx, &bc), gp_mem_free(ctx, &bp);
     }
     report_print(&r, c.fmt, stdout);
     report_free(&r);

@@ -383,13 +383,15 @@ static int lab_reduce(int argc, char **argv)
 int cmd_lab(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector|reduce|histogram [options]   (--help after it)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector|reduce|histogram|transpose|gemm [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "reduce") == 0) return lab_reduce(argc - 1, argv + 1);
     if (strcmp(argv[1], "histogram") == 0) return lab_histogram(argc - 1, argv + 1);
+    if (strcmp(argv[1], "transpose") == 0) return lab_transpose(argc - 1, argv + 1);
+    if (strcmp(argv[1], "gemm") == 0) return lab_gemm(argc - 1, argv + 1);
     if (strcmp(argv[1], "vector") != 0) {
-        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector, reduce, histogram)\n", argv[1]);
+        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector, reduce, histogram, transpose, gemm)\n", argv[1]);
         return EXIT_USAGE;
     }
     argc--, argv++;

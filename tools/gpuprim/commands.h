@@ -12,9 +12,14 @@ int bench_vector(int argc, char **argv); /* argv[0] = "vector" */
 int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
 int bench_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_bench_hist.c) */
 int bench_transpose(int argc, char **argv); /* argv[0] = "transpose" (cmd_bench_matrix.c) */
+int bench_gemm(int argc, char **argv);      /* argv[0] = "gemm" (cmd_bench_matrix.c) */
+int lab_transpose(int argc, char **argv);   /* argv[0] = "transpose" (cmd_lab_matrix.c) */
+int lab_gemm(int argc, char **argv);        /* argv[0] = "gemm" (cmd_lab_matrix.c) */
 /* cmd_bench.c's shared pieces: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
+int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
+                     const char *const *cols, const int *num, int ncols);
 void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
              const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
 int cmd_lab(int argc, char **argv);

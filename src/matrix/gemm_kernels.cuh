@@ -1,0 +1,333 @@
+/*
+ * gemm_kernels.cuh — the GEMM kernels that production (gemm.cu) and the lab (gemm_versions.cu) share, for one
+ * canonical problem: C (M x N, row-major storage, ldc) = alpha * A' B' + beta * C, where
+ *   A' (M x K): element (i, l) at A[i*lda + l] when AK ("K-inner"), else at A[l*lda + i];
+ *   B' (K x N): element (l, j) at B[j*ldb + l] when BK, else at B[l*ldb + j].
+ * Every layout / op combination of gp_gemm reduces to this (gemm.c). Tiles past the edges of M, N, K are zero-filled
+ * in shared memory, so any size works; 16-byte global loads are used where a row's vector is in bounds and the
+ * operand is aligned (flags bit 0: A, bit 1: B, bit 2: C).
+ *
+ *  - sgemm_128x128: FP32 on the CUDA cores (exact FP32, fmaf). 128 x 128 block tile, BK 16, 256 threads, 8 x 8
+ *    results per thread as 2 x 2 sub-tiles of 4 x 4 (warp tile 64 x 32, lanes 8 x 4: each 16-byte shared read is one
+ *    wavefront). A K-inner operand is transposed on its way into shared memory (registers, then scalar stores);
+ *    DBUF: two shared stages, next tile's loads in flight during the math, one barrier per tile; ASYNC: the operands
+ *    that need no transpose go global -> shared by cp.async (no registers).
+ *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m8n8k4 .f64: IEEE double fused multiply-adds). 128 x 128 block
+ *    tile, BK 8, 256 threads, warp tile 64 x 32 = 8 x 4 mma tiles.
+ */
+#ifndef GP_GEMM_KERNELS_CUH
+#define GP_GEMM_KERNELS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace gemmk {
+
+enum { VEC_A = 1, VEC_B = 2, VEC_C = 4 };
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+template <typename T, int VW> struct Vec;
+template <> struct Vec<float, 4> {
+    __device__ static void load(const float *p, float *r)
+    {
+        const float4 v = *reinterpret_cast<const float4 *>(p);
+        r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+    }
+    __device__ static void store(float *p, const float *r) { *reinterpret_cast<float4 *>(p) = make_float4(r[0], r[1], r[2], r[3]); }
+};
+template <> struct Vec<double, 2> {
+    __device__ static void load(const double *p, double *r)
+    {
+        const double2 v = *reinterpret_cast<const double2 *>(p);
+        r[0] = v.x, r[1] = v.y;
+    }
+    __device__ static void store(double *p, const double *r) { *reinterpret_cast<double2 *>(p) = make_double2(r[0], r[1]); }
+};
+
+/* One operand's BK x BT slice in shared memory as S[k][t] (pitch SP elements): t indexes M (for A) or N (for B).
+ * KIN: element (t, k) at X[t*ld + k] (vectors run along k; stored transposed), else at X[k*ld + t] (vectors along
+ * t, stored as they are). Each of NT threads moves NV vectors of VW elements. */
+template <typename T, int BT, int BK, int SP, int NT, int VW, bool KIN> struct Tile {
+    static constexpr int NV = BT * BK / VW / NT;
+    static_assert(NV * VW * NT == BT * BK, "tile not divisible among the threads");
+    T r[NV][VW];
+
+    __device__ static void coords(int tid, int v, int &t, int &k)
+    {
+        const int idx = tid + v * NT;
+        if (KIN) t = idx % BT, k = idx / BT * VW;
+        else k = idx / (BT / VW), t = idx % (BT / VW) * VW;
+    }
+    /* global -> registers; Tn, Kn: the operand's extent; (t0, k0): the slice's corner */
+    __device__ void load(const T *X, size_t ld, size_t Tn, size_t Kn, size_t t0, size_t k0, int tid, bool vec)
+    {
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            int t, k;
+            coords(tid, v, t, k);
+            const size_t gt = t0 + t, gk = k0 + k;
+            if (KIN) {
+                const T *p = X + gt * ld + gk;
+                if (vec && gt < Tn && gk + VW <= Kn) Vec<T, VW>::load(p, r[v]);
+                else
+#pragma unroll
+                    for (int j = 0; j < VW; j++) r[v][j] = gt < Tn && gk + j < Kn ? p[j] : T(0);
+            } else {
+                const T *p = X + gk * ld + gt;
+                if (vec && gk < Kn && gt + VW <= Tn) Vec<T, VW>::load(p, r[v]);
+                else
+#pragma unroll
+                    for (int j = 0; j < VW; j++) r[v][j] = gk < Kn && gt + j < Tn ? p[j] : T(0);
+            }
+        }
+    }
+    /* registers -> shared */
+    __device__ void store(T *S, int tid) const
+    {
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            int t, k;
+            coords(tid, v, t, k);
+            if (KIN)
+#pragma unroll
+                for (int j = 0; j < VW; j++) S[(k + j) * SP + t] = r[v][j];
+            else Vec<T, VW>::store(&S[k * SP + t], r[v]);
+        }
+    }
+    /* global -> shared without registers (!KIN only): cp.async for in-bounds aligned vectors, plain stores at the
+     * edges (the caller's barrier orders both) */
+    __device__ static void load_async(T *S, const T *X, size_t ld, size_t Tn, size_t Kn, size_t t0, size_t k0, int tid,
+                                      bool vec)
+    {
+        static_assert(!KIN, "cp.async cannot transpose");
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            int t, k;
+            coords(tid, v, t, k);
+            const size_t gt = t0 + t, gk = k0 + k;
+            const T *p = X + gk * ld + gt;
+            T *d = &S[k * SP + t];
+            if (vec && gk < Kn && gt + VW <= Tn) cp_async16(d, p);
+            else
+#pragma unroll
+                for (int j = 0; j < VW; j++) d[j] = gk < Kn && gt + j < Tn ? p[j] : T(0);
+        }
+    }
+};
+
+/* Block tile (tm, tn) of a 1-D grid, in groups of G tile rows so that blocks resident together share A and B tiles
+ * in L2. */
+__device__ __forceinline__ void tile_of_block(size_t tiles_m, size_t tiles_n, size_t &tm, size_t &tn)
+{
+    constexpr size_t G = 8;
+    const size_t bid = blockIdx.x, per_group = G * tiles_n, group = bid / per_group, first = group * G;
+    const size_t gs = tiles_m - first < G ? tiles_m - first : G, r = bid % per_group;
+    tm = first + r % gs, tn = r / gs;
+}
+
+template <bool AK, bool BK, bool DBUF, bool ASYNC>
+__global__ void __launch_bounds__(256, 2)
+    sgemm_128x128(size_t M, size_t N, size_t K, float alpha, const float *__restrict__ A, size_t lda,
+                  const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags)
+{
+    constexpr int BM = 128, BN = 128, BKK = 16, NT = 256, NS = DBUF ? 2 : 1;
+    constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK; /* operands moved by cp.async */
+    __shared__ __align__(16) float As[NS][BKK][BM];
+    __shared__ __align__(16) float Bs[NS][BKK][BN];
+    using TA = Tile<float, BM, BKK, BM, NT, 4, AK>;
+    using TB = Tile<float, BN, BKK, BN, NT, 4, BK>;
+    TA ta;
+    TB tb;
+    size_t tm, tn;
+    tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
+    const size_t m0 = tm * BM, n0 = tn * BN;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32, lm = lane >> 2, ln = lane & 3;
+    const bool va = flags & VEC_A, vb = flags & VEC_B;
+    const size_t nk = (K + BKK - 1) / BKK;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+
+    auto fetch = [&](int s, size_t k0) { /* global -> registers, or -> shared for the async operands */
+        if constexpr (AA) TA::load_async(&As[s][0][0], A, lda, M, K, m0, k0, tid, va);
+        else ta.load(A, lda, M, K, m0, k0, tid, va);
+        if constexpr (BA) TB::load_async(&Bs[s][0][0], B, ldb, N, K, n0, k0, tid, vb);
+        else tb.load(B, ldb, N, K, n0, k0, tid, vb);
+        if (AA || BA) cp_async_commit();
+    };
+    auto land = [&](int s) { /* registers -> shared; wait for the async copies */
+        if (!AA) ta.store(&As[s][0][0], tid);
+        if (!BA) tb.store(&Bs[s][0][0], tid);
+        if (AA || BA) cp_async_wait_all();
+    };
+    auto math = [&](int s) {
+#pragma unroll
+        for (int k = 0; k < BKK; k++) {
+            float a[8], b[8];
+            Vec<float, 4>::load(&As[s][k][wm + lm * 4], a);
+            Vec<float, 4>::load(&As[s][k][wm + 32 + lm * 4], a + 4);
+            Vec<float, 4>::load(&Bs[s][k][wn + ln * 4], b);
+            Vec<float, 4>::load(&Bs[s][k][wn + 16 + ln * 4], b + 4);
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+    };
+
+    if (DBUF) {
+        if (nk > 0) {
+            fetch(0, 0);
+            land(0);
+            __syncthreads();
+        }
+        for (size_t kt = 0; kt < nk; kt++) {
+            const int cur = (int)(kt & 1), nxt = cur ^ (NS - 1);
+            const bool more = kt + 1 < nk;
+            if (more) fetch(nxt, (kt + 1) * BKK);
+            math(cur);
+            if (more) land(nxt);
+            __syncthreads();
+        }
+    } else {
+        for (size_t kt = 0; kt < nk; kt++) {
+            fetch(0, kt * BKK);
+            land(0);
+            __syncthreads();
+            math(0);
+            __syncthreads();
+        }
+    }
+
+    /* epilogue: C = alpha * acc + beta * C; beta == 0 never reads C */
+    const bool vc = flags & VEC_C, readc = beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const size_t row = m0 + wm + (i >> 2) * 32 + lm * 4 + (i & 3);
+        if (row >= M) continue;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const size_t col = n0 + wn + h * 16 + ln * 4;
+            float *c = C + row * ldc + col;
+            float v[4];
+            if (vc && col + 4 <= N) {
+                if (readc) Vec<float, 4>::load(c, v);
+#pragma unroll
+                for (int j = 0; j < 4; j++) v[j] = readc ? alpha * acc[i][h * 4 + j] + beta * v[j] : alpha * acc[i][h * 4 + j];
+                Vec<float, 4>::store(c, v);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (col + j < N) c[j] = readc ? alpha * acc[i][h * 4 + j] + beta * c[j] : alpha * acc[i][h * 4 + j];
+            }
+        }
+    }
+}
+
+__device__ __forceinline__ void dmma_m8n8k4(double (&d)[2], double a, double b)
+{
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a), "d"(b));
+}
+
+template <bool AK, bool BK, bool ASYNC>
+__global__ void __launch_bounds__(256)
+    dgemm_dmma(size_t M, size_t N, size_t K, double alpha, const double *__restrict__ A, size_t lda,
+               const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags)
+{
+    constexpr int BM = 128, BN = 128, BKK = 8, SP = 136, NT = 256; /* pitch 136: a fragment read is 2 wavefronts */
+    constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK;
+    __shared__ __align__(16) double As[2][BKK][SP];
+    __shared__ __align__(16) double Bs[2][BKK][SP];
+    using TA = Tile<double, BM, BKK, SP, NT, 2, AK>;
+    using TB = Tile<double, BN, BKK, SP, NT, 2, BK>;
+    TA ta;
+    TB tb;
+    size_t tm, tn;
+    tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
+    const size_t m0 = tm * BM, n0 = tn * BN;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32, g = lane >> 2, q = lane & 3;
+    const bool va = flags & VEC_A, vb = flags & VEC_B;
+    const size_t nk = (K + BKK - 1) / BKK;
+    double acc[8][4][2];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
+
+    auto fetch = [&](int s, size_t k0) {
+        if constexpr (AA) TA::load_async(&As[s][0][0], A, lda, M, K, m0, k0, tid, va);
+        else ta.load(A, lda, M, K, m0, k0, tid, va);
+        if constexpr (BA) TB::load_async(&Bs[s][0][0], B, ldb, N, K, n0, k0, tid, vb);
+        else tb.load(B, ldb, N, K, n0, k0, tid, vb);
+        if (AA || BA) cp_async_commit();
+    };
+    auto land = [&](int s) {
+        if (!AA) ta.store(&As[s][0][0], tid);
+        if (!BA) tb.store(&Bs[s][0][0], tid);
+        if (AA || BA) cp_async_wait_all();
+    };
+    if (nk > 0) {
+        fetch(0, 0);
+        land(0);
+        __syncthreads();
+    }
+    for (size_t kt = 0; kt < nk; kt++) {
+        const int cur = (int)(kt & 1), nxt = cur ^ 1;
+        const bool more = kt + 1 < nk;
+        if (more) fetch(nxt, (kt + 1) * BKK);
+#pragma unroll
+        for (int kk = 0; kk < BKK; kk += 4) {
+            double a[8], b[4];
+#pragma unroll
+            for (int i = 0; i < 8; i++) a[i] = As[cur][kk + q][wm + i * 8 + g];
+#pragma unroll
+            for (int j = 0; j < 4; j++) b[j] = Bs[cur][kk + q][wn + j * 8 + g];
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) dmma_m8n8k4(acc[i][j], a[i], b[j]);
+        }
+        if (more) land(nxt);
+        __syncthreads();
+    }
+
+    const bool vc = flags & VEC_C, readc = beta != 0.0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const size_t row = m0 + wm + i * 8 + g;
+        if (row >= M) continue;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const size_t col = n0 + wn + j * 8 + q * 2;
+            double *c = C + row * ldc + col;
+            double v[2];
+            if (vc && col + 2 <= N) {
+                if (readc) Vec<double, 2>::load(c, v);
+#pragma unroll
+                for (int e = 0; e < 2; e++) v[e] = readc ? alpha * acc[i][j][e] + beta * v[e] : alpha * acc[i][j][e];
+                Vec<double, 2>::store(c, v);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    if (col + e < N) c[e] = readc ? alpha * acc[i][j][e] + beta * c[e] : alpha * acc[i][j][e];
+            }
+        }
+    }
+}
+
+} // namespace gemmk
+
+#endif
