@@ -46,15 +46,17 @@ static void versions_gemm(gp_ctx_t *ctx)
 /* Every transpose version (and the copy ceiling, checked as a copy) on odd shapes, 1-, 4- and 8-byte elements. */
 static void versions_transpose(gp_ctx_t *ctx)
 {
-    static const size_t shapes[][2] = {{1, 1}, {33, 65}, {130, 67}, {1, 300}};
+    static const size_t shapes[][2] = {{1, 1}, {33, 65}, {130, 132}, {1, 300}, {256, 192}, {100, 67}};
     static const size_t sizes[] = {1, 4, 8};
     for (int vi = 0; vi < gp__transpose_nversions; vi++) {
         const gp__transpose_version_t *v = &gp__transpose_versions[vi];
         if (!v->gpu) continue;
         for (size_t z = 0; z < 3; z++)
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
-                const size_t P = shapes[k][0], Q = shapes[k][1], es = sizes[z], ldi = Q + 3;
-                const size_t ldo = v->id == 0 ? Q + 1 : P + 1, orows = v->id == 0 ? P : Q;
+                /* odd k: padded lds (element paths); even k: lds rounded to 16 bytes (vector paths) */
+                const size_t P = shapes[k][0], Q = shapes[k][1], es = sizes[z];
+                const size_t ocols = v->id == 0 ? Q : P, orows = v->id == 0 ? P : Q;
+                const size_t ldi = k & 1 ? Q + 3 : (Q * es + 15) / 16 * 16 / es, ldo = k & 1 ? ocols + 1 : (ocols * es + 15) / 16 * 16 / es;
                 unsigned char *in = malloc(P * ldi * es), *out = malloc(orows * ldo * es), *want = malloc(orows * ldo * es);
                 for (size_t e = 0; e < P * ldi * es; e++) in[e] = (unsigned char)tc_next();
                 memset(out, 0x5a, orows * ldo * es);

@@ -76,6 +76,7 @@ static inline void mc_transpose_all(gp_ctx_t *ctx, gp_stream_t s, int big)
         for (size_t d = 0; d < sizeof mc_dtypes / sizeof mc_dtypes[0]; d++) {
             mc_transpose_case(ctx, s, mc_dtypes[d], 4097, 3001, GP_ROW_MAJOR, 0, GP_ROW_MAJOR, 7);
             mc_transpose_case(ctx, s, mc_dtypes[d], 70001, 33, GP_COL_MAJOR, 1, GP_COL_MAJOR, 0);
+            mc_transpose_case(ctx, s, mc_dtypes[d], 1030, 4100, GP_ROW_MAJOR, 0, GP_ROW_MAJOR, 2);
         }
 }
 
@@ -343,9 +344,10 @@ static inline void mc_gemm_all(gp_ctx_t *ctx, gp_stream_t s, int big)
                                  shapes[k][1], shapes[k][2], fac[f][0], fac[f][1]);
                 }
     if (big) {
-        static const size_t bshapes[][3] = {{1000, 1000, 1000}, {257, 4099, 515}, {8192, 64, 129}};
+        static const size_t bshapes[][3] = {{1000, 1000, 1000}, {257, 4099, 515}, {8192, 64, 129}, {300, 200, 3000},
+                                            {1031, 1029, 515}};
         for (int d = 0; d < 2; d++)
-            for (size_t k = 0; k < 3; k++) {
+            for (size_t k = 0; k < 5; k++) {
                 const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR},
                                   mix[3] = {GP_COL_MAJOR, GP_ROW_MAJOR, GP_COL_MAJOR};
                 mc_gemm_case(ctx, s, d ? GP_F64 : GP_F32, GP_OP_N, GP_OP_N, rr, bshapes[k][0], bshapes[k][1],

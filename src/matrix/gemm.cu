@@ -18,27 +18,51 @@ int vec_flags(const gp__gemm_t *g, size_t es)
     return f;
 }
 
+/* How the grid covers the problem: tiles in x, K split into S ranges of Kc in y (S > 1 writes slices to W). */
+typedef struct plan {
+    unsigned grid;
+    int S;
+    size_t K, Kc;
+    void *W;
+} plan_t;
+
 template <bool AK, bool BK, bool DBUF, bool ASYNC>
-gp_status_t s_launch(const gp__gemm_t *g, size_t K, unsigned grid, cudaStream_t s)
+gp_status_t s_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    gemmk::sgemm_128x128<AK, BK, DBUF, ASYNC><<<grid, 256, 0, s>>>(
-        g->M, g->N, K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
-        (float *)g->C, g->ldc, vec_flags(g, 4));
+    gemmk::sgemm_128x128<AK, BK, DBUF, ASYNC><<<dim3(p->grid, p->S), 256, 0, s>>>(
+        g->M, g->N, p->K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
+        (float *)g->C, g->ldc, vec_flags(g, 4), p->Kc, (float *)p->W);
     return GP_CHECK_LAUNCH("sgemm_128x128");
 }
 
-template <bool DBUF, bool ASYNC> gp_status_t s_layouts(const gp__gemm_t *g, size_t K, unsigned grid, cudaStream_t s)
+template <bool DBUF, bool ASYNC> gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    if (g->a_kin) return g->b_kin ? s_launch<true, true, DBUF, ASYNC>(g, K, grid, s) : s_launch<true, false, DBUF, ASYNC>(g, K, grid, s);
-    return g->b_kin ? s_launch<false, true, DBUF, ASYNC>(g, K, grid, s) : s_launch<false, false, DBUF, ASYNC>(g, K, grid, s);
+    if (g->a_kin) return g->b_kin ? s_launch<true, true, DBUF, ASYNC>(g, p, s) : s_launch<true, false, DBUF, ASYNC>(g, p, s);
+    return g->b_kin ? s_launch<false, true, DBUF, ASYNC>(g, p, s) : s_launch<false, false, DBUF, ASYNC>(g, p, s);
 }
 
-template <bool AK, bool BK> gp_status_t d_launch(const gp__gemm_t *g, size_t K, unsigned grid, cudaStream_t s)
+template <bool AK, bool BK> gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    gemmk::dgemm_dmma<AK, BK, true><<<grid, 256, 0, s>>>(g->M, g->N, K, g->alpha, (const double *)g->A, g->lda,
-                                                          (const double *)g->B, g->ldb, g->beta, (double *)g->C,
-                                                          g->ldc, vec_flags(g, 8));
+    gemmk::dgemm_dmma<AK, BK, true><<<dim3(p->grid, p->S), 256, 0, s>>>(
+        g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda, (const double *)g->B, g->ldb, g->beta,
+        (double *)g->C, g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
     return GP_CHECK_LAUNCH("dgemm_dmma");
+}
+
+size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* An operand whose rows are not 16-byte aligned would be read element by element: for large problems it is cheaper
+ * to copy it once (cudaMemcpy2DAsync) into the workspace with a 16-byte-aligned ld. */
+gp_status_t pack(char *ws, size_t *off, const void **X, size_t *ld, size_t inner, size_t outer, size_t es,
+                 cudaStream_t s)
+{
+    const size_t nld = round_up(inner, 16 / es);
+    gp_status_t st = GP_OK;
+    GP_CUDA_TRY(cudaMemcpy2DAsync(ws + *off, nld * es, *X, *ld * es, inner * es, outer, cudaMemcpyDeviceToDevice, s));
+    *X = ws + *off, *ld = nld;
+    *off += round_up(nld * outer * es, 256);
+fail:
+    return st;
 }
 
 } // namespace
@@ -46,22 +70,57 @@ template <bool AK, bool BK> gp_status_t d_launch(const gp__gemm_t *g, size_t K, 
 extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
                                     cudaStream_t stream)
 {
-    (void)ctx;
     if (g->M == 0 || g->N == 0) return GP_OK;
     const size_t tiles = ((g->M + 127) / 128) * ((g->N + 127) / 128);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of 128 x 128", g->M, g->N);
-    const unsigned grid = (unsigned)tiles;
-    const size_t K = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A and B are not read */
+    if (dtype != GP_F32 && dtype != GP_F64) return gp__error(GP_ERR_INTERNAL, "gp_gemm: dtype %d", (int)dtype);
+    const size_t es = dtype == GP_F64 ? 8 : 4;
+    plan_t p = {(unsigned)tiles, 1, g->alpha == 0.0 ? 0 : g->K, 0, NULL}; /* alpha = 0: A and B are not read */
+    p.Kc = p.K;
+    /* Split K where the tiles leave the GPU idle (fewer than the resident blocks): S ranges of at least 256. */
+    const size_t slots = (size_t)ctx->sm_count * (dtype == GP_F64 ? 1 : 2);
+    if (variant == 0 && tiles < slots && p.K >= 512) {
+        size_t S = slots / tiles;
+        if (S > p.K / 256) S = p.K / 256;
+        if (S > 16) S = 16;
+        if (S >= 2) p.S = (int)S, p.Kc = round_up((p.K + S - 1) / S, 16);
+    }
+    gp__gemm_t q = *g;
+    const int flags = vec_flags(g, es);
+    const int pa = !(flags & gemmk::VEC_A) && p.K > 0 && variant == 0 && g->M * g->N >= (1u << 20);
+    const int pb = !(flags & gemmk::VEC_B) && p.K > 0 && variant == 0 && g->M * g->N >= (1u << 20);
+    size_t bytes = 0, off = 0;
+    if (pa) bytes += round_up(round_up(g->a_kin ? p.K : g->M, 4) * (g->a_kin ? g->M : p.K) * es, 256);
+    if (pb) bytes += round_up(round_up(g->b_kin ? p.K : g->N, 4) * (g->b_kin ? g->N : p.K) * es, 256);
+    const size_t wbytes = p.S > 1 ? (size_t)p.S * g->M * g->N * es : 0;
+    if (bytes + wbytes > 0) {
+        void *ws = NULL;
+        GP_TRY_RET(gp__workspace(ctx, bytes + wbytes, &ws));
+        if (pa) GP_TRY_RET(pack((char *)ws, &off, &q.A, &q.lda, g->a_kin ? p.K : g->M, g->a_kin ? g->M : p.K, es, stream));
+        if (pb) GP_TRY_RET(pack((char *)ws, &off, &q.B, &q.ldb, g->b_kin ? p.K : g->N, g->b_kin ? g->N : p.K, es, stream));
+        p.W = (char *)ws + off;
+    }
+    gp_status_t st;
     if (dtype == GP_F64) {
-        if (g->a_kin) return g->b_kin ? d_launch<true, true>(g, K, grid, stream) : d_launch<true, false>(g, K, grid, stream);
-        return g->b_kin ? d_launch<false, true>(g, K, grid, stream) : d_launch<false, false>(g, K, grid, stream);
+        if (q.a_kin) st = q.b_kin ? d_launch<true, true>(&q, &p, stream) : d_launch<true, false>(&q, &p, stream);
+        else st = q.b_kin ? d_launch<false, true>(&q, &p, stream) : d_launch<false, false>(&q, &p, stream);
+    } else {
+        switch (variant == 0 ? GP__GEMM_F32_PRODUCTION : variant) {
+        case 8: st = s_layouts<false, false>(&q, &p, stream); break;
+        case 9: st = s_layouts<true, false>(&q, &p, stream); break;
+        case 10: st = s_layouts<true, true>(&q, &p, stream); break;
+        default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
+        }
     }
-    if (dtype != GP_F32) return gp__error(GP_ERR_INTERNAL, "gp_gemm: dtype %d", (int)dtype);
-    switch (variant == 0 ? GP__GEMM_F32_PRODUCTION : variant) {
-    case 8: return s_layouts<false, false>(g, K, grid, stream);
-    case 9: return s_layouts<true, false>(g, K, grid, stream);
-    case 10: return s_layouts<true, true>(g, K, grid, stream);
-    default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
-    }
+    if (st != GP_OK || p.S == 1) return st;
+    const size_t mn = g->M * g->N;
+    const unsigned blocks = (unsigned)(mn / 256 + 1 < (size_t)ctx->sm_count * 8 ? mn / 256 + 1 : (size_t)ctx->sm_count * 8);
+    if (dtype == GP_F64)
+        gemmk::splitk_sum<double><<<blocks, 256, 0, stream>>>(g->M, g->N, p.S, (const double *)p.W, g->beta,
+                                                              (double *)g->C, g->ldc);
+    else
+        gemmk::splitk_sum<float><<<blocks, 256, 0, stream>>>(g->M, g->N, p.S, (const float *)p.W, (float)g->beta,
+                                                             (float *)g->C, g->ldc);
+    return GP_CHECK_LAUNCH("splitk_sum");
 }

@@ -134,8 +134,9 @@ __device__ __forceinline__ void tile_of_block(size_t tiles_m, size_t tiles_n, si
 
 template <bool AK, bool BK, bool DBUF, bool ASYNC>
 __global__ void __launch_bounds__(256, 2)
-    sgemm_128x128(size_t M, size_t N, size_t K, float alpha, const float *__restrict__ A, size_t lda,
-                  const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags)
+    sgemm_128x128(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
+                  const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
+                  size_t Kc, float *__restrict__ W)
 {
     constexpr int BM = 128, BN = 128, BKK = 16, NT = 256, NS = DBUF ? 2 : 1;
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK; /* operands moved by cp.async */
@@ -151,7 +152,9 @@ __global__ void __launch_bounds__(256, 2)
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32, lm = lane >> 2, ln = lane & 3;
     const bool va = flags & VEC_A, vb = flags & VEC_B;
-    const size_t nk = (K + BKK - 1) / BKK;
+    /* split K: block row y of the grid takes K range [kb, K) (one range when gridDim.y is 1) */
+    const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
+    const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
     float acc[8][8];
 #pragma unroll
     for (int i = 0; i < 8; i++)
@@ -187,21 +190,21 @@ __global__ void __launch_bounds__(256, 2)
 
     if (DBUF) {
         if (nk > 0) {
-            fetch(0, 0);
+            fetch(0, kb);
             land(0);
             __syncthreads();
         }
         for (size_t kt = 0; kt < nk; kt++) {
             const int cur = (int)(kt & 1), nxt = cur ^ (NS - 1);
             const bool more = kt + 1 < nk;
-            if (more) fetch(nxt, (kt + 1) * BKK);
+            if (more) fetch(nxt, kb + (kt + 1) * BKK);
             math(cur);
             if (more) land(nxt);
             __syncthreads();
         }
     } else {
         for (size_t kt = 0; kt < nk; kt++) {
-            fetch(0, kt * BKK);
+            fetch(0, kb + kt * BKK);
             land(0);
             __syncthreads();
             math(0);
@@ -209,8 +212,11 @@ __global__ void __launch_bounds__(256, 2)
         }
     }
 
-    /* epilogue: C = alpha * acc + beta * C; beta == 0 never reads C */
-    const bool vc = flags & VEC_C, readc = beta != 0.0f;
+    /* epilogue: C = alpha * acc + beta * C; beta == 0 never reads C. Split K: alpha * acc into this range's slice of
+     * W (M x N, packed); a second kernel adds the slices. */
+    const bool split = gridDim.y > 1;
+    if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0f;
+    const bool vc = split ? N % 4 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0f;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const size_t row = m0 + wm + (i >> 2) * 32 + lm * 4 + (i & 3);
@@ -243,8 +249,9 @@ __device__ __forceinline__ void dmma_m8n8k4(double (&d)[2], double a, double b)
 
 template <bool AK, bool BK, bool ASYNC>
 __global__ void __launch_bounds__(256)
-    dgemm_dmma(size_t M, size_t N, size_t K, double alpha, const double *__restrict__ A, size_t lda,
-               const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags)
+    dgemm_dmma(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
+               const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
+               size_t Kc, double *__restrict__ W)
 {
     constexpr int BM = 128, BN = 128, BKK = 8, SP = 136, NT = 256; /* pitch 136: a fragment read is 2 wavefronts */
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK;
@@ -260,7 +267,9 @@ __global__ void __launch_bounds__(256)
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32, g = lane >> 2, q = lane & 3;
     const bool va = flags & VEC_A, vb = flags & VEC_B;
-    const size_t nk = (K + BKK - 1) / BKK;
+    /* split K: block row y of the grid takes K range [kb, K) (one range when gridDim.y is 1) */
+    const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
+    const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
     double acc[8][4][2];
 #pragma unroll
     for (int i = 0; i < 8; i++)
@@ -280,14 +289,14 @@ __global__ void __launch_bounds__(256)
         if (AA || BA) cp_async_wait_all();
     };
     if (nk > 0) {
-        fetch(0, 0);
+        fetch(0, kb);
         land(0);
         __syncthreads();
     }
     for (size_t kt = 0; kt < nk; kt++) {
         const int cur = (int)(kt & 1), nxt = cur ^ 1;
         const bool more = kt + 1 < nk;
-        if (more) fetch(nxt, (kt + 1) * BKK);
+        if (more) fetch(nxt, kb + (kt + 1) * BKK);
 #pragma unroll
         for (int kk = 0; kk < BKK; kk += 4) {
             double a[8], b[4];
@@ -304,7 +313,9 @@ __global__ void __launch_bounds__(256)
         __syncthreads();
     }
 
-    const bool vc = flags & VEC_C, readc = beta != 0.0;
+    const bool split = gridDim.y > 1;
+    if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0;
+    const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const size_t row = m0 + wm + i * 8 + g;
@@ -325,6 +336,19 @@ __global__ void __launch_bounds__(256)
                     if (col + e < N) c[e] = readc ? alpha * acc[i][j][e] + beta * c[e] : alpha * acc[i][j][e];
             }
         }
+    }
+}
+
+/* Split-K: C = sum over the S slices of W (in slice order: deterministic) + beta * C. */
+template <typename T>
+__global__ void splitk_sum(size_t M, size_t N, int S, const T *__restrict__ W, T beta, T *__restrict__ C, size_t ldc)
+{
+    const size_t mn = M * N;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < mn; e += (size_t)gridDim.x * blockDim.x) {
+        T acc = W[e];
+        for (int s = 1; s < S; s++) acc += W[(size_t)s * mn + e];
+        T *c = C + e / N * ldc + e % N;
+        *c = beta != T(0) ? acc + beta * *c : acc;
     }
 }
 

@@ -10,18 +10,6 @@
 
 namespace {
 
-/* t00: a 2D copy out[p][q] = in[p][q] in 32-wide rows, 8 rows per pass: the bytes a transpose moves, coalesced on
- * both sides. */
-template <typename T> __global__ void __launch_bounds__(256) t00_copy(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q)
-{
-    const size_t tq = (Q + 31) / 32, t = blockIdx.x, p0 = t / tq * 32, q = t % tq * 32 + threadIdx.x;
-#pragma unroll
-    for (int r = threadIdx.y; r < 32; r += 8) {
-        const size_t p = p0 + r;
-        if (p < P && q < Q) out[p * ldo + q] = in[p * ldi + q];
-    }
-}
-
 /* t01: one thread per element, lanes along q: reads coalesced, writes 4-8 bytes each into 32 different rows. */
 template <typename T> __global__ void __launch_bounds__(256) t01_naive_row(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q)
 {
@@ -72,6 +60,96 @@ __global__ void __launch_bounds__(32 * ROWS) t_tile(T *out, size_t ldo, const T 
     }
 }
 
+/* Vectors of VW elements of T moved as one access (16 bytes for 4- and 8-byte elements). */
+template <typename T, int VW> struct VecT;
+template <> struct VecT<uint32_t, 4> { typedef uint4 V; };
+template <> struct VecT<uint64_t, 2> { typedef ulonglong2 V; };
+template <> struct VecT<uint8_t, 4> { typedef uchar4 V; };
+
+/* t_vec: the 64 x 64 tile moved in VW-element vectors on both sides: each thread loads vectors along a row of in
+ * and, after the barrier, gathers VW elements down a column of the tile into one vector store along a row of out.
+ * Four times fewer memory instructions than t_tile for f32; edges and unaligned rows fall back to elements. */
+template <typename T, int VW>
+__global__ void __launch_bounds__(256) t_vec(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q, int vec)
+{
+    constexpr int TILE = 64, VPR = TILE / VW; /* vectors per tile row */
+    typedef typename VecT<T, VW>::V V;
+    __shared__ T tile[TILE][TILE + 1];
+    const size_t tq = (Q + TILE - 1) / TILE, ntiles = (P + TILE - 1) / TILE * tq;
+    for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const size_t p0 = t / tq * TILE, q0 = t % tq * TILE;
+#pragma unroll
+        for (int e = threadIdx.x; e < TILE * VPR; e += 256) {
+            const int r = e / VPR, c = e % VPR * VW;
+            const size_t p = p0 + r, q = q0 + c;
+            if (p >= P) continue;
+            if (vec && q + VW <= Q) {
+                const V v = *reinterpret_cast<const V *>(in + p * ldi + q);
+                const T *w = reinterpret_cast<const T *>(&v);
+#pragma unroll
+                for (int j = 0; j < VW; j++) tile[r][c + j] = w[j];
+            } else
+#pragma unroll
+                for (int j = 0; j < VW; j++)
+                    if (q + j < Q) tile[r][c + j] = in[p * ldi + q + j];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int e = threadIdx.x; e < TILE * VPR; e += 256) {
+            const int r = e / VPR, c = e % VPR * VW; /* out row q0 + r, columns p0 + c .. */
+            const size_t q = q0 + r, p = p0 + c;
+            if (q >= Q) continue;
+            if (vec && p + VW <= P) {
+                V v;
+                T *w = reinterpret_cast<T *>(&v);
+#pragma unroll
+                for (int j = 0; j < VW; j++) w[j] = tile[c + j][r];
+                *reinterpret_cast<V *>(out + q * ldo + p) = v;
+            } else
+#pragma unroll
+                for (int j = 0; j < VW; j++)
+                    if (p + j < P) out[q * ldo + p + j] = tile[c + j][r];
+        }
+        if (ntiles > gridDim.x) __syncthreads();
+    }
+}
+
+template <typename T> gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
+{
+    constexpr int VW = sizeof(T) == 8 ? 2 : 4;
+    const size_t tiles = ((i->prows + 63) / 64) * ((i->pcols + 63) / 64);
+    if (tiles == 0) return GP_OK;
+    const size_t vb = VW * sizeof(T);
+    const int vec = i->ld % VW == 0 && o->ld % VW == 0 && (uintptr_t)i->data % vb == 0 && (uintptr_t)o->data % vb == 0;
+    t_vec<T, VW><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), 256, 0, s>>>(
+        (T *)o->data, o->ld, (const T *)i->data, i->ld, i->prows, i->pcols, vec);
+    return GP_CHECK_LAUNCH("t_vec");
+}
+
+/* t00 in 16-byte vectors (the ceiling as the hardware sees it): rows of in copied to rows of out. */
+template <typename T>
+__global__ void __launch_bounds__(256) t00_copy_vec(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q, int vec)
+{
+    constexpr int VW = 16 / sizeof(T);
+    const size_t vpr = (Q + VW - 1) / VW, nv = P * vpr;
+    for (size_t e = (size_t)blockIdx.x * 256 + threadIdx.x; e < nv; e += (size_t)gridDim.x * 256) {
+        const size_t p = e / vpr, q = e % vpr * VW;
+        if (vec && q + VW <= Q) *reinterpret_cast<uint4 *>(out + p * ldo + q) = *reinterpret_cast<const uint4 *>(in + p * ldi + q);
+        else
+            for (int j = 0; j < VW && q + j < Q; j++) out[p * ldo + q + j] = in[p * ldi + q + j];
+    }
+}
+template <typename T> gp_status_t run00v(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
+{
+    constexpr size_t VW = 16 / sizeof(T);
+    const size_t nv = i->prows * ((i->pcols + VW - 1) / VW), blocks = (nv + 255) / 256;
+    if (nv == 0) return GP_OK;
+    const int vec = i->ld % VW == 0 && o->ld % VW == 0 && (uintptr_t)i->data % 16 == 0 && (uintptr_t)o->data % 16 == 0;
+    t00_copy_vec<T><<<(unsigned)(blocks > 0x7fffffffu ? 0x7fffffffu : blocks), 256, 0, s>>>(
+        (T *)o->data, o->ld, (const T *)i->data, i->ld, i->prows, i->pcols, vec);
+    return GP_CHECK_LAUNCH("t00_copy_vec");
+}
+
 /* Launches kernel K over one block per 32 x 32 tile (versions 00-02). */
 #define GP_T_SIMPLE(fn, kern, tiles_of)                                                                       \
     template <typename T> gp_status_t fn(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s) \
@@ -84,7 +162,6 @@ __global__ void __launch_bounds__(32 * ROWS) t_tile(T *out, size_t ldo, const T 
         return GP_CHECK_LAUNCH(#kern);                                                                         \
     }
 #define GP_T_TILES32 ((i->prows + 31) / 32) * ((i->pcols + 31) / 32)
-GP_T_SIMPLE(run00, t00_copy, GP_T_TILES32)
 GP_T_SIMPLE(run01, t01_naive_row, GP_T_TILES32)
 GP_T_SIMPLE(run02, t02_naive_col, GP_T_TILES32)
 
@@ -115,7 +192,7 @@ gp_status_t run_tile(gp_ctx_t *ctx, const gp__phys_t *o, const gp__phys_t *i, cu
         default: return gp__error(GP_ERR_INTERNAL, "transpose: element size %zu", i->es);                     \
         }                                                                                                      \
     }
-GP_T_ENTRY(v00, (run00<T>(ctx, o, i, s)))
+GP_T_ENTRY(v00, (run00v<T>(ctx, o, i, s)))
 GP_T_ENTRY(v01, (run01<T>(ctx, o, i, s)))
 GP_T_ENTRY(v02, (run02<T>(ctx, o, i, s)))
 GP_T_ENTRY(v03, (run_tile<T, 32, 32, false, false>(ctx, o, i, s)))
@@ -125,13 +202,14 @@ GP_T_ENTRY(v06, (run_tile<T, 32, 8, true, true>(ctx, o, i, s)))
 GP_T_ENTRY(v07, (run_tile<T, 64, 8, true, false>(ctx, o, i, s)))
 GP_T_ENTRY(v08, (run_tile<T, 64, 16, true, false>(ctx, o, i, s)))
 GP_T_ENTRY(v09, (run_tile<T, 64, 8, true, true>(ctx, o, i, s)))
+GP_T_ENTRY(v10, (run_vec<T>(ctx, o, i, s)))
 
 } // namespace
 
 extern "C" {
 
 const gp__transpose_version_t gp__transpose_versions[] = {
-    {0, "transpose_v00_copy_ceiling", 1, "not a transpose: the same-shape 2D copy, the bytes moved at best", v00},
+    {0, "transpose_v00_copy_ceiling", 1, "not a transpose: the same-shape 2D copy in 16-byte vectors, the ceiling", v00},
     {1, "transpose_v01_naive_row_read", 1, "thread per element, reads coalesced, writes 32 rows apart", v01},
     {2, "transpose_v02_naive_col_read", 1, "thread per element, writes coalesced, reads 32 rows apart", v02},
     {3, "transpose_v03_smem_tile", 1, "32 x 32 shared tile, 1024 threads: both sides coalesced, 32-way bank conflicts",
@@ -142,6 +220,8 @@ const gp__transpose_version_t gp__transpose_versions[] = {
     {7, "transpose_v07_tile64", 1, "64 x 64 tiles, 16 elements per thread: 256-byte runs on both sides", v07},
     {8, "transpose_v08_tile64_512", 1, "v07 with 512 threads, 8 elements each", v08},
     {9, "transpose_v09_tile64_grid_stride", 1, "v07 with a GPU-sized grid striding over the tiles", v09},
+    {10, "transpose_v10_tile64_vec", 1, "v07 with vector accesses (16 bytes for f32/f64): 4x fewer memory instructions",
+     v10},
     {90, "transpose_cpu_backend", 0, "CPU: 32 x 32 cache blocks, OpenMP over block rows", NULL},
 };
 const int gp__transpose_nversions = (int)(sizeof gp__transpose_versions / sizeof gp__transpose_versions[0]);
