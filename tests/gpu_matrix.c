@@ -43,6 +43,58 @@ static void versions_gemm(gp_ctx_t *ctx)
     }
 }
 
+/* Every GEMM kernel variant (f32 8 9 10, f64 1 2) through the canonical form, each storage combination. */
+static void variants_gemm(gp_ctx_t *ctx)
+{
+    static const size_t shapes[][3] = {{1, 1, 1}, {129, 130, 131}, {64, 200, 37}, {7, 300, 5}};
+    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F64, 1}, {GP_F64, 2}};
+    for (size_t vi = 0; vi < 5; vi++)
+        for (int kin = 0; kin < 4; kin++)
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                const gp_dtype_t dt = (gp_dtype_t)variants[vi][0];
+                const size_t M = shapes[k][0], N = shapes[k][1], K = shapes[k][2], es = gp_dtype_size(dt);
+                const int ak = kin & 1, bk = kin >> 1;
+                const size_t lda = (ak ? K : M) + (k & 1), ldb = (bk ? K : N) + (k & 1) * 4, ldc = N + 4;
+                const size_t na = (ak ? M : K) * lda, nb = (bk ? N : K) * ldb, nc = M * ldc;
+                double *a = malloc(na * 8), *b = malloc(nb * 8), *c0 = malloc(nc * 8);
+                char *ha = malloc(na * es), *hb = malloc(nb * es), *hc = malloc(nc * es), *got = malloc(nc * es);
+                for (size_t e = 0; e < na; e++) a[e] = dt == GP_F32 ? (float)mc_unit() : mc_unit();
+                for (size_t e = 0; e < nb; e++) b[e] = dt == GP_F32 ? (float)mc_unit() : mc_unit();
+                for (size_t e = 0; e < nc; e++) c0[e] = dt == GP_F32 ? (float)mc_unit() : mc_unit();
+                for (size_t e = 0; e < na; e++) dt == GP_F32 ? (void)(((float *)ha)[e] = (float)a[e]) : (void)(((double *)ha)[e] = a[e]);
+                for (size_t e = 0; e < nb; e++) dt == GP_F32 ? (void)(((float *)hb)[e] = (float)b[e]) : (void)(((double *)hb)[e] = b[e]);
+                for (size_t e = 0; e < nc; e++) dt == GP_F32 ? (void)(((float *)hc)[e] = (float)c0[e]) : (void)(((double *)hc)[e] = c0[e]);
+                gp_buffer_t da, db, dc;
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, na * es, &da));
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, nb * es, &db));
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, nc * es, &dc));
+                OK(gp_memcpy_sync(ctx, da.device, ha, na * es));
+                OK(gp_memcpy_sync(ctx, db.device, hb, nb * es));
+                OK(gp_memcpy_sync(ctx, dc.device, hc, nc * es));
+                const gp__gemm_t g = {M, N, K, da.device, db.device, dc.device, lda, ldb, ldc, ak, bk, 1.5, -0.5};
+                OK(gp__gemm_gpu(ctx, dt, &g, variants[vi][1], NULL));
+                OK(gp_stream_sync(ctx, NULL));
+                OK(gp_memcpy_sync(ctx, got, dc.device, nc * es));
+                size_t bad = 0;
+                const double u = dt == GP_F32 ? 0x1p-24 : 0x1p-53;
+                for (size_t i = 0; i < M; i++)
+                    for (size_t j = 0; j < N; j++) {
+                        long double ref = 0, mag = 0;
+                        for (size_t l = 0; l < K; l++) {
+                            const long double t = (long double)a[ak ? i * lda + l : l * lda + i] * b[bk ? j * ldb + l : l * ldb + j];
+                            ref += t, mag += fabsl(t);
+                        }
+                        ref = 1.5L * ref - 0.5L * c0[i * ldc + j], mag = 1.5L * mag + 0.5L * fabs(c0[i * ldc + j]);
+                        const double gv = dt == GP_F32 ? ((float *)got)[i * ldc + j] : ((double *)got)[i * ldc + j];
+                        bad += !(fabs(gv - (double)ref) <= (4.0 * sqrt((double)K) + 8.0) * u * (double)mag);
+                    }
+                CHECK(bad == 0, "gemm variant %d %s kin %d%d %zux%zux%zu: %zu wrong", variants[vi][1], gp_dtype_name(dt),
+                      ak, bk, M, N, K, bad);
+                gp_mem_free(ctx, &da), gp_mem_free(ctx, &db), gp_mem_free(ctx, &dc);
+                free(a), free(b), free(c0), free(ha), free(hb), free(hc), free(got);
+            }
+}
+
 /* Every transpose version (and the copy ceiling, checked as a copy) on odd shapes, 1-, 4- and 8-byte elements. */
 static void versions_transpose(gp_ctx_t *ctx)
 {
@@ -102,8 +154,9 @@ int main(void)
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     versions_gemm(ctx);
+    variants_gemm(ctx);
     versions_transpose(ctx);
-    printf("  lab versions: every SGEMM version (odd shapes, NaN-poisoned C) and transpose version (1/4/8-byte): %s\n",
+    printf("  lab versions: every SGEMM version (odd shapes, NaN-poisoned C), GEMM kernel variant, transpose version (1/4/8-byte): %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     mc_alloc_copy_errors(ctx);

@@ -247,7 +247,19 @@ __device__ __forceinline__ void dmma_m8n8k4(double (&d)[2], double a, double b)
                  : "d"(a), "d"(b));
 }
 
-template <bool AK, bool BK, bool ASYNC>
+/* m16n8k8: A 16 x 8 (a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)), B 8 x 8 (b0 (t, g), b1 (t+4, g)),
+ * C 16 x 8 (c0, c1 (g, 2t + 0/1), c2, c3 (g+8, 2t + 0/1)); g = lane / 4, t = lane % 4. */
+__device__ __forceinline__ void dmma_m16n8k8(double (&d)[4], const double (&a)[4], const double (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+
+/* BIG: m16n8k8 instructions (Hopper's larger FP64 shape, 1024 FMAs each), else m8n8k4 (256 FMAs, the Ampere shape);
+ * the same warp tile, 64 x 32, either way. */
+template <bool AK, bool BK, bool ASYNC, bool BIG>
 __global__ void __launch_bounds__(256)
     dgemm_dmma(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
                const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
@@ -297,17 +309,38 @@ __global__ void __launch_bounds__(256)
         const int cur = (int)(kt & 1), nxt = cur ^ 1;
         const bool more = kt + 1 < nk;
         if (more) fetch(nxt, kb + (kt + 1) * BKK);
+        if constexpr (BIG) {
+            double a[4][4], b[4][2];
 #pragma unroll
-        for (int kk = 0; kk < BKK; kk += 4) {
-            double a[8], b[4];
+            for (int i = 0; i < 4; i++) {
+                const int m = wm + i * 16 + g;
+                a[i][0] = As[cur][q][m], a[i][1] = As[cur][q][m + 8], a[i][2] = As[cur][q + 4][m],
+                a[i][3] = As[cur][q + 4][m + 8];
+            }
 #pragma unroll
-            for (int i = 0; i < 8; i++) a[i] = As[cur][kk + q][wm + i * 8 + g];
+            for (int j = 0; j < 4; j++) b[j][0] = Bs[cur][q][wn + j * 8 + g], b[j][1] = Bs[cur][q + 4][wn + j * 8 + g];
 #pragma unroll
-            for (int j = 0; j < 4; j++) b[j] = Bs[cur][kk + q][wn + j * 8 + g];
+            for (int i = 0; i < 4; i++)
 #pragma unroll
-            for (int i = 0; i < 8; i++)
+                for (int j = 0; j < 4; j++) {
+                    /* acc[2i][j] holds rows g (c0, c1) and acc[2i+1][j] rows g + 8 (c2, c3) of the 16 x 8 tile */
+                    double d[4] = {acc[2 * i][j][0], acc[2 * i][j][1], acc[2 * i + 1][j][0], acc[2 * i + 1][j][1]};
+                    dmma_m16n8k8(d, a[i], b[j]);
+                    acc[2 * i][j][0] = d[0], acc[2 * i][j][1] = d[1], acc[2 * i + 1][j][0] = d[2], acc[2 * i + 1][j][1] = d[3];
+                }
+        } else {
 #pragma unroll
-                for (int j = 0; j < 4; j++) dmma_m8n8k4(acc[i][j], a[i], b[j]);
+            for (int kk = 0; kk < BKK; kk += 4) {
+                double a[8], b[4];
+#pragma unroll
+                for (int i = 0; i < 8; i++) a[i] = As[cur][kk + q][wm + i * 8 + g];
+#pragma unroll
+                for (int j = 0; j < 4; j++) b[j] = Bs[cur][kk + q][wn + j * 8 + g];
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < 4; j++) dmma_m8n8k4(acc[i][j], a[i], b[j]);
+            }
         }
         if (more) land(nxt);
         __syncthreads();

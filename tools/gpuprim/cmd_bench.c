@@ -86,11 +86,11 @@ int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r,
     static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
                                        "peer", "peer_us", "ratio"};
     static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
-    return bench_begin_cols(title, c, ctx, r, desc, dlen, cols, num, 12);
+    return bench_begin_cols(title, c, ctx, r, desc, dlen, cols, num, 12, NULL);
 }
 
 int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
-                     const char *const *cols, const int *num, int ncols)
+                     const char *const *cols, const int *num, int ncols, const char *inputs)
 {
     char why[700];
     gp_status_t st = open_context(c->device, ctx, why, sizeof why);
@@ -108,8 +108,8 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
     today(date, sizeof date);
     report_meta(r, "device", "%s", desc);
     report_meta(r, "date", "%s", date);
-    report_meta(r, "timing", "median of %d after %d warm-up; inputs rotated over > 2x L2; GB/s = 1e9 B/s", c->reps,
-                c->warmup);
+    report_meta(r, "timing", "median of %d after %d warm-up; %s", c->reps, c->warmup,
+                inputs ? inputs : "inputs rotated over > 2x L2; GB/s = 1e9 B/s");
     return EXIT_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include "peers.h"
+#include "matrix/matrix_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +122,7 @@ int bench_transpose(int argc, char **argv)
 typedef struct gjob {
     gp_ctx_t *ctx;
     gp_peer_t *peer;
-    int f64;
+    int f64, variant;
     size_t m, n, k;
     gp_matrix_t a, b, c, c_peer;
     char err[256];
@@ -131,6 +132,10 @@ static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
 {
     gjob_t *j = u;
     (void)rep;
+    if (j->variant) { /* a kernel variant, through the canonical form (row-major NN: A K-inner, B not) */
+        const gp__gemm_t g = {j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->k, j->n, j->n, 1, 0, 1.0, 0.0};
+        return gp__gemm_gpu(j->ctx, j->f64 ? GP_F64 : GP_F32, &g, j->variant, (cudaStream_t)s);
+    }
     return gp_gemm(j->ctx, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
 }
 
@@ -175,7 +180,8 @@ int bench_gemm(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: gpuprim bench gemm [-d DEVICE|cpu] [--reps N] [--warmup N] [--json|--csv]\n"
                    "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
-                   "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096.\n"
+                   "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
+                   "  8192 (and the m8n8k4 kernel variant at 4096, for comparison).\n"
                    "  (256-sized problems on the CPU backend.) Answers are checked against cuBLAS's.\n");
             return EXIT_OK;
         }
@@ -189,19 +195,21 @@ int bench_gemm(int argc, char **argv)
     report_t r;
     char desc[512];
     if (c.reps < 0) c.reps = 10;
-    int rc = bench_begin_cols("gpuprim bench gemm", &c, &ctx, &r, desc, sizeof desc, cols, num, 12);
+    int rc = bench_begin_cols("gpuprim bench gemm", &c, &ctx, &r, desc, sizeof desc, cols, num, 12,
+                              "inputs uniform in [-1, 1), not rotated (compute-bound); TFLOP/s = 2 m n k / time");
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     gp_peer_t *peer = NULL;
     char perr[256] = "";
     if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) peer = NULL;
     report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
-    report_meta(&r, "flops", "2 m n k per GEMM; inputs uniform in [-1, 1), not rotated (compute-bound)");
-    static const size_t probs[][4] = {{2048, 2048, 2048, 0}, {4096, 4096, 4096, 0}, {8192, 8192, 8192, 0},
-                                      {4097, 4097, 4097, 0}, {1000, 1000, 1000, 0}, {8192, 64, 8192, 0},
-                                      {4096, 4096, 4096, 1}};
+    /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison) */
+    static const size_t probs[][5] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0},
+                                      {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
+                                      {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {8192, 8192, 8192, 1, 0}};
     for (size_t pi = 0; pi < sizeof probs / sizeof probs[0] && rc == EXIT_OK; pi++) {
-        gjob_t j = {ctx, peer, (int)probs[pi][3], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
+        gjob_t j = {ctx, peer, (int)probs[pi][3], (int)probs[pi][4], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
+        if (j.variant && !gpu) continue;
         j.m = gpu ? probs[pi][0] : probs[pi][0] / 32 + 1, j.n = gpu ? probs[pi][1] : probs[pi][1] / 32 + 1;
         j.k = gpu ? probs[pi][2] : probs[pi][2] / 32 + 1;
         const gp_dtype_t dt = j.f64 ? GP_F64 : GP_F32;
@@ -249,7 +257,9 @@ int bench_gemm(int argc, char **argv)
                 snprintf(cpt, sizeof cpt, "%.2f", fl / (sp.median_ms * 1e-3) / 1e12);
                 snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
             }
-            const char *cells[] = {j.f64 ? "dgemm NN" : "sgemm NN", gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
+            char op[48];
+            snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN", j.variant == 1 && j.f64 ? " m8n8k4" : "");
+            const char *cells[] = {op, gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
                                    has_peer ? (j.f64 ? "cublasDgemm" : "cublasSgemm pedantic") : "", cpu_, cpt, crat};
             report_row(&r, cells);
         }

@@ -19,7 +19,7 @@ int lab_gemm(int argc, char **argv);        /* argv[0] = "gemm" (cmd_lab_matrix.
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
 int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
-                     const char *const *cols, const int *num, int ncols);
+                     const char *const *cols, const int *num, int ncols, const char *inputs);
 void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
              const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
 int cmd_lab(int argc, char **argv);
