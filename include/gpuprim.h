@@ -459,6 +459,13 @@ GP_API gp_status_t gp_npy_load(const char *path, gp_array_desc_t *desc, void **d
 /* Writes a version 1.0 .npy file (2.0 when the header needs it), little-endian, C order unless fortran_order. */
 GP_API gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,
                                const void *data);
+/* A .npy array as a host matrix: 2-D (rows, cols); 1-D is a 1 x n row, 0-D 1 x 1. C order gives a row-major view,
+ * Fortran order a column-major one (the file's element order, no reordering), ld = the inner extent. m->data is
+ * malloc'd: release it with free(). More than 2 dimensions: GP_ERR_FORMAT naming the shape. */
+GP_API gp_status_t gp_npy_load_matrix(const char *path, gp_matrix_t *m);
+/* Writes a host matrix as a 2-D .npy: row-major as C order, column-major as Fortran order (rows packed whatever the
+ * ld). */
+GP_API gp_status_t gp_npy_save_matrix(const char *path, const gp_matrix_t *m);
 /* Describes a raw binary file of dtype: elements start at offset; count elements, or GP_COUNT_ALL for all whole
  * elements after offset. Checks the file holds them. */
 GP_API gp_status_t gp_raw_inspect(const char *path, gp_dtype_t dtype, size_t offset, size_t count,

@@ -41,18 +41,25 @@ template <bool DBUF, bool ASYNC> gp_status_t s_layouts(const gp__gemm_t *g, cons
     return g->b_kin ? s_launch<false, true, DBUF, ASYNC>(g, p, s) : s_launch<false, false, DBUF, ASYNC>(g, p, s);
 }
 
-template <bool AK, bool BK, bool BIG> gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <bool AK, bool BK, bool BIG, int BKK> gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    gemmk::dgemm_dmma<AK, BK, true, BIG><<<dim3(p->grid, p->S), 256, 0, s>>>(
+    constexpr size_t smem = gemmk::dgemm_smem_bytes(BKK);
+    gp_status_t st = GP_OK;
+    if (smem > 48 * 1024)
+        GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_dmma<AK, BK, true, BIG, BKK>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gemmk::dgemm_dmma<AK, BK, true, BIG, BKK><<<dim3(p->grid, p->S), 256, smem, s>>>(
         g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda, (const double *)g->B, g->ldb, g->beta,
         (double *)g->C, g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
     return GP_CHECK_LAUNCH("dgemm_dmma");
+fail:
+    return st;
 }
 
-template <bool BIG> gp_status_t d_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <bool BIG, int BKK> gp_status_t d_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    if (g->a_kin) return g->b_kin ? d_launch<true, true, BIG>(g, p, s) : d_launch<true, false, BIG>(g, p, s);
-    return g->b_kin ? d_launch<false, true, BIG>(g, p, s) : d_launch<false, false, BIG>(g, p, s);
+    if (g->a_kin) return g->b_kin ? d_launch<true, true, BIG, BKK>(g, p, s) : d_launch<true, false, BIG, BKK>(g, p, s);
+    return g->b_kin ? d_launch<false, true, BIG, BKK>(g, p, s) : d_launch<false, false, BIG, BKK>(g, p, s);
 }
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -110,9 +117,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     gp_status_t st;
     if (dtype == GP_F64) {
         const int v = variant == 0 ? GP__GEMM_F64_PRODUCTION : variant;
-        if (v != 1 && v != 2) return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
-        if (v == 2) st = d_layouts<true>(&q, &p, stream);
-        else st = d_layouts<false>(&q, &p, stream);
+        if (v < 1 || v > 3) return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
+        st = v == 1 ? d_layouts<false, 8>(&q, &p, stream) : v == 2 ? d_layouts<true, 8>(&q, &p, stream)
+                                                                   : d_layouts<true, 16>(&q, &p, stream);
     } else {
         switch (variant == 0 ? GP__GEMM_F32_PRODUCTION : variant) {
         case 8: st = s_layouts<false, false>(&q, &p, stream); break;

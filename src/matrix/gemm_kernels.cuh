@@ -259,16 +259,17 @@ __device__ __forceinline__ void dmma_m16n8k8(double (&d)[4], const double (&a)[4
 
 /* BIG: m16n8k8 instructions (Hopper's larger FP64 shape, 1024 FMAs each), else m8n8k4 (256 FMAs, the Ampere shape);
  * the same warp tile, 64 x 32, either way. */
-template <bool AK, bool BK, bool ASYNC, bool BIG>
+template <bool AK, bool BK, bool ASYNC, bool BIG, int BKK>
 __global__ void __launch_bounds__(256)
     dgemm_dmma(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
                const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
                size_t Kc, double *__restrict__ W)
 {
-    constexpr int BM = 128, BN = 128, BKK = 8, SP = 136, NT = 256; /* pitch 136: a fragment read is 2 wavefronts */
+    constexpr int BM = 128, BN = 128, SP = 136, NT = 256; /* pitch 136: a fragment read is 2 wavefronts */
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK;
-    __shared__ __align__(16) double As[2][BKK][SP];
-    __shared__ __align__(16) double Bs[2][BKK][SP];
+    extern __shared__ __align__(16) double dsm[]; /* dgemm_smem_bytes(BKK): As[2][BKK][SP], then Bs */
+    double(*As)[BKK][SP] = reinterpret_cast<double(*)[BKK][SP]>(dsm);
+    double(*Bs)[BKK][SP] = As + 2;
     using TA = Tile<double, BM, BKK, SP, NT, 2, AK>;
     using TB = Tile<double, BN, BKK, SP, NT, 2, BK>;
     TA ta;
@@ -310,15 +311,18 @@ __global__ void __launch_bounds__(256)
         const bool more = kt + 1 < nk;
         if (more) fetch(nxt, kb + (kt + 1) * BKK);
         if constexpr (BIG) {
+#pragma unroll
+          for (int kk = 0; kk < BKK; kk += 8) {
             double a[4][4], b[4][2];
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 const int m = wm + i * 16 + g;
-                a[i][0] = As[cur][q][m], a[i][1] = As[cur][q][m + 8], a[i][2] = As[cur][q + 4][m],
-                a[i][3] = As[cur][q + 4][m + 8];
+                a[i][0] = As[cur][kk + q][m], a[i][1] = As[cur][kk + q][m + 8], a[i][2] = As[cur][kk + q + 4][m],
+                a[i][3] = As[cur][kk + q + 4][m + 8];
             }
 #pragma unroll
-            for (int j = 0; j < 4; j++) b[j][0] = Bs[cur][q][wn + j * 8 + g], b[j][1] = Bs[cur][q + 4][wn + j * 8 + g];
+            for (int j = 0; j < 4; j++)
+                b[j][0] = Bs[cur][kk + q][wn + j * 8 + g], b[j][1] = Bs[cur][kk + q + 4][wn + j * 8 + g];
 #pragma unroll
             for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -328,6 +332,7 @@ __global__ void __launch_bounds__(256)
                     dmma_m16n8k8(d, a[i], b[j]);
                     acc[2 * i][j][0] = d[0], acc[2 * i][j][1] = d[1], acc[2 * i + 1][j][0] = d[2], acc[2 * i + 1][j][1] = d[3];
                 }
+          }
         } else {
 #pragma unroll
             for (int kk = 0; kk < BKK; kk += 4) {
@@ -371,6 +376,9 @@ __global__ void __launch_bounds__(256)
         }
     }
 }
+
+/* dynamic shared memory of dgemm_dmma: two stages of A and B tiles */
+constexpr size_t dgemm_smem_bytes(int bkk) { return (size_t)2 * 2 * bkk * 136 * sizeof(double); }
 
 /* Split-K: C = sum over the S slices of W (in slice order: deterministic) + beta * C. */
 template <typename T>

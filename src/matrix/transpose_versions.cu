@@ -66,64 +66,72 @@ template <> struct VecT<uint32_t, 4> { typedef uint4 V; };
 template <> struct VecT<uint64_t, 2> { typedef ulonglong2 V; };
 template <> struct VecT<uint8_t, 4> { typedef uchar4 V; };
 
-/* t_vec: the 64 x 64 tile moved in VW-element vectors on both sides: each thread loads vectors along a row of in
- * and, after the barrier, gathers VW elements down a column of the tile into one vector store along a row of out.
- * Four times fewer memory instructions than t_tile for f32; edges and unaligned rows fall back to elements. */
-template <typename T, int VW>
-__global__ void __launch_bounds__(256) t_vec(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q, int vec)
+/* t_vec: a TP x TQ tile moved in VW-element vectors on both sides: each thread loads vectors along a row of in and,
+ * after the barrier, gathers VW elements down a column of the tile into one vector store along a row of out. Four
+ * times fewer memory instructions than t_tile for f32; edges and unaligned rows fall back to elements. The tile lives
+ * in dynamic shared memory (TP x (TQ + 1) elements). Reads run TQ elements along a row, writes TP. */
+template <typename T, int VW, int TP, int TQ, int NT>
+__global__ void __launch_bounds__(NT) t_vec(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q, int vec)
 {
-    constexpr int TILE = 64, VPR = TILE / VW; /* vectors per tile row */
+    constexpr int SQ = TQ + 1, RV = TQ / VW, WV = TP / VW; /* tile pitch; vectors per read row, per write row */
     typedef typename VecT<T, VW>::V V;
-    __shared__ T tile[TILE][TILE + 1];
-    const size_t tq = (Q + TILE - 1) / TILE, ntiles = (P + TILE - 1) / TILE * tq;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *tile = reinterpret_cast<T *>(smem_raw);
+    const size_t tq = (Q + TQ - 1) / TQ, ntiles = (P + TP - 1) / TP * tq;
     for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const size_t p0 = t / tq * TILE, q0 = t % tq * TILE;
+        const size_t p0 = t / tq * TP, q0 = t % tq * TQ;
 #pragma unroll
-        for (int e = threadIdx.x; e < TILE * VPR; e += 256) {
-            const int r = e / VPR, c = e % VPR * VW;
+        for (int e = threadIdx.x; e < TP * RV; e += NT) {
+            const int r = e / RV, c = e % RV * VW;
             const size_t p = p0 + r, q = q0 + c;
             if (p >= P) continue;
             if (vec && q + VW <= Q) {
                 const V v = *reinterpret_cast<const V *>(in + p * ldi + q);
                 const T *w = reinterpret_cast<const T *>(&v);
 #pragma unroll
-                for (int j = 0; j < VW; j++) tile[r][c + j] = w[j];
+                for (int j = 0; j < VW; j++) tile[r * SQ + c + j] = w[j];
             } else
 #pragma unroll
                 for (int j = 0; j < VW; j++)
-                    if (q + j < Q) tile[r][c + j] = in[p * ldi + q + j];
+                    if (q + j < Q) tile[r * SQ + c + j] = in[p * ldi + q + j];
         }
         __syncthreads();
 #pragma unroll
-        for (int e = threadIdx.x; e < TILE * VPR; e += 256) {
-            const int r = e / VPR, c = e % VPR * VW; /* out row q0 + r, columns p0 + c .. */
+        for (int e = threadIdx.x; e < TQ * WV; e += NT) {
+            const int r = e / WV, c = e % WV * VW; /* out row q0 + r, columns p0 + c .. */
             const size_t q = q0 + r, p = p0 + c;
             if (q >= Q) continue;
             if (vec && p + VW <= P) {
                 V v;
                 T *w = reinterpret_cast<T *>(&v);
 #pragma unroll
-                for (int j = 0; j < VW; j++) w[j] = tile[c + j][r];
+                for (int j = 0; j < VW; j++) w[j] = tile[(c + j) * SQ + r];
                 *reinterpret_cast<V *>(out + q * ldo + p) = v;
             } else
 #pragma unroll
                 for (int j = 0; j < VW; j++)
-                    if (p + j < P) out[q * ldo + p + j] = tile[c + j][r];
+                    if (p + j < P) out[q * ldo + p + j] = tile[(c + j) * SQ + r];
         }
         if (ntiles > gridDim.x) __syncthreads();
     }
 }
 
-template <typename T> gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
+template <int TP, int TQ, int NT, typename T>
+gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
 {
     constexpr int VW = sizeof(T) == 8 ? 2 : 4;
-    const size_t tiles = ((i->prows + 63) / 64) * ((i->pcols + 63) / 64);
+    const size_t tiles = ((i->prows + TP - 1) / TP) * ((i->pcols + TQ - 1) / TQ);
     if (tiles == 0) return GP_OK;
-    const size_t vb = VW * sizeof(T);
+    const size_t vb = VW * sizeof(T), smem = (size_t)TP * (TQ + 1) * sizeof(T);
     const int vec = i->ld % VW == 0 && o->ld % VW == 0 && (uintptr_t)i->data % vb == 0 && (uintptr_t)o->data % vb == 0;
-    t_vec<T, VW><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), 256, 0, s>>>(
+    gp_status_t st = GP_OK;
+    if (smem > 48 * 1024)
+        GP_CUDA_TRY(cudaFuncSetAttribute(t_vec<T, VW, TP, TQ, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    t_vec<T, VW, TP, TQ, NT><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), NT, smem, s>>>(
         (T *)o->data, o->ld, (const T *)i->data, i->ld, i->prows, i->pcols, vec);
     return GP_CHECK_LAUNCH("t_vec");
+fail:
+    return st;
 }
 
 /* t00 in 16-byte vectors (the ceiling as the hardware sees it): rows of in copied to rows of out. */
@@ -202,7 +210,10 @@ GP_T_ENTRY(v06, (run_tile<T, 32, 8, true, true>(ctx, o, i, s)))
 GP_T_ENTRY(v07, (run_tile<T, 64, 8, true, false>(ctx, o, i, s)))
 GP_T_ENTRY(v08, (run_tile<T, 64, 16, true, false>(ctx, o, i, s)))
 GP_T_ENTRY(v09, (run_tile<T, 64, 8, true, true>(ctx, o, i, s)))
-GP_T_ENTRY(v10, (run_vec<T>(ctx, o, i, s)))
+GP_T_ENTRY(v10, (run_vec<64, 64, 256, T>(ctx, o, i, s)))
+GP_T_ENTRY(v11, (run_vec<128, 128, 512, T>(ctx, o, i, s)))
+GP_T_ENTRY(v12, (run_vec<64, 256, 512, T>(ctx, o, i, s)))
+GP_T_ENTRY(v13, (run_vec<256, 64, 512, T>(ctx, o, i, s)))
 
 } // namespace
 
@@ -222,6 +233,10 @@ const gp__transpose_version_t gp__transpose_versions[] = {
     {9, "transpose_v09_tile64_grid_stride", 1, "v07 with a GPU-sized grid striding over the tiles", v09},
     {10, "transpose_v10_tile64_vec", 1, "v07 with vector accesses (16 bytes for f32/f64): 4x fewer memory instructions",
      v10},
+    {11, "transpose_v11_tile128_vec", 1, "v10 with 128 x 128 tiles (dynamic shared memory): 512-byte runs both sides",
+     v11},
+    {12, "transpose_v12_tile64x256_vec", 1, "64 rows x 256 columns: 1 KiB read runs, 256-byte write runs", v12},
+    {13, "transpose_v13_tile256x64_vec", 1, "256 rows x 64 columns: 256-byte read runs, 1 KiB write runs", v13},
     {90, "transpose_cpu_backend", 0, "CPU: 32 x 32 cache blocks, OpenMP over block rows", NULL},
 };
 const int gp__transpose_nversions = (int)(sizeof gp__transpose_versions / sizeof gp__transpose_versions[0]);

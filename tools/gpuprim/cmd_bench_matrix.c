@@ -206,7 +206,8 @@ int bench_gemm(int argc, char **argv)
     /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison) */
     static const size_t probs[][5] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
-                                      {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {8192, 8192, 8192, 1, 0}};
+                                      {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
+                                      {4096, 4096, 4096, 1, 3}, {8192, 8192, 8192, 1, 0}};
     for (size_t pi = 0; pi < sizeof probs / sizeof probs[0] && rc == EXIT_OK; pi++) {
         gjob_t j = {ctx, peer, (int)probs[pi][3], (int)probs[pi][4], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
         if (j.variant && !gpu) continue;
@@ -258,7 +259,8 @@ int bench_gemm(int argc, char **argv)
                 snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
             }
             char op[48];
-            snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN", j.variant == 1 && j.f64 ? " m8n8k4" : "");
+            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16"};
+            snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN", j.f64 && j.variant <= 3 ? dv[j.variant] : "");
             const char *cells[] = {op, gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
                                    has_peer ? (j.f64 ? "cublasDgemm" : "cublasSgemm pedantic") : "", cpu_, cpt, crat};
             report_row(&r, cells);

@@ -29,5 +29,7 @@ int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu);
 int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);
+int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */
+int cmd_gemm(int argc, char **argv);      /* cmd_matrix.c */
 
 #endif

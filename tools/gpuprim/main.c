@@ -16,9 +16,12 @@ static void usage(FILE *f)
             "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
             "  reduce FILE|- --op OP     reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)\n"
             "  histogram FILE|- --bins N histogram of a .npy / raw file or stdin (even, explicit edges or direct)\n"
+            "  transpose IN OUT          transpose a .npy / raw matrix (f32 f64 i32 u8)\n"
+            "  gemm A B -o C             C = alpha op(A) op(B) + beta C0 on .npy / raw matrices (f32, f64)\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
-            "  lab vector | lab reduce   every version verified and timed side by side\n"
+            "  bench histogram | transpose | gemm   against CUB / cuBLAS in the same run\n"
+            "  lab vector | reduce | histogram | transpose | gemm   every version verified and timed side by side\n"
             "  demo                      a short tour (the main job of `make demo`)\n"
             "  version                   print the version\n"
             "Common options: -d/--device ID|cpu, --json, --csv, --svg FILE, --reps N, --warmup N.\n",
@@ -40,6 +43,8 @@ int main(int argc, char **argv)
     if (strcmp(verb, "demo") == 0) return cmd_demo(argc, argv);
     if (strcmp(verb, "reduce") == 0) return cmd_reduce(argc, argv);
     if (strcmp(verb, "histogram") == 0) return cmd_histogram(argc, argv);
+    if (strcmp(verb, "transpose") == 0) return cmd_transpose(argc, argv);
+    if (strcmp(verb, "gemm") == 0) return cmd_gemm(argc, argv);
     if (strcmp(verb, "version") == 0 || strcmp(verb, "--version") == 0) {
         printf("gpuprim %d.%d.%d (library %d)\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH, gp_version());
         return EXIT_OK;
