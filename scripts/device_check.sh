@@ -81,6 +81,7 @@ racecheck gpu_histogram - 300
 synccheck gpu_histogram - 200
 memcheck gpu_matrix - 200
 racecheck gpu_matrix - 200
+synccheck gpu_matrix - 200
 LIST
 fi
 
