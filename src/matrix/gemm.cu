@@ -41,14 +41,15 @@ template <bool DBUF, bool ASYNC> gp_status_t s_layouts(const gp__gemm_t *g, cons
     return g->b_kin ? s_launch<false, true, DBUF, ASYNC>(g, p, s) : s_launch<false, false, DBUF, ASYNC>(g, p, s);
 }
 
-template <bool AK, bool BK, bool BIG, int BKK> gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <bool AK, bool BK, bool BIG, int BKK, int BN>
+gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    constexpr size_t smem = gemmk::dgemm_smem_bytes(BKK);
+    constexpr size_t smem = gemmk::dgemm_smem_bytes(BKK, BN);
     gp_status_t st = GP_OK;
     if (smem > 48 * 1024)
-        GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_dmma<AK, BK, true, BIG, BKK>,
+        GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_dmma<AK, BK, true, BIG, BKK, BN>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemmk::dgemm_dmma<AK, BK, true, BIG, BKK><<<dim3(p->grid, p->S), 256, smem, s>>>(
+    gemmk::dgemm_dmma<AK, BK, true, BIG, BKK, BN><<<dim3(p->grid, p->S), 256, smem, s>>>(
         g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda, (const double *)g->B, g->ldb, g->beta,
         (double *)g->C, g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
     return GP_CHECK_LAUNCH("dgemm_dmma");
@@ -56,10 +57,10 @@ fail:
     return st;
 }
 
-template <bool BIG, int BKK> gp_status_t d_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <bool BIG, int BKK, int BN> gp_status_t d_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    if (g->a_kin) return g->b_kin ? d_launch<true, true, BIG, BKK>(g, p, s) : d_launch<true, false, BIG, BKK>(g, p, s);
-    return g->b_kin ? d_launch<false, true, BIG, BKK>(g, p, s) : d_launch<false, false, BIG, BKK>(g, p, s);
+    if (g->a_kin) return g->b_kin ? d_launch<true, true, BIG, BKK, BN>(g, p, s) : d_launch<true, false, BIG, BKK, BN>(g, p, s);
+    return g->b_kin ? d_launch<false, true, BIG, BKK, BN>(g, p, s) : d_launch<false, false, BIG, BKK, BN>(g, p, s);
 }
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -84,15 +85,17 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
                                     cudaStream_t stream)
 {
     if (g->M == 0 || g->N == 0) return GP_OK;
-    const size_t tiles = ((g->M + 127) / 128) * ((g->N + 127) / 128);
-    if (tiles > 0x7fffffffu)
-        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of 128 x 128", g->M, g->N);
     if (dtype != GP_F32 && dtype != GP_F64) return gp__error(GP_ERR_INTERNAL, "gp_gemm: dtype %d", (int)dtype);
+    const int dv = variant == 0 ? GP__GEMM_F64_PRODUCTION : variant;
+    const size_t bn = dtype == GP_F64 && dv >= 4 ? 64 : 128; /* block tile 128 x bn */
+    const size_t tiles = ((g->M + 127) / 128) * ((g->N + bn - 1) / bn);
+    if (tiles > 0x7fffffffu)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of 128 x %zu", g->M, g->N, bn);
     const size_t es = dtype == GP_F64 ? 8 : 4;
     plan_t p = {(unsigned)tiles, 1, g->alpha == 0.0 ? 0 : g->K, 0, NULL}; /* alpha = 0: A and B are not read */
     p.Kc = p.K;
     /* Split K where the tiles leave the GPU idle (fewer than the resident blocks): S ranges of at least 256. */
-    const size_t slots = (size_t)ctx->sm_count * (dtype == GP_F64 ? 1 : 2);
+    const size_t slots = (size_t)ctx->sm_count * (dtype == GP_F64 && bn == 128 ? 1 : 2);
     if (variant == 0 && tiles < slots && p.K >= 512) {
         size_t S = slots / tiles;
         if (S > p.K / 256) S = p.K / 256;
@@ -116,10 +119,13 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     }
     gp_status_t st;
     if (dtype == GP_F64) {
-        const int v = variant == 0 ? GP__GEMM_F64_PRODUCTION : variant;
-        if (v < 1 || v > 3) return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
-        st = v == 1 ? d_layouts<false, 8>(&q, &p, stream) : v == 2 ? d_layouts<true, 8>(&q, &p, stream)
-                                                                   : d_layouts<true, 16>(&q, &p, stream);
+        switch (dv) {
+        case 1: st = d_layouts<false, 8, 128>(&q, &p, stream); break;
+        case 2: st = d_layouts<true, 8, 128>(&q, &p, stream); break;
+        case 3: st = d_layouts<true, 16, 128>(&q, &p, stream); break;
+        case 4: st = d_layouts<true, 8, 64>(&q, &p, stream); break;
+        default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
+        }
     } else {
         switch (variant == 0 ? GP__GEMM_F32_PRODUCTION : variant) {
         case 8: st = s_layouts<false, false>(&q, &p, stream); break;

@@ -257,35 +257,37 @@ __device__ __forceinline__ void dmma_m16n8k8(double (&d)[4], const double (&a)[4
                  : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
 
-/* BIG: m16n8k8 instructions (Hopper's larger FP64 shape, 1024 FMAs each), else m8n8k4 (256 FMAs, the Ampere shape);
- * the same warp tile, 64 x 32, either way. */
-template <bool AK, bool BK, bool ASYNC, bool BIG, int BKK>
-__global__ void __launch_bounds__(256)
+/* BIG: m16n8k8 instructions (Hopper's larger FP64 shape, 1024 FMAs each), else m8n8k4 (256 FMAs, the Ampere shape).
+ * Block tile 128 x BN with 8 warps: BN 128 gives warp tiles of 64 x 32 (64 accumulators, ~200 registers: one block
+ * per SM), BN 64 warp tiles of 32 x 32 (two blocks per SM: twice the warps to hide the DMMA latency). */
+template <bool AK, bool BK, bool ASYNC, bool BIG, int BKK, int BN>
+__global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
     dgemm_dmma(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
                const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
                size_t Kc, double *__restrict__ W)
 {
-    constexpr int BM = 128, BN = 128, SP = 136, NT = 256; /* pitch 136: a fragment read is 2 wavefronts */
+    constexpr int BM = 128, SP = 136, SPB = BN + 8, NT = 256; /* pitch = 8 mod 16: a fragment read is 2 wavefronts */
+    constexpr int WM = BN == 128 ? 64 : 32, MI = WM / 8, NJ = 4; /* warp tile WM x 32: MI x NJ tiles of 8 x 8 */
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK;
-    extern __shared__ __align__(16) double dsm[]; /* dgemm_smem_bytes(BKK): As[2][BKK][SP], then Bs */
+    extern __shared__ __align__(16) double dsm[]; /* dgemm_smem_bytes(BKK, BN): As[2][BKK][SP], then Bs[2][BKK][SPB] */
     double(*As)[BKK][SP] = reinterpret_cast<double(*)[BKK][SP]>(dsm);
-    double(*Bs)[BKK][SP] = As + 2;
+    double(*Bs)[BKK][SPB] = reinterpret_cast<double(*)[BKK][SPB]>(dsm + 2 * BKK * SP);
     using TA = Tile<double, BM, BKK, SP, NT, 2, AK>;
-    using TB = Tile<double, BN, BKK, SP, NT, 2, BK>;
+    using TB = Tile<double, BN, BKK, SPB, NT, 2, BK>;
     TA ta;
     TB tb;
     size_t tm, tn;
     tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
     const size_t m0 = tm * BM, n0 = tn * BN;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32, g = lane >> 2, q = lane & 3;
+    const int wm = (warp / (BN / 32)) * WM, wn = (warp % (BN / 32)) * 32, g = lane >> 2, q = lane & 3;
     const bool va = flags & VEC_A, vb = flags & VEC_B;
     /* split K: block row y of the grid takes K range [kb, K) (one range when gridDim.y is 1) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
-    double acc[8][4][2];
+    double acc[MI][NJ][2];
 #pragma unroll
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < MI; i++)
 #pragma unroll
         for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
 
@@ -313,9 +315,9 @@ __global__ void __launch_bounds__(256)
         if constexpr (BIG) {
 #pragma unroll
           for (int kk = 0; kk < BKK; kk += 8) {
-            double a[4][4], b[4][2];
+            double a[MI / 2][4], b[NJ][2];
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < MI / 2; i++) {
                 const int m = wm + i * 16 + g;
                 a[i][0] = As[cur][kk + q][m], a[i][1] = As[cur][kk + q][m + 8], a[i][2] = As[cur][kk + q + 4][m],
                 a[i][3] = As[cur][kk + q + 4][m + 8];
@@ -324,9 +326,9 @@ __global__ void __launch_bounds__(256)
             for (int j = 0; j < 4; j++)
                 b[j][0] = Bs[cur][kk + q][wn + j * 8 + g], b[j][1] = Bs[cur][kk + q + 4][wn + j * 8 + g];
 #pragma unroll
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < MI / 2; i++)
 #pragma unroll
-                for (int j = 0; j < 4; j++) {
+                for (int j = 0; j < NJ; j++) {
                     /* acc[2i][j] holds rows g (c0, c1) and acc[2i+1][j] rows g + 8 (c2, c3) of the 16 x 8 tile */
                     double d[4] = {acc[2 * i][j][0], acc[2 * i][j][1], acc[2 * i + 1][j][0], acc[2 * i + 1][j][1]};
                     dmma_m16n8k8(d, a[i], b[j]);
@@ -336,15 +338,15 @@ __global__ void __launch_bounds__(256)
         } else {
 #pragma unroll
             for (int kk = 0; kk < BKK; kk += 4) {
-                double a[8], b[4];
+                double a[MI], b[NJ];
 #pragma unroll
-                for (int i = 0; i < 8; i++) a[i] = As[cur][kk + q][wm + i * 8 + g];
+                for (int i = 0; i < MI; i++) a[i] = As[cur][kk + q][wm + i * 8 + g];
 #pragma unroll
-                for (int j = 0; j < 4; j++) b[j] = Bs[cur][kk + q][wn + j * 8 + g];
+                for (int j = 0; j < NJ; j++) b[j] = Bs[cur][kk + q][wn + j * 8 + g];
 #pragma unroll
-                for (int i = 0; i < 8; i++)
+                for (int i = 0; i < MI; i++)
 #pragma unroll
-                    for (int j = 0; j < 4; j++) dmma_m8n8k4(acc[i][j], a[i], b[j]);
+                    for (int j = 0; j < NJ; j++) dmma_m8n8k4(acc[i][j], a[i], b[j]);
             }
         }
         if (more) land(nxt);
@@ -355,11 +357,11 @@ __global__ void __launch_bounds__(256)
     if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0;
     const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0;
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < MI; i++) {
         const size_t row = m0 + wm + i * 8 + g;
         if (row >= M) continue;
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < NJ; j++) {
             const size_t col = n0 + wn + j * 8 + q * 2;
             double *c = C + row * ldc + col;
             double v[2];
@@ -378,7 +380,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* dynamic shared memory of dgemm_dmma: two stages of A and B tiles */
-constexpr size_t dgemm_smem_bytes(int bkk) { return (size_t)2 * 2 * bkk * 136 * sizeof(double); }
+constexpr size_t dgemm_smem_bytes(int bkk, int bn) { return (size_t)2 * bkk * (136 + bn + 8) * sizeof(double); }
 
 /* Split-K: C = sum over the S slices of W (in slice order: deterministic) + beta * C. */
 template <typename T>

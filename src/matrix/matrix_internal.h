@@ -66,8 +66,9 @@ typedef struct gp__gemm {
 /* variant: 0 production (split K and packing allowed); for f32 8 (warp tiles, one stage), 9 (two stages, register prefetch), 10 (two stages,
  * cp.async where no transpose is needed) — the lab's versions 08-10. */
 #define GP__GEMM_F32_PRODUCTION 10
-/* f64 variants: 1 mma.sync m8n8k4, 2 mma.sync m16n8k8 (both FP64 tensor cores, warp tile 64 x 32, BK 8), 3 m16n8k8
- * with BK 16 (69 KiB of shared memory: half the barriers). */
+/* f64 variants (FP64 tensor cores, block tile 128 x 128 or 128 x 64): 1 mma.sync m8n8k4, 2 m16n8k8 (both warp tile
+ * 64 x 32, BK 8, one block per SM), 3 m16n8k8 with BK 16, 4 m16n8k8 on 128 x 64 blocks (warp tile 32 x 32, two
+ * blocks per SM) with BK 8 (BK 16 and 32 spill at 128 registers). */
 #define GP__GEMM_F64_PRODUCTION 2
 GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
                                      cudaStream_t stream);

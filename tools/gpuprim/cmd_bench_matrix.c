@@ -207,7 +207,8 @@ int bench_gemm(int argc, char **argv)
     static const size_t probs[][5] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
-                                      {4096, 4096, 4096, 1, 3}, {8192, 8192, 8192, 1, 0}};
+                                      {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4},
+                                      {8192, 8192, 8192, 1, 0}};
     for (size_t pi = 0; pi < sizeof probs / sizeof probs[0] && rc == EXIT_OK; pi++) {
         gjob_t j = {ctx, peer, (int)probs[pi][3], (int)probs[pi][4], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
         if (j.variant && !gpu) continue;
@@ -259,8 +260,8 @@ int bench_gemm(int argc, char **argv)
                 snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
             }
             char op[48];
-            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16"};
-            snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN", j.f64 && j.variant <= 3 ? dv[j.variant] : "");
+            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8"};
+            snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN", j.f64 && j.variant <= 4 ? dv[j.variant] : "");
             const char *cells[] = {op, gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
                                    has_peer ? (j.f64 ? "cublasDgemm" : "cublasSgemm pedantic") : "", cpu_, cpt, crat};
             report_row(&r, cells);
