@@ -47,9 +47,9 @@ static void versions_gemm(gp_ctx_t *ctx)
 static void variants_gemm(gp_ctx_t *ctx)
 {
     static const size_t shapes[][3] = {{1, 1, 1}, {129, 130, 131}, {64, 200, 37}, {7, 300, 5}};
-    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F64, 1}, {GP_F64, 2}, {GP_F64, 3},
-                                      {GP_F64, 4}};
-    for (size_t vi = 0; vi < 7; vi++)
+    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F32, 11}, {GP_F32, 12},
+                                      {GP_F64, 1}, {GP_F64, 2}, {GP_F64, 3}, {GP_F64, 4}};
+    for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; vi++)
         for (int kin = 0; kin < 4; kin++)
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
                 const gp_dtype_t dt = (gp_dtype_t)variants[vi][0];

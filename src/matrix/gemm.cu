@@ -26,19 +26,23 @@ typedef struct plan {
     void *W;
 } plan_t;
 
-template <bool AK, bool BK, bool DBUF, bool ASYNC>
+template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH, int MINB>
 gp_status_t s_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    gemmk::sgemm_128x128<AK, BK, DBUF, ASYNC><<<dim3(p->grid, p->S), 256, 0, s>>>(
+    gemmk::sgemm_128x128<AK, BK, DBUF, ASYNC, TMH, MINB><<<dim3(p->grid, p->S), 256, 0, s>>>(
         g->M, g->N, p->K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
         (float *)g->C, g->ldc, vec_flags(g, 4), p->Kc, (float *)p->W);
     return GP_CHECK_LAUNCH("sgemm_128x128");
 }
 
-template <bool DBUF, bool ASYNC> gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2>
+gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    if (g->a_kin) return g->b_kin ? s_launch<true, true, DBUF, ASYNC>(g, p, s) : s_launch<true, false, DBUF, ASYNC>(g, p, s);
-    return g->b_kin ? s_launch<false, true, DBUF, ASYNC>(g, p, s) : s_launch<false, false, DBUF, ASYNC>(g, p, s);
+    if (g->a_kin)
+        return g->b_kin ? s_launch<true, true, DBUF, ASYNC, TMH, MINB>(g, p, s)
+                        : s_launch<true, false, DBUF, ASYNC, TMH, MINB>(g, p, s);
+    return g->b_kin ? s_launch<false, true, DBUF, ASYNC, TMH, MINB>(g, p, s)
+                    : s_launch<false, false, DBUF, ASYNC, TMH, MINB>(g, p, s);
 }
 
 template <bool AK, bool BK, bool BIG, int BKK, int BN>
@@ -86,8 +90,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
 {
     if (g->M == 0 || g->N == 0) return GP_OK;
     if (dtype != GP_F32 && dtype != GP_F64) return gp__error(GP_ERR_INTERNAL, "gp_gemm: dtype %d", (int)dtype);
-    const int dv = variant == 0 ? GP__GEMM_F64_PRODUCTION : variant;
-    const size_t bn = dtype == GP_F64 && dv >= 4 ? 64 : 128; /* block tile 128 x bn */
+    /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel */
+    const int dv = variant ? variant : dtype == GP_F64 ? GP__GEMM_F64_PRODUCTION : g->N <= 64 ? 12 : GP__GEMM_F32_PRODUCTION;
+    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
     const size_t tiles = ((g->M + 127) / 128) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of 128 x %zu", g->M, g->N, bn);
@@ -127,10 +132,12 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
         }
     } else {
-        switch (variant == 0 ? GP__GEMM_F32_PRODUCTION : variant) {
+        switch (dv) {
         case 8: st = s_layouts<false, false>(&q, &p, stream); break;
         case 9: st = s_layouts<true, false>(&q, &p, stream); break;
         case 10: st = s_layouts<true, true>(&q, &p, stream); break;
+        case 11: st = s_layouts<true, true, 2, 1>(&q, &p, stream); break;
+        case 12: st = s_layouts<true, true, 1, 2>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

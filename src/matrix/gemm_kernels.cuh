@@ -132,13 +132,16 @@ __device__ __forceinline__ void tile_of_block(size_t tiles_m, size_t tiles_n, si
     tm = first + r % gs, tn = r / gs;
 }
 
-template <bool AK, bool BK, bool DBUF, bool ASYNC>
-__global__ void __launch_bounds__(256, 2)
+/* TMH: 2 for a 128 x 128 block (warp tile 64 x 32, 8 x 8 per thread), 1 for 128 x 64 (warp tile 32 x 32, 4 x 8 per
+ * thread: the tile for n <= 64). MINB: the blocks per SM the registers are held to (2: at most 128 registers). */
+template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2>
+__global__ void __launch_bounds__(256, MINB)
     sgemm_128x128(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
                   const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
                   size_t Kc, float *__restrict__ W)
 {
-    constexpr int BM = 128, BN = 128, BKK = 16, NT = 256, NS = DBUF ? 2 : 1;
+    constexpr int BM = 128, BN = 64 * TMH, BKK = 16, NT = 256, NS = DBUF ? 2 : 1, TM = 4 * TMH;
+    constexpr int WM = 32 * TMH, WN_COUNT = BN / 32; /* warp tile WM x 32; warps: (BM / WM) x WN_COUNT */
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK; /* operands moved by cp.async */
     __shared__ __align__(16) float As[NS][BKK][BM];
     __shared__ __align__(16) float Bs[NS][BKK][BN];
@@ -150,14 +153,14 @@ __global__ void __launch_bounds__(256, 2)
     tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
     const size_t m0 = tm * BM, n0 = tn * BN;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32, lm = lane >> 2, ln = lane & 3;
+    const int wm = (warp / WN_COUNT) * WM, wn = (warp % WN_COUNT) * 32, lm = lane >> 2, ln = lane & 3;
     const bool va = flags & VEC_A, vb = flags & VEC_B;
     /* split K: block row y of the grid takes K range [kb, K) (one range when gridDim.y is 1) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
-    float acc[8][8];
+    float acc[TM][8];
 #pragma unroll
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < TM; i++)
 #pragma unroll
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 
@@ -176,13 +179,13 @@ __global__ void __launch_bounds__(256, 2)
     auto math = [&](int s) {
 #pragma unroll
         for (int k = 0; k < BKK; k++) {
-            float a[8], b[8];
+            float a[TM], b[8];
             Vec<float, 4>::load(&As[s][k][wm + lm * 4], a);
-            Vec<float, 4>::load(&As[s][k][wm + 32 + lm * 4], a + 4);
+            if (TMH == 2) Vec<float, 4>::load(&As[s][k][wm + 32 + lm * 4], a + 4);
             Vec<float, 4>::load(&Bs[s][k][wn + ln * 4], b);
             Vec<float, 4>::load(&Bs[s][k][wn + 16 + ln * 4], b + 4);
 #pragma unroll
-            for (int i = 0; i < 8; i++)
+            for (int i = 0; i < TM; i++)
 #pragma unroll
                 for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
@@ -218,7 +221,7 @@ __global__ void __launch_bounds__(256, 2)
     if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0f;
     const bool vc = split ? N % 4 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0f;
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < TM; i++) {
         const size_t row = m0 + wm + (i >> 2) * 32 + lm * 4 + (i & 3);
         if (row >= M) continue;
 #pragma unroll
