@@ -217,6 +217,10 @@ GP_T_ENTRY(v13, (run_vec<256, 64, 512, T>(ctx, o, i, s)))
 GP_T_ENTRY(v14, (run_vec<64, 64, 128, T>(ctx, o, i, s)))
 GP_T_ENTRY(v15, (run_vec<32, 32, 64, T>(ctx, o, i, s)))
 GP_T_ENTRY(v16, (run_vec<64, 64, 512, T>(ctx, o, i, s)))
+GP_T_ENTRY(v17, (run_vec<32, 32, 32, T>(ctx, o, i, s)))
+GP_T_ENTRY(v18, (run_vec<32, 32, 128, T>(ctx, o, i, s)))
+GP_T_ENTRY(v19, (run_vec<32, 64, 64, T>(ctx, o, i, s)))
+GP_T_ENTRY(v20, (run_vec<64, 32, 64, T>(ctx, o, i, s)))
 
 } // namespace
 
@@ -241,8 +245,12 @@ const gp__transpose_version_t gp__transpose_versions[] = {
     {12, "transpose_v12_tile64x256_vec", 1, "64 rows x 256 columns: 1 KiB read runs, 256-byte write runs", v12},
     {13, "transpose_v13_tile256x64_vec", 1, "256 rows x 64 columns: 256-byte read runs, 1 KiB write runs", v13},
     {14, "transpose_v14_tile64_vec_128t", 1, "v10 with 128 threads: 8 vectors in flight each, 16 blocks per SM", v14},
-    {15, "transpose_v15_tile32_vec_64t", 1, "32 x 32 tiles, 64 threads: 32 small blocks per SM", v15},
+    {15, "transpose_v15_tile32_vec_64t", 1, "32 x 32 tiles, 64 threads: 32 small blocks per SM, short-lived", v15},
     {16, "transpose_v16_tile64_vec_512t", 1, "v10 with 512 threads: 2 vectors each", v16},
+    {17, "transpose_v17_tile32_vec_32t", 1, "32 x 32 tiles, one warp per block (8 vectors each)", v17},
+    {18, "transpose_v18_tile32_vec_128t", 1, "32 x 32 tiles, 128 threads (2 vectors each)", v18},
+    {19, "transpose_v19_tile32x64_vec_64t", 1, "32 rows x 64 columns, 64 threads: 256-byte read runs", v19},
+    {20, "transpose_v20_tile64x32_vec_64t", 1, "64 rows x 32 columns, 64 threads: 256-byte write runs", v20},
     {90, "transpose_cpu_backend", 0, "CPU: 32 x 32 cache blocks, OpenMP over block rows", NULL},
 };
 const int gp__transpose_nversions = (int)(sizeof gp__transpose_versions / sizeof gp__transpose_versions[0]);
