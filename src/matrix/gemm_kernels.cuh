@@ -132,6 +132,78 @@ __device__ __forceinline__ void tile_of_block(size_t tiles_m, size_t tiles_n, si
     tm = first + r % gs, tn = r / gs;
 }
 
+/* Both operands' way into shared memory for one stage: global -> registers -> shared (the K-inner operand, stored
+ * transposed), or global -> shared by cp.async (AA / BA). fetch starts a stage, land completes it. */
+template <class TA, class TB, bool AA, bool BA> struct Stager {
+    TA ta;
+    TB tb;
+    template <typename T>
+    __device__ __forceinline__ void fetch(T *as, T *bs, const T *A, size_t lda, size_t M, const T *B, size_t ldb,
+                                          size_t N, size_t K, size_t m0, size_t n0, size_t k0, int tid, bool va, bool vb)
+    {
+        if constexpr (AA) TA::load_async(as, A, lda, M, K, m0, k0, tid, va);
+        else ta.load(A, lda, M, K, m0, k0, tid, va);
+        if constexpr (BA) TB::load_async(bs, B, ldb, N, K, n0, k0, tid, vb);
+        else tb.load(B, ldb, N, K, n0, k0, tid, vb);
+        if (AA || BA) cp_async_commit();
+    }
+    template <typename T> __device__ __forceinline__ void land(T *as, T *bs, int tid)
+    {
+        if (!AA) ta.store(as, tid);
+        if (!BA) tb.store(bs, tid);
+        if (AA || BA) cp_async_wait_all();
+    }
+};
+
+/* The k loop over nk tiles of bkk from kb. Two stages: the next tile's loads are in flight during the math, one
+ * barrier per tile. One stage: load, barrier, math, barrier. fetch(stage, k0), land(stage), math(stage). */
+template <bool TWO, class F, class L, class X>
+__device__ __forceinline__ void k_loop(size_t nk, size_t kb, size_t bkk, F fetch, L land, X math)
+{
+    if (!TWO) {
+        for (size_t kt = 0; kt < nk; kt++) {
+            fetch(0, kb + kt * bkk);
+            land(0);
+            __syncthreads();
+            math(0);
+            __syncthreads();
+        }
+        return;
+    }
+    if (nk > 0) {
+        fetch(0, kb);
+        land(0);
+        __syncthreads();
+    }
+    for (size_t kt = 0; kt < nk; kt++) {
+        const int cur = (int)(kt & 1), nxt = cur ^ 1;
+        const bool more = kt + 1 < nk;
+        if (more) fetch(nxt, kb + (kt + 1) * bkk);
+        math(cur);
+        if (more) land(nxt);
+        __syncthreads();
+    }
+}
+
+/* VW results v of one row into c (room: columns left in the row): c = alpha v + beta c, 16-byte accesses where vec
+ * and the whole vector is in the row; beta == 0 never reads c. */
+template <typename T, int VW>
+__device__ __forceinline__ void store_c(T *c, const T *v, size_t room, bool vec, T alpha, T beta)
+{
+    const bool readc = beta != T(0);
+    if (vec && room >= VW) {
+        T o[VW];
+        if (readc) Vec<T, VW>::load(c, o);
+#pragma unroll
+        for (int j = 0; j < VW; j++) o[j] = readc ? alpha * v[j] + beta * o[j] : alpha * v[j];
+        Vec<T, VW>::store(c, o);
+    } else {
+#pragma unroll
+        for (int j = 0; j < VW; j++)
+            if (j < room) c[j] = readc ? alpha * v[j] + beta * c[j] : alpha * v[j];
+    }
+}
+
 /* TMH: 2 for a 128 x 128 block (warp tile 64 x 32, 8 x 8 per thread), 1 for 128 x 64 (warp tile 32 x 32, 4 x 8 per
  * thread: the tile for n <= 64). MINB: the blocks per SM the registers are held to (2: at most 128 registers). */
 template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2>
@@ -145,10 +217,7 @@ __global__ void __launch_bounds__(256, MINB)
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK; /* operands moved by cp.async */
     __shared__ __align__(16) float As[NS][BKK][BM];
     __shared__ __align__(16) float Bs[NS][BKK][BN];
-    using TA = Tile<float, BM, BKK, BM, NT, 4, AK>;
-    using TB = Tile<float, BN, BKK, BN, NT, 4, BK>;
-    TA ta;
-    TB tb;
+    Stager<Tile<float, BM, BKK, BM, NT, 4, AK>, Tile<float, BN, BKK, BN, NT, 4, BK>, AA, BA> st;
     size_t tm, tn;
     tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
     const size_t m0 = tm * BM, n0 = tn * BN;
@@ -164,18 +233,10 @@ __global__ void __launch_bounds__(256, MINB)
 #pragma unroll
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 
-    auto fetch = [&](int s, size_t k0) { /* global -> registers, or -> shared for the async operands */
-        if constexpr (AA) TA::load_async(&As[s][0][0], A, lda, M, K, m0, k0, tid, va);
-        else ta.load(A, lda, M, K, m0, k0, tid, va);
-        if constexpr (BA) TB::load_async(&Bs[s][0][0], B, ldb, N, K, n0, k0, tid, vb);
-        else tb.load(B, ldb, N, K, n0, k0, tid, vb);
-        if (AA || BA) cp_async_commit();
+    auto fetch = [&](int s, size_t k0) {
+        st.fetch(&As[s][0][0], &Bs[s][0][0], A, lda, M, B, ldb, N, K, m0, n0, k0, tid, va, vb);
     };
-    auto land = [&](int s) { /* registers -> shared; wait for the async copies */
-        if (!AA) ta.store(&As[s][0][0], tid);
-        if (!BA) tb.store(&Bs[s][0][0], tid);
-        if (AA || BA) cp_async_wait_all();
-    };
+    auto land = [&](int s) { st.land(&As[s][0][0], &Bs[s][0][0], tid); };
     auto math = [&](int s) {
 #pragma unroll
         for (int k = 0; k < BKK; k++) {
@@ -191,35 +252,13 @@ __global__ void __launch_bounds__(256, MINB)
         }
     };
 
-    if (DBUF) {
-        if (nk > 0) {
-            fetch(0, kb);
-            land(0);
-            __syncthreads();
-        }
-        for (size_t kt = 0; kt < nk; kt++) {
-            const int cur = (int)(kt & 1), nxt = cur ^ (NS - 1);
-            const bool more = kt + 1 < nk;
-            if (more) fetch(nxt, kb + (kt + 1) * BKK);
-            math(cur);
-            if (more) land(nxt);
-            __syncthreads();
-        }
-    } else {
-        for (size_t kt = 0; kt < nk; kt++) {
-            fetch(0, kb + kt * BKK);
-            land(0);
-            __syncthreads();
-            math(0);
-            __syncthreads();
-        }
-    }
+    k_loop<DBUF>(nk, kb, BKK, fetch, land, math);
 
     /* epilogue: C = alpha * acc + beta * C; beta == 0 never reads C. Split K: alpha * acc into this range's slice of
      * W (M x N, packed); a second kernel adds the slices. */
     const bool split = gridDim.y > 1;
     if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0f;
-    const bool vc = split ? N % 4 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0f;
+    const bool vc = split ? N % 4 == 0 : (flags & VEC_C) != 0;
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         const size_t row = m0 + wm + (i >> 2) * 32 + lm * 4 + (i & 3);
@@ -227,18 +266,7 @@ __global__ void __launch_bounds__(256, MINB)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const size_t col = n0 + wn + h * 16 + ln * 4;
-            float *c = C + row * ldc + col;
-            float v[4];
-            if (vc && col + 4 <= N) {
-                if (readc) Vec<float, 4>::load(c, v);
-#pragma unroll
-                for (int j = 0; j < 4; j++) v[j] = readc ? alpha * acc[i][h * 4 + j] + beta * v[j] : alpha * acc[i][h * 4 + j];
-                Vec<float, 4>::store(c, v);
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (col + j < N) c[j] = readc ? alpha * acc[i][h * 4 + j] + beta * c[j] : alpha * acc[i][h * 4 + j];
-            }
+            if (col < N) store_c<float, 4>(C + row * ldc + col, &acc[i][h * 4], N - col, vc, alpha, beta);
         }
     }
 }
@@ -275,10 +303,7 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
     extern __shared__ __align__(16) double dsm[]; /* dgemm_smem_bytes(BKK, BN): As[2][BKK][SP], then Bs[2][BKK][SPB] */
     double(*As)[BKK][SP] = reinterpret_cast<double(*)[BKK][SP]>(dsm);
     double(*Bs)[BKK][SPB] = reinterpret_cast<double(*)[BKK][SPB]>(dsm + 2 * BKK * SP);
-    using TA = Tile<double, BM, BKK, SP, NT, 2, AK>;
-    using TB = Tile<double, BN, BKK, SPB, NT, 2, BK>;
-    TA ta;
-    TB tb;
+    Stager<Tile<double, BM, BKK, SP, NT, 2, AK>, Tile<double, BN, BKK, SPB, NT, 2, BK>, AA, BA> st;
     size_t tm, tn;
     tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
     const size_t m0 = tm * BM, n0 = tn * BN;
@@ -295,26 +320,10 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
         for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
 
     auto fetch = [&](int s, size_t k0) {
-        if constexpr (AA) TA::load_async(&As[s][0][0], A, lda, M, K, m0, k0, tid, va);
-        else ta.load(A, lda, M, K, m0, k0, tid, va);
-        if constexpr (BA) TB::load_async(&Bs[s][0][0], B, ldb, N, K, n0, k0, tid, vb);
-        else tb.load(B, ldb, N, K, n0, k0, tid, vb);
-        if (AA || BA) cp_async_commit();
+        st.fetch(&As[s][0][0], &Bs[s][0][0], A, lda, M, B, ldb, N, K, m0, n0, k0, tid, va, vb);
     };
-    auto land = [&](int s) {
-        if (!AA) ta.store(&As[s][0][0], tid);
-        if (!BA) tb.store(&Bs[s][0][0], tid);
-        if (AA || BA) cp_async_wait_all();
-    };
-    if (nk > 0) {
-        fetch(0, kb);
-        land(0);
-        __syncthreads();
-    }
-    for (size_t kt = 0; kt < nk; kt++) {
-        const int cur = (int)(kt & 1), nxt = cur ^ 1;
-        const bool more = kt + 1 < nk;
-        if (more) fetch(nxt, kb + (kt + 1) * BKK);
+    auto land = [&](int s) { st.land(&As[s][0][0], &Bs[s][0][0], tid); };
+    auto math = [&](int cur) {
         if constexpr (BIG) {
 #pragma unroll
           for (int kk = 0; kk < BKK; kk += 8) {
@@ -352,13 +361,12 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
                     for (int j = 0; j < NJ; j++) dmma_m8n8k4(acc[i][j], a[i], b[j]);
             }
         }
-        if (more) land(nxt);
-        __syncthreads();
-    }
+    };
+    k_loop<true>(nk, kb, BKK, fetch, land, math);
 
     const bool split = gridDim.y > 1;
     if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0;
-    const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0;
+    const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0;
 #pragma unroll
     for (int i = 0; i < MI; i++) {
         const size_t row = m0 + wm + i * 8 + g;
@@ -366,18 +374,7 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
 #pragma unroll
         for (int j = 0; j < NJ; j++) {
             const size_t col = n0 + wn + j * 8 + q * 2;
-            double *c = C + row * ldc + col;
-            double v[2];
-            if (vc && col + 2 <= N) {
-                if (readc) Vec<double, 2>::load(c, v);
-#pragma unroll
-                for (int e = 0; e < 2; e++) v[e] = readc ? alpha * acc[i][j][e] + beta * v[e] : alpha * acc[i][j][e];
-                Vec<double, 2>::store(c, v);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 2; e++)
-                    if (col + e < N) c[e] = readc ? alpha * acc[i][j][e] + beta * c[e] : alpha * acc[i][j][e];
-            }
+            if (col < N) store_c<double, 2>(C + row * ldc + col, acc[i][j], N - col, vc, alpha, beta);
         }
     }
 }
