@@ -47,7 +47,7 @@ static void versions_gemm(gp_ctx_t *ctx)
 static void variants_gemm(gp_ctx_t *ctx)
 {
     static const size_t shapes[][3] = {{1, 1, 1}, {129, 130, 131}, {64, 200, 37}, {7, 300, 5}};
-    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F32, 11}, {GP_F32, 12},
+    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F32, 11}, {GP_F32, 12}, {GP_F32, 13}, {GP_F32, 14},
                                       {GP_F64, 1}, {GP_F64, 2}, {GP_F64, 3}, {GP_F64, 4}};
     for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; vi++)
         for (int kin = 0; kin < 4; kin++)

@@ -26,23 +26,23 @@ typedef struct plan {
     void *W;
 } plan_t;
 
-template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH, int MINB>
+template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH, int MINB, bool PF>
 gp_status_t s_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    gemmk::sgemm_128x128<AK, BK, DBUF, ASYNC, TMH, MINB><<<dim3(p->grid, p->S), 256, 0, s>>>(
+    gemmk::sgemm_128x128<AK, BK, DBUF, ASYNC, TMH, MINB, PF><<<dim3(p->grid, p->S), 256, 0, s>>>(
         g->M, g->N, p->K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
         (float *)g->C, g->ldc, vec_flags(g, 4), p->Kc, (float *)p->W);
     return GP_CHECK_LAUNCH("sgemm_128x128");
 }
 
-template <bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2>
+template <bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2, bool PF = false>
 gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
     if (g->a_kin)
-        return g->b_kin ? s_launch<true, true, DBUF, ASYNC, TMH, MINB>(g, p, s)
-                        : s_launch<true, false, DBUF, ASYNC, TMH, MINB>(g, p, s);
-    return g->b_kin ? s_launch<false, true, DBUF, ASYNC, TMH, MINB>(g, p, s)
-                    : s_launch<false, false, DBUF, ASYNC, TMH, MINB>(g, p, s);
+        return g->b_kin ? s_launch<true, true, DBUF, ASYNC, TMH, MINB, PF>(g, p, s)
+                        : s_launch<true, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
+    return g->b_kin ? s_launch<false, true, DBUF, ASYNC, TMH, MINB, PF>(g, p, s)
+                    : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
 template <bool AK, bool BK, bool BIG, int BKK, int BN>
@@ -138,6 +138,8 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 10: st = s_layouts<true, true>(&q, &p, stream); break;
         case 11: st = s_layouts<true, true, 2, 1>(&q, &p, stream); break;
         case 12: st = s_layouts<true, true, 1, 2>(&q, &p, stream); break;
+        case 13: st = s_layouts<true, true, 2, 1, true>(&q, &p, stream); break;
+        case 14: st = s_layouts<true, true, 2, 2, true>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

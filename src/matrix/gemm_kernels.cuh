@@ -12,8 +12,8 @@
  *    wavefront). A K-inner operand is transposed on its way into shared memory (registers, then scalar stores);
  *    DBUF: two shared stages, next tile's loads in flight during the math, one barrier per tile; ASYNC: the operands
  *    that need no transpose go global -> shared by cp.async (no registers).
- *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m8n8k4 .f64: IEEE double fused multiply-adds). 128 x 128 block
- *    tile, BK 8, 256 threads, warp tile 64 x 32 = 8 x 4 mma tiles.
+ *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m16n8k8 or m8n8k4 .f64: IEEE double fused multiply-adds).
+ *    128 x 128 (or 128 x 64) block tile, 256 threads, warp tile 64 x 32 (or 32 x 32).
  */
 #ifndef GP_GEMM_KERNELS_CUH
 #define GP_GEMM_KERNELS_CUH
@@ -205,8 +205,9 @@ __device__ __forceinline__ void store_c(T *c, const T *v, size_t room, bool vec,
 }
 
 /* TMH: 2 for a 128 x 128 block (warp tile 64 x 32, 8 x 8 per thread), 1 for 128 x 64 (warp tile 32 x 32, 4 x 8 per
- * thread: the tile for n <= 64). MINB: the blocks per SM the registers are held to (2: at most 128 registers). */
-template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2>
+ * thread: the tile for n <= 64). MINB: the blocks per SM the registers are held to (2: at most 128 registers).
+ * PF: fragments of step k + 1 loaded explicitly before the FMAs of step k (two fragment sets in registers). */
+template <bool AK, bool BK, bool DBUF, bool ASYNC, int TMH = 2, int MINB = 2, bool PF = false>
 __global__ void __launch_bounds__(256, MINB)
     sgemm_128x128(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
                   const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
@@ -237,18 +238,34 @@ __global__ void __launch_bounds__(256, MINB)
         st.fetch(&As[s][0][0], &Bs[s][0][0], A, lda, M, B, ldb, N, K, m0, n0, k0, tid, va, vb);
     };
     auto land = [&](int s) { st.land(&As[s][0][0], &Bs[s][0][0], tid); };
+    auto frag = [&](int s, int k, float *a, float *b) {
+        Vec<float, 4>::load(&As[s][k][wm + lm * 4], a);
+        if (TMH == 2) Vec<float, 4>::load(&As[s][k][wm + 32 + lm * 4], a + 4);
+        Vec<float, 4>::load(&Bs[s][k][wn + ln * 4], b);
+        Vec<float, 4>::load(&Bs[s][k][wn + 16 + ln * 4], b + 4);
+    };
     auto math = [&](int s) {
+        if constexpr (PF) {
+            float a[2][TM], b[2][8];
+            frag(s, 0, a[0], b[0]);
 #pragma unroll
-        for (int k = 0; k < BKK; k++) {
-            float a[TM], b[8];
-            Vec<float, 4>::load(&As[s][k][wm + lm * 4], a);
-            if (TMH == 2) Vec<float, 4>::load(&As[s][k][wm + 32 + lm * 4], a + 4);
-            Vec<float, 4>::load(&Bs[s][k][wn + ln * 4], b);
-            Vec<float, 4>::load(&Bs[s][k][wn + 16 + ln * 4], b + 4);
+            for (int k = 0; k < BKK; k++) {
+                if (k + 1 < BKK) frag(s, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
 #pragma unroll
-            for (int i = 0; i < TM; i++)
+                for (int i = 0; i < TM; i++)
 #pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+                    for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < BKK; k++) {
+                float a[TM], b[8];
+                frag(s, k, a, b);
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
         }
     };
 
@@ -297,10 +314,14 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
                const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
                size_t Kc, double *__restrict__ W)
 {
-    constexpr int BM = 128, SP = 136, SPB = BN + 8, NT = 256; /* pitch = 8 mod 16: a fragment read is 2 wavefronts */
+    /* Pitch = 4 mod 16 doubles: a fragment read (rows k..k+3, 8 doubles each) is served by half-warps whose four rows
+     * start 8 banks apart, so each half-warp is one wavefront. (Pitch 8 mod 16 put rows k and k+2 on the same banks:
+     * Nsight Compute counted half of all shared-load wavefronts as conflicts.) */
+    constexpr int BM = 128, SP = 132, SPB = BN + 4, NT = 256;
     constexpr int WM = BN == 128 ? 64 : 32, MI = WM / 8, NJ = 4; /* warp tile WM x 32: MI x NJ tiles of 8 x 8 */
     constexpr bool AA = ASYNC && !AK, BA = ASYNC && !BK;
     extern __shared__ __align__(16) double dsm[]; /* dgemm_smem_bytes(BKK, BN): As[2][BKK][SP], then Bs[2][BKK][SPB] */
+    static_assert(SP % 16 == 4 && SPB % 16 == 4, "fragment reads need pitch = 4 mod 16");
     double(*As)[BKK][SP] = reinterpret_cast<double(*)[BKK][SP]>(dsm);
     double(*Bs)[BKK][SPB] = reinterpret_cast<double(*)[BKK][SPB]>(dsm + 2 * BKK * SP);
     Stager<Tile<double, BM, BKK, SP, NT, 2, AK>, Tile<double, BN, BKK, SPB, NT, 2, BK>, AA, BA> st;
@@ -380,7 +401,7 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
 }
 
 /* dynamic shared memory of dgemm_dmma: two stages of A and B tiles */
-constexpr size_t dgemm_smem_bytes(int bkk, int bn) { return (size_t)2 * bkk * (136 + bn + 8) * sizeof(double); }
+constexpr size_t dgemm_smem_bytes(int bkk, int bn) { return (size_t)2 * bkk * (132 + bn + 4) * sizeof(double); }
 
 /* Split-K: C = sum over the S slices of W (in slice order: deterministic) + beta * C. */
 template <typename T>

@@ -65,7 +65,8 @@ typedef struct gp__gemm {
 } gp__gemm_t;
 /* variant: 0 production (split K and packing allowed); for f32 8 (warp tiles, one stage), 9 (two stages, register
  * prefetch), 10 (two stages, cp.async where no transpose is needed) — the lab's versions 08-10 —, 11 (10 with up to
- * 255 registers, one block per SM), 12 (10 on 128 x 64 blocks: production where n <= 64). */
+ * 255 registers, one block per SM), 12 (10 on 128 x 64 blocks: production where n <= 64), 13 / 14 (10 with the next
+ * step's fragments loaded explicitly ahead, one / two blocks per SM). */
 #define GP__GEMM_F32_PRODUCTION 10
 /* f64 variants (FP64 tensor cores, block tile 128 x 128 or 128 x 64): 1 mma.sync m8n8k4, 2 m16n8k8 (both warp tile
  * 64 x 32, BK 8, one block per SM), 3 m16n8k8 with BK 16, 4 m16n8k8 on 128 x 64 blocks (warp tile 32 x 32, two

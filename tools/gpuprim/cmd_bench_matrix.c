@@ -205,6 +205,7 @@ int bench_gemm(int argc, char **argv)
     report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
     /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison) */
     static const size_t probs[][5] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
+                                      {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
@@ -263,7 +264,10 @@ int bench_gemm(int argc, char **argv)
             char op[48];
             static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8"};
             snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
-                     j.f64 && j.variant <= 4 ? dv[j.variant] : j.variant == 11 ? " 1 block/SM" : "");
+                     j.f64 && j.variant <= 4 ? dv[j.variant]
+                     : j.variant == 11 ? " 1 block/SM"
+                     : j.variant == 13 ? " prefetch 1 block/SM"
+                     : j.variant == 14 ? " prefetch" : "");
             const char *cells[] = {op, gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
                                    has_peer ? (j.f64 ? "cublasDgemm" : "cublasSgemm pedantic") : "", cpu_, cpt, crat};
             report_row(&r, cells);
