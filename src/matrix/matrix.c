@@ -125,20 +125,18 @@ gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_
     return gp__transpose_gpu(ctx, &d, &s, (cudaStream_t)stream);
 }
 
-/* c is a itself (elementwise in place is safe), or they do not overlap at all. */
-static int same_or_apart(const gp_matrix_t *c, const gp_matrix_t *a)
-{
-    if (c->data == a->data && c->ld == a->ld && c->layout == a->layout) return 1;
-    const gp__phys_t pc = phys(c), pa = phys(a);
-    const size_t bc = span_bytes(&pc), ba = span_bytes(&pa);
-    return !(bc && ba && pc.data < pa.data + ba && pa.data < pc.data + bc);
-}
-
+/* c and a share no byte of storage. */
 static int apart(const gp_matrix_t *c, const gp_matrix_t *a)
 {
     const gp__phys_t pc = phys(c), pa = phys(a);
     const size_t bc = span_bytes(&pc), ba = span_bytes(&pa);
     return !(bc && ba && pc.data < pa.data + ba && pa.data < pc.data + bc);
+}
+
+/* c is a itself (elementwise in place is safe), or they do not overlap at all. */
+static int same_or_apart(const gp_matrix_t *c, const gp_matrix_t *a)
+{
+    return (c->data == a->data && c->ld == a->ld && c->layout == a->layout) || apart(c, a);
 }
 
 static gp_status_t check_int_factor(const char *fn, const char *name, double x)

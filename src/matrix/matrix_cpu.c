@@ -41,14 +41,13 @@ void gp__add_cpu(gp_dtype_t dtype, const gp__add_t *a)
 }
 
 /* dst[r * K + l] = element (r, l) of an operand with K-inner (kin) or outer storage, as double */
-static void pack(double *dst, const void *src, int f64, size_t R, size_t K, size_t ld, int kin, size_t r0, size_t nr)
+static void pack(double *dst, const void *src, int f64, size_t K, size_t ld, int kin, size_t r0, size_t nr)
 {
     for (size_t r = 0; r < nr; r++)
         for (size_t l = 0; l < K; l++) {
             const size_t off = kin ? (r0 + r) * ld + l : l * ld + (r0 + r);
             dst[r * K + l] = f64 ? ((const double *)src)[off] : (double)((const float *)src)[off];
         }
-    (void)R;
 }
 
 static double dot(const double *x, const double *y, size_t K)
@@ -74,11 +73,11 @@ gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int parallel)
             free(ap), free(bp);
             return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_gemm: CPU backend: no memory to pack A (%zu bytes)", na);
         }
-        pack(ap, g->A, f64, M, K, g->lda, g->a_kin, 0, M);
+        pack(ap, g->A, f64, K, g->lda, g->a_kin, 0, M);
     }
     for (size_t j0 = 0; j0 < N; j0 += NB) {
         const size_t nj = N - j0 < NB ? N - j0 : NB;
-        if (K > 0) pack(bp, g->B, f64, N, K, g->ldb, g->b_kin, j0, nj);
+        if (K > 0) pack(bp, g->B, f64, K, g->ldb, g->b_kin, j0, nj);
 #pragma omp parallel for schedule(dynamic, 16) if (parallel && M * nj * (K + 1) > (1u << 18))
         for (long long ii = 0; ii < (long long)M; ii++) {
             const size_t i = (size_t)ii;
