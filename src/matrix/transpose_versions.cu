@@ -70,16 +70,31 @@ template <> struct VecT<uint8_t, 4> { typedef uchar4 V; };
  * after the barrier, gathers VW elements down a column of the tile into one vector store along a row of out. Four
  * times fewer memory instructions than t_tile for f32; edges and unaligned rows fall back to elements. The tile lives
  * in dynamic shared memory (TP x (TQ + 1) elements). Reads run TQ elements along a row, writes TP. */
-template <typename T, int VW, int TP, int TQ, int NT>
+/* The order blocks take tiles in (ORD): 0 along rows of tiles (consecutive blocks read the same input rows), 1 down
+ * columns of tiles (consecutive blocks write the same output rows), 2 in groups of 8 x 8 tiles (both sides stay in
+ * fewer DRAM pages at a time). */
+__device__ __forceinline__ void tile_order(int ord, size_t t, size_t tp, size_t tq, size_t &ti, size_t &tj)
+{
+    if (ord == 0) ti = t / tq, tj = t % tq;
+    else if (ord == 1) ti = t % tp, tj = t / tp;
+    else { /* groups of G tile rows, walked column by column inside */
+        const size_t G = 8, per = G * tq, g0 = t / per * G, gs = tp - g0 < G ? tp - g0 : G, r = t % per;
+        ti = g0 + r % gs, tj = r / gs;
+    }
+}
+
+template <typename T, int VW, int TP, int TQ, int NT, int ORD = 0>
 __global__ void __launch_bounds__(NT) t_vec(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q, int vec)
 {
     constexpr int SQ = TQ + 1, RV = TQ / VW, WV = TP / VW; /* tile pitch; vectors per read row, per write row */
     typedef typename VecT<T, VW>::V V;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *tile = reinterpret_cast<T *>(smem_raw);
-    const size_t tq = (Q + TQ - 1) / TQ, ntiles = (P + TP - 1) / TP * tq;
+    const size_t tq = (Q + TQ - 1) / TQ, tp = (P + TP - 1) / TP, ntiles = tp * tq;
     for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const size_t p0 = t / tq * TP, q0 = t % tq * TQ;
+        size_t ti, tj;
+        tile_order(ORD, t, tp, tq, ti, tj);
+        const size_t p0 = ti * TP, q0 = tj * TQ;
 #pragma unroll
         for (int e = threadIdx.x; e < TP * RV; e += NT) {
             const int r = e / RV, c = e % RV * VW;
@@ -116,7 +131,7 @@ __global__ void __launch_bounds__(NT) t_vec(T *out, size_t ldo, const T *in, siz
     }
 }
 
-template <int TP, int TQ, int NT, typename T>
+template <int TP, int TQ, int NT, typename T, int ORD = 0>
 gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
 {
     constexpr int VW = sizeof(T) == 8 ? 2 : 4;
@@ -126,8 +141,8 @@ gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaSt
     const int vec = i->ld % VW == 0 && o->ld % VW == 0 && (uintptr_t)i->data % vb == 0 && (uintptr_t)o->data % vb == 0;
     gp_status_t st = GP_OK;
     if (smem > 48 * 1024)
-        GP_CUDA_TRY(cudaFuncSetAttribute(t_vec<T, VW, TP, TQ, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    t_vec<T, VW, TP, TQ, NT><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), NT, smem, s>>>(
+        GP_CUDA_TRY(cudaFuncSetAttribute(t_vec<T, VW, TP, TQ, NT, ORD>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    t_vec<T, VW, TP, TQ, NT, ORD><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), NT, smem, s>>>(
         (T *)o->data, o->ld, (const T *)i->data, i->ld, i->prows, i->pcols, vec);
     return GP_CHECK_LAUNCH("t_vec");
 fail:
@@ -221,6 +236,8 @@ GP_T_ENTRY(v17, (run_vec<32, 32, 32, T>(ctx, o, i, s)))
 GP_T_ENTRY(v18, (run_vec<32, 32, 128, T>(ctx, o, i, s)))
 GP_T_ENTRY(v19, (run_vec<32, 64, 64, T>(ctx, o, i, s)))
 GP_T_ENTRY(v20, (run_vec<64, 32, 64, T>(ctx, o, i, s)))
+GP_T_ENTRY(v21, (run_vec<32, 32, 64, T, 1>(ctx, o, i, s)))
+GP_T_ENTRY(v22, (run_vec<32, 32, 64, T, 2>(ctx, o, i, s)))
 
 } // namespace
 
@@ -251,6 +268,8 @@ const gp__transpose_version_t gp__transpose_versions[] = {
     {18, "transpose_v18_tile32_vec_128t", 1, "32 x 32 tiles, 128 threads (2 vectors each)", v18},
     {19, "transpose_v19_tile32x64_vec_64t", 1, "32 rows x 64 columns, 64 threads: 256-byte read runs", v19},
     {20, "transpose_v20_tile64x32_vec_64t", 1, "64 rows x 32 columns, 64 threads: 256-byte write runs", v20},
+    {21, "transpose_v21_tile32_vec_colorder", 1, "v15 with blocks walking down columns of tiles (shared output rows)", v21},
+    {22, "transpose_v22_tile32_vec_groups", 1, "v15 with blocks taking tiles in 8 x 8 groups (fewer DRAM pages at once)", v22},
     {90, "transpose_cpu_backend", 0, "CPU: 32 x 32 cache blocks, OpenMP over block rows", NULL},
 };
 const int gp__transpose_nversions = (int)(sizeof gp__transpose_versions / sizeof gp__transpose_versions[0]);
