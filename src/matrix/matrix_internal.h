@@ -23,7 +23,7 @@ GP_INTERNAL gp_status_t gp__transpose_gpu(gp_ctx_t *ctx, const gp__phys_t *out, 
 GP_INTERNAL void gp__transpose_cpu(const gp__phys_t *out, const gp__phys_t *in);
 
 /* The transpose versions (transpose_versions.cu; `gpuprim lab transpose`); production points at one by id. */
-#define GP__TRANSPOSE_PRODUCTION 15
+#define GP__TRANSPOSE_PRODUCTION 21
 typedef gp_status_t (*gp__transpose_fn)(gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
                                         cudaStream_t stream);
 typedef struct gp__transpose_version {
