@@ -213,6 +213,15 @@ static void usage(FILE *f)
 
 /* Every lab compares the CPU versions with the GPU ones: a CPU context always, and the GPU the options ask for
  * (none, with a note, where there is no GPU). Returns EXIT_OK or the exit code to return. */
+void lab_meta(report_t *r, gp_ctx_t *ctx)
+{
+    char desc[512], date[16];
+    describe_device(ctx, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(r, "device", "%s", desc);
+    report_meta(r, "date", "%s", date);
+}
+
 int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
 {
     char why[700] = "";
@@ -313,11 +322,7 @@ static int lab_reduce(int argc, char **argv)
     static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 0};
     report_t r;
     report_init(&r, "gpuprim lab reduce (f32 sum)", cols, num, 9);
-    char desc[512], date[16];
-    describe_device(gpu ? gpu : cpu, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
+    lab_meta(&r, gpu ? gpu : cpu);
     bench_ceilings_t ce = {0, 0, 0};
     if (rc == EXIT_OK && gpu && bench_ceilings(gpu, (size_t)1 << 30, c.warmup, c.reps, &ce) != GP_OK) rc = EXIT_FAIL;
     if (gpu) report_meta(&r, "ceiling", "read-only kernel %.1f GB/s, same run", ce.read_gbs);
@@ -446,11 +451,7 @@ int cmd_lab(int argc, char **argv)
     static const int num[] = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0};
     report_t r;
     report_init(&r, "gpuprim lab vector", cols, num, 11);
-    char desc[512], date[16];
-    describe_device(gpu ? gpu : cpu, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
+    lab_meta(&r, gpu ? gpu : cpu);
     bench_ceilings_t ce = {0, 0, 0};
     int rc = EXIT_OK;
     if (gpu && bench_ceilings(gpu, (size_t)1 << 30, c.warmup, c.reps, &ce) != GP_OK) {

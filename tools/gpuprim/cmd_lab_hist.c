@@ -164,11 +164,7 @@ int lab_histogram(int argc, char **argv)
     static const int num[] = {0, 0, 1, 0, 1, 1, 1, 1, 1, 0};
     report_t r;
     report_init(&r, "gpuprim lab histogram", cols, num, 10);
-    char desc[512], date[16];
-    describe_device(gpu ? gpu : cpu, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
+    lab_meta(&r, gpu ? gpu : cpu);
     report_meta(&r, "data", "%zu x %s, %s, even bins over [%g, %g)", n, gp_dtype_name(dt),
                 skew ? "every value in one bin" : "uniform random", lo, hi);
     report_meta(&r, "timing", "median of %d after %d warm-up; CPU backend: median of 3", c.reps, c.warmup);

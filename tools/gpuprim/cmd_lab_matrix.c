@@ -27,15 +27,6 @@ static int parse_pair(const char *v, size_t *a, size_t *b)
     return 0;
 }
 
-static void lab_meta(report_t *r, gp_ctx_t *ctx)
-{
-    char desc[512], date[16];
-    describe_device(ctx, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(r, "device", "%s", desc);
-    report_meta(r, "date", "%s", date);
-}
-
 /* ---------------------------------------------------------------------------------------------- transpose */
 typedef struct tlab {
     gp_ctx_t *ctx;

@@ -26,6 +26,8 @@ int cmd_lab(int argc, char **argv);
 int lab_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_lab_hist.c) */
 /* The CPU context every lab has, and the GPU the device option asks for (NULL, with a note, where there is none). */
 int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu);
+/* A lab report's device and date lines. */
+void lab_meta(report_t *r, gp_ctx_t *ctx);
 int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);
