@@ -85,11 +85,15 @@ typedef struct CUstream_st *gp_stream_t;
 /* ---------------------------------------------------------------------------------------------- context */
 typedef struct gp_ctx gp_ctx_t;
 #define GP_DEVICE_CPU (-1)
+#define GP_DEVICE_DEFAULT (-2) /* GPU 0 when a GPU and a driver answer, else the CPU backend */
 
-/* device: a CUDA device ordinal, or GP_DEVICE_CPU for the CPU backend (always available). */
+/* device: a CUDA device ordinal, GP_DEVICE_CPU for the CPU backend (always available), or GP_DEVICE_DEFAULT (GPU 0,
+ * falling back to the CPU backend: gp_ctx_device says which was taken, gp_ctx_fallback_reason why). */
 GP_API gp_status_t gp_ctx_create(gp_ctx_t **ctx, int device);
 GP_API gp_status_t gp_ctx_destroy(gp_ctx_t *ctx);     /* NULL is accepted; waits for the device's work */
 GP_API int gp_ctx_device(const gp_ctx_t *ctx);         /* the device ordinal, or GP_DEVICE_CPU */
+/* Why a GP_DEVICE_DEFAULT context is on the CPU backend (the GPU's error); "" for every other context. */
+GP_API const char *gp_ctx_fallback_reason(const gp_ctx_t *ctx);
 
 /* Number of CUDA devices. With no device or no driver: *count = 0 and GP_ERR_NO_DEVICE / GP_ERR_NO_DRIVER,
  * with gp_last_error() naming the cause. */
@@ -380,6 +384,9 @@ typedef struct gp_hist_bins {
     size_t nbins;
     double lo, hi;       /* GP_HIST_EVEN */
     const double *edges; /* GP_HIST_RANGE: nbins + 1 increasing edges, host memory */
+    int closed_last;     /* 0: every bin half-open, [lo, hi) (a value equal to hi is "above"); 1: NumPy's rule, the
+                          * last bin closed, [e_{n-1}, hi] (GP_HIST_EVEN / _RANGE; runs as range bins, a binary search
+                          * per value, with the even edges spelled out) */
 } gp_hist_bins_t;
 /* Adds the histogram of x to counts (nbins + 3 counters, as above) instead of overwriting them: a stream's chunks,
  * one after another, into one histogram on the device (u32 counts wrap modulo 2^32). The same checks, bins and
@@ -433,6 +440,7 @@ GP_API gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha
  * a file shorter than its header promises gives GP_ERR_FORMAT naming the offset where it ends. Descriptors:
  * f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8, and b1 (bool, read as u8). bf16 has no .npy descriptor. */
 #define GP_NPY_MAX_DIMS 32
+#define GP_NPY_MAX_HEADER (1 << 20) /* header dicts longer than this are refused (NumPy's own default is 10000) */
 #define GP_COUNT_ALL ((size_t)-1)
 
 typedef struct gp_array_desc {

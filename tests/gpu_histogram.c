@@ -250,6 +250,7 @@ int main(void)
     printf("  cluster sizes 2, 3, 4, 8, 16 (65536 bins), accumulated pieces: %s\n", tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     hc_check_accumulate(ctx, s);
+    hc_check_closed(ctx, s);
     printf("  gp_histogram_accumulate (even, range, direct; pieces, u32 wrap, refusals): %s\n",
            tc_fail == before ? "ok" : "FAILED");
     if (!g_quick) check_huge(ctx, s);

@@ -129,7 +129,7 @@ static inline void hc_check_accumulate(gp_ctx_t *ctx, gp_stream_t s)
             hc_fill(x, dt, n, lo, hi, nbins, edges, 0);
         uint64_t *want = malloc(S * 8), *got = malloc(S * 8);
         hc_reference(x, dt, n, mode, nbins, lo, hi, edges, want);
-        const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges};
+        const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 0};
         gp_buffer_t dx, dc;
         OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dx));
         OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, S * 8, &dc));
@@ -163,6 +163,54 @@ static inline void hc_check_accumulate(gp_ctx_t *ctx, gp_stream_t s)
         gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dc);
         free(x), free(want), free(got), free(edges);
     }
+}
+
+/* closed_last (NumPy's rule): the same counts as the half-open reference, except that values equal to the last edge
+ * move from "above" into the last bin; even and range bins, every dtype of the suite; direct bins refuse the flag. */
+static inline void hc_check_closed(gp_ctx_t *ctx, gp_stream_t s)
+{
+    const size_t n = 50021;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    for (size_t d = 0; d < sizeof hc_dtypes / sizeof hc_dtypes[0]; d++)
+        for (int mode = 0; mode < 2; mode++)
+            for (size_t nbins = 1; nbins <= 4099; nbins = nbins * 7 + 3) {
+                const gp_dtype_t dt = hc_dtypes[d];
+                const size_t es = gp_dtype_size(dt), S = nbins + 3;
+                double lo, hi;
+                hc_range(dt, nbins, &lo, &hi);
+                double *edges = mode == 1 ? malloc((nbins + 1) * sizeof *edges) : NULL;
+                if (edges) hc_edges(edges, nbins, lo, hi);
+                void *x = malloc(n * es);
+                hc_fill(x, dt, n, lo, hi, nbins, edges, 0);
+                uint64_t *want = malloc(S * 8), *got = malloc(S * 8);
+                hc_reference(x, dt, n, mode, nbins, lo, hi, edges, want);
+                const double top = mode == 1 ? edges[nbins] : hi;
+                for (size_t i = 0; i < n; i++)
+                    if (hc_get(x, dt, i) == top) want[nbins + 1]--, want[nbins - 1]++;
+                const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 1};
+                gp_buffer_t dx, dc;
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es, &dx));
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, S * 8, &dc));
+                void *px = gpu ? dx.device : dx.host, *pc = gpu ? dc.device : dc.host;
+                memset(got, 0, S * 8);
+                OK(gp_memcpy_sync(ctx, px, x, n * es));
+                OK(gp_memcpy_sync(ctx, pc, got, S * 8));
+                OK(gp_histogram_accumulate(ctx, dt, n, px, &bins, GP_U64, pc, s));
+                OK(gp_stream_sync(ctx, s));
+                OK(gp_memcpy_sync(ctx, got, pc, S * 8));
+                size_t bad = 0;
+                for (size_t b = 0; b < S; b++) bad += got[b] != want[b];
+                CHECK(bad == 0, "closed_last %s %s nbins %zu: %zu of %zu counts differ", gp_dtype_name(dt),
+                      mode ? "range" : "even", nbins, bad, S);
+                gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dc);
+                free(x), free(want), free(got), free(edges);
+            }
+    gp_buffer_t dc;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 16 * 8, &dc));
+    const gp_hist_bins_t direct = {GP_HIST_DIRECT, 10, 0, 0, NULL, 1};
+    CHECK_ST(gp_histogram_accumulate(ctx, GP_I32, 0, NULL, &direct, GP_U64, gpu ? dc.device : dc.host, s),
+             GP_ERR_INVALID_ARG);
+    gp_mem_free(ctx, &dc);
 }
 
 #endif

@@ -95,6 +95,7 @@ int main(void)
     }
     long before = tc_fail;
     hc_check_accumulate(ctx, NULL);
+    hc_check_closed(ctx, NULL);
     printf("  gp_histogram_accumulate (even, range, direct; pieces, u32 wrap, refusals): %s\n",
            tc_fail == before ? "ok" : "FAILED");
     test_errors(ctx);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -57,6 +58,16 @@ static cudaError_t ctx_release(gp_ctx_t *ctx)
 gp_status_t gp_ctx_create(gp_ctx_t **out, int device)
 {
     GP_ARG_NONNULL("gp_ctx_create", out);
+    if (device == GP_DEVICE_DEFAULT) {
+        /* GPU 0 when a device and a driver answer, else the CPU backend; the reason stays with the context. */
+        gp_status_t st = gp_ctx_create(out, 0);
+        if (st == GP_OK) return st;
+        char why[sizeof((gp_ctx_t *)0)->note];
+        snprintf(why, sizeof why, "%s", gp_last_error());
+        st = gp_ctx_create(out, GP_DEVICE_CPU);
+        if (st == GP_OK) snprintf((*out)->note, sizeof (*out)->note, "%s", why);
+        return st;
+    }
     if (device < GP_DEVICE_CPU)
         return gp__error(GP_ERR_INVALID_ARG, "gp_ctx_create: device %d is neither an ordinal nor GP_DEVICE_CPU",
                          device);
@@ -104,6 +115,8 @@ gp_status_t gp_ctx_destroy(gp_ctx_t *ctx)
 }
 
 int gp_ctx_device(const gp_ctx_t *ctx) { return ctx ? ctx->device : GP_DEVICE_CPU; }
+
+const char *gp_ctx_fallback_reason(const gp_ctx_t *ctx) { return ctx ? ctx->note : ""; }
 
 gp_status_t gp__workspace(gp_ctx_t *ctx, size_t bytes, void **ptr)
 {
@@ -172,6 +185,7 @@ struct gp_timer {
     gp_ctx_t *ctx;
     cudaEvent_t start, stop;
     struct timespec t0, t1;
+    int marks; /* bit 0: started, bit 1: stopped since the start */
 };
 
 gp_status_t gp_timer_create(gp_ctx_t *ctx, gp_timer_t **out)
@@ -207,11 +221,13 @@ static gp_status_t timer_mark(gp_timer_t *t, int which, gp_stream_t stream, cons
     GP_ARG_NONNULL(fn, t);
     gp_status_t st = gp__ctx_enter(t->ctx, fn);
     if (st != GP_OK) return st;
-    if (gp__is_cpu(t->ctx)) {
+    if (which && !(t->marks & 1))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: the timer was never started (gp_timer_start first)", fn);
+    if (gp__is_cpu(t->ctx))
         clock_gettime(CLOCK_MONOTONIC, which ? &t->t1 : &t->t0);
-        return GP_OK;
-    }
-    GP_CUDA_TRY(cudaEventRecord(which ? t->stop : t->start, stream));
+    else
+        GP_CUDA_TRY(cudaEventRecord(which ? t->stop : t->start, stream));
+    t->marks = which ? 3 : 1;
     return GP_OK;
 fail:
     return st;
@@ -226,6 +242,9 @@ gp_status_t gp_timer_elapsed_ms(gp_timer_t *t, double *ms)
     GP_ARG_NONNULL("gp_timer_elapsed_ms", ms);
     gp_status_t st = gp__ctx_enter(t->ctx, "gp_timer_elapsed_ms");
     if (st != GP_OK) return st;
+    if (t->marks != 3)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_timer_elapsed_ms: the timer was %s", t->marks ? "started but not stopped"
+                                                                                            : "never started");
     if (gp__is_cpu(t->ctx)) {
         *ms = (double)(t->t1.tv_sec - t->t0.tv_sec) * 1e3 + (double)(t->t1.tv_nsec - t->t0.tv_nsec) * 1e-6;
         return GP_OK;

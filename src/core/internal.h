@@ -30,6 +30,7 @@ struct gp_ctx {
     unsigned int *counters;      /* GP__NCOUNTERS device words, zero between operations (last-block guards) */
     void *host_result;           /* 64 pinned bytes for _sync results */
     void *dev_result;            /* 64 device bytes where _sync operations put their result first */
+    char note[320];              /* GP_DEVICE_DEFAULT that fell back to the CPU: why (else empty) */
 };
 #define GP__NCOUNTERS 16
 #define GP__COUNTER_DOT 0

@@ -142,12 +142,12 @@ gp_status_t gp_mem_free(gp_ctx_t *ctx, gp_buffer_t *buf)
     GP_ARG_NONNULL(fn, buf);
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
+    if ((unsigned)buf->kind >= GP_MEM_KIND_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: buf->kind %d is not a gp_mem_kind_t", fn, (int)buf->kind);
     if (buf->host == NULL && buf->device == NULL) {
         memset(buf, 0, sizeof *buf);
         return GP_OK;
     }
-    if ((unsigned)buf->kind >= GP_MEM_KIND_COUNT)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: buf->kind %d is not a gp_mem_kind_t", fn, (int)buf->kind);
     if (buf->device_id != ctx->device)
         return gp__error(GP_ERR_INVALID_ARG, "%s: buffer of device %d freed through a context of device %d", fn,
                          buf->device_id, ctx->device);
@@ -378,16 +378,26 @@ fail:
     return st;
 }
 
+static gp_status_t copy_3d(const char *fn, gp_ctx_t *ctx, void *dst, size_t dpitch, size_t dheight, const void *src,
+                           size_t spitch, size_t sheight, size_t width_bytes, size_t height, size_t depth,
+                           gp_stream_t stream);
+
 gp_status_t gp_memcpy_2d(gp_ctx_t *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
                          size_t width_bytes, size_t height, gp_stream_t stream)
 {
-    return gp_memcpy_3d(ctx, dst, dpitch, height, src, spitch, height, width_bytes, height, 1, stream);
+    return copy_3d("gp_memcpy_2d", ctx, dst, dpitch, height, src, spitch, height, width_bytes, height, 1, stream);
 }
 
 gp_status_t gp_memcpy_3d(gp_ctx_t *ctx, void *dst, size_t dpitch, size_t dheight, const void *src, size_t spitch,
                          size_t sheight, size_t width_bytes, size_t height, size_t depth, gp_stream_t stream)
 {
-    static const char fn[] = "gp_memcpy_3d";
+    return copy_3d("gp_memcpy_3d", ctx, dst, dpitch, dheight, src, spitch, sheight, width_bytes, height, depth, stream);
+}
+
+static gp_status_t copy_3d(const char *fn, gp_ctx_t *ctx, void *dst, size_t dpitch, size_t dheight, const void *src,
+                           size_t spitch, size_t sheight, size_t width_bytes, size_t height, size_t depth,
+                           gp_stream_t stream)
+{
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
     if (width_bytes == 0 || height == 0 || depth == 0) return GP_OK;

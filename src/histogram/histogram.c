@@ -5,6 +5,7 @@
 #include "histogram_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int supported(gp_dtype_t d)
@@ -67,29 +68,53 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     } else {
         return gp__error(GP_ERR_INVALID_ARG, "%s: bins->mode %d is not a gp_hist_mode_t", fn, (int)b->mode);
     }
-    if (gp__is_cpu(ctx)) return gp__hist_cpu(&s, dtype, n, x, count_dtype, counts, accumulate);
-    return gp__hist_gpu_ex(ctx, &s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream, GP__HS_AUTO, 0, accumulate,
-                           NULL);
+    if (b->closed_last && s.mode == GP__HIST_DIRECT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: closed_last applies to even and range bins, not direct", fn);
+    double *closed = NULL;
+    if (b->closed_last) {
+        /* [e_{n-1}, hi] is [e_{n-1}, nextafter(hi, +inf)) for values held exactly in a double (every dtype's are):
+         * the same bins as range bins whose last edge is moved up by one ulp. Even edges are spelled out with the
+         * even rule's own formula, so every other value keeps its bin. */
+        if ((closed = malloc((nbins + 1) * sizeof *closed)) == NULL)
+            return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu edges for the closed last bin", fn, nbins + 1);
+        for (size_t k = 0; k < nbins; k++) closed[k] = s.mode == GP__HIST_RANGE ? s.edges[k] : gp__hist_edge(&s, k);
+        closed[nbins] = nextafter(s.hi, INFINITY);
+        for (size_t k = 1; k < nbins; k++)
+            if (!(closed[k - 1] < closed[k])) {
+                free(closed);
+                return gp__error(GP_ERR_INVALID_ARG, "%s: %zu even bins over [%g, %g] are narrower than a double's "
+                                                     "spacing", fn, nbins, s.lo, s.hi);
+            }
+        s.mode = GP__HIST_RANGE, s.edges = closed, s.hi = closed[nbins];
+    }
+    gp_status_t st;
+    if (gp__is_cpu(ctx))
+        st = gp__hist_cpu(&s, dtype, n, x, count_dtype, counts, accumulate);
+    else /* the edges reach the device before this returns (a staged copy from pageable memory) */
+        st = gp__hist_gpu_ex(ctx, &s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream, GP__HS_AUTO, 0,
+                             accumulate, NULL);
+    free(closed);
+    return st;
 }
 
 gp_status_t gp_histogram_even(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
                               double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    const gp_hist_bins_t b = {GP_HIST_EVEN, nbins, lo, hi, NULL};
+    const gp_hist_bins_t b = {GP_HIST_EVEN, nbins, lo, hi, NULL, 0};
     return run("gp_histogram_even", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_range(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                const double *edges, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    const gp_hist_bins_t b = {GP_HIST_RANGE, nbins, 0, 0, edges};
+    const gp_hist_bins_t b = {GP_HIST_RANGE, nbins, 0, 0, edges, 0};
     return run("gp_histogram_range", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_direct(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                 gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    const gp_hist_bins_t b = {GP_HIST_DIRECT, nbins, 0, 0, NULL};
+    const gp_hist_bins_t b = {GP_HIST_DIRECT, nbins, 0, 0, NULL, 0};
     return run("gp_histogram_direct", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 

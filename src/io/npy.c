@@ -12,7 +12,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const unsigned char k_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -40,6 +43,9 @@ gp_status_t gp_npy_header_size(const void *buf, size_t len, size_t *header_bytes
         return gp__error(GP_ERR_FORMAT, "npy: byte %zu: file ends inside the header length field", len);
     size_t hlen = (size_t)b[8] | (size_t)b[9] << 8;
     if (lenbytes == 4) hlen |= (size_t)b[10] << 16 | (size_t)b[11] << 24;
+    if (hlen > GP_NPY_MAX_HEADER)
+        return gp__error(GP_ERR_FORMAT, "npy: byte 8: header length %zu is over the %d-byte limit", hlen,
+                         GP_NPY_MAX_HEADER);
     *header_bytes = 8 + lenbytes + hlen;
     return GP_OK;
 }
@@ -75,7 +81,10 @@ static gp_status_t parse_string(cursor_t *c, char *out, size_t cap)
     if (q != '\'' && q != '"') return gp__error(GP_ERR_FORMAT, "npy: byte %zu: expected a quoted string", c->pos);
     size_t start = ++c->pos, n = 0;
     while (c->pos < c->end && c->s[c->pos] != q) {
-        if (c->s[c->pos] == '\\' || n + 1 >= cap)
+        const unsigned char ch = (unsigned char)c->s[c->pos];
+        if (ch < 0x20 || ch > 0x7e)
+            return gp__error(GP_ERR_FORMAT, "npy: byte %zu: byte 0x%02x inside a header string", c->pos, ch);
+        if (ch == '\\' || n + 1 >= cap)
             return gp__error(GP_ERR_FORMAT, "npy: byte %zu: unsupported string in header", start);
         out[n++] = c->s[c->pos++];
     }
@@ -85,16 +94,17 @@ static gp_status_t parse_string(cursor_t *c, char *out, size_t cap)
     return GP_OK;
 }
 
+/* The descr NumPy writes for the supported dtypes: a byte-order mark, a kind and a one-digit size ("<f4", "|u1",
+ * "|b1"); a mark is optional as in np.dtype. Nothing else is taken: no signs, spaces or padding inside. */
 static gp_status_t parse_descr(const char *d, size_t at, gp_array_desc_t *desc)
 {
     char order = '=';
     const char *p = d;
     if (*p == '<' || *p == '>' || *p == '|' || *p == '=') order = *p++;
-    char kind = *p ? *p++ : 0;
-    char *end = NULL;
-    long size = strtol(p, &end, 10);
-    if (end == p || *end != 0)
+    const char kind = *p ? *p++ : 0;
+    if (!(p[0] >= '1' && p[0] <= '9' && p[1] == 0))
         return gp__error(GP_ERR_FORMAT, "npy: byte %zu: descr '%s' is not a simple numeric dtype", at, d);
+    const int size = p[0] - '0';
     gp_dtype_t dt;
     switch (kind) {
     case 'f': dt = size == 2 ? GP_F16 : size == 4 ? GP_F32 : size == 8 ? GP_F64 : GP_DTYPE_COUNT; break;
@@ -421,13 +431,31 @@ gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size
     memcpy(head + pre, dict, (size_t)len);
     memset(head + pre + len, ' ', total - pre - (size_t)len - 1);
     head[total - 1] = '\n';
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) return gp__error(GP_ERR_IO, "%s: %s", path, strerror(errno));
+    /* Written whole or not at all: a temporary beside path, renamed over it once every byte is on its way. */
+    char tmp[4096];
+    FILE *f = NULL;
+    static unsigned serial;
+    if (strlen(path) + 40 >= sizeof tmp) return gp__error(GP_ERR_IO, "%s: %s", fn, strerror(ENAMETOOLONG));
+    for (int tries = 0; tries < 100 && f == NULL; tries++) {
+        snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(), __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
+        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno == EEXIST) continue;
+        if (fd < 0) return gp__error(GP_ERR_IO, "%s: %s", path, strerror(errno));
+        if ((f = fdopen(fd, "wb")) == NULL) {
+            const int e = errno;
+            close(fd);
+            unlink(tmp);
+            return gp__error(GP_ERR_IO, "%s: %s", path, strerror(e));
+        }
+    }
+    if (f == NULL) return gp__error(GP_ERR_IO, "%s: no free temporary name beside it", path);
     int ok = fwrite(head, 1, total, f) == total && (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
-    ok = (fclose(f) == 0) && ok;
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) ok = 0, err = errno;
+    if (ok && rename(tmp, path) != 0) ok = 0, err = errno;
     if (!ok) {
-        remove(path);
-        return gp__error(GP_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        unlink(tmp);
+        return gp__error(GP_ERR_IO, "%s: write failed: %s (nothing written)", path, strerror(err ? err : EIO));
     }
     return GP_OK;
 }

@@ -137,7 +137,7 @@ static int add_row(report_t *r, const char *test, const char *kind, const char *
 
 int cmd_bandwidth(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
     size_t b = 1u << 20, e = 256u << 20;
     double factor = 4;
     int want[GP_MEM_KIND_COUNT] = {0};
@@ -157,8 +157,7 @@ int cmd_bandwidth(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "-f") == 0 && v) {
-            factor = atof(v);
-            if (factor <= 1.0) {
+            if (parse_number(v, &factor) != 0 || factor <= 1.0) {
                 fprintf(stderr, "gpuprim bandwidth: -f needs a factor > 1, got '%s'\n", v);
                 return EXIT_USAGE;
             }

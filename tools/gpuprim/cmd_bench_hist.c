@@ -41,7 +41,7 @@ static gp_status_t run_cub(void *u, int rep, gp_stream_t s)
 
 int bench_histogram(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t bytes = 0;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);

@@ -38,7 +38,7 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 
 int bench_transpose(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
         if (k < 0) return EXIT_USAGE;
@@ -172,7 +172,7 @@ static size_t gemm_differ(gjob_t *j)
 
 int bench_gemm(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
         if (k < 0) return EXIT_USAGE;

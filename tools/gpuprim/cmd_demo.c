@@ -31,9 +31,11 @@ int cmd_demo(int argc, char **argv)
     printf("gpuprim %d.%d.%d demo — %s\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH,
            gpu ? "on GPU 0" : "on the CPU backend");
     if (!gpu)
-        printf("note: no GPU here (%s: %s).\n      Every step below runs on the CPU backend (C + OpenMP); on a "
-               "machine with a GPU the same command measures the GPU.\n",
-               gp_status_string(st), gp_last_error());
+    {
+        char why[600];
+        printf("note: %s — every step below runs on the CPU backend (C + OpenMP);\n      on a machine with a "
+               "GPU the same command measures the GPU.\n", gpu_absent_reason(st, why, sizeof why));
+    }
     int rc = EXIT_OK;
     char *info[] = {"info"};
     int k = step("device", NULL, cmd_info, 1, info);

@@ -19,6 +19,7 @@ typedef struct hjob {
     gp_ctx_t *ctx;
     gp_dtype_t dtype;
     int mode; /* 0 even, 1 range, 2 direct */
+    int closed; /* NumPy's rule: the last bin holds hi */
     size_t nbins;
     double lo, hi;
     const double *edges;
@@ -32,10 +33,23 @@ static gp_status_t count_chunk(void *user, const void *x, size_t n, size_t first
 {
     hjob_t *j = user;
     (void)first;
-    const gp_hist_bins_t bins = {(gp_hist_mode_t)j->mode, j->nbins, j->lo, j->hi, j->edges};
+    const gp_hist_bins_t bins = {(gp_hist_mode_t)j->mode, j->nbins, j->lo, j->hi, j->edges, j->closed};
     gp_status_t st = gp_histogram_accumulate(j->ctx, j->dtype, n, x, &bins, GP_U64, j->dcounts, s);
     if (st == GP_OK) j->elements += n;
     return st;
+}
+
+typedef struct mm_sink {
+    gp_reducer_t *red;
+    size_t elements;
+} mm_sink_t;
+
+static gp_status_t push_minmax(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+{
+    mm_sink_t *k = user;
+    (void)first;
+    k->elements += n;
+    return gp_reducer_push(k->red, x, n, s);
 }
 
 /* "a,b,c" into a malloc'd array; returns the count or 0 on a bad list. */
@@ -45,17 +59,22 @@ static size_t parse_list(const char *s, double **out)
     double *v = malloc(cap * sizeof *v);
     const char *p = s;
     while (v && *p) {
-        char *end;
-        const double d = strtod(p, &end);
-        if (end == p) break;
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char num[64];
+        double d;
+        if (len == 0 || len >= sizeof num) break;
+        memcpy(num, p, len);
+        num[len] = 0;
+        if (parse_number(num, &d) != 0) break;
         if (k == cap) {
             double *nv = realloc(v, (cap *= 2) * sizeof *v);
             if (!nv) break;
             v = nv;
         }
         v[k++] = d;
-        p = end;
-        if (*p == ',') p++;
+        p += len;
+        if (*p == ',' && p[1]) p++;
         else if (*p) break;
     }
     if (!v || *p) {
@@ -68,18 +87,76 @@ static size_t parse_list(const char *s, double **out)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim histogram FILE|- --bins N (--range LO,HI | --edges E0,E1,... | --direct) [--dtype T]\n"
-               "                         [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]\n"
-               "  even bins over [LO, HI), explicit increasing edges, or bin = value (integer input); values below,\n"
-               "  above and NaN are counted apart. Input: .npy (dtype from its header), raw (--dtype) or '-'.\n");
+    fprintf(f, "usage: gpuprim histogram FILE|- --bins N [--range LO,HI | --edges E0,E1,... | --direct] [--half-open]\n"
+               "                         [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]\n"
+               "  NumPy's np.histogram: N even bins over [LO, HI] (default: the data's min and max, found in a first\n"
+               "  pass; a pipe is spooled to a temporary file for it), or explicit increasing edges; every bin is\n"
+               "  half-open except the last, which holds HI (--half-open: the last too, so HI counts as above).\n"
+               "  --direct: bin = value (integer input). Values below, above and NaN are counted apart.\n"
+               "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n");
+}
+
+/* The data's finite range for NumPy's default bins: a min/max pass over the input (streamed, like the histogram),
+ * then the input is rewound; NumPy widens an empty range to [v - 0.5, v + 0.5] and an empty input to [0, 1]. */
+static int data_range(gp_ctx_t *ctx, input_t *in, const char *path, double *lo, double *hi)
+{
+    FILE *f = in->f;
+    off_t pos = ftello(f);
+    if (pos < 0 || fseeko(f, pos, SEEK_SET) != 0) { /* a pipe: spool it to an unlinked temporary file */
+        FILE *t = tmpfile();
+        char buf[1 << 16];
+        size_t k, total = 0, want = in->want == GP_COUNT_ALL ? (size_t)-1 : in->want * in->d.elem_size;
+        while (t && total < want && (k = fread(buf, 1, want - total < sizeof buf ? want - total : sizeof buf, f)) > 0) {
+            if (fwrite(buf, 1, k, t) != k) {
+                fclose(t);
+                t = NULL;
+            }
+            total += k;
+        }
+        if (t == NULL || fflush(t) != 0 || fseeko(t, 0, SEEK_SET) != 0) {
+            fprintf(stderr, "gpuprim histogram: %s: cannot spool the input for its range (give --range LO,HI)\n", path);
+            if (t) fclose(t);
+            return EXIT_FAIL;
+        }
+        if (in->owned) fclose(f);
+        in->f = f = t, in->owned = 1, pos = 0;
+    }
+    mm_sink_t k = {NULL, 0};
+    gp_reduce_result_t r;
+    gp_status_t st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
+    if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, push_minmax, &k);
+    if (st == GP_OK) st = gp_reducer_finish(k.red, &r);
+    gp_reducer_destroy(k.red);
+    const size_t elements = k.elements;
+    if (st != GP_OK) {
+        const char *e = gp_last_error(), *p = strstr(e, "byte ");
+        fprintf(stderr, "gpuprim histogram: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
+        return EXIT_FAIL;
+    }
+    if (fseeko(f, pos, SEEK_SET) != 0) {
+        fprintf(stderr, "gpuprim histogram: %s: cannot rewind the input after its range pass\n", path);
+        return EXIT_FAIL;
+    }
+    const int fl = r.acc_dtype == GP_F32, f64 = r.acc_dtype == GP_F64, sgn = r.acc_dtype == GP_I64;
+    double a = fl ? (double)r.value.f32 : f64 ? r.value.f64 : sgn ? (double)r.value.i64 : (double)r.value.u64;
+    double b = fl ? (double)r.value2.f32 : f64 ? r.value2.f64 : sgn ? (double)r.value2.i64 : (double)r.value2.u64;
+    if (elements == 0) a = 0, b = 1;
+    if (!isfinite(a) || !isfinite(b)) {
+        fprintf(stderr, "gpuprim histogram: %s: the data's range [%g, %g] is not finite (NaN or infinity in the "
+                        "data): give --range LO,HI\n", path, a, b);
+        return EXIT_FAIL;
+    }
+    if (a == b) a -= 0.5, b += 0.5;
+    *lo = a, *hi = b;
+    return EXIT_OK;
 }
 
 int cmd_histogram(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
     size_t nbins = 0, offset = 0, count = GP_COUNT_ALL;
-    int have_dtype = 0, have_offset = 0, mode = -1;
+    int have_dtype = 0, have_offset = 0, mode = -1, have_range = 0, half_open = 0;
     gp_dtype_t dtype = GP_F32;
     double lo = 0, hi = 0, *edges = NULL;
     size_t nedges = 0;
@@ -112,11 +189,13 @@ int cmd_histogram(int argc, char **argv)
                 free(list), free(edges);
                 return EXIT_USAGE;
             }
-            if (a[2] == 'r') lo = list[0], hi = list[1], mode = 0, free(list);
+            if (a[2] == 'r') lo = list[0], hi = list[1], mode = 0, have_range = 1, free(list);
             else free(edges), edges = list, nedges = m, mode = 1;
             i++;
         } else if (strcmp(a, "--direct") == 0) {
             mode = 2;
+        } else if (strcmp(a, "--half-open") == 0) {
+            half_open = 1;
         } else if (strcmp(a, "--dtype") == 0 && v) {
             if (gp_dtype_parse(v, &dtype) != GP_OK) {
                 fprintf(stderr, "gpuprim histogram: --dtype: %s\n", gp_last_error());
@@ -149,10 +228,17 @@ int cmd_histogram(int argc, char **argv)
         }
         nbins = nedges - 1;
     }
-    if (!path || nbins == 0 || mode < 0) {
-        fprintf(stderr, "gpuprim histogram: %s\n", !path ? "no input (FILE or -)" : nbins == 0 ? "--bins is required"
-                                                                                   : "--range, --edges or --direct is required");
+    if (mode < 0) mode = 0; /* even bins over the data's range */
+    if (!path || nbins == 0) {
+        fprintf(stderr, "gpuprim histogram: %s\n", !path ? "no input (FILE or -)" : "--bins is required");
         usage(stderr);
+        free(edges);
+        return EXIT_USAGE;
+    }
+    if (common_only("histogram", &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG) != EXIT_OK ||
+        (mode == 0 && have_range && !(lo < hi))) {
+        if (mode == 0 && have_range && !(lo < hi))
+            fprintf(stderr, "gpuprim histogram: --range: LO < HI needed, got %g,%g\n", lo, hi);
         free(edges);
         return EXIT_USAGE;
     }
@@ -166,11 +252,17 @@ int cmd_histogram(int argc, char **argv)
     gp_ctx_t *ctx = NULL;
     gp_buffer_t dc = {0};
     const size_t slots = nbins + 3;
-    hjob_t j = {NULL, in.d.dtype, mode, nbins, lo, hi, edges, NULL, calloc(slots, 8), 0};
+    hjob_t j = {NULL, in.d.dtype, mode, 0, nbins, lo, hi, edges, NULL, calloc(slots, 8), 0};
     gp_status_t st = GP_OK;
     if ((rc = open_context_verb("histogram", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    /* NumPy's rule by default: the last bin closed. Over the data's own range nothing lies above hi, so the fast
+     * half-open even bins give the same counts once "above" (the values equal to the max) joins the last bin. */
+    const int fold_above = mode == 0 && !have_range && !half_open;
+    if (mode == 0 && !have_range && (rc = data_range(ctx, &in, path, &lo, &hi)) != EXIT_OK) goto out;
+    j.lo = lo, j.hi = hi;
+    j.closed = mode != 2 && !half_open && !fold_above;
     if (!j.total || gp_mem_alloc(ctx, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc) != GP_OK ||
         gp_memset(ctx, gpu ? dc.device : dc.host, 0, slots * 8, NULL) != GP_OK || gp_stream_sync(ctx, NULL) != GP_OK) {
         fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
@@ -194,14 +286,17 @@ int cmd_histogram(int argc, char **argv)
         rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
+    if (fold_above) j.total[nbins - 1] += j.total[nbins + 1], j.total[nbins + 1] = 0;
     {
         const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)in.d.elem_size;
         const double glo = mode == 0 ? lo : mode == 1 ? edges[0] : 0, ghi = mode == 0 ? hi : mode == 1 ? edges[nbins] : (double)nbins;
+        const int closed = mode != 2 && !half_open;
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
 #define EDGE(k) (mode == 1 ? edges[k] : mode == 2 ? (double)(k) : lo + ((hi - lo) * (double)(k)) / (double)nbins)
         if (c.fmt == FMT_JSON) {
-            printf("{\"bins\": %zu, \"lo\": %.17g, \"hi\": %.17g, \"counts\": [", nbins, glo, ghi);
+            printf("{\"bins\": %zu, \"lo\": %.17g, \"hi\": %.17g, \"last_bin\": \"%s\", \"counts\": [", nbins, glo, ghi,
+                   closed ? "closed" : "half-open");
             for (size_t b = 0; b < nbins; b++) printf(b ? ", %llu" : "%llu", (unsigned long long)j.total[b]);
             printf("], \"below\": %llu, \"above\": %llu, \"nan\": %llu, \"elements\": %zu, \"dtype\": \"%s\", "
                    "\"seconds\": %.6f, \"gbps\": %.3f, \"device\": ",
@@ -210,24 +305,26 @@ int cmd_histogram(int argc, char **argv)
                    secs > 0 ? bytes / secs / 1e9 : 0.0);
             json_string(stdout, desc);
             printf("}\n");
-        } else if (c.fmt == FMT_CSV) {
-            printf("bin,lo,hi,count\n");
+        } else if (c.fmt == FMT_CSV) { /* kind: bin, below, above or nan; bin: the index (bins only) */
+            printf("kind,bin,lo,hi,count\n");
             for (size_t b = 0; b < nbins; b++)
-                printf("%zu,%.17g,%.17g,%llu\n", b, EDGE(b), EDGE(b + 1), (unsigned long long)j.total[b]);
-            printf("below,,%.17g,%llu\nabove,%.17g,,%llu\nnan,,,%llu\n", glo, (unsigned long long)j.total[nbins], ghi,
+                printf("bin,%zu,%.17g,%.17g,%llu\n", b, EDGE(b), EDGE(b + 1), (unsigned long long)j.total[b]);
+            printf("below,,,%.17g,%llu\nabove,,%.17g,,%llu\nnan,,,,%llu\n", glo, (unsigned long long)j.total[nbins], ghi,
                    (unsigned long long)j.total[nbins + 1], (unsigned long long)j.total[nbins + 2]);
         } else {
             uint64_t top = 0;
             size_t at = 0;
             for (size_t b = 0; b < nbins; b++)
                 if (j.total[b] > top) top = j.total[b], at = b;
-            printf("histogram of %zu %s elements, %zu bins over [%g, %g)  (%.3f s, %.2f GB/s; %s)\n", j.elements,
-                   gp_dtype_name(in.d.dtype), nbins, glo, ghi, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+            printf("histogram of %zu %s elements, %zu bins over [%g, %g%s%s  (%.3f s, %.2f GB/s; %s)\n", j.elements,
+                   gp_dtype_name(in.d.dtype), nbins, glo, ghi, closed ? "]" : ")",
+                   mode == 0 && !have_range ? " (the data's range)" : "", secs, secs > 0 ? bytes / secs / 1e9 : 0.0,
+                   desc);
             if (nbins <= 64) {
                 for (size_t b = 0; b < nbins; b++) {
                     const int w = top ? (int)(50.0 * (double)j.total[b] / (double)top + 0.5) : 0;
-                    printf("[%12.6g, %12.6g) %12llu %.*s\n", EDGE(b), EDGE(b + 1), (unsigned long long)j.total[b], w,
-                           "##################################################");
+                    printf("[%12.6g, %12.6g%s %12llu %.*s\n", EDGE(b), EDGE(b + 1), closed && b + 1 == nbins ? "]" : ")",
+                           (unsigned long long)j.total[b], w, "##################################################");
                 }
             } else {
                 printf("fullest bin %zu [%g, %g): %llu\n", at, EDGE(at), EDGE(at + 1), (unsigned long long)top);
@@ -236,26 +333,10 @@ int cmd_histogram(int argc, char **argv)
                    (unsigned long long)j.total[nbins + 1], (unsigned long long)j.total[nbins + 2]);
         }
         if (c.svg) {
-            if (nbins > 256) {
-                fprintf(stderr, "gpuprim histogram: --svg draws up to 256 bins (%zu here)\n", nbins);
-                rc = EXIT_USAGE;
-            } else {
-                char(*lab)[48] = malloc(nbins * sizeof *lab);
-                const char **labels = malloc(nbins * sizeof *labels);
-                double *vals = malloc(nbins * sizeof *vals);
-                if (lab && labels && vals) {
-                    for (size_t b = 0; b < nbins; b++) {
-                        snprintf(lab[b], sizeof lab[b], "[%.4g, %.4g)", EDGE(b), EDGE(b + 1));
-                        labels[b] = lab[b];
-                        vals[b] = (double)j.total[b];
-                    }
-                    char title[700];
-                    snprintf(title, sizeof title, "gpuprim histogram %s\n%zu %s elements; %s", path, j.elements,
-                             gp_dtype_name(in.d.dtype), desc);
-                    if (svg_bar_chart(c.svg, title, "count", labels, vals, (int)nbins, 0, NULL) != 0) rc = EXIT_FAIL;
-                }
-                free(lab), free(labels), free(vals);
-            }
+            char title[700];
+            snprintf(title, sizeof title, "gpuprim histogram %s\n%zu %s elements, %zu bins over [%g, %g%s; %s", path,
+                     j.elements, gp_dtype_name(in.d.dtype), nbins, glo, ghi, closed ? "]" : ")", desc);
+            if (svg_histogram(c.svg, title, glo, ghi, j.total, nbins) != 0) rc = EXIT_FAIL;
         }
 #undef EDGE
     }

@@ -89,13 +89,18 @@ static void print_gpu_text(FILE *f, const gp_device_info_t *d)
 
 int cmd_info(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, want_gpu = 0;
     for (int i = 1; i < argc; i++) {
+        int dev = 0;
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if ((strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--device") == 0) && i + 1 < argc &&
+                 parse_device(argv[i + 1], &dev) == 0)
+            want_gpu = dev != GP_DEVICE_CPU, i++;
         else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: gpuprim info [--json]\n  every GPU's properties, and the CPU backend's machine.\n"
-                   "  exit 0; 3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
+                   "  exit 0 when it printed a usable backend (the CPU backend always is). With -d ID (a GPU asked for):\n"
+                   "  3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
             return EXIT_OK;
         } else {
             fprintf(stderr, "gpuprim info: unknown option '%s'\n", argv[i]);
@@ -106,9 +111,9 @@ int cmd_info(int argc, char **argv)
     gp_status_t st = gp_device_count(&n);
     char why[600] = "";
     if (st != GP_OK) {
-        snprintf(why, sizeof why, "%s", gp_last_error());
-        rc = st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : EXIT_NO_GPU;
-        fprintf(stderr, "gpuprim info: %s: %s; showing the CPU backend\n", gp_status_string(st), why);
+        gpu_absent_reason(st, why, sizeof why);
+        if (want_gpu) rc = st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : EXIT_NO_GPU;
+        fprintf(stderr, "gpuprim info: %s — showing the CPU backend\n", why);
     }
     gp_cpu_info_t cpu;
     gp_cpu_info(&cpu);

@@ -240,7 +240,7 @@ int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
         *cpu = NULL;
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if (why[0]) fprintf(stderr, "%s: no GPU (%s); CPU versions only\n", title, why);
+    if (why[0]) fprintf(stderr, "%s: %s — CPU versions only\n", title, why);
     return EXIT_OK;
 }
 
@@ -262,7 +262,7 @@ static gp_status_t run_rversion(void *u, int rep, gp_stream_t s)
 
 static int lab_reduce(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
     size_t n = (size_t)1 << 24;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
@@ -400,7 +400,7 @@ int cmd_lab(int argc, char **argv)
         return EXIT_USAGE;
     }
     argc--, argv++;
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
     size_t n = (size_t)1 << 24;
     gp_dtype_t dt = GP_F32;
     int op_lo = GP__VEC_TRIAD, op_hi = GP__VEC_TRIAD;

@@ -69,7 +69,7 @@ static int parse_bins_list(const char *v, size_t *bins, int max)
 
 int lab_histogram(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
     size_t n = 0, bins[8] = {256, 4096, 65536, (size_t)1 << 20};
     int nbins = 4, skew = 0;
     gp_dtype_t dt = GP_F32;

@@ -15,18 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_pair(const char *v, size_t *a, size_t *b)
-{
-    char *end;
-    unsigned long long x = strtoull(v, &end, 10), y;
-    if (end == v || *end != ',') return -1;
-    const char *w = end + 1;
-    y = strtoull(w, &end, 10);
-    if (end == w || *end) return -1;
-    *a = (size_t)x, *b = (size_t)y;
-    return 0;
-}
-
 /* ---------------------------------------------------------------------------------------------- transpose */
 typedef struct tlab {
     gp_ctx_t *ctx;
@@ -47,7 +35,7 @@ static gp_status_t run_tversion(void *u, int rep, gp_stream_t s)
 
 int lab_transpose(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
     size_t P = 0, Q = 0;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
@@ -217,7 +205,7 @@ static gp_status_t gemm_once(glab_t *j, const float *ha, const float *hb, float 
 
 int lab_gemm(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 5, 1};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 5, 1, 0};
     size_t size = 0;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);

@@ -7,6 +7,7 @@
  */
 #include "commands.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,19 +15,6 @@ static int ends_with(const char *s, const char *suf)
 {
     const size_t a = strlen(s), b = strlen(suf);
     return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-/* "R,C" */
-static int parse_shape(const char *v, size_t *r, size_t *c)
-{
-    char *end;
-    unsigned long long a = strtoull(v, &end, 10);
-    if (end == v || *end != ',') return -1;
-    const char *w = end + 1;
-    unsigned long long b = strtoull(w, &end, 10);
-    if (end == w || *end) return -1;
-    *r = (size_t)a, *c = (size_t)b;
-    return 0;
 }
 
 typedef struct mat_src {
@@ -87,15 +75,15 @@ static int save_matrix(const char *verb, const char *path, const gp_matrix_t *m)
         }
         return EXIT_OK;
     }
-    FILE *f = fopen(path, "wb");
+    out_file_t o;
+    FILE *f = out_open(&o, path);
     const size_t es = gp_dtype_size(m->dtype), inner = m->layout == GP_ROW_MAJOR ? m->cols : m->rows,
                  outer = m->layout == GP_ROW_MAJOR ? m->rows : m->cols;
     int ok = f != NULL;
     for (size_t r = 0; ok && r < outer && inner; r++)
-        ok = fwrite((const char *)m->data + r * m->ld * es, es, inner, f) == inner;
-    if (f && fclose(f) != 0) ok = 0;
-    if (!ok) {
-        fprintf(stderr, "gpuprim %s: cannot write %s\n", verb, path);
+        if (fwrite((const char *)m->data + r * m->ld * es, es, inner, f) != inner) ok = 0, o.err = errno;
+    if (f == NULL || out_close(&o, ok) != 0) {
+        fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, path, strerror(o.err));
         return EXIT_FAIL;
     }
     return EXIT_OK;
@@ -119,31 +107,36 @@ static void free_ctx(gp_ctx_t *ctx, const gp_matrix_t *h, const gp_matrix_t *d, 
     if (d->data && d->data != h->data) gp_mem_free_pitched(ctx, mem);
 }
 
-static void json_times(const char *dev, double compute, double total, const char *out)
+/* The result line of transpose / gemm: a sentence on a terminal, one object with --json, a header and a row with
+ * --csv. extra: the verb's own fields (gemm's m, n, k ...), already in r. */
+static void matrix_report(const cli_common_t *c, const char *op, const char *shape, const char *dtype, const char *dev,
+                          double compute, double total, const char *out, const record_t *extra)
 {
-    printf("\"device\": ");
-    json_string(stdout, dev);
-    printf(", \"compute_seconds\": %.6f, \"total_seconds\": %.6f, \"output\": ", compute, total);
-    json_string(stdout, out);
-    printf("}\n");
+    if (c->fmt == FMT_TABLE) {
+        printf("%s %s %s -> %s on %s: %.3f ms compute, %.3f s total\n", op, shape, dtype, out, dev, compute * 1e3,
+               total);
+        return;
+    }
+    record_t r = {0};
+    rec_add(&r, "op", 0, "%s", op);
+    rec_add(&r, "shape", 0, "%s", shape);
+    rec_add(&r, "dtype", 0, "%s", dtype);
+    for (int k = 0; extra && k < extra->n; k++) rec_add(&r, extra->key[k], extra->raw[k], "%s", extra->val[k]);
+    rec_add(&r, "device", 0, "%s", dev);
+    rec_add(&r, "compute_seconds", 1, "%.6f", compute);
+    rec_add(&r, "total_seconds", 1, "%.6f", total);
+    rec_add(&r, "output", 0, "%s", out);
+    rec_print(&r, c->fmt, stdout);
 }
 
-/* Shared options: -d, --json, --dtype, --order. Returns 1 taken, 0 not ours, -1 bad. */
-static int matrix_opt(const char *verb, int argc, char **argv, int *i, int *device, int *json, int *have_dtype,
-                      gp_dtype_t *dtype, gp_layout_t *order)
+/* The matrix verbs' own options: --dtype, --order. Returns 1 taken, 0 not ours, -1 bad. */
+static int matrix_opt(const char *verb, int argc, char **argv, int *i, int *have_dtype, gp_dtype_t *dtype,
+                      gp_layout_t *order)
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if ((strcmp(a, "-d") == 0 || strcmp(a, "--device") == 0) && v) {
-        if (parse_device(v, device) != 0) {
-            fprintf(stderr, "gpuprim %s: --device: 'cpu' or a GPU ordinal, got '%s'\n", verb, v);
-            return -1;
-        }
-    } else if (strcmp(a, "--json") == 0) {
-        *json = 1;
-        return 1;
-    } else if (strcmp(a, "--dtype") == 0 && v) {
+    if (strcmp(a, "--dtype") == 0 && v) {
         if (gp_dtype_parse(v, dtype) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: --dtype: unknown dtype '%s'\n", verb, v);
+            fprintf(stderr, "gpuprim %s: --dtype: %s\n", verb, gp_last_error());
             return -1;
         }
         *have_dtype = 1;
@@ -159,29 +152,58 @@ static int matrix_opt(const char *verb, int argc, char **argv, int *i, int *devi
     return 1;
 }
 
+/* transpose of a 0-d or 1-D .npy: the array itself, written whole to OUT (.npy keeps the shape; raw: the elements). */
+static int transpose_vector(const char *verb, const char *path, const char *out, const cli_common_t *c, double t0)
+{
+    gp_array_desc_t d;
+    void *data = NULL;
+    if (gp_npy_load(path, &d, &data) != GP_OK) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
+        return EXIT_FAIL;
+    }
+    gp_matrix_t m = {data, 1, d.count, d.count ? d.count : 1, d.dtype, GP_ROW_MAJOR};
+    int rc = EXIT_OK;
+    if (ends_with(out, ".npy")) {
+        if (gp_npy_save(out, d.dtype, d.ndim, d.shape, 0, data) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
+            rc = EXIT_FAIL;
+        }
+    } else {
+        rc = save_matrix(verb, out, &m);
+    }
+    free(data);
+    if (rc == EXIT_OK) {
+        char shape[32];
+        snprintf(shape, sizeof shape, d.ndim ? "(%zu,)" : "()", d.count);
+        matrix_report(c, "transpose", shape, gp_dtype_name(d.dtype), "-", 0.0, now_seconds() - t0, out, NULL);
+    }
+    return rc;
+}
+
 int cmd_transpose(int argc, char **argv)
 {
     static const char verb[] = "transpose";
-    int device = DEVICE_AUTO, json = 0, have_dtype = 0;
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    int have_dtype = 0;
     gp_dtype_t dtype = GP_F32;
     gp_layout_t order = GP_ROW_MAJOR;
     mat_src_t in = {NULL, 0, 0, 0, GP_ROW_MAJOR};
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int k = matrix_opt(verb, argc, argv, &i, &device, &json, &have_dtype, &dtype, &order);
+        int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = matrix_opt(verb, argc, argv, &i, &have_dtype, &dtype, &order);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim transpose IN OUT [--shape R,C --dtype T [--order c|f]] [-d cpu|ID] [--json]\n"
+            printf("usage: gpuprim transpose IN OUT [--shape R,C --dtype T [--order c|f]] [-d cpu|ID] [--json|--csv]\n"
                    "  OUT = IN^T (f32 f64 i32 u8), in IN's order: a C-order .npy gives a C-order .npy, Fortran gives\n"
                    "  Fortran. IN is .npy unless --shape says it is raw (row-major unless --order f). OUT ending in .npy\n"
                    "  is written as .npy, else as raw elements.\n");
             return EXIT_OK;
         } else if (strcmp(a, "--shape") == 0 && v) {
-            if (parse_shape(v, &in.rows, &in.cols) != 0) {
-                fprintf(stderr, "gpuprim transpose: --shape: R,C, got '%s'\n", v);
-                return EXIT_USAGE;
+            if (parse_pair(v, &in.rows, &in.cols) != 0) {
+                return bad_value(verb, "--shape", "R,C (two counts)", v);
             }
             in.raw = 1;
             i++;
@@ -196,17 +218,26 @@ int cmd_transpose(int argc, char **argv)
         }
     }
     if (!in.path || !out) {
-        fprintf(stderr, "usage: gpuprim transpose IN OUT [--shape R,C --dtype T] [-d cpu|ID] [--json]\n");
+        fprintf(stderr, "usage: gpuprim transpose IN OUT [--shape R,C --dtype T] [-d cpu|ID] [--json|--csv]\n");
         return EXIT_USAGE;
     }
+    if (common_only(verb, &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
     in.layout = order;
     const double t0 = now_seconds();
+    if (!in.raw) { /* NumPy's .T leaves a 0-d or 1-D array as it is: so do we (shape (n,) stays (n,)) */
+        gp_array_desc_t ad;
+        if (gp_npy_inspect(in.path, &ad) != GP_OK) {
+            fprintf(stderr, "gpuprim transpose: %s\n", gp_last_error());
+            return EXIT_FAIL;
+        }
+        if (ad.ndim < 2) return transpose_vector(verb, in.path, out, &c, t0);
+    }
     gp_matrix_t h = {0}, hout = {0}, d = {0}, dout = {0};
     gp_pitched_t mi = {0}, mo = {0};
     gp_ctx_t *ctx = NULL;
     int rc = load_matrix(verb, &in, have_dtype, dtype, &h);
     if (rc != EXIT_OK) return rc;
-    if ((rc = open_context_verb(verb, device, &ctx)) != EXIT_OK) {
+    if ((rc = open_context_verb(verb, c.device, &ctx)) != EXIT_OK) {
         free(h.data);
         return rc;
     }
@@ -234,13 +265,18 @@ int cmd_transpose(int argc, char **argv)
     if (rc == EXIT_OK) {
         char dev[512];
         describe_device(ctx, dev, sizeof dev);
-        if (json) {
-            printf("{\"op\": \"transpose\", \"rows\": %zu, \"cols\": %zu, \"dtype\": \"%s\", \"order\": \"%s\", ", h.rows,
-                   h.cols, gp_dtype_name(h.dtype), h.layout == GP_ROW_MAJOR ? "c" : "f");
-            json_times(dev, tc1 - tc0, now_seconds() - t0, out);
-        } else
+        if (c.fmt == FMT_TABLE) {
             printf("transposed %zu x %zu %s -> %s (%zu x %zu) on %s: %.3f ms compute, %.3f s total\n", h.rows, h.cols,
                    gp_dtype_name(h.dtype), out, h.cols, h.rows, dev, (tc1 - tc0) * 1e3, now_seconds() - t0);
+        } else {
+            record_t x = {0};
+            char shape[64];
+            snprintf(shape, sizeof shape, "(%zu, %zu)", h.cols, h.rows);
+            rec_add(&x, "rows", 1, "%zu", h.rows);
+            rec_add(&x, "cols", 1, "%zu", h.cols);
+            rec_add(&x, "order", 0, "%s", h.layout == GP_ROW_MAJOR ? "c" : "f");
+            matrix_report(&c, "transpose", shape, gp_dtype_name(h.dtype), dev, tc1 - tc0, now_seconds() - t0, out, &x);
+        }
     }
     free_ctx(ctx, &h, &d, &mi);
     free_ctx(ctx, &hout, &dout, &mo);
@@ -249,17 +285,11 @@ int cmd_transpose(int argc, char **argv)
     return rc;
 }
 
-static int parse_double(const char *v, double *x)
-{
-    char *end;
-    *x = strtod(v, &end);
-    return end == v || *end ? -1 : 0;
-}
-
 int cmd_gemm(int argc, char **argv)
 {
     static const char verb[] = "gemm";
-    int device = DEVICE_AUTO, json = 0, have_dtype = 0, ta = 0, tb = 0, have_beta = 0;
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    int have_dtype = 0, ta = 0, tb = 0, have_beta = 0;
     gp_dtype_t dtype = GP_F32;
     gp_layout_t order = GP_ROW_MAJOR;
     double alpha = 1.0, beta = 0.0;
@@ -267,11 +297,12 @@ int cmd_gemm(int argc, char **argv)
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int k = matrix_opt(verb, argc, argv, &i, &device, &json, &have_dtype, &dtype, &order);
+        int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = matrix_opt(verb, argc, argv, &i, &have_dtype, &dtype, &order);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json]\n"
+            printf("usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n"
                    "                 [--dtype f32|f64 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
                    "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb), f32 or f64. Inputs are .npy\n"
                    "  (C or Fortran order) unless a --shape-* says raw. --beta needs --c. C is written in C order\n"
@@ -281,9 +312,8 @@ int cmd_gemm(int argc, char **argv)
         else if (strcmp(a, "--tb") == 0) tb = 1;
         else if ((strcmp(a, "--alpha") == 0 || strcmp(a, "--beta") == 0) && v) {
             double x;
-            if (parse_double(v, &x) != 0) {
-                fprintf(stderr, "gpuprim gemm: %s: a number, got '%s'\n", a, v);
-                return EXIT_USAGE;
+            if (parse_number(v, &x) != 0) {
+                return bad_value(verb, a, "a finite number", v);
             }
             if (a[2] == 'a') alpha = x;
             else beta = x, have_beta = 1;
@@ -292,9 +322,8 @@ int cmd_gemm(int argc, char **argv)
         else if (strcmp(a, "--c") == 0 && v) src[2].path = v, i++;
         else if (strncmp(a, "--shape-", 8) == 0 && (a[8] == 'a' || a[8] == 'b' || a[8] == 'c') && !a[9] && v) {
             mat_src_t *s = &src[a[8] - 'a'];
-            if (parse_shape(v, &s->rows, &s->cols) != 0) {
-                fprintf(stderr, "gpuprim gemm: %s: R,C, got '%s'\n", a, v);
-                return EXIT_USAGE;
+            if (parse_pair(v, &s->rows, &s->cols) != 0) {
+                return bad_value(verb, a, "R,C (two counts)", v);
             }
             s->raw = 1;
             i++;
@@ -309,9 +338,10 @@ int cmd_gemm(int argc, char **argv)
         }
     }
     if (!src[0].path || !src[1].path || !out) {
-        fprintf(stderr, "usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json]\n");
+        fprintf(stderr, "usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n");
         return EXIT_USAGE;
     }
+    if (common_only(verb, &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
     if (have_beta && beta != 0.0 && !src[2].path) {
         fprintf(stderr, "gpuprim gemm: --beta %g needs --c C0 (the C it scales)\n", beta);
         return EXIT_USAGE;
@@ -349,7 +379,7 @@ int cmd_gemm(int argc, char **argv)
         fprintf(stderr, "gpuprim gemm: C0 is %zu x %zu, C is %zu x %zu\n", h[2].rows, h[2].cols, m, n);
         rc = EXIT_USAGE;
     }
-    if (rc == EXIT_OK) rc = open_context_verb(verb, device, &ctx);
+    if (rc == EXIT_OK) rc = open_context_verb(verb, c.device, &ctx);
     const size_t es = gp_dtype_size(dt);
     double tc0 = 0, tc1 = 0;
     if (rc == EXIT_OK) {
@@ -383,15 +413,24 @@ int cmd_gemm(int argc, char **argv)
         char dev[512];
         describe_device(ctx, dev, sizeof dev);
         const double tf = tc1 > tc0 ? 2.0 * (double)m * (double)n * (double)k / (tc1 - tc0) / 1e12 : 0.0;
-        if (json) {
-            printf("{\"op\": \"gemm\", \"m\": %zu, \"n\": %zu, \"k\": %zu, \"dtype\": \"%s\", \"ta\": %s, \"tb\": %s, "
-                   "\"alpha\": %.17g, \"beta\": %.17g, \"tflops\": %.3f, ", m, n, k, gp_dtype_name(dt), ta ? "true" : "false",
-                   tb ? "true" : "false", alpha, src[2].path ? beta : 0.0, tf);
-            json_times(dev, tc1 - tc0, now_seconds() - t0, out);
-        } else
+        if (c.fmt == FMT_TABLE) {
             printf("C (%zu x %zu %s) = %g op(A) op(B)%s -> %s on %s: k = %zu, %.3f ms compute (%.2f TFLOP/s), %.3f s total\n",
                    m, n, gp_dtype_name(dt), alpha, src[2].path ? " + beta C0" : "", out, dev, k, (tc1 - tc0) * 1e3, tf,
                    now_seconds() - t0);
+        } else {
+            record_t x = {0};
+            char shape[64];
+            snprintf(shape, sizeof shape, "(%zu, %zu)", m, n);
+            rec_add(&x, "m", 1, "%zu", m);
+            rec_add(&x, "n", 1, "%zu", n);
+            rec_add(&x, "k", 1, "%zu", k);
+            rec_add(&x, "ta", 1, "%s", ta ? "true" : "false");
+            rec_add(&x, "tb", 1, "%s", tb ? "true" : "false");
+            rec_add(&x, "alpha", 1, "%.17g", alpha);
+            rec_add(&x, "beta", 1, "%.17g", src[2].path ? beta : 0.0);
+            rec_add(&x, "tflops", 1, "%.3f", tf);
+            matrix_report(&c, "gemm", shape, gp_dtype_name(dt), dev, tc1 - tc0, now_seconds() - t0, out, &x);
+        }
     }
     for (int q = 0; q < 3; q++) {
         if (ctx && q < 2) free_ctx(ctx, &h[q], &d[q], &mem[q]);

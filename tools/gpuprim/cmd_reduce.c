@@ -121,7 +121,8 @@ static gp_status_t gather_chunk(void *user, const void *chunk, size_t count, siz
 }
 
 /* The ordered ops: the input (tuples of the dtype, row-major) gathered in memory, then gp_reduce_ordered_sync. */
-static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size_t want, gp_ordered_op_t op, int json,
+static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size_t want, gp_ordered_op_t op,
+                          out_format_t fmt,
                           double t0, const char *name)
 {
     const size_t k = gp_ordered_width(op);
@@ -155,23 +156,38 @@ static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size
         const double secs = now_seconds() - t0, ss = now_seconds() - t_stream, bytes = (double)(g.have * d->elem_size);
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
-        if (json)
-            printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"elements\": %zu, \"value\": [", gp_ordered_op_name(op),
-                   gp_dtype_name(d->dtype), tuples);
-        else
-            printf("%s of %zu %s tuples of %zu: [", gp_ordered_op_name(op), tuples, gp_dtype_name(d->dtype), k);
+        char *val = NULL;
+        size_t vlen = 0;
+        FILE *mo = open_memstream(&val, &vlen);
+        if (mo == NULL) {
+            fprintf(stderr, "gpuprim reduce: out of memory\n");
+            gp_mem_free(ctx, &g.buf);
+            return EXIT_FAIL;
+        }
+        fputc('[', mo);
         for (size_t i = 0; i < k; i++) {
-            if (i) printf(", ");
-            print_elem(stdout, d->dtype, res + i * d->elem_size, json);
+            if (i) fprintf(mo, ", ");
+            print_elem(mo, d->dtype, res + i * d->elem_size, fmt != FMT_TABLE);
         }
-        if (json) {
-            printf("], \"seconds\": %.6f, \"gbps\": %.3f, \"stream_seconds\": %.6f, \"stream_gbps\": %.3f, \"device\": ",
-                   secs, secs > 0 ? bytes / secs / 1e9 : 0.0, ss, ss > 0 ? bytes / ss / 1e9 : 0.0);
-            json_string(stdout, desc);
-            printf("}\n");
+        fputc(']', mo);
+        fclose(mo);
+        if (fmt != FMT_TABLE) {
+            record_t o = {0};
+            rec_add(&o, "op", 0, "%s", gp_ordered_op_name(op));
+            rec_add(&o, "dtype", 0, "%s", gp_dtype_name(d->dtype));
+            rec_add(&o, "elements", 1, "%zu", tuples);
+            rec_add(&o, "value", 1, "%s", val);
+            rec_add(&o, "seconds", 1, "%.6f", secs);
+            rec_add(&o, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+            rec_add(&o, "stream_seconds", 1, "%.6f", ss);
+            rec_add(&o, "stream_gbps", 1, "%.3f", ss > 0 ? bytes / ss / 1e9 : 0.0);
+            rec_add(&o, "device", 0, "%s", desc);
+            rec_print(&o, fmt, stdout);
         } else {
-            printf("]  (%.3f s, %.2f GB/s end to end; %s)\n", secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+            printf("%s of %zu %s tuples of %zu: %s  (%.3f s, %.2f GB/s end to end; %s)\n", gp_ordered_op_name(op),
+                   tuples, gp_dtype_name(d->dtype), k, val, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
         }
+        free(val);
     }
     gp_mem_free(ctx, &g.buf);
     return rc;
@@ -180,7 +196,7 @@ static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
-               "                      [--json]\n"
+               "                      [--json|--csv]\n"
                "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map]\n"
                "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero, or an ordered (non-commutative)\n"
                "      op over row-major tuples: mat2 mat3 mat4 (f32 f64 u32), affine (f32 f64), first, last (held in\n"
@@ -191,7 +207,7 @@ static void usage(FILE *f)
 
 int cmd_reduce(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
     int have_op = 0, have_dtype = 0;
     gp_reduce_op_t op = GP_REDUCE_SUM;
@@ -263,6 +279,7 @@ int cmd_reduce(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (common_only("reduce", &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
     const double t0 = now_seconds();
     int rc = EXIT_OK;
     gp_status_t st = GP_OK;
@@ -281,7 +298,7 @@ int cmd_reduce(int argc, char **argv)
             fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
             rc = EXIT_USAGE;
         } else {
-            rc = reduce_ordered(ctx, f, &d, want, oop, c.fmt == FMT_JSON, t0, path);
+            rc = reduce_ordered(ctx, f, &d, want, oop, c.fmt, t0, path);
         }
         goto out;
     }
@@ -318,25 +335,39 @@ int cmd_reduce(int argc, char **argv)
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         const int arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;
-        if (c.fmt == FMT_JSON) {
-            printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"elements\": %zu, \"value\": ", gp_reduce_op_name(op),
-                   gp_dtype_name(d.dtype), n);
-            if (op == GP_REDUCE_MINMAX) {
-                printf("[");
-                print_scalar(stdout, r.acc_dtype, r.value, 1);
-                printf(", ");
-                print_scalar(stdout, r.acc_dtype, r.value2, 1);
-                printf("]");
-            } else {
-                print_scalar(stdout, r.acc_dtype, r.value, 1);
+        if (c.fmt != FMT_TABLE) {
+            char *val = NULL;
+            size_t vlen = 0;
+            FILE *m = open_memstream(&val, &vlen);
+            if (m == NULL) {
+                fprintf(stderr, "gpuprim reduce: out of memory\n");
+                rc = EXIT_FAIL;
+                goto out;
             }
-            if (arg) printf(", \"index\": %lld", (long long)r.index);
-            printf(", \"acc_dtype\": \"%s\", \"seconds\": %.6f, \"gbps\": %.3f, \"stream_seconds\": %.6f, "
-                   "\"stream_gbps\": %.3f, \"device\": ",
-                   gp_dtype_name((gp_dtype_t)r.acc_dtype), secs, secs > 0 ? (double)bytes / secs / 1e9 : 0.0,
-                   stream_secs, stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0);
-            json_string(stdout, desc);
-            printf("}\n");
+            if (op == GP_REDUCE_MINMAX) {
+                fprintf(m, "[");
+                print_scalar(m, r.acc_dtype, r.value, 1);
+                fprintf(m, ", ");
+                print_scalar(m, r.acc_dtype, r.value2, 1);
+                fprintf(m, "]");
+            } else {
+                print_scalar(m, r.acc_dtype, r.value, 1);
+            }
+            fclose(m);
+            record_t o = {0};
+            rec_add(&o, "op", 0, "%s", gp_reduce_op_name(op));
+            rec_add(&o, "dtype", 0, "%s", gp_dtype_name(d.dtype));
+            rec_add(&o, "elements", 1, "%zu", n);
+            rec_add(&o, "value", 1, "%s", val);
+            if (arg) rec_add(&o, "index", 1, "%lld", (long long)r.index);
+            rec_add(&o, "acc_dtype", 0, "%s", gp_dtype_name((gp_dtype_t)r.acc_dtype));
+            rec_add(&o, "seconds", 1, "%.6f", secs);
+            rec_add(&o, "gbps", 1, "%.3f", secs > 0 ? (double)bytes / secs / 1e9 : 0.0);
+            rec_add(&o, "stream_seconds", 1, "%.6f", stream_secs);
+            rec_add(&o, "stream_gbps", 1, "%.3f", stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0);
+            rec_add(&o, "device", 0, "%s", desc);
+            rec_print(&o, c.fmt, stdout);
+            free(val);
         } else {
             printf("%s of %zu %s elements: ", gp_reduce_op_name(op), n, gp_dtype_name(d.dtype));
             print_scalar(stdout, r.acc_dtype, r.value, 0);

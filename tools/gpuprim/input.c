@@ -26,26 +26,42 @@ static int read_exact(FILE *f, void *buf, size_t len, size_t *got)
     return *got == len;
 }
 
-/* The .npy header from a stream (standard input): leaves f at the data. */
+/* The .npy header from a stream (standard input): leaves f at the data. The preamble is read in two steps (the
+ * magic and version, then the 2- or 4-byte length the version calls for), so no byte past the header is consumed, and
+ * the length is checked (gp_npy_header_size caps it) before anything is allocated. */
 static gp_status_t npy_header_from_stream(FILE *f, gp_array_desc_t *d, size_t *consumed, const char *verb)
 {
     unsigned char pre[12];
     size_t got = 0, hbytes = 0;
-    if (!read_exact(f, pre, sizeof pre, &got)) {
+    if (!read_exact(f, pre, 8, &got)) {
         fprintf(stderr, "gpuprim %s: -: byte %zu: the input ends inside the .npy preamble\n", verb, got);
         return GP_ERR_FORMAT;
     }
-    gp_status_t st = gp_npy_header_size(pre, sizeof pre, &hbytes);
+    gp_status_t st;
+    if (pre[6] < 1 || pre[6] > 3) { /* the library's message for a bad version */
+        st = gp_npy_header_size(pre, 8, &hbytes);
+        fprintf(stderr, "gpuprim %s: -: %s\n", verb, gp_last_error());
+        return st;
+    }
+    const size_t npre = pre[6] == 1 ? 10 : 12;
+    if (!read_exact(f, pre + 8, npre - 8, &got)) {
+        fprintf(stderr, "gpuprim %s: -: byte %zu: the input ends inside the .npy header length\n", verb, 8 + got);
+        return GP_ERR_FORMAT;
+    }
+    st = gp_npy_header_size(pre, npre, &hbytes);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim %s: -: %s\n", verb, gp_last_error());
         return st;
     }
-    unsigned char *h = malloc(hbytes);
-    if (!h) return GP_ERR_OUT_OF_MEMORY;
-    memcpy(h, pre, sizeof pre);
-    if (!read_exact(f, h + sizeof pre, hbytes - sizeof pre, &got)) {
+    unsigned char *h = malloc(hbytes); /* hbytes >= npre: the length field itself is part of it */
+    if (!h) {
+        fprintf(stderr, "gpuprim %s: -: no memory for a %zu-byte .npy header\n", verb, hbytes);
+        return GP_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(h, pre, npre);
+    if (!read_exact(f, h + npre, hbytes - npre, &got)) {
         fprintf(stderr, "gpuprim %s: -: byte %zu: the input ends inside the %zu-byte .npy header\n", verb,
-                sizeof pre + got, hbytes);
+                npre + got, hbytes);
         free(h);
         return GP_ERR_FORMAT;
     }

@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,35 +15,79 @@
 
 int parse_size(const char *s, size_t *out)
 {
-    if (s == NULL || *s == 0) return -1;
+    if (s == NULL || *s < '0' || *s > '9') return -1; /* no sign, space, NaN or empty string */
+    uint64_t v = 0;
     if (s[0] == '2' && s[1] == '^') {
-        char *end = NULL;
-        long e = strtol(s + 2, &end, 10);
-        if (*end != 0 || e < 0 || e > 62) return -1;
-        *out = (size_t)1 << e;
+        const char *e = s + 2;
+        unsigned k = 0;
+        if (*e < '0' || *e > '9') return -1;
+        for (; *e >= '0' && *e <= '9'; e++)
+            if ((k = k * 10 + (unsigned)(*e - '0')) > 63) return -1;
+        if (*e) return -1;
+        *out = (size_t)1 << k;
         return 0;
     }
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0) return -1;
-    double mul = 1;
-    if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': mul = 1024.0; break;
-        case 'M': mul = 1024.0 * 1024; break;
-        case 'G': mul = 1024.0 * 1024 * 1024; break;
+    /* digits [. digits] [K|M|G|T [i][B]]: a fraction only with a suffix, and only when the product is whole */
+    uint64_t mant = 0, div = 1;
+    int frac = 0;
+    const char *p = s;
+    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !frac); p++) {
+        if (*p == '.') {
+            frac = 1;
+            if (p[1] < '0' || p[1] > '9') return -1;
+            continue;
+        }
+        if (__builtin_mul_overflow(mant, 10, &mant) || __builtin_add_overflow(mant, (uint64_t)(*p - '0'), &mant))
+            return -1;
+        if (frac && __builtin_mul_overflow(div, 10, &div)) return -1;
+    }
+    uint64_t mul = 1;
+    if (*p) {
+        switch (*p) {
+        case 'k': case 'K': mul = 1ull << 10; break;
+        case 'm': case 'M': mul = 1ull << 20; break;
+        case 'g': case 'G': mul = 1ull << 30; break;
+        case 't': case 'T': mul = 1ull << 40; break;
         default: return -1;
         }
-        end++;
-        if (*end == 'i' || *end == 'B') end++;
-        if (*end == 'B') end++;
-        if (*end) return -1;
+        p++;
+        if (*p == 'i') p++;
+        if (*p == 'B') p++;
+        if (*p) return -1;
     }
-    v *= mul;
-    if (v > 9.0e18) return -1;
+    if (__builtin_mul_overflow(mant, mul, &v) || v % div != 0) return -1;
+    v /= div;
+    if (v > (uint64_t)SIZE_MAX) return -1;
     *out = (size_t)v;
     return 0;
+}
+
+int parse_number(const char *s, double *out)
+{
+    if (s == NULL || *s == 0 || isspace((unsigned char)*s)) return -1;
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (end == s || *end != 0 || !isfinite(v) || (errno == ERANGE && fabs(v) > 1.0)) return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_pair(const char *s, size_t *a, size_t *b)
+{
+    const char *comma = s ? strchr(s, ',') : NULL;
+    if (comma == NULL || comma - s >= 64) return -1;
+    char first[64];
+    memcpy(first, s, (size_t)(comma - s));
+    first[comma - s] = 0;
+    return parse_size(first, a) == 0 && parse_size(comma + 1, b) == 0 ? 0 : -1;
+}
+
+int bad_value(const char *verb, const char *opt, const char *what, const char *val)
+{
+    fprintf(stderr, "gpuprim%s%s: %s: expected %s, got '%s'\n", verb ? " " : "", verb ? verb : "", opt, what,
+            val ? val : "(nothing)");
+    return EXIT_USAGE;
 }
 
 int parse_device(const char *s, int *device)
@@ -62,13 +108,14 @@ int parse_common(int argc, char **argv, int *i, cli_common_t *c)
 {
     const char *a = argv[*i];
     const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (strcmp(a, "--json") == 0) return c->fmt = FMT_JSON, 1;
-    if (strcmp(a, "--csv") == 0) return c->fmt = FMT_CSV, 1;
+    if (strcmp(a, "--json") == 0) return c->fmt = FMT_JSON, c->given |= COMMON_JSON, 1;
+    if (strcmp(a, "--csv") == 0) return c->fmt = FMT_CSV, c->given |= COMMON_CSV, 1;
     if (strcmp(a, "--device") == 0 || strcmp(a, "-d") == 0) {
         if (parse_device(val, &c->device) != 0) {
             fprintf(stderr, "gpuprim: %s needs 'cpu' or a device number, got '%s'\n", a, val ? val : "");
             return -1;
         }
+        c->given |= COMMON_DEVICE;
         ++*i;
         return 1;
     }
@@ -78,24 +125,85 @@ int parse_common(int argc, char **argv, int *i, cli_common_t *c)
             return -1;
         }
         c->svg = val;
+        c->given |= COMMON_SVG;
         ++*i;
         return 1;
     }
     if (strcmp(a, "--reps") == 0 || strcmp(a, "--warmup") == 0) {
-        char *end = NULL;
-        long v = val ? strtol(val, &end, 10) : -1;
-        if (val == NULL || *end != 0 || v < (a[2] == 'r' ? 1 : 0) || v > 100000) {
+        size_t v = 0;
+        if (parse_size(val, &v) != 0 || v < (a[2] == 'r' ? 1u : 0u) || v > 100000) {
             fprintf(stderr, "gpuprim: %s needs a count, got '%s'\n", a, val ? val : "");
             return -1;
         }
         if (a[2] == 'r')
-            c->reps = (int)v;
+            c->reps = (int)v, c->given |= COMMON_REPS;
         else
-            c->warmup = (int)v;
+            c->warmup = (int)v, c->given |= COMMON_WARMUP;
         ++*i;
         return 1;
     }
     return 0;
+}
+
+const char *gpu_absent_reason(gp_status_t st, char *buf, size_t len)
+{
+    if (st == GP_ERR_NO_DRIVER || st == GP_ERR_NO_DEVICE)
+        snprintf(buf, len, "no NVIDIA GPU/driver found");
+    else
+        snprintf(buf, len, "GPU 0 failed (%s: %s)", gp_status_string(st), gp_last_error());
+    return buf;
+}
+
+int common_only(const char *verb, const cli_common_t *c, unsigned allowed)
+{
+    static const struct { unsigned bit; const char *name; } opts[] = {
+        {COMMON_DEVICE, "--device"}, {COMMON_JSON, "--json"}, {COMMON_CSV, "--csv"},
+        {COMMON_SVG, "--svg"}, {COMMON_REPS, "--reps"}, {COMMON_WARMUP, "--warmup"}};
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        if (!(c->given & opts[k].bit) || (allowed & opts[k].bit)) continue;
+        char takes[128] = "";
+        for (size_t q = 0; q < sizeof opts / sizeof opts[0]; q++)
+            if (allowed & opts[q].bit)
+                snprintf(takes + strlen(takes), sizeof takes - strlen(takes), "%s%s", takes[0] ? " " : "", opts[q].name);
+        fprintf(stderr, "gpuprim %s: %s does not apply to %s (it takes %s)\n", verb, opts[k].name, verb,
+                takes[0] ? takes : "none of the common options");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+void rec_add(record_t *r, const char *key, int raw, const char *fmt, ...)
+{
+    if (r->n >= RECORD_MAX) return;
+    snprintf(r->key[r->n], sizeof r->key[0], "%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->val[r->n], sizeof r->val[0], fmt, ap);
+    va_end(ap);
+    r->raw[r->n++] = raw;
+}
+
+static void csv_cell(FILE *f, const char *s);
+
+void rec_print(const record_t *r, out_format_t fmt, FILE *f)
+{
+    if (fmt == FMT_CSV) {
+        for (int k = 0; k < r->n; k++) fprintf(f, "%s%s", k ? "," : "", r->key[k]);
+        fputc('\n', f);
+        for (int k = 0; k < r->n; k++) {
+            if (k) fputc(',', f);
+            csv_cell(f, r->val[k]);
+        }
+        fputc('\n', f);
+        return;
+    }
+    fputc('{', f);
+    for (int k = 0; k < r->n; k++) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", r->key[k]);
+        if (r->raw[k]) fputs(r->val[k], f);
+        else json_string(f, r->val[k]);
+    }
+    fputs("}\n", f);
 }
 
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len)
@@ -108,7 +216,7 @@ gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_l
         st = gp_ctx_create(ctx, 0);
         if (st == GP_OK) return st;
     }
-    if (why_cpu) snprintf(why_cpu, why_len, "%s: %s", gp_status_string(st), gp_last_error());
+    if (why_cpu) gpu_absent_reason(st, why_cpu, why_len);
     return gp_ctx_create(ctx, GP_DEVICE_CPU);
 }
 
@@ -201,7 +309,7 @@ void json_string(FILE *f, const char *s)
 
 static void csv_cell(FILE *f, const char *s)
 {
-    if (strpbrk(s, ",\"\n") == NULL) {
+    if (strpbrk(s, ",\"\n\r") == NULL) {
         fputs(s, f);
         return;
     }
@@ -244,17 +352,24 @@ void report_print(const report_t *r, out_format_t fmt, FILE *f)
         fprintf(f, "\n]}\n");
         return;
     }
-    if (fmt == FMT_CSV) {
-        for (int m = 0; m < r->nmeta; m++) fprintf(f, "# %s: %s\n", r->meta_key[m], r->meta_val[m]);
+    if (fmt == FMT_CSV) { /* plain CSV: one header row; the report's metadata (device, date ...) as trailing columns */
         for (int c = 0; c < r->ncols; c++) {
             if (c) fputc(',', f);
             csv_cell(f, r->cols[c]);
+        }
+        for (int m = 0; m < r->nmeta; m++) {
+            fputc(',', f);
+            csv_cell(f, r->meta_key[m]);
         }
         fputc('\n', f);
         for (int i = 0; i < r->nrows; i++) {
             for (int c = 0; c < r->ncols; c++) {
                 if (c) fputc(',', f);
                 csv_cell(f, report_cell(r, i, c));
+            }
+            for (int m = 0; m < r->nmeta; m++) {
+                fputc(',', f);
+                csv_cell(f, r->meta_val[m]);
             }
             fputc('\n', f);
         }
@@ -310,11 +425,54 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
+FILE *out_open(out_file_t *o, const char *path)
+{
+    static unsigned serial;
+    o->path = path;
+    o->f = NULL;
+    o->err = 0;
+    for (int tries = 0; tries < 100; tries++) {
+        snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+        if (strlen(path) + 32 >= sizeof o->tmp) {
+            o->err = ENAMETOOLONG;
+            return NULL;
+        }
+        const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* the umask applies, as for fopen */
+        if (fd >= 0) {
+            if ((o->f = fdopen(fd, "wb")) == NULL) {
+                o->err = errno;
+                close(fd);
+                unlink(o->tmp);
+            }
+            return o->f;
+        }
+        if (errno != EEXIST) break;
+    }
+    o->err = errno;
+    return NULL;
+}
+
+int out_close(out_file_t *o, int ok)
+{
+    if (o->f == NULL) return -1;
+    if (ok && (fflush(o->f) != 0 || ferror(o->f))) ok = 0, o->err = errno;
+    if (fclose(o->f) != 0 && ok) ok = 0, o->err = errno;
+    o->f = NULL;
+    if (ok && rename(o->tmp, o->path) != 0) ok = 0, o->err = errno;
+    if (!ok) unlink(o->tmp);
+    if (!ok && o->err == 0) o->err = EIO;
+    return ok ? 0 : -1;
+}
+
 int svg_bar_chart(const char *path, const char *title, const char *unit, const char *const *labels,
                   const double *values, int n, double ref, const char *ref_label)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL) return -1;
+    out_file_t o;
+    FILE *f = out_open(&o, path);
+    if (f == NULL) {
+        fprintf(stderr, "gpuprim: --svg %s: %s\n", path, strerror(o.err));
+        return -1;
+    }
     int lines = 1;
     for (const char *c = title; *c; c++) lines += *c == '\n';
     const int label_w = 260, bar_w = 520, row_h = 24, top = 34 + 18 * lines, left = 10;
@@ -361,7 +519,86 @@ int svg_bar_chart(const char *path, const char *title, const char *unit, const c
     fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">", x0, top + n * row_h + 24);
     xml_text(f, unit);
     fprintf(f, "</text>\n</svg>\n");
-    return fclose(f) == 0 ? 0 : -1;
+    if (out_close(&o, 1) != 0) {
+        fprintf(stderr, "gpuprim: --svg %s: %s\n", path, strerror(o.err));
+        return -1;
+    }
+    return 0;
+}
+
+/* A round step (1, 2 or 5 times a power of ten) that cuts [0, top] into about five ticks. */
+static double nice_step(double top)
+{
+    const double raw = top / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+int svg_histogram(const char *path, const char *title, double lo, double hi, const uint64_t *counts, size_t nbins)
+{
+    const size_t cols = nbins < 240 ? nbins : 240, per = (nbins + cols - 1) / cols, ncol = (nbins + per - 1) / per;
+    uint64_t *sum = calloc(ncol ? ncol : 1, sizeof *sum), top = 0;
+    if (sum == NULL) {
+        fprintf(stderr, "gpuprim: --svg %s: out of memory\n", path);
+        return -1;
+    }
+    for (size_t b = 0; b < nbins; b++) sum[b / per] += counts[b];
+    for (size_t k = 0; k < ncol; k++)
+        if (sum[k] > top) top = sum[k];
+    out_file_t o;
+    FILE *f = out_open(&o, path);
+    if (f == NULL) {
+        fprintf(stderr, "gpuprim: --svg %s: %s\n", path, strerror(o.err));
+        free(sum);
+        return -1;
+    }
+    int lines = 1;
+    for (const char *c = title; *c; c++) lines += *c == '\n';
+    const int left = 80, plot_w = 720, plot_h = 300, top_y = 30 + 18 * lines, width = left + plot_w + 30;
+    const int height = top_y + plot_h + 60;
+    const double step = top ? nice_step((double)top) : 1, ymax = top ? ceil((double)top / step) * step : 1;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
+    const char *line = title;
+    for (int l = 0; l < lines; l++) {
+        const char *end = strchr(line, '\n');
+        const size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"%d\"%s>", 22 + 18 * l, l ? 12 : 15,
+                l ? " fill=\"#333\"" : " font-weight=\"bold\"");
+        xml_text(f, buf);
+        fprintf(f, "</text>\n");
+        line = end ? end + 1 : line + len;
+    }
+    const int y0 = top_y + plot_h; /* the x axis */
+    for (double t = 0; t <= ymax + step / 2; t += step) {
+        const int y = y0 - (int)(t / ymax * plot_h + 0.5);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", left, y, left + plot_w, y);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>\n", left - 6, y + 4, t);
+    }
+    const double cw = (double)plot_w / (double)(ncol ? ncol : 1);
+    for (size_t k = 0; k < ncol; k++) {
+        const double h = (double)sum[k] / ymax * plot_h;
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#3b7dd8\"/>\n",
+                left + k * cw + (cw > 3 ? 0.5 : 0), y0 - h, cw > 3 ? cw - 1 : cw, h);
+    }
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left, y0, left + plot_w, y0);
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left, top_y, left, y0);
+    for (int q = 0; q <= 4; q++) {
+        const int x = left + plot_w * q / 4;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.6g</text>\n", x, y0 + 18,
+                lo + (hi - lo) * q / 4.0);
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">value (%zu bins%s)</text>\n",
+            left + plot_w / 2, y0 + 40, nbins, per > 1 ? ", adjacent bins summed per column" : "");
+    fprintf(f, "<text x=\"14\" y=\"%d\" fill=\"#555\" transform=\"rotate(-90 14 %d)\">count</text>\n</svg>\n",
+            top_y + plot_h / 2, top_y + plot_h / 2);
+    free(sum);
+    if (out_close(&o, 1) != 0) {
+        fprintf(stderr, "gpuprim: --svg %s: %s\n", path, strerror(o.err));
+        return -1;
+    }
+    return 0;
 }
 
 double now_seconds(void)
@@ -379,7 +616,7 @@ int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
         fprintf(stderr, "gpuprim %s: %s: %s\n", verb, gp_status_string(st), gp_last_error());
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if (why[0]) fprintf(stderr, "gpuprim %s: no GPU (%s); using the CPU backend\n", verb, why);
+    if (why[0]) fprintf(stderr, "gpuprim %s: %s — using the CPU backend\n", verb, why);
     return EXIT_OK;
 }
 

@@ -5,6 +5,7 @@
 #include "gpuprim.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit codes of the CLI. */
@@ -26,15 +27,31 @@ typedef struct cli_common {
     out_format_t fmt;
     const char *svg;
     int reps, warmup;
+    unsigned given; /* COMMON_* bits: which common options the command line set */
 } cli_common_t;
+enum { COMMON_DEVICE = 1, COMMON_JSON = 2, COMMON_CSV = 4, COMMON_SVG = 8, COMMON_REPS = 16, COMMON_WARMUP = 32 };
+/* A verb that takes only some common options refuses the others, one way for every verb: EXIT_USAGE after
+ * "gpuprim VERB: OPTION does not apply to VERB (it takes ...)", else EXIT_OK. */
+int common_only(const char *verb, const cli_common_t *c, unsigned allowed);
 #define DEVICE_AUTO (-2)
 
-/* Parses "123", "4K", "64M", "1G", "2^28" (K/M/G are powers of 1024). Returns 0 on success. */
+/* Parses a whole non-negative count: "123", "4K", "1.5M", "1G", "2T", "2^28" (K/M/G/T are powers of 1024, an optional
+ * "iB"/"B" may follow). Refuses signs, spaces, NaN, fractions that are not whole after the suffix, and overflow.
+ * Returns 0 on success. */
 int parse_size(const char *s, size_t *out);
+/* A finite number ("1.5", "-2", "1e-3"): no NaN, infinity, leading space or trailing text. 0 on success. */
+int parse_number(const char *s, double *out);
+/* "R,C": two parse_size counts. 0 on success. */
+int parse_pair(const char *s, size_t *a, size_t *b);
+/* Prints "gpuprim VERB: OPT: expected WHAT, got 'VAL'" and returns EXIT_USAGE. */
+int bad_value(const char *verb, const char *opt, const char *what, const char *val);
 /* Tries the common options at argv[*i] (consuming a value if it takes one): 1 taken, 0 not ours, -1 bad value. */
 int parse_common(int argc, char **argv, int *i, cli_common_t *c);
 /* "cpu" or an ordinal. */
 int parse_device(const char *s, int *device);
+/* Why there is no GPU to use, in one short line: "no NVIDIA GPU/driver found" for a missing device or driver (the
+ * common case, told once and plainly), else the GPU's own error. Returns buf. */
+const char *gpu_absent_reason(gp_status_t st, char *buf, size_t len);
 /* Opens the context the options ask for. With DEVICE_AUTO and no GPU: the CPU backend, and *why_cpu says why. */
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len);
 /* A one-line device description ("NVIDIA H200 (sm_90, 132 SMs), driver 13.0" or the CPU model). */
@@ -74,10 +91,36 @@ int report_row(report_t *r, const char *const *cells);
 const char *report_cell(const report_t *r, int row, int col);
 void report_print(const report_t *r, out_format_t fmt, FILE *f);
 void report_free(report_t *r);
+/* One result as named fields (the data verbs' --json / --csv): JSON prints one object on a line, CSV a header row
+ * and one value row. raw fields are printed as they are in JSON (numbers, arrays, true/false), others as strings. */
+#define RECORD_MAX 24
+typedef struct record {
+    int n;
+    char key[RECORD_MAX][24];
+    char val[RECORD_MAX][512];
+    int raw[RECORD_MAX];
+} record_t;
+void rec_add(record_t *r, const char *key, int raw, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void rec_print(const record_t *r, out_format_t fmt, FILE *f);
 /* JSON string escaping into f. */
 void json_string(FILE *f, const char *s);
 
-/* A horizontal bar chart: one bar per label, with an optional dashed reference line (ref <= 0: none). */
+/* Output files are written whole or not at all: out_open writes to "PATH.tmp-PID-N" beside PATH (NULL on failure,
+ * errno-style reason in o->err); out_close(o, ok) renames it over PATH when ok and everything was written, else removes
+ * it. Returns 0 when PATH now holds the whole output. */
+typedef struct out_file {
+    const char *path;
+    char tmp[4096];
+    FILE *f;
+    int err;
+} out_file_t;
+FILE *out_open(out_file_t *o, const char *path);
+int out_close(out_file_t *o, int ok);
+
+/* A histogram as a column chart of any bin count: adjacent bins summed into at most 240 columns, a y axis with
+ * round ticks, the range on the x axis (written whole or not at all; prints why on failure). */
+int svg_histogram(const char *path, const char *title, double lo, double hi, const uint64_t *counts, size_t nbins);
+/* A horizontal bar chart (written whole or not at all; prints why on failure): one bar per label, with an optional dashed reference line (ref <= 0: none). */
 int svg_bar_chart(const char *path, const char *title, const char *unit, const char *const *labels,
                   const double *values, int n, double ref, const char *ref_label);
 
