@@ -27,9 +27,10 @@ expect_rc 0 "help" "$g" help
 
 "$g" info >"$tmp/info" 2>"$tmp/info.err"; rc=$?
 case $rc in
-  0) grep -q "compute capability" "$tmp/info" && ok || bad "info lists no GPU";;
-  3|4) grep -q "CPU backend" "$tmp/info" && ok || bad "info without GPU lacks the CPU backend"
-       [ -s "$tmp/info.err" ] && ok || bad "info without GPU gives no reason";;
+  0) if grep -q "compute capability" "$tmp/info"; then ok; else
+       grep -q "CPU backend" "$tmp/info" && ok || bad "info without GPU lacks the CPU backend"
+       [ -s "$tmp/info.err" ] && ok || bad "info without GPU gives no reason"
+     fi;;
   *) bad "info exit $rc";;
 esac
 "$g" info --json >"$tmp/info.json" 2>/dev/null
@@ -175,21 +176,21 @@ expect_rc 2 "reduce bad --read" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 
 # gpuprim histogram: even, explicit edges, direct; json, csv, svg; stdin; errors.
 if command -v python3 >/dev/null 2>&1; then
   python3 -c "import struct; open('$tmp/h.f32', 'wb').write(struct.pack('<8f', 0.0, 0.25, 0.5, 0.999, 1.0, -0.5, float('nan'), 0.3))"
-  expect_rc 0 "histogram even json" "$g" histogram "$tmp/h.f32" --dtype f32 --bins 4 --range 0,1 --json
+  expect_rc 0 "histogram even json" "$g" histogram "$tmp/h.f32" --dtype f32 --bins 4 --range 0,1 --half-open --json
   grep -qF '"counts": [1, 2, 1, 1], "below": 1, "above": 1, "nan": 1, "elements": 8' "$tmp/out" && json_ok "$tmp/out" && ok ||
     bad "histogram even: $(cat "$tmp/out")"
-  expect_rc 0 "histogram edges csv" "$g" histogram "$tmp/h.f32" --dtype f32 --edges 0,0.3,1 --csv
-  grep -q '^1,0.29999999999999999,1,3$' "$tmp/out" && grep -q '^nan,,,1$' "$tmp/out" && ok || bad "histogram edges csv: $(cat "$tmp/out")"
-  "$g" histogram - --dtype f32 --bins 2 --range 0,1 --json <"$tmp/h.f32" >"$tmp/out" 2>/dev/null
+  expect_rc 0 "histogram edges csv" "$g" histogram "$tmp/h.f32" --dtype f32 --edges 0,0.3,1 --half-open --csv
+  grep -q '^bin,1,0.29999999999999999,1,3$' "$tmp/out" && grep -q '^nan,,,,1$' "$tmp/out" && ok || bad "histogram edges csv: $(cat "$tmp/out")"
+  "$g" histogram - --dtype f32 --bins 2 --range 0,1 --half-open --json <"$tmp/h.f32" >"$tmp/out" 2>/dev/null
   grep -qF '"counts": [3, 2]' "$tmp/out" && ok || bad "histogram stdin: $(cat "$tmp/out")"
-  expect_rc 0 "histogram table svg" "$g" histogram "$tmp/h.f32" --dtype f32 --bins 4 --range 0,1 --svg "$tmp/h.svg"
+  expect_rc 0 "histogram table svg" "$g" histogram "$tmp/h.f32" --dtype f32 --bins 4 --range 0,1 --half-open --svg "$tmp/h.svg"
   grep -q 'below 1, above 1, NaN 1' "$tmp/out" && grep -q '<svg' "$tmp/h.svg" && ok || bad "histogram table/svg: $(cat "$tmp/out")"
 fi
 printf '\000\001\001\002\011\377' >"$tmp/h.u8"
 expect_rc 0 "histogram direct" "$g" histogram "$tmp/h.u8" --dtype u8 --bins 10 --direct --json
 grep -qF '"counts": [1, 2, 1, 0, 0, 0, 0, 0, 0, 1], "below": 0, "above": 1' "$tmp/out" && ok || bad "histogram direct: $(cat "$tmp/out")"
 expect_rc 2 "histogram direct of floats" "$g" histogram "$tmp/h.u8" --dtype f32 --bins 4 --direct
-expect_rc 2 "histogram without a mode" "$g" histogram "$tmp/h.u8" --dtype u8 --bins 4
+expect_rc 2 "histogram without bins" "$g" histogram "$tmp/h.u8" --dtype u8
 expect_rc 2 "histogram bad range" "$g" histogram "$tmp/h.u8" --dtype u8 --bins 4 --range 1,0
 expect_rc 2 "histogram decreasing edges" "$g" histogram "$tmp/h.u8" --dtype u8 --edges 0,5,3
 

@@ -33,6 +33,25 @@ static void test_dtypes(void)
     CHECK(strstr(gp_last_error(), "f33") != NULL, "detail names the input: %s", gp_last_error());
     CHECK_ST(gp_dtype_parse(NULL, &d), GP_ERR_INVALID_ARG);
     CHECK(strstr(gp_last_error(), "name") != NULL, "detail names the argument: %s", gp_last_error());
+    /* NumPy's spellings (issue 11): names, np. prefixes, type strings with a byte order, one-character codes */
+    static const struct { const char *s; gp_dtype_t d; } np_names[] = {
+        {"f4", GP_F32}, {"<f4", GP_F32}, {"=f8", GP_F64}, {"|u1", GP_U8}, {"<i8", GP_I64}, {"<u8", GP_U64},
+        {"<f2", GP_F16}, {"i2", GP_I16}, {"u4", GP_U32}, {"np.float32", GP_F32}, {"numpy.int16", GP_I16},
+        {"float64", GP_F64}, {"double", GP_F64}, {"single", GP_F32}, {"f", GP_F32}, {"d", GP_F64}, {"B", GP_U8},
+        {"i8", GP_I8}, {"u8", GP_U8}, /* gpuprim's own 8-bit names win over NumPy's 8-byte 'i8' */
+    };
+    for (size_t k = 0; k < sizeof np_names / sizeof np_names[0]; k++) {
+        d = GP_BF16;
+        OK(gp_dtype_parse(np_names[k].s, &d));
+        CHECK(d == np_names[k].d, "'%s' parsed as %s", np_names[k].s, gp_dtype_name(d));
+    }
+    static const char *const refused[] = {"f3", "<f", "f 4", "f+4", "<f4 ", "np.f33", "", "f44", "<c8", "i16x"};
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        d = GP_BF16;
+        CHECK(gp_dtype_parse(refused[k], &d) == GP_ERR_INVALID_ARG && d == GP_BF16, "'%s' accepted", refused[k]);
+    }
+    CHECK_ST(gp_dtype_parse(">f4", &d), GP_ERR_UNSUPPORTED);
+    CHECK(strstr(gp_last_error(), "big-endian") != NULL, "big-endian detail: %s", gp_last_error());
 }
 
 static void test_contexts(void)
@@ -202,6 +221,36 @@ static void test_timer_cpu(void)
     CHECK(ms > 0 && ms < 10000, "ms %g", ms);
     CHECK_ST(gp_timer_elapsed_ms(t, NULL), GP_ERR_INVALID_ARG);
     OK(gp_timer_destroy(t));
+    /* a timer never started, or started and not stopped, has no elapsed time (issue 11) */
+    OK(gp_timer_create(ctx, &t));
+    ms = -7;
+    CHECK_ST(gp_timer_elapsed_ms(t, &ms), GP_ERR_INVALID_ARG);
+    CHECK(ms == -7 && strstr(gp_last_error(), "never started") != NULL, "unstarted timer: %s", gp_last_error());
+    CHECK_ST(gp_timer_stop(t, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_timer_start(t, NULL));
+    CHECK_ST(gp_timer_elapsed_ms(t, &ms), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "not stopped") != NULL, "unstopped timer: %s", gp_last_error());
+    OK(gp_timer_stop(t, NULL));
+    OK(gp_timer_elapsed_ms(t, &ms));
+    OK(gp_timer_destroy(t));
+    /* a buffer of no gp_mem_kind_t is refused even when its pointers are NULL; gp_memcpy_2d names itself */
+    gp_buffer_t bogus;
+    memset(&bogus, 0, sizeof bogus);
+    bogus.kind = (gp_mem_kind_t)42;
+    CHECK_ST(gp_mem_free(ctx, &bogus), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "kind") != NULL, "kind 42: %s", gp_last_error());
+    char a[8], b[8];
+    CHECK_ST(gp_memcpy_2d(ctx, a, 2, b, 8, 4, 2, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "gp_memcpy_2d") != NULL, "2d copy names itself: %s", gp_last_error());
+    /* GP_DEVICE_DEFAULT: a context on GPU 0 or, with the reason kept, on the CPU backend */
+    gp_ctx_t *dflt = NULL;
+    OK(gp_ctx_create(&dflt, GP_DEVICE_DEFAULT));
+    int ngpu = 0;
+    const int have_gpu = gp_device_count(&ngpu) == GP_OK && ngpu > 0;
+    CHECK(gp_ctx_device(dflt) == (have_gpu ? 0 : GP_DEVICE_CPU), "default context on %d", gp_ctx_device(dflt));
+    CHECK(have_gpu ? gp_ctx_fallback_reason(dflt)[0] == 0 : gp_ctx_fallback_reason(dflt)[0] != 0,
+          "fallback reason '%s'", gp_ctx_fallback_reason(dflt));
+    gp_ctx_destroy(dflt);
     OK(gp_timer_destroy(NULL));
     gp_ctx_destroy(ctx);
 }

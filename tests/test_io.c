@@ -183,6 +183,26 @@ static void test_malformed(void)
     size_t hb = 0;
     OK(gp_npy_header_size(buf, 10, &hb));
     CHECK(hb == hdr, "header size %zu", hb);
+    /* Issue 11: only what NumPy writes. A NUL or control byte inside a string, a descr with a sign or a space, and
+     * a header length past the cap are refused with the offset. */
+    const char *d6 = "{'descr': '<f4Qxx', 'fortran_order': False, 'shape': (4,), }";
+    len = make_npy(bad, 1, d6, f, sizeof f);
+    bad[at(d6, "Q")] = 0; /* NumPy reads '<f4\0xx' as no dtype; it was once taken as '<f4' */
+    snprintf(want, sizeof want, "byte %zu: byte 0x00 inside a header string", at(d6, "Q"));
+    expect_bad("nul.npy", bad, len, want, 1);
+    const char *d7 = "{'descr': '<f 4', 'fortran_order': False, 'shape': (4,), }";
+    len = make_npy(bad, 1, d7, f, sizeof f);
+    expect_bad("space.npy", bad, len, "is not a simple numeric dtype", 1);
+    const char *d8 = "{'descr': '<f+4', 'fortran_order': False, 'shape': (4,), }";
+    len = make_npy(bad, 1, d8, f, sizeof f);
+    expect_bad("plus.npy", bad, len, "is not a simple numeric dtype", 1);
+    const char *d9 = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), '\x1b[31mkey': 1}";
+    len = make_npy(bad, 1, d9, f, sizeof f);
+    snprintf(want, sizeof want, "byte %zu: byte 0x1b inside a header string", at(d9, "\x1b"));
+    expect_bad("escape.npy", bad, len, want, 1);
+    unsigned char big[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0xff, 0xff, 0xff, 0xff};
+    CHECK_ST(gp_npy_header_size(big, 12, &hb), GP_ERR_FORMAT);
+    CHECK(strstr(gp_last_error(), "byte 8: header length 4294967295 is over") != NULL, "cap: %s", gp_last_error());
 }
 
 static void test_raw_and_fread(void)

@@ -28,6 +28,25 @@ static void usage(FILE *f)
             GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH);
 }
 
+/* Edit distance (insert, delete, substitute, swap of neighbours), for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), d[33][33];
+    if (la > 32 || lb > 32) return 99;
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -53,7 +72,18 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
-    fprintf(stderr, "gpuprim: unknown verb '%s'\n", verb);
-    usage(stderr);
+    static const char *const verbs[] = {"info", "bandwidth", "bench", "lab", "demo", "reduce", "histogram",
+                                        "transpose", "gemm", "version", "help"};
+    const char *best = NULL;
+    size_t bd = 3;
+    for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++) {
+        const size_t d = distance(verb, verbs[k]);
+        if (d < bd || (strncmp(verb, verbs[k], strlen(verb)) == 0 && strlen(verb) >= 2 && d < 99))
+            bd = d < bd ? d : bd, best = verbs[k];
+    }
+    if (best)
+        fprintf(stderr, "gpuprim: unknown verb '%s'; did you mean '%s'? (gpuprim help lists the verbs)\n", verb, best);
+    else
+        fprintf(stderr, "gpuprim: unknown verb '%s' (gpuprim help lists the verbs)\n", verb);
     return EXIT_USAGE;
 }
