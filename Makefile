@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo install clean
+.PHONY: all deps build test demo install clean fuzz asan
 
 all: build
 
@@ -24,11 +24,26 @@ build: $(BUILD)/CMakeCache.txt
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-demo: build
-	$(BUILD)/gpuprim demo
+# The demo builds quietly (the log is kept in $(BUILD)/build.log and shown only when the build fails).
+demo: | deps
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@echo "building gpuprim (log: $(BUILD)/build.log) ..."
+	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { tail -40 $(BUILD)/build.log; exit 1; }
+	@$(BUILD)/gpuprim demo
+
+# libFuzzer runs of the parsers' fuzz targets (clang; FUZZ_SECONDS per target, default 60). ctest replays their corpus.
+fuzz: build
+	sh scripts/fuzz.sh
+
+# The CPU tests and CLI tests under AddressSanitizer + UBSan (host code; CUDA files are built as usual).
+asan: | deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGP_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -L cpu
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Installs the build tree ($1) into a scratch prefix ($2), then compiles and runs a 15-line C program against the
-# installed header and shared library through pkg-config. Runs on the CPU backend, so it needs no GPU.
+# Installs the build tree ($1) into a scratch prefix ($2), then builds and runs a small C program against it the
+# three ways the README shows: pkg-config with an rpath (no LD_LIBRARY_PATH), and a C-only CMake project through
+# find_package(gpuprim) with gpuprim::gpuprim (shared) and gpuprim::gpuprim_static. GP_DEVICE_DEFAULT runs it on GPU 0
+# or, without one, on the CPU backend, so it needs no GPU.
 set -eu
 build=$1
 work=$2
@@ -19,7 +21,11 @@ int main(void) {
     gp_ctx_t *ctx;
     float x[5] = {1, 2, 3, 4, 5}, y[5] = {5, 4, 3, 2, 1}, z[5];
     double dot = 0;
-    if (gp_ctx_create(&ctx, GP_DEVICE_CPU) != GP_OK) return 1;
+    if (gp_ctx_create(&ctx, GP_DEVICE_DEFAULT) != GP_OK) return 1;
+    if (gp_ctx_device(ctx) != GP_DEVICE_CPU) { /* host arrays: run this check on the CPU backend */
+        gp_ctx_destroy(ctx);
+        if (gp_ctx_create(&ctx, GP_DEVICE_CPU) != GP_OK) return 1;
+    }
     if (gp_vec_triad(ctx, GP_F32, 5, 2.0, x, y, z, NULL) != GP_OK) return 2;
     if (gp_vec_dot_sync(ctx, GP_F32, 5, x, y, &dot) != GP_OK) return 3;
     printf("gpuprim %d: z[4] = %g, dot = %g\n", gp_version(), z[4], dot);
@@ -27,7 +33,28 @@ int main(void) {
     return !(z[4] == 7.0f && dot == 35.0);
 }
 C
+pass=0
 cc -std=c11 -pedantic -Wall -Wextra -Werror $(pkg-config --cflags gpuprim) "$work/hello.c" -o "$work/hello" \
-   $(pkg-config --libs gpuprim)
-LD_LIBRARY_PATH="$work/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/hello"
-echo "install_pkgconfig: 1 passed, 0 failed"
+   $(pkg-config --libs gpuprim) -Wl,-rpath,"$(pkg-config --variable=libdir gpuprim)"
+env -u LD_LIBRARY_PATH "$work/hello" && pass=$((pass + 1))
+# A C-only CMake project: both exported targets must link with the C linker (no libstdc++ needed).
+mkdir -p "$work/cm"
+cp "$work/hello.c" "$work/cm/hello.c"
+cat >"$work/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.24)
+project(consumer C)
+find_package(gpuprim REQUIRED)
+add_executable(hello_shared hello.c)
+target_link_libraries(hello_shared PRIVATE gpuprim::gpuprim)
+add_executable(hello_static hello.c)
+target_link_libraries(hello_static PRIVATE gpuprim::gpuprim_static)
+CM
+cmake -S "$work/cm" -B "$work/cm/build" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/cm.log" 2>&1 &&
+  cmake --build "$work/cm/build" >>"$work/cm.log" 2>&1 || { cat "$work/cm.log"; exit 1; }
+env -u LD_LIBRARY_PATH "$work/cm/build/hello_shared" && pass=$((pass + 1))
+"$work/cm/build/hello_static" && pass=$((pass + 1))
+# The installed CLI finds its peers module in lib/gpuprim and runs without LD_LIBRARY_PATH.
+[ -e "$work/prefix/lib/gpuprim/libgpuprim_peers.so" ] && pass=$((pass + 1))
+env -u LD_LIBRARY_PATH "$work/prefix/bin/gpuprim" version >/dev/null && pass=$((pass + 1))
+echo "install_pkgconfig: $pass passed, $((5 - pass)) failed"
+[ "$pass" = 5 ]

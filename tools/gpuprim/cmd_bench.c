@@ -99,7 +99,7 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
     const int gpu = gp_ctx_device(*ctx) != GP_DEVICE_CPU;
-    if (why[0]) fprintf(stderr, "%s: %s — timing the CPU backend\n", title, why);
+    if (why[0]) note_cpu(title, why, "timing the CPU backend");
     if (c->reps < 0) c->reps = gpu ? 20 : 3;
     if (c->warmup < 0) c->warmup = gpu ? 3 : 1;
     report_init(r, title, cols, num, ncols);

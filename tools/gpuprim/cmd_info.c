@@ -113,7 +113,7 @@ int cmd_info(int argc, char **argv)
     if (st != GP_OK) {
         gpu_absent_reason(st, why, sizeof why);
         if (want_gpu) rc = st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : EXIT_NO_GPU;
-        fprintf(stderr, "gpuprim info: %s — showing the CPU backend\n", why);
+        note_cpu("gpuprim info", why, "showing the CPU backend");
     }
     gp_cpu_info_t cpu;
     gp_cpu_info(&cpu);

@@ -240,7 +240,7 @@ int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
         *cpu = NULL;
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if (why[0]) fprintf(stderr, "%s: %s — CPU versions only\n", title, why);
+    if (why[0]) note_cpu(title, why, "CPU versions only");
     return EXIT_OK;
 }
 

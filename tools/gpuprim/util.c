@@ -206,6 +206,13 @@ void rec_print(const record_t *r, out_format_t fmt, FILE *f)
     fputs("}\n", f);
 }
 
+void note_cpu(const char *who, const char *why, const char *doing)
+{
+    static int shown;
+    if (shown++ || who == NULL) return;
+    fprintf(stderr, "%s: %s — %s\n", who, why, doing);
+}
+
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len)
 {
     if (why_cpu && why_len) why_cpu[0] = 0;
@@ -431,12 +438,12 @@ FILE *out_open(out_file_t *o, const char *path)
     o->path = path;
     o->f = NULL;
     o->err = 0;
+    if (path == NULL || strlen(path) + 32 >= sizeof o->tmp) {
+        o->err = path ? ENAMETOOLONG : EINVAL;
+        return NULL;
+    }
     for (int tries = 0; tries < 100; tries++) {
         snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
-        if (strlen(path) + 32 >= sizeof o->tmp) {
-            o->err = ENAMETOOLONG;
-            return NULL;
-        }
         const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* the umask applies, as for fopen */
         if (fd >= 0) {
             if ((o->f = fdopen(fd, "wb")) == NULL) {
@@ -616,7 +623,11 @@ int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
         fprintf(stderr, "gpuprim %s: %s: %s\n", verb, gp_status_string(st), gp_last_error());
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if (why[0]) fprintf(stderr, "gpuprim %s: %s — using the CPU backend\n", verb, why);
+    if (why[0]) {
+        char who[64];
+        snprintf(who, sizeof who, "gpuprim %s", verb);
+        note_cpu(who, why, "using the CPU backend");
+    }
     return EXIT_OK;
 }
 

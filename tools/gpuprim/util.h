@@ -52,6 +52,9 @@ int parse_device(const char *s, int *device);
 /* Why there is no GPU to use, in one short line: "no NVIDIA GPU/driver found" for a missing device or driver (the
  * common case, told once and plainly), else the GPU's own error. Returns buf. */
 const char *gpu_absent_reason(gp_status_t st, char *buf, size_t len);
+/* The CPU-fallback note, "WHO: WHY — DOING", printed once per process (a demo runs many verbs); who NULL: count it
+ * as said. */
+void note_cpu(const char *who, const char *why, const char *doing);
 /* Opens the context the options ask for. With DEVICE_AUTO and no GPU: the CPU backend, and *why_cpu says why. */
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len);
 /* A one-line device description ("NVIDIA H200 (sm_90, 132 SMs), driver 13.0" or the CPU model). */
