@@ -11,7 +11,9 @@ mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 for f in include/gpuprim.h lib/libgpuprim.so lib/libgpuprim.a lib/pkgconfig/gpuprim.pc \
-         lib/cmake/gpuprim/gpuprimConfig.cmake bin/gpuprim; do
+         lib/cmake/gpuprim/gpuprimConfig.cmake bin/gpuprim share/man/man1/gpuprim.1 \
+         share/bash-completion/completions/gpuprim share/zsh/site-functions/_gpuprim share/doc/gpuprim/LICENSE \
+         share/doc/gpuprim/README.md; do
   [ -e "$work/prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done
 cat >"$work/hello.c" <<'C'

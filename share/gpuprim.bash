@@ -1,0 +1,24 @@
+# bash completion for gpuprim (installed to share/bash-completion/completions/gpuprim)
+_gpuprim() {
+    local cur prev verbs
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    verbs="info bandwidth reduce histogram transpose gemm bench lab demo version help"
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "$verbs" -- "$cur")); return
+    fi
+    case $prev in
+        bench|lab) COMPREPLY=($(compgen -W "vector reduce histogram transpose gemm" -- "$cur")); return;;
+        --op) COMPREPLY=($(compgen -W "sum prod min max minmax argmin argmax and or xor count_nonzero mat2 mat3 mat4 affine first last" -- "$cur")); return;;
+        --dtype|--acc) COMPREPLY=($(compgen -W "u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64" -- "$cur")); return;;
+        -d|--device) COMPREPLY=($(compgen -W "cpu 0 1 2 3" -- "$cur")); return;;
+        --order) COMPREPLY=($(compgen -W "c f" -- "$cur")); return;;
+        --svg|-o|--output|--c) COMPREPLY=($(compgen -f -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --shape --order --help" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+}
+complete -F _gpuprim gpuprim
