@@ -7,7 +7,7 @@ g=${1:-build/gpuprim}
 f=${TMPDIR:-/tmp}/gpuprim_startup.u32
 head -c 1073741824 /dev/urandom >"$f" 2>/dev/null || dd if=/dev/urandom of="$f" bs=1M count=1024 2>/dev/null
 cat "$f" >/dev/null # in the page cache, as the issue measured
-t() { s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
+t() { s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk "BEGIN { printf \"%.3f\", $e - $s }"; }
 for k in 1 2 3; do echo "version (process start)   : $(t "$g" version) s"; done
 for k in 1 2 3; do echo "info (device discovery)   : $(t "$g" info) s"; done
 for d in 0 cpu; do
@@ -15,7 +15,7 @@ for d in 0 cpu; do
     s=$(date +%s.%N)
     j=$("$g" reduce "$f" --dtype u32 --op sum -d $d --json 2>/dev/null)
     e=$(date +%s.%N)
-    echo "reduce 1 GiB u32 -d $d: wall $(echo "$e - $s" | bc) s; $(echo "$j" | sed 's/.*"seconds": \([0-9.]*\).*"stream_seconds": \([0-9.]*\).*/in-process \1 s, streaming \2 s/')"
+    echo "reduce 1 GiB u32 -d $d: wall $(awk "BEGIN { printf \"%.3f\", $e - $s }") s; $(echo "$j" | sed 's/.*"seconds": \([0-9.]*\).*"stream_seconds": \([0-9.]*\).*/in-process \1 s, streaming \2 s/')"
   done
 done
 rm -f "$f"

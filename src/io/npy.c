@@ -412,6 +412,8 @@ gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size
         len += snprintf(dict + len, sizeof dict - (size_t)len, "%zu%s", shape[i], ndim == 1 || i + 1 < ndim ? ", " : "");
     if (ndim == 1) len -= 1; /* "(5,)" */
     len += snprintf(dict + len, sizeof dict - (size_t)len, "), }");
+    if (len <= 0 || (size_t)len >= sizeof dict) /* cannot happen for GP_NPY_MAX_DIMS dims; says so to the compiler */
+        return gp__error(GP_ERR_INVALID_ARG, "%s: header dict too long", fn);
     /* Pad with spaces so magic + length + dict + '\n' is a multiple of 64. */
     size_t pre = 10, total = pre + (size_t)len + 1;
     int major = 1;
