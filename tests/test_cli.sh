@@ -2,22 +2,7 @@
 # CLI tests: verbs, output formats, exit codes and the demo. Runs on the CPU backend everywhere (and also exercises
 # the GPU path of `info` where there is one). $1: the gpuprim executable.
 set -u
-g=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { # expected-rc description command...
-  want=$1; what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; cat "$tmp/err" >&2; fi
-}
-json_ok() { # file: valid JSON (python3 when present, else a brace check)
-  if command -v python3 >/dev/null 2>&1; then python3 -m json.tool "$1" >/dev/null
-  else head -c1 "$1" | grep -q '{'; fi
-}
+. "$(dirname "$0")/cli_common.sh"
 
 expect_rc 0 "version" "$g" version
 grep -q "gpuprim 0\." "$tmp/out" && ok || bad "version text"
@@ -247,5 +232,4 @@ PY
     && ok || bad "gemm npy output shape"
 fi
 
-echo "cli: $pass passed, $fail failed"
-[ $fail = 0 ]
+cli_finish cli

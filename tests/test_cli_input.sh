@@ -2,21 +2,7 @@
 # CLI tests for hostile input and NumPy's conventions (issue 11): each case failed before its fix. Runs on the CPU
 # backend (-d cpu), so everywhere. $1: the gpuprim executable. Needs python3 (no NumPy) to write test files.
 set -u
-g=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect_rc() { # expected-rc description command...
-  want=$1; what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; head -c 600 "$tmp/err" >&2; fi
-}
-says() { # description pattern file
-  if grep -q -- "$2" "$3"; then ok; else bad "$1: '$2' not in: $(head -c 400 "$3")"; fi
-}
+. "$(dirname "$0")/cli_common.sh"
 command -v python3 >/dev/null 2>&1 || { echo "test_cli_input: SKIPPED: no python3 to write the inputs"; exit 77; }
 py() { python3 -c "$@"; }
 
@@ -136,5 +122,4 @@ expect_rc 2 "typo'd verb" "$g" histgram
 says "suggestion" "did you mean 'histogram'" "$tmp/err"
 [ "$(wc -l <"$tmp/err")" -le 2 ] && ok || bad "typo'd verb prints the whole usage"
 
-echo "test_cli_input: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+cli_finish test_cli_input

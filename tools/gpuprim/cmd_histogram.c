@@ -39,18 +39,6 @@ static gp_status_t count_chunk(void *user, const void *x, size_t n, size_t first
     return st;
 }
 
-typedef struct mm_sink {
-    gp_reducer_t *red;
-    size_t elements;
-} mm_sink_t;
-
-static gp_status_t push_minmax(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
-{
-    mm_sink_t *k = user;
-    (void)first;
-    k->elements += n;
-    return gp_reducer_push(k->red, x, n, s);
-}
 
 /* "a,b,c" into a malloc'd array; returns the count or 0 on a bad list. */
 static size_t parse_list(const char *s, double **out)
@@ -121,10 +109,10 @@ static int data_range(gp_ctx_t *ctx, input_t *in, const char *path, double *lo, 
         if (in->owned) fclose(f);
         in->f = f = t, in->owned = 1, pos = 0;
     }
-    mm_sink_t k = {NULL, 0};
+    reducer_sink_t k = {NULL, 0};
     gp_reduce_result_t r;
     gp_status_t st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
-    if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, push_minmax, &k);
+    if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, reducer_sink_push, &k);
     if (st == GP_OK) st = gp_reducer_finish(k.red, &r);
     gp_reducer_destroy(k.red);
     const size_t elements = k.elements;

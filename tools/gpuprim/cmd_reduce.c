@@ -20,18 +20,6 @@
 #include <unistd.h>
 
 
-typedef struct sink {
-    gp_reducer_t *red;
-    size_t elements;
-} sink_t;
-
-static gp_status_t push_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
-{
-    sink_t *k = user;
-    (void)first;
-    k->elements += count;
-    return gp_reducer_push(k->red, chunk, count, stream);
-}
 
 
 /* The flat C-order index of element i of a Fortran-order array (NumPy's argmin/argmax count in C order). */
@@ -316,8 +304,8 @@ int cmd_reduce(int argc, char **argv)
     so.threads = threads;
     so.map_pages = map_pages;
     const double t_stream = now_seconds();
-    sink_t sink = {red, 0};
-    st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, push_chunk, &sink);
+    reducer_sink_t sink = {red, 0};
+    st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, reducer_sink_push, &sink);
     if (bar.shown) fputc('\n', stderr);
     if (st == GP_OK) st = gp_reducer_finish(red, &r);
     const double stream_secs = now_seconds() - t_stream;

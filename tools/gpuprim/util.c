@@ -206,6 +206,14 @@ void rec_print(const record_t *r, out_format_t fmt, FILE *f)
     fputs("}\n", f);
 }
 
+gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
+{
+    reducer_sink_t *k = user;
+    (void)first;
+    k->elements += count;
+    return gp_reducer_push(k->red, chunk, count, stream);
+}
+
 void note_cpu(const char *who, const char *why, const char *doing)
 {
     static int shown;

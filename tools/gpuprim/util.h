@@ -72,6 +72,14 @@ void progress_bar(void *user, size_t done, size_t total);
  * the exit code (3 no GPU, 4 no driver, 1 otherwise). */
 int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
 
+/* A gp_array_stream consumer that pushes every chunk into a gp_reducer and counts the elements (reduce, and the
+ * histogram's range pass). */
+typedef struct reducer_sink {
+    gp_reducer_t *red;
+    size_t elements;
+} reducer_sink_t;
+gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
+
 /* ---------------------------------------------------------------------------------------------- reports */
 #define REPORT_MAX_COLS 16
 #define REPORT_MAX_META 8
