@@ -224,15 +224,16 @@ void note_cpu(const char *who, const char *why, const char *doing)
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len)
 {
     if (why_cpu && why_len) why_cpu[0] = 0;
-    if (device != DEVICE_AUTO) return gp_ctx_create(ctx, device);
-    int n = 0;
-    gp_status_t st = gp_device_count(&n);
-    if (st == GP_OK && n > 0) {
-        st = gp_ctx_create(ctx, 0);
-        if (st == GP_OK) return st;
+    gp_status_t st = gp_ctx_create(ctx, device); /* DEVICE_AUTO is the library's GP_DEVICE_DEFAULT */
+    if (st == GP_OK && device == DEVICE_AUTO && why_cpu && gp_ctx_device(*ctx) == GP_DEVICE_CPU) {
+        int n = 0;
+        const gp_status_t dc = gp_device_count(&n);
+        if (dc == GP_ERR_NO_DRIVER || dc == GP_ERR_NO_DEVICE)
+            snprintf(why_cpu, why_len, "no NVIDIA GPU/driver found");
+        else
+            snprintf(why_cpu, why_len, "GPU 0 failed (%s)", gp_ctx_fallback_reason(*ctx));
     }
-    if (why_cpu) gpu_absent_reason(st, why_cpu, why_len);
-    return gp_ctx_create(ctx, GP_DEVICE_CPU);
+    return st;
 }
 
 void describe_device(gp_ctx_t *ctx, char *out, size_t len)

@@ -33,7 +33,7 @@ enum { COMMON_DEVICE = 1, COMMON_JSON = 2, COMMON_CSV = 4, COMMON_SVG = 8, COMMO
 /* A verb that takes only some common options refuses the others, one way for every verb: EXIT_USAGE after
  * "gpuprim VERB: OPTION does not apply to VERB (it takes ...)", else EXIT_OK. */
 int common_only(const char *verb, const cli_common_t *c, unsigned allowed);
-#define DEVICE_AUTO (-2)
+#define DEVICE_AUTO GP_DEVICE_DEFAULT
 
 /* Parses a whole non-negative count: "123", "4K", "1.5M", "1G", "2T", "2^28" (K/M/G/T are powers of 1024, an optional
  * "iB"/"B" may follow). Refuses signs, spaces, NaN, fractions that are not whole after the suffix, and overflow.
