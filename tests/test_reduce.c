@@ -135,6 +135,61 @@ static void test_fast_paths(void)
         }
 }
 
+/* The min/max/argmin/argmax fast paths give the generic path's bits, also where only the tree's order decides: zeros
+ * of both signs, NaNs of several payloads, infinities, ties of the extreme at many indices. */
+static void set_f(void *x, gp_dtype_t dt, size_t i, double v)
+{
+    if (dt == GP_F32) ((float *)x)[i] = (float)v;
+    else ((double *)x)[i] = v;
+}
+
+static void test_minmax_fast_paths(void)
+{
+    static const gp_dtype_t dts[] = {GP_F32, GP_F64, GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32, GP_U64, GP_I64};
+    static const gp_reduce_op_t ops[] = {GP_REDUCE_MIN, GP_REDUCE_MAX, GP_REDUCE_MINMAX, GP_REDUCE_ARGMIN,
+                                         GP_REDUCE_ARGMAX};
+    static const size_t sizes[] = {1, 5, 17, 16384, 7 * 16384 + 4321};
+    const double nan2 = -(double)NAN; /* a NaN with the sign bit: different bits from NAN */
+    int cases = 0;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (int pat = 0; pat < 8; pat++) {
+                const gp_dtype_t dt = dts[d];
+                const int flt = dt == GP_F32 || dt == GP_F64;
+                const size_t n = sizes[z];
+                if (!flt && pat > 1) continue;
+                void *x = malloc(n * 8);
+                if (flt) tc_fill(x, n, dt);
+                else rc_fill(x, dt, n, GP_REDUCE_XOR);
+                for (size_t i = 0; i < n && flt; i++) {
+                    const double r = (double)(((i + 377) * 2654435761u) % 1000) / 1000;
+                    if (pat == 1) set_f(x, dt, i, (double)((i * 7919) % 5)); /* ties everywhere */
+                    if (pat == 2) set_f(x, dt, i, r < 0.01 ? 0.0 : r < 0.02 ? -0.0 : r); /* min is +0 and -0, sparse */
+                    if (pat == 3) set_f(x, dt, i, r < 0.3 ? -0.0 : r);                 /* min is -0 only */
+                    if (pat == 4 && r < 0.01) set_f(x, dt, i, NAN);                    /* one NaN payload */
+                    if (pat == 5 && r < 0.01) set_f(x, dt, i, r < 0.005 ? NAN : nan2); /* two payloads */
+                    if (pat == 6 && r < 0.01) set_f(x, dt, i, r < 0.005 ? INFINITY : -INFINITY);
+                    if (pat == 7) set_f(x, dt, i, r < 0.01 ? -0.0 : r < 0.02 ? 0.0 : -r); /* max is +0 and -0 */
+                }
+                for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                    gp_reduce_result_t fast, slow;
+                    memset(&fast, 0, sizeof fast), memset(&slow, 0, sizeof slow);
+                    OK(gp__reduce_cpu(ops[o], dt, 0, n, x, &fast, 1));
+                    gp__reduce_cpu_generic_only = 1;
+                    OK(gp__reduce_cpu(ops[o], dt, 0, n, x, &slow, 1));
+                    gp__reduce_cpu_generic_only = 0;
+                    CHECK(memcmp(&fast, &slow, sizeof fast) == 0,
+                          "fast %s %s n=%zu pattern %d: 0x%016llx/0x%016llx @%lld vs generic 0x%016llx/0x%016llx @%lld",
+                          gp_reduce_op_name(ops[o]), gp_dtype_name(dt), n, pat, (unsigned long long)fast.value.u64,
+                          (unsigned long long)fast.value2.u64, (long long)fast.index, (unsigned long long)slow.value.u64,
+                          (unsigned long long)slow.value2.u64, (long long)slow.index);
+                    cases++;
+                }
+                free(x);
+            }
+    CHECK(cases == 5 * 5 * (2 * 8 + 8 * 2), "%d cases", cases);
+}
+
 static void test_errors(gp_ctx_t *ctx)
 {
     float x[4] = {1, 2, 3, 4};
@@ -203,6 +258,7 @@ int main(void)
     test_identities(ctx);
     test_determinism();
     test_fast_paths();
+    test_minmax_fast_paths();
     test_errors(ctx);
     test_streaming(ctx);
     rc_test_segmented(ctx, 300007, NULL);

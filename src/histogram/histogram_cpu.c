@@ -94,7 +94,7 @@ gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, c
     }
     const int threads = omp_get_max_threads();
     const int private_ok = (double)threads * (double)slots * 8.0 <= 64.0 * 1024 * 1024;
-    if (private_ok && threads > 1 && n > 65536) {
+    if (private_ok && threads > 1 && gp__cpu_par(1, n * gp_dtype_size(dtype))) {
         uint64_t *priv = calloc((size_t)threads * slots, sizeof *priv);
         if (!priv) {
             free(total), free(lut);
@@ -113,7 +113,7 @@ gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, c
         for (int t = 0; t < threads; t++)
             for (size_t b = 0; b < slots; b++) total[b] += priv[(size_t)t * slots + b];
         free(priv);
-    } else if (threads > 1 && n > 65536) {
+    } else if (threads > 1 && gp__cpu_par(1, n * gp_dtype_size(dtype))) {
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();

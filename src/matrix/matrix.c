@@ -85,7 +85,7 @@ void gp__transpose_cpu(const gp__phys_t *out, const gp__phys_t *in)
 {
     enum { B = 32 };
     const size_t es = in->es, P = in->prows, Q = in->pcols;
-#pragma omp parallel for schedule(static) if (P * Q > (1u << 16))
+#pragma omp parallel for schedule(static) if (gp__cpu_par(1, P * Q * es * 2))
     for (long long pb = 0; pb < (long long)P; pb += B)
         for (size_t qb = 0; qb < Q; qb += B) {
             const size_t pe = (size_t)pb + B < P ? (size_t)pb + B : P, qe = qb + B < Q ? qb + B : Q;

@@ -75,6 +75,10 @@ typedef struct gp__gemm {
 GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
                                      cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int parallel);
+/* gemm_cpu.c: the widest micro-kernel allowed (2 AVX-512, 1 AVX2+FMA, 0 portable; tests lower it), and the one in
+ * use */
+GP_INTERNAL extern int gp__gemm_cpu_max_isa;
+GP_INTERNAL const char *gp__gemm_cpu_kernel_name(void);
 
 /* The SGEMM lab (gemm_versions.cu): each version computes C = A B for row-major, packed f32 A (M x K), B (K x N),
  * C (M x N) in device memory (host memory for the CPU entries). */

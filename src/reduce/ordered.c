@@ -90,6 +90,7 @@ gp_status_t gp_ordered_op_parse(const char *name, gp_ordered_op_t *op)
         const int r = GP__ORDERED_RUN_WORDS / (kk * (int)sizeof(T) / 4);                                            \
         const size_t tile = (size_t)LANES * (size_t)r, ntiles = (n + tile - 1) / tile;                              \
         T *part = malloc(ntiles * (size_t)kk * sizeof(T));                                                          \
+        parallel = gp__cpu_par(parallel, n * (size_t)kk * sizeof(T));                                               \
         _Pragma("omp parallel for schedule(static) if (parallel)")                                                  \
         for (long long k = 0; k < (long long)ntiles; k++)                                                           \
             block_##SFX(op, kk, r, x, (size_t)k * tile, n, part + (size_t)k * kk);                                 \

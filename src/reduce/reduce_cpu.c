@@ -253,10 +253,188 @@ static st_t tree(const job_t *j, st_t *s)
 
 int gp__reduce_cpu_generic_only = 0;
 
+/* Fast paths for min/max/minmax/argmin/argmax over one tile (any length). These results do not depend on the order
+ * of the tree except where equal-comparing values have different bits: +0 and -0, and NaNs with different payloads.
+ * One vectorizable pass finds the min, the max and whether a NaN is there; where the answer could depend on the
+ * order (zeros of both signs, NaNs of different bits) the tile goes to the generic path. argmin/argmax keep the first
+ * index of the extreme value (or of the first NaN), which is what the tree's tie rule gives in any order. */
+#define MM_LANES 16
+#define MM_ISNAN(v) ((v) != (v))
+#define MM_NONAN(v) ((void)(v), 0)
+
+/* After the vector part: the tail, and an exact look for NaNs when the v - v sums say there may be one. */
+#define MM_FINISH(T, ISN)                                                                                            \
+    int any = ISN(zs) || ISN(x[0]);                                                                                  \
+    for (; i < L; i++) {                                                                                             \
+        const T v = x[i];                                                                                            \
+        lo = v < lo ? v : lo;                                                                                        \
+        hi = v > hi ? v : hi;                                                                                        \
+        any |= ISN(v);                                                                                               \
+    }                                                                                                                \
+    if (any) {                                                                                                       \
+        any = 0;                                                                                                     \
+        for (i = 0; i < L && !any; i++) any = ISN(x[i]);                                                             \
+    }                                                                                                                \
+    *mn = lo, *mx = hi, *nan = any
+
+/* Portable scan (integers; floats off x86): 16 independent lanes the compiler may vectorize. */
+#define MM_SCAN(SFX, T, ISN)                                                                                         \
+    static void mm_scan_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                          \
+    {                                                                                                                \
+        T a[MM_LANES], b[MM_LANES], z[MM_LANES]; /* z: v - v summed, NaN after a NaN or an infinity */              \
+        for (size_t k = 0; k < MM_LANES; k++) a[k] = b[k] = x[0], z[k] = 0;                                          \
+        size_t i = 0;                                                                                                \
+        for (; i + MM_LANES <= L; i += MM_LANES)                                                                     \
+            for (size_t k = 0; k < MM_LANES; k++) {                                                                  \
+                const T v = x[i + k];                                                                                \
+                a[k] = v < a[k] ? v : a[k];                                                                          \
+                b[k] = v > b[k] ? v : b[k];                                                                          \
+                z[k] += v - v;                                                                                       \
+            }                                                                                                        \
+        T lo = a[0], hi = b[0], zs = z[0];                                                                           \
+        for (size_t k = 1; k < MM_LANES; k++) {                                                                      \
+            lo = a[k] < lo ? a[k] : lo;                                                                              \
+            hi = b[k] > hi ? b[k] : hi;                                                                              \
+            zs += z[k];                                                                                              \
+        }                                                                                                            \
+        MM_FINISH(T, ISN);                                                                                           \
+    }
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* SSE2 (every x86-64): _mm_min_ps(v, a) is exactly v < a ? v : a, the scalar rule below. */
+static void mm_scan_f32(const float *x, size_t L, float *mn, float *mx, int *nan)
+{
+    __m128 a0 = _mm_set1_ps(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = _mm_setzero_ps(), z1 = z0;
+    size_t i = 0;
+    for (; i + 8 <= L; i += 8) {
+        const __m128 v0 = _mm_loadu_ps(x + i), v1 = _mm_loadu_ps(x + i + 4);
+        a0 = _mm_min_ps(v0, a0), a1 = _mm_min_ps(v1, a1);
+        b0 = _mm_max_ps(v0, b0), b1 = _mm_max_ps(v1, b1);
+        z0 = _mm_add_ps(z0, _mm_sub_ps(v0, v0)), z1 = _mm_add_ps(z1, _mm_sub_ps(v1, v1));
+    }
+    float av[8], bv[8], zv[8];
+    _mm_storeu_ps(av, a0), _mm_storeu_ps(av + 4, a1), _mm_storeu_ps(bv, b0), _mm_storeu_ps(bv + 4, b1);
+    _mm_storeu_ps(zv, z0), _mm_storeu_ps(zv + 4, z1);
+    float lo = av[0], hi = bv[0], zs = zv[0];
+    for (int k = 1; k < 8; k++) lo = av[k] < lo ? av[k] : lo, hi = bv[k] > hi ? bv[k] : hi, zs += zv[k];
+    MM_FINISH(float, MM_ISNAN);
+}
+static void mm_scan_f64(const double *x, size_t L, double *mn, double *mx, int *nan)
+{
+    __m128d a0 = _mm_set1_pd(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = _mm_setzero_pd(), z1 = z0;
+    size_t i = 0;
+    for (; i + 4 <= L; i += 4) {
+        const __m128d v0 = _mm_loadu_pd(x + i), v1 = _mm_loadu_pd(x + i + 2);
+        a0 = _mm_min_pd(v0, a0), a1 = _mm_min_pd(v1, a1);
+        b0 = _mm_max_pd(v0, b0), b1 = _mm_max_pd(v1, b1);
+        z0 = _mm_add_pd(z0, _mm_sub_pd(v0, v0)), z1 = _mm_add_pd(z1, _mm_sub_pd(v1, v1));
+    }
+    double av[4], bv[4], zv[4];
+    _mm_storeu_pd(av, a0), _mm_storeu_pd(av + 2, a1), _mm_storeu_pd(bv, b0), _mm_storeu_pd(bv + 2, b1);
+    _mm_storeu_pd(zv, z0), _mm_storeu_pd(zv + 2, z1);
+    double lo = av[0], hi = bv[0], zs = zv[0];
+    for (int k = 1; k < 4; k++) lo = av[k] < lo ? av[k] : lo, hi = bv[k] > hi ? bv[k] : hi, zs += zv[k];
+    MM_FINISH(double, MM_ISNAN);
+}
+#else
+MM_SCAN(f32, float, MM_ISNAN)
+MM_SCAN(f64, double, MM_ISNAN)
+#endif
+MM_SCAN(u8, uint8_t, MM_NONAN)
+MM_SCAN(i8, int8_t, MM_NONAN)
+MM_SCAN(u16, uint16_t, MM_NONAN)
+MM_SCAN(i16, int16_t, MM_NONAN)
+MM_SCAN(u32, uint32_t, MM_NONAN)
+MM_SCAN(i32, int32_t, MM_NONAN)
+MM_SCAN(u64, uint64_t, MM_NONAN)
+MM_SCAN(i64, int64_t, MM_NONAN)
+
+#define MM_FUNCS(SFX, T, ISN, NANV)                                                                                        \
+    /* -1: no index; else the first index whose element equals v (by value), or is NaN when v is NaN */              \
+    static size_t mm_first_##SFX(const T *x, size_t L, T v)                                                          \
+    {                                                                                                                \
+        for (size_t i = 0; i < L; i++)                                                                               \
+            if (ISN(v) ? ISN(x[i]) : x[i] == v) return i;                                                         \
+        return (size_t)-1;                                                                                           \
+    }                                                                                                                \
+    /* the elements equal to v (by value; NaN: every NaN) all have the same bits */                                 \
+    static int mm_same_bits_##SFX(const T *x, size_t L, T v)                                                         \
+    {                                                                                                                \
+        const size_t f = mm_first_##SFX(x, L, v);                                                                    \
+        for (size_t i = f + 1; i < L; i++)                                                                           \
+            if ((ISN(v) ? ISN(x[i]) : x[i] == v) && memcmp(&x[i], &x[f], sizeof(T)) != 0) return 0;               \
+        return 1;                                                                                                    \
+    }                                                                                                                \
+    static int mm_tile_##SFX(const job_t *j, size_t base, size_t L, st_t *out)                                       \
+    {                                                                                                                \
+        const T *x = (const T *)j->x + base;                                                                         \
+        T mn, mx;                                                                                                    \
+        int nan;                                                                                                     \
+        mm_scan_##SFX(x, L, &mn, &mx, &nan);                                                                         \
+        if (j->op == GP_REDUCE_ARGMIN || j->op == GP_REDUCE_ARGMAX) {                                                \
+            T v = j->op == GP_REDUCE_ARGMIN ? mn : mx;                                                               \
+            if (nan) v = (T)NANV;                                                                                     \
+            *out = make(j, base + mm_first_##SFX(x, L, v));                                                          \
+            return 1;                                                                                                \
+        }                                                                                                            \
+        if (nan) mn = mx = (T)NANV;                                                                                   \
+        /* unordered bits: +0 and -0 both present, or NaNs of several payloads */                                   \
+        if ((mn == 0 || nan) && !mm_same_bits_##SFX(x, L, mn)) return 0;                                             \
+        if ((mx == 0 || nan) && !mm_same_bits_##SFX(x, L, mx)) return 0;                                             \
+        if (nan) mn = mx = x[mm_first_##SFX(x, L, mn)]; /* that NaN's bits */                                        \
+        else if (mn == 0) mn = x[mm_first_##SFX(x, L, mn)];                                                          \
+        if (!nan && mx == 0) mx = x[mm_first_##SFX(x, L, mx)];                                                       \
+        job_t t = *j;                                                                                                \
+        st_t r = identity(j), lo, hi;                                                                                \
+        t.x = &mn, lo = make(&t, 0);                                                                                 \
+        t.x = &mx, hi = make(&t, 0);                                                                                 \
+        if (j->op == GP_REDUCE_MIN) r.v = lo.v;                                                                      \
+        else if (j->op == GP_REDUCE_MAX) r.v = hi.v;                                                                 \
+        else r.v = lo.v, r.v2 = hi.v;                                                                                \
+        *out = r;                                                                                                    \
+        return 1;                                                                                                    \
+    }
+
+MM_FUNCS(f32, float, MM_ISNAN, NAN)
+MM_FUNCS(f64, double, MM_ISNAN, NAN)
+MM_FUNCS(u8, uint8_t, MM_NONAN, 0)
+MM_FUNCS(i8, int8_t, MM_NONAN, 0)
+MM_FUNCS(u16, uint16_t, MM_NONAN, 0)
+MM_FUNCS(i16, int16_t, MM_NONAN, 0)
+MM_FUNCS(u32, uint32_t, MM_NONAN, 0)
+MM_FUNCS(i32, int32_t, MM_NONAN, 0)
+MM_FUNCS(u64, uint64_t, MM_NONAN, 0)
+MM_FUNCS(i64, int64_t, MM_NONAN, 0)
+
+/* 1 and *out set when a fast path took the tile. */
+static int minmax_tile(const job_t *j, size_t base, size_t L, st_t *out)
+{
+    switch (j->dt) {
+    case GP_F32: return mm_tile_f32(j, base, L, out);
+    case GP_F64: return mm_tile_f64(j, base, L, out);
+    case GP_U8: return mm_tile_u8(j, base, L, out);
+    case GP_I8: return mm_tile_i8(j, base, L, out);
+    case GP_U16: return mm_tile_u16(j, base, L, out);
+    case GP_I16: return mm_tile_i16(j, base, L, out);
+    case GP_U32: return mm_tile_u32(j, base, L, out);
+    case GP_I32: return mm_tile_i32(j, base, L, out);
+    case GP_U64: return mm_tile_u64(j, base, L, out);
+    case GP_I64: return mm_tile_i64(j, base, L, out);
+    default: return 0; /* f16, bf16: the generic path */
+    }
+}
+
 static st_t tile(const job_t *j, size_t k)
 {
     const size_t es = gp_dtype_size(j->dt), w = 16 / es, base = k * (GP__REDUCE_TILE_BYTES / es);
     st_t lanes[GP__REDUCE_LANES];
+    if ((j->op == GP_REDUCE_MIN || j->op == GP_REDUCE_MAX || j->op == GP_REDUCE_MINMAX || j->op == GP_REDUCE_ARGMIN ||
+         j->op == GP_REDUCE_ARGMAX) &&
+        !gp__reduce_cpu_generic_only) {
+        const size_t L = j->n - base < GP__REDUCE_TILE_BYTES / es ? j->n - base : GP__REDUCE_TILE_BYTES / es;
+        if (minmax_tile(j, base, L, &lanes[0])) return lanes[0];
+    }
     if (j->op == GP_REDUCE_SUM && base + GP__REDUCE_TILE_BYTES / es <= j->n && !gp__reduce_cpu_generic_only) {
         const st_t id = identity(j);
         if (j->dt == GP_F32 && j->k == K_F32) SUM_TILE(float, float, v.f);
@@ -326,6 +504,7 @@ void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t 
     const job_t j = {op, dtype, kind_of(op, dtype, wide), x, n, idx0};
     const size_t tile_elems = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype), ntiles = (n + tile_elems - 1) / tile_elems;
     st_t *part = dst;
+    parallel = gp__cpu_par(parallel, n * gp_dtype_size(dtype));
 #pragma omp parallel for schedule(static) if (parallel)
     for (long long k = 0; k < (long long)ntiles; k++) part[k] = tile(&j, (size_t)k);
 }
@@ -392,6 +571,7 @@ void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, con
     const job_t j = {op, dtype, kind_of(op, dtype, 0), x, n, 0};
     gp_reduce_result_t id;
     gp__reduce_identity(op, dtype, &id);
+    parallel = gp__cpu_par(parallel, n * gp_dtype_size(dtype));
 #pragma omp parallel for schedule(dynamic, 64) if (parallel)
     for (long long sg = 0; sg < (long long)nseg; sg++) {
         long long lo = offsets[sg], hi = offsets[sg + 1];

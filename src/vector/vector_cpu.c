@@ -59,7 +59,7 @@
 
 static gp_status_t run(const gp__vec_args_t *a, int par)
 {
-    (void)par; /* used inside the OpenMP pragmas' if clauses */
+    par = gp__cpu_par(par, a->n * gp_dtype_size(a->dtype) * (a->op == GP__VEC_COPY || a->op == GP__VEC_SCALE ? 2 : 3));
     if (a->op == GP__VEC_DOT) {
         switch (a->dtype) {
         case GP_F32: DOT_CHUNKS(float, double, (double)x[i] * (double)y[i], par, double); break;

@@ -138,8 +138,7 @@ static int add_row(report_t *r, const char *test, const char *kind, const char *
 int cmd_bandwidth(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
-    size_t b = 1u << 20, e = 256u << 20;
-    double factor = 4;
+    sweep_t sw = {1u << 20, 256u << 20, 4, 0};
     int want[GP_MEM_KIND_COUNT] = {0};
     int any_kind = 0;
     for (int i = 1; i < argc; i++) {
@@ -150,18 +149,8 @@ int cmd_bandwidth(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return EXIT_OK;
-        } else if ((strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0) && v) {
-            if (parse_size(v, a[1] == 'b' ? &b : &e) != 0) {
-                fprintf(stderr, "gpuprim bandwidth: %s: bad size '%s'\n", a, v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (strcmp(a, "-f") == 0 && v) {
-            if (parse_number(v, &factor) != 0 || factor <= 1.0) {
-                fprintf(stderr, "gpuprim bandwidth: -f needs a factor > 1, got '%s'\n", v);
-                return EXIT_USAGE;
-            }
-            i++;
+        } else if ((k = parse_sweep("bandwidth", argc, argv, &i, &sw)) != 0) {
+            if (k < 0) return EXIT_USAGE;
         } else if (strcmp(a, "--kinds") == 0 && v) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
@@ -180,10 +169,7 @@ int cmd_bandwidth(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (b == 0 || e < b) {
-        fprintf(stderr, "gpuprim bandwidth: need 0 < BEGIN <= END\n");
-        return EXIT_USAGE;
-    }
+    if (sweep_check("bandwidth", &sw) != 0) return EXIT_USAGE;
     if (!any_kind)
         for (int k = GP_MEM_PAGEABLE; k < GP_MEM_KIND_COUNT; k++) want[k] = 1;
     if (c.device == GP_DEVICE_CPU) {
@@ -225,7 +211,10 @@ int cmd_bandwidth(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
-    for (size_t bytes = b; bytes <= e;) {
+    size_t sizes[256];
+    const size_t nsizes = sweep_sizes(&sw, sizes, 256);
+    for (size_t si = 0; si < nsizes; si++) {
+        const size_t bytes = sizes[si];
         gp_buffer_t d1 = {0}, d2 = {0};
         if ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &d1)) != GP_OK ||
             (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &d2)) != GP_OK ||
@@ -296,10 +285,6 @@ int cmd_bandwidth(int argc, char **argv)
         gp_mem_free(ctx, &d1);
         gp_mem_free(ctx, &d2);
         if (rc != EXIT_OK) break;
-        size_t next = (size_t)((double)bytes * factor);
-        if (next <= bytes) break;
-        if (bytes < e && next > e) next = e; /* always end on END */
-        bytes = next;
     }
     report_print(&r, c.fmt, stdout);
     if (c.fmt == FMT_TABLE)

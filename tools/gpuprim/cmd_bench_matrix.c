@@ -173,21 +173,36 @@ static size_t gemm_differ(gjob_t *j)
 int bench_gemm(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    sweep_t sw = {256, 4096, 2, 0};
+    int sweep_f64 = 0;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = parse_sweep("bench gemm", argc, argv, &i, &sw);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpuprim bench gemm [-d DEVICE|cpu] [--reps N] [--warmup N] [--json|--csv]\n"
+            printf("usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
+                   "                          [--reps N] [--warmup N] [--json|--csv]\n"
                    "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
                    "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
                    "  8192 (and the m8n8k4 kernel variant at 4096, for comparison).\n"
-                   "  (256-sized problems on the CPU backend.) Answers are checked against cuBLAS's.\n");
+                   "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's.\n"
+                   "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
+                   "  4096 by 2), in --dtype (default f32), on any backend.\n");
             return EXIT_OK;
+        }
+        if (strcmp(argv[i], "--dtype") == 0) {
+            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            gp_dtype_t d;
+            if (v == NULL || gp_dtype_parse(v, &d) != GP_OK || (d != GP_F32 && d != GP_F64))
+                return bad_value("bench gemm", "--dtype", "f32 or f64", v);
+            sweep_f64 = d == GP_F64, i++;
+            continue;
         }
         fprintf(stderr, "gpuprim bench gemm: unknown argument '%s'\n", argv[i]);
         return EXIT_USAGE;
     }
+    if (sweep_check("bench gemm", &sw) != 0) return EXIT_USAGE;
     static const char *const cols[] = {"op", "dtype", "m", "n", "k", "median_us", "min_us", "TFLOP/s", "peer",
                                        "peer_us", "peer_TFLOP/s", "ratio"};
     static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
@@ -211,11 +226,19 @@ int bench_gemm(int argc, char **argv)
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
                                       {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4},
                                       {8192, 8192, 8192, 1, 0}};
-    for (size_t pi = 0; pi < sizeof probs / sizeof probs[0] && rc == EXIT_OK; pi++) {
-        gjob_t j = {ctx, peer, (int)probs[pi][3], (int)probs[pi][4], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
+    size_t sides[64];
+    const size_t nsides = sw.given ? sweep_sizes(&sw, sides, 64) : 0;
+    const size_t nprobs = sw.given ? nsides : sizeof probs / sizeof probs[0];
+    for (size_t pi = 0; pi < nprobs && rc == EXIT_OK; pi++) {
+        gjob_t j = {ctx, peer, sw.given ? sweep_f64 : (int)probs[pi][3], sw.given ? 0 : (int)probs[pi][4], 0, 0, 0,
+                    {0}, {0}, {0}, {0}, ""};
         if (j.variant && !gpu) continue;
-        j.m = gpu ? probs[pi][0] : probs[pi][0] / 32 + 1, j.n = gpu ? probs[pi][1] : probs[pi][1] / 32 + 1;
-        j.k = gpu ? probs[pi][2] : probs[pi][2] / 32 + 1;
+        if (sw.given) {
+            j.m = j.n = j.k = sides[pi];
+        } else {
+            j.m = gpu ? probs[pi][0] : probs[pi][0] / 32 + 1, j.n = gpu ? probs[pi][1] : probs[pi][1] / 32 + 1;
+            j.k = gpu ? probs[pi][2] : probs[pi][2] / 32 + 1;
+        }
         const gp_dtype_t dt = j.f64 ? GP_F64 : GP_F32;
         const size_t es = j.f64 ? 8 : 4;
         gp_buffer_t ba = {0}, bb = {0}, bc = {0}, bp = {0};

@@ -90,6 +90,49 @@ int bad_value(const char *verb, const char *opt, const char *what, const char *v
     return EXIT_USAGE;
 }
 
+int parse_sweep(const char *verb, int argc, char **argv, int *i, sweep_t *s)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0) {
+        size_t x = 0;
+        if (parse_size(v, &x) != 0 || x == 0) return bad_value(verb, a, "a size > 0", v ? v : ""), -1;
+        if (a[1] == 'b') s->b = x, s->given |= 1;
+        else s->e = x, s->given |= 2;
+        ++*i;
+        return 1;
+    }
+    if (strcmp(a, "-f") == 0) {
+        double f = 0;
+        if (parse_number(v, &f) != 0 || !(f > 1.0) || f > 1e6) return bad_value(verb, a, "a factor > 1", v ? v : ""), -1;
+        s->f = f;
+        ++*i;
+        return 1;
+    }
+    return 0;
+}
+
+int sweep_check(const char *verb, sweep_t *s)
+{
+    if (s->given == 1 && s->b > s->e) s->e = s->b; /* -b alone past the default end: that one size */
+    if (s->given == 2 && s->e < s->b) s->b = s->e; /* -e alone below the default start: that one size */
+    if (s->b > s->e) {
+        fprintf(stderr, "gpuprim %s: -b %zu is larger than -e %zu\n", verb, s->b, s->e);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+size_t sweep_sizes(const sweep_t *s, size_t *out, size_t max)
+{
+    size_t n = 0;
+    for (double x = (double)s->b; n < max && x <= (double)s->e * (1 + 1e-12); x *= s->f) {
+        const size_t v = (size_t)(x + 0.5);
+        if (n == 0 || v != out[n - 1]) out[n++] = v;
+    }
+    if (n > 0 && n < max && out[n - 1] < s->e) out[n++] = s->e; /* always end on MAX */
+    return n;
+}
+
 int parse_device(const char *s, int *device)
 {
     if (s == NULL) return -1;

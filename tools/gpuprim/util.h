@@ -47,6 +47,22 @@ int parse_pair(const char *s, size_t *a, size_t *b);
 int bad_value(const char *verb, const char *opt, const char *what, const char *val);
 /* Tries the common options at argv[*i] (consuming a value if it takes one): 1 taken, 0 not ours, -1 bad value. */
 int parse_common(int argc, char **argv, int *i, cli_common_t *c);
+/* nccl-tests' size sweep: -b MIN -e MAX [-f FACTOR]: sizes MIN, MIN*F, MIN*F^2, ... up to MAX (F > 1, default
+ * given at init). A verb says what a size is (bytes, or a matrix side). */
+typedef struct sweep {
+    size_t b, e;
+    double f;
+    int given; /* -b or -e was on the command line */
+} sweep_t;
+/* Tries -b/-e/-f at argv[*i] (consuming the value): 1 taken, 0 not ours, -1 bad value (said, naming the verb). */
+int parse_sweep(const char *verb, int argc, char **argv, int *i, sweep_t *s);
+/* After the options: -b alone sweeps to the verb's default end (or is the one size, past it), -e alone likewise;
+ * MIN <= MAX checked.
+ * 0 ok, else EXIT_USAGE (said). */
+int sweep_check(const char *verb, sweep_t *s);
+/* The sizes in order, ending on MAX, at most max of them; returns the count. */
+size_t sweep_sizes(const sweep_t *s, size_t *out, size_t max);
+
 /* "cpu" or an ordinal. */
 int parse_device(const char *s, int *device);
 /* Why there is no GPU to use, in one short line: "no NVIDIA GPU/driver found" for a missing device or driver (the
