@@ -51,10 +51,12 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim bench vector [-d DEVICE|cpu] [-n N] [--dtype f32|f64|i32|all] [--reps N] [--warmup N]\n"
-               "                            [--json|--csv] [--svg FILE]\n"
+    fprintf(f, "usage: gpuprim bench vector [-d DEVICE|cpu] [-n N | -b BYTES -e BYTES -f FACTOR] [--dtype f32|f64|i32|all]\n"
+               "                            [--reps N] [--warmup N] [--json|--csv] [--svg FILE]\n"
                "  times copy, scale, add, triad (z = x + a*y), dot against D2D cudaMemcpy and a read-only kernel,\n"
-               "  and against cuBLAS axpy / dot measured in the same run. Default n = 2^28 on a GPU, 2^24 on the CPU.\n");
+               "  and against cuBLAS axpy / dot measured in the same run. Default n = 2^28 on a GPU, 2^24 on the CPU.\n"
+               "  -b/-e/-f: a sweep of array sizes in bytes instead (nccl-tests' convention; default 1 MiB to 1 GiB\n"
+               "  by 4).\n");
 }
 
 /* Formats one result row. peer_ms <= 0: no peer. */
@@ -116,10 +118,12 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
 int bench_vector(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
-    size_t n = 0;
+    size_t n_opt = 0;
+    sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
     int dts[3] = {GP_F32, -1, -1}, ndt = 1;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = parse_sweep("bench vector", argc, argv, &i, &sw);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -127,7 +131,7 @@ int bench_vector(int argc, char **argv)
             usage(stdout);
             return EXIT_OK;
         } else if (strcmp(a, "-n") == 0 && v) {
-            if (parse_size(v, &n) != 0 || n == 0) {
+            if (parse_size(v, &n_opt) != 0 || n_opt == 0) {
                 fprintf(stderr, "gpuprim bench vector: -n: bad element count '%s'\n", v);
                 return EXIT_USAGE;
             }
@@ -149,13 +153,17 @@ int bench_vector(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (sweep_check("bench vector", &sw) != 0) return EXIT_USAGE;
+    if (sw.given && n_opt) return fprintf(stderr, "gpuprim bench vector: -n and -b/-e exclude each other\n"), EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
     int rc = bench_begin("gpuprim bench vector", &c, &ctx, &r, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
+    if (n_opt == 0) n_opt = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
+    size_t sizes[64];
+    const size_t nsizes = sw.given ? sweep_sizes(&sw, sizes, 64) : 1;
     gp_status_t st;
     gp_peer_t *peer = NULL;
     char perr[256] = "";
@@ -190,9 +198,10 @@ int bench_vector(int argc, char **argv)
     }
     static bench_bars_t bars;
     bars.n = 0;
+    for (size_t si = 0; si < nsizes && rc == EXIT_OK; si++)
     for (int di = 0; di < ndt && rc == EXIT_OK; di++) {
         gp_dtype_t dt = (gp_dtype_t)dts[di];
-        size_t es = gp_dtype_size(dt), arr = n * es;
+        const size_t es = gp_dtype_size(dt), n = sw.given ? (sizes[si] + es - 1) / es : n_opt, arr = n * es;
         int nsets = bench_rotation_sets(ctx, 3 * arr, 16);
         gp_buffer_t *bufs = calloc((size_t)nsets * 3 + 1, sizeof *bufs);
         void **ptrs = calloc((size_t)nsets * 3, sizeof *ptrs);
@@ -233,7 +242,8 @@ int bench_vector(int argc, char **argv)
             double bytes = (double)n * es * gp__vec_op_streams(j.op);
             vec_row(&r, gp__vec_op_name(j.op), gp_dtype_name(dt), n, bytes, &s, &ce, peer_name,
                     has_peer ? sp.median_ms : 0);
-            bench_bars_add(&bars, bench_gbs(bytes, s.median_ms), "%s %s", gp__vec_op_name(j.op), gp_dtype_name(dt));
+            bench_bars_add(&bars, bench_gbs(bytes, s.median_ms), "%s %s%s%zu", gp__vec_op_name(j.op), gp_dtype_name(dt),
+                           sw.given ? " n=" : "", sw.given ? n : 0);
             if (has_peer) bench_bars_add(&bars, bench_gbs(bytes, sp.median_ms), "%s (peer)", peer_name);
         }
         for (int k = 0; bufs && k <= nsets * 3; k++) gp_mem_free(ctx, &bufs[k]);
@@ -245,7 +255,7 @@ int bench_vector(int argc, char **argv)
         char title[600];
         char date[16];
         today(date, sizeof date);
-        snprintf(title, sizeof title, "gpuprim bench vector, n = %zu\n%s\n%s; peer: %s", n, desc, date,
+        snprintf(title, sizeof title, "gpuprim bench vector, n = %zu\n%s\n%s; peer: %s", n_opt, desc, date,
                  gpu ? gp_peer_version(peer) : "none");
         if (svg_bar_chart(c.svg, title, "GB/s (1e9 B/s, bytes read + written)", bars.labels, bars.values, bars.n,
                           ce.d2d_gbs, gpu ? "D2D cudaMemcpy" : "memcpy") != 0) {
@@ -394,16 +404,21 @@ int bench_reduce(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t n = 0;
+    sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = parse_sweep("bench reduce", argc, argv, &i, &sw);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
+            printf("usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N | -b BYTES -e BYTES -f FACTOR] [--reps N]\n"
+                   "                            [--warmup N] [--json|--csv] [--svg F]\n"
                    "  gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at\n"
                    "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered\n"
-                   "  (non-commutative) reductions over the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan).\n");
+                   "  (non-commutative) reductions over the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan).\n"
+                   "  -b/-e/-f: instead, sum/max/argmax f32 and sum/min i32 over a sweep of input sizes in bytes\n"
+                   "  (nccl-tests' convention; default 1 MiB to 1 GiB by 4).\n");
             return EXIT_OK;
         } else if (strcmp(a, "-n") == 0 && v) {
             if (parse_size(v, &n) != 0 || n == 0) {
@@ -416,6 +431,8 @@ int bench_reduce(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (sweep_check("bench reduce", &sw) != 0) return EXIT_USAGE;
+    if (sw.given && n) return fprintf(stderr, "gpuprim bench reduce: -n and -b/-e exclude each other\n"), EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
@@ -433,25 +450,38 @@ int bench_reduce(int argc, char **argv)
         return EXIT_FAIL;
     }
     const size_t small[] = {1u << 10, 1u << 14, 1u << 16, 1u << 18, 1u << 20};
-    rcase_t cases[32];
+    rcase_t cases[64];
     int nc = 0;
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32, -1, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32, -1, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32, -1, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32, -1, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1, -1, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1, -1, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, -1, -1, 1}; /* f32 data, f64 accumulator */
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64, -1, 0};
-    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32, -1, 0};
-    /* ordered (non-commutative) reductions: n / 4 elements of 2x2 f32 = the same bytes as the f32 sums */
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 4, GP_PEER_SCAN_MAT2_F32, GP_ORDERED_MAT2, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U32, n / 4, -1, GP_ORDERED_MAT2, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 9, -1, GP_ORDERED_MAT3, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 16, -1, GP_ORDERED_MAT4, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 8, -1, GP_ORDERED_MAT2, 0};
-    cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 2, -1, GP_ORDERED_AFFINE, 0};
+    if (sw.given) {
+        size_t sizes[12];
+        const size_t ns = sweep_sizes(&sw, sizes, 12);
+        for (size_t i = 0; i < ns; i++) {
+            const size_t m = (sizes[i] + 3) / 4;
+            cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, m, GP_PEER_SUM_F32, -1, 0};
+            cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, m, GP_PEER_MAX_F32, -1, 0};
+            cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, m, -1, -1, 0};
+            cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, m, GP_PEER_SUM_I32, -1, 0};
+            cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, m, GP_PEER_MIN_I32, -1, 0};
+        }
+    } else {
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, GP_PEER_SUM_F32, -1, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_I32, n, GP_PEER_SUM_I32, -1, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_MAX, GP_F32, n, GP_PEER_MAX_F32, -1, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_MIN, GP_I32, n, GP_PEER_MIN_I32, -1, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_ARGMAX, GP_F32, n, -1, -1, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 2, -1, -1, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n, -1, -1, 1}; /* f32 data, f64 accumulator */
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U8, gpu ? (size_t)1000000000 : n, GP_PEER_SUM_U8_U64, -1, 0};
+        for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+            cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, small[i], GP_PEER_SUM_F32, -1, 0};
+        /* ordered (non-commutative) reductions: n / 4 elements of 2x2 f32 = the same bytes as the f32 sums */
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 4, GP_PEER_SCAN_MAT2_F32, GP_ORDERED_MAT2, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_U32, n / 4, -1, GP_ORDERED_MAT2, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 9, -1, GP_ORDERED_MAT3, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 16, -1, GP_ORDERED_MAT4, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F64, n / 8, -1, GP_ORDERED_MAT2, 0};
+        cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, n / 2, -1, GP_ORDERED_AFFINE, 0};
+    }
     gp_buffer_t out = {0};
     if (gp_mem_alloc(ctx, GP_MEM_DEVICE, 256, &out) != GP_OK) rc = EXIT_FAIL;
     static bench_bars_t bars;
@@ -502,7 +532,7 @@ int bench_reduce(int argc, char **argv)
         free(bufs);
         free(ptrs);
     }
-    if (rc == EXIT_OK) rc = bench_segmented_rows(ctx, &r, n, &c, &ce);
+    if (rc == EXIT_OK && !sw.given) rc = bench_segmented_rows(ctx, &r, n, &c, &ce);
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[700];

@@ -43,18 +43,21 @@ int bench_histogram(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t bytes = 0;
+    sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = parse_sweep("bench histogram", argc, argv, &i, &sw);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim bench histogram [-d DEVICE|cpu] [--bytes B] [--reps N] [--warmup N] [--json|--csv]\n"
-                   "                               [--svg FILE]\n"
+            printf("usage: gpuprim bench histogram [-d DEVICE|cpu] [--bytes B | -b B -e B -f FACTOR] [--reps N]\n"
+                   "                               [--warmup N] [--json|--csv] [--svg FILE]\n"
                    "  gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run:\n"
                    "  u8 256 bins over [0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random\n"
                    "  data), and all values in one bin (u8, f32). Inputs of B bytes (default 1 GiB; 64 MiB on the\n"
-                   "  CPU backend).\n");
+                   "  CPU backend). -b/-e/-f: every case over a sweep of input sizes in bytes instead (nccl-tests'\n"
+                   "  convention; default 1 MiB to 1 GiB by 4, at most 2^31).\n");
             return EXIT_OK;
         } else if (strcmp(a, "--bytes") == 0 && v) {
             if (parse_size(v, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)) {
@@ -73,7 +76,16 @@ int bench_histogram(int argc, char **argv)
     int rc = bench_begin("gpuprim bench histogram", &c, &ctx, &r, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (sweep_check("bench histogram", &sw) != 0 || (sw.given && (bytes || sw.e > ((size_t)1 << 31)))) {
+        fprintf(stderr, "gpuprim bench histogram: -b/-e: sizes up to 2^31 bytes, not with --bytes\n");
+        report_free(&r);
+        gp_ctx_destroy(ctx);
+        return EXIT_USAGE;
+    }
     if (bytes == 0) bytes = gpu ? (size_t)1 << 30 : (size_t)64 << 20;
+    size_t sizes[64];
+    const size_t nsizes = sw.given ? sweep_sizes(&sw, sizes, 64) : 1;
+    if (sw.given) bytes = sizes[nsizes - 1];
     report_meta(&r, "peer", "%s",
                 gpu ? "CUB cub::DeviceHistogram::HistogramEven (int counters) from the CUDA toolkit"
                     : "none on the CPU backend");
@@ -109,12 +121,15 @@ int bench_histogram(int argc, char **argv)
     bars.n = 0;
     gp_dtype_t filled = GP_DTYPE_COUNT;
     int filled_skew = -1;
-    for (int ci = 0; ci < ncases && rc == EXIT_OK; ci++) {
+    for (int q = 0; q < (int)nsizes * ncases && rc == EXIT_OK; q++) {
+        const int ci = q % ncases;
+        const size_t qbytes = sw.given ? sizes[q / ncases] : bytes;
+        if (ci == 0) filled = GP_DTYPE_COUNT; /* a new size: fill again */
         const gp_dtype_t dt = cases[ci].dtype;
-        const size_t n = bytes / gp_dtype_size(dt);
+        const size_t n = qbytes / gp_dtype_size(dt);
         if (dt != filled || cases[ci].skew != filled_skew) {
             /* random: every byte value (u8) or [-1, 1) (f32); skewed: every byte 0x3e (u8 62, f32 0.1858) */
-            st = cases[ci].skew ? gp_memset(ctx, xb[0].device, 0x3e, bytes, NULL)
+            st = cases[ci].skew ? gp_memset(ctx, xb[0].device, 0x3e, qbytes, NULL)
                                 : bench_fill_random(ctx, xb[0].device, n, dt, 2026 + (unsigned)dt);
             if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
             if (st != GP_OK) {
@@ -178,10 +193,10 @@ int bench_histogram(int argc, char **argv)
             if (differ) report_meta(&r, name, "%zu bins differ from CUB (float binning at the edges)", differ);
             snprintf(peer_name, sizeof peer_name, "cub::HistogramEven");
         }
-        vec_row(&r, name, gp_dtype_name(dt), n, (double)bytes, &so, &ce, peer_name, has_peer ? sp.median_ms : 0);
-        bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s %s", name, gp_dtype_name(dt));
+        vec_row(&r, name, gp_dtype_name(dt), n, (double)qbytes, &so, &ce, peer_name, has_peer ? sp.median_ms : 0);
+        bench_bars_add(&bars, bench_gbs((double)qbytes, so.median_ms), "%s %s", name, gp_dtype_name(dt));
         if (has_peer)
-            bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "  CUB %s %zu%s", gp_dtype_name(dt), j.nbins,
+            bench_bars_add(&bars, bench_gbs((double)qbytes, sp.median_ms), "  CUB %s %zu%s", gp_dtype_name(dt), j.nbins,
                            cases[ci].skew ? " skew" : "");
     }
     report_print(&r, c.fmt, stdout);

@@ -39,19 +39,24 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 int bench_transpose(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    sweep_t sw = {1024, 16384, 2, 0};
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
+        if (k == 0) k = parse_sweep("bench transpose", argc, argv, &i, &sw);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpuprim bench transpose [-d DEVICE|cpu] [--reps N] [--warmup N] [--json|--csv]\n"
+            printf("usage: gpuprim bench transpose [-d DEVICE|cpu] [-b SIDE -e SIDE -f FACTOR] [--reps N] [--warmup N]\n"
+                   "                               [--json|--csv]\n"
                    "  gp_matrix_transpose (f32) against cublasSgeam and the D2D copy, 16384 x 16384 and 8191 x 16411\n"
-                   "  (1024 x 1024 and 511 x 1027 on the CPU backend).\n");
+                   "  (1024 x 1024 and 511 x 1027 on the CPU backend).\n"
+                   "  -b/-e/-f: instead, square matrices of side -b to -e by factor -f (default 1024 to 16384 by 2).\n");
             return EXIT_OK;
         }
         fprintf(stderr, "gpuprim bench transpose: unknown argument '%s'\n", argv[i]);
         return EXIT_USAGE;
     }
+    if (sweep_check("bench transpose", &sw) != 0) return EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
@@ -68,8 +73,11 @@ int bench_transpose(int argc, char **argv)
         rc = EXIT_FAIL;
     }
     static const size_t shapes[2][2] = {{16384, 16384}, {8191, 16411}};
-    for (int k = 0; k < 2 && rc == EXIT_OK; k++) {
-        const size_t rows = gpu ? shapes[k][0] : shapes[k][0] / 16, cols = gpu ? shapes[k][1] : shapes[k][1] / 16;
+    size_t sides[64];
+    const size_t nshapes = sw.given ? sweep_sizes(&sw, sides, 64) : 2;
+    for (size_t k = 0; k < nshapes && rc == EXIT_OK; k++) {
+        const size_t rows = sw.given ? sides[k] : gpu ? shapes[k][0] : shapes[k][0] / 16;
+        const size_t cols = sw.given ? sides[k] : gpu ? shapes[k][1] : shapes[k][1] / 16;
         tjob_t j = {ctx, peer, {0}, {0}, {0}, ""};
         gp_pitched_t m_in = {0}, m_out = {0}, m_peer = {0};
         if (gp_matrix_alloc(ctx, rows, cols, GP_F32, GP_ROW_MAJOR, &j.in, &m_in) != GP_OK ||
