@@ -184,6 +184,28 @@ expect_rc 2 "histogram decreasing edges" "$g" histogram "$tmp/h.u8" --dtype u8 -
 [ $rc = 0 ] && grep -q "demo finished" "$tmp/demo" && ok || { bad "demo exit $rc"; tail -20 "$tmp/demo" >&2; }
 
 
+# ---- bench size sweeps (nccl-tests' -b/-e/-f) and the spinner on long matrix work (issue 11, item 16)
+expect_rc 0 "bench gemm sweep" "$g" bench gemm -d cpu -b 8 -e 32 -f 2 --reps 1 --warmup 0 --csv
+[ "$(grep -c '^sgemm NN,f32,' "$tmp/out")" = 3 ] && grep -q '^sgemm NN,f32,32,32,32,' "$tmp/out" && ok \
+  || bad "bench gemm -b 8 -e 32 -f 2: want sides 8 16 32: $(cat "$tmp/out")"
+expect_rc 0 "bench gemm sweep f64, end on -e" "$g" bench gemm -d cpu -b 10 -e 50 -f 3 --dtype f64 --reps 1 --csv
+[ "$(grep -c '^dgemm NN,f64,' "$tmp/out")" = 3 ] && grep -q '^dgemm NN,f64,50,' "$tmp/out" && ok \
+  || bad "bench gemm -b 10 -e 50 -f 3: want sides 10 30 50: $(cat "$tmp/out")"
+expect_rc 0 "bench transpose sweep" "$g" bench transpose -d cpu -b 64 -e 128 --reps 1 --csv
+[ "$(grep -c '^transpose' "$tmp/out")" = 2 ] && ok || bad "bench transpose sweep rows: $(cat "$tmp/out")"
+expect_rc 0 "bench vector sweep" "$g" bench vector -d cpu -b 64K -e 256K --reps 1 --csv
+grep -q '^triad,f32,16384,' "$tmp/out" && grep -q '^triad,f32,65536,' "$tmp/out" && ok || bad "bench vector sweep rows"
+expect_rc 0 "bench reduce sweep" "$g" bench reduce -d cpu -b 1M -e 1M --reps 1 --csv
+[ "$(grep -c ',262144,' "$tmp/out")" = 5 ] && ok || bad "bench reduce sweep: five ops at 2^18: $(cat "$tmp/out")"
+expect_rc 0 "bench histogram sweep" "$g" bench histogram -d cpu -b 64K -e 128K -f 2 --reps 1 --csv
+grep -q '^hist256 cpu,u8,131072,' "$tmp/out" && grep -q '^hist256 cpu,u8,65536,' "$tmp/out" && ok || bad "bench histogram sweep"
+expect_rc 2 "sweep -b past -e" "$g" bench vector -d cpu -b 4M -e 1M
+says "sweep order message" "larger than -e" "$tmp/err"
+expect_rc 2 "sweep factor 1" "$g" bench gemm -d cpu -f 1
+expect_rc 2 "sweep -b 0" "$g" bench transpose -d cpu -b 0
+expect_rc 2 "sweep with -n" "$g" bench reduce -d cpu -n 5 -b 1M
+expect_rc 2 "bandwidth -f nan" "$g" bandwidth -f nan
+
 # ---- matrices: gpuprim transpose / gemm (device: auto, so the GPU where there is one)
 head -c $((1000 * 37 * 4)) /dev/urandom >"$tmp/m.raw"
 expect_rc 0 "transpose raw -> npy" "$g" transpose "$tmp/m.raw" "$tmp/mt.npy" --shape 1000,37 --dtype f32
@@ -230,6 +252,16 @@ PY
   expect_rc 0 "gemm npy f32 on the CPU backend" "$g" gemm "$tmp/mt.npy" "$tmp/mtt.npy" -o "$tmp/c.npy" -d cpu
   python3 -c "import sys; d=open(sys.argv[1],'rb').read(); sys.exit(0 if b\"'shape': (37, 37)\" in d[:128] else 1)" "$tmp/c.npy" \
     && ok || bad "gemm npy output shape"
+fi
+
+# the spinner: on a terminal (script gives one) once the work passes GPUPRIM_PROGRESS_AFTER seconds; never in a pipe
+if command -v script >/dev/null 2>&1 && [ -f "$tmp/mt.npy" ]; then
+  GPUPRIM_PROGRESS_AFTER=0 script -qec "'$g' gemm '$tmp/mt.npy' '$tmp/mtt.npy' -o '$tmp/cs.npy' -d cpu" /dev/null >"$tmp/tty" 2>&1
+  grep -q "gemm .* x .* x .*  [0-9.]* s" "$tmp/tty" && ok || bad "no spinner on a terminal: $(head -c 300 "$tmp/tty")"
+  GPUPRIM_PROGRESS_AFTER=0 script -qec "'$g' transpose '$tmp/mt.npy' '$tmp/ts.npy' -d cpu" /dev/null >"$tmp/tty" 2>&1
+  grep -q "transposing  [0-9.]* s" "$tmp/tty" && ok || bad "no transpose spinner on a terminal"
+  GPUPRIM_PROGRESS_AFTER=0 "$g" gemm "$tmp/mt.npy" "$tmp/mtt.npy" -o "$tmp/cs.npy" -d cpu 2>"$tmp/err" >/dev/null
+  grep -q "$(printf '\r')" "$tmp/err" && bad "spinner drawn into a pipe" || ok
 fi
 
 cli_finish cli

@@ -250,10 +250,13 @@ int cmd_transpose(int argc, char **argv)
     if (st == GP_OK) st = to_ctx(ctx, &hout, &dout, &mo, 0);
     if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
     if (st == GP_OK) {
+        spinner_t sp;
+        spinner_start(&sp, "transposing");
         tc0 = now_seconds();
         st = gp_matrix_transpose(ctx, &dout, &d, NULL);
         if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
         tc1 = now_seconds();
+        spinner_stop(&sp);
     }
     if (st == GP_OK && dout.data != hout.data) st = gp_matrix_copy(ctx, &hout, &dout, NULL);
     if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
@@ -395,11 +398,16 @@ int cmd_gemm(int argc, char **argv)
         if (st == GP_OK) st = to_ctx(ctx, &hc, &dc, &memc, src[2].path != NULL);
         if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
         if (st == GP_OK) {
+            spinner_t sp;
+            char what[96];
+            snprintf(what, sizeof what, "gemm %zu x %zu x %zu", m, n, k);
+            spinner_start(&sp, what);
             tc0 = now_seconds();
             st = gp_gemm(ctx, ta ? GP_OP_T : GP_OP_N, tb ? GP_OP_T : GP_OP_N, alpha, &d[0], &d[1],
                          src[2].path ? beta : 0.0, &dc, NULL);
             if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
             tc1 = now_seconds();
+            spinner_stop(&sp);
         }
         if (st == GP_OK && dc.data != hc.data) st = gp_matrix_copy(ctx, &hc, &dc, NULL);
         if (st == GP_OK) st = gp_stream_sync(ctx, NULL);

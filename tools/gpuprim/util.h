@@ -84,6 +84,15 @@ typedef struct progress_bar {
     int shown;
 } progress_bar_t;
 void progress_bar(void *user, size_t done, size_t total);
+/* Seconds of work before a bar or spinner shows: 1, or GPUPRIM_PROGRESS_AFTER (a number >= 0) from the environment. */
+double progress_after(void);
+/* A spinner with the elapsed time on stderr, for work that reports no steps (a GEMM, a transpose): a thread draws it
+ * once the work has taken progress_after() seconds, only when stderr is a terminal; spinner_stop clears the line. */
+typedef struct spinner {
+    void *impl;
+} spinner_t;
+void spinner_start(spinner_t *s, const char *what);
+void spinner_stop(spinner_t *s);
 /* open_context for the data verbs: prints the failure or the CPU fallback note with the verb's name; returns EXIT_OK or
  * the exit code (3 no GPU, 4 no driver, 1 otherwise). */
 int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
