@@ -206,6 +206,15 @@ expect_rc 2 "sweep -b 0" "$g" bench transpose -d cpu -b 0
 expect_rc 2 "sweep with -n" "$g" bench reduce -d cpu -n 5 -b 1M
 expect_rc 2 "bandwidth -f nan" "$g" bandwidth -f nan
 
+# --device auto: a small input goes to the CPU backend and says why; --json reports start-up apart
+head -c 400000 /dev/urandom >"$tmp/auto.raw"
+expect_rc 0 "reduce --device auto" "$g" reduce "$tmp/auto.raw" --dtype u8 --op sum --device auto --json
+says "auto says which" "device auto: the CPU backend (estimated" "$tmp/err"
+says "json has startup_seconds" '"startup_seconds"' "$tmp/out"
+says "json has context_seconds" '"context_seconds"' "$tmp/out"
+says "auto picked the CPU" '"device": "CPU backend' "$tmp/out"
+expect_rc 2 "--device autox" "$g" reduce "$tmp/auto.raw" --dtype u8 --op sum --device autox
+
 # ---- matrices: gpuprim transpose / gemm (device: auto, so the GPU where there is one)
 head -c $((1000 * 37 * 4)) /dev/urandom >"$tmp/m.raw"
 expect_rc 0 "transpose raw -> npy" "$g" transpose "$tmp/m.raw" "$tmp/mt.npy" --shape 1000,37 --dtype f32

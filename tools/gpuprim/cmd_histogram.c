@@ -109,7 +109,7 @@ static int data_range(gp_ctx_t *ctx, input_t *in, const char *path, double *lo, 
         if (in->owned) fclose(f);
         in->f = f = t, in->owned = 1, pos = 0;
     }
-    reducer_sink_t k = {NULL, 0};
+    reducer_sink_t k = {NULL, 0, 0};
     gp_reduce_result_t r;
     gp_status_t st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
     if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, reducer_sink_push, &k);
@@ -242,6 +242,10 @@ int cmd_histogram(int argc, char **argv)
     const size_t slots = nbins + 3;
     hjob_t j = {NULL, in.d.dtype, mode, 0, nbins, lo, hi, edges, NULL, calloc(slots, 8), 0};
     gp_status_t st = GP_OK;
+    {
+        const work_t w = {nbins > 65536 ? WORK_HIST_WIDE : WORK_HIST, input_bytes(&in), 0, 0};
+        c.device = pick_device("histogram", c.device, &w, 0);
+    }
     if ((rc = open_context_verb("histogram", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;

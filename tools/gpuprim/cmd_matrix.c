@@ -237,6 +237,10 @@ int cmd_transpose(int argc, char **argv)
     gp_ctx_t *ctx = NULL;
     int rc = load_matrix(verb, &in, have_dtype, dtype, &h);
     if (rc != EXIT_OK) return rc;
+    {
+        const work_t w = {WORK_TRANSPOSE, (double)h.rows * (double)h.cols * (double)gp_dtype_size(h.dtype), 0, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+    }
     if ((rc = open_context_verb(verb, c.device, &ctx)) != EXIT_OK) {
         free(h.data);
         return rc;
@@ -382,7 +386,12 @@ int cmd_gemm(int argc, char **argv)
         fprintf(stderr, "gpuprim gemm: C0 is %zu x %zu, C is %zu x %zu\n", h[2].rows, h[2].cols, m, n);
         rc = EXIT_USAGE;
     }
-    if (rc == EXIT_OK) rc = open_context_verb(verb, c.device, &ctx);
+    if (rc == EXIT_OK) {
+        const work_t w = {WORK_GEMM, ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n) *
+                                         (double)gp_dtype_size(dt), 2.0 * (double)m * (double)n * (double)k, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+        rc = open_context_verb(verb, c.device, &ctx);
+    }
     const size_t es = gp_dtype_size(dt);
     double tc0 = 0, tc1 = 0;
     if (rc == EXIT_OK) {

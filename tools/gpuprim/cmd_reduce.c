@@ -269,6 +269,7 @@ int cmd_reduce(int argc, char **argv)
     }
     if (common_only("reduce", &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
     const double t0 = now_seconds();
+    double ctx_secs = 0;
     int rc = EXIT_OK;
     gp_status_t st = GP_OK;
     gp_ctx_t *ctx = NULL;
@@ -280,7 +281,16 @@ int cmd_reduce(int argc, char **argv)
     const gp_array_desc_t d = in.d;
     const size_t want = in.want;
 
+    {
+        const int fast = d.dtype != GP_F16 && d.dtype != GP_BF16 &&
+                         (op == GP_REDUCE_SUM || op == GP_REDUCE_MIN || op == GP_REDUCE_MAX || op == GP_REDUCE_MINMAX ||
+                          op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX);
+        const work_t w = {ordered ? WORK_ORDERED : fast ? WORK_REDUCE_FAST : WORK_REDUCE_SLOW, input_bytes(&in), 0, 0};
+        c.device = pick_device("reduce", c.device, &w, 0);
+    }
+    const double t_ctx = now_seconds();
     if ((rc = open_context_verb("reduce", c.device, &ctx)) != EXIT_OK) goto out;
+    ctx_secs = now_seconds() - t_ctx;
     if (ordered) {
         if (acc != GP_DTYPE_COUNT) {
             fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
@@ -304,7 +314,7 @@ int cmd_reduce(int argc, char **argv)
     so.threads = threads;
     so.map_pages = map_pages;
     const double t_stream = now_seconds();
-    reducer_sink_t sink = {red, 0};
+    reducer_sink_t sink = {red, 0, 0};
     st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, reducer_sink_push, &sink);
     if (bar.shown) fputc('\n', stderr);
     if (st == GP_OK) st = gp_reducer_finish(red, &r);
@@ -352,6 +362,8 @@ int cmd_reduce(int argc, char **argv)
             rec_add(&o, "seconds", 1, "%.6f", secs);
             rec_add(&o, "gbps", 1, "%.3f", secs > 0 ? (double)bytes / secs / 1e9 : 0.0);
             rec_add(&o, "stream_seconds", 1, "%.6f", stream_secs);
+            rec_add(&o, "context_seconds", 1, "%.6f", ctx_secs);
+            rec_add(&o, "startup_seconds", 1, "%.6f", sink.t_first > 0 ? sink.t_first - t0 : secs);
             rec_add(&o, "stream_gbps", 1, "%.3f", stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0);
             rec_add(&o, "device", 0, "%s", desc);
             rec_print(&o, c.fmt, stdout);

@@ -171,3 +171,9 @@ void input_close(input_t *in)
     if (in->f && in->owned) fclose(in->f);
     in->f = NULL;
 }
+
+double input_bytes(const input_t *in)
+{
+    if (in->want == GP_COUNT_ALL) return -1;
+    return (double)in->want * (double)in->d.elem_size;
+}

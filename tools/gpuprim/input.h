@@ -29,6 +29,8 @@ typedef struct input {
 /* Returns EXIT_OK, or the exit code after printing why. */
 int input_open(input_t *in, const char *verb, const char *path, int have_dtype, gp_dtype_t dtype, int have_offset,
                size_t offset, size_t count);
+/* The bytes the verb will read, or -1 when unknown (a pipe read to its end). */
+double input_bytes(const input_t *in);
 void input_close(input_t *in);
 
 #endif

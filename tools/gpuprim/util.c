@@ -141,6 +141,10 @@ int parse_device(const char *s, int *device)
         *device = GP_DEVICE_CPU;
         return 0;
     }
+    if (strcmp(s, "auto") == 0) {
+        *device = DEVICE_FASTEST;
+        return 0;
+    }
     char *end = NULL;
     long d = strtol(s, &end, 10);
     if (*s == 0 || *end != 0 || d < 0 || d > 1024) return -1;
@@ -156,7 +160,7 @@ int parse_common(int argc, char **argv, int *i, cli_common_t *c)
     if (strcmp(a, "--csv") == 0) return c->fmt = FMT_CSV, c->given |= COMMON_CSV, 1;
     if (strcmp(a, "--device") == 0 || strcmp(a, "-d") == 0) {
         if (parse_device(val, &c->device) != 0) {
-            fprintf(stderr, "gpuprim: %s needs 'cpu' or a device number, got '%s'\n", a, val ? val : "");
+            fprintf(stderr, "gpuprim: %s needs 'cpu', 'auto' or a device number, got '%s'\n", a, val ? val : "");
             return -1;
         }
         c->given |= COMMON_DEVICE;
@@ -254,6 +258,7 @@ gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_
 {
     reducer_sink_t *k = user;
     (void)first;
+    if (k->t_first == 0) k->t_first = now_seconds();
     k->elements += count;
     return gp_reducer_push(k->red, chunk, count, stream);
 }
@@ -268,6 +273,7 @@ void note_cpu(const char *who, const char *why, const char *doing)
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len)
 {
     if (why_cpu && why_len) why_cpu[0] = 0;
+    if (device == DEVICE_FASTEST) device = DEVICE_AUTO; /* verbs without a work model: the default */
     gp_status_t st = gp_ctx_create(ctx, device); /* DEVICE_AUTO is the library's GP_DEVICE_DEFAULT */
     if (st == GP_OK && device == DEVICE_AUTO && why_cpu && gp_ctx_device(*ctx) == GP_DEVICE_CPU) {
         int n = 0;
@@ -774,4 +780,62 @@ void spinner_stop(spinner_t *s)
     if (p->shown) fprintf(stderr, "\r%*s\r", (int)strlen(p->what) + 16, "");
     pthread_cond_destroy(&p->cv), pthread_mutex_destroy(&p->mu), free(p);
     s->impl = NULL;
+}
+
+/* The model behind --device auto. Per-core CPU rates are the CPU backend's on a 2-core AMD EPYC (Zen 5) host,
+ * 2026-11-23 (`gpuprim bench ... -d cpu`, docs/PERFORMANCE.md): fast reductions (sum, min, max, arg*, the typed
+ * paths) 10 GB/s, the generic ones (f16/bf16, prod, bitwise, count) 0.5 GB/s, ordered 1 GB/s, histograms up to 64Ki
+ * bins 1.1 GB/s and wider 0.1 GB/s, transpose 4.5 GB/s, GEMM 170 GFLOP/s (AVX-512). The GPU side: start-up 0.25 s
+ * (process, driver and context, pinned ring; H100, docs/PERFORMANCE.md), the input read from the page cache at
+ * 6 GB/s on either backend, device rates far above (H2D 20 GB/s, GEMM 40 TFLOP/s). */
+#define EST_GPU_STARTUP 0.25
+#define EST_READ_GBS 6.0
+#define EST_H2D_GBS 20.0
+
+void work_estimate(const work_t *w, double *cpu_s, double *gpu_s)
+{
+    gp_cpu_info_t ci;
+    int threads = w->threads;
+    if (threads <= 0) threads = gp_cpu_info(&ci) == GP_OK && ci.omp_max_threads > 0 ? ci.omp_max_threads : 1;
+    double per_core = 10.0; /* GB/s */
+    switch (w->kind) {
+    case WORK_REDUCE_FAST: per_core = 10.0; break;
+    case WORK_REDUCE_SLOW: per_core = 0.5; break;
+    case WORK_ORDERED: per_core = 1.0; break;
+    case WORK_HIST: per_core = 1.1; break;
+    case WORK_HIST_WIDE: per_core = 0.1; break;
+    case WORK_TRANSPOSE: per_core = 4.5; break;
+    case WORK_GEMM: per_core = 0; break;
+    }
+    const double b = w->bytes < 0 ? 1e9 : w->bytes; /* unknown: compare per GB, without start-up */
+    const double cpu_dev = w->kind == WORK_GEMM ? w->flops / (85e9 * threads) : b / (per_core * 1e9 * threads);
+    const double gpu_dev = w->kind == WORK_GEMM ? w->flops / 40e12 : 0;
+    double cpu = b / (EST_READ_GBS * 1e9), gpu = cpu;
+    if (w->kind == WORK_REDUCE_FAST || w->kind == WORK_REDUCE_SLOW || w->kind == WORK_ORDERED || w->kind == WORK_HIST ||
+        w->kind == WORK_HIST_WIDE) {
+        cpu = cpu > cpu_dev ? cpu : cpu_dev; /* the streamed CPU backend reduces as it reads (threads) */
+        gpu += b / (EST_H2D_GBS * 1e9) * 0.1; /* copies overlap the reads: a tail */
+    } else {
+        cpu += cpu_dev;
+        gpu += 2 * b / (EST_H2D_GBS * 1e9) + gpu_dev;
+    }
+    if (w->bytes >= 0) gpu += EST_GPU_STARTUP;
+    *cpu_s = cpu, *gpu_s = gpu;
+}
+
+int pick_device(const char *verb, int device, const work_t *w, int quiet)
+{
+    if (device != DEVICE_FASTEST) return device;
+    double c, g;
+    work_estimate(w, &c, &g);
+    const int cpu = c <= g;
+    if (!quiet) {
+        if (w->bytes < 0)
+            fprintf(stderr, "gpuprim %s: --device auto: the %s (input of unknown size: %.2f s/GB on the CPU, %.2f s/GB "
+                    "on a GPU, estimated)\n", verb, cpu ? "CPU backend" : "GPU", c, g);
+        else
+            fprintf(stderr, "gpuprim %s: --device auto: the %s (estimated %.3f s on the CPU backend, %.3f s on a GPU "
+                    "with its start-up)\n", verb, cpu ? "CPU backend" : "GPU", c, g);
+    }
+    return cpu ? GP_DEVICE_CPU : DEVICE_AUTO;
 }

@@ -34,6 +34,24 @@ enum { COMMON_DEVICE = 1, COMMON_JSON = 2, COMMON_CSV = 4, COMMON_SVG = 8, COMMO
  * "gpuprim VERB: OPTION does not apply to VERB (it takes ...)", else EXIT_OK. */
 int common_only(const char *verb, const cli_common_t *c, unsigned allowed);
 #define DEVICE_AUTO GP_DEVICE_DEFAULT
+#define DEVICE_FASTEST (-100) /* --device auto: the backend estimated faster end to end for this input */
+
+/* --device auto. A verb describes its work; the model estimates the wall time on the CPU backend (this machine's
+ * threads) and on a GPU (its start-up, the input read at page-cache speed, the device time), and picks. Unknown sizes
+ * (a pipe) compare the rates alone. The constants and where they were measured: tools/gpuprim/util.c. */
+typedef enum { WORK_REDUCE_FAST, WORK_REDUCE_SLOW, WORK_ORDERED, WORK_HIST, WORK_HIST_WIDE, WORK_TRANSPOSE,
+               WORK_GEMM } work_kind_t;
+typedef struct work {
+    work_kind_t kind;
+    double bytes; /* input bytes; < 0: unknown (a pipe) */
+    double flops; /* GEMM: 2 m n k */
+    int threads;  /* CPU threads to assume; 0: the CPU backend's */
+} work_t;
+/* Estimates in seconds (cpu_s, gpu_s); with a known size, the GPU's includes its start-up. */
+void work_estimate(const work_t *w, double *cpu_s, double *gpu_s);
+/* DEVICE_FASTEST: GP_DEVICE_CPU or DEVICE_AUTO by the estimate, said on stderr in one line (unless quiet); any other
+ * device is returned as it is. */
+int pick_device(const char *verb, int device, const work_t *w, int quiet);
 
 /* Parses a whole non-negative count: "123", "4K", "1.5M", "1G", "2T", "2^28" (K/M/G/T are powers of 1024, an optional
  * "iB"/"B" may follow). Refuses signs, spaces, NaN, fractions that are not whole after the suffix, and overflow.
@@ -102,6 +120,7 @@ int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
 typedef struct reducer_sink {
     gp_reducer_t *red;
     size_t elements;
+    double t_first; /* now_seconds() when the first chunk arrived (0: none yet) */
 } reducer_sink_t;
 gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
 
