@@ -21,8 +21,14 @@
 #endif
 
 #define MR 6
-#define KC 256
-#define MC 144 /* a multiple of MR */
+#ifndef GP_GEMM_KC /* -D to tune (scripts/gemm_cpu_tune.sh) */
+#define GP_GEMM_KC 384
+#endif
+#define KC GP_GEMM_KC
+#ifndef GP_GEMM_MC
+#define GP_GEMM_MC 144 /* a multiple of MR */
+#endif
+#define MC GP_GEMM_MC
 
 typedef struct gemm_type {
     size_t es, nr, nc;

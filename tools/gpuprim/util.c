@@ -839,3 +839,4 @@ int pick_device(const char *verb, int device, const work_t *w, int quiet)
     }
     return cpu ? GP_DEVICE_CPU : DEVICE_AUTO;
 }
+
