@@ -11,7 +11,7 @@ _gpuprim() {
         bench|lab) COMPREPLY=($(compgen -W "vector reduce histogram transpose gemm" -- "$cur")); return;;
         --op) COMPREPLY=($(compgen -W "sum prod min max minmax argmin argmax and or xor count_nonzero mat2 mat3 mat4 affine first last" -- "$cur")); return;;
         --dtype|--acc) COMPREPLY=($(compgen -W "u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64" -- "$cur")); return;;
-        -d|--device) COMPREPLY=($(compgen -W "cpu 0 1 2 3" -- "$cur")); return;;
+        -d|--device) COMPREPLY=($(compgen -W "cpu auto 0 1 2 3" -- "$cur")); return;;
         --order) COMPREPLY=($(compgen -W "c f" -- "$cur")); return;;
         --svg|-o|--output|--c) COMPREPLY=($(compgen -f -- "$cur")); return;;
     esac
