@@ -106,143 +106,54 @@ PACKERS(double, f64, 8)
 #include <immintrin.h>
 #define GP_GEMM_AVX2 1
 /* The 6 x 2 vector accumulators are named variables, not an array: an array whose address is taken (the edge
- * store) would be kept in memory and reloaded at every step. V: vector type, P/S: intrinsic prefix/suffix. */
-#define UK_STEP(R) x = BCAST(a[(R)]), c##R##0 = FMA(x, b0, c##R##0), c##R##1 = FMA(x, b1, c##R##1)
-#define UK_STORE(R)                                                                                                  \
+ * store) would be kept in memory and reloaded at every step. One kernel per (ISA, type): E the element type, V the
+ * vector type, W its lanes, P/S the intrinsics' prefix and suffix (_mm256 / _mm512, ps / pd). */
+#define UK_OP(P, OP, S) P##_##OP##_##S
+#define UK_STEP(R, P, S) x = UK_OP(P, set1, S)(a[(R)]), c##R##0 = UK_OP(P, fmadd, S)(x, b0, c##R##0),                       \
+                   c##R##1 = UK_OP(P, fmadd, S)(x, b1, c##R##1)
+#define UK_STORE(R, E, W, P, S)                                                                                                \
     do {                                                                                                             \
         if (full) {                                                                                                  \
             E *p = C + (size_t)(R) * ldc;                                                                            \
-            if (beta == 0.0) STORE(p, MUL(al, c##R##0)), STORE(p + W, MUL(al, c##R##1));                             \
-            else STORE(p, FMA(al, c##R##0, MUL(be, LOAD(p)))), STORE(p + W, FMA(al, c##R##1, MUL(be, LOAD(p + W))));  \
+            if (beta == 0.0) {                                                                                       \
+                UK_OP(P, storeu, S)(p, UK_OP(P, mul, S)(al, c##R##0));                                               \
+                UK_OP(P, storeu, S)(p + W, UK_OP(P, mul, S)(al, c##R##1));                                           \
+            } else {                                                                                                 \
+                UK_OP(P, storeu, S)(p, UK_OP(P, fmadd, S)(al, c##R##0, UK_OP(P, mul, S)(be, UK_OP(P, loadu, S)(p))));  \
+                UK_OP(P, storeu, S)(p + W, UK_OP(P, fmadd, S)(al, c##R##1,                                           \
+                                                              UK_OP(P, mul, S)(be, UK_OP(P, loadu, S)(p + W))));     \
+            }                                                                                                        \
         } else {                                                                                                     \
-            STORE(acc + (R) * 2 * W, c##R##0), STORE(acc + (R) * 2 * W + W, c##R##1);                                \
+            UK_OP(P, storeu, S)(acc + (R) * 2 * W, c##R##0), UK_OP(P, storeu, S)(acc + (R) * 2 * W + W, c##R##1);    \
         }                                                                                                            \
     } while (0)
-#define UK_BODY(SFX)                                                                                                 \
+#define UK_KERNEL(NAME, TARGET, SFX, E_, V_, W_, P_, S_)                                                             \
+    __attribute__((target(TARGET))) static void NAME(size_t kc, const void *av, const void *bv, void *cv,           \
+                                                     size_t ldc, size_t mr, size_t nr, double alpha, double beta)    \
+    {                                                                                                                \
+        UK_BODY(SFX, E_, V_, W_, P_, S_);                                                                            \
+    }
+#define UK_BODY(SFX, E, V, W, P, S)                                                                                  \
     const E *a = av, *b = bv;                                                                                        \
-    V c00 = ZERO(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00,          \
-      c41 = c00, c50 = c00, c51 = c00, x;                                                                            \
+    V c00 = UK_OP(P, setzero, S)(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00,     \
+      c40 = c00, c41 = c00, c50 = c00, c51 = c00, x;                                                                 \
     for (size_t l = 0; l < kc; l++, a += MR, b += 2 * W) {                                                           \
-        const V b0 = LOAD(b), b1 = LOAD(b + W);                                                                      \
-        UK_STEP(0), UK_STEP(1), UK_STEP(2), UK_STEP(3), UK_STEP(4), UK_STEP(5);                                      \
+        const V b0 = UK_OP(P, loadu, S)(b), b1 = UK_OP(P, loadu, S)(b + W);                                          \
+        UK_STEP(0, P, S), UK_STEP(1, P, S), UK_STEP(2, P, S), UK_STEP(3, P, S), UK_STEP(4, P, S), UK_STEP(5, P, S);                                      \
     }                                                                                                                \
     E *C = cv, acc[MR * 2 * W];                                                                                      \
-    const V al = SET1((E)alpha), be = SET1((E)beta);                                                                 \
+    const V al = UK_OP(P, set1, S)((E)alpha), be = UK_OP(P, set1, S)((E)beta);                                       \
     const int full = mr == MR && nr == 2 * W;                                                                        \
-    UK_STORE(0); UK_STORE(1); UK_STORE(2); UK_STORE(3); UK_STORE(4); UK_STORE(5);                                    \
+    UK_STORE(0, E, W, P, S); UK_STORE(1, E, W, P, S); UK_STORE(2, E, W, P, S);                                    \
+    UK_STORE(3, E, W, P, S); UK_STORE(4, E, W, P, S); UK_STORE(5, E, W, P, S);                                    \
     if (!full) store_##SFX(acc, 2 * W, C, ldc, mr, nr, (E)alpha, (E)beta)
 
-/* 6 x 16 f32: 12 ymm accumulators, two B vectors and one broadcast A element per step. */
-__attribute__((target("avx2,fma"))) static void kernel_f32_avx2(size_t kc, const void *av, const void *bv, void *cv,
-                                                                size_t ldc, size_t mr, size_t nr, double alpha,
-                                                                double beta)
-{
-#define E float
-#define V __m256
-#define W 8
-#define BCAST _mm256_set1_ps
-#define FMA _mm256_fmadd_ps
-#define MUL _mm256_mul_ps
-#define LOAD _mm256_loadu_ps
-#define STORE _mm256_storeu_ps
-#define SET1 _mm256_set1_ps
-#define ZERO _mm256_setzero_ps
-    UK_BODY(f32);
-#undef E
-#undef V
-#undef W
-#undef BCAST
-#undef FMA
-#undef MUL
-#undef LOAD
-#undef STORE
-#undef SET1
-#undef ZERO
-}
-
-/* 6 x 8 f64: the same shape in doubles. */
-__attribute__((target("avx2,fma"))) static void kernel_f64_avx2(size_t kc, const void *av, const void *bv, void *cv,
-                                                                size_t ldc, size_t mr, size_t nr, double alpha,
-                                                                double beta)
-{
-#define E double
-#define V __m256d
-#define W 4
-#define BCAST _mm256_set1_pd
-#define FMA _mm256_fmadd_pd
-#define MUL _mm256_mul_pd
-#define LOAD _mm256_loadu_pd
-#define STORE _mm256_storeu_pd
-#define SET1 _mm256_set1_pd
-#define ZERO _mm256_setzero_pd
-    UK_BODY(f64);
-#undef E
-#undef V
-#undef W
-#undef BCAST
-#undef FMA
-#undef MUL
-#undef LOAD
-#undef STORE
-#undef SET1
-#undef ZERO
-}
-
-/* AVX-512: 6 x 32 f32 and 6 x 16 f64, 12 zmm accumulators (half the instructions of AVX2 for the same work; on
- * cores with two 512-bit FMA pipes, twice the rate). */
-__attribute__((target("avx512f"))) static void kernel_f32_avx512(size_t kc, const void *av, const void *bv, void *cv,
-                                                                 size_t ldc, size_t mr, size_t nr, double alpha,
-                                                                 double beta)
-{
-#define E float
-#define V __m512
-#define W 16
-#define BCAST _mm512_set1_ps
-#define FMA _mm512_fmadd_ps
-#define MUL _mm512_mul_ps
-#define LOAD _mm512_loadu_ps
-#define STORE _mm512_storeu_ps
-#define SET1 _mm512_set1_ps
-#define ZERO _mm512_setzero_ps
-    UK_BODY(f32);
-#undef E
-#undef V
-#undef W
-#undef BCAST
-#undef FMA
-#undef MUL
-#undef LOAD
-#undef STORE
-#undef SET1
-#undef ZERO
-}
-
-__attribute__((target("avx512f"))) static void kernel_f64_avx512(size_t kc, const void *av, const void *bv, void *cv,
-                                                                 size_t ldc, size_t mr, size_t nr, double alpha,
-                                                                 double beta)
-{
-#define E double
-#define V __m512d
-#define W 8
-#define BCAST _mm512_set1_pd
-#define FMA _mm512_fmadd_pd
-#define MUL _mm512_mul_pd
-#define LOAD _mm512_loadu_pd
-#define STORE _mm512_storeu_pd
-#define SET1 _mm512_set1_pd
-#define ZERO _mm512_setzero_pd
-    UK_BODY(f64);
-#undef E
-#undef V
-#undef W
-#undef BCAST
-#undef FMA
-#undef MUL
-#undef LOAD
-#undef STORE
-#undef SET1
-#undef ZERO
-}
+UK_KERNEL(kernel_f32_avx2, "avx2,fma", f32, float, __m256, 8, _mm256, ps)   /* 6 x 16 */
+UK_KERNEL(kernel_f64_avx2, "avx2,fma", f64, double, __m256d, 4, _mm256, pd) /* 6 x 8 */
+/* AVX-512: 6 x 32 f32 and 6 x 16 f64 (half the instructions of AVX2 for the same work; on cores with two 512-bit
+ * FMA pipes, twice the rate) */
+UK_KERNEL(kernel_f32_avx512, "avx512f", f32, float, __m512, 16, _mm512, ps)
+UK_KERNEL(kernel_f64_avx512, "avx512f", f64, double, __m512d, 8, _mm512, pd)
 #endif
 
 int gp__gemm_cpu_max_isa = 2;

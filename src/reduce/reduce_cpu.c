@@ -302,41 +302,29 @@ int gp__reduce_cpu_generic_only = 0;
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-/* SSE2 (every x86-64): _mm_min_ps(v, a) is exactly v < a ? v : a, the scalar rule below. */
-static void mm_scan_f32(const float *x, size_t L, float *mn, float *mx, int *nan)
-{
-    __m128 a0 = _mm_set1_ps(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = _mm_setzero_ps(), z1 = z0;
-    size_t i = 0;
-    for (; i + 8 <= L; i += 8) {
-        const __m128 v0 = _mm_loadu_ps(x + i), v1 = _mm_loadu_ps(x + i + 4);
-        a0 = _mm_min_ps(v0, a0), a1 = _mm_min_ps(v1, a1);
-        b0 = _mm_max_ps(v0, b0), b1 = _mm_max_ps(v1, b1);
-        z0 = _mm_add_ps(z0, _mm_sub_ps(v0, v0)), z1 = _mm_add_ps(z1, _mm_sub_ps(v1, v1));
+/* SSE2 (every x86-64): _mm_min_ps(v, a) is exactly v < a ? v : a, the scalar rule below. Two vectors of W lanes per
+ * step; V the vector type, S the intrinsics' suffix (ps / pd). */
+#define MM_OP(OP, S) _mm_##OP##_##S
+#define MM_SSE2(SFX, T, V, W, S)                                                                                     \
+    static void mm_scan_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                          \
+    {                                                                                                                \
+        V a0 = MM_OP(set1, S)(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = MM_OP(setzero, S)(), z1 = z0;                   \
+        size_t i = 0;                                                                                                \
+        for (; i + 2 * W <= L; i += 2 * W) {                                                                         \
+            const V v0 = MM_OP(loadu, S)(x + i), v1 = MM_OP(loadu, S)(x + i + W);                                    \
+            a0 = MM_OP(min, S)(v0, a0), a1 = MM_OP(min, S)(v1, a1);                                                  \
+            b0 = MM_OP(max, S)(v0, b0), b1 = MM_OP(max, S)(v1, b1);                                                  \
+            z0 = MM_OP(add, S)(z0, MM_OP(sub, S)(v0, v0)), z1 = MM_OP(add, S)(z1, MM_OP(sub, S)(v1, v1));            \
+        }                                                                                                            \
+        T av[2 * W], bv[2 * W], zv[2 * W];                                                                           \
+        MM_OP(storeu, S)(av, a0), MM_OP(storeu, S)(av + W, a1), MM_OP(storeu, S)(bv, b0);                            \
+        MM_OP(storeu, S)(bv + W, b1), MM_OP(storeu, S)(zv, z0), MM_OP(storeu, S)(zv + W, z1);                        \
+        T lo = av[0], hi = bv[0], zs = zv[0];                                                                        \
+        for (int k = 1; k < 2 * W; k++) lo = av[k] < lo ? av[k] : lo, hi = bv[k] > hi ? bv[k] : hi, zs += zv[k];    \
+        MM_FINISH(T, MM_ISNAN);                                                                                      \
     }
-    float av[8], bv[8], zv[8];
-    _mm_storeu_ps(av, a0), _mm_storeu_ps(av + 4, a1), _mm_storeu_ps(bv, b0), _mm_storeu_ps(bv + 4, b1);
-    _mm_storeu_ps(zv, z0), _mm_storeu_ps(zv + 4, z1);
-    float lo = av[0], hi = bv[0], zs = zv[0];
-    for (int k = 1; k < 8; k++) lo = av[k] < lo ? av[k] : lo, hi = bv[k] > hi ? bv[k] : hi, zs += zv[k];
-    MM_FINISH(float, MM_ISNAN);
-}
-static void mm_scan_f64(const double *x, size_t L, double *mn, double *mx, int *nan)
-{
-    __m128d a0 = _mm_set1_pd(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = _mm_setzero_pd(), z1 = z0;
-    size_t i = 0;
-    for (; i + 4 <= L; i += 4) {
-        const __m128d v0 = _mm_loadu_pd(x + i), v1 = _mm_loadu_pd(x + i + 2);
-        a0 = _mm_min_pd(v0, a0), a1 = _mm_min_pd(v1, a1);
-        b0 = _mm_max_pd(v0, b0), b1 = _mm_max_pd(v1, b1);
-        z0 = _mm_add_pd(z0, _mm_sub_pd(v0, v0)), z1 = _mm_add_pd(z1, _mm_sub_pd(v1, v1));
-    }
-    double av[4], bv[4], zv[4];
-    _mm_storeu_pd(av, a0), _mm_storeu_pd(av + 2, a1), _mm_storeu_pd(bv, b0), _mm_storeu_pd(bv + 2, b1);
-    _mm_storeu_pd(zv, z0), _mm_storeu_pd(zv + 2, z1);
-    double lo = av[0], hi = bv[0], zs = zv[0];
-    for (int k = 1; k < 4; k++) lo = av[k] < lo ? av[k] : lo, hi = bv[k] > hi ? bv[k] : hi, zs += zv[k];
-    MM_FINISH(double, MM_ISNAN);
-}
+MM_SSE2(f32, float, __m128, 4, ps)
+MM_SSE2(f64, double, __m128d, 2, pd)
 #else
 MM_SCAN(f32, float, MM_ISNAN)
 MM_SCAN(f64, double, MM_ISNAN)
