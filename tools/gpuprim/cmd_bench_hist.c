@@ -70,18 +70,17 @@ int bench_histogram(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (sweep_check("bench histogram", &sw) != 0) return EXIT_USAGE;
+    if (sw.given && (bytes || sw.e > ((size_t)1 << 31))) {
+        fprintf(stderr, "gpuprim bench histogram: -b/-e: sizes up to 2^31 bytes, not with --bytes\n");
+        return EXIT_USAGE;
+    }
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
     int rc = bench_begin("gpuprim bench histogram", &c, &ctx, &r, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (sweep_check("bench histogram", &sw) != 0 || (sw.given && (bytes || sw.e > ((size_t)1 << 31)))) {
-        fprintf(stderr, "gpuprim bench histogram: -b/-e: sizes up to 2^31 bytes, not with --bytes\n");
-        report_free(&r);
-        gp_ctx_destroy(ctx);
-        return EXIT_USAGE;
-    }
     if (bytes == 0) bytes = gpu ? (size_t)1 << 30 : (size_t)64 << 20;
     size_t sizes[64];
     const size_t nsizes = sw.given ? sweep_sizes(&sw, sizes, 64) : 1;
