@@ -359,6 +359,11 @@ GP_API size_t gp_reducer_granule(const gp_reducer_t *reducer);
 GP_API gp_status_t gp_reducer_push(gp_reducer_t *reducer, const void *x, size_t count, gp_stream_t stream);
 GP_API gp_status_t gp_reducer_finish(gp_reducer_t *reducer, gp_reduce_result_t *result_host);
 GP_API void gp_reducer_destroy(gp_reducer_t *reducer);
+/* Moves the array src has begun to dst: the same op, dtype and accumulator, dst empty, on any context (GPU or CPU,
+ * another device). Later pushes to dst continue the array, and finish gives the bits pushing everything to dst would
+ * have given (the tree's partial levels move, converted between the backends' layouts). src is left empty. Waits for
+ * src's pushes. Use: start on the CPU backend while a GPU context starts, then hand over. */
+GP_API gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src);
 
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:

@@ -190,6 +190,8 @@ static void test_streaming(gp_ctx_t *ctx)
     static const gp_dtype_t dts[] = {GP_F32, GP_U8, GP_F64, GP_I16, GP_BF16};
     static const size_t sizes[] = {1, 16383, 16384, 16385, 5 * 16384 + 77, (size_t)4099 * 16384 + 1234};
     gp_stream_t s1, s2;
+    gp_ctx_t *cpuctx = NULL;
+    OK(gp_ctx_create(&cpuctx, GP_DEVICE_CPU));
     OK(gp_stream_create(ctx, &s1));
     OK(gp_stream_create(ctx, &s2));
     for (size_t o = 0; o < 5; o++)
@@ -212,6 +214,9 @@ static void test_streaming(gp_ctx_t *ctx)
             CHECK(rc_same(&want, &cpu), "in-memory GPU vs CPU %s %s n=%zu", gp_reduce_op_name(ops[o]), gp_dtype_name(dt), n);
             rc_check_reducer(ctx, ops[o], dt, d.device, n, 1, s1, s2, &want);
             rc_check_reducer(ctx, ops[o], dt, d.device, n, 5, s1, s2, &want);
+            /* CPU -> GPU -> CPU mid-array; the big size moves a level-1 entry as well */
+            rc_check_transfer(cpuctx, x, ctx, d.device, ops[o], dt, n, si == 5 ? 4097 : 1, si == 5 ? 4098 : 3, &want);
+            rc_check_transfer(ctx, d.device, cpuctx, x, ops[o], dt, n, 2, 3, &want);
             rc_check_file_stream(ctx, ops[o], dt, x, n, si == 5 ? (size_t)32 << 20 : 65536 * 2, &want);
             if (si == 5)
                 printf("  streamed %s %s n = %zu (%zu tiles): reducer and file pipeline bitwise equal to in-memory\n",
@@ -221,6 +226,7 @@ static void test_streaming(gp_ctx_t *ctx)
         }
     OK(gp_stream_destroy(ctx, s1));
     OK(gp_stream_destroy(ctx, s2));
+    gp_ctx_destroy(cpuctx);
     gp_buffer_t e;
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 2 * 65536, &e));
     float *h = malloc(2 * 65536);

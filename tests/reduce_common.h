@@ -240,6 +240,63 @@ static inline void rc_check_reducer(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t
     gp_reducer_destroy(r);
 }
 
+/* gp_reducer_transfer mid-array, twice: the first t1 tiles go to a reducer on ctx a (x_a: x in a's memory), the
+ * partial tree moves to a reducer on ctx b, the next tiles up to t2 go there (x_b), it moves back to a for the rest:
+ * the result must be bitwise *want. GPU <-> CPU when a and b are of both kinds. */
+static inline void rc_check_transfer(gp_ctx_t *a, const void *x_a, gp_ctx_t *b, const void *x_b, gp_reduce_op_t op,
+                                     gp_dtype_t dt, size_t n, size_t t1, size_t t2, const gp_reduce_result_t *want)
+{
+    gp_reducer_t *ra = NULL, *rb = NULL;
+    OK(gp_reducer_create(a, op, dt, &ra));
+    OK(gp_reducer_create(b, op, dt, &rb));
+    if (!ra || !rb) {
+        gp_reducer_destroy(ra), gp_reducer_destroy(rb);
+        return;
+    }
+    const size_t g = gp_reducer_granule(ra), es = gp_dtype_size(dt);
+    size_t e1 = t1 * g, e2 = t2 * g;
+    if (e1 > n) e1 = n;
+    if (e2 > n) e2 = n;
+    if (e1) OK(gp_reducer_push(ra, x_a, e1, NULL));
+    OK(gp_reducer_transfer(rb, ra));
+    if (e2 > e1) OK(gp_reducer_push(rb, (const char *)x_b + e1 * es, e2 - e1, NULL));
+    OK(gp_reducer_transfer(ra, rb));
+    if (n > e2) OK(gp_reducer_push(ra, (const char *)x_a + e2 * es, n - e2, NULL));
+    gp_reduce_result_t got;
+    memset(&got, 0x5a, sizeof got);
+    OK(gp_reducer_finish(ra, &got));
+    if (!rc_same(&got, want)) {
+        CHECK(0, "transfer %s %s n=%zu at tiles %zu and %zu differs from gp_reduce", gp_reduce_op_name(op),
+              gp_dtype_name(dt), n, t1, t2);
+        rc_print("transfer", &got), rc_print("reduce  ", want);
+    } else {
+        tc_pass++;
+    }
+    /* the source is left empty: finishing it gives the identity */
+    gp_reduce_result_t id, none;
+    OK(gp_reducer_finish(rb, &none));
+    gp__reduce_identity(op, dt, &id);
+    CHECK(rc_same(&none, &id), "transfer leaves src empty");
+    /* misuse: a non-empty dst; a different op or dtype; the same reducer */
+    if (n >= 1) {
+        OK(gp_reducer_push(ra, x_a, 1, NULL));
+        OK(gp_reducer_push(rb, x_b, 1, NULL));
+        CHECK_ST(gp_reducer_transfer(rb, ra), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "dst already holds") != NULL, "%s", gp_last_error());
+        OK(gp_reducer_finish(rb, &none));
+        OK(gp_reducer_finish(ra, &none));
+    }
+    CHECK_ST(gp_reducer_transfer(ra, ra), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reducer_transfer(NULL, ra), GP_ERR_INVALID_ARG);
+    gp_reducer_t *other = NULL;
+    OK(gp_reducer_create(b, op == GP_REDUCE_SUM ? GP_REDUCE_MAX : GP_REDUCE_SUM, dt, &other));
+    CHECK_ST(gp_reducer_transfer(other, ra), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "differ in op") != NULL, "%s", gp_last_error());
+    gp_reducer_destroy(other);
+    gp_reducer_destroy(ra);
+    gp_reducer_destroy(rb);
+}
+
 /* Reducer misuse: a partial tile ends the array; misaligned and NULL pieces; nothing pushed gives the identity. */
 static inline void rc_reducer_errors(gp_ctx_t *ctx, const void *x8 /* 2 granules of f32, 16-byte aligned */)
 {

@@ -215,6 +215,35 @@ says "json has context_seconds" '"context_seconds"' "$tmp/out"
 says "auto picked the CPU" '"device": "CPU backend' "$tmp/out"
 expect_rc 2 "--device autox" "$g" reduce "$tmp/auto.raw" --dtype u8 --op sum --device autox
 
+# start-up overlap: while the context starts (slowed down here) the CPU reduces the first chunks and hands its
+# partial tree over (gp_reducer_transfer); the bits equal the CPU backend's, whatever the split
+head -c $((80 << 20)) /dev/urandom >"$tmp/head.raw"
+for op in sum argmax minmax; do
+    "$g" reduce "$tmp/head.raw" --dtype f32 --op "$op" --json -d cpu >"$tmp/ref.json" 2>/dev/null
+    ref=$(sed 's/.*"value": \([^,]*\(, [^]]*\]\)*\).*"acc_dtype".*/\1/' "$tmp/ref.json")
+    for delay in 1 40 5000; do
+        expect_rc 0 "reduce $op, context delayed $delay ms" \
+            env GPUPRIM_TEST_CONTEXT_DELAY_MS=$delay "$g" reduce "$tmp/head.raw" --dtype f32 --op "$op" --json
+        got=$(sed 's/.*"value": \([^,]*\(, [^]]*\]\)*\).*"acc_dtype".*/\1/' "$tmp/out")
+        [ "$got" = "$ref" ] && ok || bad "reduce $op with a CPU head of $delay ms: $got, CPU backend $ref"
+        if [ "$op" = argmax ]; then
+            [ "$(grep -o '"index": [0-9]*' "$tmp/out")" = "$(grep -o '"index": [0-9]*' "$tmp/ref.json")" ] && ok ||
+                bad "argmax index with a CPU head of $delay ms"
+        fi
+    done
+    says "a slow start: the CPU did the whole input" '"cpu_head_elements": 20971520' "$tmp/out"
+    says "and said so" "the CPU finished the input before the GPU had started" "$tmp/err"
+done
+expect_rc 0 "--no-overlap waits for the context" \
+    env GPUPRIM_TEST_CONTEXT_DELAY_MS=500 "$g" reduce "$tmp/auto.raw" --dtype u8 --op sum --json --no-overlap --count 100
+says "--no-overlap: no CPU head" '"cpu_head_elements": 0' "$tmp/out"
+mkfifo "$tmp/fifo"
+head -c 1000000 "$tmp/head.raw" >"$tmp/fifo" &
+expect_rc 1 "a short pipe during the CPU head" \
+    env GPUPRIM_TEST_CONTEXT_DELAY_MS=5000 "$g" reduce - --dtype f32 --op sum --count 300000 <"$tmp/fifo"
+wait
+says "the short pipe's byte offset" "byte 1000000: the data ends after 250000 of 300000 elements" "$tmp/err"
+
 # ---- matrices: gpuprim transpose / gemm (device: auto, so the GPU where there is one)
 head -c $((1000 * 37 * 4)) /dev/urandom >"$tmp/m.raw"
 expect_rc 0 "transpose raw -> npy" "$g" transpose "$tmp/m.raw" "$tmp/mt.npy" --shape 1000,37 --dtype f32

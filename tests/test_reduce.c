@@ -216,6 +216,8 @@ static void test_errors(gp_ctx_t *ctx)
  * push time and at finish), a partial last tile; files read in parallel and pipes. */
 static void test_streaming(gp_ctx_t *ctx)
 {
+    gp_ctx_t *ctx2 = NULL; /* a second CPU context: transfers between reducers of two contexts */
+    OK(gp_ctx_create(&ctx2, GP_DEVICE_CPU));
     static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_ARGMIN, GP_REDUCE_MINMAX, GP_REDUCE_XOR};
     static const gp_dtype_t dts[] = {GP_F32, GP_U8, GP_F64, GP_I16};
     static const size_t sizes[] = {1, 16383, 16384, 16385, 5 * 16384 + 77};
@@ -230,6 +232,7 @@ static void test_streaming(gp_ctx_t *ctx)
             OK(gp_reduce_sync(ctx, ops[o], dt, n, x, &want));
             rc_check_reducer(ctx, ops[o], dt, x, n, 1, NULL, NULL, &want);
             rc_check_reducer(ctx, ops[o], dt, x, n, 3, NULL, NULL, &want);
+            rc_check_transfer(ctx, x, ctx2, x, ops[o], dt, n, 1, 3, &want);
             rc_check_file_stream(ctx, ops[o], dt, x, n, 65536 * 2, &want);
             free(x);
         }
@@ -241,11 +244,13 @@ static void test_streaming(gp_ctx_t *ctx)
     gp_reduce_result_t want;
     OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, n, x, &want));
     rc_check_reducer(ctx, GP_REDUCE_SUM, GP_F32, x, n, 1000, NULL, NULL, &want);
+    rc_check_transfer(ctx, x, ctx2, x, GP_REDUCE_SUM, GP_F32, n, 4097, 4098, &want); /* level 1 moves too */
     rc_check_file_stream(ctx, GP_REDUCE_SUM, GP_F32, x, n, (size_t)64 << 20, &want);
     free(x);
     float x8[2 * 16384] __attribute__((aligned(16)));
     tc_fill(x8, 2 * 16384, GP_F32);
     rc_reducer_errors(ctx, x8);
+    gp_ctx_destroy(ctx2);
 }
 
 int main(void)

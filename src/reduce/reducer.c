@@ -220,6 +220,101 @@ fail:
     return st;
 }
 
+/* One entry in the other backend's layout. A GPU entry is 8-byte slots: v, then v2 (minmax) or the index (argmin,
+ * argmax); a CPU entry is reduce_cpu.c's {v, v2, idx}. The value's 8 bytes mean the same on both sides (a float in
+ * the low 4, as gp_reduce_result_t's scalar). */
+static void entry_convert(const gp_reducer_t *from, const gp_reducer_t *to, const void *src, void *dst)
+{
+    const int two = from->op == GP_REDUCE_MINMAX, arg = from->op == GP_REDUCE_ARGMIN || from->op == GP_REDUCE_ARGMAX;
+    if (from->gpu == to->gpu) {
+        memcpy(dst, src, from->esz);
+        return;
+    }
+    uint64_t cpu[3]; /* v, v2, idx: reduce_cpu.c's st_t, three 8-byte fields */
+    uint64_t slot[2] = {0, 0};
+    if (from->gpu) {
+        memcpy(slot, src, from->esz);
+        cpu[0] = slot[0];
+        cpu[1] = two ? slot[1] : slot[0];
+        cpu[2] = arg ? slot[1] : (uint64_t)INT64_MAX;
+        memcpy(dst, cpu, sizeof cpu);
+    } else {
+        memcpy(cpu, src, sizeof cpu);
+        slot[0] = cpu[0];
+        slot[1] = two ? cpu[1] : cpu[2];
+        memcpy(dst, slot, to->esz);
+    }
+}
+
+gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src)
+{
+    static const char fn[] = "gp_reducer_transfer";
+    GP_ARG_NONNULL(fn, dst);
+    GP_ARG_NONNULL(fn, src);
+    if (dst == src) return gp__error(GP_ERR_INVALID_ARG, "%s: dst and src are the same reducer", fn);
+    if (dst->op != src->op || dst->dtype != src->dtype || dst->wide != src->wide)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dst (%s of %s%s) and src (%s of %s%s) differ in op, dtype or "
+                                             "accumulator", fn, gp_reduce_op_name(dst->op), gp_dtype_name(dst->dtype),
+                         dst->wide ? ", f64 accumulator" : "", gp_reduce_op_name(src->op), gp_dtype_name(src->dtype),
+                         src->wide ? ", f64 accumulator" : "");
+    if (dst->total != 0)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dst already holds %zu elements; finish it first", fn, dst->total);
+    if (sizeof(uint64_t[3]) != gp__reduce_cpu_entry_bytes())
+        return gp__error(GP_ERR_INTERNAL, "%s: CPU entries of %zu bytes", fn, gp__reduce_cpu_entry_bytes());
+    if (src->gpu) {
+        GP_TRY_RET(gp__ctx_enter(src->ctx, fn));
+        if (src->have_last) {
+            cudaError_t e = cudaEventSynchronize(src->last);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer_transfer: waiting for src", __FILE__, __LINE__);
+        }
+    }
+    /* Each level holds fewer than 4096 entries between pushes: stage them through the host. */
+    size_t most = 0;
+    for (int L = 0; L < LEVELS; L++) most = src->cnt[L] > most ? src->cnt[L] : most;
+    const size_t eb = src->esz > dst->esz ? src->esz : dst->esz;
+    unsigned char *a = malloc(most * eb + 1), *b = malloc(most * eb + 1);
+    gp_status_t st = GP_OK;
+    if (!a || !b) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu staged entries", fn, most);
+        goto done;
+    }
+    for (int L = 0; L < LEVELS && st == GP_OK; L++) {
+        const size_t m = src->cnt[L];
+        if (m == 0) continue;
+        if (src->gpu) {
+            GP_TRY(gp__ctx_enter(src->ctx, fn));
+            cudaError_t e = cudaMemcpy(a, src->lvl[L], m * src->esz, cudaMemcpyDeviceToHost);
+            if (e != cudaSuccess) {
+                st = gp__cuda_error(e, "gp_reducer_transfer: reading src", __FILE__, __LINE__);
+                break;
+            }
+        } else {
+            memcpy(a, src->lvl[L], m * src->esz);
+        }
+        for (size_t i = 0; i < m; i++) entry_convert(src, dst, a + i * src->esz, b + i * dst->esz);
+        if (dst->gpu) GP_TRY(gp__ctx_enter(dst->ctx, fn));
+        GP_TRY(ensure(dst, L, m));
+        if (dst->gpu) {
+            if (dst->have_last) GP_CUDA_TRY(cudaEventSynchronize(dst->last));
+            GP_CUDA_TRY(cudaMemcpy(dst->lvl[L], b, m * dst->esz, cudaMemcpyHostToDevice));
+        } else {
+            memcpy(dst->lvl[L], b, m * dst->esz);
+        }
+    }
+    if (st == GP_OK) {
+        memcpy(dst->cnt, src->cnt, sizeof dst->cnt);
+        memcpy(dst->made, src->made, sizeof dst->made);
+        dst->total = src->total;
+        dst->ended = src->ended;
+        reset(src);
+    }
+fail:
+done:
+    free(a);
+    free(b);
+    return st;
+}
+
 void gp_reducer_destroy(gp_reducer_t *r)
 {
     if (!r) return;

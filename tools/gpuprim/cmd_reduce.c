@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -181,16 +183,141 @@ static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size
     return rc;
 }
 
+/* Start-up overlap. A GPU context takes the driver ~0.3 s to create (docs/PERFORMANCE.md, "start-up"); meanwhile the
+ * CPU backend reduces the input's first chunks into a CPU reducer. When the context is up, the GPU reducer takes over
+ * that partial tree (gp_reducer_transfer: the same bits as the GPU alone) and the stream goes on from where the CPU
+ * stopped. An input the CPU finishes first never waits for streaming, only for the context. */
+typedef struct opener { /* shared with the thread that opens the context */
+    int device, rc;        /* the context to open, and open_context_verb's exit code */
+    gp_ctx_t *ctx;
+    double secs;
+    atomic_int state;      /* OPENING, then READY (the thread is done) or LEFT (the verb went on without it) */
+    pthread_t th;
+} opener_t;
+enum { OPENING, READY, LEFT };
+
+typedef struct head { /* the CPU's part, the verb's own */
+    gp_ctx_t *cpu;
+    gp_reducer_t *red;     /* the CPU's partial reduction (NULL: none) */
+    size_t elements;       /* reduced by the CPU */
+    int at_end;            /* the CPU reached the end of the input */
+} head_t;
+
+static void *opener_main(void *p)
+{
+    opener_t *o = p;
+    const double t = now_seconds();
+    const char *delay = getenv("GPUPRIM_TEST_CONTEXT_DELAY_MS"); /* tests: a slow context, so the CPU head runs */
+    if (delay && atoi(delay) > 0) {
+        const struct timespec ts = {atoi(delay) / 1000, (long)(atoi(delay) % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    gp_ctx_t *ctx = NULL;
+    const int rc = open_context_verb("reduce", o->device, &ctx);
+    o->ctx = ctx, o->rc = rc, o->secs = now_seconds() - t;
+    int expect = OPENING;
+    if (!atomic_compare_exchange_strong(&o->state, &expect, READY)) { /* LEFT: nobody waits for this context */
+        gp_ctx_destroy(ctx);
+        free(o);
+        background_end();
+    }
+    return NULL;
+}
+
+/* Reduces chunks on the CPU until the context is open or the input ends. Returns EXIT_OK, or prints why the input is
+ * bad and returns EXIT_FAIL. A CPU reducer that cannot be made (an unsupported op) leaves h->red NULL: the GPU path
+ * then says why. */
+static int head_reduce(head_t *h, opener_t *o, FILE *f, const gp_array_desc_t *d, size_t want, gp_reduce_op_t op,
+                       gp_dtype_t acc, const char *path)
+{
+    if (gp_ctx_create(&h->cpu, GP_DEVICE_CPU) != GP_OK) return EXIT_OK;
+    if (gp_reducer_create_acc(h->cpu, op, d->dtype, acc, &h->red) != GP_OK) return EXIT_OK;
+    const size_t es = d->elem_size, g = gp_reducer_granule(h->red);
+    const size_t chunk = ((size_t)32 << 20) / es / g * g; /* 32 MiB: OpenMP tiles (gp__cpu_par's 16 MiB) */
+    void *buf = malloc(chunk * es);
+    if (!buf) return EXIT_OK;
+    int rc = EXIT_OK;
+    while (atomic_load(&o->state) == OPENING) {
+        if (want != GP_COUNT_ALL && h->elements >= want) {
+            h->at_end = 1;
+            break;
+        }
+        const size_t ask = want != GP_COUNT_ALL && want - h->elements < chunk ? want - h->elements : chunk;
+        size_t got = 0;
+        gp_status_t st = gp_array_fread(f, d, ask, buf, &got);
+        if (st == GP_OK && got) st = gp_reducer_push(h->red, buf, got, NULL);
+        if (st != GP_OK) {
+            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        h->elements += got;
+        if (got < ask) {
+            if (want != GP_COUNT_ALL) {
+                fprintf(stderr, "gpuprim reduce: %s: byte %zu: the data ends after %zu of %zu elements\n", path,
+                        d->data_offset + h->elements * es, h->elements, want);
+                rc = EXIT_FAIL;
+            }
+            h->at_end = 1;
+            break;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* Opens the context for `device` on another thread while the CPU reduces the input's head into *h. The CPU finishing
+ * the whole input (or finding it bad) first ends the wait: the thread is left to finish on its own (main leaves with
+ * _exit while it runs) and *ctx is the CPU backend's. Otherwise *ctx is the opened context. */
+static int head_run(head_t *h, int device, FILE *f, const gp_array_desc_t *d, size_t want, gp_reduce_op_t op,
+                    gp_dtype_t acc, const char *path, gp_ctx_t **ctx, double *ctx_secs)
+{
+    opener_t *o = calloc(1, sizeof *o);
+    if (o) {
+        o->device = device;
+        atomic_init(&o->state, OPENING);
+        if (pthread_create(&o->th, NULL, opener_main, o) != 0) free(o), o = NULL;
+    }
+    if (!o) { /* no thread: open it here */
+        const double t = now_seconds();
+        const int rc = open_context_verb("reduce", device, ctx);
+        *ctx_secs = now_seconds() - t;
+        return rc;
+    }
+    int rc = head_reduce(h, o, f, d, want, op, acc, path);
+    if (rc != EXIT_OK || (h->at_end && h->red)) {
+        int expect = OPENING;
+        const pthread_t th = o->th;
+        background_begin();
+        if (atomic_compare_exchange_strong(&o->state, &expect, LEFT)) { /* o is the thread's now (it may free it) */
+            pthread_detach(th);
+            if (rc == EXIT_OK) {
+                note_cpu("gpuprim reduce", "the CPU finished the input before the GPU had started",
+                         "the result is the CPU backend's (the same bits)");
+                *ctx = h->cpu, h->cpu = NULL;
+            }
+            return rc;
+        }
+        background_end();
+    }
+    pthread_join(o->th, NULL);
+    *ctx = o->ctx, *ctx_secs = o->secs;
+    if (rc == EXIT_OK) rc = o->rc;
+    free(o);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
                "                      [--json|--csv]\n"
-               "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map]\n"
+               "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map] [--no-overlap]\n"
                "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero, or an ordered (non-commutative)\n"
                "      op over row-major tuples: mat2 mat3 mat4 (f32 f64 u32), affine (f32 f64), first, last (held in\n"
                "      GPU memory whole; the result is the tuple)\n"
                "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
-               "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n");
+               "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n"
+               "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n");
 }
 
 int cmd_reduce(int argc, char **argv)
@@ -204,7 +331,7 @@ int cmd_reduce(int argc, char **argv)
     int have_offset = 0, threads = 0, map_pages = 0;
     gp_dtype_t acc = GP_DTYPE_COUNT;
     size_t chunk = 0;
-    int ordered = 0;
+    int ordered = 0, overlap = 1;
     gp_ordered_op_t oop = GP_ORDERED_MAT2;
     for (int i = 1; i < argc; i++) {
         int k = parse_common(argc, argv, &i, &c);
@@ -242,6 +369,8 @@ int cmd_reduce(int argc, char **argv)
                 return EXIT_USAGE;
             }
             i++;
+        } else if (strcmp(a, "--no-overlap") == 0) {
+            overlap = 0;
         } else if (strcmp(a, "--read") == 0 && v && (strcmp(v, "map") == 0 || strcmp(v, "pread") == 0)) {
             map_pages = v[0] == 'm';
             i++;
@@ -288,9 +417,15 @@ int cmd_reduce(int argc, char **argv)
         const work_t w = {ordered ? WORK_ORDERED : fast ? WORK_REDUCE_FAST : WORK_REDUCE_SLOW, input_bytes(&in), 0, 0};
         c.device = pick_device("reduce", c.device, &w, 0);
     }
-    const double t_ctx = now_seconds();
-    if ((rc = open_context_verb("reduce", c.device, &ctx)) != EXIT_OK) goto out;
-    ctx_secs = now_seconds() - t_ctx;
+    head_t h;
+    memset(&h, 0, sizeof h);
+    if (!ordered && overlap && c.device != GP_DEVICE_CPU) {
+        if ((rc = head_run(&h, c.device, f, &d, want, op, acc, path, &ctx, &ctx_secs)) != EXIT_OK) goto out;
+    } else {
+        const double t_ctx = now_seconds();
+        if ((rc = open_context_verb("reduce", c.device, &ctx)) != EXIT_OK) goto out;
+        ctx_secs = now_seconds() - t_ctx;
+    }
     if (ordered) {
         if (acc != GP_DTYPE_COUNT) {
             fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
@@ -315,18 +450,25 @@ int cmd_reduce(int argc, char **argv)
     so.map_pages = map_pages;
     const double t_stream = now_seconds();
     reducer_sink_t sink = {red, 0, 0};
-    st = gp_array_stream(ctx, f, &d, want, gp_reducer_granule(red), &so, reducer_sink_push, &sink);
+    if (h.red) st = gp_reducer_transfer(red, h.red); /* the CPU's head start, continued on this context */
+    if (st == GP_OK && !h.at_end)
+        st = gp_array_stream(ctx, f, &d, want == GP_COUNT_ALL ? want : want - h.elements, gp_reducer_granule(red), &so,
+                             reducer_sink_push, &sink);
     if (bar.shown) fputc('\n', stderr);
     if (st == GP_OK) st = gp_reducer_finish(red, &r);
     const double stream_secs = now_seconds() - t_stream;
     if (st != GP_OK) {
         const char *e = gp_last_error();
         const char *p = strstr(e, "byte ");
-        fprintf(stderr, "gpuprim reduce: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
+        if (st == GP_ERR_FORMAT && p && h.elements) /* count from the array's start, not the stream's */
+            fprintf(stderr, "gpuprim reduce: %s: byte %zu: the data ends after %zu of %zu elements\n", path,
+                    d.data_offset + (h.elements + sink.elements) * d.elem_size, h.elements + sink.elements, want);
+        else
+            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
         rc = EXIT_FAIL;
         goto out;
     }
-    const size_t n = sink.elements, bytes = n * d.elem_size;
+    const size_t n = sink.elements + h.elements, bytes = n * d.elem_size;
     if (r.index >= 0) r.index = c_order_index(&d, r.index);
     {
         const double secs = now_seconds() - t0;
@@ -364,6 +506,7 @@ int cmd_reduce(int argc, char **argv)
             rec_add(&o, "stream_seconds", 1, "%.6f", stream_secs);
             rec_add(&o, "context_seconds", 1, "%.6f", ctx_secs);
             rec_add(&o, "startup_seconds", 1, "%.6f", sink.t_first > 0 ? sink.t_first - t0 : secs);
+            rec_add(&o, "cpu_head_elements", 1, "%zu", h.elements);
             rec_add(&o, "stream_gbps", 1, "%.3f", stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0);
             rec_add(&o, "device", 0, "%s", desc);
             rec_print(&o, c.fmt, stdout);
@@ -383,6 +526,8 @@ int cmd_reduce(int argc, char **argv)
     }
 out:
     input_close(&in);
+    gp_reducer_destroy(h.red);
+    gp_ctx_destroy(h.cpu);
     gp_reducer_destroy(red);
     gp_ctx_destroy(ctx);
     return rc;

@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -47,7 +48,22 @@ static size_t distance(const char *a, const char *b)
     return d[la][lb];
 }
 
+static int run(int argc, char **argv);
+
+/* A verb may leave a GPU context starting in the background (reduce's CPU head start finished first): the output is
+ * complete, so leave without waiting for the driver, and without tearing the runtime down under that thread. */
 int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    if (background_pending()) {
+        if (fflush(stdout) != 0 && rc == EXIT_OK) rc = EXIT_FAIL;
+        fflush(stderr);
+        _exit(rc);
+    }
+    return rc;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -263,10 +264,15 @@ gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_
     return gp_reducer_push(k->red, chunk, count, stream);
 }
 
+static atomic_int g_background;
+void background_begin(void) { atomic_fetch_add(&g_background, 1); }
+void background_end(void) { atomic_fetch_sub(&g_background, 1); }
+int background_pending(void) { return atomic_load(&g_background) > 0; }
+
 void note_cpu(const char *who, const char *why, const char *doing)
 {
-    static int shown;
-    if (shown++ || who == NULL) return;
+    static atomic_int shown; /* once per process, whichever thread comes first */
+    if (atomic_fetch_add(&shown, 1) || who == NULL) return;
     fprintf(stderr, "%s: %s — %s\n", who, why, doing);
 }
 
