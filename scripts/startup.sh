@@ -10,12 +10,13 @@ cat "$f" >/dev/null # in the page cache, as the issue measured
 t() { s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk "BEGIN { printf \"%.3f\", $e - $s }"; }
 for k in 1 2 3; do echo "version (process start)   : $(t "$g" version) s"; done
 for k in 1 2 3; do echo "info (device discovery)   : $(t "$g" info) s"; done
-for d in 0 cpu auto; do
+# -d 0: the CPU reduces the head of the file while the context starts (cpu_head_elements), --no-overlap waits
+for d in "0" "0 --no-overlap" cpu auto; do
   for k in 1 2 3; do
     s=$(date +%s.%N)
     j=$("$g" reduce "$f" --dtype u32 --op sum -d $d --json 2>/dev/null)
     e=$(date +%s.%N)
-    echo "reduce 1 GiB u32 -d $d: wall $(awk "BEGIN { printf \"%.3f\", $e - $s }") s; $(echo "$j" | sed 's/.*"seconds": \([0-9.]*\).*"stream_seconds": \([0-9.]*\).*"context_seconds": \([0-9.]*\).*"startup_seconds": \([0-9.]*\).*"device": "\([^,"]*\).*/in-process \1 s, streaming \2 s, context \3 s, to the first chunk \4 s (\5)/')"
+    echo "reduce 1 GiB u32 -d $d: wall $(awk "BEGIN { printf \"%.3f\", $e - $s }") s; $(echo "$j" | sed 's/.*"seconds": \([0-9.]*\).*"stream_seconds": \([0-9.]*\).*"context_seconds": \([0-9.]*\).*"startup_seconds": \([0-9.]*\).*"cpu_head_elements": \([0-9]*\).*"device": "\([^,"]*\).*/in-process \1 s, streaming \2 s, context \3 s, to the first chunk \4 s, CPU head \5 elements (\6)/')"
   done
 done
 rm -f "$f"
