@@ -224,53 +224,54 @@ static void *opener_main(void *p)
     return NULL;
 }
 
-/* Reduces chunks on the CPU until the context is open or the input ends. Returns EXIT_OK, or prints why the input is
- * bad and returns EXIT_FAIL. A CPU reducer that cannot be made (an unsupported op) leaves h->red NULL: the GPU path
- * then says why. */
+typedef struct head_sink {
+    head_t *h;
+    opener_t *o;
+    int stopped; /* the context opened: the stream was stopped after a whole chunk */
+} head_sink_t;
+
+static gp_status_t head_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
+{
+    head_sink_t *k = user;
+    (void)first;
+    gp_status_t st = gp_reducer_push(k->h->red, chunk, count, stream);
+    if (st != GP_OK) return st;
+    k->h->elements += count;
+    if (atomic_load(&k->o->state) != OPENING) {
+        k->stopped = 1;
+        return GP_ERR_INTERNAL; /* a sentinel, not an error: the chunk is consumed and the stream stops here */
+    }
+    return GP_OK;
+}
+
+/* Reduces the input on the CPU backend's own pipeline (parallel reads, OpenMP tiles) until the context is open (the
+ * stream stops after the chunk in hand; f is left just past it) or the input ends. Returns EXIT_OK, or prints why
+ * the input is bad and returns EXIT_FAIL. A CPU reducer that cannot be made (an unsupported op) leaves h->red NULL:
+ * the GPU path then says why. */
 static int head_reduce(head_t *h, opener_t *o, FILE *f, const gp_array_desc_t *d, size_t want, gp_reduce_op_t op,
-                       gp_dtype_t acc, const char *path)
+                       gp_dtype_t acc, const gp_stream_opts_t *so, const char *path)
 {
     if (gp_ctx_create(&h->cpu, GP_DEVICE_CPU) != GP_OK) return EXIT_OK;
     if (gp_reducer_create_acc(h->cpu, op, d->dtype, acc, &h->red) != GP_OK) return EXIT_OK;
-    const size_t es = d->elem_size, g = gp_reducer_granule(h->red);
-    const size_t chunk = ((size_t)32 << 20) / es / g * g; /* 32 MiB: OpenMP tiles (gp__cpu_par's 16 MiB) */
-    void *buf = malloc(chunk * es);
-    if (!buf) return EXIT_OK;
-    int rc = EXIT_OK;
-    while (atomic_load(&o->state) == OPENING) {
-        if (want != GP_COUNT_ALL && h->elements >= want) {
-            h->at_end = 1;
-            break;
-        }
-        const size_t ask = want != GP_COUNT_ALL && want - h->elements < chunk ? want - h->elements : chunk;
-        size_t got = 0;
-        gp_status_t st = gp_array_fread(f, d, ask, buf, &got);
-        if (st == GP_OK && got) st = gp_reducer_push(h->red, buf, got, NULL);
-        if (st != GP_OK) {
-            fprintf(stderr, "gpuprim reduce: %s: %s\n", path, gp_last_error());
-            rc = EXIT_FAIL;
-            break;
-        }
-        h->elements += got;
-        if (got < ask) {
-            if (want != GP_COUNT_ALL) {
-                fprintf(stderr, "gpuprim reduce: %s: byte %zu: the data ends after %zu of %zu elements\n", path,
-                        d->data_offset + h->elements * es, h->elements, want);
-                rc = EXIT_FAIL;
-            }
-            h->at_end = 1;
-            break;
-        }
+    head_sink_t k = {h, o, 0};
+    gp_stream_opts_t opts = *so;
+    opts.progress = NULL;
+    const gp_status_t st = gp_array_stream(h->cpu, f, d, want, gp_reducer_granule(h->red), &opts, head_push, &k);
+    if (k.stopped) return EXIT_OK;
+    if (st != GP_OK) {
+        const char *e = gp_last_error(), *p = strstr(e, "byte ");
+        fprintf(stderr, "gpuprim reduce: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
+        return EXIT_FAIL;
     }
-    free(buf);
-    return rc;
+    h->at_end = 1;
+    return EXIT_OK;
 }
 
 /* Opens the context for `device` on another thread while the CPU reduces the input's head into *h. The CPU finishing
  * the whole input (or finding it bad) first ends the wait: the thread is left to finish on its own (main leaves with
  * _exit while it runs) and *ctx is the CPU backend's. Otherwise *ctx is the opened context. */
 static int head_run(head_t *h, int device, FILE *f, const gp_array_desc_t *d, size_t want, gp_reduce_op_t op,
-                    gp_dtype_t acc, const char *path, gp_ctx_t **ctx, double *ctx_secs)
+                    gp_dtype_t acc, const gp_stream_opts_t *so, const char *path, gp_ctx_t **ctx, double *ctx_secs)
 {
     opener_t *o = calloc(1, sizeof *o);
     if (o) {
@@ -284,7 +285,7 @@ static int head_run(head_t *h, int device, FILE *f, const gp_array_desc_t *d, si
         *ctx_secs = now_seconds() - t;
         return rc;
     }
-    int rc = head_reduce(h, o, f, d, want, op, acc, path);
+    int rc = head_reduce(h, o, f, d, want, op, acc, so, path);
     if (rc != EXIT_OK || (h->at_end && h->red)) {
         int expect = OPENING;
         const pthread_t th = o->th;
@@ -417,10 +418,18 @@ int cmd_reduce(int argc, char **argv)
         const work_t w = {ordered ? WORK_ORDERED : fast ? WORK_REDUCE_FAST : WORK_REDUCE_SLOW, input_bytes(&in), 0, 0};
         c.device = pick_device("reduce", c.device, &w, 0);
     }
+    progress_bar_t bar = {t0, 0};
+    gp_stream_opts_t so;
+    memset(&so, 0, sizeof so);
+    so.progress = progress_bar;
+    so.progress_user = &bar;
+    so.chunk_bytes = chunk;
+    so.threads = threads;
+    so.map_pages = map_pages;
     head_t h;
     memset(&h, 0, sizeof h);
     if (!ordered && overlap && c.device != GP_DEVICE_CPU) {
-        if ((rc = head_run(&h, c.device, f, &d, want, op, acc, path, &ctx, &ctx_secs)) != EXIT_OK) goto out;
+        if ((rc = head_run(&h, c.device, f, &d, want, op, acc, &so, path, &ctx, &ctx_secs)) != EXIT_OK) goto out;
     } else {
         const double t_ctx = now_seconds();
         if ((rc = open_context_verb("reduce", c.device, &ctx)) != EXIT_OK) goto out;
@@ -440,14 +449,6 @@ int cmd_reduce(int argc, char **argv)
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
-    progress_bar_t bar = {t0, 0};
-    gp_stream_opts_t so;
-    memset(&so, 0, sizeof so);
-    so.progress = progress_bar;
-    so.progress_user = &bar;
-    so.chunk_bytes = chunk;
-    so.threads = threads;
-    so.map_pages = map_pages;
     const double t_stream = now_seconds();
     reducer_sink_t sink = {red, 0, 0};
     if (h.red) st = gp_reducer_transfer(red, h.red); /* the CPU's head start, continued on this context */
