@@ -16,7 +16,7 @@ _gpuprim() {
         --svg|-o|--output|--c) COMPREPLY=($(compgen -f -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --shape --order --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --shape --order --no-overlap --help" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

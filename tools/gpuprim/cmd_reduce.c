@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -285,7 +286,17 @@ static int head_run(head_t *h, int device, FILE *f, const gp_array_desc_t *d, si
         *ctx_secs = now_seconds() - t;
         return rc;
     }
-    int rc = head_reduce(h, o, f, d, want, op, acc, so, path);
+    /* Teams of one size for the reads and the tiles, and cores left for the driver: otherwise OpenMP's idle workers
+     * spin between regions on every core and the context's start-up (a kernel-heavy thread) is starved, and the
+     * head with it (measured on a 16-core H100 host: 256 MiB in 0.27 s, against 0.03 s without a context starting). */
+    const int procs = omp_get_num_procs(), saved = omp_get_max_threads();
+    int t = so->threads ? so->threads : procs - 1 < 8 ? procs - 1 : 8;
+    if (t < 1) t = 1;
+    gp_stream_opts_t ho = *so;
+    ho.threads = t;
+    omp_set_num_threads(t);
+    int rc = head_reduce(h, o, f, d, want, op, acc, &ho, path);
+    omp_set_num_threads(saved);
     if (rc != EXIT_OK || (h->at_end && h->red)) {
         int expect = OPENING;
         const pthread_t th = o->th;
