@@ -150,7 +150,7 @@ static inline int tc_dot_matches(const char *what, gp_dtype_t dt, size_t n, cons
     return ok;
 }
 
-/* The sizes ARCHITECTURE.md asks every primitive to cover. */
+/* The sizes docs/ARCHITECTURE.md asks every primitive to cover. */
 static const size_t tc_sizes[] = {0, 1, 31, 32, 33, 1023, 1025, (1u << 20) + 3};
 #define TC_NSIZES (sizeof tc_sizes / sizeof tc_sizes[0])
 

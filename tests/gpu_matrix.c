@@ -1,5 +1,6 @@
 /* gpu_matrix.c — GPU tests of the matrix views (tests/matrix_common.h), with shapes up to 70001 x 33 and 4097 x 3001.
  * Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): no big shapes. */
+#include "lab_versions.h"
 #include "matrix_common.h"
 
 #include "matrix/matrix_internal.h"
@@ -8,8 +9,8 @@
 static void versions_gemm(gp_ctx_t *ctx)
 {
     static const size_t shapes[][3] = {{0, 3, 4}, {1, 1, 1}, {131, 67, 259}, {64, 129, 16}, {257, 255, 3}};
-    for (int vi = 0; vi < gp__gemm_nversions; vi++) {
-        const gp__gemm_version_t *v = &gp__gemm_versions[vi];
+    for (int vi = 0; vi < lab_gemm_nversions; vi++) {
+        const lab_gemm_version_t *v = &lab_gemm_versions[vi];
         if (!v->gpu) continue;
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             const size_t M = shapes[k][0], N = shapes[k][1], K = shapes[k][2];

@@ -1,11 +1,12 @@
 /*
- * gpu_reduce.c — GPU tests of gp_reduce: every dtype x op at the ARCHITECTURE.md sizes and tile edges, aligned and
+ * gpu_reduce.c — GPU tests of gp_reduce: every dtype x op at the docs/ARCHITECTURE.md sizes and tile edges, aligned and
  * misaligned, against the exact reference AND bitwise against the CPU backend (the determinism contract);
  * real-valued float sums bitwise equal to the CPU's; more than 4096 tiles (a third tree level); n > 2^31; repeated
  * runs on two streams; NaN rules; error paths (nothing written). Exit 77 without a GPU.
  * GP_TEST_QUICK=1 (compute-sanitizer): sizes up to 65537, no large cases.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "lab_versions.h"
 #include "reduce_common.h"
 
 #include <cuda_runtime_api.h>
@@ -154,8 +155,8 @@ static void test_large(gp_ctx_t *ctx)
  * and not; the result is poisoned first. */
 static void test_lab_versions(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
 {
-    for (int vi = 0; vi < gp__reduce_nversions; vi++) {
-        const gp__reduce_version_t *v = &gp__reduce_versions[vi];
+    for (int vi = 0; vi < lab_reduce_nversions; vi++) {
+        const lab_reduce_version_t *v = &lab_reduce_versions[vi];
         if (!v->gpu) continue;
         long before = tc_fail;
         for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++)

@@ -1,12 +1,13 @@
 /*
  * gpu_vector.c — GPU tests of the vector ops: every GPU version of the table and the public API, every op and
- * dtype, the ARCHITECTURE.md sizes, aligned and misaligned pointers (same and different offsets mod 16), poisoned
+ * dtype, the docs/ARCHITECTURE.md sizes, aligned and misaligned pointers (same and different offsets mod 16), poisoned
  * outputs with guards, against the higher-precision reference; streams; dot determinism; one n > 2^32 where
  * memory allows; error paths on a GPU context (nothing written). Exit 77 without a GPU.
  * GP_TEST_QUICK=1 (used under compute-sanitizer): sizes up to 1025 plus 2^18 + 3 (capped versions stop at 1025),
  * three pointer-offset patterns, and no > 2^32 case. GP_TEST_FILTER=text runs only the versions (and public-API ops)
  * whose name contains text (racecheck/synccheck use "dot": the only kernels with shared memory and barriers).
  */
+#include "lab_versions.h"
 #include "common.h"
 
 #include "vector/vector_internal.h"
@@ -54,7 +55,7 @@ static void check_one(gp_ctx_t *ctx, dev_bufs_t *d, const gp__vec_version_t *v, 
     gp__vec_args_t r = {op, dt, n, alpha, x + o.x * es, y + o.y * es, ref};
     char dotref[8], dotv[8];
     if (op == GP__VEC_DOT) r.z = dotref;
-    gp__vec_reference(&r);
+    lab_vec_reference(&r);
     gp_status_t st;
     if (v) {
         st = v->launch(ctx, &a, (cudaStream_t)stream);

@@ -1,5 +1,5 @@
 /*
- * test_reduce.c — CPU tests of gp_reduce: every dtype x op at the ARCHITECTURE.md sizes and at tile edges, aligned
+ * test_reduce.c — CPU tests of gp_reduce: every dtype x op at the docs/ARCHITECTURE.md sizes and at tile edges, aligned
  * and misaligned, against exact references (integer-valued floats make float sums exact); NaN rules; the n = 0
  * identities; bitwise determinism between the serial and the OpenMP backend on real-valued data; error paths.
  * Run: ctest -R test_reduce.

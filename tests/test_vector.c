@@ -1,9 +1,10 @@
 /*
  * test_vector.c — CPU tests of the vector ops: the CPU backend's versions (serial, OpenMP) and the public API on a
- * CPU context, against the higher-precision reference, on fresh random data, every ARCHITECTURE.md size, aligned
+ * CPU context, against the higher-precision reference, on fresh random data, every docs/ARCHITECTURE.md size, aligned
  * and misaligned pointers, poisoned outputs with guard elements; the dot's bitwise determinism; and the error paths
  * (nothing written). Run: ctest -R test_vector.
  */
+#include "lab_versions.h"
 #include "common.h"
 
 #include "vector/vector_internal.h"
@@ -32,7 +33,7 @@ static void check_one(gp_ctx_t *ctx, const gp__vec_version_t *v, gp__vec_op_t op
     gp__vec_args_t a = {op, dt, n, alpha, x + off * es, y + off * es, op == GP__VEC_DOT ? (void *)dotv : z + off * es};
     gp__vec_args_t r = a;
     r.z = op == GP__VEC_DOT ? (void *)dotref : ref + off * es;
-    gp__vec_reference(&r);
+    lab_vec_reference(&r);
     gp_status_t st;
     if (v)
         st = v->launch(ctx, &a, NULL);

@@ -1,9 +1,9 @@
 /*
- * gemm_kernels.cuh — the GEMM kernels that production (gemm.cu) and the lab (gemm_versions.cu) share, for one
+ * gemm_kernels.cuh — the GEMM kernels that production (gemm.cu) and the lab (lab/gemm_versions.cu) share, for one
  * canonical problem: C (M x N, row-major storage, ldc) = alpha * A' B' + beta * C, where
  *   A' (M x K): element (i, l) at A[i*lda + l] when AK ("K-inner"), else at A[l*lda + i];
  *   B' (K x N): element (l, j) at B[j*ldb + l] when BK, else at B[l*ldb + j].
- * Every layout / op combination of gp_gemm reduces to this (gemm.c). Tiles past the edges of M, N, K are zero-filled
+ * Every layout / op combination of gp_gemm reduces to this (gemm.cu). Tiles past the edges of M, N, K are zero-filled
  * in shared memory, so any size works; 16-byte global loads are used where a row's vector is in bounds and the
  * operand is aligned (flags bit 0: A, bit 1: B, bit 2: C).
  *

@@ -80,20 +80,6 @@ GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int 
 GP_INTERNAL extern int gp__gemm_cpu_max_isa;
 GP_INTERNAL const char *gp__gemm_cpu_kernel_name(void);
 
-/* The SGEMM lab (gemm_versions.cu): each version computes C = A B for row-major, packed f32 A (M x K), B (K x N),
- * C (M x N) in device memory (host memory for the CPU entries). */
-typedef gp_status_t (*gp__sgemm_lab_fn)(gp_ctx_t *ctx, size_t M, size_t N, size_t K, const float *A, const float *B,
-                                        float *C, cudaStream_t stream);
-typedef struct gp__gemm_version {
-    int id;
-    const char *name;
-    int gpu;
-    const char *teaches;
-    size_t lab_max_n; /* the lab times it at most at this size (0: no cap) */
-    gp__sgemm_lab_fn launch;
-} gp__gemm_version_t;
-GP_INTERNAL extern const gp__gemm_version_t gp__gemm_versions[];
-GP_INTERNAL extern const int gp__gemm_nversions;
 
 #ifdef __cplusplus
 }

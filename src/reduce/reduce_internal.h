@@ -83,24 +83,6 @@ GP_INTERNAL gp_status_t gp__ordered_gpu(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dt
 GP_INTERNAL void gp__ordered_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *result,
                                  int parallel);
 
-/* The lab's progression (reduce_versions.cu): each version sums n floats into *result (device memory for GPU versions,
- * host memory for CPU ones). */
-typedef gp_status_t (*gp__reduce_launch_fn)(gp_ctx_t *ctx, const float *x, size_t n, float *result,
-                                            cudaStream_t stream);
-typedef struct gp__reduce_version {
-    int id;
-    const char *name;
-    int gpu;
-    const char *teaches;
-    size_t lab_max_n; /* the lab times it at most at this n (0: no cap) */
-    gp__reduce_launch_fn launch;
-} gp__reduce_version_t;
-GP_INTERNAL extern const gp__reduce_version_t gp__reduce_versions[];
-GP_INTERNAL extern const int gp__reduce_nversions;
-GP_INTERNAL gp_status_t gp__reduce_lab_cpu_serial(gp_ctx_t *ctx, const float *x, size_t n, float *result,
-                                                  cudaStream_t stream);
-GP_INTERNAL gp_status_t gp__reduce_lab_cpu_backend(gp_ctx_t *ctx, const float *x, size_t n, float *result,
-                                                   cudaStream_t stream);
 
 /* IEEE half and bfloat16 to float (exact). */
 GP_INTERNAL float gp__f16_to_f32(uint16_t h);

@@ -50,8 +50,6 @@ GP_INTERNAL int gp__vec_production_id(gp__vec_op_t op, int gpu);
 GP_INTERNAL gp_status_t gp__vec_check(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_t dtype, size_t n,
                                       double alpha, const void *x, const void *y, void *z, gp__vec_args_t *a);
 
-/* Higher-precision serial reference (vector_ref.c) for tests and the lab; writes a->z like the op would. */
-GP_INTERNAL void gp__vec_reference(const gp__vec_args_t *a);
 
 /* CPU backend (vector_cpu.c): serial loop and OpenMP. Dot sums fixed 64 Ki-element chunks in double and adds the
  * chunk sums in index order, so both give the same bits whatever the thread count. */

@@ -3,6 +3,7 @@
  * random data and timed side by side: GB/s, % of the D2D ceiling measured in the same run, speedup over the
  * previous version and over the serial CPU loop. `--list` prints the table.
  */
+#include "lab_versions.h"
 #include "commands.h"
 
 #include "reduce/reduce_internal.h"
@@ -139,10 +140,10 @@ static int lab_op(gp_ctx_t *gpu_ctx, gp_ctx_t *cpu_ctx, gp__vec_op_t op, gp_dtyp
             gp_ctx_t *ctx = v->gpu ? gpu_ctx : cpu_ctx;
             ljob_t j = {ctx, v, {op, dt, nv, 0.5, v->gpu ? dx.device : hx, v->gpu ? dy.device : hy,
                                  v->gpu ? dz.device : (op == GP__VEC_DOT ? (void *)gotdot : hz)}};
-            /* Reference over exactly nv elements, in higher precision (vector_ref.c). */
+            /* Reference over exactly nv elements, in higher precision (lab/vector_ref.c). */
             gp__vec_args_t ra = j.a;
             ra.x = hx, ra.y = hy, ra.z = op == GP__VEC_DOT ? (void *)refdot : href;
-            gp__vec_reference(&ra);
+            lab_vec_reference(&ra);
             /* Validation run on poisoned output. */
             if (v->gpu) {
                 gp_memset(ctx, dz.device, 0xff, bytes > 64 ? bytes : 64, NULL);
@@ -247,7 +248,7 @@ int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
 /* ---------------------------------------------------------------------------------------------- reduce */
 typedef struct rlab {
     gp_ctx_t *ctx;
-    const gp__reduce_version_t *v;
+    const lab_reduce_version_t *v;
     const float *x;
     size_t n;
     float *out;
@@ -271,10 +272,10 @@ static int lab_reduce(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--list") == 0) {
             printf("%-4s %-32s %-4s %s\n", "id", "name", "on", "teaches");
-            for (int r = 0; r < gp__reduce_nversions; r++)
-                printf("%-4d %-32s %-4s %s%s\n", gp__reduce_versions[r].id, gp__reduce_versions[r].name,
-                       gp__reduce_versions[r].gpu ? "gpu" : "cpu", gp__reduce_versions[r].teaches,
-                       gp__reduce_versions[r].id == 13 ? " <- production" : "");
+            for (int r = 0; r < lab_reduce_nversions; r++)
+                printf("%-4d %-32s %-4s %s%s\n", lab_reduce_versions[r].id, lab_reduce_versions[r].name,
+                       lab_reduce_versions[r].gpu ? "gpu" : "cpu", lab_reduce_versions[r].teaches,
+                       lab_reduce_versions[r].id == 13 ? " <- production" : "");
             return EXIT_OK;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("usage: gpuprim lab reduce [--list] [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv]\n"
@@ -328,8 +329,8 @@ static int lab_reduce(int argc, char **argv)
     if (gpu) report_meta(&r, "ceiling", "read-only kernel %.1f GB/s, same run", ce.read_gbs);
     double serial_gbs = 0, prev_gbs = 0;
     for (int pass = 0; pass < 2 && rc != EXIT_FAIL; pass++)
-        for (int vi = 0; vi < gp__reduce_nversions && rc != EXIT_FAIL; vi++) {
-            const gp__reduce_version_t *v = &gp__reduce_versions[vi];
+        for (int vi = 0; vi < lab_reduce_nversions && rc != EXIT_FAIL; vi++) {
+            const lab_reduce_version_t *v = &lab_reduce_versions[vi];
             if ((pass == 0) != (v->id == 90) || (v->gpu && !gpu)) continue;
             const size_t nv = v->lab_max_n && v->lab_max_n < n ? v->lab_max_n : n;
             long long exact = 0;

@@ -1,10 +1,11 @@
 /*
  * cmd_lab_matrix.c — `gpuprim lab transpose` and `gpuprim lab gemm`: the primers' transpose and matrix-multiply
- * progressions as numbered versions (src/matrix/transpose_versions.cu, gemm_versions.cu) on the same data. Transpose: every element of every
+ * progressions as numbered versions (src/matrix/transpose_versions.cu, lab/gemm_versions.cu) on the same data. Transpose: every element of every
  * version's output checked, GB/s (read + write), % of the copy version (v00) and of the D2D cudaMemcpy. GEMM: each
  * version first checked in full on an odd shape against a long double reference, then timed at the main size with
  * sampled rows checked; TFLOP/s and % of cuBLAS SGEMM (pedantic FP32) in the same run.
  */
+#include "lab_versions.h"
 #include "commands.h"
 
 #include "matrix/matrix_internal.h"
@@ -153,7 +154,7 @@ int lab_transpose(int argc, char **argv)
 /* ---------------------------------------------------------------------------------------------- gemm */
 typedef struct glab {
     gp_ctx_t *ctx;
-    const gp__gemm_version_t *v;
+    const lab_gemm_version_t *v;
     gp_peer_t *peer;
     size_t m, n, k;
     const float *a, *b;
@@ -214,10 +215,10 @@ int lab_gemm(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--list") == 0) {
             printf("%-4s %-30s %-4s %s\n", "id", "name", "on", "teaches");
-            for (int r = 0; r < gp__gemm_nversions; r++)
-                printf("%-4d %-30s %-4s %s%s\n", gp__gemm_versions[r].id, gp__gemm_versions[r].name,
-                       gp__gemm_versions[r].gpu ? "gpu" : "cpu", gp__gemm_versions[r].teaches,
-                       gp__gemm_versions[r].id == GP__GEMM_F32_PRODUCTION ? " <- production" : "");
+            for (int r = 0; r < lab_gemm_nversions; r++)
+                printf("%-4d %-30s %-4s %s%s\n", lab_gemm_versions[r].id, lab_gemm_versions[r].name,
+                       lab_gemm_versions[r].gpu ? "gpu" : "cpu", lab_gemm_versions[r].teaches,
+                       lab_gemm_versions[r].id == GP__GEMM_F32_PRODUCTION ? " <- production" : "");
             return EXIT_OK;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("usage: gpuprim lab gemm [--list] [-d DEVICE|cpu] [--size N] [--reps N] [--warmup N] [--json|--csv]\n"
@@ -278,8 +279,8 @@ int lab_gemm(int argc, char **argv)
         report_meta(&r, "cublas", "cublasSgemm pedantic FP32 at %zu: %.2f TFLOP/s (%.1f us), same run", size, peer_tf,
                     bs.median_ms * 1e3);
     }
-    for (int vi = 0; vi < gp__gemm_nversions && rc != EXIT_FAIL; vi++) {
-        const gp__gemm_version_t *v = &gp__gemm_versions[vi];
+    for (int vi = 0; vi < lab_gemm_nversions && rc != EXIT_FAIL; vi++) {
+        const lab_gemm_version_t *v = &lab_gemm_versions[vi];
         if (v->gpu && !gpu) continue;
         gp_ctx_t *ctx = v->gpu ? gpu : cpu;
         const size_t sz = v->lab_max_n && v->lab_max_n < size ? v->lab_max_n : size;

@@ -5,7 +5,8 @@
  * Versions 01-10 combine block results with a float atomicAdd, so their last bits depend on timing; 11 and 12 are
  * deterministic for a given grid; 13 for any grid and device (the tile tree of reduce_internal.h).
  */
-#include "reduce_internal.h"
+#include "lab_versions.h"
+#include "reduce/reduce_internal.h"
 
 #include <cooperative_groups.h>
 
@@ -352,7 +353,7 @@ static gp_status_t run_r13(gp_ctx_t *ctx, const float *x, size_t n, float *resul
     return gp_reduce(ctx, GP_REDUCE_SUM, GP_F32, n, x, (gp_reduce_result_t *)(void *)result, s);
 }
 
-const gp__reduce_version_t gp__reduce_versions[] = {
+const lab_reduce_version_t lab_reduce_versions[] = {
     {1, "reduce_v01_atomic_global", 1, "atomicAdd of every element on one global float: serialised", 1u << 22,
      run_r01},
     {2, "reduce_v02_atomic_shared", 1, "per-block shared-memory atomics, one global atomic per block", 1u << 24,
@@ -380,10 +381,10 @@ const gp__reduce_version_t gp__reduce_versions[] = {
      1u << 22, run_r14},
     {15, "reduce_v15_ordered_warp", 1, "non-commutative: contiguous runs per lane, ordered shuffles, one warp",
      1u << 20, run_r15},
-    {90, "reduce_cpu_serial", 0, "CPU: one plain float loop, the serial baseline", 1u << 26, gp__reduce_lab_cpu_serial},
+    {90, "reduce_cpu_serial", 0, "CPU: one plain float loop, the serial baseline", 1u << 26, lab_reduce_cpu_serial},
     {91, "reduce_cpu_backend", 0, "CPU backend: the same tile tree, tiles in parallel (OpenMP)", 1u << 24,
-     gp__reduce_lab_cpu_backend},
+     lab_reduce_cpu_backend},
 };
-const int gp__reduce_nversions = (int)(sizeof gp__reduce_versions / sizeof gp__reduce_versions[0]);
+const int lab_reduce_nversions = (int)(sizeof lab_reduce_versions / sizeof lab_reduce_versions[0]);
 
 } /* extern "C" */

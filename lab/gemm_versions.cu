@@ -5,7 +5,8 @@
  * entry of gemm_kernels.cuh (GP__GEMM_F32_PRODUCTION), which versions 08-10 call with their own variant.
  * Every version takes any M, N, K (edges guarded, tiles zero-filled).
  */
-#include "matrix_internal.h"
+#include "lab_versions.h"
+#include "matrix/matrix_internal.h"
 
 #include <stdlib.h>
 
@@ -252,7 +253,7 @@ gp_status_t cpu_backend(gp_ctx_t *, size_t M, size_t N, size_t K, const float *A
 
 extern "C" {
 
-const gp__gemm_version_t gp__gemm_versions[] = {
+const lab_gemm_version_t lab_gemm_versions[] = {
     {1, "gemm_v01_global_uncoalesced", 1, "one thread per C element, lanes along rows: every load its own sector", 2048,
      run01},
     {2, "gemm_v02_global_coalesced", 1, "the primers' global kernel: lanes along columns, B and C coalesced", 4096, run02},
@@ -269,6 +270,6 @@ const gp__gemm_version_t gp__gemm_versions[] = {
     {90, "gemm_cpu_serial", 0, "CPU: the i-k-j triple loop in float, one core", 512, cpu_serial},
     {91, "gemm_cpu_backend", 0, "CPU backend: packed rows, double accumulation, OpenMP", 1024, cpu_backend},
 };
-const int gp__gemm_nversions = (int)(sizeof gp__gemm_versions / sizeof gp__gemm_versions[0]);
+const int lab_gemm_nversions = (int)(sizeof lab_gemm_versions / sizeof lab_gemm_versions[0]);
 
 } /* extern "C" */

@@ -3,12 +3,13 @@
  * elementwise ops in double (f32 results rounded once; i32 wrapping in uint32), dot in long double (i32: exact,
  * wrapping uint64). Serial and simple on purpose.
  */
-#include "vector_internal.h"
+#include "lab_versions.h"
+#include "vector/vector_internal.h"
 
 #include <stdint.h>
 #include <string.h>
 
-void gp__vec_reference(const gp__vec_args_t *a)
+void lab_vec_reference(const gp__vec_args_t *a)
 {
     const double al = a->dtype == GP_F32 ? (double)(float)a->alpha : a->alpha; /* alpha as the op sees it */
     if (a->op == GP__VEC_DOT) {
