@@ -276,7 +276,7 @@ gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src)
     gp_status_t st = GP_OK;
     if (!a || !b) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu staged entries", fn, most);
-        goto done;
+        goto fail;
     }
     for (int L = 0; L < LEVELS && st == GP_OK; L++) {
         const size_t m = src->cnt[L];
@@ -309,7 +309,6 @@ gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src)
         reset(src);
     }
 fail:
-done:
     free(a);
     free(b);
     return st;

@@ -226,18 +226,16 @@ static void *opener_main(void *p)
 }
 
 typedef struct head_sink {
-    head_t *h;
+    reducer_sink_t sink; /* the CPU's reducer and the elements pushed (util.c's sink) */
     opener_t *o;
-    int stopped; /* the context opened: the stream was stopped after a whole chunk */
+    int stopped;         /* the context opened: the stream was stopped after a whole chunk */
 } head_sink_t;
 
 static gp_status_t head_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
 {
     head_sink_t *k = user;
-    (void)first;
-    gp_status_t st = gp_reducer_push(k->h->red, chunk, count, stream);
+    const gp_status_t st = reducer_sink_push(&k->sink, chunk, count, first, stream);
     if (st != GP_OK) return st;
-    k->h->elements += count;
     if (atomic_load(&k->o->state) != OPENING) {
         k->stopped = 1;
         return GP_ERR_INTERNAL; /* a sentinel, not an error: the chunk is consumed and the stream stops here */
@@ -254,10 +252,11 @@ static int head_reduce(head_t *h, opener_t *o, FILE *f, const gp_array_desc_t *d
 {
     if (gp_ctx_create(&h->cpu, GP_DEVICE_CPU) != GP_OK) return EXIT_OK;
     if (gp_reducer_create_acc(h->cpu, op, d->dtype, acc, &h->red) != GP_OK) return EXIT_OK;
-    head_sink_t k = {h, o, 0};
+    head_sink_t k = {{h->red, 0, 0}, o, 0};
     gp_stream_opts_t opts = *so;
     opts.progress = NULL;
     const gp_status_t st = gp_array_stream(h->cpu, f, d, want, gp_reducer_granule(h->red), &opts, head_push, &k);
+    h->elements = k.sink.elements;
     if (k.stopped) return EXIT_OK;
     if (st != GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
