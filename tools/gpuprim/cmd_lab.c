@@ -386,18 +386,130 @@ static int lab_reduce(int argc, char **argv)
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------- the runner */
+/* The topics still written as their own verbs here and in cmd_lab_*.c (issue 12 moves them into lab/ one by one). */
+static const struct {
+    const char *name, *summary;
+} own_verbs[] = {
+    {"vector", "the vector progression: add<<<1,1>>> to vectorized grid-stride copy/scale/add/triad/dot"},
+    {"reduce", "the primers' reduction progression, atomics to the deterministic tile tree"},
+    {"histogram", "privatized, warp, cluster (distributed shared memory) and global histograms"},
+    {"transpose", "naive, shared-memory tile, padded tile, production"},
+    {"gemm", "SGEMM from one thread per element to the register-tiled production kernel"},
+};
+
+static void lab_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim lab TOPIC [options]   (gpuprim lab TOPIC --help; gpuprim lab --list)\n");
+}
+
+static void list_topics(FILE *f)
+{
+    for (size_t k = 0; k < sizeof own_verbs / sizeof own_verbs[0]; k++)
+        fprintf(f, "%-10s %s\n", own_verbs[k].name, own_verbs[k].summary);
+    for (int t = 0; lab_topics[t]; t++) fprintf(f, "%-10s %s\n", lab_topics[t]->name, lab_topics[t]->summary);
+}
+
+static void topic_usage(const lab_topic_t *t, FILE *f)
+{
+    fprintf(f, "usage: gpuprim lab %s [--list] [-d DEVICE|cpu] [--reps N] [--warmup N] [--json|--csv] [--svg FILE]",
+            t->name);
+    for (int k = 0; t->opts && t->opts[k].name; k++)
+        fprintf(f, " [%s%s%s]", t->opts[k].name, t->opts[k].arg ? " " : "", t->opts[k].arg ? t->opts[k].arg : "");
+    fprintf(f, "\n  %s\n", t->summary);
+    fprintf(f, "%s\n", t->help);
+    for (int k = 0; t->opts && t->opts[k].name; k++)
+        fprintf(f, "  %s%s%s: %s\n", t->opts[k].name, t->opts[k].arg ? " " : "", t->opts[k].arg ? t->opts[k].arg : "",
+                t->opts[k].help);
+}
+
+/* One runner for every topic of lab/lab.h: options, contexts, the topic's run, the report, the charts. */
+static int run_topic(const lab_topic_t *t, int argc, char **argv)
+{
+    char title[64];
+    snprintf(title, sizeof title, "gpuprim lab %s", t->name);
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
+    lab_run_t *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        fprintf(stderr, "%s: out of host memory\n", title);
+        return EXIT_FAIL;
+    }
+    r->topic = t;
+    int rc = EXIT_OK;
+    for (int i = 1; i < argc && rc == EXIT_OK; i++) {
+        const int k = parse_common(argc, argv, &i, &c);
+        if (k < 0) rc = EXIT_USAGE;
+        if (k != 0) continue;
+        const char *a = argv[i];
+        if (strcmp(a, "--list") == 0) {
+            t->list(stdout);
+            free(r);
+            return EXIT_OK;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            topic_usage(t, stdout);
+            free(r);
+            return EXIT_OK;
+        }
+        int o = 0;
+        while (t->opts && t->opts[o].name && strcmp(t->opts[o].name, a) != 0) o++;
+        if (t->opts == NULL || t->opts[o].name == NULL || o >= LAB_MAX_OPTS) {
+            fprintf(stderr, "%s: unknown argument '%s' (gpuprim lab %s --help lists the options)\n", title, a, t->name);
+            rc = EXIT_USAGE;
+        } else if (t->opts[o].arg && i + 1 >= argc) {
+            fprintf(stderr, "%s: %s needs a value (%s)\n", title, a, t->opts[o].arg);
+            rc = EXIT_USAGE;
+        } else {
+            r->value[o] = t->opts[o].arg ? argv[++i] : "";
+        }
+    }
+    if (rc == EXIT_OK && (c.reps < 1 || c.warmup < 0)) rc = EXIT_USAGE;
+    if (rc != EXIT_OK) {
+        free(r);
+        return rc;
+    }
+    r->reps = c.reps;
+    r->warmup = c.warmup;
+    r->svg = c.svg != NULL;
+    if (t->needs_gpu && c.device == GP_DEVICE_CPU) {
+        fprintf(stderr, "%s: needs a GPU (-d cpu has nothing to measure)\n", title);
+        free(r);
+        return EXIT_USAGE;
+    }
+    rc = lab_contexts(title, c.device, &r->cpu, &r->gpu);
+    if (rc == EXIT_OK) rc = t->run(r);
+    if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+        report_print_with(&r->report, &r->claims, "claims", c.fmt, stdout);
+        if (c.svg && svg_line_charts(c.svg, title, r->chart, r->nchart) != 0 && rc == EXIT_OK) rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "%s: %d version(s) FAILED verification\n", title, r->failed);
+    report_free(&r->report);
+    report_free(&r->claims);
+    gp_ctx_destroy(r->gpu);
+    gp_ctx_destroy(r->cpu);
+    free(r);
+    return rc;
+}
+
 int cmd_lab(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim lab vector|reduce|histogram|transpose|gemm [options]   (--help after it)\n");
+        lab_usage(argc < 2 ? stderr : stdout);
+        if (argc >= 2) list_topics(stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
+    if (strcmp(argv[1], "--list") == 0) {
+        list_topics(stdout);
+        return EXIT_OK;
+    }
+    const lab_topic_t *topic = lab_topic_find(argv[1]);
+    if (topic) return run_topic(topic, argc - 1, argv + 1);
     if (strcmp(argv[1], "reduce") == 0) return lab_reduce(argc - 1, argv + 1);
     if (strcmp(argv[1], "histogram") == 0) return lab_histogram(argc - 1, argv + 1);
     if (strcmp(argv[1], "transpose") == 0) return lab_transpose(argc - 1, argv + 1);
     if (strcmp(argv[1], "gemm") == 0) return lab_gemm(argc - 1, argv + 1);
     if (strcmp(argv[1], "vector") != 0) {
-        fprintf(stderr, "gpuprim lab: unknown primitive '%s' (known: vector, reduce, histogram, transpose, gemm)\n", argv[1]);
+        fprintf(stderr, "gpuprim lab: unknown topic '%s' (gpuprim lab --list lists them)\n", argv[1]);
         return EXIT_USAGE;
     }
     argc--, argv++;

@@ -2,7 +2,6 @@
 #ifndef GP_CLI_COMMANDS_H
 #define GP_CLI_COMMANDS_H
 
-#include "bench.h"
 #include "util.h"
 
 int cmd_info(int argc, char **argv);

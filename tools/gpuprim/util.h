@@ -1,24 +1,13 @@
-/* util.h — what the CLI's verbs share: argument parsing helpers, reports (table / JSON / CSV), SVG bar charts. */
+/* util.h — what the CLI's verbs share: option parsing, device choice, contexts, progress (reports, charts and the
+ * bench harness are the lab's: lab/lab.h). */
 #ifndef GP_CLI_UTIL_H
 #define GP_CLI_UTIL_H
 
-#include "gpuprim.h"
+#include "lab.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* Exit codes of the CLI. */
-enum {
-    EXIT_OK = 0,
-    EXIT_FAIL = 1,       /* the operation failed (message on stderr) */
-    EXIT_USAGE = 2,      /* bad command line */
-    EXIT_NO_GPU = 3,     /* no CUDA device present (the CPU backend answered where it could) */
-    EXIT_NO_DRIVER = 4,  /* no usable CUDA driver (the CPU backend answered where it could) */
-    EXIT_MISMATCH = 5    /* a verification failed (lab, demo) */
-};
-
-typedef enum { FMT_TABLE = 0, FMT_JSON, FMT_CSV } out_format_t;
 
 /* Common options of the measuring verbs. device: GP_DEVICE_CPU, an ordinal, or -2 for "GPU 0 if present, else
  * CPU". */
@@ -95,9 +84,6 @@ void background_end(void);
 int background_pending(void);
 /* Opens the context the options ask for. With DEVICE_AUTO and no GPU: the CPU backend, and *why_cpu says why. */
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len);
-/* A one-line device description ("NVIDIA H200 (sm_90, 132 SMs), driver 13.0" or the CPU model). */
-void describe_device(gp_ctx_t *ctx, char *out, size_t len);
-void today(char *out, size_t len); /* YYYY-MM-DD */
 double now_seconds(void);           /* a monotonic clock */
 /* A gp_progress_fn for the data verbs: a bar on stderr when it is a terminal and the work has taken over a second
  * (bytes and MB/s when the total is unknown). Print a newline after the work if `shown`. */
@@ -127,60 +113,5 @@ typedef struct reducer_sink {
     double t_first; /* now_seconds() when the first chunk arrived (0: none yet) */
 } reducer_sink_t;
 gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
-
-/* ---------------------------------------------------------------------------------------------- reports */
-#define REPORT_MAX_COLS 16
-#define REPORT_MAX_META 8
-typedef struct report {
-    const char *title;
-    int ncols;
-    const char *cols[REPORT_MAX_COLS];
-    int numeric[REPORT_MAX_COLS];  /* JSON: unquoted (an empty cell becomes null) */
-    int nmeta;
-    char meta_key[REPORT_MAX_META][32];
-    char meta_val[REPORT_MAX_META][256];
-    int nrows, cap;
-    char **cells;                  /* nrows * ncols strings */
-} report_t;
-
-void report_init(report_t *r, const char *title, const char *const *cols, const int *numeric, int ncols);
-void report_meta(report_t *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Appends a row; the cells are printf-formatted by the caller. Returns the row index, or -1 when out of memory. */
-int report_row(report_t *r, const char *const *cells);
-const char *report_cell(const report_t *r, int row, int col);
-void report_print(const report_t *r, out_format_t fmt, FILE *f);
-void report_free(report_t *r);
-/* One result as named fields (the data verbs' --json / --csv): JSON prints one object on a line, CSV a header row
- * and one value row. raw fields are printed as they are in JSON (numbers, arrays, true/false), others as strings. */
-#define RECORD_MAX 24
-typedef struct record {
-    int n;
-    char key[RECORD_MAX][24];
-    char val[RECORD_MAX][512];
-    int raw[RECORD_MAX];
-} record_t;
-void rec_add(record_t *r, const char *key, int raw, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void rec_print(const record_t *r, out_format_t fmt, FILE *f);
-/* JSON string escaping into f. */
-void json_string(FILE *f, const char *s);
-
-/* Output files are written whole or not at all: out_open writes to "PATH.tmp-PID-N" beside PATH (NULL on failure,
- * errno-style reason in o->err); out_close(o, ok) renames it over PATH when ok and everything was written, else removes
- * it. Returns 0 when PATH now holds the whole output. */
-typedef struct out_file {
-    const char *path;
-    char tmp[4096];
-    FILE *f;
-    int err;
-} out_file_t;
-FILE *out_open(out_file_t *o, const char *path);
-int out_close(out_file_t *o, int ok);
-
-/* A histogram as a column chart of any bin count: adjacent bins summed into at most 240 columns, a y axis with
- * round ticks, the range on the x axis (written whole or not at all; prints why on failure). */
-int svg_histogram(const char *path, const char *title, double lo, double hi, const uint64_t *counts, size_t nbins);
-/* A horizontal bar chart (written whole or not at all; prints why on failure): one bar per label, with an optional dashed reference line (ref <= 0: none). */
-int svg_bar_chart(const char *path, const char *title, const char *unit, const char *const *labels,
-                  const double *values, int n, double ref, const char *ref_label);
 
 #endif

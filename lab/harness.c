@@ -1,5 +1,5 @@
-/* bench.c — the benchmark harness (see bench.h). */
-#include "bench.h"
+/* harness.c — the measuring harness of the lab and the bench verbs (lab/lab.h). */
+#include "lab.h"
 
 #include "core/internal.h"
 

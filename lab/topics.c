@@ -1,0 +1,10 @@
+/* topics.c — the lab's one table of topics, in teaching order: `gpuprim lab --list` prints it, `gpuprim lab NAME`
+ * runs one. A new topic is one file in lab/ defining its lab_topic_t, and one line here. */
+#include "lab.h"
+
+extern const lab_topic_t lab_topic_memory;
+
+const lab_topic_t *const lab_topics[] = {
+    &lab_topic_memory,
+    NULL,
+};
