@@ -105,7 +105,7 @@ __global__ void const_k(uint32_t *out, const uint32_t *__restrict__ tab_ro, cons
     uint32_t acc = 0;
 #pragma unroll 8
     for (int it = 0; it < iters; it++) {
-        const uint32_t i = ((uint32_t)it * 97u + off) & (CONST_WORDS - 1);
+        const uint32_t i = ((uint32_t)it * 97u + off) & (LM_CONST_WINDOW - 1);
         if (PATH == 0) acc += const_tab[i];
         else if (PATH == 1) acc += __ldg(tab_ro + i);
         else acc += tab[i];
@@ -223,18 +223,19 @@ __global__ void chain_k(uint32_t *chain, const uint32_t *cycle, size_t lines)
 }
 __global__ void chase_k(const uint32_t *chain, int steps, uint32_t *end)
 {
-    uint32_t p = 0;
+    uint32_t p = *end; /* where the last run stopped: every run walks lines it has not walked */
     for (int s = 0; s < steps; s++) p = chain[p];
     *end = p;
 }
-__global__ void stream_read_k(const uint4 *buf, size_t mask, size_t loads, uint32_t *sum)
+/* Block b reads words [b * per_block, (b + 1) * per_block) modulo the working set: every SM sweeps the whole set when
+ * it is smaller than a block's share, so what each SM touches is the working set itself. */
+__global__ void stream_read_k(const uint4 *buf, size_t mask, size_t per_block, uint32_t *sum)
 {
     uint32_t acc = 0;
-    const size_t stride = gthreads();
-    size_t i = gtid();
+    const size_t base = (size_t)blockIdx.x * per_block;
 #pragma unroll 4
-    for (; i < loads; i += stride) {
-        const uint4 v = buf[i & mask];
+    for (size_t j = threadIdx.x; j < per_block; j += blockDim.x) {
+        const uint4 v = buf[(base + j) & mask];
         acc += v.x + v.y + v.z + v.w;
     }
     for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
@@ -465,7 +466,7 @@ int lm_stream_read(const uint32_t *buf, size_t words16, size_t loads, uint32_t *
     if (words16 == 0 || (words16 & (words16 - 1))) return (int)cudaErrorInvalidValue;
     int e = (int)cudaMemsetAsync(sum, 0, sizeof *sum, (cudaStream_t)s);
     if (e) return e;
-    stream_read_k<<<grid, 256, 0, (cudaStream_t)s>>>((const uint4 *)buf, words16 - 1, loads, sum);
+    stream_read_k<<<grid, 256, 0, (cudaStream_t)s>>>((const uint4 *)buf, words16 - 1, loads / (size_t)grid, sum);
     return launched();
 }
 

@@ -71,9 +71,10 @@ int lm_soa_step(float *x, const float *vx, size_t n, float dt, gp_stream_t s);
 int lm_wavefronts(int word, int stride);
 int lm_smem(uint32_t *out, int word, int stride, int iters, int grid, gp_stream_t s);
 
-/* Constant vs read-only vs plain loads of a 16 KiB table (values lm_hash(i, 7)): each thread sums `iters` words at
- * (it * 97 + (divergent ? lane : 0)) mod 4096 — divergent: 32 neighbouring words, one line for a cache and 32
+/* Constant vs read-only vs plain loads of a table (values lm_hash(i, 7)): each thread sums `iters` words at
+ * (it * 97 + (divergent ? lane : 0)) mod LM_CONST_WINDOW (1 KiB, inside every cache on the way) — divergent: 32 neighbouring words, one line for a cache and 32
  * addresses for the constant cache. path: 0 __constant__, 1 __ldg, 2 plain loads. */
+enum { LM_CONST_WINDOW = 256 };
 int lm_const_upload(gp_stream_t s);
 int lm_const(uint32_t *out, const uint32_t *table, int path, int divergent, int iters, int grid, gp_stream_t s);
 
@@ -112,10 +113,12 @@ int lm_atomics(uint32_t *counters, size_t n, int addresses, int mode, gp_stream_
 
 /* Staircase: chain[cycle[k] * 32] = cycle[k + 1] * 32 (the cycle's lines are 128 bytes apart). */
 int lm_chain(uint32_t *chain, const uint32_t *cycle, size_t lines, gp_stream_t s);
-/* Staircase: one thread follows chain from 0 for `steps` steps and writes where it ends. */
+/* Staircase: one thread follows chain for `steps` steps from *end (set it to 0 for a checked run) and writes where it
+ * ends to *end, so that the next run goes on where this one stopped. */
 int lm_chase(const uint32_t *chain, int steps, uint32_t *end, gp_stream_t s);
-/* The whole grid reads `loads` 16-byte words (a multiple of words16, a power of two) cycling over the first words16
- * of buf, and adds every 32-bit lane into *sum (u32, zeroed here). */
+/* The whole grid reads (loads / grid) * grid 16-byte words: block b the (loads / grid) words from b * (loads / grid)
+ * on, modulo words16 (a power of two) — so each SM sweeps the whole working set when it is small — and adds every
+ * 32-bit lane into *sum (u32, zeroed here). */
 int lm_stream_read(const uint32_t *buf, size_t words16, size_t loads, uint32_t *sum, int grid, gp_stream_t s);
 
 #ifdef __cplusplus
