@@ -241,6 +241,19 @@ __global__ void stream_read_k(const uint4 *buf, size_t mask, size_t per_block, u
     for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
     if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
 }
+/* Passes over the working set one after another, the whole grid striding through each: past the L2, a pass finds
+ * nothing of the last one cached. */
+__global__ void stream_pass_k(const uint4 *buf, size_t mask, size_t loads, uint32_t *sum)
+{
+    uint32_t acc = 0;
+#pragma unroll 4
+    for (size_t i = gtid(); i < loads; i += gthreads()) {
+        const uint4 v = buf[i & mask];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
+}
 
 } // namespace
 
@@ -461,12 +474,14 @@ int lm_chase(const uint32_t *chain, int steps, uint32_t *end, gp_stream_t s)
     chase_k<<<1, 1, 0, (cudaStream_t)s>>>(chain, steps, end);
     return launched();
 }
-int lm_stream_read(const uint32_t *buf, size_t words16, size_t loads, uint32_t *sum, int grid, gp_stream_t s)
+int lm_stream_read(const uint32_t *buf, size_t words16, size_t loads, uint32_t *sum, int grid, int passes,
+                   gp_stream_t s)
 {
     if (words16 == 0 || (words16 & (words16 - 1))) return (int)cudaErrorInvalidValue;
     int e = (int)cudaMemsetAsync(sum, 0, sizeof *sum, (cudaStream_t)s);
     if (e) return e;
-    stream_read_k<<<grid, 256, 0, (cudaStream_t)s>>>((const uint4 *)buf, words16 - 1, loads / (size_t)grid, sum);
+    if (passes) stream_pass_k<<<grid, 256, 0, (cudaStream_t)s>>>((const uint4 *)buf, words16 - 1, loads, sum);
+    else stream_read_k<<<grid, 256, 0, (cudaStream_t)s>>>((const uint4 *)buf, words16 - 1, loads / (size_t)grid, sum);
     return launched();
 }
 

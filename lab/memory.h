@@ -116,10 +116,12 @@ int lm_chain(uint32_t *chain, const uint32_t *cycle, size_t lines, gp_stream_t s
 /* Staircase: one thread follows chain for `steps` steps from *end (set it to 0 for a checked run) and writes where it
  * ends to *end, so that the next run goes on where this one stopped. */
 int lm_chase(const uint32_t *chain, int steps, uint32_t *end, gp_stream_t s);
-/* The whole grid reads (loads / grid) * grid 16-byte words: block b the (loads / grid) words from b * (loads / grid)
- * on, modulo words16 (a power of two) — so each SM sweeps the whole working set when it is small — and adds every
- * 32-bit lane into *sum (u32, zeroed here). */
-int lm_stream_read(const uint32_t *buf, size_t words16, size_t loads, uint32_t *sum, int grid, gp_stream_t s);
+/* Reads 16-byte words of the first words16 (a power of two) of buf and adds every 32-bit lane into *sum (u32, zeroed
+ * here). passes 0: (loads / grid) * grid words, block b the (loads / grid) from b * (loads / grid) on, modulo words16
+ * — each SM sweeps the whole working set when it is small (what a cache level serves). passes 1: `loads` words (a
+ * multiple of words16) in whole passes over the set, the grid striding through each (past the L2: device memory). */
+int lm_stream_read(const uint32_t *buf, size_t words16, size_t loads, uint32_t *sum, int grid, int passes,
+                   gp_stream_t s);
 
 #ifdef __cplusplus
 }
