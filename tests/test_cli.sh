@@ -40,6 +40,16 @@ json_ok "$tmp/out" && ok || bad "bench reduce --json is not JSON"
 grep -q '"op": "argmax"' "$tmp/out" && ok || bad "bench reduce json lacks argmax"
 expect_rc 2 "bench reduce bad n" "$g" bench reduce -n 0
 
+expect_rc 0 "lab topics" "$g" lab --list
+for t in vector reduce histogram transpose gemm memory; do grep -q "^$t " "$tmp/out" || bad "lab --list lacks $t"; done; ok
+expect_rc 0 "lab memory list" "$g" lab memory --list
+[ "$(wc -l <"$tmp/out")" = 8 ] && grep -q '^staircase ' "$tmp/out" && ok || bad "lab memory --list: $(cat "$tmp/out")"
+expect_rc 0 "lab memory help" "$g" lab memory --help
+grep -q -- '--only LIST' "$tmp/out" && ok || bad "lab memory --help lacks --only"
+expect_rc 2 "lab memory on the CPU" "$g" lab memory -d cpu
+expect_rc 2 "lab memory unknown option" "$g" lab memory --bogus
+expect_rc 2 "lab memory option without its value" "$g" lab memory --only
+expect_rc 2 "lab unknown topic" "$g" lab memroy
 expect_rc 0 "lab list" "$g" lab vector --list
 grep -q "vector_v01_single_thread" "$tmp/out" && grep -q "production" "$tmp/out" && ok || bad "lab --list"
 expect_rc 0 "lab cpu all ops" "$g" lab vector --device cpu --op all -n 3001 --reps 2 --warmup 0
