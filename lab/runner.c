@@ -14,7 +14,7 @@ const lab_topic_t *lab_topic_find(const char *name)
 
 const char *lab_opt(const lab_run_t *r, const char *name)
 {
-    for (int k = 0; r->topic->opts && r->topic->opts[k].name && k < LAB_MAX_OPTS; k++)
+    for (int k = 0; r->topic->opts && k < LAB_MAX_OPTS && r->topic->opts[k].name; k++)
         if (strcmp(r->topic->opts[k].name, name) == 0) return r->value[k];
     return NULL;
 }

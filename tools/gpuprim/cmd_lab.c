@@ -223,7 +223,7 @@ void lab_meta(report_t *r, gp_ctx_t *ctx)
     report_meta(r, "date", "%s", date);
 }
 
-int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
+int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu, const char *doing)
 {
     char why[700] = "";
     *cpu = *gpu = NULL;
@@ -241,7 +241,7 @@ int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu)
         *cpu = NULL;
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if (why[0]) note_cpu(title, why, "CPU versions only");
+    if (why[0]) note_cpu(title, why, doing);
     return EXIT_OK;
 }
 
@@ -294,7 +294,7 @@ static int lab_reduce(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    int orc = lab_contexts("gpuprim lab reduce", c.device, &cpu, &gpu);
+    int orc = lab_contexts("gpuprim lab reduce", c.device, &cpu, &gpu, "CPU versions only");
     if (orc != EXIT_OK) return orc;
     gp_status_t st;
     /* Integers in [-7, 7]: every partial sum is an exact float, so every order gives the exact answer. */
@@ -463,7 +463,6 @@ static int run_topic(const lab_topic_t *t, int argc, char **argv)
             r->value[o] = t->opts[o].arg ? argv[++i] : "";
         }
     }
-    if (rc == EXIT_OK && (c.reps < 1 || c.warmup < 0)) rc = EXIT_USAGE;
     if (rc != EXIT_OK) {
         free(r);
         return rc;
@@ -476,7 +475,9 @@ static int run_topic(const lab_topic_t *t, int argc, char **argv)
         free(r);
         return EXIT_USAGE;
     }
-    rc = lab_contexts(title, c.device, &r->cpu, &r->gpu);
+    rc = lab_contexts(title, c.device, &r->cpu, &r->gpu,
+                      t->needs_gpu ? "nothing to measure without a GPU" : "CPU versions only");
+    if (rc == EXIT_OK && t->needs_gpu && r->gpu == NULL) rc = EXIT_NO_GPU;
     if (rc == EXIT_OK) rc = t->run(r);
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print_with(&r->report, &r->claims, "claims", c.fmt, stdout);
@@ -557,7 +558,7 @@ int cmd_lab(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    int orc = lab_contexts("gpuprim lab vector", c.device, &cpu, &gpu);
+    int orc = lab_contexts("gpuprim lab vector", c.device, &cpu, &gpu, "CPU versions only");
     if (orc != EXIT_OK) return orc;
     static const char *const cols[] = {"id", "version", "op", "dtype", "n", "median_us", "GB/s", "%d2d",
                                        "x prev", "x serial", "check"};

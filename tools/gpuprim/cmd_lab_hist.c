@@ -119,7 +119,7 @@ int lab_histogram(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    int rc = lab_contexts("gpuprim lab histogram", c.device, &cpu, &gpu);
+    int rc = lab_contexts("gpuprim lab histogram", c.device, &cpu, &gpu, "CPU versions only");
     if (rc != EXIT_OK) return rc;
     const size_t es = gp_dtype_size(dt);
     if (n == 0) n = gpu ? ((size_t)1 << 30) / es : (size_t)1 << 24;

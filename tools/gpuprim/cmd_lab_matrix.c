@@ -67,7 +67,7 @@ int lab_transpose(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    int rc = lab_contexts("gpuprim lab transpose", c.device, &cpu, &gpu);
+    int rc = lab_contexts("gpuprim lab transpose", c.device, &cpu, &gpu, "CPU versions only");
     if (rc != EXIT_OK) return rc;
     if (P == 0) P = Q = gpu ? 16384 : 2048;
     const size_t n = P * Q;
@@ -238,7 +238,7 @@ int lab_gemm(int argc, char **argv)
         }
     }
     gp_ctx_t *cpu = NULL, *gpu = NULL;
-    int rc = lab_contexts("gpuprim lab gemm", c.device, &cpu, &gpu);
+    int rc = lab_contexts("gpuprim lab gemm", c.device, &cpu, &gpu, "CPU versions only");
     if (rc != EXIT_OK) return rc;
     if (size == 0) size = gpu ? 4096 : 256;
     const size_t om = 509, on = 513, ok_ = 257, big = size > om ? size : on; /* buffers hold both problems */

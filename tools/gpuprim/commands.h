@@ -23,8 +23,9 @@ void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double 
              const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
 int cmd_lab(int argc, char **argv);
 int lab_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_lab_hist.c) */
-/* The CPU context every lab has, and the GPU the device option asks for (NULL, with a note, where there is none). */
-int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu);
+/* The CPU context every lab has, and the GPU the device option asks for (NULL where there is none, with the note
+ * "TITLE: why — DOING"). */
+int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu, const char *doing);
 /* A lab report's device and date lines. */
 void lab_meta(report_t *r, gp_ctx_t *ctx);
 int cmd_demo(int argc, char **argv);
