@@ -253,22 +253,31 @@ gp_status_t cpu_backend(gp_ctx_t *, size_t M, size_t N, size_t K, const float *A
 
 extern "C" {
 
-const lab_gemm_version_t lab_gemm_versions[] = {
-    {1, "gemm_v01_global_uncoalesced", 1, "one thread per C element, lanes along rows: every load its own sector", 2048,
-     run01},
-    {2, "gemm_v02_global_coalesced", 1, "the primers' global kernel: lanes along columns, B and C coalesced", 4096, run02},
-    {3, "gemm_v03_smem_tiled16", 1, "the primers' shared-memory kernel, 16 x 16 sub-matrices", 0, run_smem<16>},
-    {4, "gemm_v04_smem_tiled32", 1, "the same with 32 x 32 sub-matrices: half the global traffic", 0, run_smem<32>},
-    {5, "gemm_v05_1d_blocking", 1, "64 x 64 tile, 8 results per thread in a column: 8 FMAs per B load", 0, run05},
-    {6, "gemm_v06_2d_blocking", 1, "128 x 128 tile, 8 x 8 results per thread: outer products in registers", 0, run06},
-    {7, "gemm_v07_vectorized", 1, "16-byte global and shared loads, A's tile stored transposed", 0, run07},
-    {8, "gemm_v08_warp_tiling", 1, "warp tile 64 x 32, lanes 8 x 4: conflict-free 16-byte fragment reads, BK 16", 0,
-     run_prod<8>},
-    {9, "gemm_v09_double_buffer", 1, "two shared stages, next tile's loads in registers during the math", 0,
-     run_prod<9>},
-    {10, "gemm_v10_cp_async", 1, "two stages, cp.async for the operand stored k-major (no registers)", 0, run_prod<10>},
-    {90, "gemm_cpu_serial", 0, "CPU: the i-k-j triple loop in float, one core", 512, cpu_serial},
-    {91, "gemm_cpu_backend", 0, "CPU backend: packed rows, double accumulation, OpenMP", 1024, cpu_backend},
+const lab_version_t lab_gemm_versions[] = {
+    {1, "gemm_v01_global_uncoalesced", 1, "one thread per C element, lanes along rows: every load its own sector",
+     "", 2048, 0, 0, (lab_fn_t)run01},
+    {2, "gemm_v02_global_coalesced", 1, "the primers' global kernel: lanes along columns, B and C coalesced",
+     "", 4096, 0, 0, (lab_fn_t)run02},
+    {3, "gemm_v03_smem_tiled16", 1, "the primers' shared-memory kernel, 16 x 16 sub-matrices",
+     "", 0, 0, 0, (lab_fn_t)run_smem<16>},
+    {4, "gemm_v04_smem_tiled32", 1, "the same with 32 x 32 sub-matrices: half the global traffic",
+     "", 0, 0, 0, (lab_fn_t)run_smem<32>},
+    {5, "gemm_v05_1d_blocking", 1, "64 x 64 tile, 8 results per thread in a column: 8 FMAs per B load",
+     "", 0, 0, 0, (lab_fn_t)run05},
+    {6, "gemm_v06_2d_blocking", 1, "128 x 128 tile, 8 x 8 results per thread: outer products in registers",
+     "", 0, 0, 0, (lab_fn_t)run06},
+    {7, "gemm_v07_vectorized", 1, "16-byte global and shared loads, A's tile stored transposed",
+     "", 0, 0, 0, (lab_fn_t)run07},
+    {8, "gemm_v08_warp_tiling", 1, "warp tile 64 x 32, lanes 8 x 4: conflict-free 16-byte fragment reads, BK 16",
+     "", 0, 0, 0, (lab_fn_t)run_prod<8>},
+    {9, "gemm_v09_double_buffer", 1, "two shared stages, next tile's loads in registers during the math",
+     "", 0, 0, 0, (lab_fn_t)run_prod<9>},
+    {10, "gemm_v10_cp_async", 1, "two stages, cp.async for the operand stored k-major (no registers)",
+     "", 0, 0, 0, (lab_fn_t)run_prod<10>},
+    {90, "gemm_cpu_serial", 0, "CPU: the i-k-j triple loop in float, one core",
+     "", 512, 0, 0, (lab_fn_t)cpu_serial},
+    {91, "gemm_cpu_backend", 0, "CPU backend: packed rows, double accumulation, OpenMP",
+     "", 1024, 0, 0, (lab_fn_t)cpu_backend},
 };
 const int lab_gemm_nversions = (int)(sizeof lab_gemm_versions / sizeof lab_gemm_versions[0]);
 

@@ -159,3 +159,56 @@ void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...)
     b->labels[b->n] = b->text[b->n];
     b->values[b->n++] = value;
 }
+
+/* ---------------------------------------------------------------------------------------------- references */
+gp_status_t bench_ref_memcpy(void *dst, const void *src, size_t bytes, gp_stream_t stream)
+{
+    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream) == cudaSuccess ? GP_OK
+                                                                                                    : GP_ERR_CUDA;
+}
+
+struct bench_fork {
+    cudaStream_t side;
+    cudaEvent_t fork, join;
+};
+
+gp_status_t bench_fork_create(bench_fork_t **out)
+{
+    bench_fork_t *f = calloc(1, sizeof *f);
+    *out = NULL;
+    if (f == NULL) return GP_ERR_OUT_OF_MEMORY;
+    if (cudaStreamCreateWithFlags(&f->side, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&f->fork, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&f->join, cudaEventDisableTiming) != cudaSuccess) {
+        bench_fork_destroy(f);
+        return GP_ERR_CUDA;
+    }
+    *out = f;
+    return GP_OK;
+}
+
+gp_status_t bench_fork_begin(bench_fork_t *f, gp_stream_t main, gp_stream_t *side)
+{
+    *side = f->side;
+    return cudaEventRecord(f->fork, (cudaStream_t)main) == cudaSuccess &&
+                   cudaStreamWaitEvent(f->side, f->fork, 0) == cudaSuccess
+               ? GP_OK
+               : GP_ERR_CUDA;
+}
+
+gp_status_t bench_fork_end(bench_fork_t *f, gp_stream_t main)
+{
+    return cudaEventRecord(f->join, f->side) == cudaSuccess &&
+                   cudaStreamWaitEvent((cudaStream_t)main, f->join, 0) == cudaSuccess
+               ? GP_OK
+               : GP_ERR_CUDA;
+}
+
+void bench_fork_destroy(bench_fork_t *f)
+{
+    if (f == NULL) return;
+    if (f->fork) cudaEventDestroy(f->fork);
+    if (f->join) cudaEventDestroy(f->join);
+    if (f->side) cudaStreamDestroy(f->side);
+    free(f);
+}

@@ -14,6 +14,7 @@
 #define GP_LAB_H
 
 #include "gpuprim.h"
+#include "peers.h" /* the peers the benches and labs measure against (bench/peers/, loaded on first use) */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,16 @@ gp_status_t bench_ceilings(gp_ctx_t *ctx, size_t bytes, int warmup, int reps, be
 
 static inline double bench_gbs(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
 
+/* The references the bandwidth verb holds gp_memcpy to: a plain cudaMemcpyAsync (cudaMemcpyDefault). */
+gp_status_t bench_ref_memcpy(void *dst, const void *src, size_t bytes, gp_stream_t stream);
+/* Two copies at once inside one timed region: bench_fork_begin makes a side stream wait for main's work so far and
+ * returns it, bench_fork_end makes main wait for the side stream (so main's stop mark covers both). */
+typedef struct bench_fork bench_fork_t;
+gp_status_t bench_fork_create(bench_fork_t **fork);
+gp_status_t bench_fork_begin(bench_fork_t *fork, gp_stream_t main, gp_stream_t *side);
+gp_status_t bench_fork_end(bench_fork_t *fork, gp_stream_t main);
+void bench_fork_destroy(bench_fork_t *fork);
+
 /* The bars of a bench's --svg chart: labels formatted as rows are measured (beyond BENCH_MAX_BARS: dropped). */
 enum { BENCH_MAX_BARS = 64 };
 typedef struct bench_bars {
@@ -78,6 +89,27 @@ void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...) __attri
  * (floats in [-1, 1), i32 in [-1024, 1023], u8 / u32 uniform over all values) derived from seed. */
 gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype, unsigned long long seed);
 
+/* ---------------------------------------------------------------------------------------------- forcing */
+/* What the benches force or read back of the library's own choices (lab/force.c), so that no verb needs an internal
+ * header. Experimental: for the lab and the benches, not part of the library's API. */
+/* gp_histogram_even as the library runs it, and what it ran as ("block/direct", "cluster4/direct", ... "cpu"). */
+gp_status_t lab_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
+                                    double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream, char *ran_as,
+                                    size_t len);
+/* One GEMM kernel variant alone (GPU; variants as docs/MATRIX.md numbers them, 0: production's pick): row-major
+ * packed C (m x n) = A (m x k) B (k x n), f32 or f64 (f64 = 1), device memory. */
+gp_status_t lab_gemm_variant(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t k, const void *a, const void *b,
+                             void *c, int variant, gp_stream_t stream);
+
+/* ---------------------------------------------------------------------------------------------- option values */
+/* Parses a whole non-negative count: "123", "4K", "1.5M", "1G", "2T", "2^28" (K/M/G/T are powers of 1024, an optional
+ * "iB"/"B" may follow). Refuses signs, spaces, NaN, fractions that are not whole after the suffix, and overflow.
+ * Returns 0 on success. */
+int parse_size(const char *s, size_t *out);
+/* A finite number ("1.5", "-2", "1e-3"): no NaN, infinity, leading space or trailing text. 0 on success. */
+int parse_number(const char *s, double *out);
+/* "R,C": two parse_size counts. 0 on success. */
+int parse_pair(const char *s, size_t *a, size_t *b);
 /* ---------------------------------------------------------------------------------------------- reports */
 #define REPORT_MAX_COLS 16
 #define REPORT_MAX_META 8
@@ -180,6 +212,7 @@ struct lab_topic {
     const char *help;    /* what it does and its defaults, for `gpuprim lab NAME --help` */
     const lab_opt_t *opts; /* its own options, ended by a NULL name (NULL: none) */
     int needs_gpu;       /* 1: nothing to measure on the CPU backend alone */
+    int reps, warmup;    /* defaults of --reps / --warmup (0: the runner's, 10 and 2) */
     void (*list)(FILE *f); /* its versions, one per line, production marked */
     int (*run)(lab_run_t *r); /* verify and time every version into r->report; an EXIT_* code */
 };
@@ -197,6 +230,8 @@ void lab_point(lab_chart_t *c, const char *series, double x, double y);
 /* The primers' claim, what this run measured, and the verdict ("holds", "does not hold here: ...") as a row of the
  * claims table printed after the results. */
 void lab_claim(lab_run_t *r, const char *section, const char *claim, const char *measured, const char *verdict);
+/* "gpuprim lab TOPIC: OPT: expected WHAT, got 'VAL'" on stderr; returns EXIT_USAGE (a topic's bad option value). */
+int lab_bad_value(const lab_run_t *r, const char *opt, const char *what, const char *val);
 /* Counts a failed verification and says what failed on stderr. */
 void lab_fail(lab_run_t *r, const char *version, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Line charts stacked in one SVG file (written whole or not at all; prints why on failure). */

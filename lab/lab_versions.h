@@ -1,10 +1,14 @@
 /*
- * lab_versions.h — the lab library's tables of numbered versions (lab/, linked into the CLI and the tests, never into
- * libgpuprim): the reduce and SGEMM progressions, the vector reference. Production kernels stay in src/<family>/;
- * a table's production row points at the library's entry (never a copy of it).
+ * lab_versions.h — the lab's numbered versions (lab/, linked into the CLI and the tests, never into libgpuprim): one
+ * descriptor for every topic's table, and the call signature of each topic's versions. Production kernels stay in
+ * src/<family>/; which one is production is said once by the family (lab_is_production reads it), and a production
+ * row runs the library's own code, never a copy of it. Internal to the lab and the tests (it needs the CUDA runtime
+ * header); the CLI sees the topics through lab.h only.
  */
 #ifndef GP_LAB_VERSIONS_H
 #define GP_LAB_VERSIONS_H
+
+#include "lab.h"
 
 #include "core/internal.h"
 #include "matrix/matrix_internal.h"
@@ -15,42 +19,63 @@
 extern "C" {
 #endif
 
-/* The lab's progression (reduce_versions.cu): each version sums n floats into *result (device memory for GPU versions,
- * host memory for CPU ones). */
-typedef gp_status_t (*lab_reduce_fn)(gp_ctx_t *ctx, const float *x, size_t n, float *result,
-                                            cudaStream_t stream);
-typedef struct lab_reduce_version {
+/* A version's launcher, stored untyped; LAB_FN casts it back to the topic's signature below. */
+typedef void (*lab_fn_t)(void);
+#define LAB_FN(type, v) ((type)(v)->fn)
+
+/* One numbered version of a topic: <topic>_vNN_<idea> (GPU) or <topic>_cpu_<what> (ids 90 and up). */
+typedef struct lab_version {
     int id;
     const char *name;
-    int gpu;
-    const char *teaches;
-    size_t lab_max_n; /* the lab times it at most at this n (0: no cap) */
-    lab_reduce_fn launch;
-} lab_reduce_version_t;
-extern const lab_reduce_version_t lab_reduce_versions[];
-extern const int lab_reduce_nversions;
-gp_status_t lab_reduce_cpu_serial(gp_ctx_t *ctx, const float *x, size_t n, float *result,
-                                                  cudaStream_t stream);
-gp_status_t lab_reduce_cpu_backend(gp_ctx_t *ctx, const float *x, size_t n, float *result,
-                                                   cudaStream_t stream);
+    int gpu;                 /* 1: a CUDA kernel; 0: the CPU */
+    const char *teaches;     /* what it adds over the previous version, and where the next bottleneck is */
+    const char *constraints; /* what it needs or where it is slow ("" none) */
+    size_t max_n;            /* the lab times it at most at this size (0: no cap): correct at any size, just slow */
+    unsigned sel;            /* the topic's selector: vector ops bitmask (1 << gp__vec_op_t), histogram strategy */
+    int arg;                 /* the topic's argument: histogram cluster size (0: automatic) */
+    lab_fn_t fn;             /* the launcher (NULL where the topic calls the library directly) */
+} lab_version_t;
 
-/* The SGEMM lab (gemm_versions.cu): each version computes C = A B for row-major, packed f32 A (M x K), B (K x N),
- * C (M x N) in device memory (host memory for the CPU entries). */
-typedef gp_status_t (*lab_sgemm_fn)(gp_ctx_t *ctx, size_t M, size_t N, size_t K, const float *A, const float *B,
-                                        float *C, cudaStream_t stream);
-typedef struct lab_gemm_version {
-    int id;
-    const char *name;
-    int gpu;
-    const char *teaches;
-    size_t lab_max_n; /* the lab times it at most at this size (0: no cap) */
-    lab_sgemm_fn launch;
-} lab_gemm_version_t;
-extern const lab_gemm_version_t lab_gemm_versions[];
-extern const int lab_gemm_nversions;
+/* Which topic a table belongs to, for lab_is_production. */
+typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM } lab_table_t;
+/* 1 when v is the version the library runs in production (read from the family's one place: gp__vec_production_id,
+ * GP__TRANSPOSE_PRODUCTION, GP__GEMM_F32_PRODUCTION, the histogram's automatic pick, reduce's gp_reduce row). */
+int lab_is_production(lab_table_t t, const lab_version_t *v);
+/* `gpuprim lab TOPIC --list`: id, name, on, teaches [constraints], production marked. */
+void lab_list_versions(FILE *f, lab_table_t t, const lab_version_t *v, int n);
 
+/* vector (lab/vector_versions.cu): the op of a (elementwise z = f(x, y), or dot into the 8 bytes at z). */
+typedef gp_status_t (*lab_vec_fn)(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);
+extern const lab_version_t lab_vec_versions[];
+extern const int lab_vec_nversions;
 /* Higher-precision serial reference (vector_ref.c) for tests and the lab; writes a->z like the op would. */
 void lab_vec_reference(const gp__vec_args_t *a);
+
+/* reduce (reduce_versions.cu): the f32 sum of n elements into *result (device memory for GPU versions, host memory
+ * for CPU ones). Row LAB_REDUCE_LIBRARY calls gp_reduce itself. */
+typedef gp_status_t (*lab_reduce_fn)(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t stream);
+#define LAB_REDUCE_LIBRARY 13
+extern const lab_version_t lab_reduce_versions[];
+extern const int lab_reduce_nversions;
+gp_status_t lab_reduce_cpu_serial(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t stream);
+gp_status_t lab_reduce_cpu_backend(gp_ctx_t *ctx, const float *x, size_t n, float *result, cudaStream_t stream);
+
+/* transpose (transpose_versions.cu): out[q][p] = in[p][q]; v00 (the copy ceiling) copies instead. */
+typedef gp_status_t (*lab_transpose_fn)(gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
+                                        cudaStream_t stream);
+extern const lab_version_t lab_transpose_versions[];
+extern const int lab_transpose_nversions;
+
+/* SGEMM (gemm_versions.cu): C = A B for row-major, packed f32 A (M x K), B (K x N), C (M x N) in device memory (host
+ * memory for the CPU entries). */
+typedef gp_status_t (*lab_sgemm_fn)(gp_ctx_t *ctx, size_t M, size_t N, size_t K, const float *A, const float *B,
+                                    float *C, cudaStream_t stream);
+extern const lab_version_t lab_gemm_versions[];
+extern const int lab_gemm_nversions;
+
+/* histogram (histogram.c): sel is the strategy (GP__HS_*), arg the cluster size; fn unused. */
+extern const lab_version_t lab_hist_versions[];
+extern const int lab_hist_nversions;
 
 #ifdef __cplusplus
 }

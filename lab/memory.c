@@ -849,6 +849,8 @@ const lab_topic_t lab_topic_memory = {
     "run, the theory's prediction, and the primers' claims with a verdict. About a minute on an H100.",
     memory_opts,
     1,
+    0,
+    0,
     memory_list,
     memory_run,
 };

@@ -1,7 +1,7 @@
 /*
  * reduce_versions.cu — the primers' reduction progression as numbered versions of one job: the f32 sum of n elements
  * into a float at `result` (device memory), and the version table (the only list of them). `gpuprim lab reduce`
- * validates and times them side by side; production (reduce.c / reduce.cu) is version 13, pointed at, not copied.
+ * validates and times them side by side; production is row 13 (LAB_REDUCE_LIBRARY), which calls gp_reduce itself.
  * Versions 01-10 combine block results with a float atomicAdd, so their last bits depend on timing; 11 and 12 are
  * deterministic for a given grid; 13 for any grid and device (the tile tree of reduce_internal.h).
  */
@@ -353,37 +353,41 @@ static gp_status_t run_r13(gp_ctx_t *ctx, const float *x, size_t n, float *resul
     return gp_reduce(ctx, GP_REDUCE_SUM, GP_F32, n, x, (gp_reduce_result_t *)(void *)result, s);
 }
 
-const lab_reduce_version_t lab_reduce_versions[] = {
-    {1, "reduce_v01_atomic_global", 1, "atomicAdd of every element on one global float: serialised", 1u << 22,
-     run_r01},
-    {2, "reduce_v02_atomic_shared", 1, "per-block shared-memory atomics, one global atomic per block", 1u << 24,
-     run_r02},
-    {3, "reduce_v03_interleaved_modulo", 1, "shared-memory tree, interleaved addressing with %: divergent warps", 0,
-     run_r03},
-    {4, "reduce_v04_interleaved_strided", 1, "interleaved with a strided index: no divergence, bank conflicts", 0,
-     run_r04},
-    {5, "reduce_v05_sequential", 1, "sequential addressing: conflict-free, half the threads idle at once", 0,
-     run_r05},
-    {6, "reduce_v06_first_add", 1, "first add during the load: half the blocks, all threads busy", 0, run_r06},
-    {7, "reduce_v07_warp_unrolled", 1, "last warp warp-synchronous (volatile + __syncwarp): six barriers fewer", 0,
-     run_r07},
-    {8, "reduce_v08_cooperative_groups", 1, "the cooperative-groups thread_group form (g.sync())", 0, run_r08},
-    {9, "reduce_v09_shuffle", 1, "warp shuffles in registers, one barrier per block", 0, run_r09},
-    {10, "reduce_v10_grid_stride", 1, "moving grid sized from the SMs, 16-byte loads, one atomic per block", 0,
-     run_r10},
+const lab_version_t lab_reduce_versions[] = {
+    {1, "reduce_v01_atomic_global", 1, "atomicAdd of every element on one global float: serialised",
+     "", 1u << 22, 0, 0, (lab_fn_t)run_r01},
+    {2, "reduce_v02_atomic_shared", 1, "per-block shared-memory atomics, one global atomic per block",
+     "", 1u << 24, 0, 0, (lab_fn_t)run_r02},
+    {3, "reduce_v03_interleaved_modulo", 1, "shared-memory tree, interleaved addressing with %: divergent warps",
+     "", 0, 0, 0, (lab_fn_t)run_r03},
+    {4, "reduce_v04_interleaved_strided", 1, "interleaved with a strided index: no divergence, bank conflicts",
+     "", 0, 0, 0, (lab_fn_t)run_r04},
+    {5, "reduce_v05_sequential", 1, "sequential addressing: conflict-free, half the threads idle at once",
+     "", 0, 0, 0, (lab_fn_t)run_r05},
+    {6, "reduce_v06_first_add", 1, "first add during the load: half the blocks, all threads busy",
+     "", 0, 0, 0, (lab_fn_t)run_r06},
+    {7, "reduce_v07_warp_unrolled", 1, "last warp warp-synchronous (volatile + __syncwarp): six barriers fewer",
+     "", 0, 0, 0, (lab_fn_t)run_r07},
+    {8, "reduce_v08_cooperative_groups", 1, "the cooperative-groups thread_group form (g.sync())",
+     "", 0, 0, 0, (lab_fn_t)run_r08},
+    {9, "reduce_v09_shuffle", 1, "warp shuffles in registers, one barrier per block",
+     "", 0, 0, 0, (lab_fn_t)run_r09},
+    {10, "reduce_v10_grid_stride", 1, "moving grid sized from the SMs, 16-byte loads, one atomic per block",
+     "", 0, 0, 0, (lab_fn_t)run_r10},
     {11, "reduce_v11_two_kernel", 1, "partials then a one-block kernel: no result atomics, fixed-grid deterministic",
-     0, run_r11},
-    {12, "reduce_v12_last_block", 1, "one launch with the last-block guard (__threadfence + atomic ticket)", 0,
-     run_r12},
+     "", 0, 0, 0, (lab_fn_t)run_r11},
+    {12, "reduce_v12_last_block", 1, "one launch with the last-block guard (__threadfence + atomic ticket)",
+     "", 0, 0, 0, (lab_fn_t)run_r12},
     {13, "reduce_v13_tile_tree", 1, "production gp_reduce: fixed 64 KiB tile tree, same bits on any GPU and the CPU",
-     0, run_r13},
+     "", 0, 0, 0, (lab_fn_t)run_r13},
     {14, "reduce_v14_ordered_block", 1, "non-commutative: contiguous runs per thread, interleaved tree, one block",
-     1u << 22, run_r14},
+     "", 1u << 22, 0, 0, (lab_fn_t)run_r14},
     {15, "reduce_v15_ordered_warp", 1, "non-commutative: contiguous runs per lane, ordered shuffles, one warp",
-     1u << 20, run_r15},
-    {90, "reduce_cpu_serial", 0, "CPU: one plain float loop, the serial baseline", 1u << 26, lab_reduce_cpu_serial},
-    {91, "reduce_cpu_backend", 0, "CPU backend: the same tile tree, tiles in parallel (OpenMP)", 1u << 24,
-     lab_reduce_cpu_backend},
+     "", 1u << 20, 0, 0, (lab_fn_t)run_r15},
+    {90, "reduce_cpu_serial", 0, "CPU: one plain float loop, the serial baseline",
+     "", 1u << 26, 0, 0, (lab_fn_t)lab_reduce_cpu_serial},
+    {91, "reduce_cpu_backend", 0, "CPU backend: the same tile tree, tiles in parallel (OpenMP)",
+     "", 1u << 24, 0, 0, (lab_fn_t)lab_reduce_cpu_backend},
 };
 const int lab_reduce_nversions = (int)(sizeof lab_reduce_versions / sizeof lab_reduce_versions[0]);
 

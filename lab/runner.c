@@ -57,6 +57,12 @@ void lab_point(lab_chart_t *c, const char *series, double x, double y)
     c->y[s][c->npoints[s]++] = y;
 }
 
+int lab_bad_value(const lab_run_t *r, const char *opt, const char *what, const char *val)
+{
+    fprintf(stderr, "gpuprim lab %s: %s: expected %s, got '%s'\n", r->topic->name, opt, what, val ? val : "(nothing)");
+    return EXIT_USAGE;
+}
+
 void lab_fail(lab_run_t *r, const char *version, const char *fmt, ...)
 {
     char msg[256];

@@ -10,7 +10,7 @@ static void versions_gemm(gp_ctx_t *ctx)
 {
     static const size_t shapes[][3] = {{0, 3, 4}, {1, 1, 1}, {131, 67, 259}, {64, 129, 16}, {257, 255, 3}};
     for (int vi = 0; vi < lab_gemm_nversions; vi++) {
-        const lab_gemm_version_t *v = &lab_gemm_versions[vi];
+        const lab_version_t *v = &lab_gemm_versions[vi];
         if (!v->gpu) continue;
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             const size_t M = shapes[k][0], N = shapes[k][1], K = shapes[k][2];
@@ -25,7 +25,7 @@ static void versions_gemm(gp_ctx_t *ctx)
             OK(gp_memcpy_sync(ctx, da.device, a, M * K * 4));
             OK(gp_memcpy_sync(ctx, db.device, b, K * N * 4));
             OK(gp_memcpy_sync(ctx, dc.device, c, M * N * 4));
-            OK(v->launch(ctx, M, N, K, da.device, db.device, dc.device, NULL));
+            OK(LAB_FN(lab_sgemm_fn, v)(ctx, M, N, K, da.device, db.device, dc.device, NULL));
             OK(gp_stream_sync(ctx, NULL));
             OK(gp_memcpy_sync(ctx, c, dc.device, M * N * 4));
             size_t bad = 0;
@@ -102,8 +102,8 @@ static void versions_transpose(gp_ctx_t *ctx)
 {
     static const size_t shapes[][2] = {{1, 1}, {33, 65}, {130, 132}, {1, 300}, {256, 192}, {100, 67}};
     static const size_t sizes[] = {1, 4, 8};
-    for (int vi = 0; vi < gp__transpose_nversions; vi++) {
-        const gp__transpose_version_t *v = &gp__transpose_versions[vi];
+    for (int vi = 0; vi < lab_transpose_nversions; vi++) {
+        const lab_version_t *v = &lab_transpose_versions[vi];
         if (!v->gpu) continue;
         for (size_t z = 0; z < 3; z++)
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
@@ -124,7 +124,7 @@ static void versions_transpose(gp_ctx_t *ctx)
                 OK(gp_memcpy_sync(ctx, bi.device, in, P * ldi * es));
                 OK(gp_memcpy_sync(ctx, bo.device, out, orows * ldo * es));
                 const gp__phys_t pi = {bi.device, P, Q, ldi, es}, po = {bo.device, orows, v->id == 0 ? Q : P, ldo, es};
-                OK(v->launch(ctx, &po, &pi, NULL));
+                OK(LAB_FN(lab_transpose_fn, v)(ctx, &po, &pi, NULL));
                 OK(gp_stream_sync(ctx, NULL));
                 OK(gp_memcpy_sync(ctx, out, bo.device, orows * ldo * es));
                 CHECK(memcmp(out, want, orows * ldo * es) == 0, "%s %zux%zu es %zu: wrong", v->name, P, Q, es);

@@ -156,7 +156,7 @@ static void test_large(gp_ctx_t *ctx)
 static void test_lab_versions(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
 {
     for (int vi = 0; vi < lab_reduce_nversions; vi++) {
-        const lab_reduce_version_t *v = &lab_reduce_versions[vi];
+        const lab_version_t *v = &lab_reduce_versions[vi];
         if (!v->gpu) continue;
         long before = tc_fail;
         for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++)
@@ -171,7 +171,7 @@ static void test_lab_versions(gp_ctx_t *ctx, gp_buffer_t *dx, gp_buffer_t *dres)
                 }
                 OK(gp_memcpy_sync(ctx, (float *)dx->device + off, x, n * sizeof *x));
                 OK(gp_memset(ctx, dres->device, 0xff, 64, NULL));
-                OK(v->launch(ctx, (const float *)dx->device + off, n, (float *)dres->device, NULL));
+                OK(LAB_FN(lab_reduce_fn, v)(ctx, (const float *)dx->device + off, n, (float *)dres->device, NULL));
                 OK(gp_stream_sync(ctx, NULL));
                 float got = 0;
                 OK(gp_memcpy_sync(ctx, &got, dres->device, sizeof got));

@@ -34,7 +34,7 @@ typedef struct offs {
     size_t x, y, z;
 } offs_t;
 
-static void check_one(gp_ctx_t *ctx, dev_bufs_t *d, const gp__vec_version_t *v, gp__vec_op_t op, gp_dtype_t dt,
+static void check_one(gp_ctx_t *ctx, dev_bufs_t *d, const lab_version_t *v, gp__vec_op_t op, gp_dtype_t dt,
                       size_t n, offs_t o, gp_stream_t stream)
 {
     const size_t es = gp_dtype_size(dt), guard = 4, tot = n + 8 + guard;
@@ -58,7 +58,7 @@ static void check_one(gp_ctx_t *ctx, dev_bufs_t *d, const gp__vec_version_t *v, 
     lab_vec_reference(&r);
     gp_status_t st;
     if (v) {
-        st = v->launch(ctx, &a, (cudaStream_t)stream);
+        st = LAB_FN(lab_vec_fn, v)(ctx, &a, (cudaStream_t)stream);
     } else {
         switch (op) {
         case GP__VEC_COPY: st = gp_vec_copy(ctx, dt, n, dx, dz, stream); break;
@@ -103,20 +103,20 @@ static void test_all_versions(gp_ctx_t *ctx, dev_bufs_t *d)
     const size_t noffs = g_quick ? 3 : sizeof offsets / sizeof offsets[0];
     gp_stream_t s = NULL;
     OK(gp_stream_create(ctx, &s));
-    for (int vi = -1; vi < gp__vec_nversions; vi++) {
-        const gp__vec_version_t *v = vi < 0 ? NULL : &gp__vec_versions[vi];
+    for (int vi = -1; vi < lab_vec_nversions; vi++) {
+        const lab_version_t *v = vi < 0 ? NULL : &lab_vec_versions[vi];
         if (v && !v->gpu) continue;
         if (g_filter && v && !strstr(v->name, g_filter)) continue;
         long before = tc_fail;
         for (int op = 0; op < GP__VEC_NOPS; op++) {
-            if (v && !(v->ops & (1u << op))) continue;
+            if (v && !(v->sel & (1u << op))) continue;
             if (g_filter && !v && !strstr(gp__vec_op_name((gp__vec_op_t)op), g_filter)) continue;
             for (size_t di = 0; di < sizeof k_dtypes / sizeof k_dtypes[0]; di++)
                 for (size_t si = 0; si < TC_NSIZES; si++) {
                     size_t n = tc_sizes[si];
                     if (g_quick && n > 1025) n = (1u << 18) + 3;
                     /* Slow teaching versions stop at their lab cap (their code has no size-dependent path). */
-                    if (v && v->lab_max_n && n > v->lab_max_n) n = g_quick ? 0 : v->lab_max_n + 3;
+                    if (v && v->max_n && n > v->max_n) n = g_quick ? 0 : v->max_n + 3;
                     if (g_quick && n == 0 && si != 0) continue;
                     for (size_t oi = 0; oi < noffs; oi++)
                         check_one(ctx, d, v, (gp__vec_op_t)op, k_dtypes[di], n, offsets[oi], oi & 1 ? s : NULL);

@@ -19,7 +19,7 @@ static void tol_for(gp_dtype_t dt, double *atol, double *rtol)
 }
 
 /* Runs version v (or the public API when v is NULL) on n elements at element offset off and checks everything. */
-static void check_one(gp_ctx_t *ctx, const gp__vec_version_t *v, gp__vec_op_t op, gp_dtype_t dt, size_t n, size_t off)
+static void check_one(gp_ctx_t *ctx, const lab_version_t *v, gp__vec_op_t op, gp_dtype_t dt, size_t n, size_t off)
 {
     const size_t es = gp_dtype_size(dt), guard = 4, tot = n + off + guard;
     char *x = malloc(tot * es), *y = malloc(tot * es), *z = malloc(tot * es), *ref = malloc(tot * es);
@@ -36,7 +36,7 @@ static void check_one(gp_ctx_t *ctx, const gp__vec_version_t *v, gp__vec_op_t op
     lab_vec_reference(&r);
     gp_status_t st;
     if (v)
-        st = v->launch(ctx, &a, NULL);
+        st = LAB_FN(lab_vec_fn, v)(ctx, &a, NULL);
     else {
         switch (op) {
         case GP__VEC_COPY: st = gp_vec_copy(ctx, dt, n, a.x, a.z, NULL); break;
@@ -72,11 +72,11 @@ static void test_versions_and_api(void)
 {
     gp_ctx_t *ctx = NULL;
     REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "cpu ctx");
-    for (int vi = -1; vi < gp__vec_nversions; vi++) {
-        const gp__vec_version_t *v = vi < 0 ? NULL : &gp__vec_versions[vi];
+    for (int vi = -1; vi < lab_vec_nversions; vi++) {
+        const lab_version_t *v = vi < 0 ? NULL : &lab_vec_versions[vi];
         if (v && v->gpu) continue;
         for (int op = 0; op < GP__VEC_NOPS; op++) {
-            if (v && !(v->ops & (1u << op))) continue;
+            if (v && !(v->sel & (1u << op))) continue;
             for (size_t d = 0; d < sizeof k_dtypes / sizeof k_dtypes[0]; d++)
                 for (size_t s = 0; s < TC_NSIZES; s++)
                     for (size_t off = 0; off < 2; off++)

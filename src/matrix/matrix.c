@@ -1,7 +1,7 @@
 /*
  * matrix.c — matrix views: pitched allocation, 2D copies and the out-of-place transpose (API, checks, the CPU
  * backend). A transpose between different layouts keeps every element's storage position (a 2D copy); between equal
- * layouts it transposes storage (transpose_versions.cu on a GPU, cache-blocked loops here on the CPU).
+ * layouts it transposes storage (transpose.cu on a GPU, cache-blocked loops here on the CPU).
  */
 #include "matrix_internal.h"
 

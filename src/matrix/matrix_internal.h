@@ -22,21 +22,9 @@ GP_INTERNAL gp_status_t gp__transpose_gpu(gp_ctx_t *ctx, const gp__phys_t *out, 
                                           cudaStream_t stream);
 GP_INTERNAL void gp__transpose_cpu(const gp__phys_t *out, const gp__phys_t *in);
 
-/* The transpose versions (transpose_versions.cu; `gpuprim lab transpose`); production points at one by id. */
+/* The transpose versions are TV<NN> of transpose_kernels.cuh (the lab's table: lab/transpose_versions.cu); the one
+ * gp_matrix_transpose runs on a GPU (transpose.cu) is this one. Promote another by changing the number. */
 #define GP__TRANSPOSE_PRODUCTION 21
-typedef gp_status_t (*gp__transpose_fn)(gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
-                                        cudaStream_t stream);
-typedef struct gp__transpose_version {
-    int id;
-    const char *name;
-    int gpu;
-    const char *teaches;
-    gp__transpose_fn launch; /* NULL for the CPU entry */
-} gp__transpose_version_t;
-GP_INTERNAL extern const gp__transpose_version_t gp__transpose_versions[];
-GP_INTERNAL extern const int gp__transpose_nversions;
-GP_INTERNAL gp_status_t gp__transpose_version(int id, gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
-                                              cudaStream_t stream);
 
 /* C = alpha * A + beta * B on storage: C is P x Q (ldc); A (B) is stored like C when a_t (b_t) is 0, else
  * transposed (element (p, q) at q * ld + p). use_a / use_b 0: that operand is not read (its factor is 0).

@@ -1,6 +1,6 @@
 /*
- * vector.c — the public vector API: validation, then the CPU backend or the production version of the table in
- * vector_versions.cu. Promote a version by changing the ids below, never by copying its code.
+ * vector.c — the public vector API: validation, then the CPU backend or the production kernels (vector.cu; which
+ * versions they are is said once, in vector_internal.h).
  */
 #include "vector_internal.h"
 
@@ -8,12 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Production versions per op (chosen from `gpuprim lab vector --op all -n 2^28` on an H200: docs/PERFORMANCE.md). */
-static const int k_prod_gpu[GP__VEC_NOPS] = {
-    [GP__VEC_COPY] = 9, [GP__VEC_SCALE] = 9, [GP__VEC_ADD] = 9, [GP__VEC_TRIAD] = 9, /* v09_vec16_per_thread */
-    [GP__VEC_DOT] = 11,                                                              /* v11_dot_single_pass */
-};
-#define PROD_CPU 91 /* vector_cpu_openmp */
 
 static const char *const g_op_names[GP__VEC_NOPS] = {"copy", "scale", "add", "triad", "dot"};
 
@@ -29,17 +23,11 @@ int gp__vec_op_streams(gp__vec_op_t op)
     }
 }
 
-const gp__vec_version_t *gp__vec_version(int id)
-{
-    for (int i = 0; i < gp__vec_nversions; i++)
-        if (gp__vec_versions[i].id == id) return &gp__vec_versions[i];
-    return NULL;
-}
-
 int gp__vec_production_id(gp__vec_op_t op, int gpu)
 {
-    if (!gpu) return PROD_CPU;
-    return (unsigned)op < GP__VEC_NOPS ? k_prod_gpu[op] : -1;
+    if ((unsigned)op >= GP__VEC_NOPS) return -1;
+    if (!gpu) return GP__VEC_PRODUCTION_CPU;
+    return op == GP__VEC_DOT ? GP__VEC_PRODUCTION_DOT : GP__VEC_PRODUCTION_EW;
 }
 
 static int uses_y(gp__vec_op_t op) { return op == GP__VEC_ADD || op == GP__VEC_TRIAD || op == GP__VEC_DOT; }
@@ -94,9 +82,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_
         /* The identity (0.0 and int64 0 share their bits), written on the stream like any result. */
         return gp_memset(ctx, z, 0, 8, stream);
     }
-    const gp__vec_version_t *v = gp__vec_version(gp__vec_production_id(op, !gp__is_cpu(ctx)));
-    if (v == NULL) return gp__error(GP_ERR_INTERNAL, "%s: production version missing from the table", fn);
-    return v->launch(ctx, &a, stream);
+    return gp__is_cpu(ctx) ? gp__vec_cpu_omp(ctx, &a, NULL) : gp__vec_gpu(ctx, &a, (cudaStream_t)stream);
 }
 
 gp_status_t gp_vec_copy(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, gp_stream_t stream)

@@ -1,4 +1,4 @@
-/* vector_internal.h — what src/vector shares with the tests and the CLI (lab, bench): arguments and the version table. */
+/* vector_internal.h — what src/vector shares with its kernels, the tests and the lab: arguments, production, backends. */
 #ifndef GP_VECTOR_INTERNAL_H
 #define GP_VECTOR_INTERNAL_H
 
@@ -26,25 +26,16 @@ typedef struct gp__vec_args {
     void *z;
 } gp__vec_args_t;
 
-/* Every version has this signature; CPU versions ignore ctx and stream. */
-typedef gp_status_t (*gp__vec_launch_fn)(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);
-
-typedef struct gp__vec_version {
-    int id;                  /* NN of vector_vNN_<idea> */
-    const char *name;
-    int gpu;                 /* 1: a CUDA kernel; 0: CPU backend */
-    unsigned ops;            /* bitmask of 1 << gp__vec_op_t it implements */
-    const char *teaches;     /* what it adds over the previous version, and where the next bottleneck is */
-    const char *constraints; /* what it needs or where it is slow */
-    size_t lab_max_n;        /* the lab times it at most at this n (0: no cap): it is correct at any n, just slow */
-    gp__vec_launch_fn launch;
-} gp__vec_version_t;
-
-/* The one table of versions (vector_versions.cu), and the versions production points at. */
-GP_INTERNAL extern const gp__vec_version_t gp__vec_versions[];
-GP_INTERNAL extern const int gp__vec_nversions;
-GP_INTERNAL const gp__vec_version_t *gp__vec_version(int id);
+/* Production, said once: the versions of vector_kernels.cuh that vector.cu runs (vec_version<NN>; chosen from
+ * `gpuprim lab vector --op all -n 2^28` on an H200: docs/PERFORMANCE.md), and the CPU backend's number in the lab's
+ * table (91, gp__vec_cpu_omp). Promote a version by changing its number here, never by copying its code. */
+#define GP__VEC_PRODUCTION_EW 9   /* vector_v09_vec16_per_thread: copy, scale, add, triad */
+#define GP__VEC_PRODUCTION_DOT 11 /* vector_v11_dot_single_pass */
+#define GP__VEC_PRODUCTION_CPU 91 /* vector_cpu_openmp */
+/* The production id of op on a GPU (gpu 1) or the CPU backend (gpu 0); -1 for an unknown op. */
 GP_INTERNAL int gp__vec_production_id(gp__vec_op_t op, int gpu);
+/* The production GPU kernels (vector.cu), arguments checked. */
+GP_INTERNAL gp_status_t gp__vec_gpu(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);
 
 /* Checks everything a public vector call needs; fills *a. */
 GP_INTERNAL gp_status_t gp__vec_check(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_t dtype, size_t n,

@@ -12,7 +12,6 @@
  */
 #include "commands.h"
 
-#include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +23,7 @@ typedef struct job {
     gp_buffer_t *host, *host2;   /* host kind (two for bidir) */
     void *dev, *dev2;            /* device buffers */
     size_t bytes;
-    cudaStream_t s2;
-    cudaEvent_t fork, join;
+    bench_fork_t *fork; /* bidir: the second copy's stream */
 } job_t;
 
 static gp_status_t run_job(void *u, int rep, gp_stream_t s)
@@ -36,29 +34,20 @@ static gp_status_t run_job(void *u, int rep, gp_stream_t s)
     case T_H2D: return gp_memcpy(j->ctx, j->dev, j->host->host, j->bytes, s);
     case T_D2H: return gp_memcpy(j->ctx, j->host->host, j->dev, j->bytes, s);
     case T_BIDIR: {
-        /* s2 joins s's timeline, both copies run, and s waits for s2 before the stop mark. */
-        if (cudaEventRecord(j->fork, s) != cudaSuccess || cudaStreamWaitEvent(j->s2, j->fork, 0) != cudaSuccess)
-            return GP_ERR_CUDA;
-        gp_status_t st = gp_memcpy(j->ctx, j->dev, j->host->host, j->bytes, s);
-        if (st == GP_OK) st = gp_memcpy(j->ctx, j->host2->host, j->dev2, j->bytes, j->s2);
-        if (st != GP_OK) return st;
-        if (cudaEventRecord(j->join, j->s2) != cudaSuccess || cudaStreamWaitEvent(s, j->join, 0) != cudaSuccess)
-            return GP_ERR_CUDA;
-        return GP_OK;
+        /* the side stream joins s's timeline, both copies run, and s waits for it before the stop mark */
+        gp_stream_t s2 = NULL;
+        gp_status_t st = bench_fork_begin(j->fork, s, &s2);
+        if (st == GP_OK) st = gp_memcpy(j->ctx, j->dev, j->host->host, j->bytes, s);
+        if (st == GP_OK) st = gp_memcpy(j->ctx, j->host2->host, j->dev2, j->bytes, s2);
+        return st == GP_OK ? bench_fork_end(j->fork, s) : st;
     }
     case T_SM_READ: return gp_memcpy_kernel(j->ctx, j->dev, j->host->device, j->bytes, s);
     case T_SM_WRITE: return gp_memcpy_kernel(j->ctx, j->host->device, j->dev, j->bytes, s);
     case T_PREFETCH: return gp_mem_prefetch(j->ctx, j->host, 0, j->bytes, 0, s);
     case T_D2D_CE: return gp_memcpy(j->ctx, j->dev2, j->dev, j->bytes, s);
     case T_D2D_SM: return gp_memcpy_kernel(j->ctx, j->dev2, j->dev, j->bytes, s);
-    case T_H2D_REF:
-        return cudaMemcpyAsync(j->dev, j->host->host, j->bytes, cudaMemcpyHostToDevice, s) == cudaSuccess
-                   ? GP_OK
-                   : GP_ERR_CUDA;
-    case T_D2H_REF:
-        return cudaMemcpyAsync(j->host->host, j->dev, j->bytes, cudaMemcpyDeviceToHost, s) == cudaSuccess
-                   ? GP_OK
-                   : GP_ERR_CUDA;
+    case T_H2D_REF: return bench_ref_memcpy(j->dev, j->host->host, j->bytes, s);
+    case T_D2H_REF: return bench_ref_memcpy(j->host->host, j->dev, j->bytes, s);
     }
     return GP_ERR_INTERNAL;
 }
@@ -201,12 +190,9 @@ int cmd_bandwidth(int argc, char **argv)
     double ours_ms[2] = {1, 1};
     char share[64][128];
     int nshare = 0;
-    cudaStream_t s1 = NULL, s2 = NULL;
-    cudaEvent_t fork = NULL, join = NULL;
-    if (cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) != cudaSuccess ||
-        cudaEventCreateWithFlags(&join, cudaEventDisableTiming) != cudaSuccess) {
+    gp_stream_t s1 = NULL;
+    bench_fork_t *fork = NULL;
+    if (gp_stream_create(ctx, &s1) != GP_OK || bench_fork_create(&fork) != GP_OK) {
         fprintf(stderr, "gpuprim bandwidth: cannot create streams/events\n");
         rc = EXIT_FAIL;
         goto out;
@@ -226,7 +212,7 @@ int cmd_bandwidth(int argc, char **argv)
             rc = EXIT_FAIL;
             break;
         }
-        job_t j = {ctx, T_D2D_CE, NULL, NULL, d1.device, d2.device, bytes, s2, fork, join};
+        job_t j = {ctx, T_D2D_CE, NULL, NULL, d1.device, d2.device, bytes, fork};
         bench_stats_t s;
         for (int k = GP_MEM_PAGEABLE; k < GP_MEM_KIND_COUNT && rc == EXIT_OK; k++) {
             if (!want[k]) continue;
@@ -291,10 +277,8 @@ int cmd_bandwidth(int argc, char **argv)
         for (int i = 0; i < nshare; i++) printf("%s\n", share[i]);
 out:
     report_free(&r);
-    if (fork) cudaEventDestroy(fork);
-    if (join) cudaEventDestroy(join);
-    if (s1) cudaStreamDestroy(s1);
-    if (s2) cudaStreamDestroy(s2);
+    bench_fork_destroy(fork);
+    if (s1) gp_stream_destroy(ctx, s1);
     gp_ctx_destroy(ctx);
     return rc;
 }

@@ -6,15 +6,18 @@
  */
 #include "commands.h"
 
-#include "peers.h"
-#include "vector/vector_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* The vector ops in the order the bench runs them, and the arrays each reads and writes per element. */
+typedef enum { V_COPY, V_SCALE, V_ADD, V_TRIAD, V_DOT, V_NOPS } vop_t;
+static const char *const k_vop_name[V_NOPS] = {"copy", "scale", "add", "triad", "dot"};
+static const int k_vop_streams[V_NOPS] = {2, 2, 3, 3, 2};
+
 typedef struct vjob {
     gp_ctx_t *ctx;
-    gp__vec_op_t op;
+    vop_t op;
     gp_dtype_t dtype;
     size_t n;
     int nsets;
@@ -31,11 +34,11 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     int k = rep % j->nsets;
     const double alpha = j->dtype == GP_I32 ? 3.0 : 0.5; /* i32 takes integer scalars */
     switch (j->op) {
-    case GP__VEC_COPY: return gp_vec_copy(j->ctx, j->dtype, j->n, j->x[k], j->z[k], s);
-    case GP__VEC_SCALE: return gp_vec_scale(j->ctx, j->dtype, j->n, alpha, j->x[k], j->z[k], s);
-    case GP__VEC_ADD: return gp_vec_add(j->ctx, j->dtype, j->n, j->x[k], j->y[k], j->z[k], s);
-    case GP__VEC_TRIAD: return gp_vec_triad(j->ctx, j->dtype, j->n, alpha, j->x[k], j->y[k], j->z[k], s);
-    case GP__VEC_DOT: return gp_vec_dot(j->ctx, j->dtype, j->n, j->x[k], j->y[k], j->result, s);
+    case V_COPY: return gp_vec_copy(j->ctx, j->dtype, j->n, j->x[k], j->z[k], s);
+    case V_SCALE: return gp_vec_scale(j->ctx, j->dtype, j->n, alpha, j->x[k], j->z[k], s);
+    case V_ADD: return gp_vec_add(j->ctx, j->dtype, j->n, j->x[k], j->y[k], j->z[k], s);
+    case V_TRIAD: return gp_vec_triad(j->ctx, j->dtype, j->n, alpha, j->x[k], j->y[k], j->z[k], s);
+    case V_DOT: return gp_vec_dot(j->ctx, j->dtype, j->n, j->x[k], j->y[k], j->result, s);
     default: return GP_ERR_INTERNAL;
     }
 }
@@ -44,7 +47,7 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 {
     vjob_t *j = u;
     int k = rep % j->nsets, es = (int)gp_dtype_size(j->dtype);
-    int bad = j->op == GP__VEC_TRIAD ? gp_peer_axpy(j->peer, es, j->n, 0.5, j->y[k], j->z[k], s, j->err)
+    int bad = j->op == V_TRIAD ? gp_peer_axpy(j->peer, es, j->n, 0.5, j->y[k], j->z[k], s, j->err)
                                      : gp_peer_dot(j->peer, es, j->n, j->x[k], j->y[k], j->result, s, j->err);
     return bad ? GP_ERR_CUDA : GP_OK;
 }
@@ -205,7 +208,7 @@ int bench_vector(int argc, char **argv)
         int nsets = bench_rotation_sets(ctx, 3 * arr, 16);
         gp_buffer_t *bufs = calloc((size_t)nsets * 3 + 1, sizeof *bufs);
         void **ptrs = calloc((size_t)nsets * 3, sizeof *ptrs);
-        vjob_t j = {ctx, GP__VEC_COPY, dt, n, nsets, ptrs, ptrs + nsets, ptrs + 2 * nsets, NULL, peer, 0, ""};
+        vjob_t j = {ctx, V_COPY, dt, n, nsets, ptrs, ptrs + nsets, ptrs + 2 * nsets, NULL, peer, 0, ""};
         if (!bufs || !ptrs) {
             fprintf(stderr, "gpuprim bench vector: out of host memory\n");
             rc = EXIT_FAIL;
@@ -222,27 +225,27 @@ int bench_vector(int argc, char **argv)
         }
         if (rc == EXIT_OK && (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, 64, &bufs[nsets * 3])) != GP_OK) rc = EXIT_FAIL;
         j.result = bufs ? bufs[nsets * 3].device : NULL;
-        for (int op = GP__VEC_COPY; op <= GP__VEC_DOT && rc == EXIT_OK; op++) {
+        for (int op = V_COPY; op <= V_DOT && rc == EXIT_OK; op++) {
             bench_stats_t s, sp = {0, 0, 0, 0};
-            j.op = (gp__vec_op_t)op;
+            j.op = (vop_t)op;
             if ((st = bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &s)) != GP_OK) {
-                fprintf(stderr, "gpuprim bench vector: %s %s: %s\n", gp__vec_op_name(j.op), gp_dtype_name(dt),
+                fprintf(stderr, "gpuprim bench vector: %s %s: %s\n", k_vop_name[j.op], gp_dtype_name(dt),
                         gp_last_error());
                 rc = EXIT_FAIL;
                 break;
             }
-            const int has_peer = peer && dt != GP_I32 && (op == GP__VEC_TRIAD || op == GP__VEC_DOT);
-            const char *peer_name = op == GP__VEC_TRIAD ? (dt == GP_F32 ? "cublasSaxpy" : "cublasDaxpy")
+            const int has_peer = peer && dt != GP_I32 && (op == V_TRIAD || op == V_DOT);
+            const char *peer_name = op == V_TRIAD ? (dt == GP_F32 ? "cublasSaxpy" : "cublasDaxpy")
                                                         : (dt == GP_F32 ? "cublasSdot" : "cublasDdot");
             if (has_peer && bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK) {
                 fprintf(stderr, "gpuprim bench vector: %s: %s\n", peer_name, j.err);
                 rc = EXIT_FAIL;
                 break;
             }
-            double bytes = (double)n * es * gp__vec_op_streams(j.op);
-            vec_row(&r, gp__vec_op_name(j.op), gp_dtype_name(dt), n, bytes, &s, &ce, peer_name,
+            double bytes = (double)n * es * k_vop_streams[j.op];
+            vec_row(&r, k_vop_name[j.op], gp_dtype_name(dt), n, bytes, &s, &ce, peer_name,
                     has_peer ? sp.median_ms : 0);
-            bench_bars_add(&bars, bench_gbs(bytes, s.median_ms), "%s %s%s%zu", gp__vec_op_name(j.op), gp_dtype_name(dt),
+            bench_bars_add(&bars, bench_gbs(bytes, s.median_ms), "%s %s%s%zu", k_vop_name[j.op], gp_dtype_name(dt),
                            sw.given ? " n=" : "", sw.given ? n : 0);
             if (has_peer) bench_bars_add(&bars, bench_gbs(bytes, sp.median_ms), "%s (peer)", peer_name);
         }

@@ -7,8 +7,6 @@
  */
 #include "commands.h"
 
-#include "histogram/histogram_internal.h"
-#include "peers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,19 +140,14 @@ int bench_histogram(int argc, char **argv)
         /* which strategy the library picks (for the row name) */
         char name[64];
         if (gpu) {
-            gp__hist_plan_t plan;
-            gp__hist_spec_t spec = {GP__HIST_EVEN, j.nbins, j.lo, j.hi, (double)j.nbins / (j.hi - j.lo), NULL};
-            if (gp__hist_gpu_ex(ctx, &spec, dt, 1, j.x, GP_U32, j.ours, NULL, GP__HS_AUTO, 0, 0, &plan) != GP_OK) {
+            char ran[48];
+            if (lab_histogram_even_plan(ctx, dt, 1, j.x, j.nbins, j.lo, j.hi, GP_U32, j.ours, NULL, ran, sizeof ran) !=
+                GP_OK) {
                 fprintf(stderr, "gpuprim bench histogram: %s\n", gp_last_error());
                 rc = EXIT_FAIL;
                 break;
             }
-            if (plan.strategy == GP__HS_CLUSTER)
-                snprintf(name, sizeof name, "hist%zu%s %s%d/%s", j.nbins, cases[ci].skew ? " skew" : "",
-                         gp__hist_strategy_name(plan.strategy), plan.cluster, gp__hist_kind_name(plan.kind));
-            else
-                snprintf(name, sizeof name, "hist%zu%s %s/%s", j.nbins, cases[ci].skew ? " skew" : "",
-                         gp__hist_strategy_name(plan.strategy), gp__hist_kind_name(plan.kind));
+            snprintf(name, sizeof name, "hist%zu%s %s", j.nbins, cases[ci].skew ? " skew" : "", ran);
         } else {
             snprintf(name, sizeof name, "hist%zu%s cpu", j.nbins, cases[ci].skew ? " skew" : "");
         }

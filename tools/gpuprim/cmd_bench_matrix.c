@@ -5,8 +5,6 @@
  */
 #include "commands.h"
 
-#include "peers.h"
-#include "matrix/matrix_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -140,10 +138,8 @@ static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
 {
     gjob_t *j = u;
     (void)rep;
-    if (j->variant) { /* a kernel variant, through the canonical form (row-major NN: A K-inner, B not) */
-        const gp__gemm_t g = {j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->k, j->n, j->n, 1, 0, 1.0, 0.0};
-        return gp__gemm_gpu(j->ctx, j->f64 ? GP_F64 : GP_F32, &g, j->variant, (cudaStream_t)s);
-    }
+    if (j->variant) /* a kernel variant alone (row-major, packed) */
+        return lab_gemm_variant(j->ctx, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->variant, s);
     return gp_gemm(j->ctx, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
 }
 

@@ -12,8 +12,6 @@ int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
 int bench_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_bench_hist.c) */
 int bench_transpose(int argc, char **argv); /* argv[0] = "transpose" (cmd_bench_matrix.c) */
 int bench_gemm(int argc, char **argv);      /* argv[0] = "gemm" (cmd_bench_matrix.c) */
-int lab_transpose(int argc, char **argv);   /* argv[0] = "transpose" (cmd_lab_matrix.c) */
-int lab_gemm(int argc, char **argv);        /* argv[0] = "gemm" (cmd_lab_matrix.c) */
 /* cmd_bench.c's shared pieces: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
@@ -22,12 +20,9 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
 void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
              const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
 int cmd_lab(int argc, char **argv);
-int lab_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_lab_hist.c) */
 /* The CPU context every lab has, and the GPU the device option asks for (NULL where there is none, with the note
  * "TITLE: why — DOING"). */
 int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu, const char *doing);
-/* A lab report's device and date lines. */
-void lab_meta(report_t *r, gp_ctx_t *ctx);
 int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);

@@ -42,14 +42,6 @@ void work_estimate(const work_t *w, double *cpu_s, double *gpu_s);
  * device is returned as it is. */
 int pick_device(const char *verb, int device, const work_t *w, int quiet);
 
-/* Parses a whole non-negative count: "123", "4K", "1.5M", "1G", "2T", "2^28" (K/M/G/T are powers of 1024, an optional
- * "iB"/"B" may follow). Refuses signs, spaces, NaN, fractions that are not whole after the suffix, and overflow.
- * Returns 0 on success. */
-int parse_size(const char *s, size_t *out);
-/* A finite number ("1.5", "-2", "1e-3"): no NaN, infinity, leading space or trailing text. 0 on success. */
-int parse_number(const char *s, double *out);
-/* "R,C": two parse_size counts. 0 on success. */
-int parse_pair(const char *s, size_t *a, size_t *b);
 /* Prints "gpuprim VERB: OPT: expected WHAT, got 'VAL'" and returns EXIT_USAGE. */
 int bad_value(const char *verb, const char *opt, const char *what, const char *val);
 /* Tries the common options at argv[*i] (consuming a value if it takes one): 1 taken, 0 not ours, -1 bad value. */

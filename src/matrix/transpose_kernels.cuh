@@ -1,9 +1,13 @@
 /*
- * transpose_versions.cu — the transpose of storage, out[q][p] = in[p][q], from the primers' exercise to production,
- * as numbered versions and their table (the only list of them; `gpuprim lab transpose` times them, production
- * gp__transpose_gpu points at one by id). Every version takes any element size (1, 4, 8 bytes), any P x Q and any
- * leading dimensions. Version 00 is not a transpose: it is the same-shape 2D copy, the ceiling a transpose chases.
+ * transpose_kernels.cuh — the transpose of storage, out[q][p] = in[p][q], from the primers' exercise to production:
+ * every kernel and launcher, as templates. Version NN is TV<NN> below; transpose.cu instantiates the production one
+ * (GP__TRANSPOSE_PRODUCTION, matrix_internal.h), the lab's lab/transpose_versions.cu all of them. Every version takes
+ * any element size (1, 4, 8 bytes), any P x Q and any leading dimensions. Version 00 is not a transpose: it is the
+ * same-shape 2D copy, the ceiling a transpose chases. Include once per .cu (an anonymous namespace).
  */
+#ifndef GP_TRANSPOSE_KERNELS_CUH
+#define GP_TRANSPOSE_KERNELS_CUH
+
 #include "matrix_internal.h"
 
 #include <stdint.h>
@@ -204,88 +208,53 @@ gp_status_t run_tile(gp_ctx_t *ctx, const gp__phys_t *o, const gp__phys_t *i, cu
     return GP_CHECK_LAUNCH("t_tile");
 }
 
-/* Element-size dispatch: one entry per version. */
-#define GP_T_ENTRY(name, call)                                                                                \
-    gp_status_t name(gp_ctx_t *ctx, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)                   \
-    {                                                                                                          \
-        switch (i->es) {                                                                                       \
-        case 1: { typedef uint8_t T; return call; }                                                            \
-        case 4: { typedef uint32_t T; return call; }                                                           \
-        case 8: { typedef uint64_t T; return call; }                                                           \
-        default: return gp__error(GP_ERR_INTERNAL, "transpose: element size %zu", i->es);                     \
+/* Version NN: TV<NN>::run<T> for an element type T; t_version<NN> dispatches on the element size. Member templates
+ * are instantiated only where a version is used, so each .cu holds only the kernels it runs. */
+template <int ID> struct TV;
+#define GP_T_VERSION(id, call)                                                                                \
+    template <> struct TV<id> {                                                                                \
+        template <typename T>                                                                                  \
+        static gp_status_t run(gp_ctx_t *ctx, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)        \
+        {                                                                                                      \
+            (void)ctx;                                                                                         \
+            return call;                                                                                       \
         }                                                                                                      \
+    };
+GP_T_VERSION(0, (run00v<T>(ctx, o, i, s)))
+GP_T_VERSION(1, (run01<T>(ctx, o, i, s)))
+GP_T_VERSION(2, (run02<T>(ctx, o, i, s)))
+GP_T_VERSION(3, (run_tile<T, 32, 32, false, false>(ctx, o, i, s)))
+GP_T_VERSION(4, (run_tile<T, 32, 32, true, false>(ctx, o, i, s)))
+GP_T_VERSION(5, (run_tile<T, 32, 8, true, false>(ctx, o, i, s)))
+GP_T_VERSION(6, (run_tile<T, 32, 8, true, true>(ctx, o, i, s)))
+GP_T_VERSION(7, (run_tile<T, 64, 8, true, false>(ctx, o, i, s)))
+GP_T_VERSION(8, (run_tile<T, 64, 16, true, false>(ctx, o, i, s)))
+GP_T_VERSION(9, (run_tile<T, 64, 8, true, true>(ctx, o, i, s)))
+GP_T_VERSION(10, (run_vec<64, 64, 256, T>(ctx, o, i, s)))
+GP_T_VERSION(11, (run_vec<128, 128, 512, T>(ctx, o, i, s)))
+GP_T_VERSION(12, (run_vec<64, 256, 512, T>(ctx, o, i, s)))
+GP_T_VERSION(13, (run_vec<256, 64, 512, T>(ctx, o, i, s)))
+GP_T_VERSION(14, (run_vec<64, 64, 128, T>(ctx, o, i, s)))
+GP_T_VERSION(15, (run_vec<32, 32, 64, T>(ctx, o, i, s)))
+GP_T_VERSION(16, (run_vec<64, 64, 512, T>(ctx, o, i, s)))
+GP_T_VERSION(17, (run_vec<32, 32, 32, T>(ctx, o, i, s)))
+GP_T_VERSION(18, (run_vec<32, 32, 128, T>(ctx, o, i, s)))
+GP_T_VERSION(19, (run_vec<32, 64, 64, T>(ctx, o, i, s)))
+GP_T_VERSION(20, (run_vec<64, 32, 64, T>(ctx, o, i, s)))
+GP_T_VERSION(21, (run_vec<32, 32, 64, T, 1>(ctx, o, i, s)))
+GP_T_VERSION(22, (run_vec<32, 32, 64, T, 2>(ctx, o, i, s)))
+#undef GP_T_VERSION
+
+template <int ID> gp_status_t t_version(gp_ctx_t *ctx, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
+{
+    switch (i->es) {
+    case 1: return TV<ID>::template run<uint8_t>(ctx, o, i, s);
+    case 4: return TV<ID>::template run<uint32_t>(ctx, o, i, s);
+    case 8: return TV<ID>::template run<uint64_t>(ctx, o, i, s);
+    default: return gp__error(GP_ERR_INTERNAL, "transpose: element size %zu", i->es);
     }
-GP_T_ENTRY(v00, (run00v<T>(ctx, o, i, s)))
-GP_T_ENTRY(v01, (run01<T>(ctx, o, i, s)))
-GP_T_ENTRY(v02, (run02<T>(ctx, o, i, s)))
-GP_T_ENTRY(v03, (run_tile<T, 32, 32, false, false>(ctx, o, i, s)))
-GP_T_ENTRY(v04, (run_tile<T, 32, 32, true, false>(ctx, o, i, s)))
-GP_T_ENTRY(v05, (run_tile<T, 32, 8, true, false>(ctx, o, i, s)))
-GP_T_ENTRY(v06, (run_tile<T, 32, 8, true, true>(ctx, o, i, s)))
-GP_T_ENTRY(v07, (run_tile<T, 64, 8, true, false>(ctx, o, i, s)))
-GP_T_ENTRY(v08, (run_tile<T, 64, 16, true, false>(ctx, o, i, s)))
-GP_T_ENTRY(v09, (run_tile<T, 64, 8, true, true>(ctx, o, i, s)))
-GP_T_ENTRY(v10, (run_vec<64, 64, 256, T>(ctx, o, i, s)))
-GP_T_ENTRY(v11, (run_vec<128, 128, 512, T>(ctx, o, i, s)))
-GP_T_ENTRY(v12, (run_vec<64, 256, 512, T>(ctx, o, i, s)))
-GP_T_ENTRY(v13, (run_vec<256, 64, 512, T>(ctx, o, i, s)))
-GP_T_ENTRY(v14, (run_vec<64, 64, 128, T>(ctx, o, i, s)))
-GP_T_ENTRY(v15, (run_vec<32, 32, 64, T>(ctx, o, i, s)))
-GP_T_ENTRY(v16, (run_vec<64, 64, 512, T>(ctx, o, i, s)))
-GP_T_ENTRY(v17, (run_vec<32, 32, 32, T>(ctx, o, i, s)))
-GP_T_ENTRY(v18, (run_vec<32, 32, 128, T>(ctx, o, i, s)))
-GP_T_ENTRY(v19, (run_vec<32, 64, 64, T>(ctx, o, i, s)))
-GP_T_ENTRY(v20, (run_vec<64, 32, 64, T>(ctx, o, i, s)))
-GP_T_ENTRY(v21, (run_vec<32, 32, 64, T, 1>(ctx, o, i, s)))
-GP_T_ENTRY(v22, (run_vec<32, 32, 64, T, 2>(ctx, o, i, s)))
+}
 
 } // namespace
 
-extern "C" {
-
-const gp__transpose_version_t gp__transpose_versions[] = {
-    {0, "transpose_v00_copy_ceiling", 1, "not a transpose: the same-shape 2D copy in 16-byte vectors, the ceiling", v00},
-    {1, "transpose_v01_naive_row_read", 1, "thread per element, reads coalesced, writes 32 rows apart", v01},
-    {2, "transpose_v02_naive_col_read", 1, "thread per element, writes coalesced, reads 32 rows apart", v02},
-    {3, "transpose_v03_smem_tile", 1, "32 x 32 shared tile, 1024 threads: both sides coalesced, 32-way bank conflicts",
-     v03},
-    {4, "transpose_v04_padded_tile", 1, "tile rows padded to 33: a tile column spans all 32 banks", v04},
-    {5, "transpose_v05_four_per_thread", 1, "32 x 8 threads, 4 elements each (the primers' BLOCK_ROWS)", v05},
-    {6, "transpose_v06_grid_stride", 1, "v05 with a GPU-sized grid striding over the tiles", v06},
-    {7, "transpose_v07_tile64", 1, "64 x 64 tiles, 16 elements per thread: 256-byte runs on both sides", v07},
-    {8, "transpose_v08_tile64_512", 1, "v07 with 512 threads, 8 elements each", v08},
-    {9, "transpose_v09_tile64_grid_stride", 1, "v07 with a GPU-sized grid striding over the tiles", v09},
-    {10, "transpose_v10_tile64_vec", 1, "v07 with vector accesses (16 bytes for f32/f64): 4x fewer memory instructions",
-     v10},
-    {11, "transpose_v11_tile128_vec", 1, "v10 with 128 x 128 tiles (dynamic shared memory): 512-byte runs both sides",
-     v11},
-    {12, "transpose_v12_tile64x256_vec", 1, "64 rows x 256 columns: 1 KiB read runs, 256-byte write runs", v12},
-    {13, "transpose_v13_tile256x64_vec", 1, "256 rows x 64 columns: 256-byte read runs, 1 KiB write runs", v13},
-    {14, "transpose_v14_tile64_vec_128t", 1, "v10 with 128 threads: 8 vectors in flight each, 16 blocks per SM", v14},
-    {15, "transpose_v15_tile32_vec_64t", 1, "32 x 32 tiles, 64 threads: 32 small blocks per SM, short-lived", v15},
-    {16, "transpose_v16_tile64_vec_512t", 1, "v10 with 512 threads: 2 vectors each", v16},
-    {17, "transpose_v17_tile32_vec_32t", 1, "32 x 32 tiles, one warp per block (8 vectors each)", v17},
-    {18, "transpose_v18_tile32_vec_128t", 1, "32 x 32 tiles, 128 threads (2 vectors each)", v18},
-    {19, "transpose_v19_tile32x64_vec_64t", 1, "32 rows x 64 columns, 64 threads: 256-byte read runs", v19},
-    {20, "transpose_v20_tile64x32_vec_64t", 1, "64 rows x 32 columns, 64 threads: 256-byte write runs", v20},
-    {21, "transpose_v21_tile32_vec_colorder", 1, "v15 with blocks walking down columns of tiles (shared output rows)", v21},
-    {22, "transpose_v22_tile32_vec_groups", 1, "v15 with blocks taking tiles in 8 x 8 groups (fewer DRAM pages at once)", v22},
-    {90, "transpose_cpu_backend", 0, "CPU: 32 x 32 cache blocks, OpenMP over block rows", NULL},
-};
-const int gp__transpose_nversions = (int)(sizeof gp__transpose_versions / sizeof gp__transpose_versions[0]);
-
-gp_status_t gp__transpose_version(int id, gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in,
-                                  cudaStream_t stream)
-{
-    for (int v = 0; v < gp__transpose_nversions; v++)
-        if (gp__transpose_versions[v].id == id && gp__transpose_versions[v].launch)
-            return gp__transpose_versions[v].launch(ctx, out, in, stream);
-    return gp__error(GP_ERR_INVALID_ARG, "transpose: no GPU version %d", id);
-}
-
-gp_status_t gp__transpose_gpu(gp_ctx_t *ctx, const gp__phys_t *out, const gp__phys_t *in, cudaStream_t stream)
-{
-    return gp__transpose_version(GP__TRANSPOSE_PRODUCTION, ctx, out, in, stream);
-}
-
-} /* extern "C" */
+#endif

@@ -1,12 +1,16 @@
 /*
- * vector_versions.cu — the vector progression, from the primers' add<<<1,1>>> to the production kernels, and the
- * version table (the only list of versions). `gpuprim lab vector --list` prints the table; `gpuprim lab vector`
- * validates and times every version. Production (vector.c) points at a version here by id; nothing is copied.
+ * vector_kernels.cuh — the vector progression, from the primers' add<<<1,1>>> to the production kernels: every kernel
+ * and launcher, as templates; version NN is vec_version<NN> at the end. vector.cu instantiates the production ones
+ * (GP__VEC_PRODUCTION_EW, GP__VEC_PRODUCTION_DOT in vector_internal.h), the lab's lab/vector_versions.cu all of them
+ * (its table names and describes each). Include once per .cu (an anonymous namespace).
  *
  * Elementwise ops: copy y = x, scale y = a*x, add z = x + y, triad z = x + a*y over f32, f64, i32.
  * Dot: sum x*y in double (f32, f64) or wrapping 64-bit integers (i32).
  * Units: elements; byte counts for GB/s are the caller's (see gp__vec_op_streams).
  */
+#ifndef GP_VECTOR_KERNELS_CUH
+#define GP_VECTOR_KERNELS_CUH
+
 #include "vector_internal.h"
 
 #include <stdint.h>
@@ -428,7 +432,7 @@ __global__ void dot_block_chunk(size_t n, size_t head, const T *__restrict__ x, 
 }
 
 /* Dot workspace: partials at offset 64 (one 8-byte slot per block). */
-gp_status_t dot_workspace(gp_ctx_t *ctx, unsigned grid, void **partials)
+inline gp_status_t dot_workspace(gp_ctx_t *ctx, unsigned grid, void **partials)
 {
     void *ws = NULL;
     gp_status_t st = gp__workspace(ctx, 64 + (size_t)grid * 8, &ws);
@@ -485,89 +489,51 @@ template <typename T> gp_status_t dot_chunked(gp_ctx_t *ctx, const gp__vec_args_
     return GP_CHECK_LAUNCH("vector_v13_dot_block_chunk");
 }
 
-template <typename T> gp_status_t dot_version(int version, gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+/* ---------------------------------------------------------------------------------------------- versions */
+/* Version NN as one entry point, vec_version<NN>(ctx, a, stream): 01-09 elementwise (any of copy scale add triad),
+ * 10-13 dot. Only the versions a .cu calls are instantiated there. */
+template <int ID> struct EwOf;
+constexpr const char *k_ew_names[10] = {"", "vector_v01_single_thread", "vector_v02_single_block",
+                                        "vector_v03_thread_per_element", "vector_v04_grid_stride", "vector_v05_vec16",
+                                        "vector_v06_vec16_ilp", "vector_v07_vec16_ilp_streaming",
+                                        "vector_v08_vec16_streaming", "vector_v09_vec16_per_thread"};
+template <> struct EwOf<1> { template <int OP, typename T> using L = L01<OP, T>; };
+template <> struct EwOf<2> { template <int OP, typename T> using L = L02<OP, T>; };
+template <> struct EwOf<3> { template <int OP, typename T> using L = L03<OP, T>; };
+template <> struct EwOf<4> { template <int OP, typename T> using L = L04<OP, T>; };
+template <> struct EwOf<5> { template <int OP, typename T> using L = L05<OP, T>; };
+template <> struct EwOf<6> { template <int OP, typename T> using L = L06<OP, T>; };
+template <> struct EwOf<7> { template <int OP, typename T> using L = L07<OP, T>; };
+template <> struct EwOf<8> { template <int OP, typename T> using L = L08<OP, T>; };
+template <> struct EwOf<9> { template <int OP, typename T> using L = L09<OP, T>; };
+
+template <int ID, typename T> gp_status_t dot_version(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
-    if (version == 10) return dot_v10<T>(ctx, a, s);
-    if (version == 13) return dot_chunked<T>(ctx, a, s);
-    return version == 11 ? dot_single<T, 1>(ctx, a, s) : dot_single<T, 4>(ctx, a, s);
+    if constexpr (ID == 10) return dot_v10<T>(ctx, a, s);
+    else if constexpr (ID == 11) return dot_single<T, 1>(ctx, a, s);
+    else if constexpr (ID == 12) return dot_single<T, 4>(ctx, a, s);
+    else return dot_chunked<T>(ctx, a, s);
 }
 
-gp_status_t dot_dispatch(int version, gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
+template <int ID> gp_status_t vec_version(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
-    /* n = 0: the identity, written like any result (every version handles every size). */
-    if (a->n == 0) {
-        cudaMemsetAsync(a->z, 0, 8, s);
-        return GP_CHECK_LAUNCH("vector dot (n = 0)");
-    }
-    switch (a->dtype) {
-    case GP_F32: return dot_version<float>(version, ctx, a, s);
-    case GP_F64: return dot_version<double>(version, ctx, a, s);
-    case GP_I32: return dot_version<int>(version, ctx, a, s);
-    default: return gp__error(GP_ERR_UNSUPPORTED, "vector dot: dtype %s", gp_dtype_name(a->dtype));
+    if constexpr (ID < 10) {
+        return launch_ew<EwOf<ID>::template L>(ctx, a, s, k_ew_names[ID]);
+    } else {
+        /* n = 0: the identity, written like any result (every version handles every size). */
+        if (a->n == 0) {
+            cudaMemsetAsync(a->z, 0, 8, s);
+            return GP_CHECK_LAUNCH("vector dot (n = 0)");
+        }
+        switch (a->dtype) {
+        case GP_F32: return dot_version<ID, float>(ctx, a, s);
+        case GP_F64: return dot_version<ID, double>(ctx, a, s);
+        case GP_I32: return dot_version<ID, int>(ctx, a, s);
+        default: return gp__error(GP_ERR_UNSUPPORTED, "vector dot: dtype %s", gp_dtype_name(a->dtype));
+        }
     }
 }
 
 } // namespace
 
-extern "C" {
-
-static gp_status_t run_v01(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L01>(c, a, s, "vector_v01_single_thread"); }
-static gp_status_t run_v02(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L02>(c, a, s, "vector_v02_single_block"); }
-static gp_status_t run_v03(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L03>(c, a, s, "vector_v03_thread_per_element"); }
-static gp_status_t run_v04(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L04>(c, a, s, "vector_v04_grid_stride"); }
-static gp_status_t run_v05(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L05>(c, a, s, "vector_v05_vec16"); }
-static gp_status_t run_v06(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L06>(c, a, s, "vector_v06_vec16_ilp"); }
-static gp_status_t run_v07(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L07>(c, a, s, "vector_v07_vec16_ilp_streaming"); }
-static gp_status_t run_v08(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L08>(c, a, s, "vector_v08_vec16_streaming"); }
-static gp_status_t run_v09(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return launch_ew<L09>(c, a, s, "vector_v09_vec16_per_thread"); }
-static gp_status_t run_v10(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(10, c, a, s); }
-static gp_status_t run_v11(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(11, c, a, s); }
-static gp_status_t run_v12(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(12, c, a, s); }
-static gp_status_t run_v13(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_dispatch(13, c, a, s); }
-
-const gp__vec_version_t gp__vec_versions[] = {
-    {1, "vector_v01_single_thread", 1, GP__VEC_EW_OPS,
-     "add<<<1,1>>>: one thread walks the array; one load in flight, latency-bound", "slow: lab caps n", 1u << 16,
-     run_v01},
-    {2, "vector_v02_single_block", 1, GP__VEC_EW_OPS,
-     "add<<<1,256>>>: a block strides the array; coalesced, but one SM", "slow: lab caps n", 1u << 22, run_v02},
-    {3, "vector_v03_thread_per_element", 1, GP__VEC_EW_OPS,
-     "one thread per element, ceil(n/256) blocks, if (i < n): fills the GPU, 4/8-byte accesses", "", 0, run_v03},
-    {4, "vector_v04_grid_stride", 1, GP__VEC_EW_OPS,
-     "grid-stride loop, grid = SMs x resident blocks: fixed launch size for any n", "", 0, run_v04},
-    {5, "vector_v05_vec16", 1, GP__VEC_EW_OPS,
-     "16-byte loads/stores with a scalar head and tail: a quarter of the memory instructions",
-     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v05},
-    {6, "vector_v06_vec16_ilp", 1, GP__VEC_EW_OPS,
-     "four 16-byte vectors per input in flight per thread before any store: memory-level parallelism",
-     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v06},
-    {7, "vector_v07_vec16_ilp_streaming", 1, GP__VEC_EW_OPS,
-     "v06 with streaming cache hints (ld.global.cs / st.global.cs): evict-first for data used once",
-     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v07},
-    {8, "vector_v08_vec16_streaming", 1, GP__VEC_EW_OPS,
-     "v05 (one vector in flight) with the streaming cache hints",
-     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v08},
-    {9, "vector_v09_vec16_per_thread", 1, GP__VEC_EW_OPS,
-     "one 16-byte vector per thread, ceil(n/4/256) blocks, no loop: v03's shape at v05's width",
-     "vectors when x, y, z share their offset mod 16, else v04", 0, run_v09},
-    {10, "vector_v10_dot_two_kernel", 1, GP__VEC_DOT_OPS,
-     "dot: per-block shared-memory tree (sequential addressing), then a one-block kernel adds the partials", "",
-     0, run_v10},
-    {11, "vector_v11_dot_single_pass", 1, GP__VEC_DOT_OPS,
-     "dot: 16-byte loads, shuffles, last-block guard (__threadfence + atomic ticket): one launch",
-     "vectors when x, y share their offset mod 16, else v10", 0, run_v11},
-    {12, "vector_v12_dot_single_pass_ilp", 1, GP__VEC_DOT_OPS,
-     "v11 with four 16-byte vectors per input in flight per thread",
-     "vectors when x, y share their offset mod 16, else v10", 0, run_v12},
-    {13, "vector_v13_dot_block_chunk", 1, GP__VEC_DOT_OPS,
-     "v11 in v09's shape: each block reads a contiguous run of 16 x 256 vectors; ceil(n/16384) short blocks",
-     "vectors when x, y share their offset mod 16, else v10; one 8-byte partial per block in the workspace", 0,
-     run_v13},
-    {90, "vector_cpu_serial", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
-     "CPU: one plain loop, the serial baseline", "", 1u << 26, gp__vec_cpu_serial},
-    {91, "vector_cpu_openmp", 0, GP__VEC_EW_OPS | GP__VEC_DOT_OPS,
-     "CPU backend: OpenMP static schedule over the cores; dot in fixed 64 Ki chunks", "", 0, gp__vec_cpu_omp},
-};
-const int gp__vec_nversions = (int)(sizeof gp__vec_versions / sizeof gp__vec_versions[0]);
-
-} /* extern "C" */
+#endif

@@ -1,0 +1,168 @@
+/*
+ * gemm.c — `gpuprim lab gemm`: the SGEMM progression (gemm_versions.cu) from the primers' kernels to production, each
+ * version first checked in full on an odd shape against a long double reference, then timed at the main size with
+ * sampled rows checked; TFLOP/s and % of cuBLAS SGEMM (pedantic FP32) measured in the same run.
+ */
+#include "lab_versions.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct glab {
+    gp_ctx_t *ctx;
+    const lab_version_t *v;
+    gp_peer_t *peer;
+    size_t m, n, k;
+    const float *a, *b;
+    float *c;
+    char err[256];
+} glab_t;
+
+static gp_status_t run_gversion(void *u, int rep, gp_stream_t s)
+{
+    glab_t *j = u;
+    (void)rep;
+    if (j->v == NULL)
+        return gp_peer_gemm(j->peer, 0, j->m, j->n, j->k, j->a, j->b, j->c, s, j->err) ? GP_ERR_CUDA : GP_OK;
+    return LAB_FN(lab_sgemm_fn, j->v)(j->ctx, j->m, j->n, j->k, j->a, j->b, j->c, (cudaStream_t)s);
+}
+
+/* rows every `step` of C = A B (host copies) against long double; returns the number outside the FP32 bound */
+static size_t gemm_check(const float *a, const float *b, const float *c, size_t m, size_t n, size_t k, size_t step)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < m; i += step)
+        for (size_t j = 0; j < n; j++) {
+            long double ref = 0, mag = 0;
+            for (size_t l = 0; l < k; l++) {
+                const long double t = (long double)a[i * k + l] * b[l * n + j];
+                ref += t, mag += fabsl(t);
+            }
+            bad += !(fabs(c[i * n + j] - (double)ref) <= (4.0 * sqrt((double)k) + 8.0) * 0x1p-24 * (double)mag + 1e-30);
+        }
+    return bad;
+}
+
+/* one version on ctx: m x n x k from the host arrays, C poisoned, result back in hc */
+static gp_status_t gemm_once(glab_t *j, const float *ha, const float *hb, float *hc, int gpu)
+{
+    if (!gpu) {
+        for (size_t e = 0; e < j->m * j->n; e++) hc[e] = NAN;
+        j->a = ha, j->b = hb, j->c = hc;
+        return run_gversion(j, 0, NULL);
+    }
+    gp_status_t st;
+    if ((st = gp_memcpy_sync(j->ctx, (void *)j->a, ha, j->m * j->k * 4)) != GP_OK ||
+        (st = gp_memcpy_sync(j->ctx, (void *)j->b, hb, j->k * j->n * 4)) != GP_OK ||
+        (st = gp_memset(j->ctx, j->c, 0xff, j->m * j->n * 4, NULL)) != GP_OK || (st = run_gversion(j, 0, NULL)) != GP_OK ||
+        (st = gp_stream_sync(j->ctx, NULL)) != GP_OK)
+        return st;
+    return gp_memcpy_sync(j->ctx, hc, j->c, j->m * j->n * 4);
+}
+
+static int gemm_run(lab_run_t *r)
+{
+    size_t size = 0;
+    const char *val = lab_opt(r, "--size");
+    if (val && (parse_size(val, &size) != 0 || size == 0 || size > 32768))
+        return lab_bad_value(r, "--size", "1 .. 32768", val);
+    gp_ctx_t *gpu = r->gpu, *cpu = r->cpu;
+    int rc = EXIT_OK;
+    if (size == 0) size = gpu ? 4096 : 256;
+    const size_t om = 509, on = 513, ok_ = 257, big = size > om ? size : on; /* buffers hold both problems */
+    const size_t nn = big * big;
+    float *ha = malloc(nn * 4), *hb = malloc(nn * 4), *hc = malloc(nn * 4);
+    gp_buffer_t da = {0}, db = {0}, dc = {0};
+    if (!ha || !hb || !hc) {
+        fprintf(stderr, "gpuprim lab gemm: out of host memory\n");
+        rc = EXIT_FAIL;
+    }
+    uint64_t s = 0x853c49e6748fea9bull;
+    for (size_t e = 0; ha && hb && e < nn; e++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        ha[e] = (float)((double)(s >> 40) * 0x1p-23 - 1.0);
+        hb[e] = (float)((double)(s & 0xffffff) * 0x1p-23 - 1.0);
+    }
+    if (rc == EXIT_OK && gpu &&
+        (gp_mem_alloc(gpu, GP_MEM_DEVICE, nn * 4, &da) != GP_OK || gp_mem_alloc(gpu, GP_MEM_DEVICE, nn * 4, &db) != GP_OK ||
+         gp_mem_alloc(gpu, GP_MEM_DEVICE, nn * 4, &dc) != GP_OK)) {
+        fprintf(stderr, "gpuprim lab gemm: device buffers: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    gp_peer_t *peer = NULL;
+    char perr[256] = "";
+    if (gpu && gp_peer_create(&peer, gp_ctx_device(gpu), perr) != 0) peer = NULL;
+    static const char *const cols[] = {"id", "version", "m=n=k", "median_us", "TFLOP/s", "%cublas", "x prev", "check"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 0};
+    lab_begin(r, "gpuprim lab gemm (f32, row-major C = A B)", cols, num, 8);
+    report_meta(&r->report, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
+    double peer_tf = 0, prev = 0;
+    if (rc == EXIT_OK && peer) { /* cuBLAS at the main size: the % column */
+        glab_t j = {gpu, NULL, peer, size, size, size, da.device, db.device, dc.device, ""};
+        bench_stats_t bs;
+        if (bench_time(gpu, run_gversion, NULL, &j, r->warmup, r->reps, NULL, &bs) == GP_OK)
+            peer_tf = 2.0 * (double)size * size * size / (bs.median_ms * 1e-3) / 1e12;
+        report_meta(&r->report, "cublas", "cublasSgemm pedantic FP32 at %zu: %.2f TFLOP/s (%.1f us), same run", size, peer_tf,
+                    bs.median_ms * 1e3);
+    }
+    for (int vi = 0; vi < lab_gemm_nversions && rc == EXIT_OK; vi++) {
+        const lab_version_t *v = &lab_gemm_versions[vi];
+        if (v->gpu && !gpu) continue;
+        gp_ctx_t *ctx = v->gpu ? gpu : cpu;
+        const size_t sz = v->max_n && v->max_n < size ? v->max_n : size;
+        glab_t j = {ctx, v, NULL, om, on, ok_, da.device, db.device, dc.device, ""};
+        size_t bad = 0;
+        /* full check on the odd shape, then the timed size */
+        gp_status_t st = gemm_once(&j, ha, hb, hc, v->gpu);
+        if (st == GP_OK) bad += gemm_check(ha, hb, hc, om, on, ok_, 1);
+        j.m = j.n = j.k = sz;
+        if (st == GP_OK) st = gemm_once(&j, ha, hb, hc, v->gpu);
+        if (st == GP_OK) bad += gemm_check(ha, hb, hc, sz, sz, sz, sz / 16 + 1);
+        bench_stats_t bs;
+        if (st == GP_OK) st = bench_time(ctx, run_gversion, NULL, &j, r->warmup, r->reps, NULL, &bs);
+        if (st != GP_OK) {
+            fprintf(stderr, "gpuprim lab gemm: %s: %s\n", v->name, gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        if (bad) lab_fail(r, v->name, "%zu elements outside the FP32 bound", bad);
+        const double tf = 2.0 * (double)sz * sz * sz / (bs.median_ms * 1e-3) / 1e12;
+        char cid[8], name[64], csz[24], cmed[24], ct[24], cpc[24], cp[24], chk[64];
+        snprintf(cid, sizeof cid, "%02d", v->id);
+        snprintf(name, sizeof name, "%s%s", v->name, lab_is_production(LAB_T_GEMM, v) ? "*" : "");
+        snprintf(csz, sizeof csz, "%zu", sz);
+        snprintf(cmed, sizeof cmed, "%.1f", bs.median_ms * 1e3);
+        snprintf(ct, sizeof ct, "%.3f", tf);
+        cpc[0] = cp[0] = 0;
+        if (v->gpu && peer_tf > 0) snprintf(cpc, sizeof cpc, "%.1f", 100 * tf / peer_tf);
+        if (v->gpu && prev > 0) snprintf(cp, sizeof cp, "%.2f", tf / prev);
+        snprintf(chk, sizeof chk, bad ? "FAIL: %zu elements" : "ok", bad);
+        const char *cells[] = {cid, name, csz, cmed, ct, cpc, cp, chk};
+        report_row(&r->report, cells);
+        if (v->gpu) prev = tf;
+    }
+    report_meta(&r->report, "note", "* = production (gp_gemm f32); checked: all of 509 x 513 x 257, every %zuth row at the size",
+                size / 16 + 1);
+    gp_peer_destroy(peer);
+    if (gpu) gp_mem_free(gpu, &da), gp_mem_free(gpu, &db), gp_mem_free(gpu, &dc);
+    free(ha), free(hb), free(hc);
+    return rc != EXIT_OK ? rc : r->failed ? EXIT_MISMATCH : EXIT_OK;
+}
+
+static void gemm_list(FILE *f) { lab_list_versions(f, LAB_T_GEMM, lab_gemm_versions, lab_gemm_nversions); }
+
+static const lab_opt_t k_opts[] = {
+    {"--size", "N", "the timed size N x N x N (default 4096 on a GPU, 256 on the CPU)"},
+    {NULL, NULL, NULL},
+};
+
+const lab_topic_t lab_topic_gemm = {
+    "gemm",
+    "SGEMM from one thread per element to the register-tiled production kernel",
+    "  the SGEMM progression (row-major C = A B, f32): each version checked in full on 509 x 513 x 257 against a\n"
+    "  long double reference, then timed at N x N x N with sampled rows checked; % of cuBLAS SGEMM (pedantic\n"
+    "  FP32) in the same run. Default --reps 5 --warmup 1.",
+    k_opts, 0, 5, 1, gemm_list, gemm_run,
+};
