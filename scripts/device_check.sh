@@ -4,7 +4,8 @@
 # is printed last.
 #   scripts/device_check.sh [build|test|histtest|sanitize|bench|hist|stream]...   (default: build test bench)
 #   histtest: the histogram tests only; SAN_FILTER=REGEX: only the sanitizer runs whose line matches; hist: the
-#   histogram bench and lab (hist.txt); matrix: bench transpose / gemm and lab transpose / gemm (matrix.txt).
+#   histogram bench and lab (hist.txt); matrix: bench transpose / gemm and lab transpose / gemm (matrix.txt); labs:
+#   every lab topic, lab memory timed, the benches of the moved verbs (labs.txt, lab_memory.json/.svg).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -24,7 +25,7 @@ if [[ " $steps " == *" build "* ]]; then
     t0=$(date +%s)
     cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release && cmake --build $B -j "$(nproc)"
     echo "build seconds: $(( $(date +%s) - t0 ))"
-    o=$(find $B -name 'vector_versions.cu.o' | head -1)
+    o=$(find $B -name 'vector_versions.cu.o' | head -1) # the lab's table instantiates every version
     if command -v cuobjdump >/dev/null && [ -n "$o" ]; then
       echo "--- SASS memory instructions per vector kernel (f32 triad and dot)"
       cuobjdump -sass "$o" | awk '/Function :/ {f=$3} {for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)/) c[f " " $i]++}
@@ -143,6 +144,28 @@ if [[ " $steps " == *" matrix "* ]]; then
   } >"$OUT/matrix.txt" 2>&1
   note "matrix: $(grep -c '^transpose' "$OUT/matrix.txt") transpose rows, $(grep -c FAIL "$OUT/matrix.txt") FAIL lines"
   grep -E "^transpose|^[sd]gemm|^[0-9][0-9] |rror|differ|FAIL|cublas:" "$OUT/matrix.txt"
+fi
+
+if [[ " $steps " == *" labs "* ]]; then
+  # every lab topic on the runner at its defaults (each version checked), lab memory timed, and the benches whose
+  # verbs moved (vector, histogram, transpose, gemm) for the before/after comparison in docs/PERFORMANCE.md.
+  G=$B/gpuprim
+  {
+    echo "### gpuprim lab --list"; $G lab --list
+    for t in vector reduce histogram transpose gemm; do
+      echo; echo "### gpuprim lab $t"; t0=$SECONDS; $G lab $t; echo "exit $? in $((SECONDS - t0)) s"
+    done
+    echo; echo "### gpuprim lab vector --op all -n 2^28"; $G lab vector --op all -n 2^28; echo "exit $?"
+    echo; echo "### gpuprim lab memory"; t0=$SECONDS; $G lab memory --svg "$OUT/lab_memory.svg" --json >"$OUT/lab_memory.json"
+    echo "exit $? in $((SECONDS - t0)) s"
+    echo; echo "### gpuprim bench vector"; $G bench vector
+    echo; echo "### gpuprim bench histogram"; $G bench histogram
+    echo; echo "### gpuprim bench transpose"; $G bench transpose
+    echo; echo "### gpuprim bench gemm"; $G bench gemm
+    echo; echo "### gpuprim bandwidth"; $G bandwidth -b 256M -e 256M
+  } >"$OUT/labs.txt" 2>&1
+  note "labs: $(grep -c FAIL "$OUT/labs.txt") FAIL lines; $(grep -E '^exit' "$OUT/labs.txt" | tr '\n' ' ')"
+  grep -E "^### |^exit|FAIL|rror|<- production|\*  " "$OUT/labs.txt" | head -40
 fi
 
 if [[ " $steps " == *" stream "* ]]; then
