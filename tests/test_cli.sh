@@ -261,6 +261,13 @@ expect_rc 0 "transpose npy -> npy --json" "$g" transpose "$tmp/mt.npy" "$tmp/mtt
 json_ok "$tmp/out" && ok || bad "transpose --json is not JSON"
 grep -q '"rows": 37' "$tmp/out" && ok || bad "transpose --json shape"
 tail -c $((1000 * 37 * 4)) "$tmp/mtt.npy" | cmp -s - "$tmp/m.raw" && ok || bad "transpose twice is not the identity"
+# every verb takes the common options or refuses them in one way (issue 12's reproducer: transpose --csv)
+expect_rc 0 "transpose --csv" "$g" transpose "$tmp/mt.npy" "$tmp/mtt.npy" --csv
+[ "$(wc -l <"$tmp/out")" = 2 ] && ok || bad "transpose --csv: $(cat "$tmp/out")"
+for v in "info --csv" "info --reps 3" "demo --json" "transpose $tmp/mt.npy $tmp/x.npy --svg $tmp/x.svg"; do
+  expect_rc 2 "$v refused" "$g" $v
+  grep -q "does not apply to ${v%% *} (it takes" "$tmp/err" && ok || bad "$v: $(cat "$tmp/err")"
+done
 expect_rc 0 "transpose --order f to raw" "$g" transpose "$tmp/m.raw" "$tmp/mtf.raw" --shape 37,1000 --dtype i32 --order f
 expect_rc 0 "transpose back, order f" "$g" transpose "$tmp/mtf.raw" "$tmp/mtf2.raw" --shape 1000,37 --dtype i32 --order f
 cmp -s "$tmp/mtf2.raw" "$tmp/m.raw" && ok || bad "Fortran-order transpose twice is not the identity"

@@ -26,10 +26,15 @@ static int step(const char *title, const char *verb, int (*fn)(int, char **), in
 
 int cmd_demo(int argc, char **argv)
 {
-    (void)argv;
     if (argc > 1) {
-        printf("usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
-        return strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
+        const int help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
+        cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+        int i = 1;
+        if (!help && parse_common(argc, argv, &i, &c) > 0) /* a common option: refused in the common way */
+            return common_only("demo", &c, 0);
+        fprintf(help ? stdout : stderr,
+                "usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
+        return help ? EXIT_OK : EXIT_USAGE;
     }
     int n = 0;
     gp_status_t st = gp_device_count(&n);
