@@ -1,4 +1,5 @@
-/* test_cli_util.c — the CLI's helpers that are not a verb: the --device auto model and the -b/-e/-f sweep. */
+/* test_cli_util.c — the CLI's helpers that are not a verb: the --device auto model, the -b/-e/-f sweep and the one
+ * option parser every verb uses (cli_parse). */
 #include "common.h"
 #include "util.h"
 
@@ -47,10 +48,64 @@ static void test_sweep(void)
     CHECK(sweep_sizes(&x, v, 64) == 64, "capped at max");
 }
 
+/* cli_parse, the one option parser: alternatives, flags, values, positionals, the sweep, help and every refusal. */
+static int g_usage_calls;
+static void count_usage(FILE *f)
+{
+    (void)f;
+    g_usage_calls++;
+}
+static int parse(char **argv, int argc, unsigned common, sweep_t *sw, const char **n, const char **flag,
+                 cli_common_t *c, const char **pos, int *npos)
+{
+    const cli_opt_t opts[] = {{"-n|--count", "N", n}, {"--flag", NULL, flag}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"t", common, sw, opts, 2, count_usage};
+    *c = (cli_common_t){DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    *n = *flag = NULL;
+    return cli_parse(&spec, argc, argv, c, pos, npos);
+}
+static void test_cli_parse(void)
+{
+    const char *n, *flag, *pos[2];
+    int npos;
+    cli_common_t c;
+    sweep_t sw = {1, 100, 2, 0};
+    char *a1[] = {"t", "in.npy", "--count", "7", "--csv", "--flag", "out.npy", "-b", "4", "-d", "cpu"};
+    CHECK(parse(a1, 11, COMMON_ALL, &sw, &n, &flag, &c, pos, &npos) == EXIT_OK, "a full command line parses");
+    CHECK(n && strcmp(n, "7") == 0 && flag && npos == 2 && strcmp(pos[0], "in.npy") == 0 &&
+              strcmp(pos[1], "out.npy") == 0 && c.fmt == FMT_CSV && c.device == GP_DEVICE_CPU && sw.given && sw.b == 4,
+          "values, flag, positionals, common options and the sweep");
+    char *a2[] = {"t", "-n", "1", "-n", "2", "-"};
+    CHECK(parse(a2, 6, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_OK && strcmp(n, "2") == 0 && !flag &&
+              npos == 1 && strcmp(pos[0], "-") == 0,
+          "the last value wins; '-' is a positional (stdin)");
+    char *a3[] = {"t", "--count"};
+    CHECK(parse(a3, 2, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "a value option at the end");
+    char *a4[] = {"t", "--bogus"};
+    CHECK(parse(a4, 2, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "an unknown option");
+    char *a5[] = {"t", "a", "b", "c"};
+    CHECK(parse(a5, 4, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "a third positional");
+    char *a6[] = {"t", "--svg", "x.svg"};
+    CHECK(parse(a6, 3, COMMON_DEVICE | COMMON_JSON, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE,
+          "a common option the verb does not take is refused");
+    char *a7[] = {"t", "-b", "4"};
+    CHECK(parse(a7, 3, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "no sweep: -b is unknown");
+    char *a8[] = {"t", "--reps", "0"};
+    CHECK(parse(a8, 3, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "--reps 0 is a bad value");
+    g_usage_calls = 0;
+    char *a9[] = {"t", "--bogus", "-h"};
+    CHECK(parse(a9, 3, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE && g_usage_calls == 0,
+          "an error before -h is an error");
+    char *a10[] = {"t", "--flag", "--help"};
+    CHECK(parse(a10, 3, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == CLI_HELP && g_usage_calls == 1,
+          "--help prints the usage");
+}
+
 int main(void)
 {
     tc_seed("test_cli_util");
     test_auto_model();
     test_sweep();
+    test_cli_parse();
     return tc_finish("test_cli_util");
 }

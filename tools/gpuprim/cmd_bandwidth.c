@@ -130,32 +130,23 @@ int cmd_bandwidth(int argc, char **argv)
     sweep_t sw = {1u << 20, 256u << 20, 4, 0};
     int want[GP_MEM_KIND_COUNT] = {0};
     int any_kind = 0;
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if ((k = parse_sweep("bandwidth", argc, argv, &i, &sw)) != 0) {
-            if (k < 0) return EXIT_USAGE;
-        } else if (strcmp(a, "--kinds") == 0 && v) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", v);
-            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-                gp_mem_kind_t kind;
-                if (gp_mem_kind_parse(t, &kind) != GP_OK || kind == GP_MEM_DEVICE) {
-                    fprintf(stderr, "gpuprim bandwidth: --kinds: '%s' is not a host memory kind\n", t);
-                    return EXIT_USAGE;
-                }
-                want[kind] = any_kind = 1;
+    const char *o_kinds = NULL;
+    const cli_opt_t opts[] = {{"--kinds", "K[,K...]", &o_kinds}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bandwidth", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw,
+                             opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_kinds) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", o_kinds);
+        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+            gp_mem_kind_t kind;
+            if (gp_mem_kind_parse(t, &kind) != GP_OK || kind == GP_MEM_DEVICE) {
+                fprintf(stderr, "gpuprim bandwidth: --kinds: '%s' is not a host memory kind\n", t);
+                return EXIT_USAGE;
             }
-            i++;
-        } else {
-            fprintf(stderr, "gpuprim bandwidth: unknown argument '%s'\n", a);
-            usage(stderr);
-            return EXIT_USAGE;
+            want[kind] = any_kind = 1;
         }
     }
     if (sweep_check("bandwidth", &sw) != 0) return EXIT_USAGE;

@@ -124,37 +124,22 @@ int bench_vector(int argc, char **argv)
     size_t n_opt = 0;
     sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
     int dts[3] = {GP_F32, -1, -1}, ndt = 1;
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = parse_sweep("bench vector", argc, argv, &i, &sw);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "-n") == 0 && v) {
-            if (parse_size(v, &n_opt) != 0 || n_opt == 0) {
-                fprintf(stderr, "gpuprim bench vector: -n: bad element count '%s'\n", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (strcmp(a, "--dtype") == 0 && v) {
-            gp_dtype_t d;
-            if (strcmp(v, "all") == 0) {
-                dts[0] = GP_F32, dts[1] = GP_F64, dts[2] = GP_I32, ndt = 3;
-            } else if (gp_dtype_parse(v, &d) == GP_OK && (d == GP_F32 || d == GP_F64 || d == GP_I32)) {
-                dts[0] = d, ndt = 1;
-            } else {
-                fprintf(stderr, "gpuprim bench vector: --dtype takes f32, f64, i32 or all, got '%s'\n", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else {
-            fprintf(stderr, "gpuprim bench vector: unknown argument '%s'\n", a);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    const char *o_n = NULL, *o_dtype = NULL;
+    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {"--dtype", "T|all", &o_dtype}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench vector", COMMON_ALL, &sw, opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_n && (parse_size(o_n, &n_opt) != 0 || n_opt == 0))
+        return bad_value("bench vector", "-n", "an element count > 0", o_n);
+    if (o_dtype) {
+        gp_dtype_t d;
+        if (strcmp(o_dtype, "all") == 0)
+            dts[0] = GP_F32, dts[1] = GP_F64, dts[2] = GP_I32, ndt = 3;
+        else if (gp_dtype_parse(o_dtype, &d) == GP_OK && (d == GP_F32 || d == GP_F64 || d == GP_I32))
+            dts[0] = d, ndt = 1;
+        else
+            return bad_value("bench vector", "--dtype", "f32, f64, i32 or all", o_dtype);
     }
     if (sweep_check("bench vector", &sw) != 0) return EXIT_USAGE;
     if (sw.given && n_opt) return fprintf(stderr, "gpuprim bench vector: -n and -b/-e exclude each other\n"), EXIT_USAGE;
@@ -403,37 +388,29 @@ static int bench_segmented_rows(gp_ctx_t *ctx, report_t *r, size_t n, const cli_
     return rc;
 }
 
+static void bench_reduce_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N | -b BYTES -e BYTES -f FACTOR] [--reps N]\n"
+               "                            [--warmup N] [--json|--csv] [--svg F]\n"
+               "  gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at\n"
+               "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered\n"
+               "  (non-commutative) reductions over the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan).\n"
+               "  -b/-e/-f: instead, sum/max/argmax f32 and sum/min i32 over a sweep of input sizes in bytes\n"
+               "  (nccl-tests' convention; default 1 MiB to 1 GiB by 4).\n");
+}
+
 int bench_reduce(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t n = 0;
     sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = parse_sweep("bench reduce", argc, argv, &i, &sw);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N | -b BYTES -e BYTES -f FACTOR] [--reps N]\n"
-                   "                            [--warmup N] [--json|--csv] [--svg F]\n"
-                   "  gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at\n"
-                   "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered\n"
-                   "  (non-commutative) reductions over the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan).\n"
-                   "  -b/-e/-f: instead, sum/max/argmax f32 and sum/min i32 over a sweep of input sizes in bytes\n"
-                   "  (nccl-tests' convention; default 1 MiB to 1 GiB by 4).\n");
-            return EXIT_OK;
-        } else if (strcmp(a, "-n") == 0 && v) {
-            if (parse_size(v, &n) != 0 || n == 0) {
-                fprintf(stderr, "gpuprim bench reduce: -n: bad element count '%s'\n", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else {
-            fprintf(stderr, "gpuprim bench reduce: unknown argument '%s'\n", a);
-            return EXIT_USAGE;
-        }
-    }
+    const char *o_n = NULL;
+    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench reduce", COMMON_ALL, &sw, opts, 0, bench_reduce_usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench reduce", "-n", "an element count > 0", o_n);
     if (sweep_check("bench reduce", &sw) != 0) return EXIT_USAGE;
     if (sw.given && n) return fprintf(stderr, "gpuprim bench reduce: -n and -b/-e exclude each other\n"), EXIT_USAGE;
     gp_ctx_t *ctx = NULL;

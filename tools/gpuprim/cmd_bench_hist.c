@@ -37,37 +37,30 @@ static gp_status_t run_cub(void *u, int rep, gp_stream_t s)
                : GP_OK;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench histogram [-d DEVICE|cpu] [--bytes B | -b B -e B -f FACTOR] [--reps N]\n"
+               "                               [--warmup N] [--json|--csv] [--svg FILE]\n"
+               "  gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run:\n"
+               "  u8 256 bins over [0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random\n"
+               "  data), and all values in one bin (u8, f32). Inputs of B bytes (default 1 GiB; 64 MiB on the\n"
+               "  CPU backend). -b/-e/-f: every case over a sweep of input sizes in bytes instead (nccl-tests'\n"
+               "  convention; default 1 MiB to 1 GiB by 4, at most 2^31).\n");
+}
+
 int bench_histogram(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t bytes = 0;
     sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = parse_sweep("bench histogram", argc, argv, &i, &sw);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim bench histogram [-d DEVICE|cpu] [--bytes B | -b B -e B -f FACTOR] [--reps N]\n"
-                   "                               [--warmup N] [--json|--csv] [--svg FILE]\n"
-                   "  gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run:\n"
-                   "  u8 256 bins over [0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random\n"
-                   "  data), and all values in one bin (u8, f32). Inputs of B bytes (default 1 GiB; 64 MiB on the\n"
-                   "  CPU backend). -b/-e/-f: every case over a sweep of input sizes in bytes instead (nccl-tests'\n"
-                   "  convention; default 1 MiB to 1 GiB by 4, at most 2^31).\n");
-            return EXIT_OK;
-        } else if (strcmp(a, "--bytes") == 0 && v) {
-            if (parse_size(v, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)) {
-                fprintf(stderr, "gpuprim bench histogram: --bytes: 64 .. 2^31, got '%s'\n", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else {
-            fprintf(stderr, "gpuprim bench histogram: unknown argument '%s'\n", a);
-            return EXIT_USAGE;
-        }
-    }
+    const char *o_bytes = NULL;
+    const cli_opt_t opts[] = {{"--bytes", "B", &o_bytes}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench histogram", COMMON_ALL, &sw, opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_bytes && (parse_size(o_bytes, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)))
+        return bad_value("bench histogram", "--bytes", "64 .. 2^31", o_bytes);
     if (sweep_check("bench histogram", &sw) != 0) return EXIT_USAGE;
     if (sw.given && (bytes || sw.e > ((size_t)1 << 31))) {
         fprintf(stderr, "gpuprim bench histogram: -b/-e: sizes up to 2^31 bytes, not with --bytes\n");

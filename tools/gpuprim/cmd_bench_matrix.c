@@ -34,26 +34,24 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
                : GP_OK;
 }
 
+static void transpose_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench transpose [-d DEVICE|cpu] [-b SIDE -e SIDE -f FACTOR] [--reps N] [--warmup N]\n"
+               "                               [--json|--csv]\n"
+               "  gp_matrix_transpose (f32) against cublasSgeam and the D2D copy, 16384 x 16384 and 8191 x 16411\n"
+               "  (1024 x 1024 and 511 x 1027 on the CPU backend).\n"
+               "  -b/-e/-f: instead, square matrices of side -b to -e by factor -f (default 1024 to 16384 by 2).\n");
+}
+
 int bench_transpose(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     sweep_t sw = {1024, 16384, 2, 0};
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = parse_sweep("bench transpose", argc, argv, &i, &sw);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpuprim bench transpose [-d DEVICE|cpu] [-b SIDE -e SIDE -f FACTOR] [--reps N] [--warmup N]\n"
-                   "                               [--json|--csv]\n"
-                   "  gp_matrix_transpose (f32) against cublasSgeam and the D2D copy, 16384 x 16384 and 8191 x 16411\n"
-                   "  (1024 x 1024 and 511 x 1027 on the CPU backend).\n"
-                   "  -b/-e/-f: instead, square matrices of side -b to -e by factor -f (default 1024 to 16384 by 2).\n");
-            return EXIT_OK;
-        }
-        fprintf(stderr, "gpuprim bench transpose: unknown argument '%s'\n", argv[i]);
-        return EXIT_USAGE;
-    }
+    const cli_spec_t spec = {"bench transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
+                             &sw, NULL, 0, transpose_usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (sweep_check("bench transpose", &sw) != 0) return EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
@@ -174,37 +172,35 @@ static size_t gemm_differ(gjob_t *j)
     return bad;
 }
 
+static void gemm_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
+               "                          [--reps N] [--warmup N] [--json|--csv]\n"
+               "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
+               "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
+               "  8192 (and the m8n8k4 kernel variant at 4096, for comparison).\n"
+               "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's.\n"
+               "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
+               "  4096 by 2), in --dtype (default f32), on any backend.\n");
+}
+
 int bench_gemm(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     sweep_t sw = {256, 4096, 2, 0};
     int sweep_f64 = 0;
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = parse_sweep("bench gemm", argc, argv, &i, &sw);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
-                   "                          [--reps N] [--warmup N] [--json|--csv]\n"
-                   "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
-                   "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
-                   "  8192 (and the m8n8k4 kernel variant at 4096, for comparison).\n"
-                   "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's.\n"
-                   "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
-                   "  4096 by 2), in --dtype (default f32), on any backend.\n");
-            return EXIT_OK;
-        }
-        if (strcmp(argv[i], "--dtype") == 0) {
-            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-            gp_dtype_t d;
-            if (v == NULL || gp_dtype_parse(v, &d) != GP_OK || (d != GP_F32 && d != GP_F64))
-                return bad_value("bench gemm", "--dtype", "f32 or f64", v);
-            sweep_f64 = d == GP_F64, i++;
-            continue;
-        }
-        fprintf(stderr, "gpuprim bench gemm: unknown argument '%s'\n", argv[i]);
-        return EXIT_USAGE;
+    const char *o_dtype = NULL;
+    const cli_opt_t opts[] = {{"--dtype", "f32|f64", &o_dtype}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw,
+                             opts, 0, gemm_usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_dtype) {
+        gp_dtype_t d;
+        if (gp_dtype_parse(o_dtype, &d) != GP_OK || (d != GP_F32 && d != GP_F64))
+            return bad_value("bench gemm", "--dtype", "f32 or f64", o_dtype);
+        sweep_f64 = d == GP_F64;
     }
     if (sweep_check("bench gemm", &sw) != 0) return EXIT_USAGE;
     static const char *const cols[] = {"op", "dtype", "m", "n", "k", "median_us", "min_us", "TFLOP/s", "peer",

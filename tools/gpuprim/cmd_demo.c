@@ -24,18 +24,18 @@ static int step(const char *title, const char *verb, int (*fn)(int, char **), in
     return rc;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
+}
+
 int cmd_demo(int argc, char **argv)
 {
-    if (argc > 1) {
-        const int help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
-        cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-        int i = 1;
-        if (!help && parse_common(argc, argv, &i, &c) > 0) /* a common option: refused in the common way */
-            return common_only("demo", &c, 0);
-        fprintf(help ? stdout : stderr,
-                "usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
-        return help ? EXIT_OK : EXIT_USAGE;
-    }
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const cli_spec_t spec = {"demo", 0, NULL, NULL, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     int n = 0;
     gp_status_t st = gp_device_count(&n);
     const int gpu = st == GP_OK && n > 0;

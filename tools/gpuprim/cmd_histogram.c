@@ -148,66 +148,60 @@ int cmd_histogram(int argc, char **argv)
     gp_dtype_t dtype = GP_F32;
     double lo = 0, hi = 0, *edges = NULL;
     size_t nedges = 0;
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
+    const char *o_bins = NULL, *o_range = NULL, *o_edges = NULL, *o_direct = NULL, *o_half = NULL, *o_dtype = NULL,
+               *o_offset = NULL, *o_count = NULL;
+    const cli_opt_t opts[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
+                              {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
+                              {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
+                              {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
+                              {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts, 1, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_bins && (parse_size(o_bins, &nbins) != 0 || nbins == 0))
+        return bad_value("histogram", "--bins", "a bin count > 0", o_bins);
+    if ((o_range != NULL) + (o_edges != NULL) + (o_direct != NULL) > 1) {
+        fprintf(stderr, "gpuprim histogram: --range, --edges and --direct choose the bins: give one of them\n");
+        return EXIT_USAGE;
+    }
+    if (o_range) {
+        double *list = NULL;
+        const size_t m = parse_list(o_range, &list);
+        if (m != 2) {
+            free(list);
+            return bad_value("histogram", "--range", "LO,HI", o_range);
+        }
+        lo = list[0], hi = list[1], mode = 0, have_range = 1;
+        free(list);
+    }
+    if (o_edges) {
+        nedges = parse_list(o_edges, &edges);
+        if (nedges < 2) {
             free(edges);
-            return EXIT_OK;
-        } else if (strcmp(a, "--bins") == 0 && v) {
-            if (parse_size(v, &nbins) != 0 || nbins == 0) {
-                fprintf(stderr, "gpuprim histogram: --bins: bad count '%s'\n", v);
-                free(edges);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if ((strcmp(a, "--range") == 0 || strcmp(a, "--edges") == 0) && v) {
-            double *list = NULL;
-            const size_t m = parse_list(v, &list);
-            if (a[2] == 'r' && m != 2) {
-                fprintf(stderr, "gpuprim histogram: --range: expected LO,HI, got '%s'\n", v);
-                free(list), free(edges);
-                return EXIT_USAGE;
-            }
-            if (a[2] == 'e' && m < 2) {
-                fprintf(stderr, "gpuprim histogram: --edges: expected at least two numbers, got '%s'\n", v);
-                free(list), free(edges);
-                return EXIT_USAGE;
-            }
-            if (a[2] == 'r') lo = list[0], hi = list[1], mode = 0, have_range = 1, free(list);
-            else free(edges), edges = list, nedges = m, mode = 1;
-            i++;
-        } else if (strcmp(a, "--direct") == 0) {
-            mode = 2;
-        } else if (strcmp(a, "--half-open") == 0) {
-            half_open = 1;
-        } else if (strcmp(a, "--dtype") == 0 && v) {
-            if (gp_dtype_parse(v, &dtype) != GP_OK) {
-                fprintf(stderr, "gpuprim histogram: --dtype: %s\n", gp_last_error());
-                free(edges);
-                return EXIT_USAGE;
-            }
-            have_dtype = 1, i++;
-        } else if ((strcmp(a, "--offset") == 0 || strcmp(a, "--count") == 0) && v) {
-            if (parse_size(v, a[2] == 'o' ? &offset : &count) != 0) {
-                fprintf(stderr, "gpuprim histogram: %s: bad number '%s'\n", a, v);
-                free(edges);
-                return EXIT_USAGE;
-            }
-            if (a[2] == 'o') have_offset = 1;
-            i++;
-        } else if ((a[0] != '-' || strcmp(a, "-") == 0) && !path) {
-            path = a;
-        } else {
-            fprintf(stderr, "gpuprim histogram: unknown argument '%s'\n", a);
-            usage(stderr);
+            return bad_value("histogram", "--edges", "at least two numbers", o_edges);
+        }
+        mode = 1;
+    }
+    if (o_direct) mode = 2;
+    half_open = o_half != NULL;
+    if (o_dtype) {
+        if (gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+            fprintf(stderr, "gpuprim histogram: --dtype: %s\n", gp_last_error());
             free(edges);
             return EXIT_USAGE;
         }
+        have_dtype = 1;
     }
+    if (o_offset && parse_size(o_offset, &offset) != 0) {
+        free(edges);
+        return bad_value("histogram", "--offset", "a byte count", o_offset);
+    }
+    if (o_count && parse_size(o_count, &count) != 0) {
+        free(edges);
+        return bad_value("histogram", "--count", "an element count", o_count);
+    }
+    have_offset = o_offset != NULL;
     if (mode == 1) {
         if (nbins && nbins != nedges - 1) {
             fprintf(stderr, "gpuprim histogram: --bins %zu, but --edges gives %zu bins\n", nbins, nedges - 1);
@@ -223,10 +217,8 @@ int cmd_histogram(int argc, char **argv)
         free(edges);
         return EXIT_USAGE;
     }
-    if (common_only("histogram", &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG) != EXIT_OK ||
-        (mode == 0 && have_range && !(lo < hi))) {
-        if (mode == 0 && have_range && !(lo < hi))
-            fprintf(stderr, "gpuprim histogram: --range: LO < HI needed, got %g,%g\n", lo, hi);
+    if (mode == 0 && have_range && !(lo < hi)) {
+        fprintf(stderr, "gpuprim histogram: --range: LO < HI needed, got %g,%g\n", lo, hi);
         free(edges);
         return EXIT_USAGE;
     }

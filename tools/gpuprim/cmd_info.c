@@ -87,23 +87,20 @@ static void print_gpu_text(FILE *f, const gp_device_info_t *d)
             d->runtime_version / 1000, (d->runtime_version % 1000) / 10);
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim info [-d ID|cpu] [--json]\n  every GPU's properties, and the CPU backend's machine.\n"
+               "  exit 0 when it printed a usable backend (the CPU backend always is). With -d ID (a GPU asked for):\n"
+               "  3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
+}
+
 int cmd_info(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    for (int i = 1; i < argc; i++) {
-        const int k = parse_common(argc, argv, &i, &c);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpuprim info [-d ID|cpu] [--json]\n  every GPU's properties, and the CPU backend's machine.\n"
-                   "  exit 0 when it printed a usable backend (the CPU backend always is). With -d ID (a GPU asked for):\n"
-                   "  3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
-            return EXIT_OK;
-        }
-        fprintf(stderr, "gpuprim info: unknown option '%s' (gpuprim info --help lists the options)\n", argv[i]);
-        return EXIT_USAGE;
-    }
-    if (common_only("info", &c, COMMON_DEVICE | COMMON_JSON) != EXIT_OK) return EXIT_USAGE;
+    const cli_spec_t spec = {"info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     const int json = c.fmt == FMT_JSON, want_gpu = (c.given & COMMON_DEVICE) && c.device != GP_DEVICE_CPU;
     int n = 0, rc = EXIT_OK;
     gp_status_t st = gp_device_count(&n);

@@ -57,6 +57,9 @@ static void topic_usage(const lab_topic_t *t, FILE *f)
                 t->opts[k].help);
 }
 
+static const lab_topic_t *g_usage_topic; /* the topic whose usage cli_parse prints for --help */
+static void usage_of_topic(FILE *f) { topic_usage(g_usage_topic, f); }
+
 /* One runner for every topic of lab/lab.h: options, contexts, the topic's run, the report, the charts. */
 static int run_topic(const lab_topic_t *t, int argc, char **argv)
 {
@@ -69,37 +72,22 @@ static int run_topic(const lab_topic_t *t, int argc, char **argv)
         return EXIT_FAIL;
     }
     r->topic = t;
-    int rc = EXIT_OK;
-    for (int i = 1; i < argc && rc == EXIT_OK; i++) {
-        const int k = parse_common(argc, argv, &i, &c);
-        if (k < 0) rc = EXIT_USAGE;
-        if (k != 0) continue;
-        const char *a = argv[i];
-        if (strcmp(a, "--list") == 0) {
-            t->list(stdout);
-            free(r);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            topic_usage(t, stdout);
-            free(r);
-            return EXIT_OK;
-        }
-        int o = 0;
-        while (t->opts && t->opts[o].name && strcmp(t->opts[o].name, a) != 0) o++;
-        if (t->opts == NULL || t->opts[o].name == NULL || o >= LAB_MAX_OPTS) {
-            fprintf(stderr, "%s: unknown argument '%s' (gpuprim lab %s --help lists the options)\n", title, a, t->name);
-            rc = EXIT_USAGE;
-        } else if (t->opts[o].arg && i + 1 >= argc) {
-            fprintf(stderr, "%s: %s needs a value (%s)\n", title, a, t->opts[o].arg);
-            rc = EXIT_USAGE;
-        } else {
-            r->value[o] = t->opts[o].arg ? argv[++i] : "";
-        }
-    }
-    if (rc != EXIT_OK) {
+    /* the runner's --list and the topic's own options, parsed like every verb's */
+    const char *o_list = NULL;
+    cli_opt_t opts[LAB_MAX_OPTS + 2];
+    int no = 0;
+    opts[no++] = (cli_opt_t){"--list", NULL, &o_list};
+    for (int k = 0; t->opts && k < LAB_MAX_OPTS && t->opts[k].name; k++)
+        opts[no++] = (cli_opt_t){t->opts[k].name, t->opts[k].arg, &r->value[k]};
+    opts[no] = (cli_opt_t){NULL, NULL, NULL};
+    g_usage_topic = t;
+    const cli_spec_t spec = {title + strlen("gpuprim "), COMMON_ALL, NULL, opts, 0, usage_of_topic};
+    int npos = 0;
+    int rc = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (rc == EXIT_OK && o_list) t->list(stdout);
+    if (rc != EXIT_OK || o_list) {
         free(r);
-        return rc;
+        return rc == CLI_HELP ? EXIT_OK : rc;
     }
     r->reps = c.given & COMMON_REPS ? c.reps : t->reps > 0 ? t->reps : c.reps;
     r->warmup = c.given & COMMON_WARMUP ? c.warmup : t->reps > 0 ? t->warmup : c.warmup;

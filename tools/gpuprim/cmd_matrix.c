@@ -129,27 +129,25 @@ static void matrix_report(const cli_common_t *c, const char *op, const char *sha
     rec_print(&r, c->fmt, stdout);
 }
 
-/* The matrix verbs' own options: --dtype, --order. Returns 1 taken, 0 not ours, -1 bad. */
-static int matrix_opt(const char *verb, int argc, char **argv, int *i, int *have_dtype, gp_dtype_t *dtype,
-                      gp_layout_t *order)
+/* The matrix verbs' shared options, --dtype and --order, from their values (NULL: not given). 0, or -1 (said). */
+static int matrix_opts(const char *verb, const char *dt, const char *ord, int *have_dtype, gp_dtype_t *dtype,
+                       gp_layout_t *order)
 {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (strcmp(a, "--dtype") == 0 && v) {
-        if (gp_dtype_parse(v, dtype) != GP_OK) {
+    if (dt) {
+        if (gp_dtype_parse(dt, dtype) != GP_OK) {
             fprintf(stderr, "gpuprim %s: --dtype: %s\n", verb, gp_last_error());
             return -1;
         }
         *have_dtype = 1;
-    } else if (strcmp(a, "--order") == 0 && v) {
-        if (strcmp(v, "c") != 0 && strcmp(v, "f") != 0) {
-            fprintf(stderr, "gpuprim %s: --order: c (row-major) or f (column-major), got '%s'\n", verb, v);
+    }
+    if (ord) {
+        if (strcmp(ord, "c") != 0 && strcmp(ord, "f") != 0) {
+            fprintf(stderr, "gpuprim %s: --order: c (row-major) or f (column-major), got '%s'\n", verb, ord);
             return -1;
         }
-        *order = v[0] == 'c' ? GP_ROW_MAJOR : GP_COL_MAJOR;
-    } else
-        return 0;
-    (*i)++;
-    return 1;
+        *order = ord[0] == 'c' ? GP_ROW_MAJOR : GP_COL_MAJOR;
+    }
+    return 0;
 }
 
 /* transpose of a 0-d or 1-D .npy: the array itself, written whole to OUT (.npy keeps the shape; raw: the elements). */
@@ -180,6 +178,14 @@ static int transpose_vector(const char *verb, const char *path, const char *out,
     return rc;
 }
 
+static void transpose_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim transpose IN OUT [--shape R,C --dtype T [--order c|f]] [-d cpu|ID] [--json|--csv]\n"
+               "  OUT = IN^T (f32 f64 i32 u8), in IN's order: a C-order .npy gives a C-order .npy, Fortran gives\n"
+               "  Fortran. IN is .npy unless --shape says it is raw (row-major unless --order f). OUT ending in .npy\n"
+               "  is written as .npy, else as raw elements.\n");
+}
+
 int cmd_transpose(int argc, char **argv)
 {
     static const char verb[] = "transpose";
@@ -188,40 +194,24 @@ int cmd_transpose(int argc, char **argv)
     gp_dtype_t dtype = GP_F32;
     gp_layout_t order = GP_ROW_MAJOR;
     mat_src_t in = {NULL, 0, 0, 0, GP_ROW_MAJOR};
-    const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = matrix_opt(verb, argc, argv, &i, &have_dtype, &dtype, &order);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim transpose IN OUT [--shape R,C --dtype T [--order c|f]] [-d cpu|ID] [--json|--csv]\n"
-                   "  OUT = IN^T (f32 f64 i32 u8), in IN's order: a C-order .npy gives a C-order .npy, Fortran gives\n"
-                   "  Fortran. IN is .npy unless --shape says it is raw (row-major unless --order f). OUT ending in .npy\n"
-                   "  is written as .npy, else as raw elements.\n");
-            return EXIT_OK;
-        } else if (strcmp(a, "--shape") == 0 && v) {
-            if (parse_pair(v, &in.rows, &in.cols) != 0) {
-                return bad_value(verb, "--shape", "R,C (two counts)", v);
-            }
-            in.raw = 1;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gpuprim transpose: unknown option '%s'\n", a);
-            return EXIT_USAGE;
-        } else if (!in.path) in.path = a;
-        else if (!out) out = a;
-        else {
-            fprintf(stderr, "gpuprim transpose: one input and one output, got '%s' too\n", a);
-            return EXIT_USAGE;
-        }
+    const char *out = NULL, *o_dtype = NULL, *o_order = NULL, *o_shape = NULL, *pos[2];
+    const cli_opt_t opts[] = {{"--dtype", "T", &o_dtype}, {"--order", "c|f", &o_order}, {"--shape", "R,C", &o_shape},
+                              {NULL, NULL, NULL}};
+    const cli_spec_t spec = {verb, COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, transpose_usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
+    if (o_shape) {
+        if (parse_pair(o_shape, &in.rows, &in.cols) != 0) return bad_value(verb, "--shape", "R,C (two counts)", o_shape);
+        in.raw = 1;
     }
-    if (!in.path || !out) {
-        fprintf(stderr, "usage: gpuprim transpose IN OUT [--shape R,C --dtype T] [-d cpu|ID] [--json|--csv]\n");
+    if (npos < 2) {
+        fprintf(stderr, "gpuprim transpose: needs IN and OUT\n");
+        transpose_usage(stderr);
         return EXIT_USAGE;
     }
-    if (common_only(verb, &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
+    in.path = pos[0], out = pos[1];
     in.layout = order;
     const double t0 = now_seconds();
     if (!in.raw) { /* NumPy's .T leaves a 0-d or 1-D array as it is: so do we (shape (n,) stays (n,)) */
@@ -292,6 +282,15 @@ int cmd_transpose(int argc, char **argv)
     return rc;
 }
 
+static void gemm_usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n"
+               "                 [--dtype f32|f64 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
+               "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb), f32 or f64. Inputs are .npy\n"
+               "  (C or Fortran order) unless a --shape-* says raw. --beta needs --c. C is written in C order\n"
+               "  (.npy if its name ends in .npy, else raw row-major). f32 is exact FP32 on the GPU (no TF32).\n");
+}
+
 int cmd_gemm(int argc, char **argv)
 {
     static const char verb[] = "gemm";
@@ -301,54 +300,36 @@ int cmd_gemm(int argc, char **argv)
     gp_layout_t order = GP_ROW_MAJOR;
     double alpha = 1.0, beta = 0.0;
     mat_src_t src[3] = {{NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}};
-    const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int k = parse_common(argc, argv, &i, &c);
-        if (k == 0) k = matrix_opt(verb, argc, argv, &i, &have_dtype, &dtype, &order);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n"
-                   "                 [--dtype f32|f64 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
-                   "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb), f32 or f64. Inputs are .npy\n"
-                   "  (C or Fortran order) unless a --shape-* says raw. --beta needs --c. C is written in C order\n"
-                   "  (.npy if its name ends in .npy, else raw row-major). f32 is exact FP32 on the GPU (no TF32).\n");
-            return EXIT_OK;
-        } else if (strcmp(a, "--ta") == 0) ta = 1;
-        else if (strcmp(a, "--tb") == 0) tb = 1;
-        else if ((strcmp(a, "--alpha") == 0 || strcmp(a, "--beta") == 0) && v) {
-            double x;
-            if (parse_number(v, &x) != 0) {
-                return bad_value(verb, a, "a finite number", v);
-            }
-            if (a[2] == 'a') alpha = x;
-            else beta = x, have_beta = 1;
-            i++;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v) out = v, i++;
-        else if (strcmp(a, "--c") == 0 && v) src[2].path = v, i++;
-        else if (strncmp(a, "--shape-", 8) == 0 && (a[8] == 'a' || a[8] == 'b' || a[8] == 'c') && !a[9] && v) {
-            mat_src_t *s = &src[a[8] - 'a'];
-            if (parse_pair(v, &s->rows, &s->cols) != 0) {
-                return bad_value(verb, a, "R,C (two counts)", v);
-            }
-            s->raw = 1;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gpuprim gemm: unknown option '%s'\n", a);
-            return EXIT_USAGE;
-        } else if (!src[0].path) src[0].path = a;
-        else if (!src[1].path) src[1].path = a;
-        else {
-            fprintf(stderr, "gpuprim gemm: two inputs A B (C0 with --c), got '%s' too\n", a);
-            return EXIT_USAGE;
-        }
+    const char *out = NULL, *o_dtype = NULL, *o_order = NULL, *o_ta = NULL, *o_tb = NULL, *o_alpha = NULL,
+               *o_beta = NULL, *o_shape[3] = {NULL, NULL, NULL}, *pos[2];
+    const cli_opt_t opts[] = {{"--dtype", "T", &o_dtype},       {"--order", "c|f", &o_order},
+                              {"--ta", NULL, &o_ta},            {"--tb", NULL, &o_tb},
+                              {"--alpha", "X", &o_alpha},       {"--beta", "Y", &o_beta},
+                              {"-o|--output", "C", &out},       {"--c", "C0", &src[2].path},
+                              {"--shape-a", "R,C", &o_shape[0]}, {"--shape-b", "R,C", &o_shape[1]},
+                              {"--shape-c", "R,C", &o_shape[2]}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {verb, COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, gemm_usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
+    ta = o_ta != NULL, tb = o_tb != NULL;
+    if (o_alpha && parse_number(o_alpha, &alpha) != 0) return bad_value(verb, "--alpha", "a finite number", o_alpha);
+    if (o_beta && parse_number(o_beta, &beta) != 0) return bad_value(verb, "--beta", "a finite number", o_beta);
+    have_beta = o_beta != NULL;
+    for (int m = 0; m < 3; m++) {
+        static const char *const names[] = {"--shape-a", "--shape-b", "--shape-c"};
+        if (o_shape[m] == NULL) continue;
+        if (parse_pair(o_shape[m], &src[m].rows, &src[m].cols) != 0)
+            return bad_value(verb, names[m], "R,C (two counts)", o_shape[m]);
+        src[m].raw = 1;
     }
-    if (!src[0].path || !src[1].path || !out) {
-        fprintf(stderr, "usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n");
+    if (npos < 2 || !out) {
+        fprintf(stderr, "gpuprim gemm: %s\n", npos < 2 ? "needs two inputs A B" : "needs -o C (the output)");
+        gemm_usage(stderr);
         return EXIT_USAGE;
     }
-    if (common_only(verb, &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
+    src[0].path = pos[0], src[1].path = pos[1];
     if (have_beta && beta != 0.0 && !src[2].path) {
         fprintf(stderr, "gpuprim gemm: --beta %g needs --c C0 (the C it scales)\n", beta);
         return EXIT_USAGE;

@@ -344,70 +344,60 @@ int cmd_reduce(int argc, char **argv)
     size_t chunk = 0;
     int ordered = 0, overlap = 1;
     gp_ordered_op_t oop = GP_ORDERED_MAT2;
-    for (int i = 1; i < argc; i++) {
-        int k = parse_common(argc, argv, &i, &c);
-        if (k < 0) return EXIT_USAGE;
-        if (k > 0) continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--op") == 0 && v) {
-            if (gp_ordered_op_parse(v, &oop) == GP_OK) {
-                ordered = 1;
-            } else if (gp_reduce_op_parse(v, &op) != GP_OK) {
-                fprintf(stderr, "gpuprim reduce: --op: unknown op '%s' (sum prod min max minmax argmin argmax and or "
-                                "xor count_nonzero; ordered: mat2 mat3 mat4 affine first last)\n", v);
-                return EXIT_USAGE;
-            }
-            have_op = 1, i++;
-        } else if (strcmp(a, "--dtype") == 0 && v) {
-            if (gp_dtype_parse(v, &dtype) != GP_OK) {
-                fprintf(stderr, "gpuprim reduce: --dtype: %s\n", gp_last_error());
-                return EXIT_USAGE;
-            }
-            have_dtype = 1, i++;
-        } else if ((strcmp(a, "--offset") == 0 || strcmp(a, "--count") == 0) && v) {
-            if (parse_size(v, a[2] == 'o' ? &offset : &count) != 0) {
-                fprintf(stderr, "gpuprim reduce: %s: bad number '%s'\n", a, v);
-                return EXIT_USAGE;
-            }
-            if (a[2] == 'o') have_offset = 1;
-            i++;
-        } else if (strcmp(a, "--acc") == 0 && v) {
-            if (gp_dtype_parse(v, &acc) != GP_OK) {
-                fprintf(stderr, "gpuprim reduce: --acc: %s\n", gp_last_error());
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (strcmp(a, "--no-overlap") == 0) {
-            overlap = 0;
-        } else if (strcmp(a, "--read") == 0 && v && (strcmp(v, "map") == 0 || strcmp(v, "pread") == 0)) {
-            map_pages = v[0] == 'm';
-            i++;
-        } else if ((strcmp(a, "--chunk") == 0 || strcmp(a, "--threads") == 0) && v) {
-            size_t val = 0;
-            if (parse_size(v, &val) != 0 || val == 0 || (a[2] == 't' && val > 64)) {
-                fprintf(stderr, "gpuprim reduce: %s: bad value '%s'\n", a, v);
-                return EXIT_USAGE;
-            }
-            if (a[2] == 'c') chunk = val;
-            else threads = (int)val;
-            i++;
-        } else if ((a[0] != '-' || strcmp(a, "-") == 0) && !path) {
-            path = a;
-        } else {
-            fprintf(stderr, "gpuprim reduce: unknown argument '%s'\n", a);
-            usage(stderr);
+    const char *o_op = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_acc = NULL, *o_noov = NULL,
+               *o_read = NULL, *o_chunk = NULL, *o_threads = NULL;
+    const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--dtype", "T", &o_dtype},
+                              {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
+                              {"--acc", "T", &o_acc},           {"--no-overlap", NULL, &o_noov},
+                              {"--read", "pread|map", &o_read}, {"--chunk", "BYTES", &o_chunk},
+                              {"--threads", "N", &o_threads},   {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_op) {
+        if (gp_ordered_op_parse(o_op, &oop) == GP_OK) {
+            ordered = 1;
+        } else if (gp_reduce_op_parse(o_op, &op) != GP_OK) {
+            fprintf(stderr, "gpuprim reduce: --op: unknown op '%s' (sum prod min max minmax argmin argmax and or "
+                            "xor count_nonzero; ordered: mat2 mat3 mat4 affine first last)\n", o_op);
             return EXIT_USAGE;
         }
+        have_op = 1;
+    }
+    if (o_dtype) {
+        if (gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+            fprintf(stderr, "gpuprim reduce: --dtype: %s\n", gp_last_error());
+            return EXIT_USAGE;
+        }
+        have_dtype = 1;
+    }
+    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value("reduce", "--offset", "a byte count", o_offset);
+    have_offset = o_offset != NULL;
+    if (o_count && parse_size(o_count, &count) != 0) return bad_value("reduce", "--count", "an element count", o_count);
+    if (o_acc && gp_dtype_parse(o_acc, &acc) != GP_OK) {
+        fprintf(stderr, "gpuprim reduce: --acc: %s\n", gp_last_error());
+        return EXIT_USAGE;
+    }
+    overlap = o_noov == NULL;
+    if (o_read) {
+        if (strcmp(o_read, "map") != 0 && strcmp(o_read, "pread") != 0)
+            return bad_value("reduce", "--read", "pread or map", o_read);
+        map_pages = o_read[0] == 'm';
+    }
+    if (o_chunk && (parse_size(o_chunk, &chunk) != 0 || chunk == 0))
+        return bad_value("reduce", "--chunk", "a byte count > 0", o_chunk);
+    if (o_threads) {
+        size_t t = 0;
+        if (parse_size(o_threads, &t) != 0 || t == 0 || t > 64)
+            return bad_value("reduce", "--threads", "a count 1 .. 64", o_threads);
+        threads = (int)t;
     }
     if (!path || !have_op) {
         fprintf(stderr, "gpuprim reduce: %s\n", !path ? "no input (FILE or -)" : "--op is required");
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (common_only("reduce", &c, COMMON_DEVICE | COMMON_JSON | COMMON_CSV) != EXIT_OK) return EXIT_USAGE;
     const double t0 = now_seconds();
     double ctx_secs = 0;
     int rc = EXIT_OK;

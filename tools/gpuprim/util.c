@@ -361,3 +361,58 @@ int pick_device(const char *verb, int device, const work_t *w, int quiet)
     return cpu ? GP_DEVICE_CPU : DEVICE_AUTO;
 }
 
+
+/* ---------------------------------------------------------------------------------------------- the option parser */
+/* names "-n|--count" contains a exactly as one of its alternatives */
+static int opt_named(const char *names, const char *a)
+{
+    const size_t la = strlen(a);
+    for (const char *p = names; *p;) {
+        const char *bar = strchr(p, '|');
+        const size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (l == la && strncmp(p, a, l) == 0) return 1;
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, const char **pos, int *npos)
+{
+    const char *v = spec->verb;
+    *npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (spec->usage) spec->usage(stdout);
+            return CLI_HELP;
+        }
+        int k = parse_common(argc, argv, &i, c);
+        if (k == 0 && spec->sweep) k = parse_sweep(v, argc, argv, &i, spec->sweep);
+        if (k < 0) return EXIT_USAGE;
+        if (k > 0) continue;
+        const cli_opt_t *o = spec->opts;
+        while (o && o->names && !opt_named(o->names, a)) o++;
+        if (o && o->names) {
+            if (o->arg == NULL) {
+                *o->value = a;
+            } else if (i + 1 >= argc) {
+                fprintf(stderr, "gpuprim %s: %s needs a value (%s)\n", v, a, o->arg);
+                return EXIT_USAGE;
+            } else {
+                *o->value = argv[++i];
+            }
+            continue;
+        }
+        if ((a[0] != '-' || strcmp(a, "-") == 0) && *npos < spec->max_pos) {
+            pos[(*npos)++] = a;
+            continue;
+        }
+        if (a[0] != '-' || strcmp(a, "-") == 0)
+            fprintf(stderr, "gpuprim %s: unexpected argument '%s' (gpuprim %s --help)\n", v, a, v);
+        else
+            fprintf(stderr, "gpuprim %s: unknown option '%s' (gpuprim %s --help lists the options)\n", v, a, v);
+        return EXIT_USAGE;
+    }
+    return common_only(v, c, spec->common);
+}

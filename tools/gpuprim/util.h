@@ -18,7 +18,8 @@ typedef struct cli_common {
     int reps, warmup;
     unsigned given; /* COMMON_* bits: which common options the command line set */
 } cli_common_t;
-enum { COMMON_DEVICE = 1, COMMON_JSON = 2, COMMON_CSV = 4, COMMON_SVG = 8, COMMON_REPS = 16, COMMON_WARMUP = 32 };
+enum { COMMON_DEVICE = 1, COMMON_JSON = 2, COMMON_CSV = 4, COMMON_SVG = 8, COMMON_REPS = 16, COMMON_WARMUP = 32,
+       COMMON_ALL = 63 };
 /* A verb that takes only some common options refuses the others, one way for every verb: EXIT_USAGE after
  * "gpuprim VERB: OPTION does not apply to VERB (it takes ...)", else EXIT_OK. */
 int common_only(const char *verb, const cli_common_t *c, unsigned allowed);
@@ -44,8 +45,6 @@ int pick_device(const char *verb, int device, const work_t *w, int quiet);
 
 /* Prints "gpuprim VERB: OPT: expected WHAT, got 'VAL'" and returns EXIT_USAGE. */
 int bad_value(const char *verb, const char *opt, const char *what, const char *val);
-/* Tries the common options at argv[*i] (consuming a value if it takes one): 1 taken, 0 not ours, -1 bad value. */
-int parse_common(int argc, char **argv, int *i, cli_common_t *c);
 /* nccl-tests' size sweep: -b MIN -e MAX [-f FACTOR]: sizes MIN, MIN*F, MIN*F^2, ... up to MAX (F > 1, default
  * given at init). A verb says what a size is (bytes, or a matrix side). */
 typedef struct sweep {
@@ -64,6 +63,31 @@ size_t sweep_sizes(const sweep_t *s, size_t *out, size_t max);
 
 /* "cpu" or an ordinal. */
 int parse_device(const char *s, int *device);
+
+/* ---------------------------------------------------------------------------------------------- the option parser
+ * One parser for every verb (cli_parse): the common options (taken, or refused in one way by common_only), the
+ * nccl-tests sweep -b/-e/-f where a verb has one, the verb's own options from its table, positional arguments, and
+ * -h/--help. Values are strings; the verb converts and checks them after (parse_size and friends, lab/lab.h). */
+typedef struct cli_opt {
+    const char *names;  /* "--op", or alternatives "-n|--count" */
+    const char *arg;    /* its value's name in messages ("OP"); NULL: a flag */
+    const char **value; /* set to the value (a flag: to its first name) when given; the last one wins */
+} cli_opt_t;
+typedef struct cli_spec {
+    const char *verb;       /* messages say "gpuprim VERB: ..." */
+    unsigned common;        /* the COMMON_* options it takes (the others are refused) */
+    sweep_t *sweep;         /* -b/-e/-f land here (NULL: the verb has no sweep) */
+    const cli_opt_t *opts;  /* its own options, ended by a NULL names (NULL: none) */
+    int max_pos;            /* how many positional arguments (a file, "-" for stdin) it takes */
+    void (*usage)(FILE *f); /* -h/--help prints it on stdout; a usage error names --help */
+} cli_spec_t;
+enum { CLI_HELP = -1 };
+/* Parses argv[1..] into *c (its defaults set by the caller), the table's values and pos[0 .. *npos). Returns EXIT_OK,
+ * CLI_HELP (usage printed; the verb returns EXIT_OK) or EXIT_USAGE (said on stderr). */
+int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, const char **pos, int *npos);
+/* Tries the common options at argv[*i] (consuming a value if it takes one): 1 taken, 0 not ours, -1 bad value.
+ * cli_parse's first step, exposed for the lab runner's topic options and the tests. */
+int parse_common(int argc, char **argv, int *i, cli_common_t *c);
 /* Why there is no GPU to use, in one short line: "no NVIDIA GPU/driver found" for a missing device or driver (the
  * common case, told once and plainly), else the GPU's own error. Returns buf. */
 const char *gpu_absent_reason(gp_status_t st, char *buf, size_t len);
