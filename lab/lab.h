@@ -111,7 +111,7 @@ int parse_number(const char *s, double *out);
 /* "R,C": two parse_size counts. 0 on success. */
 int parse_pair(const char *s, size_t *a, size_t *b);
 /* ---------------------------------------------------------------------------------------------- reports */
-#define REPORT_MAX_COLS 16
+#define REPORT_MAX_COLS 24
 #define REPORT_MAX_META 8
 typedef struct report {
     const char *title;
@@ -123,6 +123,7 @@ typedef struct report {
     char meta_val[REPORT_MAX_META][256];
     int nrows, cap;
     char **cells;                  /* nrows * ncols strings */
+    int flat;                      /* JSON: each row as one object on a line, no title or metadata (records) */
 } report_t;
 
 void report_init(report_t *r, const char *title, const char *const *cols, const int *numeric, int ncols);
@@ -136,7 +137,8 @@ void report_print(const report_t *r, out_format_t fmt, FILE *f);
 void report_print_with(const report_t *r, const report_t *extra, const char *extra_key, out_format_t fmt, FILE *f);
 void report_free(report_t *r);
 /* One result as named fields (the data verbs' --json / --csv): JSON prints one object on a line, CSV a header row
- * and one value row. raw fields are printed as they are in JSON (numbers, arrays, true/false), others as strings. */
+ * and one value row. raw fields are printed as they are in JSON (numbers, arrays, true/false), others as strings.
+ * rec_print is the report writer's (a one-row report printed flat), so both escape and format cells one way. */
 #define RECORD_MAX 24
 typedef struct record {
     int n;

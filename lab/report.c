@@ -91,6 +91,23 @@ void report_print(const report_t *r, out_format_t fmt, FILE *f) { report_print_w
 
 void report_print_with(const report_t *r, const report_t *extra, const char *extra_key, out_format_t fmt, FILE *f)
 {
+    if (r->flat && fmt == FMT_JSON) { /* one result: its row as one object on one line */
+        for (int i = 0; i < r->nrows; i++) {
+            fputc('{', f);
+            for (int c = 0; c < r->ncols; c++) {
+                const char *s = report_cell(r, i, c);
+                fprintf(f, "%s", c ? ", " : "");
+                json_string(f, r->cols[c]);
+                fprintf(f, ": ");
+                if (r->numeric[c])
+                    fputs(*s ? s : "null", f);
+                else
+                    json_string(f, s);
+            }
+            fputs("}\n", f);
+        }
+        return;
+    }
     if (fmt == FMT_JSON) {
         fprintf(f, "{");
         json_string(f, "title");
@@ -410,23 +427,16 @@ void rec_add(record_t *r, const char *key, int raw, const char *fmt, ...)
 
 void rec_print(const record_t *r, out_format_t fmt, FILE *f)
 {
-    if (fmt == FMT_CSV) {
-        for (int k = 0; k < r->n; k++) fprintf(f, "%s%s", k ? "," : "", r->key[k]);
-        fputc('\n', f);
-        for (int k = 0; k < r->n; k++) {
-            if (k) fputc(',', f);
-            csv_cell(f, r->val[k]);
-        }
-        fputc('\n', f);
-        return;
-    }
-    fputc('{', f);
-    for (int k = 0; k < r->n; k++) {
-        fprintf(f, "%s\"%s\": ", k ? ", " : "", r->key[k]);
-        if (r->raw[k]) fputs(r->val[k], f);
-        else json_string(f, r->val[k]);
-    }
-    fputs("}\n", f);
+    /* one writer: the record is a one-row report printed flat */
+    const char *cols[RECORD_MAX], *cells[RECORD_MAX];
+    int numeric[RECORD_MAX];
+    for (int k = 0; k < r->n; k++) cols[k] = r->key[k], cells[k] = r->val[k], numeric[k] = r->raw[k];
+    report_t rep;
+    report_init(&rep, NULL, cols, numeric, r->n);
+    rep.flat = 1;
+    report_row(&rep, cells);
+    report_print(&rep, fmt == FMT_CSV ? FMT_CSV : FMT_JSON, f);
+    report_free(&rep);
 }
 
 /* ---------------------------------------------------------------------------------------------- report lines */
