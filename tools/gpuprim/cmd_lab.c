@@ -11,7 +11,7 @@
 
 /* Every lab compares the CPU versions with the GPU ones: a CPU context always, and the GPU the options ask for
  * (none, with a note, where there is no GPU). Returns EXIT_OK or the exit code to return. */
-int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu, const char *doing)
+static int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu, const char *doing)
 {
     char why[700] = "";
     *cpu = *gpu = NULL;

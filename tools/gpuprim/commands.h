@@ -1,4 +1,6 @@
-/* commands.h — the CLI's verbs (one cmd_<verb>.c each). argv[0] is the verb. Each returns an exit code (util.h). */
+/* commands.h — the CLI's verbs (one cmd_<verb>.c each; bench: one cmd_bench_<family>.c per primitive). argv[0] is the
+ * verb. Each returns an exit code (lab.h). Verbs call helpers below them (util.c, bench_common.c, lab/), never each
+ * other, except the dispatchers (main.c, cmd_bench.c) and the demo, which runs verbs in turn. */
 #ifndef GP_CLI_COMMANDS_H
 #define GP_CLI_COMMANDS_H
 
@@ -7,12 +9,12 @@
 int cmd_info(int argc, char **argv);
 int cmd_bandwidth(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-int bench_vector(int argc, char **argv); /* argv[0] = "vector" */
-int bench_reduce(int argc, char **argv); /* argv[0] = "reduce" */
+int bench_vector(int argc, char **argv);    /* argv[0] = "vector" (cmd_bench_vector.c) */
+int bench_reduce(int argc, char **argv);    /* argv[0] = "reduce" (cmd_bench_reduce.c) */
 int bench_histogram(int argc, char **argv); /* argv[0] = "histogram" (cmd_bench_hist.c) */
 int bench_transpose(int argc, char **argv); /* argv[0] = "transpose" (cmd_bench_matrix.c) */
 int bench_gemm(int argc, char **argv);      /* argv[0] = "gemm" (cmd_bench_matrix.c) */
-/* cmd_bench.c's shared pieces: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
+/* bench_common.c, below every bench verb: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
 int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
@@ -20,9 +22,6 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
 void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
              const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
 int cmd_lab(int argc, char **argv);
-/* The CPU context every lab has, and the GPU the device option asks for (NULL where there is none, with the note
- * "TITLE: why — DOING"). */
-int lab_contexts(const char *title, int device, gp_ctx_t **cpu, gp_ctx_t **gpu, const char *doing);
 int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);

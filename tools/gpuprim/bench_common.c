@@ -1,0 +1,65 @@
+/*
+ * bench_common.c — what every `gpuprim bench` verb (cmd_bench_*.c) starts and ends with: the context and report
+ * (bench_begin), the shared result row (vec_row). Below the verbs: they include it through commands.h, it includes
+ * none of them.
+ */
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Formats one result row. peer_ms <= 0: no peer. */
+void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
+                    const bench_ceilings_t *ce, const char *peer_name, double peer_ms)
+{
+    char cn[32], cmb[32], cmed[32], cmin[32], cg[32], cd[32], cr[32], cpu_[32], crat[32];
+    double g = bench_gbs(bytes, s->median_ms);
+    snprintf(cn, sizeof cn, "%zu", n);
+    snprintf(cmb, sizeof cmb, "%.1f", bytes / 1e6);
+    snprintf(cmed, sizeof cmed, "%.1f", s->median_ms * 1e3);
+    snprintf(cmin, sizeof cmin, "%.1f", s->min_ms * 1e3);
+    snprintf(cg, sizeof cg, "%.1f", g);
+    snprintf(cd, sizeof cd, "%.1f", ce->d2d_gbs > 0 ? 100.0 * g / ce->d2d_gbs : 0.0);
+    snprintf(cr, sizeof cr, "%.1f", ce->read_gbs > 0 ? 100.0 * g / ce->read_gbs : 0.0);
+    cpu_[0] = crat[0] = 0;
+    if (peer_ms > 0) {
+        snprintf(cpu_, sizeof cpu_, "%.1f", peer_ms * 1e3);
+        snprintf(crat, sizeof crat, "%.3f", peer_ms / s->median_ms);
+    }
+    const char *cells[] = {name, dtype, cn, cmb, cmed, cmin, cg, cd, cr, peer_ms > 0 ? peer_name : "", cpu_, crat};
+    report_row(r, cells);
+}
+
+/* What every bench verb starts with: the context the options ask for (the CPU backend, with a note, where there is no
+ * GPU), default repetitions, and the report with its shared columns and metadata. Returns EXIT_OK or an exit code. */
+int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen)
+{
+    static const char *const cols[] = {"op", "dtype", "n", "MB", "median_us", "min_us", "GB/s", "%d2d", "%read",
+                                       "peer", "peer_us", "ratio"};
+    static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1};
+    return bench_begin_cols(title, c, ctx, r, desc, dlen, cols, num, 12, NULL);
+}
+
+int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
+                     const char *const *cols, const int *num, int ncols, const char *inputs)
+{
+    char why[700];
+    gp_status_t st = open_context(c->device, ctx, why, sizeof why);
+    if (st != GP_OK) {
+        fprintf(stderr, "%s: %s: %s\n", title, gp_status_string(st), gp_last_error());
+        return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    const int gpu = gp_ctx_device(*ctx) != GP_DEVICE_CPU;
+    if (why[0]) note_cpu(title, why, "timing the CPU backend");
+    if (c->reps < 0) c->reps = gpu ? 20 : 3;
+    if (c->warmup < 0) c->warmup = gpu ? 3 : 1;
+    report_init(r, title, cols, num, ncols);
+    char date[16];
+    describe_device(*ctx, desc, dlen);
+    today(date, sizeof date);
+    report_meta(r, "device", "%s", desc);
+    report_meta(r, "date", "%s", date);
+    report_meta(r, "timing", "median of %d after %d warm-up; %s", c->reps, c->warmup,
+                inputs ? inputs : "inputs rotated over > 2x L2; GB/s = 1e9 B/s");
+    return EXIT_OK;
+}
