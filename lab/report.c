@@ -89,21 +89,27 @@ static void csv_cell(FILE *f, const char *s)
 
 void report_print(const report_t *r, out_format_t fmt, FILE *f) { report_print_with(r, NULL, NULL, fmt, f); }
 
+/* Row i's fields as JSON "col": value pairs (numeric columns unquoted, an empty numeric cell null). */
+static void json_row_fields(FILE *f, const report_t *r, int i)
+{
+    for (int c = 0; c < r->ncols; c++) {
+        const char *s = report_cell(r, i, c);
+        fprintf(f, "%s", c ? ", " : "");
+        json_string(f, r->cols[c]);
+        fprintf(f, ": ");
+        if (r->numeric[c])
+            fputs(*s ? s : "null", f);
+        else
+            json_string(f, s);
+    }
+}
+
 void report_print_with(const report_t *r, const report_t *extra, const char *extra_key, out_format_t fmt, FILE *f)
 {
     if (r->flat && fmt == FMT_JSON) { /* one result: its row as one object on one line */
         for (int i = 0; i < r->nrows; i++) {
             fputc('{', f);
-            for (int c = 0; c < r->ncols; c++) {
-                const char *s = report_cell(r, i, c);
-                fprintf(f, "%s", c ? ", " : "");
-                json_string(f, r->cols[c]);
-                fprintf(f, ": ");
-                if (r->numeric[c])
-                    fputs(*s ? s : "null", f);
-                else
-                    json_string(f, s);
-            }
+            json_row_fields(f, r, i);
             fputs("}\n", f);
         }
         return;
@@ -122,16 +128,7 @@ void report_print_with(const report_t *r, const report_t *extra, const char *ext
         fprintf(f, ", \"rows\": [");
         for (int i = 0; i < r->nrows; i++) {
             fprintf(f, "%s\n  {", i ? "," : "");
-            for (int c = 0; c < r->ncols; c++) {
-                const char *s = report_cell(r, i, c);
-                fprintf(f, "%s", c ? ", " : "");
-                json_string(f, r->cols[c]);
-                fprintf(f, ": ");
-                if (r->numeric[c])
-                    fputs(*s ? s : "null", f);
-                else
-                    json_string(f, s);
-            }
+            json_row_fields(f, r, i);
             fprintf(f, "}");
         }
         fprintf(f, "\n]");
