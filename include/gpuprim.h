@@ -105,6 +105,29 @@ GP_API gp_status_t gp_stream_create(gp_ctx_t *ctx, gp_stream_t *stream);
 GP_API gp_status_t gp_stream_destroy(gp_ctx_t *ctx, gp_stream_t stream);
 GP_API gp_status_t gp_stream_sync(gp_ctx_t *ctx, gp_stream_t stream);
 
+/* ---------------------------------------------------------------------------------------------- graphs */
+/* Capture a sequence of gpuprim calls issued on one stream into a CUDA graph, then replay it with one launch.
+ *   gp_graph_begin(ctx, stream);  ...gpuprim calls on ctx and stream...;  gp_graph_end(ctx, &graph);
+ *   gp_graph_launch(graph, stream);  ...  gp_graph_destroy(graph);
+ * Between begin and end the calls are recorded, not run: their results appear when the graph is launched. Every
+ * asynchronous call can be captured (vector ops, reductions (commutative, segmented, ordered), histograms, matrix
+ * add / transpose / GEMM, gp_memcpy / gp_memset / gp_memcpy_kernel between device-accessible buffers, prefetch);
+ * calls that wait, read back, allocate or free (every _sync call, gp_stream_sync, gp_mem_alloc / free / register,
+ * reducers, file streaming, timers, copies or sets of pageable host memory) return GP_ERR_UNSUPPORTED during a
+ * capture and leave it intact. A captured call's scratch memory and last-block counters belong to the graph:
+ * calls made outside it (before, after, between launches) never reuse or free them, so they cannot invalidate a
+ * graph; two launches of one graph must not overlap (launch it on one stream). Pointers and sizes are fixed at
+ * capture: a replay reads and writes the same buffers. A CPU context has nothing to capture: GP_ERR_UNSUPPORTED.
+ * stream must be a stream of the context's device (gp_stream_create), not NULL (the legacy stream cannot capture). */
+typedef struct gp_graph gp_graph_t;
+GP_API gp_status_t gp_graph_begin(gp_ctx_t *ctx, gp_stream_t stream);
+/* Ends the capture begun on ctx and instantiates it. On failure (a call failed or the capture was invalidated) no
+ * graph is made, *graph is NULL, and the context is back to direct calls. */
+GP_API gp_status_t gp_graph_end(gp_ctx_t *ctx, gp_graph_t **graph);
+GP_API gp_status_t gp_graph_launch(gp_graph_t *graph, gp_stream_t stream);
+/* Waits for the graph's launches, then frees it and its scratch memory. NULL is accepted. */
+GP_API gp_status_t gp_graph_destroy(gp_graph_t *graph);
+
 /* ---------------------------------------------------------------------------------------------- timing */
 /* Stream-ordered timer: CUDA events on a GPU context, a monotonic clock on a CPU context. */
 typedef struct gp_timer gp_timer_t;

@@ -83,6 +83,9 @@ synccheck gpu_histogram - 200
 memcheck gpu_matrix - 200
 racecheck gpu_matrix - 200
 synccheck gpu_matrix - 200
+memcheck gpu_graph - 200
+racecheck gpu_graph - 300
+synccheck gpu_graph - 200
 memcheck gpu_lab_memory - 300
 racecheck gpu_lab_memory - 300
 synccheck gpu_lab_memory - 200

@@ -40,6 +40,15 @@ json_ok "$tmp/out" && ok || bad "bench reduce --json is not JSON"
 grep -q '"op": "argmax"' "$tmp/out" && ok || bad "bench reduce json lacks argmax"
 expect_rc 2 "bench reduce bad n" "$g" bench reduce -n 0
 
+expect_rc 2 "bench graph on the CPU" "$g" bench graph -d cpu
+expect_rc 2 "bench graph bad calls" "$g" bench graph --calls 0
+"$g" bench graph --calls 10 -n 1000 --reps 3 --warmup 1 --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+case $rc in
+  0) json_ok "$tmp/out" && grep -q '"check": "ok"' "$tmp/out" && ! grep -q FAIL "$tmp/out" && ok ||
+       bad "bench graph: $(cat "$tmp/out")";;
+  3|4) grep -q "bench graph" "$tmp/err" && ok || bad "bench graph without a GPU says nothing";;
+  *) bad "bench graph exit $rc: $(cat "$tmp/err")";;
+esac
 expect_rc 0 "lab topics" "$g" lab --list
 for t in vector reduce histogram transpose gemm memory; do grep -q "^$t " "$tmp/out" || bad "lab --list lacks $t"; done; ok
 expect_rc 0 "lab memory list" "$g" lab memory --list

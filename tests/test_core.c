@@ -255,9 +255,33 @@ static void test_timer_cpu(void)
     gp_ctx_destroy(ctx);
 }
 
+/* Graphs on the CPU backend: there is nothing to capture (each call runs when it is made), said plainly; the other
+ * graph calls refuse what they were not given. */
+static void test_graph_cpu(void)
+{
+    gp_ctx_t *ctx = NULL;
+    OK(gp_ctx_create(&ctx, GP_DEVICE_CPU));
+    CHECK_ST(gp_graph_begin(ctx, NULL), GP_ERR_UNSUPPORTED);
+    CHECK(strstr(gp_last_error(), "gp_graph_begin") && strstr(gp_last_error(), "CPU"), "says why: %s", gp_last_error());
+    gp_graph_t *g = (gp_graph_t *)&g;
+    CHECK_ST(gp_graph_end(ctx, &g), GP_ERR_INVALID_ARG);
+    CHECK(g == NULL, "end without a capture gives no graph");
+    CHECK_ST(gp_graph_end(ctx, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_graph_begin(NULL, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_graph_launch(NULL, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_graph_destroy(NULL));
+    /* the context still works */
+    float x[3] = {1, 2, 3};
+    gp_reduce_result_t r;
+    OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, 3, x, &r));
+    CHECK(r.value.f32 == 6.0f, "sum after the refusals: %g", (double)r.value.f32);
+    OK(gp_ctx_destroy(ctx));
+}
+
 int main(void)
 {
     tc_seed("test_core");
+    test_graph_cpu();
     test_version_status();
     test_dtypes();
     test_contexts();

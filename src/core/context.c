@@ -42,6 +42,7 @@ gp_status_t gp__ctx_enter(gp_ctx_t *ctx, const char *fn)
 static cudaError_t ctx_release(gp_ctx_t *ctx)
 {
     cudaError_t e = cudaSuccess;
+    if (ctx->cap) gp__capture_abandon(ctx);
     if (ctx->device != GP_DEVICE_CPU && (ctx->ws || ctx->counters || ctx->host_result || ctx->dev_result)) {
         e = cudaSetDevice(ctx->device);
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
@@ -120,6 +121,7 @@ const char *gp_ctx_fallback_reason(const gp_ctx_t *ctx) { return ctx ? ctx->note
 
 gp_status_t gp__workspace(gp_ctx_t *ctx, size_t bytes, void **ptr)
 {
+    if (ctx->cap) return gp__capture_workspace(ctx, bytes, ptr); /* a captured call: the graph's own blocks */
     if (bytes > ctx->ws_bytes) {
         size_t want = bytes < 2 * ctx->ws_bytes ? 2 * ctx->ws_bytes : bytes;
         /* cudaFree waits for the device, so no operation in flight still uses the old block. */
@@ -150,6 +152,7 @@ gp_status_t gp_stream_create(gp_ctx_t *ctx, gp_stream_t *stream)
     GP_ARG_NONNULL("gp_stream_create", stream);
     gp_status_t st = gp__ctx_enter(ctx, "gp_stream_create");
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, "gp_stream_create", "streams are made outside a capture");
     *stream = NULL;
     if (gp__is_cpu(ctx)) return GP_OK;
     cudaStream_t s = NULL;
@@ -163,6 +166,7 @@ fail:
 gp_status_t gp_stream_destroy(gp_ctx_t *ctx, gp_stream_t stream)
 {
     gp_status_t st = gp__ctx_enter(ctx, "gp_stream_destroy");
+    if (st == GP_OK) st = gp__no_capture(ctx, "gp_stream_destroy", "streams are destroyed outside a capture");
     if (st != GP_OK || gp__is_cpu(ctx) || stream == NULL) return st;
     GP_CUDA_TRY(cudaStreamDestroy(stream));
     return GP_OK;
@@ -173,6 +177,7 @@ fail:
 gp_status_t gp_stream_sync(gp_ctx_t *ctx, gp_stream_t stream)
 {
     gp_status_t st = gp__ctx_enter(ctx, "gp_stream_sync");
+    if (st == GP_OK) st = gp__no_capture(ctx, "gp_stream_sync", "it waits for the stream");
     if (st != GP_OK || gp__is_cpu(ctx)) return st;
     GP_CUDA_TRY(cudaStreamSynchronize(stream));
     return GP_OK;
@@ -221,6 +226,7 @@ static gp_status_t timer_mark(gp_timer_t *t, int which, gp_stream_t stream, cons
     GP_ARG_NONNULL(fn, t);
     gp_status_t st = gp__ctx_enter(t->ctx, fn);
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(t->ctx, fn, "a timer measures direct calls; time gp_graph_launch instead");
     if (which && !(t->marks & 1))
         return gp__error(GP_ERR_INVALID_ARG, "%s: the timer was never started (gp_timer_start first)", fn);
     if (gp__is_cpu(t->ctx))
@@ -242,6 +248,7 @@ gp_status_t gp_timer_elapsed_ms(gp_timer_t *t, double *ms)
     GP_ARG_NONNULL("gp_timer_elapsed_ms", ms);
     gp_status_t st = gp__ctx_enter(t->ctx, "gp_timer_elapsed_ms");
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(t->ctx, "gp_timer_elapsed_ms", "it waits for the stop mark");
     if (t->marks != 3)
         return gp__error(GP_ERR_INVALID_ARG, "gp_timer_elapsed_ms: the timer was %s", t->marks ? "started but not stopped"
                                                                                             : "never started");

@@ -31,6 +31,7 @@ struct gp_ctx {
     void *host_result;           /* 64 pinned bytes for _sync results */
     void *dev_result;            /* 64 device bytes where _sync operations put their result first */
     char note[320];              /* GP_DEVICE_DEFAULT that fell back to the CPU: why (else empty) */
+    struct gp__capture *cap;     /* non-NULL between gp_graph_begin and gp_graph_end (graph.c) */
 };
 #define GP__NCOUNTERS 16
 #define GP__COUNTER_DOT 0
@@ -91,6 +92,19 @@ static inline int gp__is_cpu(const gp_ctx_t *ctx) { return ctx->device == GP_DEV
 GP_INTERNAL gp_status_t gp__ctx_enter(gp_ctx_t *ctx, const char *fn);
 /* Device workspace of at least bytes (grown, never shrunk; growing waits for the device). */
 GP_INTERNAL gp_status_t gp__workspace(gp_ctx_t *ctx, size_t bytes, void **ptr);
+/* Graph capture (graph.c). While ctx captures, gp__workspace hands out the graph's own blocks and ctx->counters are
+ * the graph's. gp__no_capture refuses a call that waits, reads back or allocates ("fn: why"), leaving the capture
+ * intact. gp__upload copies bytes of host memory (pageable is fine) to device memory on the stream: directly, or,
+ * while capturing, through a pinned block the graph owns (the copy is then a node of the graph). */
+GP_INTERNAL gp_status_t gp__no_capture(const gp_ctx_t *ctx, const char *fn, const char *why);
+GP_INTERNAL gp_status_t gp__upload(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__capture_workspace(gp_ctx_t *ctx, size_t bytes, void **ptr);
+/* Ends a capture nobody will finish (the context is being destroyed) and frees what it allocated. */
+GP_INTERNAL void gp__capture_abandon(gp_ctx_t *ctx);
+/* 1 while this thread captures a graph (GP_SYNC_CHECK then skips its device synchronize). */
+GP_INTERNAL int gp__thread_capturing(void);
+#define GP_NO_CAPTURE(ctx, fn, why) GP_TRY_RET(gp__no_capture((ctx), (fn), (why)))
+
 /* Blocks of `threads` that fill the device once (all SMs at full occupancy), at least 1. */
 GP_INTERNAL unsigned int gp__fill_grid(const gp_ctx_t *ctx, int threads);
 

@@ -48,6 +48,7 @@ gp_status_t gp_mem_alloc(gp_ctx_t *ctx, gp_mem_kind_t kind, size_t bytes, gp_buf
     GP_ARG_NONNULL(fn, buf);
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, fn, "it allocates memory");
     if ((unsigned)kind >= GP_MEM_KIND_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_mem_kind_t", fn, (int)kind);
     if (kind == GP_MEM_REGISTERED)
@@ -124,6 +125,7 @@ gp_status_t gp_mem_register(gp_ctx_t *ctx, void *host, size_t bytes, gp_buffer_t
     GP_ARG_NONNULL(fn, host);
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, fn, "it registers host memory");
     if (gp__is_cpu(ctx))
         return gp__error(GP_ERR_UNSUPPORTED, "%s: registering host memory needs a GPU context", fn);
     if (bytes == 0) return gp__error(GP_ERR_INVALID_ARG, "%s: bytes is 0", fn);
@@ -142,6 +144,7 @@ gp_status_t gp_mem_free(gp_ctx_t *ctx, gp_buffer_t *buf)
     GP_ARG_NONNULL(fn, buf);
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, fn, "it frees memory");
     if ((unsigned)buf->kind >= GP_MEM_KIND_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: buf->kind %d is not a gp_mem_kind_t", fn, (int)buf->kind);
     if (buf->host == NULL && buf->device == NULL) {
@@ -211,6 +214,7 @@ gp_status_t gp_mem_advise(gp_ctx_t *ctx, const gp_buffer_t *buf, size_t offset, 
     static const char fn[] = "gp_mem_advise";
     gp_status_t st = check_managed_range(fn, ctx, buf, offset, bytes);
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, fn, "advice is not stream-ordered");
     if ((unsigned)advice >= GP_ADVISE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: advice %d is not a gp_mem_advice_t", fn, (int)advice);
     if (bytes == 0) return GP_OK;
@@ -238,6 +242,24 @@ fail:
 }
 
 /* ---------------------------------------------------------------------------------------------- copies */
+/* While ctx captures: a copy from or to pageable host memory cannot be a node of a graph (CUDA stages it on the
+ * host when the call is made). */
+static gp_status_t no_pageable_in_capture(const gp_ctx_t *ctx, const char *fn, const void *a, const void *b)
+{
+    if (ctx->cap == NULL) return GP_OK;
+    const void *p[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        struct cudaPointerAttributes pa;
+        if (cudaPointerGetAttributes(&pa, p[k]) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        if (pa.type == cudaMemoryTypeUnregistered)
+            return gp__no_capture(ctx, fn, k == 0 ? "dst is pageable host memory" : "src is pageable host memory");
+    }
+    return GP_OK;
+}
+
 static gp_status_t copy_args(const char *fn, gp_ctx_t *ctx, const void *dst, const void *src, size_t bytes)
 {
     gp_status_t st = gp__ctx_enter(ctx, fn);
@@ -256,6 +278,7 @@ gp_status_t gp_memcpy(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes, g
         memmove(dst, src, bytes);
         return GP_OK;
     }
+    GP_TRY_RET(no_pageable_in_capture(ctx, "gp_memcpy", dst, src));
     GP_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
     return GP_OK;
 fail:
@@ -265,6 +288,7 @@ fail:
 gp_status_t gp_memcpy_sync(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes)
 {
     gp_status_t st = copy_args("gp_memcpy_sync", ctx, dst, src, bytes);
+    if (st == GP_OK) st = gp__no_capture(ctx, "gp_memcpy_sync", "it waits for the copy");
     if (st != GP_OK || bytes == 0) return st;
     if (gp__is_cpu(ctx)) {
         memmove(dst, src, bytes);
@@ -293,6 +317,7 @@ gp_status_t gp_memset(gp_ctx_t *ctx, void *dst, int value, size_t bytes, gp_stre
     struct cudaPointerAttributes pa;
     GP_CUDA_TRY(cudaPointerGetAttributes(&pa, dst));
     if (pa.type == cudaMemoryTypeUnregistered) {
+        GP_TRY(gp__no_capture(ctx, "gp_memset", "dst is pageable host memory"));
         GP_CUDA_TRY(cudaStreamSynchronize(stream));
         memset(dst, value, bytes);
         return GP_OK;
@@ -320,6 +345,7 @@ static gp_status_t alloc_pitched(const char *fn, gp_ctx_t *ctx, size_t w, size_t
     GP_ARG_NONNULL(fn, out);
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, fn, "it allocates memory");
     gp_pitched_t p = {NULL, 0, w, h, d};
     size_t rows = 0, total = 0;
     if (!gp__mul_ok(h, d, &rows) || !gp__mul_ok(w, rows, &total))
@@ -366,6 +392,7 @@ gp_status_t gp_mem_free_pitched(gp_ctx_t *ctx, gp_pitched_t *p)
     GP_ARG_NONNULL("gp_mem_free_pitched", p);
     gp_status_t st = gp__ctx_enter(ctx, "gp_mem_free_pitched");
     if (st != GP_OK) return st;
+    GP_NO_CAPTURE(ctx, "gp_mem_free_pitched", "it frees memory");
     if (p->ptr != NULL) {
         if (gp__is_cpu(ctx))
             gp__host_free(p->ptr);
@@ -420,6 +447,7 @@ static gp_status_t copy_3d(const char *fn, gp_ctx_t *ctx, void *dst, size_t dpit
                         width_bytes);
         return GP_OK;
     }
+    GP_TRY(no_pageable_in_capture(ctx, fn, dst, src));
     if (depth == 1) {
         GP_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width_bytes, height, cudaMemcpyDefault, stream));
         return GP_OK;

@@ -63,7 +63,7 @@ gp_status_t gp__check_launch(const char *kernel, const char *file, int line)
 {
     cudaError_t e = cudaGetLastError();
 #ifdef GP_SYNC_CHECK
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && !gp__thread_capturing()) e = cudaDeviceSynchronize(); /* a capture cannot wait */
 #endif
     return e == cudaSuccess ? GP_OK : gp__cuda_error(e, kernel, file, line);
 }

@@ -203,21 +203,18 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         for (size_t v = 0; v < nv; v++) t[v] = (unsigned)gp__hist_slot(&b.s, (double)v);
         void *ws = NULL;
         gp_status_t st = gp__workspace(ctx, nv * sizeof *t, &ws);
-        /* from pageable memory: the call returns once t is staged, so t may be freed right after */
-        cudaError_t e = st == GP_OK ? cudaMemcpyAsync(ws, t, nv * sizeof *t, cudaMemcpyHostToDevice, stream)
-                                    : cudaSuccess;
+        /* staged before the call returns (or into the graph's own pinned block while capturing): t may go */
+        if (st == GP_OK) st = gp__upload(ctx, ws, t, nv * sizeof *t, stream);
         free(t);
         if (st != GP_OK) return st;
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram: copying the slot table", __FILE__, __LINE__);
         b.lut = (const unsigned *)ws;
         kind = K_LUT;
     } else if (kind == K_RANGE) { /* the edges to device memory (the context workspace) */
         void *ws = NULL;
         gp_status_t st = gp__workspace(ctx, (b.s.nbins + 1) * sizeof(double), &ws);
         if (st != GP_OK) return st;
-        cudaError_t e =
-            cudaMemcpyAsync(ws, b.s.edges, (b.s.nbins + 1) * sizeof(double), cudaMemcpyHostToDevice, stream);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram_range: copying the edges", __FILE__, __LINE__);
+        st = gp__upload(ctx, ws, b.s.edges, (b.s.nbins + 1) * sizeof(double), stream);
+        if (st != GP_OK) return st;
         b.s.edges = (const double *)ws;
     }
     int optin_i = 0;

@@ -79,6 +79,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
 {
     static const char fn_name[] = "gp_array_stream";
     GP_TRY_RET(gp__ctx_enter(ctx, fn_name));
+    GP_NO_CAPTURE(ctx, fn_name, "it reads a file and waits for its chunks");
     GP_ARG_NONNULL(fn_name, f);
     GP_ARG_NONNULL(fn_name, desc);
     GP_ARG_NONNULL(fn_name, fn);

@@ -167,12 +167,11 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_ordered_op_t op, gp_dty
         return GP_OK;
     }
     gp_status_t st = GP_OK;
-    if (n == 0) { /* identity from pinned staging, ordered on the stream */
-        GP_CUDA_TRY(cudaStreamSynchronize(s));
-        identity(op, dtype, ctx->host_result);
-        GP_CUDA_TRY(cudaMemcpyAsync(result, ctx->host_result, bytes, cudaMemcpyHostToDevice, s));
-        GP_CUDA_TRY(cudaStreamSynchronize(s));
-        return GP_OK;
+    if (sync) GP_TRY(gp__no_capture(ctx, fn, "it waits for the result"));
+    if (n == 0) { /* the identity, written on the stream like any result (a graph's own staging while capturing) */
+        unsigned char id[256]; /* the widest tuple: mat4 of f64, 128 bytes */
+        identity(op, dtype, id);
+        return gp__upload(ctx, result, id, bytes, s);
     }
     if (op == GP_ORDERED_FIRST || op == GP_ORDERED_LAST) {
         const char *src = (const char *)x + (op == GP_ORDERED_LAST ? (n - 1) * bytes : 0);

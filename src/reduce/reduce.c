@@ -145,18 +145,10 @@ static gp_status_t reduce_async(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op
         }
         return gp__reduce_cpu(op, dtype, wide, n, x, result, 1);
     }
-    if (n == 0) {
+    if (n == 0) { /* the identity, written on the stream like any result (a graph's own staging while capturing) */
         gp_reduce_result_t id;
         gp__reduce_identity_acc(op, dtype, wide, &id);
-        gp_status_t st = GP_OK;
-        /* From the context's pinned staging, ordered on the stream (a pageable source could be reused too soon). */
-        GP_CUDA_TRY(cudaStreamSynchronize(stream));
-        memcpy(ctx->host_result, &id, sizeof id);
-        GP_CUDA_TRY(cudaMemcpyAsync(result, ctx->host_result, sizeof id, cudaMemcpyHostToDevice, stream));
-        GP_CUDA_TRY(cudaStreamSynchronize(stream));
-        return GP_OK;
-    fail:
-        return st;
+        return gp__upload(ctx, result, &id, sizeof id, (cudaStream_t)stream);
     }
     return gp__reduce_gpu(ctx, op, dtype, wide, n, x, result, stream);
 }
@@ -175,6 +167,7 @@ static gp_status_t reduce_sync(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op,
         return gp__reduce_cpu(op, dtype, wide, n, x, result_host, 1);
     }
     gp_status_t st;
+    GP_TRY(gp__no_capture(ctx, fn, "it waits for the result"));
     GP_TRY(gp__reduce_gpu(ctx, op, dtype, wide, n, x, (gp_reduce_result_t *)ctx->dev_result, NULL));
     GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, sizeof *result_host, cudaMemcpyDeviceToHost, NULL));
     GP_CUDA_TRY(cudaStreamSynchronize(NULL));

@@ -119,6 +119,7 @@ gp_status_t gp_reducer_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t d
     int wide = 0;
     GP_TRY_RET(gp__reduce_check(fn, ctx, op, dtype, 0, NULL, &dummy));
     GP_TRY_RET(gp__reduce_acc_check(fn, op, dtype, acc, &wide));
+    GP_NO_CAPTURE(ctx, fn, "a reducer allocates and reads its result back");
     gp_reducer_t *r = calloc(1, sizeof *r);
     if (!r) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the reducer", fn);
     r->ctx = ctx;
@@ -151,6 +152,7 @@ gp_status_t gp_reducer_push(gp_reducer_t *r, const void *x, size_t count, gp_str
     static const char fn[] = "gp_reducer_push";
     GP_ARG_NONNULL(fn, r);
     GP_TRY_RET(gp__reduce_check(fn, r->ctx, r->op, r->dtype, count, x, &r->total));
+    GP_NO_CAPTURE(r->ctx, fn, "a reducer grows its levels and reads its result back");
     if (count == 0) return GP_OK;
     if (r->ended)
         return gp__error(GP_ERR_INVALID_ARG, "%s: a push of %zu elements (not a multiple of the granule %zu) ended "
@@ -188,6 +190,7 @@ gp_status_t gp_reducer_finish(gp_reducer_t *r, gp_reduce_result_t *result_host)
     GP_ARG_NONNULL(fn, r);
     GP_ARG_NONNULL(fn, result_host);
     GP_TRY_RET(gp__ctx_enter(r->ctx, fn));
+    GP_NO_CAPTURE(r->ctx, fn, "it waits for the result");
     gp_status_t st = GP_OK;
     if (r->total == 0) {
         gp__reduce_identity_acc(r->op, r->dtype, r->wide, result_host);
@@ -252,6 +255,8 @@ gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src)
     GP_ARG_NONNULL(fn, dst);
     GP_ARG_NONNULL(fn, src);
     if (dst == src) return gp__error(GP_ERR_INVALID_ARG, "%s: dst and src are the same reducer", fn);
+    GP_NO_CAPTURE(src->ctx, fn, "it waits for src");
+    GP_NO_CAPTURE(dst->ctx, fn, "it moves partial results between contexts");
     if (dst->op != src->op || dst->dtype != src->dtype || dst->wide != src->wide)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dst (%s of %s%s) and src (%s of %s%s) differ in op, dtype or "
                                              "accumulator", fn, gp_reduce_op_name(dst->op), gp_dtype_name(dst->dtype),

@@ -122,6 +122,7 @@ gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const voi
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
     if (gp__is_cpu(ctx)) return run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result_host, NULL);
+    GP_NO_CAPTURE(ctx, fn, "it waits for the result");
     /* The kernel writes the context's device result slot; one small copy brings it to pinned memory. */
     GP_TRY(run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, ctx->dev_result, NULL));
     GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, NULL));
