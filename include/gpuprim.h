@@ -128,6 +128,18 @@ GP_API gp_status_t gp_graph_launch(gp_graph_t *graph, gp_stream_t stream);
 /* Waits for the graph's launches, then frees it and its scratch memory. NULL is accepted. */
 GP_API gp_status_t gp_graph_destroy(gp_graph_t *graph);
 
+/* Keeps a hot buffer in the L2 for the work on one stream (a histogram's bins, a lookup table): sets aside L2 for
+ * persisting lines (cudaLimitPersistingL2CacheSize: min(bytes, the device's maximum, gp_device_info's
+ * persisting_l2_max_bytes)) and gives stream an access-policy window over [ptr, ptr + bytes) (at most the device's
+ * window size): hit_ratio of its lines are kept (persisting), the rest and every other access stream through. When
+ * bytes exceed the set-aside, hit_ratio is lowered to set-aside / bytes so the kept lines fit (the CUDA guide's
+ * advice). bytes = 0 removes the stream's window, resets persisting lines to normal and returns the set-aside.
+ * stream: a stream of the context (not NULL: the legacy stream takes no attributes). GPU contexts only where the
+ * device has persisting L2 (sm_80 and later), else GP_ERR_UNSUPPORTED; a CPU context: GP_OK, nothing to do. Not
+ * inside a graph capture. The set-aside is per device: contexts and processes on it share it. */
+GP_API gp_status_t gp_ctx_set_persisting_l2(gp_ctx_t *ctx, const void *ptr, size_t bytes, double hit_ratio,
+                                            gp_stream_t stream);
+
 /* ---------------------------------------------------------------------------------------------- timing */
 /* Stream-ordered timer: CUDA events on a GPU context, a monotonic clock on a CPU context. */
 typedef struct gp_timer gp_timer_t;

@@ -221,6 +221,36 @@ static void test_refusals(gp_ctx_t *ctx, const bufs_t *b, gp_stream_t s)
     printf("  %-48s %s\n", "refusals and errors", "done");
 }
 
+/* The persisting-L2 window: a hot buffer kept for one stream changes no result; its errors. */
+static void test_persisting_l2(gp_ctx_t *ctx, const bufs_t *b, gp_stream_t s)
+{
+    gp_device_info_t info;
+    OK(gp_device_info(gp_ctx_device(ctx), &info));
+    gp_reduce_result_t want, got;
+    OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, b->n, b->x.device, &want));
+    const gp_status_t st = gp_ctx_set_persisting_l2(ctx, b->x.device, (size_t)4 << 20, 1.0, s);
+    if (info.persisting_l2_max_bytes <= 0) {
+        CHECK(st == GP_ERR_UNSUPPORTED, "no persisting L2 on this device: %s", gp_status_string(st));
+        return;
+    }
+    OK(st);
+    for (int k = 0; k < 3; k++) OK(gp_reduce(ctx, GP_REDUCE_SUM, GP_F32, b->n, b->x.device, b->out.device, s));
+    OK(gp_stream_sync(ctx, s));
+    OK(gp_memcpy_sync(ctx, &got, b->out.device, sizeof got));
+    CHECK(memcmp(&got.value, &want.value, sizeof want.value) == 0, "sum with a persisting window");
+    /* larger than the set-aside: allowed (the hit ratio is lowered) */
+    OK(gp_ctx_set_persisting_l2(ctx, b->y.device, b->n * 4, 1.0, s));
+    CHECK_ST(gp_ctx_set_persisting_l2(ctx, b->x.device, 4096, 1.0, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_ctx_set_persisting_l2(ctx, b->x.device, 4096, -0.1, s), GP_ERR_INVALID_ARG);
+    gp_graph_t *g = NULL;
+    OK(gp_graph_begin(ctx, s));
+    CHECK_ST(gp_ctx_set_persisting_l2(ctx, b->x.device, 4096, 1.0, s), GP_ERR_UNSUPPORTED);
+    OK(gp_graph_end(ctx, &g));
+    OK(gp_graph_destroy(g));
+    OK(gp_ctx_set_persisting_l2(ctx, NULL, 0, 0.0, s)); /* cleared */
+    printf("  %-48s %s (set-aside up to %d bytes)\n", "persisting L2 window", "done", info.persisting_l2_max_bytes);
+}
+
 static double now_s(void)
 {
     struct timespec t;
@@ -287,6 +317,7 @@ int main(void)
     OK(gp_memcpy_sync(ctx, b.off.device, off, sizeof off));
     test_cases(ctx, &b, s);
     test_refusals(ctx, &b, s);
+    test_persisting_l2(ctx, &b, s);
     print_small_reductions(ctx, &b, s);
     gp_mem_free(ctx, &b.x), gp_mem_free(ctx, &b.y), gp_mem_free(ctx, &b.z), gp_mem_free(ctx, &b.off);
     gp_mem_free(ctx, &b.out);

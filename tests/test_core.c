@@ -270,8 +270,15 @@ static void test_graph_cpu(void)
     CHECK_ST(gp_graph_begin(NULL, NULL), GP_ERR_INVALID_ARG);
     CHECK_ST(gp_graph_launch(NULL, NULL), GP_ERR_INVALID_ARG);
     OK(gp_graph_destroy(NULL));
-    /* the context still works */
+    /* the persisting-L2 window: checked arguments, nothing to do on the CPU */
     float x[3] = {1, 2, 3};
+    CHECK_ST(gp_ctx_set_persisting_l2(ctx, x, sizeof x, 1.5, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_ctx_set_persisting_l2(ctx, x, sizeof x, NAN, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_ctx_set_persisting_l2(ctx, NULL, 64, 1.0, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_ctx_set_persisting_l2(NULL, x, sizeof x, 1.0, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_ctx_set_persisting_l2(ctx, x, sizeof x, 0.6, NULL));
+    OK(gp_ctx_set_persisting_l2(ctx, NULL, 0, 0.0, NULL));
+    /* the context still works */
     gp_reduce_result_t r;
     OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, 3, x, &r));
     CHECK(r.value.f32 == 6.0f, "sum after the refusals: %g", (double)r.value.f32);

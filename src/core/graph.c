@@ -230,3 +230,52 @@ gp_status_t gp_graph_destroy(gp_graph_t *g)
     free(g);
     return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_graph_destroy", __FILE__, __LINE__);
 }
+
+/* ---------------------------------------------------------------------------------------------- persisting L2 */
+gp_status_t gp_ctx_set_persisting_l2(gp_ctx_t *ctx, const void *ptr, size_t bytes, double hit_ratio, gp_stream_t stream)
+{
+    static const char fn[] = "gp_ctx_set_persisting_l2";
+    gp_status_t st = gp__ctx_enter(ctx, fn);
+    if (st != GP_OK) return st;
+    if (!(hit_ratio >= 0.0 && hit_ratio <= 1.0))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: hit_ratio %g is not in [0, 1]", fn, hit_ratio);
+    if (bytes > 0 && ptr == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: ptr is NULL (bytes %zu)", fn, bytes);
+    if (gp__is_cpu(ctx)) return GP_OK;
+    GP_NO_CAPTURE(ctx, fn, "the L2 set-aside is a device limit, not stream work");
+    if (stream == NULL || (cudaStream_t)stream == cudaStreamLegacy)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: stream is the legacy default stream, which takes no access policy: "
+                                             "use a stream from gp_stream_create", fn);
+    int max_persist = 0, max_window = 0;
+    GP_CUDA_TRY(cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, ctx->device));
+    GP_CUDA_TRY(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, ctx->device));
+    if (max_persist <= 0 || max_window <= 0)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: device %d has no persisting L2 (compute capability 8.0 or later)", fn,
+                         ctx->device);
+    cudaStreamAttrValue attr;
+    memset(&attr, 0, sizeof attr);
+    if (bytes == 0) { /* no window; persisting lines back to normal; no set-aside */
+        attr.accessPolicyWindow.num_bytes = 0;
+        attr.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+        attr.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
+        GP_CUDA_TRY(cudaStreamSetAttribute((cudaStream_t)stream, cudaStreamAttributeAccessPolicyWindow, &attr));
+        GP_CUDA_TRY(cudaCtxResetPersistingL2Cache());
+        GP_CUDA_TRY(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+        return GP_OK;
+    }
+    const size_t setaside = bytes < (size_t)max_persist ? bytes : (size_t)max_persist;
+    const size_t window = bytes < (size_t)max_window ? bytes : (size_t)max_window;
+    GP_CUDA_TRY(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, setaside));
+    size_t granted = 0;
+    GP_CUDA_TRY(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+    double ratio = hit_ratio;
+    if (granted < window && (double)granted / (double)window < ratio) ratio = (double)granted / (double)window;
+    attr.accessPolicyWindow.base_ptr = (void *)ptr;
+    attr.accessPolicyWindow.num_bytes = window;
+    attr.accessPolicyWindow.hitRatio = (float)ratio;
+    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    GP_CUDA_TRY(cudaStreamSetAttribute((cudaStream_t)stream, cudaStreamAttributeAccessPolicyWindow, &attr));
+    return GP_OK;
+fail:
+    return st;
+}
