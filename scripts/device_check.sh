@@ -86,6 +86,8 @@ synccheck gpu_matrix - 200
 memcheck gpu_graph - 200
 racecheck gpu_graph - 300
 synccheck gpu_graph - 200
+memcheck gpu_lab_concurrency - 300
+racecheck gpu_lab_concurrency - 300
 memcheck gpu_lab_memory - 300
 racecheck gpu_lab_memory - 300
 synccheck gpu_lab_memory - 200
@@ -159,6 +161,9 @@ if [[ " $steps " == *" labs "* ]]; then
       echo; echo "### gpuprim lab $t"; t0=$SECONDS; $G lab $t; echo "exit $? in $((SECONDS - t0)) s"
     done
     echo; echo "### gpuprim lab vector --op all -n 2^28"; $G lab vector --op all -n 2^28; echo "exit $?"
+    echo; echo "### gpuprim lab concurrency"; t0=$SECONDS; $G lab concurrency --svg "$OUT/lab_concurrency.svg" --json >"$OUT/lab_concurrency.json"
+    echo "exit $? in $((SECONDS - t0)) s"
+    echo; echo "### gpuprim bench graph"; $G bench graph
     echo; echo "### gpuprim lab memory"; t0=$SECONDS; $G lab memory --svg "$OUT/lab_memory.svg" --json >"$OUT/lab_memory.json"
     echo "exit $? in $((SECONDS - t0)) s"
     echo; echo "### gpuprim bench vector"; $G bench vector

@@ -50,7 +50,7 @@ case $rc in
   *) bad "bench graph exit $rc: $(cat "$tmp/err")";;
 esac
 expect_rc 0 "lab topics" "$g" lab --list
-for t in vector reduce histogram transpose gemm memory; do grep -q "^$t " "$tmp/out" || bad "lab --list lacks $t"; done; ok
+for t in vector reduce histogram transpose gemm memory concurrency; do grep -q "^$t " "$tmp/out" || bad "lab --list lacks $t"; done; ok
 expect_rc 0 "lab memory list" "$g" lab memory --list
 [ "$(wc -l <"$tmp/out")" = 8 ] && grep -q '^staircase ' "$tmp/out" && ok || bad "lab memory --list: $(cat "$tmp/out")"
 expect_rc 0 "lab memory help" "$g" lab memory --help
@@ -59,6 +59,15 @@ expect_rc 2 "lab memory on the CPU" "$g" lab memory -d cpu
 expect_rc 2 "lab memory unknown option" "$g" lab memory --bogus
 expect_rc 2 "lab memory option without its value" "$g" lab memory --only
 expect_rc 2 "lab unknown topic" "$g" lab memroy
+expect_rc 0 "lab concurrency list" "$g" lab concurrency --list
+[ "$(wc -l <"$tmp/out")" = 7 ] && grep -q '^graphs ' "$tmp/out" && ok || bad "lab concurrency --list: $(cat "$tmp/out")"
+expect_rc 2 "lab concurrency on the CPU" "$g" lab concurrency -d cpu
+"$g" lab concurrency --only overlap,nothing >"$tmp/out" 2>"$tmp/err"; rc=$?
+case $rc in # a topic checks its own option values once it runs: 2 with a GPU, 3 (no GPU to run on) without
+  2) grep -q -- "--only" "$tmp/err" && ok || bad "lab concurrency --only: $(cat "$tmp/err")";;
+  3) ok;;
+  *) bad "lab concurrency unknown section: exit $rc";;
+esac
 expect_rc 0 "lab list" "$g" lab vector --list
 grep -q "vector_v01_single_thread" "$tmp/out" && grep -q "production" "$tmp/out" && ok || bad "lab --list"
 expect_rc 0 "lab cpu all ops" "$g" lab vector --device cpu --op all -n 3001 --reps 2 --warmup 0

@@ -41,7 +41,7 @@ static void lab_usage(FILE *f)
 
 static void list_topics(FILE *f)
 {
-    for (int t = 0; lab_topics[t]; t++) fprintf(f, "%-10s %s\n", lab_topics[t]->name, lab_topics[t]->summary);
+    for (int t = 0; lab_topics[t]; t++) fprintf(f, "%-12s %s\n", lab_topics[t]->name, lab_topics[t]->summary);
 }
 
 static void topic_usage(const lab_topic_t *t, FILE *f)
