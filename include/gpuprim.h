@@ -111,9 +111,10 @@ GP_API gp_status_t gp_stream_sync(gp_ctx_t *ctx, gp_stream_t stream);
  *   gp_graph_launch(graph, stream);  ...  gp_graph_destroy(graph);
  * Between begin and end the calls are recorded, not run: their results appear when the graph is launched. Every
  * asynchronous call can be captured (vector ops, reductions (commutative, segmented, ordered), histograms, matrix
- * add / transpose / GEMM, gp_memcpy / gp_memset / gp_memcpy_kernel between device-accessible buffers, prefetch);
- * calls that wait, read back, allocate or free (every _sync call, gp_stream_sync, gp_mem_alloc / free / register,
- * reducers, file streaming, timers, copies or sets of pageable host memory) return GP_ERR_UNSUPPORTED during a
+ * add / transpose / GEMM, gp_memcpy / gp_memset / gp_memcpy_kernel / 2D and 3D copies between device-accessible
+ * buffers); calls that wait, read back, allocate, free or migrate (every _sync call, gp_stream_sync, gp_mem_alloc /
+ * free / register, prefetch and advice, reducers, file streaming, timers, stream creation, copies or sets of pageable
+ * host memory, the persisting-L2 setting) return GP_ERR_UNSUPPORTED during a
  * capture and leave it intact. A captured call's scratch memory and last-block counters belong to the graph:
  * calls made outside it (before, after, between launches) never reuse or free them, so they cannot invalidate a
  * graph; two launches of one graph must not overlap (launch it on one stream). Pointers and sizes are fixed at

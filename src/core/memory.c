@@ -197,6 +197,7 @@ gp_status_t gp_mem_prefetch(gp_ctx_t *ctx, const gp_buffer_t *buf, size_t offset
     static const char fn[] = "gp_mem_prefetch";
     gp_status_t st = check_managed_range(fn, ctx, buf, offset, bytes);
     if (st != GP_OK || bytes == 0) return st;
+    GP_NO_CAPTURE(ctx, fn, "migrations are not captured into graphs here; prefetch before gp_graph_begin");
     if (!ctx->concurrent_managed_access)
         return gp__error(GP_ERR_UNSUPPORTED, "%s: device %d cannot prefetch managed memory", fn, ctx->device);
     struct cudaMemLocation loc;
