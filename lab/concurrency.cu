@@ -95,6 +95,9 @@ struct Lab {
     int rc;
 };
 
+/* SM clock cycles in us microseconds at the device's peak clock (spinning kernels run at least that long). */
+long long us_cycles(const Lab &L, double us) { return (long long)((double)L.clock_khz * us / 1000.0); }
+
 double host_now()
 {
     struct timespec t;
@@ -300,7 +303,7 @@ void sec_kernels(Lab &L)
 {
     lab_run_t *r = L.r;
     const int N = 8;
-    const long long cycles = (long long)L.clock_khz * 50; /* 50 us at the peak clock */
+    const long long cycles = us_cycles(L, 50);
     int *d = NULL, h[64];
     cudaStream_t st[8] = {}, lo = NULL, hi = NULL, mid = NULL;
     bool ok = CK(cudaMalloc(&d, 64 * sizeof(int)));
@@ -351,10 +354,10 @@ void sec_kernels(Lab &L)
         const int reps = r->reps < 64 ? r->reps : 64;
         for (int k = -1; k < reps && ok; k++) {
             ok = CK(cudaMemset(d, 0, 64 * sizeof(int))) && CK(cudaDeviceSynchronize());
-            k_spin<<<backlog, 32, 0, lo>>>((long long)L.clock_khz * 20, d, 0); /* 20 us blocks */
+            k_spin<<<backlog, 32, 0, lo>>>(us_cycles(L, 20), d, 0); /* 20 us blocks */
             cudaStream_t s = mode ? hi : mid;
             cudaEventRecord(a, s);
-            k_spin<<<1, 32, 0, s>>>((long long)L.clock_khz * 5, d, 1);
+            k_spin<<<1, 32, 0, s>>>(us_cycles(L, 5), d, 1);
             cudaEventRecord(b, s);
             float ms = 0;
             ok = CK(cudaEventSynchronize(b)) && CK(cudaEventElapsedTime(&ms, a, b)) && CK(cudaDeviceSynchronize());
@@ -417,7 +420,7 @@ void sec_timers(Lab &L)
         ok = ok && CK(cudaEventSynchronize(b)) && CK(cudaEventElapsedTime(&ms_e, a, b));
         t0 = host_now();
         cudaEventRecord(a, s);
-        k_spin<<<1, 32, 0, s>>>((long long)L.clock_khz * 100, d, 0);
+        k_spin<<<1, 32, 0, s>>>(us_cycles(L, 100), d, 0);
         cudaEventRecord(b, s);
         ok = ok && CK(cudaEventSynchronize(b));
         const double t_host = host_now() - t0;
