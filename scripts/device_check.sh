@@ -5,7 +5,8 @@
 #   scripts/device_check.sh [build|test|histtest|sanitize|bench|hist|stream]...   (default: build test bench)
 #   histtest: the histogram tests only; SAN_FILTER=REGEX: only the sanitizer runs whose line matches; hist: the
 #   histogram bench and lab (hist.txt); matrix: bench transpose / gemm and lab transpose / gemm (matrix.txt); labs:
-#   every lab topic, lab memory timed, the benches of the moved verbs (labs.txt, lab_memory.json/.svg).
+#   every lab topic, lab memory timed, the benches of the moved verbs (labs.txt, lab_memory.json/.svg); concurrency:
+#   issue 13's GPU tests, sanitizers, bench graph and lab concurrency (concurrency.txt, lab_concurrency.json/.svg).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -174,6 +175,27 @@ if [[ " $steps " == *" labs "* ]]; then
   } >"$OUT/labs.txt" 2>&1
   note "labs: $(grep -c FAIL "$OUT/labs.txt") FAIL lines; $(grep -E '^exit' "$OUT/labs.txt" | tr '\n' ' ')"
   grep -E "^### |^exit|FAIL|rror|<- production|\*  " "$OUT/labs.txt" | head -40
+fi
+
+if [[ " $steps " == *" concurrency "* ]]; then
+  # issue 13 in one call (after build): the graph and concurrency GPU tests, their sanitizer runs, bench graph, lab
+  # concurrency at its defaults (timed, JSON and chart kept).
+  G=$B/gpuprim
+  {
+    (cd $B && ctest -V --timeout 900 -R 'gpu_graph|gpu_lab_concurrency|test_core|cli$')
+    for t in "memcheck gpu_graph" "racecheck gpu_graph" "synccheck gpu_graph" "memcheck gpu_lab_concurrency"; do
+      echo "=== compute-sanitizer --tool $t"
+      GP_TEST_QUICK=1 timeout 300 compute-sanitizer --tool ${t%% *} --error-exitcode 9 $B/tests/${t##* }
+      echo "exit $?"
+    done
+    echo "### gpuprim bench graph"; $G bench graph
+    echo "### gpuprim lab concurrency"; t0=$SECONDS
+    $G lab concurrency --svg "$OUT/lab_concurrency.svg" --json >"$OUT/lab_concurrency.json"
+    echo "exit $? in $((SECONDS - t0)) s"
+    $G lab concurrency 2>&1 | tail -60
+  } >"$OUT/concurrency.txt" 2>&1
+  note "concurrency: $(grep -E 'tests passed|tests failed' "$OUT/concurrency.txt" | tail -1); sanitizer exits: $(grep -A0 '^exit' "$OUT/concurrency.txt" | tr '\n' ' ')"
+  grep -E "gpu_graph:|gpu_lab_concurrency:|ERROR SUMMARY|RACECHECK SUMMARY|^(reduce|vec_dot|triad)|^exit|FAIL|100 x gp_reduce" "$OUT/concurrency.txt" | head -40
 fi
 
 if [[ " $steps " == *" stream "* ]]; then
