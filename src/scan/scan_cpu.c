@@ -1,0 +1,183 @@
+/*
+ * scan_cpu.c — the scan's CPU reference: exactly the association order of scan_internal.h (docs/SCAN.md), serial or
+ * OpenMP over tiles (tile aggregates in parallel, their carries folded in order, then every tile's outputs in
+ * parallel), the same bits either way.
+ */
+#include "scan_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef gp_status_t (*scan_fn)(size_t n, const void *x, void *y, int excl, const void *cin, void *cout, int par);
+
+/* One (type, op): combine, the padding identity (exact on both sides), the exclusive scan's first value. The tile
+ * function writes L (the in-tile values) for m <= TILE elements; the scan applies the carries. */
+#define GP_SCAN_DEF(T, NAME, COMB, PAD, FIRST)                                                                       \
+    static inline T comb_##NAME(T a, T b) { return COMB; }                                                         \
+    static void tile_##NAME(const T *x, size_t m, T *L)                                                            \
+    {                                                                                                              \
+        T S[GP__SCAN_RUNS], G[GP__SCAN_RUNS / 32];                                                                 \
+        for (size_t i = 0; i < GP__SCAN_RUNS; i++) {                                                               \
+            T acc = PAD;                                                                                           \
+            for (size_t k = 0; k < GP__SCAN_RUN; k++) {                                                            \
+                const size_t j = i * GP__SCAN_RUN + k;                                                             \
+                const T v = j < m ? x[j] : (T)(PAD);                                                               \
+                acc = k == 0 ? v : comb_##NAME(acc, v);                                                            \
+                L[j] = acc;                                                                                        \
+            }                                                                                                      \
+            S[i] = acc;                                                                                            \
+        }                                                                                                          \
+        for (size_t g = 0; g < GP__SCAN_RUNS / 32; g++) /* Kogge-Stone in each group of 32 */                      \
+            for (size_t d = 1; d < 32; d <<= 1)                                                                    \
+                for (size_t l = 31; l >= d; l--) S[g * 32 + l] = comb_##NAME(S[g * 32 + l - d], S[g * 32 + l]);    \
+        for (size_t g = 0; g < GP__SCAN_RUNS / 32; g++) G[g] = S[g * 32 + 31];                                     \
+        for (size_t d = 1; d < GP__SCAN_RUNS / 32; d <<= 1)                                                        \
+            for (size_t g = GP__SCAN_RUNS / 32 - 1; g >= d; g--) G[g] = comb_##NAME(G[g - d], G[g]);               \
+        for (size_t i = 1; i < GP__SCAN_RUNS; i++) {                                                               \
+            const size_t g = i / 32, l = i % 32;                                                                   \
+            const T E = g && l ? comb_##NAME(G[g - 1], S[i - 1]) : g ? G[g - 1] : S[i - 1];                        \
+            for (size_t k = 0; k < GP__SCAN_RUN; k++) L[i * GP__SCAN_RUN + k] = comb_##NAME(E, L[i * GP__SCAN_RUN + k]); \
+        }                                                                                                          \
+    }                                                                                                              \
+    /* the outputs of one tile of m elements after the carry C (first: the exclusive scan's first value) */      \
+    static void out_##NAME(const T *L, size_t m, T C, T first, int excl, T *y)                                     \
+    {                                                                                                              \
+        if (!excl) {                                                                                               \
+            for (size_t j = 0; j < m; j++) y[j] = comb_##NAME(C, L[j]);                                            \
+            return;                                                                                                \
+        }                                                                                                          \
+        y[0] = first;                                                                                              \
+        for (size_t j = 1; j < m; j++) y[j] = comb_##NAME(C, L[j - 1]);                                            \
+    }                                                                                                              \
+    static gp_status_t scan_##NAME(size_t n, const void *xv, void *yv, int excl, const void *cin, void *cout,     \
+                                   int par)                                                                        \
+    {                                                                                                              \
+        const T *x = (const T *)xv;                                                                                \
+        T *y = (T *)yv;                                                                                            \
+        const T I0 = cin ? *(const T *)cin : (T)(PAD);                                                             \
+        const size_t nt = (n + GP__SCAN_TILE - 1) / GP__SCAN_TILE;                                                 \
+        if (!gp__cpu_par(par, n * sizeof(T)) || nt < 2) {                                                          \
+            T *L = malloc(GP__SCAN_TILE * sizeof(T));                                                              \
+            if (L == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "scan: a tile buffer");                          \
+            T I = I0;                                                                                              \
+            for (size_t t = 0; t < nt; t++) {                                                                      \
+                const size_t m = n - t * GP__SCAN_TILE < GP__SCAN_TILE ? n - t * GP__SCAN_TILE : GP__SCAN_TILE;    \
+                tile_##NAME(x + t * GP__SCAN_TILE, m, L);                                                          \
+                out_##NAME(L, m, I, t || cin ? I : (T)(FIRST), excl, y + t * GP__SCAN_TILE);                       \
+                I = comb_##NAME(I, L[m - 1]);                                                                      \
+            }                                                                                                      \
+            if (cout) *(T *)cout = I;                                                                              \
+            free(L);                                                                                               \
+            return GP_OK;                                                                                          \
+        }                                                                                                          \
+        T *C = malloc((nt + 1) * sizeof(T)); /* C[t]: the carry into tile t, after phase 2 */                      \
+        int fail = C == NULL;                                                                                      \
+        _Pragma("omp parallel reduction(| : fail)")                                                                \
+        {                                                                                                          \
+            T *L = malloc(GP__SCAN_TILE * sizeof(T));                                                              \
+            fail |= L == NULL;                                                                                     \
+            _Pragma("omp for schedule(static)") for (size_t t = 0; t < nt; t++) {                                  \
+                if (L == NULL || C == NULL) continue;                                                              \
+                const size_t m = n - t * GP__SCAN_TILE < GP__SCAN_TILE ? n - t * GP__SCAN_TILE : GP__SCAN_TILE;    \
+                tile_##NAME(x + t * GP__SCAN_TILE, m, L);                                                          \
+                C[t + 1] = L[m - 1]; /* the tile's aggregate A_t, until phase 2 */                                 \
+            }                                                                                                      \
+            _Pragma("omp single") if (C) {                                                                         \
+                C[0] = I0;                                                                                         \
+                for (size_t t = 0; t < nt; t++) C[t + 1] = comb_##NAME(C[t], C[t + 1]);                            \
+            }                                                                                                      \
+            _Pragma("omp for schedule(static)") for (size_t t = 0; t < nt; t++) {                                  \
+                if (L == NULL || C == NULL) continue;                                                              \
+                const size_t m = n - t * GP__SCAN_TILE < GP__SCAN_TILE ? n - t * GP__SCAN_TILE : GP__SCAN_TILE;    \
+                tile_##NAME(x + t * GP__SCAN_TILE, m, L);                                                          \
+                out_##NAME(L, m, C[t], t || cin ? C[t] : (T)(FIRST), excl, y + t * GP__SCAN_TILE);                 \
+            }                                                                                                      \
+            free(L);                                                                                               \
+        }                                                                                                          \
+        if (fail) {                                                                                                \
+            free(C);                                                                                               \
+            return gp__error(GP_ERR_OUT_OF_MEMORY, "scan: tile buffers");                                          \
+        }                                                                                                          \
+        if (cout) *(T *)cout = C[nt];                                                                              \
+        free(C);                                                                                                   \
+        return GP_OK;                                                                                              \
+    }
+
+/* floats: min / max keep the first NaN, and on a tie the left operand */
+#define FMIN(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (b) < (a) ? (b) : (a))
+#define FMAX(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (b) > (a) ? (b) : (a))
+#define IMIN(a, b) ((b) < (a) ? (b) : (a))
+#define IMAX(a, b) ((b) > (a) ? (b) : (a))
+
+GP_SCAN_DEF(float, sum_f32, a + b, -0.0f, 0.0f)
+GP_SCAN_DEF(float, prod_f32, a * b, 1.0f, 1.0f)
+GP_SCAN_DEF(float, min_f32, FMIN(a, b), INFINITY, INFINITY)
+GP_SCAN_DEF(float, max_f32, FMAX(a, b), -INFINITY, -INFINITY)
+GP_SCAN_DEF(double, sum_f64, a + b, -0.0, 0.0)
+GP_SCAN_DEF(double, prod_f64, a * b, 1.0, 1.0)
+GP_SCAN_DEF(double, min_f64, FMIN(a, b), INFINITY, INFINITY)
+GP_SCAN_DEF(double, max_f64, FMAX(a, b), -INFINITY, -INFINITY)
+/* integers: sums and products wrap (through the unsigned type) */
+#define GP_SCAN_INTS(T, U, TN, TMIN, TMAX)                                                                         \
+    GP_SCAN_DEF(T, sum_##TN, (T)((U)a + (U)b), 0, 0)                                                               \
+    GP_SCAN_DEF(T, prod_##TN, (T)((U)a * (U)b), 1, 1)                                                              \
+    GP_SCAN_DEF(T, min_##TN, IMIN(a, b), TMAX, TMAX)                                                               \
+    GP_SCAN_DEF(T, max_##TN, IMAX(a, b), TMIN, TMIN)                                                               \
+    GP_SCAN_DEF(T, and_##TN, (T)(a & b), (T)~(U)0, (T)~(U)0)                                                       \
+    GP_SCAN_DEF(T, or_##TN, (T)(a | b), 0, 0)                                                                      \
+    GP_SCAN_DEF(T, xor_##TN, (T)(a ^ b), 0, 0)
+GP_SCAN_INTS(int32_t, uint32_t, i32, INT32_MIN, INT32_MAX)
+GP_SCAN_INTS(uint32_t, uint32_t, u32, 0, UINT32_MAX)
+GP_SCAN_INTS(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)
+GP_SCAN_INTS(uint64_t, uint64_t, u64, 0, UINT64_MAX)
+
+static scan_fn pick(gp_reduce_op_t op, gp_dtype_t dt)
+{
+#define GP_SCAN_ROW(TN)                                                                                            \
+    {scan_sum_##TN, scan_prod_##TN, scan_min_##TN, scan_max_##TN, scan_and_##TN, scan_or_##TN, scan_xor_##TN}
+    static const scan_fn f32[7] = {scan_sum_f32, scan_prod_f32, scan_min_f32, scan_max_f32, NULL, NULL, NULL};
+    static const scan_fn f64[7] = {scan_sum_f64, scan_prod_f64, scan_min_f64, scan_max_f64, NULL, NULL, NULL};
+    static const scan_fn i32[7] = GP_SCAN_ROW(i32), u32[7] = GP_SCAN_ROW(u32), i64[7] = GP_SCAN_ROW(i64),
+                         u64[7] = GP_SCAN_ROW(u64);
+#undef GP_SCAN_ROW
+    int k;
+    switch (op) {
+    case GP_REDUCE_SUM: k = 0; break;
+    case GP_REDUCE_PROD: k = 1; break;
+    case GP_REDUCE_MIN: k = 2; break;
+    case GP_REDUCE_MAX: k = 3; break;
+    case GP_REDUCE_AND: k = 4; break;
+    case GP_REDUCE_OR: k = 5; break;
+    case GP_REDUCE_XOR: k = 6; break;
+    default: return NULL;
+    }
+    switch (dt) {
+    case GP_F32: return f32[k];
+    case GP_F64: return f64[k];
+    case GP_I32: return i32[k];
+    case GP_U32: return u32[k];
+    case GP_I64: return i64[k];
+    case GP_U64: return u64[k];
+    default: return NULL;
+    }
+}
+
+int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype) { return pick(op, dtype) != NULL; }
+
+gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y, int exclusive,
+                         const void *carry_in, void *carry_out, int parallel)
+{
+    const scan_fn f = pick(op, dtype);
+    if (f == NULL)
+        return gp__error(GP_ERR_UNSUPPORTED, "scan: %s of %s (the reference takes sum prod min max of f32 f64 i32 u32 "
+                                             "i64 u64, and or xor of the integers)", gp_reduce_op_name(op),
+                         gp_dtype_name(dtype));
+    if (n == 0) {
+        if (carry_out && carry_in) memcpy(carry_out, carry_in, gp_dtype_size(dtype));
+        else if (carry_out) return f(0, x, y, exclusive, NULL, carry_out, 0); /* the padding identity */
+        return GP_OK;
+    }
+    return f(n, x, y, exclusive, carry_in, carry_out, parallel);
+}

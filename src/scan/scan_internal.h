@@ -1,0 +1,42 @@
+/*
+ * scan_internal.h — the scan's fixed association order (docs/SCAN.md) and its CPU reference (scan_cpu.c).
+ * Groundwork for issue 14: internal only (no public gp_scan yet); the GPU kernel to come must give these bits.
+ *   tile     GP__SCAN_TILE = 256 runs x 16 consecutive elements; a partial tile is padded with the op's exact
+ *            two-sided identity (-0.0 for float sums), which changes no bit;
+ *   runs     r_k: the left fold of the run's elements 0..k; R_i = the run's last r;
+ *   in-tile  the 256 R_i scanned Kogge-Stone inside each group of 32 (d = 1, 2, 4, 8, 16: S[l] = S[l-d] (+) S[l]),
+ *            the 8 group totals likewise (d = 1, 2, 4); E_i = G[g-1] (+) S[i-1] (whichever exist; none for i = 0);
+ *            L_k = E_i (+) r_k (r_k alone for run 0);
+ *   carry    A_t = the tile's last L; I_t = I_{t-1} (+) A_t (I_0 = A_0); out = I_{t-1} (+) L (L alone in tile 0).
+ *            So the last output of a tile is I_t, and a scan resumed from I_t (a stream of whole tiles) gives the
+ *            same bits as one pass, and a decoupled look-back that folds predecessors' A forward from an I is exact.
+ *   exclusive  out[0] = the op's identity (+0.0 for float sums), out[j] = inclusive[j-1].
+ * (+) is combine(left, right): integer sums and products wrap; float min/max keep the first NaN, and on a tie the
+ * left operand; float sums and products round once per combine.
+ */
+#ifndef GP_SCAN_INTERNAL_H
+#define GP_SCAN_INTERNAL_H
+
+#include "../core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP__SCAN_RUN 16
+#define GP__SCAN_RUNS 256
+#define GP__SCAN_TILE (GP__SCAN_RUN * GP__SCAN_RUNS)
+
+/* 1 when the reference takes (op, dtype): sum prod min max over f32 f64 i32 u32 i64 u64, and or xor over the
+ * integers. */
+GP_INTERNAL int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype);
+/* y = the inclusive (exclusive = 0) or exclusive scan of x[0, n); y == x allowed; carry_in (NULL: none) is an I to
+ * continue from (the last output of the previous whole tiles), carry_out (NULL: not wanted) receives this part's
+ * last I. parallel: OpenMP over tiles. Returns GP_ERR_UNSUPPORTED for a pair gp__scan_supported refuses. */
+GP_INTERNAL gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                                     int exclusive, const void *carry_in, void *carry_out, int parallel);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,208 @@
+/*
+ * test_scan.c — the scan's CPU reference (src/scan, docs/SCAN.md): integer scans equal a plain left fold exactly
+ * (every op is associative there); float min / max equal it exactly too (first NaN, left on ties); float sums and
+ * products are within a rounding bound of a long double prefix, and equal, bit for bit, an independent
+ * re-implementation of the documented association order; serial = parallel, in place = out of place, exclusive =
+ * the shifted inclusive, and a scan resumed from the carry of whole tiles = one pass. Sizes cross the tile edges.
+ */
+#include "common.h"
+
+#include "scan/scan_internal.h"
+
+#include <float.h>
+
+static const size_t k_sizes[] = {0, 1, 2, 15, 16, 17, 31, 4095, 4096, 4097, 3 * 4096 + 17, (1u << 20) + 3,
+                                 (4u << 20) + 5}; /* the last crosses the CPU backend's parallel threshold (16 MiB) */
+static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_U64};
+static const gp_reduce_op_t k_ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX,
+                                       GP_REDUCE_AND,  GP_REDUCE_OR,   GP_REDUCE_XOR};
+
+static void fill(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = tc_next();
+        switch (dt) {
+        case GP_F32: ((float *)p)[i] = op == GP_REDUCE_PROD ? 1.0f + (float)((double)(r >> 40) * 0x1p-44)
+                                                           : (float)((double)(r >> 40) * 0x1p-23 - 1.0); break;
+        case GP_F64: ((double *)p)[i] = op == GP_REDUCE_PROD ? 1.0 + (double)(r >> 11) * 0x1p-73
+                                                            : (double)(r >> 11) * 0x1p-52 - 1.0; break;
+        case GP_I32: case GP_U32: ((uint32_t *)p)[i] = (uint32_t)(r >> 32); break;
+        default: ((uint64_t *)p)[i] = r; break;
+        }
+    }
+    /* a few NaNs and signed zeros in float min / max */
+    if ((dt == GP_F32 || dt == GP_F64) && (op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) && n > 100) {
+        for (int k = 0; k < 3; k++) {
+            const size_t i = tc_next() % n;
+            if (dt == GP_F32) ((float *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0f : 0.0f;
+            else ((double *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0 : 0.0;
+        }
+    }
+}
+
+/* Element i of an array as unsigned bits / as long double. */
+static uint64_t ubits(const void *p, gp_dtype_t dt, size_t i)
+{
+    if (dt == GP_I32 || dt == GP_U32 || dt == GP_F32) return ((const uint32_t *)p)[i];
+    return ((const uint64_t *)p)[i];
+}
+static long double fval(const void *p, gp_dtype_t dt, size_t i)
+{
+    return dt == GP_F32 ? (long double)((const float *)p)[i] : (long double)((const double *)p)[i];
+}
+
+/* The plain left fold, for the ops that are exact in any order. */
+static uint64_t fold_int(gp_reduce_op_t op, gp_dtype_t dt, uint64_t a, uint64_t b)
+{
+    const int s = dt == GP_I32 || dt == GP_I64, w32 = dt == GP_I32 || dt == GP_U32;
+    uint64_t r = 0;
+    switch (op) {
+    case GP_REDUCE_SUM: r = a + b; break;
+    case GP_REDUCE_PROD: r = a * b; break;
+    case GP_REDUCE_AND: r = a & b; break;
+    case GP_REDUCE_OR: r = a | b; break;
+    case GP_REDUCE_XOR: r = a ^ b; break;
+    default: {
+        int less;
+        if (w32) less = s ? (int32_t)b < (int32_t)a : (uint32_t)b < (uint32_t)a;
+        else less = s ? (int64_t)b < (int64_t)a : b < a;
+        const int take_b = op == GP_REDUCE_MIN ? less : (!less && a != b);
+        r = take_b ? b : a;
+    }
+    }
+    return w32 ? (uint32_t)r : r;
+}
+static double fold_fminmax(gp_reduce_op_t op, double a, double b)
+{
+    if (isnan(a)) return a;
+    if (isnan(b)) return b;
+    return op == GP_REDUCE_MIN ? (b < a ? b : a) : (b > a ? b : a);
+}
+
+/* The documented order, written out independently (Kogge-Stone by whole steps), for f32 sums. */
+static void spec_sum_f32(const float *x, size_t n, float *y)
+{
+    float carry = -0.0f;
+    for (size_t t0 = 0; t0 < n; t0 += 4096) {
+        float L[4096], R[256], S[256], T[256], G[8], H[8];
+        for (int i = 0; i < 256; i++) {
+            float acc = 0;
+            for (int k = 0; k < 16; k++) {
+                const size_t j = t0 + (size_t)i * 16 + (size_t)k;
+                const float v = j < n ? x[j] : -0.0f;
+                acc = k ? acc + v : v;
+                L[i * 16 + k] = acc;
+            }
+            R[i] = acc;
+        }
+        memcpy(S, R, sizeof S);
+        for (int d = 1; d < 32; d *= 2) {
+            memcpy(T, S, sizeof T);
+            for (int i = 0; i < 256; i++)
+                if (i % 32 >= d) S[i] = T[i - d] + T[i];
+        }
+        for (int g = 0; g < 8; g++) G[g] = S[g * 32 + 31];
+        for (int d = 1; d < 8; d *= 2) {
+            memcpy(H, G, sizeof H);
+            for (int g = d; g < 8; g++) G[g] = H[g - d] + H[g];
+        }
+        for (int i = 1; i < 256; i++) {
+            const int g = i / 32, l = i % 32;
+            const float E = g && l ? G[g - 1] + S[i - 1] : g ? G[g - 1] : S[i - 1];
+            for (int k = 0; k < 16; k++) L[i * 16 + k] = E + L[i * 16 + k];
+        }
+        const size_t m = n - t0 < 4096 ? n - t0 : 4096;
+        for (size_t j = 0; j < m; j++) y[t0 + j] = carry + L[j];
+        carry = carry + L[m - 1];
+    }
+}
+
+static void test_pair(gp_reduce_op_t op, gp_dtype_t dt)
+{
+    const size_t es = gp_dtype_size(dt);
+    const size_t maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1];
+    unsigned char *x = malloc(maxn * es + 8), *a = malloc(maxn * es + 8), *b = malloc(maxn * es + 8),
+                  *e = malloc(maxn * es + 8), *ip = malloc(maxn * es + 8);
+    const int is_float = dt == GP_F32 || dt == GP_F64;
+    for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
+        const size_t n = k_sizes[si];
+        fill(x, n, dt, op);
+        tc_poison(a, maxn * es), tc_poison(b, maxn * es), tc_poison(e, maxn * es);
+        OK(gp__scan_cpu(op, dt, n, x, a, 0, NULL, NULL, 0));
+        OK(gp__scan_cpu(op, dt, n, x, b, 0, NULL, NULL, 1));
+        CHECK(memcmp(a, b, n * es) == 0, "%s %s n=%zu: parallel differs from serial", gp_reduce_op_name(op),
+              gp_dtype_name(dt), n);
+        /* exclusive: the identity, then the shifted inclusive */
+        OK(gp__scan_cpu(op, dt, n, x, e, 1, NULL, NULL, 1));
+        CHECK(n == 0 || memcmp(e + es, a, (n - 1) * es) == 0, "%s %s n=%zu: exclusive is not the shifted inclusive",
+              gp_reduce_op_name(op), gp_dtype_name(dt), n);
+        /* in place */
+        memcpy(ip, x, n * es);
+        OK(gp__scan_cpu(op, dt, n, ip, ip, 0, NULL, NULL, 1));
+        CHECK(memcmp(ip, a, n * es) == 0, "%s %s n=%zu: in place differs", gp_reduce_op_name(op), gp_dtype_name(dt), n);
+        /* resumed from the carry of whole tiles: pieces of 2 tiles, then the rest */
+        if (n > 2 * 4096) {
+            unsigned char carry[8];
+            OK(gp__scan_cpu(op, dt, 2 * 4096, x, b, 0, NULL, carry, 0));
+            OK(gp__scan_cpu(op, dt, n - 2 * 4096, x + 2 * 4096 * es, b + 2 * 4096 * es, 0, carry, NULL, 1));
+            CHECK(memcmp(a, b, n * es) == 0, "%s %s n=%zu: resumed differs from one pass", gp_reduce_op_name(op),
+                  gp_dtype_name(dt), n);
+            OK(gp__scan_cpu(op, dt, n - 2 * 4096, x + 2 * 4096 * es, b, 1, carry, NULL, 0));
+            CHECK(memcmp(b, a + (2 * 4096 - 1) * es, es) == 0, "%s %s: a resumed exclusive starts at the carry",
+                  gp_reduce_op_name(op), gp_dtype_name(dt));
+        }
+        /* against a left fold */
+        size_t bad = 0;
+        if (!is_float) {
+            uint64_t acc = 0;
+            for (size_t i = 0; i < n; i++) {
+                acc = i ? fold_int(op, dt, acc, ubits(x, dt, i)) : ubits(x, dt, i);
+                bad += acc != ubits(a, dt, i);
+            }
+        } else if (op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) {
+            double acc = 0;
+            for (size_t i = 0; i < n; i++) {
+                const double v = (double)fval(x, dt, i), got = (double)fval(a, dt, i);
+                acc = i ? fold_fminmax(op, acc, v) : v;
+                bad += !(isnan(acc) ? isnan(got) : acc == got && signbit(acc) == signbit(got));
+            }
+        } else {
+            long double acc = 0, mag = 0;
+            const double eps = dt == GP_F32 ? FLT_EPSILON : DBL_EPSILON;
+            for (size_t i = 0; i < n; i++) {
+                const long double v = fval(x, dt, i);
+                acc = i ? (op == GP_REDUCE_SUM ? acc + v : acc * v) : v;
+                mag = op == GP_REDUCE_SUM ? mag + fabsl(v) : fabsl(acc);
+                const double tol = (op == GP_REDUCE_SUM ? 64.0 : 2.0 * (double)(i + 1)) * eps * (double)mag + 1e-300;
+                bad += !(fabs((double)(fval(a, dt, i) - acc)) <= tol);
+            }
+        }
+        CHECK(bad == 0, "%s %s n=%zu: %zu values off the left fold", gp_reduce_op_name(op), gp_dtype_name(dt), n, bad);
+        if (op == GP_REDUCE_SUM && dt == GP_F32) {
+            spec_sum_f32((const float *)x, n, (float *)b);
+            CHECK(memcmp(a, b, n * es) == 0, "sum f32 n=%zu: differs from the documented order", n);
+        }
+    }
+    free(x), free(a), free(b), free(e), free(ip);
+}
+
+int main(void)
+{
+    tc_seed("test_scan");
+    for (size_t t = 0; t < sizeof k_types / sizeof k_types[0]; t++)
+        for (size_t o = 0; o < sizeof k_ops / sizeof k_ops[0]; o++)
+            if (gp__scan_supported(k_ops[o], k_types[t])) test_pair(k_ops[o], k_types[t]);
+    CHECK(!gp__scan_supported(GP_REDUCE_SUM, GP_F16) && !gp__scan_supported(GP_REDUCE_AND, GP_F32) &&
+              !gp__scan_supported(GP_REDUCE_ARGMAX, GP_I32), "unsupported pairs");
+    float one = 1, out = 0;
+    CHECK_ST(gp__scan_cpu(GP_REDUCE_AND, GP_F32, 1, &one, &out, 0, NULL, NULL, 0), GP_ERR_UNSUPPORTED);
+    /* the exclusive float sum starts at +0.0, and n = 0 hands its carry through */
+    float xs[3] = {-0.0f, -0.0f, 2.0f}, ys[3];
+    OK(gp__scan_cpu(GP_REDUCE_SUM, GP_F32, 3, xs, ys, 1, NULL, NULL, 0));
+    CHECK(ys[0] == 0.0f && !signbit(ys[0]) && signbit(ys[1]) && signbit(ys[2]), "exclusive -0 sums: %g %g %g",
+          (double)ys[0], (double)ys[1], (double)ys[2]);
+    float cin = 5, cout = 0;
+    OK(gp__scan_cpu(GP_REDUCE_SUM, GP_F32, 0, xs, ys, 0, &cin, &cout, 0));
+    CHECK(cout == 5, "n = 0 passes the carry: %g", (double)cout);
+    return tc_finish("test_scan");
+}
