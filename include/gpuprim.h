@@ -401,6 +401,19 @@ GP_API void gp_reducer_destroy(gp_reducer_t *reducer);
  * src's pushes. Use: start on the CPU backend while a GPU context starts, then hand over. */
 GP_API gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src);
 
+/* ---------------------------------------------------------------------------------------------- scan */
+/* y[i] = x[0] op x[1] op ... op x[i] (GP_SCAN_INCLUSIVE), or the same shifted right by one with the op's identity
+ * first (GP_SCAN_EXCLUSIVE: +0.0 for float sums, 1 for products, +inf / -inf or the type's limits for min / max,
+ * all ones for and, 0 for or / xor). Ops: sum, prod, min, max over f32 f64 i32 u32 i64 u64; and, or, xor over the
+ * integers (other dtypes, accumulators, ordered, segmented: not yet). Deterministic: the association order of
+ * docs/SCAN.md on every GPU, every launch and the CPU backend — the same bits; integer sums and products wrap; float
+ * min / max keep the first NaN (NumPy's rule). x and y: device-accessible on a GPU (host memory on the CPU backend),
+ * element-aligned; y == x (in place) is allowed, any other overlap is refused. Asynchronous on the stream; uses the
+ * context's workspace (one call at a time per context); can be captured into a graph. */
+typedef enum gp_scan_kind { GP_SCAN_INCLUSIVE = 0, GP_SCAN_EXCLUSIVE = 1 } gp_scan_kind_t;
+GP_API gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
+                           const void *x, void *y, gp_stream_t stream);
+
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:
  * below (values under the first edge), above (at or over the last edge) and NaN. count_dtype GP_U32 (wrapping modulo

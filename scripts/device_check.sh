@@ -87,6 +87,9 @@ synccheck gpu_matrix - 200
 memcheck gpu_graph - 200
 racecheck gpu_graph - 300
 synccheck gpu_graph - 200
+memcheck gpu_scan - 300
+racecheck gpu_scan - 300
+synccheck gpu_scan - 200
 memcheck gpu_lab_concurrency - 300
 racecheck gpu_lab_concurrency - 300
 memcheck gpu_lab_memory - 300
@@ -182,8 +185,9 @@ if [[ " $steps " == *" concurrency "* ]]; then
   # concurrency at its defaults (timed, JSON and chart kept).
   G=$B/gpuprim
   {
-    (cd $B && ctest -V --timeout 900 -R 'gpu_graph|gpu_lab_concurrency|test_core|cli$')
-    for t in "memcheck gpu_graph" "racecheck gpu_graph" "synccheck gpu_graph" "memcheck gpu_lab_concurrency"; do
+    (cd $B && ctest -V --timeout 900 -R 'gpu_graph|gpu_scan|gpu_lab_concurrency|test_core|test_scan|cli$')
+    for t in "memcheck gpu_graph" "racecheck gpu_graph" "synccheck gpu_graph" "memcheck gpu_lab_concurrency" \
+             "memcheck gpu_scan" "racecheck gpu_scan"; do
       echo "=== compute-sanitizer --tool $t"
       GP_TEST_QUICK=1 timeout 300 compute-sanitizer --tool ${t%% *} --error-exitcode 9 $B/tests/${t##* }
       echo "exit $?"
@@ -195,7 +199,7 @@ if [[ " $steps " == *" concurrency "* ]]; then
     $G lab concurrency 2>&1 | tail -60
   } >"$OUT/concurrency.txt" 2>&1
   note "concurrency: $(grep -E 'tests passed|tests failed' "$OUT/concurrency.txt" | tail -1); sanitizer exits: $(grep -A0 '^exit' "$OUT/concurrency.txt" | tr '\n' ' ')"
-  grep -E "gpu_graph:|gpu_lab_concurrency:|ERROR SUMMARY|RACECHECK SUMMARY|^(reduce|vec_dot|triad)|^exit|FAIL|100 x gp_reduce" "$OUT/concurrency.txt" | head -40
+  grep -E "gpu_graph:|gpu_scan:|gpu_lab_concurrency:|ERROR SUMMARY|RACECHECK SUMMARY|^(reduce|vec_dot|triad)|^exit|FAIL|100 x gp_reduce" "$OUT/concurrency.txt" | head -40
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

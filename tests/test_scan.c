@@ -204,5 +204,26 @@ int main(void)
     float cin = 5, cout = 0;
     OK(gp__scan_cpu(GP_REDUCE_SUM, GP_F32, 0, xs, ys, 0, &cin, &cout, 0));
     CHECK(cout == 5, "n = 0 passes the carry: %g", (double)cout);
+    /* the public call on the CPU backend: the reference's bits, and its refusals naming the argument */
+    gp_ctx_t *ctx = NULL;
+    OK(gp_ctx_create(&ctx, GP_DEVICE_CPU));
+    const size_t n = 3 * 4096 + 5;
+    double *hx = malloc(n * 8), *ha = malloc(n * 8), *hb = malloc(n * 8);
+    fill(hx, n, GP_F64, GP_REDUCE_SUM);
+    OK(gp__scan_cpu(GP_REDUCE_SUM, GP_F64, n, hx, ha, 1, NULL, NULL, 0));
+    OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_EXCLUSIVE, n, hx, hb, NULL));
+    CHECK(memcmp(ha, hb, n * 8) == 0, "gp_scan on the CPU = the reference");
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, hx, hx + 1, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "overlap") != NULL, "names the overlap: %s", gp_last_error());
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, NULL, hb, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, (char *)hx + 1, hb, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_MINMAX, GP_F64, GP_SCAN_INCLUSIVE, n, hx, hb, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F16, GP_SCAN_INCLUSIVE, n, hx, hb, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, (gp_scan_kind_t)2, n, hx, hb, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, (size_t)1 << 62, hx, hb, NULL), GP_ERR_OVERFLOW);
+    OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, 0, NULL, NULL, NULL));
+    OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, hb, hb, NULL)); /* in place */
+    OK(gp_ctx_destroy(ctx));
+    free(hx), free(ha), free(hb);
     return tc_finish("test_scan");
 }

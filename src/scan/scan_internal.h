@@ -1,6 +1,6 @@
 /*
  * scan_internal.h — the scan's fixed association order (docs/SCAN.md) and its CPU reference (scan_cpu.c).
- * Groundwork for issue 14: internal only (no public gp_scan yet); the GPU kernel to come must give these bits.
+ * Every backend gives these bits: the CPU reference here, the GPU kernel (scan.cu), behind gp_scan (scan.c).
  *   tile     GP__SCAN_TILE = 256 runs x 16 consecutive elements; a partial tile is padded with the op's exact
  *            two-sided identity (-0.0 for float sums), which changes no bit;
  *   runs     r_k: the left fold of the run's elements 0..k; R_i = the run's last r;
@@ -35,6 +35,11 @@ GP_INTERNAL int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype);
  * last I. parallel: OpenMP over tiles. Returns GP_ERR_UNSUPPORTED for a pair gp__scan_supported refuses. */
 GP_INTERNAL gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                      int exclusive, const void *carry_in, void *carry_out, int parallel);
+
+/* The GPU kernel (scan.cu): one launch, a tile of 256 threads x 16 items per block in ticket order, decoupled
+ * look-back folding predecessors forward (exact in the order above); the workspace holds the tile descriptors. */
+GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                     void *y, int exclusive, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

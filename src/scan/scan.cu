@@ -1,0 +1,270 @@
+/*
+ * scan.cu — the single-pass GPU scan in the association order of scan_internal.h (docs/SCAN.md).
+ *
+ * One block per tile of 4096 elements, 256 threads x 16 consecutive items, tiles taken in ticket order (an atomic
+ * counter) so that every tile a block waits for belongs to a block already running. A tile
+ *   1. loads its items (16-byte vectors when aligned), folds them into its run (r_k), scans the 256 run totals
+ *      (Kogge-Stone by warp shuffles, then the 8 warp totals) and forms L = E (+) r_k — all without other tiles;
+ *   2. publishes its aggregate A_t (its last L), then looks back: lane l of warp 0 reads tile t-1-l's descriptor,
+ *      waits until it holds at least its aggregate, and the nearest tile holding its inclusive prefix I_k is folded
+ *      forward with the aggregates after it, ((I_k (+) A_{k+1}) (+) ...) (+) A_{t-1} = I_{t-1} exactly, whichever
+ *      tile published first (if none of 32 has, the oldest of them is waited for);
+ *   3. publishes I_t = I_{t-1} (+) A_t and writes I_{t-1} (+) L (exclusive: shifted by one, tile 0 starting at the
+ *      identity).
+ * Descriptors (the workspace): a ticket, one flag per tile (0 nothing, 1 aggregate, 2 inclusive), the aggregates and
+ * the inclusive prefixes. A value is written, fenced, then its flag; a reader spins on the flag, fences, then reads.
+ * Float combines are explicitly rounded (no contraction), min / max keep the first NaN and the left operand on ties.
+ */
+#include "scan_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <type_traits>
+
+namespace {
+
+constexpr int THREADS = GP__SCAN_RUNS, ITEMS = GP__SCAN_RUN, TILE = GP__SCAN_TILE;
+
+enum { SUM, PROD, MIN, MAX, AND, OR, XOR };
+
+template <typename T> struct Lim;
+template <> struct Lim<int32_t> { static constexpr int32_t lo = INT32_MIN, hi = INT32_MAX; };
+template <> struct Lim<uint32_t> { static constexpr uint32_t lo = 0, hi = UINT32_MAX; };
+template <> struct Lim<int64_t> { static constexpr int64_t lo = INT64_MIN, hi = INT64_MAX; };
+template <> struct Lim<uint64_t> { static constexpr uint64_t lo = 0, hi = UINT64_MAX; };
+
+template <typename T> struct Unsigned { typedef T type; };
+template <> struct Unsigned<int32_t> { typedef uint32_t type; };
+template <> struct Unsigned<int64_t> { typedef uint64_t type; };
+
+/* combine, padding identity (exact both sides), the exclusive scan's first value */
+template <typename T, int OP> struct Op {
+    typedef typename Unsigned<T>::type U;
+    __device__ static T comb(T a, T b)
+    {
+        switch (OP) {
+        case SUM: return (T)((U)a + (U)b);
+        case PROD: return (T)((U)a * (U)b);
+        case MIN: return b < a ? b : a;
+        case MAX: return b > a ? b : a;
+        case AND: return (T)(a & b);
+        case OR: return (T)(a | b);
+        default: return (T)(a ^ b);
+        }
+    }
+    __device__ static T pad()
+    {
+        return OP == PROD ? (T)1 : OP == MIN ? Lim<T>::hi : OP == MAX ? Lim<T>::lo : OP == AND ? (T)~(U)0 : (T)0;
+    }
+    __device__ static T first() { return pad(); }
+};
+template <int OP> struct Op<float, OP> {
+    __device__ static float comb(float a, float b)
+    {
+        switch (OP) {
+        case SUM: return __fadd_rn(a, b);
+        case PROD: return __fmul_rn(a, b);
+        case MIN: return isnan(a) ? a : isnan(b) ? b : b < a ? b : a;
+        default: return isnan(a) ? a : isnan(b) ? b : b > a ? b : a;
+        }
+    }
+    __device__ static float pad() { return OP == SUM ? -0.0f : OP == PROD ? 1.0f : OP == MIN ? INFINITY : -INFINITY; }
+    __device__ static float first() { return OP == SUM ? 0.0f : pad(); }
+};
+template <int OP> struct Op<double, OP> {
+    __device__ static double comb(double a, double b)
+    {
+        switch (OP) {
+        case SUM: return __dadd_rn(a, b);
+        case PROD: return __dmul_rn(a, b);
+        case MIN: return isnan(a) ? a : isnan(b) ? b : b < a ? b : a;
+        default: return isnan(a) ? a : isnan(b) ? b : b > a ? b : a;
+        }
+    }
+    __device__ static double pad() { return OP == SUM ? -0.0 : OP == PROD ? 1.0 : OP == MIN ? INFINITY : -INFINITY; }
+    __device__ static double first() { return OP == SUM ? 0.0 : pad(); }
+};
+
+template <typename T> __device__ __forceinline__ T vload(const T *p) { return *(const volatile T *)p; }
+
+template <typename T, int OP>
+__global__ void __launch_bounds__(THREADS)
+    k_scan(const T *x, T *y, size_t n, int excl, unsigned *ticket, unsigned *flag, T *agg, T *inc)
+{
+    typedef Op<T, OP> O;
+    __shared__ unsigned s_tile;
+    __shared__ T s_g[THREADS / 32], s_last[THREADS / 32], s_agg, s_pre;
+    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
+    __syncthreads();
+    const size_t t = s_tile, base = t * TILE + (size_t)threadIdx.x * ITEMS;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+    /* 1. the items, the run, the tile scan */
+    T v[ITEMS];
+    if (base + ITEMS <= n && ((uintptr_t)(x + base) & 15) == 0) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(x + base);
+        uint4 w[ITEMS * sizeof(T) / 16];
+#pragma unroll
+        for (int q = 0; q < (int)(ITEMS * sizeof(T) / 16); q++) w[q] = p[q];
+        memcpy(v, w, sizeof v);
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) v[k] = base + k < n ? x[base + k] : O::pad();
+    }
+#pragma unroll
+    for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
+    T S = v[ITEMS - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const T o = __shfl_up_sync(0xffffffffu, S, d);
+        if (lane >= d) S = O::comb(o, S);
+    }
+    if (lane == 31) s_g[warp] = S;
+    __syncthreads();
+    if (warp == 0) {
+        T g = lane < THREADS / 32 ? s_g[lane] : O::pad();
+#pragma unroll
+        for (int d = 1; d < THREADS / 32; d <<= 1) {
+            const T o = __shfl_up_sync(0xffffffffu, g, d);
+            if (lane >= d && lane < THREADS / 32) g = O::comb(o, g);
+        }
+        if (lane < THREADS / 32) s_g[lane] = g;
+    }
+    const T Sprev = __shfl_up_sync(0xffffffffu, S, 1);
+    __syncthreads();
+    if (warp || lane) {
+        const T E = warp && lane ? O::comb(s_g[warp - 1], Sprev) : warp ? s_g[warp - 1] : Sprev;
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) v[k] = O::comb(E, v[k]);
+    }
+    /* the previous thread's last L (the exclusive scan's first item), the tile's aggregate */
+    T prevL = __shfl_up_sync(0xffffffffu, v[ITEMS - 1], 1);
+    if (lane == 31) s_last[warp] = v[ITEMS - 1];
+    if (threadIdx.x == THREADS - 1) s_agg = v[ITEMS - 1];
+    __syncthreads();
+    if (lane == 0 && warp) prevL = s_last[warp - 1];
+
+    /* 2. publish the aggregate, look back, publish the inclusive prefix */
+    if (warp == 0) {
+        const T A = s_agg;
+        T pre = O::pad();
+        if (t == 0) {
+            if (lane == 0) {
+                inc[0] = O::comb(pre, A);
+                __threadfence();
+                atomicExch(flag, 2u);
+            }
+        } else {
+            if (lane == 0) {
+                agg[t] = A;
+                __threadfence();
+                atomicExch(flag + t, 1u);
+            }
+            const bool in = (size_t)lane < t;
+            const size_t p = in ? t - 1 - (size_t)lane : 0;
+            unsigned f = 0;
+            T val = O::pad();
+            if (in) {
+                while ((f = vload(flag + p)) == 0) {
+                }
+                __threadfence();
+                val = f == 2 ? vload(inc + p) : vload(agg + p);
+            }
+            const unsigned m = __ballot_sync(0xffffffffu, in && f == 2);
+            int k = m ? __ffs(m) - 1 : 31;
+            if (!m && lane == 31) { /* no inclusive prefix among 32: the oldest of them will have one */
+                while (vload(flag + p) != 2) {
+                }
+                __threadfence();
+                val = vload(inc + p);
+            }
+            pre = __shfl_sync(0xffffffffu, val, k);
+            for (int l = k - 1; l >= 0; l--) pre = O::comb(pre, __shfl_sync(0xffffffffu, val, l));
+            if (lane == 0) {
+                inc[t] = O::comb(pre, A);
+                __threadfence();
+                atomicExch(flag + t, 2u);
+            }
+        }
+        if (lane == 0) s_pre = pre;
+    }
+    __syncthreads();
+    const T C = s_pre;
+
+    /* 3. the outputs */
+    T out[ITEMS];
+    if (!excl) {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) out[k] = O::comb(C, v[k]);
+    } else {
+        out[0] = threadIdx.x == 0 ? (t == 0 ? O::first() : C) : O::comb(C, prevL);
+#pragma unroll
+        for (int k = 1; k < ITEMS; k++) out[k] = O::comb(C, v[k - 1]);
+    }
+    if (base + ITEMS <= n && ((uintptr_t)(y + base) & 15) == 0) {
+        uint4 w[ITEMS * sizeof(T) / 16];
+        memcpy(w, out, sizeof out);
+        uint4 *p = reinterpret_cast<uint4 *>(y + base);
+#pragma unroll
+        for (int q = 0; q < (int)(ITEMS * sizeof(T) / 16); q++) p[q] = w[q];
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if (base + k < n) y[base + k] = out[k];
+    }
+}
+
+template <typename T, int OP>
+gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, cudaStream_t s)
+{
+    const size_t ntiles = (n + TILE - 1) / TILE;
+    if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
+    /* workspace: the ticket and the flags (zeroed on the stream), then the aggregates and inclusive prefixes */
+    const size_t head = (16 + ntiles * 4 + 15) / 16 * 16, vals = ntiles * sizeof(T);
+    void *ws = NULL;
+    gp_status_t st = gp__workspace(ctx, head + 2 * vals, &ws);
+    if (st != GP_OK) return st;
+    char *w = (char *)ws;
+    cudaError_t e = cudaMemsetAsync(w, 0, 16 + ntiles * 4, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile flags", __FILE__, __LINE__);
+    k_scan<T, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const T *)x, (T *)y, n, excl, (unsigned *)w,
+                                                       (unsigned *)(w + 16), (T *)(w + head), (T *)(w + head + vals));
+    return GP_CHECK_LAUNCH("gp_scan");
+}
+
+template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl,
+                                        cudaStream_t s)
+{
+    switch (op) {
+    case GP_REDUCE_SUM: return launch<T, SUM>(ctx, n, x, y, excl, s);
+    case GP_REDUCE_PROD: return launch<T, PROD>(ctx, n, x, y, excl, s);
+    case GP_REDUCE_MIN: return launch<T, MIN>(ctx, n, x, y, excl, s);
+    case GP_REDUCE_MAX: return launch<T, MAX>(ctx, n, x, y, excl, s);
+    default: break;
+    }
+    if constexpr (std::is_integral<T>::value) { /* the integers: bitwise ops */
+        switch (op) {
+        case GP_REDUCE_AND: return launch<T, AND>(ctx, n, x, y, excl, s);
+        case GP_REDUCE_OR: return launch<T, OR>(ctx, n, x, y, excl, s);
+        case GP_REDUCE_XOR: return launch<T, XOR>(ctx, n, x, y, excl, s);
+        default: break;
+        }
+    }
+    return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: op %d", (int)op);
+}
+
+} // namespace
+
+extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                    void *y, int exclusive, cudaStream_t stream)
+{
+    switch (dtype) {
+    case GP_F32: return by_op<float>(ctx, op, n, x, y, exclusive, stream);
+    case GP_F64: return by_op<double>(ctx, op, n, x, y, exclusive, stream);
+    case GP_I32: return by_op<int32_t>(ctx, op, n, x, y, exclusive, stream);
+    case GP_U32: return by_op<uint32_t>(ctx, op, n, x, y, exclusive, stream);
+    case GP_I64: return by_op<int64_t>(ctx, op, n, x, y, exclusive, stream);
+    case GP_U64: return by_op<uint64_t>(ctx, op, n, x, y, exclusive, stream);
+    default: return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: dtype %s", gp_dtype_name(dtype));
+    }
+}

@@ -1,0 +1,166 @@
+/*
+ * gpu_scan.c — gp_scan on the GPU gives the CPU reference's bits (docs/SCAN.md) for every op x dtype, inclusive and
+ * exclusive, at sizes across the run, tile and look-back-window edges (and 4097 tiles), from misaligned pointers and in
+ * place, outputs poisoned first; twice the same bits; a graph replay the same bits; a u32 sum past 2^32 elements
+ * where memory allows (sampled, exact). Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): small sizes.
+ */
+#include "common.h"
+
+#include "scan/scan_internal.h"
+
+static int g_quick;
+static const size_t k_sizes[] = {1, 2, 17, 4095, 4096, 4097, 33 * 4096 + 5, (1u << 20) + 3, (4097u * 4096) + 11};
+static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_U64};
+static const gp_reduce_op_t k_ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX,
+                                       GP_REDUCE_AND,  GP_REDUCE_OR,   GP_REDUCE_XOR};
+
+static void fill(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = tc_next();
+        switch (dt) {
+        case GP_F32: ((float *)p)[i] = op == GP_REDUCE_PROD ? 1.0f + (float)((double)(r >> 40) * 0x1p-44)
+                                                           : (float)((double)(r >> 40) * 0x1p-23 - 1.0); break;
+        case GP_F64: ((double *)p)[i] = op == GP_REDUCE_PROD ? 1.0 + (double)(r >> 11) * 0x1p-73
+                                                            : (double)(r >> 11) * 0x1p-52 - 1.0; break;
+        case GP_I32: case GP_U32: ((uint32_t *)p)[i] = (uint32_t)(r >> 32); break;
+        default: ((uint64_t *)p)[i] = r; break;
+        }
+    }
+    if ((dt == GP_F32 || dt == GP_F64) && n > 1000)
+        for (int k = 0; k < 3; k++) {
+            const size_t i = tc_next() % n;
+            if (dt == GP_F32) ((float *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0f : 0.0f;
+            else ((double *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0 : 0.0;
+        }
+}
+
+static void test_pairs(gp_ctx_t *ctx, gp_stream_t s)
+{
+    const size_t maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1] + 8;
+    unsigned char *hx = malloc(maxn * 8), *ref = malloc(maxn * 8), *got = malloc(maxn * 8);
+    gp_buffer_t dx, dy;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dy));
+    for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++)
+        for (size_t oi = 0; oi < sizeof k_ops / sizeof k_ops[0]; oi++) {
+            const gp_dtype_t dt = k_types[ti];
+            const gp_reduce_op_t op = k_ops[oi];
+            if (!gp__scan_supported(op, dt)) continue;
+            const size_t es = gp_dtype_size(dt);
+            const long before = tc_fail;
+            for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
+                const size_t n = k_sizes[si];
+                if (g_quick && n > 40000) continue;
+                fill(hx, n, dt, op);
+                for (int excl = 0; excl < 2; excl++)
+                    for (int mode = 0; mode < 3; mode++) { /* 0 aligned, 1 x and y one element off, 2 in place */
+                        const size_t off = mode == 1 ? es : 0;
+                        char *x = (char *)dx.device + off, *y = mode == 2 ? x : (char *)dy.device + off;
+                        OK(gp__scan_cpu(op, dt, n, hx, ref, excl, NULL, NULL, 1));
+                        OK(gp_memcpy_sync(ctx, x, hx, n * es));
+                        if (mode != 2) OK(gp_memset(ctx, y, 0xff, n * es, s));
+                        OK(gp_scan(ctx, op, dt, excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE, n, x, y, s));
+                        OK(gp_stream_sync(ctx, s));
+                        OK(gp_memcpy_sync(ctx, got, y, n * es));
+                        size_t bad = 0, first = 0;
+                        for (size_t i = 0; i < n; i++)
+                            if (memcmp(got + i * es, ref + i * es, es) != 0 && !bad++) first = i;
+                        CHECK(bad == 0, "%s %s n=%zu %s mode %d: %zu differ from the CPU bits, first at %zu",
+                              gp_reduce_op_name(op), gp_dtype_name(dt), n, excl ? "exclusive" : "inclusive", mode, bad,
+                              first);
+                    }
+            }
+            printf("  %-5s %-4s %s\n", gp_reduce_op_name(op), gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
+        }
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy);
+    free(hx), free(ref), free(got);
+}
+
+/* Twice, and replayed from a graph: the same bits (f32 sum, where the order matters most). */
+static void test_determinism(gp_ctx_t *ctx, gp_stream_t s)
+{
+    const size_t n = g_quick ? 100003 : (size_t)(1u << 24) + 77;
+    float *hx = malloc(n * 4), *a = malloc(n * 4), *b = malloc(n * 4);
+    gp_buffer_t dx, dy;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dy));
+    fill(hx, n, GP_F32, GP_REDUCE_SUM);
+    OK(gp_memcpy_sync(ctx, dx.device, hx, n * 4));
+    OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, dx.device, dy.device, s));
+    OK(gp_stream_sync(ctx, s));
+    OK(gp_memcpy_sync(ctx, a, dy.device, n * 4));
+    for (int rep = 0; rep < 3; rep++) {
+        OK(gp_memset(ctx, dy.device, 0xff, n * 4, s));
+        OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, dx.device, dy.device, s));
+        OK(gp_stream_sync(ctx, s));
+        OK(gp_memcpy_sync(ctx, b, dy.device, n * 4));
+        CHECK(memcmp(a, b, n * 4) == 0, "run %d differs", rep);
+    }
+    gp_graph_t *g = NULL;
+    OK(gp_memset(ctx, dy.device, 0xff, n * 4, s));
+    OK(gp_stream_sync(ctx, s));
+    OK(gp_graph_begin(ctx, s));
+    OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, dx.device, dy.device, s));
+    OK(gp_graph_end(ctx, &g));
+    if (g) {
+        OK(gp_graph_launch(g, s));
+        OK(gp_graph_launch(g, s));
+        OK(gp_stream_sync(ctx, s));
+        OK(gp_memcpy_sync(ctx, b, dy.device, n * 4));
+        CHECK(memcmp(a, b, n * 4) == 0, "graph replay differs");
+        OK(gp_graph_destroy(g));
+    }
+    printf("  %-10s %s\n", "determinism, graph replay", "done");
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy);
+    free(hx), free(a), free(b);
+}
+
+/* Past 2^32 elements, in place: u32 words 0x01010101, so y[i] = (i + 1) * 0x01010101 mod 2^32 (sampled). */
+static void test_huge(gp_ctx_t *ctx, gp_stream_t s)
+{
+    const size_t n = ((size_t)1 << 32) + 4097;
+    gp_device_info_t info;
+    OK(gp_device_info(gp_ctx_device(ctx), &info));
+    if (g_quick || info.free_mem_bytes < n * 4 + ((size_t)2 << 30)) {
+        printf("  n = 2^32 + 4097: skipped (%s)\n", g_quick ? "quick" : "not enough free memory");
+        return;
+    }
+    gp_buffer_t d;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &d));
+    OK(gp_memset(ctx, d.device, 0x01, n * 4, s));
+    OK(gp_scan(ctx, GP_REDUCE_SUM, GP_U32, GP_SCAN_INCLUSIVE, n, d.device, d.device, s));
+    OK(gp_stream_sync(ctx, s));
+    size_t bad = 0;
+    for (int k = 0; k < 4096; k++) {
+        const size_t i = k < 16 ? n - 1 - (size_t)k : k < 32 ? ((size_t)1 << 32) - 16 + (size_t)(k - 16)
+                                                     : tc_next() % n;
+        uint32_t v = 0;
+        OK(gp_memcpy_sync(ctx, &v, (uint32_t *)d.device + i, 4));
+        bad += v != (uint32_t)((uint64_t)(i + 1) * 0x01010101u);
+    }
+    CHECK(bad == 0, "n = 2^32 + 4097: %zu of 4096 samples wrong", bad);
+    printf("  n = 2^32 + 4097 (u32 sum in place): %s\n", bad ? "FAILED" : "ok");
+    gp_mem_free(ctx, &d);
+}
+
+int main(void)
+{
+    tc_require_gpu("gpu_scan");
+    tc_seed("gpu_scan");
+    g_quick = getenv("GP_TEST_QUICK") != NULL;
+    gp_ctx_t *ctx = NULL;
+    REQUIRE(gp_ctx_create(&ctx, 0) == GP_OK, "GPU context");
+    gp_stream_t s = NULL;
+    OK(gp_stream_create(ctx, &s));
+    test_pairs(ctx, s);
+    test_determinism(ctx, s);
+    test_huge(ctx, s);
+    /* errors */
+    float f[4];
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_ARGMAX, GP_F32, GP_SCAN_INCLUSIVE, 4, f, f, s), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F32, (gp_scan_kind_t)7, 4, f, f, s), GP_ERR_INVALID_ARG);
+    OK(gp_stream_destroy(ctx, s));
+    OK(gp_ctx_destroy(ctx));
+    return tc_finish("gpu_scan");
+}
