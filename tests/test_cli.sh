@@ -40,6 +40,9 @@ json_ok "$tmp/out" && ok || bad "bench reduce --json is not JSON"
 grep -q '"op": "argmax"' "$tmp/out" && ok || bad "bench reduce json lacks argmax"
 expect_rc 2 "bench reduce bad n" "$g" bench reduce -n 0
 
+expect_rc 0 "bench scan cpu" "$g" bench scan -d cpu -n 5000 --reps 1 --warmup 0 --csv
+[ "$(grep -c '^sum,f32' "$tmp/out")" = 3 ] && grep -q '^exclusive sum,u32' "$tmp/out" && ok || bad "bench scan rows: $(cat "$tmp/out")"
+expect_rc 2 "bench scan bad n" "$g" bench scan -n 0
 expect_rc 2 "bench graph on the CPU" "$g" bench graph -d cpu
 expect_rc 2 "bench graph bad calls" "$g" bench graph --calls 0
 "$g" bench graph --calls 10 -n 1000 --reps 3 --warmup 1 --json >"$tmp/out" 2>"$tmp/err"; rc=$?

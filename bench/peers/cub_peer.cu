@@ -50,6 +50,9 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
                                                   ::cuda::std::plus<unsigned long long>(), ToU64(), 0ull, s);
     case GP_PEER_SCAN_MAT2_F32:
         return cub::DeviceScan::InclusiveScan(temp, bytes, (const Mat2 *)x, (Mat2 *)g_scan_out, Mat2Mul(), nn, s);
+    case GP_PEER_SCAN_SUM_F32: return cub::DeviceScan::InclusiveSum(temp, bytes, (const float *)x, (float *)out, nn, s);
+    case GP_PEER_EXSCAN_SUM_U32:
+        return cub::DeviceScan::ExclusiveSum(temp, bytes, (const unsigned *)x, (unsigned *)out, nn, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -58,7 +61,8 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
 extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
 {
     static const char *const names[] = {"cub::Sum f32", "cub::Sum i32", "cub::Max f32", "cub::Min i32",
-                                        "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2"};
+                                        "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2",
+                                        "cub::InclusiveSum f32", "cub::ExclusiveSum u32"};
     return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
 }
 

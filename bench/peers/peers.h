@@ -32,6 +32,8 @@ typedef enum {
     GP_PEER_SUM_U8_U64,  /* DeviceReduce::TransformReduce, uint8 -> uint64 sum */
     GP_PEER_SCAN_MAT2_F32, /* DeviceScan::InclusiveScan of 2x2 f32 matrix products (its last element is the ordered
                               reduction; CUB has no non-commutative reduce). Writes n matrices to its own buffer. */
+    GP_PEER_SCAN_SUM_F32,  /* DeviceScan::InclusiveSum, float: n floats into out_dev (the peer of gp_scan) */
+    GP_PEER_EXSCAN_SUM_U32, /* DeviceScan::ExclusiveSum, unsigned: n words into out_dev */
     GP_PEER_REDUCE_COUNT
 } gp_peer_reduce_t;
 int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);

@@ -1,0 +1,154 @@
+/*
+ * cmd_bench_scan.c — `gpuprim bench scan`: gp_scan against CUB's DeviceScan in the same run, with the D2D copy ceiling
+ * (a scan reads and writes every element once, like a copy): inclusive sum f32 and exclusive sum u32 at n (default
+ * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20). GB/s counts bytes read + written; ratio =
+ * CUB time / our time (> 1: we are faster). Every result is checked: on a GPU, bit for bit against the CPU backend
+ * (the same association order, docs/SCAN.md), and the u32 exclusive sum also against CUB's.
+ */
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sjob {
+    gp_ctx_t *ctx;
+    gp_reduce_op_t op;
+    gp_dtype_t dtype;
+    gp_scan_kind_t kind;
+    size_t n;
+    void *x, *y, *peer_out;
+    gp_peer_reduce_t peer;
+    char err[256];
+} sjob_t;
+
+static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
+{
+    sjob_t *j = u;
+    (void)rep;
+    return gp_scan(j->ctx, j->op, j->dtype, j->kind, j->n, j->x, j->y, s);
+}
+
+static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
+{
+    sjob_t *j = u;
+    (void)rep;
+    return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+}
+
+typedef struct scase {
+    gp_reduce_op_t op;
+    gp_dtype_t dt;
+    gp_scan_kind_t kind;
+    size_t n;
+    int peer; /* a gp_peer_reduce_t, or -1 */
+} scase_t;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench scan [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
+               "  gp_scan against cub::DeviceScan (InclusiveSum f32, ExclusiveSum u32) and the D2D copy, same run:\n"
+               "  inclusive sum f32, exclusive sum u32, inclusive max f32 at n (default 2^28; 2^22 on the CPU\n"
+               "  backend), inclusive sum f64 at n / 2, and f32 sums at 2^10 .. 2^20. Each result is checked bit for\n"
+               "  bit against the CPU backend (on a GPU).\n");
+}
+
+int bench_scan(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    const char *o_n = NULL;
+    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench scan", COMMON_ALL, NULL, opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    size_t n = 0;
+    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 32)))
+        return bad_value("bench scan", "-n", "an element count 1 .. 2^32", o_n);
+    gp_ctx_t *ctx = NULL, *cpu = NULL;
+    report_t r;
+    char desc[512];
+    int rc = bench_begin("gpuprim bench scan", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceScan) from the CUDA toolkit" : "none on the CPU backend");
+    report_meta(&r, "check", "%s", gpu ? "bits = the CPU backend (docs/SCAN.md); u32 also = CUB" : "the CPU backend");
+    bench_ceilings_t ce = {0, 0, 0};
+    if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK ||
+        (gpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK)) {
+        fprintf(stderr, "gpuprim bench scan: %s\n", gp_last_error());
+        report_free(&r);
+        gp_ctx_destroy(ctx);
+        return EXIT_FAIL;
+    }
+    scase_t cases[16];
+    int nc = 0;
+    cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32};
+    cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_U32, GP_SCAN_EXCLUSIVE, n, GP_PEER_EXSCAN_SUM_U32};
+    cases[nc++] = (scase_t){GP_REDUCE_MAX, GP_F32, GP_SCAN_INCLUSIVE, n, -1};
+    cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1, -1};
+    for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
+        cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32};
+    static bench_bars_t bars;
+    bars.n = 0;
+    for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
+        const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), bytes = m * es;
+        gp_buffer_t bx = {0}, by = {0}, bp = {0};
+        sjob_t j = {ctx, cases[ci].op, cases[ci].dt, cases[ci].kind, m, NULL, NULL, NULL,
+                    (gp_peer_reduce_t)(cases[ci].peer < 0 ? 0 : cases[ci].peer), ""};
+        const int has_peer = gpu && cases[ci].peer >= 0;
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
+            (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bp) != GP_OK) ||
+            bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 || cases[ci].dt == GP_F64 ? cases[ci].dt : GP_U32,
+                              5 + (unsigned)ci) != GP_OK) {
+            fprintf(stderr, "gpuprim bench scan: %zu bytes: %s\n", bytes, gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        j.x = bx.device, j.y = by.device, j.peer_out = bp.device;
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
+            fprintf(stderr, "gpuprim bench scan: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        if (rc == EXIT_OK && has_peer &&
+            (gp_peer_reduce_prepare(NULL, j.peer, m, j.err) != 0 ||
+             bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench scan: %s\n", j.err);
+            rc = EXIT_FAIL;
+        }
+        /* the check: our output's bits against the CPU backend's on the same input (and CUB's for u32) */
+        int same = 1;
+        if (rc == EXIT_OK && gpu) {
+            void *hx = malloc(bytes), *ho = malloc(bytes), *hr = malloc(bytes);
+            same = hx && ho && hr && gp_memcpy_sync(ctx, hx, bx.device, bytes) == GP_OK &&
+                       gp_memcpy_sync(ctx, ho, by.device, bytes) == GP_OK &&
+                       gp_scan(cpu, j.op, j.dtype, j.kind, m, hx, hr, NULL) == GP_OK && memcmp(ho, hr, bytes) == 0;
+            if (same && j.dtype == GP_U32 && has_peer)
+                same = gp_memcpy_sync(ctx, hr, bp.device, bytes) == GP_OK && memcmp(ho, hr, bytes) == 0;
+            if (!same) rc = EXIT_MISMATCH;
+            free(hx), free(ho), free(hr);
+        }
+        if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+            char name[48];
+            snprintf(name, sizeof name, "%s%s%s", j.kind == GP_SCAN_EXCLUSIVE ? "exclusive " : "",
+                     gp_reduce_op_name(j.op), same ? "" : " CHECK FAILED");
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, 2.0 * (double)bytes, &so, &ce,
+                    has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
+            bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, so.median_ms), "%s %s n=%zu", name,
+                           gp_dtype_name(j.dtype), m);
+            if (has_peer) bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
+        }
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp);
+    }
+    if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+        report_print(&r, c.fmt, stdout);
+        if (c.svg && svg_bar_chart(c.svg, "gpuprim bench scan", "GB/s (read + write)", bars.labels, bars.values,
+                                   bars.n, ce.d2d_gbs, "D2D cudaMemcpy") != 0 && rc == EXIT_OK)
+            rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim bench scan: a result differs from the CPU backend's bits\n");
+    report_free(&r);
+    gp_ctx_destroy(cpu);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
