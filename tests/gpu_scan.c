@@ -4,7 +4,7 @@
  * place, outputs poisoned first; twice the same bits; a graph replay the same bits; a u32 sum past 2^32 elements
  * where memory allows (sampled, exact). Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): small sizes.
  */
-#include "common.h"
+#include "scan_common.h"
 
 #include "scan/scan_internal.h"
 
@@ -13,27 +13,6 @@ static const size_t k_sizes[] = {1, 2, 17, 4095, 4096, 4097, 33 * 4096 + 5, (1u 
 static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_U64};
 static const gp_reduce_op_t k_ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX,
                                        GP_REDUCE_AND,  GP_REDUCE_OR,   GP_REDUCE_XOR};
-
-static void fill(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
-{
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t r = tc_next();
-        switch (dt) {
-        case GP_F32: ((float *)p)[i] = op == GP_REDUCE_PROD ? 1.0f + (float)((double)(r >> 40) * 0x1p-44)
-                                                           : (float)((double)(r >> 40) * 0x1p-23 - 1.0); break;
-        case GP_F64: ((double *)p)[i] = op == GP_REDUCE_PROD ? 1.0 + (double)(r >> 11) * 0x1p-73
-                                                            : (double)(r >> 11) * 0x1p-52 - 1.0; break;
-        case GP_I32: case GP_U32: ((uint32_t *)p)[i] = (uint32_t)(r >> 32); break;
-        default: ((uint64_t *)p)[i] = r; break;
-        }
-    }
-    if ((dt == GP_F32 || dt == GP_F64) && n > 1000)
-        for (int k = 0; k < 3; k++) {
-            const size_t i = tc_next() % n;
-            if (dt == GP_F32) ((float *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0f : 0.0f;
-            else ((double *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0 : 0.0;
-        }
-}
 
 static void test_pairs(gp_ctx_t *ctx, gp_stream_t s)
 {
@@ -52,7 +31,7 @@ static void test_pairs(gp_ctx_t *ctx, gp_stream_t s)
             for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
                 const size_t n = k_sizes[si];
                 if (g_quick && n > 40000) continue;
-                fill(hx, n, dt, op);
+                scan_fill(hx, n, dt, op);
                 for (int excl = 0; excl < 2; excl++)
                     for (int mode = 0; mode < 3; mode++) { /* 0 aligned, 1 x and y one element off, 2 in place */
                         const size_t off = mode == 1 ? es : 0;
@@ -85,7 +64,7 @@ static void test_determinism(gp_ctx_t *ctx, gp_stream_t s)
     gp_buffer_t dx, dy;
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dx));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dy));
-    fill(hx, n, GP_F32, GP_REDUCE_SUM);
+    scan_fill(hx, n, GP_F32, GP_REDUCE_SUM);
     OK(gp_memcpy_sync(ctx, dx.device, hx, n * 4));
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, dx.device, dy.device, s));
     OK(gp_stream_sync(ctx, s));

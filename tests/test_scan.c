@@ -5,7 +5,7 @@
  * re-implementation of the documented association order; serial = parallel, in place = out of place, exclusive =
  * the shifted inclusive, and a scan resumed from the carry of whole tiles = one pass. Sizes cross the tile edges.
  */
-#include "common.h"
+#include "scan_common.h"
 
 #include "scan/scan_internal.h"
 
@@ -16,29 +16,6 @@ static const size_t k_sizes[] = {0, 1, 2, 15, 16, 17, 31, 4095, 4096, 4097, 3 * 
 static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_U64};
 static const gp_reduce_op_t k_ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX,
                                        GP_REDUCE_AND,  GP_REDUCE_OR,   GP_REDUCE_XOR};
-
-static void fill(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
-{
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t r = tc_next();
-        switch (dt) {
-        case GP_F32: ((float *)p)[i] = op == GP_REDUCE_PROD ? 1.0f + (float)((double)(r >> 40) * 0x1p-44)
-                                                           : (float)((double)(r >> 40) * 0x1p-23 - 1.0); break;
-        case GP_F64: ((double *)p)[i] = op == GP_REDUCE_PROD ? 1.0 + (double)(r >> 11) * 0x1p-73
-                                                            : (double)(r >> 11) * 0x1p-52 - 1.0; break;
-        case GP_I32: case GP_U32: ((uint32_t *)p)[i] = (uint32_t)(r >> 32); break;
-        default: ((uint64_t *)p)[i] = r; break;
-        }
-    }
-    /* a few NaNs and signed zeros in float min / max */
-    if ((dt == GP_F32 || dt == GP_F64) && (op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) && n > 100) {
-        for (int k = 0; k < 3; k++) {
-            const size_t i = tc_next() % n;
-            if (dt == GP_F32) ((float *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0f : 0.0f;
-            else ((double *)p)[i] = k == 0 ? NAN : k == 1 ? -0.0 : 0.0;
-        }
-    }
-}
 
 /* Element i of an array as unsigned bits / as long double. */
 static uint64_t ubits(const void *p, gp_dtype_t dt, size_t i)
@@ -126,7 +103,7 @@ static void test_pair(gp_reduce_op_t op, gp_dtype_t dt)
     const int is_float = dt == GP_F32 || dt == GP_F64;
     for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
         const size_t n = k_sizes[si];
-        fill(x, n, dt, op);
+        scan_fill(x, n, dt, op);
         tc_poison(a, maxn * es), tc_poison(b, maxn * es), tc_poison(e, maxn * es);
         OK(gp__scan_cpu(op, dt, n, x, a, 0, NULL, NULL, 0));
         OK(gp__scan_cpu(op, dt, n, x, b, 0, NULL, NULL, 1));
@@ -209,7 +186,7 @@ int main(void)
     OK(gp_ctx_create(&ctx, GP_DEVICE_CPU));
     const size_t n = 3 * 4096 + 5;
     double *hx = malloc(n * 8), *ha = malloc(n * 8), *hb = malloc(n * 8);
-    fill(hx, n, GP_F64, GP_REDUCE_SUM);
+    scan_fill(hx, n, GP_F64, GP_REDUCE_SUM);
     OK(gp__scan_cpu(GP_REDUCE_SUM, GP_F64, n, hx, ha, 1, NULL, NULL, 0));
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_EXCLUSIVE, n, hx, hb, NULL));
     CHECK(memcmp(ha, hb, n * 8) == 0, "gp_scan on the CPU = the reference");
