@@ -448,6 +448,17 @@ void sec_timers(Lab &L)
 }
 
 /* ---------------------------------------------------------------------------------------------- graphs */
+/* A k_add node of one 32-thread block; args = {&c, &v} (CUDA copies them when the node is made or set). */
+cudaKernelNodeParams add_node(void **args)
+{
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)k_add;
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(32);
+    kp.kernelParams = args;
+    return kp;
+}
+
 void sec_graphs(Lab &L)
 {
     lab_run_t *r = L.r;
@@ -472,12 +483,8 @@ void sec_graphs(Lab &L)
         cudaGraphNode_t prev = NULL, first = NULL;
         int one = 1;
         for (int i = 0; ok && i < K; i++) {
-            cudaKernelNodeParams kp = {};
             void *args[] = {&d, &one};
-            kp.func = (void *)k_add;
-            kp.gridDim = dim3(1);
-            kp.blockDim = dim3(32);
-            kp.kernelParams = args;
+            const cudaKernelNodeParams kp = add_node(args);
             cudaGraphNode_t node;
             ok = CK(cudaGraphAddKernelNode(&node, ge, prev ? &prev : NULL, prev ? 1 : 0, &kp));
             if (!first) first = node;
@@ -512,12 +519,8 @@ void sec_graphs(Lab &L)
         /* update in place: the first node now adds 5 (kernel-node parameters of the instantiated graph) */
         if (ok && first) {
             int five = 5;
-            cudaKernelNodeParams kp = {};
             void *args[] = {&d, &five};
-            kp.func = (void *)k_add;
-            kp.gridDim = dim3(1);
-            kp.blockDim = dim3(32);
-            kp.kernelParams = args;
+            const cudaKernelNodeParams kp = add_node(args);
             const double t0 = host_now();
             ok = CK(cudaGraphExecKernelNodeSetParams(xe, first, &kp));
             const double tu = host_now() - t0;

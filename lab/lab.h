@@ -172,6 +172,8 @@ int svg_bar_chart(const char *path, const char *title, const char *unit, const c
 /* A one-line device description ("NVIDIA H200 (sm_90, 132 SMs), driver 13.0" or the CPU model). */
 void describe_device(gp_ctx_t *ctx, char *out, size_t len);
 void today(char *out, size_t len); /* YYYY-MM-DD */
+/* A report's "device" (describe_device) and "date" (today) lines: every bench, lab and data report starts so. */
+void report_meta_device(report_t *r, gp_ctx_t *ctx);
 
 /* ---------------------------------------------------------------------------------------------- topics */
 /* An option a topic takes beyond the runner's own (-d, --reps, --warmup, --json, --csv, --svg, --list, --help). */

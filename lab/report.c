@@ -464,6 +464,15 @@ void today(char *out, size_t len)
     strftime(out, len, "%Y-%m-%d", &tm);
 }
 
+void report_meta_device(report_t *r, gp_ctx_t *ctx)
+{
+    char desc[512], date[16];
+    describe_device(ctx, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(r, "device", "%s", desc);
+    report_meta(r, "date", "%s", date);
+}
+
 /* ---------------------------------------------------------------------------------------------- line charts */
 static double chart_x(const lab_chart_t *c, double x) { return c->logx ? log2(x > 0 ? x : 1e-300) : x; }
 

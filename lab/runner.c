@@ -21,13 +21,9 @@ const char *lab_opt(const lab_run_t *r, const char *name)
 
 void lab_begin(lab_run_t *r, const char *title, const char *const *cols, const int *numeric, int ncols)
 {
-    char desc[512], date[16];
     report_free(&r->report);
     report_init(&r->report, title, cols, numeric, ncols);
-    describe_device(r->gpu ? r->gpu : r->cpu, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r->report, "device", "%s", desc);
-    report_meta(&r->report, "date", "%s", date);
+    report_meta_device(&r->report, r->gpu ? r->gpu : r->cpu);
 }
 
 lab_chart_t *lab_chart(lab_run_t *r, const char *title, const char *xlabel, const char *ylabel, int logx)

@@ -58,32 +58,29 @@ template <typename T, int OP> struct Op {
     }
     __device__ static T first() { return pad(); }
 };
-template <int OP> struct Op<float, OP> {
-    __device__ static float comb(float a, float b)
+/* floats: explicitly rounded sums and products (no contraction); min / max keep the first NaN, the left on ties */
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+template <typename F, int OP> struct FloatOp {
+    __device__ static F comb(F a, F b)
     {
         switch (OP) {
-        case SUM: return __fadd_rn(a, b);
-        case PROD: return __fmul_rn(a, b);
+        case SUM: return add_rn(a, b);
+        case PROD: return mul_rn(a, b);
         case MIN: return isnan(a) ? a : isnan(b) ? b : b < a ? b : a;
         default: return isnan(a) ? a : isnan(b) ? b : b > a ? b : a;
         }
     }
-    __device__ static float pad() { return OP == SUM ? -0.0f : OP == PROD ? 1.0f : OP == MIN ? INFINITY : -INFINITY; }
-    __device__ static float first() { return OP == SUM ? 0.0f : pad(); }
-};
-template <int OP> struct Op<double, OP> {
-    __device__ static double comb(double a, double b)
+    __device__ static F pad()
     {
-        switch (OP) {
-        case SUM: return __dadd_rn(a, b);
-        case PROD: return __dmul_rn(a, b);
-        case MIN: return isnan(a) ? a : isnan(b) ? b : b < a ? b : a;
-        default: return isnan(a) ? a : isnan(b) ? b : b > a ? b : a;
-        }
+        return OP == SUM ? (F)-0.0 : OP == PROD ? (F)1 : OP == MIN ? (F)INFINITY : (F)-INFINITY;
     }
-    __device__ static double pad() { return OP == SUM ? -0.0 : OP == PROD ? 1.0 : OP == MIN ? INFINITY : -INFINITY; }
-    __device__ static double first() { return OP == SUM ? 0.0 : pad(); }
+    __device__ static F first() { return OP == SUM ? (F)0 : pad(); }
 };
+template <int OP> struct Op<float, OP> : FloatOp<float, OP> {};
+template <int OP> struct Op<double, OP> : FloatOp<double, OP> {};
 
 template <typename T> __device__ __forceinline__ T vload(const T *p) { return *(const volatile T *)p; }
 

@@ -54,11 +54,8 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
     if (c->reps < 0) c->reps = gpu ? 20 : 3;
     if (c->warmup < 0) c->warmup = gpu ? 3 : 1;
     report_init(r, title, cols, num, ncols);
-    char date[16];
-    describe_device(*ctx, desc, dlen);
-    today(date, sizeof date);
-    report_meta(r, "device", "%s", desc);
-    report_meta(r, "date", "%s", date);
+    describe_device(*ctx, desc, dlen); /* the caller's copy, for its chart titles */
+    report_meta_device(r, *ctx);
     report_meta(r, "timing", "median of %d after %d warm-up; %s", c->reps, c->warmup,
                 inputs ? inputs : "inputs rotated over > 2x L2; GB/s = 1e9 B/s");
     return EXIT_OK;

@@ -170,11 +170,7 @@ int cmd_bandwidth(int argc, char **argv)
     static const int num[] = {0, 0, 0, 1, 1, 1, 1};
     report_t r;
     report_init(&r, "gpuprim bandwidth", cols, num, 7);
-    char desc[512], date[16];
-    describe_device(ctx, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
+    report_meta_device(&r, ctx);
     report_meta(&r, "timing", "median of %d after %d warm-up; GB/s = 1e9 B/s", c.reps, c.warmup);
 
     int rc = EXIT_OK;

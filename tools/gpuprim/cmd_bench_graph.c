@@ -85,11 +85,7 @@ int bench_graph(int argc, char **argv)
     static const int num[] = {0, 1, 1, 1, 1, 1, 0};
     report_t r;
     report_init(&r, "gpuprim bench graph", cols, num, 7);
-    char desc[512], date[16];
-    describe_device(ctx, desc, sizeof desc);
-    today(date, sizeof date);
-    report_meta(&r, "device", "%s", desc);
-    report_meta(&r, "date", "%s", date);
+    report_meta_device(&r, ctx);
     report_meta(&r, "timing", "host wall clock per call, issue to stream synchronize; median of %d after %d warm-up",
                 c.reps, c.warmup);
     gp_stream_t s = NULL;
