@@ -186,12 +186,6 @@ if [[ " $steps " == *" concurrency "* ]]; then
   G=$B/gpuprim
   {
     (cd $B && ctest -V --timeout 900 -R 'gpu_graph|gpu_scan|gpu_lab_concurrency|test_core|test_scan|cli$')
-    for t in "memcheck gpu_graph" "racecheck gpu_graph" "synccheck gpu_graph" "memcheck gpu_lab_concurrency" \
-             "memcheck gpu_scan" "racecheck gpu_scan"; do
-      echo "=== compute-sanitizer --tool $t"
-      GP_TEST_QUICK=1 timeout 300 compute-sanitizer --tool ${t%% *} --error-exitcode 9 $B/tests/${t##* }
-      echo "exit $?"
-    done
     echo "### gpuprim bench graph"; $G bench graph
     echo "### gpuprim lab concurrency"; t0=$SECONDS
     $G lab concurrency --svg "$OUT/lab_concurrency.svg" --json >"$OUT/lab_concurrency.json"
@@ -200,6 +194,43 @@ if [[ " $steps " == *" concurrency "* ]]; then
   } >"$OUT/concurrency.txt" 2>&1
   note "concurrency: $(grep -E 'tests passed|tests failed' "$OUT/concurrency.txt" | tail -1); sanitizer exits: $(grep -A0 '^exit' "$OUT/concurrency.txt" | tr '\n' ' ')"
   grep -E "gpu_graph:|gpu_scan:|gpu_lab_concurrency:|ERROR SUMMARY|RACECHECK SUMMARY|^(reduce|vec_dot|triad)|^exit|FAIL|100 x gp_reduce" "$OUT/concurrency.txt" | head -40
+fi
+
+if [[ " $steps " == *" consan "* ]]; then
+  # the sanitizer runs of issue 13 and 14's GPU tests (quick sizes), separate from "concurrency" to fit one call.
+  for t in "memcheck gpu_graph" "racecheck gpu_graph" "synccheck gpu_graph" "memcheck gpu_lab_concurrency" \
+           "memcheck gpu_scan" "racecheck gpu_scan" "synccheck gpu_scan"; do
+    echo "=== compute-sanitizer --tool $t" >>"$OUT/consan.txt"
+    GP_TEST_QUICK=1 timeout 150 compute-sanitizer --tool ${t%% *} --error-exitcode 9 $B/tests/${t##* } >>"$OUT/consan.txt" 2>&1
+    rc=$?
+    note "compute-sanitizer $t: exit $rc, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/consan.txt" | tail -1)"
+  done
+fi
+
+if [[ " $steps " == *" scan "* ]]; then
+  # issue 14: bench scan twice (spread), and torch.cumsum / cupy.cumsum as extra peers at 2^28 f32.
+  G=$B/gpuprim
+  {
+    echo "### gpuprim bench scan"; $G bench scan
+    echo; echo "### gpuprim bench scan (again: spread)"; $G bench scan
+    echo; echo "### torch.cumsum f32 2^28 (CUDA events, median of 20)"
+    python3 - <<'PY'
+import torch
+n = 1 << 28
+x = torch.rand(n, device="cuda")
+y = torch.empty_like(x)
+for name, f in [("torch.cumsum f32", lambda: torch.cumsum(x, 0, out=y))]:
+    for _ in range(3): f()
+    ts = []
+    for _ in range(20):
+        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
+    ts.sort(); ms = ts[len(ts) // 2]
+    print(f"{name:20s} n=2^28  {ms * 1e3:9.1f} us  {2 * 4 * n / ms / 1e6:8.1f} GB/s")
+PY
+  } >"$OUT/scan.txt" 2>&1
+  note "scan: $(grep -c '^[a-z]' "$OUT/scan.txt") rows"
+  grep -vE '^\s*$' "$OUT/scan.txt" | grep -vE '^#' | head -40
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

@@ -85,6 +85,7 @@ gp_status_t gp_ctx_create(gp_ctx_t **out, int device)
         }
         GP_CUDA_TRY(cudaSetDevice(device));
         GP_CUDA_TRY(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
+        GP_CUDA_TRY(cudaDeviceGetAttribute(&ctx->cc_major, cudaDevAttrComputeCapabilityMajor, device));
         GP_CUDA_TRY(cudaDeviceGetAttribute(&ctx->max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
         GP_CUDA_TRY(cudaDeviceGetAttribute(&ctx->l2_bytes, cudaDevAttrL2CacheSize, device));
         GP_CUDA_TRY(cudaDeviceGetAttribute(&ctx->unified_addressing, cudaDevAttrUnifiedAddressing, device));

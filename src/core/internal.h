@@ -19,6 +19,7 @@ extern "C" {
 struct gp_ctx {
     int device;                  /* ordinal or GP_DEVICE_CPU */
     int sm_count;
+    int cc_major;                /* compute capability major (9: Hopper, programmatic dependent launch) */
     int max_threads_per_sm;
     int l2_bytes;
     int unified_addressing;

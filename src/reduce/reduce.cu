@@ -263,8 +263,16 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
     constexpr size_t TILE = GP__REDUCE_TILE_BYTES / sizeof(T);
     const unsigned l = threadIdx.x;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* Launched as a programmatic dependent (gp_reduce on sm_90): wait here until the previous kernel on the stream
+     * has finished and its writes are visible, and let the next such launch be scheduled while this one runs (it
+     * waits at this line in turn). Without the launch attribute both are no-ops. */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+    S s = R::identity();
     for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
-        S s = R::identity();
+        s = R::identity();
         const size_t base = k * TILE;
         if (aligned && base + TILE <= n) {
             const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
@@ -284,7 +292,7 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
             }
         }
         s = block_tree<OP, T>(s);
-        if (l == 0) R::put(partials, k, s);
+        if (l == 0 && !(fold && ntiles == 1)) R::put(partials, k, s);
     }
     if (!fold) return;
 
@@ -300,7 +308,7 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
         if (!last) return;
         __threadfence();
     }
-    size_t m = ntiles;
+    size_t m = ntiles; /* one tile: its result is still in thread 0's s (never stored) */
     while (m > 1) {
         const size_t groups = (m + GP__REDUCE_GROUP - 1) / GP__REDUCE_GROUP;
         for (size_t g = 0; g < groups; g++) {
@@ -311,7 +319,7 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
         m = groups;
     }
     if (l == 0) {
-        const S s = R::get(partials, 0);
+        if (ntiles > 1) s = R::get(partials, 0);
         unsigned long long v = 0, v2 = 0;
         memcpy(&v, &s.v, sizeof s.v);
         if (OP == GP_REDUCE_MINMAX) memcpy(&v2, &s.v2, sizeof s.v2);
@@ -688,10 +696,23 @@ template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
     void *ws = NULL;
     gp_status_t st = gp__workspace(ctx, ntiles * R::SLOTS * 8 + 64, &ws);
     if (st != GP_OK) return st;
-    reduce_tiles<OP, T><<<grid, GP__REDUCE_LANES, 0, a.stream>>>((const T *)a.x, a.n, ntiles, aligned,
-                                                                 (unsigned long long *)ws,
-                                                                 ctx->counters + GP__COUNTER_REDUCE, a.result, a.acc,
-                                                                 0, 1);
+    /* On sm_90 a programmatic dependent launch: a chain of calls (a captured graph above all) overlaps each
+     * kernel's launch with the previous one's tail; the kernel waits for the previous one before touching memory. */
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(GP__REDUCE_LANES);
+    cfg.stream = a.stream;
+    if (ctx->cc_major >= 9) {
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+    }
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, reduce_tiles<OP, T>, (const T *)a.x, a.n, ntiles, aligned,
+                                             (unsigned long long *)ws, ctx->counters + GP__COUNTER_REDUCE, a.result,
+                                             a.acc, 0LL, 1);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_reduce", __FILE__, __LINE__);
     return GP_CHECK_LAUNCH("gp_reduce");
 }
 

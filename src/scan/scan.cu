@@ -82,15 +82,61 @@ template <typename F, int OP> struct FloatOp {
 template <int OP> struct Op<float, OP> : FloatOp<float, OP> {};
 template <int OP> struct Op<double, OP> : FloatOp<double, OP> {};
 
-template <typename T> __device__ __forceinline__ T vload(const T *p) { return *(const volatile T *)p; }
+/* A tile descriptor: one 8-byte word per 4 bytes of T, each word {status << 32 | 32 bits of the value}, status 0
+ * (nothing yet), 1 (the aggregate A_t) or 2 (the inclusive prefix I_t). A word is one single-copy-atomic access, so a
+ * reader that sees a status sees the value stored with it: no fences. An 8-byte T spans two words written together;
+ * a reader takes them only when both carry the same status (the same publication). */
+template <typename T> struct Desc {
+    static constexpr int WORDS = sizeof(T) / 4;
+    static __device__ __forceinline__ void put(unsigned long long *d, size_t t, unsigned status, T v)
+    {
+        unsigned h[WORDS];
+        memcpy(h, &v, sizeof v);
+        unsigned long long *p = d + (size_t)WORDS * t;
+        if (WORDS == 1) {
+            const unsigned long long w = (unsigned long long)status << 32 | h[0];
+            asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+        } else {
+            const unsigned long long w0 = (unsigned long long)status << 32 | h[0],
+                                     w1 = (unsigned long long)status << 32 | h[WORDS - 1];
+            asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w0), "l"(w1) : "memory");
+        }
+    }
+    /* the status (0 while the words disagree) and the value */
+    static __device__ __forceinline__ unsigned get(const unsigned long long *d, size_t t, T *v)
+    {
+        const unsigned long long *p = d + (size_t)WORDS * t;
+        unsigned h[WORDS];
+        unsigned st;
+        if (WORDS == 1) {
+            unsigned long long w;
+            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+            h[0] = (unsigned)w;
+            st = (unsigned)(w >> 32);
+        } else {
+            unsigned long long w0, w1;
+            asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(p) : "memory");
+            h[0] = (unsigned)w0;
+            h[WORDS - 1] = (unsigned)w1;
+            st = (w0 >> 32) == (w1 >> 32) ? (unsigned)(w0 >> 32) : 0u;
+        }
+        memcpy(v, h, sizeof *v);
+        return st;
+    }
+};
+
+/* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
+constexpr int LOOKBACK_WINDOWS = 8;
 
 template <typename T, int OP>
 __global__ void __launch_bounds__(THREADS)
-    k_scan(const T *x, T *y, size_t n, int excl, unsigned *ticket, unsigned *flag, T *agg, T *inc)
+    k_scan(const T *x, T *y, size_t n, int excl, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
+    typedef Desc<T> D;
     __shared__ unsigned s_tile;
     __shared__ T s_g[THREADS / 32], s_last[THREADS / 32], s_agg, s_pre;
+    __shared__ T s_win[LOOKBACK_WINDOWS * 32];
     if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
     __syncthreads();
     const size_t t = s_tile, base = t * TILE + (size_t)threadIdx.x * ITEMS;
@@ -146,41 +192,46 @@ __global__ void __launch_bounds__(THREADS)
         const T A = s_agg;
         T pre = O::pad();
         if (t == 0) {
-            if (lane == 0) {
-                inc[0] = O::comb(pre, A);
-                __threadfence();
-                atomicExch(flag, 2u);
-            }
+            if (lane == 0) D::put(desc, 0, 2u, O::comb(pre, A));
         } else {
-            if (lane == 0) {
-                agg[t] = A;
-                __threadfence();
-                atomicExch(flag + t, 1u);
-            }
-            const bool in = (size_t)lane < t;
-            const size_t p = in ? t - 1 - (size_t)lane : 0;
-            unsigned f = 0;
-            T val = O::pad();
-            if (in) {
-                while ((f = vload(flag + p)) == 0) {
+            if (lane == 0) D::put(desc, t, 1u, A);
+            /* window w: lane l holds tile t - 1 - 32 w - l (tiles below 0 do not exist: tile 0 is inclusive, so a
+             * window that reaches it stops there). Each lane waits for at least the aggregate; the nearest tile
+             * holding its inclusive prefix ends the look-back; after LOOKBACK_WINDOWS windows without one, the
+             * oldest tile of the last window is waited for. */
+            int w = 0, k = 31;
+            for (;; w++) {
+                const long long p = (long long)t - 1 - 32LL * w - lane;
+                unsigned f = 2u;
+                T val = O::pad();
+                if (p >= 0) {
+                    while ((f = D::get(desc, (size_t)p, &val)) == 0u) {
+                    }
                 }
-                __threadfence();
-                val = f == 2 ? vload(inc + p) : vload(agg + p);
-            }
-            const unsigned m = __ballot_sync(0xffffffffu, in && f == 2);
-            int k = m ? __ffs(m) - 1 : 31;
-            if (!m && lane == 31) { /* no inclusive prefix among 32: the oldest of them will have one */
-                while (vload(flag + p) != 2) {
+                unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
+                if (!m && w == LOOKBACK_WINDOWS - 1) {
+                    if (lane == 31)
+                        while (D::get(desc, (size_t)p, &val) != 2u) {
+                        }
+                    m = 1u << 31;
                 }
-                __threadfence();
-                val = vload(inc + p);
+                s_win[w * 32 + lane] = val;
+                if (m) {
+                    k = __ffs(m) - 1;
+                    break;
+                }
             }
-            pre = __shfl_sync(0xffffffffu, val, k);
-            for (int l = k - 1; l >= 0; l--) pre = O::comb(pre, __shfl_sync(0xffffffffu, val, l));
-            if (lane == 0) {
-                inc[t] = O::comb(pre, A);
-                __threadfence();
-                atomicExch(flag + t, 2u);
+            __syncwarp();
+            if (lane == 0) { /* fold forward from I_{t-1-32w-k}: ((I (+) A) (+) A ...) (+) A_{t-1} = I_{t-1} */
+                const T *sw = s_win + w * 32;
+                pre = sw[k];
+                for (int l = k - 1; l >= 0; l--) pre = O::comb(pre, sw[l]);
+                for (int ww = w - 1; ww >= 0; ww--) {
+                    const T *sv = s_win + ww * 32;
+#pragma unroll
+                    for (int l = 31; l >= 0; l--) pre = O::comb(pre, sv[l]);
+                }
+                D::put(desc, t, 2u, O::comb(pre, A));
             }
         }
         if (lane == 0) s_pre = pre;
@@ -216,16 +267,16 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, cu
 {
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
-    /* workspace: the ticket and the flags (zeroed on the stream), then the aggregates and inclusive prefixes */
-    const size_t head = (16 + ntiles * 4 + 15) / 16 * 16, vals = ntiles * sizeof(T);
+    /* workspace: the ticket, then the tile descriptors; all zeroed on the stream */
+    const size_t bytes = 16 + ntiles * Desc<T>::WORDS * 8;
     void *ws = NULL;
-    gp_status_t st = gp__workspace(ctx, head + 2 * vals, &ws);
+    gp_status_t st = gp__workspace(ctx, bytes, &ws);
     if (st != GP_OK) return st;
     char *w = (char *)ws;
-    cudaError_t e = cudaMemsetAsync(w, 0, 16 + ntiles * 4, s);
-    if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile flags", __FILE__, __LINE__);
+    cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
     k_scan<T, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const T *)x, (T *)y, n, excl, (unsigned *)w,
-                                                       (unsigned *)(w + 16), (T *)(w + head), (T *)(w + head + vals));
+                                                       (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
 
