@@ -95,48 +95,41 @@ template <typename T> struct Desc {
         unsigned long long *p = d + (size_t)WORDS * t;
         if (WORDS == 1) {
             const unsigned long long w = (unsigned long long)status << 32 | h[0];
-            asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w));
+            asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
         } else {
             const unsigned long long w0 = (unsigned long long)status << 32 | h[0],
                                      w1 = (unsigned long long)status << 32 | h[WORDS - 1];
-            asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w0), "l"(w1));
-        }
-    }
-    /* the raw words of tile t (issued without waiting: several may be in flight) */
-    static __device__ __forceinline__ void load(const unsigned long long *d, size_t t, unsigned long long (&w)[WORDS])
-    {
-        const unsigned long long *p = d + (size_t)WORDS * t;
-        if constexpr (WORDS == 1) {
-            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w[0]) : "l"(p) : "memory");
-        } else {
-            asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+            asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w0), "l"(w1) : "memory");
         }
     }
     /* the status (0 while the words disagree) and the value */
-    static __device__ __forceinline__ unsigned decode(const unsigned long long (&w)[WORDS], T *v)
-    {
-        unsigned h[WORDS];
-        h[0] = (unsigned)w[0];
-        h[WORDS - 1] = (unsigned)w[WORDS - 1];
-        memcpy(v, h, sizeof *v);
-        return (w[0] >> 32) == (w[WORDS - 1] >> 32) ? (unsigned)(w[0] >> 32) : 0u;
-    }
     static __device__ __forceinline__ unsigned get(const unsigned long long *d, size_t t, T *v)
     {
-        unsigned long long w[WORDS];
-        load(d, t, w);
-        return decode(w, v);
+        const unsigned long long *p = d + (size_t)WORDS * t;
+        unsigned h[WORDS];
+        unsigned st;
+        if (WORDS == 1) {
+            unsigned long long w;
+            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+            h[0] = (unsigned)w;
+            st = (unsigned)(w >> 32);
+        } else {
+            unsigned long long w0, w1;
+            asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(p) : "memory");
+            h[0] = (unsigned)w0;
+            h[WORDS - 1] = (unsigned)w1;
+            st = (w0 >> 32) == (w1 >> 32) ? (unsigned)(w0 >> 32) : 0u;
+        }
+        memcpy(v, h, sizeof *v);
+        return st;
     }
 };
 
-/* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix, and how
- * many windows' loads it issues at once (more holds more registers in every thread: 2 keeps f32 at 40, 6 blocks per
- * SM, the bound below). */
-constexpr int LOOKBACK_WINDOWS = 16;
-constexpr int LOOKBACK_BATCH = 2;
+/* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
+constexpr int LOOKBACK_WINDOWS = 8;
 
 template <typename T, int OP>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
+__global__ void __launch_bounds__(THREADS)
     k_scan(const T *x, T *y, size_t n, int excl, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
@@ -203,58 +196,40 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
         } else {
             if (lane == 0) D::put(desc, t, 1u, A);
             /* window w: lane l holds tile t - 1 - 32 w - l (tiles below 0 do not exist: tile 0 is inclusive, so a
-             * window that reaches it stops there). The loads of BATCH windows are issued together; each lane waits
-             * for at least the aggregate; the nearest tile holding its inclusive prefix ends the look-back; after
-             * LOOKBACK_WINDOWS windows without one, the oldest tile of the last window is waited for. */
-            constexpr int BATCH = LOOKBACK_BATCH;
+             * window that reaches it stops there). Each lane waits for at least the aggregate; the nearest tile
+             * holding its inclusive prefix ends the look-back; after LOOKBACK_WINDOWS windows without one, the
+             * oldest tile of the last window is waited for. */
             int w = 0, k = 31;
-            for (int w0 = 0; w0 < LOOKBACK_WINDOWS; w0 += BATCH) {
-                unsigned long long raw[BATCH][D::WORDS];
-#pragma unroll
-                for (int b = 0; b < BATCH; b++) {
-                    const long long p = (long long)t - 1 - 32LL * (w0 + b) - lane;
-                    if (p >= 0) D::load(desc, (size_t)p, raw[b]);
-                }
-                bool found = false;
-#pragma unroll
-                for (int b = 0; b < BATCH; b++) {
-                    w = w0 + b;
-                    const long long p = (long long)t - 1 - 32LL * w - lane;
-                    unsigned f = 2u;
-                    T val = O::pad();
-                    if (p >= 0) {
-                        f = D::decode(raw[b], &val);
-                        while (f == 0u) f = D::get(desc, (size_t)p, &val);
-                    }
-                    unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
-                    if (!m && w == LOOKBACK_WINDOWS - 1) {
-                        if (lane == 31)
-                            while (D::get(desc, (size_t)p, &val) != 2u) {
-                            }
-                        m = 1u << 31;
-                    }
-                    s_win[w * 32 + lane] = val;
-                    if (m) {
-                        k = __ffs(m) - 1;
-                        found = true;
-                        break;
+            for (;; w++) {
+                const long long p = (long long)t - 1 - 32LL * w - lane;
+                unsigned f = 2u;
+                T val = O::pad();
+                if (p >= 0) {
+                    while ((f = D::get(desc, (size_t)p, &val)) == 0u) {
                     }
                 }
-                if (found) break;
+                unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
+                if (!m && w == LOOKBACK_WINDOWS - 1) {
+                    if (lane == 31)
+                        while (D::get(desc, (size_t)p, &val) != 2u) {
+                        }
+                    m = 1u << 31;
+                }
+                s_win[w * 32 + lane] = val;
+                if (m) {
+                    k = __ffs(m) - 1;
+                    break;
+                }
             }
             __syncwarp();
             if (lane == 0) {
                 /* fold forward from I_{t-1-32w-k}: ((I (+) A) (+) A ...) (+) A_{t-1} = I_{t-1}. s_win[j] holds tile
                  * t-1-j, so the aggregates after the inclusive prefix are s_win[32w+k-1] down to s_win[0]. This serial
-                 * chain is the look-back's critical path; every prefix it passes is that tile's I_j, the same bits
-                 * the tile computes itself, so it is published on the way (status 2): the tiles behind find an
-                 * inclusive prefix near them instead of folding the same chain again. */
+                 * chain is the look-back's critical path (every tile waiting behind the nearest inclusive prefix
+                 * folds it): the unrolled loads run ahead of the dependent combines, one combine's latency a step. */
                 pre = s_win[w * 32 + k];
-#pragma unroll 4
-                for (int j = w * 32 + k - 1; j >= 0; j--) {
-                    pre = O::comb(pre, s_win[j]);
-                    D::put(desc, t - 1 - (size_t)j, 2u, pre);
-                }
+#pragma unroll 8
+                for (int j = w * 32 + k - 1; j >= 0; j--) pre = O::comb(pre, s_win[j]);
                 D::put(desc, t, 2u, O::comb(pre, A));
             }
         }
