@@ -224,9 +224,9 @@ __global__ void __launch_bounds__(THREADS)
             __syncwarp();
             if (lane == 0) {
                 /* fold forward from I_{t-1-32w-k}: ((I (+) A) (+) A ...) (+) A_{t-1} = I_{t-1}. s_win[j] holds tile
-                 * t-1-j, so the aggregates after the inclusive prefix are s_win[32w+k-1] down to s_win[0]. This serial
-                 * chain is the look-back's critical path (every tile waiting behind the nearest inclusive prefix
-                 * folds it): the unrolled loads run ahead of the dependent combines, one combine's latency a step. */
+                 * t-1-j, so the aggregates after the inclusive prefix are s_win[32w+k-1] down to s_win[0] (a serial chain:
+                 * float sums do not reassociate). Unrolled so the shared loads run ahead of the combines; measured on
+                 * an H200 this fold is not what limits the kernel (docs/PERFORMANCE.md, "Scans"). */
                 pre = s_win[w * 32 + k];
 #pragma unroll 8
                 for (int j = w * 32 + k - 1; j >= 0; j--) pre = O::comb(pre, s_win[j]);
