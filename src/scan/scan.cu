@@ -3,16 +3,18 @@
  *
  * One block per tile of 4096 elements, 256 threads x 16 consecutive items, tiles taken in ticket order (an atomic
  * counter) so that every tile a block waits for belongs to a block already running. A tile
- *   1. loads its items (16-byte vectors when aligned), folds them into its run (r_k), scans the 256 run totals
- *      (Kogge-Stone by warp shuffles, then the 8 warp totals) and forms L = E (+) r_k — all without other tiles;
- *   2. publishes its aggregate A_t (its last L), then looks back: lane l of warp 0 reads tile t-1-l's descriptor,
- *      waits until it holds at least its aggregate, and the nearest tile holding its inclusive prefix I_k is folded
- *      forward with the aggregates after it, ((I_k (+) A_{k+1}) (+) ...) (+) A_{t-1} = I_{t-1} exactly, whichever
- *      tile published first (if none of 32 has, the oldest of them is waited for);
+ *   1. loads its items warp-striped (16-byte vectors, coalesced) into shared memory, each thread takes its 16
+ *      consecutive items from there, folds them into its run (r_k), scans the 256 run totals (Kogge-Stone by warp
+ *      shuffles, then the 8 warp totals) and forms L = E (+) r_k — all without other tiles; the L values wait in
+ *      shared memory during the look-back;
+ *   2. publishes its aggregate A_t (its last L), then looks back: lane l of warp 0 reads tile t-1-32w-l's descriptor
+ *      (window w = 0, 1, ...), waits until it holds at least its aggregate, and the nearest tile holding its
+ *      inclusive prefix I_k is folded forward with the aggregates after it, ((I_k (+) A_{k+1}) (+) ...) (+) A_{t-1}
+ *      = I_{t-1} exactly, whichever tile published first (after LOOKBACK_WINDOWS windows without one, the oldest
+ *      tile read is waited for);
  *   3. publishes I_t = I_{t-1} (+) A_t and writes I_{t-1} (+) L (exclusive: shifted by one, tile 0 starting at the
- *      identity).
- * Descriptors (the workspace): a ticket, one flag per tile (0 nothing, 1 aggregate, 2 inclusive), the aggregates and
- * the inclusive prefixes. A value is written, fenced, then its flag; a reader spins on the flag, fences, then reads.
+ *      identity) back through shared memory, coalesced.
+ * Descriptors (the workspace): a ticket, then per tile {status, value} words (Desc below): no fences.
  * Float combines are explicitly rounded (no contraction), min / max keep the first NaN and the left operand on ties.
  */
 #include "scan_internal.h"
@@ -129,7 +131,7 @@ template <typename T> struct Desc {
 constexpr int LOOKBACK_WINDOWS = 8;
 
 template <typename T, int OP>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
     k_scan(const T *x, T *y, size_t n, int excl, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
@@ -137,22 +139,40 @@ __global__ void __launch_bounds__(THREADS)
     __shared__ unsigned s_tile;
     __shared__ T s_g[THREADS / 32], s_last[THREADS / 32], s_agg, s_pre;
     __shared__ T s_win[LOOKBACK_WINDOWS * 32];
+    /* the tile's items in 16-byte chunks: global memory is read and written warp-striped (coalesced), each thread
+     * takes its 16 consecutive items from here; the chunk order is swizzled so both patterns are free of bank
+     * conflicts */
+    constexpr int CHUNKS = ITEMS * (int)sizeof(T) / 16, PER_CHUNK = 16 / (int)sizeof(T);
+    __shared__ uint4 s_items[THREADS * CHUNKS];
+    const auto swz = [](int c) { return c ^ ((c >> 3) & (CHUNKS - 1)); };
     if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
     __syncthreads();
-    const size_t t = s_tile, base = t * TILE + (size_t)threadIdx.x * ITEMS;
+    const size_t t = s_tile, t0 = t * TILE;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-    /* 1. the items, the run, the tile scan */
+    /* 1. the items (coalesced through shared memory), the run, the tile scan */
     T v[ITEMS];
-    if (base + ITEMS <= n && ((uintptr_t)(x + base) & 15) == 0) {
-        const uint4 *p = reinterpret_cast<const uint4 *>(x + base);
-        uint4 w[ITEMS * sizeof(T) / 16];
+    {
+        if (t0 + TILE <= n && ((uintptr_t)(x + t0) & 15) == 0) {
+            const uint4 *p = reinterpret_cast<const uint4 *>(x + t0);
+            uint4 w[CHUNKS];
 #pragma unroll
-        for (int q = 0; q < (int)(ITEMS * sizeof(T) / 16); q++) w[q] = p[q];
+            for (int i = 0; i < CHUNKS; i++) w[i] = p[i * THREADS + threadIdx.x];
+#pragma unroll
+            for (int i = 0; i < CHUNKS; i++) s_items[swz(i * THREADS + threadIdx.x)] = w[i];
+        } else {
+            T *se = reinterpret_cast<T *>(s_items);
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                const int e = i * THREADS + threadIdx.x;
+                se[swz(e / PER_CHUNK) * PER_CHUNK + e % PER_CHUNK] = t0 + e < n ? x[t0 + e] : O::pad();
+            }
+        }
+        __syncthreads();
+        uint4 w[CHUNKS];
+#pragma unroll
+        for (int q = 0; q < CHUNKS; q++) w[q] = s_items[swz(threadIdx.x * CHUNKS + q)];
         memcpy(v, w, sizeof v);
-    } else {
-#pragma unroll
-        for (int k = 0; k < ITEMS; k++) v[k] = base + k < n ? x[base + k] : O::pad();
     }
 #pragma unroll
     for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
@@ -186,6 +206,12 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x == THREADS - 1) s_agg = v[ITEMS - 1];
     __syncthreads();
     if (lane == 0 && warp) prevL = s_last[warp - 1];
+    { /* the L values wait in shared memory (the thread's own chunks) while warp 0 looks back: fewer registers */
+        uint4 w[CHUNKS];
+        memcpy(w, v, sizeof v);
+#pragma unroll
+        for (int q = 0; q < CHUNKS; q++) s_items[swz(threadIdx.x * CHUNKS + q)] = w[q];
+    }
 
     /* 2. publish the aggregate, look back, publish the inclusive prefix */
     if (warp == 0) {
@@ -239,25 +265,40 @@ __global__ void __launch_bounds__(THREADS)
     const T C = s_pre;
 
     /* 3. the outputs */
-    T out[ITEMS];
+    {
+        uint4 w[CHUNKS];
+#pragma unroll
+        for (int q = 0; q < CHUNKS; q++) w[q] = s_items[swz(threadIdx.x * CHUNKS + q)];
+        memcpy(v, w, sizeof v);
+    }
+    /* in place: the exclusive scan shifts by one, from the last item down */
     if (!excl) {
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) out[k] = O::comb(C, v[k]);
+        for (int k = 0; k < ITEMS; k++) v[k] = O::comb(C, v[k]);
     } else {
-        out[0] = threadIdx.x == 0 ? (t == 0 ? O::first() : C) : O::comb(C, prevL);
 #pragma unroll
-        for (int k = 1; k < ITEMS; k++) out[k] = O::comb(C, v[k - 1]);
+        for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(C, v[k - 1]);
+        v[0] = threadIdx.x == 0 ? (t == 0 ? O::first() : C) : O::comb(C, prevL);
     }
-    if (base + ITEMS <= n && ((uintptr_t)(y + base) & 15) == 0) {
-        uint4 w[ITEMS * sizeof(T) / 16];
-        memcpy(w, out, sizeof out);
-        uint4 *p = reinterpret_cast<uint4 *>(y + base);
+    /* back through shared memory (each thread its own chunks, read long before), then coalesced stores */
+    {
+        uint4 w[CHUNKS];
+        memcpy(w, v, sizeof v);
 #pragma unroll
-        for (int q = 0; q < (int)(ITEMS * sizeof(T) / 16); q++) p[q] = w[q];
-    } else {
+        for (int q = 0; q < CHUNKS; q++) s_items[swz(threadIdx.x * CHUNKS + q)] = w[q];
+        __syncthreads();
+        if (t0 + TILE <= n && ((uintptr_t)(y + t0) & 15) == 0) {
+            uint4 *p = reinterpret_cast<uint4 *>(y + t0);
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++)
-            if (base + k < n) y[base + k] = out[k];
+            for (int i = 0; i < CHUNKS; i++) p[i * THREADS + threadIdx.x] = s_items[swz(i * THREADS + threadIdx.x)];
+        } else {
+            const T *se = reinterpret_cast<const T *>(s_items);
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                const int e = i * THREADS + threadIdx.x;
+                if (t0 + e < n) y[t0 + e] = se[swz(e / PER_CHUNK) * PER_CHUNK + e % PER_CHUNK];
+            }
+        }
     }
 }
 
