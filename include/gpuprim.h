@@ -414,6 +414,22 @@ typedef enum gp_scan_kind { GP_SCAN_INCLUSIVE = 0, GP_SCAN_EXCLUSIVE = 1 } gp_sc
 GP_API gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
                            const void *x, void *y, gp_stream_t stream);
 
+/* A scan of an array that arrives in pieces (a file larger than memory, a stream): each push scans its piece
+ * continuing from the ones before, and the bits equal one gp_scan over the whole array. Every push but the last must
+ * hold a multiple of GP_SCAN_GRANULE elements (whole tiles of the association order: docs/SCAN.md); a push after a
+ * partial one is refused. Pushes may come on different streams: each waits for the previous one. x and y as in
+ * gp_scan (y == x allowed). gp_scanner_total_sync gives the inclusive result of everything pushed so far (the
+ * exclusive scan's first value when nothing was); gp_scanner_reset starts a new array. Not inside a graph capture. */
+#define GP_SCAN_GRANULE 4096
+typedef struct gp_scanner gp_scanner_t;
+GP_API gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
+                                     gp_scanner_t **scanner);
+GP_API gp_status_t gp_scanner_push(gp_scanner_t *scanner, size_t n, const void *x, void *y, gp_stream_t stream);
+GP_API gp_status_t gp_scanner_total_sync(gp_scanner_t *scanner, void *value_host);
+GP_API size_t gp_scanner_count(const gp_scanner_t *scanner); /* elements pushed since create / reset */
+GP_API void gp_scanner_reset(gp_scanner_t *scanner);
+GP_API void gp_scanner_destroy(gp_scanner_t *scanner);
+
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:
  * below (values under the first edge), above (at or over the last edge) and NaN. count_dtype GP_U32 (wrapping modulo
@@ -514,6 +530,12 @@ typedef struct gp_array_desc {
 GP_API gp_status_t gp_npy_parse_header(const void *buf, size_t len, gp_array_desc_t *desc);
 /* Total header bytes (= data offset) from the first len >= 12 bytes (10 suffice for version 1.x). */
 GP_API gp_status_t gp_npy_header_size(const void *buf, size_t len, size_t *header_bytes);
+/* Formats the .npy header of an array (little-endian data of dtype and shape) into buf (cap bytes): magic, version,
+ * the dict, padded with spaces to a multiple of 64 bytes and to at least min_bytes (0: as short as the format
+ * allows), so a writer that learns the shape only at the end can reserve the room and rewrite it in place. *bytes =
+ * its length (= the data offset). GP_ERR_INVALID_ARG when cap is too small (saying how much is needed). */
+GP_API gp_status_t gp_npy_header(gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,
+                                 size_t min_bytes, void *buf, size_t cap, size_t *bytes);
 /* Parses the header of the .npy file at path and checks that the file holds all its elements. */
 GP_API gp_status_t gp_npy_inspect(const char *path, gp_array_desc_t *desc);
 /* Reads the whole array into *data (malloc'd; release with free()), in host byte order and file element order. */

@@ -387,24 +387,18 @@ static const char *npy_descr(gp_dtype_t dt)
     }
 }
 
-gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,
-                        const void *data)
+gp_status_t gp_npy_header(gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order, size_t min_bytes,
+                          void *buf, size_t cap, size_t *bytes)
 {
-    static const char fn[] = "gp_npy_save";
-    GP_ARG_NONNULL(fn, path);
+    static const char fn[] = "gp_npy_header";
+    GP_ARG_NONNULL(fn, buf);
+    GP_ARG_NONNULL(fn, bytes);
     if ((unsigned)dtype >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d", fn, (int)dtype);
     const char *descr = npy_descr(dtype);
     if (descr == NULL) return gp__error(GP_ERR_UNSUPPORTED, "%s: %s has no .npy descriptor", fn, gp_dtype_name(dtype));
     if (ndim < 0 || ndim > GP_NPY_MAX_DIMS) return gp__error(GP_ERR_INVALID_ARG, "%s: ndim %d", fn, ndim);
     if (ndim > 0) GP_ARG_NONNULL(fn, shape);
-    if (host_big_endian()) return gp__error(GP_ERR_UNSUPPORTED, "%s: big-endian hosts are not supported", fn);
-    size_t count = 1;
-    for (int i = 0; i < ndim; i++)
-        if (!gp__mul_ok(count, shape[i], &count))
-            return gp__error(GP_ERR_OVERFLOW, "%s: the shape's element count overflows", fn);
-    size_t bytes;
-    if (!gp__mul_ok(count, gp_dtype_size(dtype), &bytes)) return gp__error(GP_ERR_OVERFLOW, "%s: size overflows", fn);
-    if (bytes > 0) GP_ARG_NONNULL(fn, data);
+    if (min_bytes > ((size_t)1 << 30)) return gp__error(GP_ERR_INVALID_ARG, "%s: min_bytes %zu", fn, min_bytes);
     char dict[64 + 24 * GP_NPY_MAX_DIMS];
     int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (", descr,
                        fortran_order ? "True" : "False");
@@ -414,13 +408,19 @@ gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size
     len += snprintf(dict + len, sizeof dict - (size_t)len, "), }");
     if (len <= 0 || (size_t)len >= sizeof dict) /* cannot happen for GP_NPY_MAX_DIMS dims; says so to the compiler */
         return gp__error(GP_ERR_INVALID_ARG, "%s: header dict too long", fn);
-    /* Pad with spaces so magic + length + dict + '\n' is a multiple of 64. */
-    size_t pre = 10, total = pre + (size_t)len + 1;
+    /* Pad with spaces so magic + length + dict + '\n' is a multiple of 64 (and at least min_bytes). */
+    size_t pre = 10, total = (pre + (size_t)len + 1 + 63) / 64 * 64;
+    if (total < min_bytes) total = (min_bytes + 63) / 64 * 64;
     int major = 1;
-    if ((total + 63) / 64 * 64 - pre > 65535) major = 2, pre = 12;
-    total = (pre + (size_t)len + 1 + 63) / 64 * 64;
-    size_t hlen = total - pre;
-    unsigned char head[12 + sizeof dict + 64];
+    if (total - pre > 65535) {
+        major = 2, pre = 12;
+        total = (pre + (size_t)len + 1 + 63) / 64 * 64;
+        if (total < min_bytes) total = (min_bytes + 63) / 64 * 64;
+    }
+    if (total > cap)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: the header needs %zu bytes, the buffer holds %zu", fn, total, cap);
+    const size_t hlen = total - pre;
+    unsigned char *head = buf;
     memcpy(head, k_magic, 6);
     head[6] = (unsigned char)major;
     head[7] = 0;
@@ -433,6 +433,31 @@ gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size
     memcpy(head + pre, dict, (size_t)len);
     memset(head + pre + len, ' ', total - pre - (size_t)len - 1);
     head[total - 1] = '\n';
+    *bytes = total;
+    return GP_OK;
+}
+
+gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,
+                        const void *data)
+{
+    static const char fn[] = "gp_npy_save";
+    GP_ARG_NONNULL(fn, path);
+    if ((unsigned)dtype >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d", fn, (int)dtype);
+    if (npy_descr(dtype) == NULL)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s has no .npy descriptor", fn, gp_dtype_name(dtype));
+    if (ndim < 0 || ndim > GP_NPY_MAX_DIMS) return gp__error(GP_ERR_INVALID_ARG, "%s: ndim %d", fn, ndim);
+    if (ndim > 0) GP_ARG_NONNULL(fn, shape);
+    if (host_big_endian()) return gp__error(GP_ERR_UNSUPPORTED, "%s: big-endian hosts are not supported", fn);
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++)
+        if (!gp__mul_ok(count, shape[i], &count))
+            return gp__error(GP_ERR_OVERFLOW, "%s: the shape's element count overflows", fn);
+    size_t bytes;
+    if (!gp__mul_ok(count, gp_dtype_size(dtype), &bytes)) return gp__error(GP_ERR_OVERFLOW, "%s: size overflows", fn);
+    if (bytes > 0) GP_ARG_NONNULL(fn, data);
+    unsigned char head[256 + 24 * GP_NPY_MAX_DIMS];
+    size_t total = 0;
+    GP_TRY_RET(gp_npy_header(dtype, ndim, shape, fortran_order, 0, head, sizeof head, &total));
     /* Written whole or not at all: a temporary beside path, renamed over it once every byte is on its way. */
     char tmp[4096];
     FILE *f = NULL;

@@ -132,7 +132,7 @@ constexpr int LOOKBACK_WINDOWS = 8;
 
 template <typename T, int OP>
 __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
-    k_scan(const T *x, T *y, size_t n, int excl, unsigned *ticket, unsigned long long *desc)
+    k_scan(const T *x, T *y, size_t n, int excl, const T *cin, T *cout, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
     typedef Desc<T> D;
@@ -216,9 +216,11 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
     /* 2. publish the aggregate, look back, publish the inclusive prefix */
     if (warp == 0) {
         const T A = s_agg;
-        T pre = O::pad();
+        T pre = O::pad(), inc = pre;
         if (t == 0) {
-            if (lane == 0) D::put(desc, 0, 2u, O::comb(pre, A));
+            if (cin) pre = *cin; /* a carry in: I_{-1}, the last inclusive value of the pieces before */
+            inc = O::comb(pre, A);
+            if (lane == 0) D::put(desc, 0, 2u, inc);
         } else {
             if (lane == 0) D::put(desc, t, 1u, A);
             /* window w: lane l holds tile t - 1 - 32 w - l (tiles below 0 do not exist: tile 0 is inclusive, so a
@@ -256,10 +258,14 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
                 pre = s_win[w * 32 + k];
 #pragma unroll 8
                 for (int j = w * 32 + k - 1; j >= 0; j--) pre = O::comb(pre, s_win[j]);
-                D::put(desc, t, 2u, O::comb(pre, A));
+                inc = O::comb(pre, A);
+                D::put(desc, t, 2u, inc);
             }
         }
-        if (lane == 0) s_pre = pre;
+        if (lane == 0) {
+            s_pre = pre;
+            if (cout && t == gridDim.x - 1) *cout = inc; /* the carry out: I of the last tile */
+        }
     }
     __syncthreads();
     const T C = s_pre;
@@ -278,7 +284,7 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
     } else {
 #pragma unroll
         for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(C, v[k - 1]);
-        v[0] = threadIdx.x == 0 ? (t == 0 ? O::first() : C) : O::comb(C, prevL);
+        v[0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : C) : O::comb(C, prevL);
     }
     /* back through shared memory (each thread its own chunks, read long before), then coalesced stores */
     {
@@ -303,7 +309,8 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
 }
 
 template <typename T, int OP>
-gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, cudaStream_t s)
+gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, const void *cin, void *cout,
+                   cudaStream_t s)
 {
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
@@ -315,26 +322,28 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, cu
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
-    k_scan<T, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const T *)x, (T *)y, n, excl, (unsigned *)w,
+    k_scan<T, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const T *)x, (T *)y, n, excl, (const T *)cin, (T *)cout,
+                                                       (unsigned *)w,
                                                        (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
 
 template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl,
+                                        const void *cin, void *cout,
                                         cudaStream_t s)
 {
     switch (op) {
-    case GP_REDUCE_SUM: return launch<T, SUM>(ctx, n, x, y, excl, s);
-    case GP_REDUCE_PROD: return launch<T, PROD>(ctx, n, x, y, excl, s);
-    case GP_REDUCE_MIN: return launch<T, MIN>(ctx, n, x, y, excl, s);
-    case GP_REDUCE_MAX: return launch<T, MAX>(ctx, n, x, y, excl, s);
+    case GP_REDUCE_SUM: return launch<T, SUM>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_PROD: return launch<T, PROD>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_MIN: return launch<T, MIN>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_MAX: return launch<T, MAX>(ctx, n, x, y, excl, cin, cout, s);
     default: break;
     }
     if constexpr (std::is_integral<T>::value) { /* the integers: bitwise ops */
         switch (op) {
-        case GP_REDUCE_AND: return launch<T, AND>(ctx, n, x, y, excl, s);
-        case GP_REDUCE_OR: return launch<T, OR>(ctx, n, x, y, excl, s);
-        case GP_REDUCE_XOR: return launch<T, XOR>(ctx, n, x, y, excl, s);
+        case GP_REDUCE_AND: return launch<T, AND>(ctx, n, x, y, excl, cin, cout, s);
+        case GP_REDUCE_OR: return launch<T, OR>(ctx, n, x, y, excl, cin, cout, s);
+        case GP_REDUCE_XOR: return launch<T, XOR>(ctx, n, x, y, excl, cin, cout, s);
         default: break;
         }
     }
@@ -344,15 +353,16 @@ template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t
 } // namespace
 
 extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                                    void *y, int exclusive, cudaStream_t stream)
+                                    void *y, int exclusive, const void *carry_in, void *carry_out,
+                                    cudaStream_t stream)
 {
     switch (dtype) {
-    case GP_F32: return by_op<float>(ctx, op, n, x, y, exclusive, stream);
-    case GP_F64: return by_op<double>(ctx, op, n, x, y, exclusive, stream);
-    case GP_I32: return by_op<int32_t>(ctx, op, n, x, y, exclusive, stream);
-    case GP_U32: return by_op<uint32_t>(ctx, op, n, x, y, exclusive, stream);
-    case GP_I64: return by_op<int64_t>(ctx, op, n, x, y, exclusive, stream);
-    case GP_U64: return by_op<uint64_t>(ctx, op, n, x, y, exclusive, stream);
+    case GP_F32: return by_op<float>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_F64: return by_op<double>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_I32: return by_op<int32_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_U32: return by_op<uint32_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_I64: return by_op<int64_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_U64: return by_op<uint64_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
     default: return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: dtype %s", gp_dtype_name(dtype));
     }
 }

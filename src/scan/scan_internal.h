@@ -27,6 +27,11 @@ extern "C" {
 #define GP__SCAN_RUNS 256
 #define GP__SCAN_TILE (GP__SCAN_RUN * GP__SCAN_RUNS)
 
+/* gp_scan's checks, shared with the scanner (scan.c): op, dtype and kind; then n's size, x and y (non-NULL for n > 0,
+ * element-aligned, overlapping only when equal). */
+GP_INTERNAL gp_status_t gp__scan_check(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, int kind);
+GP_INTERNAL gp_status_t gp__scan_check_arrays(const char *fn, gp_dtype_t dtype, size_t n, const void *x,
+                                              const void *y);
 /* 1 when the reference takes (op, dtype): sum prod min max over f32 f64 i32 u32 i64 u64, and or xor over the
  * integers. */
 GP_INTERNAL int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype);
@@ -37,9 +42,11 @@ GP_INTERNAL gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t
                                      int exclusive, const void *carry_in, void *carry_out, int parallel);
 
 /* The GPU kernel (scan.cu): one launch, a tile of 256 threads x 16 items per block in ticket order, decoupled
- * look-back folding predecessors forward (exact in the order above); the workspace holds the tile descriptors. */
+ * look-back folding predecessors forward (exact in the order above); the workspace holds the tile descriptors.
+ * carry_in / carry_out: device pointers to one value (NULL: none), as in gp__scan_cpu; n > 0. */
 GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                                     void *y, int exclusive, cudaStream_t stream);
+                                     void *y, int exclusive, const void *carry_in, void *carry_out,
+                                     cudaStream_t stream);
 
 #ifdef __cplusplus
 }

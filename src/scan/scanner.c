@@ -1,0 +1,142 @@
+/*
+ * scanner.c — gp_scanner: a scan over pieces. Each push is one gp_scan-order pass over whole tiles started from the
+ * carry of the pieces before (I of their last tile, docs/SCAN.md), which the reference defines to give the bits of
+ * one pass; the carry out of each push goes to the other of two slots (device memory on a GPU, host memory on the CPU
+ * backend), so a push never reads and writes the same slot. Pushes on different streams are ordered by an event.
+ */
+#include "scan_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gp_scanner {
+    gp_ctx_t *ctx;
+    gp_reduce_op_t op;
+    gp_dtype_t dtype;
+    int excl;
+    int gpu;
+    void *slot[2];    /* the carries: slot[cur] holds the latest (once count > 0) */
+    int cur;
+    size_t count;     /* elements pushed */
+    int ended;        /* a partial piece was pushed */
+    cudaEvent_t last; /* GPU: the end of the latest push */
+    int have_last;
+};
+
+gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
+                              gp_scanner_t **scanner)
+{
+    static const char fn[] = "gp_scanner_create";
+    GP_ARG_NONNULL(fn, scanner);
+    *scanner = NULL;
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(gp__scan_check(fn, op, dtype, (int)kind));
+    GP_NO_CAPTURE(ctx, fn, "a scanner allocates its carries");
+    gp_scanner_t *s = calloc(1, sizeof *s);
+    if (!s) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the scanner", fn);
+    s->ctx = ctx;
+    s->op = op;
+    s->dtype = dtype;
+    s->excl = kind == GP_SCAN_EXCLUSIVE;
+    s->gpu = !gp__is_cpu(ctx);
+    cudaError_t e = cudaSuccess;
+    if (s->gpu) {
+        void *p = NULL;
+        e = cudaMalloc(&p, 16);
+        if (e == cudaSuccess) {
+            s->slot[0] = p;
+            s->slot[1] = (char *)p + 8;
+            e = cudaEventCreateWithFlags(&s->last, cudaEventDisableTiming);
+            if (e != cudaSuccess) cudaFree(p);
+        }
+    } else if ((s->slot[0] = malloc(16)) != NULL) {
+        s->slot[1] = (char *)s->slot[0] + 8;
+    } else {
+        free(s);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the carries", fn);
+    }
+    if (e != cudaSuccess) {
+        free(s);
+        return gp__cuda_error(e, "gp_scanner_create: the carries", __FILE__, __LINE__);
+    }
+    *scanner = s;
+    return GP_OK;
+}
+
+gp_status_t gp_scanner_push(gp_scanner_t *s, size_t n, const void *x, void *y, gp_stream_t stream)
+{
+    static const char fn[] = "gp_scanner_push";
+    GP_ARG_NONNULL(fn, s);
+    GP_TRY_RET(gp__ctx_enter(s->ctx, fn));
+    GP_TRY_RET(gp__scan_check_arrays(fn, s->dtype, n, x, y));
+    GP_NO_CAPTURE(s->ctx, fn, "a scanner orders its pushes with an event of its own");
+    if (n == 0) return GP_OK;
+    if (s->ended)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: the array already ended with a piece that was not a multiple of "
+                                             "GP_SCAN_GRANULE (%d) elements, after %zu elements; reset the scanner "
+                                             "to start another", fn, GP_SCAN_GRANULE, s->count);
+    if (s->count + n < s->count) return gp__error(GP_ERR_OVERFLOW, "%s: more than SIZE_MAX elements", fn);
+    const void *cin = s->count ? s->slot[s->cur] : NULL;
+    void *cout = s->slot[s->cur ^ 1];
+    if (s->gpu) {
+        cudaStream_t st = (cudaStream_t)stream;
+        cudaError_t e = s->have_last ? cudaStreamWaitEvent(st, s->last, 0) : cudaSuccess;
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaStreamWaitEvent", __FILE__, __LINE__);
+        GP_TRY_RET(gp__scan_gpu(s->ctx, s->op, s->dtype, n, x, y, s->excl, cin, cout, st));
+        e = cudaEventRecord(s->last, st);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaEventRecord", __FILE__, __LINE__);
+        s->have_last = 1;
+    } else {
+        GP_TRY_RET(gp__scan_cpu(s->op, s->dtype, n, x, y, s->excl, cin, cout, 1));
+    }
+    s->cur ^= 1;
+    s->count += n;
+    if (n % GP_SCAN_GRANULE) s->ended = 1;
+    return GP_OK;
+}
+
+gp_status_t gp_scanner_total_sync(gp_scanner_t *s, void *value_host)
+{
+    static const char fn[] = "gp_scanner_total_sync";
+    GP_ARG_NONNULL(fn, s);
+    GP_ARG_NONNULL(fn, value_host);
+    GP_TRY_RET(gp__ctx_enter(s->ctx, fn));
+    GP_NO_CAPTURE(s->ctx, fn, "it waits for the scanner's work and reads its carry back");
+    const size_t es = gp_dtype_size(s->dtype);
+    if (s->count == 0) { /* nothing pushed: the exclusive scan's first value, from a one-element exclusive scan */
+        unsigned char one[8] = {0}, first[8];
+        GP_TRY_RET(gp__scan_cpu(s->op, s->dtype, 1, one, first, 1, NULL, NULL, 0));
+        memcpy(value_host, first, es);
+        return GP_OK;
+    }
+    if (!s->gpu) {
+        memcpy(value_host, s->slot[s->cur], es);
+        return GP_OK;
+    }
+    cudaError_t e = cudaEventSynchronize(s->last);
+    if (e == cudaSuccess) e = cudaMemcpy(value_host, s->slot[s->cur], es, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_total_sync", __FILE__, __LINE__);
+    return GP_OK;
+}
+
+size_t gp_scanner_count(const gp_scanner_t *s) { return s ? s->count : 0; }
+
+void gp_scanner_reset(gp_scanner_t *s)
+{
+    if (!s) return;
+    s->count = 0;
+    s->ended = 0;
+}
+
+void gp_scanner_destroy(gp_scanner_t *s)
+{
+    if (!s) return;
+    if (s->gpu) {
+        if (s->have_last) cudaEventSynchronize(s->last);
+        cudaEventDestroy(s->last);
+        cudaFree(s->slot[0]);
+    } else {
+        free(s->slot[0]);
+    }
+    free(s);
+}
