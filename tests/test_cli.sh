@@ -210,6 +210,54 @@ expect_rc 2 "histogram without bins" "$g" histogram "$tmp/h.u8" --dtype u8
 expect_rc 2 "histogram bad range" "$g" histogram "$tmp/h.u8" --dtype u8 --bins 4 --range 1,0
 expect_rc 2 "histogram decreasing edges" "$g" histogram "$tmp/h.u8" --dtype u8 --edges 0,5,3
 
+# gpuprim scan: streamed in chunks (40 MB of u32 words 0x01010101: three 16 MiB chunks, so the carry crosses two
+# chunk edges; y[i] = (i + 1) * 0x01010101 mod 2^32 exactly), from a file and from a pipe, raw and .npy out, the
+# exclusive shift, and errors that leave no output behind.
+n=10000005
+head -c $((4 * n)) /dev/zero | tr '\000' '\001' >"$tmp/ones.u32"
+tot=$(( (n * 16843009) % 4294967296 ))
+u32_at() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; } # file byte-offset
+expect_rc 0 "scan u32 sum json" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum -o "$tmp/s.raw" --json
+json_ok "$tmp/out" && grep -qF "\"elements\": $n, \"total\": $tot," "$tmp/out" && ok || bad "scan u32 sum: $(cat "$tmp/out")"
+[ "$(wc -c <"$tmp/s.raw")" = $((4 * n)) ] && [ "$(u32_at "$tmp/s.raw" $((4 * (n - 1))))" = "$tot" ] &&
+  [ "$(u32_at "$tmp/s.raw" $((4 * 4194303)))" = $(( (4194304 * 16843009) % 4294967296 )) ] &&
+  [ "$(u32_at "$tmp/s.raw" $((4 * 4194304)))" = $(( (4194305 * 16843009) % 4294967296 )) ] && ok ||
+  bad "scan u32 sum: the raw output's values across the chunk edge"
+cat "$tmp/ones.u32" | "$g" scan - --dtype u32 --op sum --exclusive -o "$tmp/s.npy" --csv >"$tmp/out" 2>"$tmp/err"
+grep -q "^sum,exclusive,u32,$n,$tot," "$tmp/out" && ok || bad "scan from a pipe: $(cat "$tmp/out" "$tmp/err")"
+hb=$(( $(wc -c <"$tmp/s.npy") - 4 * n ))
+[ "$hb" -gt 0 ] && [ $((hb % 64)) = 0 ] && [ "$(u32_at "$tmp/s.npy" "$hb")" = 0 ] &&
+  [ "$(u32_at "$tmp/s.npy" $((hb + 4)))" = 16843009 ] && head -c "$hb" "$tmp/s.npy" | grep -qa "'shape': ($n,)" && ok ||
+  bad "scan .npy from a pipe: header $hb bytes, $(head -c "$hb" "$tmp/s.npy" | tr -d '\000-\011')"
+if command -v python3 >/dev/null 2>&1 && python3 -c "import numpy" 2>/dev/null; then
+  python3 -c "import numpy as np; np.save('$tmp/g.npy', np.random.default_rng(7).standard_normal(70001))"
+  expect_rc 0 "scan f64 npy" "$g" scan "$tmp/g.npy" --op max -o "$tmp/gmax.npy"
+  expect_rc 0 "scan f64 npy sum" "$g" scan "$tmp/g.npy" --op sum -o "$tmp/gsum.npy"
+  python3 - "$tmp" <<'PY' && ok || bad "scan f64 .npy against numpy"
+import sys, numpy as np
+t = sys.argv[1]
+x = np.load(t + "/g.npy")
+assert np.array_equal(np.load(t + "/gmax.npy"), np.maximum.accumulate(x))
+s = np.load(t + "/gsum.npy")
+assert s.dtype == np.float64 and s.shape == x.shape
+assert np.max(np.abs(s - np.cumsum(x))) <= 1e-12 * np.max(np.abs(np.cumsum(np.abs(x))))
+PY
+fi
+expect_rc 2 "scan without -o" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum
+expect_rc 2 "scan without --op" "$g" scan "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw"
+expect_rc 2 "scan bad op" "$g" scan "$tmp/ones.u32" --dtype u32 --op mean -o "$tmp/x.raw"
+expect_rc 2 "scan xor of floats" "$g" scan "$tmp/ones.u32" --dtype f32 --op xor -o "$tmp/x.raw"
+says "scan xor of floats: why" "xor of f32" "$tmp/err"
+[ ! -e "$tmp/x.raw" ] && ok || bad "a refused scan left its output"
+printf '\223NUMPY\001\000v\000{'"'"'descr'"'"': '"'"'<u4'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (1000,), }' >"$tmp/short.npy"
+head -c $((128 - $(wc -c <"$tmp/short.npy") - 1)) /dev/zero | tr '\000' ' ' >>"$tmp/short.npy"; printf '\n' >>"$tmp/short.npy"
+head -c 400 "$tmp/ones.u32" >>"$tmp/short.npy"
+expect_rc 1 "scan of a short .npy" "$g" scan "$tmp/short.npy" --op sum -o "$tmp/x.npy"
+says "scan short .npy: the byte offset" "byte 528" "$tmp/err"
+[ ! -e "$tmp/x.npy" ] && [ -z "$(ls "$tmp" | grep 'x.npy.tmp')" ] && ok || bad "a failed scan left output behind"
+expect_rc 1 "scan to an unwritable place" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum -o "$tmp/no/such/dir/x.raw"
+rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"
+
 # The main job: `make demo` runs this.
 "$g" demo >"$tmp/demo" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "demo finished" "$tmp/demo" && ok || { bad "demo exit $rc"; tail -20 "$tmp/demo" >&2; }

@@ -17,13 +17,14 @@ static void usage(FILE *f)
             "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
             "  reduce FILE|- --op OP     reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)\n"
             "  histogram FILE|- --bins N histogram of a .npy / raw file or stdin (even, explicit edges or direct)\n"
+            "  scan FILE|- --op OP -o OUT  prefix scan of a .npy / raw file or stdin, streamed (same bits on GPU / CPU)\n"
             "  transpose IN OUT          transpose a .npy / raw matrix (f32 f64 i32 u8)\n"
             "  gemm A B -o C             C = alpha op(A) op(B) + beta C0 on .npy / raw matrices (f32, f64)\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
-            "  bench histogram | transpose | gemm   against CUB / cuBLAS in the same run\n"
-            "  lab vector | reduce | histogram | transpose | gemm | memory   every version verified and timed side\n"
-            "                            by side (gpuprim lab --list)\n"
+            "  bench histogram | transpose | gemm | scan | graph   against CUB / cuBLAS in the same run\n"
+            "  lab vector | reduce | histogram | transpose | gemm | memory | concurrency   every version verified and\n"
+            "                            timed side by side (gpuprim lab --list)\n"
             "  demo                      a short tour (the main job of `make demo`)\n"
             "  version                   print the version\n"
             "Common options: -d/--device ID|cpu, --json, --csv, --svg FILE, --reps N, --warmup N.\n",
@@ -79,6 +80,7 @@ static int run(int argc, char **argv)
     if (strcmp(verb, "demo") == 0) return cmd_demo(argc, argv);
     if (strcmp(verb, "reduce") == 0) return cmd_reduce(argc, argv);
     if (strcmp(verb, "histogram") == 0) return cmd_histogram(argc, argv);
+    if (strcmp(verb, "scan") == 0) return cmd_scan(argc, argv);
     if (strcmp(verb, "transpose") == 0) return cmd_transpose(argc, argv);
     if (strcmp(verb, "gemm") == 0) return cmd_gemm(argc, argv);
     if (strcmp(verb, "version") == 0 || strcmp(verb, "--version") == 0) {
@@ -90,7 +92,7 @@ static int run(int argc, char **argv)
         return EXIT_OK;
     }
     static const char *const verbs[] = {"info", "bandwidth", "bench", "lab", "demo", "reduce", "histogram",
-                                        "transpose", "gemm", "version", "help"};
+                                        "scan", "transpose", "gemm", "version", "help"};
     const char *best = NULL;
     size_t bd = 3;
     for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++) {

@@ -327,6 +327,7 @@ void work_estimate(const work_t *w, double *cpu_s, double *gpu_s)
     case WORK_HIST_WIDE: per_core = 0.1; break;
     case WORK_TRANSPOSE: per_core = 4.5; break;
     case WORK_GEMM: per_core = 0; break;
+    case WORK_SCAN: per_core = 1.0; break; /* the tile pass twice over (aggregates, then outputs) */
     }
     const double b = w->bytes < 0 ? 1e9 : w->bytes; /* unknown: compare per GB, without start-up */
     const double cpu_dev = w->kind == WORK_GEMM ? w->flops / (85e9 * threads) : b / (per_core * 1e9 * threads);
@@ -415,4 +416,46 @@ int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, co
         return EXIT_USAGE;
     }
     return common_only(v, c, spec->common);
+}
+
+/* A scalar of kind acc (GP_F32, GP_F64, GP_I64 or else unsigned) as JSON or text: %.9g / %.17g, nan and inf as
+ * strings in JSON. */
+void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json)
+{
+    double d = acc == GP_F32 ? (double)v.f32 : acc == GP_F64 ? v.f64 : 0;
+    if ((acc == GP_F32 || acc == GP_F64) && !isfinite(d)) {
+        const char *s = isnan(d) ? "nan" : d > 0 ? "inf" : "-inf";
+        fprintf(o, json ? "\"%s\"" : "%s", s);
+    } else if (acc == GP_F32) {
+        fprintf(o, "%.9g", d);
+    } else if (acc == GP_F64) {
+        fprintf(o, "%.17g", d);
+    } else if (acc == GP_I64) {
+        fprintf(o, "%lld", (long long)v.i64);
+    } else {
+        fprintf(o, "%llu", (unsigned long long)v.u64);
+    }
+}
+
+/* One value of dtype at p, as JSON or text. */
+void print_elem(FILE *o, gp_dtype_t dt, const void *p, int json)
+{
+    gp_scalar_t v;
+    int32_t kind = GP_I64;
+    v.u64 = 0;
+    switch (dt) {
+    case GP_U8: v.u64 = *(const uint8_t *)p, kind = GP_U64; break;
+    case GP_U16: v.u64 = *(const uint16_t *)p, kind = GP_U64; break;
+    case GP_U32: v.u64 = *(const uint32_t *)p, kind = GP_U64; break;
+    case GP_U64: memcpy(&v.u64, p, 8), kind = GP_U64; break;
+    case GP_I8: v.i64 = *(const int8_t *)p; break;
+    case GP_I16: v.i64 = *(const int16_t *)p; break;
+    case GP_I32: v.i64 = *(const int32_t *)p; break;
+    case GP_I64: memcpy(&v.i64, p, 8); break;
+    case GP_F16: v.f32 = gp_f16_to_f32(*(const uint16_t *)p), kind = GP_F32; break;
+    case GP_BF16: v.f32 = gp_bf16_to_f32(*(const uint16_t *)p), kind = GP_F32; break;
+    case GP_F32: memcpy(&v.f32, p, 4), kind = GP_F32; break;
+    default: memcpy(&v.f64, p, 8), kind = GP_F64; break;
+    }
+    print_scalar(o, kind, v, json);
 }

@@ -30,7 +30,7 @@ int common_only(const char *verb, const cli_common_t *c, unsigned allowed);
  * threads) and on a GPU (its start-up, the input read at page-cache speed, the device time), and picks. Unknown sizes
  * (a pipe) compare the rates alone. The constants and where they were measured: tools/gpuprim/util.c. */
 typedef enum { WORK_REDUCE_FAST, WORK_REDUCE_SLOW, WORK_ORDERED, WORK_HIST, WORK_HIST_WIDE, WORK_TRANSPOSE,
-               WORK_GEMM } work_kind_t;
+               WORK_GEMM, WORK_SCAN } work_kind_t;
 typedef struct work {
     work_kind_t kind;
     double bytes; /* input bytes; < 0: unknown (a pipe) */
@@ -129,5 +129,10 @@ typedef struct reducer_sink {
     double t_first; /* now_seconds() when the first chunk arrived (0: none yet) */
 } reducer_sink_t;
 gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
+
+/* Values for reports: a scalar of kind acc (GP_F32 / GP_F64 / GP_I64, else unsigned), or one element of dtype at p,
+ * as text or as JSON (non-finite floats as "nan" / "inf" / "-inf" strings). */
+void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json);
+void print_elem(FILE *o, gp_dtype_t dt, const void *p, int json);
 
 #endif

@@ -1,0 +1,230 @@
+/*
+ * cmd_scan.c — `gpuprim scan FILE|- --op OP [--exclusive] [--dtype T] [--offset B] [--count N] -o OUT [-d cpu|ID]
+ * [--json|--csv]`: the inclusive (or exclusive) scan of a .npy / raw file or standard input, streamed in chunks of
+ * whole GP_SCAN_GRANULE tiles through a gp_scanner (any size: the carry passes from chunk to chunk, so the bits equal
+ * one gp_scan over the whole array), each chunk's result copied back and appended to OUT. OUT ending in .npy is a
+ * 1-D .npy of the input's dtype (its header reserved up front and rewritten with the count at the end, so standard
+ * input of unknown length works), anything else raw elements; written whole or not at all. A progress bar on a
+ * terminal after a second. Prints a one-line summary; --json / --csv: op, kind, dtype, elements, the last value,
+ * seconds, GB/s (bytes read + written), device, output.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "input.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_BYTES ((size_t)16 << 20)
+
+typedef struct sjob {
+    gp_ctx_t *ctx;
+    gp_scanner_t *sc;
+    int gpu;
+    size_t es;
+    void *dout;      /* GPU: one chunk of results on the device */
+    void *hout;      /* a chunk of results on the host (pinned on a GPU) */
+    size_t cap;      /* elements per chunk */
+    FILE *f;         /* the output's temporary */
+    int werr;        /* errno of a failed write */
+    size_t elements;
+} sjob_t;
+
+/* One chunk: scanned from the carry of the chunks before, copied back, appended to the output. */
+static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+{
+    sjob_t *j = user;
+    (void)first;
+    if (n > j->cap) return GP_ERR_INTERNAL; /* the stream's chunks are at most CHUNK_BYTES */
+    gp_status_t st;
+    if (j->gpu) {
+        if ((st = gp_scanner_push(j->sc, n, x, j->dout, s)) != GP_OK) return st;
+        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, n * j->es, s)) != GP_OK) return st;
+        if ((st = gp_stream_sync(j->ctx, s)) != GP_OK) return st;
+    } else if ((st = gp_scanner_push(j->sc, n, x, j->hout, NULL)) != GP_OK) {
+        return st;
+    }
+    if (fwrite(j->hout, j->es, n, j->f) != n) {
+        j->werr = errno ? errno : EIO;
+        return GP_ERR_IO;
+    }
+    j->elements += n;
+    return GP_OK;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim scan FILE|- --op OP -o OUT [--exclusive] [--dtype T] [--offset BYTES] [--count N]\n"
+               "                    [-d cpu|ID] [--json|--csv]\n"
+               "  y[i] = x[0] OP ... OP x[i] (--exclusive: shifted right by one, the op's identity first) of a .npy\n"
+               "  or raw file or standard input, streamed (any size), into OUT (.npy if the name ends so, else raw).\n"
+               "  OP: sum prod min max (f32 f64 i32 u32 i64 u64), and or xor (integers). Deterministic: the same\n"
+               "  bits on every GPU and the CPU backend (docs/SCAN.md).\n");
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    const size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const char *path = NULL;
+    const char *o_op = NULL, *o_excl = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL;
+    const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
+                              {"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
+                              {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
+                              {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    gp_reduce_op_t op = GP_REDUCE_SUM;
+    gp_dtype_t dtype = GP_F32;
+    size_t offset = 0, count = GP_COUNT_ALL;
+    if (!path || !o_op || !o_out) {
+        fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !o_op ? "--op is required"
+                                                                                 : "-o OUT is required");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (gp_reduce_op_parse(o_op, &op) != GP_OK) return bad_value("scan", "--op", "sum prod min max and or xor", o_op);
+    if (o_dtype && gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+        fprintf(stderr, "gpuprim scan: --dtype: %s\n", gp_last_error());
+        return EXIT_USAGE;
+    }
+    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value("scan", "--offset", "a byte count", o_offset);
+    if (o_count && parse_size(o_count, &count) != 0) return bad_value("scan", "--count", "an element count", o_count);
+    const gp_scan_kind_t kind = o_excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+    const int npy = ends_with(o_out, ".npy");
+
+    const double t0 = now_seconds();
+    input_t in;
+    int rc = input_open(&in, "scan", path, o_dtype != NULL, dtype, o_offset != NULL, offset, count);
+    if (rc != EXIT_OK) return rc;
+    dtype = in.d.dtype;
+    gp_ctx_t *ctx = NULL;
+    gp_buffer_t bd = {0}, bh = {0};
+    sjob_t j;
+    memset(&j, 0, sizeof j);
+    out_file_t o;
+    memset(&o, 0, sizeof o);
+    unsigned char head[512];
+    size_t hbytes = 0;
+    gp_status_t st = GP_OK;
+    {
+        const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
+        c.device = pick_device("scan", c.device, &w, 0);
+    }
+    if ((rc = open_context_verb("scan", c.device, &ctx)) != EXIT_OK) goto out;
+    j.ctx = ctx;
+    j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    j.es = in.d.elem_size;
+    j.cap = CHUNK_BYTES / j.es / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
+    if ((st = gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
+        fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
+        rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
+        goto out;
+    }
+    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.es, &bd) != GP_OK) ||
+        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.es, &bh) != GP_OK) {
+        fprintf(stderr, "gpuprim scan: chunk buffers: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    j.dout = bd.device;
+    j.hout = bh.host;
+    if ((j.f = out_open(&o, o_out)) == NULL) {
+        fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(o.err));
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    if (npy) { /* room for the longest count; rewritten with the real one at the end */
+        const size_t most = (size_t)-1;
+        if (gp_npy_header(dtype, 1, &most, 0, 0, head, sizeof head, &hbytes) != GP_OK ||
+            fwrite(head, 1, hbytes, j.f) != hbytes) {
+            fprintf(stderr, "gpuprim scan: %s: %s (nothing written)\n", o_out,
+                    errno ? strerror(errno) : gp_last_error());
+            rc = EXIT_FAIL;
+            goto out;
+        }
+    }
+    {
+        progress_bar_t bar = {t0, 0};
+        gp_stream_opts_t so;
+        memset(&so, 0, sizeof so);
+        so.chunk_bytes = j.cap * j.es;
+        so.progress = progress_bar;
+        so.progress_user = &bar;
+        st = gp_array_stream(ctx, in.f, &in.d, in.want, GP_SCAN_GRANULE, &so, scan_chunk, &j);
+        if (bar.shown) fputc('\n', stderr);
+    }
+    if (st != GP_OK) {
+        const char *e = gp_last_error(), *p = strstr(e, "byte ");
+        if (j.werr) fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(j.werr));
+        else fprintf(stderr, "gpuprim scan: %s: %s (nothing written)\n", path, p && st == GP_ERR_FORMAT ? p : e);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    if (npy) {
+        size_t h2 = 0;
+        const size_t n = j.elements;
+        if (gp_npy_header(dtype, 1, &n, 0, hbytes, head, sizeof head, &h2) != GP_OK || h2 != hbytes ||
+            fflush(j.f) != 0 || fseeko(j.f, 0, SEEK_SET) != 0 || fwrite(head, 1, hbytes, j.f) != hbytes) {
+            fprintf(stderr, "gpuprim scan: %s: rewriting the header failed (nothing written)\n", o_out);
+            rc = EXIT_FAIL;
+            goto out;
+        }
+    }
+    {
+        unsigned char last[8] = {0};
+        if ((st = gp_scanner_total_sync(j.sc, last)) != GP_OK) {
+            fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+            goto out;
+        }
+        const int ok = out_close(&o, 1) == 0;
+        j.f = NULL;
+        if (!ok) {
+            fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(o.err));
+            rc = EXIT_FAIL;
+            goto out;
+        }
+        const double secs = now_seconds() - t0, bytes = 2.0 * (double)j.elements * (double)j.es;
+        char desc[512], val[64], jval[64];
+        describe_device(ctx, desc, sizeof desc);
+        FILE *m = fmemopen(val, sizeof val, "w"), *mj = fmemopen(jval, sizeof jval, "w");
+        if (m) print_elem(m, dtype, last, 0), fclose(m);
+        if (mj) print_elem(mj, dtype, last, 1), fclose(mj);
+        if (!m) strcpy(val, "?");
+        if (!mj) strcpy(jval, "null");
+        if (c.fmt == FMT_TABLE) {
+            printf("%s scan (%s) of %zu %s elements -> %s: total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
+                   gp_reduce_op_name(op), kind ? "exclusive" : "inclusive", j.elements, gp_dtype_name(dtype), o_out,
+                   val, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+        } else {
+            record_t r = {0};
+            rec_add(&r, "op", 0, "%s", gp_reduce_op_name(op));
+            rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
+            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
+            rec_add(&r, "elements", 1, "%zu", j.elements);
+            rec_add(&r, "total", 1, "%s", jval);
+            rec_add(&r, "seconds", 1, "%.6f", secs);
+            rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+            rec_add(&r, "device", 0, "%s", desc);
+            rec_add(&r, "output", 0, "%s", o_out);
+            rec_print(&r, c.fmt, stdout);
+        }
+    }
+out:
+    if (j.f) out_close(&o, 0);
+    gp_scanner_destroy(j.sc);
+    gp_mem_free(ctx, &bd);
+    gp_mem_free(ctx, &bh);
+    gp_ctx_destroy(ctx);
+    input_close(&in);
+    return rc;
+}
