@@ -216,11 +216,10 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
     /* 2. publish the aggregate, look back, publish the inclusive prefix */
     if (warp == 0) {
         const T A = s_agg;
-        T pre = O::pad(), inc = pre;
+        T pre = O::pad();
         if (t == 0) {
             if (cin) pre = *cin; /* a carry in: I_{-1}, the last inclusive value of the pieces before */
-            inc = O::comb(pre, A);
-            if (lane == 0) D::put(desc, 0, 2u, inc);
+            if (lane == 0) D::put(desc, 0, 2u, O::comb(pre, A));
         } else {
             if (lane == 0) D::put(desc, t, 1u, A);
             /* window w: lane l holds tile t - 1 - 32 w - l (tiles below 0 do not exist: tile 0 is inclusive, so a
@@ -258,14 +257,10 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
                 pre = s_win[w * 32 + k];
 #pragma unroll 8
                 for (int j = w * 32 + k - 1; j >= 0; j--) pre = O::comb(pre, s_win[j]);
-                inc = O::comb(pre, A);
-                D::put(desc, t, 2u, inc);
+                D::put(desc, t, 2u, O::comb(pre, A));
             }
         }
-        if (lane == 0) {
-            s_pre = pre;
-            if (cout && t == gridDim.x - 1) *cout = inc; /* the carry out: I of the last tile */
-        }
+        if (lane == 0) s_pre = pre;
     }
     __syncthreads();
     const T C = s_pre;
@@ -276,6 +271,19 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
 #pragma unroll
         for (int q = 0; q < CHUNKS; q++) w[q] = s_items[swz(threadIdx.x * CHUNKS + q)];
         memcpy(v, w, sizeof v);
+    }
+    /* the carry out: the inclusive value of element n - 1, C (+) L of it — what the reference carries. (Not the
+     * tile's aggregate: in a partial last tile the padding's place in the Kogge-Stone steps groups the real runs
+     * differently, so the L at the tile's end can differ from the last element's in a float sum's last bit.) */
+    if (cout && t == gridDim.x - 1) {
+        const size_t last = n - 1 - t0;
+        if (threadIdx.x == last / ITEMS) {
+            T lv = v[0];
+#pragma unroll
+            for (int k = 1; k < ITEMS; k++)
+                if ((size_t)k == last % ITEMS) lv = v[k];
+            *cout = O::comb(C, lv);
+        }
     }
     /* in place: the exclusive scan shifts by one, from the last item down */
     if (!excl) {

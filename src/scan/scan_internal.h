@@ -2,12 +2,14 @@
  * scan_internal.h — the scan's fixed association order (docs/SCAN.md) and its CPU reference (scan_cpu.c).
  * Every backend gives these bits: the CPU reference here, the GPU kernel (scan.cu), behind gp_scan (scan.c).
  *   tile     GP__SCAN_TILE = 256 runs x 16 consecutive elements; a partial tile is padded with the op's exact
- *            two-sided identity (-0.0 for float sums), which changes no bit;
+ *            two-sided identity (-0.0 for float sums), which changes no output bit;
  *   runs     r_k: the left fold of the run's elements 0..k; R_i = the run's last r;
  *   in-tile  the 256 R_i scanned Kogge-Stone inside each group of 32 (d = 1, 2, 4, 8, 16: S[l] = S[l-d] (+) S[l]),
  *            the 8 group totals likewise (d = 1, 2, 4); E_i = G[g-1] (+) S[i-1] (whichever exist; none for i = 0);
  *            L_k = E_i (+) r_k (r_k alone for run 0);
- *   carry    A_t = the tile's last L; I_t = I_{t-1} (+) A_t (I_0 = A_0); out = I_{t-1} (+) L (L alone in tile 0).
+ *   carry    A_t = the L of the tile's last (real) element — in a partial tile not the L at the padded end, which
+ *            the padded runs' place in the Kogge-Stone steps can round differently; I_t = I_{t-1} (+) A_t (I_0 = A_0);
+ *            out = I_{t-1} (+) L (L alone in tile 0).
  *            So the last output of a tile is I_t, and a scan resumed from I_t (a stream of whole tiles) gives the
  *            same bits as one pass, and a decoupled look-back that folds predecessors' A forward from an I is exact.
  *   exclusive  out[0] = the op's identity (+0.0 for float sums), out[j] = inclusive[j-1].
