@@ -239,6 +239,29 @@ static void test_raw_and_fread(void)
     fclose(fp);
 }
 
+/* gp_npy_header: a multiple of 64, padded to at least min_bytes (a reserved header rewritten in place parses to the
+ * new shape at the same data offset), refusals for a short buffer and a bad dtype. */
+static void test_header(void)
+{
+    unsigned char a[512], b[1024];
+    size_t la = 0, lb = 0, most = (size_t)-1, n = 12345;
+    OK(gp_npy_header(GP_U32, 1, &most, 0, 0, a, sizeof a, &la));
+    OK(gp_npy_header(GP_U32, 1, &n, 0, la, b, sizeof b, &lb));
+    CHECK(la % 64 == 0 && lb == la, "reserved header: %zu and %zu bytes", la, lb);
+    gp_array_desc_t d;
+    OK(gp_npy_parse_header(b, lb, &d));
+    CHECK(d.ndim == 1 && d.shape[0] == n && d.data_offset == la && d.dtype == GP_U32, "rewritten header parses: "
+          "ndim %d, shape %zu, offset %zu", d.ndim, d.shape[0], d.data_offset);
+    OK(gp_npy_header(GP_F64, 1, &n, 0, 1000, b, sizeof b, &lb));
+    CHECK(lb == 1024, "padded to 1000 -> 1024 bytes: %zu", lb);
+    OK(gp_npy_parse_header(b, lb, &d));
+    CHECK(d.data_offset == 1024 && d.shape[0] == n, "a long padded header parses");
+    CHECK_ST(gp_npy_header(GP_F64, 1, &n, 0, 0, b, 32, &lb), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "needs") != NULL, "says how many bytes: %s", gp_last_error());
+    CHECK_ST(gp_npy_header(GP_BF16, 1, &n, 0, 0, b, sizeof b, &lb), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_npy_header(GP_F64, 1, &n, 0, 0, NULL, sizeof b, &lb), GP_ERR_INVALID_ARG);
+}
+
 int main(void)
 {
     tc_seed("test_io");
@@ -250,6 +273,7 @@ int main(void)
     test_hand_made();
     test_malformed();
     test_raw_and_fread();
+    test_header();
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
     return tc_finish("test_io");
