@@ -28,4 +28,16 @@ static void scan_fill(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
     }
 }
 
+/* The (dtype, op) pairs the scanner tests take, CPU and GPU: float sums (where the order matters) and max, integer
+ * sums, max and xor. */
+typedef struct scan_pair {
+    gp_dtype_t dt;
+    gp_reduce_op_t op;
+} scan_pair_t;
+static const scan_pair_t k_scanner_pairs[] = {
+    {GP_F32, GP_REDUCE_SUM}, {GP_F32, GP_REDUCE_MAX}, {GP_F64, GP_REDUCE_SUM}, {GP_F64, GP_REDUCE_MAX},
+    {GP_U32, GP_REDUCE_SUM}, {GP_U32, GP_REDUCE_MAX}, {GP_U32, GP_REDUCE_XOR}, {GP_I64, GP_REDUCE_SUM},
+    {GP_I64, GP_REDUCE_MAX}, {GP_I64, GP_REDUCE_XOR}};
+#define SCANNER_PAIRS (sizeof k_scanner_pairs / sizeof k_scanner_pairs[0])
+
 #endif

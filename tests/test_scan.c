@@ -167,50 +167,46 @@ static void test_pair(gp_reduce_op_t op, gp_dtype_t dt)
  * inclusive and exclusive; the total; the refusals; reset. */
 static void test_scanner(gp_ctx_t *ctx)
 {
-    static const gp_dtype_t types[] = {GP_F32, GP_F64, GP_U32, GP_I64};
-    static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_MAX, GP_REDUCE_XOR};
     const size_t n = 5 * GP_SCAN_GRANULE + 77, pieces[] = {GP_SCAN_GRANULE, 2 * GP_SCAN_GRANULE, 0, GP_SCAN_GRANULE,
                                                             GP_SCAN_GRANULE + 77};
     unsigned char *x = malloc(n * 8), *a = malloc(n * 8), *b = malloc(n * 8), *inc = malloc(n * 8);
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
-        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-            const gp_dtype_t dt = types[t];
-            const gp_reduce_op_t op = ops[o];
-            if (!gp__scan_supported(op, dt)) continue;
-            const size_t es = gp_dtype_size(dt);
-            scan_fill(x, n, dt, op);
-            OK(gp_scan(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, inc, NULL));
-            for (int kind = 0; kind < 2; kind++) {
-                OK(gp_scan(ctx, op, dt, (gp_scan_kind_t)kind, n, x, a, NULL));
-                gp_scanner_t *sc = NULL;
-                OK(gp_scanner_create(ctx, op, dt, (gp_scan_kind_t)kind, &sc));
-                tc_poison(b, n * es);
-                size_t off = 0;
-                for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
-                    OK(gp_scanner_push(sc, pieces[k], x + off * es, b + off * es, NULL));
-                    off += pieces[k];
-                }
-                CHECK(off == n && gp_scanner_count(sc) == n, "the pieces cover the array");
-                CHECK(memcmp(a, b, n * es) == 0, "scanner %s %s kind %d: pieces differ from one pass",
-                      gp_reduce_op_name(op), gp_dtype_name(dt), kind);
-                unsigned char tot[8];
-                OK(gp_scanner_total_sync(sc, tot));
-                CHECK(memcmp(tot, inc + (n - 1) * es, es) == 0, "scanner %s %s kind %d: total is not the last "
-                      "inclusive value", gp_reduce_op_name(op), gp_dtype_name(dt), kind);
-                /* the array ended with a partial piece: another push is refused, naming the granule */
-                CHECK_ST(gp_scanner_push(sc, 1, x, b, NULL), GP_ERR_INVALID_ARG);
-                CHECK(strstr(gp_last_error(), "GP_SCAN_GRANULE") != NULL, "names the granule: %s", gp_last_error());
-                /* reset: a new array, here in place */
-                gp_scanner_reset(sc);
-                memcpy(b, x, n * es);
-                OK(gp_scanner_push(sc, 3 * GP_SCAN_GRANULE, b, b, NULL));
-                OK(gp_scanner_push(sc, n - 3 * GP_SCAN_GRANULE, b + 3 * GP_SCAN_GRANULE * es,
-                                   b + 3 * GP_SCAN_GRANULE * es, NULL));
-                CHECK(memcmp(a, b, n * es) == 0, "scanner %s %s kind %d: after reset, in place, differs",
-                      gp_reduce_op_name(op), gp_dtype_name(dt), kind);
-                gp_scanner_destroy(sc);
+    for (size_t pi = 0; pi < SCANNER_PAIRS; pi++) {
+        const gp_dtype_t dt = k_scanner_pairs[pi].dt;
+        const gp_reduce_op_t op = k_scanner_pairs[pi].op;
+        const size_t es = gp_dtype_size(dt);
+        scan_fill(x, n, dt, op);
+        OK(gp_scan(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, inc, NULL));
+        for (int kind = 0; kind < 2; kind++) {
+            OK(gp_scan(ctx, op, dt, (gp_scan_kind_t)kind, n, x, a, NULL));
+            gp_scanner_t *sc = NULL;
+            OK(gp_scanner_create(ctx, op, dt, (gp_scan_kind_t)kind, &sc));
+            tc_poison(b, n * es);
+            size_t off = 0;
+            for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+                OK(gp_scanner_push(sc, pieces[k], x + off * es, b + off * es, NULL));
+                off += pieces[k];
             }
+            CHECK(off == n && gp_scanner_count(sc) == n, "the pieces cover the array");
+            CHECK(memcmp(a, b, n * es) == 0, "scanner %s %s kind %d: pieces differ from one pass",
+                  gp_reduce_op_name(op), gp_dtype_name(dt), kind);
+            unsigned char tot[8];
+            OK(gp_scanner_total_sync(sc, tot));
+            CHECK(memcmp(tot, inc + (n - 1) * es, es) == 0, "scanner %s %s kind %d: total is not the last "
+                  "inclusive value", gp_reduce_op_name(op), gp_dtype_name(dt), kind);
+            /* the array ended with a partial piece: another push is refused, naming the granule */
+            CHECK_ST(gp_scanner_push(sc, 1, x, b, NULL), GP_ERR_INVALID_ARG);
+            CHECK(strstr(gp_last_error(), "GP_SCAN_GRANULE") != NULL, "names the granule: %s", gp_last_error());
+            /* reset: a new array, here in place */
+            gp_scanner_reset(sc);
+            memcpy(b, x, n * es);
+            OK(gp_scanner_push(sc, 3 * GP_SCAN_GRANULE, b, b, NULL));
+            OK(gp_scanner_push(sc, n - 3 * GP_SCAN_GRANULE, b + 3 * GP_SCAN_GRANULE * es,
+                               b + 3 * GP_SCAN_GRANULE * es, NULL));
+            CHECK(memcmp(a, b, n * es) == 0, "scanner %s %s kind %d: after reset, in place, differs",
+                  gp_reduce_op_name(op), gp_dtype_name(dt), kind);
+            gp_scanner_destroy(sc);
         }
+    }
     gp_scanner_t *sc = NULL;
     float f = -1;
     OK(gp_scanner_create(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, &sc));
