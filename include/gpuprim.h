@@ -430,6 +430,36 @@ GP_API size_t gp_scanner_count(const gp_scanner_t *scanner); /* elements pushed 
 GP_API void gp_scanner_reset(gp_scanner_t *scanner);
 GP_API void gp_scanner_destroy(gp_scanner_t *scanner);
 
+/* ---------------------------------------------------------------------------------------------- select, partition */
+/* Which elements to keep. The constants are compared with each element's value exactly: integers as the real numbers
+ * they are (x > 2.5 keeps 3 and up; no rounding of the constant into the type), floats (f16, bf16, f32, f64) widened
+ * to double; a NaN fails every comparison but ne and counts as nonzero (NumPy's rules). in: a <= v < b.
+ * GP_PRED_FLAGS keeps x[i] where flags[i] != 0 (n bytes, device-accessible on a GPU, host memory on the CPU). */
+typedef enum gp_pred_kind {
+    GP_PRED_NONZERO = 0, GP_PRED_EQ, GP_PRED_NE, GP_PRED_LT, GP_PRED_LE, GP_PRED_GT, GP_PRED_GE, GP_PRED_IN,
+    GP_PRED_NAN, GP_PRED_NOT_NAN, GP_PRED_FLAGS, GP_PRED_KIND_COUNT
+} gp_pred_kind_t;
+typedef struct gp_pred {
+    gp_pred_kind_t kind;
+    double a, b;          /* the constants: a for the comparisons, [a, b) for in */
+    const uint8_t *flags; /* GP_PRED_FLAGS only */
+} gp_pred_t;
+/* "nonzero", "eq:X", "ne:X", "lt:X", "le:X", "gt:X", "ge:X", "in:LO,HI", "nan", "notnan" into *pred. */
+GP_API gp_status_t gp_pred_parse(const char *text, gp_pred_t *pred);
+/* y[0, count) = the elements of x[0, n) that pred keeps, in their order (stable); gp_partition then puts the rejected
+ * ones after them, also in their order: y[count, n). Any dtype. count_dev (NULL: not wanted): one u64 written on the
+ * stream (device memory on a GPU, host memory on the CPU backend); the _sync variants return it. x and y must not
+ * overlap. GPU: an exclusive scan of the keep flags (gp_scan's kernel, exact for any n) and a scatter, in the
+ * context's workspace; asynchronous on the stream. */
+GP_API gp_status_t gp_select(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
+                             uint64_t *count_dev, gp_stream_t stream);
+GP_API gp_status_t gp_select_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
+                                  void *y, size_t *count);
+GP_API gp_status_t gp_partition(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
+                                void *y, uint64_t *count_dev, gp_stream_t stream);
+GP_API gp_status_t gp_partition_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
+                                     void *y, size_t *count);
+
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:
  * below (values under the first edge), above (at or over the last edge) and NaN. count_dtype GP_U32 (wrapping modulo

@@ -90,6 +90,8 @@ synccheck gpu_graph - 200
 memcheck gpu_scan - 300
 racecheck gpu_scan - 300
 synccheck gpu_scan - 200
+memcheck gpu_select - 300
+racecheck gpu_select - 300
 memcheck gpu_lab_concurrency - 300
 racecheck gpu_lab_concurrency - 300
 memcheck gpu_lab_memory - 300
@@ -185,7 +187,7 @@ if [[ " $steps " == *" concurrency "* ]]; then
   # concurrency at its defaults (timed, JSON and chart kept).
   G=$B/gpuprim
   {
-    (cd $B && ctest -V --timeout 900 -R 'gpu_graph|gpu_scan|gpu_lab_concurrency|test_core|test_scan|cli$')
+    (cd $B && ctest -V --timeout 900 -R 'gpu_graph|gpu_scan|gpu_select|gpu_lab_concurrency|test_core|test_scan|test_select|cli$')
     echo "### gpuprim bench graph"; $G bench graph
     echo "### gpuprim lab concurrency"; t0=$SECONDS
     $G lab concurrency --svg "$OUT/lab_concurrency.svg" --json >"$OUT/lab_concurrency.json"
@@ -199,7 +201,7 @@ fi
 if [[ " $steps " == *" consan "* ]]; then
   # the sanitizer runs of issue 13 and 14's GPU tests (quick sizes), separate from "concurrency" to fit one call.
   for t in "memcheck gpu_graph" "racecheck gpu_graph" "synccheck gpu_graph" "memcheck gpu_lab_concurrency" \
-           "memcheck gpu_scan" "racecheck gpu_scan" "synccheck gpu_scan"; do
+           "memcheck gpu_scan" "racecheck gpu_scan" "synccheck gpu_scan" "memcheck gpu_select" "racecheck gpu_select"; do
     echo "=== compute-sanitizer --tool $t" >>"$OUT/consan.txt"
     GP_TEST_QUICK=1 timeout 150 compute-sanitizer --tool ${t%% *} --error-exitcode 9 $B/tests/${t##* } >>"$OUT/consan.txt" 2>&1
     rc=$?

@@ -360,6 +360,11 @@ template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t
 
 } // namespace
 
+extern "C" size_t gp__scan_gpu_workspace_bytes(gp_dtype_t dtype, size_t n)
+{
+    return 16 + (n + TILE - 1) / TILE * (gp_dtype_size(dtype) / 4) * 8;
+}
+
 extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                     void *y, int exclusive, const void *carry_in, void *carry_out,
                                     cudaStream_t stream)

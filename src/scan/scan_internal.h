@@ -50,6 +50,56 @@ GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
                                      void *y, int exclusive, const void *carry_in, void *carry_out,
                                      cudaStream_t stream);
 
+/* Bytes of workspace the GPU scan of n elements of dtype takes from the front of the context's workspace. */
+GP_INTERNAL size_t gp__scan_gpu_workspace_bytes(gp_dtype_t dtype, size_t n);
+
+/* ---- select / partition (select.c, select.cu) */
+/* A predicate normalized once on the host for one dtype: floats compare in double (kind as given); integers test an
+ * inclusive range of the type's values, [lo, hi] (then inverted for ne and nonzero), exactly what the real-number
+ * comparison with the constants keeps; CONST keeps all (value 1) or none (0). */
+enum { GP__PM_FLOAT, GP__PM_SINT, GP__PM_UINT, GP__PM_FLAGS, GP__PM_CONST };
+typedef struct gp__pred {
+    int mode;
+    int kind;            /* GP__PM_FLOAT: the gp_pred_kind_t */
+    double a, b;
+    long long ilo, ihi;  /* GP__PM_SINT */
+    unsigned long long ulo, uhi; /* GP__PM_UINT */
+    int invert;
+    int value;           /* GP__PM_CONST */
+    const uint8_t *flags;
+} gp__pred_t;
+
+#ifdef __CUDACC__
+#define GP__HD __host__ __device__
+#else
+#define GP__HD
+#endif
+static inline GP__HD int gp__keep_f(const gp__pred_t *p, double v)
+{
+    switch (p->kind) {
+    case GP_PRED_NONZERO: return v != 0.0; /* NaN != 0 */
+    case GP_PRED_EQ: return v == p->a;
+    case GP_PRED_NE: return v != p->a;
+    case GP_PRED_LT: return v < p->a;
+    case GP_PRED_LE: return v <= p->a;
+    case GP_PRED_GT: return v > p->a;
+    case GP_PRED_GE: return v >= p->a;
+    case GP_PRED_IN: return v >= p->a && v < p->b;
+    case GP_PRED_NAN: return v != v;
+    default: return v == v; /* GP_PRED_NOT_NAN */
+    }
+}
+static inline GP__HD int gp__keep_s(const gp__pred_t *p, long long v) { return (v >= p->ilo && v <= p->ihi) != p->invert; }
+static inline GP__HD int gp__keep_u(const gp__pred_t *p, unsigned long long v)
+{
+    return (v >= p->ulo && v <= p->uhi) != p->invert;
+}
+
+/* The GPU select: y = the kept elements, then (partition) the rejected ones, both stable; *count_dev (may be NULL)
+ * = how many were kept. n > 0; x, y device-accessible, not overlapping. */
+GP_INTERNAL gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp__pred_t *p,
+                                       int partition, void *y, uint64_t *count_dev, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

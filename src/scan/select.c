@@ -1,0 +1,248 @@
+/*
+ * select.c — gp_select and gp_partition: the checks, the predicate normalized for the dtype (gp__pred_t), the CPU
+ * backend (counts per chunk in parallel, their prefix, then each chunk copied to its place: stable), and the GPU
+ * call (select.cu). Also gp_pred_parse.
+ */
+#include "scan_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+gp_status_t gp_pred_parse(const char *text, gp_pred_t *pred)
+{
+    static const char fn[] = "gp_pred_parse";
+    GP_ARG_NONNULL(fn, text);
+    GP_ARG_NONNULL(fn, pred);
+    static const struct {
+        const char *name;
+        gp_pred_kind_t kind;
+        int args;
+    } k[] = {{"nonzero", GP_PRED_NONZERO, 0}, {"eq", GP_PRED_EQ, 1}, {"ne", GP_PRED_NE, 1}, {"lt", GP_PRED_LT, 1},
+             {"le", GP_PRED_LE, 1},           {"gt", GP_PRED_GT, 1}, {"ge", GP_PRED_GE, 1}, {"in", GP_PRED_IN, 2},
+             {"nan", GP_PRED_NAN, 0},         {"notnan", GP_PRED_NOT_NAN, 0}};
+    const char *colon = strchr(text, ':');
+    const size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (strlen(k[i].name) != len || strncmp(text, k[i].name, len) != 0) continue;
+        gp_pred_t p = {k[i].kind, 0, 0, NULL};
+        if (k[i].args == 0) {
+            if (colon) return gp__error(GP_ERR_INVALID_ARG, "%s: '%s' takes no value ('%s')", fn, k[i].name, text);
+            *pred = p;
+            return GP_OK;
+        }
+        if (!colon) return gp__error(GP_ERR_INVALID_ARG, "%s: '%s' needs a value ('%s:X')", fn, k[i].name, k[i].name);
+        char *end = NULL;
+        p.a = strtod(colon + 1, &end);
+        if (end == colon + 1) return gp__error(GP_ERR_INVALID_ARG, "%s: '%s': no number after ':'", fn, text);
+        if (k[i].args == 2) {
+            if (*end != ',') return gp__error(GP_ERR_INVALID_ARG, "%s: '%s': in needs LO,HI", fn, text);
+            const char *second = end + 1;
+            p.b = strtod(second, &end);
+            if (end == second) return gp__error(GP_ERR_INVALID_ARG, "%s: '%s': no number after ','", fn, text);
+        }
+        if (*end != '\0') return gp__error(GP_ERR_INVALID_ARG, "%s: '%s': unexpected '%s'", fn, text, end);
+        *pred = p;
+        return GP_OK;
+    }
+    return gp__error(GP_ERR_INVALID_ARG, "%s: '%s' is not a predicate (nonzero, eq:X, ne:X, lt:X, le:X, gt:X, ge:X, "
+                                         "in:LO,HI, nan, notnan)", fn, text);
+}
+
+static int is_float(gp_dtype_t d) { return d == GP_F16 || d == GP_BF16 || d == GP_F32 || d == GP_F64; }
+static int is_signed(gp_dtype_t d) { return d == GP_I8 || d == GP_I16 || d == GP_I32 || d == GP_I64; }
+
+/* The integer values v of [tmin, tmax] with lo <= v <= hi for real lo, hi (lo = ceil, hi = floor already). */
+static void int_range(gp__pred_t *q, int sgn, long double lo, long double hi, long double tmin, long double tmax)
+{
+    if (lo < tmin) lo = tmin;
+    if (hi > tmax) hi = tmax;
+    if (!(lo <= hi)) { /* empty (or NaN bounds): keeps none, or all when inverted */
+        q->mode = GP__PM_CONST;
+        q->value = q->invert;
+        return;
+    }
+    if (sgn) q->ilo = (long long)lo, q->ihi = (long long)hi;
+    else q->ulo = (unsigned long long)lo, q->uhi = (unsigned long long)hi;
+}
+
+/* pred for dtype, checked and normalized (infinite and NaN constants keep their meaning: x < inf, x != NaN). */
+static gp_status_t normalize(const char *fn, gp_dtype_t dt, size_t n, const gp_pred_t *pred, gp__pred_t *q)
+{
+    memset(q, 0, sizeof *q);
+    if ((unsigned)pred->kind >= GP_PRED_KIND_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: pred->kind %d is not a gp_pred_kind_t", fn, (int)pred->kind);
+    q->kind = pred->kind, q->a = pred->a, q->b = pred->b;
+    if (pred->kind == GP_PRED_FLAGS) {
+        if (n && pred->flags == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: pred->flags is NULL", fn);
+        q->mode = GP__PM_FLAGS;
+        q->flags = pred->flags;
+        return GP_OK;
+    }
+    if (is_float(dt)) {
+        q->mode = GP__PM_FLOAT;
+        return GP_OK;
+    }
+    const int sgn = is_signed(dt);
+    const size_t bits = gp_dtype_size(dt) * 8;
+    const long double tmax = sgn ? ldexpl(1.0L, (int)bits - 1) - 1 : ldexpl(1.0L, (int)bits) - 1,
+                      tmin = sgn ? -ldexpl(1.0L, (int)bits - 1) : 0;
+    const long double a = pred->a, b = pred->b, inf = INFINITY;
+    q->mode = sgn ? GP__PM_SINT : GP__PM_UINT;
+    switch (pred->kind) {
+    case GP_PRED_NONZERO: q->invert = 1, int_range(q, sgn, 0, 0, tmin, tmax); break;
+    case GP_PRED_EQ: int_range(q, sgn, ceill(a), floorl(a), tmin, tmax); break;
+    case GP_PRED_NE: q->invert = 1, int_range(q, sgn, ceill(a), floorl(a), tmin, tmax); break;
+    case GP_PRED_LT: int_range(q, sgn, -inf, ceill(a) - 1, tmin, tmax); break;
+    case GP_PRED_LE: int_range(q, sgn, -inf, floorl(a), tmin, tmax); break;
+    case GP_PRED_GT: int_range(q, sgn, floorl(a) + 1, inf, tmin, tmax); break;
+    case GP_PRED_GE: int_range(q, sgn, ceill(a), inf, tmin, tmax); break;
+    case GP_PRED_IN: int_range(q, sgn, ceill(a), ceill(b) - 1, tmin, tmax); break;
+    case GP_PRED_NAN: q->mode = GP__PM_CONST, q->value = 0; break;
+    default: q->mode = GP__PM_CONST, q->value = 1; break; /* GP_PRED_NOT_NAN */
+    }
+    /* a NaN constant: every comparison false, ne true */
+    if (pred->kind != GP_PRED_NONZERO && pred->kind < GP_PRED_NAN && (isnan(pred->a) || (pred->kind == GP_PRED_IN &&
+                                                                                         isnan(pred->b)))) {
+        q->mode = GP__PM_CONST;
+        q->value = pred->kind == GP_PRED_NE;
+    }
+    return GP_OK;
+}
+
+/* keep x[i]? (CPU) */
+static int keep_at(const gp__pred_t *q, gp_dtype_t dt, const void *x, size_t i)
+{
+    switch (q->mode) {
+    case GP__PM_FLAGS: return q->flags[i] != 0;
+    case GP__PM_CONST: return q->value;
+    default: break;
+    }
+    switch (dt) {
+    case GP_U8: return gp__keep_u(q, ((const uint8_t *)x)[i]);
+    case GP_U16: return gp__keep_u(q, ((const uint16_t *)x)[i]);
+    case GP_U32: return gp__keep_u(q, ((const uint32_t *)x)[i]);
+    case GP_U64: return gp__keep_u(q, ((const uint64_t *)x)[i]);
+    case GP_I8: return gp__keep_s(q, ((const int8_t *)x)[i]);
+    case GP_I16: return gp__keep_s(q, ((const int16_t *)x)[i]);
+    case GP_I32: return gp__keep_s(q, ((const int32_t *)x)[i]);
+    case GP_I64: return gp__keep_s(q, ((const int64_t *)x)[i]);
+    case GP_F16: return gp__keep_f(q, (double)gp_f16_to_f32(((const uint16_t *)x)[i]));
+    case GP_BF16: return gp__keep_f(q, (double)gp_bf16_to_f32(((const uint16_t *)x)[i]));
+    case GP_F32: return gp__keep_f(q, (double)((const float *)x)[i]);
+    default: return gp__keep_f(q, ((const double *)x)[i]);
+    }
+}
+
+/* CPU backend: chunks counted in parallel, their kept / rejected prefixes, then each chunk copied in order. */
+static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *xv, const gp__pred_t *q, int partition, void *yv,
+                              size_t *kept)
+{
+    const size_t es = gp_dtype_size(dt);
+    const unsigned char *x = xv;
+    unsigned char *y = yv;
+    const int par = gp__cpu_par(1, n * es);
+    const size_t chunks = par ? 256 : 1, per = (n + chunks - 1) / chunks;
+    size_t *cnt = calloc(chunks + 1, sizeof *cnt);
+    if (cnt == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "select: chunk counts");
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < chunks; c++) {
+        const size_t b = c * per, e = b + per < n ? b + per : n;
+        size_t k = 0;
+        for (size_t i = b; i < e; i++) k += (size_t)keep_at(q, dt, x, i);
+        cnt[c + 1] = k;
+    }
+    for (size_t c = 0; c < chunks; c++) cnt[c + 1] += cnt[c]; /* cnt[c]: kept before chunk c */
+    const size_t total = cnt[chunks];
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < chunks; c++) {
+        const size_t b = c * per, e = b + per < n ? b + per : n;
+        size_t k = cnt[c], r = total + (b < n ? b : n) - cnt[c]; /* rejected before chunk c: b - cnt[c] */
+        for (size_t i = b; i < e; i++) {
+            if (keep_at(q, dt, x, i)) memcpy(y + k++ * es, x + i * es, es);
+            else if (partition) memcpy(y + r++ * es, x + i * es, es);
+        }
+    }
+    free(cnt);
+    *kept = total;
+    return GP_OK;
+}
+
+static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
+                       int partition, void *y, uint64_t *count_dev, size_t *count_host, gp_stream_t stream)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    GP_ARG_NONNULL(fn, pred);
+    const size_t es = gp_dtype_size(dtype);
+    size_t bytes = 0;
+    if (!gp__mul_ok(n, es, &bytes) || bytes > (size_t)INT64_MAX)
+        return gp__error(GP_ERR_OVERFLOW, "%s: n * sizeof(%s) = %zu * %zu overflows", fn, gp_dtype_name(dtype), n, es);
+    gp__pred_t q;
+    GP_TRY_RET(normalize(fn, dtype, n, pred, &q));
+    if (n) {
+        GP_ARG_NONNULL(fn, x);
+        GP_ARG_NONNULL(fn, y);
+        if ((uintptr_t)x % es) return gp__error(GP_ERR_INVALID_ARG, "%s: x is not %zu-byte aligned", fn, es);
+        if ((uintptr_t)y % es) return gp__error(GP_ERR_INVALID_ARG, "%s: y is not %zu-byte aligned", fn, es);
+        const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
+        if (xa < ya + bytes && ya < xa + bytes) return gp__error(GP_ERR_INVALID_ARG, "%s: x and y overlap", fn);
+    }
+    if (gp__is_cpu(ctx)) {
+        size_t k = 0;
+        if (n) GP_TRY_RET(select_cpu(dtype, n, x, &q, partition, y, &k));
+        if (count_dev) *count_dev = k;
+        if (count_host) *count_host = k;
+        return GP_OK;
+    }
+    if (count_host) { /* _sync: the count through the context's result slots */
+        GP_NO_CAPTURE(ctx, fn, "it waits for the count");
+        gp_status_t st = GP_OK;
+        if (n) GP_TRY(gp__select_gpu(ctx, dtype, n, x, &q, partition, y, (uint64_t *)ctx->dev_result, NULL));
+        else GP_CUDA_TRY(cudaMemsetAsync(ctx->dev_result, 0, 8, NULL));
+        GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, NULL));
+        GP_CUDA_TRY(cudaStreamSynchronize(NULL));
+        uint64_t k = 0;
+        memcpy(&k, ctx->host_result, 8);
+        *count_host = (size_t)k;
+        return GP_OK;
+    fail:
+        return st;
+    }
+    if (n == 0) {
+        if (count_dev) {
+            cudaError_t e = cudaMemsetAsync(count_dev, 0, 8, (cudaStream_t)stream);
+            if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+        }
+        return GP_OK;
+    }
+    return gp__select_gpu(ctx, dtype, n, x, &q, partition, y, count_dev, (cudaStream_t)stream);
+}
+
+gp_status_t gp_select(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
+                      uint64_t *count_dev, gp_stream_t stream)
+{
+    return run("gp_select", ctx, dtype, n, x, pred, 0, y, count_dev, NULL, stream);
+}
+
+gp_status_t gp_select_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
+                           size_t *count)
+{
+    GP_ARG_NONNULL("gp_select_sync", count);
+    return run("gp_select_sync", ctx, dtype, n, x, pred, 0, y, NULL, count, NULL);
+}
+
+gp_status_t gp_partition(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
+                         uint64_t *count_dev, gp_stream_t stream)
+{
+    return run("gp_partition", ctx, dtype, n, x, pred, 1, y, count_dev, NULL, stream);
+}
+
+gp_status_t gp_partition_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
+                              void *y, size_t *count)
+{
+    GP_ARG_NONNULL("gp_partition_sync", count);
+    return run("gp_partition_sync", ctx, dtype, n, x, pred, 1, y, NULL, count, NULL);
+}
