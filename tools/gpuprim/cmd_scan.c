@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
 #include "input.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,8 +27,7 @@ typedef struct sjob {
     void *dout;      /* GPU: one chunk of results on the device */
     void *hout;      /* a chunk of results on the host (pinned on a GPU) */
     size_t cap;      /* elements per chunk */
-    FILE *f;         /* the output's temporary */
-    int werr;        /* errno of a failed write */
+    arr_out_t *out;
     size_t elements;
 } sjob_t;
 
@@ -45,10 +45,7 @@ static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first,
     } else if ((st = gp_scanner_push(j->sc, n, x, j->hout, NULL)) != GP_OK) {
         return st;
     }
-    if (fwrite(j->hout, j->es, n, j->f) != n) {
-        j->werr = errno ? errno : EIO;
-        return GP_ERR_IO;
-    }
+    if (arr_out_write(j->out, j->hout, n) != 0) return GP_ERR_IO;
     j->elements += n;
     return GP_OK;
 }
@@ -61,12 +58,6 @@ static void usage(FILE *f)
                "  or raw file or standard input, streamed (any size), into OUT (.npy if the name ends so, else raw).\n"
                "  OP: sum prod min max (f32 f64 i32 u32 i64 u64), and or xor (integers). Deterministic: the same\n"
                "  bits on every GPU and the CPU backend (docs/SCAN.md).\n");
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    const size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
 int cmd_scan(int argc, char **argv)
@@ -99,7 +90,6 @@ int cmd_scan(int argc, char **argv)
     if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value("scan", "--offset", "a byte count", o_offset);
     if (o_count && parse_size(o_count, &count) != 0) return bad_value("scan", "--count", "an element count", o_count);
     const gp_scan_kind_t kind = o_excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
-    const int npy = ends_with(o_out, ".npy");
 
     const double t0 = now_seconds();
     input_t in;
@@ -110,10 +100,9 @@ int cmd_scan(int argc, char **argv)
     gp_buffer_t bd = {0}, bh = {0};
     sjob_t j;
     memset(&j, 0, sizeof j);
-    out_file_t o;
-    memset(&o, 0, sizeof o);
-    unsigned char head[512];
-    size_t hbytes = 0;
+    arr_out_t ao;
+    memset(&ao, 0, sizeof ao);
+    j.out = &ao;
     gp_status_t st = GP_OK;
     {
         const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
@@ -121,6 +110,7 @@ int cmd_scan(int argc, char **argv)
     }
     if ((rc = open_context_verb("scan", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
+    j.out = &ao;
     j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     j.es = in.d.elem_size;
     j.cap = CHUNK_BYTES / j.es / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
@@ -137,21 +127,7 @@ int cmd_scan(int argc, char **argv)
     }
     j.dout = bd.device;
     j.hout = bh.host;
-    if ((j.f = out_open(&o, o_out)) == NULL) {
-        fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(o.err));
-        rc = EXIT_FAIL;
-        goto out;
-    }
-    if (npy) { /* room for the longest count; rewritten with the real one at the end */
-        const size_t most = (size_t)-1;
-        if (gp_npy_header(dtype, 1, &most, 0, 0, head, sizeof head, &hbytes) != GP_OK ||
-            fwrite(head, 1, hbytes, j.f) != hbytes) {
-            fprintf(stderr, "gpuprim scan: %s: %s (nothing written)\n", o_out,
-                    errno ? strerror(errno) : gp_last_error());
-            rc = EXIT_FAIL;
-            goto out;
-        }
-    }
+    if ((rc = arr_out_open(&ao, "scan", o_out, dtype)) != EXIT_OK) goto out;
     {
         progress_bar_t bar = {t0, 0};
         gp_stream_opts_t so;
@@ -164,20 +140,10 @@ int cmd_scan(int argc, char **argv)
     }
     if (st != GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
-        if (j.werr) fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(j.werr));
+        if (ao.err) fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(ao.err));
         else fprintf(stderr, "gpuprim scan: %s: %s (nothing written)\n", path, p && st == GP_ERR_FORMAT ? p : e);
         rc = EXIT_FAIL;
         goto out;
-    }
-    if (npy) {
-        size_t h2 = 0;
-        const size_t n = j.elements;
-        if (gp_npy_header(dtype, 1, &n, 0, hbytes, head, sizeof head, &h2) != GP_OK || h2 != hbytes ||
-            fflush(j.f) != 0 || fseeko(j.f, 0, SEEK_SET) != 0 || fwrite(head, 1, hbytes, j.f) != hbytes) {
-            fprintf(stderr, "gpuprim scan: %s: rewriting the header failed (nothing written)\n", o_out);
-            rc = EXIT_FAIL;
-            goto out;
-        }
     }
     {
         unsigned char last[8] = {0};
@@ -186,13 +152,7 @@ int cmd_scan(int argc, char **argv)
             rc = EXIT_FAIL;
             goto out;
         }
-        const int ok = out_close(&o, 1) == 0;
-        j.f = NULL;
-        if (!ok) {
-            fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(o.err));
-            rc = EXIT_FAIL;
-            goto out;
-        }
+        if ((rc = arr_out_close(&ao, "scan", 1)) != EXIT_OK) goto out;
         const double secs = now_seconds() - t0, bytes = 2.0 * (double)j.elements * (double)j.es;
         char desc[512], val[64], jval[64];
         describe_device(ctx, desc, sizeof desc);
@@ -220,7 +180,7 @@ int cmd_scan(int argc, char **argv)
         }
     }
 out:
-    if (j.f) out_close(&o, 0);
+    arr_out_close(&ao, "scan", 0); /* after a failure: nothing left behind */
     gp_scanner_destroy(j.sc);
     gp_mem_free(ctx, &bd);
     gp_mem_free(ctx, &bh);

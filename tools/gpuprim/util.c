@@ -459,3 +459,4 @@ void print_elem(FILE *o, gp_dtype_t dt, const void *p, int json)
     }
     print_scalar(o, kind, v, json);
 }
+

@@ -1,0 +1,28 @@
+/*
+ * output.h — how the CLI's data verbs (scan, select) write an array they produce in pieces. The counterpart of
+ * input.h.
+ */
+#ifndef GP_CLI_OUTPUT_H
+#define GP_CLI_OUTPUT_H
+
+#include "util.h"
+
+#include <stdio.h>
+
+/* An array written as it streams: OUT ending in .npy gets a 1-D .npy header reserved for any count and rewritten
+ * with the real one at the end (so a pipe of unknown length works), anything else raw elements; written whole or not
+ * at all (a temporary renamed at the end). open and close print why they fail (with the verb) and return an exit
+ * code; write returns 0 or -1 (errno kept for close to report). */
+typedef struct arr_out {
+    out_file_t o;
+    FILE *f;
+    int npy;
+    gp_dtype_t dtype;
+    size_t hbytes, count;
+    int err;
+} arr_out_t;
+int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype);
+int arr_out_write(arr_out_t *a, const void *data, size_t n);
+int arr_out_close(arr_out_t *a, const char *verb, int ok); /* ok = 0: remove it (returns EXIT_OK) */
+
+#endif
