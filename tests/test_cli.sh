@@ -256,6 +256,30 @@ expect_rc 1 "scan of a short .npy" "$g" scan "$tmp/short.npy" --op sum -o "$tmp/
 says "scan short .npy: the byte offset" "byte 528" "$tmp/err"
 [ ! -e "$tmp/x.npy" ] && [ -z "$(ls "$tmp" | grep 'x.npy.tmp')" ] && ok || bad "a failed scan left output behind"
 expect_rc 1 "scan to an unwritable place" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum -o "$tmp/no/such/dir/x.raw"
+# gpuprim select: the same 40 MB (three chunks): all kept, none kept, from a pipe to .npy; NumPy's x[x > 0.5];
+# integer bounds exact; errors.
+expect_rc 0 "select all" "$g" select "$tmp/ones.u32" --dtype u32 --where eq:16843009 -o "$tmp/k.raw" --json
+json_ok "$tmp/out" && grep -qF "\"elements\": $n, \"kept\": $n," "$tmp/out" && cmp -s "$tmp/k.raw" "$tmp/ones.u32" && ok ||
+  bad "select all: $(cat "$tmp/out")"
+cat "$tmp/ones.u32" | "$g" select - --dtype u32 --where gt:16843009.5 -o "$tmp/k.npy" --csv >"$tmp/out" 2>"$tmp/err"
+grep -q "^gt:16843009.5,u32,$n,0," "$tmp/out" && head -c 128 "$tmp/k.npy" | grep -qa "'shape': (0,)" && ok ||
+  bad "select none from a pipe: $(cat "$tmp/out" "$tmp/err")"
+if command -v python3 >/dev/null 2>&1 && python3 -c "import numpy" 2>/dev/null; then
+  python3 -c "import numpy as np; np.save('$tmp/sel.npy', np.random.default_rng(5).standard_normal(300007)); np.arange(-50, 50, dtype=np.int64).tofile('$tmp/sel.i64')"
+  expect_rc 0 "select f64 gt" "$g" select "$tmp/sel.npy" --where gt:0.5 -o "$tmp/sel_out.npy"
+  expect_rc 0 "select i64 in" "$g" select "$tmp/sel.i64" --dtype i64 --where in:-2.5,3 -o "$tmp/sel_i.raw"
+  python3 - "$tmp" <<'PY' && ok || bad "select against numpy"
+import sys, numpy as np
+t = sys.argv[1]
+x = np.load(t + "/sel.npy")
+assert np.array_equal(np.load(t + "/sel_out.npy"), x[x > 0.5])
+assert list(np.fromfile(t + "/sel_i.raw", dtype=np.int64)) == [-2, -1, 0, 1, 2]
+PY
+fi
+expect_rc 2 "select without --where" "$g" select "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw"
+expect_rc 2 "select bad predicate" "$g" select "$tmp/ones.u32" --dtype u32 --where between:1,2 -o "$tmp/x.raw"
+says "select bad predicate: why" "not a predicate" "$tmp/err"
+[ ! -e "$tmp/x.raw" ] && ok || bad "a refused select left its output"
 rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"
 
 # The main job: `make demo` runs this.

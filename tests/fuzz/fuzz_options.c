@@ -1,7 +1,7 @@
 /*
  * fuzz_options.c — libFuzzer target: the CLI's numeric and name parsers (parse_size, parse_number, parse_pair,
- * parse_device, gp_dtype_parse) on any NUL-terminated text. An accepted size must print back to a value that parses
- * to itself; an accepted number must be finite.
+ * parse_device, gp_dtype_parse, gp_pred_parse) on any NUL-terminated text. An accepted size must print back to a value
+ * that parses to itself; an accepted number must be finite; an accepted predicate has a valid kind and no flags.
  */
 #include "util.h"
 
@@ -31,5 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (parse_device(s, &dev) == 0 && dev < GP_DEVICE_CPU) abort();
     gp_dtype_t dt;
     if (gp_dtype_parse(s, &dt) == GP_OK && gp_dtype_size(dt) == 0) abort();
+    gp_pred_t p;
+    if (gp_pred_parse(s, &p) == GP_OK && ((unsigned)p.kind >= GP_PRED_FLAGS || p.flags != NULL)) abort();
     return 0;
 }

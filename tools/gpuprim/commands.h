@@ -28,6 +28,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_select(int argc, char **argv);
 int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */
 int cmd_gemm(int argc, char **argv);      /* cmd_matrix.c */
 
