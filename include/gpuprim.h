@@ -459,6 +459,19 @@ GP_API gp_status_t gp_partition(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const
                                 void *y, uint64_t *count_dev, gp_stream_t stream);
 GP_API gp_status_t gp_partition_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
                                      void *y, size_t *count);
+/* Consecutive duplicates: y[0, count) = x[i] for i = 0 and every i with x[i] != x[i-1], in order (std::unique,
+ * CUB's DeviceSelect::Unique). Equality is by value: floats compare as numbers (NaN equals nothing, so each NaN is
+ * kept; -0.0 equals +0.0, so the first of them is kept), integers exactly. Counts as in gp_select. */
+GP_API gp_status_t gp_unique(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, uint64_t *count_dev,
+                             gp_stream_t stream);
+GP_API gp_status_t gp_unique_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, size_t *count);
+/* Run-length encoding with the same equality: runs of equal consecutive elements; values[r] = the run's first
+ * element, lengths[r] (u64) its length, for r < runs. values and lengths must hold as many runs as there may be (n at
+ * most). runs_dev (NULL: not wanted) as gp_select's count; the _sync variant returns it. */
+GP_API gp_status_t gp_run_length_encode(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
+                                        uint64_t *lengths, uint64_t *runs_dev, gp_stream_t stream);
+GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
+                                             uint64_t *lengths, size_t *runs);
 
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:

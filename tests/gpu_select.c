@@ -2,7 +2,8 @@
  * gpu_select.c — gp_select / gp_partition on the GPU against the independent reference of select_common.h: every
  * dtype x the predicate table at sizes across the scan's tile and look-back edges, outputs poisoned first, the count
  * written to device memory and by the _sync calls, device flags, a graph replay, and past 2^32 elements (u8, where
- * memory allows: the flags and positions go 64-bit). Exit 77 without a GPU. GP_TEST_QUICK=1: small sizes.
+ * memory allows: the flags and positions go 64-bit); gp_unique and gp_run_length_encode against the runs from the
+ * definition. Exit 77 without a GPU. GP_TEST_QUICK=1: small sizes.
  */
 #include "select_common.h"
 
@@ -62,6 +63,46 @@ static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
     gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy), gp_mem_free(ctx, &dc);
     free(hx), free(ref), free(got);
+}
+
+/* gp_unique and gp_run_length_encode on the GPU against the runs from the definition. */
+static void test_runs(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
+{
+    const size_t es = gp_dtype_size(dt), maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1];
+    unsigned char *hx = malloc(maxn * es), *ref = malloc(maxn * es), *got = malloc(maxn * es);
+    uint64_t *rlen = malloc(maxn * 8), *glen = malloc(maxn * 8);
+    gp_buffer_t dx, dy, dl, dc;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * es, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * es, &dy));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8, &dl));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &dc));
+    const long before = tc_fail;
+    for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
+        const size_t n = k_sizes[si];
+        if (g_quick && n > 5000) continue;
+        sel_fill_runs(hx, n, dt);
+        OK(gp_memcpy_sync(ctx, dx.device, hx, n * es));
+        const size_t want = sel_runs_reference(dt, n, hx, ref, rlen);
+        size_t k = 0;
+        OK(gp_memset(ctx, dy.device, 0xa5, n * es, s));
+        OK(gp_stream_sync(ctx, s));
+        OK(gp_unique_sync(ctx, dt, n, dx.device, dy.device, &k));
+        OK(gp_memcpy_sync(ctx, got, dy.device, n * es));
+        CHECK(k == want && memcmp(got, ref, want * es) == 0, "%s unique n=%zu: %zu, want %zu", gp_dtype_name(dt), n,
+              k, want);
+        OK(gp_memset(ctx, dl.device, 0xa5, n * 8, s));
+        OK(gp_run_length_encode(ctx, dt, n, dx.device, dy.device, dl.device, dc.device, s));
+        OK(gp_stream_sync(ctx, s));
+        uint64_t runs = 0;
+        OK(gp_memcpy_sync(ctx, &runs, dc.device, 8));
+        OK(gp_memcpy_sync(ctx, got, dy.device, n * es));
+        OK(gp_memcpy_sync(ctx, glen, dl.device, n * 8));
+        CHECK(runs == want && memcmp(got, ref, want * es) == 0 && memcmp(glen, rlen, want * 8) == 0,
+              "%s rle n=%zu: %llu runs, want %zu", gp_dtype_name(dt), n, (unsigned long long)runs, want);
+    }
+    printf("  %-5s unique / rle %s\n", gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy), gp_mem_free(ctx, &dl), gp_mem_free(ctx, &dc);
+    free(hx), free(ref), free(got), free(rlen), free(glen);
 }
 
 /* Captured once, replayed twice: the same output. */
@@ -145,6 +186,7 @@ int main(void)
     gp_stream_t s = NULL;
     OK(gp_stream_create(ctx, &s));
     for (int d = 0; d < GP_DTYPE_COUNT; d++) test_dtype(ctx, s, (gp_dtype_t)d);
+    for (int d = 0; d < GP_DTYPE_COUNT; d++) test_runs(ctx, s, (gp_dtype_t)d);
     test_graph(ctx, s);
     test_huge(ctx, s);
     OK(gp_stream_destroy(ctx, s));

@@ -111,4 +111,32 @@ static size_t sel_reference(const gp_pred_t *p, gp_dtype_t dt, size_t n, const v
     return k;
 }
 
+/* Runs: sel_fill's values, each element repeating the one before it with probability 5/8. */
+static void sel_fill_runs(void *x, size_t n, gp_dtype_t dt)
+{
+    const size_t es = gp_dtype_size(dt);
+    sel_fill(x, n, dt);
+    for (size_t i = 1; i < n; i++)
+        if (tc_next() % 8 < 5) memcpy((char *)x + i * es, (char *)x + (i - 1) * es, es);
+}
+
+/* The runs of equal values (as numbers: NaN equals nothing), from the definition: their first elements into values,
+ * their lengths (NULL: not wanted). Returns the number of runs. */
+static size_t sel_runs_reference(gp_dtype_t dt, size_t n, const void *x, void *values, uint64_t *lengths)
+{
+    const size_t es = gp_dtype_size(dt);
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        int na = 0, nb = 0;
+        const int same = i > 0 && sel_value(dt, x, i, &na) == sel_value(dt, x, i - 1, &nb) && !na && !nb;
+        if (!same) {
+            memcpy((char *)values + r * es, (const char *)x + i * es, es);
+            if (lengths) lengths[r] = 0;
+            r++;
+        }
+        if (lengths) lengths[r - 1]++;
+    }
+    return r;
+}
+
 #endif

@@ -2,7 +2,8 @@
  * test_select.c — gp_select / gp_partition on the CPU backend against an independent reference (each predicate
  * evaluated in long double from its definition): every dtype x the predicate table (constants between integers, at
  * ±inf, NaN, past the type's range), sizes 0, 1, odd and past the OpenMP threshold, the count (async and _sync), the
- * outputs poisoned first (select leaves y[count, n) alone), flags, gp_pred_parse, and the refusals.
+ * outputs poisoned first (select leaves y[count, n) alone), flags, gp_pred_parse, and the refusals; gp_unique and
+ * gp_run_length_encode against runs taken from the definition (NaN equals nothing, -0 == +0).
  */
 #include "select_common.h"
 
@@ -53,6 +54,30 @@ static void test_dtype(gp_ctx_t *ctx, gp_dtype_t dt)
     free(x), free(y), free(ref);
 }
 
+/* gp_unique and gp_run_length_encode against the reference, at the same sizes, outputs poisoned. */
+static void test_runs(gp_ctx_t *ctx, gp_dtype_t dt)
+{
+    const size_t es = gp_dtype_size(dt), maxn = 100003;
+    unsigned char *x = malloc(maxn * es), *y = malloc(maxn * es), *ref = malloc(maxn * es);
+    uint64_t *len = malloc(maxn * 8), *rlen = malloc(maxn * 8);
+    for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0] && k_sizes[si] <= maxn; si++) {
+        const size_t n = k_sizes[si];
+        sel_fill_runs(x, n, dt);
+        const size_t want = sel_runs_reference(dt, n, x, ref, rlen);
+        tc_poison(y, maxn * es);
+        size_t got = 0;
+        OK(gp_unique_sync(ctx, dt, n, x, y, &got));
+        CHECK(got == want && memcmp(y, ref, want * es) == 0, "%s unique n=%zu: %zu runs, want %zu", gp_dtype_name(dt),
+              n, got, want);
+        tc_poison(y, maxn * es), tc_poison(len, maxn * 8);
+        uint64_t runs = 0;
+        OK(gp_run_length_encode(ctx, dt, n, x, y, len, &runs, NULL));
+        CHECK(runs == want && memcmp(y, ref, want * es) == 0 && memcmp(len, rlen, want * 8) == 0,
+              "%s rle n=%zu: %llu runs, want %zu", gp_dtype_name(dt), n, (unsigned long long)runs, want);
+    }
+    free(x), free(y), free(ref), free(len), free(rlen);
+}
+
 static void test_parse(void)
 {
     gp_pred_t p;
@@ -81,7 +106,20 @@ int main(void)
     gp_ctx_t *ctx = NULL;
     OK(gp_ctx_create(&ctx, GP_DEVICE_CPU));
     for (int d = 0; d < GP_DTYPE_COUNT; d++) test_dtype(ctx, (gp_dtype_t)d);
+    for (int d = 0; d < GP_DTYPE_COUNT; d++) test_runs(ctx, (gp_dtype_t)d);
     test_parse();
+    { /* the documented float equality: -0 == +0 (the first kept), each NaN its own run */
+        const float f[6] = {-0.0f, 0.0f, NAN, NAN, 1.0f, 1.0f};
+        float v[6];
+        uint64_t l[6];
+        size_t r = 0;
+        OK(gp_run_length_encode_sync(ctx, GP_F32, 6, f, v, l, &r));
+        CHECK(r == 4 && signbit(v[0]) && l[0] == 2 && isnan(v[1]) && isnan(v[2]) && l[1] == 1 && l[2] == 1 &&
+                  v[3] == 1.0f && l[3] == 2, "float runs: %zu", r);
+        CHECK_ST(gp_run_length_encode_sync(ctx, GP_F32, 6, f, v, NULL, &r), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_run_length_encode_sync(ctx, GP_F32, 2, f, v, (uint64_t *)(void *)v, &r), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_unique(ctx, GP_F32, 6, f, (void *)(f + 1), NULL, NULL), GP_ERR_INVALID_ARG);
+    }
     /* refusals: nothing written */
     float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
     const gp_pred_t gt = {GP_PRED_GT, 2, 0, NULL}, bad_kind = {(gp_pred_kind_t)99, 0, 0, NULL},

@@ -95,10 +95,12 @@ static inline GP__HD int gp__keep_u(const gp__pred_t *p, unsigned long long v)
     return (v >= p->ulo && v <= p->uhi) != p->invert;
 }
 
-/* The GPU select: y = the kept elements, then (partition) the rejected ones, both stable; *count_dev (may be NULL)
- * = how many were kept. n > 0; x, y device-accessible, not overlapping. */
+/* The GPU passes over keep flags. job 0 (select): y = the elements p keeps; 1 (partition): then the rejected ones,
+ * both stable; 2 (unique): y = each run's first element (p unused, may be NULL); 3 (run-length encoding): y = the
+ * runs' values, lengths = their lengths. *count_dev (may be NULL) = how many were kept / runs. n > 0; the arrays
+ * device-accessible, not overlapping. */
 GP_INTERNAL gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp__pred_t *p,
-                                       int partition, void *y, uint64_t *count_dev, cudaStream_t stream);
+                                       int job, void *y, uint64_t *lengths, uint64_t *count_dev, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /*
- * select.c — gp_select and gp_partition: the checks, the predicate normalized for the dtype (gp__pred_t), the CPU
- * backend (counts per chunk in parallel, their prefix, then each chunk copied to its place: stable), and the GPU
- * call (select.cu). Also gp_pred_parse.
+ * select.c — gp_select, gp_partition, gp_unique and gp_run_length_encode: the checks, the predicate normalized for
+ * the dtype (gp__pred_t), the CPU backend (select / partition: counts per chunk in parallel, their prefix, then each
+ * chunk copied to its place, stable; unique / RLE: one serial pass), and the GPU call (select.cu). Also gp_pred_parse.
  */
 #include "scan_internal.h"
 
@@ -169,30 +169,78 @@ static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *xv, const gp_
     return GP_OK;
 }
 
+/* x[i] == x[j] by value: floats as numbers (NaN equals nothing, -0 == +0), integers exactly (their bytes). */
+static int same_at(gp_dtype_t dt, const void *x, size_t i, size_t j)
+{
+    switch (dt) {
+    case GP_F16: return gp_f16_to_f32(((const uint16_t *)x)[i]) == gp_f16_to_f32(((const uint16_t *)x)[j]);
+    case GP_BF16: return gp_bf16_to_f32(((const uint16_t *)x)[i]) == gp_bf16_to_f32(((const uint16_t *)x)[j]);
+    case GP_F32: return ((const float *)x)[i] == ((const float *)x)[j];
+    case GP_F64: return ((const double *)x)[i] == ((const double *)x)[j];
+    default: {
+        const size_t es = gp_dtype_size(dt);
+        return memcmp((const char *)x + i * es, (const char *)x + j * es, es) == 0;
+    }
+    }
+}
+
+/* CPU unique (lengths NULL) or run-length encoding: one pass. */
+static size_t runs_cpu(gp_dtype_t dt, size_t n, const void *xv, void *yv, uint64_t *lengths)
+{
+    const size_t es = gp_dtype_size(dt);
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || !same_at(dt, xv, i, i - 1)) {
+            memcpy((char *)yv + r * es, (const char *)xv + i * es, es);
+            if (lengths) lengths[r] = 1;
+            r++;
+        } else if (lengths) {
+            lengths[r - 1]++;
+        }
+    }
+    return r;
+}
+
+static int overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+/* job: 0 select, 1 partition, 2 unique, 3 run-length encoding (y = values; lengths). */
 static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
-                       int partition, void *y, uint64_t *count_dev, size_t *count_host, gp_stream_t stream)
+                       int job, void *y, uint64_t *lengths, uint64_t *count_dev, size_t *count_host,
+                       gp_stream_t stream)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
-    GP_ARG_NONNULL(fn, pred);
+    if (job < 2) GP_ARG_NONNULL(fn, pred);
     const size_t es = gp_dtype_size(dtype);
     size_t bytes = 0;
-    if (!gp__mul_ok(n, es, &bytes) || bytes > (size_t)INT64_MAX)
+    if (!gp__mul_ok(n, es, &bytes) || bytes > (size_t)INT64_MAX || n > (SIZE_MAX >> 4))
         return gp__error(GP_ERR_OVERFLOW, "%s: n * sizeof(%s) = %zu * %zu overflows", fn, gp_dtype_name(dtype), n, es);
     gp__pred_t q;
-    GP_TRY_RET(normalize(fn, dtype, n, pred, &q));
+    memset(&q, 0, sizeof q);
+    if (job < 2) GP_TRY_RET(normalize(fn, dtype, n, pred, &q));
     if (n) {
         GP_ARG_NONNULL(fn, x);
         GP_ARG_NONNULL(fn, y);
+        if (job == 3) GP_ARG_NONNULL(fn, lengths);
         if ((uintptr_t)x % es) return gp__error(GP_ERR_INVALID_ARG, "%s: x is not %zu-byte aligned", fn, es);
-        if ((uintptr_t)y % es) return gp__error(GP_ERR_INVALID_ARG, "%s: y is not %zu-byte aligned", fn, es);
-        const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
-        if (xa < ya + bytes && ya < xa + bytes) return gp__error(GP_ERR_INVALID_ARG, "%s: x and y overlap", fn);
+        if ((uintptr_t)y % es) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn,
+                                                job == 3 ? "values" : "y", es);
+        if (job == 3 && (uintptr_t)lengths % 8)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: lengths is not 8-byte aligned", fn);
+        if (overlap(x, bytes, y, bytes)) return gp__error(GP_ERR_INVALID_ARG, "%s: x and %s overlap", fn,
+                                                          job == 3 ? "values" : "y");
+        if (job == 3 && (overlap(lengths, n * 8, x, bytes) || overlap(lengths, n * 8, y, bytes)))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: lengths overlaps x or values", fn);
     }
     if (gp__is_cpu(ctx)) {
         size_t k = 0;
-        if (n) GP_TRY_RET(select_cpu(dtype, n, x, &q, partition, y, &k));
+        if (n && job < 2) GP_TRY_RET(select_cpu(dtype, n, x, &q, job, y, &k));
+        else if (n) k = runs_cpu(dtype, n, x, y, job == 3 ? lengths : NULL);
         if (count_dev) *count_dev = k;
         if (count_host) *count_host = k;
         return GP_OK;
@@ -200,7 +248,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (count_host) { /* _sync: the count through the context's result slots */
         GP_NO_CAPTURE(ctx, fn, "it waits for the count");
         gp_status_t st = GP_OK;
-        if (n) GP_TRY(gp__select_gpu(ctx, dtype, n, x, &q, partition, y, (uint64_t *)ctx->dev_result, NULL));
+        if (n) GP_TRY(gp__select_gpu(ctx, dtype, n, x, &q, job, y, lengths, (uint64_t *)ctx->dev_result, NULL));
         else GP_CUDA_TRY(cudaMemsetAsync(ctx->dev_result, 0, 8, NULL));
         GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, NULL));
         GP_CUDA_TRY(cudaStreamSynchronize(NULL));
@@ -218,31 +266,56 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         }
         return GP_OK;
     }
-    return gp__select_gpu(ctx, dtype, n, x, &q, partition, y, count_dev, (cudaStream_t)stream);
+    return gp__select_gpu(ctx, dtype, n, x, &q, job, y, lengths, count_dev, (cudaStream_t)stream);
 }
 
 gp_status_t gp_select(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
                       uint64_t *count_dev, gp_stream_t stream)
 {
-    return run("gp_select", ctx, dtype, n, x, pred, 0, y, count_dev, NULL, stream);
+    return run("gp_select", ctx, dtype, n, x, pred, 0, y, NULL, count_dev, NULL, stream);
 }
 
 gp_status_t gp_select_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
                            size_t *count)
 {
     GP_ARG_NONNULL("gp_select_sync", count);
-    return run("gp_select_sync", ctx, dtype, n, x, pred, 0, y, NULL, count, NULL);
+    return run("gp_select_sync", ctx, dtype, n, x, pred, 0, y, NULL, NULL, count, NULL);
 }
 
 gp_status_t gp_partition(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
                          uint64_t *count_dev, gp_stream_t stream)
 {
-    return run("gp_partition", ctx, dtype, n, x, pred, 1, y, count_dev, NULL, stream);
+    return run("gp_partition", ctx, dtype, n, x, pred, 1, y, NULL, count_dev, NULL, stream);
 }
 
 gp_status_t gp_partition_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
                               void *y, size_t *count)
 {
     GP_ARG_NONNULL("gp_partition_sync", count);
-    return run("gp_partition_sync", ctx, dtype, n, x, pred, 1, y, NULL, count, NULL);
+    return run("gp_partition_sync", ctx, dtype, n, x, pred, 1, y, NULL, NULL, count, NULL);
+}
+
+gp_status_t gp_unique(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, uint64_t *count_dev,
+                      gp_stream_t stream)
+{
+    return run("gp_unique", ctx, dtype, n, x, NULL, 2, y, NULL, count_dev, NULL, stream);
+}
+
+gp_status_t gp_unique_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, size_t *count)
+{
+    GP_ARG_NONNULL("gp_unique_sync", count);
+    return run("gp_unique_sync", ctx, dtype, n, x, NULL, 2, y, NULL, NULL, count, NULL);
+}
+
+gp_status_t gp_run_length_encode(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
+                                 uint64_t *lengths, uint64_t *runs_dev, gp_stream_t stream)
+{
+    return run("gp_run_length_encode", ctx, dtype, n, x, NULL, 3, values, lengths, runs_dev, NULL, stream);
+}
+
+gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
+                                      uint64_t *lengths, size_t *runs)
+{
+    GP_ARG_NONNULL("gp_run_length_encode_sync", runs);
+    return run("gp_run_length_encode_sync", ctx, dtype, n, x, NULL, 3, values, lengths, NULL, runs, NULL);
 }
