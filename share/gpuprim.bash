@@ -3,7 +3,7 @@ _gpuprim() {
     local cur prev verbs
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    verbs="info bandwidth reduce histogram scan select transpose gemm bench lab demo version help"
+    verbs="info bandwidth reduce histogram scan select unique rle transpose gemm bench lab demo version help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$verbs" -- "$cur")); return
     fi
@@ -17,7 +17,7 @@ _gpuprim() {
         --svg|-o|--output|--c) COMPREPLY=($(compgen -f -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --exclusive --where --output --shape --order --no-overlap --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --exclusive --where --lengths --output --shape --order --no-overlap --help" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -280,6 +280,38 @@ expect_rc 2 "select without --where" "$g" select "$tmp/ones.u32" --dtype u32 -o 
 expect_rc 2 "select bad predicate" "$g" select "$tmp/ones.u32" --dtype u32 --where between:1,2 -o "$tmp/x.raw"
 says "select bad predicate: why" "not a predicate" "$tmp/err"
 [ ! -e "$tmp/x.raw" ] && ok || bad "a refused select left its output"
+# gpuprim unique / rle: one run through all three chunks (joined across both chunk edges), then NumPy's rules.
+expect_rc 0 "unique of one run" "$g" unique "$tmp/ones.u32" --dtype u32 -o "$tmp/u.raw" --json
+grep -qF "\"elements\": $n, \"kept\": 1," "$tmp/out" && [ "$(wc -c <"$tmp/u.raw")" = 4 ] && ok || bad "unique of one run: $(cat "$tmp/out")"
+cat "$tmp/ones.u32" | "$g" rle - --dtype u32 -o "$tmp/rv.raw" --lengths "$tmp/rl.raw" --csv >"$tmp/out" 2>"$tmp/err"
+grep -q "^u32,$n,1," "$tmp/out" && [ "$(od -An -tu8 "$tmp/rl.raw" | tr -d ' ')" = "$n" ] &&
+  [ "$(u32_at "$tmp/rv.raw" 0)" = 16843009 ] && ok || bad "rle of one run from a pipe: $(cat "$tmp/out" "$tmp/err")"
+if command -v python3 >/dev/null 2>&1 && python3 -c "import numpy" 2>/dev/null; then
+  python3 -c "
+import numpy as np
+r = np.random.default_rng(9)
+x = np.repeat(r.integers(-2, 3, 2000000).astype(np.int32), r.integers(1, 5, 2000000))
+np.save('$tmp/runs.npy', x)
+f = np.repeat(np.array([0.0, -0.0, np.nan, np.nan, 1.5, 1.5, -0.0, 0.0]), 3)
+np.save('$tmp/fruns.npy', f)"
+  expect_rc 0 "unique npy" "$g" unique "$tmp/runs.npy" -o "$tmp/u.npy"
+  expect_rc 0 "rle npy" "$g" rle "$tmp/runs.npy" -o "$tmp/rv.npy" --lengths "$tmp/rl.npy"
+  expect_rc 0 "rle floats" "$g" rle "$tmp/fruns.npy" -o "$tmp/fv.npy" --lengths "$tmp/fl.npy"
+  python3 - "$tmp" <<'PY' && ok || bad "unique / rle against numpy"
+import sys, numpy as np
+t = sys.argv[1]
+x = np.load(t + "/runs.npy")
+h = np.r_[True, x[1:] != x[:-1]]
+idx = np.flatnonzero(h)
+assert np.array_equal(np.load(t + "/u.npy"), x[h])
+assert np.array_equal(np.load(t + "/rv.npy"), x[idx])
+assert np.array_equal(np.load(t + "/rl.npy"), np.diff(np.r_[idx, x.size]))
+assert list(np.load(t + "/fl.npy")) == [6, 1, 1, 1, 1, 1, 1, 6, 6]
+PY
+fi
+expect_rc 2 "rle without --lengths" "$g" rle "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw"
+expect_rc 1 "rle to an unwritable lengths" "$g" rle "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw" --lengths "$tmp/no/dir/l.raw"
+[ ! -e "$tmp/x.raw" ] && ok || bad "a failed rle left its values file"
 rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"
 
 # The main job: `make demo` runs this.

@@ -29,6 +29,8 @@ int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_select(int argc, char **argv);
+int cmd_unique(int argc, char **argv); /* cmd_runs.c */
+int cmd_rle(int argc, char **argv);    /* cmd_runs.c */
 int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */
 int cmd_gemm(int argc, char **argv);      /* cmd_matrix.c */
 

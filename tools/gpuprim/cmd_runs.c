@@ -1,0 +1,254 @@
+/*
+ * cmd_runs.c — `gpuprim unique FILE|- -o OUT` and `gpuprim rle FILE|- -o VALUES --lengths LENGTHS` (each with
+ * [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv]): consecutive duplicates removed, or runs of equal
+ * consecutive elements (their first element and their length, u64), of a .npy / raw file or standard input, streamed
+ * chunk by chunk through gp_unique / gp_run_length_encode (any size). A run that crosses a chunk edge is joined: the
+ * last input element of each chunk is kept, and the next chunk's first run merges with the last one held back.
+ * Equality is by value (floats as numbers: NaN equals nothing, -0 == +0), as in the library. Outputs .npy or raw,
+ * written whole or not at all.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "input.h"
+#include "output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_BYTES ((size_t)16 << 20)
+
+typedef struct runjob {
+    gp_ctx_t *ctx;
+    gp_dtype_t dtype;
+    int rle, gpu;
+    size_t es, cap;
+    void *dout;         /* GPU: a chunk's values */
+    uint64_t *dlen;     /* GPU: its lengths (rle) */
+    uint64_t *dcnt;     /* GPU: its count */
+    void *hout;         /* host copies (pinned on a GPU) */
+    uint64_t *hlen, *hcnt;
+    arr_out_t *vout, *lout;
+    unsigned char prev[8]; /* the previous chunk's last input element */
+    int have_prev;
+    unsigned char pend[8]; /* rle: the last run, held back (its value and length) */
+    uint64_t pend_len;
+    size_t elements, runs;
+} runjob_t;
+
+/* a == b by value (the library's rule). */
+static int same_value(gp_dtype_t dt, const void *a, const void *b)
+{
+    uint16_t h1, h2;
+    switch (dt) {
+    case GP_F16: memcpy(&h1, a, 2), memcpy(&h2, b, 2); return gp_f16_to_f32(h1) == gp_f16_to_f32(h2);
+    case GP_BF16: memcpy(&h1, a, 2), memcpy(&h2, b, 2); return gp_bf16_to_f32(h1) == gp_bf16_to_f32(h2);
+    case GP_F32: {
+        float x, y;
+        memcpy(&x, a, 4), memcpy(&y, b, 4);
+        return x == y;
+    }
+    case GP_F64: {
+        double x, y;
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        return x == y;
+    }
+    default: return memcmp(a, b, gp_dtype_size(dt)) == 0;
+    }
+}
+
+static gp_status_t runs_chunk(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+{
+    runjob_t *j = user;
+    (void)first;
+    if (n > j->cap) return GP_ERR_INTERNAL; /* the stream's chunks are at most CHUNK_BYTES */
+    gp_status_t st;
+    size_t k = 0;
+    unsigned char last[8];
+    if (j->gpu) {
+        st = j->rle ? gp_run_length_encode(j->ctx, j->dtype, n, x, j->dout, j->dlen, j->dcnt, s)
+                    : gp_unique(j->ctx, j->dtype, n, x, j->dout, j->dcnt, s);
+        if (st != GP_OK) return st;
+        if ((st = gp_memcpy(j->ctx, j->hcnt, j->dcnt, 8, s)) != GP_OK ||
+            (st = gp_memcpy(j->ctx, last, (const char *)x + (n - 1) * j->es, j->es, s)) != GP_OK ||
+            (st = gp_stream_sync(j->ctx, s)) != GP_OK)
+            return st;
+        k = (size_t)*j->hcnt;
+        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, k * j->es, s)) != GP_OK ||
+            (j->rle && (st = gp_memcpy(j->ctx, j->hlen, j->dlen, k * 8, s)) != GP_OK) ||
+            (st = gp_stream_sync(j->ctx, s)) != GP_OK)
+            return st;
+    } else {
+        st = j->rle ? gp_run_length_encode_sync(j->ctx, j->dtype, n, x, j->hout, j->hlen, &k)
+                    : gp_unique_sync(j->ctx, j->dtype, n, x, j->hout, &k);
+        if (st != GP_OK) return st;
+        memcpy(last, (const char *)x + (n - 1) * j->es, j->es);
+    }
+    /* the chunk's first run continues the previous chunk's last one? */
+    const int joins = j->have_prev && k > 0 && same_value(j->dtype, j->prev, j->hout);
+    size_t from = 0;
+    if (!j->rle) {
+        from = joins ? 1 : 0;
+    } else {
+        if (joins) j->pend_len += j->hlen[0], from = 1;
+        if (k > from) { /* every run but the chunk's last is complete: the held one first, then those */
+            if (j->pend_len && (arr_out_write(j->vout, j->pend, 1) != 0 || arr_out_write(j->lout, &j->pend_len, 1) != 0))
+                return GP_ERR_IO;
+            if (arr_out_write(j->vout, (char *)j->hout + from * j->es, k - 1 - from) != 0 ||
+                arr_out_write(j->lout, j->hlen + from, k - 1 - from) != 0)
+                return GP_ERR_IO;
+            memcpy(j->pend, (char *)j->hout + (k - 1) * j->es, j->es);
+            j->pend_len = j->hlen[k - 1];
+        }
+        from = k; /* nothing else to write now */
+    }
+    if (from < k && arr_out_write(j->vout, (char *)j->hout + from * j->es, k - from) != 0) return GP_ERR_IO;
+    if (!j->rle) j->runs += k - from;
+    memcpy(j->prev, last, j->es);
+    j->have_prev = 1;
+    j->elements += n;
+    return GP_OK;
+}
+
+static void usage_unique(FILE *f)
+{
+    fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
+               "  consecutive duplicates removed (std::unique; NumPy: x[np.r_[True, x[1:] != x[:-1]]]), streamed (any\n"
+               "  size), into OUT (.npy if the name ends so, else raw). Floats compare as numbers: each NaN is kept.\n");
+}
+
+static void usage_rle(FILE *f)
+{
+    fprintf(f, "usage: gpuprim rle FILE|- -o VALUES --lengths LENGTHS [--dtype T] [--offset BYTES] [--count N]\n"
+               "                   [-d cpu|ID] [--json|--csv]\n"
+               "  run-length encoding: each run of equal consecutive elements as its value (VALUES) and its length\n"
+               "  (LENGTHS, u64), streamed (any size); .npy if a name ends so, else raw.\n");
+}
+
+static int runs_verb(int argc, char **argv, int rle)
+{
+    const char *verb = rle ? "rle" : "unique";
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const char *path = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL, *o_len = NULL;
+    const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype}, {"--offset", "BYTES", &o_offset},
+                                {"--count", "N", &o_count}, {"-o|--output", "OUT", &o_out},
+                                {NULL, NULL, NULL}};
+    const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
+                                {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
+                                {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {verb, COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, rle ? opts_r : opts_u, 1,
+                             rle ? usage_rle : usage_unique};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (!path || !o_out || (rle && !o_len)) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !o_out ? "-o OUT is required"
+                                                                               : "--lengths LENGTHS is required");
+        (rle ? usage_rle : usage_unique)(stderr);
+        return EXIT_USAGE;
+    }
+    gp_dtype_t dtype = GP_F32;
+    size_t offset = 0, count = GP_COUNT_ALL;
+    if (o_dtype && gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+        fprintf(stderr, "gpuprim %s: --dtype: %s\n", verb, gp_last_error());
+        return EXIT_USAGE;
+    }
+    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value(verb, "--offset", "a byte count", o_offset);
+    if (o_count && parse_size(o_count, &count) != 0) return bad_value(verb, "--count", "an element count", o_count);
+
+    const double t0 = now_seconds();
+    input_t in;
+    int rc = input_open(&in, verb, path, o_dtype != NULL, dtype, o_offset != NULL, offset, count);
+    if (rc != EXIT_OK) return rc;
+    runjob_t j;
+    memset(&j, 0, sizeof j);
+    gp_ctx_t *ctx = NULL;
+    gp_buffer_t bd = {0}, bl = {0}, bc = {0}, bh = {0}, bhl = {0}, bhc = {0};
+    arr_out_t vo, lo;
+    memset(&vo, 0, sizeof vo);
+    memset(&lo, 0, sizeof lo);
+    gp_status_t st = GP_OK;
+    {
+        const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+    }
+    if ((rc = open_context_verb(verb, c.device, &ctx)) != EXIT_OK) goto out;
+    j.ctx = ctx, j.dtype = in.d.dtype, j.rle = rle, j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    j.es = in.d.elem_size, j.cap = CHUNK_BYTES / j.es, j.vout = &vo, j.lout = &lo;
+    {
+        const gp_mem_kind_t hk = j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE;
+        int bad = gp_mem_alloc(ctx, hk, j.cap * j.es, &bh) != GP_OK;
+        if (rle) bad |= gp_mem_alloc(ctx, hk, j.cap * 8, &bhl) != GP_OK;
+        if (j.gpu)
+            bad |= gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.es, &bd) != GP_OK ||
+                   gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bc) != GP_OK || gp_mem_alloc(ctx, GP_MEM_PINNED, 8, &bhc) != GP_OK ||
+                   (rle && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * 8, &bl) != GP_OK);
+        if (bad) {
+            fprintf(stderr, "gpuprim %s: chunk buffers: %s\n", verb, gp_last_error());
+            rc = EXIT_FAIL;
+            goto out;
+        }
+    }
+    j.dout = bd.device, j.dlen = bl.device, j.dcnt = bc.device, j.hout = bh.host, j.hlen = bhl.host, j.hcnt = bhc.host;
+    if ((rc = arr_out_open(&vo, verb, o_out, j.dtype)) != EXIT_OK) goto out;
+    if (rle && (rc = arr_out_open(&lo, verb, o_len, GP_U64)) != EXIT_OK) goto out;
+    {
+        progress_bar_t bar = {t0, 0};
+        gp_stream_opts_t so;
+        memset(&so, 0, sizeof so);
+        so.chunk_bytes = j.cap * j.es;
+        so.progress = progress_bar;
+        so.progress_user = &bar;
+        st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, runs_chunk, &j);
+        if (bar.shown) fputc('\n', stderr);
+    }
+    if (st == GP_OK && rle && j.pend_len && /* the last run */
+        (arr_out_write(&vo, j.pend, 1) != 0 || arr_out_write(&lo, &j.pend_len, 1) != 0))
+        st = GP_ERR_IO;
+    if (st != GP_OK) {
+        const char *e = gp_last_error(), *p = strstr(e, "byte ");
+        if (vo.err || lo.err) fprintf(stderr, "gpuprim %s: cannot write its output: %s (nothing written)\n", verb,
+                                      strerror(vo.err ? vo.err : lo.err));
+        else fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, path, p && st == GP_ERR_FORMAT ? p : e);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    if (rle) j.runs = vo.count;
+    if ((rc = arr_out_close(&vo, verb, 1)) != EXIT_OK) goto out;
+    if (rle && (rc = arr_out_close(&lo, verb, 1)) != EXIT_OK) {
+        remove(o_out); /* the values were written: the pair is written whole or not at all */
+        goto out;
+    }
+    {
+        const double secs = now_seconds() - t0,
+                     bytes = (double)(j.elements + j.runs) * (double)j.es + (rle ? 8.0 * (double)j.runs : 0.0);
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        if (c.fmt == FMT_TABLE) {
+            printf("%s: %zu %s elements -> %zu %s -> %s%s%s  (%.3f s, %.2f GB/s read + written; %s)\n", verb, j.elements,
+                   gp_dtype_name(j.dtype), j.runs, rle ? "runs" : "kept", o_out, rle ? ", " : "", rle ? o_len : "", secs,
+                   secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+        } else {
+            record_t r = {0};
+            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
+            rec_add(&r, "elements", 1, "%zu", j.elements);
+            rec_add(&r, rle ? "runs" : "kept", 1, "%zu", j.runs);
+            rec_add(&r, "seconds", 1, "%.6f", secs);
+            rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+            rec_add(&r, "device", 0, "%s", desc);
+            rec_add(&r, "output", 0, "%s", o_out);
+            if (rle) rec_add(&r, "lengths", 0, "%s", o_len);
+            rec_print(&r, c.fmt, stdout);
+        }
+    }
+out:
+    arr_out_close(&vo, verb, 0);
+    arr_out_close(&lo, verb, 0);
+    gp_mem_free(ctx, &bd), gp_mem_free(ctx, &bl), gp_mem_free(ctx, &bc);
+    gp_mem_free(ctx, &bh), gp_mem_free(ctx, &bhl), gp_mem_free(ctx, &bhc);
+    gp_ctx_destroy(ctx);
+    input_close(&in);
+    return rc;
+}
+
+int cmd_unique(int argc, char **argv) { return runs_verb(argc, argv, 0); }
+int cmd_rle(int argc, char **argv) { return runs_verb(argc, argv, 1); }
