@@ -210,11 +210,14 @@ if [[ " $steps " == *" consan "* ]]; then
 fi
 
 if [[ " $steps " == *" scan "* ]]; then
-  # issue 14: bench scan twice (spread), and torch.cumsum / cupy.cumsum as extra peers at 2^28 f32.
+  # issue 14: bench scan twice (spread), bench select, gpu_select and the CLI tests on the GPU, and torch.cumsum as
+  # an extra peer at 2^28 f32.
   G=$B/gpuprim
   {
     echo "### gpuprim bench scan"; $G bench scan
     echo; echo "### gpuprim bench scan (again: spread)"; $G bench scan
+    echo; echo "### gpuprim bench select"; $G bench select
+    echo; echo "### ctest gpu_select"; (cd $B && ctest -V --timeout 600 -R 'gpu_select|cli$' | grep -E "ok|FAIL|passed|failed" | tail -30)
     echo; echo "### torch.cumsum f32 2^28 (CUDA events, median of 20)"
     python3 - <<'PY'
 import torch

@@ -42,6 +42,9 @@ expect_rc 2 "bench reduce bad n" "$g" bench reduce -n 0
 
 expect_rc 0 "bench scan cpu" "$g" bench scan -d cpu -n 5000 --reps 1 --warmup 0 --csv
 [ "$(grep -c '^sum,f32' "$tmp/out")" = 3 ] && grep -q '^exclusive sum,u32' "$tmp/out" && ok || bad "bench scan rows: $(cat "$tmp/out")"
+expect_rc 0 "bench select cpu" "$g" bench select -d cpu -n 5000 --reps 1 --warmup 0 --csv
+grep -q '^select gt:0,f32,5000,' "$tmp/out" && grep -q '^partition gt:0,f32,5000,' "$tmp/out" && grep -q '^unique,i32,5000,' "$tmp/out" && ok ||
+  bad "bench select rows: $(cat "$tmp/out")"
 expect_rc 2 "bench scan bad n" "$g" bench scan -n 0
 expect_rc 2 "bench graph on the CPU" "$g" bench graph -d cpu
 expect_rc 2 "bench graph bad calls" "$g" bench graph --calls 0

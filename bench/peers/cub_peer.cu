@@ -18,6 +18,9 @@ struct MaxOp {
 struct MinOp {
     __host__ __device__ int operator()(int a, int b) const { return a < b ? a : b; }
 };
+struct GtZero {
+    __host__ __device__ bool operator()(float v) const { return v > 0.0f; }
+};
 
 struct Mat2 {
     float a, b, c, d; /* row-major [[a, b], [c, d]] */
@@ -30,6 +33,7 @@ struct Mat2Mul {
 };
 
 void *g_temp[GP_PEER_REDUCE_COUNT];
+unsigned long long *g_selected; /* DeviceSelect / DevicePartition's count */
 void *g_scan_out;
 size_t g_scan_out_bytes;
 size_t g_temp_bytes[GP_PEER_REDUCE_COUNT];
@@ -53,6 +57,11 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
     case GP_PEER_SCAN_SUM_F32: return cub::DeviceScan::InclusiveSum(temp, bytes, (const float *)x, (float *)out, nn, s);
     case GP_PEER_EXSCAN_SUM_U32:
         return cub::DeviceScan::ExclusiveSum(temp, bytes, (const unsigned *)x, (unsigned *)out, nn, s);
+    case GP_PEER_SELECT_GT0_F32:
+        return cub::DeviceSelect::If(temp, bytes, (const float *)x, (float *)out, g_selected, nn, GtZero(), s);
+    case GP_PEER_PARTITION_GT0_F32:
+        return cub::DevicePartition::If(temp, bytes, (const float *)x, (float *)out, g_selected, nn, GtZero(), s);
+    case GP_PEER_UNIQUE_I32: return cub::DeviceSelect::Unique(temp, bytes, (const int *)x, (int *)out, g_selected, nn, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -62,7 +71,8 @@ extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
 {
     static const char *const names[] = {"cub::Sum f32", "cub::Sum i32", "cub::Max f32", "cub::Min i32",
                                         "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2",
-                                        "cub::InclusiveSum f32", "cub::ExclusiveSum u32"};
+                                        "cub::InclusiveSum f32", "cub::ExclusiveSum u32", "cub::DeviceSelect::If",
+                                        "cub::DevicePartition::If", "cub::DeviceSelect::Unique"};
     return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
 }
 
@@ -77,6 +87,7 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
         e = cudaMalloc(&g_scan_out, n * sizeof(Mat2));
         if (e == cudaSuccess) g_scan_out_bytes = n * sizeof(Mat2);
     }
+    if (e == cudaSuccess && g_selected == nullptr) e = cudaMalloc(&g_selected, sizeof *g_selected);
     if (e == cudaSuccess) e = run(kind, nullptr, bytes, n, nullptr, nullptr, nullptr);
     if (e == cudaSuccess && bytes > g_temp_bytes[kind]) {
         if (g_temp[kind]) cudaFree(g_temp[kind]);
@@ -91,6 +102,8 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
     }
     return 0;
 }
+
+extern "C" unsigned long long *gp_peer_selected(void) { return g_selected; }
 
 extern "C" int gp_peer_reduce(gp_peer_t *, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
                               gp_peer_stream_t stream, char *err)

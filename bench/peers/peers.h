@@ -34,12 +34,17 @@ typedef enum {
                               reduction; CUB has no non-commutative reduce). Writes n matrices to its own buffer. */
     GP_PEER_SCAN_SUM_F32,  /* DeviceScan::InclusiveSum, float: n floats into out_dev (the peer of gp_scan) */
     GP_PEER_EXSCAN_SUM_U32, /* DeviceScan::ExclusiveSum, unsigned: n words into out_dev */
+    GP_PEER_SELECT_GT0_F32, /* DeviceSelect::If x > 0, float: the kept ones into out_dev (count: gp_peer_selected) */
+    GP_PEER_PARTITION_GT0_F32, /* DevicePartition::If x > 0, float: kept first, rejected after (reversed) */
+    GP_PEER_UNIQUE_I32,     /* DeviceSelect::Unique, int */
     GP_PEER_REDUCE_COUNT
 } gp_peer_reduce_t;
 int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);
 int gp_peer_reduce(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
                    gp_peer_stream_t stream, char *err);
 const char *gp_peer_reduce_name(gp_peer_reduce_t kind);
+/* The count the last select / partition / unique peer call wrote (device memory; read after the stream is done). */
+unsigned long long *gp_peer_selected(void);
 /* cub::DeviceSegmentedReduce::Sum of float segments given by CSR int64 offsets (nseg + 1, device memory) into
  * out_dev (nseg floats). prepare sizes and allocates its temporary storage outside any timed region. */
 int gp_peer_segsum_prepare(size_t nseg, const long long *offsets, char *err);

@@ -104,6 +104,13 @@ const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
     return f ? f(kind) : "CUB (unavailable)";
 }
 
+unsigned long long *gp_peer_selected(void)
+{
+    static unsigned long long *(*f)(void);
+    if (!f) *(void **)(&f) = sym("gp_peer_selected");
+    return f ? f() : NULL;
+}
+
 const char *gp_peer_version(gp_peer_t *peer)
 {
     static const char *(*f)(gp_peer_t *);

@@ -16,6 +16,7 @@ int bench_transpose(int argc, char **argv); /* argv[0] = "transpose" (cmd_bench_
 int bench_gemm(int argc, char **argv);      /* argv[0] = "gemm" (cmd_bench_matrix.c) */
 int bench_graph(int argc, char **argv);     /* argv[0] = "graph" (cmd_bench_graph.c) */
 int bench_scan(int argc, char **argv);      /* argv[0] = "scan" (cmd_bench_scan.c) */
+int bench_select(int argc, char **argv);    /* argv[0] = "select" (cmd_bench_select.c) */
 /* bench_common.c, below every bench verb: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);

@@ -1,0 +1,165 @@
+/*
+ * cmd_bench_select.c — `gpuprim bench select`: gp_select / gp_partition (f32, x > 0 on values in [-1, 1): about half
+ * kept) and gp_unique (i32 in [-1024, 1023]) against cub::DeviceSelect::If, DevicePartition::If and
+ * DeviceSelect::Unique in the same run, with the D2D copy ceiling; n (default 2^28) and select at 2^10 .. 2^20.
+ * GB/s counts bytes read + written (the kept elements; partition: all n). ratio = CUB time / ours. Every result is
+ * checked on a GPU: the count and the kept elements against the CPU backend, and the count and kept elements against
+ * CUB's (both stable; CUB's partition reverses the rejected, so only the kept part is compared with it).
+ */
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { J_SELECT, J_PARTITION, J_UNIQUE };
+
+typedef struct seljob {
+    gp_ctx_t *ctx;
+    int job;
+    gp_dtype_t dtype;
+    size_t n;
+    gp_pred_t pred;
+    void *x, *y, *peer_out;
+    uint64_t *count;
+    gp_peer_reduce_t peer;
+    char err[256];
+} seljob_t;
+
+static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
+{
+    seljob_t *j = u;
+    (void)rep;
+    if (j->job == J_UNIQUE) return gp_unique(j->ctx, j->dtype, j->n, j->x, j->y, j->count, s);
+    return (j->job == J_PARTITION ? gp_partition : gp_select)(j->ctx, j->dtype, j->n, j->x, &j->pred, j->y, j->count, s);
+}
+
+static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
+{
+    seljob_t *j = u;
+    (void)rep;
+    return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench select [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
+               "  gp_select / gp_partition (f32 x > 0, about half kept) and gp_unique (i32) against CUB's\n"
+               "  DeviceSelect::If, DevicePartition::If and DeviceSelect::Unique and the D2D copy, same run, at n\n"
+               "  (default 2^28; 2^22 on the CPU backend) and select at 2^10 .. 2^20; every result checked.\n");
+}
+
+int bench_select(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    const char *o_n = NULL;
+    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench select", COMMON_ALL, NULL, opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    size_t n = 0;
+    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 31)))
+        return bad_value("bench select", "-n", "an element count 1 .. 2^31", o_n);
+    gp_ctx_t *ctx = NULL, *cpu = NULL;
+    report_t r;
+    char desc[512];
+    int rc = bench_begin("gpuprim bench select", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceSelect, cub::DevicePartition) from the CUDA toolkit"
+                                      : "none on the CPU backend");
+    report_meta(&r, "check", "%s", gpu ? "count and kept elements = the CPU backend's and CUB's" : "the CPU backend");
+    bench_ceilings_t ce = {0, 0, 0};
+    if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK ||
+        (gpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK)) {
+        fprintf(stderr, "gpuprim bench select: %s\n", gp_last_error());
+        report_free(&r);
+        gp_ctx_destroy(ctx);
+        return EXIT_FAIL;
+    }
+    struct {
+        int job;
+        gp_dtype_t dt;
+        size_t n;
+        gp_peer_reduce_t peer;
+    } cases[16];
+    int nc = 0;
+    cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
+    cases[nc].job = J_PARTITION, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_PARTITION_GT0_F32;
+    cases[nc].job = J_UNIQUE, cases[nc].dt = GP_I32, cases[nc].n = n, cases[nc++].peer = GP_PEER_UNIQUE_I32;
+    for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
+        cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = k, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
+    static bench_bars_t bars;
+    bars.n = 0;
+    static const char *const names[] = {"select gt:0", "partition gt:0", "unique"};
+    for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
+        const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), bytes = m * es;
+        gp_buffer_t bx = {0}, by = {0}, bp = {0}, bc = {0};
+        seljob_t j = {ctx, cases[ci].job, cases[ci].dt, m, {GP_PRED_GT, 0, 0, NULL}, NULL, NULL, NULL, NULL,
+                      cases[ci].peer, ""};
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bc) != GP_OK ||
+            (gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bp) != GP_OK) ||
+            bench_fill_random(ctx, bx.device, m, cases[ci].dt, 11 + (unsigned)ci) != GP_OK) {
+            fprintf(stderr, "gpuprim bench select: %zu bytes: %s\n", bytes, gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        j.x = bx.device, j.y = by.device, j.peer_out = bp.device, j.count = (uint64_t *)bc.device;
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
+            fprintf(stderr, "gpuprim bench select: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        if (rc == EXIT_OK && gpu &&
+            (gp_peer_reduce_prepare(NULL, j.peer, m, j.err) != 0 ||
+             bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench select: %s\n", j.err);
+            rc = EXIT_FAIL;
+        }
+        /* the check, and the kept count for the bytes */
+        int same = 1;
+        uint64_t kept = 0;
+        if (rc == EXIT_OK) {
+            void *hx = malloc(bytes), *ho = malloc(bytes), *hr = malloc(bytes);
+            size_t want = 0;
+            same = hx && ho && hr && gp_memcpy_sync(ctx, &kept, bc.device, 8) == GP_OK;
+            if (same && gpu) {
+                same = gp_memcpy_sync(ctx, hx, bx.device, bytes) == GP_OK &&
+                       gp_memcpy_sync(ctx, ho, by.device, bytes) == GP_OK &&
+                       (j.job == J_UNIQUE ? gp_unique_sync(cpu, j.dtype, m, hx, hr, &want)
+                                          : (j.job == J_PARTITION ? gp_partition_sync : gp_select_sync)(
+                                                cpu, j.dtype, m, hx, &j.pred, hr, &want)) == GP_OK &&
+                       want == kept && memcmp(ho, hr, (j.job == J_PARTITION ? m : want) * es) == 0;
+                uint64_t pk = 0;
+                const unsigned long long *pc = gp_peer_selected();
+                if (same)
+                    same = pc && gp_memcpy_sync(ctx, &pk, pc, 8) == GP_OK && pk == kept &&
+                           gp_memcpy_sync(ctx, hr, bp.device, kept * es) == GP_OK && memcmp(ho, hr, kept * es) == 0;
+            }
+            if (!same) rc = EXIT_MISMATCH;
+            free(hx), free(ho), free(hr);
+        }
+        if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+            char name[48];
+            snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
+            const double moved = (double)bytes + (double)(j.job == J_PARTITION ? m : (size_t)kept) * (double)es;
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_reduce_name(j.peer) : "",
+                    gpu ? sp.median_ms : 0);
+            bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
+            if (gpu) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
+        }
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bc);
+    }
+    if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+        report_print(&r, c.fmt, stdout);
+        if (c.svg && svg_bar_chart(c.svg, "gpuprim bench select", "GB/s (read + write)", bars.labels, bars.values,
+                                   bars.n, ce.d2d_gbs, "D2D cudaMemcpy") != 0 && rc == EXIT_OK)
+            rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim bench select: a result differs from the CPU backend's or CUB's\n");
+    report_free(&r);
+    gp_ctx_destroy(cpu);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
