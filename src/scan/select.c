@@ -111,58 +111,118 @@ static gp_status_t normalize(const char *fn, gp_dtype_t dt, size_t n, const gp_p
     return GP_OK;
 }
 
-/* keep x[i]? (CPU) */
-static int keep_at(const gp__pred_t *q, gp_dtype_t dt, const void *x, size_t i)
+/* Typed passes over [b, e): the kept count, and the copies (kept to y[k...], rejected to y[r...] for partition). The
+ * predicate's mode and kind are loop-invariant, so the compiler specializes each loop. */
+#define GP_SEL_DEF(NAME, T, KEEP)                                                                                    \
+    static size_t count_##NAME(const gp__pred_t *q, const T *x, size_t b, size_t e)                                \
+    {                                                                                                              \
+        size_t k = 0;                                                                                              \
+        for (size_t i = b; i < e; i++) {                                                                           \
+            const T v = x[i];                                                                                      \
+            k += (size_t)(KEEP);                                                                                   \
+        }                                                                                                          \
+        return k;                                                                                                  \
+    }                                                                                                              \
+    static void copy_##NAME(const gp__pred_t *q, const T *x, size_t b, size_t e, T *y, size_t k, size_t r, int part) \
+    { /* branch-free: every element is stored into a small buffer whose end moves only when it is kept */          \
+        T kb[256], rb[256];                                                                                        \
+        size_t nk = 0, nr = 0;                                                                                     \
+        for (size_t i = b; i < e; i++) {                                                                           \
+            const T v = x[i];                                                                                      \
+            const size_t keep = (size_t)(KEEP);                                                                    \
+            kb[nk] = v, rb[nr] = v;                                                                                \
+            nk += keep, nr += 1 - keep;                                                                            \
+            if (nk == 256) memcpy(y + k, kb, sizeof kb), k += 256, nk = 0;                                         \
+            if (nr == 256) {                                                                                       \
+                if (part) memcpy(y + r, rb, sizeof rb);                                                            \
+                r += 256, nr = 0;                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+        memcpy(y + k, kb, nk * sizeof(T));                                                                         \
+        if (part) memcpy(y + r, rb, nr * sizeof(T));                                                               \
+    }
+GP_SEL_DEF(u8, uint8_t, gp__keep_u(q, v))
+GP_SEL_DEF(u16, uint16_t, gp__keep_u(q, v))
+GP_SEL_DEF(u32, uint32_t, gp__keep_u(q, v))
+GP_SEL_DEF(u64, uint64_t, gp__keep_u(q, v))
+GP_SEL_DEF(i8, int8_t, gp__keep_s(q, v))
+GP_SEL_DEF(i16, int16_t, gp__keep_s(q, v))
+GP_SEL_DEF(i32, int32_t, gp__keep_s(q, v))
+GP_SEL_DEF(i64, int64_t, gp__keep_s(q, v))
+GP_SEL_DEF(f16, uint16_t, gp__keep_f(q, (double)gp_f16_to_f32(v)))
+GP_SEL_DEF(bf16, uint16_t, gp__keep_f(q, (double)gp_bf16_to_f32(v)))
+GP_SEL_DEF(f32, float, gp__keep_f(q, (double)v))
+GP_SEL_DEF(f64, double, gp__keep_f(q, v))
+/* flags and constant predicates, any element size (the bytes are copied) */
+static size_t count_any(const gp__pred_t *q, size_t b, size_t e)
 {
-    switch (q->mode) {
-    case GP__PM_FLAGS: return q->flags[i] != 0;
-    case GP__PM_CONST: return q->value;
-    default: break;
+    if (q->mode == GP__PM_CONST) return q->value ? e - b : 0;
+    size_t k = 0;
+    for (size_t i = b; i < e; i++) k += q->flags[i] != 0;
+    return k;
+}
+static void copy_any(const gp__pred_t *q, const unsigned char *x, size_t es, size_t b, size_t e, unsigned char *y,
+                     size_t k, size_t r, int part)
+{
+    for (size_t i = b; i < e; i++) {
+        const int keep = q->mode == GP__PM_CONST ? q->value : q->flags[i] != 0;
+        if (keep) memcpy(y + k++ * es, x + i * es, es);
+        else if (part) memcpy(y + r++ * es, x + i * es, es);
+    }
+}
+
+static size_t count_range(const gp__pred_t *q, gp_dtype_t dt, const void *x, size_t b, size_t e)
+{
+    if (q->mode == GP__PM_CONST || q->mode == GP__PM_FLAGS) return count_any(q, b, e);
+    switch (dt) {
+#define GP_SEL_CASE(D, NAME, T) case D: return count_##NAME(q, (const T *)x, b, e);
+        GP_SEL_CASE(GP_U8, u8, uint8_t) GP_SEL_CASE(GP_U16, u16, uint16_t) GP_SEL_CASE(GP_U32, u32, uint32_t)
+        GP_SEL_CASE(GP_U64, u64, uint64_t) GP_SEL_CASE(GP_I8, i8, int8_t) GP_SEL_CASE(GP_I16, i16, int16_t)
+        GP_SEL_CASE(GP_I32, i32, int32_t) GP_SEL_CASE(GP_I64, i64, int64_t) GP_SEL_CASE(GP_F16, f16, uint16_t)
+        GP_SEL_CASE(GP_BF16, bf16, uint16_t) GP_SEL_CASE(GP_F32, f32, float)
+#undef GP_SEL_CASE
+    default: return count_f64(q, (const double *)x, b, e);
+    }
+}
+
+static void copy_range(const gp__pred_t *q, gp_dtype_t dt, const void *x, size_t b, size_t e, void *y, size_t k,
+                       size_t r, int part)
+{
+    if (q->mode == GP__PM_CONST || q->mode == GP__PM_FLAGS) {
+        copy_any(q, x, gp_dtype_size(dt), b, e, y, k, r, part);
+        return;
     }
     switch (dt) {
-    case GP_U8: return gp__keep_u(q, ((const uint8_t *)x)[i]);
-    case GP_U16: return gp__keep_u(q, ((const uint16_t *)x)[i]);
-    case GP_U32: return gp__keep_u(q, ((const uint32_t *)x)[i]);
-    case GP_U64: return gp__keep_u(q, ((const uint64_t *)x)[i]);
-    case GP_I8: return gp__keep_s(q, ((const int8_t *)x)[i]);
-    case GP_I16: return gp__keep_s(q, ((const int16_t *)x)[i]);
-    case GP_I32: return gp__keep_s(q, ((const int32_t *)x)[i]);
-    case GP_I64: return gp__keep_s(q, ((const int64_t *)x)[i]);
-    case GP_F16: return gp__keep_f(q, (double)gp_f16_to_f32(((const uint16_t *)x)[i]));
-    case GP_BF16: return gp__keep_f(q, (double)gp_bf16_to_f32(((const uint16_t *)x)[i]));
-    case GP_F32: return gp__keep_f(q, (double)((const float *)x)[i]);
-    default: return gp__keep_f(q, ((const double *)x)[i]);
+#define GP_SEL_CASE(D, NAME, T) case D: copy_##NAME(q, (const T *)x, b, e, (T *)y, k, r, part); return;
+        GP_SEL_CASE(GP_U8, u8, uint8_t) GP_SEL_CASE(GP_U16, u16, uint16_t) GP_SEL_CASE(GP_U32, u32, uint32_t)
+        GP_SEL_CASE(GP_U64, u64, uint64_t) GP_SEL_CASE(GP_I8, i8, int8_t) GP_SEL_CASE(GP_I16, i16, int16_t)
+        GP_SEL_CASE(GP_I32, i32, int32_t) GP_SEL_CASE(GP_I64, i64, int64_t) GP_SEL_CASE(GP_F16, f16, uint16_t)
+        GP_SEL_CASE(GP_BF16, bf16, uint16_t) GP_SEL_CASE(GP_F32, f32, float)
+#undef GP_SEL_CASE
+    default: copy_f64(q, (const double *)x, b, e, (double *)y, k, r, part);
     }
 }
 
 /* CPU backend: chunks counted in parallel, their kept / rejected prefixes, then each chunk copied in order. */
-static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *xv, const gp__pred_t *q, int partition, void *yv,
+static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *x, const gp__pred_t *q, int partition, void *y,
                               size_t *kept)
 {
     const size_t es = gp_dtype_size(dt);
-    const unsigned char *x = xv;
-    unsigned char *y = yv;
     const int par = gp__cpu_par(1, n * es);
     const size_t chunks = par ? 256 : 1, per = (n + chunks - 1) / chunks;
     size_t *cnt = calloc(chunks + 1, sizeof *cnt);
     if (cnt == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "select: chunk counts");
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < chunks; c++) {
-        const size_t b = c * per, e = b + per < n ? b + per : n;
-        size_t k = 0;
-        for (size_t i = b; i < e; i++) k += (size_t)keep_at(q, dt, x, i);
-        cnt[c + 1] = k;
+        const size_t b = c * per < n ? c * per : n, e = b + per < n ? b + per : n;
+        cnt[c + 1] = count_range(q, dt, x, b, e);
     }
     for (size_t c = 0; c < chunks; c++) cnt[c + 1] += cnt[c]; /* cnt[c]: kept before chunk c */
     const size_t total = cnt[chunks];
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < chunks; c++) {
-        const size_t b = c * per, e = b + per < n ? b + per : n;
-        size_t k = cnt[c], r = total + (b < n ? b : n) - cnt[c]; /* rejected before chunk c: b - cnt[c] */
-        for (size_t i = b; i < e; i++) {
-            if (keep_at(q, dt, x, i)) memcpy(y + k++ * es, x + i * es, es);
-            else if (partition) memcpy(y + r++ * es, x + i * es, es);
-        }
+        const size_t b = c * per < n ? c * per : n, e = b + per < n ? b + per : n;
+        copy_range(q, dt, x, b, e, y, cnt[c], total + b - cnt[c], partition); /* rejected before: b - cnt[c] */
     }
     free(cnt);
     *kept = total;
