@@ -217,6 +217,8 @@ if [[ " $steps " == *" scan "* ]]; then
     echo "### gpuprim bench scan"; $G bench scan
     echo; echo "### gpuprim bench scan (again: spread)"; $G bench scan
     echo; echo "### gpuprim bench select"; $G bench select
+    echo; echo "### gpuprim lab scan"; t0=$SECONDS; $G lab scan; echo "exit $? in $((SECONDS - t0)) s"
+    echo; echo "### ctest gpu_lab_scan"; (cd $B && ctest -V --timeout 600 -R 'gpu_lab_scan' | grep -E "gpu_lab_scan:|FAIL" | tail -5)
     echo; echo "### ctest gpu_select"; (cd $B && ctest -V --timeout 600 -R 'gpu_select|cli$' | grep -E "ok|FAIL|passed|failed" | tail -30)
     echo; echo "### torch.cumsum f32 2^28 (CUDA events, median of 20)"
     python3 - <<'PY'

@@ -9,7 +9,7 @@ _gpuprim() {
     fi
     case $prev in
         bench) COMPREPLY=($(compgen -W "vector reduce histogram transpose gemm graph scan select" -- "$cur")); return;;
-        lab) COMPREPLY=($(compgen -W "--list vector reduce histogram transpose gemm memory concurrency" -- "$cur")); return;;
+        lab) COMPREPLY=($(compgen -W "--list vector reduce scan histogram transpose gemm memory concurrency" -- "$cur")); return;;
         --op) COMPREPLY=($(compgen -W "sum prod min max minmax argmin argmax and or xor count_nonzero mat2 mat3 mat4 affine first last" -- "$cur")); return;;
         --dtype|--acc) COMPREPLY=($(compgen -W "u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64" -- "$cur")); return;;
         -d|--device) COMPREPLY=($(compgen -W "cpu auto 0 1 2 3" -- "$cur")); return;;

@@ -56,7 +56,7 @@ case $rc in
   *) bad "bench graph exit $rc: $(cat "$tmp/err")";;
 esac
 expect_rc 0 "lab topics" "$g" lab --list
-for t in vector reduce histogram transpose gemm memory concurrency; do grep -q "^$t " "$tmp/out" || bad "lab --list lacks $t"; done; ok
+for t in vector reduce scan histogram transpose gemm memory concurrency; do grep -q "^$t " "$tmp/out" || bad "lab --list lacks $t"; done; ok
 expect_rc 0 "lab memory list" "$g" lab memory --list
 [ "$(wc -l <"$tmp/out")" = 8 ] && grep -q '^staircase ' "$tmp/out" && ok || bad "lab memory --list: $(cat "$tmp/out")"
 expect_rc 0 "lab memory help" "$g" lab memory --help
@@ -65,6 +65,15 @@ expect_rc 2 "lab memory on the CPU" "$g" lab memory -d cpu
 expect_rc 2 "lab memory unknown option" "$g" lab memory --bogus
 expect_rc 2 "lab memory option without its value" "$g" lab memory --only
 expect_rc 2 "lab unknown topic" "$g" lab memroy
+expect_rc 0 "lab scan list" "$g" lab scan --list
+[ "$(wc -l <"$tmp/out")" = 7 ] && grep -q '^07 look-back .*production' "$tmp/out" && ok || bad "lab scan --list: $(cat "$tmp/out")"
+expect_rc 2 "lab scan on the CPU" "$g" lab scan -d cpu
+"$g" lab scan -n 0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+case $rc in
+  2) grep -q -- "-n" "$tmp/err" && ok || bad "lab scan -n 0: $(cat "$tmp/err")";;
+  3) ok;; # no GPU: the runner stops before the topic reads its options
+  *) bad "lab scan -n 0: exit $rc";;
+esac
 expect_rc 0 "lab concurrency list" "$g" lab concurrency --list
 [ "$(wc -l <"$tmp/out")" = 7 ] && grep -q '^graphs ' "$tmp/out" && ok || bad "lab concurrency --list: $(cat "$tmp/out")"
 expect_rc 2 "lab concurrency on the CPU" "$g" lab concurrency -d cpu

@@ -26,8 +26,8 @@ static void usage(FILE *f)
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
             "  bench histogram | transpose | gemm | scan | graph   against CUB / cuBLAS in the same run\n"
-            "  lab vector | reduce | histogram | transpose | gemm | memory | concurrency   every version verified and\n"
-            "                            timed side by side (gpuprim lab --list)\n"
+            "  lab vector | reduce | scan | histogram | transpose | gemm | memory | concurrency   every version verified\n"
+            "                            and timed side by side (gpuprim lab --list)\n"
             "  demo                      a short tour (the main job of `make demo`)\n"
             "  version                   print the version\n"
             "Common options: -d/--device ID|cpu, --json, --csv, --svg FILE, --reps N, --warmup N.\n",
