@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "  gemm A B -o C             C = alpha op(A) op(B) + beta C0 on .npy / raw matrices (f32, f64)\n"
             "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
             "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
-            "  bench histogram | transpose | gemm | scan | graph   against CUB / cuBLAS in the same run\n"
+            "  bench histogram | transpose | gemm | scan | select | graph   against CUB / cuBLAS, same run\n"
             "  lab vector | reduce | scan | histogram | transpose | gemm | memory | concurrency   every version verified\n"
             "                            and timed side by side (gpuprim lab --list)\n"
             "  demo                      a short tour (the main job of `make demo`)\n"
