@@ -146,18 +146,10 @@ static int runs_verb(int argc, char **argv, int rle)
         (rle ? usage_rle : usage_unique)(stderr);
         return EXIT_USAGE;
     }
-    gp_dtype_t dtype = GP_F32;
-    size_t offset = 0, count = GP_COUNT_ALL;
-    if (o_dtype && gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
-        fprintf(stderr, "gpuprim %s: --dtype: %s\n", verb, gp_last_error());
-        return EXIT_USAGE;
-    }
-    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value(verb, "--offset", "a byte count", o_offset);
-    if (o_count && parse_size(o_count, &count) != 0) return bad_value(verb, "--count", "an element count", o_count);
 
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open(&in, verb, path, o_dtype != NULL, dtype, o_offset != NULL, offset, count);
+    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
     if (rc != EXIT_OK) return rc;
     runjob_t j;
     memset(&j, 0, sizeof j);
@@ -191,25 +183,12 @@ static int runs_verb(int argc, char **argv, int rle)
     j.dout = bd.device, j.dlen = bl.device, j.dcnt = bc.device, j.hout = bh.host, j.hlen = bhl.host, j.hcnt = bhc.host;
     if ((rc = arr_out_open(&vo, verb, o_out, j.dtype)) != EXIT_OK) goto out;
     if (rle && (rc = arr_out_open(&lo, verb, o_len, GP_U64)) != EXIT_OK) goto out;
-    {
-        progress_bar_t bar = {t0, 0};
-        gp_stream_opts_t so;
-        memset(&so, 0, sizeof so);
-        so.chunk_bytes = j.cap * j.es;
-        so.progress = progress_bar;
-        so.progress_user = &bar;
-        st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, runs_chunk, &j);
-        if (bar.shown) fputc('\n', stderr);
-    }
+    st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, runs_chunk, &j);
     if (st == GP_OK && rle && j.pend_len && /* the last run */
         (arr_out_write(&vo, j.pend, 1) != 0 || arr_out_write(&lo, &j.pend_len, 1) != 0))
         st = GP_ERR_IO;
     if (st != GP_OK) {
-        const char *e = gp_last_error(), *p = strstr(e, "byte ");
-        if (vo.err || lo.err) fprintf(stderr, "gpuprim %s: cannot write its output: %s (nothing written)\n", verb,
-                                      strerror(vo.err ? vo.err : lo.err));
-        else fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, path, p && st == GP_ERR_FORMAT ? p : e);
-        rc = EXIT_FAIL;
+        rc = stream_failed(verb, path, st, &vo, rle ? &lo : NULL);
         goto out;
     }
     if (rle) j.runs = vo.count;

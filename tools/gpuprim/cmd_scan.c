@@ -74,8 +74,6 @@ int cmd_scan(int argc, char **argv)
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     gp_reduce_op_t op = GP_REDUCE_SUM;
-    gp_dtype_t dtype = GP_F32;
-    size_t offset = 0, count = GP_COUNT_ALL;
     if (!path || !o_op || !o_out) {
         fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !o_op ? "--op is required"
                                                                                  : "-o OUT is required");
@@ -83,19 +81,13 @@ int cmd_scan(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (gp_reduce_op_parse(o_op, &op) != GP_OK) return bad_value("scan", "--op", "sum prod min max and or xor", o_op);
-    if (o_dtype && gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
-        fprintf(stderr, "gpuprim scan: --dtype: %s\n", gp_last_error());
-        return EXIT_USAGE;
-    }
-    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value("scan", "--offset", "a byte count", o_offset);
-    if (o_count && parse_size(o_count, &count) != 0) return bad_value("scan", "--count", "an element count", o_count);
     const gp_scan_kind_t kind = o_excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
 
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open(&in, "scan", path, o_dtype != NULL, dtype, o_offset != NULL, offset, count);
+    int rc = input_open_opts(&in, "scan", path, o_dtype, o_offset, o_count);
     if (rc != EXIT_OK) return rc;
-    dtype = in.d.dtype;
+    const gp_dtype_t dtype = in.d.dtype;
     gp_ctx_t *ctx = NULL;
     gp_buffer_t bd = {0}, bh = {0};
     sjob_t j;
@@ -128,21 +120,9 @@ int cmd_scan(int argc, char **argv)
     j.dout = bd.device;
     j.hout = bh.host;
     if ((rc = arr_out_open(&ao, "scan", o_out, dtype)) != EXIT_OK) goto out;
-    {
-        progress_bar_t bar = {t0, 0};
-        gp_stream_opts_t so;
-        memset(&so, 0, sizeof so);
-        so.chunk_bytes = j.cap * j.es;
-        so.progress = progress_bar;
-        so.progress_user = &bar;
-        st = gp_array_stream(ctx, in.f, &in.d, in.want, GP_SCAN_GRANULE, &so, scan_chunk, &j);
-        if (bar.shown) fputc('\n', stderr);
-    }
+    st = stream_chunks(ctx, &in, j.cap * j.es, GP_SCAN_GRANULE, t0, scan_chunk, &j);
     if (st != GP_OK) {
-        const char *e = gp_last_error(), *p = strstr(e, "byte ");
-        if (ao.err) fprintf(stderr, "gpuprim scan: cannot write %s: %s (nothing written)\n", o_out, strerror(ao.err));
-        else fprintf(stderr, "gpuprim scan: %s: %s (nothing written)\n", path, p && st == GP_ERR_FORMAT ? p : e);
-        rc = EXIT_FAIL;
+        rc = stream_failed("scan", path, st, &ao, NULL);
         goto out;
     }
     {

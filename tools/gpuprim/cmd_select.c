@@ -85,18 +85,10 @@ int cmd_select(int argc, char **argv)
         fprintf(stderr, "gpuprim select: --where: %s\n", gp_last_error());
         return EXIT_USAGE;
     }
-    gp_dtype_t dtype = GP_F32;
-    size_t offset = 0, count = GP_COUNT_ALL;
-    if (o_dtype && gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
-        fprintf(stderr, "gpuprim select: --dtype: %s\n", gp_last_error());
-        return EXIT_USAGE;
-    }
-    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value("select", "--offset", "a byte count", o_offset);
-    if (o_count && parse_size(o_count, &count) != 0) return bad_value("select", "--count", "an element count", o_count);
 
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open(&in, "select", path, o_dtype != NULL, dtype, o_offset != NULL, offset, count);
+    int rc = input_open_opts(&in, "select", path, o_dtype, o_offset, o_count);
     if (rc != EXIT_OK) return rc;
     gp_ctx_t *ctx = NULL;
     gp_buffer_t bd = {0}, bh = {0}, bc = {0}, bhc = {0};
@@ -124,21 +116,10 @@ int cmd_select(int argc, char **argv)
     }
     j.dout = bd.device, j.dcnt = bc.device, j.hout = bh.host, j.hcnt = bhc.host;
     if ((rc = arr_out_open(&ao, "select", o_out, j.dtype)) != EXIT_OK) goto out;
-    {
-        progress_bar_t bar = {t0, 0};
-        gp_stream_opts_t so;
-        memset(&so, 0, sizeof so);
-        so.chunk_bytes = j.cap * j.es;
-        so.progress = progress_bar;
-        so.progress_user = &bar;
-        st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, select_chunk, &j);
-        if (bar.shown) fputc('\n', stderr);
-    }
+    st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, select_chunk, &j);
     if (st != GP_OK) {
-        const char *e = gp_last_error(), *p = strstr(e, "byte ");
-        if (ao.err) fprintf(stderr, "gpuprim select: cannot write %s: %s (nothing written)\n", o_out, strerror(ao.err));
-        else fprintf(stderr, "gpuprim select: %s: %s (nothing written)\n", path, p && st == GP_ERR_FORMAT ? p : e);
-        rc = st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
+        rc = stream_failed("select", path, st, &ao, NULL);
+        if (st == GP_ERR_INVALID_ARG && !ao.err) rc = EXIT_USAGE; /* e.g. flags the dtype cannot take */
         goto out;
     }
     if ((rc = arr_out_close(&ao, "select", 1)) != EXIT_OK) goto out;

@@ -177,3 +177,17 @@ double input_bytes(const input_t *in)
     if (in->want == GP_COUNT_ALL) return -1;
     return (double)in->want * (double)in->d.elem_size;
 }
+
+int input_open_opts(input_t *in, const char *verb, const char *path, const char *o_dtype, const char *o_offset,
+                    const char *o_count)
+{
+    gp_dtype_t dtype = GP_F32;
+    size_t offset = 0, count = GP_COUNT_ALL;
+    if (o_dtype && gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+        fprintf(stderr, "gpuprim %s: --dtype: %s\n", verb, gp_last_error());
+        return EXIT_USAGE;
+    }
+    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value(verb, "--offset", "a byte count", o_offset);
+    if (o_count && parse_size(o_count, &count) != 0) return bad_value(verb, "--count", "an element count", o_count);
+    return input_open(in, verb, path, o_dtype != NULL, dtype, o_offset != NULL, offset, count);
+}

@@ -29,6 +29,10 @@ typedef struct input {
 /* Returns EXIT_OK, or the exit code after printing why. */
 int input_open(input_t *in, const char *verb, const char *path, int have_dtype, gp_dtype_t dtype, int have_offset,
                size_t offset, size_t count);
+/* input_open from the data verbs' option values (NULL: not given): --dtype T, --offset BYTES, --count N. Returns
+ * EXIT_OK, or the exit code after printing why (a bad value is EXIT_USAGE). */
+int input_open_opts(input_t *in, const char *verb, const char *path, const char *o_dtype, const char *o_offset,
+                    const char *o_count);
 /* The bytes the verb will read, or -1 when unknown (a pipe read to its end). */
 double input_bytes(const input_t *in);
 void input_close(input_t *in);

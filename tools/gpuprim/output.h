@@ -5,6 +5,7 @@
 #ifndef GP_CLI_OUTPUT_H
 #define GP_CLI_OUTPUT_H
 
+#include "input.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -24,5 +25,13 @@ typedef struct arr_out {
 int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype);
 int arr_out_write(arr_out_t *a, const void *data, size_t n);
 int arr_out_close(arr_out_t *a, const char *verb, int ok); /* ok = 0: remove it (returns EXIT_OK) */
+
+/* gp_array_stream over the input in chunks of at most chunk_bytes (every chunk but the last a multiple of granule
+ * elements), with the progress bar after a second on a terminal (t0: the verb's start). */
+gp_status_t stream_chunks(gp_ctx_t *ctx, const input_t *in, size_t chunk_bytes, size_t granule, double t0,
+                          gp_chunk_fn fn, void *user);
+/* Says why a streamed verb failed, "(nothing written)": an output's write error when a (or b, may be NULL) has one,
+ * else the input's error (from its byte offset on a format error). Returns EXIT_FAIL. */
+int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_out_t *a, const arr_out_t *b);
 
 #endif
