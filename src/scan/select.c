@@ -229,36 +229,48 @@ static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *x, const gp__
     return GP_OK;
 }
 
-/* x[i] == x[j] by value: floats as numbers (NaN equals nothing, -0 == +0), integers exactly (their bytes). */
-static int same_at(gp_dtype_t dt, const void *x, size_t i, size_t j)
+/* CPU unique (lengths NULL) or run-length encoding: one pass, typed. EQ is value equality: floats as numbers (NaN equals
+ * nothing, -0 == +0), integers exactly. */
+#define GP_RUNS_DEF(NAME, T, EQ)                                                                                   \
+    static size_t runs_##NAME(size_t n, const T *x, T *y, uint64_t *lengths)                                       \
+    {                                                                                                              \
+        size_t r = 0;                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                                           \
+            const T a = x[i];                                                                                      \
+            if (i == 0 || !(EQ)) {                                                                                 \
+                y[r] = a;                                                                                          \
+                if (lengths) lengths[r] = 1;                                                                       \
+                r++;                                                                                               \
+            } else if (lengths) {                                                                                  \
+                lengths[r - 1]++;                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+        return r;                                                                                                  \
+    }
+GP_RUNS_DEF(b1, uint8_t, a == x[i - 1])
+GP_RUNS_DEF(b2, uint16_t, a == x[i - 1])
+GP_RUNS_DEF(b4, uint32_t, a == x[i - 1])
+GP_RUNS_DEF(b8, uint64_t, a == x[i - 1])
+GP_RUNS_DEF(f16, uint16_t, gp_f16_to_f32(a) == gp_f16_to_f32(x[i - 1]))
+GP_RUNS_DEF(bf16, uint16_t, gp_bf16_to_f32(a) == gp_bf16_to_f32(x[i - 1]))
+GP_RUNS_DEF(f32, float, a == x[i - 1])
+GP_RUNS_DEF(f64, double, a == x[i - 1])
+
+static size_t runs_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, uint64_t *lengths)
 {
     switch (dt) {
-    case GP_F16: return gp_f16_to_f32(((const uint16_t *)x)[i]) == gp_f16_to_f32(((const uint16_t *)x)[j]);
-    case GP_BF16: return gp_bf16_to_f32(((const uint16_t *)x)[i]) == gp_bf16_to_f32(((const uint16_t *)x)[j]);
-    case GP_F32: return ((const float *)x)[i] == ((const float *)x)[j];
-    case GP_F64: return ((const double *)x)[i] == ((const double *)x)[j];
-    default: {
-        const size_t es = gp_dtype_size(dt);
-        return memcmp((const char *)x + i * es, (const char *)x + j * es, es) == 0;
+    case GP_F16: return runs_f16(n, x, y, lengths);
+    case GP_BF16: return runs_bf16(n, x, y, lengths);
+    case GP_F32: return runs_f32(n, x, y, lengths);
+    case GP_F64: return runs_f64(n, x, y, lengths);
+    default: break; /* integers: equal values are equal bits */
     }
+    switch (gp_dtype_size(dt)) {
+    case 1: return runs_b1(n, x, y, lengths);
+    case 2: return runs_b2(n, x, y, lengths);
+    case 4: return runs_b4(n, x, y, lengths);
+    default: return runs_b8(n, x, y, lengths);
     }
-}
-
-/* CPU unique (lengths NULL) or run-length encoding: one pass. */
-static size_t runs_cpu(gp_dtype_t dt, size_t n, const void *xv, void *yv, uint64_t *lengths)
-{
-    const size_t es = gp_dtype_size(dt);
-    size_t r = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || !same_at(dt, xv, i, i - 1)) {
-            memcpy((char *)yv + r * es, (const char *)xv + i * es, es);
-            if (lengths) lengths[r] = 1;
-            r++;
-        } else if (lengths) {
-            lengths[r - 1]++;
-        }
-    }
-    return r;
 }
 
 static int overlap(const void *a, size_t an, const void *b, size_t bn)
