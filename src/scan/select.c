@@ -229,8 +229,8 @@ static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *x, const gp__
     return GP_OK;
 }
 
-/* CPU unique (lengths NULL) or run-length encoding: one pass, typed. EQ is value equality: floats as numbers (NaN equals
- * nothing, -0 == +0), integers exactly. */
+/* CPU unique (lengths NULL) or run-length encoding: one pass, typed. EQ is value equality: floats as numbers (NaN
+ * equals nothing, -0 == +0), integers exactly. */
 #define GP_RUNS_DEF(NAME, T, EQ)                                                                                   \
     static size_t runs_##NAME(size_t n, const T *x, T *y, uint64_t *lengths)                                       \
     {                                                                                                              \
