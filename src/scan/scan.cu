@@ -316,6 +316,10 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
     }
 }
 
+/* The ticket (16 bytes) and `words` descriptor words per tile: what the launcher clears and what
+ * gp__scan_gpu_workspace_bytes tells the callers that share the workspace. */
+inline size_t workspace_bytes(size_t ntiles, size_t words) { return 16 + ntiles * words * 8; }
+
 template <typename T, int OP>
 gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, const void *cin, void *cout,
                    cudaStream_t s)
@@ -323,7 +327,7 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
     /* workspace: the ticket, then the tile descriptors; all zeroed on the stream */
-    const size_t bytes = 16 + ntiles * Desc<T>::WORDS * 8;
+    const size_t bytes = workspace_bytes(ntiles, Desc<T>::WORDS);
     void *ws = NULL;
     gp_status_t st = gp__workspace(ctx, bytes, &ws);
     if (st != GP_OK) return st;
@@ -331,14 +335,12 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
     k_scan<T, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const T *)x, (T *)y, n, excl, (const T *)cin, (T *)cout,
-                                                       (unsigned *)w,
-                                                       (unsigned long long *)(w + 16));
+                                                       (unsigned *)w, (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
 
 template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl,
-                                        const void *cin, void *cout,
-                                        cudaStream_t s)
+                                        const void *cin, void *cout, cudaStream_t s)
 {
     switch (op) {
     case GP_REDUCE_SUM: return launch<T, SUM>(ctx, n, x, y, excl, cin, cout, s);
@@ -362,7 +364,7 @@ template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t
 
 extern "C" size_t gp__scan_gpu_workspace_bytes(gp_dtype_t dtype, size_t n)
 {
-    return 16 + (n + TILE - 1) / TILE * (gp_dtype_size(dtype) / 4) * 8;
+    return workspace_bytes((n + TILE - 1) / TILE, gp_dtype_size(dtype) / 4);
 }
 
 extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,

@@ -13,7 +13,6 @@
 #include "input.h"
 #include "output.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
