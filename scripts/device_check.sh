@@ -240,6 +240,25 @@ PY
   grep -vE '^\s*$' "$OUT/scan.txt" | grep -vE '^#' | head -40
 fi
 
+if [[ " $steps " == *" select "* ]]; then
+  # issue 14's select / partition / unique: their GPU tests, the sanitizers over them (quick sizes), bench select
+  # twice (spread), and an ncu pass over the 2^28 select when NCU=1.
+  G=$B/gpuprim
+  {
+    echo "### ctest gpu_select, test_select, cli"
+    (cd $B && ctest -V --timeout 600 -R 'gpu_select|test_select|cli$' | grep -E " ok|FAIL|passed|failed|skipped" | tail -40)
+    for t in memcheck racecheck synccheck; do
+      echo "### compute-sanitizer $t gpu_select"
+      GP_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_select 2>&1 | tail -3
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    echo; echo "### gpuprim bench select"; $G bench select
+    echo; echo "### gpuprim bench select (again: spread)"; $G bench select
+  } >"$OUT/select.txt" 2>&1
+  note "select: $(grep -E 'tests passed|tests failed' "$OUT/select.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|^(select|partition|unique) " "$OUT/select.txt" | head -40
+fi
+
 if [[ " $steps " == *" stream "* ]]; then
   # gpuprim reduce over a 4 GiB file in the page cache: end-to-end GB/s (target: >= 85% of pinned H2D), and the same
   # bits from the file, from stdin (a pipe: sequential reads), and with a 1 GiB prefix on the CPU backend.

@@ -8,7 +8,9 @@
 #include "select_common.h"
 
 static int g_quick;
-static const size_t k_sizes[] = {1, 2, 4095, 4097, 33 * 4096 + 5, (1u << 20) + 3};
+/* the single-pass tile is 1024 16-byte vectors: 2048 (8-byte types) ... 16384 (1-byte) elements */
+static const size_t k_sizes[] = {1, 2, 2047, 2049, 4095, 4097, 8193, 16385, 33 * 4096 + 5, 5 * 16384 + 3,
+                                 (1u << 20) + 3};
 
 static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
 {
@@ -42,6 +44,24 @@ static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
                 for (size_t i = want * es; !part && i < n * es; i++) stray += got[i] != 0xa5;
                 CHECK(stray == 0, "%s select n=%zu wrote %zu bytes past its count", gp_dtype_name(dt), n, stray);
             }
+    }
+    /* x one element past a 16-byte boundary: the tiles' scalar path */
+    {
+        const size_t n = 40001;
+        sel_fill(hx, n, dt);
+        OK(gp_memcpy_sync(ctx, (char *)dx.device + es, hx, n * es));
+        for (int part = 0; part < 2; part++) {
+            const size_t want = sel_reference(&k_preds[1], dt, n, hx, part, ref);
+            OK(gp_memset(ctx, dc.device, 0xff, 8, s));
+            OK((part ? gp_partition : gp_select)(ctx, dt, n, (char *)dx.device + es, &k_preds[1], dy.device,
+                                                 dc.device, s));
+            OK(gp_stream_sync(ctx, s));
+            uint64_t c = 0;
+            OK(gp_memcpy_sync(ctx, &c, dc.device, 8));
+            OK(gp_memcpy_sync(ctx, got, dy.device, n * es));
+            CHECK(c == want && memcmp(got, ref, (part ? n : want) * es) == 0, "%s unaligned x %s differs",
+                  gp_dtype_name(dt), part ? "partition" : "select");
+        }
     }
     /* device flags, and the _sync count */
     const size_t n = 4097 * 3;
@@ -77,10 +97,14 @@ static void test_runs(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8, &dl));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &dc));
     const long before = tc_fail;
-    for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
-        const size_t n = k_sizes[si];
+    /* the sizes with short runs, then 2^20 + 3 with runs of ~20000 (tiles without a head: zero aggregates) */
+    for (size_t si = 0; si <= sizeof k_sizes / sizeof k_sizes[0]; si++) {
+        const int lng = si == sizeof k_sizes / sizeof k_sizes[0];
+        const size_t n = lng ? maxn : k_sizes[si];
         if (g_quick && n > 5000) continue;
         sel_fill_runs(hx, n, dt);
+        for (size_t i = 1; lng && i < n; i++)
+            if (tc_next() % 20000) memcpy(hx + i * es, hx + (i - 1) * es, es);
         OK(gp_memcpy_sync(ctx, dx.device, hx, n * es));
         const size_t want = sel_runs_reference(dt, n, hx, ref, rlen);
         size_t k = 0;
@@ -88,8 +112,8 @@ static void test_runs(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
         OK(gp_stream_sync(ctx, s));
         OK(gp_unique_sync(ctx, dt, n, dx.device, dy.device, &k));
         OK(gp_memcpy_sync(ctx, got, dy.device, n * es));
-        CHECK(k == want && memcmp(got, ref, want * es) == 0, "%s unique n=%zu: %zu, want %zu", gp_dtype_name(dt), n,
-              k, want);
+        CHECK(k == want && memcmp(got, ref, want * es) == 0, "%s unique n=%zu%s: %zu, want %zu", gp_dtype_name(dt), n,
+              lng ? " (long runs)" : "", k, want);
         OK(gp_memset(ctx, dl.device, 0xa5, n * 8, s));
         OK(gp_run_length_encode(ctx, dt, n, dx.device, dy.device, dl.device, dc.device, s));
         OK(gp_stream_sync(ctx, s));

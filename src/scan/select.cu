@@ -1,11 +1,12 @@
 /*
- * select.cu — the GPU select / partition: the keep flags (u32, or u64 past 2^32 - 1 elements), their exclusive scan
- * in place by gp_scan's kernel (exact: an integer sum) with its carry out = the kept count, then a scatter: a kept
- * x[i] goes to y[pos[i]], a rejected one (partition) to y[count + i - pos[i]] — both stable. gp_unique keeps each
- * run's first element the same way; gp_run_length_encode scatters the heads' values and starts, then turns the starts
- * into lengths at each run's last element. Three (RLE: four) launches over the
- * context's workspace: [the scan's descriptors | the count | the flags]. A first slice: correct for any n and dtype;
- * a single-pass kernel (flags, counts and look-back in one) is the next step for speed (docs/SCAN.md).
+ * select.cu — the GPU select / partition / unique in one pass each, and run-length encoding.
+ * Select and unique: one kernel — each tile loads its elements once (16-byte vectors), forms the keep bits (the
+ * predicate, or "differs from the element before" for unique), ranks them inside the tile by warp shuffles, looks back
+ * over the predecessors' kept counts (decoupled look-back, exact: integer sums), and stores each kept element at its
+ * global rank: read n, write the kept ones. Partition: a counting pass first (the kept total, where the rejected ones
+ * begin), then the same kernel also stores each rejected element at total + (its index - its rank): both stable.
+ * Run-length encoding: keep flags (heads), their exclusive scan by gp_scan's kernel with the run count as its carry
+ * out, then the heads' values and starts, then the tails turn starts into lengths (four launches).
  */
 #include "scan_internal.h"
 
@@ -68,20 +69,6 @@ __global__ void __launch_bounds__(THREADS) k_flags(const typename E<D>::type *x,
         f[i] = (F)keep_at<D, MODE>(q, x, i);
 }
 
-template <gp_dtype_t D, typename F, int MODE>
-__global__ void __launch_bounds__(THREADS)
-    k_scatter(const typename E<D>::type *x, size_t n, gp__pred_t q, const F *pos, const F *total, int partition,
-              typename E<D>::type *y, uint64_t *count_out)
-{
-    const size_t tot = (size_t)*total;
-    if (count_out && blockIdx.x == 0 && threadIdx.x == 0) *count_out = tot;
-    for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * THREADS) {
-        const size_t p = (size_t)pos[i];
-        if (keep_at<D, MODE>(q, x, i)) y[p] = x[i];
-        else if (partition) y[tot + i - p] = x[i];
-    }
-}
-
 /* Run-length encoding after the heads' scan: each head writes its run's value and its start into lengths[r]; then
  * (the next launch) each run's last element turns that start into the length. */
 template <gp_dtype_t D, typename F>
@@ -107,10 +94,266 @@ __global__ void __launch_bounds__(THREADS)
         }
 }
 
-/* job: 0 select, 1 partition, 2 unique, 3 run-length encoding (y = values, lengths) */
+/* ---- the single pass (select, partition, unique): one block per tile of 8 warps x 4 rounds x 32 lanes x one
+ * 16-byte vector, tiles in ticket order. Each warp holds a contiguous segment; a lane's keep bits per round are
+ * counted into 16-bit fields of one 64-bit word (a round's warp total is at most 32 x 16), scanned across the warp by
+ * shuffles; the 8 warp totals give the tile's aggregate; warp 0 looks back over the predecessors' descriptors (a count
+ * is an integer sum: the window is summed in parallel, any order); then every kept element is stored at its global
+ * rank (a warp's stores of one round fill a contiguous range). Descriptors: one 64-bit word per tile, status in the
+ * top two bits (1 the aggregate, 2 the inclusive count), the count below — a single-copy-atomic word, no fences. */
+constexpr int ROUNDS = 4, WARPS = THREADS / 32;
+constexpr unsigned long long ST_SHIFT = 62, VAL_MASK = (1ull << ST_SHIFT) - 1;
+
+template <typename S> __device__ __forceinline__ S shfl_up1(S v)
+{
+    if constexpr (sizeof(S) < 4) return (S)__shfl_up_sync(0xffffffffu, (unsigned)v, 1);
+    else return __shfl_up_sync(0xffffffffu, v, 1);
+}
+template <typename S> __device__ __forceinline__ S shfl_from(S v, int lane)
+{
+    if constexpr (sizeof(S) < 4) return (S)__shfl_sync(0xffffffffu, (unsigned)v, lane);
+    else return __shfl_sync(0xffffffffu, v, lane);
+}
+/* element k of a 16-byte vector of S (k a constant after unrolling: a shift, no local memory) */
+template <typename S> __device__ __forceinline__ S elem(const uint4 &w, int k)
+{
+    const unsigned u[4] = {w.x, w.y, w.z, w.w};
+    S s;
+    if constexpr (sizeof(S) == 8) {
+        const unsigned long long b = (unsigned long long)u[2 * k + 1] << 32 | u[2 * k];
+        memcpy(&s, &b, 8);
+    } else if constexpr (sizeof(S) == 4) {
+        memcpy(&s, &u[k], 4);
+    } else if constexpr (sizeof(S) == 2) {
+        const unsigned short b = (unsigned short)(u[k / 2] >> (16 * (k % 2)));
+        memcpy(&s, &b, 2);
+    } else {
+        const unsigned char b = (unsigned char)(u[k / 4] >> (8 * (k % 4)));
+        memcpy(&s, &b, 1);
+    }
+    return s;
+}
+/* element k of the (zeroed) vector w = s */
+template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, S s)
+{
+    unsigned *u[4] = {&w.x, &w.y, &w.z, &w.w};
+    if constexpr (sizeof(S) == 8) {
+        unsigned long long b;
+        memcpy(&b, &s, 8);
+        *u[2 * k] = (unsigned)b;
+        *u[2 * k + 1] = (unsigned)(b >> 32);
+    } else if constexpr (sizeof(S) == 4) {
+        memcpy(u[k], &s, 4);
+    } else if constexpr (sizeof(S) == 2) {
+        unsigned short b;
+        memcpy(&b, &s, 2);
+        *u[k / 2] |= (unsigned)b << (16 * (k % 2));
+    } else {
+        unsigned char b;
+        memcpy(&b, &s, 1);
+        *u[k / 4] |= (unsigned)b << (8 * (k % 4));
+    }
+}
+/* a == b by value (floats as numbers: NaN equals nothing, -0 == +0; integers exactly) */
+template <gp_dtype_t D> __device__ __forceinline__ bool eq(typename E<D>::type a, typename E<D>::type b)
+{
+    if constexpr (D == GP_F16) return __half2float(__ushort_as_half(a)) == __half2float(__ushort_as_half(b));
+    else if constexpr (D == GP_BF16) return __bfloat162float(__ushort_as_bfloat16(a)) == __bfloat162float(__ushort_as_bfloat16(b));
+    else return a == b;
+}
+__device__ __forceinline__ unsigned long long warp_sum64(unsigned long long v)
+{
+#pragma unroll
+    for (int d = 16; d; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+}
+__device__ __forceinline__ void desc_put(unsigned long long *d, size_t t, unsigned long long st, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(d + t), "l"(st << ST_SHIFT | v) : "memory");
+}
+__device__ __forceinline__ unsigned long long desc_get(const unsigned long long *d, size_t t)
+{
+    unsigned long long w;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(d + t) : "memory");
+    return w;
+}
+
+/* PART: partition (rejected elements after the kept ones, *total = the kept count, known before this launch) */
+template <gp_dtype_t D, int MODE, int PART>
+__global__ void __launch_bounds__(THREADS, MODE == MODE_PRED && !PART && sizeof(typename E<D>::type) >= 4 ? 6 : 4)
+    k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
+             unsigned long long *desc, const unsigned long long *total, uint64_t *count_out)
+{
+    typedef typename E<D>::type S;
+    constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
+    __shared__ unsigned s_tile;
+    __shared__ unsigned s_wc[WARPS];
+    __shared__ unsigned long long s_pre;
+    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const size_t t = s_tile, t0 = t * (size_t)TILE, base = t0 + (size_t)warp * SEG;
+
+    /* the elements stay packed in their 16-byte vectors (one register per 4 bytes whatever the dtype); elem()
+     * takes element k out with shifts once the loops are unrolled */
+    uint4 v[ROUNDS];
+    if (t0 + TILE <= n && ((uintptr_t)(x + t0) & 15) == 0) {
+#pragma unroll
+        for (int r = 0; r < ROUNDS; r++) v[r] = reinterpret_cast<const uint4 *>(x + base + r * 32 * VEC)[lane];
+    } else {
+#pragma unroll
+        for (int r = 0; r < ROUNDS; r++) {
+            v[r] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const size_t i = base + (size_t)(r * 32 + lane) * VEC + k;
+                if (i < n) set_elem<S>(v[r], k, x[i]);
+            }
+        }
+    }
+    /* the keep bits, one word per round (VEC <= 16 bits), and their counts packed 16 bits per round */
+    unsigned m[ROUNDS];
+    unsigned long long packed = 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
+        S prev = (S)0;
+        if constexpr (MODE == MODE_HEAD) {
+            const S up = shfl_up1(elem<S>(v[r], VEC - 1)), w31 = shfl_from(elem<S>(v[r > 0 ? r - 1 : 0], VEC - 1), 31);
+            prev = lane ? up : r ? w31 : (i0 > 0 && i0 - 1 < n ? x[i0 - 1] : (S)0);
+        }
+        m[r] = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t i = i0 + k;
+            const S e = elem<S>(v[r], k);
+            bool keep;
+            if constexpr (MODE == MODE_HEAD) keep = i == 0 || !eq<D>(e, k ? elem<S>(v[r], k - 1) : prev);
+            else keep = q.mode == GP__PM_FLAGS ? (i < n && q.flags[i] != 0)
+                        : q.mode == GP__PM_CONST ? q.value != 0 : E<D>::keep(q, e) != 0;
+            m[r] |= (unsigned)(keep && i < n) << k;
+        }
+        packed |= (unsigned long long)__popc(m[r]) << (16 * r);
+    }
+    unsigned long long incl = packed;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned long long o = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += o;
+    }
+    const unsigned long long wtot = __shfl_sync(0xffffffffu, incl, 31), excl = incl - packed;
+    unsigned off[ROUNDS], run = 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        off[r] = run + (unsigned)(excl >> (16 * r) & 0xffff);
+        run += (unsigned)(wtot >> (16 * r) & 0xffff);
+    }
+    if (lane == 0) s_wc[warp] = run;
+    __syncthreads();
+    unsigned wpre = 0, A = 0;
+#pragma unroll
+    for (int j = 0; j < WARPS; j++) {
+        const unsigned c = s_wc[j];
+        wpre += j < warp ? c : 0u;
+        A += c;
+    }
+
+    /* the look-back: P = the kept count of all tiles before this one */
+    if (warp == 0) {
+        unsigned long long P = 0;
+        if (t == 0) {
+            if (lane == 0) desc_put(desc, 0, 2, A);
+        } else {
+            if (lane == 0) desc_put(desc, t, 1, A);
+            for (long long p = (long long)t - 1 - lane;; p -= 32) {
+                unsigned long long w = 2ull << ST_SHIFT; /* before tile 0: an inclusive 0 */
+                if (p >= 0)
+                    while (((w = desc_get(desc, (size_t)p)) >> ST_SHIFT) == 0) {
+                    }
+                const unsigned inc = __ballot_sync(0xffffffffu, (w >> ST_SHIFT) == 2);
+                const int k = inc ? __ffs(inc) - 1 : 31;
+                P += warp_sum64(lane <= k ? (w & VAL_MASK) : 0);
+                if (inc) break;
+            }
+            if (lane == 0) desc_put(desc, t, 2, P + A);
+        }
+        if (lane == 0) {
+            s_pre = P;
+            if (count_out && t == gridDim.x - 1) *count_out = P + A;
+        }
+    }
+    __syncthreads();
+    const size_t P = (size_t)s_pre + wpre;
+    const size_t tot = PART ? (size_t)*total : 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t pos = P + off[r] + __popc(m[r] & ((1u << k) - 1));
+            if (m[r] >> k & 1) y[pos] = elem<S>(v[r], k);
+            else if (PART && i0 + k < n) y[tot + i0 + k - pos] = elem<S>(v[r], k);
+        }
+    }
+}
+
+/* partition's first pass: the kept count into *total (zeroed before) */
+template <gp_dtype_t D>
+__global__ void __launch_bounds__(THREADS)
+    k_count(const typename E<D>::type *x, size_t n, gp__pred_t q, unsigned long long *total)
+{
+    unsigned c = 0;
+    for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * THREADS)
+        c += keep_at<D, MODE_PRED>(q, x, i) != 0;
+    c = __reduce_add_sync(0xffffffffu, c);
+    __shared__ unsigned s[WARPS];
+    if ((threadIdx.x & 31) == 0) s[threadIdx.x >> 5] = c;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long b = 0;
+        for (int j = 0; j < WARPS; j++) b += s[j];
+        atomicAdd(total, b);
+    }
+}
+
+template <gp_dtype_t D>
+gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred_t &q, int job, void *y,
+                          uint64_t *count_dev, cudaStream_t s)
+{
+    typedef typename E<D>::type S;
+    constexpr size_t TILE = (size_t)WARPS * 32 * ROUNDS * (16 / sizeof(S));
+    const size_t ntiles = (n + TILE - 1) / TILE;
+    if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_select: %zu tiles (at most 2^31 - 1)", ntiles);
+    /* workspace: the ticket, the partition's total, the descriptors; all zeroed on the stream */
+    const size_t bytes = 32 + ntiles * 8;
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, bytes, &ws));
+    char *w = (char *)ws;
+    cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_select: clearing the tile descriptors", __FILE__, __LINE__);
+    unsigned *ticket = (unsigned *)w;
+    unsigned long long *total = (unsigned long long *)(w + 16), *desc = (unsigned long long *)(w + 32);
+    if (job == 1) {
+        const unsigned fill = gp__fill_grid(ctx, THREADS);
+        const size_t need = (n + THREADS - 1) / THREADS;
+        k_count<D><<<need < fill ? (unsigned)need : fill, THREADS, 0, s>>>((const S *)x, n, q, total);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_partition (count)"));
+        k_select<D, MODE_PRED, 1><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                       count_dev);
+    } else if (job == 0) {
+        k_select<D, MODE_PRED, 0><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                       count_dev);
+    } else {
+        k_select<D, MODE_HEAD, 0><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                       count_dev);
+    }
+    return GP_CHECK_LAUNCH(job == 1 ? "gp_partition" : job == 0 ? "gp_select" : "gp_unique");
+}
+
+/* ---- run-length encoding: flags, their scan, two scatters */
 template <gp_dtype_t D, typename F>
-gp_status_t launch(gp_ctx_t *ctx, gp_dtype_t fd, size_t n, const void *x, const gp__pred_t &q, int job, void *y,
-                   uint64_t *lengths, uint64_t *count_dev, cudaStream_t s)
+gp_status_t launch(gp_ctx_t *ctx, gp_dtype_t fd, size_t n, const void *x, void *y, uint64_t *lengths,
+                   uint64_t *count_dev, cudaStream_t s)
 {
     typedef typename E<D>::type S;
     /* the scan takes the front of the workspace (gp__scan_gpu asks for no more, so it gets the same block); the count
@@ -122,28 +365,24 @@ gp_status_t launch(gp_ctx_t *ctx, gp_dtype_t fd, size_t n, const void *x, const 
     const unsigned fill = gp__fill_grid(ctx, THREADS);
     const size_t need = (n + THREADS - 1) / THREADS;
     const unsigned grid = need < fill ? (unsigned)need : fill;
-    if (job < 2) k_flags<D, F, MODE_PRED><<<grid, THREADS, 0, s>>>((const S *)x, n, q, f);
-    else k_flags<D, F, MODE_HEAD><<<grid, THREADS, 0, s>>>((const S *)x, n, q, f);
-    GP_TRY_RET(GP_CHECK_LAUNCH("gp_select (flags)"));
+    gp__pred_t none;
+    memset(&none, 0, sizeof none);
+    k_flags<D, F, MODE_HEAD><<<grid, THREADS, 0, s>>>((const S *)x, n, none, f);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_run_length_encode (flags)"));
     GP_TRY_RET(gp__scan_gpu(ctx, GP_REDUCE_SUM, fd, n, f, f, 1, NULL, total, s));
-    if (job < 2) {
-        k_scatter<D, F, MODE_PRED><<<grid, THREADS, 0, s>>>((const S *)x, n, q, f, total, job, (S *)y, count_dev);
-    } else if (job == 2) {
-        k_scatter<D, F, MODE_HEAD><<<grid, THREADS, 0, s>>>((const S *)x, n, q, f, total, 0, (S *)y, count_dev);
-    } else {
-        k_rle_heads<D, F><<<grid, THREADS, 0, s>>>((const S *)x, n, f, total, (S *)y, lengths, count_dev);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_run_length_encode (heads)"));
-        k_rle_tails<D, F><<<grid, THREADS, 0, s>>>((const S *)x, n, f, lengths);
-    }
-    return GP_CHECK_LAUNCH("gp_select (scatter)");
+    k_rle_heads<D, F><<<grid, THREADS, 0, s>>>((const S *)x, n, f, total, (S *)y, lengths, count_dev);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_run_length_encode (heads)"));
+    k_rle_tails<D, F><<<grid, THREADS, 0, s>>>((const S *)x, n, f, lengths);
+    return GP_CHECK_LAUNCH("gp_run_length_encode (tails)");
 }
 
 template <gp_dtype_t D>
 gp_status_t by_width(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred_t &q, int job, void *y, uint64_t *lengths,
                      uint64_t *count_dev, cudaStream_t s)
 {
-    if (n <= UINT32_MAX) return launch<D, uint32_t>(ctx, GP_U32, n, x, q, job, y, lengths, count_dev, s);
-    return launch<D, unsigned long long>(ctx, GP_U64, n, x, q, job, y, lengths, count_dev, s);
+    if (job < 3) return launch_single<D>(ctx, n, x, q, job, y, count_dev, s);
+    if (n <= UINT32_MAX) return launch<D, uint32_t>(ctx, GP_U32, n, x, y, lengths, count_dev, s);
+    return launch<D, unsigned long long>(ctx, GP_U64, n, x, y, lengths, count_dev, s);
 }
 
 } // namespace
