@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(THREADS)
  * is an integer sum: the window is summed in parallel, any order); then every kept element is stored at its global
  * rank (a warp's stores of one round fill a contiguous range). Descriptors: one 64-bit word per tile, status in the
  * top two bits (1 the aggregate, 2 the inclusive count), the count below — a single-copy-atomic word, no fences. */
-constexpr int ROUNDS = 4, WARPS = THREADS / 32;
+constexpr int ROUNDS = 4, WARPS = THREADS / 32, LOOKBACK = 128;
 constexpr unsigned long long ST_SHIFT = 62, VAL_MASK = (1ull << ST_SHIFT) - 1;
 
 template <typename S> __device__ __forceinline__ S shfl_up1(S v)
@@ -180,7 +180,7 @@ __device__ __forceinline__ unsigned long long desc_get(const unsigned long long 
 
 /* PART: partition (rejected elements after the kept ones, *total = the kept count, known before this launch) */
 template <gp_dtype_t D, int MODE, int PART>
-__global__ void __launch_bounds__(THREADS, MODE == MODE_PRED && !PART && sizeof(typename E<D>::type) >= 4 ? 6 : 4)
+__global__ void __launch_bounds__(THREADS, sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? 6 : 5)
     k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
              unsigned long long *desc, const unsigned long long *total, uint64_t *count_out)
 {
@@ -189,6 +189,7 @@ __global__ void __launch_bounds__(THREADS, MODE == MODE_PRED && !PART && sizeof(
     __shared__ unsigned s_tile;
     __shared__ unsigned s_wc[WARPS];
     __shared__ unsigned long long s_pre;
+    __shared__ S s_stage[WARPS * SEG];
     if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
     __syncthreads();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -249,6 +250,19 @@ __global__ void __launch_bounds__(THREADS, MODE == MODE_PRED && !PART && sizeof(
         run += (unsigned)(wtot >> (16 * r) & 0xffff);
     }
     if (lane == 0) s_wc[warp] = run;
+    /* the warp's kept elements, compacted in order into its part of the stage, then (partition) its rejected ones
+     * after them — so the stores after the look-back are contiguous runs, 32 lanes side by side */
+    S *stage = s_stage + warp * SEG;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const int li0 = (r * 32 + lane) * VEC;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const int rank = (int)off[r] + __popc(m[r] & ((1u << k) - 1));
+            if (m[r] >> k & 1) stage[rank] = elem<S>(v[r], k);
+            else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
+        }
+    }
     __syncthreads();
     unsigned wpre = 0, A = 0;
 #pragma unroll
@@ -265,15 +279,33 @@ __global__ void __launch_bounds__(THREADS, MODE == MODE_PRED && !PART && sizeof(
             if (lane == 0) desc_put(desc, 0, 2, A);
         } else {
             if (lane == 0) desc_put(desc, t, 1, A);
-            for (long long p = (long long)t - 1 - lane;; p -= 32) {
-                unsigned long long w = 2ull << ST_SHIFT; /* before tile 0: an inclusive 0 */
-                if (p >= 0)
-                    while (((w = desc_get(desc, (size_t)p)) >> ST_SHIFT) == 0) {
-                    }
-                const unsigned inc = __ballot_sync(0xffffffffu, (w >> ST_SHIFT) == 2);
-                const int k = inc ? __ffs(inc) - 1 : 31;
-                P += warp_sum64(lane <= k ? (w & VAL_MASK) : 0);
-                if (inc) break;
+            /* LOOKBACK tiles per round trip (each lane reads LOOKBACK / 32 descriptors at once): the inclusive
+             * front can advance at most that many tiles per look-back latency, so a window of 32 caps the kernel
+             * below the memory's rate (docs/PERFORMANCE.md, "Select") */
+            for (long long p0 = (long long)t - 1;; p0 -= LOOKBACK) {
+                unsigned long long w[LOOKBACK / 32];
+#pragma unroll
+                for (int j = 0; j < LOOKBACK / 32; j++) {
+                    const long long p = p0 - 32 * j - lane;
+                    w[j] = p >= 0 ? desc_get(desc, (size_t)p) : 2ull << ST_SHIFT; /* before tile 0: an inclusive 0 */
+                }
+#pragma unroll
+                for (int j = 0; j < LOOKBACK / 32; j++) {
+                    const long long p = p0 - 32 * j - lane;
+                    while ((w[j] >> ST_SHIFT) == 0) w[j] = desc_get(desc, (size_t)p);
+                }
+                int near = -1; /* the nearest inclusive count's distance, 32 j + lane */
+#pragma unroll
+                for (int j = LOOKBACK / 32 - 1; j >= 0; j--) {
+                    const unsigned inc = __ballot_sync(0xffffffffu, (w[j] >> ST_SHIFT) == 2);
+                    if (inc) near = 32 * j + __ffs(inc) - 1;
+                }
+                unsigned long long sum = 0;
+#pragma unroll
+                for (int j = 0; j < LOOKBACK / 32; j++)
+                    if (near < 0 || 32 * j + lane <= near) sum += w[j] & VAL_MASK;
+                P += warp_sum64(sum);
+                if (near >= 0) break;
             }
             if (lane == 0) desc_put(desc, t, 2, P + A);
         }
@@ -283,17 +315,13 @@ __global__ void __launch_bounds__(THREADS, MODE == MODE_PRED && !PART && sizeof(
         }
     }
     __syncthreads();
-    const size_t P = (size_t)s_pre + wpre;
-    const size_t tot = PART ? (size_t)*total : 0;
-#pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
-        const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const size_t pos = P + off[r] + __popc(m[r] & ((1u << k) - 1));
-            if (m[r] >> k & 1) y[pos] = elem<S>(v[r], k);
-            else if (PART && i0 + k < n) y[tot + i0 + k - pos] = elem<S>(v[r], k);
-        }
+    const size_t P = (size_t)s_pre + wpre; /* the warp's first kept element's rank */
+    for (unsigned j = lane; j < run; j += 32) y[P + j] = stage[j];
+    if (PART) {
+        /* the rejected ones: after all kept (tot), at their rank among the rejected (base - P before the warp's) */
+        const size_t valid = base < n ? (n - base < (size_t)SEG ? n - base : (size_t)SEG) : 0;
+        S *yr = y + ((size_t)*total + base - P);
+        for (size_t j = lane; j < valid - run; j += 32) yr[j] = stage[run + j];
     }
 }
 
