@@ -128,8 +128,7 @@ template <typename T> struct Desc {
 };
 
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
-constexpr int LOOKBACK_WINDOWS = 8, HOP = 4;
-static_assert(LOOKBACK_WINDOWS % HOP == 0, "whole hops");
+constexpr int LOOKBACK_WINDOWS = 8;
 
 template <typename T, int OP>
 __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
@@ -228,40 +227,26 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
              * holding its inclusive prefix ends the look-back; after LOOKBACK_WINDOWS windows without one, the
              * oldest tile of the last window is waited for. */
             int w = 0, k = 31;
-            for (int hop = 0;; hop++) {
-                /* HOP windows per round trip: the descriptors of all of them are requested before any is waited
-                 * for (the inclusive front advances at most 32 x HOP tiles per look-back latency) */
-                T val[HOP];
-                unsigned f[HOP];
-#pragma unroll
-                for (int j = 0; j < HOP; j++) {
-                    const long long p = (long long)t - 1 - 32LL * (HOP * hop + j) - lane;
-                    f[j] = 2u;
-                    val[j] = O::pad();
-                    if (p >= 0) f[j] = D::get(desc, (size_t)p, &val[j]);
-                }
-                bool found = false;
-#pragma unroll
-                for (int j = 0; j < HOP; j++) {
-                    w = HOP * hop + j;
-                    const long long p = (long long)t - 1 - 32LL * w - lane;
-                    if (p >= 0)
-                        while (f[j] == 0u) f[j] = D::get(desc, (size_t)p, &val[j]);
-                    unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f[j] == 2u);
-                    if (!m && w == LOOKBACK_WINDOWS - 1) {
-                        if (lane == 31)
-                            while (D::get(desc, (size_t)p, &val[j]) != 2u) {
-                            }
-                        m = 1u << 31;
-                    }
-                    s_win[w * 32 + lane] = val[j];
-                    if (m) {
-                        k = __ffs(m) - 1;
-                        found = true;
-                        break;
+            for (;; w++) {
+                const long long p = (long long)t - 1 - 32LL * w - lane;
+                unsigned f = 2u;
+                T val = O::pad();
+                if (p >= 0) {
+                    while ((f = D::get(desc, (size_t)p, &val)) == 0u) {
                     }
                 }
-                if (found) break;
+                unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
+                if (!m && w == LOOKBACK_WINDOWS - 1) {
+                    if (lane == 31)
+                        while (D::get(desc, (size_t)p, &val) != 2u) {
+                        }
+                    m = 1u << 31;
+                }
+                s_win[w * 32 + lane] = val;
+                if (m) {
+                    k = __ffs(m) - 1;
+                    break;
+                }
             }
             __syncwarp();
             if (lane == 0) {
