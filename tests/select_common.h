@@ -13,7 +13,10 @@ static const gp_pred_t k_preds[] = {
     {GP_PRED_LT, -1.5, 0, NULL},   {GP_PRED_LE, 0, 0, NULL},       {GP_PRED_EQ, 7, 0, NULL},
     {GP_PRED_NE, 7, 0, NULL},      {GP_PRED_EQ, 7.5, 0, NULL},     {GP_PRED_IN, -3, 4.25, NULL},
     {GP_PRED_NAN, 0, 0, NULL},     {GP_PRED_NOT_NAN, 0, 0, NULL},  {GP_PRED_GT, 1e300, 0, NULL},
-    {GP_PRED_LT, INFINITY, 0, NULL}, {GP_PRED_NE, NAN, 0, NULL},   {GP_PRED_GE, 18446744073709551615.0, 0, NULL}};
+    {GP_PRED_LT, INFINITY, 0, NULL}, {GP_PRED_NE, NAN, 0, NULL},   {GP_PRED_GE, 18446744073709551615.0, 0, NULL},
+    /* 0.1 is no float: the f32 neighbours either side of it (planted by sel_fill) test the rounded thresholds */
+    {GP_PRED_GT, 0.1, 0, NULL},    {GP_PRED_GE, 0.1, 0, NULL},     {GP_PRED_LT, 0.1, 0, NULL},
+    {GP_PRED_LE, 0.1, 0, NULL},    {GP_PRED_EQ, 0.1, 0, NULL}};
 #define NPREDS (sizeof k_preds / sizeof k_preds[0])
 
 static long double sel_value(gp_dtype_t dt, const void *x, size_t i, int *isnan_out)
@@ -68,12 +71,14 @@ static void sel_fill(void *x, size_t n, gp_dtype_t dt)
         switch (dt) {
         case GP_F32: {
             float f = pick == 0 ? NAN : pick == 1 ? INFINITY : pick == 2 ? -INFINITY : pick == 3 ? -0.0f
+                    : pick == 4 ? 0.1f : pick == 5 ? nextafterf(0.1f, 0.0f)
                     : (float)small + ((r >> 8) & 1 ? 0.5f : 0.0f);
             memcpy(p, &f, 4);
             break;
         }
         case GP_F64: {
-            double f = pick == 0 ? NAN : pick == 1 ? INFINITY : pick == 2 ? -0.0 : (double)small + ((r >> 8) & 1 ? 0.25 : 0.0);
+            double f = pick == 0 ? NAN : pick == 1 ? INFINITY : pick == 2 ? -0.0 : pick == 3 ? 0.1
+                     : (double)small + ((r >> 8) & 1 ? 0.25 : 0.0);
             memcpy(p, &f, 8);
             break;
         }

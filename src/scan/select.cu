@@ -25,26 +25,38 @@ constexpr int THREADS = 256;
 struct Range {
     double lo, hi;
     bool lo_open, hi_open, inv;
+    /* for a float v (f32, and f16 / bf16 widened): the ends rounded so that float comparisons give the double ones'
+     * answers — v > a iff v > rd(a), v >= a iff v >= ru(a), v < a iff v < ru(a), v <= a iff v <= rd(a) */
+    float flo, fhi;
 };
 __device__ __forceinline__ Range make_range(const gp__pred_t &q)
 {
     const double a = q.a, inf = INFINITY;
+    Range r;
     switch (q.kind) {
-    case GP_PRED_NONZERO: return {0.0, 0.0, false, false, true};
-    case GP_PRED_EQ: return {a, a, false, false, false};
-    case GP_PRED_NE: return {a, a, false, false, true};
-    case GP_PRED_LT: return {-inf, a, false, true, false};
-    case GP_PRED_LE: return {-inf, a, false, false, false};
-    case GP_PRED_GT: return {a, inf, true, false, false};
-    case GP_PRED_GE: return {a, inf, false, false, false};
-    case GP_PRED_IN: return {a, q.b, false, true, false};
-    case GP_PRED_NAN: return {-inf, inf, false, false, true};
-    default: return {-inf, inf, false, false, false}; /* not NaN */
+    case GP_PRED_NONZERO: r = {0.0, 0.0, false, false, true, 0, 0}; break;
+    case GP_PRED_EQ: r = {a, a, false, false, false, 0, 0}; break;
+    case GP_PRED_NE: r = {a, a, false, false, true, 0, 0}; break;
+    case GP_PRED_LT: r = {-inf, a, false, true, false, 0, 0}; break;
+    case GP_PRED_LE: r = {-inf, a, false, false, false, 0, 0}; break;
+    case GP_PRED_GT: r = {a, inf, true, false, false, 0, 0}; break;
+    case GP_PRED_GE: r = {a, inf, false, false, false, 0, 0}; break;
+    case GP_PRED_IN: r = {a, q.b, false, true, false, 0, 0}; break;
+    case GP_PRED_NAN: r = {-inf, inf, false, false, true, 0, 0}; break;
+    default: r = {-inf, inf, false, false, false, 0, 0}; break; /* not NaN */
     }
+    r.flo = r.lo_open ? __double2float_rd(r.lo) : __double2float_ru(r.lo);
+    r.fhi = r.hi_open ? __double2float_ru(r.hi) : __double2float_rd(r.hi);
+    return r;
 }
 __device__ __forceinline__ int in_range(const Range &r, double v)
 {
     const bool lo = r.lo_open ? v > r.lo : v >= r.lo, hi = r.hi_open ? v < r.hi : v <= r.hi;
+    return (lo && hi) != r.inv;
+}
+__device__ __forceinline__ int in_range(const Range &r, float v)
+{
+    const bool lo = r.lo_open ? v > r.flo : v >= r.flo, hi = r.hi_open ? v < r.fhi : v <= r.fhi;
     return (lo && hi) != r.inv;
 }
 
@@ -66,9 +78,9 @@ GP_E(GP_I8, int8_t, gp__keep_s(&q, v))
 GP_E(GP_I16, int16_t, gp__keep_s(&q, v))
 GP_E(GP_I32, int32_t, gp__keep_s(&q, v))
 GP_E(GP_I64, int64_t, gp__keep_s(&q, (long long)v))
-GP_E(GP_F16, uint16_t, in_range(r, (double)__half2float(__ushort_as_half(v))))
-GP_E(GP_BF16, uint16_t, in_range(r, (double)__bfloat162float(__ushort_as_bfloat16(v))))
-GP_E(GP_F32, float, in_range(r, (double)v))
+GP_E(GP_F16, uint16_t, in_range(r, __half2float(__ushort_as_half(v))))
+GP_E(GP_BF16, uint16_t, in_range(r, __bfloat162float(__ushort_as_bfloat16(v))))
+GP_E(GP_F32, float, in_range(r, v))
 GP_E(GP_F64, double, in_range(r, v))
 #undef GP_E
 
@@ -211,11 +223,27 @@ __device__ __forceinline__ unsigned long long desc_get(const unsigned long long 
     return w;
 }
 
-/* a tile's 16-byte vectors (x + t0 aligned and the tile whole), else its elements one by one, zeros past n */
-template <typename S, int VEC, int SEG, int TILE>
-__device__ __forceinline__ void load_tile(const S *x, size_t n, size_t t, int warp, int lane, uint4 (&v)[ROUNDS])
+/* PART: partition (rejected elements after the kept ones, *total = the kept count, known before this launch) */
+template <gp_dtype_t D, int MODE, int PART>
+__global__ void __launch_bounds__(THREADS, sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? 6 : 5)
+    k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
+             unsigned long long *desc, const unsigned long long *total, uint64_t *count_out)
 {
-    const size_t t0 = t * (size_t)TILE, base = t0 + (size_t)warp * SEG;
+    typedef typename E<D>::type S;
+    constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
+    __shared__ unsigned s_tile;
+    __shared__ unsigned s_wc[WARPS];
+    __shared__ unsigned long long s_pre;
+    __shared__ S s_stage[WARPS * SEG];
+    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
+    const Range range = make_range(q);
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const size_t t = s_tile, t0 = t * (size_t)TILE, base = t0 + (size_t)warp * SEG;
+
+    /* the elements stay packed in their 16-byte vectors (one register per 4 bytes whatever the dtype); elem()
+     * takes element k out with shifts once the loops are unrolled */
+    uint4 v[ROUNDS];
     if (t0 + TILE <= n && ((uintptr_t)(x + t0) & 15) == 0) {
 #pragma unroll
         for (int r = 0; r < ROUNDS; r++) v[r] = reinterpret_cast<const uint4 *>(x + base + r * 32 * VEC)[lane];
@@ -230,150 +258,116 @@ __device__ __forceinline__ void load_tile(const S *x, size_t n, size_t t, int wa
             }
         }
     }
-}
-
-/* Persistent blocks (as many as fit at once), each taking tiles by ticket; a block issues the loads of its next tile
- * before it looks back for the current one, so the memory stays busy while it waits. PART: partition (the rejected
- * elements after the kept ones, *total = the kept count, known before this launch). */
-template <gp_dtype_t D, int MODE, int PART>
-__global__ void __launch_bounds__(THREADS, sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? 6 : 5)
-    k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
-             unsigned long long *desc, const unsigned long long *total, uint64_t *count_out, unsigned ntiles)
-{
-    typedef typename E<D>::type S;
-    constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
-    __shared__ unsigned s_next;
-    __shared__ unsigned s_wc[WARPS];
-    __shared__ unsigned long long s_pre;
-    __shared__ S s_stage[WARPS * SEG];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const Range range = make_range(q);
-    if (threadIdx.x == 0) s_next = atomicAdd(ticket, 1u);
+    /* the keep bits, one word per round (VEC <= 16 bits), and their counts packed 16 bits per round */
+    unsigned m[ROUNDS];
+    unsigned long long packed = 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
+        S prev = (S)0;
+        if constexpr (MODE == MODE_HEAD) {
+            const S up = shfl_up1(elem<S>(v[r], VEC - 1)), w31 = shfl_from(elem<S>(v[r > 0 ? r - 1 : 0], VEC - 1), 31);
+            prev = lane ? up : r ? w31 : (i0 > 0 && i0 - 1 < n ? x[i0 - 1] : (S)0);
+        }
+        m[r] = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t i = i0 + k;
+            const S e = elem<S>(v[r], k);
+            bool keep;
+            if constexpr (MODE == MODE_HEAD) keep = i == 0 || !eq<D>(e, k ? elem<S>(v[r], k - 1) : prev);
+            else keep = q.mode == GP__PM_FLAGS ? (i < n && q.flags[i] != 0)
+                        : q.mode == GP__PM_CONST ? q.value != 0 : E<D>::keep(q, range, e) != 0;
+            m[r] |= (unsigned)(keep && i < n) << k;
+        }
+        packed |= (unsigned long long)__popc(m[r]) << (16 * r);
+    }
+    unsigned long long incl = packed;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned long long o = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += o;
+    }
+    const unsigned long long wtot = __shfl_sync(0xffffffffu, incl, 31), excl = incl - packed;
+    unsigned off[ROUNDS], run = 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        off[r] = run + (unsigned)(excl >> (16 * r) & 0xffff);
+        run += (unsigned)(wtot >> (16 * r) & 0xffff);
+    }
+    if (lane == 0) s_wc[warp] = run;
+    /* the warp's kept elements, compacted in order into its part of the stage, then (partition) its rejected ones
+     * after them — so the stores after the look-back are contiguous runs, 32 lanes side by side */
+    S *stage = s_stage + warp * SEG;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const int li0 = (r * 32 + lane) * VEC;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const int rank = (int)off[r] + __popc(m[r] & ((1u << k) - 1));
+            if (m[r] >> k & 1) stage[rank] = elem<S>(v[r], k);
+            else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
+        }
+    }
     __syncthreads();
-    size_t t = s_next;
-    if (t >= ntiles) return;
-    /* the elements stay packed in their 16-byte vectors (one register per 4 bytes whatever the dtype); elem()
-     * takes element k out with shifts once the loops are unrolled */
-    uint4 v[ROUNDS];
-    load_tile<S, VEC, SEG, TILE>(x, n, t, warp, lane, v);
-    for (;;) {
-        const size_t base = t * (size_t)TILE + (size_t)warp * SEG;
-        /* the keep bits, one word per round (VEC <= 16 bits), and their counts packed 16 bits per round */
-        unsigned m[ROUNDS];
-        unsigned long long packed = 0;
+    unsigned wpre = 0, A = 0;
 #pragma unroll
-        for (int r = 0; r < ROUNDS; r++) {
-            const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
-            S prev = (S)0;
-            if constexpr (MODE == MODE_HEAD) {
-                const S up = shfl_up1(elem<S>(v[r], VEC - 1)),
-                        w31 = shfl_from(elem<S>(v[r > 0 ? r - 1 : 0], VEC - 1), 31);
-                prev = lane ? up : r ? w31 : (i0 > 0 && i0 - 1 < n ? x[i0 - 1] : (S)0);
-            }
-            m[r] = 0;
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const size_t i = i0 + k;
-                const S e = elem<S>(v[r], k);
-                bool keep;
-                if constexpr (MODE == MODE_HEAD) keep = i == 0 || !eq<D>(e, k ? elem<S>(v[r], k - 1) : prev);
-                else keep = q.mode == GP__PM_FLAGS ? (i < n && q.flags[i] != 0)
-                            : q.mode == GP__PM_CONST ? q.value != 0 : E<D>::keep(q, range, e) != 0;
-                m[r] |= (unsigned)(keep && i < n) << k;
-            }
-            packed |= (unsigned long long)__popc(m[r]) << (16 * r);
-        }
-        unsigned long long incl = packed;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const unsigned long long o = __shfl_up_sync(0xffffffffu, incl, d);
-            if (lane >= d) incl += o;
-        }
-        const unsigned long long wtot = __shfl_sync(0xffffffffu, incl, 31), excl = incl - packed;
-        unsigned off[ROUNDS], run = 0;
-#pragma unroll
-        for (int r = 0; r < ROUNDS; r++) {
-            off[r] = run + (unsigned)(excl >> (16 * r) & 0xffff);
-            run += (unsigned)(wtot >> (16 * r) & 0xffff);
-        }
-        __syncthreads(); /* the previous tile's stores have read the stage */
-        if (lane == 0) s_wc[warp] = run;
-        /* the warp's kept elements, compacted in order into its part of the stage, then (partition) its rejected
-         * ones after them — so the stores after the look-back are contiguous runs, 32 lanes side by side */
-        S *stage = s_stage + warp * SEG;
-#pragma unroll
-        for (int r = 0; r < ROUNDS; r++) {
-            const int li0 = (r * 32 + lane) * VEC;
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const int rank = (int)off[r] + __popc(m[r] & ((1u << k) - 1));
-                if (m[r] >> k & 1) stage[rank] = elem<S>(v[r], k);
-                else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
-            }
-        }
-        if (threadIdx.x == 0) s_next = atomicAdd(ticket, 1u);
-        __syncthreads();
-        const size_t tn = s_next;
-        if (tn < ntiles) load_tile<S, VEC, SEG, TILE>(x, n, tn, warp, lane, v); /* in flight from here on */
-        unsigned wpre = 0, A = 0;
-#pragma unroll
-        for (int j = 0; j < WARPS; j++) {
-            const unsigned c = s_wc[j];
-            wpre += j < warp ? c : 0u;
-            A += c;
-        }
+    for (int j = 0; j < WARPS; j++) {
+        const unsigned c = s_wc[j];
+        wpre += j < warp ? c : 0u;
+        A += c;
+    }
 
-        /* the look-back: P = the kept count of all tiles before this one */
-        if (warp == 0) {
-            unsigned long long P = 0;
-            if (t == 0) {
-                if (lane == 0) desc_put(desc, 0, 2, A);
-            } else {
-                if (lane == 0) desc_put(desc, t, 1, A);
-                /* LOOKBACK tiles per round trip (each lane reads LOOKBACK / 32 descriptors at once) */
-                for (long long p0 = (long long)t - 1;; p0 -= LOOKBACK) {
-                    unsigned long long w[LOOKBACK / 32];
+    /* the look-back: P = the kept count of all tiles before this one */
+    if (warp == 0) {
+        unsigned long long P = 0;
+        if (t == 0) {
+            if (lane == 0) desc_put(desc, 0, 2, A);
+        } else {
+            if (lane == 0) desc_put(desc, t, 1, A);
+            /* LOOKBACK tiles per round trip (each lane reads LOOKBACK / 32 descriptors at once): the inclusive
+             * front can advance at most that many tiles per look-back latency, so a window of 32 caps the kernel
+             * below the memory's rate (docs/PERFORMANCE.md, "Select") */
+            for (long long p0 = (long long)t - 1;; p0 -= LOOKBACK) {
+                unsigned long long w[LOOKBACK / 32];
 #pragma unroll
-                    for (int j = 0; j < LOOKBACK / 32; j++) {
-                        const long long p = p0 - 32 * j - lane;
-                        w[j] = p >= 0 ? desc_get(desc, (size_t)p) : 2ull << ST_SHIFT; /* before tile 0: inclusive 0 */
-                    }
-#pragma unroll
-                    for (int j = 0; j < LOOKBACK / 32; j++) {
-                        const long long p = p0 - 32 * j - lane;
-                        while ((w[j] >> ST_SHIFT) == 0) w[j] = desc_get(desc, (size_t)p);
-                    }
-                    int near = -1; /* the nearest inclusive count's distance, 32 j + lane */
-#pragma unroll
-                    for (int j = LOOKBACK / 32 - 1; j >= 0; j--) {
-                        const unsigned inc = __ballot_sync(0xffffffffu, (w[j] >> ST_SHIFT) == 2);
-                        if (inc) near = 32 * j + __ffs(inc) - 1;
-                    }
-                    unsigned long long sum = 0;
-#pragma unroll
-                    for (int j = 0; j < LOOKBACK / 32; j++)
-                        if (near < 0 || 32 * j + lane <= near) sum += w[j] & VAL_MASK;
-                    P += warp_sum64(sum);
-                    if (near >= 0) break;
+                for (int j = 0; j < LOOKBACK / 32; j++) {
+                    const long long p = p0 - 32 * j - lane;
+                    w[j] = p >= 0 ? desc_get(desc, (size_t)p) : 2ull << ST_SHIFT; /* before tile 0: an inclusive 0 */
                 }
-                if (lane == 0) desc_put(desc, t, 2, P + A);
+#pragma unroll
+                for (int j = 0; j < LOOKBACK / 32; j++) {
+                    const long long p = p0 - 32 * j - lane;
+                    while ((w[j] >> ST_SHIFT) == 0) w[j] = desc_get(desc, (size_t)p);
+                }
+                int near = -1; /* the nearest inclusive count's distance, 32 j + lane */
+#pragma unroll
+                for (int j = LOOKBACK / 32 - 1; j >= 0; j--) {
+                    const unsigned inc = __ballot_sync(0xffffffffu, (w[j] >> ST_SHIFT) == 2);
+                    if (inc) near = 32 * j + __ffs(inc) - 1;
+                }
+                unsigned long long sum = 0;
+#pragma unroll
+                for (int j = 0; j < LOOKBACK / 32; j++)
+                    if (near < 0 || 32 * j + lane <= near) sum += w[j] & VAL_MASK;
+                P += warp_sum64(sum);
+                if (near >= 0) break;
             }
-            if (lane == 0) {
-                s_pre = P;
-                if (count_out && t == ntiles - 1) *count_out = P + A;
-            }
+            if (lane == 0) desc_put(desc, t, 2, P + A);
         }
-        __syncthreads();
-        const size_t P = (size_t)s_pre + wpre; /* the warp's first kept element's rank */
-        for (unsigned j = lane; j < run; j += 32) y[P + j] = stage[j];
-        if (PART) {
-            /* the rejected ones: after all kept (*total), at their rank among the rejected (base - P before) */
-            const size_t valid = base < n ? (n - base < (size_t)SEG ? n - base : (size_t)SEG) : 0;
-            S *yr = y + ((size_t)*total + base - P);
-            for (size_t j = lane; j < valid - run; j += 32) yr[j] = stage[run + j];
+        if (lane == 0) {
+            s_pre = P;
+            if (count_out && t == gridDim.x - 1) *count_out = P + A;
         }
-        if (tn >= ntiles) break;
-        t = tn;
+    }
+    __syncthreads();
+    const size_t P = (size_t)s_pre + wpre; /* the warp's first kept element's rank */
+    for (unsigned j = lane; j < run; j += 32) y[P + j] = stage[j];
+    if (PART) {
+        /* the rejected ones: after all kept (tot), at their rank among the rejected (base - P before the warp's) */
+        const size_t valid = base < n ? (n - base < (size_t)SEG ? n - base : (size_t)SEG) : 0;
+        S *yr = y + ((size_t)*total + base - P);
+        for (size_t j = lane; j < valid - run; j += 32) yr[j] = stage[run + j];
     }
 }
 
@@ -415,25 +409,20 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_select: clearing the tile descriptors", __FILE__, __LINE__);
     unsigned *ticket = (unsigned *)w;
     unsigned long long *total = (unsigned long long *)(w + 16), *desc = (unsigned long long *)(w + 32);
-    /* persistent blocks: as many as fit on the device at once (an occupancy query per kernel, made once) */
-    void (*kern)(const S *, size_t, gp__pred_t, S *, unsigned *, unsigned long long *, const unsigned long long *,
-                 uint64_t *, unsigned) = job == 2 ? k_select<D, MODE_HEAD, 0>
-                                         : job == 1 ? k_select<D, MODE_PRED, 1> : k_select<D, MODE_PRED, 0>;
-    static int per_sm[3];
-    if (!per_sm[job]) {
-        int b = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kern, THREADS, 0) != cudaSuccess || b < 1) b = 1;
-        per_sm[job] = b;
-    }
-    const size_t fit = (size_t)per_sm[job] * (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 1);
-    const unsigned grid = (unsigned)(ntiles < fit ? ntiles : fit);
     if (job == 1) {
         const unsigned fill = gp__fill_grid(ctx, THREADS);
         const size_t need = (n + THREADS - 1) / THREADS;
         k_count<D><<<need < fill ? (unsigned)need : fill, THREADS, 0, s>>>((const S *)x, n, q, total);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_partition (count)"));
+        k_select<D, MODE_PRED, 1><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                       count_dev);
+    } else if (job == 0) {
+        k_select<D, MODE_PRED, 0><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                       count_dev);
+    } else {
+        k_select<D, MODE_HEAD, 0><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                       count_dev);
     }
-    kern<<<grid, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total, count_dev, (unsigned)ntiles);
     return GP_CHECK_LAUNCH(job == 1 ? "gp_partition" : job == 0 ? "gp_select" : "gp_unique");
 }
 
