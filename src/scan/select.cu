@@ -93,25 +93,15 @@ template <gp_dtype_t D> __device__ __forceinline__ bool same(const typename E<D>
     else return x[i] == x[j];
 }
 
-/* What a pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones. */
+/* What the single pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones. */
 enum { MODE_PRED, MODE_HEAD };
-template <gp_dtype_t D, int MODE>
-__device__ __forceinline__ int keep_at(const gp__pred_t &q, const typename E<D>::type *x, size_t i)
-{
-    if constexpr (MODE == MODE_HEAD) {
-        return i == 0 || !same<D>(x, i, i - 1);
-    } else {
-        if (q.mode == GP__PM_FLAGS) return q.flags[i] != 0;
-        if (q.mode == GP__PM_CONST) return q.value;
-        return E<D>::keep(q, make_range(q), x[i]);
-    }
-}
 
-template <gp_dtype_t D, typename F, int MODE>
-__global__ void __launch_bounds__(THREADS) k_flags(const typename E<D>::type *x, size_t n, gp__pred_t q, F *f)
+/* run-length encoding's head flags */
+template <gp_dtype_t D, typename F>
+__global__ void __launch_bounds__(THREADS) k_heads(const typename E<D>::type *x, size_t n, F *f)
 {
     for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * THREADS)
-        f[i] = (F)keep_at<D, MODE>(q, x, i);
+        f[i] = (F)(i == 0 || !same<D>(x, i, i - 1));
 }
 
 /* Run-length encoding after the heads' scan: each head writes its run's value and its start into lengths[r]; then
@@ -441,9 +431,7 @@ gp_status_t launch(gp_ctx_t *ctx, gp_dtype_t fd, size_t n, const void *x, void *
     const unsigned fill = gp__fill_grid(ctx, THREADS);
     const size_t need = (n + THREADS - 1) / THREADS;
     const unsigned grid = need < fill ? (unsigned)need : fill;
-    gp__pred_t none;
-    memset(&none, 0, sizeof none);
-    k_flags<D, F, MODE_HEAD><<<grid, THREADS, 0, s>>>((const S *)x, n, none, f);
+    k_heads<D, F><<<grid, THREADS, 0, s>>>((const S *)x, n, f);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_run_length_encode (flags)"));
     GP_TRY_RET(gp__scan_gpu(ctx, GP_REDUCE_SUM, fd, n, f, f, 1, NULL, total, s));
     k_rle_heads<D, F><<<grid, THREADS, 0, s>>>((const S *)x, n, f, total, (S *)y, lengths, count_dev);
