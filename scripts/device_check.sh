@@ -6,7 +6,8 @@
 #   histtest: the histogram tests only; SAN_FILTER=REGEX: only the sanitizer runs whose line matches; hist: the
 #   histogram bench and lab (hist.txt); matrix: bench transpose / gemm and lab transpose / gemm (matrix.txt); labs:
 #   every lab topic, lab memory timed, the benches of the moved verbs (labs.txt, lab_memory.json/.svg); concurrency:
-#   issue 13's GPU tests, sanitizers, bench graph and lab concurrency (concurrency.txt, lab_concurrency.json/.svg).
+#   issue 13's GPU tests, sanitizers, bench graph and lab concurrency (concurrency.txt, lab_concurrency.json/.svg);
+#   select: issue 14's select tests, sanitizers and bench (select.txt); selab: select.cu's tuning knobs A/B (selab.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -257,6 +258,27 @@ if [[ " $steps " == *" select "* ]]; then
   } >"$OUT/select.txt" 2>&1
   note "select: $(grep -E 'tests passed|tests failed' "$OUT/select.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|^(select|partition|unique) " "$OUT/select.txt" | head -40
+fi
+
+if [[ " $steps " == *" selab "* ]]; then
+  # select.cu's tuning knobs A/B in one call (after build): each variant rebuilds select.cu alone (CMake
+  # GP_SELECT_TUNE), checks itself with gpu_select (quick sizes) and runs bench select; the default build comes back
+  # at the end. SELAB="v1|v2|..." overrides the variants (each a ;-separated define list).
+  G=$B/gpuprim
+  IFS='|' read -r -a variants <<<"${SELAB:-default|GP_SELECT_WARPS=4|GP_SELECT_LOOKBACK=32|GP_SELECT_BACKOFF_NS=100|GP_SELECT_WARPS=4;GP_SELECT_LOOKBACK=32}"
+  for v in "${variants[@]}"; do
+    tune=$v; [ "$v" = default ] && tune=""
+    {
+      echo "### variant: $v"
+      cmake -S . -B $B -DGP_SELECT_TUNE="$tune" >/dev/null && cmake --build $B --target gpuprim_cli gpu_select -j "$(nproc)" >/dev/null \
+        || echo "variant $v: BUILD FAILED"
+      GP_TEST_QUICK=1 $B/tests/gpu_select | tail -1
+      $G bench select | grep -E '^(select|partition|unique) '
+    } >>"$OUT/selab.txt" 2>&1
+  done
+  cmake -S . -B $B -DGP_SELECT_TUNE="" >/dev/null && cmake --build $B -j "$(nproc)" >/dev/null
+  note "selab: $(grep -c '^### variant' "$OUT/selab.txt") variants"
+  grep -E '^### variant|passed|FAILED|268435456' "$OUT/selab.txt"
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

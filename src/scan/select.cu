@@ -17,7 +17,19 @@
 
 namespace {
 
-constexpr int THREADS = 256;
+/* Tuning knobs, for experiments (CMake GP_SELECT_TUNE; docs/PERFORMANCE.md, "Select"): warps per block of the single
+ * pass, tiles its look-back requests per round trip (a multiple of 32), and a back-off between polls of a descriptor
+ * that is not yet published (0: poll at once). The defaults are the measured code. */
+#ifndef GP_SELECT_WARPS
+#define GP_SELECT_WARPS 8
+#endif
+#ifndef GP_SELECT_LOOKBACK
+#define GP_SELECT_LOOKBACK 128
+#endif
+#ifndef GP_SELECT_BACKOFF_NS
+#define GP_SELECT_BACKOFF_NS 0
+#endif
+constexpr int THREADS = 256, SEL_THREADS = 32 * GP_SELECT_WARPS;
 
 /* A float predicate as one interval test, made once per thread: keep = (v in the interval) != inv, the ends open or
  * closed — the same answers as gp__keep_f (NaN is in no interval: nonzero, ne and nan invert), without a switch per
@@ -136,7 +148,10 @@ __global__ void __launch_bounds__(THREADS)
  * is an integer sum: the window is summed in parallel, any order); then every kept element is stored at its global
  * rank (a warp's stores of one round fill a contiguous range). Descriptors: one 64-bit word per tile, status in the
  * top two bits (1 the aggregate, 2 the inclusive count), the count below — a single-copy-atomic word, no fences. */
-constexpr int ROUNDS = 4, WARPS = THREADS / 32, LOOKBACK = 128;
+constexpr int ROUNDS = 4, WARPS = GP_SELECT_WARPS, LOOKBACK = GP_SELECT_LOOKBACK;
+static_assert(LOOKBACK % 32 == 0 && LOOKBACK > 0, "whole windows of 32");
+/* blocks per SM the launch bounds ask for: 6 (5, 4) blocks of 8 warps, scaled to the block's warps */
+constexpr int min_blocks(int per8) { return per8 * 8 / WARPS; }
 constexpr unsigned long long ST_SHIFT = 62, VAL_MASK = (1ull << ST_SHIFT) - 1;
 
 template <typename S> __device__ __forceinline__ S shfl_up1(S v)
@@ -215,7 +230,8 @@ __device__ __forceinline__ unsigned long long desc_get(const unsigned long long 
 
 /* PART: partition (rejected elements after the kept ones, *total = the kept count, known before this launch) */
 template <gp_dtype_t D, int MODE, int PART>
-__global__ void __launch_bounds__(THREADS, sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? 6 : 5)
+__global__ void __launch_bounds__(SEL_THREADS,
+                                  min_blocks(sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? 6 : 5))
     k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
              unsigned long long *desc, const unsigned long long *total, uint64_t *count_out)
 {
@@ -328,7 +344,10 @@ __global__ void __launch_bounds__(THREADS, sizeof(typename E<D>::type) < 4 ? 4 :
 #pragma unroll
                 for (int j = 0; j < LOOKBACK / 32; j++) {
                     const long long p = p0 - 32 * j - lane;
-                    while ((w[j] >> ST_SHIFT) == 0) w[j] = desc_get(desc, (size_t)p);
+                    while ((w[j] >> ST_SHIFT) == 0) {
+                        if (GP_SELECT_BACKOFF_NS) __nanosleep(GP_SELECT_BACKOFF_NS);
+                        w[j] = desc_get(desc, (size_t)p);
+                    }
                 }
                 int near = -1; /* the nearest inclusive count's distance, 32 j + lane */
 #pragma unroll
@@ -372,12 +391,12 @@ __global__ void __launch_bounds__(THREADS)
         c += (q.mode == GP__PM_FLAGS ? q.flags[i] != 0 : q.mode == GP__PM_CONST ? q.value != 0
                                                        : E<D>::keep(q, range, x[i]) != 0);
     c = __reduce_add_sync(0xffffffffu, c);
-    __shared__ unsigned s[WARPS];
+    __shared__ unsigned s[THREADS / 32];
     if ((threadIdx.x & 31) == 0) s[threadIdx.x >> 5] = c;
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned long long b = 0;
-        for (int j = 0; j < WARPS; j++) b += s[j];
+        for (int j = 0; j < THREADS / 32; j++) b += s[j];
         atomicAdd(total, b);
     }
 }
@@ -404,13 +423,13 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
         const size_t need = (n + THREADS - 1) / THREADS;
         k_count<D><<<need < fill ? (unsigned)need : fill, THREADS, 0, s>>>((const S *)x, n, q, total);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_partition (count)"));
-        k_select<D, MODE_PRED, 1><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+        k_select<D, MODE_PRED, 1><<<(unsigned)ntiles, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
                                                                        count_dev);
     } else if (job == 0) {
-        k_select<D, MODE_PRED, 0><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+        k_select<D, MODE_PRED, 0><<<(unsigned)ntiles, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
                                                                        count_dev);
     } else {
-        k_select<D, MODE_HEAD, 0><<<(unsigned)ntiles, THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+        k_select<D, MODE_HEAD, 0><<<(unsigned)ntiles, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
                                                                        count_dev);
     }
     return GP_CHECK_LAUNCH(job == 1 ? "gp_partition" : job == 0 ? "gp_select" : "gp_unique");
