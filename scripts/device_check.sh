@@ -261,24 +261,26 @@ if [[ " $steps " == *" select "* ]]; then
 fi
 
 if [[ " $steps " == *" selab "* ]]; then
-  # select.cu's tuning knobs A/B in one call (after build): each variant rebuilds select.cu alone (CMake
-  # GP_SELECT_TUNE), checks itself with gpu_select (quick sizes) and runs bench select; the default build comes back
-  # at the end. SELAB="v1|v2|..." overrides the variants (each a ;-separated define list).
+  # select.cu's and scan.cu's tuning knobs A/B in one call (after build): each variant rebuilds its one file (CMake
+  # GP_SELECT_TUNE / GP_SCAN_TUNE, Ninja), checks itself with gpu_select or gpu_scan (quick sizes) and runs bench
+  # select or scan; the default build comes back at the end. A variant is "select:DEFS" or "scan:DEFS" (DEFS a
+  # ;-separated define list, empty for the defaults); SELAB="v1|v2|..." overrides the list.
   G=$B/gpuprim
-  IFS='|' read -r -a variants <<<"${SELAB:-default|GP_SELECT_WARPS=4|GP_SELECT_LOOKBACK=32|GP_SELECT_BACKOFF_NS=100|GP_SELECT_WARPS=4;GP_SELECT_LOOKBACK=32}"
+  IFS='|' read -r -a variants <<<"${SELAB:-select:|select:GP_SELECT_WARPS=4|select:GP_SELECT_LOOKBACK=32|select:GP_SELECT_BACKOFF_NS=100|select:GP_SELECT_WARPS=4;GP_SELECT_LOOKBACK=32|scan:|scan:GP_SCAN_BACKOFF_NS=100|scan:GP_SCAN_MINB4=8}"
   for v in "${variants[@]}"; do
-    tune=$v; [ "$v" = default ] && tune=""
+    what=${v%%:*}; defs=${v#*:}
+    if [ "$what" = select ]; then var=GP_SELECT_TUNE; other=GP_SCAN_TUNE; t=gpu_select; else var=GP_SCAN_TUNE; other=GP_SELECT_TUNE; t=gpu_scan; fi
     {
       echo "### variant: $v"
-      cmake -S . -B $B -DGP_SELECT_TUNE="$tune" >/dev/null && cmake --build $B --target gpuprim_cli gpu_select -j "$(nproc)" >/dev/null \
+      cmake -S . -B $B -D$var="$defs" -D$other="" >/dev/null && cmake --build $B --target gpuprim_cli $t -j "$(nproc)" >/dev/null \
         || echo "variant $v: BUILD FAILED"
-      GP_TEST_QUICK=1 $B/tests/gpu_select | tail -1
-      $G bench select | grep -E '^(select|partition|unique) '
+      GP_TEST_QUICK=1 $B/tests/$t | tail -1
+      $G bench $what | grep -E '^(select|partition|unique|sum|exclusive sum|max) '
     } >>"$OUT/selab.txt" 2>&1
   done
-  cmake -S . -B $B -DGP_SELECT_TUNE="" >/dev/null && cmake --build $B -j "$(nproc)" >/dev/null
+  cmake -S . -B $B -DGP_SELECT_TUNE="" -DGP_SCAN_TUNE="" >/dev/null && cmake --build $B -j "$(nproc)" >/dev/null
   note "selab: $(grep -c '^### variant' "$OUT/selab.txt") variants"
-  grep -E '^### variant|passed|FAILED|268435456' "$OUT/selab.txt"
+  grep -E '^### variant|passed|FAILED|268435456|134217728' "$OUT/selab.txt"
 fi
 
 if [[ " $steps " == *" stream "* ]]; then

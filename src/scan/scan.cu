@@ -130,8 +130,21 @@ template <typename T> struct Desc {
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
 constexpr int LOOKBACK_WINDOWS = 8;
 
+/* Tuning knobs, for experiments (CMake GP_SCAN_TUNE; docs/PERFORMANCE.md, "Scans"): blocks per SM the launch bounds
+ * ask for (4- and 8-byte types) and a back-off between polls of a descriptor not yet published (0: poll at once).
+ * Neither changes the association order. The defaults are the measured code. */
+#ifndef GP_SCAN_MINB4
+#define GP_SCAN_MINB4 6
+#endif
+#ifndef GP_SCAN_MINB8
+#define GP_SCAN_MINB8 4
+#endif
+#ifndef GP_SCAN_BACKOFF_NS
+#define GP_SCAN_BACKOFF_NS 0
+#endif
+
 template <typename T, int OP>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
+__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? GP_SCAN_MINB4 : GP_SCAN_MINB8)
     k_scan(const T *x, T *y, size_t n, int excl, const T *cin, T *cout, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
@@ -233,6 +246,7 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 6 : 4)
                 T val = O::pad();
                 if (p >= 0) {
                     while ((f = D::get(desc, (size_t)p, &val)) == 0u) {
+                        if (GP_SCAN_BACKOFF_NS) __nanosleep(GP_SCAN_BACKOFF_NS);
                     }
                 }
                 unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
