@@ -414,6 +414,18 @@ typedef enum gp_scan_kind { GP_SCAN_INCLUSIVE = 0, GP_SCAN_EXCLUSIVE = 1 } gp_sc
 GP_API gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
                            const void *x, void *y, gp_stream_t stream);
 
+/* Ordered (non-commutative) scans, the prefixes of gp_reduce_ordered's left fold: y[i] = x0 o x1 o ... o xi
+ * (GP_SCAN_INCLUSIVE), or the identity (the identity matrix; (1, 0)) followed by those shifted by one (exclusive).
+ * Ops and dtypes as gp_reduce_ordered: mat2 mat3 mat4 over f32 f64 u32, affine over f32 f64 — the linear recurrence
+ * x_t = a_t x_(t-1) + b_t: with x_(-1) = 0 the inclusive scan's b is x_t, and x_t = a x_(-1) + b for any start —,
+ * first and last over any dtype (inclusive only: they have no identity). An element is gp_ordered_width(op) values
+ * of dtype; n counts elements. Deterministic: the association order of docs/SCAN.md, its runs R elements long (R =
+ * 16 for elements of up to 8 bytes, 8 up to 16, 4 up to 32, 2 up to 64, 1 beyond), products and sums rounded one at
+ * a time (no FMA): the same bits on every GPU and the CPU backend; within rounding of a serial left fold. x and y as
+ * in gp_scan (y == x allowed, element-aligned to the dtype); asynchronous; the context's workspace; capturable. */
+GP_API gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
+                                   const void *x, void *y, gp_stream_t stream);
+
 /* A scan of an array that arrives in pieces (a file larger than memory, a stream): each push scans its piece
  * continuing from the ones before, and the bits equal one gp_scan over the whole array. Every push but the last must
  * hold a multiple of GP_SCAN_GRANULE elements (whole tiles of the association order: docs/SCAN.md); a push after a

@@ -7,7 +7,8 @@
 #   histogram bench and lab (hist.txt); matrix: bench transpose / gemm and lab transpose / gemm (matrix.txt); labs:
 #   every lab topic, lab memory timed, the benches of the moved verbs (labs.txt, lab_memory.json/.svg); concurrency:
 #   issue 13's GPU tests, sanitizers, bench graph and lab concurrency (concurrency.txt, lab_concurrency.json/.svg);
-#   select: issue 14's select tests, sanitizers and bench (select.txt); selab: select.cu's tuning knobs A/B (selab.txt).
+#   select: issue 14's select tests, sanitizers and bench (select.txt); selab: select.cu's tuning knobs A/B (selab.txt);
+#   oscan: the ordered scans' tests, sanitizers and bench scan (oscan.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -91,6 +92,9 @@ synccheck gpu_graph - 200
 memcheck gpu_scan - 300
 racecheck gpu_scan - 300
 synccheck gpu_scan - 200
+memcheck gpu_scan_ordered - 300
+racecheck gpu_scan_ordered - 300
+synccheck gpu_scan_ordered - 200
 memcheck gpu_select - 300
 racecheck gpu_select - 300
 memcheck gpu_lab_concurrency - 300
@@ -258,6 +262,24 @@ if [[ " $steps " == *" select "* ]]; then
   } >"$OUT/select.txt" 2>&1
   note "select: $(grep -E 'tests passed|tests failed' "$OUT/select.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|^(select|partition|unique) " "$OUT/select.txt" | head -40
+fi
+
+if [[ " $steps " == *" oscan "* ]]; then
+  # issue 14's ordered scans: their GPU and CPU tests, the sanitizers over them (quick sizes), bench scan twice.
+  G=$B/gpuprim
+  {
+    echo "### ctest gpu_scan_ordered, test_scan_ordered"
+    (cd $B && ctest -V --timeout 600 -R 'scan_ordered' | grep -E "run |done|FAIL|passed|failed|skipped" | tail -40)
+    for t in memcheck racecheck synccheck; do
+      echo "### compute-sanitizer $t gpu_scan_ordered"
+      GP_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_scan_ordered 2>&1 | tail -3
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    echo; echo "### gpuprim bench scan"; $G bench scan
+    echo; echo "### gpuprim bench scan (again: spread)"; $G bench scan
+  } >"$OUT/oscan.txt" 2>&1
+  note "oscan: $(grep -E 'tests passed|tests failed' "$OUT/oscan.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|^(sum|exclusive sum|max|affine|mat2) " "$OUT/oscan.txt" | head -40
 fi
 
 if [[ " $steps " == *" selab "* ]]; then

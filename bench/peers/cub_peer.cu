@@ -32,6 +32,13 @@ struct Mat2Mul {
     }
 };
 
+struct Aff {
+    float a, b; /* x -> a x + b */
+};
+struct AffThen { /* x applied first, then y */
+    __host__ __device__ Aff operator()(const Aff &x, const Aff &y) const { return Aff{y.a * x.a, y.a * x.b + y.b}; }
+};
+
 void *g_temp[GP_PEER_REDUCE_COUNT];
 unsigned long long *g_selected; /* DeviceSelect / DevicePartition's count */
 void *g_scan_out;
@@ -62,6 +69,8 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
     case GP_PEER_PARTITION_GT0_F32:
         return cub::DevicePartition::If(temp, bytes, (const float *)x, (float *)out, g_selected, nn, GtZero(), s);
     case GP_PEER_UNIQUE_I32: return cub::DeviceSelect::Unique(temp, bytes, (const int *)x, (int *)out, g_selected, nn, s);
+    case GP_PEER_SCAN_AFFINE_F32:
+        return cub::DeviceScan::InclusiveScan(temp, bytes, (const Aff *)x, (Aff *)out, AffThen(), nn, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -72,7 +81,8 @@ extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
     static const char *const names[] = {"cub::Sum f32", "cub::Sum i32", "cub::Max f32", "cub::Min i32",
                                         "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2",
                                         "cub::InclusiveSum f32", "cub::ExclusiveSum u32", "cub::DeviceSelect::If",
-                                        "cub::DevicePartition::If", "cub::DeviceSelect::Unique"};
+                                        "cub::DevicePartition::If", "cub::DeviceSelect::Unique",
+                                        "cub::InclusiveScan affine"};
     return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
 }
 

@@ -37,6 +37,8 @@ typedef enum {
     GP_PEER_SELECT_GT0_F32, /* DeviceSelect::If x > 0, float: the kept ones into out_dev (count: gp_peer_selected) */
     GP_PEER_PARTITION_GT0_F32, /* DevicePartition::If x > 0, float: kept first, rejected after (reversed) */
     GP_PEER_UNIQUE_I32,     /* DeviceSelect::Unique, int */
+    GP_PEER_SCAN_AFFINE_F32, /* DeviceScan::InclusiveScan of f32 affine maps (a, b), x -> a x + b, applied in order:
+                                n pairs into out_dev (the peer of gp_scan_ordered affine) */
     GP_PEER_REDUCE_COUNT
 } gp_peer_reduce_t;
 int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);

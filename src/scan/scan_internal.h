@@ -53,6 +53,16 @@ GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
 /* Bytes of workspace the GPU scan of n elements of dtype takes from the front of the context's workspace. */
 GP_INTERNAL size_t gp__scan_gpu_workspace_bytes(gp_dtype_t dtype, size_t n);
 
+/* ---- ordered scans (scan_ordered.c, scan_ordered.cu): the same order with runs of gp__oscan_run(op, dtype)
+ * elements (16 for elements of up to 8 bytes, 8 to 16, 4 to 32, 2 to 64, 1 beyond: 128 bytes per run), tiles of 256
+ * runs; no identity is combined into real values (tile 0 without a carry takes L as it is). first / last: copies. */
+GP_INTERNAL int gp__oscan_run(gp_ordered_op_t op, gp_dtype_t dtype);
+GP_INTERNAL gp_status_t gp__oscan_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                                      int exclusive, int parallel);
+/* n > 0, the arguments checked by gp_scan_ordered. */
+GP_INTERNAL gp_status_t gp__oscan_gpu(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                      void *y, int exclusive, cudaStream_t stream);
+
 /* ---- select / partition (select.c, select.cu) */
 /* A predicate normalized once on the host for one dtype: floats compare in double (kind as given); integers test an
  * inclusive range of the type's values, [lo, hi] (then inverted for ne and nonzero), exactly what the real-number

@@ -12,6 +12,7 @@
 
 typedef struct sjob {
     gp_ctx_t *ctx;
+    int ord; /* a gp_ordered_op_t (gp_scan_ordered), or -1 (gp_scan with op) */
     gp_reduce_op_t op;
     gp_dtype_t dtype;
     gp_scan_kind_t kind;
@@ -25,6 +26,7 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
 {
     sjob_t *j = u;
     (void)rep;
+    if (j->ord >= 0) return gp_scan_ordered(j->ctx, (gp_ordered_op_t)j->ord, j->dtype, j->kind, j->n, j->x, j->y, s);
     return gp_scan(j->ctx, j->op, j->dtype, j->kind, j->n, j->x, j->y, s);
 }
 
@@ -36,6 +38,7 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 }
 
 typedef struct scase {
+    int ord; /* -1, or a gp_ordered_op_t */
     gp_reduce_op_t op;
     gp_dtype_t dt;
     gp_scan_kind_t kind;
@@ -43,13 +46,43 @@ typedef struct scase {
     int peer; /* a gp_peer_reduce_t, or -1 */
 } scase_t;
 
+/* Well-conditioned ordered inputs (host), so that products over 2^27 elements stay finite and NaN-free (NaN bits
+ * differ between the backends' hardware, so the bitwise check needs none): affine maps a = +-(1 +- 1e-4), b in
+ * [-1, 1); 2x2 matrices within 1e-4 of the identity. */
+static void fill_ordered(void *p, int ord, size_t n)
+{
+    float *f = p;
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    const size_t k = gp_ordered_width((gp_ordered_op_t)ord);
+    for (size_t i = 0; i < n * k; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        const float u = (float)((double)(st >> 40) * 0x1p-23 - 1.0); /* [-1, 1) */
+        const size_t c = i % k;
+        if (ord == GP_ORDERED_AFFINE) f[i] = c == 0 ? ((st >> 20) & 1 ? -1.0f : 1.0f) * (1.0f + 1e-4f * u) : u;
+        else f[i] = (c == 0 || c == 3 ? 1.0f : 0.0f) + 1e-4f * u;
+    }
+}
+/* the ordered inputs, made on the host and copied up (outside any timed region) */
+static gp_status_t fill_ordered_dev(gp_ctx_t *ctx, void *dev, int ord, size_t n)
+{
+    const size_t bytes = n * 4 * gp_ordered_width((gp_ordered_op_t)ord);
+    void *h = malloc(bytes);
+    if (h == NULL) return GP_ERR_OUT_OF_MEMORY;
+    fill_ordered(h, ord, n);
+    const gp_status_t st = gp_memcpy_sync(ctx, dev, h, bytes);
+    free(h);
+    return st;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim bench scan [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
                "  gp_scan against cub::DeviceScan (InclusiveSum f32, ExclusiveSum u32) and the D2D copy, same run:\n"
                "  inclusive sum f32, exclusive sum u32, inclusive max f32 at n (default 2^28; 2^22 on the CPU\n"
-               "  backend), inclusive sum f64 at n / 2, and f32 sums at 2^10 .. 2^20. Each result is checked bit for\n"
-               "  bit against the CPU backend (on a GPU).\n");
+               "  backend), inclusive sum f64 at n / 2, the ordered scans affine f32 (n / 2 pairs, against CUB's\n"
+               "  InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against CUB's with a 2x2\n"
+               "  product), and f32 sums at 2^10 .. 2^20. Each result is checked bit for bit against the CPU backend\n"
+               "  (on a GPU).\n");
 }
 
 int bench_scan(int argc, char **argv)
@@ -83,24 +116,33 @@ int bench_scan(int argc, char **argv)
     }
     scase_t cases[16];
     int nc = 0;
-    cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32};
-    cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_U32, GP_SCAN_EXCLUSIVE, n, GP_PEER_EXSCAN_SUM_U32};
-    cases[nc++] = (scase_t){GP_REDUCE_MAX, GP_F32, GP_SCAN_INCLUSIVE, n, -1};
-    cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1, -1};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_U32, GP_SCAN_EXCLUSIVE, n, GP_PEER_EXSCAN_SUM_U32};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_MAX, GP_F32, GP_SCAN_INCLUSIVE, n, -1};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1, -1};
+    /* ordered: affine f32 at n / 2 pairs, mat2 f32 at n / 4 matrices (the bytes of n floats) */
+    cases[nc++] = (scase_t){GP_ORDERED_AFFINE, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1,
+                            GP_PEER_SCAN_AFFINE_F32};
+    cases[nc++] = (scase_t){GP_ORDERED_MAT2, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n / 4 ? n / 4 : 1,
+                            GP_PEER_SCAN_MAT2_F32};
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
-        cases[nc++] = (scase_t){GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32};
+        cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32};
     static bench_bars_t bars;
     bars.n = 0;
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
-        const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), bytes = m * es;
+        const int ord = cases[ci].ord;
+        const size_t m = cases[ci].n,
+                     es = gp_dtype_size(cases[ci].dt) * (ord >= 0 ? gp_ordered_width((gp_ordered_op_t)ord) : 1),
+                     bytes = m * es;
         gp_buffer_t bx = {0}, by = {0}, bp = {0};
-        sjob_t j = {ctx, cases[ci].op, cases[ci].dt, cases[ci].kind, m, NULL, NULL, NULL,
+        sjob_t j = {ctx, ord, cases[ci].op, cases[ci].dt, cases[ci].kind, m, NULL, NULL, NULL,
                     (gp_peer_reduce_t)(cases[ci].peer < 0 ? 0 : cases[ci].peer), ""};
         const int has_peer = gpu && cases[ci].peer >= 0;
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
             (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bp) != GP_OK) ||
-            bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 || cases[ci].dt == GP_F64 ? cases[ci].dt : GP_U32,
-                              5 + (unsigned)ci) != GP_OK) {
+            (ord >= 0 && fill_ordered_dev(ctx, bx.device, ord, m) != GP_OK) ||
+            (ord < 0 && bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 || cases[ci].dt == GP_F64 ? cases[ci].dt : GP_U32,
+                              5 + (unsigned)ci) != GP_OK)) {
             fprintf(stderr, "gpuprim bench scan: %zu bytes: %s\n", bytes, gp_last_error());
             rc = EXIT_FAIL;
         }
@@ -122,7 +164,9 @@ int bench_scan(int argc, char **argv)
             void *hx = malloc(bytes), *ho = malloc(bytes), *hr = malloc(bytes);
             same = hx && ho && hr && gp_memcpy_sync(ctx, hx, bx.device, bytes) == GP_OK &&
                        gp_memcpy_sync(ctx, ho, by.device, bytes) == GP_OK &&
-                       gp_scan(cpu, j.op, j.dtype, j.kind, m, hx, hr, NULL) == GP_OK && memcmp(ho, hr, bytes) == 0;
+                       (ord >= 0 ? gp_scan_ordered(cpu, (gp_ordered_op_t)ord, j.dtype, j.kind, m, hx, hr, NULL)
+                                 : gp_scan(cpu, j.op, j.dtype, j.kind, m, hx, hr, NULL)) == GP_OK &&
+                       memcmp(ho, hr, bytes) == 0;
             if (same && j.dtype == GP_U32 && has_peer)
                 same = gp_memcpy_sync(ctx, hr, bp.device, bytes) == GP_OK && memcmp(ho, hr, bytes) == 0;
             if (!same) rc = EXIT_MISMATCH;
@@ -131,7 +175,8 @@ int bench_scan(int argc, char **argv)
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[48];
             snprintf(name, sizeof name, "%s%s%s", j.kind == GP_SCAN_EXCLUSIVE ? "exclusive " : "",
-                     gp_reduce_op_name(j.op), same ? "" : " CHECK FAILED");
+                     ord >= 0 ? gp_ordered_op_name((gp_ordered_op_t)ord) : gp_reduce_op_name(j.op),
+                     same ? "" : " CHECK FAILED");
             vec_row(&r, name, gp_dtype_name(j.dtype), m, 2.0 * (double)bytes, &so, &ce,
                     has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, so.median_ms), "%s %s n=%zu", name,

@@ -1,0 +1,165 @@
+/*
+ * test_scan_ordered.c — CPU tests of the ordered scans (gp_scan_ordered): every op x dtype at run and tile edges,
+ * every prefix against the serial left fold (u32 bit-exact, floats within rounding), exclusive = the identity then
+ * the inclusive values shifted, serial == OpenMP == in place bits, the order matters (reversed input differs),
+ * first / last of every dtype, refusals naming the argument.
+ */
+#include "ordered_common.h"
+
+#include "scan/scan_internal.h"
+
+/* a = a o e in long double (floats) and exact u32 */
+static void fold_step(gp_ordered_op_t op, gp_dtype_t dt, long double *a, uint32_t *u, const void *x, size_t e)
+{
+    const size_t k = gp_ordered_width(op);
+    const int d = op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT3 ? 3 : op == GP_ORDERED_MAT4 ? 4 : 0;
+    long double b[16], t[16];
+    uint32_t bu[16], tu[16];
+    for (size_t c = 0; c < k; c++) {
+        const size_t i = e * k + c;
+        b[c] = dt == GP_F32 ? ((const float *)x)[i] : dt == GP_F64 ? ((const double *)x)[i] : 0;
+        bu[c] = dt == GP_U32 ? ((const uint32_t *)x)[i] : 0;
+    }
+    if (op == GP_ORDERED_AFFINE) {
+        t[0] = b[0] * a[0], t[1] = b[0] * a[1] + b[1];
+        a[0] = t[0], a[1] = t[1];
+        return;
+    }
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+            long double s = 0;
+            uint32_t su = 0;
+            for (int q = 0; q < d; q++) s += a[i * d + q] * b[q * d + j], su += u[i * d + q] * bu[q * d + j];
+            t[i * d + j] = s, tu[i * d + j] = su;
+        }
+    memcpy(a, t, (size_t)(d * d) * sizeof a[0]);
+    memcpy(u, tu, (size_t)(d * d) * sizeof u[0]);
+}
+
+static void identity(gp_ordered_op_t op, gp_dtype_t dt, void *v)
+{
+    const size_t k = gp_ordered_width(op);
+    const int d = op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT3 ? 3 : op == GP_ORDERED_MAT4 ? 4 : 1;
+    for (size_t c = 0; c < k; c++) {
+        const int one = op == GP_ORDERED_AFFINE ? c == 0 : (int)c / d == (int)c % d;
+        if (dt == GP_F32) ((float *)v)[c] = (float)one;
+        else if (dt == GP_F64) ((double *)v)[c] = one;
+        else ((uint32_t *)v)[c] = (uint32_t)one;
+    }
+}
+
+static void test_against_fold(gp_ctx_t *ctx)
+{
+    for (size_t o = 0; o < 4; o++)
+        for (size_t di = 0; di < 3; di++) {
+            const gp_ordered_op_t op = oc_ops[o];
+            const gp_dtype_t dt = oc_dtypes[di];
+            if (op == GP_ORDERED_AFFINE && dt == GP_U32) continue;
+            const size_t R = (size_t)gp__oscan_run(op, dt), t = 256 * R, k = gp_ordered_width(op),
+                         w = k * gp_dtype_size(dt);
+            const size_t sizes[] = {1, 2, R - 1 ? R - 1 : 1, R + 1, 32 * R + 1, t - 1, t, t + 1, 3 * t + 17, 40 * t + 3};
+            const long fails = tc_fail;
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                const size_t n = sizes[si];
+                unsigned char *x = malloc(n * w), *y = malloc(n * w), *ys = malloc(n * w), *ye = malloc(n * w),
+                              *ip = malloc(n * w), *rev = malloc(n * w);
+                oc_fill(x, op, dt, n);
+                tc_poison(y, n * w), tc_poison(ys, n * w), tc_poison(ye, n * w);
+                OK(gp_scan_ordered(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, y, NULL));
+                OK(gp__oscan_cpu(op, dt, n, x, ys, 0, 0)); /* serial */
+                CHECK(memcmp(y, ys, n * w) == 0, "%s %s n=%zu: OpenMP and serial bits differ", gp_ordered_op_name(op),
+                      gp_dtype_name(dt), n);
+                /* every prefix against the left fold */
+                long double a[16];
+                uint32_t u[16];
+                identity(op, GP_F64, a); /* as doubles, then widened */
+                {
+                    double id[16];
+                    identity(op, GP_F64, id);
+                    for (size_t c = 0; c < k; c++) a[c] = id[c], u[c] = (uint32_t)id[c];
+                }
+                size_t bad = 0, first = 0;
+                double worst = 0;
+                for (size_t e = 0; e < n; e++) {
+                    fold_step(op, dt, a, u, x, e);
+                    double err = 0;
+                    if (!oc_close(op, dt, e + 1, y + e * w, a, u, oc_tol(dt, e + 1), &err) && !bad++) first = e;
+                    if (err > worst) worst = err;
+                }
+                CHECK(bad == 0, "%s %s n=%zu: %zu prefixes off the left fold, first at %zu (worst relative %.3g)",
+                      gp_ordered_op_name(op), gp_dtype_name(dt), n, bad, first, worst);
+                /* exclusive: the identity, then the inclusive values shifted by one */
+                OK(gp_scan_ordered(ctx, op, dt, GP_SCAN_EXCLUSIVE, n, x, ye, NULL));
+                unsigned char id[128];
+                identity(op, dt, id);
+                CHECK(memcmp(ye, id, w) == 0 && memcmp(ye + w, y, (n - 1) * w) == 0, "%s %s n=%zu: exclusive",
+                      gp_ordered_op_name(op), gp_dtype_name(dt), n);
+                /* in place */
+                memcpy(ip, x, n * w);
+                OK(gp_scan_ordered(ctx, op, dt, GP_SCAN_INCLUSIVE, n, ip, ip, NULL));
+                CHECK(memcmp(ip, y, n * w) == 0, "%s %s n=%zu: in place", gp_ordered_op_name(op), gp_dtype_name(dt), n);
+                if (n >= 3) { /* the order matters */
+                    for (size_t e = 0; e < n; e++) memcpy(rev + e * w, x + (n - 1 - e) * w, w);
+                    OK(gp_scan_ordered(ctx, op, dt, GP_SCAN_INCLUSIVE, n, rev, ip, NULL));
+                    CHECK(memcmp(ip + (n - 1) * w, y + (n - 1) * w, w) != 0, "%s %s n=%zu: reversed input, same total",
+                          gp_ordered_op_name(op), gp_dtype_name(dt), n);
+                }
+                free(x), free(y), free(ys), free(ye), free(ip), free(rev);
+            }
+            printf("  %-6s %-4s run %2zu, %zu sizes up to %zu: %s\n", gp_ordered_op_name(op), gp_dtype_name(dt), R,
+                   sizeof sizes / sizeof sizes[0], 40 * t + 3, tc_fail == fails ? "ok" : "FAILED");
+        }
+}
+
+static void test_first_last(gp_ctx_t *ctx)
+{
+    static const gp_dtype_t all[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32, GP_U64, GP_I64, GP_F16, GP_BF16,
+                                     GP_F32, GP_F64};
+    for (size_t d = 0; d < 12; d++) {
+        const size_t es = gp_dtype_size(all[d]), n = 1000 + d;
+        unsigned char *x = malloc(n * es), *y = malloc(n * es);
+        tc_fill(x, n * es, GP_U8);
+        tc_poison(y, n * es);
+        OK(gp_scan_ordered(ctx, GP_ORDERED_FIRST, all[d], GP_SCAN_INCLUSIVE, n, x, y, NULL));
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) bad += memcmp(y + i * es, x, es) != 0;
+        CHECK(bad == 0, "first %s: %zu differ", gp_dtype_name(all[d]), bad);
+        OK(gp_scan_ordered(ctx, GP_ORDERED_LAST, all[d], GP_SCAN_INCLUSIVE, n, x, y, NULL));
+        CHECK(memcmp(y, x, n * es) == 0, "last %s", gp_dtype_name(all[d]));
+        CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_LAST, all[d], GP_SCAN_EXCLUSIVE, n, x, y, NULL), GP_ERR_UNSUPPORTED);
+        CHECK(strstr(gp_last_error(), "identity") != NULL, "says why: %s", gp_last_error());
+        free(x), free(y);
+    }
+}
+
+int main(void)
+{
+    tc_seed("test_scan_ordered");
+    gp_ctx_t *ctx = NULL;
+    OK(gp_ctx_create(&ctx, GP_DEVICE_CPU));
+    test_against_fold(ctx);
+    test_first_last(ctx);
+    /* refusals */
+    float f[64];
+    for (int i = 0; i < 64; i++) f[i] = 1;
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_AFFINE, GP_U32, GP_SCAN_INCLUSIVE, 4, f, f + 8, NULL), GP_ERR_UNSUPPORTED);
+    CHECK(strstr(gp_last_error(), "f32 and f64") != NULL, "names the dtypes: %s", gp_last_error());
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_MAT2, GP_I32, GP_SCAN_INCLUSIVE, 4, f, f + 16, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan_ordered(ctx, (gp_ordered_op_t)9, GP_F32, GP_SCAN_INCLUSIVE, 4, f, f + 16, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_MAT2, GP_F32, (gp_scan_kind_t)3, 4, f, f + 16, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_MAT2, GP_F32, GP_SCAN_INCLUSIVE, 4, f, f + 4, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "overlap") != NULL, "names the overlap: %s", gp_last_error());
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_MAT2, GP_F32, GP_SCAN_INCLUSIVE, 4, NULL, f, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_MAT2, GP_F32, GP_SCAN_INCLUSIVE, 4, (char *)f + 2, f + 32, NULL),
+             GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_MAT4, GP_F64, GP_SCAN_INCLUSIVE, (size_t)1 << 61, f, f + 32, NULL),
+             GP_ERR_OVERFLOW);
+    OK(gp_scan_ordered(ctx, GP_ORDERED_MAT2, GP_F32, GP_SCAN_INCLUSIVE, 0, NULL, NULL, NULL));
+    /* run lengths: 128 bytes of elements, 16 at most */
+    CHECK(gp__oscan_run(GP_ORDERED_AFFINE, GP_F32) == 16 && gp__oscan_run(GP_ORDERED_MAT2, GP_F32) == 8 &&
+              gp__oscan_run(GP_ORDERED_MAT2, GP_F64) == 4 && gp__oscan_run(GP_ORDERED_MAT3, GP_F32) == 2 &&
+              gp__oscan_run(GP_ORDERED_MAT4, GP_F32) == 2 && gp__oscan_run(GP_ORDERED_MAT4, GP_F64) == 1,
+          "run lengths");
+    OK(gp_ctx_destroy(ctx));
+    return tc_finish("test_scan_ordered");
+}
