@@ -405,7 +405,8 @@ GP_API gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src);
 /* y[i] = x[0] op x[1] op ... op x[i] (GP_SCAN_INCLUSIVE), or the same shifted right by one with the op's identity
  * first (GP_SCAN_EXCLUSIVE: +0.0 for float sums, 1 for products, +inf / -inf or the type's limits for min / max,
  * all ones for and, 0 for or / xor). Ops: sum, prod, min, max over f32 f64 i32 u32 i64 u64; and, or, xor over the
- * integers (other dtypes, accumulators, ordered, segmented: not yet). Deterministic: the association order of
+ * integers (ordered ops: gp_scan_ordered; segmented: gp_scan_heads, gp_scan_segmented; f16 / bf16 and the
+ * accumulator choice: not yet). Deterministic: the association order of
  * docs/SCAN.md on every GPU, every launch and the CPU backend — the same bits; integer sums and products wrap; float
  * min / max keep the first NaN (NumPy's rule). x and y: device-accessible on a GPU (host memory on the CPU backend),
  * element-aligned; y == x (in place) is allowed, any other overlap is refused. Asynchronous on the stream; uses the
@@ -425,6 +426,22 @@ GP_API gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, g
  * in gp_scan (y == x allowed, element-aligned to the dtype); asynchronous; the context's workspace; capturable. */
 GP_API gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
                                    const void *x, void *y, gp_stream_t stream);
+
+/* Segmented scans: gp_scan restarted at every segment head — y[i] = x[h] op ... op x[i] for the last head h <= i
+ * (exclusive: the op's first value at every head, then the inclusive values shifted by one within the segment).
+ * Ops and dtypes as gp_scan. gp_scan_heads: heads[i] != 0 starts a segment at i (n bytes). gp_scan_segmented: CSR
+ * offsets as gp_reduce_segmented's (nseg + 1 int64 values): every offset in [0, n) starts a segment (order and
+ * repeats do not matter; values outside [0, n) are ignored; the elements before the first offset are a segment of
+ * their own, as are those after the last). Deterministic: the order of docs/SCAN.md applied to (head, value) pairs
+ * under (f, v) o (g, w) = (f | g, g ? w : v op w), runs of 16 elements (4-byte types) or 8 (8-byte types): the same bits
+ * on every GPU and the CPU backend. x, y as in gp_scan (y == x allowed); heads / offsets device-accessible on a GPU
+ * (host memory on the CPU backend); GPU: one launch (gp_scan_segmented: two more, the heads made in the workspace,
+ * n bytes); asynchronous; the context's workspace; capturable. */
+GP_API gp_status_t gp_scan_heads(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
+                                 const void *x, const uint8_t *heads, void *y, gp_stream_t stream);
+GP_API gp_status_t gp_scan_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
+                                     size_t n, const void *x, size_t nseg, const int64_t *offsets, void *y,
+                                     gp_stream_t stream);
 
 /* A scan of an array that arrives in pieces (a file larger than memory, a stream): each push scans its piece
  * continuing from the ones before, and the bits equal one gp_scan over the whole array. Every push but the last must

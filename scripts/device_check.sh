@@ -268,18 +268,18 @@ if [[ " $steps " == *" oscan "* ]]; then
   # issue 14's ordered scans: their GPU and CPU tests, the sanitizers over them (quick sizes), bench scan twice.
   G=$B/gpuprim
   {
-    echo "### ctest gpu_scan_ordered, test_scan_ordered"
-    (cd $B && ctest -V --timeout 600 -R 'scan_ordered' | grep -E "run |done|FAIL|passed|failed|skipped" | tail -40)
+    echo "### ctest gpu_scan (segmented too), gpu_scan_ordered, test_scan, test_scan_ordered"
+    (cd $B && ctest -V --timeout 600 -R 'scan_ordered|gpu_scan$|test_scan$' | grep -E "run |done|FAIL|passed|failed|skipped" | tail -40)
     for t in memcheck racecheck synccheck; do
       echo "### compute-sanitizer $t gpu_scan_ordered"
       GP_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_scan_ordered 2>&1 | tail -3
       echo "exit ${PIPESTATUS[0]}"
     done
     echo; echo "### gpuprim bench scan"; $G bench scan
-    echo; echo "### gpuprim bench scan (again: spread)"; $G bench scan
+    [ -n "${OSCAN_TWICE:-}" ] && { echo; echo "### gpuprim bench scan (again: spread)"; $G bench scan; }
   } >"$OUT/oscan.txt" 2>&1
   note "oscan: $(grep -E 'tests passed|tests failed' "$OUT/oscan.txt" | tail -1)"
-  grep -E "SUMMARY|^exit|FAIL|failed|passed|^(sum|exclusive sum|max|affine|mat2) " "$OUT/oscan.txt" | head -40
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|^(sum|exclusive sum|max|affine|mat2|segmented sum) " "$OUT/oscan.txt" | head -40
 fi
 
 if [[ " $steps " == *" selab "* ]]; then

@@ -195,6 +195,69 @@ static void test_huge(gp_ctx_t *ctx, gp_stream_t s)
     gp_mem_free(ctx, &d);
 }
 
+/* Segmented scans: the CPU backend's bits for every op x dtype, sparse / dense / no heads, inclusive and exclusive,
+ * aligned, one element (and one head byte) off, in place; offsets on the device = the same heads. */
+static void test_segmented(gp_ctx_t *ctx, gp_stream_t s)
+{
+    static const size_t sizes[] = {1, 17, 2049, 4095, 4097, 33 * 4096 + 5, (1u << 20) + 3, (3u << 20) + 1};
+    const size_t maxn = (3u << 20) + 1 + 8;
+    unsigned char *hx = malloc(maxn * 8), *ref = malloc(maxn * 8), *got = malloc(maxn * 8), *h = malloc(maxn);
+    int64_t *off = malloc((maxn + 2) * sizeof *off);
+    gp_buffer_t dx, dy, dh, doff;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dy));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn + 64, &dh));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (maxn + 2) * 8, &doff));
+    for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++)
+        for (size_t oi = 0; oi < sizeof k_ops / sizeof k_ops[0]; oi++) {
+            const gp_dtype_t dt = k_types[ti];
+            const gp_reduce_op_t op = k_ops[oi];
+            if (!gp__scan_supported(op, dt)) continue;
+            const size_t es = gp_dtype_size(dt);
+            const long before = tc_fail;
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (int pat = 0; pat < 3; pat++) { /* none, 1 in 500, 1 in 3 */
+                    const size_t n = sizes[si];
+                    if (g_quick && n > 40000) continue;
+                    scan_fill(hx, n, dt, op);
+                    size_t nseg = 0;
+                    off[0] = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        h[i] = (pat == 1 && tc_next() % 500 == 0) || (pat == 2 && tc_next() % 3 == 0);
+                        if (h[i]) off[++nseg] = (int64_t)i;
+                    }
+                    off[++nseg] = (int64_t)n;
+                    for (int excl = 0; excl < 2; excl++) {
+                        OK(gp__segscan_cpu(op, dt, n, hx, h, ref, excl, 1));
+                        for (int mode = 0; mode < 4; mode++) { /* aligned, one off, in place, offsets */
+                            const size_t o = mode == 1 ? es : 0;
+                            char *x = (char *)dx.device + o, *y = mode == 2 ? x : (char *)dy.device + o;
+                            uint8_t *dhh = (uint8_t *)dh.device + (mode == 1);
+                            OK(gp_memcpy_sync(ctx, x, hx, n * es));
+                            OK(gp_memcpy_sync(ctx, dhh, h, n));
+                            if (mode == 3) OK(gp_memcpy_sync(ctx, doff.device, off, (nseg + 1) * 8));
+                            if (mode != 2) OK(gp_memset(ctx, y, 0xff, n * es, s));
+                            const gp_scan_kind_t k = excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+                            if (mode == 3) OK(gp_scan_segmented(ctx, op, dt, k, n, x, nseg, doff.device, y, s));
+                            else OK(gp_scan_heads(ctx, op, dt, k, n, x, dhh, y, s));
+                            OK(gp_stream_sync(ctx, s));
+                            OK(gp_memcpy_sync(ctx, got, y, n * es));
+                            size_t bad = 0, first = 0;
+                            for (size_t i = 0; i < n; i++)
+                                if (memcmp(got + i * es, ref + i * es, es) != 0 && !bad++) first = i;
+                            CHECK(bad == 0, "segmented %s %s n=%zu heads %d %s mode %d: %zu differ, first at %zu",
+                                  gp_reduce_op_name(op), gp_dtype_name(dt), n, pat, excl ? "exclusive" : "inclusive",
+                                  mode, bad, first);
+                        }
+                    }
+                }
+            printf("  segmented %-5s %-4s %s\n", gp_reduce_op_name(op), gp_dtype_name(dt),
+                   tc_fail == before ? "ok" : "FAILED");
+        }
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy), gp_mem_free(ctx, &dh), gp_mem_free(ctx, &doff);
+    free(hx), free(ref), free(got), free(h), free(off);
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_scan");
@@ -207,6 +270,7 @@ int main(void)
     test_pairs(ctx, s);
     test_determinism(ctx, s);
     test_scanner(ctx, s);
+    test_segmented(ctx, s);
     test_huge(ctx, s);
     /* errors */
     float f[4];

@@ -228,6 +228,131 @@ static void test_scanner(gp_ctx_t *ctx)
     free(x), free(a), free(b), free(inc);
 }
 
+/* Segmented scans on the CPU backend: every op x dtype, head patterns (none, sparse, dense, all), sizes across the
+ * run and tile edges. Each segment against its own left fold (exact for the integer ops and float min / max; float sums
+ * and products within a rounding bound); exclusive = the first value at heads, else the inclusive value before;
+ * offsets = the same heads; in place; no heads on a 4-byte type = gp_scan's bits (the same tree). */
+static void test_segmented(gp_ctx_t *ctx)
+{
+    static const size_t sizes[] = {1, 2, 17, 2047, 2048, 2049, 4095, 4096, 4097, 3 * 4096 + 5, 70001};
+    const size_t maxn = 70001;
+    unsigned char *x = malloc(maxn * 8), *y = malloc(maxn * 8), *ye = malloc(maxn * 8), *yo = malloc(maxn * 8),
+                  *yp = malloc(maxn * 8), *h = malloc(maxn);
+    int64_t *off = malloc((maxn + 2) * sizeof *off);
+    for (size_t t = 0; t < sizeof k_types / sizeof k_types[0]; t++)
+        for (size_t o = 0; o < sizeof k_ops / sizeof k_ops[0]; o++) {
+            const gp_dtype_t dt = k_types[t];
+            const gp_reduce_op_t op = k_ops[o];
+            if (!gp__scan_supported(op, dt)) continue;
+            const size_t es = gp_dtype_size(dt);
+            const int isf = dt == GP_F32 || dt == GP_F64;
+            const long before = tc_fail;
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (int pat = 0; pat < 4; pat++) { /* none, 1 in 300, 1 in 2, all */
+                    const size_t n = sizes[si];
+                    scan_fill(x, n, dt, op);
+                    size_t nseg = 0;
+                    off[0] = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        h[i] = pat == 3 || (pat == 1 && tc_next() % 300 == 0) || (pat == 2 && (tc_next() & 1));
+                        if (h[i] && i) off[++nseg] = (int64_t)i;
+                    }
+                    off[++nseg] = (int64_t)n;
+                    tc_poison(y, n * es), tc_poison(ye, n * es), tc_poison(yo, n * es);
+                    OK(gp_scan_heads(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, h, y, NULL));
+                    OK(gp_scan_heads(ctx, op, dt, GP_SCAN_EXCLUSIVE, n, x, h, ye, NULL));
+                    OK(gp_scan_segmented(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, nseg, off, yo, NULL));
+                    /* (offsets mark 0 and each head; element 0 starts a segment either way) */
+                    CHECK(memcmp(y, yo, n * es) == 0, "%s %s n=%zu pattern %d: offsets != heads", gp_reduce_op_name(op),
+                          gp_dtype_name(dt), n, pat);
+                    size_t bad = 0, badx = 0, first = 0;
+                    uint64_t acc = 0;
+                    long double accf = 0, mag = 0;
+                    double accm = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        const int head = i == 0 || h[i];
+                        if (!isf) acc = head ? ubits(x, dt, i) : fold_int(op, dt, acc, ubits(x, dt, i));
+                        else if (op == GP_REDUCE_MIN || op == GP_REDUCE_MAX)
+                            accm = head ? (double)fval(x, dt, i) : fold_fminmax(op, accm, (double)fval(x, dt, i));
+                        else {
+                            const long double v = fval(x, dt, i);
+                            accf = head ? v : op == GP_REDUCE_SUM ? accf + v : accf * v;
+                            mag = head ? fabsl(v) : mag + fabsl(v);
+                        }
+                        int okv;
+                        if (!isf) okv = ubits(y, dt, i) == acc;
+                        else if (op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) {
+                            const double g = (double)fval(y, dt, i);
+                            okv = (isnan(g) && isnan(accm)) || (g == accm && signbit(g) == signbit(accm));
+                        } else {
+                            const long double eps = dt == GP_F32 ? 0x1p-24L : 0x1p-53L;
+                            const long double bound = 64 * eps * (op == GP_REDUCE_SUM ? mag + 1 : fabsl(accf) * 40);
+                            okv = fabsl(fval(y, dt, i) - accf) <= bound;
+                        }
+                        if (!okv && !bad++) first = i;
+                        /* exclusive: first value at heads, else the inclusive value before (bits) */
+                        if (!head || i == 0) {
+                            if (i > 0 && memcmp(ye + i * es, y + (i - 1) * es, es) != 0) badx++;
+                        }
+                    }
+                    CHECK(bad == 0, "%s %s n=%zu pattern %d: %zu off the segment fold, first at %zu",
+                          gp_reduce_op_name(op), gp_dtype_name(dt), n, pat, bad, first);
+                    CHECK(badx == 0, "%s %s n=%zu pattern %d: exclusive: %zu differ", gp_reduce_op_name(op),
+                          gp_dtype_name(dt), n, pat, badx);
+                    /* the exclusive first values: at 0 and at every head */
+                    {
+                        unsigned char f[8];
+                        OK(gp__scan_cpu(op, dt, 1, x, f, 1, NULL, NULL, 0)); /* y[0] of an exclusive scan */
+                        size_t badf = 0;
+                        for (size_t i = 0; i < n; i++)
+                            if ((i == 0 || h[i]) && memcmp(ye + i * es, f, es) != 0) badf++;
+                        CHECK(badf == 0, "%s %s n=%zu pattern %d: %zu heads without the first value",
+                              gp_reduce_op_name(op), gp_dtype_name(dt), n, pat, badf);
+                    }
+                    if (pat == 0 && es == 4) { /* no heads: gp_scan's tree */
+                        OK(gp__scan_cpu(op, dt, n, x, yp, 0, NULL, NULL, 1));
+                        CHECK(memcmp(yp, y, n * es) == 0, "%s %s n=%zu: no heads != gp_scan", gp_reduce_op_name(op),
+                              gp_dtype_name(dt), n);
+                    }
+                    if (pat == 1) { /* in place */
+                        memcpy(yp, x, n * es);
+                        OK(gp_scan_heads(ctx, op, dt, GP_SCAN_INCLUSIVE, n, yp, h, yp, NULL));
+                        CHECK(memcmp(yp, y, n * es) == 0, "%s %s n=%zu: in place", gp_reduce_op_name(op),
+                              gp_dtype_name(dt), n);
+                    }
+                }
+            printf("  segmented %-5s %-4s %s\n", gp_reduce_op_name(op), gp_dtype_name(dt),
+                   tc_fail == before ? "ok" : "FAILED");
+        }
+    /* offsets: any order, repeats and values outside [0, n) */
+    {
+        const size_t n = 10000;
+        float *xf = (float *)x, *a = (float *)y, *b = (float *)yo;
+        scan_fill(xf, n, GP_F32, GP_REDUCE_SUM);
+        memset(h, 0, n);
+        const int64_t o2[] = {9000, -5, 300, 300, 20000, 4096, 0, 7777};
+        for (size_t i = 0; i < 8; i++)
+            if (o2[i] >= 0 && o2[i] < (int64_t)n) h[o2[i]] = 1;
+        OK(gp_scan_heads(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, xf, h, a, NULL));
+        OK(gp_scan_segmented(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, xf, 7, o2, b, NULL));
+        CHECK(memcmp(a, b, n * 4) == 0, "unsorted offsets = their heads");
+        CHECK(a[300] == xf[300] && a[7777] == xf[7777], "a head restarts: %g %g", (double)a[300], (double)xf[300]);
+    }
+    float f[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    uint8_t hh[8] = {0};
+    CHECK_ST(gp_scan_heads(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, 8, f, NULL, f, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "heads") != NULL, "names heads: %s", gp_last_error());
+    CHECK_ST(gp_scan_segmented(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, 8, f, 2, NULL, f, NULL),
+             GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "offsets") != NULL, "names offsets: %s", gp_last_error());
+    CHECK_ST(gp_scan_heads(ctx, GP_REDUCE_SUM, GP_F16, GP_SCAN_INCLUSIVE, 8, f, hh, f, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan_heads(ctx, GP_REDUCE_AND, GP_F32, GP_SCAN_INCLUSIVE, 8, f, hh, f, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan_heads(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, 4, f, hh, f + 1, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_scan_heads(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, 0, NULL, NULL, NULL, NULL));
+    OK(gp_scan_segmented(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, 0, NULL, 0, NULL, NULL, NULL));
+    free(x), free(y), free(ye), free(yo), free(yp), free(h), free(off);
+}
+
 int main(void)
 {
     tc_seed("test_scan");
@@ -266,6 +391,7 @@ int main(void)
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, 0, NULL, NULL, NULL));
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, hb, hb, NULL)); /* in place */
     test_scanner(ctx);
+    test_segmented(ctx);
     OK(gp_ctx_destroy(ctx));
     free(hx), free(ha), free(hb);
     return tc_finish("test_scan");

@@ -133,6 +133,159 @@ GP_SCAN_INTS(uint32_t, uint32_t, u32, 0, UINT32_MAX)
 GP_SCAN_INTS(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)
 GP_SCAN_INTS(uint64_t, uint64_t, u64, 0, UINT64_MAX)
 
+/* Segmented scans (scan_internal.h): the same tile steps over (head, value) pairs, runs of 16 (4-byte types) or 8
+ * (8-byte types), no carry into tile 0; exclusive: FIRST at every head. Padding past the end is never read back. */
+typedef gp_status_t (*segscan_fn)(size_t n, const void *x, const uint8_t *h, void *y, int excl, int par);
+#define GP_SEG_DEF(T, NAME, FIRST)                                                                                 \
+    typedef struct {                                                                                               \
+        T v;                                                                                                       \
+        int f;                                                                                                     \
+    } sp_##NAME;                                                                                                   \
+    static inline sp_##NAME scomb_##NAME(sp_##NAME a, sp_##NAME b)                                                 \
+    {                                                                                                              \
+        sp_##NAME c;                                                                                               \
+        c.v = b.f ? b.v : comb_##NAME(a.v, b.v);                                                                   \
+        c.f = a.f | b.f;                                                                                           \
+        return c;                                                                                                  \
+    }                                                                                                              \
+    static void stile_##NAME(const T *x, const uint8_t *h, size_t m, size_t R, sp_##NAME *L)                       \
+    {                                                                                                              \
+        sp_##NAME S[GP__SCAN_RUNS], G[GP__SCAN_RUNS / 32];                                                         \
+        for (size_t i = 0; i < GP__SCAN_RUNS; i++) {                                                               \
+            for (size_t q = 0; q < R; q++) {                                                                       \
+                const size_t j = i * R + q;                                                                        \
+                sp_##NAME v;                                                                                       \
+                v.v = j < m ? x[j] : (T)0;                                                                         \
+                v.f = j < m && h[j] != 0;                                                                          \
+                L[j] = q == 0 ? v : scomb_##NAME(L[j - 1], v);                                                     \
+            }                                                                                                      \
+            S[i] = L[i * R + R - 1];                                                                               \
+        }                                                                                                          \
+        for (size_t g = 0; g < GP__SCAN_RUNS / 32; g++)                                                            \
+            for (size_t d = 1; d < 32; d <<= 1)                                                                    \
+                for (size_t l = 31; l >= d; l--) S[g * 32 + l] = scomb_##NAME(S[g * 32 + l - d], S[g * 32 + l]);   \
+        for (size_t g = 0; g < GP__SCAN_RUNS / 32; g++) G[g] = S[g * 32 + 31];                                     \
+        for (size_t d = 1; d < GP__SCAN_RUNS / 32; d <<= 1)                                                        \
+            for (size_t g = GP__SCAN_RUNS / 32 - 1; g >= d; g--) G[g] = scomb_##NAME(G[g - d], G[g]);              \
+        for (size_t i = 1; i < GP__SCAN_RUNS && i * R < m; i++) {                                                  \
+            const size_t g = i / 32, l = i % 32;                                                                   \
+            const sp_##NAME E = g && l ? scomb_##NAME(G[g - 1], S[i - 1]) : g ? G[g - 1] : S[i - 1];               \
+            for (size_t q = 0; q < R; q++) L[i * R + q] = scomb_##NAME(E, L[i * R + q]);                           \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void sout_##NAME(const sp_##NAME *L, const uint8_t *h, size_t m, const sp_##NAME *C, int excl, T *y)    \
+    {                                                                                                              \
+        for (size_t j = 0; j < m; j++) {                                                                           \
+            if (!excl) y[j] = C ? scomb_##NAME(*C, L[j]).v : L[j].v;                                               \
+            else if (h[j]) y[j] = FIRST;                                                                           \
+            else if (j == 0) y[j] = C ? C->v : (T)(FIRST);                                                         \
+            else y[j] = C ? scomb_##NAME(*C, L[j - 1]).v : L[j - 1].v;                                             \
+        }                                                                                                          \
+    }                                                                                                              \
+    static gp_status_t segscan_##NAME(size_t n, const void *xv, const uint8_t *h, void *yv, int excl, int par)     \
+    {                                                                                                              \
+        const T *x = (const T *)xv;                                                                                \
+        T *y = (T *)yv;                                                                                            \
+        const size_t R = sizeof(T) == 4 ? 16 : 8, tile = GP__SCAN_RUNS * R, nt = (n + tile - 1) / tile;            \
+        sp_##NAME *C = malloc((nt + 1) * sizeof *C); /* C[t]: the carry into tile t (t >= 1) */                    \
+        int fail = C == NULL;                                                                                      \
+        const int p = gp__cpu_par(par, n * sizeof(T)) && nt > 1;                                                   \
+        _Pragma("omp parallel if (p) reduction(| : fail)")                                                         \
+        {                                                                                                          \
+            sp_##NAME *L = malloc(tile * sizeof *L);                                                               \
+            fail |= L == NULL;                                                                                     \
+            _Pragma("omp for schedule(static)") for (size_t t = 0; t < nt; t++) {                                  \
+                if (L == NULL || C == NULL) continue;                                                              \
+                const size_t m = n - t * tile < tile ? n - t * tile : tile;                                        \
+                stile_##NAME(x + t * tile, h + t * tile, m, R, L);                                                 \
+                C[t + 1] = L[m - 1]; /* A_t, until the carries */                                                  \
+            }                                                                                                      \
+            _Pragma("omp single") if (C) {                                                                         \
+                for (size_t t = 2; t <= nt; t++) C[t] = scomb_##NAME(C[t - 1], C[t]);                              \
+            }                                                                                                      \
+            _Pragma("omp for schedule(static)") for (size_t t = 0; t < nt; t++) {                                  \
+                if (L == NULL || C == NULL) continue;                                                              \
+                const size_t m = n - t * tile < tile ? n - t * tile : tile;                                        \
+                stile_##NAME(x + t * tile, h + t * tile, m, R, L);                                                 \
+                sout_##NAME(L, h + t * tile, m, t ? &C[t] : NULL, excl, y + t * tile);                             \
+            }                                                                                                      \
+            free(L);                                                                                               \
+        }                                                                                                          \
+        free(C);                                                                                                   \
+        return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "segmented scan: tile buffers") : GP_OK;                     \
+    }
+
+GP_SEG_DEF(float, sum_f32, 0.0f)
+GP_SEG_DEF(float, prod_f32, 1.0f)
+GP_SEG_DEF(float, min_f32, INFINITY)
+GP_SEG_DEF(float, max_f32, -INFINITY)
+GP_SEG_DEF(double, sum_f64, 0.0)
+GP_SEG_DEF(double, prod_f64, 1.0)
+GP_SEG_DEF(double, min_f64, INFINITY)
+GP_SEG_DEF(double, max_f64, -INFINITY)
+#define GP_SEG_INTS(T, U, TN, TMIN, TMAX)                                                                          \
+    GP_SEG_DEF(T, sum_##TN, 0)                                                                                     \
+    GP_SEG_DEF(T, prod_##TN, 1)                                                                                    \
+    GP_SEG_DEF(T, min_##TN, TMAX)                                                                                  \
+    GP_SEG_DEF(T, max_##TN, TMIN)                                                                                  \
+    GP_SEG_DEF(T, and_##TN, (T)~(U)0)                                                                              \
+    GP_SEG_DEF(T, or_##TN, 0)                                                                                      \
+    GP_SEG_DEF(T, xor_##TN, 0)
+GP_SEG_INTS(int32_t, uint32_t, i32, INT32_MIN, INT32_MAX)
+GP_SEG_INTS(uint32_t, uint32_t, u32, 0, UINT32_MAX)
+GP_SEG_INTS(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)
+GP_SEG_INTS(uint64_t, uint64_t, u64, 0, UINT64_MAX)
+
+static int op_index(gp_reduce_op_t op)
+{
+    switch (op) {
+    case GP_REDUCE_SUM: return 0;
+    case GP_REDUCE_PROD: return 1;
+    case GP_REDUCE_MIN: return 2;
+    case GP_REDUCE_MAX: return 3;
+    case GP_REDUCE_AND: return 4;
+    case GP_REDUCE_OR: return 5;
+    case GP_REDUCE_XOR: return 6;
+    default: return -1;
+    }
+}
+
+static segscan_fn pick_seg(gp_reduce_op_t op, gp_dtype_t dt)
+{
+#define GP_SEG_ROW(TN)                                                                                             \
+    {segscan_sum_##TN, segscan_prod_##TN, segscan_min_##TN, segscan_max_##TN, segscan_and_##TN, segscan_or_##TN,   \
+     segscan_xor_##TN}
+    static const segscan_fn f32[7] = {segscan_sum_f32, segscan_prod_f32, segscan_min_f32, segscan_max_f32, NULL, NULL,
+                                      NULL};
+    static const segscan_fn f64[7] = {segscan_sum_f64, segscan_prod_f64, segscan_min_f64, segscan_max_f64, NULL, NULL,
+                                      NULL};
+    static const segscan_fn i32[7] = GP_SEG_ROW(i32), u32[7] = GP_SEG_ROW(u32), i64[7] = GP_SEG_ROW(i64),
+                            u64[7] = GP_SEG_ROW(u64);
+#undef GP_SEG_ROW
+    const int k = op_index(op);
+    if (k < 0) return NULL;
+    switch (dt) {
+    case GP_F32: return f32[k];
+    case GP_F64: return f64[k];
+    case GP_I32: return i32[k];
+    case GP_U32: return u32[k];
+    case GP_I64: return i64[k];
+    case GP_U64: return u64[k];
+    default: return NULL;
+    }
+}
+
+int gp__segscan_run(gp_dtype_t dtype) { return gp_dtype_size(dtype) == 4 ? 16 : 8; }
+
+gp_status_t gp__segscan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, const uint8_t *heads,
+                            void *y, int exclusive, int parallel)
+{
+    const segscan_fn f = pick_seg(op, dtype);
+    if (f == NULL)
+        return gp__error(GP_ERR_UNSUPPORTED, "segmented scan: %s of %s", gp_reduce_op_name(op), gp_dtype_name(dtype));
+    return n ? f(n, x, heads, y, exclusive, parallel) : GP_OK;
+}
+
 static scan_fn pick(gp_reduce_op_t op, gp_dtype_t dt)
 {
 #define GP_SCAN_ROW(TN)                                                                                            \

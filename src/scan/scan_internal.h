@@ -63,6 +63,18 @@ GP_INTERNAL gp_status_t gp__oscan_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size
 GP_INTERNAL gp_status_t gp__oscan_gpu(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                       void *y, int exclusive, cudaStream_t stream);
 
+/* ---- segmented scans (scan_cpu.c, scan_general.cu): the scalar ops over (head, value) pairs, (f, v) o (g, w) =
+ * (f | g, g ? w : v (+) w), in the order above with runs of 16 (4-byte types) or 8 (8-byte types) and no identity
+ * combined into tile 0 (as the ordered scans). Heads: one byte per element (nonzero: a segment starts there), or
+ * made from offsets (each value in [0, n) starts a segment). Exclusive: the op's first value at every head. */
+GP_INTERNAL int gp__segscan_run(gp_dtype_t dtype);
+GP_INTERNAL gp_status_t gp__segscan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                        const uint8_t *heads, void *y, int exclusive, int parallel);
+/* n > 0; heads, or offsets (noffsets values) when heads is NULL */
+GP_INTERNAL gp_status_t gp__segscan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                        const uint8_t *heads, const int64_t *offsets, size_t noffsets, void *y,
+                                        int exclusive, cudaStream_t stream);
+
 /* ---- select / partition (select.c, select.cu) */
 /* A predicate normalized once on the host for one dtype: floats compare in double (kind as given); integers test an
  * inclusive range of the type's values, [lo, hi] (then inverted for ne and nonzero), exactly what the real-number

@@ -12,7 +12,7 @@
 
 typedef struct sjob {
     gp_ctx_t *ctx;
-    int ord; /* a gp_ordered_op_t (gp_scan_ordered), or -1 (gp_scan with op) */
+    int ord; /* a gp_ordered_op_t (gp_scan_ordered), or -1 (gp_scan with op), or SEGMENTED */
     gp_reduce_op_t op;
     gp_dtype_t dtype;
     gp_scan_kind_t kind;
@@ -20,12 +20,18 @@ typedef struct sjob {
     void *x, *y, *peer_out;
     gp_peer_reduce_t peer;
     char err[256];
+    size_t nseg;
+    const int64_t *offsets; /* device */
 } sjob_t;
+
+enum { SEGMENTED = 1000, SEG_LEN = 1000 }; /* the segmented row: segments of SEG_LEN elements */
 
 static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
 {
     sjob_t *j = u;
     (void)rep;
+    if (j->ord == SEGMENTED)
+        return gp_scan_segmented(j->ctx, j->op, j->dtype, j->kind, j->n, j->x, j->nseg, j->offsets, j->y, s);
     if (j->ord >= 0) return gp_scan_ordered(j->ctx, (gp_ordered_op_t)j->ord, j->dtype, j->kind, j->n, j->x, j->y, s);
     return gp_scan(j->ctx, j->op, j->dtype, j->kind, j->n, j->x, j->y, s);
 }
@@ -74,6 +80,30 @@ static gp_status_t fill_ordered_dev(gp_ctx_t *ctx, void *dev, int ord, size_t n)
     return st;
 }
 
+/* the segmented row's CSR offsets (0, SEG_LEN, 2 SEG_LEN, ..., n), made on the host and copied up */
+static gp_status_t seg_offsets(gp_ctx_t *ctx, size_t n, gp_buffer_t *b, size_t *nseg)
+{
+    *nseg = (n + SEG_LEN - 1) / SEG_LEN;
+    int64_t *h = malloc((*nseg + 1) * sizeof *h);
+    if (h == NULL) return GP_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i <= *nseg; i++) h[i] = (int64_t)(i * SEG_LEN < n ? i * SEG_LEN : n);
+    gp_status_t st = gp_mem_alloc(ctx, GP_MEM_DEVICE, (*nseg + 1) * sizeof *h, b);
+    if (st == GP_OK) st = gp_memcpy_sync(ctx, b->device, h, (*nseg + 1) * sizeof *h);
+    free(h);
+    return st;
+}
+
+/* the CPU backend's segmented scan of the same input, for the check */
+static gp_status_t seg_cpu(gp_ctx_t *cpu, const sjob_t *j, const void *hx, void *hr)
+{
+    int64_t *h = malloc((j->nseg + 1) * sizeof *h);
+    if (h == NULL) return GP_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i <= j->nseg; i++) h[i] = (int64_t)(i * SEG_LEN < j->n ? i * SEG_LEN : j->n);
+    const gp_status_t st = gp_scan_segmented(cpu, j->op, j->dtype, j->kind, j->n, hx, j->nseg, h, hr, NULL);
+    free(h);
+    return st;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim bench scan [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
@@ -81,7 +111,7 @@ static void usage(FILE *f)
                "  inclusive sum f32, exclusive sum u32, inclusive max f32 at n (default 2^28; 2^22 on the CPU\n"
                "  backend), inclusive sum f64 at n / 2, the ordered scans affine f32 (n / 2 pairs, against CUB's\n"
                "  InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against CUB's with a 2x2\n"
-               "  product), and f32 sums at 2^10 .. 2^20. Each result is checked bit for bit against the CPU backend\n"
+               "  product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at 2^10 .. 2^20. Each result is checked bit for bit against the CPU backend\n"
                "  (on a GPU).\n");
 }
 
@@ -125,6 +155,7 @@ int bench_scan(int argc, char **argv)
                             GP_PEER_SCAN_AFFINE_F32};
     cases[nc++] = (scase_t){GP_ORDERED_MAT2, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n / 4 ? n / 4 : 1,
                             GP_PEER_SCAN_MAT2_F32};
+    cases[nc++] = (scase_t){SEGMENTED, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, -1};
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
         cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32};
     static bench_bars_t bars;
@@ -132,21 +163,23 @@ int bench_scan(int argc, char **argv)
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
         const int ord = cases[ci].ord;
         const size_t m = cases[ci].n,
-                     es = gp_dtype_size(cases[ci].dt) * (ord >= 0 ? gp_ordered_width((gp_ordered_op_t)ord) : 1),
+                     es = gp_dtype_size(cases[ci].dt) *
+                          (ord >= 0 && ord != SEGMENTED ? gp_ordered_width((gp_ordered_op_t)ord) : 1),
                      bytes = m * es;
-        gp_buffer_t bx = {0}, by = {0}, bp = {0};
+        gp_buffer_t bx = {0}, by = {0}, bp = {0}, bo = {0};
         sjob_t j = {ctx, ord, cases[ci].op, cases[ci].dt, cases[ci].kind, m, NULL, NULL, NULL,
-                    (gp_peer_reduce_t)(cases[ci].peer < 0 ? 0 : cases[ci].peer), ""};
+                    (gp_peer_reduce_t)(cases[ci].peer < 0 ? 0 : cases[ci].peer), "", 0, NULL};
         const int has_peer = gpu && cases[ci].peer >= 0;
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
             (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bp) != GP_OK) ||
-            (ord >= 0 && fill_ordered_dev(ctx, bx.device, ord, m) != GP_OK) ||
-            (ord < 0 && bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 || cases[ci].dt == GP_F64 ? cases[ci].dt : GP_U32,
+            (ord >= 0 && ord != SEGMENTED && fill_ordered_dev(ctx, bx.device, ord, m) != GP_OK) ||
+            (ord == SEGMENTED && seg_offsets(ctx, m, &bo, &j.nseg) != GP_OK) ||
+            ((ord < 0 || ord == SEGMENTED) && bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 || cases[ci].dt == GP_F64 ? cases[ci].dt : GP_U32,
                               5 + (unsigned)ci) != GP_OK)) {
             fprintf(stderr, "gpuprim bench scan: %zu bytes: %s\n", bytes, gp_last_error());
             rc = EXIT_FAIL;
         }
-        j.x = bx.device, j.y = by.device, j.peer_out = bp.device;
+        j.x = bx.device, j.y = by.device, j.peer_out = bp.device, j.offsets = bo.device;
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
         if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench scan: %s\n", gp_last_error());
@@ -164,8 +197,9 @@ int bench_scan(int argc, char **argv)
             void *hx = malloc(bytes), *ho = malloc(bytes), *hr = malloc(bytes);
             same = hx && ho && hr && gp_memcpy_sync(ctx, hx, bx.device, bytes) == GP_OK &&
                        gp_memcpy_sync(ctx, ho, by.device, bytes) == GP_OK &&
-                       (ord >= 0 ? gp_scan_ordered(cpu, (gp_ordered_op_t)ord, j.dtype, j.kind, m, hx, hr, NULL)
-                                 : gp_scan(cpu, j.op, j.dtype, j.kind, m, hx, hr, NULL)) == GP_OK &&
+                       (ord == SEGMENTED ? seg_cpu(cpu, &j, hx, hr)
+                        : ord >= 0      ? gp_scan_ordered(cpu, (gp_ordered_op_t)ord, j.dtype, j.kind, m, hx, hr, NULL)
+                                        : gp_scan(cpu, j.op, j.dtype, j.kind, m, hx, hr, NULL)) == GP_OK &&
                        memcmp(ho, hr, bytes) == 0;
             if (same && j.dtype == GP_U32 && has_peer)
                 same = gp_memcpy_sync(ctx, hr, bp.device, bytes) == GP_OK && memcmp(ho, hr, bytes) == 0;
@@ -175,7 +209,9 @@ int bench_scan(int argc, char **argv)
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[48];
             snprintf(name, sizeof name, "%s%s%s", j.kind == GP_SCAN_EXCLUSIVE ? "exclusive " : "",
-                     ord >= 0 ? gp_ordered_op_name((gp_ordered_op_t)ord) : gp_reduce_op_name(j.op),
+                     ord == SEGMENTED ? "segmented sum"
+                     : ord >= 0       ? gp_ordered_op_name((gp_ordered_op_t)ord)
+                                      : gp_reduce_op_name(j.op),
                      same ? "" : " CHECK FAILED");
             vec_row(&r, name, gp_dtype_name(j.dtype), m, 2.0 * (double)bytes, &so, &ce,
                     has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
@@ -183,7 +219,7 @@ int bench_scan(int argc, char **argv)
                            gp_dtype_name(j.dtype), m);
             if (has_peer) bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
         }
-        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp);
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bo);
     }
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print(&r, c.fmt, stdout);
