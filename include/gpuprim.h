@@ -405,8 +405,9 @@ GP_API gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src);
 /* y[i] = x[0] op x[1] op ... op x[i] (GP_SCAN_INCLUSIVE), or the same shifted right by one with the op's identity
  * first (GP_SCAN_EXCLUSIVE: +0.0 for float sums, 1 for products, +inf / -inf or the type's limits for min / max,
  * all ones for and, 0 for or / xor). Ops: sum, prod, min, max over f32 f64 i32 u32 i64 u64; and, or, xor over the
- * integers (ordered ops: gp_scan_ordered; segmented: gp_scan_heads, gp_scan_segmented; f16 / bf16 and the
- * accumulator choice: not yet). Deterministic: the association order of
+ * integers, every dtype: u8 i8 u16 i16 are scanned in 32 bits and written back in their width (sums and products
+ * wrap there), f16 / bf16 accumulate in f32 and each output is rounded to the dtype (nearest even); wider accumulators:
+ * gp_scan_acc. (Ordered ops: gp_scan_ordered; segmented: gp_scan_heads, gp_scan_segmented.) Deterministic: the association order of
  * docs/SCAN.md on every GPU, every launch and the CPU backend — the same bits; integer sums and products wrap; float
  * min / max keep the first NaN (NumPy's rule). x and y: device-accessible on a GPU (host memory on the CPU backend),
  * element-aligned; y == x (in place) is allowed, any other overlap is refused. Asynchronous on the stream; uses the
@@ -414,6 +415,17 @@ GP_API gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src);
 typedef enum gp_scan_kind { GP_SCAN_INCLUSIVE = 0, GP_SCAN_EXCLUSIVE = 1 } gp_scan_kind_t;
 GP_API gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
                            const void *x, void *y, gp_stream_t stream);
+
+/* gp_scan with an accumulator choice, the output in the accumulator's type (y holds n values of it; no scan in
+ * place when its size differs from the dtype's): acc = GP_DTYPE_COUNT is the default — gp_reduce_acc_dtype for sums
+ * and products (f32 for f16 / bf16 / f32, i64 / u64 for the integers), gp_scan's own for the other ops (f32 outputs
+ * for f16 / bf16); acc = the dtype is gp_scan; f32 for f16 / bf16 (every op); for sums and products f64 over f16 /
+ * bf16 / f32 and i64 / u64 (by signedness) over integers of up to 4 bytes. Anything else is GP_ERR_UNSUPPORTED naming
+ * the choices. The same order and determinism as gp_scan (GPU = CPU bits). */
+GP_API gp_status_t gp_scan_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc, gp_scan_kind_t kind,
+                               size_t n, const void *x, void *y, gp_stream_t stream);
+/* The dtype gp_scan_acc writes for (op, dtype, acc); GP_DTYPE_COUNT when the choice is refused. */
+GP_API gp_dtype_t gp_scan_out_dtype(gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc);
 
 /* Ordered (non-commutative) scans, the prefixes of gp_reduce_ordered's left fold: y[i] = x0 o x1 o ... o xi
  * (GP_SCAN_INCLUSIVE), or the identity (the identity matrix; (1, 0)) followed by those shifted by one (exclusive).

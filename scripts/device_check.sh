@@ -8,7 +8,8 @@
 #   every lab topic, lab memory timed, the benches of the moved verbs (labs.txt, lab_memory.json/.svg); concurrency:
 #   issue 13's GPU tests, sanitizers, bench graph and lab concurrency (concurrency.txt, lab_concurrency.json/.svg);
 #   select: issue 14's select tests, sanitizers and bench (select.txt); selab: select.cu's tuning knobs A/B (selab.txt);
-#   oscan: the ordered scans' tests, sanitizers and bench scan (oscan.txt).
+#   oscan: the ordered scans' tests, sanitizers and bench scan (oscan.txt); narrow: gpu_scan / test_scan, bench scan,
+#   sanitizers over gpu_scan (narrow.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -280,6 +281,24 @@ if [[ " $steps " == *" oscan "* ]]; then
   } >"$OUT/oscan.txt" 2>&1
   note "oscan: $(grep -E 'tests passed|tests failed' "$OUT/oscan.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|passed|^(sum|exclusive sum|max|affine|mat2|segmented sum) " "$OUT/oscan.txt" | head -40
+fi
+
+if [[ " $steps " == *" narrow "* ]]; then
+  # issue 14's narrow dtypes and accumulators: gpu_scan (all of it) and test_scan, bench scan (no regression), then
+  # the sanitizers over gpu_scan (quick sizes, bounded so the call fits its limit).
+  G=$B/gpuprim
+  {
+    echo "### ctest gpu_scan, test_scan"
+    (cd $B && ctest -V --timeout 300 -R 'gpu_scan$|test_scan$' | grep -E "narrow|segmented sum +f32|done|FAIL|passed|failed|skipped" | tail -20)
+    echo; echo "### gpuprim bench scan"; $G bench scan
+    for t in memcheck racecheck synccheck; do
+      echo "### compute-sanitizer $t gpu_scan"
+      GP_TEST_QUICK=1 timeout ${SAN_LIMIT:-100} compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_scan 2>&1 | tail -3
+      echo "exit ${PIPESTATUS[0]}"
+    done
+  } >"$OUT/narrow.txt" 2>&1
+  note "narrow: $(grep -E 'tests passed|tests failed' "$OUT/narrow.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|narrow|^(sum|exclusive sum|max|affine|mat2|segmented sum) " "$OUT/narrow.txt" | head -40
 fi
 
 if [[ " $steps " == *" selab "* ]]; then

@@ -258,6 +258,93 @@ static void test_segmented(gp_ctx_t *ctx, gp_stream_t s)
     free(hx), free(ref), free(got), free(h), free(off);
 }
 
+/* The narrow dtypes and the accumulator choice: the CPU backend's bits, inclusive and exclusive, aligned, one element
+ * off and (same-size outputs) in place, at sizes across the tile edges, and past the CPU backend's chunk once. */
+typedef struct nacase {
+    gp_dtype_t dt;
+    gp_reduce_op_t op;
+    int acc; /* -1: gp_scan; else gp_scan_acc's acc */
+} nacase_t;
+
+static void fill_na(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
+{
+    if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32) {
+        tc_fill(p, n, dt);
+        if (op == GP_REDUCE_PROD)
+            for (size_t i = 0; i < n * gp_dtype_size(dt); i += gp_dtype_size(dt)) ((unsigned char *)p)[i] |= 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double u = (double)(tc_next() >> 11) * 0x1p-53;
+        float f = op == GP_REDUCE_PROD ? (float)(1.0 + (u - 0.5) * 1e-3) : (float)(2 * u - 1);
+        if ((op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) && i % 1000 == 7) f = i % 2000 == 7 ? -0.0f : 0.0f;
+        if (dt == GP_F32) ((float *)p)[i] = f;
+        else ((uint16_t *)p)[i] = dt == GP_F16 ? gp__f32_to_f16(f) : gp__f32_to_bf16(f);
+    }
+}
+
+static void test_narrow(gp_ctx_t *ctx, gp_stream_t s)
+{
+    nacase_t cs[96];
+    int nc = 0;
+    static const gp_dtype_t small[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32};
+    for (int d = 0; d < 6; d++)
+        for (size_t o = 0; o < sizeof k_ops / sizeof k_ops[0]; o++) {
+            if (d < 4) cs[nc++] = (nacase_t){small[d], k_ops[o], -1};
+            if (o < 2) cs[nc++] = (nacase_t){small[d], k_ops[o], GP_DTYPE_COUNT}; /* sums, products in 64 bits */
+        }
+    for (int d = 0; d < 3; d++)
+        for (int o = 0; o < 4; o++) {
+            const gp_dtype_t dt = d == 0 ? GP_F16 : d == 1 ? GP_BF16 : GP_F32;
+            if (dt != GP_F32) cs[nc++] = (nacase_t){dt, k_ops[o], -1}, cs[nc++] = (nacase_t){dt, k_ops[o], GP_F32};
+            if (o < 2) cs[nc++] = (nacase_t){dt, k_ops[o], GP_F64};
+        }
+    static const size_t sizes[] = {1, 17, 4095, 4097, 33 * 4096 + 5, (1u << 20) + 3, (size_t)2048 * 4096 + 4099};
+    const size_t maxn = (size_t)2048 * 4096 + 4099 + 8;
+    unsigned char *hx = malloc(maxn * 4), *ref = malloc(maxn * 8), *got = malloc(maxn * 8);
+    gp_buffer_t dx, dy;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dy));
+    long before = tc_fail;
+    for (int c = 0; c < nc; c++) {
+        const gp_dtype_t dt = cs[c].dt;
+        const gp_reduce_op_t op = cs[c].op;
+        gp_dtype_t acc, out;
+        OK(gp__scan_plan("test", op, dt, cs[c].acc, &acc, &out));
+        const size_t es = gp_dtype_size(dt), os = gp_dtype_size(out);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            if (g_quick && n > 40000) continue;
+            if (si == 6 && !(op == GP_REDUCE_SUM && (dt == GP_U8 || dt == GP_F16))) continue;
+            fill_na(hx, n, dt, op);
+            for (int excl = 0; excl < 2; excl++) {
+                OK(gp__scan_cpu_x(op, dt, acc, out, n, hx, ref, excl, 1));
+                for (int mode = 0; mode < 3; mode++) { /* aligned, one element off, in place */
+                    if (mode == 2 && out != dt) continue;
+                    char *x = (char *)dx.device + (mode == 1 ? es : 0);
+                    char *y = mode == 2 ? x : (char *)dy.device + (mode == 1 ? os : 0);
+                    OK(gp_memcpy_sync(ctx, x, hx, n * es));
+                    if (mode != 2) OK(gp_memset(ctx, y, 0xff, n * os, s));
+                    const gp_scan_kind_t k = excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+                    if (cs[c].acc < 0) OK(gp_scan(ctx, op, dt, k, n, x, y, s));
+                    else OK(gp_scan_acc(ctx, op, dt, (gp_dtype_t)cs[c].acc, k, n, x, y, s));
+                    OK(gp_stream_sync(ctx, s));
+                    OK(gp_memcpy_sync(ctx, got, y, n * os));
+                    size_t bad = 0, first = 0;
+                    for (size_t i = 0; i < n; i++)
+                        if (memcmp(got + i * os, ref + i * os, os) != 0 && !bad++) first = i;
+                    CHECK(bad == 0, "%s %s acc %s out %s n=%zu %s mode %d: %zu differ from the CPU bits, first at %zu",
+                          gp_reduce_op_name(op), gp_dtype_name(dt), gp_dtype_name(acc), gp_dtype_name(out), n,
+                          excl ? "exclusive" : "inclusive", mode, bad, first);
+                }
+            }
+        }
+    }
+    printf("  narrow dtypes and accumulators: %d cases %s\n", nc, tc_fail == before ? "ok" : "FAILED");
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy);
+    free(hx), free(ref), free(got);
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_scan");
@@ -271,6 +358,7 @@ int main(void)
     test_determinism(ctx, s);
     test_scanner(ctx, s);
     test_segmented(ctx, s);
+    test_narrow(ctx, s);
     test_huge(ctx, s);
     /* errors */
     float f[4];

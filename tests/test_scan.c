@@ -353,6 +353,143 @@ static void test_segmented(gp_ctx_t *ctx)
     free(x), free(y), free(ye), free(yo), free(yp), free(h), free(off);
 }
 
+/* f32 -> f16 / bf16 rounding: the nearest representable value, ties to the even one, overflow to inf, NaN kept */
+static double dec16(gp_dtype_t dt, uint16_t b) { return dt == GP_F16 ? gp_f16_to_f32(b) : gp_bf16_to_f32(b); }
+static void test_round16(void)
+{
+    for (int d = 0; d < 2; d++) {
+        const gp_dtype_t dt = d ? GP_BF16 : GP_F16;
+        size_t bad = 0;
+        for (long i = 0; i < 2000000; i++) {
+            uint32_t u = (uint32_t)tc_next();
+            if (i < 1000) u = (uint32_t)i << 13 | (i & 1 ? 0x80000000u : 0); /* subnormal / tiny region */
+            if (i >= 1000 && i < 2000) u = 0x477fe000u + (uint32_t)(i - 1000) * 8; /* around f16's overflow */
+            float f;
+            memcpy(&f, &u, 4);
+            const uint16_t r = dt == GP_F16 ? gp__f32_to_f16(f) : gp__f32_to_bf16(f);
+            const double g = dec16(dt, r);
+            if (isnan(f)) {
+                bad += !isnan(g);
+                continue;
+            }
+            if (isinf(g) && !isinf(f)) { /* overflow: f at or past the midpoint to the next binade */
+                const double top = dt == GP_F16 ? 65520.0 : 3.3961775292304e38;
+                bad += fabs((double)f) < top * (1 - 1e-12);
+                continue;
+            }
+            /* no neighbour is nearer; on a tie the even one */
+            const uint16_t up = (uint16_t)(r + 1), dn = (uint16_t)(r - 1);
+            const double e = fabs(g - (double)f), eu = fabs(dec16(dt, up) - (double)f), ed = fabs(dec16(dt, dn) - (double)f);
+            const int okv = (isnan(eu) || e < eu || (e == eu && !(r & 1))) && (isnan(ed) || (r & 0x7fff) == 0 ||
+                                                                                e < ed || (e == ed && !(r & 1)));
+            if (!okv && bad++ < 3) printf("  %s of %a: %a (bits %04x)\n", gp_dtype_name(dt), (double)f, g, r);
+        }
+        CHECK(bad == 0, "%s rounding: %zu wrong", gp_dtype_name(dt), bad);
+    }
+}
+
+/* The narrow dtypes and the accumulator choice on the CPU backend: every output against a serial fold (exact for the
+ * integers and float min / max; float sums and products within rounding), exclusive = shifted, refusals. */
+static void test_narrow_acc(gp_ctx_t *ctx)
+{
+    static const gp_dtype_t small[] = {GP_U8, GP_I8, GP_U16, GP_I16};
+    const size_t ns[] = {1, 17, 4097, 3 * 4096 + 5, (size_t)2048 * 4096 + 4099}; /* the last crosses a CPU chunk */
+    const size_t maxn = (size_t)2048 * 4096 + 4099;
+    unsigned char *x = malloc(maxn * 2), *y = malloc(maxn * 8), *ye = malloc(maxn * 8);
+    for (size_t d = 0; d < 4; d++)
+        for (size_t o = 0; o < sizeof k_ops / sizeof k_ops[0]; o++) {
+            const gp_dtype_t dt = small[d];
+            const gp_reduce_op_t op = k_ops[o];
+            const size_t es = gp_dtype_size(dt);
+            const int sg = dt == GP_I8 || dt == GP_I16;
+            const uint64_t mask = es == 1 ? 0xffu : 0xffffu;
+            for (int wide = 0; wide < 2; wide++) {
+                if (wide && op != GP_REDUCE_SUM && op != GP_REDUCE_PROD) continue;
+                const gp_dtype_t acc = wide ? (sg ? GP_I64 : GP_U64) : dt;
+                const size_t os = gp_dtype_size(acc);
+                for (size_t si = 0; si < 5; si++) {
+                    const size_t n = ns[si];
+                    if (si == 4 && (o > 1 || d > 1)) continue;
+                    tc_fill(x, n, dt);
+                    if (op == GP_REDUCE_PROD) /* mostly odd factors, so products do not vanish */
+                        for (size_t i = 0; i < n * es; i += es) x[i] |= 1;
+                    tc_poison(y, n * os);
+                    OK(gp_scan_acc(ctx, op, dt, acc, GP_SCAN_INCLUSIVE, n, x, y, NULL));
+                    OK(gp_scan_acc(ctx, op, dt, acc, GP_SCAN_EXCLUSIVE, n, x, ye, NULL));
+                    uint64_t a = 0;
+                    size_t bad = 0, badx = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        const uint64_t v = es == 1 ? (sg ? (uint64_t)(int64_t)((int8_t *)x)[i] : x[i])
+                                                   : (sg ? (uint64_t)(int64_t)((int16_t *)x)[i] : ((uint16_t *)x)[i]);
+                        a = i == 0 ? v : fold_int(op, sg ? GP_I64 : GP_U64, a, v);
+                        const uint64_t want = wide ? a : (a & mask);
+                        const uint64_t got = os == 8 ? ((uint64_t *)y)[i] : os == 2 ? ((uint16_t *)y)[i] : y[i];
+                        bad += got != want;
+                        if (i && memcmp(ye + i * os, y + (i - 1) * os, os) != 0) badx++;
+                    }
+                    CHECK(bad == 0 && badx == 0, "%s %s acc %s n=%zu: %zu wrong, %zu exclusive wrong",
+                          gp_reduce_op_name(op), gp_dtype_name(dt), gp_dtype_name(acc), n, bad, badx);
+                }
+            }
+        }
+    /* f16 / bf16: sum prod min max, written in the dtype, in f32, and sums in f64 */
+    static const gp_reduce_op_t fops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX};
+    for (int d = 0; d < 3; d++)
+        for (size_t o = 0; o < 4; o++)
+            for (int ac = 0; ac < 3; ac++) { /* the dtype, f32, f64 */
+                const gp_dtype_t dt = d == 0 ? GP_F16 : d == 1 ? GP_BF16 : GP_F32;
+                const gp_reduce_op_t op = fops[o];
+                if (dt == GP_F32 && ac != 2) continue;
+                if (ac == 2 && op != GP_REDUCE_SUM && op != GP_REDUCE_PROD) continue;
+                const gp_dtype_t acc = ac == 0 ? dt : ac == 1 ? GP_F32 : GP_F64;
+                const size_t n = 3 * 4096 + 5, es = gp_dtype_size(dt), os = gp_dtype_size(acc);
+                for (size_t i = 0; i < n; i++) {
+                    const double u = (double)(tc_next() >> 11) * 0x1p-53;
+                    const float f = op == GP_REDUCE_PROD ? (float)(1.0 + (u - 0.5) * 1e-3) : (float)(2 * u - 1);
+                    if (dt == GP_F32) ((float *)x)[i] = f;
+                    else ((uint16_t *)x)[i] = dt == GP_F16 ? gp__f32_to_f16(f) : gp__f32_to_bf16(f);
+                }
+                OK(gp_scan_acc(ctx, op, dt, acc, GP_SCAN_INCLUSIVE, n, x, y, NULL));
+                CHECK(gp_scan_out_dtype(op, dt, acc) == (ac == 0 ? dt : acc), "out dtype");
+                long double a = 0, mag = 0;
+                size_t bad = 0;
+                for (size_t i = 0; i < n; i++) {
+                    const long double v = dt == GP_F32 ? ((float *)x)[i] : dec16(dt, ((uint16_t *)x)[i]);
+                    a = i == 0 ? v : op == GP_REDUCE_SUM ? a + v : op == GP_REDUCE_PROD ? a * v
+                                   : op == GP_REDUCE_MIN ? (v < a ? v : a) : (v > a ? v : a);
+                    mag = i == 0 ? fabsl(v) : mag + fabsl(v);
+                    const long double g = os == 2 ? dec16(dt, ((uint16_t *)y)[i]) : os == 4 ? ((float *)y)[i]
+                                                                                             : ((double *)y)[i];
+                    /* rounding: the accumulator's along the way, the output's once */
+                    const long double ea = (acc == GP_F64 ? 0x1p-52L : 0x1p-23L) * 64 *
+                                           (op == GP_REDUCE_SUM ? mag + 1 : fabsl(a) * 40);
+                    const long double eo = os == 2 ? fabsl(a) * (dt == GP_F16 ? 0x1p-11L : 0x1p-8L) + 0x1p-24L : 0;
+                    if (op == GP_REDUCE_MIN || op == GP_REDUCE_MAX ? g != a : fabsl(g - a) > ea + eo) bad++;
+                }
+                CHECK(bad == 0, "%s %s acc %s: %zu off the fold", gp_reduce_op_name(op), gp_dtype_name(dt),
+                      gp_dtype_name(acc), bad);
+                (void)es;
+            }
+    /* defaults and refusals */
+    CHECK(gp_scan_out_dtype(GP_REDUCE_SUM, GP_U8, GP_DTYPE_COUNT) == GP_U64 &&
+              gp_scan_out_dtype(GP_REDUCE_MAX, GP_U8, GP_DTYPE_COUNT) == GP_U8 &&
+              gp_scan_out_dtype(GP_REDUCE_SUM, GP_F16, GP_DTYPE_COUNT) == GP_F32 &&
+              gp_scan_out_dtype(GP_REDUCE_MAX, GP_BF16, GP_DTYPE_COUNT) == GP_F32 &&
+              gp_scan_out_dtype(GP_REDUCE_SUM, GP_F16, GP_F16) == GP_F16 &&
+              gp_scan_out_dtype(GP_REDUCE_SUM, GP_F64, GP_DTYPE_COUNT) == GP_F64,
+          "default accumulators");
+    CHECK_ST(gp_scan_acc(ctx, GP_REDUCE_MIN, GP_F32, GP_F64, GP_SCAN_INCLUSIVE, 4, x, y, NULL), GP_ERR_UNSUPPORTED);
+    CHECK(strstr(gp_last_error(), "choices") != NULL, "names the choices: %s", gp_last_error());
+    CHECK_ST(gp_scan_acc(ctx, GP_REDUCE_SUM, GP_U8, GP_I64, GP_SCAN_INCLUSIVE, 4, x, y, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan_acc(ctx, GP_REDUCE_SUM, GP_U8, GP_U64, GP_SCAN_INCLUSIVE, 4, x, x, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "overlap") != NULL, "widening in place refused: %s", gp_last_error());
+    CHECK_ST(gp_scan_acc(ctx, GP_REDUCE_SUM, GP_U8, GP_U64, GP_SCAN_INCLUSIVE, 4, x, y + 1, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_XOR, GP_BF16, GP_SCAN_INCLUSIVE, 4, x, y, NULL), GP_ERR_UNSUPPORTED);
+    OK(gp_scan(ctx, GP_REDUCE_XOR, GP_U8, GP_SCAN_INCLUSIVE, 4, x, x, NULL)); /* narrow in place */
+    free(x), free(y), free(ye);
+    printf("  narrow dtypes and accumulators: done\n");
+}
+
 int main(void)
 {
     tc_seed("test_scan");
@@ -385,13 +522,15 @@ int main(void)
     CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, NULL, hb, NULL), GP_ERR_INVALID_ARG);
     CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, (char *)hx + 1, hb, NULL), GP_ERR_INVALID_ARG);
     CHECK_ST(gp_scan(ctx, GP_REDUCE_MINMAX, GP_F64, GP_SCAN_INCLUSIVE, n, hx, hb, NULL), GP_ERR_UNSUPPORTED);
-    CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F16, GP_SCAN_INCLUSIVE, n, hx, hb, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan(ctx, GP_REDUCE_AND, GP_F16, GP_SCAN_INCLUSIVE, n, hx, hb, NULL), GP_ERR_UNSUPPORTED);
     CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, (gp_scan_kind_t)2, n, hx, hb, NULL), GP_ERR_INVALID_ARG);
     CHECK_ST(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, (size_t)1 << 62, hx, hb, NULL), GP_ERR_OVERFLOW);
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, 0, NULL, NULL, NULL));
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, hb, hb, NULL)); /* in place */
     test_scanner(ctx);
     test_segmented(ctx);
+    test_round16();
+    test_narrow_acc(ctx);
     OK(gp_ctx_destroy(ctx));
     free(hx), free(ha), free(hb);
     return tc_finish("test_scan");

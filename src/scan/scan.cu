@@ -23,6 +23,8 @@
 #include <string.h>
 #include <type_traits>
 
+#include <cuda_fp16.h>
+
 namespace {
 
 constexpr int THREADS = GP__SCAN_RUNS, ITEMS = GP__SCAN_RUN, TILE = GP__SCAN_TILE;
@@ -76,7 +78,8 @@ template <typename T> struct Desc {
 constexpr int LOOKBACK_WINDOWS = 8;
 
 /* Tuning knobs, for experiments (CMake GP_SCAN_TUNE; docs/PERFORMANCE.md, "Scans"): blocks per SM the launch bounds
- * ask for (4- and 8-byte types) and a back-off between polls of a descriptor not yet published (0: poll at once).
+ * ask for (4- and 8-byte types; 4-byte min / max keep 6: at 8 their NaN-aware combine spills 156 bytes and measured
+ * 3% slower) and a back-off between polls of a descriptor not yet published (0: poll at once).
  * Neither changes the association order. The defaults are the measured code. */
 #ifndef GP_SCAN_MINB4
 #define GP_SCAN_MINB4 8 /* 6 before session 8: 8 measured 8% faster on the f32 sum (docs/PERFORMANCE.md) */
@@ -88,9 +91,32 @@ constexpr int LOOKBACK_WINDOWS = 8;
 #define GP_SCAN_BACKOFF_NS 0
 #endif
 
-template <typename T, int OP>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? GP_SCAN_MINB4 : GP_SCAN_MINB8)
-    k_scan(const T *x, T *y, size_t n, int excl, const T *cin, T *cout, unsigned *ticket, unsigned long long *desc)
+/* Storage types of the 2-byte floats (their bits), and the conversions between storage and scan (accumulator)
+ * types: widening is exact; narrowing rounds to nearest even (floats: gp__f32_to_f16 / _bf16, the CPU's routine) or
+ * wraps (integers). */
+struct F16 {
+    uint16_t b;
+};
+struct BF16 {
+    uint16_t b;
+};
+template <typename A> __device__ __forceinline__ A widen(F16 v) { return (A)__half2float(__ushort_as_half(v.b)); }
+template <typename A> __device__ __forceinline__ A widen(BF16 v) { return (A)__uint_as_float((unsigned)v.b << 16); }
+template <typename A, typename I> __device__ __forceinline__ A widen(I v) { return (A)v; }
+template <typename O, typename A> struct Narrow {
+    static __device__ __forceinline__ O go(A v) { return (O)v; }
+};
+template <> struct Narrow<F16, float> {
+    static __device__ __forceinline__ F16 go(float v) { return F16{gp__f32_to_f16(v)}; }
+};
+template <> struct Narrow<BF16, float> {
+    static __device__ __forceinline__ BF16 go(float v) { return BF16{gp__f32_to_bf16(v)}; }
+};
+
+/* TI: the input's storage type, T: the scan's (accumulator) type, TO: the output's storage type. */
+template <typename TI, typename T, typename TO, int OP>
+__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? (OP == MIN || OP == MAX ? 6 : GP_SCAN_MINB4) : GP_SCAN_MINB8)
+    k_scan(const TI *x, TO *y, size_t n, int excl, const T *cin, T *cout, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
     typedef Desc<T> D;
@@ -99,10 +125,15 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? GP_SCAN_MINB4 : GP_S
     __shared__ T s_win[LOOKBACK_WINDOWS * 32];
     /* the tile's items in 16-byte chunks: global memory is read and written warp-striped (coalesced), each thread
      * takes its 16 consecutive items from here; the chunk order is swizzled so both patterns are free of bank
-     * conflicts */
-    constexpr int CHUNKS = ITEMS * (int)sizeof(T) / 16, PER_CHUNK = 16 / (int)sizeof(T);
-    __shared__ uint4 s_items[THREADS * CHUNKS];
+     * conflicts. CI / CHUNKS / CO: chunks per thread of the input, the scan values and the output. */
+    constexpr int CHUNKS = ITEMS * (int)sizeof(T) / 16;
+    constexpr int CI = ITEMS * (int)sizeof(TI) / 16, PCI = 16 / (int)sizeof(TI);
+    constexpr int CO = ITEMS * (int)sizeof(TO) / 16, PCO = 16 / (int)sizeof(TO);
+    constexpr int CMAX = CHUNKS > CI ? (CHUNKS > CO ? CHUNKS : CO) : (CI > CO ? CI : CO);
+    __shared__ uint4 s_items[THREADS * CMAX];
     const auto swz = [](int c) { return c ^ ((c >> 3) & (CHUNKS - 1)); };
+    const auto swzi = [](int c) { return c ^ ((c >> 3) & (CI - 1)); };
+    const auto swzo = [](int c) { return c ^ ((c >> 3) & (CO - 1)); };
     if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
     __syncthreads();
     const size_t t = s_tile, t0 = t * TILE;
@@ -113,24 +144,28 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? GP_SCAN_MINB4 : GP_S
     {
         if (t0 + TILE <= n && ((uintptr_t)(x + t0) & 15) == 0) {
             const uint4 *p = reinterpret_cast<const uint4 *>(x + t0);
-            uint4 w[CHUNKS];
+            uint4 w[CI];
 #pragma unroll
-            for (int i = 0; i < CHUNKS; i++) w[i] = p[i * THREADS + threadIdx.x];
+            for (int i = 0; i < CI; i++) w[i] = p[i * THREADS + threadIdx.x];
 #pragma unroll
-            for (int i = 0; i < CHUNKS; i++) s_items[swz(i * THREADS + threadIdx.x)] = w[i];
+            for (int i = 0; i < CI; i++) s_items[swzi(i * THREADS + threadIdx.x)] = w[i];
         } else {
-            T *se = reinterpret_cast<T *>(s_items);
+            TI *se = reinterpret_cast<TI *>(s_items);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 const int e = i * THREADS + threadIdx.x;
-                se[swz(e / PER_CHUNK) * PER_CHUNK + e % PER_CHUNK] = t0 + e < n ? x[t0 + e] : O::pad();
+                if (t0 + e < n) se[swzi(e / PCI) * PCI + e % PCI] = x[t0 + e];
             }
         }
         __syncthreads();
-        uint4 w[CHUNKS];
+        uint4 w[CI];
 #pragma unroll
-        for (int q = 0; q < CHUNKS; q++) w[q] = s_items[swz(threadIdx.x * CHUNKS + q)];
-        memcpy(v, w, sizeof v);
+        for (int q = 0; q < CI; q++) w[q] = s_items[swzi(threadIdx.x * CI + q)];
+        TI vi[ITEMS];
+        memcpy(vi, w, sizeof vi);
+        const size_t mine = t0 + (size_t)threadIdx.x * ITEMS;
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) v[k] = mine + k < n ? widen<T>(vi[k]) : O::pad();
     }
 #pragma unroll
     for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
@@ -253,23 +288,28 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? GP_SCAN_MINB4 : GP_S
         for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(C, v[k - 1]);
         v[0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : C) : O::comb(C, prevL);
     }
-    /* back through shared memory (each thread its own chunks, read long before), then coalesced stores */
+    /* back through shared memory (each thread its own chunks, read long before; when the output's chunks are laid
+     * out differently from the scan values', every thread must have read its values first), then coalesced stores */
     {
-        uint4 w[CHUNKS];
-        memcpy(w, v, sizeof v);
+        TO vo[ITEMS];
 #pragma unroll
-        for (int q = 0; q < CHUNKS; q++) s_items[swz(threadIdx.x * CHUNKS + q)] = w[q];
+        for (int k = 0; k < ITEMS; k++) vo[k] = Narrow<TO, T>::go(v[k]);
+        uint4 w[CO];
+        memcpy(w, vo, sizeof vo);
+        if constexpr (CO != CHUNKS) __syncthreads();
+#pragma unroll
+        for (int q = 0; q < CO; q++) s_items[swzo(threadIdx.x * CO + q)] = w[q];
         __syncthreads();
         if (t0 + TILE <= n && ((uintptr_t)(y + t0) & 15) == 0) {
             uint4 *p = reinterpret_cast<uint4 *>(y + t0);
 #pragma unroll
-            for (int i = 0; i < CHUNKS; i++) p[i * THREADS + threadIdx.x] = s_items[swz(i * THREADS + threadIdx.x)];
+            for (int i = 0; i < CO; i++) p[i * THREADS + threadIdx.x] = s_items[swzo(i * THREADS + threadIdx.x)];
         } else {
-            const T *se = reinterpret_cast<const T *>(s_items);
+            const TO *se = reinterpret_cast<const TO *>(s_items);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 const int e = i * THREADS + threadIdx.x;
-                if (t0 + e < n) y[t0 + e] = se[swz(e / PER_CHUNK) * PER_CHUNK + e % PER_CHUNK];
+                if (t0 + e < n) y[t0 + e] = se[swzo(e / PCO) * PCO + e % PCO];
             }
         }
     }
@@ -279,7 +319,7 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? GP_SCAN_MINB4 : GP_S
  * gp__scan_gpu_workspace_bytes tells the callers that share the workspace. */
 inline size_t workspace_bytes(size_t ntiles, size_t words) { return 16 + ntiles * words * 8; }
 
-template <typename T, int OP>
+template <typename TI, typename T, typename TO, int OP>
 gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, const void *cin, void *cout,
                    cudaStream_t s)
 {
@@ -293,30 +333,80 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
-    k_scan<T, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const T *)x, (T *)y, n, excl, (const T *)cin, (T *)cout,
-                                                       (unsigned *)w, (unsigned long long *)(w + 16));
+    k_scan<TI, T, TO, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const TI *)x, (TO *)y, n, excl, (const T *)cin,
+                                                               (T *)cout, (unsigned *)w, (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
 
-template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl,
-                                        const void *cin, void *cout, cudaStream_t s)
+/* ALL: every op of the type (sum prod min max; and or xor for integers); else sums and products only */
+template <typename TI, typename T, typename TO, bool ALL = true>
+gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl, const void *cin,
+                  void *cout, cudaStream_t s)
 {
     switch (op) {
-    case GP_REDUCE_SUM: return launch<T, SUM>(ctx, n, x, y, excl, cin, cout, s);
-    case GP_REDUCE_PROD: return launch<T, PROD>(ctx, n, x, y, excl, cin, cout, s);
-    case GP_REDUCE_MIN: return launch<T, MIN>(ctx, n, x, y, excl, cin, cout, s);
-    case GP_REDUCE_MAX: return launch<T, MAX>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_SUM: return launch<TI, T, TO, SUM>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_PROD: return launch<TI, T, TO, PROD>(ctx, n, x, y, excl, cin, cout, s);
     default: break;
     }
-    if constexpr (std::is_integral<T>::value) { /* the integers: bitwise ops */
+    if constexpr (ALL) {
         switch (op) {
-        case GP_REDUCE_AND: return launch<T, AND>(ctx, n, x, y, excl, cin, cout, s);
-        case GP_REDUCE_OR: return launch<T, OR>(ctx, n, x, y, excl, cin, cout, s);
-        case GP_REDUCE_XOR: return launch<T, XOR>(ctx, n, x, y, excl, cin, cout, s);
+        case GP_REDUCE_MIN: return launch<TI, T, TO, MIN>(ctx, n, x, y, excl, cin, cout, s);
+        case GP_REDUCE_MAX: return launch<TI, T, TO, MAX>(ctx, n, x, y, excl, cin, cout, s);
         default: break;
+        }
+        if constexpr (std::is_integral<T>::value) { /* the integers: bitwise ops */
+            switch (op) {
+            case GP_REDUCE_AND: return launch<TI, T, TO, AND>(ctx, n, x, y, excl, cin, cout, s);
+            case GP_REDUCE_OR: return launch<TI, T, TO, OR>(ctx, n, x, y, excl, cin, cout, s);
+            case GP_REDUCE_XOR: return launch<TI, T, TO, XOR>(ctx, n, x, y, excl, cin, cout, s);
+            default: break;
+            }
         }
     }
     return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: op %d", (int)op);
+}
+
+/* input din scanned in dacc, output dout (din or dacc): the pairs gp__scan_plan allows */
+gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, gp_dtype_t dout, size_t n,
+                     const void *x, void *y, int excl, const void *cin, void *cout, cudaStream_t s)
+{
+#define GP_SAME(D, T)                                                                                              \
+    if (din == D && dacc == D && dout == D) return by_op<T, T, T>(ctx, op, n, x, y, excl, cin, cout, s);
+    GP_SAME(GP_F32, float)
+    GP_SAME(GP_F64, double)
+    GP_SAME(GP_I32, int32_t)
+    GP_SAME(GP_U32, uint32_t)
+    GP_SAME(GP_I64, int64_t)
+    GP_SAME(GP_U64, uint64_t)
+#undef GP_SAME
+    /* the narrow types, scanned in 32 bits (integers wrap in their own width; 2-byte floats accumulate in f32) and
+     * written back in their own type */
+#define GP_NARROW(D, TI, TA)                                                                                       \
+    if (din == D && dout == D) return by_op<TI, TA, TI>(ctx, op, n, x, y, excl, cin, cout, s);
+    GP_NARROW(GP_U8, uint8_t, uint32_t)
+    GP_NARROW(GP_I8, int8_t, int32_t)
+    GP_NARROW(GP_U16, uint16_t, uint32_t)
+    GP_NARROW(GP_I16, int16_t, int32_t)
+    GP_NARROW(GP_F16, F16, float)
+    GP_NARROW(GP_BF16, BF16, float)
+#undef GP_NARROW
+    /* wider accumulators, written in the accumulator's type */
+#define GP_WIDE(D, TI, A, TA, ALL)                                                                                 \
+    if (din == D && dacc == A && dout == A) return by_op<TI, TA, TA, ALL>(ctx, op, n, x, y, excl, cin, cout, s);
+    GP_WIDE(GP_F16, F16, GP_F32, float, true)
+    GP_WIDE(GP_BF16, BF16, GP_F32, float, true)
+    GP_WIDE(GP_F16, F16, GP_F64, double, false)
+    GP_WIDE(GP_BF16, BF16, GP_F64, double, false)
+    GP_WIDE(GP_F32, float, GP_F64, double, false)
+    GP_WIDE(GP_U8, uint8_t, GP_U64, uint64_t, false)
+    GP_WIDE(GP_I8, int8_t, GP_I64, int64_t, false)
+    GP_WIDE(GP_U16, uint16_t, GP_U64, uint64_t, false)
+    GP_WIDE(GP_I16, int16_t, GP_I64, int64_t, false)
+    GP_WIDE(GP_U32, uint32_t, GP_U64, uint64_t, false)
+    GP_WIDE(GP_I32, int32_t, GP_I64, int64_t, false)
+#undef GP_WIDE
+    return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %s scanned in %s into %s", gp_dtype_name(din), gp_dtype_name(dacc),
+                     gp_dtype_name(dout));
 }
 
 } // namespace
@@ -330,13 +420,12 @@ extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t
                                     void *y, int exclusive, const void *carry_in, void *carry_out,
                                     cudaStream_t stream)
 {
-    switch (dtype) {
-    case GP_F32: return by_op<float>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
-    case GP_F64: return by_op<double>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
-    case GP_I32: return by_op<int32_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
-    case GP_U32: return by_op<uint32_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
-    case GP_I64: return by_op<int64_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
-    case GP_U64: return by_op<uint64_t>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
-    default: return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: dtype %s", gp_dtype_name(dtype));
-    }
+    return by_types(ctx, op, dtype, dtype, dtype, n, x, y, exclusive, carry_in, carry_out, stream);
+}
+
+extern "C" gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,
+                                      gp_dtype_t dout, size_t n, const void *x, void *y, int exclusive,
+                                      cudaStream_t stream)
+{
+    return by_types(ctx, op, din, dacc, dout, n, x, y, exclusive, NULL, NULL, stream);
 }

@@ -334,3 +334,73 @@ gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const vo
     }
     return f(n, x, y, exclusive, carry_in, carry_out, parallel);
 }
+
+/* ---- the narrow and widened scans: chunks of whole tiles widened into the accumulator's type, scanned with the
+ * carry of the chunks before (which gives one pass's bits, docs/SCAN.md), narrowed into y. */
+static void widen(gp_dtype_t din, gp_dtype_t dacc, const void *x, size_t m, void *a)
+{
+    for (size_t i = 0; i < m; i++) {
+        double f = 0;
+        int64_t s = 0;
+        uint64_t u = 0;
+        switch (din) {
+        case GP_U8: u = ((const uint8_t *)x)[i]; break;
+        case GP_I8: s = ((const int8_t *)x)[i]; break;
+        case GP_U16: u = ((const uint16_t *)x)[i]; break;
+        case GP_I16: s = ((const int16_t *)x)[i]; break;
+        case GP_U32: u = ((const uint32_t *)x)[i]; break;
+        case GP_I32: s = ((const int32_t *)x)[i]; break;
+        case GP_F16: f = gp_f16_to_f32(((const uint16_t *)x)[i]); break;
+        case GP_BF16: f = gp_bf16_to_f32(((const uint16_t *)x)[i]); break;
+        case GP_F32: f = ((const float *)x)[i]; break;
+        default: break;
+        }
+        switch (dacc) {
+        case GP_U32: ((uint32_t *)a)[i] = (uint32_t)u; break;
+        case GP_I32: ((int32_t *)a)[i] = (int32_t)s; break;
+        case GP_U64: ((uint64_t *)a)[i] = u; break;
+        case GP_I64: ((int64_t *)a)[i] = s; break;
+        case GP_F32: ((float *)a)[i] = (float)f; break;
+        default: ((double *)a)[i] = f; break;
+        }
+    }
+}
+
+static void narrow(gp_dtype_t dacc, gp_dtype_t dout, const void *a, size_t m, void *y)
+{
+    if (dacc == dout) {
+        memcpy(y, a, m * gp_dtype_size(dout));
+        return;
+    }
+    for (size_t i = 0; i < m; i++) {
+        const uint32_t w = ((const uint32_t *)a)[i]; /* the 32-bit accumulators only narrow */
+        float f;
+        memcpy(&f, &w, 4);
+        switch (dout) {
+        case GP_U8: case GP_I8: ((uint8_t *)y)[i] = (uint8_t)w; break;
+        case GP_U16: case GP_I16: ((uint16_t *)y)[i] = (uint16_t)w; break;
+        case GP_F16: ((uint16_t *)y)[i] = gp__f32_to_f16(f); break;
+        default: ((uint16_t *)y)[i] = gp__f32_to_bf16(f); break;
+        }
+    }
+}
+
+gp_status_t gp__scan_cpu_x(gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, gp_dtype_t dout, size_t n,
+                           const void *x, void *y, int exclusive, int parallel)
+{
+    if (din == dacc && dacc == dout) return gp__scan_cpu(op, din, n, x, y, exclusive, NULL, NULL, parallel);
+    const size_t chunk = (size_t)2048 * GP__SCAN_TILE, ia = gp_dtype_size(din), aa = gp_dtype_size(dacc),
+                 oa = gp_dtype_size(dout), cm = n < chunk ? n : chunk;
+    void *a = malloc(cm * aa);
+    if (a == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "scan: %zu bytes of accumulators", cm * aa);
+    unsigned char carry[2][8];
+    gp_status_t st = GP_OK;
+    for (size_t i = 0, k = 0; i < n && st == GP_OK; i += chunk, k ^= 1) {
+        const size_t m = n - i < chunk ? n - i : chunk;
+        widen(din, dacc, (const char *)x + i * ia, m, a);
+        st = gp__scan_cpu(op, dacc, m, a, a, exclusive, i ? carry[k ^ 1] : NULL, carry[k], parallel);
+        if (st == GP_OK) narrow(dacc, dout, a, m, (char *)y + i * oa);
+    }
+    free(a);
+    return st;
+}
