@@ -289,7 +289,7 @@ if [[ " $steps " == *" narrow "* ]]; then
   G=$B/gpuprim
   {
     echo "### ctest gpu_scan, test_scan"
-    (cd $B && ctest -V --timeout 300 -R 'gpu_scan$|test_scan$' | grep -E "narrow|segmented sum +f32|done|FAIL|passed|failed|skipped" | tail -20)
+    (cd $B && ctest -V --timeout 300 -R 'gpu_scan$|test_scan$|gpu_select|cli$' | grep -E "narrow|done|FAIL|passed|failed|skipped" | tail -20)
     echo; echo "### gpuprim bench scan"; $G bench scan
     for t in memcheck racecheck synccheck; do
       echo "### compute-sanitizer $t gpu_scan"

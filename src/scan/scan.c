@@ -18,8 +18,8 @@ gp_status_t gp__scan_check(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, 
     if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
         return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, kind);
     if (!gp__scan_supported(op, dtype))
-        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s of %s (scans take sum prod min max of f32 f64 i32 u32 i64 u64, "
-                                             "and or xor of the integers)", fn, gp_reduce_op_name(op), gp_dtype_name(dtype));
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s of %s (this call takes sum prod min max of f32 f64 i32 u32 i64 "
+                                             "u64, and or xor of the integers)", fn, gp_reduce_op_name(op), gp_dtype_name(dtype));
     return GP_OK;
 }
 
