@@ -465,6 +465,11 @@ GP_API gp_status_t gp_scan_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
 typedef struct gp_scanner gp_scanner_t;
 GP_API gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
                                      gp_scanner_t **scanner);
+/* The same with gp_scan_acc's accumulator choice: pushes write gp_scanner_out_dtype values, the total is one of them
+ * (the carry between pushes stays in the accumulator's type, so the bits equal one gp_scan_acc). */
+GP_API gp_status_t gp_scanner_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                         gp_scan_kind_t kind, gp_scanner_t **scanner);
+GP_API gp_dtype_t gp_scanner_out_dtype(const gp_scanner_t *scanner); /* GP_DTYPE_COUNT for NULL */
 GP_API gp_status_t gp_scanner_push(gp_scanner_t *scanner, size_t n, const void *x, void *y, gp_stream_t stream);
 GP_API gp_status_t gp_scanner_total_sync(gp_scanner_t *scanner, void *value_host);
 GP_API size_t gp_scanner_count(const gp_scanner_t *scanner); /* elements pushed since create / reset */

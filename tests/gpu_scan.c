@@ -9,6 +9,23 @@
 
 #include "scan/scan_internal.h"
 
+static void fill_na(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
+{
+    if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32) {
+        tc_fill(p, n, dt);
+        if (op == GP_REDUCE_PROD)
+            for (size_t i = 0; i < n * gp_dtype_size(dt); i += gp_dtype_size(dt)) ((unsigned char *)p)[i] |= 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double u = (double)(tc_next() >> 11) * 0x1p-53;
+        float f = op == GP_REDUCE_PROD ? (float)(1.0 + (u - 0.5) * 1e-3) : (float)(2 * u - 1);
+        if ((op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) && i % 1000 == 7) f = i % 2000 == 7 ? -0.0f : 0.0f;
+        if (dt == GP_F32) ((float *)p)[i] = f;
+        else ((uint16_t *)p)[i] = dt == GP_F16 ? gp__f32_to_f16(f) : gp__f32_to_bf16(f);
+    }
+}
+
 static int g_quick;
 static const size_t k_sizes[] = {1, 2, 17, 4095, 4096, 4097, 33 * 4096 + 5, (1u << 20) + 3, (4097u * 4096) + 11};
 static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_U64};
@@ -141,6 +158,44 @@ static void test_scanner(gp_ctx_t *ctx, gp_stream_t s)
             gp_scanner_destroy(sc);
         }
     }
+    /* narrow dtypes and accumulators: the carry between pieces stays in the accumulator, the total is an output */
+    {
+        static const struct { gp_dtype_t dt; gp_reduce_op_t op; int acc; } nc[] = {
+            {GP_U8, GP_REDUCE_SUM, GP_U64}, {GP_F16, GP_REDUCE_SUM, -1}, {GP_BF16, GP_REDUCE_MAX, GP_F32},
+            {GP_I16, GP_REDUCE_XOR, -1}, {GP_F32, GP_REDUCE_SUM, GP_F64}};
+        for (size_t c = 0; c < sizeof nc / sizeof nc[0]; c++) {
+            gp_dtype_t acc, out;
+            OK(gp__scan_plan("test", nc[c].op, nc[c].dt, nc[c].acc, &acc, &out));
+            const size_t es = gp_dtype_size(nc[c].dt), os = gp_dtype_size(out);
+            fill_na(hx, n, nc[c].dt, nc[c].op);
+            OK(gp_memcpy_sync(ctx, dx.device, hx, n * es));
+            OK(gp__scan_cpu_x(nc[c].op, nc[c].dt, acc, out, n, hx, inc, 0, NULL, NULL, 1));
+            for (int kind = 0; kind < 2; kind++) {
+                OK(gp__scan_cpu_x(nc[c].op, nc[c].dt, acc, out, n, hx, ref, kind, NULL, NULL, 1));
+                OK(gp_memset(ctx, dy.device, 0xff, n * os, s));
+                OK(gp_stream_sync(ctx, s));
+                gp_scanner_t *sc = NULL;
+                if (nc[c].acc < 0) OK(gp_scanner_create(ctx, nc[c].op, nc[c].dt, (gp_scan_kind_t)kind, &sc));
+                else OK(gp_scanner_create_acc(ctx, nc[c].op, nc[c].dt, (gp_dtype_t)nc[c].acc, (gp_scan_kind_t)kind, &sc));
+                CHECK(gp_scanner_out_dtype(sc) == out, "scanner out dtype");
+                size_t off = 0;
+                for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+                    OK(gp_scanner_push(sc, pieces[k], (char *)dx.device + off * es, (char *)dy.device + off * os,
+                                       k % 2 ? s2 : s));
+                    off += pieces[k];
+                }
+                unsigned char tot[8];
+                OK(gp_scanner_total_sync(sc, tot));
+                OK(gp_stream_sync(ctx, s));
+                OK(gp_stream_sync(ctx, s2));
+                OK(gp_memcpy_sync(ctx, got, dy.device, n * os));
+                CHECK(memcmp(got, ref, n * os) == 0 && memcmp(tot, inc + (n - 1) * os, os) == 0,
+                      "scanner %s %s acc %s kind %d: pieces or total differ from the CPU's one pass",
+                      gp_reduce_op_name(nc[c].op), gp_dtype_name(nc[c].dt), gp_dtype_name(acc), kind);
+                gp_scanner_destroy(sc);
+            }
+        }
+    }
     /* The carry out of a partial last tile (what racecheck exposed on the H200, 2026-11-23): the total of a float sum
      * of m < 4096 elements must be the last element's inclusive value, not the L at the padded tile's end, which the
      * Kogge-Stone steps can round differently. Many m, so some rounding difference is all but certain to show. */
@@ -266,22 +321,6 @@ typedef struct nacase {
     int acc; /* -1: gp_scan; else gp_scan_acc's acc */
 } nacase_t;
 
-static void fill_na(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
-{
-    if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32) {
-        tc_fill(p, n, dt);
-        if (op == GP_REDUCE_PROD)
-            for (size_t i = 0; i < n * gp_dtype_size(dt); i += gp_dtype_size(dt)) ((unsigned char *)p)[i] |= 1;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const double u = (double)(tc_next() >> 11) * 0x1p-53;
-        float f = op == GP_REDUCE_PROD ? (float)(1.0 + (u - 0.5) * 1e-3) : (float)(2 * u - 1);
-        if ((op == GP_REDUCE_MIN || op == GP_REDUCE_MAX) && i % 1000 == 7) f = i % 2000 == 7 ? -0.0f : 0.0f;
-        if (dt == GP_F32) ((float *)p)[i] = f;
-        else ((uint16_t *)p)[i] = dt == GP_F16 ? gp__f32_to_f16(f) : gp__f32_to_bf16(f);
-    }
-}
 
 static void test_narrow(gp_ctx_t *ctx, gp_stream_t s)
 {
@@ -318,7 +357,7 @@ static void test_narrow(gp_ctx_t *ctx, gp_stream_t s)
             if (si == 6 && !(op == GP_REDUCE_SUM && (dt == GP_U8 || dt == GP_F16))) continue;
             fill_na(hx, n, dt, op);
             for (int excl = 0; excl < 2; excl++) {
-                OK(gp__scan_cpu_x(op, dt, acc, out, n, hx, ref, excl, 1));
+                OK(gp__scan_cpu_x(op, dt, acc, out, n, hx, ref, excl, NULL, NULL, 1));
                 for (int mode = 0; mode < 3; mode++) { /* aligned, one element off, in place */
                     if (mode == 2 && out != dt) continue;
                     char *x = (char *)dx.device + (mode == 1 ? es : 0);

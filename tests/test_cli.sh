@@ -236,7 +236,7 @@ json_ok "$tmp/out" && grep -qF "\"elements\": $n, \"total\": $tot," "$tmp/out" &
   [ "$(u32_at "$tmp/s.raw" $((4 * 4194304)))" = $(( (4194305 * 16843009) % 4294967296 )) ] && ok ||
   bad "scan u32 sum: the raw output's values across the chunk edge"
 cat "$tmp/ones.u32" | "$g" scan - --dtype u32 --op sum --exclusive -o "$tmp/s.npy" --csv >"$tmp/out" 2>"$tmp/err"
-grep -q "^sum,exclusive,u32,$n,$tot," "$tmp/out" && ok || bad "scan from a pipe: $(cat "$tmp/out" "$tmp/err")"
+grep -q "^sum,exclusive,u32,u32,$n,$tot," "$tmp/out" && ok || bad "scan from a pipe: $(cat "$tmp/out" "$tmp/err")"
 hb=$(( $(wc -c <"$tmp/s.npy") - 4 * n ))
 [ "$hb" -gt 0 ] && [ $((hb % 64)) = 0 ] && [ "$(u32_at "$tmp/s.npy" "$hb")" = 0 ] &&
   [ "$(u32_at "$tmp/s.npy" $((hb + 4)))" = 16843009 ] && head -c "$hb" "$tmp/s.npy" | grep -qa "'shape': ($n,)" && ok ||
@@ -253,6 +253,35 @@ assert np.array_equal(np.load(t + "/gmax.npy"), np.maximum.accumulate(x))
 s = np.load(t + "/gsum.npy")
 assert s.dtype == np.float64 and s.shape == x.shape
 assert np.max(np.abs(s - np.cumsum(x))) <= 1e-12 * np.max(np.abs(np.cumsum(np.abs(x))))
+PY
+fi
+# narrow dtypes and the accumulator: the same 40 MB as u8 ones, i.e. 4 * n elements; wrapping in u8, exact in u64
+# (--acc default) through many chunks
+expect_rc 0 "scan u8 sum --acc default" "$g" scan "$tmp/ones.u32" --dtype u8 --op sum --acc default -o "$tmp/s8.raw" --json
+u64_at() { od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
+grep -qF '"out_dtype": "u64"' "$tmp/out" && grep -qF "\"total\": $((4 * n))," "$tmp/out" &&
+  [ "$(wc -c <"$tmp/s8.raw")" = $((32 * n)) ] && [ "$(u64_at "$tmp/s8.raw" $((8 * 2097151)))" = 2097152 ] &&
+  [ "$(u64_at "$tmp/s8.raw" $((8 * 2097152)))" = 2097153 ] && ok || bad "scan u8 -> u64: $(cat "$tmp/out")"
+expect_rc 0 "scan u8 sum wraps" "$g" scan "$tmp/ones.u32" --dtype u8 --op sum -o "$tmp/s8w.raw" --csv
+[ "$(od -An -tu1 -j 299 -N1 "$tmp/s8w.raw" | tr -d ' ')" = 44 ] && [ "$(wc -c <"$tmp/s8w.raw")" = $((4 * n)) ] && ok ||
+  bad "scan u8 wrapping: $(od -An -tu1 -j 299 -N1 "$tmp/s8w.raw")"
+expect_rc 2 "scan bad --acc" "$g" scan "$tmp/ones.u32" --dtype u8 --op max --acc u64 -o "$tmp/x.raw"
+says "scan bad --acc: why" "choices" "$tmp/err"
+if command -v python3 >/dev/null 2>&1 && python3 -c "import numpy" 2>/dev/null; then
+  python3 -c "import numpy as np; np.save('$tmp/h.npy', (np.random.default_rng(8).random(70001) * 2 - 1).astype(np.float16))"
+  expect_rc 0 "scan f16 npy" "$g" scan "$tmp/h.npy" --op sum -o "$tmp/hsum.npy"
+  expect_rc 0 "scan f16 npy in f64" "$g" scan "$tmp/h.npy" --op sum --acc f64 -o "$tmp/hsum64.npy"
+  python3 - "$tmp" <<'PY' && ok || bad "scan f16 .npy against numpy"
+import sys, numpy as np
+t = sys.argv[1]
+x = np.load(t + "/h.npy").astype(np.float64)
+r = np.cumsum(x)
+h = np.load(t + "/hsum.npy")
+assert h.dtype == np.float16 and h.shape == x.shape
+# f32 accumulation, then one rounding to f16: within half an f16 ulp of the value plus the f32 error
+assert np.all(np.abs(h.astype(np.float64) - r) <= np.abs(r) * 2.0**-11 + 1e-4 * (1 + np.arange(len(r))) ** 0.5 * 2.0**-10)
+d = np.load(t + "/hsum64.npy")
+assert d.dtype == np.float64 and np.max(np.abs(d - r)) <= 1e-9
 PY
 fi
 expect_rc 2 "scan without -o" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum

@@ -470,6 +470,34 @@ static void test_narrow_acc(gp_ctx_t *ctx)
                       gp_dtype_name(acc), bad);
                 (void)es;
             }
+    /* the scanner over narrow dtypes / accumulators: pieces of whole tiles = one gp_scan_acc pass, total = the last */
+    {
+        const size_t n = 9 * 4096 + 77, cuts[] = {0, 4096, 5 * 4096, n};
+        tc_fill(x, n, GP_U16);
+        gp_scanner_t *sc = NULL;
+        OK(gp_scanner_create_acc(ctx, GP_REDUCE_SUM, GP_U16, GP_U64, GP_SCAN_EXCLUSIVE, &sc));
+        CHECK(gp_scanner_out_dtype(sc) == GP_U64, "scanner out dtype");
+        for (int k = 0; k < 3; k++)
+            OK(gp_scanner_push(sc, cuts[k + 1] - cuts[k], (uint16_t *)x + cuts[k], (uint64_t *)y + cuts[k], NULL));
+        uint64_t tot = 0;
+        OK(gp_scanner_total_sync(sc, &tot));
+        OK(gp_scan_acc(ctx, GP_REDUCE_SUM, GP_U16, GP_U64, GP_SCAN_EXCLUSIVE, n, x, ye, NULL));
+        uint64_t want = 0;
+        for (size_t i = 0; i < n; i++) want += ((uint16_t *)x)[i];
+        CHECK(memcmp(y, ye, n * 8) == 0 && tot == want, "scanner u16 -> u64: %llu vs %llu", (unsigned long long)tot,
+              (unsigned long long)want);
+        gp_scanner_destroy(sc);
+        for (size_t i = 0; i < n; i++) /* f16 values in [-1, 1) */
+            ((uint16_t *)x)[i] = gp__f32_to_f16((float)((double)(tc_next() >> 11) * 0x1p-52 - 1.0));
+        OK(gp_scanner_create(ctx, GP_REDUCE_SUM, GP_F16, GP_SCAN_INCLUSIVE, &sc));
+        for (int k = 0; k < 3; k++)
+            OK(gp_scanner_push(sc, cuts[k + 1] - cuts[k], (uint16_t *)x + cuts[k], (uint16_t *)y + cuts[k], NULL));
+        uint16_t t16 = 0;
+        OK(gp_scanner_total_sync(sc, &t16));
+        OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F16, GP_SCAN_INCLUSIVE, n, x, ye, NULL));
+        CHECK(memcmp(y, ye, n * 2) == 0 && t16 == ((uint16_t *)ye)[n - 1], "scanner f16 = one pass");
+        gp_scanner_destroy(sc);
+    }
     /* defaults and refusals */
     CHECK(gp_scan_out_dtype(GP_REDUCE_SUM, GP_U8, GP_DTYPE_COUNT) == GP_U64 &&
               gp_scan_out_dtype(GP_REDUCE_MAX, GP_U8, GP_DTYPE_COUNT) == GP_U8 &&

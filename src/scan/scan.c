@@ -86,14 +86,9 @@ gp_status_t gp__scan_plan(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, i
                      gp_dtype_name(dtype));
 }
 
-static gp_status_t scan_run(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int acc_req,
-                            gp_scan_kind_t kind, size_t n, const void *x, void *y, gp_stream_t stream)
+gp_status_t gp__scan_check_xy(const char *fn, gp_dtype_t dtype, gp_dtype_t out, size_t n, const void *x,
+                              const void *y)
 {
-    GP_TRY_RET(gp__ctx_enter(ctx, fn));
-    gp_dtype_t acc = dtype, out = dtype;
-    GP_TRY_RET(gp__scan_plan(fn, op, dtype, acc_req, &acc, &out));
-    if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, (int)kind);
     GP_TRY_RET(gp__scan_check_arrays(fn, dtype, n, x, out == dtype ? y : x));
     if (out != dtype) { /* y in the accumulator's type: aligned to it, not overlapping x (in place is impossible) */
         GP_TRY_RET(gp__scan_check_arrays(fn, out, n, y, y));
@@ -103,10 +98,22 @@ static gp_status_t scan_run(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp
             return gp__error(GP_ERR_INVALID_ARG, "%s: x and y overlap (y holds %s, x %s: no scan in place)", fn,
                              gp_dtype_name(out), gp_dtype_name(dtype));
     }
+    return GP_OK;
+}
+
+static gp_status_t scan_run(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int acc_req,
+                            gp_scan_kind_t kind, size_t n, const void *x, void *y, gp_stream_t stream)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    gp_dtype_t acc = dtype, out = dtype;
+    GP_TRY_RET(gp__scan_plan(fn, op, dtype, acc_req, &acc, &out));
+    if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, (int)kind);
+    GP_TRY_RET(gp__scan_check_xy(fn, dtype, out, n, x, y));
     if (n == 0) return GP_OK;
     const int excl = kind == GP_SCAN_EXCLUSIVE;
-    if (gp__is_cpu(ctx)) return gp__scan_cpu_x(op, dtype, acc, out, n, x, y, excl, 1);
-    return gp__scan_gpu_x(ctx, op, dtype, acc, out, n, x, y, excl, (cudaStream_t)stream);
+    if (gp__is_cpu(ctx)) return gp__scan_cpu_x(op, dtype, acc, out, n, x, y, excl, NULL, NULL, 1);
+    return gp__scan_gpu_x(ctx, op, dtype, acc, out, n, x, y, excl, NULL, NULL, (cudaStream_t)stream);
 }
 
 gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n, const void *x,

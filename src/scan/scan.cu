@@ -425,7 +425,7 @@ extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t
 
 extern "C" gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,
                                       gp_dtype_t dout, size_t n, const void *x, void *y, int exclusive,
-                                      cudaStream_t stream)
+                                      const void *carry_in, void *carry_out, cudaStream_t stream)
 {
-    return by_types(ctx, op, din, dacc, dout, n, x, y, exclusive, NULL, NULL, stream);
+    return by_types(ctx, op, din, dacc, dout, n, x, y, exclusive, carry_in, carry_out, stream);
 }

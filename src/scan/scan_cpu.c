@@ -385,22 +385,27 @@ static void narrow(gp_dtype_t dacc, gp_dtype_t dout, const void *a, size_t m, vo
     }
 }
 
+void gp__scan_narrow1(gp_dtype_t dacc, gp_dtype_t dout, const void *a, void *o) { narrow(dacc, dout, a, 1, o); }
+
 gp_status_t gp__scan_cpu_x(gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, gp_dtype_t dout, size_t n,
-                           const void *x, void *y, int exclusive, int parallel)
+                           const void *x, void *y, int exclusive, const void *carry_in, void *carry_out, int parallel)
 {
-    if (din == dacc && dacc == dout) return gp__scan_cpu(op, din, n, x, y, exclusive, NULL, NULL, parallel);
+    if (din == dacc && dacc == dout) return gp__scan_cpu(op, din, n, x, y, exclusive, carry_in, carry_out, parallel);
+    if (n == 0) return gp__scan_cpu(op, dacc, 0, x, y, exclusive, carry_in, carry_out, 0);
     const size_t chunk = (size_t)2048 * GP__SCAN_TILE, ia = gp_dtype_size(din), aa = gp_dtype_size(dacc),
                  oa = gp_dtype_size(dout), cm = n < chunk ? n : chunk;
     void *a = malloc(cm * aa);
     if (a == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "scan: %zu bytes of accumulators", cm * aa);
     unsigned char carry[2][8];
     gp_status_t st = GP_OK;
-    for (size_t i = 0, k = 0; i < n && st == GP_OK; i += chunk, k ^= 1) {
+    size_t k = 0;
+    for (size_t i = 0; i < n && st == GP_OK; i += chunk, k ^= 1) {
         const size_t m = n - i < chunk ? n - i : chunk;
         widen(din, dacc, (const char *)x + i * ia, m, a);
-        st = gp__scan_cpu(op, dacc, m, a, a, exclusive, i ? carry[k ^ 1] : NULL, carry[k], parallel);
+        st = gp__scan_cpu(op, dacc, m, a, a, exclusive, i ? carry[k ^ 1] : carry_in, carry[k], parallel);
         if (st == GP_OK) narrow(dacc, dout, a, m, (char *)y + i * oa);
     }
+    if (st == GP_OK && carry_out) memcpy(carry_out, carry[k ^ 1], aa);
     free(a);
     return st;
 }

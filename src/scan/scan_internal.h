@@ -137,12 +137,19 @@ static inline GP__HD uint16_t gp__f32_to_bf16(float f)
  * 4 bytes -> i64 / u64; f16 / bf16 -> f32 for every op); the output is in the accumulator's type. */
 GP_INTERNAL gp_status_t gp__scan_plan(const char *fn, gp_reduce_op_t op, gp_dtype_t dtype, int acc_req,
                                       gp_dtype_t *acc, gp_dtype_t *out);
+/* x (n of dtype) and y (n of out): as gp__scan_check_arrays, and no overlap at all when the sizes differ. */
+GP_INTERNAL gp_status_t gp__scan_check_xy(const char *fn, gp_dtype_t dtype, gp_dtype_t out, size_t n, const void *x,
+                                          const void *y);
 /* The CPU backend of a planned scan (din -> dacc -> dout), by converting chunks of whole tiles around gp__scan_cpu. */
+/* carry_in / carry_out: NULL or one value of dacc (as gp__scan_cpu / gp__scan_gpu). */
 GP_INTERNAL gp_status_t gp__scan_cpu_x(gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, gp_dtype_t dout, size_t n,
-                                       const void *x, void *y, int exclusive, int parallel);
+                                       const void *x, void *y, int exclusive, const void *carry_in, void *carry_out,
+                                       int parallel);
 GP_INTERNAL gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,
                                        gp_dtype_t dout, size_t n, const void *x, void *y, int exclusive,
-                                       cudaStream_t stream);
+                                       const void *carry_in, void *carry_out, cudaStream_t stream);
+/* One accumulator value as the output dtype (narrowed as the scans narrow; a copy when the types agree). */
+GP_INTERNAL void gp__scan_narrow1(gp_dtype_t dacc, gp_dtype_t dout, const void *a, void *o);
 
 static inline GP__HD int gp__keep_f(const gp__pred_t *p, double v)
 {

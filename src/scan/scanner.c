@@ -12,7 +12,7 @@
 struct gp_scanner {
     gp_ctx_t *ctx;
     gp_reduce_op_t op;
-    gp_dtype_t dtype;
+    gp_dtype_t dtype, acc, out; /* input, accumulator (the carries' type), output (gp__scan_plan) */
     int excl;
     int gpu;
     void *slot[2];    /* the carries: slot[cur] holds the latest (once count > 0) */
@@ -23,20 +23,24 @@ struct gp_scanner {
     int have_last;
 };
 
-gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
-                              gp_scanner_t **scanner)
+static gp_status_t create(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int acc_req,
+                          gp_scan_kind_t kind, gp_scanner_t **scanner)
 {
-    static const char fn[] = "gp_scanner_create";
     GP_ARG_NONNULL(fn, scanner);
     *scanner = NULL;
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
-    GP_TRY_RET(gp__scan_check(fn, op, dtype, (int)kind));
+    gp_dtype_t acc = dtype, out = dtype;
+    GP_TRY_RET(gp__scan_plan(fn, op, dtype, acc_req, &acc, &out));
+    if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, (int)kind);
     GP_NO_CAPTURE(ctx, fn, "a scanner allocates its carries");
     gp_scanner_t *s = calloc(1, sizeof *s);
     if (!s) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the scanner", fn);
     s->ctx = ctx;
     s->op = op;
     s->dtype = dtype;
+    s->acc = acc;
+    s->out = out;
     s->excl = kind == GP_SCAN_EXCLUSIVE;
     s->gpu = !gp__is_cpu(ctx);
     cudaError_t e = cudaSuccess;
@@ -63,12 +67,26 @@ gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype
     return GP_OK;
 }
 
+gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
+                              gp_scanner_t **scanner)
+{
+    return create("gp_scanner_create", ctx, op, dtype, -1, kind, scanner);
+}
+
+gp_status_t gp_scanner_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                  gp_scan_kind_t kind, gp_scanner_t **scanner)
+{
+    return create("gp_scanner_create_acc", ctx, op, dtype, (int)acc, kind, scanner);
+}
+
+gp_dtype_t gp_scanner_out_dtype(const gp_scanner_t *scanner) { return scanner ? scanner->out : GP_DTYPE_COUNT; }
+
 gp_status_t gp_scanner_push(gp_scanner_t *s, size_t n, const void *x, void *y, gp_stream_t stream)
 {
     static const char fn[] = "gp_scanner_push";
     GP_ARG_NONNULL(fn, s);
     GP_TRY_RET(gp__ctx_enter(s->ctx, fn));
-    GP_TRY_RET(gp__scan_check_arrays(fn, s->dtype, n, x, y));
+    GP_TRY_RET(gp__scan_check_xy(fn, s->dtype, s->out, n, x, y));
     GP_NO_CAPTURE(s->ctx, fn, "a scanner orders its pushes with an event of its own");
     if (n == 0) return GP_OK;
     if (s->ended)
@@ -82,12 +100,12 @@ gp_status_t gp_scanner_push(gp_scanner_t *s, size_t n, const void *x, void *y, g
         cudaStream_t st = (cudaStream_t)stream;
         cudaError_t e = s->have_last ? cudaStreamWaitEvent(st, s->last, 0) : cudaSuccess;
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaStreamWaitEvent", __FILE__, __LINE__);
-        GP_TRY_RET(gp__scan_gpu(s->ctx, s->op, s->dtype, n, x, y, s->excl, cin, cout, st));
+        GP_TRY_RET(gp__scan_gpu_x(s->ctx, s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, st));
         e = cudaEventRecord(s->last, st);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaEventRecord", __FILE__, __LINE__);
         s->have_last = 1;
     } else {
-        GP_TRY_RET(gp__scan_cpu(s->op, s->dtype, n, x, y, s->excl, cin, cout, 1));
+        GP_TRY_RET(gp__scan_cpu_x(s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, 1));
     }
     s->cur ^= 1;
     s->count += n;
@@ -102,20 +120,19 @@ gp_status_t gp_scanner_total_sync(gp_scanner_t *s, void *value_host)
     GP_ARG_NONNULL(fn, value_host);
     GP_TRY_RET(gp__ctx_enter(s->ctx, fn));
     GP_NO_CAPTURE(s->ctx, fn, "it waits for the scanner's work and reads its carry back");
-    const size_t es = gp_dtype_size(s->dtype);
+    const size_t ea = gp_dtype_size(s->acc);
+    unsigned char a[8] = {0};
     if (s->count == 0) { /* nothing pushed: the exclusive scan's first value, from a one-element exclusive scan */
-        unsigned char one[8] = {0}, first[8];
-        GP_TRY_RET(gp__scan_cpu(s->op, s->dtype, 1, one, first, 1, NULL, NULL, 0));
-        memcpy(value_host, first, es);
-        return GP_OK;
+        unsigned char one[8] = {0};
+        GP_TRY_RET(gp__scan_cpu(s->op, s->acc, 1, one, a, 1, NULL, NULL, 0));
+    } else if (!s->gpu) {
+        memcpy(a, s->slot[s->cur], ea);
+    } else {
+        cudaError_t e = cudaEventSynchronize(s->last);
+        if (e == cudaSuccess) e = cudaMemcpy(a, s->slot[s->cur], ea, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_total_sync", __FILE__, __LINE__);
     }
-    if (!s->gpu) {
-        memcpy(value_host, s->slot[s->cur], es);
-        return GP_OK;
-    }
-    cudaError_t e = cudaEventSynchronize(s->last);
-    if (e == cudaSuccess) e = cudaMemcpy(value_host, s->slot[s->cur], es, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_total_sync", __FILE__, __LINE__);
+    gp__scan_narrow1(s->acc, s->out, a, value_host); /* in the output dtype, rounded as the outputs are */
     return GP_OK;
 }
 

@@ -1,9 +1,9 @@
 /*
- * cmd_scan.c — `gpuprim scan FILE|- --op OP [--exclusive] [--dtype T] [--offset B] [--count N] -o OUT [-d cpu|ID]
- * [--json|--csv]`: the inclusive (or exclusive) scan of a .npy / raw file or standard input, streamed in chunks of
+ * cmd_scan.c — `gpuprim scan FILE|- --op OP [--exclusive] [--dtype T] [--acc T] [--offset B] [--count N] -o OUT
+ * [-d cpu|ID] [--json|--csv]`: the inclusive (or exclusive) scan of a .npy / raw file or standard input, streamed in chunks of
  * whole GP_SCAN_GRANULE tiles through a gp_scanner (any size: the carry passes from chunk to chunk, so the bits equal
  * one gp_scan over the whole array), each chunk's result copied back and appended to OUT. OUT ending in .npy is a
- * 1-D .npy of the input's dtype (its header reserved up front and rewritten with the count at the end, so standard
+ * 1-D .npy of the output dtype (the input's, or the accumulator's with --acc: gp_scan_acc; its header reserved up front and rewritten with the count at the end, so standard
  * input of unknown length works), anything else raw elements; written whole or not at all. A progress bar on a
  * terminal after a second. Prints a one-line summary; --json / --csv: op, kind, dtype, elements, the last value,
  * seconds, GB/s (bytes read + written), device, output.
@@ -22,7 +22,7 @@ typedef struct sjob {
     gp_ctx_t *ctx;
     gp_scanner_t *sc;
     int gpu;
-    size_t es;
+    size_t es, os;   /* input and output element sizes */
     void *dout;      /* GPU: one chunk of results on the device */
     void *hout;      /* a chunk of results on the host (pinned on a GPU) */
     size_t cap;      /* elements per chunk */
@@ -39,7 +39,7 @@ static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first,
     gp_status_t st;
     if (j->gpu) {
         if ((st = gp_scanner_push(j->sc, n, x, j->dout, s)) != GP_OK) return st;
-        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, n * j->es, s)) != GP_OK) return st;
+        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, n * j->os, s)) != GP_OK) return st;
         if ((st = gp_stream_sync(j->ctx, s)) != GP_OK) return st;
     } else if ((st = gp_scanner_push(j->sc, n, x, j->hout, NULL)) != GP_OK) {
         return st;
@@ -51,21 +51,25 @@ static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first,
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim scan FILE|- --op OP -o OUT [--exclusive] [--dtype T] [--offset BYTES] [--count N]\n"
-               "                    [-d cpu|ID] [--json|--csv]\n"
+    fprintf(f, "usage: gpuprim scan FILE|- --op OP -o OUT [--exclusive] [--dtype T] [--acc T] [--offset BYTES]\n"
+               "                    [--count N] [-d cpu|ID] [--json|--csv]\n"
                "  y[i] = x[0] OP ... OP x[i] (--exclusive: shifted right by one, the op's identity first) of a .npy\n"
                "  or raw file or standard input, streamed (any size), into OUT (.npy if the name ends so, else raw).\n"
-               "  OP: sum prod min max (f32 f64 i32 u32 i64 u64), and or xor (integers). Deterministic: the same\n"
-               "  bits on every GPU and the CPU backend (docs/SCAN.md).\n");
+               "  OP: sum prod min max (every dtype), and or xor (integers); u8 .. i16 wrap in their width, f16 / bf16\n"
+               "  accumulate in f32. --acc T: the accumulator and output dtype (default: the input's; 'default':\n"
+               "  gp_reduce's for sums and products; f64 sums of f16 / bf16 / f32, i64 / u64 sums of small integers).\n"
+               "  Deterministic: the same bits on every GPU and the CPU backend (docs/SCAN.md).\n");
 }
 
 int cmd_scan(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
-    const char *o_op = NULL, *o_excl = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL;
+    const char *o_op = NULL, *o_excl = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL,
+               *o_acc = NULL;
     const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
-                              {"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
+                              {"--dtype", "T", &o_dtype},      {"--acc", "T", &o_acc},
+                              {"--offset", "BYTES", &o_offset},
                               {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
                               {NULL, NULL, NULL}};
     const cli_spec_t spec = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
@@ -81,6 +85,9 @@ int cmd_scan(int argc, char **argv)
     }
     if (gp_reduce_op_parse(o_op, &op) != GP_OK) return bad_value("scan", "--op", "sum prod min max and or xor", o_op);
     const gp_scan_kind_t kind = o_excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+    gp_dtype_t acc = GP_DTYPE_COUNT; /* with --acc only */
+    if (o_acc && strcmp(o_acc, "default") != 0 && gp_dtype_parse(o_acc, &acc) != GP_OK)
+        return bad_value("scan", "--acc", "a dtype or 'default'", o_acc);
 
     const double t0 = now_seconds();
     input_t in;
@@ -104,21 +111,24 @@ int cmd_scan(int argc, char **argv)
     j.out = &ao;
     j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     j.es = in.d.elem_size;
-    j.cap = CHUNK_BYTES / j.es / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
-    if ((st = gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
+    if ((st = o_acc ? gp_scanner_create_acc(ctx, op, dtype, acc, kind, &j.sc)
+                    : gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
         fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
-    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.es, &bd) != GP_OK) ||
-        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.es, &bh) != GP_OK) {
+    const gp_dtype_t odt = gp_scanner_out_dtype(j.sc);
+    j.os = gp_dtype_size(odt);
+    j.cap = CHUNK_BYTES / (j.os > j.es ? j.os : j.es) / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
+    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.os, &bd) != GP_OK) ||
+        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.os, &bh) != GP_OK) {
         fprintf(stderr, "gpuprim scan: chunk buffers: %s\n", gp_last_error());
         rc = EXIT_FAIL;
         goto out;
     }
     j.dout = bd.device;
     j.hout = bh.host;
-    if ((rc = arr_out_open(&ao, "scan", o_out, dtype)) != EXIT_OK) goto out;
+    if ((rc = arr_out_open(&ao, "scan", o_out, odt)) != EXIT_OK) goto out;
     st = stream_chunks(ctx, &in, j.cap * j.es, GP_SCAN_GRANULE, t0, scan_chunk, &j);
     if (st != GP_OK) {
         rc = stream_failed("scan", path, st, &ao, NULL);
@@ -132,23 +142,24 @@ int cmd_scan(int argc, char **argv)
             goto out;
         }
         if ((rc = arr_out_close(&ao, "scan", 1)) != EXIT_OK) goto out;
-        const double secs = now_seconds() - t0, bytes = 2.0 * (double)j.elements * (double)j.es;
+        const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)(j.es + j.os);
         char desc[512], val[64], jval[64];
         describe_device(ctx, desc, sizeof desc);
         FILE *m = fmemopen(val, sizeof val, "w"), *mj = fmemopen(jval, sizeof jval, "w");
-        if (m) print_elem(m, dtype, last, 0), fclose(m);
-        if (mj) print_elem(mj, dtype, last, 1), fclose(mj);
+        if (m) print_elem(m, odt, last, 0), fclose(m);
+        if (mj) print_elem(mj, odt, last, 1), fclose(mj);
         if (!m) strcpy(val, "?");
         if (!mj) strcpy(jval, "null");
         if (c.fmt == FMT_TABLE) {
-            printf("%s scan (%s) of %zu %s elements -> %s: total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
+            printf("%s scan (%s) of %zu %s elements -> %s (%s): total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
                    gp_reduce_op_name(op), kind ? "exclusive" : "inclusive", j.elements, gp_dtype_name(dtype), o_out,
-                   val, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+                   gp_dtype_name(odt), val, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
         } else {
             record_t r = {0};
             rec_add(&r, "op", 0, "%s", gp_reduce_op_name(op));
             rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
             rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
+            rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
             rec_add(&r, "elements", 1, "%zu", j.elements);
             rec_add(&r, "total", 1, "%s", jval);
             rec_add(&r, "seconds", 1, "%.6f", secs);
