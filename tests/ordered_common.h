@@ -69,42 +69,54 @@ static inline void oc_fill(void *x, gp_ordered_op_t op, gp_dtype_t dt, size_t n)
     }
 }
 
-/* Serial left fold: long double for floats, exact uint32 for u32. out: k values. */
-static inline void oc_reference(gp_ordered_op_t op, gp_dtype_t dt, size_t n, const void *x, long double *outf,
-                                uint32_t *outu)
+/* a = a o x[e]: one step of the serial left fold, in long double (floats) and exact uint32 (u32) */
+static inline void oc_fold_step(gp_ordered_op_t op, gp_dtype_t dt, long double *a, uint32_t *u, const void *x, size_t e)
 {
     const size_t k = gp_ordered_width(op);
     const int d = op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT3 ? 3 : op == GP_ORDERED_MAT4 ? 4 : 0;
-    long double a[16], t[16];
-    uint32_t u[16], tu[16];
+    long double b[16], t[16];
+    uint32_t bu[16], tu[16];
+    for (size_t c = 0; c < k; c++) {
+        const size_t i = e * k + c;
+        b[c] = dt == GP_F32 ? ((const float *)x)[i] : dt == GP_F64 ? ((const double *)x)[i] : 0;
+        bu[c] = dt == GP_U32 ? ((const uint32_t *)x)[i] : 0;
+    }
+    if (op == GP_ORDERED_AFFINE) {
+        t[0] = b[0] * a[0], t[1] = b[0] * a[1] + b[1];
+        a[0] = t[0], a[1] = t[1];
+        return;
+    }
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+            long double s = 0;
+            uint32_t su = 0;
+            for (int q = 0; q < d; q++) s += a[i * d + q] * b[q * d + j], su += u[i * d + q] * bu[q * d + j];
+            t[i * d + j] = s, tu[i * d + j] = su;
+        }
+    memcpy(a, t, (size_t)(d * d) * sizeof a[0]);
+    memcpy(u, tu, (size_t)(d * d) * sizeof u[0]);
+}
+
+/* The identity element (the identity matrix; (1, 0)) as long double and u32. */
+static inline void oc_identity(gp_ordered_op_t op, long double *a, uint32_t *u)
+{
+    const size_t k = gp_ordered_width(op);
+    const int d = op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT3 ? 3 : op == GP_ORDERED_MAT4 ? 4 : 0;
     for (size_t c = 0; c < k; c++) {
         const int one = op == GP_ORDERED_AFFINE ? c == 0 : (d && (int)c / d == (int)c % d);
         a[c] = one, u[c] = (uint32_t)one;
     }
-    for (size_t e = 0; e < n; e++) {
-        long double b[16];
-        uint32_t bu[16];
-        for (size_t c = 0; c < k; c++) {
-            const size_t i = e * k + c;
-            b[c] = dt == GP_F32 ? ((const float *)x)[i] : dt == GP_F64 ? ((const double *)x)[i] : 0;
-            bu[c] = dt == GP_U32 ? ((const uint32_t *)x)[i] : 0;
-        }
-        if (op == GP_ORDERED_AFFINE) {
-            t[0] = b[0] * a[0], t[1] = b[0] * a[1] + b[1];
-            a[0] = t[0], a[1] = t[1];
-            continue;
-        }
-        for (int i = 0; i < d; i++)
-            for (int j = 0; j < d; j++) {
-                long double s = 0;
-                uint32_t su = 0;
-                for (int q = 0; q < d; q++) s += a[i * d + q] * b[q * d + j], su += u[i * d + q] * bu[q * d + j];
-                t[i * d + j] = s, tu[i * d + j] = su;
-            }
-        memcpy(a, t, sizeof t);
-        memcpy(u, tu, sizeof tu);
-    }
-    for (size_t c = 0; c < k; c++) outf[c] = a[c], outu[c] = u[c];
+}
+
+/* Serial left fold: long double for floats, exact uint32 for u32. out: k values. */
+static inline void oc_reference(gp_ordered_op_t op, gp_dtype_t dt, size_t n, const void *x, long double *outf,
+                                uint32_t *outu)
+{
+    long double a[16];
+    uint32_t u[16];
+    oc_identity(op, a, u);
+    for (size_t e = 0; e < n; e++) oc_fold_step(op, dt, a, u, x, e);
+    for (size_t c = 0; c < gp_ordered_width(op); c++) outf[c] = a[c], outu[c] = u[c];
 }
 
 /* got (k values of dt) against the reference: u32 exactly; floats within tol of the result's largest entry (affine:

@@ -8,34 +8,6 @@
 
 #include "scan/scan_internal.h"
 
-/* a = a o e in long double (floats) and exact u32 */
-static void fold_step(gp_ordered_op_t op, gp_dtype_t dt, long double *a, uint32_t *u, const void *x, size_t e)
-{
-    const size_t k = gp_ordered_width(op);
-    const int d = op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT3 ? 3 : op == GP_ORDERED_MAT4 ? 4 : 0;
-    long double b[16], t[16];
-    uint32_t bu[16], tu[16];
-    for (size_t c = 0; c < k; c++) {
-        const size_t i = e * k + c;
-        b[c] = dt == GP_F32 ? ((const float *)x)[i] : dt == GP_F64 ? ((const double *)x)[i] : 0;
-        bu[c] = dt == GP_U32 ? ((const uint32_t *)x)[i] : 0;
-    }
-    if (op == GP_ORDERED_AFFINE) {
-        t[0] = b[0] * a[0], t[1] = b[0] * a[1] + b[1];
-        a[0] = t[0], a[1] = t[1];
-        return;
-    }
-    for (int i = 0; i < d; i++)
-        for (int j = 0; j < d; j++) {
-            long double s = 0;
-            uint32_t su = 0;
-            for (int q = 0; q < d; q++) s += a[i * d + q] * b[q * d + j], su += u[i * d + q] * bu[q * d + j];
-            t[i * d + j] = s, tu[i * d + j] = su;
-        }
-    memcpy(a, t, (size_t)(d * d) * sizeof a[0]);
-    memcpy(u, tu, (size_t)(d * d) * sizeof u[0]);
-}
-
 static void identity(gp_ordered_op_t op, gp_dtype_t dt, void *v)
 {
     const size_t k = gp_ordered_width(op);
@@ -72,16 +44,11 @@ static void test_against_fold(gp_ctx_t *ctx)
                 /* every prefix against the left fold */
                 long double a[16];
                 uint32_t u[16];
-                identity(op, GP_F64, a); /* as doubles, then widened */
-                {
-                    double id[16];
-                    identity(op, GP_F64, id);
-                    for (size_t c = 0; c < k; c++) a[c] = id[c], u[c] = (uint32_t)id[c];
-                }
+                oc_identity(op, a, u);
                 size_t bad = 0, first = 0;
                 double worst = 0;
                 for (size_t e = 0; e < n; e++) {
-                    fold_step(op, dt, a, u, x, e);
+                    oc_fold_step(op, dt, a, u, x, e);
                     double err = 0;
                     if (!oc_close(op, dt, e + 1, y + e * w, a, u, oc_tol(dt, e + 1), &err) && !bad++) first = e;
                     if (err > worst) worst = err;

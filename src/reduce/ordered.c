@@ -4,6 +4,7 @@
  * the GPU's (C11 on x86-64: no contraction into FMA, no excess precision).
  */
 #include "reduce_internal.h"
+#include "ordered_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,28 +33,7 @@ gp_status_t gp_ordered_op_parse(const char *name, gp_ordered_op_t *op)
 
 /* One instantiation per value type: combine two valid elements, fold a run, fold the block, the whole tree. */
 #define DEFINE_ORDERED(T, SFX)                                                                                      \
-    static void comb_##SFX(int op, const T *a, const T *b, T *c)                                                    \
-    {                                                                                                               \
-        if (op == GP_ORDERED_AFFINE) {                                                                              \
-            T a0 = b[0] * a[0];                                                                                     \
-            T p = b[0] * a[1];                                                                                      \
-            c[1] = p + b[1];                                                                                        \
-            c[0] = a0;                                                                                              \
-            return;                                                                                                 \
-        }                                                                                                           \
-        const int d = op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT3 ? 3 : 4;                                    \
-        T out[16];                                                                                                  \
-        for (int i = 0; i < d; i++)                                                                                 \
-            for (int j = 0; j < d; j++) {                                                                           \
-                T s = a[i * d] * b[j];                                                                              \
-                for (int k = 1; k < d; k++) {                                                                       \
-                    T p = a[i * d + k] * b[k * d + j];                                                              \
-                    s = s + p;                                                                                      \
-                }                                                                                                   \
-                out[i * d + j] = s;                                                                                 \
-            }                                                                                                       \
-        memcpy(c, out, (size_t)(d * d) * sizeof(T));                                                               \
-    }                                                                                                               \
+    static void comb_##SFX(int op, const T *a, const T *b, T *c) { gp__ordered_comb_##SFX(op, a, b, c); }          \
     /* s = s o e, with validity */                                                                                  \
     static void acc_##SFX(int op, int kk, T *s, int *ok, const T *e)                                                \
     {                                                                                                               \

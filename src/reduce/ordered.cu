@@ -21,12 +21,7 @@ namespace {
 
 constexpr int LANES = 256;
 
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ unsigned mul(unsigned a, unsigned b) { return a * b; }
-__device__ __forceinline__ unsigned add(unsigned a, unsigned b) { return a + b; }
+#include "ordered_ops.cuh"
 
 /* OP: GP_ORDERED_MAT2/3/4 or GP_ORDERED_AFFINE; K components of T per element. */
 template <int OP, typename T> struct Ord {
@@ -46,20 +41,7 @@ template <int OP, typename T> struct Ord {
         if (!a.ok) return b;
         S c;
         c.ok = true;
-        if constexpr (OP == GP_ORDERED_AFFINE) { /* a applied first, then b: x -> b0 (a0 x + a1) + b1 */
-            c.v[0] = mul(b.v[0], a.v[0]);
-            c.v[1] = add(mul(b.v[0], a.v[1]), b.v[1]);
-        } else {
-#pragma unroll
-            for (int i = 0; i < D; i++)
-#pragma unroll
-                for (int j = 0; j < D; j++) {
-                    T s = mul(a.v[i * D], b.v[j]);
-#pragma unroll
-                    for (int k = 1; k < D; k++) s = add(s, mul(a.v[i * D + k], b.v[k * D + j]));
-                    c.v[i * D + j] = s;
-                }
-        }
+        ord_combine<OP, T>(a.v, b.v, c.v);
         return c;
     }
     static __device__ __forceinline__ S shfl_down(const S &s, int o)

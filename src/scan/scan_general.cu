@@ -32,12 +32,20 @@ constexpr int THREADS = GP__SCAN_RUNS;
 
 #include "scan_ops.cuh"
 
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ unsigned mul(unsigned a, unsigned b) { return a * b; }
-__device__ __forceinline__ unsigned add(unsigned a, unsigned b) { return a + b; }
+#include "../reduce/ordered_ops.cuh"
+
+/* a value another block published (after its status was acquired): word by word through L2 */
+template <typename V> __device__ __forceinline__ V ldcg_value(const V *p)
+{
+    constexpr int VW = (int)sizeof(V) / 4;
+    unsigned w[VW];
+    const unsigned *q = reinterpret_cast<const unsigned *>(p);
+#pragma unroll
+    for (int i = 0; i < VW; i++) w[i] = __ldcg(q + i);
+    V v;
+    memcpy(&v, w, sizeof v);
+    return v;
+}
 
 template <int OP, typename T> struct OS {
     static constexpr int D = OP == GP_ORDERED_MAT2 ? 2 : OP == GP_ORDERED_MAT3 ? 3 : OP == GP_ORDERED_MAT4 ? 4 : 0;
@@ -55,20 +63,7 @@ template <int OP, typename T> struct OS {
     static __device__ __forceinline__ V comb(const V &a, const V &b)
     {
         V c;
-        if constexpr (OP == GP_ORDERED_AFFINE) { /* a applied first, then b: x -> b0 (a0 x + a1) + b1 */
-            c.v[0] = mul(b.v[0], a.v[0]);
-            c.v[1] = add(mul(b.v[0], a.v[1]), b.v[1]);
-        } else {
-#pragma unroll
-            for (int i = 0; i < D; i++)
-#pragma unroll
-                for (int j = 0; j < D; j++) {
-                    T s = mul(a.v[i * D], b.v[j]);
-#pragma unroll
-                    for (int k = 1; k < D; k++) s = add(s, mul(a.v[i * D + k], b.v[k * D + j]));
-                    c.v[i * D + j] = s;
-                }
-        }
+        ord_combine<OP, T>(a.v, b.v, c.v);
         return c;
     }
     static __device__ __forceinline__ V ident()
@@ -88,23 +83,12 @@ template <int OP, typename T> struct OS {
     /* the policy's element <-> value hooks: an element is its value, no heads */
     typedef V E;
     static constexpr bool SEG = false;
-    static constexpr int VW = EW; /* words per value */
     static __device__ __forceinline__ V make(const E &e, bool) { return e; }
     static __device__ __forceinline__ E out(const V &v) { return v; }
     static __device__ __forceinline__ bool flag(const V &) { return false; }
     static __device__ __forceinline__ E first() { return ident(); }
     static __device__ __forceinline__ V pad() { return ident(); }
-    /* a value another block published (after its status was acquired): through L2 */
-    static __device__ __forceinline__ V load_cg(const V *p)
-    {
-        unsigned w[VW];
-        const unsigned *q = reinterpret_cast<const unsigned *>(p);
-#pragma unroll
-        for (int i = 0; i < VW; i++) w[i] = __ldcg(q + i);
-        V v;
-        memcpy(&v, w, sizeof v);
-        return v;
-    }
+    static __device__ __forceinline__ V load_cg(const V *p) { return ldcg_value(p); }
 };
 
 /* Segmented scans: the scalar op of scan_ops.cuh over (head, value) pairs. An element is the value alone (the heads
@@ -119,7 +103,7 @@ template <typename T, int OP> struct SegP {
         unsigned f;
     };
     static constexpr bool SEG = true;
-    static constexpr int EW = (int)sizeof(T) / 4, VW = (int)sizeof(V) / 4;
+    static constexpr int EW = (int)sizeof(T) / 4;
     static constexpr int R = sizeof(V) <= 8 ? 16 : 8;
     static constexpr int TILE = THREADS * R;
     static constexpr int WT = R * EW, PITCH = WT | 1;
@@ -140,16 +124,7 @@ template <typename T, int OP> struct SegP {
     {
         return V{__shfl_up_sync(0xffffffffu, s.v, d), __shfl_up_sync(0xffffffffu, s.f, d)};
     }
-    static __device__ __forceinline__ V load_cg(const V *p)
-    {
-        unsigned w[VW];
-        const unsigned *q = reinterpret_cast<const unsigned *>(p);
-#pragma unroll
-        for (int i = 0; i < VW; i++) w[i] = __ldcg(q + i);
-        V v;
-        memcpy(&v, w, sizeof v);
-        return v;
-    }
+    static __device__ __forceinline__ V load_cg(const V *p) { return ldcg_value(p); }
 };
 
 __device__ __forceinline__ unsigned ld_acquire(const unsigned *p)

@@ -7,6 +7,7 @@
  * (0 * inf is NaN, -0 + 0 is +0), so the values are the ones a fold of the real elements gives.
  */
 #include "scan_internal.h"
+#include "../reduce/ordered_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,28 +22,7 @@ static int dim(int op) { return op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT
 
 /* One value type: c = a o b (c may alias a or b), the identity, and the scan of whole tiles. */
 #define DEFINE_OSCAN(T, SFX)                                                                                        \
-    static void comb_##SFX(int op, const T *a, const T *b, T *c)                                                    \
-    {                                                                                                               \
-        if (op == GP_ORDERED_AFFINE) { /* a first, then b: x -> b0 (a0 x + a1) + b1 */                              \
-            const T a0 = b[0] * a[0];                                                                               \
-            const T p = b[0] * a[1];                                                                                \
-            c[1] = p + b[1];                                                                                        \
-            c[0] = a0;                                                                                              \
-            return;                                                                                                 \
-        }                                                                                                           \
-        const int d = dim(op);                                                                                      \
-        T out[16];                                                                                                  \
-        for (int i = 0; i < d; i++)                                                                                 \
-            for (int j = 0; j < d; j++) {                                                                           \
-                T s = a[i * d] * b[j];                                                                              \
-                for (int k = 1; k < d; k++) {                                                                       \
-                    const T p = a[i * d + k] * b[k * d + j];                                                        \
-                    s = s + p;                                                                                      \
-                }                                                                                                   \
-                out[i * d + j] = s;                                                                                 \
-            }                                                                                                       \
-        memcpy(c, out, (size_t)(d * d) * sizeof(T));                                                               \
-    }                                                                                                               \
+    static void comb_##SFX(int op, const T *a, const T *b, T *c) { gp__ordered_comb_##SFX(op, a, b, c); }          \
     static void ident_##SFX(int op, T *v)                                                                           \
     {                                                                                                               \
         const int d = dim(op), k = op == GP_ORDERED_AFFINE ? 2 : d * d;                                             \
