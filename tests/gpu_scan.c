@@ -115,6 +115,20 @@ static void test_determinism(gp_ctx_t *ctx, gp_stream_t s)
 
 /* gp_scanner on the GPU: pieces of whole tiles pushed on two streams in turn (one empty, the last partial) give the
  * CPU backend's one-pass bits, inclusive and exclusive, and the total is the last inclusive value. */
+/* The pieces pushed on the two streams in turn (x elements of es bytes, y of os), then the total; both streams done. */
+static void push_pieces(gp_ctx_t *ctx, gp_scanner_t *sc, const size_t *pieces, size_t np, void *x, void *y, size_t es,
+                        size_t os, gp_stream_t s, gp_stream_t s2, unsigned char *tot)
+{
+    size_t off = 0;
+    for (size_t k = 0; k < np; k++) {
+        OK(gp_scanner_push(sc, pieces[k], (char *)x + off * es, (char *)y + off * os, k % 2 ? s2 : s));
+        off += pieces[k];
+    }
+    OK(gp_scanner_total_sync(sc, tot));
+    OK(gp_stream_sync(ctx, s));
+    OK(gp_stream_sync(ctx, s2));
+}
+
 static void test_scanner(gp_ctx_t *ctx, gp_stream_t s)
 {
     const size_t n = 37 * GP_SCAN_GRANULE + 1001, pieces[] = {GP_SCAN_GRANULE, 0, 20 * GP_SCAN_GRANULE, GP_SCAN_GRANULE,
@@ -139,16 +153,8 @@ static void test_scanner(gp_ctx_t *ctx, gp_stream_t s)
             OK(gp_stream_sync(ctx, s));
             gp_scanner_t *sc = NULL;
             OK(gp_scanner_create(ctx, op, dt, (gp_scan_kind_t)kind, &sc));
-            size_t off = 0;
-            for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
-                OK(gp_scanner_push(sc, pieces[k], (char *)dx.device + off * es, (char *)dy.device + off * es,
-                                   k % 2 ? s2 : s));
-                off += pieces[k];
-            }
             unsigned char tot[8];
-            OK(gp_scanner_total_sync(sc, tot));
-            OK(gp_stream_sync(ctx, s));
-            OK(gp_stream_sync(ctx, s2));
+            push_pieces(ctx, sc, pieces, sizeof pieces / sizeof pieces[0], dx.device, dy.device, es, es, s, s2, tot);
             OK(gp_memcpy_sync(ctx, got, dy.device, n * es));
             CHECK(memcmp(got, ref, n * es) == 0, "scanner %s %s kind %d: pieces differ from the CPU's one pass",
                   gp_reduce_op_name(op), gp_dtype_name(dt), kind);
@@ -178,16 +184,8 @@ static void test_scanner(gp_ctx_t *ctx, gp_stream_t s)
                 if (nc[c].acc < 0) OK(gp_scanner_create(ctx, nc[c].op, nc[c].dt, (gp_scan_kind_t)kind, &sc));
                 else OK(gp_scanner_create_acc(ctx, nc[c].op, nc[c].dt, (gp_dtype_t)nc[c].acc, (gp_scan_kind_t)kind, &sc));
                 CHECK(gp_scanner_out_dtype(sc) == out, "scanner out dtype");
-                size_t off = 0;
-                for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
-                    OK(gp_scanner_push(sc, pieces[k], (char *)dx.device + off * es, (char *)dy.device + off * os,
-                                       k % 2 ? s2 : s));
-                    off += pieces[k];
-                }
                 unsigned char tot[8];
-                OK(gp_scanner_total_sync(sc, tot));
-                OK(gp_stream_sync(ctx, s));
-                OK(gp_stream_sync(ctx, s2));
+                push_pieces(ctx, sc, pieces, sizeof pieces / sizeof pieces[0], dx.device, dy.device, es, os, s, s2, tot);
                 OK(gp_memcpy_sync(ctx, got, dy.device, n * os));
                 CHECK(memcmp(got, ref, n * os) == 0 && memcmp(tot, inc + (n - 1) * os, os) == 0,
                       "scanner %s %s acc %s kind %d: pieces or total differ from the CPU's one pass",
