@@ -470,6 +470,11 @@ GP_API gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
 GP_API gp_status_t gp_scanner_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
                                          gp_scan_kind_t kind, gp_scanner_t **scanner);
 GP_API gp_dtype_t gp_scanner_out_dtype(const gp_scanner_t *scanner); /* GP_DTYPE_COUNT for NULL */
+/* An ordered scanner (gp_scan_ordered's ops, dtypes and kinds): pushes of n elements (tuples of gp_ordered_width(op)
+ * values) continue the product of the pieces before, the bits of one gp_scan_ordered; the total is one element (the
+ * identity when nothing was pushed; first / last of nothing: GP_ERR_INVALID_ARG). */
+GP_API gp_status_t gp_scanner_create_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
+                                             gp_scanner_t **scanner);
 GP_API gp_status_t gp_scanner_push(gp_scanner_t *scanner, size_t n, const void *x, void *y, gp_stream_t stream);
 GP_API gp_status_t gp_scanner_total_sync(gp_scanner_t *scanner, void *value_host);
 GP_API size_t gp_scanner_count(const gp_scanner_t *scanner); /* elements pushed since create / reset */

@@ -34,7 +34,7 @@ static void test_ops(gp_ctx_t *ctx, gp_stream_t s)
                 if (g_quick && n > 40 * t) continue;
                 oc_fill(hx, op, dt, n);
                 for (int excl = 0; excl < 2; excl++) {
-                    OK(gp__oscan_cpu(op, dt, n, hx, ref, excl, 1));
+                    OK(gp__oscan_cpu(op, dt, n, hx, ref, excl, NULL, NULL, 1));
                     for (int mode = 0; mode < 3; mode++) { /* 0 aligned, 1 one value off, 2 in place */
                         const size_t off = mode == 1 ? es : 0;
                         char *x = (char *)dx.device + off, *y = mode == 2 ? x : (char *)dy.device + off;
@@ -53,7 +53,7 @@ static void test_ops(gp_ctx_t *ctx, gp_stream_t s)
                 }
                 /* the last inclusive prefix is the product: within rounding of the left fold */
                 if (n <= 40 * t) {
-                    OK(gp__oscan_cpu(op, dt, n, hx, ref, 0, 1));
+                    OK(gp__oscan_cpu(op, dt, n, hx, ref, 0, NULL, NULL, 1));
                     long double rf[16];
                     uint32_t ru[16];
                     oc_reference(op, dt, n, hx, rf, ru);
@@ -140,6 +140,61 @@ static void test_first_last(gp_ctx_t *ctx, gp_stream_t s)
     free(hx), free(got);
 }
 
+/* The ordered scanner on the GPU: pieces on two streams (one empty, the last partial) = the CPU's one pass, and the
+ * total = its last inclusive element; first / last too. */
+static void test_scanner(gp_ctx_t *ctx, gp_stream_t s)
+{
+    const size_t n = 37 * GP_SCAN_GRANULE + 1001,
+                 pieces[] = {GP_SCAN_GRANULE, 0, 20 * GP_SCAN_GRANULE, GP_SCAN_GRANULE, 15 * GP_SCAN_GRANULE + 1001};
+    static const gp_ordered_op_t ops[] = {GP_ORDERED_MAT2, GP_ORDERED_MAT3, GP_ORDERED_MAT4, GP_ORDERED_AFFINE,
+                                          GP_ORDERED_FIRST, GP_ORDERED_LAST};
+    gp_stream_t s2 = NULL;
+    OK(gp_stream_create(ctx, &s2));
+    unsigned char *hx = malloc(n * 128), *ref = malloc(n * 128), *got = malloc(n * 128), *inc = malloc(n * 128);
+    gp_buffer_t dx, dy;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 128, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 128, &dy));
+    const long before = tc_fail;
+    for (size_t o = 0; o < 6; o++)
+        for (size_t d = 0; d < 3; d++) {
+            const gp_ordered_op_t op = ops[o];
+            const gp_dtype_t dt = oc_dtypes[d];
+            if (op == GP_ORDERED_AFFINE && dt == GP_U32) continue;
+            const size_t w = gp_ordered_width(op) * gp_dtype_size(dt);
+            if (op >= GP_ORDERED_FIRST) tc_fill(hx, n * w, GP_U8);
+            else oc_fill(hx, op, dt, n);
+            OK(gp_memcpy_sync(ctx, dx.device, hx, n * w));
+            OK(gp__oscan_cpu(op, dt, n, hx, inc, 0, NULL, NULL, 1));
+            for (int kind = 0; kind < (op >= GP_ORDERED_FIRST ? 1 : 2); kind++) {
+                OK(gp__oscan_cpu(op, dt, n, hx, ref, kind, NULL, NULL, 1));
+                OK(gp_memset(ctx, dy.device, 0xff, n * w, s));
+                OK(gp_stream_sync(ctx, s));
+                gp_scanner_t *sc = NULL;
+                OK(gp_scanner_create_ordered(ctx, op, dt, (gp_scan_kind_t)kind, &sc));
+                size_t off = 0;
+                for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+                    OK(gp_scanner_push(sc, pieces[k], (char *)dx.device + off * w, (char *)dy.device + off * w,
+                                       k % 2 ? s2 : s));
+                    off += pieces[k];
+                }
+                unsigned char tot[128];
+                OK(gp_scanner_total_sync(sc, tot));
+                OK(gp_stream_sync(ctx, s));
+                OK(gp_stream_sync(ctx, s2));
+                OK(gp_memcpy_sync(ctx, got, dy.device, n * w));
+                const size_t tw = op >= GP_ORDERED_FIRST ? gp_dtype_size(dt) : w;
+                CHECK(memcmp(got, ref, n * w) == 0 && memcmp(tot, inc + (n - 1) * w, tw) == 0,
+                      "scanner %s %s kind %d: pieces or total differ from the CPU's one pass", gp_ordered_op_name(op),
+                      gp_dtype_name(dt), kind);
+                gp_scanner_destroy(sc);
+            }
+        }
+    printf("  ordered scanner (pieces on two streams): %s\n", tc_fail == before ? "ok" : "FAILED");
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dy);
+    OK(gp_stream_destroy(ctx, s2));
+    free(hx), free(ref), free(got), free(inc);
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_scan_ordered");
@@ -152,6 +207,7 @@ int main(void)
     test_ops(ctx, s);
     test_determinism(ctx, s);
     test_first_last(ctx, s);
+    test_scanner(ctx, s);
     float f[8];
     CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_AFFINE, GP_U32, GP_SCAN_INCLUSIVE, 4, f, f, s), GP_ERR_UNSUPPORTED);
     CHECK_ST(gp_scan_ordered(ctx, GP_ORDERED_FIRST, GP_F32, GP_SCAN_EXCLUSIVE, 4, f, f, s), GP_ERR_UNSUPPORTED);

@@ -38,7 +38,7 @@ static void test_against_fold(gp_ctx_t *ctx)
                 oc_fill(x, op, dt, n);
                 tc_poison(y, n * w), tc_poison(ys, n * w), tc_poison(ye, n * w);
                 OK(gp_scan_ordered(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, y, NULL));
-                OK(gp__oscan_cpu(op, dt, n, x, ys, 0, 0)); /* serial */
+                OK(gp__oscan_cpu(op, dt, n, x, ys, 0, NULL, NULL, 0)); /* serial */
                 CHECK(memcmp(y, ys, n * w) == 0, "%s %s n=%zu: OpenMP and serial bits differ", gp_ordered_op_name(op),
                       gp_dtype_name(dt), n);
                 /* every prefix against the left fold */
@@ -99,6 +99,65 @@ static void test_first_last(gp_ctx_t *ctx)
     }
 }
 
+/* The ordered scanner: pieces of whole granules (one empty, the last partial) = one gp_scan_ordered pass, the total =
+ * the last inclusive element; first / last carry their element; nothing pushed: the identity, or an error. */
+static void test_scanner(gp_ctx_t *ctx)
+{
+    const size_t n = 9 * GP_SCAN_GRANULE + 333, cuts[] = {0, GP_SCAN_GRANULE, GP_SCAN_GRANULE, 5 * GP_SCAN_GRANULE, n};
+    static const gp_ordered_op_t ops[] = {GP_ORDERED_MAT2, GP_ORDERED_MAT3, GP_ORDERED_MAT4, GP_ORDERED_AFFINE,
+                                          GP_ORDERED_FIRST, GP_ORDERED_LAST};
+    const long before = tc_fail;
+    for (size_t o = 0; o < 6; o++)
+        for (size_t d = 0; d < 3; d++) {
+            const gp_ordered_op_t op = ops[o];
+            const gp_dtype_t dt = oc_dtypes[d];
+            if (op == GP_ORDERED_AFFINE && dt == GP_U32) continue;
+            const size_t w = gp_ordered_width(op) * gp_dtype_size(dt);
+            unsigned char *x = malloc(n * w), *a = malloc(n * w), *b = malloc(n * w), tot[128];
+            if (op == GP_ORDERED_FIRST || op == GP_ORDERED_LAST) tc_fill(x, n * w, GP_U8);
+            else oc_fill(x, op, dt, n);
+            for (int kind = 0; kind < (op >= GP_ORDERED_FIRST ? 1 : 2); kind++) {
+                gp_scanner_t *sc = NULL;
+                OK(gp_scanner_create_ordered(ctx, op, dt, (gp_scan_kind_t)kind, &sc));
+                tc_poison(a, n * w);
+                for (int k = 0; k < 4; k++)
+                    OK(gp_scanner_push(sc, cuts[k + 1] - cuts[k], x + cuts[k] * w, a + cuts[k] * w, NULL));
+                OK(gp_scanner_total_sync(sc, tot));
+                OK(gp_scan_ordered(ctx, op, dt, (gp_scan_kind_t)kind, n, x, b, NULL));
+                CHECK(memcmp(a, b, n * w) == 0, "scanner %s %s kind %d: pieces != one pass", gp_ordered_op_name(op),
+                      gp_dtype_name(dt), kind);
+                OK(gp_scan_ordered(ctx, op, dt, GP_SCAN_INCLUSIVE, n, x, b, NULL));
+                CHECK(memcmp(tot, b + (n - 1) * w, op >= GP_ORDERED_FIRST ? gp_dtype_size(dt) : w) == 0,
+                      "scanner %s %s kind %d: total", gp_ordered_op_name(op), gp_dtype_name(dt), kind);
+                gp_scanner_reset(sc);
+                if (op >= GP_ORDERED_FIRST) {
+                    CHECK_ST(gp_scanner_total_sync(sc, tot), GP_ERR_INVALID_ARG);
+                } else {
+                    unsigned char id[128];
+                    long double la[16];
+                    uint32_t lu[16];
+                    oc_identity(op, la, lu);
+                    for (size_t c = 0; c < gp_ordered_width(op); c++) {
+                        if (dt == GP_F32) ((float *)id)[c] = (float)la[c];
+                        else if (dt == GP_F64) ((double *)id)[c] = (double)la[c];
+                        else ((uint32_t *)id)[c] = lu[c];
+                    }
+                    OK(gp_scanner_total_sync(sc, tot));
+                    CHECK(memcmp(tot, id, w) == 0, "scanner %s %s: the identity when empty", gp_ordered_op_name(op),
+                          gp_dtype_name(dt));
+                }
+                gp_scanner_destroy(sc);
+            }
+            free(x), free(a), free(b);
+        }
+    gp_scanner_t *sc = NULL;
+    CHECK_ST(gp_scanner_create_ordered(ctx, GP_ORDERED_AFFINE, GP_U32, GP_SCAN_INCLUSIVE, &sc), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scanner_create_ordered(ctx, GP_ORDERED_LAST, GP_U8, GP_SCAN_EXCLUSIVE, &sc), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scanner_create_ordered(ctx, (gp_ordered_op_t)77, GP_F32, GP_SCAN_INCLUSIVE, &sc), GP_ERR_INVALID_ARG);
+    CHECK(sc == NULL, "a refused create leaves NULL");
+    printf("  ordered scanner: %s\n", tc_fail == before ? "ok" : "FAILED");
+}
+
 int main(void)
 {
     tc_seed("test_scan_ordered");
@@ -106,6 +165,7 @@ int main(void)
     OK(gp_ctx_create(&ctx, GP_DEVICE_CPU));
     test_against_fold(ctx);
     test_first_last(ctx);
+    test_scanner(ctx);
     /* refusals */
     float f[64];
     for (int i = 0; i < 64; i++) f[i] = 1;

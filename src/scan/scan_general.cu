@@ -142,7 +142,7 @@ __device__ __forceinline__ void st_release(unsigned *p, unsigned v)
 template <class P>
 __global__ void __launch_bounds__(THREADS, sizeof(typename P::V) <= 16 ? 4 : 1)
     k_lb(const typename P::E *x, typename P::E *y, const uint8_t *heads, size_t n, int excl, unsigned *ticket,
-         unsigned *status, typename P::V *agg, typename P::V *incl)
+         unsigned *status, typename P::V *agg, typename P::V *incl, const typename P::V *cin, typename P::V *cout)
 {
     typedef typename P::V V;
     typedef typename P::E E;
@@ -302,12 +302,18 @@ __global__ void __launch_bounds__(THREADS, sizeof(typename P::V) <= 16 ? 4 : 1)
             st_release(status + t, 2u);
             s_pre = pre;
         }
-    } else if (warp == 0 && lane == 0) { /* tile 0: its aggregate is its inclusive prefix */
-        incl[0] = s_agg;
+    } else if (warp == 0 && lane == 0) { /* tile 0: its aggregate is its inclusive prefix, after a carry in (I_-1) */
+        if (cin) {
+            const V pre = *cin;
+            incl[0] = P::comb(pre, s_agg);
+            s_pre = pre;
+        } else {
+            incl[0] = s_agg;
+        }
         st_release(status, 2u);
     }
     __syncthreads();
-    const bool has = t > 0;
+    const bool has = t > 0 || cin != nullptr;
 
     /* 3. the outputs: C o L, exclusive shifted by one (tile 0: L itself, the first value first; segmented: the
      * first value at every head) */
@@ -319,6 +325,14 @@ __global__ void __launch_bounds__(THREADS, sizeof(typename P::V) <= 16 ? 4 : 1)
         memcpy(ev, wr, sizeof ev);
 #pragma unroll
         for (int k = 0; k < R; k++) v[k] = P::make(ev[k], (lf >> k) & 1u);
+    }
+    /* the carry out: the last element's inclusive value (not the padded tile end's, as in scan.cu) */
+    if (cout && t == gridDim.x - 1 && threadIdx.x == (n - 1 - e0) / R) {
+        V lv = v[0];
+#pragma unroll
+        for (int k = 1; k < R; k++)
+            if ((size_t)k == (n - 1 - e0) % R) lv = v[k];
+        *cout = has ? P::comb(s_pre, lv) : lv;
     }
     E eo[R];
     if (has) {
@@ -374,10 +388,11 @@ __global__ void __launch_bounds__(THREADS, sizeof(typename P::V) <= 16 ? 4 : 1)
 }
 
 /* first: every element is x[0] (in place too: x[0] is rewritten with its own value) */
-template <typename U> __global__ void k_first(const U *x, U *y, size_t n)
+template <typename U> __global__ void k_first(const U *src, U *y, size_t n, U *cout)
 {
-    const U f = x[0];
+    const U f = *src;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] = f;
+    if (cout && blockIdx.x == 0 && threadIdx.x == 0) *cout = f;
 }
 
 /* The look-back's workspace: the ticket (16 bytes), the statuses (rounded to 16 bytes), the aggregates, the inclusive
@@ -391,7 +406,7 @@ template <class P> size_t lb_bytes(size_t n)
 /* ws: lb_bytes<P>(n) of workspace the caller holds, or NULL (taken here) */
 template <class P>
 gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void *y, const uint8_t *heads, int excl,
-                   void *ws, cudaStream_t s)
+                   void *ws, cudaStream_t s, const void *cin = NULL, void *cout = NULL)
 {
     typedef typename P::V V;
     const size_t ntiles = (n + P::TILE - 1) / P::TILE;
@@ -406,7 +421,7 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
     k_lb<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, heads, n, excl,
                                                  (unsigned *)w, (unsigned *)(w + 16), (V *)(w + head),
-                                                 (V *)(w + head) + ntiles);
+                                                 (V *)(w + head) + ntiles, (const V *)cin, (V *)cout);
     return GP_CHECK_LAUNCH(fn);
 }
 
@@ -468,49 +483,54 @@ gp_status_t seg_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, vo
 const char F[] = "gp_scan_ordered";
 
 template <typename T> gp_status_t by_op(gp_ctx_t *ctx, gp_ordered_op_t op, size_t n, const void *x, void *y, int excl,
-                                        cudaStream_t s)
+                                        const void *ci, void *co, cudaStream_t s)
 {
     switch (op) {
-    case GP_ORDERED_MAT2: return launch<OS<GP_ORDERED_MAT2, T>>(ctx, F, n, x, y, NULL, excl, NULL, s);
-    case GP_ORDERED_MAT3: return launch<OS<GP_ORDERED_MAT3, T>>(ctx, F, n, x, y, NULL, excl, NULL, s);
-    case GP_ORDERED_MAT4: return launch<OS<GP_ORDERED_MAT4, T>>(ctx, F, n, x, y, NULL, excl, NULL, s);
+    case GP_ORDERED_MAT2: return launch<OS<GP_ORDERED_MAT2, T>>(ctx, F, n, x, y, NULL, excl, NULL, s, ci, co);
+    case GP_ORDERED_MAT3: return launch<OS<GP_ORDERED_MAT3, T>>(ctx, F, n, x, y, NULL, excl, NULL, s, ci, co);
+    case GP_ORDERED_MAT4: return launch<OS<GP_ORDERED_MAT4, T>>(ctx, F, n, x, y, NULL, excl, NULL, s, ci, co);
     default: break;
     }
     if constexpr (!std::is_same<T, unsigned>::value)
-        if (op == GP_ORDERED_AFFINE) return launch<OS<GP_ORDERED_AFFINE, T>>(ctx, F, n, x, y, NULL, excl, NULL, s);
+        if (op == GP_ORDERED_AFFINE)
+            return launch<OS<GP_ORDERED_AFFINE, T>>(ctx, F, n, x, y, NULL, excl, NULL, s, ci, co);
     return gp__error(GP_ERR_UNSUPPORTED, "gp_scan_ordered: op %d", (int)op);
 }
 
-template <typename U> gp_status_t first(gp_ctx_t *ctx, size_t n, const void *x, void *y, cudaStream_t s)
+/* first: the carry in (the pieces before) or x[0], everywhere, and as the carry out */
+template <typename U>
+gp_status_t first(gp_ctx_t *ctx, size_t n, const void *x, void *y, const void *ci, void *co, cudaStream_t s)
 {
     const unsigned grid = gp__fill_grid(ctx, 256);
-    k_first<U><<<grid, 256, 0, s>>>((const U *)x, (U *)y, n);
+    k_first<U><<<grid, 256, 0, s>>>((const U *)(ci ? ci : x), (U *)y, n, (U *)co);
     return GP_CHECK_LAUNCH("gp_scan_ordered (first)");
 }
 
 } // namespace
 
 extern "C" gp_status_t gp__oscan_gpu(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                                     void *y, int exclusive, cudaStream_t stream)
+                                     void *y, int exclusive, const void *carry_in, void *carry_out,
+                                     cudaStream_t stream)
 {
     const size_t es = gp_dtype_size(dtype);
     if (op == GP_ORDERED_LAST) {
-        if (x == y) return GP_OK;
-        const cudaError_t e = cudaMemcpyAsync(y, x, n * es, cudaMemcpyDefault, stream);
+        cudaError_t e = x == y ? cudaSuccess : cudaMemcpyAsync(y, x, n * es, cudaMemcpyDefault, stream);
+        if (e == cudaSuccess && carry_out)
+            e = cudaMemcpyAsync(carry_out, (const char *)x + (n - 1) * es, es, cudaMemcpyDefault, stream);
         return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_scan_ordered (last): the copy", __FILE__, __LINE__);
     }
     if (op == GP_ORDERED_FIRST) {
         switch (es) {
-        case 1: return first<uint8_t>(ctx, n, x, y, stream);
-        case 2: return first<uint16_t>(ctx, n, x, y, stream);
-        case 4: return first<uint32_t>(ctx, n, x, y, stream);
-        default: return first<uint64_t>(ctx, n, x, y, stream);
+        case 1: return first<uint8_t>(ctx, n, x, y, carry_in, carry_out, stream);
+        case 2: return first<uint16_t>(ctx, n, x, y, carry_in, carry_out, stream);
+        case 4: return first<uint32_t>(ctx, n, x, y, carry_in, carry_out, stream);
+        default: return first<uint64_t>(ctx, n, x, y, carry_in, carry_out, stream);
         }
     }
     switch (dtype) {
-    case GP_F32: return by_op<float>(ctx, op, n, x, y, exclusive, stream);
-    case GP_F64: return by_op<double>(ctx, op, n, x, y, exclusive, stream);
-    case GP_U32: return by_op<unsigned>(ctx, op, n, x, y, exclusive, stream);
+    case GP_F32: return by_op<float>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_F64: return by_op<double>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
+    case GP_U32: return by_op<unsigned>(ctx, op, n, x, y, exclusive, carry_in, carry_out, stream);
     default: return gp__error(GP_ERR_UNSUPPORTED, "gp_scan_ordered: dtype %s", gp_dtype_name(dtype));
     }
 }

@@ -60,11 +60,20 @@ GP_INTERNAL size_t gp__scan_gpu_workspace_bytes(gp_dtype_t dtype, size_t n);
  * elements (16 for elements of up to 8 bytes, 8 to 16, 4 to 32, 2 to 64, 1 beyond: 128 bytes per run), tiles of 256
  * runs; no identity is combined into real values (tile 0 without a carry takes L as it is). first / last: copies. */
 GP_INTERNAL int gp__oscan_run(gp_ordered_op_t op, gp_dtype_t dtype);
+/* gp_scan_ordered's checks (op, dtype, kind; then n elements of x and y), shared with the scanner; the identity element
+ * of a matrix / affine op (f32 f64 u32). */
+GP_INTERNAL gp_status_t gp__oscan_check(const char *fn, gp_ordered_op_t op, gp_dtype_t dtype, int kind);
+GP_INTERNAL gp_status_t gp__oscan_check_arrays(const char *fn, gp_ordered_op_t op, gp_dtype_t dtype, size_t n,
+                                               const void *x, const void *y);
+GP_INTERNAL void gp__oscan_identity(gp_ordered_op_t op, gp_dtype_t dtype, void *v);
+/* carry_in / carry_out: NULL or one element (the inclusive value before this part / of its last element), as the
+ * scalar scans' (a part of whole tiles resumed from its carry gives one pass's bits). */
 GP_INTERNAL gp_status_t gp__oscan_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
-                                      int exclusive, int parallel);
-/* n > 0, the arguments checked by gp_scan_ordered. */
+                                      int exclusive, const void *carry_in, void *carry_out, int parallel);
+/* n > 0, the arguments checked by gp_scan_ordered; the carries in device-accessible memory. */
 GP_INTERNAL gp_status_t gp__oscan_gpu(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                                      void *y, int exclusive, cudaStream_t stream);
+                                      void *y, int exclusive, const void *carry_in, void *carry_out,
+                                      cudaStream_t stream);
 
 /* ---- segmented scans (scan_cpu.c, scan_general.cu): the scalar ops over (head, value) pairs, (f, v) o (g, w) =
  * (f | g, g ? w : v (+) w), in the order above with runs of 16 (4-byte types) or 8 (8-byte types) and no identity

@@ -74,7 +74,8 @@ static int dim(int op) { return op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT
             if (C) comb_##SFX(op, C, L + (j - 1) * kk, y + j * kk);                                                 \
             else memcpy(y + j * kk, L + (j - 1) * kk, kk * sizeof(T));                                              \
     }                                                                                                               \
-    static gp_status_t scan_##SFX(int op, int R, size_t n, const T *x, T *y, int excl, int par)                    \
+    static gp_status_t scan_##SFX(int op, int R, size_t n, const T *x, T *y, int excl, const T *cin, T *cout,      \
+                                  int par)                                                                         \
     {                                                                                                               \
         const int k = op == GP_ORDERED_AFFINE ? 2 : dim(op) * dim(op);                                              \
         const size_t kk = (size_t)k, tile = (size_t)GP__SCAN_RUNS * (size_t)R, nt = (n + tile - 1) / tile;         \
@@ -93,17 +94,19 @@ static int dim(int op) { return op == GP_ORDERED_MAT2 ? 2 : op == GP_ORDERED_MAT
                 tile_##SFX(op, k, R, x + t * tile * kk, m, L, S, G);                                                \
                 memcpy(C + (t + 1) * kk, L + (m - 1) * kk, kk * sizeof(T)); /* A_t, until the carries */           \
             }                                                                                                       \
-            _Pragma("omp single") if (C) { /* I_0 = A_0 (no carry in), I_t = I_(t-1) o A_t */                      \
+            _Pragma("omp single") if (C) { /* I_0 = A_0 (or cin o A_0), I_t = I_(t-1) o A_t */                     \
+                if (cin) comb_##SFX(op, cin, C + kk, C + kk);                                                       \
                 for (size_t t = 2; t <= nt; t++) comb_##SFX(op, C + (t - 1) * kk, C + t * kk, C + t * kk);           \
             }                                                                                                       \
             _Pragma("omp for schedule(static)") for (size_t t = 0; t < nt; t++) {                                   \
                 if (L == NULL || C == NULL) continue;                                                               \
                 const size_t m = n - t * tile < tile ? n - t * tile : tile;                                         \
                 tile_##SFX(op, k, R, x + t * tile * kk, m, L, S, G);                                                \
-                out_##SFX(op, k, L, m, t ? C + t * kk : NULL, excl, y + t * tile * kk);                             \
+                out_##SFX(op, k, L, m, t ? C + t * kk : cin, excl, y + t * tile * kk);                              \
             }                                                                                                       \
             free(L);                                                                                                \
         }                                                                                                           \
+        if (!fail && cout) memcpy(cout, C + nt * kk, kk * sizeof(T)); /* the last element's inclusive value */     \
         free(C);                                                                                                    \
         return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "gp_scan_ordered: tile buffers") : GP_OK;                    \
     }
@@ -113,40 +116,42 @@ DEFINE_OSCAN(double, f64)
 DEFINE_OSCAN(uint32_t, u32)
 
 gp_status_t gp__oscan_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y, int exclusive,
-                          int parallel)
+                          const void *carry_in, void *carry_out, int parallel)
 {
-    if (n == 0) return GP_OK;
     const size_t es = gp_dtype_size(dtype), w = es * gp_ordered_width(op);
+    if (n == 0) {
+        if (carry_in && carry_out) memcpy(carry_out, carry_in, w);
+        return GP_OK;
+    }
     if (op == GP_ORDERED_FIRST) {
         char first[8];
-        memcpy(first, x, es);
+        memcpy(first, carry_in ? carry_in : x, es);
         for (size_t i = 0; i < n; i++) memcpy((char *)y + i * w, first, es);
+        if (carry_out) memcpy(carry_out, first, es);
         return GP_OK;
     }
     if (op == GP_ORDERED_LAST) {
         if (x != y) memcpy(y, x, n * w);
+        if (carry_out) memcpy(carry_out, (const char *)x + (n - 1) * w, es);
         return GP_OK;
     }
     const int R = gp__oscan_run(op, dtype);
     switch (dtype) {
-    case GP_F32: return scan_f32((int)op, R, n, x, y, exclusive, parallel);
-    case GP_F64: return scan_f64((int)op, R, n, x, y, exclusive, parallel);
-    case GP_U32: return scan_u32((int)op, R, n, x, y, exclusive, parallel);
+    case GP_F32: return scan_f32((int)op, R, n, x, y, exclusive, carry_in, carry_out, parallel);
+    case GP_F64: return scan_f64((int)op, R, n, x, y, exclusive, carry_in, carry_out, parallel);
+    case GP_U32: return scan_u32((int)op, R, n, x, y, exclusive, carry_in, carry_out, parallel);
     default: return gp__error(GP_ERR_UNSUPPORTED, "gp_scan_ordered: dtype %s", gp_dtype_name(dtype));
     }
 }
 
-gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
-                            const void *x, void *y, gp_stream_t stream)
+gp_status_t gp__oscan_check(const char *fn, gp_ordered_op_t op, gp_dtype_t dtype, int kind)
 {
-    static const char fn[] = "gp_scan_ordered";
-    GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)op >= GP_ORDERED_OP_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: op %d is not a gp_ordered_op_t", fn, (int)op);
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
     if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, (int)kind);
+        return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, kind);
     const int anyd = op == GP_ORDERED_FIRST || op == GP_ORDERED_LAST;
     if (!anyd && !(dtype == GP_F32 || dtype == GP_F64 || (dtype == GP_U32 && op != GP_ORDERED_AFFINE)))
         return gp__error(GP_ERR_UNSUPPORTED, "%s: %s is defined for %s, not %s", fn, gp_ordered_op_name(op),
@@ -154,13 +159,34 @@ gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype,
     if (anyd && kind == GP_SCAN_EXCLUSIVE)
         return gp__error(GP_ERR_UNSUPPORTED, "%s: %s has no identity for an exclusive scan's first element "
                                              "(inclusive only)", fn, gp_ordered_op_name(op));
-    /* x and y as gp_scan's, counted in elements of width values */
+    return GP_OK;
+}
+
+gp_status_t gp__oscan_check_arrays(const char *fn, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
+                                   const void *y)
+{
     const size_t w = gp_ordered_width(op);
     size_t vals = 0;
     if (!gp__mul_ok(n, w, &vals))
         return gp__error(GP_ERR_OVERFLOW, "%s: n * %zu values = %zu * %zu overflows", fn, w, n, w);
-    GP_TRY_RET(gp__scan_check_arrays(fn, dtype, vals, x, y));
+    return gp__scan_check_arrays(fn, dtype, vals, x, y);
+}
+
+void gp__oscan_identity(gp_ordered_op_t op, gp_dtype_t dtype, void *v)
+{
+    if (dtype == GP_F32) ident_f32((int)op, v);
+    else if (dtype == GP_F64) ident_f64((int)op, v);
+    else ident_u32((int)op, v);
+}
+
+gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
+                            const void *x, void *y, gp_stream_t stream)
+{
+    static const char fn[] = "gp_scan_ordered";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(gp__oscan_check(fn, op, dtype, (int)kind));
+    GP_TRY_RET(gp__oscan_check_arrays(fn, op, dtype, n, x, y));
     if (n == 0) return GP_OK;
-    if (gp__is_cpu(ctx)) return gp__oscan_cpu(op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, 1);
-    return gp__oscan_gpu(ctx, op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, (cudaStream_t)stream);
+    if (gp__is_cpu(ctx)) return gp__oscan_cpu(op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, NULL, NULL, 1);
+    return gp__oscan_gpu(ctx, op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, NULL, NULL, (cudaStream_t)stream);
 }

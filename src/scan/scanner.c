@@ -9,10 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SLOT 128 /* bytes per carry: the widest element, mat4 of f64 */
+
 struct gp_scanner {
     gp_ctx_t *ctx;
     gp_reduce_op_t op;
     gp_dtype_t dtype, acc, out; /* input, accumulator (the carries' type), output (gp__scan_plan) */
+    int ord;                    /* -1, or the gp_ordered_op_t of an ordered scanner (dtype = acc = out) */
     int excl;
     int gpu;
     void *slot[2];    /* the carries: slot[cur] holds the latest (once count > 0) */
@@ -23,14 +26,16 @@ struct gp_scanner {
     int have_last;
 };
 
-static gp_status_t create(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, int acc_req,
+/* ord >= 0: an ordered scanner of that gp_ordered_op_t (op and acc_req unused) */
+static gp_status_t create(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, int ord, gp_dtype_t dtype, int acc_req,
                           gp_scan_kind_t kind, gp_scanner_t **scanner)
 {
     GP_ARG_NONNULL(fn, scanner);
     *scanner = NULL;
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     gp_dtype_t acc = dtype, out = dtype;
-    GP_TRY_RET(gp__scan_plan(fn, op, dtype, acc_req, &acc, &out));
+    if (ord >= 0) GP_TRY_RET(gp__oscan_check(fn, (gp_ordered_op_t)ord, dtype, (int)kind));
+    else GP_TRY_RET(gp__scan_plan(fn, op, dtype, acc_req, &acc, &out));
     if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
         return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not a gp_scan_kind_t", fn, (int)kind);
     GP_NO_CAPTURE(ctx, fn, "a scanner allocates its carries");
@@ -41,20 +46,21 @@ static gp_status_t create(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_d
     s->dtype = dtype;
     s->acc = acc;
     s->out = out;
+    s->ord = ord;
     s->excl = kind == GP_SCAN_EXCLUSIVE;
     s->gpu = !gp__is_cpu(ctx);
     cudaError_t e = cudaSuccess;
     if (s->gpu) {
         void *p = NULL;
-        e = cudaMalloc(&p, 16);
+        e = cudaMalloc(&p, 2 * SLOT);
         if (e == cudaSuccess) {
             s->slot[0] = p;
-            s->slot[1] = (char *)p + 8;
+            s->slot[1] = (char *)p + SLOT;
             e = cudaEventCreateWithFlags(&s->last, cudaEventDisableTiming);
             if (e != cudaSuccess) cudaFree(p);
         }
-    } else if ((s->slot[0] = malloc(16)) != NULL) {
-        s->slot[1] = (char *)s->slot[0] + 8;
+    } else if ((s->slot[0] = malloc(2 * SLOT)) != NULL) {
+        s->slot[1] = (char *)s->slot[0] + SLOT;
     } else {
         free(s);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the carries", fn);
@@ -70,13 +76,23 @@ static gp_status_t create(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_d
 gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
                               gp_scanner_t **scanner)
 {
-    return create("gp_scanner_create", ctx, op, dtype, -1, kind, scanner);
+    return create("gp_scanner_create", ctx, op, -1, dtype, -1, kind, scanner);
 }
 
 gp_status_t gp_scanner_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
                                   gp_scan_kind_t kind, gp_scanner_t **scanner)
 {
-    return create("gp_scanner_create_acc", ctx, op, dtype, (int)acc, kind, scanner);
+    return create("gp_scanner_create_acc", ctx, op, -1, dtype, (int)acc, kind, scanner);
+}
+
+gp_status_t gp_scanner_create_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,
+                                      gp_scanner_t **scanner)
+{
+    if ((unsigned)op >= GP_ORDERED_OP_COUNT) { /* before the cast to int below could hide a bad value */
+        if (scanner) *scanner = NULL;
+        return gp__error(GP_ERR_INVALID_ARG, "gp_scanner_create_ordered: op %d is not a gp_ordered_op_t", (int)op);
+    }
+    return create("gp_scanner_create_ordered", ctx, GP_REDUCE_SUM, (int)op, dtype, -1, kind, scanner);
 }
 
 gp_dtype_t gp_scanner_out_dtype(const gp_scanner_t *scanner) { return scanner ? scanner->out : GP_DTYPE_COUNT; }
@@ -86,7 +102,8 @@ gp_status_t gp_scanner_push(gp_scanner_t *s, size_t n, const void *x, void *y, g
     static const char fn[] = "gp_scanner_push";
     GP_ARG_NONNULL(fn, s);
     GP_TRY_RET(gp__ctx_enter(s->ctx, fn));
-    GP_TRY_RET(gp__scan_check_xy(fn, s->dtype, s->out, n, x, y));
+    if (s->ord >= 0) GP_TRY_RET(gp__oscan_check_arrays(fn, (gp_ordered_op_t)s->ord, s->dtype, n, x, y));
+    else GP_TRY_RET(gp__scan_check_xy(fn, s->dtype, s->out, n, x, y));
     GP_NO_CAPTURE(s->ctx, fn, "a scanner orders its pushes with an event of its own");
     if (n == 0) return GP_OK;
     if (s->ended)
@@ -100,12 +117,18 @@ gp_status_t gp_scanner_push(gp_scanner_t *s, size_t n, const void *x, void *y, g
         cudaStream_t st = (cudaStream_t)stream;
         cudaError_t e = s->have_last ? cudaStreamWaitEvent(st, s->last, 0) : cudaSuccess;
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaStreamWaitEvent", __FILE__, __LINE__);
-        GP_TRY_RET(gp__scan_gpu_x(s->ctx, s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, st));
+        if (s->ord >= 0)
+            GP_TRY_RET(gp__oscan_gpu(s->ctx, (gp_ordered_op_t)s->ord, s->dtype, n, x, y, s->excl, cin, cout, st));
+        else
+            GP_TRY_RET(gp__scan_gpu_x(s->ctx, s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, st));
         e = cudaEventRecord(s->last, st);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaEventRecord", __FILE__, __LINE__);
         s->have_last = 1;
     } else {
-        GP_TRY_RET(gp__scan_cpu_x(s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, 1));
+        if (s->ord >= 0)
+            GP_TRY_RET(gp__oscan_cpu((gp_ordered_op_t)s->ord, s->dtype, n, x, y, s->excl, cin, cout, 1));
+        else
+            GP_TRY_RET(gp__scan_cpu_x(s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, 1));
     }
     s->cur ^= 1;
     s->count += n;
@@ -120,9 +143,14 @@ gp_status_t gp_scanner_total_sync(gp_scanner_t *s, void *value_host)
     GP_ARG_NONNULL(fn, value_host);
     GP_TRY_RET(gp__ctx_enter(s->ctx, fn));
     GP_NO_CAPTURE(s->ctx, fn, "it waits for the scanner's work and reads its carry back");
-    const size_t ea = gp_dtype_size(s->acc);
-    unsigned char a[8] = {0};
-    if (s->count == 0) { /* nothing pushed: the exclusive scan's first value, from a one-element exclusive scan */
+    const size_t ea = gp_dtype_size(s->acc) * (s->ord >= 0 ? gp_ordered_width((gp_ordered_op_t)s->ord) : 1);
+    unsigned char a[SLOT] = {0};
+    if (s->ord >= 0 && s->count == 0) { /* nothing pushed: the identity (first / last have none) */
+        if (s->ord == GP_ORDERED_FIRST || s->ord == GP_ORDERED_LAST)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: %s of nothing (no element pushed)", fn,
+                             gp_ordered_op_name((gp_ordered_op_t)s->ord));
+        gp__oscan_identity((gp_ordered_op_t)s->ord, s->dtype, a);
+    } else if (s->count == 0) { /* nothing pushed: the exclusive scan's first value, from a one-element exclusive scan */
         unsigned char one[8] = {0};
         GP_TRY_RET(gp__scan_cpu(s->op, s->acc, 1, one, a, 1, NULL, NULL, 0));
     } else if (!s->gpu) {
@@ -132,7 +160,8 @@ gp_status_t gp_scanner_total_sync(gp_scanner_t *s, void *value_host)
         if (e == cudaSuccess) e = cudaMemcpy(a, s->slot[s->cur], ea, cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_total_sync", __FILE__, __LINE__);
     }
-    gp__scan_narrow1(s->acc, s->out, a, value_host); /* in the output dtype, rounded as the outputs are */
+    if (s->ord >= 0) memcpy(value_host, a, ea);
+    else gp__scan_narrow1(s->acc, s->out, a, value_host); /* in the output dtype, rounded as the outputs are */
     return GP_OK;
 }
 
