@@ -284,6 +284,35 @@ d = np.load(t + "/hsum64.npy")
 assert d.dtype == np.float64 and np.max(np.abs(d - r)) <= 1e-9
 PY
 fi
+# ordered ops: an affine f64 recurrence through two chunks (1.2M pairs), against the serial recurrence in numpy
+if command -v python3 >/dev/null 2>&1 && python3 -c "import numpy" 2>/dev/null; then
+  python3 -c "
+import numpy as np
+r = np.random.default_rng(9); n = 1200001
+a = np.where(r.random(n) < 0.5, -1.0, 1.0) * (1 + 1e-4 * (2 * r.random(n) - 1))
+np.save('$tmp/aff.npy', np.stack([a, 2 * r.random(n) - 1], 1))"
+  expect_rc 0 "scan affine npy" "$g" scan "$tmp/aff.npy" --op affine -o "$tmp/affo.npy" --json
+  grep -qF '"op": "affine"' "$tmp/out" && grep -qF '"elements": 1200001' "$tmp/out" && ok || bad "scan affine: $(cat "$tmp/out")"
+  python3 - "$tmp" <<'PY' && ok || bad "scan affine against the serial recurrence"
+import sys, numpy as np
+t = sys.argv[1]
+x = np.load(t + "/aff.npy"); y = np.load(t + "/affo.npy").reshape(-1, 2)
+a, b = x[:, 0].tolist(), x[:, 1].tolist()
+v, r = 0.0, np.empty(len(a))
+for i in range(len(a)):
+    v = a[i] * v + b[i]
+    r[i] = v
+assert np.max(np.abs(y[:, 1] - r)) <= 1e-9 * max(1.0, np.max(np.abs(r)))
+assert np.allclose(y[:, 0], np.cumprod(x[:, 0]), rtol=1e-9, atol=0)
+PY
+  expect_rc 2 "scan mat2 of a pair array" "$g" scan "$tmp/aff.npy" --op mat2 -o "$tmp/x.npy"
+  says "scan mat2 of pairs: why" "whole number of mat2" "$tmp/err"
+  head -c 12 "$tmp/ones.u32" | "$g" scan - --dtype f32 --op affine -o "$tmp/x.npy" >"$tmp/out" 2>"$tmp/err"
+  [ $? = 1 ] && grep -q "inside an element of affine" "$tmp/err" && [ ! -e "$tmp/x.npy" ] && ok ||
+    bad "scan affine of 3 values from a pipe: $(cat "$tmp/err")"
+  expect_rc 2 "scan affine --acc" "$g" scan "$tmp/aff.npy" --op affine --acc f64 -o "$tmp/x.npy"
+  [ ! -e "$tmp/x.npy" ] && ok || bad "a refused ordered scan left its output"
+fi
 expect_rc 2 "scan without -o" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum
 expect_rc 2 "scan without --op" "$g" scan "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw"
 expect_rc 2 "scan bad op" "$g" scan "$tmp/ones.u32" --dtype u32 --op mean -o "$tmp/x.raw"

@@ -1,6 +1,7 @@
 /*
  * cmd_scan.c — `gpuprim scan FILE|- --op OP [--exclusive] [--dtype T] [--acc T] [--offset B] [--count N] -o OUT
- * [-d cpu|ID] [--json|--csv]`: the inclusive (or exclusive) scan of a .npy / raw file or standard input, streamed in chunks of
+ * [-d cpu|ID] [--json|--csv]`, OP a scalar op or an ordered one (mat2 mat3 mat4 affine first last: tuples of values,
+ * gp_scanner_create_ordered): the inclusive (or exclusive) scan of a .npy / raw file or standard input, streamed in chunks of
  * whole GP_SCAN_GRANULE tiles through a gp_scanner (any size: the carry passes from chunk to chunk, so the bits equal
  * one gp_scan over the whole array), each chunk's result copied back and appended to OUT. OUT ending in .npy is a
  * 1-D .npy of the output dtype (the input's, or the accumulator's with --acc: gp_scan_acc; its header reserved up front and rewritten with the count at the end, so standard
@@ -28,6 +29,8 @@ typedef struct sjob {
     size_t cap;      /* elements per chunk */
     arr_out_t *out;
     size_t elements;
+    size_t w;      /* values per element: 1, or gp_ordered_width of an ordered op */
+    int bad_tail;  /* the input ended inside an element */
 } sjob_t;
 
 /* One chunk: scanned from the carry of the chunks before, copied back, appended to the output. */
@@ -35,16 +38,22 @@ static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first,
 {
     sjob_t *j = user;
     (void)first;
-    if (n > j->cap) return GP_ERR_INTERNAL; /* the stream's chunks are at most CHUNK_BYTES */
+    if (n > j->cap * j->w) return GP_ERR_INTERNAL; /* the stream's chunks are at most CHUNK_BYTES */
+    if (n % j->w) {
+        j->bad_tail = 1;
+        return GP_ERR_INVALID_ARG;
+    }
+    const size_t vals = n;
+    n /= j->w; /* elements */
     gp_status_t st;
     if (j->gpu) {
         if ((st = gp_scanner_push(j->sc, n, x, j->dout, s)) != GP_OK) return st;
-        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, n * j->os, s)) != GP_OK) return st;
+        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, vals * j->os, s)) != GP_OK) return st;
         if ((st = gp_stream_sync(j->ctx, s)) != GP_OK) return st;
     } else if ((st = gp_scanner_push(j->sc, n, x, j->hout, NULL)) != GP_OK) {
         return st;
     }
-    if (arr_out_write(j->out, j->hout, n) != 0) return GP_ERR_IO;
+    if (arr_out_write(j->out, j->hout, vals) != 0) return GP_ERR_IO;
     j->elements += n;
     return GP_OK;
 }
@@ -56,7 +65,10 @@ static void usage(FILE *f)
                "  y[i] = x[0] OP ... OP x[i] (--exclusive: shifted right by one, the op's identity first) of a .npy\n"
                "  or raw file or standard input, streamed (any size), into OUT (.npy if the name ends so, else raw).\n"
                "  OP: sum prod min max (every dtype), and or xor (integers); u8 .. i16 wrap in their width, f16 / bf16\n"
-               "  accumulate in f32. --acc T: the accumulator and output dtype (default: the input's; 'default':\n"
+               "  accumulate in f32; or an ordered op over tuples of values: mat2 mat3 mat4 (f32 f64 u32: 2x2 .. 4x4\n"
+               "  row-major matrix products), affine (f32 f64: (a, b) pairs, x -> a x + b applied in order; the\n"
+               "  recurrence x_t = a_t x_(t-1) + b_t), first, last (any dtype); the output flat, like a raw input.\n"
+               "  --acc T (not for ordered ops): the accumulator and output dtype (default: the input's; 'default':\n"
                "  gp_reduce's for sums and products; f64 sums of f16 / bf16 / f32, i64 / u64 sums of small integers).\n"
                "  Deterministic: the same bits on every GPU and the CPU backend (docs/SCAN.md).\n");
 }
@@ -83,7 +95,11 @@ int cmd_scan(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (gp_reduce_op_parse(o_op, &op) != GP_OK) return bad_value("scan", "--op", "sum prod min max and or xor", o_op);
+    gp_ordered_op_t ord = GP_ORDERED_OP_COUNT; /* an ordered op instead */
+    if (gp_reduce_op_parse(o_op, &op) != GP_OK && gp_ordered_op_parse(o_op, &ord) != GP_OK)
+        return bad_value("scan", "--op", "sum prod min max and or xor mat2 mat3 mat4 affine first last", o_op);
+    const int ordered = ord != GP_ORDERED_OP_COUNT;
+    if (ordered && o_acc) return bad_value("scan", "--acc", "no accumulator choice for an ordered op", o_acc);
     const gp_scan_kind_t kind = o_excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
     gp_dtype_t acc = GP_DTYPE_COUNT; /* with --acc only */
     if (o_acc && strcmp(o_acc, "default") != 0 && gp_dtype_parse(o_acc, &acc) != GP_OK)
@@ -111,17 +127,26 @@ int cmd_scan(int argc, char **argv)
     j.out = &ao;
     j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     j.es = in.d.elem_size;
-    if ((st = o_acc ? gp_scanner_create_acc(ctx, op, dtype, acc, kind, &j.sc)
-                    : gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
+    j.w = ordered ? gp_ordered_width(ord) : 1;
+    if (ordered && in.d.count != GP_COUNT_ALL && in.d.count % j.w) {
+        fprintf(stderr, "gpuprim scan: %zu values are not a whole number of %s elements (%zu values each)\n",
+                (size_t)in.d.count, gp_ordered_op_name(ord), j.w);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if ((st = ordered ? gp_scanner_create_ordered(ctx, ord, dtype, kind, &j.sc)
+              : o_acc ? gp_scanner_create_acc(ctx, op, dtype, acc, kind, &j.sc)
+                      : gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
         fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
     const gp_dtype_t odt = gp_scanner_out_dtype(j.sc);
     j.os = gp_dtype_size(odt);
-    j.cap = CHUNK_BYTES / (j.os > j.es ? j.os : j.es) / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
-    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.os, &bd) != GP_OK) ||
-        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.os, &bh) != GP_OK) {
+    /* cap: elements per chunk, whole granules; a chunk holds cap * w values */
+    j.cap = CHUNK_BYTES / (j.os > j.es ? j.os : j.es) / j.w / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
+    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.w * j.os, &bd) != GP_OK) ||
+        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.w * j.os, &bh) != GP_OK) {
         fprintf(stderr, "gpuprim scan: chunk buffers: %s\n", gp_last_error());
         rc = EXIT_FAIL;
         goto out;
@@ -129,34 +154,50 @@ int cmd_scan(int argc, char **argv)
     j.dout = bd.device;
     j.hout = bh.host;
     if ((rc = arr_out_open(&ao, "scan", o_out, odt)) != EXIT_OK) goto out;
-    st = stream_chunks(ctx, &in, j.cap * j.es, GP_SCAN_GRANULE, t0, scan_chunk, &j);
+    st = stream_chunks(ctx, &in, j.cap * j.w * j.es, GP_SCAN_GRANULE * j.w, t0, scan_chunk, &j);
+    if (st != GP_OK && j.bad_tail) {
+        fprintf(stderr, "gpuprim scan: %s: the input ends inside an element of %s (%zu values each; nothing written)\n",
+                path, gp_ordered_op_name(ord), j.w);
+        rc = EXIT_FAIL;
+        goto out;
+    }
     if (st != GP_OK) {
         rc = stream_failed("scan", path, st, &ao, NULL);
         goto out;
     }
     {
-        unsigned char last[8] = {0};
+        unsigned char last[128] = {0};
         if ((st = gp_scanner_total_sync(j.sc, last)) != GP_OK) {
             fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
             rc = EXIT_FAIL;
             goto out;
         }
         if ((rc = arr_out_close(&ao, "scan", 1)) != EXIT_OK) goto out;
-        const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)(j.es + j.os);
+        const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)j.w * (double)(j.es + j.os);
         char desc[512], val[64], jval[64];
         describe_device(ctx, desc, sizeof desc);
         FILE *m = fmemopen(val, sizeof val, "w"), *mj = fmemopen(jval, sizeof jval, "w");
-        if (m) print_elem(m, odt, last, 0), fclose(m);
-        if (mj) print_elem(mj, odt, last, 1), fclose(mj);
+        /* the total: one value, or an ordered op's element as a list */
+        const size_t tw = ordered && ord < GP_ORDERED_FIRST ? j.w : 1;
+        if (m) {
+            for (size_t k = 0; k < tw; k++) fputs(k ? " " : "", m), print_elem(m, odt, last + k * j.os, 0);
+            fclose(m);
+        }
+        if (mj) {
+            fputs(tw > 1 ? "[" : "", mj);
+            for (size_t k = 0; k < tw; k++) fputs(k ? ", " : "", mj), print_elem(mj, odt, last + k * j.os, 1);
+            fputs(tw > 1 ? "]" : "", mj);
+            fclose(mj);
+        }
         if (!m) strcpy(val, "?");
         if (!mj) strcpy(jval, "null");
         if (c.fmt == FMT_TABLE) {
             printf("%s scan (%s) of %zu %s elements -> %s (%s): total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
-                   gp_reduce_op_name(op), kind ? "exclusive" : "inclusive", j.elements, gp_dtype_name(dtype), o_out,
+                   ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op), kind ? "exclusive" : "inclusive", j.elements, gp_dtype_name(dtype), o_out,
                    gp_dtype_name(odt), val, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
         } else {
             record_t r = {0};
-            rec_add(&r, "op", 0, "%s", gp_reduce_op_name(op));
+            rec_add(&r, "op", 0, "%s", ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op));
             rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
             rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
             rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
