@@ -270,7 +270,7 @@ if [[ " $steps " == *" oscan "* ]]; then
   G=$B/gpuprim
   {
     echo "### ctest gpu_scan (segmented too), gpu_scan_ordered, test_scan, test_scan_ordered"
-    (cd $B && ctest -V --timeout 600 -R 'scan_ordered|gpu_scan$|test_scan$' | grep -E "run |done|FAIL|passed|failed|skipped" | tail -40)
+    (cd $B && ctest -V --timeout 600 -R 'scan_ordered|gpu_scan$|test_scan$|cli$' | grep -E "run |done|scanner|FAIL|passed|failed|skipped" | tail -40)
     for t in memcheck racecheck synccheck; do
       echo "### compute-sanitizer $t gpu_scan_ordered"
       GP_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_scan_ordered 2>&1 | tail -3
