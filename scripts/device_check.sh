@@ -351,6 +351,23 @@ if [[ " $steps " == *" stream "* ]]; then
   grep -E '"op"' "$OUT/stream.log" | sed 's/, "device".*//' | head -20
 fi
 
+if [[ " $steps " == *" prof "* ]]; then
+  # Nsight Compute over the scan kernels at 2^26 (bench scan -n 2^26: affine f32 2^25 pairs, sum f32 2^26): speed
+  # of light, occupancy, warp stalls, memory (prof.txt); clocks left alone (METHOD.md).
+  G=$B/gpuprim
+  {
+    for k in 'k_lb<.*OS<3, float' 'k_scan<float, float, float' 'k_lb<.*OS<0, float'; do
+      echo "### ncu $k"
+      timeout 240 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip 1 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+        --section SchedulerStats --section LaunchStats $G bench scan -n 67108864 --reps 2 --warmup 1 2>&1 |
+        grep -vE '^(op|sum|exclusive|max|affine|mat2|segmented) ' | tail -90
+    done
+  } >"$OUT/prof.txt" 2>&1
+  note "prof: $(grep -c 'Duration' "$OUT/prof.txt") kernels profiled"
+  grep -E '^  [a-z_]+<|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued' "$OUT/prof.txt" | head -40
+fi
+
 echo
 echo "===== summary"
 for s in "${summary[@]}"; do echo "$s"; done
