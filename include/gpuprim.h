@@ -58,7 +58,8 @@ typedef enum gp_status {
     GP_ERR_CUDA = 7,          /* any other CUDA runtime error; gp_last_error() holds the call and message */
     GP_ERR_IO = 8,            /* file read/write failed */
     GP_ERR_FORMAT = 9,        /* malformed input file */
-    GP_ERR_INTERNAL = 10      /* a bug in gpuprim */
+    GP_ERR_INTERNAL = 10,     /* a bug in gpuprim */
+    GP_ERR_COMPILE = 11       /* a user operator did not compile; gp_last_error() holds the compiler's messages */
 } gp_status_t;
 
 GP_API const char *gp_status_string(gp_status_t status);
@@ -523,6 +524,59 @@ GP_API gp_status_t gp_run_length_encode(gp_ctx_t *ctx, gp_dtype_t dtype, size_t 
                                         uint64_t *lengths, uint64_t *runs_dev, gp_stream_t stream);
 GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
                                              uint64_t *lengths, size_t *runs);
+
+/* ---------------------------------------------------------------------------------------------- user operators */
+/* Operators written as a line of C, compiled at run time: NVRTC for the context's GPU (libnvrtc is loaded with
+ * dlopen on the first gp_uop_create of a GPU context: a program that never creates one does not need it), the
+ * system C compiler (GP_CC, else cc) into a shared object for the CPU backend. docs/JIT.md has the rules.
+ *   GP_UOP_BINARY  a o b over elements of `arity` components of dtype. arity 1: src is an expression over `a` and `b`
+ *                  of type T (or a body with `return`); arity k > 1: statements over `a[i]`, `b[i]` that set `r[0]` ..
+ *                  `r[k-1]` (r never aliases a or b). identity: k C expressions, comma-separated (required).
+ *                  commutative = 1: reduced by the tile tree of docs/REDUCE.md (gp_reduce's, so `a + b` with identity
+ *                  -0.0 gives gp_reduce's bits; element sizes 1, 2, 4, 8 or 16 bytes), 0: by the ordered tree of
+ *                  gp_reduce_ordered (any size; a left fold up to rounding).
+ *   GP_UOP_MAP     an expression (or body) over `x` of type T giving out_dtype's value type U (arity 1).
+ *   GP_UOP_PRED    an expression over `x` of type T, nonzero = keep (arity 1; used by the select family, later).
+ * T is the dtype's value type: the C integer types, float, double; f16 and bf16 are computed in float (values widen
+ * on load, map outputs round to nearest even). Integer arithmetic is the C type's (u8 a + b wraps at 8 bits: widen
+ * with a map first). Floating point: no FMA contraction on either side, so + - * / and sqrt give the same bits on
+ * the GPU and the CPU; other library functions (expf, ...) may differ in the last place. The source is compiled in
+ * a translation unit of its own; it may use the C math functions and INFINITY / NAN. Compile errors return
+ * GP_ERR_COMPILE with the messages at line:column of src (or of identity) in gp_last_error(). Compiled code is cached
+ * per context and on disk (GP_JIT_CACHE=DIR, or "off"; else $XDG_CACHE_HOME/gpuprim or ~/.cache/gpuprim). A uop is
+ * used with the context it was created on and destroyed before it. */
+typedef enum gp_uop_kind { GP_UOP_BINARY = 0, GP_UOP_MAP = 1, GP_UOP_PRED = 2 } gp_uop_kind_t;
+typedef struct gp_uop_desc {
+    gp_uop_kind_t kind;
+    gp_dtype_t dtype;     /* the element's (or x's) dtype */
+    int arity;            /* binary: components per element, 1..16 (0: 1); maps and predicates: 0 or 1 */
+    gp_dtype_t out_dtype; /* maps: the output dtype; ignored otherwise */
+    const char *src;
+    const char *identity; /* binary: the identity's components */
+    int commutative;      /* binary: 1 = the tile tree, 0 = the ordered tree */
+} gp_uop_desc_t;
+typedef struct gp_uop gp_uop_t;
+GP_API gp_status_t gp_uop_create(gp_ctx_t *ctx, const gp_uop_desc_t *desc, gp_uop_t **op);
+GP_API void gp_uop_destroy(gp_uop_t *op);
+/* Bytes of one result element of a binary op: arity * the value type's size (f16 / bf16: 4). 0 for NULL. */
+GP_API size_t gp_uop_value_bytes(const gp_uop_t *op);
+/* Seconds the create took and whether its code came from the disk cache (1), memory (2) or a compile (0). */
+GP_API double gp_uop_build_seconds(const gp_uop_t *op, int *source);
+/* The fold of x[0, n) (n elements of arity components of dtype) by a binary op, into result (value bytes, device
+ * memory on a GPU: asynchronous; host memory on the CPU backend). n = 0 gives the identity. */
+GP_API gp_status_t gp_reduce_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, void *result,
+                                 gp_stream_t stream);
+GP_API gp_status_t gp_reduce_uop_sync(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, void *result_host);
+/* y[i] = map(x[i]) (x: dtype, y: out_dtype; in place when the sizes agree). */
+GP_API gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const void *x, void *y,
+                                gp_stream_t stream);
+/* The fold of map(x[i]) by op in one pass (no temporary): op's dtype must be map's out_dtype. The tree is the tile
+ * tree over x's elements (16 / sizeof(x's dtype) per vector), so it equals gp_reduce_uop of gp_transform's output
+ * when the two dtypes have the same size; op must be commutative and of arity 1. */
+GP_API gp_status_t gp_transform_reduce(gp_ctx_t *ctx, const gp_uop_t *map, const gp_uop_t *op, size_t n,
+                                       const void *x, void *result, gp_stream_t stream);
+GP_API gp_status_t gp_transform_reduce_sync(gp_ctx_t *ctx, const gp_uop_t *map, const gp_uop_t *op, size_t n,
+                                            const void *x, void *result_host);
 
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:

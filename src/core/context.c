@@ -1,6 +1,7 @@
 /* context.c — contexts, streams, timers, the context-owned workspace. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "../jit/jit_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,10 @@ static cudaError_t ctx_release(gp_ctx_t *ctx)
 {
     cudaError_t e = cudaSuccess;
     if (ctx->cap) gp__capture_abandon(ctx);
+    if (ctx->jit) {
+        if (ctx->device != GP_DEVICE_CPU) (void)cudaSetDevice(ctx->device);
+        gp__jit_release(ctx);
+    }
     if (ctx->device != GP_DEVICE_CPU && (ctx->ws || ctx->counters || ctx->host_result || ctx->dev_result)) {
         e = cudaSetDevice(ctx->device);
         if (e == cudaSuccess) e = cudaDeviceSynchronize();

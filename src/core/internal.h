@@ -33,6 +33,7 @@ struct gp_ctx {
     void *dev_result;            /* 64 device bytes where _sync operations put their result first */
     char note[320];              /* GP_DEVICE_DEFAULT that fell back to the CPU: why (else empty) */
     struct gp__capture *cap;     /* non-NULL between gp_graph_begin and gp_graph_end (graph.c) */
+    struct gp__jit_mod *jit;     /* user operators' compiled modules (src/jit), freed at destroy */
 };
 #define GP__NCOUNTERS 16
 #define GP__COUNTER_DOT 0

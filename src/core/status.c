@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static _Thread_local char g_detail[512];
+static _Thread_local char g_detail[4096]; /* room for a compiler's messages (GP_ERR_COMPILE) */
 
 int gp_version(void) { return GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH; }
 
@@ -23,6 +23,7 @@ const char *gp_status_string(gp_status_t status)
     case GP_ERR_IO: return "I/O error";
     case GP_ERR_FORMAT: return "malformed input";
     case GP_ERR_INTERNAL: return "internal error";
+    case GP_ERR_COMPILE: return "compile error";
     }
     return "unknown status";
 }

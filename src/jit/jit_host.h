@@ -1,0 +1,182 @@
+/*
+ * jit_host.h — the CPU backend of a user operator: the same trees as jit_kernels.cuh, compiled by the system C
+ * compiler into a shared object at run time (src/jit/uop.c embeds this text after the same kind of preamble; never
+ * compiled into the library). The library calls these functions over ranges of tiles from its OpenMP loops:
+ *   gpj_h_tiles(x, n, t0, t1, partials)   tile results of tiles [t0, t1) (either tree)
+ *   gpj_h_fold(src, m, g0, g1, dst)        one level: groups [g0, g1) of src[0, m) into dst[g]
+ *   gpj_h_ident(r)                         the identity
+ *   gpj_h_map(x, y, i0, i1)                y[i] = map(x[i])
+ * gpj_h_tile_elems / gpj_h_group_elems say how many elements a tile and entries a group hold.
+ */
+#define GPJ_LANES 256
+#define GPJ_VECS 16
+#define GPJ_EXPORT __attribute__((visibility("default")))
+
+#if defined(GPJ_BINARY)
+typedef struct {
+    GPJ_T v[GPJ_K];
+} GPJ_S;
+
+static inline GPJ_S gpj_c(GPJ_S a, GPJ_S b)
+{
+    GPJ_S r;
+    gpj_comb(a.v, b.v, r.v);
+    return r;
+}
+static inline GPJ_S gpj_id(void)
+{
+    GPJ_S r;
+    gpj_ident(r.v);
+    return r;
+}
+GPJ_EXPORT void gpj_h_ident(void *r) { *(GPJ_S *)r = gpj_id(); }
+
+#if GPJ_COMM
+#ifdef GPJ_TR
+typedef GPJ_XIN GPJ_E;
+static inline GPJ_S gpj_make(const GPJ_E *p)
+{
+    GPJ_S s;
+    s.v[0] = gpj_map(gpj_xin(*p));
+    return s;
+}
+#define GPJ_ES ((int)sizeof(GPJ_XIN))
+#else
+typedef struct {
+    GPJ_IN c[GPJ_K];
+} GPJ_E;
+static inline GPJ_S gpj_make(const GPJ_E *p)
+{
+    GPJ_S s;
+    for (int c = 0; c < GPJ_K; c++) s.v[c] = gpj_in(p->c[c]);
+    return s;
+}
+#define GPJ_ES ((int)sizeof(GPJ_IN) * GPJ_K)
+#endif
+#define GPJ_W (16 / GPJ_ES)
+#define GPJ_GROUP ((size_t)GPJ_LANES * GPJ_VECS)
+GPJ_EXPORT const size_t gpj_h_tile_elems = (size_t)GPJ_LANES * GPJ_VECS * GPJ_W;
+GPJ_EXPORT const size_t gpj_h_group_elems = GPJ_GROUP;
+
+/* the GPU's block tree: within each warp for o = 16 .. 1: s[l] = s[l] o s[l+o] (l < o), then the 8 warp results */
+static GPJ_S gpj_block_tree(GPJ_S *s)
+{
+    for (int w = 0; w < GPJ_LANES / 32; w++)
+        for (int o = 16; o > 0; o >>= 1)
+            for (int l = 0; l < o; l++) s[32 * w + l] = gpj_c(s[32 * w + l], s[32 * w + l + o]);
+    GPJ_S r[GPJ_LANES / 32];
+    for (int i = 0; i < GPJ_LANES / 32; i++) r[i] = s[32 * i];
+    for (int o = GPJ_LANES / 64; o > 0; o >>= 1)
+        for (int i = 0; i < o; i++) r[i] = gpj_c(r[i], r[i + o]);
+    return r[0];
+}
+
+GPJ_EXPORT void gpj_h_tiles(const void *xv, size_t n, size_t t0, size_t t1, void *partials)
+{
+    const GPJ_E *x = (const GPJ_E *)xv;
+    GPJ_S s[GPJ_LANES];
+    for (size_t k = t0; k < t1; k++) {
+        const size_t base = k * gpj_h_tile_elems;
+        for (int l = 0; l < GPJ_LANES; l++) {
+            GPJ_S a = gpj_id();
+            for (int j = 0; j < GPJ_VECS; j++) {
+                const size_t e0 = base + ((size_t)l + (size_t)GPJ_LANES * j) * GPJ_W;
+                for (int w = 0; w < GPJ_W; w++)
+                    if (e0 + w < n) a = gpj_c(a, gpj_make(x + e0 + w));
+            }
+            s[l] = a;
+        }
+        ((GPJ_S *)partials)[k] = gpj_block_tree(s);
+    }
+}
+
+GPJ_EXPORT void gpj_h_fold(const void *srcv, size_t m, size_t g0, size_t g1, void *dstv)
+{
+    const GPJ_S *src = (const GPJ_S *)srcv;
+    GPJ_S s[GPJ_LANES];
+    for (size_t g = g0; g < g1; g++) {
+        for (int l = 0; l < GPJ_LANES; l++) {
+            GPJ_S a = gpj_id();
+            for (int j = 0; j < GPJ_VECS; j++) {
+                const size_t e = g * GPJ_GROUP + (size_t)j * GPJ_LANES + (size_t)l;
+                if (e < m) a = gpj_c(a, src[e]);
+            }
+            s[l] = a;
+        }
+        ((GPJ_S *)dstv)[g] = gpj_block_tree(s);
+    }
+}
+
+#else
+/* ---------------------------------------------------------------- the ordered tree */
+typedef struct {
+    GPJ_IN c[GPJ_K];
+} GPJ_E;
+#define GPJ_ES ((int)sizeof(GPJ_IN) * GPJ_K)
+#define GPJ_R (256 / GPJ_ES > 0 ? 256 / GPJ_ES : 1)
+GPJ_EXPORT const size_t gpj_h_tile_elems = (size_t)GPJ_LANES * GPJ_R;
+GPJ_EXPORT const size_t gpj_h_group_elems = (size_t)GPJ_LANES * GPJ_R;
+typedef struct {
+    GPJ_S s;
+    int ok;
+} GPJ_O;
+static inline GPJ_O gpj_oc(GPJ_O a, GPJ_O b)
+{
+    if (!b.ok) return a;
+    if (!a.ok) return b;
+    GPJ_O r;
+    r.ok = 1;
+    r.s = gpj_c(a.s, b.s);
+    return r;
+}
+/* the GPU's fold: warp up-sweep (lane l, a multiple of 2o, takes s[l] o s[l+o]), warps left to right */
+static GPJ_S gpj_block_fold(GPJ_O *s)
+{
+    for (int w = 0; w < GPJ_LANES / 32; w++)
+        for (int o = 1; o < 32; o <<= 1)
+            for (int l = 0; l < 32; l += 2 * o) s[32 * w + l] = gpj_oc(s[32 * w + l], s[32 * w + l + o]);
+    GPJ_O r = s[0];
+    for (int w = 1; w < GPJ_LANES / 32; w++) r = gpj_oc(r, s[32 * w]);
+    return r.s;
+}
+static void gpj_ofold(const GPJ_S *src, const GPJ_E *x, size_t m, size_t g, GPJ_S *dst)
+{
+    GPJ_O s[GPJ_LANES];
+    for (int l = 0; l < GPJ_LANES; l++) {
+        GPJ_O a;
+        a.ok = 0;
+        const size_t first = g * gpj_h_tile_elems + (size_t)l * GPJ_R;
+        for (int j = 0; j < GPJ_R; j++)
+            if (first + j < m) {
+                GPJ_O e;
+                e.ok = 1;
+                if (x) {
+                    for (int c = 0; c < GPJ_K; c++) e.s.v[c] = gpj_in(x[first + j].c[c]);
+                } else {
+                    e.s = src[first + j];
+                }
+                a = gpj_oc(a, e);
+            }
+        s[l] = a;
+    }
+    dst[g] = gpj_block_fold(s);
+}
+GPJ_EXPORT void gpj_h_tiles(const void *x, size_t n, size_t t0, size_t t1, void *partials)
+{
+    for (size_t k = t0; k < t1; k++) gpj_ofold(NULL, (const GPJ_E *)x, n, k, (GPJ_S *)partials);
+}
+GPJ_EXPORT void gpj_h_fold(const void *src, size_t m, size_t g0, size_t g1, void *dst)
+{
+    for (size_t g = g0; g < g1; g++) gpj_ofold((const GPJ_S *)src, NULL, m, g, (GPJ_S *)dst);
+}
+#endif
+#endif /* GPJ_BINARY */
+
+#if defined(GPJ_MAP) && !defined(GPJ_TR)
+GPJ_EXPORT void gpj_h_map(const void *xv, void *yv, size_t i0, size_t i1)
+{
+    const GPJ_XIN *x = (const GPJ_XIN *)xv;
+    GPJ_OUT *y = (GPJ_OUT *)yv;
+    for (size_t i = i0; i < i1; i++) y[i] = gpj_out(gpj_map(gpj_xin(x[i])));
+}
+#endif

@@ -1,0 +1,83 @@
+/*
+ * jit_internal.h — what src/jit shares: user operators (gp_uop_t), their compiled modules and the caches.
+ *   uop.c        the public handle: checks, the module's source (preamble + embedded templates), create / destroy
+ *   jit_build.c  NVRTC (dlopen) to a cubin, the system C compiler to a shared object, the disk cache
+ *   jit_run.c    gp_reduce_uop, gp_transform, gp_transform_reduce on both backends
+ * A module is one compiled translation unit (a binary op's reduce kernel, a map's transform kernel, or a map and a
+ * binary op fused for transform-reduce), kept in the context's list by its key until the context is destroyed.
+ */
+#ifndef GP_JIT_INTERNAL_H
+#define GP_JIT_INTERNAL_H
+
+#include "../core/internal.h"
+
+#include <stdint.h>
+
+#define GP__COUNTER_JIT 5
+#define GP__JIT_MAX_ARITY 16
+
+/* the embedded template texts (generated from jit_common.h, jit_kernels.cuh and jit_host.h at build time) */
+GP_INTERNAL extern const char gp__jit_common_text[];
+GP_INTERNAL extern const char gp__jit_kernels_text[];
+GP_INTERNAL extern const char gp__jit_host_text[];
+
+typedef struct gp__jit_mod {
+    uint64_t key[2];
+    int gpu;
+    /* GPU */
+    cudaLibrary_t lib;
+    cudaKernel_t k_reduce, k_transform;
+    int blocks_per_sm; /* of k_reduce at 256 threads */
+    /* CPU */
+    void *so;
+    void (*h_tiles)(const void *, size_t, size_t, size_t, void *);
+    void (*h_fold)(const void *, size_t, size_t, size_t, void *);
+    void (*h_ident)(void *);
+    void (*h_map)(const void *, void *, size_t, size_t);
+    size_t tile_elems, group_elems;
+    struct gp__jit_mod *next;
+} gp__jit_mod_t;
+
+struct gp_uop {
+    gp_ctx_t *ctx;
+    gp_uop_kind_t kind;
+    gp_dtype_t dtype, out_dtype;
+    int arity, commutative;
+    char *src, *identity;
+    gp__jit_mod_t *mod; /* owned by the context's list */
+    double build_s;
+    int source; /* 0 compiled, 1 disk cache, 2 memory */
+    /* maps: the transform-reduce module of the last binary op met (its source, identity, dtype) */
+    char *tr_src, *tr_id;
+    gp_dtype_t tr_dtype;
+    gp__jit_mod_t *tr_mod;
+};
+
+/* Where a module's code came from (gp_uop_build_seconds). */
+enum { GP__JIT_COMPILED = 0, GP__JIT_DISK = 1, GP__JIT_MEMORY = 2 };
+
+/* The module of source text `src` for ctx (GPU: a cubin for its architecture; CPU: a shared object): from the
+ * context's list, the disk cache, or a compile. `what` names the call for messages. */
+GP_INTERNAL gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, gp__jit_mod_t **mod,
+                                       int *source);
+/* Frees every module of the context (context.c, at destroy; the device is current). */
+GP_INTERNAL void gp__jit_release(gp_ctx_t *ctx);
+
+/* Builders (jit_build.c). arch "sm_90"; *cubin malloc'ed. The disk cache is consulted first (*source). */
+GP_INTERNAL gp_status_t gp__jit_cubin(const char *what, const char *src, const char *arch, void **cubin,
+                                      size_t *bytes, int *source);
+/* A shared object built from C source, dlopen'ed (*so). */
+GP_INTERNAL gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source);
+/* The disk cache directory ("" when disabled) into buf. */
+GP_INTERNAL void gp__jit_cache_dir(char *buf, size_t size);
+/* 128-bit key of a byte string (two FNV-1a 64 streams). */
+GP_INTERNAL void gp__jit_hash(const void *p, size_t n, uint64_t key[2]);
+
+/* The module source of a uop (uop.c): kind of module, target (1 GPU, 0 host); *out malloc'ed. tr: a map's source
+ * fused with a binary op (transform-reduce). */
+GP_INTERNAL gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, char **out);
+/* Test hook: the GPU source of desc compiled by NVRTC for arch through the disk cache, without a device. */
+GP_INTERNAL gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int *source,
+                                             double *seconds);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * jit_run.c — the calls that run user operators: gp_reduce_uop, gp_transform, gp_transform_reduce. GPU: the module's
+ * kernels launched on the stream (the reduce kernel's tile results in the context workspace, the last block folding
+ * them); CPU: the shared object's tile functions over OpenMP chunks of tiles, the levels folded serially.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "jit_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static dim3 dim3_make(unsigned x)
+{
+    dim3 d = {x, 1, 1};
+    return d;
+}
+
+/* Bytes of one input element of a reduce: arity components of dtype (transform-reduce: one x). */
+static size_t elem_bytes(const gp_uop_t *op) { return (size_t)op->arity * gp_dtype_size(op->dtype); }
+
+static size_t gpu_tile_elems(int commutative, size_t es)
+{
+    if (commutative) return (size_t)256 * 16 * (16 / es);
+    return (size_t)256 * (256 / es > 0 ? 256 / es : 1);
+}
+
+static gp_status_t check_common(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, gp_uop_kind_t kind,
+                                const char *which)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if (op == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is NULL", fn, which);
+    if (op->ctx != ctx)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s was created on another context", fn, which);
+    if (op->kind != kind)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is a %s, not a %s", fn, which,
+                         op->kind == GP_UOP_BINARY ? "binary op" : op->kind == GP_UOP_MAP ? "map" : "predicate",
+                         kind == GP_UOP_BINARY ? "binary op" : kind == GP_UOP_MAP ? "map" : "predicate");
+    return GP_OK;
+}
+
+static gp_status_t check_x(const char *fn, size_t n, const void *x, gp_dtype_t dtype, size_t es, const char *name)
+{
+    size_t bytes;
+    if (!gp__mul_ok(n, es, &bytes)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu elements overflow", fn, n);
+    if (n && x == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is NULL", fn, name);
+    if (n && ((uintptr_t)x % gp_dtype_size(dtype)) != 0)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not aligned to its dtype (%zu bytes)", fn, name,
+                         gp_dtype_size(dtype));
+    return GP_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ reduce */
+static gp_status_t reduce_gpu(gp_ctx_t *ctx, const char *fn, gp__jit_mod_t *m, int commutative, size_t es,
+                              size_t vbytes, size_t n, const void *x, void *result, void *host, cudaStream_t stream)
+{
+    if (!m->k_reduce) return gp__error(GP_ERR_INTERNAL, "%s: the module has no reduce kernel", fn);
+    const size_t tile = gpu_tile_elems(commutative, es), ntiles = (n + tile - 1) / tile;
+    const size_t fill = (size_t)m->blocks_per_sm * (size_t)ctx->sm_count;
+    const size_t per = ntiles ? (ntiles + fill - 1) / fill : 1;
+    const unsigned grid = ntiles ? (unsigned)((ntiles + per - 1) / per) : 1u;
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, 256 + (ntiles ? ntiles : 1) * vbytes, &ws));
+    void *res = host ? ws : result;
+    void *partials = (char *)ws + 256;
+    unsigned *counter = ctx->counters + GP__COUNTER_JIT;
+    int aligned = ((uintptr_t)x & 15) == 0;
+    size_t nn = n, nt = ntiles;
+    void *args[] = {(void *)&x, &nn, &nt, &aligned, &partials, &counter, &res};
+    cudaError_t e = cudaLaunchKernel((const void *)m->k_reduce, dim3_make(grid), dim3_make(256), args, 0, stream);
+    if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    GP_TRY_RET(GP_CHECK_LAUNCH(fn));
+    if (!host) return GP_OK;
+    e = cudaMemcpyAsync(host, res, vbytes, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "the result", __FILE__, __LINE__);
+}
+
+static gp_status_t reduce_cpu(const char *fn, gp__jit_mod_t *m, size_t vbytes, size_t es, size_t n, const void *x,
+                              void *result)
+{
+    if (!m->h_tiles || !m->h_fold || !m->h_ident || !m->tile_elems || !m->group_elems)
+        return gp__error(GP_ERR_INTERNAL, "%s: the module has no reduce functions", fn);
+    if (n == 0) {
+        m->h_ident(result);
+        return GP_OK;
+    }
+    const size_t ntiles = (n + m->tile_elems - 1) / m->tile_elems;
+    char *a = malloc(ntiles * vbytes), *b = malloc(((ntiles + m->group_elems - 1) / m->group_elems) * vbytes + 1);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu tile results", fn, ntiles);
+    }
+    const size_t per = 16, chunks = (ntiles + per - 1) / per;
+    const int par = gp__cpu_par(1, n * es);
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+    for (long c = 0; c < (long)chunks; c++) {
+        const size_t t0 = (size_t)c * per, t1 = t0 + per < ntiles ? t0 + per : ntiles;
+        m->h_tiles(x, n, t0, t1, a);
+    }
+    size_t mm = ntiles;
+    while (mm > 1) {
+        const size_t groups = (mm + m->group_elems - 1) / m->group_elems;
+        m->h_fold(a, mm, 0, groups, b);
+        char *t = a;
+        a = b;
+        b = t;
+        mm = groups;
+    }
+    memcpy(result, a, vbytes);
+    free(a);
+    free(b);
+    return GP_OK;
+}
+
+static gp_status_t reduce_uop(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x,
+                              void *result, void *host, gp_stream_t stream)
+{
+    GP_TRY_RET(check_common(fn, ctx, op, GP_UOP_BINARY, "op"));
+    const size_t es = elem_bytes(op);
+    GP_TRY_RET(check_x(fn, n, x, op->dtype, es, "x"));
+    if (!host && !result) return gp__error(GP_ERR_INVALID_ARG, "%s: result is NULL", fn);
+    if (host && !result) return gp__error(GP_ERR_INVALID_ARG, "%s: result_host is NULL", fn);
+    const size_t vb = gp_uop_value_bytes(op);
+    if (gp__is_cpu(ctx)) return reduce_cpu(fn, op->mod, vb, es, n, x, result);
+    GP_TRY_RET(host ? gp__no_capture(ctx, fn, "it waits for the result") : GP_OK);
+    return reduce_gpu(ctx, fn, op->mod, op->commutative, es, vb, n, x, host ? NULL : result, host ? result : NULL,
+                      (cudaStream_t)stream);
+}
+
+gp_status_t gp_reduce_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, void *result,
+                          gp_stream_t stream)
+{
+    return reduce_uop("gp_reduce_uop", ctx, op, n, x, result, NULL, stream);
+}
+
+gp_status_t gp_reduce_uop_sync(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, void *result_host)
+{
+    return reduce_uop("gp_reduce_uop_sync", ctx, op, n, x, result_host, result_host, NULL);
+}
+
+/* ------------------------------------------------------------------------------------------ transform */
+gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const void *x, void *y, gp_stream_t stream)
+{
+    static const char fn[] = "gp_transform";
+    GP_TRY_RET(check_common(fn, ctx, map, GP_UOP_MAP, "map"));
+    GP_TRY_RET(check_x(fn, n, x, map->dtype, gp_dtype_size(map->dtype), "x"));
+    GP_TRY_RET(check_x(fn, n, y, map->out_dtype, gp_dtype_size(map->out_dtype), "y"));
+    if (n == 0) return GP_OK;
+    gp__jit_mod_t *m = map->mod;
+    if (gp__is_cpu(ctx)) {
+        if (!m->h_map) return gp__error(GP_ERR_INTERNAL, "%s: the module has no map function", fn);
+        const size_t per = 65536, chunks = (n + per - 1) / per;
+        const int par = gp__cpu_par(1, n * (gp_dtype_size(map->dtype) + gp_dtype_size(map->out_dtype)));
+#pragma omp parallel for schedule(static) if (par)
+        for (long c = 0; c < (long)chunks; c++) {
+            const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
+            m->h_map(x, y, i0, i1);
+        }
+        return GP_OK;
+    }
+    if (!m->k_transform) return gp__error(GP_ERR_INTERNAL, "%s: the module has no transform kernel", fn);
+    const size_t want = (n + 1023) / 1024, cap = (size_t)ctx->sm_count * 8;
+    const unsigned grid = (unsigned)(want < cap ? want : cap);
+    size_t nn = n;
+    void *args[] = {(void *)&x, &y, &nn};
+    cudaError_t e = cudaLaunchKernel((const void *)m->k_transform, dim3_make(grid), dim3_make(256), args, 0,
+                                     (cudaStream_t)stream);
+    if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    return GP_CHECK_LAUNCH(fn);
+}
+
+/* ------------------------------------------------------------------------------------------ transform-reduce */
+static gp_status_t transform_reduce(const char *fn, gp_ctx_t *ctx, const gp_uop_t *map, const gp_uop_t *op, size_t n,
+                                    const void *x, void *result, void *host, gp_stream_t stream)
+{
+    GP_TRY_RET(check_common(fn, ctx, map, GP_UOP_MAP, "map"));
+    GP_TRY_RET(check_common(fn, ctx, op, GP_UOP_BINARY, "op"));
+    if (op->dtype != map->out_dtype)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: op's dtype %s is not map's out_dtype %s", fn,
+                         gp_dtype_name(op->dtype), gp_dtype_name(map->out_dtype));
+    if (!op->commutative || op->arity != 1)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: op must be commutative and of arity 1 (the tile tree over x)", fn);
+    const size_t es = gp_dtype_size(map->dtype);
+    GP_TRY_RET(check_x(fn, n, x, map->dtype, es, "x"));
+    if (!result) return gp__error(GP_ERR_INVALID_ARG, "%s: %s is NULL", fn, host ? "result_host" : "result");
+    /* the fused module: remembered on the map for the last op it met (source texts compared) */
+    gp_uop_t *mm = (gp_uop_t *)map;
+    gp__jit_mod_t *m = NULL;
+    if (mm->tr_mod && mm->tr_src && strcmp(mm->tr_src, op->src) == 0 && strcmp(mm->tr_id, op->identity) == 0 &&
+        mm->tr_dtype == op->dtype)
+        m = mm->tr_mod;
+    if (!m) {
+        char *src = NULL;
+        int source = 0;
+        GP_TRY_RET(gp__no_capture(ctx, fn, "its first call with this op compiles code"));
+        GP_TRY_RET(gp__jit_source(map, op, !gp__is_cpu(ctx), &src));
+        gp_status_t st = gp__jit_module(ctx, fn, src, &m, &source);
+        free(src);
+        if (st != GP_OK) return st;
+        char *s1 = strdup(op->src), *s2 = strdup(op->identity);
+        if (s1 && s2) {
+            free(mm->tr_src);
+            free(mm->tr_id);
+            mm->tr_src = s1;
+            mm->tr_id = s2;
+            mm->tr_dtype = op->dtype;
+            mm->tr_mod = m;
+        } else {
+            free(s1);
+            free(s2);
+        }
+    }
+    const size_t vb = gp_uop_value_bytes(op);
+    if (gp__is_cpu(ctx)) return reduce_cpu(fn, m, vb, es, n, x, result);
+    GP_TRY_RET(host ? gp__no_capture(ctx, fn, "it waits for the result") : GP_OK);
+    return reduce_gpu(ctx, fn, m, 1, es, vb, n, x, host ? NULL : result, host ? result : NULL, (cudaStream_t)stream);
+}
+
+gp_status_t gp_transform_reduce(gp_ctx_t *ctx, const gp_uop_t *map, const gp_uop_t *op, size_t n, const void *x,
+                                void *result, gp_stream_t stream)
+{
+    return transform_reduce("gp_transform_reduce", ctx, map, op, n, x, result, NULL, stream);
+}
+
+gp_status_t gp_transform_reduce_sync(gp_ctx_t *ctx, const gp_uop_t *map, const gp_uop_t *op, size_t n, const void *x,
+                                     void *result_host)
+{
+    return transform_reduce("gp_transform_reduce_sync", ctx, map, op, n, x, result_host, result_host, NULL);
+}

@@ -1,0 +1,318 @@
+/*
+ * uop_common.h — user-operator cases run on any context (test_uop.c: the CPU backend; gpu_uop.c: the GPU, and the GPU
+ * against the CPU): user ops that are built-in ops give the built-in's bits (sum f32 / f64 / i32 -> wrapping at the
+ * type, xor u8, max f32, the ordered affine and mat2), maps against a C loop, transform-reduce against reduce of the
+ * map's output, sizes 0, 1, odd, tile edges. uc_ctx is the context under test; results are compared on the host.
+ */
+#ifndef GP_TESTS_UOP_COMMON_H
+#define GP_TESTS_UOP_COMMON_H
+
+#include "common.h"
+
+#include "reduce/reduce_internal.h"
+
+static gp_uop_t *uc_make(gp_ctx_t *ctx, gp_uop_kind_t kind, gp_dtype_t dt, int arity, gp_dtype_t out,
+                         const char *src, const char *id, int comm)
+{
+    gp_uop_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind;
+    d.dtype = dt;
+    d.arity = arity;
+    d.out_dtype = out;
+    d.src = src;
+    d.identity = id;
+    d.commutative = comm;
+    gp_uop_t *op = NULL;
+    gp_status_t st = gp_uop_create(ctx, &d, &op);
+    CHECK(st == GP_OK && op, "gp_uop_create '%s' over %s: %s", src, gp_dtype_name(dt), gp_status_string(st));
+    return op;
+}
+
+/* x (host) copied to a fresh buffer of the context (+ off bytes of misalignment); returns its pointer */
+static void *uc_put(gp_ctx_t *ctx, gp_buffer_t *b, const void *x, size_t bytes, size_t off)
+{
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes + 64, b));
+    char *p = (char *)b->device + off;
+    if (bytes) OK(gp_memcpy_sync(ctx, p, x, bytes));
+    return p;
+}
+
+/* The built-ins' bits through user ops, over sizes around the tile. */
+static void uc_reduce_builtin(gp_ctx_t *ctx, int quick)
+{
+    struct {
+        gp_dtype_t dt;
+        const char *src, *id;
+        gp_reduce_op_t op;
+    } cs[] = {
+        {GP_F32, "a + b", "-0.0f", GP_REDUCE_SUM},
+        {GP_F64, "a + b", "-0.0", GP_REDUCE_SUM},
+        {GP_F32, "a * b", "1.0f", GP_REDUCE_PROD},
+        {GP_I64, "a + b", "0", GP_REDUCE_SUM},
+        {GP_U8, "a ^ b", "0", GP_REDUCE_XOR},
+        {GP_I32, "a > b ? a : b", "-2147483647 - 1", GP_REDUCE_MAX},
+        {GP_F32, "b > a ? b : a", "-INFINITY", GP_REDUCE_MAX},
+        {GP_F64, "{ if (b < a) return b; return a; }", "INFINITY", GP_REDUCE_MIN},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, cs[c].dt, 1, 0, cs[c].src, cs[c].id, 1);
+        if (!op) continue;
+        const size_t es = gp_dtype_size(cs[c].dt), tile = 65536 / es;
+        const size_t sizes[] = {0, 1, 2, 7, 255, 4097, tile - 1, tile, tile + 1, 3 * tile + 5, 4096 * tile + 77};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            if (quick && n > 4 * tile) continue;
+            unsigned char *x = malloc(n * es + 16);
+            tc_fill(x, n, cs[c].dt);
+            if (cs[c].op == GP_REDUCE_PROD)
+                for (size_t i = 0; i < n; i++) ((float *)x)[i] = 1.0f + ((float *)x)[i] * 1e-4f;
+            gp_buffer_t b;
+            for (size_t off = 0; off < (n > 1 ? 2u : 1u); off++) {
+                const void *p = uc_put(ctx, &b, x, n * es, off * es);
+                unsigned char got[16];
+                memset(got, 0xff, sizeof got);
+                gp_reduce_result_t ref;
+                OK(gp_uop_value_bytes(op) == es ? GP_OK : GP_ERR_INTERNAL);
+                OK(gp_reduce_uop_sync(ctx, op, n, p, got));
+                OK(gp_reduce_sync(ctx, cs[c].op, cs[c].dt, n, p, &ref));
+                int same;
+                if (n == 0) { /* the user's identity; the built-in's sum of nothing is +0 (ours -0.0): by value */
+                    same = cs[c].dt == GP_F32   ? *(float *)got == ref.value.f32
+                           : cs[c].dt == GP_F64 ? *(double *)got == ref.value.f64
+                           : cs[c].dt == GP_U8  ? got[0] == (unsigned char)ref.value.u64
+                           : cs[c].dt == GP_I32 ? (int64_t) * (int32_t *)got == ref.value.i64
+                                                : *(int64_t *)got == ref.value.i64;
+                } else if (cs[c].dt == GP_F32) {
+                    same = memcmp(got, &ref.value.f32, 4) == 0;
+                } else if (cs[c].dt == GP_F64) {
+                    same = memcmp(got, &ref.value.f64, 8) == 0;
+                } else if (cs[c].dt == GP_I64) {
+                    same = memcmp(got, &ref.value.i64, 8) == 0;
+                } else if (cs[c].dt == GP_U8) {
+                    same = got[0] == (unsigned char)ref.value.u64;
+                } else { /* i32 max */
+                    int32_t g;
+                    memcpy(&g, got, 4);
+                    same = (int64_t)g == ref.value.i64;
+                }
+                CHECK(same, "user '%s' %s n=%zu off=%zu: not the built-in %s's bits", cs[c].src,
+                      gp_dtype_name(cs[c].dt), n, off, gp_reduce_op_name(cs[c].op));
+                gp_mem_free(ctx, &b);
+            }
+            free(x);
+        }
+        gp_uop_destroy(op);
+    }
+}
+
+/* Ordered user ops = gp_reduce_ordered (affine f32 / f64, mat2 f32, mat3 u32). */
+static void uc_reduce_ordered(gp_ctx_t *ctx, int quick)
+{
+    static const char *aff = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
+    static const char *m2 = "for (int i = 0; i < 2; i++)\n  for (int j = 0; j < 2; j++)\n"
+                            "    r[2*i+j] = a[2*i] * b[j] + a[2*i+1] * b[2+j];";
+    static const char *m3 = "for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++)\n"
+                            "  r[3*i+j] = a[3*i] * b[j] + a[3*i+1] * b[3+j] + a[3*i+2] * b[6+j];";
+    struct {
+        gp_ordered_op_t op;
+        gp_dtype_t dt;
+        int k;
+        const char *src, *id;
+    } cs[] = {
+        {GP_ORDERED_AFFINE, GP_F32, 2, aff, "1.0f, 0.0f"},
+        {GP_ORDERED_AFFINE, GP_F64, 2, aff, "1, 0"},
+        {GP_ORDERED_MAT2, GP_F32, 4, m2, "1, 0, 0, 1"},
+        {GP_ORDERED_MAT3, GP_U32, 9, m3, "1, 0, 0,\n 0, 1, 0,\n 0, 0, 1"},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, cs[c].dt, cs[c].k, 0, cs[c].src, cs[c].id, 0);
+        if (!op) continue;
+        const size_t eb = (size_t)cs[c].k * gp_dtype_size(cs[c].dt), R = 256 / eb, t = 256 * (R ? R : 1);
+        const size_t sizes[] = {1, 2, 33, t - 1, t, t + 1, 5 * t + 3, t * t + 9};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            if ((quick && n > 6 * t) || n * eb > ((size_t)256 << 20)) continue;
+            unsigned char *x = malloc(n * eb);
+            for (size_t e = 0; e < n; e++) { /* near-identity elements so long products stay finite */
+                for (int q = 0; q < cs[c].k; q++) {
+                    const int d = cs[c].op == GP_ORDERED_MAT2 ? 2 : 3;
+                    const double diag = cs[c].op == GP_ORDERED_AFFINE ? q == 0 : q / d == q % d;
+                    const double r = (double)(tc_next() >> 11) * 0x1p-53 - 0.5;
+                    if (cs[c].dt == GP_F32) ((float *)x)[e * cs[c].k + q] = (float)(diag + (diag ? 1e-4 : 0.3) * r);
+                    else if (cs[c].dt == GP_F64) ((double *)x)[e * cs[c].k + q] = diag + (diag ? 1e-4 : 0.3) * r;
+                    else ((uint32_t *)x)[e * cs[c].k + q] = (uint32_t)tc_next();
+                }
+            }
+            gp_buffer_t b;
+            const void *p = uc_put(ctx, &b, x, n * eb, 0);
+            unsigned char got[128], ref[128];
+            memset(got, 0xff, sizeof got);
+            OK(gp_reduce_uop_sync(ctx, op, n, p, got));
+            OK(gp_reduce_ordered_sync(ctx, cs[c].op, cs[c].dt, n, p, ref));
+            CHECK(memcmp(got, ref, eb) == 0, "user %s %s n=%zu: not gp_reduce_ordered's bits",
+                  gp_ordered_op_name(cs[c].op), gp_dtype_name(cs[c].dt), n);
+            gp_mem_free(ctx, &b);
+            free(x);
+        }
+        unsigned char id[128];
+        OK(gp_reduce_uop_sync(ctx, op, 0, NULL, id)); /* n = 0: the identity */
+        CHECK(cs[c].dt != GP_F32 || (((float *)id)[0] == 1.0f && ((float *)id)[1] == 0.0f) || cs[c].k != 2,
+              "affine f32 identity");
+        gp_uop_destroy(op);
+    }
+}
+
+/* Maps against C loops; transform-reduce = reduce of the map's output (same element size: the same tree). */
+static void uc_maps(gp_ctx_t *ctx, int quick)
+{
+    const size_t n = quick ? 100003 : 3000017;
+    float *x = malloc(n * 4), *y = malloc(n * 4);
+    double *yd = malloc(n * 8);
+    uint16_t *h = malloc(n * 2);
+    tc_fill(x, n, GP_F32);
+    gp_uop_t *sq = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_F32, "x * x", NULL, 1);
+    gp_uop_t *wide = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_F64, "(double)x * 3.0 + 1.0", NULL, 1);
+    gp_uop_t *half = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_F16, "x * 1000.0f", NULL, 1);
+    gp_uop_t *back = uc_make(ctx, GP_UOP_MAP, GP_F16, 1, GP_F32, "{ float t = x; return t - 1.0f; }", NULL, 1);
+    gp_uop_t *sum = uc_make(ctx, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "-0.0f", 1);
+    gp_uop_t *band = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_U64, "x >= -0.25f && x < 0.5f", NULL, 1);
+    gp_uop_t *cnt = uc_make(ctx, GP_UOP_BINARY, GP_U64, 1, 0, "a + b", "0", 1);
+    if (sq && wide && half && back && sum && band && cnt) {
+        gp_buffer_t bx, by, bw, bh;
+        void *px = uc_put(ctx, &bx, x, n * 4, 0);
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 8, &by));
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 8, &bw));
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 2, &bh));
+        OK(gp_transform(ctx, sq, n, px, by.device, NULL));
+        OK(gp_transform(ctx, wide, n, px, bw.device, NULL));
+        OK(gp_transform(ctx, half, n, px, bh.device, NULL));
+        OK(gp_stream_sync(ctx, NULL));
+        OK(gp_memcpy_sync(ctx, y, by.device, n * 4));
+        OK(gp_memcpy_sync(ctx, yd, bw.device, n * 8));
+        OK(gp_memcpy_sync(ctx, h, bh.device, n * 2));
+        size_t bad = 0, badd = 0;
+        for (size_t i = 0; i < n; i++) {
+            const float r = x[i] * x[i];
+            bad += memcmp(&r, &y[i], 4) != 0;
+            const double rd = (double)x[i] * 3.0 + 1.0;
+            badd += memcmp(&rd, &yd[i], 8) != 0;
+        }
+        CHECK(bad == 0, "map x * x: %zu of %zu differ", bad, n);
+        CHECK(badd == 0, "map f32 -> f64: %zu of %zu differ", badd, n);
+        size_t badh = 0; /* f16 outputs: |x * 1000| < 1000 rounds to a half within half an ulp (2^-1 at 512..1024) */
+        for (size_t i = 0; i < n; i++) {
+            const float v = x[i] * 1000.0f, g = gp_f16_to_f32(h[i]);
+            badh += !(fabsf(g - v) <= 0.25f * (fabsf(v) >= 512 ? 2 : 1) + 1e-3f);
+        }
+        CHECK(badh == 0, "map f32 -> f16: %zu of %zu not the nearest half", badh, n);
+        /* f16 back to f32 (in place over the f32 output buffer) */
+        OK(gp_transform(ctx, back, n, bh.device, by.device, NULL));
+        OK(gp_stream_sync(ctx, NULL));
+        OK(gp_memcpy_sync(ctx, y, by.device, n * 4));
+        bad = 0;
+        for (size_t i = 0; i < n; i++) bad += y[i] != gp_f16_to_f32(h[i]) - 1.0f;
+        CHECK(bad == 0, "map f16 -> f32: %zu of %zu differ", bad, n);
+        /* transform-reduce: sum of squares = reduce of the squares, bitwise; count in a band */
+        OK(gp_transform(ctx, sq, n, px, by.device, NULL));
+        float a = -1, b = -2;
+        OK(gp_transform_reduce_sync(ctx, sq, sum, n, px, &a));
+        OK(gp_reduce_uop_sync(ctx, sum, n, by.device, &b));
+        CHECK(memcmp(&a, &b, 4) == 0, "transform-reduce %.9g != reduce of the map %.9g", a, b);
+        gp_reduce_result_t rr;
+        OK(gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, n, by.device, &rr));
+        CHECK(memcmp(&a, &rr.value.f32, 4) == 0, "sum of squares %.9g != gp_reduce of the squares %.9g", a,
+              rr.value.f32);
+        uint64_t count = 0, want = 0;
+        OK(gp_transform_reduce_sync(ctx, band, cnt, n, px, &count));
+        for (size_t i = 0; i < n; i++) want += x[i] >= -0.25f && x[i] < 0.5f;
+        CHECK(count == want, "count in a band %llu, wanted %llu", (unsigned long long)count, (unsigned long long)want);
+        OK(gp_transform_reduce_sync(ctx, sq, sum, 0, NULL, &a)); /* n = 0: the identity */
+        CHECK(a == 0.0f && signbit(a), "transform-reduce of nothing: -0.0, got %g", a);
+        gp_mem_free(ctx, &bx);
+        gp_mem_free(ctx, &by);
+        gp_mem_free(ctx, &bw);
+        gp_mem_free(ctx, &bh);
+    }
+    gp_uop_destroy(sq);
+    gp_uop_destroy(wide);
+    gp_uop_destroy(half);
+    gp_uop_destroy(back);
+    gp_uop_destroy(sum);
+    gp_uop_destroy(band);
+    gp_uop_destroy(cnt);
+    free(x);
+    free(y);
+    free(yd);
+    free(h);
+}
+
+/* Refusals name the argument and write nothing; compile errors carry the user's line:column. */
+static void uc_errors(gp_ctx_t *ctx)
+{
+    gp_uop_desc_t d;
+    memset(&d, 0, sizeof d);
+    gp_uop_t *op = (gp_uop_t *)1;
+    CHECK_ST(gp_uop_create(ctx, NULL, &op), GP_ERR_INVALID_ARG);
+    CHECK(op == NULL, "a refused create leaves *op NULL");
+    d.kind = GP_UOP_BINARY;
+    d.dtype = GP_F32;
+    d.src = "a + b";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG); /* no identity */
+    CHECK(strstr(gp_last_error(), "identity") != NULL, "names the identity: %s", gp_last_error());
+    d.identity = "0, 0";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG); /* two components for arity 1 */
+    d.identity = "0";
+    d.arity = 3;
+    d.identity = "0, 0, 0";
+    d.commutative = 1;
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_UNSUPPORTED); /* 12-byte elements in the tile tree */
+    d.arity = 17;
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG);
+    d.arity = 1;
+    d.identity = "0";
+    d.dtype = (gp_dtype_t)99;
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG);
+    d.dtype = GP_F32;
+    d.src = "  ";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG);
+    /* compile errors: positions in the user's text */
+    d.src = "a + c";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_COMPILE);
+    CHECK(strstr(gp_last_error(), "op:1:5") != NULL, "the error at op:1:5: %s", gp_last_error());
+    d.src = "a +\n  b *";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_COMPILE);
+    CHECK(strstr(gp_last_error(), "op:2:") != NULL || strstr(gp_last_error(), "op:3:") != NULL,
+          "the error on line 2: %s", gp_last_error());
+    d.src = "a + b";
+    d.identity = "1.0f +* 2";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_COMPILE);
+    CHECK(strstr(gp_last_error(), "identity:1:") != NULL, "the error in the identity: %s", gp_last_error());
+    d.kind = GP_UOP_MAP;
+    d.out_dtype = GP_F32;
+    d.src = "sqrtf(x) + undefined_thing";
+    CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_COMPILE);
+    CHECK(strstr(gp_last_error(), "map:1:") != NULL, "the error in the map: %s", gp_last_error());
+    /* calls: wrong kinds, NULLs, misalignment */
+    gp_uop_t *sum = uc_make(ctx, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "0.0f", 1);
+    gp_uop_t *sq = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_F64, "x * x", NULL, 1);
+    float buf[8] = {1, 2, 3, 4, 5, 6, 7, 8}, r = 42;
+    gp_buffer_t b;
+    char *p = uc_put(ctx, &b, buf, sizeof buf, 0);
+    CHECK_ST(gp_reduce_uop_sync(ctx, NULL, 8, p, &r), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_uop_sync(ctx, sq, 8, p, &r), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "map") != NULL, "names the kind: %s", gp_last_error());
+    CHECK_ST(gp_reduce_uop_sync(ctx, sum, 8, p + 1, &r), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_uop_sync(ctx, sum, 8, NULL, &r), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_reduce_uop_sync(ctx, sum, 8, p, NULL), GP_ERR_INVALID_ARG);
+    CHECK(r == 42, "refusals write nothing");
+    CHECK_ST(gp_transform_reduce_sync(ctx, sq, sum, 8, p, &r), GP_ERR_INVALID_ARG); /* f64 map into an f32 op */
+    CHECK_ST(gp_transform(ctx, sum, 8, p, p, NULL), GP_ERR_INVALID_ARG);
+    CHECK(r == 42, "refusals write nothing");
+    gp_mem_free(ctx, &b);
+    gp_uop_destroy(sum);
+    gp_uop_destroy(sq);
+    gp_uop_destroy(NULL);
+}
+
+#endif
