@@ -9,7 +9,8 @@
 #   issue 13's GPU tests, sanitizers, bench graph and lab concurrency (concurrency.txt, lab_concurrency.json/.svg);
 #   select: issue 14's select tests, sanitizers and bench (select.txt); selab: select.cu's tuning knobs A/B (selab.txt);
 #   oscan: the ordered scans' tests, sanitizers and bench scan (oscan.txt); narrow: gpu_scan / test_scan, bench scan,
-#   sanitizers over gpu_scan (narrow.txt).
+#   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
+#   prof: Nsight Compute over the scan kernels (prof.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -349,6 +350,34 @@ if [[ " $steps " == *" stream "* ]]; then
   rm -f $F
   note "stream: $(grep -c '"op"' "$OUT/stream.log") results; $(grep '"op": "sum"' "$OUT/stream.log" | head -3 | grep -o '"gbps": [0-9.]*' | tr '\n' ' ')"
   grep -E '"op"' "$OUT/stream.log" | sed 's/, "device".*//' | head -20
+fi
+
+if [[ " $steps " == *" jit "* ]]; then
+  # issue 15: user operators (NVRTC) — test_uop / gpu_uop / cli, compute-sanitizer over gpu_uop (quick), the CLI's
+  # map / reduce --op-src on the GPU, bench jit twice (jit.txt).
+  G=$B/gpuprim
+  {
+    echo "### ctest test_uop gpu_uop cli"
+    (cd $B && ctest -V --timeout 600 -R 'uop|cli$' | grep -E "gpu_uop:|test_uop:|FAIL|passed|failed|skipped|NVRTC" | tail -40)
+    for t in memcheck racecheck; do
+      echo "### compute-sanitizer $t gpu_uop"
+      GP_TEST_QUICK=1 GP_JIT_CACHE=off timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_uop 2>&1 | tail -3
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    echo "### CLI"
+    python3 -c "import numpy as np; np.save('/tmp/jx.npy', np.random.default_rng(5).standard_normal(50_000_003).astype(np.float32))"
+    $G reduce /tmp/jx.npy --op-src 'a + b' --identity -0.0f --json; $G reduce /tmp/jx.npy --op sum --json
+    $G reduce /tmp/jx.npy --map 'x * x' --op sum --json
+    $G reduce /tmp/jx.npy --map 'x * x' --op sum -d cpu --json
+    $G map /tmp/jx.npy --src 'x * 2.0f' --out-dtype f64 -o /tmp/jy.npy --json
+    python3 -c "import numpy as np; x=np.load('/tmp/jx.npy'); y=np.load('/tmp/jy.npy'); print('map == numpy:', y.dtype, bool((y == x.astype(np.float64) * 2).all()))"
+    $G reduce /tmp/jx.npy --op-src 'a + c' --identity 0; echo "rc=$?"
+    rm -f /tmp/jx.npy /tmp/jy.npy
+    echo; echo "### gpuprim bench jit"; $G bench jit
+    echo; echo "### gpuprim bench jit (again: spread)"; $G bench jit
+  } >"$OUT/jit.txt" 2>&1
+  note "jit: $(grep -E 'tests passed|tests failed' "$OUT/jit.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|gpu_uop:|test_uop:|compile_|^user |map ==|rc=" "$OUT/jit.txt" | head -40
 fi
 
 if [[ " $steps " == *" prof "* ]]; then

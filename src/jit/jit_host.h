@@ -77,12 +77,17 @@ GPJ_EXPORT void gpj_h_tiles(const void *xv, size_t n, size_t t0, size_t t1, void
     GPJ_S s[GPJ_LANES];
     for (size_t k = t0; k < t1; k++) {
         const size_t base = k * gpj_h_tile_elems;
+        const int full = base + gpj_h_tile_elems <= n;
         for (int l = 0; l < GPJ_LANES; l++) {
             GPJ_S a = gpj_id();
             for (int j = 0; j < GPJ_VECS; j++) {
                 const size_t e0 = base + ((size_t)l + (size_t)GPJ_LANES * j) * GPJ_W;
-                for (int w = 0; w < GPJ_W; w++)
-                    if (e0 + w < n) a = gpj_c(a, gpj_make(x + e0 + w));
+                if (full) {
+                    for (int w = 0; w < GPJ_W; w++) a = gpj_c(a, gpj_make(x + e0 + w));
+                } else {
+                    for (int w = 0; w < GPJ_W; w++)
+                        if (e0 + w < n) a = gpj_c(a, gpj_make(x + e0 + w));
+                }
             }
             s[l] = a;
         }

@@ -39,38 +39,6 @@ static long long c_order_index(const gp_array_desc_t *d, long long i)
     return (long long)c;
 }
 
-typedef struct gather {
-    gp_ctx_t *ctx;
-    gp_buffer_t buf; /* device memory on a GPU, host memory on the CPU backend */
-    size_t es, have;
-} gather_t;
-
-/* Collects the streamed chunks into one buffer (grown when the count is unknown). */
-static gp_status_t gather_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
-{
-    gather_t *g = user;
-    gp_status_t st;
-    if ((first + count) * g->es > g->buf.bytes) {
-        gp_buffer_t nb;
-        size_t cap = g->buf.bytes ? 2 * g->buf.bytes : ((size_t)64 << 20);
-        while (cap < (first + count) * g->es) cap *= 2;
-        const gp_mem_kind_t kind = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
-        if ((st = gp_stream_sync(g->ctx, stream)) != GP_OK || (st = gp_mem_alloc(g->ctx, kind, cap, &nb)) != GP_OK)
-            return st;
-        if (g->have && (st = gp_memcpy_sync(g->ctx, kind == GP_MEM_DEVICE ? nb.device : nb.host,
-                                            kind == GP_MEM_DEVICE ? g->buf.device : g->buf.host, g->have * g->es)) != GP_OK) {
-            gp_mem_free(g->ctx, &nb);
-            return st;
-        }
-        gp_mem_free(g->ctx, &g->buf);
-        g->buf = nb;
-    }
-    void *base = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? g->buf.host : g->buf.device;
-    if ((st = gp_memcpy(g->ctx, (char *)base + first * g->es, chunk, count * g->es, stream)) != GP_OK) return st;
-    g->have = first + count;
-    return GP_OK;
-}
-
 /* The ordered ops: the input (tuples of the dtype, row-major) gathered in memory, then gp_reduce_ordered_sync. */
 static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size_t want, gp_ordered_op_t op,
                           out_format_t fmt,
@@ -288,7 +256,10 @@ static void usage(FILE *f)
                "      GPU memory whole; the result is the tuple)\n"
                "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
                "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n"
-               "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n");
+               "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n"
+               "  Your own operator, C compiled at run time (the input held in memory; docs/JIT.md):\n"
+               "    --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]   (K > 1: statements setting r[i])\n"
+               "    --map 'EXPR over x' [--map-dtype T] [--op sum|prod|min|max | --op-src ...]   (transform-reduce)\n");
 }
 
 int cmd_reduce(int argc, char **argv)
@@ -305,16 +276,45 @@ int cmd_reduce(int argc, char **argv)
     int ordered = 0, overlap = 1;
     gp_ordered_op_t oop = GP_ORDERED_MAT2;
     const char *o_op = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_acc = NULL, *o_noov = NULL,
-               *o_read = NULL, *o_chunk = NULL, *o_threads = NULL;
+               *o_read = NULL, *o_chunk = NULL, *o_threads = NULL, *o_opsrc = NULL, *o_ident = NULL, *o_ord = NULL,
+               *o_arity = NULL, *o_map = NULL, *o_mapdt = NULL;
     const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--dtype", "T", &o_dtype},
                               {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                               {"--acc", "T", &o_acc},           {"--no-overlap", NULL, &o_noov},
                               {"--read", "pread|map", &o_read}, {"--chunk", "BYTES", &o_chunk},
-                              {"--threads", "N", &o_threads},   {NULL, NULL, NULL}};
+                              {"--threads", "N", &o_threads},   {"--op-src", "EXPR", &o_opsrc},
+                              {"--identity", "V", &o_ident},    {"--ordered", NULL, &o_ord},
+                              {"--arity", "K", &o_arity},       {"--map", "EXPR", &o_map},
+                              {"--map-dtype", "T", &o_mapdt},   {NULL, NULL, NULL}};
     const cli_spec_t spec = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
     int npos = 0;
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_opsrc || o_map) { /* a user operator (cmd_jit.c) */
+        size_t k = 1;
+        if (o_arity && (parse_size(o_arity, &k) != 0 || k < 1 || k > 16))
+            return bad_value("reduce", "--arity", "a count 1 .. 16", o_arity);
+        if (!path) {
+            fprintf(stderr, "gpuprim reduce: no input (FILE or -)\n");
+            return EXIT_USAGE;
+        }
+        if (o_acc || o_noov || o_read || o_chunk || o_threads) {
+            fprintf(stderr, "gpuprim reduce: --acc, --no-overlap, --read, --chunk and --threads do not apply to "
+                            "--op-src / --map\n");
+            return EXIT_USAGE;
+        }
+        if (o_opsrc && o_op) {
+            fprintf(stderr, "gpuprim reduce: --op-src replaces --op (give one)\n");
+            return EXIT_USAGE;
+        }
+        const jit_reduce_args_t ja = {c.device, c.fmt, path, o_dtype, o_offset, o_count, o_opsrc, o_ident, o_map,
+                                      o_mapdt, o_op, o_ord != NULL, (int)k};
+        return reduce_jit(&ja);
+    }
+    if (o_ident || o_ord || o_arity || o_mapdt) {
+        fprintf(stderr, "gpuprim reduce: --identity, --ordered, --arity and --map-dtype go with --op-src or --map\n");
+        return EXIT_USAGE;
+    }
     if (o_op) {
         if (gp_ordered_op_parse(o_op, &oop) == GP_OK) {
             ordered = 1;

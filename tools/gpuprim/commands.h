@@ -17,6 +17,7 @@ int bench_gemm(int argc, char **argv);      /* argv[0] = "gemm" (cmd_bench_matri
 int bench_graph(int argc, char **argv);     /* argv[0] = "graph" (cmd_bench_graph.c) */
 int bench_scan(int argc, char **argv);      /* argv[0] = "scan" (cmd_bench_scan.c) */
 int bench_select(int argc, char **argv);    /* argv[0] = "select" (cmd_bench_select.c) */
+int bench_jit(int argc, char **argv);       /* argv[0] = "jit" (cmd_bench_jit.c) */
 /* bench_common.c, below every bench verb: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
@@ -30,6 +31,16 @@ int cmd_reduce(int argc, char **argv);
 int cmd_histogram(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_select(int argc, char **argv);
+int cmd_map(int argc, char **argv); /* cmd_jit.c */
+/* gpuprim reduce with a user operator (--op-src / --map): cmd_jit.c, called by cmd_reduce. */
+typedef struct jit_reduce_args {
+    int device;
+    out_format_t fmt;
+    const char *path, *dtype, *offset, *count; /* the input options as given (NULL: absent) */
+    const char *op_src, *identity, *map_src, *map_dtype, *op_name;
+    int ordered, arity;
+} jit_reduce_args_t;
+int reduce_jit(const jit_reduce_args_t *a);
 int cmd_unique(int argc, char **argv); /* cmd_runs.c */
 int cmd_rle(int argc, char **argv);    /* cmd_runs.c */
 int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */

@@ -19,6 +19,7 @@ static void usage(FILE *f)
             "  histogram FILE|- --bins N histogram of a .npy / raw file or stdin (even, explicit edges or direct)\n"
             "  scan FILE|- --op OP -o OUT  prefix scan of a .npy / raw file or stdin, streamed (same bits on GPU / CPU)\n"
             "  select FILE|- --where PRED -o OUT  the elements PRED keeps (gt:X, in:LO,HI, nonzero, nan ...), streamed\n"
+            "  map FILE|- --src 'EXPR' -o OUT  y = EXPR over x, your C compiled at run time (also reduce --op-src, --map)\n"
             "  unique FILE|- -o OUT       consecutive duplicates removed, streamed\n"
             "  rle FILE|- -o VALUES --lengths LENGTHS   run-length encoding, streamed\n"
             "  transpose IN OUT          transpose a .npy / raw matrix (f32 f64 i32 u8)\n"
@@ -85,6 +86,7 @@ static int run(int argc, char **argv)
     if (strcmp(verb, "histogram") == 0) return cmd_histogram(argc, argv);
     if (strcmp(verb, "scan") == 0) return cmd_scan(argc, argv);
     if (strcmp(verb, "select") == 0) return cmd_select(argc, argv);
+    if (strcmp(verb, "map") == 0) return cmd_map(argc, argv);
     if (strcmp(verb, "unique") == 0) return cmd_unique(argc, argv);
     if (strcmp(verb, "rle") == 0) return cmd_rle(argc, argv);
     if (strcmp(verb, "transpose") == 0) return cmd_transpose(argc, argv);
@@ -98,7 +100,7 @@ static int run(int argc, char **argv)
         return EXIT_OK;
     }
     static const char *const verbs[] = {"info", "bandwidth", "bench", "lab", "demo", "reduce", "histogram",
-                                        "scan", "select", "unique", "rle", "transpose", "gemm", "version", "help"};
+                                        "scan", "select", "map", "unique", "rle", "transpose", "gemm", "version", "help"};
     const char *best = NULL;
     size_t bd = 3;
     for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++) {

@@ -1,0 +1,210 @@
+/*
+ * cmd_bench_jit.c — `gpuprim bench jit`: user operators (compiled at run time) against the built-in primitive that
+ * computes the same thing, same run: `a + b` over f32 (gp_reduce_uop) against gp_reduce's sum, the sum of squares as
+ * one transform-reduce against gp_reduce's plain sum, the user affine map against gp_reduce_ordered's (f32 pairs, n / 2),
+ * a user max over i32 against gp_reduce's max. ratio = built-in time / ours (1.0 = as fast). Every result is checked:
+ * the user op and the built-in give the same bits (sum of squares: gp_reduce of gp_transform's output). The meta
+ * lines give a first compile (an empty disk cache) and a disk-cache hit (a second context), in milliseconds.
+ */
+#define _GNU_SOURCE /* mkdtemp */
+#include "commands.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { J_SUM, J_SQUARES, J_AFFINE, J_MAX };
+
+typedef struct jjob {
+    gp_ctx_t *ctx;
+    int job;
+    size_t n;
+    void *x, *res, *res2;
+    gp_uop_t *op, *map;
+} jjob_t;
+
+static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
+{
+    jjob_t *j = u;
+    (void)rep;
+    if (j->job == J_SQUARES) return gp_transform_reduce(j->ctx, j->map, j->op, j->n, j->x, j->res, s);
+    return gp_reduce_uop(j->ctx, j->op, j->n, j->x, j->res, s);
+}
+
+static gp_status_t run_builtin(void *u, int rep, gp_stream_t s)
+{
+    jjob_t *j = u;
+    (void)rep;
+    switch (j->job) {
+    case J_AFFINE: return gp_reduce_ordered(j->ctx, GP_ORDERED_AFFINE, GP_F32, j->n, j->x, j->res2, s);
+    case J_MAX: return gp_reduce(j->ctx, GP_REDUCE_MAX, GP_I32, j->n, j->x, j->res2, s);
+    default: return gp_reduce(j->ctx, GP_REDUCE_SUM, GP_F32, j->n, j->x, j->res2, s);
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench jit [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
+               "  user operators against the built-ins computing the same, same run, at n (default 2^28; 2^22 on the\n"
+               "  CPU backend): a + b (f32) vs gp_reduce sum, x * x then a + b (one pass) vs a plain sum, the affine\n"
+               "  map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce max; first compile and disk hit.\n");
+}
+
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char p[1200];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static gp_uop_t *mk(gp_ctx_t *ctx, gp_uop_kind_t kind, gp_dtype_t dt, int k, gp_dtype_t out, const char *src,
+                    const char *id, int comm)
+{
+    gp_uop_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind, d.dtype = dt, d.arity = k, d.out_dtype = out, d.src = src, d.identity = id, d.commutative = comm;
+    gp_uop_t *op = NULL;
+    if (gp_uop_create(ctx, &d, &op) != GP_OK) return NULL;
+    return op;
+}
+
+static const char AFF[] = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
+
+int bench_jit(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    const char *o_n = NULL;
+    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench jit", COMMON_ALL, NULL, opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    size_t n = 0;
+    if (o_n && (parse_size(o_n, &n) != 0 || n < 2 || n > ((size_t)1 << 31)))
+        return bad_value("bench jit", "-n", "an element count 2 .. 2^31", o_n);
+    gp_ctx_t *ctx = NULL, *ctx2 = NULL;
+    report_t r;
+    char desc[512];
+    int rc = bench_begin("gpuprim bench jit", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    report_meta(&r, "peer", "%s", "the built-in primitive computing the same (gp_reduce, gp_reduce_ordered)");
+    report_meta(&r, "check", "%s", "the user op's bits = the built-in's");
+    /* compile times: a fresh disk cache, then a second context reading it */
+    const char *saved = getenv("GP_JIT_CACHE");
+    char *saved_copy = saved ? strdup(saved) : NULL;
+    char tmpl[] = "/tmp/gpuprim-bench-jit-XXXXXX";
+    const char *dir = mkdtemp(tmpl);
+    gp_uop_t *sum = NULL, *sq = NULL, *aff = NULL, *mx = NULL;
+    double first_ms = -1, hit_ms = -1;
+    if (dir) {
+        setenv("GP_JIT_CACHE", dir, 1);
+        int src = -1, src2 = -1;
+        sum = mk(ctx, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "-0.0f", 1);
+        if (sum) first_ms = 1e3 * gp_uop_build_seconds(sum, &src);
+        if (gp_ctx_create(&ctx2, gp_ctx_device(ctx)) == GP_OK) {
+            gp_uop_t *again = mk(ctx2, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "-0.0f", 1);
+            if (again) hit_ms = 1e3 * gp_uop_build_seconds(again, &src2);
+            gp_uop_destroy(again);
+            gp_ctx_destroy(ctx2);
+        }
+        report_meta(&r, "compile_first_ms", "%.1f (%s)", first_ms, src == 0 ? "compiled" : "not a compile?");
+        report_meta(&r, "compile_disk_hit_ms", "%.2f (%s)", hit_ms, src2 == 1 ? "disk cache" : "not a disk hit?");
+        if (saved_copy) setenv("GP_JIT_CACHE", saved_copy, 1);
+        else unsetenv("GP_JIT_CACHE");
+        rm_tree(dir);
+    }
+    free(saved_copy);
+    if (!sum) sum = mk(ctx, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "-0.0f", 1);
+    sq = mk(ctx, GP_UOP_MAP, GP_F32, 1, GP_F32, "x * x", NULL, 1);
+    aff = mk(ctx, GP_UOP_BINARY, GP_F32, 2, 0, AFF, "1.0f, 0.0f", 0);
+    mx = mk(ctx, GP_UOP_BINARY, GP_I32, 1, 0, "b > a ? b : a", "-2147483647 - 1", 1);
+    bench_ceilings_t ce = {0, 0, 0};
+    if (!sum || !sq || !aff || !mx || bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK) {
+        fprintf(stderr, "gpuprim bench jit: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    static const char *const names[] = {"user a + b", "user x*x then a + b", "user affine (ordered)", "user max"};
+    static const char *const peers[] = {"gp_reduce sum", "gp_reduce sum (plain)", "gp_reduce_ordered affine",
+                                        "gp_reduce max"};
+    static bench_bars_t bars;
+    bars.n = 0;
+    for (int job = J_SUM; job <= J_MAX && rc == EXIT_OK; job++) {
+        const gp_dtype_t dt = job == J_MAX ? GP_I32 : GP_F32;
+        const size_t m = job == J_AFFINE ? n / 2 : n, vals = job == J_AFFINE ? 2 * m : m, bytes = vals * 4;
+        gp_buffer_t bx = {0}, br = {0}, bsq = {0};
+        jjob_t j = {ctx, job, m, NULL, NULL, NULL, job == J_AFFINE ? aff : job == J_MAX ? mx : sum, sq};
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, 512, &br) != GP_OK ||
+            bench_fill_random(ctx, bx.device, vals, dt, 21 + (unsigned)job) != GP_OK) {
+            fprintf(stderr, "gpuprim bench jit: %zu bytes: %s\n", bytes, gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        j.x = bx.device, j.res = br.device, j.res2 = (char *)br.device + 256;
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK ||
+            bench_time(ctx, run_builtin, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK) {
+            fprintf(stderr, "gpuprim bench jit: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        int same = 0;
+        if (rc == EXIT_OK) { /* the check */
+            unsigned char h[512];
+            if (gp_memcpy_sync(ctx, h, br.device, 512) == GP_OK) {
+                if (job == J_AFFINE) {
+                    same = memcmp(h, h + 256, 8) == 0;
+                } else if (job == J_MAX) {
+                    gp_reduce_result_t rr;
+                    memcpy(&rr, h + 256, sizeof rr);
+                    int32_t v;
+                    memcpy(&v, h, 4);
+                    same = (int64_t)v == rr.value.i64;
+                } else {
+                    gp_reduce_result_t rr;
+                    float want = 0;
+                    if (job == J_SQUARES) { /* the reference: gp_reduce of the squares */
+                        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bsq) == GP_OK &&
+                            gp_transform(ctx, sq, m, bx.device, bsq.device, NULL) == GP_OK &&
+                            gp_reduce_sync(ctx, GP_REDUCE_SUM, GP_F32, m, bsq.device, &rr) == GP_OK)
+                            want = rr.value.f32;
+                    } else {
+                        memcpy(&rr, h + 256, sizeof rr);
+                        want = rr.value.f32;
+                    }
+                    same = memcmp(h, &want, 4) == 0;
+                }
+            }
+            if (!same) rc = EXIT_MISMATCH;
+        }
+        if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+            char name[64];
+            snprintf(name, sizeof name, "%s%s", names[job], same ? "" : " CHECK FAILED");
+            vec_row(&r, name, gp_dtype_name(dt), m, (double)bytes, &so, &ce, peers[job], sp.median_ms);
+            bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s n=%zu", name, m);
+            bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "%s", peers[job]);
+        }
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &br), gp_mem_free(ctx, &bsq);
+    }
+    if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+        report_print(&r, c.fmt, stdout);
+        if (c.svg && svg_bar_chart(c.svg, "gpuprim bench jit", "GB/s (read)", bars.labels, bars.values, bars.n,
+                                   ce.read_gbs, "read-only kernel") != 0 && rc == EXIT_OK)
+            rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim bench jit: a user op's result differs from the built-in's\n");
+    gp_uop_destroy(sum), gp_uop_destroy(sq), gp_uop_destroy(aff), gp_uop_destroy(mx);
+    report_free(&r);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
