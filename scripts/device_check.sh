@@ -361,7 +361,8 @@ if [[ " $steps " == *" jit "* ]]; then
     (cd $B && ctest -V --timeout 600 -R 'uop|cli$' | grep -E "gpu_uop:|test_uop:|FAIL|passed|failed|skipped|NVRTC" | tail -40)
     for t in memcheck racecheck; do
       echo "### compute-sanitizer $t gpu_uop"
-      GP_TEST_QUICK=1 GP_JIT_CACHE=off timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_uop 2>&1 | tail -3
+      GP_TEST_QUICK=1 GP_JIT_CACHE=off timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_uop 2>&1 |
+        grep -E "^=========|gpu_uop: [0-9]" | grep -vE "^=========     (Host Frame|at |by )" | head -12
       echo "exit ${PIPESTATUS[0]}"
     done
     echo "### CLI"

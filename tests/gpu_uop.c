@@ -8,8 +8,8 @@
 #include "uop_common.h"
 
 /* the same op on both contexts, same data: the same bits */
-static void same_bits(gp_ctx_t *g, gp_ctx_t *c, gp_dtype_t dt, int k, const char *src, const char *id, int comm,
-                      size_t n)
+static void same_bits_at(gp_ctx_t *g, gp_ctx_t *c, gp_dtype_t dt, int k, const char *src, const char *id, int comm,
+                         size_t n, size_t off)
 {
     gp_uop_t *og = uc_make(g, GP_UOP_BINARY, dt, k, 0, src, id, comm);
     gp_uop_t *oc = uc_make(c, GP_UOP_BINARY, dt, k, 0, src, id, comm);
@@ -29,13 +29,14 @@ static void same_bits(gp_ctx_t *g, gp_ctx_t *c, gp_dtype_t dt, int k, const char
         for (size_t i = 0; i < n * eb; i++) x[i] = (unsigned char)(tc_next() >> 56);
     }
     gp_buffer_t b;
-    const void *p = uc_put(g, &b, x, n * eb, 0);
+    const void *p = uc_put(g, &b, x, n * eb, off);
     unsigned char rg[128], rc[128];
     memset(rg, 0xee, sizeof rg);
     memset(rc, 0xdd, sizeof rc);
     OK(gp_reduce_uop_sync(g, og, n, p, rg));
     OK(gp_reduce_uop_sync(c, oc, n, x, rc));
-    CHECK(memcmp(rg, rc, vb) == 0, "'%s' over %d x %s, n = %zu: GPU and CPU bits differ", src, k, gp_dtype_name(dt), n);
+    CHECK(memcmp(rg, rc, vb) == 0, "'%s' over %d x %s, n = %zu, %zu bytes off: GPU and CPU bits differ", src, k,
+          gp_dtype_name(dt), n, off);
     /* asynchronous: into device memory on a stream, twice on two streams: the same bits */
     gp_stream_t s1, s2;
     gp_buffer_t r;
@@ -59,6 +60,12 @@ out:
     gp_uop_destroy(oc);
 }
 
+static void same_bits(gp_ctx_t *g, gp_ctx_t *c, gp_dtype_t dt, int k, const char *src, const char *id, int comm,
+                      size_t n)
+{
+    same_bits_at(g, c, dt, k, src, id, comm, n, 0);
+}
+
 static void test_gpu_vs_cpu(gp_ctx_t *g, gp_ctx_t *c, int quick)
 {
     const size_t sizes[] = {1, 3, 4095, 65536, 65537, 1000003, 20000001};
@@ -76,6 +83,15 @@ static void test_gpu_vs_cpu(gp_ctx_t *g, gp_ctx_t *c, int quick)
                   "if (a[0] > b[0] || (a[0] == b[0] && a[1] <= b[1])) { r[0] = a[0]; r[1] = a[1]; }\n"
                   "else { r[0] = b[0]; r[1] = b[1]; }", "0, 0xffffffffu", 1, n);
         same_bits(g, c, GP_F32, 1, "a * a + b", "0.0f", 0, n); /* not associative: ordered tree, no FMA on either side */
+        /* the ordered tree's staging paths: 16-byte aligned (vectors), 4-byte aligned (words), neither (direct) */
+        static const char *aff = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
+        same_bits_at(g, c, GP_F32, 2, aff, "1, 0", 0, n, 4);
+        same_bits_at(g, c, GP_F16, 2, aff, "1, 0", 0, n, 0);
+        same_bits_at(g, c, GP_F16, 2, aff, "1, 0", 0, n, 2);
+        static const char *u8m = "for (int i = 0; i < 4; i++) r[i] = (unsigned char)(a[i] * 3 + b[(i + 1) % 4]);";
+        same_bits_at(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", 0, n, 0);
+        same_bits_at(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", 0, n, 1);
+        same_bits_at(g, c, GP_U16, 3, "r[0] = a[0] + b[0]; r[1] = a[1] ^ b[2]; r[2] = a[2] - b[1];", "0, 0, 0", 0, n, 0);
     }
 }
 

@@ -144,15 +144,17 @@ static void uc_reduce_ordered(gp_ctx_t *ctx, int quick)
                     else ((uint32_t *)x)[e * cs[c].k + q] = (uint32_t)tc_next();
                 }
             }
-            gp_buffer_t b;
-            const void *p = uc_put(ctx, &b, x, n * eb, 0);
-            unsigned char got[128], ref[128];
-            memset(got, 0xff, sizeof got);
-            OK(gp_reduce_uop_sync(ctx, op, n, p, got));
-            OK(gp_reduce_ordered_sync(ctx, cs[c].op, cs[c].dt, n, p, ref));
-            CHECK(memcmp(got, ref, eb) == 0, "user %s %s n=%zu: not gp_reduce_ordered's bits",
-                  gp_ordered_op_name(cs[c].op), gp_dtype_name(cs[c].dt), n);
-            gp_mem_free(ctx, &b);
+            for (size_t off = 0; off < 2; off++) { /* off: one component past 16-byte alignment */
+                gp_buffer_t b;
+                const void *p = uc_put(ctx, &b, x, n * eb, off * gp_dtype_size(cs[c].dt));
+                unsigned char got[128], ref[128];
+                memset(got, 0xff, sizeof got);
+                OK(gp_reduce_uop_sync(ctx, op, n, p, got));
+                OK(gp_reduce_ordered_sync(ctx, cs[c].op, cs[c].dt, n, p, ref));
+                CHECK(memcmp(got, ref, eb) == 0, "user %s %s n=%zu off=%zu: not gp_reduce_ordered's bits",
+                      gp_ordered_op_name(cs[c].op), gp_dtype_name(cs[c].dt), n, off);
+                gp_mem_free(ctx, &b);
+            }
             free(x);
         }
         unsigned char id[128];

@@ -28,6 +28,7 @@ typedef struct gp__jit_mod {
     cudaLibrary_t lib;
     cudaKernel_t k_reduce, k_transform;
     int blocks_per_sm; /* of k_reduce at 256 threads */
+    size_t smem;       /* k_reduce's dynamic shared memory */
     /* CPU */
     void *so;
     void (*h_tiles)(const void *, size_t, size_t, size_t, void *);
@@ -58,8 +59,11 @@ enum { GP__JIT_COMPILED = 0, GP__JIT_DISK = 1, GP__JIT_MEMORY = 2 };
 
 /* The module of source text `src` for ctx (GPU: a cubin for its architecture; CPU: a shared object): from the
  * context's list, the disk cache, or a compile. `what` names the call for messages. */
-GP_INTERNAL gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, gp__jit_mod_t **mod,
-                                       int *source);
+GP_INTERNAL gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, size_t smem,
+                                       gp__jit_mod_t **mod, int *source);
+/* Dynamic shared memory of a binary op's reduce kernel: the ordered tree stages word-sized elements' tiles
+ * (256 lanes x (run words | 1) words, as jit_kernels.cuh); 0 otherwise. */
+GP_INTERNAL size_t gp__jit_ordered_smem(const gp_uop_t *op);
 /* Frees every module of the context (context.c, at destroy; the device is current). */
 GP_INTERNAL void gp__jit_release(gp_ctx_t *ctx);
 

@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
     for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
         GPJ_S s = gpj_id();
         const size_t base = k * GPJ_TILE;
-        if (aligned && base + GPJ_TILE <= n) {
+        if (aligned == 2 && base + GPJ_TILE <= n) {
             const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
 #pragma unroll 4
             for (int j = 0; j < GPJ_VECS; j++) {
@@ -197,11 +197,40 @@ __device__ GPJ_O gpj_block_fold(GPJ_O s)
     return s;
 }
 
-extern "C" __global__ void __launch_bounds__(GPJ_LANES)
-    gpj_reduce(const GPJ_E *__restrict__ x, size_t n, size_t ntiles, int aligned, GPJ_S *partials,
-               unsigned *counter, GPJ_S *result)
+#if GPJ_ESZ % 4 == 0
+/* (the launcher computes the same size: gp__jit_ordered_smem in jit_run.c) */
+/* Word-sized elements: the tile is staged through shared memory (dynamic, GPJ_LANES * GPJ_PITCH words) with coalesced
+ * loads — 16-byte vectors for a whole aligned tile, words otherwise — each lane's run of RW words at an odd pitch, so
+ * the lanes' reads of their runs fall in different banks (as gp_reduce_ordered stages its tiles). */
+#define GPJ_RW (GPJ_R * GPJ_ES / 4)
+#define GPJ_PITCH (GPJ_RW | 1)
+/* component c of element j of this lane's run, from its words */
+__device__ __forceinline__ GPJ_IN gpj_sget(const unsigned *run, int j, int c)
 {
-    (void)aligned;
+    const int b = j * GPJ_ES + c * (int)sizeof(GPJ_IN); /* byte offset in the run */
+    GPJ_IN v;
+    if (sizeof(GPJ_IN) == 8) {
+        const unsigned long long w = (unsigned long long)run[b / 4] | (unsigned long long)run[b / 4 + 1] << 32;
+        memcpy(&v, &w, 8);
+    } else if (sizeof(GPJ_IN) == 4) {
+        memcpy(&v, &run[b / 4], 4);
+    } else {
+        const unsigned w = run[b / 4] >> (8 * (b % 4));
+        if (sizeof(GPJ_IN) == 2) {
+            const unsigned short h = (unsigned short)w;
+            memcpy(&v, &h, 2);
+        } else {
+            const unsigned char h = (unsigned char)w;
+            memcpy(&v, &h, 1);
+        }
+    }
+    return v;
+}
+#endif
+
+/* Tile results by direct loads of each lane's run (any element size, any alignment). */
+__device__ void gpj_tiles_direct(const GPJ_E *__restrict__ x, size_t n, size_t ntiles, GPJ_S *partials)
+{
     const unsigned l = threadIdx.x;
     for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
         GPJ_O s;
@@ -219,6 +248,64 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
         s = gpj_block_fold(s);
         if (l == 0) partials[k] = s.s;
     }
+}
+
+#if GPJ_ESZ % 4 == 0
+/* Tile results through shared memory (x 4-byte aligned; vec: 16-byte aligned, whole tiles loaded as vectors). */
+__device__ void gpj_tiles_staged(const GPJ_E *__restrict__ x, size_t n, size_t ntiles, int vec, GPJ_S *partials)
+{
+    extern __shared__ unsigned smem[];
+    const unsigned l = threadIdx.x;
+    const size_t TW = (size_t)GPJ_LANES * GPJ_RW, nw = n * (GPJ_ES / 4); /* words per tile, in x */
+    const unsigned *xw = reinterpret_cast<const unsigned *>(x);
+    for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
+        if (vec && nw - k * TW >= TW) {
+            const uint4 *xv = reinterpret_cast<const uint4 *>(xw + k * TW);
+            for (size_t v = l; v < TW / 4; v += GPJ_LANES) {
+                const uint4 q = __ldcs(xv + v);
+                const size_t w = 4 * v;
+                smem[(w + 0) / GPJ_RW * GPJ_PITCH + (w + 0) % GPJ_RW] = q.x;
+                smem[(w + 1) / GPJ_RW * GPJ_PITCH + (w + 1) % GPJ_RW] = q.y;
+                smem[(w + 2) / GPJ_RW * GPJ_PITCH + (w + 2) % GPJ_RW] = q.z;
+                smem[(w + 3) / GPJ_RW * GPJ_PITCH + (w + 3) % GPJ_RW] = q.w;
+            }
+        } else {
+            const size_t avail = nw - k * TW < TW ? nw - k * TW : TW;
+            for (size_t w = l; w < avail; w += GPJ_LANES)
+                smem[w / GPJ_RW * GPJ_PITCH + w % GPJ_RW] = __ldcs(xw + k * TW + w);
+        }
+        __syncthreads();
+        GPJ_O s;
+        s.ok = 0;
+        const size_t first = k * GPJ_TILE + (size_t)l * GPJ_R;
+        const unsigned *run = smem + l * GPJ_PITCH;
+        for (int j = 0; j < GPJ_R; j++) {
+            if (first + j < n) {
+                GPJ_O e;
+                e.ok = 1;
+#pragma unroll
+                for (int c = 0; c < GPJ_K; c++) e.s.v[c] = gpj_in(gpj_sget(run, j, c));
+                s = gpj_oc(s, e);
+            }
+        }
+        s = gpj_block_fold(s); /* its barriers also end this tile's reads of smem */
+        if (l == 0) partials[k] = s.s;
+    }
+}
+#endif
+
+/* aligned: 2 x is 16-byte aligned, 1 4-byte aligned, 0 neither */
+extern "C" __global__ void __launch_bounds__(GPJ_LANES)
+    gpj_reduce(const GPJ_E *__restrict__ x, size_t n, size_t ntiles, int aligned, GPJ_S *partials,
+               unsigned *counter, GPJ_S *result)
+{
+    const unsigned l = threadIdx.x;
+#if GPJ_ESZ % 4 == 0
+    if (aligned)
+        gpj_tiles_staged(x, n, ntiles, aligned == 2, partials);
+    else
+#endif
+        gpj_tiles_direct(x, n, ntiles, partials);
     __shared__ bool last;
     if (l == 0) {
         __threadfence();

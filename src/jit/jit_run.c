@@ -63,10 +63,10 @@ static gp_status_t reduce_gpu(gp_ctx_t *ctx, const char *fn, gp__jit_mod_t *m, i
     void *res = host ? ws : result;
     void *partials = (char *)ws + 256;
     unsigned *counter = ctx->counters + GP__COUNTER_JIT;
-    int aligned = ((uintptr_t)x & 15) == 0;
+    int aligned = ((uintptr_t)x & 15) == 0 ? 2 : ((uintptr_t)x & 3) == 0 ? 1 : 0; /* 16-byte, 4-byte, neither */
     size_t nn = n, nt = ntiles;
     void *args[] = {(void *)&x, &nn, &nt, &aligned, &partials, &counter, &res};
-    cudaError_t e = cudaLaunchKernel((const void *)m->k_reduce, dim3_make(grid), dim3_make(256), args, 0, stream);
+    cudaError_t e = cudaLaunchKernel((const void *)m->k_reduce, dim3_make(grid), dim3_make(256), args, m->smem, stream);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     GP_TRY_RET(GP_CHECK_LAUNCH(fn));
     if (!host) return GP_OK;
@@ -195,7 +195,7 @@ static gp_status_t transform_reduce(const char *fn, gp_ctx_t *ctx, const gp_uop_
         int source = 0;
         GP_TRY_RET(gp__no_capture(ctx, fn, "its first call with this op compiles code"));
         GP_TRY_RET(gp__jit_source(map, op, !gp__is_cpu(ctx), &src));
-        gp_status_t st = gp__jit_module(ctx, fn, src, &m, &source);
+        gp_status_t st = gp__jit_module(ctx, fn, src, 0, &m, &source);
         free(src);
         if (st != GP_OK) return st;
         char *s1 = strdup(op->src), *s2 = strdup(op->identity);

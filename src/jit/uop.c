@@ -103,8 +103,9 @@ static int split_identity(const char *s, size_t *starts, size_t *lens, int max)
 static void add_binary(sbuf_t *b, const gp_uop_t *op, int gpu)
 {
     const char *fn = gpu ? "static __device__ __forceinline__" : "static inline";
-    sb_add(b, "#define GPJ_BINARY 1\n#define GPJ_K %d\n#define GPJ_COMM %d\n#define GPJ_T %s\n#define GPJ_IN %s\n",
-           op->arity, op->commutative, value_c(op->dtype), storage_c(op->dtype));
+    sb_add(b, "#define GPJ_BINARY 1\n#define GPJ_K %d\n#define GPJ_COMM %d\n#define GPJ_T %s\n#define GPJ_IN %s\n"
+              "#define GPJ_ESZ %zu\n", op->arity, op->commutative, value_c(op->dtype), storage_c(op->dtype),
+           (size_t)op->arity * gp_dtype_size(op->dtype));
     const char *conv = op->dtype == GP_F16 ? "gpj_h2f" : op->dtype == GP_BF16 ? "gpj_b2f" : "(GPJ_T)";
     sb_add(b, "%s GPJ_T gpj_in(GPJ_IN v) { return %s(v); }\n#define T GPJ_T\n", fn, conv);
     if (op->arity == 1) {
@@ -286,7 +287,7 @@ gp_status_t gp_uop_create(gp_ctx_t *ctx, const gp_uop_desc_t *desc, gp_uop_t **o
     char *src = NULL;
     gp_status_t st = uop_fill(op, desc);
     if (st == GP_OK) st = gp__jit_source(op, NULL, !gp__is_cpu(ctx), &src);
-    if (st == GP_OK) st = gp__jit_module(ctx, fn, src, &op->mod, &op->source);
+    if (st == GP_OK) st = gp__jit_module(ctx, fn, src, gp__jit_ordered_smem(op), &op->mod, &op->source);
     free(src);
     if (st != GP_OK) {
         uop_free(op);
@@ -312,6 +313,15 @@ double gp_uop_build_seconds(const gp_uop_t *op, int *source)
 }
 
 /* ------------------------------------------------------------------------------------------ modules */
+size_t gp__jit_ordered_smem(const gp_uop_t *op)
+{
+    if (op->kind != GP_UOP_BINARY || op->commutative) return 0;
+    const size_t es = (size_t)op->arity * gp_dtype_size(op->dtype);
+    if (es % 4) return 0;
+    const size_t r = 256 / es > 0 ? 256 / es : 1;
+    return (size_t)256 * ((r * es / 4) | 1) * 4;
+}
+
 static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp__jit_mod_t *m, int *source)
 {
     int minor = 0;
@@ -325,13 +335,21 @@ static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp
     e = cudaLibraryLoadData(&m->lib, cubin, NULL, NULL, 0, NULL, NULL, 0);
     free(cubin);
     if (e != cudaSuccess) return gp__cuda_error(e, "loading a user operator's module", __FILE__, __LINE__);
-    if (cudaLibraryGetKernel(&m->k_reduce, m->lib, "gpj_reduce") != cudaSuccess) m->k_reduce = NULL;
-    if (cudaLibraryGetKernel(&m->k_transform, m->lib, "gpj_transform") != cudaSuccess) m->k_transform = NULL;
-    (void)cudaGetLastError();
+    /* only the kernels this module defines (a failed lookup is an API error to compute-sanitizer) */
+    const int bin = strstr(src, "#define GPJ_BINARY 1") != NULL, map = strstr(src, "#define GPJ_MAP 1") != NULL,
+              tr = strstr(src, "#define GPJ_TR 1") != NULL;
+    if (bin && (e = cudaLibraryGetKernel(&m->k_reduce, m->lib, "gpj_reduce")) != cudaSuccess)
+        return gp__cuda_error(e, "a user operator's reduce kernel", __FILE__, __LINE__);
+    if (map && !tr && (e = cudaLibraryGetKernel(&m->k_transform, m->lib, "gpj_transform")) != cudaSuccess)
+        return gp__cuda_error(e, "a user operator's transform kernel", __FILE__, __LINE__);
     m->blocks_per_sm = 1;
     if (m->k_reduce) {
         int per = 0;
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, (const void *)m->k_reduce, 256, 0);
+        if (m->smem > 48 * 1024 &&
+            (e = cudaFuncSetAttribute((const void *)m->k_reduce, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)m->smem)) != cudaSuccess)
+            return gp__cuda_error(e, "shared memory of a user operator's kernel", __FILE__, __LINE__);
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, (const void *)m->k_reduce, 256, m->smem);
         if (e != cudaSuccess) return gp__cuda_error(e, "occupancy of a user operator's kernel", __FILE__, __LINE__);
         m->blocks_per_sm = per > 0 ? per : 1;
     }
@@ -348,7 +366,8 @@ static gp_status_t load_cpu(const char *what, const char *src, gp__jit_mod_t *m,
 #include <dlfcn.h>
 static void *sym(void *so, const char *name) { return dlsym(so, name); }
 
-gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, gp__jit_mod_t **out, int *source)
+gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, size_t smem, gp__jit_mod_t **out,
+                           int *source)
 {
     const int gpu = !gp__is_cpu(ctx);
     uint64_t key[2];
@@ -367,6 +386,7 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, gp_
     m->key[0] = key[0];
     m->key[1] = key[1];
     m->gpu = gpu;
+    m->smem = smem;
     gp_status_t st = gpu ? load_gpu(ctx, what, src, m, source) : load_cpu(what, src, m, source);
     if (st == GP_OK && !gpu) {
         void *p;
