@@ -66,6 +66,41 @@ static void same_bits(gp_ctx_t *g, gp_ctx_t *c, gp_dtype_t dt, int k, const char
     same_bits_at(g, c, dt, k, src, id, comm, n, 0);
 }
 
+/* a scan on both contexts: the same bits (inclusive and exclusive) */
+static void same_scan(gp_ctx_t *g, gp_ctx_t *c, gp_dtype_t dt, int k, const char *src, const char *id, size_t n)
+{
+    gp_uop_t *og = uc_make(g, GP_UOP_BINARY, dt, k, 0, src, id, 0);
+    gp_uop_t *oc = uc_make(c, GP_UOP_BINARY, dt, k, 0, src, id, 0);
+    const size_t eb = (size_t)k * gp_dtype_size(dt);
+    unsigned char *x = malloc(n * eb + 4), *yc = malloc(n * eb + 4), *yg = malloc(n * eb + 4);
+    if (!og || !oc) goto out;
+    for (size_t i = 0; i < n * (size_t)k; i++) { /* halves near 1 (f16), small integers, floats near 1 */
+        const uint64_t r = tc_next();
+        if (dt == GP_F16) ((uint16_t *)x)[i] = (uint16_t)(0x3800u + (unsigned)(r & 0x7ff));
+        else if (dt == GP_F32) ((float *)x)[i] = 0.5f + (float)(r >> 40) * 0x1p-24f;
+        else if (gp_dtype_size(dt) == 1) x[i] = (unsigned char)(r >> 56);
+        else ((uint32_t *)x)[i] = (uint32_t)r;
+    }
+    for (int excl = 0; excl < 2; excl++) {
+        const gp_scan_kind_t kind = excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+        gp_buffer_t bx, by;
+        void *px = uc_put(g, &bx, x, n * eb, 0);
+        OK(gp_mem_alloc(g, GP_MEM_DEVICE, n * eb + 4, &by));
+        OK(gp_scan_uop(g, og, kind, n, px, by.device, NULL));
+        OK(gp_stream_sync(g, NULL));
+        OK(gp_memcpy_sync(g, yg, by.device, n * eb));
+        OK(gp_scan_uop(c, oc, kind, n, x, yc, NULL));
+        CHECK(memcmp(yg, yc, n * eb) == 0, "scan '%s' over %d x %s, n = %zu, %s: GPU and CPU bits differ", src, k,
+              gp_dtype_name(dt), n, excl ? "exclusive" : "inclusive");
+        gp_mem_free(g, &bx);
+        gp_mem_free(g, &by);
+    }
+out:
+    free(x), free(yc), free(yg);
+    gp_uop_destroy(og);
+    gp_uop_destroy(oc);
+}
+
 static void test_gpu_vs_cpu(gp_ctx_t *g, gp_ctx_t *c, int quick)
 {
     const size_t sizes[] = {1, 3, 4095, 65536, 65537, 1000003, 20000001};
@@ -92,6 +127,11 @@ static void test_gpu_vs_cpu(gp_ctx_t *g, gp_ctx_t *c, int quick)
         same_bits_at(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", 0, n, 0);
         same_bits_at(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", 0, n, 1);
         same_bits_at(g, c, GP_U16, 3, "r[0] = a[0] + b[0]; r[1] = a[1] ^ b[2]; r[2] = a[2] - b[1];", "0, 0, 0", 0, n, 0);
+        same_scan(g, c, GP_F16, 2, aff, "1, 0", n);
+        same_scan(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", n);
+        same_scan(g, c, GP_F32, 1, "a * b + 0.25f * b", "1", n);
+        same_scan(g, c, GP_F32, 3, "r[0] = a[0] * b[0]; r[1] = a[1] * b[0] + b[1]; r[2] = fmaxf(a[2], b[2]);",
+                  "1, 0, -INFINITY", n);
     }
 }
 
@@ -145,6 +185,8 @@ int main(void)
     printf("gpu_uop: ordered ok\n");
     uc_maps(g, quick);
     printf("gpu_uop: maps, transform-reduce ok\n");
+    uc_scans(g, quick);
+    printf("gpu_uop: scans ok\n");
     test_gpu_vs_cpu(g, c, quick);
     printf("gpu_uop: GPU == CPU ok\n");
     if (!quick) test_huge(g);

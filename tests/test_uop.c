@@ -147,20 +147,20 @@ static void test_nvrtc(void)
     d.commutative = 1;
     int src = -1;
     double sec = 0;
-    gp_status_t st = gp__uop_compile_test(&d, "sm_90", &src, &sec);
+    gp_status_t st = gp__uop_compile_test(&d, "sm_90", 0, &src, &sec);
     if (st == GP_ERR_UNSUPPORTED) {
         printf("test_uop: NVRTC part SKIPPED: %s\n", gp_last_error());
         return;
     }
     CHECK(st == GP_OK && src == 0, "NVRTC compiles a + b for sm_90 (%s, source %d)", gp_status_string(st), src);
     printf("test_uop: NVRTC first compile %.1f ms\n", 1e3 * sec);
-    st = gp__uop_compile_test(&d, "sm_90", &src, &sec);
+    st = gp__uop_compile_test(&d, "sm_90", 0, &src, &sec);
     CHECK(st == GP_OK && src == 1, "the cubin from the disk cache (source %d)", src);
     printf("test_uop: NVRTC cache hit %.2f ms\n", 1e3 * sec);
     char path[700];
     CHECK(entries(".cubin", path, sizeof path) == 1, "one cubin entry");
     CHECK(truncate(path, 64) == 0, "truncate");
-    st = gp__uop_compile_test(&d, "sm_90", &src, &sec);
+    st = gp__uop_compile_test(&d, "sm_90", 0, &src, &sec);
     CHECK(st == GP_OK && src == 0, "truncated cubin: recompiled (source %d)", src);
     const struct {
         gp_uop_kind_t kind;
@@ -191,22 +191,26 @@ static void test_nvrtc(void)
         d.src = cs[c].src;
         d.identity = cs[c].id;
         d.commutative = cs[c].comm;
-        st = gp__uop_compile_test(&d, "sm_90", &src, &sec);
+        st = gp__uop_compile_test(&d, "sm_90", 0, &src, &sec);
         CHECK(st == GP_OK, "NVRTC: '%s' over %s", cs[c].src, gp_dtype_name(cs[c].dt));
+        if (cs[c].kind == GP_UOP_BINARY && (cs[c].k * gp_dtype_size(cs[c].dt)) % 4 == 0) {
+            st = gp__uop_compile_test(&d, "sm_90", 1, &src, &sec);
+            CHECK(st == GP_OK, "NVRTC: the scan of '%s' over %s", cs[c].src, gp_dtype_name(cs[c].dt));
+        }
     }
     memset(&d, 0, sizeof d);
     d.kind = GP_UOP_BINARY;
     d.dtype = GP_F32;
     d.src = "a + c";
     d.identity = "0";
-    CHECK_ST(gp__uop_compile_test(&d, "sm_90", &src, &sec), GP_ERR_COMPILE);
+    CHECK_ST(gp__uop_compile_test(&d, "sm_90", 0, &src, &sec), GP_ERR_COMPILE);
     CHECK(strstr(gp_last_error(), "op:1:5") != NULL, "NVRTC error at op:1:5: %s", gp_last_error());
     d.src = "a +\n\n  b * ;";
-    CHECK_ST(gp__uop_compile_test(&d, "sm_90", &src, &sec), GP_ERR_COMPILE);
+    CHECK_ST(gp__uop_compile_test(&d, "sm_90", 0, &src, &sec), GP_ERR_COMPILE);
     CHECK(strstr(gp_last_error(), "op:3:") != NULL, "NVRTC error on line 3: %s", gp_last_error());
     d.src = "a + b";
     d.identity = "1.0f +* 2";
-    CHECK_ST(gp__uop_compile_test(&d, "sm_90", &src, &sec), GP_ERR_COMPILE);
+    CHECK_ST(gp__uop_compile_test(&d, "sm_90", 0, &src, &sec), GP_ERR_COMPILE);
     CHECK(strstr(gp_last_error(), "identity:1:") != NULL, "NVRTC error in the identity: %s", gp_last_error());
 }
 
@@ -228,6 +232,7 @@ int main(void)
         uc_reduce_builtin(ctx, 0);
         uc_reduce_ordered(ctx, 0);
         uc_maps(ctx, 0);
+        uc_scans(ctx, 0);
         rm_dir(g_dir);
         mkdir(g_dir, 0700);
         test_cache_cpu();

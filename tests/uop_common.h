@@ -249,6 +249,84 @@ static void uc_maps(gp_ctx_t *ctx, int quick)
     free(h);
 }
 
+/* Scans: user affine / mat2 = gp_scan_ordered's bits; integer sums = gp_scan's (exact in any order); in place. */
+static void uc_scans(gp_ctx_t *ctx, int quick)
+{
+    static const char *aff = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
+    static const char *m2 = "for (int i = 0; i < 2; i++)\n  for (int j = 0; j < 2; j++)\n"
+                            "    r[2*i+j] = a[2*i] * b[j] + a[2*i+1] * b[2+j];";
+    struct {
+        gp_dtype_t dt;
+        int k;
+        const char *src, *id;
+        int ordered; /* gp_ordered_op_t + 1, or 0: gp_scan sum */
+    } cs[] = {
+        {GP_F32, 2, aff, "1, 0", GP_ORDERED_AFFINE + 1},
+        {GP_F64, 2, aff, "1, 0", GP_ORDERED_AFFINE + 1},
+        {GP_F32, 4, m2, "1, 0, 0, 1", GP_ORDERED_MAT2 + 1},
+        {GP_I64, 1, "a + b", "0", 0},
+        {GP_I32, 1, "a + b", "0", 0},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, cs[c].dt, cs[c].k, 0, cs[c].src, cs[c].id, 0);
+        if (!op) continue;
+        const size_t eb = (size_t)cs[c].k * gp_dtype_size(cs[c].dt), vb = eb;
+        const size_t R = vb <= 8 ? 16 : vb <= 16 ? 8 : vb <= 32 ? 4 : vb <= 64 ? 2 : 1, t = 256 * R;
+        const size_t sizes[] = {0, 1, 7, t - 1, t, t + 1, 33 * t + 5, 1000003};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            if (quick && n > 40 * t) continue;
+            unsigned char *x = malloc(n * eb + 8), *got = malloc(n * eb + 8), *ref = malloc(n * eb + 8);
+            for (size_t e = 0; e < n; e++)
+                for (int q = 0; q < cs[c].k; q++) {
+                    const double diag = cs[c].k == 2 ? q == 0 : q / 2 == q % 2;
+                    const double r = (double)(tc_next() >> 11) * 0x1p-53 - 0.5;
+                    if (cs[c].dt == GP_F32) ((float *)x)[e * cs[c].k + q] = (float)(diag + (diag ? 1e-4 : 0.3) * r);
+                    else if (cs[c].dt == GP_F64) ((double *)x)[e * cs[c].k + q] = diag + (diag ? 1e-4 : 0.3) * r;
+                    else if (cs[c].dt == GP_I64) ((int64_t *)x)[e] = (int64_t)tc_next();
+                    else ((int32_t *)x)[e] = (int32_t)tc_next();
+                }
+            for (int excl = 0; excl < 2; excl++) {
+                const gp_scan_kind_t kind = excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+                gp_buffer_t bx, by;
+                void *px = uc_put(ctx, &bx, x, n * eb, 0);
+                OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * eb + 8, &by));
+                OK(gp_scan_uop(ctx, op, kind, n, px, by.device, NULL));
+                OK(gp_stream_sync(ctx, NULL));
+                if (n) OK(gp_memcpy_sync(ctx, got, by.device, n * eb));
+                if (cs[c].ordered)
+                    OK(gp_scan_ordered(ctx, (gp_ordered_op_t)(cs[c].ordered - 1), cs[c].dt, kind, n, px, by.device, NULL));
+                else
+                    OK(gp_scan(ctx, GP_REDUCE_SUM, cs[c].dt, kind, n, px, by.device, NULL));
+                OK(gp_stream_sync(ctx, NULL));
+                if (n) OK(gp_memcpy_sync(ctx, ref, by.device, n * eb));
+                CHECK(memcmp(got, ref, n * eb) == 0, "user scan '%s' over %d x %s, n = %zu, %s: not the built-in's bits",
+                      cs[c].src, cs[c].k, gp_dtype_name(cs[c].dt), n, excl ? "exclusive" : "inclusive");
+                /* in place */
+                OK(gp_scan_uop(ctx, op, kind, n, px, px, NULL));
+                OK(gp_stream_sync(ctx, NULL));
+                if (n) OK(gp_memcpy_sync(ctx, got, px, n * eb));
+                CHECK(memcmp(got, ref, n * eb) == 0, "user scan '%s' n = %zu in place differs", cs[c].src, n);
+                gp_mem_free(ctx, &bx);
+                gp_mem_free(ctx, &by);
+            }
+            free(x), free(got), free(ref);
+        }
+        gp_uop_destroy(op);
+    }
+    /* refusals: 2-byte elements, misaligned */
+    gp_uop_t *h = uc_make(ctx, GP_UOP_BINARY, GP_U16, 1, 0, "a + b", "0", 1);
+    uint16_t hx[4] = {1, 2, 3, 4}, hy[4] = {9, 9, 9, 9};
+    gp_buffer_t b;
+    char *p = uc_put(ctx, &b, hx, sizeof hx, 0);
+    CHECK_ST(gp_scan_uop(ctx, h, GP_SCAN_INCLUSIVE, 4, p, p, NULL), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_scan_uop(ctx, h, (gp_scan_kind_t)7, 4, p, p, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_memcpy_sync(ctx, hy, p, sizeof hy));
+    CHECK(hy[0] == 1 && hy[3] == 4, "refused scans write nothing");
+    gp_mem_free(ctx, &b);
+    gp_uop_destroy(h);
+}
+
 /* Refusals name the argument and write nothing; compile errors carry the user's line:column. */
 static void uc_errors(gp_ctx_t *ctx)
 {

@@ -30,6 +30,68 @@ static inline GPJ_S gpj_id(void)
     return r;
 }
 GPJ_EXPORT void gpj_h_ident(void *r) { *(GPJ_S *)r = gpj_id(); }
+GPJ_EXPORT void gpj_h_comb(const void *a, const void *b, void *c)
+{
+    *(GPJ_S *)c = gpj_c(*(const GPJ_S *)a, *(const GPJ_S *)b);
+}
+
+/* ---------------------------------------------------------------- scans (jit_scan.cuh's association order) */
+typedef struct {
+    GPJ_IN c[GPJ_K];
+} GPJ_SE;
+#define GPJ_SVB ((int)sizeof(GPJ_S))
+#define GPJ_SR (GPJ_SVB <= 8 ? 16 : GPJ_SVB <= 16 ? 8 : GPJ_SVB <= 32 ? 4 : GPJ_SVB <= 64 ? 2 : 1)
+GPJ_EXPORT const size_t gpj_h_scan_tile_elems = (size_t)GPJ_LANES * GPJ_SR;
+/* L (the in-tile values) of a tile of m <= 256 R elements: runs left to right (padding past m: the identity),
+ * Kogge-Stone over each warp's 32 run totals, over the 8 warp totals, then each run after its exclusive prefix;
+ * S: 256 run totals, G: 8 warp totals (scratch) */
+GPJ_EXPORT void gpj_h_scan_tile(const void *xv, size_t m, void *Lv, void *Sv, void *Gv)
+{
+    const GPJ_SE *x = (const GPJ_SE *)xv;
+    GPJ_S *L = (GPJ_S *)Lv, *S = (GPJ_S *)Sv, *G = (GPJ_S *)Gv;
+    for (size_t i = 0; i < GPJ_LANES; i++) {
+        for (size_t q = 0; q < (size_t)GPJ_SR; q++) {
+            const size_t j = i * GPJ_SR + q;
+            GPJ_S v;
+            if (j < m) {
+                for (int c = 0; c < GPJ_K; c++) v.v[c] = gpj_in(x[j].c[c]);
+            } else {
+                v = gpj_id();
+            }
+            L[j] = q == 0 ? v : gpj_c(L[j - 1], v);
+        }
+        S[i] = L[i * GPJ_SR + GPJ_SR - 1];
+    }
+    for (size_t g = 0; g < GPJ_LANES / 32; g++)
+        for (size_t d = 1; d < 32; d <<= 1)
+            for (size_t l = 31; l >= d; l--) S[g * 32 + l] = gpj_c(S[g * 32 + l - d], S[g * 32 + l]);
+    for (size_t g = 0; g < GPJ_LANES / 32; g++) G[g] = S[g * 32 + 31];
+    for (size_t d = 1; d < GPJ_LANES / 32; d <<= 1)
+        for (size_t g = GPJ_LANES / 32 - 1; g >= d; g--) G[g] = gpj_c(G[g - d], G[g]);
+    for (size_t i = 1; i < GPJ_LANES && i * GPJ_SR < m; i++) {
+        const size_t g = i / 32, l = i % 32;
+        const GPJ_S E = g && l ? gpj_c(G[g - 1], S[i - 1]) : g ? G[g - 1] : S[i - 1];
+        for (size_t q = 0; q < (size_t)GPJ_SR; q++) L[i * GPJ_SR + q] = gpj_c(E, L[i * GPJ_SR + q]);
+    }
+}
+static GPJ_SE gpj_sback(GPJ_S v)
+{
+    GPJ_SE e;
+    for (int c = 0; c < GPJ_K; c++) e.c[c] = gpj_back(v.v[c]);
+    return e;
+}
+/* the outputs of a tile after the carry C (NULL: none); exclusive: shifted by one, C (or the identity) first */
+GPJ_EXPORT void gpj_h_scan_out(const void *Lv, size_t m, const void *Cv, int excl, void *yv)
+{
+    const GPJ_S *L = (const GPJ_S *)Lv, *C = (const GPJ_S *)Cv;
+    GPJ_SE *y = (GPJ_SE *)yv;
+    if (!excl) {
+        for (size_t j = 0; j < m; j++) y[j] = gpj_sback(C ? gpj_c(*C, L[j]) : L[j]);
+        return;
+    }
+    y[0] = gpj_sback(C ? *C : gpj_id());
+    for (size_t j = 1; j < m; j++) y[j] = gpj_sback(C ? gpj_c(*C, L[j - 1]) : L[j - 1]);
+}
 
 #if GPJ_COMM
 #ifdef GPJ_TR

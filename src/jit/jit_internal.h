@@ -20,13 +20,15 @@
 GP_INTERNAL extern const char gp__jit_common_text[];
 GP_INTERNAL extern const char gp__jit_kernels_text[];
 GP_INTERNAL extern const char gp__jit_host_text[];
+GP_INTERNAL extern const char gp__jit_scan_text[];
+GP_INTERNAL extern const char gp__jit_lb_text[];
 
 typedef struct gp__jit_mod {
     uint64_t key[2];
     int gpu;
     /* GPU */
     cudaLibrary_t lib;
-    cudaKernel_t k_reduce, k_transform;
+    cudaKernel_t k_reduce, k_transform, k_scan;
     int blocks_per_sm; /* of k_reduce at 256 threads */
     size_t smem;       /* k_reduce's dynamic shared memory */
     /* CPU */
@@ -35,6 +37,9 @@ typedef struct gp__jit_mod {
     void (*h_fold)(const void *, size_t, size_t, size_t, void *);
     void (*h_ident)(void *);
     void (*h_map)(const void *, void *, size_t, size_t);
+    void (*h_scan_tile)(const void *, size_t, void *, void *, void *);
+    void (*h_scan_out)(const void *, size_t, const void *, int, void *);
+    void (*h_comb)(const void *, const void *, void *);
     size_t tile_elems, group_elems;
     struct gp__jit_mod *next;
 } gp__jit_mod_t;
@@ -52,6 +57,7 @@ struct gp_uop {
     char *tr_src, *tr_id;
     gp_dtype_t tr_dtype;
     gp__jit_mod_t *tr_mod;
+    gp__jit_mod_t *scan_mod; /* binary ops on a GPU: the scan kernel's module, built on the first gp_scan_uop */
 };
 
 /* Where a module's code came from (gp_uop_build_seconds). */
@@ -80,8 +86,13 @@ GP_INTERNAL void gp__jit_hash(const void *p, size_t n, uint64_t key[2]);
 /* The module source of a uop (uop.c): kind of module, target (1 GPU, 0 host); *out malloc'ed. tr: a map's source
  * fused with a binary op (transform-reduce). */
 GP_INTERNAL gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, char **out);
-/* Test hook: the GPU source of desc compiled by NVRTC for arch through the disk cache, without a device. */
-GP_INTERNAL gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int *source,
+/* The GPU source of a binary op's scan module (jit_scan.cuh over scan_lb.cuh). */
+GP_INTERNAL gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out);
+/* Elements per run of a user scan (the ordered scans' rule for a value of vbytes) */
+GP_INTERNAL int gp__jit_scan_run(size_t vbytes);
+/* Test hook: the GPU source of desc (scan: its scan module) compiled by NVRTC for arch through the disk cache,
+ * without a device. */
+GP_INTERNAL gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int scan, int *source,
                                              double *seconds);
 
 #endif

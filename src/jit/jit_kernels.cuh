@@ -51,7 +51,9 @@ __device__ __forceinline__ GPJ_S gpj_get(const GPJ_S *p, size_t k)
     return s;
 }
 
-#if GPJ_COMM
+#if defined(GPJ_SCAN)
+/* a scan module: jit_scan.cuh follows (after scan_lb.cuh) */
+#elif GPJ_COMM
 /* ------------------------------------------------------------------ the tile tree (reduce_internal.h) */
 #ifdef GPJ_TR
 typedef GPJ_XIN GPJ_E; /* one input element */

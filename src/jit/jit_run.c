@@ -228,3 +228,87 @@ gp_status_t gp_transform_reduce_sync(gp_ctx_t *ctx, const gp_uop_t *map, const g
 {
     return transform_reduce("gp_transform_reduce_sync", ctx, map, op, n, x, result_host, result_host, NULL);
 }
+
+/* ------------------------------------------------------------------------------------------ scan */
+static gp_status_t scan_cpu(const char *fn, gp__jit_mod_t *mod, size_t vb, size_t eb, size_t n, const void *x,
+                            void *y, int excl)
+{
+    if (!mod->h_scan_tile || !mod->h_scan_out || !mod->h_comb)
+        return gp__error(GP_ERR_INTERNAL, "%s: the module has no scan functions", fn);
+    const size_t tile = (size_t)256 * (size_t)gp__jit_scan_run(vb), nt = (n + tile - 1) / tile;
+    char *C = malloc((nt + 1) * vb); /* C[t]: the carry into tile t (t >= 1) */
+    int fail = C == NULL;
+    const int par = gp__cpu_par(1, n * eb) && nt > 1;
+#pragma omp parallel if (par) reduction(| : fail)
+    {
+        char *L = malloc((tile + 256 + 8) * vb);
+        fail |= L == NULL;
+#pragma omp for schedule(static)
+        for (long t = 0; t < (long)nt; t++) {
+            if (!L || !C) continue;
+            const size_t m = n - (size_t)t * tile < tile ? n - (size_t)t * tile : tile;
+            mod->h_scan_tile((const char *)x + (size_t)t * tile * eb, m, L, L + tile * vb, L + (tile + 256) * vb);
+            memcpy(C + ((size_t)t + 1) * vb, L + (m - 1) * vb, vb); /* A_t, until the carries */
+        }
+#pragma omp single
+        if (C) /* I_t = I_(t-1) o A_t: the left fold */
+            for (size_t t = 2; t <= nt; t++) mod->h_comb(C + (t - 1) * vb, C + t * vb, C + t * vb);
+#pragma omp for schedule(static)
+        for (long t = 0; t < (long)nt; t++) {
+            if (!L || !C) continue;
+            const size_t m = n - (size_t)t * tile < tile ? n - (size_t)t * tile : tile;
+            mod->h_scan_tile((const char *)x + (size_t)t * tile * eb, m, L, L + tile * vb, L + (tile + 256) * vb);
+            mod->h_scan_out(L, m, t ? C + (size_t)t * vb : NULL, excl, (char *)y + (size_t)t * tile * eb);
+        }
+        free(L);
+    }
+    free(C);
+    return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "%s: tile buffers", fn) : GP_OK;
+}
+
+gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, size_t n, const void *x, void *y,
+                        gp_stream_t stream)
+{
+    static const char fn[] = "gp_scan_uop";
+    GP_TRY_RET(check_common(fn, ctx, op, GP_UOP_BINARY, "op"));
+    if (kind != GP_SCAN_INCLUSIVE && kind != GP_SCAN_EXCLUSIVE)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: kind %d is not GP_SCAN_INCLUSIVE or GP_SCAN_EXCLUSIVE", fn, (int)kind);
+    const size_t eb = elem_bytes(op), vb = gp_uop_value_bytes(op);
+    if (eb % 4)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: elements of %zu bytes: scans take whole 4-byte words (f32, i32 "
+                         "and wider, or tuples of 4k bytes)", fn, eb);
+    GP_TRY_RET(check_x(fn, n, x, op->dtype, eb, "x"));
+    GP_TRY_RET(check_x(fn, n, y, op->dtype, eb, "y"));
+    if (n && (((uintptr_t)x | (uintptr_t)y) & 3))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: x and y must be 4-byte aligned", fn);
+    if (n == 0) return GP_OK;
+    if (gp__is_cpu(ctx)) return scan_cpu(fn, op->mod, vb, eb, n, x, y, kind == GP_SCAN_EXCLUSIVE);
+    gp_uop_t *mo = (gp_uop_t *)op;
+    if (!mo->scan_mod) { /* the scan kernel's module, built on first use */
+        GP_TRY_RET(gp__no_capture(ctx, fn, "its first call compiles the scan kernel"));
+        char *src = NULL;
+        int source = 0;
+        GP_TRY_RET(gp__jit_scan_source(op, &src));
+        gp_status_t st = gp__jit_module(ctx, fn, src, 0, &mo->scan_mod, &source);
+        free(src);
+        if (st != GP_OK) return st;
+    }
+    gp__jit_mod_t *m = mo->scan_mod;
+    const size_t tile = (size_t)256 * (size_t)gp__jit_scan_run(vb), ntiles = (n + tile - 1) / tile;
+    if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^31 - 1)", fn, ntiles);
+    const size_t head = 16 + (ntiles * 4 + 15) / 16 * 16; /* the ticket, the statuses (scan_general.cu's layout) */
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, head + 2 * ntiles * vb, &ws));
+    char *w = ws;
+    cudaError_t e = cudaMemsetAsync(w, 0, head, (cudaStream_t)stream);
+    if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
+    const unsigned char *heads = NULL;
+    void *ticket = w, *status = w + 16, *agg = w + head, *incl = w + head + ntiles * vb, *cin = NULL, *cout = NULL;
+    size_t nn = n;
+    int excl = kind == GP_SCAN_EXCLUSIVE;
+    void *args[] = {(void *)&x, &y, &heads, &nn, &excl, &ticket, &status, &agg, &incl, &cin, &cout};
+    e = cudaLaunchKernel((const void *)m->k_scan, dim3_make((unsigned)ntiles), dim3_make(256), args, 0,
+                         (cudaStream_t)stream);
+    if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    return GP_CHECK_LAUNCH(fn);
+}

@@ -107,7 +107,9 @@ static void add_binary(sbuf_t *b, const gp_uop_t *op, int gpu)
               "#define GPJ_ESZ %zu\n", op->arity, op->commutative, value_c(op->dtype), storage_c(op->dtype),
            (size_t)op->arity * gp_dtype_size(op->dtype));
     const char *conv = op->dtype == GP_F16 ? "gpj_h2f" : op->dtype == GP_BF16 ? "gpj_b2f" : "(GPJ_T)";
-    sb_add(b, "%s GPJ_T gpj_in(GPJ_IN v) { return %s(v); }\n#define T GPJ_T\n", fn, conv);
+    const char *back = op->dtype == GP_F16 ? "gpj_f2h" : op->dtype == GP_BF16 ? "gpj_f2b" : "(GPJ_IN)";
+    sb_add(b, "%s GPJ_T gpj_in(GPJ_IN v) { return %s(v); }\n", fn, conv);
+    sb_add(b, "%s GPJ_IN gpj_back(GPJ_T v) { return %s(v); }\n#define T GPJ_T\n", fn, back);
     if (op->arity == 1) {
         if (is_body(op->src))
             sb_add(b, "%s T gpj_user(T a, T b)\n{\n#line 1 \"op\"\n%s\n#line %d \"gpuprim-jit\"\n}\n", fn, op->src,
@@ -197,6 +199,28 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
     if (b.oom) {
         free(b.p);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_uop_create: the module source");
+    }
+    *out = b.p;
+    return GP_OK;
+}
+
+int gp__jit_scan_run(size_t vb) { return vb <= 8 ? 16 : vb <= 16 ? 8 : vb <= 32 ? 4 : vb <= 64 ? 2 : 1; }
+
+gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out)
+{
+    sbuf_t b = {0};
+    sb_add(&b, "/* gpuprim %d user operator scan module (NVRTC) */\n", gp_version());
+    sb_add(&b, "#define GPJ_FN static __device__ __forceinline__\n#define GPJ_F2U(f) __float_as_uint(f)\n"
+               "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"
+               "#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n#define GPJ_SCAN 1\n");
+    sb_add(&b, "#line 1 \"jit_common.h\"\n%s\n", gp__jit_common_text);
+    add_binary(&b, op, 1);
+    sb_add(&b, "#line 1 \"jit_kernels.cuh\"\n%s\n", gp__jit_kernels_text);
+    sb_add(&b, "constexpr int THREADS = 256;\n#line 1 \"scan_lb.cuh\"\n%s\n", gp__jit_lb_text);
+    sb_add(&b, "#line 1 \"jit_scan.cuh\"\n%s\n", gp__jit_scan_text);
+    if (b.oom) {
+        free(b.p);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_scan_uop: the module source");
     }
     *out = b.p;
     return GP_OK;
@@ -337,7 +361,12 @@ static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp
     if (e != cudaSuccess) return gp__cuda_error(e, "loading a user operator's module", __FILE__, __LINE__);
     /* only the kernels this module defines (a failed lookup is an API error to compute-sanitizer) */
     const int bin = strstr(src, "#define GPJ_BINARY 1") != NULL, map = strstr(src, "#define GPJ_MAP 1") != NULL,
-              tr = strstr(src, "#define GPJ_TR 1") != NULL;
+              tr = strstr(src, "#define GPJ_TR 1") != NULL, scan = strstr(src, "#define GPJ_SCAN 1") != NULL;
+    if (scan) {
+        if ((e = cudaLibraryGetKernel(&m->k_scan, m->lib, "gpj_scan")) != cudaSuccess)
+            return gp__cuda_error(e, "a user operator's scan kernel", __FILE__, __LINE__);
+        return GP_OK;
+    }
     if (bin && (e = cudaLibraryGetKernel(&m->k_reduce, m->lib, "gpj_reduce")) != cudaSuccess)
         return gp__cuda_error(e, "a user operator's reduce kernel", __FILE__, __LINE__);
     if (map && !tr && (e = cudaLibraryGetKernel(&m->k_transform, m->lib, "gpj_transform")) != cudaSuccess)
@@ -394,6 +423,9 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, siz
         if ((p = sym(m->so, "gpj_h_fold"))) memcpy(&m->h_fold, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_ident"))) memcpy(&m->h_ident, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_map"))) memcpy(&m->h_map, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_scan_tile"))) memcpy(&m->h_scan_tile, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_scan_out"))) memcpy(&m->h_scan_out, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_comb"))) memcpy(&m->h_comb, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_tile_elems"))) m->tile_elems = *(const size_t *)p;
         if ((p = sym(m->so, "gpj_h_group_elems"))) m->group_elems = *(const size_t *)p;
     }
@@ -425,14 +457,14 @@ void gp__jit_release(gp_ctx_t *ctx)
     (void)cudaGetLastError();
 }
 
-gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int *source, double *seconds)
+gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int scan, int *source, double *seconds)
 {
     GP_TRY_RET(check_desc("gp__uop_compile_test", desc));
     gp_uop_t op;
     memset(&op, 0, sizeof op);
     gp_status_t st = uop_fill(&op, desc);
     char *src = NULL;
-    if (st == GP_OK) st = gp__jit_source(&op, NULL, 1, &src);
+    if (st == GP_OK) st = scan ? gp__jit_scan_source(&op, &src) : gp__jit_source(&op, NULL, 1, &src);
     const double t0 = now_s();
     void *cubin = NULL;
     size_t bytes = 0;

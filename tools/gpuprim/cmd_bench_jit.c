@@ -2,7 +2,7 @@
  * cmd_bench_jit.c — `gpuprim bench jit`: user operators (compiled at run time) against the built-in primitive that
  * computes the same thing, same run: `a + b` over f32 (gp_reduce_uop) against gp_reduce's sum, the sum of squares as
  * one transform-reduce against gp_reduce's plain sum, the user affine map against gp_reduce_ordered's (f32 pairs, n / 2),
- * a user max over i32 against gp_reduce's max. ratio = built-in time / ours (1.0 = as fast). Every result is checked:
+ * a user max over i32 against gp_reduce's max, the user affine scan against gp_scan_ordered's. ratio = built-in time / ours (1.0 = as fast). Every result is checked:
  * the user op and the built-in give the same bits (sum of squares: gp_reduce of gp_transform's output). The meta
  * lines give a first compile (an empty disk cache) and a disk-cache hit (a second context), in milliseconds.
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { J_SUM, J_SQUARES, J_AFFINE, J_MAX };
+enum { J_SUM, J_SQUARES, J_AFFINE, J_MAX, J_SCAN };
 
 typedef struct jjob {
     gp_ctx_t *ctx;
@@ -22,6 +22,7 @@ typedef struct jjob {
     size_t n;
     void *x, *res, *res2;
     gp_uop_t *op, *map;
+    void *y, *y2; /* scans' outputs */
 } jjob_t;
 
 static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
@@ -29,6 +30,7 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     jjob_t *j = u;
     (void)rep;
     if (j->job == J_SQUARES) return gp_transform_reduce(j->ctx, j->map, j->op, j->n, j->x, j->res, s);
+    if (j->job == J_SCAN) return gp_scan_uop(j->ctx, j->op, GP_SCAN_INCLUSIVE, j->n, j->x, j->y, s);
     return gp_reduce_uop(j->ctx, j->op, j->n, j->x, j->res, s);
 }
 
@@ -39,6 +41,7 @@ static gp_status_t run_builtin(void *u, int rep, gp_stream_t s)
     switch (j->job) {
     case J_AFFINE: return gp_reduce_ordered(j->ctx, GP_ORDERED_AFFINE, GP_F32, j->n, j->x, j->res2, s);
     case J_MAX: return gp_reduce(j->ctx, GP_REDUCE_MAX, GP_I32, j->n, j->x, j->res2, s);
+    case J_SCAN: return gp_scan_ordered(j->ctx, GP_ORDERED_AFFINE, GP_F32, GP_SCAN_INCLUSIVE, j->n, j->x, j->y2, s);
     default: return gp_reduce(j->ctx, GP_REDUCE_SUM, GP_F32, j->n, j->x, j->res2, s);
     }
 }
@@ -48,7 +51,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuprim bench jit [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
                "  user operators against the built-ins computing the same, same run, at n (default 2^28; 2^22 on the\n"
                "  CPU backend): a + b (f32) vs gp_reduce sum, x * x then a + b (one pass) vs a plain sum, the affine\n"
-               "  map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce max; first compile and disk hit.\n");
+               "  map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce max, the affine scan vs\n"
+               "  gp_scan_ordered; first compile and disk hit.\n");
 }
 
 static void rm_tree(const char *dir)
@@ -135,20 +139,30 @@ int bench_jit(int argc, char **argv)
         fprintf(stderr, "gpuprim bench jit: %s\n", gp_last_error());
         rc = EXIT_FAIL;
     }
-    static const char *const names[] = {"user a + b", "user x*x then a + b", "user affine (ordered)", "user max"};
+    static const char *const names[] = {"user a + b", "user x*x then a + b", "user affine (ordered)", "user max",
+                                        "user affine scan"};
     static const char *const peers[] = {"gp_reduce sum", "gp_reduce sum (plain)", "gp_reduce_ordered affine",
-                                        "gp_reduce max"};
+                                        "gp_reduce max", "gp_scan_ordered affine"};
     static bench_bars_t bars;
     bars.n = 0;
     /* the transform-reduce first: on 2026-11-24 (H200) the first row measured had a slow median (273-278 us, min
      * 245) that the same kernel did not show later; the order is kept so the rows compare */
-    static const int order[] = {J_SQUARES, J_SUM, J_AFFINE, J_MAX};
-    for (int oi = 0; oi < 4 && rc == EXIT_OK; oi++) {
+    static const int order[] = {J_SQUARES, J_SUM, J_AFFINE, J_MAX, J_SCAN};
+    for (int oi = 0; oi < 5 && rc == EXIT_OK; oi++) {
         const int job = order[oi];
         const gp_dtype_t dt = job == J_MAX ? GP_I32 : GP_F32;
-        const size_t m = job == J_AFFINE ? n / 2 : n, vals = job == J_AFFINE ? 2 * m : m, bytes = vals * 4;
-        gp_buffer_t bx = {0}, br = {0}, bsq = {0};
-        jjob_t j = {ctx, job, m, NULL, NULL, NULL, job == J_AFFINE ? aff : job == J_MAX ? mx : sum, sq};
+        const int pairs = job == J_AFFINE || job == J_SCAN;
+        const size_t m = pairs ? n / 2 : n, vals = pairs ? 2 * m : m, bytes = vals * 4;
+        const double moved = job == J_SCAN ? 2.0 * (double)bytes : (double)bytes; /* scans write as much */
+        gp_buffer_t bx = {0}, br = {0}, bsq = {0}, by = {0}, by2 = {0};
+        jjob_t j = {ctx, job, m, NULL, NULL, NULL, pairs ? aff : job == J_MAX ? mx : sum, sq, NULL, NULL};
+        if (job == J_SCAN && (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
+                              gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by2) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench jit: %zu bytes: %s\n", bytes, gp_last_error());
+            rc = EXIT_FAIL;
+            break;
+        }
+        j.y = by.device, j.y2 = by2.device;
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, 512, &br) != GP_OK ||
             bench_fill_random(ctx, bx.device, vals, dt, 21 + (unsigned)job) != GP_OK) {
             fprintf(stderr, "gpuprim bench jit: %zu bytes: %s\n", bytes, gp_last_error());
@@ -166,7 +180,12 @@ int bench_jit(int argc, char **argv)
         if (rc == EXIT_OK) { /* the check */
             unsigned char h[512];
             if (gp_memcpy_sync(ctx, h, br.device, 512) == GP_OK) {
-                if (job == J_AFFINE) {
+                if (job == J_SCAN) {
+                    unsigned char *a = malloc(bytes), *b = malloc(bytes);
+                    same = a && b && gp_memcpy_sync(ctx, a, by.device, bytes) == GP_OK &&
+                           gp_memcpy_sync(ctx, b, by2.device, bytes) == GP_OK && memcmp(a, b, bytes) == 0;
+                    free(a), free(b);
+                } else if (job == J_AFFINE) {
                     same = memcmp(h, h + 256, 8) == 0;
                 } else if (job == J_MAX) {
                     gp_reduce_result_t rr;
@@ -194,11 +213,11 @@ int bench_jit(int argc, char **argv)
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[64];
             snprintf(name, sizeof name, "%s%s", names[job], same ? "" : " CHECK FAILED");
-            vec_row(&r, name, gp_dtype_name(dt), m, (double)bytes, &so, &ce, peers[job], sp.median_ms);
-            bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s n=%zu", name, m);
-            bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "%s", peers[job]);
+            vec_row(&r, name, gp_dtype_name(dt), m, moved, &so, &ce, peers[job], sp.median_ms);
+            bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s n=%zu", name, m);
+            bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", peers[job]);
         }
-        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &br), gp_mem_free(ctx, &bsq);
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &br), gp_mem_free(ctx, &bsq), gp_mem_free(ctx, &by), gp_mem_free(ctx, &by2);
     }
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print(&r, c.fmt, stdout);

@@ -1,0 +1,284 @@
+/*
+ * scan_lb.cuh — the decoupled look-back scan of one tile, for a policy P (docs/SCAN.md has the association order;
+ * scan_general.cu describes the steps and the descriptors). Included by scan_general.cu (the ordered and segmented
+ * scans) and embedded as text for NVRTC (src/jit: user operators' scans), so both run the same code: it uses no
+ * header, only CUDA built-ins, and the includer defines THREADS (the runs per tile, 256).
+ * A policy gives: V (the scan value), E (an element: EW words), R (elements per run), TILE, WT (words per run),
+ * PITCH (WT | 1), WINDOWS (look-back windows before waiting on the oldest), SEG (head flags), comb, shfl_up, pad (a
+ * value that changes no real element's), first (the exclusive scan's first output), make (E, head) -> V,
+ * out (V) -> E, flag (V: its head bit) and load_cg (a published V, through L2).
+ */
+/* a value another block published (after its status was acquired): word by word through L2 */
+template <typename V> __device__ __forceinline__ V ldcg_value(const V *p)
+{
+    constexpr int VW = (int)sizeof(V) / 4;
+    unsigned w[VW];
+    const unsigned *q = reinterpret_cast<const unsigned *>(p);
+#pragma unroll
+    for (int i = 0; i < VW; i++) w[i] = __ldcg(q + i);
+    V v;
+    memcpy(&v, w, sizeof v);
+    return v;
+}
+
+__device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void st_release(unsigned *p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* One tile of the scan, for a policy P. x, y: n elements of P::E; heads: n bytes (P::SEG). Called by every thread of
+ * a block of THREADS from the kernel (a grid of one block per tile). */
+template <class P>
+__device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y, const unsigned char *heads, size_t n,
+                                        int excl, unsigned *ticket, unsigned *status, typename P::V *agg,
+                                        typename P::V *incl, const typename P::V *cin, typename P::V *cout)
+{
+    typedef typename P::V V;
+    typedef typename P::E E;
+    constexpr int R = P::R, WT = P::WT, PITCH = P::PITCH, EW = P::EW;
+    __shared__ unsigned s_tile;
+    __shared__ unsigned s_w[THREADS * PITCH];
+    __shared__ V s_g[THREADS / 32], s_last[THREADS / 32], s_win[P::WINDOWS * 32];
+    __shared__ V s_agg, s_pre;
+    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
+    __syncthreads();
+    const size_t t = s_tile, e0 = t * (size_t)P::TILE, w0 = e0 * EW, nw = n * (size_t)EW;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned *xw = reinterpret_cast<const unsigned *>(x);
+    unsigned *yw = reinterpret_cast<unsigned *>(y);
+    constexpr int TW = THREADS * WT, NCH = TW / 4, PER = (NCH + THREADS - 1) / THREADS;
+    const size_t mine = e0 + (size_t)threadIdx.x * R; /* this thread's first element */
+
+    /* 1. the tile's words, coalesced, into shared memory at the thread pitch (and this thread's head bytes) */
+    unsigned hb = 0; /* bit k: element mine + k starts a segment */
+    if constexpr (P::SEG) {
+        if (mine + R <= n && R == 16 && ((unsigned long long)(heads + mine) & 15) == 0) {
+            const uint4 h = *reinterpret_cast<const uint4 *>(heads + mine);
+            const unsigned q[4] = {h.x, h.y, h.z, h.w};
+#pragma unroll
+            for (int k = 0; k < 16; k++) hb |= ((q[k / 4] >> (8 * (k % 4))) & 0xffu ? 1u : 0u) << k;
+        } else if (mine + R <= n && R == 8 && ((unsigned long long)(heads + mine) & 7) == 0) {
+            const uint2 h = *reinterpret_cast<const uint2 *>(heads + mine);
+            const unsigned q[2] = {h.x, h.y};
+#pragma unroll
+            for (int k = 0; k < 8; k++) hb |= ((q[k / 4] >> (8 * (k % 4))) & 0xffu ? 1u : 0u) << k;
+        } else {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                if (mine + k < n && heads[mine + k]) hb |= 1u << k;
+        }
+    }
+    if (w0 + TW <= nw && ((unsigned long long)(xw + w0) & 15) == 0) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(xw + w0);
+        uint4 c[PER];
+#pragma unroll
+        for (int i = 0; i < PER; i++) {
+            const int q = i * THREADS + threadIdx.x;
+            if (NCH % THREADS == 0 || q < NCH) c[i] = p[q];
+        }
+#pragma unroll
+        for (int i = 0; i < PER; i++) {
+            const int q = i * THREADS + threadIdx.x;
+            if (NCH % THREADS == 0 || q < NCH) {
+                const int e = 4 * q;
+                s_w[e + e / WT] = c[i].x;
+                s_w[e + 1 + (e + 1) / WT] = c[i].y;
+                s_w[e + 2 + (e + 2) / WT] = c[i].z;
+                s_w[e + 3 + (e + 3) / WT] = c[i].w;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < WT; i++) {
+            const int e = i * THREADS + threadIdx.x;
+            if (w0 + e < nw) s_w[e + e / WT] = xw[w0 + e];
+        }
+    }
+    __syncthreads();
+    V v[R];
+    {
+        unsigned wr[WT];
+#pragma unroll
+        for (int j = 0; j < WT; j++) wr[j] = s_w[threadIdx.x * PITCH + j];
+        E ev[R];
+        memcpy(ev, wr, sizeof ev);
+#pragma unroll
+        for (int k = 0; k < R; k++) v[k] = mine + k < n ? P::make(ev[k], (hb >> k) & 1u) : P::pad();
+    }
+    /* the run, the tile scan */
+#pragma unroll
+    for (int k = 1; k < R; k++) v[k] = P::comb(v[k - 1], v[k]);
+    V S = v[R - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const V o = P::shfl_up(S, d);
+        if (lane >= d) S = P::comb(o, S);
+    }
+    if (lane == 31) s_g[warp] = S;
+    __syncthreads();
+    if (warp == 0) {
+        V g = lane < THREADS / 32 ? s_g[lane] : P::pad();
+#pragma unroll
+        for (int d = 1; d < THREADS / 32; d <<= 1) {
+            const V o = P::shfl_up(g, d);
+            if (lane >= d && lane < THREADS / 32) g = P::comb(o, g);
+        }
+        if (lane < THREADS / 32) s_g[lane] = g;
+    }
+    const V Sprev = P::shfl_up(S, 1);
+    __syncthreads();
+    if (warp || lane) {
+        const V Ex = warp && lane ? P::comb(s_g[warp - 1], Sprev) : warp ? s_g[warp - 1] : Sprev;
+#pragma unroll
+        for (int k = 0; k < R; k++) v[k] = P::comb(Ex, v[k]);
+    }
+    V prevL = P::shfl_up(v[R - 1], 1); /* the exclusive scan's first item of this thread */
+    if (lane == 31) s_last[warp] = v[R - 1];
+    if (threadIdx.x == THREADS - 1) s_agg = v[R - 1];
+    __syncthreads();
+    if (lane == 0 && warp) prevL = s_last[warp - 1];
+    unsigned lf = 0; /* bit k: L_k's head flag (segmented) */
+    { /* the L values wait in this thread's own words while warp 0 looks back */
+        E ev[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            ev[k] = P::out(v[k]);
+            lf |= (P::flag(v[k]) ? 1u : 0u) << k;
+        }
+        unsigned wr[WT];
+        memcpy(wr, ev, sizeof ev);
+#pragma unroll
+        for (int j = 0; j < WT; j++) s_w[threadIdx.x * PITCH + j] = wr[j];
+    }
+
+    /* 2. publish the aggregate, look back, publish the inclusive prefix */
+    if (warp == 0 && t > 0) {
+        const V A = s_agg;
+        if (lane == 0) {
+            agg[t] = A;
+            st_release(status + t, 1u);
+        }
+        int w = 0, k = 31;
+        for (;; w++) {
+            const long long p = (long long)t - 1 - 32LL * w - lane;
+            unsigned f = 2u;
+            V val = P::pad();
+            if (p >= 0) {
+                while ((f = ld_acquire(status + p)) == 0u) {
+                }
+                val = P::load_cg(f == 2u ? incl + p : agg + p);
+            }
+            unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
+            if (!m && w == P::WINDOWS - 1) {
+                if (lane == 31) {
+                    while (ld_acquire(status + p) != 2u) {
+                    }
+                    val = P::load_cg(incl + p);
+                }
+                m = 1u << 31;
+            }
+            s_win[w * 32 + lane] = val;
+            if (m) {
+                k = __ffs(m) - 1;
+                break;
+            }
+        }
+        __syncwarp();
+        if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
+            V pre = s_win[w * 32 + k];
+            for (int j = w * 32 + k - 1; j >= 0; j--) pre = P::comb(pre, s_win[j]);
+            incl[t] = P::comb(pre, A);
+            st_release(status + t, 2u);
+            s_pre = pre;
+        }
+    } else if (warp == 0 && lane == 0) { /* tile 0: its aggregate is its inclusive prefix, after a carry in (I_-1) */
+        if (cin) {
+            const V pre = *cin;
+            incl[0] = P::comb(pre, s_agg);
+            s_pre = pre;
+        } else {
+            incl[0] = s_agg;
+        }
+        st_release(status, 2u);
+    }
+    __syncthreads();
+    const bool has = t > 0 || cin != nullptr;
+
+    /* 3. the outputs: C o L, exclusive shifted by one (tile 0: L itself, the first value first; segmented: the
+     * first value at every head) */
+    {
+        unsigned wr[WT];
+#pragma unroll
+        for (int j = 0; j < WT; j++) wr[j] = s_w[threadIdx.x * PITCH + j];
+        E ev[R];
+        memcpy(ev, wr, sizeof ev);
+#pragma unroll
+        for (int k = 0; k < R; k++) v[k] = P::make(ev[k], (lf >> k) & 1u);
+    }
+    /* the carry out: the last element's inclusive value (not the padded tile end's, as in scan.cu) */
+    if (cout && t == gridDim.x - 1 && threadIdx.x == (n - 1 - e0) / R) {
+        V lv = v[0];
+#pragma unroll
+        for (int k = 1; k < R; k++)
+            if ((size_t)k == (n - 1 - e0) % R) lv = v[k];
+        *cout = has ? P::comb(s_pre, lv) : lv;
+    }
+    E eo[R];
+    if (has) {
+        const V C = s_pre;
+        if (!excl) {
+#pragma unroll
+            for (int k = 0; k < R; k++) eo[k] = P::out(P::comb(C, v[k]));
+        } else {
+#pragma unroll
+            for (int k = R - 1; k > 0; k--) eo[k] = P::out(P::comb(C, v[k - 1]));
+            eo[0] = threadIdx.x == 0 ? P::out(C) : P::out(P::comb(C, prevL));
+        }
+    } else {
+        if (!excl) {
+#pragma unroll
+            for (int k = 0; k < R; k++) eo[k] = P::out(v[k]);
+        } else {
+#pragma unroll
+            for (int k = R - 1; k > 0; k--) eo[k] = P::out(v[k - 1]);
+            eo[0] = threadIdx.x == 0 ? P::first() : P::out(prevL);
+        }
+    }
+    if (P::SEG && excl) {
+#pragma unroll
+        for (int k = 0; k < R; k++)
+            if ((hb >> k) & 1u) eo[k] = P::first();
+    }
+    {
+        unsigned wr[WT];
+        memcpy(wr, eo, sizeof eo);
+#pragma unroll
+        for (int j = 0; j < WT; j++) s_w[threadIdx.x * PITCH + j] = wr[j];
+    }
+    __syncthreads();
+    if (w0 + TW <= nw && ((unsigned long long)(yw + w0) & 15) == 0) {
+        uint4 *p = reinterpret_cast<uint4 *>(yw + w0);
+#pragma unroll
+        for (int i = 0; i < PER; i++) {
+            const int q = i * THREADS + threadIdx.x;
+            if (NCH % THREADS == 0 || q < NCH) {
+                const int e = 4 * q;
+                p[q] = make_uint4(s_w[e + e / WT], s_w[e + 1 + (e + 1) / WT], s_w[e + 2 + (e + 2) / WT],
+                                  s_w[e + 3 + (e + 3) / WT]);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < WT; i++) {
+            const int e = i * THREADS + threadIdx.x;
+            if (w0 + e < nw) yw[w0 + e] = s_w[e + e / WT];
+        }
+    }
+}
+
