@@ -386,12 +386,12 @@ if [[ " $steps " == *" prof "* ]]; then
   # of light, occupancy, warp stalls, memory (prof.txt); clocks left alone (METHOD.md).
   G=$B/gpuprim
   {
-    for k in 'k_lb<.*OS<3, float' 'k_scan<float, float, float' 'k_lb<.*OS<0, float'; do
+    for k in 'k_lb<.*OS<.int.3, float' 'k_scan<float, float, float, .int.0' 'k_lb<.*OS<.int.0, float'; do
       echo "### ncu $k"
       timeout 240 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip 1 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
         --section SchedulerStats --section LaunchStats $G bench scan -n 67108864 --reps 2 --warmup 1 2>&1 |
-        grep -vE '^(op|sum|exclusive|max|affine|mat2|segmented) ' | tail -90
+        grep -vE '^(op|sum|exclusive|max|affine|mat2|segmented) |^          ' | tail -120
     done
   } >"$OUT/prof.txt" 2>&1
   note "prof: $(grep -c 'Duration' "$OUT/prof.txt") kernels profiled"
