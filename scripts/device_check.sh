@@ -391,7 +391,7 @@ if [[ " $steps " == *" prof "* ]]; then
       timeout 240 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip 1 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
         --section SchedulerStats --section LaunchStats $G bench scan -n 67108864 --reps 2 --warmup 1 2>&1 |
-        grep -vE '^(op|sum|exclusive|max|affine|mat2|segmented) |^          ' | tail -120
+        grep -vE '^(op|sum|exclusive|max|affine|mat2|segmented) ' | tail -150
     done
   } >"$OUT/prof.txt" 2>&1
   note "prof: $(grep -c 'Duration' "$OUT/prof.txt") kernels profiled"

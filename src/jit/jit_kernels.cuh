@@ -11,6 +11,17 @@
  */
 #define GPJ_LANES 256
 #define GPJ_VECS 16
+/* Launched as a programmatic dependent (sm_90, as gp_reduce): wait for the previous kernel on the stream before
+ * touching memory, and let the next such launch be scheduled meanwhile. No-ops without the launch attribute. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GPJ_PDL()                                                                                                  \
+    do {                                                                                                           \
+        asm volatile("griddepcontrol.wait;" ::: "memory");                                                         \
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                                            \
+    } while (0)
+#else
+#define GPJ_PDL() ((void)0)
+#endif
 
 #if defined(GPJ_BINARY)
 struct GPJ_S {
@@ -107,6 +118,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
                unsigned *counter, GPJ_S *result)
 {
     const unsigned l = threadIdx.x;
+    GPJ_PDL();
     for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
         GPJ_S s = gpj_id();
         const size_t base = k * GPJ_TILE;
@@ -302,6 +314,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
                unsigned *counter, GPJ_S *result)
 {
     const unsigned l = threadIdx.x;
+    GPJ_PDL();
 #if GPJ_ESZ % 4 == 0
     if (aligned)
         gpj_tiles_staged(x, n, ntiles, aligned == 2, partials);

@@ -66,7 +66,22 @@ static gp_status_t reduce_gpu(gp_ctx_t *ctx, const char *fn, gp__jit_mod_t *m, i
     int aligned = ((uintptr_t)x & 15) == 0 ? 2 : ((uintptr_t)x & 3) == 0 ? 1 : 0; /* 16-byte, 4-byte, neither */
     size_t nn = n, nt = ntiles;
     void *args[] = {(void *)&x, &nn, &nt, &aligned, &partials, &counter, &res};
-    cudaError_t e = cudaLaunchKernel((const void *)m->k_reduce, dim3_make(grid), dim3_make(256), args, m->smem, stream);
+    /* on sm_90 a programmatic dependent launch, as gp_reduce's (the kernel waits for the previous one first) */
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at[1];
+    memset(&cfg, 0, sizeof cfg);
+    memset(at, 0, sizeof at);
+    cfg.gridDim = dim3_make(grid);
+    cfg.blockDim = dim3_make(256);
+    cfg.dynamicSmemBytes = m->smem;
+    cfg.stream = stream;
+    if (ctx->cc_major >= 9) {
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+    }
+    cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)m->k_reduce, args);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     GP_TRY_RET(GP_CHECK_LAUNCH(fn));
     if (!host) return GP_OK;
