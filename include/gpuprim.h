@@ -580,7 +580,8 @@ GP_API gp_status_t gp_transform_reduce_sync(gp_ctx_t *ctx, const gp_uop_t *map, 
 /* The scan of x[0, n) by a binary op (inclusive or exclusive: the identity first), y in x's dtype (f16 / bf16
  * values narrowed back; in place allowed): gp_scan_ordered's kernel and association order (docs/SCAN.md) over the
  * op, commutative or not, so a user affine or matrix scan gives gp_scan_ordered's bits. Elements must be whole
- * 4-byte words (arity x dtype size a multiple of 4; x and y 4-byte aligned). The first call on a GPU compiles the
+ * 4-byte words (arity x dtype size a multiple of 4; x and y 4-byte aligned), and not f16 / bf16 (they compute in f32:
+ * scan their f32 widening). The first call on a GPU compiles the
  * scan kernel (cached as the op's other code). Asynchronous on the stream; needs the gp_scan_kind_t of gp_scan. */
 GP_API gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, size_t n, const void *x, void *y,
                                gp_stream_t stream);

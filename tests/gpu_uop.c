@@ -136,7 +136,6 @@ static void test_gpu_vs_cpu(gp_ctx_t *g, gp_ctx_t *c, int quick)
         same_bits_at(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", 0, n, 0);
         same_bits_at(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", 0, n, 1);
         same_bits_at(g, c, GP_U16, 3, "r[0] = a[0] + b[0]; r[1] = a[1] ^ b[2]; r[2] = a[2] - b[1];", "0, 0, 0", 0, n, 0);
-        same_scan(g, c, GP_F16, 2, aff, "1, 0", n);
         same_scan(g, c, GP_U8, 4, u8m, "0, 0, 0, 0", n);
         same_scan(g, c, GP_F32, 1, "a * b + 0.25f * b", "1", n);
         same_scan(g, c, GP_F32, 3, "r[0] = a[0] * b[0]; r[1] = a[1] * b[0] + b[1]; r[2] = fmaxf(a[2], b[2]);",

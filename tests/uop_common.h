@@ -321,6 +321,10 @@ static void uc_scans(gp_ctx_t *ctx, int quick)
     char *p = uc_put(ctx, &b, hx, sizeof hx, 0);
     CHECK_ST(gp_scan_uop(ctx, h, GP_SCAN_INCLUSIVE, 4, p, p, NULL), GP_ERR_UNSUPPORTED);
     CHECK_ST(gp_scan_uop(ctx, h, (gp_scan_kind_t)7, 4, p, p, NULL), GP_ERR_INVALID_ARG);
+    gp_uop_t *h2 = uc_make(ctx, GP_UOP_BINARY, GP_F16, 2, 0, "r[0] = a[0] + b[0]; r[1] = a[1] * b[1];", "0, 1", 1);
+    CHECK_ST(gp_scan_uop(ctx, h2, GP_SCAN_INCLUSIVE, 2, p, p, NULL), GP_ERR_UNSUPPORTED); /* f16 computes in f32 */
+    CHECK(strstr(gp_last_error(), "f16") != NULL, "names the dtype: %s", gp_last_error());
+    gp_uop_destroy(h2);
     OK(gp_memcpy_sync(ctx, hy, p, sizeof hy));
     CHECK(hy[0] == 1 && hy[3] == 4, "refused scans write nothing");
     gp_mem_free(ctx, &b);

@@ -292,6 +292,11 @@ gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, 
     if (eb % 4)
         return gp__error(GP_ERR_UNSUPPORTED, "%s: elements of %zu bytes: scans take whole 4-byte words (f32, i32 "
                          "and wider, or tuples of 4k bytes)", fn, eb);
+    /* the look-back kernel parks the in-tile values in the elements' own words while it waits: exact only where a
+     * value is its element (f16 / bf16 compute in f32, wider than their storage) */
+    if (op->dtype == GP_F16 || op->dtype == GP_BF16)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s elements compute in f32: scan them as f32 (gp_transform to f32 "
+                         "first)", fn, gp_dtype_name(op->dtype));
     GP_TRY_RET(check_x(fn, n, x, op->dtype, eb, "x"));
     GP_TRY_RET(check_x(fn, n, y, op->dtype, eb, "y"));
     if (n && (((uintptr_t)x | (uintptr_t)y) & 3))

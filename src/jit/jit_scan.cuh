@@ -2,7 +2,8 @@
  * jit_scan.cuh — a user operator's scan: the policy that runs scan_lb.cuh's look-back scan (the ordered scans' own
  * kernel) over the op's elements, and its kernel. Embedded by src/jit/uop.c after jit_kernels.cuh (GPJ_S, gpj_c,
  * gpj_id, gpj_shfl) and scan_lb.cuh. Elements are whole words (GPJ_ESZ % 4 == 0: the kernel stages words); values
- * (GPJ_S) widen them (f16 / bf16 to float) and narrow back on output (gpj_back). Runs and look-back windows follow
+ * (GPJ_S) are the elements' values (the launcher refuses f16 / bf16, whose float values are wider than their
+ * words: scan_lb.cuh parks the in-tile values in the elements' own words during the look-back). Runs and look-back windows follow
  * the ordered scans' rules for the value's size (gp__oscan_run), so a user affine or matrix scan runs exactly as
  * gp_scan_ordered's, with the same bits.
  */
