@@ -53,6 +53,19 @@ __device__ __forceinline__ GPJ_S gpj_shfl_s(const GPJ_S &s, int o)
     return t;
 }
 /* entries other blocks wrote (after their fence and ticket): loads that skip the L1 */
+/* The primers' last-block guard: publish (fence), take a ticket; true in the block that finished last (all threads
+ * call it; the entries the others wrote are visible to it after the second fence). */
+__device__ __forceinline__ bool gpj_last_block(unsigned *counter)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
 __device__ __forceinline__ GPJ_S gpj_get(const GPJ_S *p, size_t k)
 {
     const volatile GPJ_T *q = (const volatile GPJ_T *)(p + k);
@@ -141,14 +154,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
         s = gpj_block_tree(s);
         if (l == 0) partials[k] = s;
     }
-    __shared__ bool last;
-    if (l == 0) {
-        __threadfence();
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!gpj_last_block(counter)) return;
     size_t m = ntiles;
     while (m > 1) { /* levels: groups of 4096 entries, lane l folding entries l, l+256, ... */
         const size_t groups = (m + GPJ_LANES * GPJ_VECS - 1) / (GPJ_LANES * GPJ_VECS);
@@ -321,14 +327,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
     else
 #endif
         gpj_tiles_direct(x, n, ntiles, partials);
-    __shared__ bool last;
-    if (l == 0) {
-        __threadfence();
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!gpj_last_block(counter)) return;
     size_t m = ntiles;
     while (m > 1) { /* levels: groups of 256 x R entries, lane l folding its run of R */
         const size_t groups = (m + GPJ_TILE - 1) / GPJ_TILE;
