@@ -382,6 +382,43 @@ fi
 expect_rc 2 "rle without --lengths" "$g" rle "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw"
 expect_rc 1 "rle to an unwritable lengths" "$g" rle "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw" --lengths "$tmp/no/dir/l.raw"
 [ ! -e "$tmp/x.raw" ] && ok || bad "a failed rle left its values file"
+# ---- user operators (issue 15): C compiled at run time (NVRTC on a GPU, the C compiler on the CPU backend), on the
+# u32 words 0x01010101 of the scan tests; a private disk cache
+export GP_JIT_CACHE="$tmp/jitcache"
+expect_rc 0 "reduce --op-src u32" "$g" reduce "$tmp/ones.u32" --dtype u32 --op-src 'a + b' --identity 0 --json
+json_ok "$tmp/out" && grep -qF "\"elements\": $n, \"value\": $tot," "$tmp/out" && ok || bad "reduce --op-src: $(cat "$tmp/out")"
+expect_rc 0 "reduce --op-src f32" "$g" reduce "$tmp/ones.u32" --dtype f32 --op-src 'a + b' --identity -0.0f --json
+v1=$(sed 's/.*"value": \([^,]*\),.*/\1/' "$tmp/out")
+expect_rc 0 "reduce --op sum f32" "$g" reduce "$tmp/ones.u32" --dtype f32 --op sum --json
+v2=$(sed 's/.*"value": \([^,]*\),.*/\1/' "$tmp/out")
+[ -n "$v1" ] && [ "$v1" = "$v2" ] && ok || bad "user a + b ($v1) is not gp_reduce's sum ($v2)"
+expect_rc 0 "reduce --map u8" "$g" reduce "$tmp/ones.u32" --dtype u8 --map 'x * 3' --map-dtype u64 --op sum --json
+grep -qF "\"value\": $((12 * n))," "$tmp/out" && grep -qF '"map": "x * 3"' "$tmp/out" && ok || bad "reduce --map: $(cat "$tmp/out")"
+expect_rc 0 "reduce --ordered tuples" "$g" reduce "$tmp/ones.u32" --dtype u32 --count $((n - 1)) --arity 2 --ordered \
+  --op-src 'r[0] = a[0] + b[0]; r[1] = a[1] ^ b[1];' --identity '0, 0' --json
+grep -qF "\"value\": [$(( ((n - 1) / 2 * 16843009) % 4294967296 )), 0]," "$tmp/out" && grep -qF '"tree": "ordered"' "$tmp/out" &&
+  ok || bad "reduce --ordered: $(cat "$tmp/out")"
+expect_rc 1 "reduce tuples: a partial element" "$g" reduce "$tmp/ones.u32" --dtype u32 --arity 2 --op-src 'r[0] = a[0]; r[1] = b[1];' --identity '0, 0'
+says "partial element: why" "whole number" "$tmp/err"
+expect_rc 2 "reduce --op-src: a compile error" "$g" reduce "$tmp/ones.u32" --dtype u32 --op-src 'a + c' --identity 0
+says "compile error: position" "op:1:5" "$tmp/err"
+says "compile error: the user's line" "^  a + c" "$tmp/err"
+says "compile error: the caret" "^      \^" "$tmp/err"
+expect_rc 2 "reduce --op-src without --identity" "$g" reduce "$tmp/ones.u32" --dtype u32 --op-src 'a + b'
+says "no identity: why" "identity" "$tmp/err"
+expect_rc 2 "reduce --identity alone" "$g" reduce "$tmp/ones.u32" --dtype u32 --op sum --identity 0
+expect_rc 0 "map u32" "$g" map "$tmp/ones.u32" --dtype u32 --src 'x + 1u' -o "$tmp/m.raw" --json
+[ "$(wc -c <"$tmp/m.raw")" = $((4 * n)) ] && [ "$(u32_at "$tmp/m.raw" 0)" = 16843010 ] &&
+  [ "$(u32_at "$tmp/m.raw" $((4 * (n - 1))))" = 16843010 ] && grep -qF "\"elements\": $n," "$tmp/out" && ok ||
+  bad "map u32: $(cat "$tmp/out")"
+expect_rc 0 "map u32 -> u64 npy from a pipe" sh -c "cat '$tmp/ones.u32' | '$g' map - --dtype u32 --src '(unsigned long long)x * 4096u' --out-dtype u64 -o '$tmp/m.npy'"
+hb=$(( $(wc -c <"$tmp/m.npy") - 8 * n ))
+[ "$hb" -gt 0 ] && [ "$(u64_at "$tmp/m.npy" "$hb")" = $((16843009 * 4096)) ] && ok || bad "map to u64 .npy: header $hb"
+expect_rc 2 "map: a compile error" "$g" map "$tmp/ones.u32" --dtype u32 --src 'x +* 2' -o "$tmp/bad.raw"
+says "map compile error: position" "map:1:" "$tmp/err"
+[ ! -e "$tmp/bad.raw" ] && ok || bad "a failed map left its output"
+unset GP_JIT_CACHE
+
 rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"
 
 # The main job: `make demo` runs this.
