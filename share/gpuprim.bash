@@ -3,12 +3,12 @@ _gpuprim() {
     local cur prev verbs
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    verbs="info bandwidth reduce histogram scan select unique rle transpose gemm bench lab demo version help"
+    verbs="info bandwidth reduce histogram scan select map unique rle transpose gemm bench lab demo version help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$verbs" -- "$cur")); return
     fi
     case $prev in
-        bench) COMPREPLY=($(compgen -W "vector reduce histogram transpose gemm graph scan select" -- "$cur")); return;;
+        bench) COMPREPLY=($(compgen -W "vector reduce histogram transpose gemm graph scan select jit" -- "$cur")); return;;
         lab) COMPREPLY=($(compgen -W "--list vector reduce scan histogram transpose gemm memory concurrency" -- "$cur")); return;;
         --op) COMPREPLY=($(compgen -W "sum prod min max minmax argmin argmax and or xor count_nonzero mat2 mat3 mat4 affine first last" -- "$cur")); return;;
         --dtype|--acc) COMPREPLY=($(compgen -W "u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64" -- "$cur")); return;;
@@ -17,7 +17,7 @@ _gpuprim() {
         --svg|-o|--output|--c) COMPREPLY=($(compgen -f -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --exclusive --where --lengths --output --shape --order --no-overlap --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--device --json --csv --svg --reps --warmup --dtype --offset --count --op --bins --range --edges --direct --half-open --exclusive --where --lengths --op-src --identity --ordered --arity --map --map-dtype --src --out-dtype --output --shape --order --no-overlap --help" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -417,6 +417,20 @@ hb=$(( $(wc -c <"$tmp/m.npy") - 8 * n ))
 expect_rc 2 "map: a compile error" "$g" map "$tmp/ones.u32" --dtype u32 --src 'x +* 2' -o "$tmp/bad.raw"
 says "map compile error: position" "map:1:" "$tmp/err"
 [ ! -e "$tmp/bad.raw" ] && ok || bad "a failed map left its output"
+expect_rc 0 "scan --op-src u32" "$g" scan "$tmp/ones.u32" --dtype u32 --op-src 'a + b' --identity 0 -o "$tmp/us.raw" --json
+json_ok "$tmp/out" && grep -qF "\"elements\": $n," "$tmp/out" && cmp -s "$tmp/us.raw" "$tmp/s.raw" && ok ||
+  bad "scan --op-src: not gpuprim scan --op sum's bytes: $(cat "$tmp/out")"
+expect_rc 0 "scan --op-src exclusive npy" "$g" scan "$tmp/ones.u32" --dtype u32 --op-src 'a + b' --identity 0 --exclusive -o "$tmp/use.npy"
+expect_rc 0 "scan --op sum exclusive npy" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum --exclusive -o "$tmp/se.npy"
+cmp -s "$tmp/use.npy" "$tmp/se.npy" && ok || bad "scan --op-src --exclusive: not --op sum's file"
+expect_rc 0 "scan --op-src pairs" "$g" scan "$tmp/ones.u32" --dtype u32 --count $((n - 1)) --arity 2 \
+  --op-src 'r[0] = a[0] + b[0]; r[1] = a[1] ^ b[1];' --identity '0, 0' -o "$tmp/up.raw"
+[ "$(wc -c <"$tmp/up.raw")" = $((4 * (n - 1))) ] && [ "$(u32_at "$tmp/up.raw" 0)" = 16843009 ] &&
+  [ "$(u32_at "$tmp/up.raw" 4)" = 16843009 ] && [ "$(u32_at "$tmp/up.raw" 12)" = 0 ] &&
+  [ "$(u32_at "$tmp/up.raw" $((4 * (n - 3))))" = $(( ((n - 1) / 2 * 16843009) % 4294967296 )) ] && ok ||
+  bad "scan --op-src pairs: $(od -An -tu4 -N16 "$tmp/up.raw")"
+expect_rc 2 "scan --op-src u8: not whole words" "$g" scan "$tmp/ones.u32" --dtype u8 --op-src 'a + b' --identity 0 -o "$tmp/u8.raw"
+[ ! -e "$tmp/u8.raw" ] && ok || bad "a refused scan left its output"
 unset GP_JIT_CACHE
 
 rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"

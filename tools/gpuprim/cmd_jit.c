@@ -3,7 +3,9 @@
  *   gpuprim map FILE|- --src 'EXPR over x' [--out-dtype T] -o OUT      y[i] = EXPR, streamed chunk by chunk
  *   gpuprim reduce FILE --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]
  *   gpuprim reduce FILE --map 'EXPR over x' [--map-dtype T] --op sum|prod|min|max (or --op-src ...)
- * The reductions gather the input in memory (device memory on a GPU), then one gp_reduce_uop / gp_transform_reduce.
+ *   gpuprim scan FILE --op-src 'EXPR over a, b' --identity V [--arity K] [--exclusive] -o OUT
+ * The reductions and the scan gather the input in memory (device memory on a GPU), then one gp_reduce_uop /
+ * gp_transform_reduce / gp_scan_uop (in place; the output written whole or not at all).
  * A compile error prints the compiler's messages: the user's line:column, the line and a caret. --json / --csv: op,
  * dtype, elements, value, seconds, gbps, build_seconds, build (compiled, disk cache, memory), device.
  */
@@ -218,6 +220,123 @@ int reduce_jit(const jit_reduce_args_t *a)
 out:
     gp_uop_destroy(map);
     gp_uop_destroy(op);
+    gp_mem_free(ctx, &g.buf);
+    gp_ctx_destroy(ctx);
+    input_close(&in);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ scan */
+int scan_jit(const jit_scan_args_t *a)
+{
+    const char *verb = "scan";
+    const double t0 = now_seconds();
+    input_t in;
+    int rc = input_open_opts(&in, verb, a->path, a->dtype, a->offset, a->count);
+    if (rc != EXIT_OK) return rc;
+    gp_ctx_t *ctx = NULL;
+    gp_uop_t *op = NULL;
+    gather_t g;
+    memset(&g, 0, sizeof g);
+    arr_out_t ao;
+    memset(&ao, 0, sizeof ao);
+    gp_buffer_t bh = {0};
+    int device = a->device;
+    {
+        const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
+        device = pick_device(verb, device, &w, 0);
+    }
+    if ((rc = open_context_verb(verb, device, &ctx)) != EXIT_OK) goto out;
+    gp_uop_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.kind = GP_UOP_BINARY;
+    d.dtype = in.d.dtype;
+    d.arity = a->arity;
+    d.src = a->op_src;
+    d.identity = a->identity;
+    d.commutative = 0;
+    if (!a->identity) {
+        fprintf(stderr, "gpuprim %s: --op-src needs --identity V (the op's identity: a C expression)\n", verb);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if ((rc = make_uop(verb, ctx, &d, &op)) != EXIT_OK) goto out;
+    int source = 0;
+    const double build_s = gp_uop_build_seconds(op, &source);
+    const size_t k = a->arity > 1 ? (size_t)a->arity : 1;
+    g.ctx = ctx;
+    g.es = in.d.elem_size;
+    gp_status_t st = stream_chunks(ctx, &in, CHUNK_BYTES, 1, t0, gather_chunk, &g);
+    if (st != GP_OK) {
+        rc = stream_failed(verb, a->path, st, NULL, NULL);
+        goto out;
+    }
+    if (g.have % k) {
+        fprintf(stderr, "gpuprim %s: %s: %zu values are not a whole number of elements of %zu (nothing written)\n",
+                verb, a->path, g.have, k);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    const size_t n = g.have / k, bytes = g.have * g.es;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    void *x = gpu ? g.buf.device : g.buf.host;
+    const double ts = now_seconds();
+    if ((st = gp_scan_uop(ctx, op, a->exclusive ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE, n, x, x, NULL)) != GP_OK ||
+        (st = gp_stream_sync(ctx, NULL)) != GP_OK) {
+        fprintf(stderr, "gpuprim %s: %s (nothing written)\n", verb, gp_last_error());
+        rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
+        goto out;
+    }
+    const double ssec = now_seconds() - ts;
+    if ((rc = arr_out_open(&ao, verb, a->out, in.d.dtype)) != EXIT_OK) goto out;
+    if (gpu) { /* back through a pinned chunk */
+        if (gp_mem_alloc(ctx, GP_MEM_PINNED, CHUNK_BYTES, &bh) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: a pinned buffer: %s\n", verb, gp_last_error());
+            rc = EXIT_FAIL;
+            goto out;
+        }
+        const size_t per = CHUNK_BYTES / g.es;
+        for (size_t v = 0; v < g.have; v += per) {
+            const size_t m = g.have - v < per ? g.have - v : per;
+            if (gp_memcpy_sync(ctx, bh.host, (char *)x + v * g.es, m * g.es) != GP_OK || arr_out_write(&ao, bh.host, m) != 0) {
+                rc = stream_failed(verb, a->path, GP_ERR_IO, &ao, NULL);
+                goto out;
+            }
+        }
+    } else if (arr_out_write(&ao, x, g.have) != 0) {
+        rc = stream_failed(verb, a->path, GP_ERR_IO, &ao, NULL);
+        goto out;
+    }
+    if ((rc = arr_out_close(&ao, verb, 1)) != EXIT_OK) goto out;
+    {
+        const double secs = now_seconds() - t0;
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        if (a->fmt == FMT_TABLE) {
+            printf("%s scan (%s) of %zu %s elements -> %s  (%.3f s end to end, %.2f GB/s in the kernel; operator %s in "
+                   "%.1f ms; %s)\n", a->op_src, a->exclusive ? "exclusive" : "inclusive", n, gp_dtype_name(in.d.dtype),
+                   a->out, secs, ssec > 0 ? 2.0 * (double)bytes / ssec / 1e9 : 0.0, build_name(source), 1e3 * build_s,
+                   desc);
+        } else {
+            record_t r = {0};
+            rec_add(&r, "op", 0, "%s", a->op_src);
+            rec_add(&r, "identity", 0, "%s", a->identity);
+            rec_add(&r, "kind", 0, "%s", a->exclusive ? "exclusive" : "inclusive");
+            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
+            rec_add(&r, "elements", 1, "%zu", n);
+            rec_add(&r, "seconds", 1, "%.6f", secs);
+            rec_add(&r, "gbps", 1, "%.3f", ssec > 0 ? 2.0 * (double)bytes / ssec / 1e9 : 0.0);
+            rec_add(&r, "build_seconds", 1, "%.6f", build_s);
+            rec_add(&r, "build", 0, "%s", build_name(source));
+            rec_add(&r, "device", 0, "%s", desc);
+            rec_add(&r, "output", 0, "%s", a->out);
+            rec_print(&r, a->fmt, stdout);
+        }
+    }
+out:
+    arr_out_close(&ao, verb, 0);
+    gp_uop_destroy(op);
+    gp_mem_free(ctx, &bh);
     gp_mem_free(ctx, &g.buf);
     gp_ctx_destroy(ctx);
     input_close(&in);

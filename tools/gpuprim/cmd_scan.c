@@ -70,7 +70,9 @@ static void usage(FILE *f)
                "  recurrence x_t = a_t x_(t-1) + b_t), first, last (any dtype); the output flat, like a raw input.\n"
                "  --acc T (not for ordered ops): the accumulator and output dtype (default: the input's; 'default':\n"
                "  gp_reduce's for sums and products; f64 sums of f16 / bf16 / f32, i64 / u64 sums of small integers).\n"
-               "  Deterministic: the same bits on every GPU and the CPU backend (docs/SCAN.md).\n");
+               "  Deterministic: the same bits on every GPU and the CPU backend (docs/SCAN.md).\n"
+               "  --op-src 'EXPR over a, b' --identity V [--arity K]: your own operator in C, compiled at run time\n"
+               "  (docs/JIT.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n");
 }
 
 int cmd_scan(int argc, char **argv)
@@ -78,17 +80,35 @@ int cmd_scan(int argc, char **argv)
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
     const char *o_op = NULL, *o_excl = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL,
-               *o_acc = NULL;
+               *o_acc = NULL, *o_opsrc = NULL, *o_ident = NULL, *o_arity = NULL;
     const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
                               {"--dtype", "T", &o_dtype},      {"--acc", "T", &o_acc},
                               {"--offset", "BYTES", &o_offset},
                               {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
-                              {NULL, NULL, NULL}};
+                              {"--op-src", "EXPR", &o_opsrc},   {"--identity", "V", &o_ident},
+                              {"--arity", "K", &o_arity},       {NULL, NULL, NULL}};
     const cli_spec_t spec = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
     int npos = 0;
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     gp_reduce_op_t op = GP_REDUCE_SUM;
+    if (o_opsrc) { /* a user operator (cmd_jit.c) */
+        size_t k = 1;
+        if (o_arity && (parse_size(o_arity, &k) != 0 || k < 1 || k > 16))
+            return bad_value("scan", "--arity", "a count 1 .. 16", o_arity);
+        if (!path || !o_out || o_op || o_acc) {
+            fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !o_out ? "-o OUT is required"
+                                                   : "--op-src replaces --op and --acc (give one)");
+            return EXIT_USAGE;
+        }
+        const jit_scan_args_t ja = {c.device, c.fmt, path, o_dtype, o_offset, o_count, o_out, o_opsrc, o_ident,
+                                    (int)k, o_excl != NULL};
+        return scan_jit(&ja);
+    }
+    if (o_ident || o_arity) {
+        fprintf(stderr, "gpuprim scan: --identity and --arity go with --op-src\n");
+        return EXIT_USAGE;
+    }
     if (!path || !o_op || !o_out) {
         fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !o_op ? "--op is required"
                                                                                  : "-o OUT is required");

@@ -41,6 +41,15 @@ typedef struct jit_reduce_args {
     int ordered, arity;
 } jit_reduce_args_t;
 int reduce_jit(const jit_reduce_args_t *a);
+/* gpuprim scan --op-src (cmd_jit.c, called by cmd_scan). */
+typedef struct jit_scan_args {
+    int device;
+    out_format_t fmt;
+    const char *path, *dtype, *offset, *count, *out;
+    const char *op_src, *identity;
+    int arity, exclusive;
+} jit_scan_args_t;
+int scan_jit(const jit_scan_args_t *a);
 int cmd_unique(int argc, char **argv); /* cmd_runs.c */
 int cmd_rle(int argc, char **argv);    /* cmd_runs.c */
 int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */
