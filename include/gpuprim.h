@@ -536,7 +536,7 @@ GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, si
  *                  -0.0 gives gp_reduce's bits; element sizes 1, 2, 4, 8 or 16 bytes), 0: by the ordered tree of
  *                  gp_reduce_ordered (any size; a left fold up to rounding).
  *   GP_UOP_MAP     an expression (or body) over `x` of type T giving out_dtype's value type U (arity 1).
- *   GP_UOP_PRED    an expression over `x` of type T, nonzero = keep (arity 1; used by the select family, later).
+ *   GP_UOP_PRED    an expression over `x` of type T, nonzero = keep (arity 1; gp_select_if).
  * T is the dtype's value type: the C integer types, float, double; f16 and bf16 are computed in float (values widen
  * on load, map outputs round to nearest even). Integer arithmetic is the C type's (u8 a + b wraps at 8 bits: widen
  * with a map first). Floating point: no FMA contraction on either side, so + - * / and sqrt give the same bits on
@@ -585,6 +585,13 @@ GP_API gp_status_t gp_transform_reduce_sync(gp_ctx_t *ctx, const gp_uop_t *map, 
  * scan kernel (cached as the op's other code). Asynchronous on the stream; needs the gp_scan_kind_t of gp_scan. */
 GP_API gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, size_t n, const void *x, void *y,
                                gp_stream_t stream);
+/* y[0, count) = the elements of x[0, n) a predicate (GP_UOP_PRED) keeps, in their order: gp_select's own single pass
+ * over the user's predicate. count_dev (NULL: not wanted) as gp_select's; the _sync variant returns it. x and y must
+ * not overlap. */
+GP_API gp_status_t gp_select_if(gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, const void *x, void *y,
+                                uint64_t *count_dev, gp_stream_t stream);
+GP_API gp_status_t gp_select_if_sync(gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, const void *x, void *y,
+                                     size_t *count);
 
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:

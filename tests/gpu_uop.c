@@ -195,6 +195,8 @@ int main(void)
     printf("gpu_uop: maps, transform-reduce ok\n");
     uc_scans(g, quick);
     printf("gpu_uop: scans ok\n");
+    uc_select(g, quick);
+    printf("gpu_uop: select_if ok\n");
     test_gpu_vs_cpu(g, c, quick);
     printf("gpu_uop: GPU == CPU ok\n");
     if (!quick) test_huge(g);

@@ -431,6 +431,13 @@ expect_rc 0 "scan --op-src pairs" "$g" scan "$tmp/ones.u32" --dtype u32 --count 
   bad "scan --op-src pairs: $(od -An -tu4 -N16 "$tmp/up.raw")"
 expect_rc 2 "scan --op-src u8: not whole words" "$g" scan "$tmp/ones.u32" --dtype u8 --op-src 'a + b' --identity 0 -o "$tmp/u8.raw"
 [ ! -e "$tmp/u8.raw" ] && ok || bad "a refused scan left its output"
+expect_rc 0 "select --where-src u8" "$g" select "$tmp/ones.u32" --dtype u8 --count 1000 --where-src 'x == 1' -o "$tmp/w.raw" --json
+grep -qF '"kept": 1000,' "$tmp/out" && [ "$(wc -c <"$tmp/w.raw")" = 1000 ] && ok || bad "select --where-src: $(cat "$tmp/out")"
+expect_rc 0 "select --where-src none kept" "$g" select "$tmp/ones.u32" --dtype u32 --where-src 'x != 16843009u' -o "$tmp/w0.raw" --csv
+[ "$(wc -c <"$tmp/w0.raw")" = 0 ] && ok || bad "select --where-src that keeps nothing"
+expect_rc 2 "select --where and --where-src" "$g" select "$tmp/ones.u32" --dtype u8 --where nonzero --where-src 'x' -o "$tmp/w1.raw"
+expect_rc 2 "select --where-src: a compile error" "$g" select "$tmp/ones.u32" --dtype u8 --where-src 'x ==' -o "$tmp/w2.raw"
+says "select compile error: position" "pred:" "$tmp/err"
 unset GP_JIT_CACHE
 
 rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"

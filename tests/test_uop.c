@@ -233,6 +233,7 @@ int main(void)
         uc_reduce_ordered(ctx, 0);
         uc_maps(ctx, 0);
         uc_scans(ctx, 0);
+        uc_select(ctx, 0);
         rm_dir(g_dir);
         mkdir(g_dir, 0700);
         test_cache_cpu();

@@ -331,6 +331,75 @@ static void uc_scans(gp_ctx_t *ctx, int quick)
     gp_uop_destroy(h);
 }
 
+/* gp_select_if: user predicates = gp_select's built-in ones (count and kept bits), and a C loop; refusals. */
+static void uc_select(gp_ctx_t *ctx, int quick)
+{
+    struct {
+        gp_dtype_t dt;
+        const char *src;
+        gp_pred_t builtin; /* kind GP_PRED_KIND_COUNT: against the C loop below */
+    } cs[] = {
+        {GP_F32, "x > 0.0f", {GP_PRED_GT, 0, 0, NULL}},
+        {GP_F64, "x < -0.25", {GP_PRED_LT, -0.25, 0, NULL}},
+        {GP_U8, "x >= 10 && x < 200", {GP_PRED_IN, 10, 200, NULL}},
+        {GP_I32, "(x & 3) == 1", {GP_PRED_KIND_COUNT, 0, 0, NULL}},
+        {GP_U16, "{ unsigned v = x; return v % 7u == 0u; }", {GP_PRED_KIND_COUNT, 0, 0, NULL}},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        gp_uop_t *p = uc_make(ctx, GP_UOP_PRED, cs[c].dt, 1, 0, cs[c].src, NULL, 1);
+        if (!p) continue;
+        const size_t es = gp_dtype_size(cs[c].dt), tile = (size_t)1024 * (16 / es);
+        const size_t sizes[] = {0, 1, 5, tile - 1, tile, tile + 1, 37 * tile + 11, 1000003};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            if (quick && n > 40 * tile) continue;
+            unsigned char *x = malloc(n * es + 8), *got = malloc(n * es + 8), *ref = malloc(n * es + 8);
+            tc_fill(x, n, cs[c].dt == GP_F32 || cs[c].dt == GP_F64 || cs[c].dt == GP_I32 ? cs[c].dt : GP_U8);
+            if (cs[c].dt == GP_U16)
+                for (size_t i = 0; i < n; i++) ((uint16_t *)x)[i] = (uint16_t)tc_next();
+            gp_buffer_t bx, by, bc;
+            void *px = uc_put(ctx, &bx, x, n * es, 0);
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es + 8, &by));
+            OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bc));
+            size_t kept = (size_t)-1, want = 0;
+            OK(gp_select_if_sync(ctx, p, n, px, by.device, &kept));
+            if (kept <= n && kept) OK(gp_memcpy_sync(ctx, got, by.device, kept * es));
+            if (cs[c].builtin.kind != GP_PRED_KIND_COUNT) {
+                OK(gp_select_sync(ctx, cs[c].dt, n, px, &cs[c].builtin, by.device, &want));
+                if (want) OK(gp_memcpy_sync(ctx, ref, by.device, want * es));
+            } else {
+                for (size_t i = 0; i < n; i++) {
+                    const int k = cs[c].dt == GP_I32 ? (((const int32_t *)x)[i] & 3) == 1
+                                                     : ((const uint16_t *)x)[i] % 7u == 0u;
+                    if (k) memcpy(ref + want++ * es, x + i * es, es);
+                }
+            }
+            CHECK(kept == want && memcmp(got, ref, want * es) == 0, "select_if '%s' over %s n = %zu: %zu kept, wanted %zu",
+                  cs[c].src, gp_dtype_name(cs[c].dt), n, kept, want);
+            /* asynchronous: the count in device memory (host memory on the CPU backend) */
+            OK(gp_select_if(ctx, p, n, px, by.device, (uint64_t *)bc.device, NULL));
+            OK(gp_stream_sync(ctx, NULL));
+            uint64_t k2 = 0;
+            OK(gp_memcpy_sync(ctx, &k2, bc.device, 8));
+            CHECK(k2 == want, "select_if async count %llu, wanted %zu", (unsigned long long)k2, want);
+            gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bc);
+            free(x), free(got), free(ref);
+        }
+        if (c == 0) { /* refusals */
+            float v[4] = {1, -1, 2, -2};
+            size_t k = 77;
+            gp_buffer_t b;
+            char *q = uc_put(ctx, &b, v, sizeof v, 0);
+            CHECK_ST(gp_select_if_sync(ctx, p, 4, q, q + 4, &k), GP_ERR_INVALID_ARG); /* overlap */
+            CHECK_ST(gp_select_if_sync(ctx, NULL, 4, q, q, &k), GP_ERR_INVALID_ARG);
+            CHECK_ST(gp_select_if_sync(ctx, p, 4, q, NULL, &k), GP_ERR_INVALID_ARG);
+            CHECK(k == 77, "refused selects write no count");
+            gp_mem_free(ctx, &b);
+        }
+        gp_uop_destroy(p);
+    }
+}
+
 /* Refusals name the argument and write nothing; compile errors carry the user's line:column. */
 static void uc_errors(gp_ctx_t *ctx)
 {

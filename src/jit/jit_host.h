@@ -239,6 +239,26 @@ GPJ_EXPORT void gpj_h_fold(const void *src, size_t m, size_t g0, size_t g1, void
 #endif
 #endif /* GPJ_BINARY */
 
+#if defined(GPJ_PRED)
+/* gp_select_if: the kept count of x[i0, i1), and the kept elements of x[i0, i1) written to y in order */
+GPJ_EXPORT size_t gpj_h_count(const void *xv, size_t i0, size_t i1)
+{
+    const GPJ_XIN *x = (const GPJ_XIN *)xv;
+    size_t c = 0;
+    for (size_t i = i0; i < i1; i++) c += gpj_pred(gpj_xin(x[i])) != 0;
+    return c;
+}
+GPJ_EXPORT size_t gpj_h_select(const void *xv, size_t i0, size_t i1, void *yv)
+{
+    const GPJ_XIN *x = (const GPJ_XIN *)xv;
+    GPJ_XIN *y = (GPJ_XIN *)yv;
+    size_t c = 0;
+    for (size_t i = i0; i < i1; i++)
+        if (gpj_pred(gpj_xin(x[i])) != 0) y[c++] = x[i];
+    return c;
+}
+#endif
+
 #if defined(GPJ_MAP) && !defined(GPJ_TR)
 GPJ_EXPORT void gpj_h_map(const void *xv, void *yv, size_t i0, size_t i1)
 {

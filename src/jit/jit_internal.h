@@ -22,13 +22,15 @@ GP_INTERNAL extern const char gp__jit_kernels_text[];
 GP_INTERNAL extern const char gp__jit_host_text[];
 GP_INTERNAL extern const char gp__jit_scan_text[];
 GP_INTERNAL extern const char gp__jit_lb_text[];
+GP_INTERNAL extern const char gp__jit_sel_text[];
+GP_INTERNAL extern const char gp__jit_sellb_text[];
 
 typedef struct gp__jit_mod {
     uint64_t key[2];
     int gpu;
     /* GPU */
     cudaLibrary_t lib;
-    cudaKernel_t k_reduce, k_transform, k_scan;
+    cudaKernel_t k_reduce, k_transform, k_scan, k_select;
     int blocks_per_sm; /* of k_reduce at 256 threads */
     size_t smem;       /* k_reduce's dynamic shared memory */
     /* CPU */
@@ -40,6 +42,8 @@ typedef struct gp__jit_mod {
     void (*h_scan_tile)(const void *, size_t, void *, void *, void *);
     void (*h_scan_out)(const void *, size_t, const void *, int, void *);
     void (*h_comb)(const void *, const void *, void *);
+    size_t (*h_count)(const void *, size_t, size_t);
+    size_t (*h_select)(const void *, size_t, size_t, void *);
     size_t tile_elems, group_elems;
     struct gp__jit_mod *next;
 } gp__jit_mod_t;

@@ -332,3 +332,83 @@ gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, 
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     return GP_CHECK_LAUNCH(fn);
 }
+
+/* ------------------------------------------------------------------------------------------ select_if */
+static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, const void *x, void *y,
+                             uint64_t *count_dev, size_t *count_host, gp_stream_t stream)
+{
+    GP_TRY_RET(check_common(fn, ctx, pred, GP_UOP_PRED, "pred"));
+    const size_t es = gp_dtype_size(pred->dtype);
+    GP_TRY_RET(check_x(fn, n, x, pred->dtype, es, "x"));
+    GP_TRY_RET(check_x(fn, n, y, pred->dtype, es, "y"));
+    if (n && (const char *)x < (const char *)y + n * es && (const char *)y < (const char *)x + n * es)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: x and y overlap", fn);
+    gp__jit_mod_t *m = pred->mod;
+    if (gp__is_cpu(ctx)) {
+        if (!m->h_count || !m->h_select) return gp__error(GP_ERR_INTERNAL, "%s: the module has no select functions", fn);
+        const size_t per = 65536, chunks = (n + per - 1) / per;
+        size_t *off = malloc((chunks + 1) * sizeof *off);
+        if (!off) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu chunk counts", fn, chunks);
+        const int par = gp__cpu_par(1, n * es);
+#pragma omp parallel for schedule(static) if (par)
+        for (long c = 0; c < (long)chunks; c++) {
+            const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
+            off[c + 1] = m->h_count(x, i0, i1);
+        }
+        off[0] = 0;
+        for (size_t c = 0; c < chunks; c++) off[c + 1] += off[c];
+#pragma omp parallel for schedule(static) if (par)
+        for (long c = 0; c < (long)chunks; c++) {
+            const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
+            m->h_select(x, i0, i1, (char *)y + off[c] * es);
+        }
+        const size_t kept = off[chunks];
+        free(off);
+        if (count_dev) *count_dev = kept;
+        if (count_host) *count_host = kept;
+        return GP_OK;
+    }
+    if (!m->k_select) return gp__error(GP_ERR_INTERNAL, "%s: the module has no select kernel", fn);
+    if (count_host) GP_TRY_RET(gp__no_capture(ctx, fn, "it waits for the count"));
+    /* select_lb.cuh's tile at its default knobs: 8 warps x 4 rounds x 32 lanes x one 16-byte vector */
+    const size_t tile = (size_t)8 * 32 * 4 * (16 / es), ntiles = n ? (n + tile - 1) / tile : 0;
+    if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^31 - 1)", fn, ntiles);
+    unsigned long long *cnt = count_host ? (unsigned long long *)ctx->dev_result : (unsigned long long *)count_dev;
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaError_t e;
+    if (n == 0) { /* nothing to launch: the count is 0 */
+        if (cnt && (e = cudaMemsetAsync(cnt, 0, 8, s)) != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    } else {
+        const size_t bytes = 32 + ntiles * 8;
+        void *ws = NULL;
+        GP_TRY_RET(gp__workspace(ctx, bytes, &ws));
+        char *w = ws;
+        if ((e = cudaMemsetAsync(w, 0, bytes, s)) != cudaSuccess)
+            return gp__cuda_error(e, "clearing the tile descriptors", __FILE__, __LINE__);
+        void *ticket = w, *total = w + 16, *desc = w + 32;
+        size_t nn = n;
+        void *args[] = {(void *)&x, &nn, &y, &ticket, &desc, &total, &cnt};
+        if ((e = cudaLaunchKernel((const void *)m->k_select, dim3_make((unsigned)ntiles), dim3_make(256), args, 0, s)) !=
+            cudaSuccess)
+            return gp__cuda_error(e, fn, __FILE__, __LINE__);
+        GP_TRY_RET(GP_CHECK_LAUNCH(fn));
+    }
+    if (!count_host) return GP_OK;
+    unsigned long long h = 0;
+    if ((e = cudaMemcpyAsync(&h, cnt, 8, cudaMemcpyDeviceToHost, s)) == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) return gp__cuda_error(e, "the count", __FILE__, __LINE__);
+    *count_host = (size_t)h;
+    return GP_OK;
+}
+
+gp_status_t gp_select_if(gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, const void *x, void *y, uint64_t *count_dev,
+                         gp_stream_t stream)
+{
+    return select_if("gp_select_if", ctx, pred, n, x, y, count_dev, NULL, stream);
+}
+
+gp_status_t gp_select_if_sync(gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, const void *x, void *y, size_t *count)
+{
+    GP_ARG_NONNULL("gp_select_if_sync", count);
+    return select_if("gp_select_if_sync", ctx, pred, n, x, y, NULL, count, NULL);
+}

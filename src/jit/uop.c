@@ -196,6 +196,9 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
     if (bin) add_binary(&b, bin, gpu);
     if (map && bin) sb_add(&b, "#define GPJ_TR 1\n");
     sb_add(&b, "#line 1 \"%s\"\n%s\n", gpu ? "jit_kernels.cuh" : "jit_host.h", gpu ? gp__jit_kernels_text : gp__jit_host_text);
+    if (gpu && op->kind == GP_UOP_PRED) /* gp_select_if: the built-in select's single pass over the predicate */
+        sb_add(&b, "#line 1 \"select_lb.cuh\"\n%s\n#line 1 \"jit_select.cuh\"\n%s\n", gp__jit_sellb_text,
+               gp__jit_sel_text);
     if (b.oom) {
         free(b.p);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_uop_create: the module source");
@@ -367,6 +370,8 @@ static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp
             return gp__cuda_error(e, "a user operator's scan kernel", __FILE__, __LINE__);
         return GP_OK;
     }
+    if (strstr(src, "#define GPJ_PRED 1") && (e = cudaLibraryGetKernel(&m->k_select, m->lib, "gpj_select")) != cudaSuccess)
+        return gp__cuda_error(e, "a user predicate's select kernel", __FILE__, __LINE__);
     if (bin && (e = cudaLibraryGetKernel(&m->k_reduce, m->lib, "gpj_reduce")) != cudaSuccess)
         return gp__cuda_error(e, "a user operator's reduce kernel", __FILE__, __LINE__);
     if (map && !tr && (e = cudaLibraryGetKernel(&m->k_transform, m->lib, "gpj_transform")) != cudaSuccess)
@@ -426,6 +431,8 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, siz
         if ((p = sym(m->so, "gpj_h_scan_tile"))) memcpy(&m->h_scan_tile, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_scan_out"))) memcpy(&m->h_scan_out, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_comb"))) memcpy(&m->h_comb, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_count"))) memcpy(&m->h_count, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_select"))) memcpy(&m->h_select, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_tile_elems"))) m->tile_elems = *(const size_t *)p;
         if ((p = sym(m->so, "gpj_h_group_elems"))) m->group_elems = *(const size_t *)p;
     }

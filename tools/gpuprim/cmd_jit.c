@@ -52,7 +52,7 @@ static void print_compile_error(const char *verb, const char *msg, const gp_uop_
 }
 
 /* gp_uop_create, printing why it failed (a compile error: the compiler's messages). */
-static int make_uop(const char *verb, gp_ctx_t *ctx, const gp_uop_desc_t *d, gp_uop_t **op)
+int jit_make_uop(const char *verb, gp_ctx_t *ctx, const gp_uop_desc_t *d, gp_uop_t **op)
 {
     const gp_status_t st = gp_uop_create(ctx, d, op);
     if (st == GP_OK) return EXIT_OK;
@@ -115,7 +115,7 @@ int reduce_jit(const jit_reduce_args_t *a)
         d.dtype = dt;
         d.out_dtype = mdt;
         d.src = a->map_src;
-        if ((rc = make_uop(verb, ctx, &d, &map)) != EXIT_OK) goto out;
+        if ((rc = jit_make_uop(verb, ctx, &d, &map)) != EXIT_OK) goto out;
         build_s += gp_uop_build_seconds(map, &source);
     }
     memset(&d, 0, sizeof d);
@@ -135,7 +135,7 @@ int reduce_jit(const jit_reduce_args_t *a)
         rc = bad_value(verb, "--op", "sum, prod, min or max with --map (or --op-src)", a->op_name);
         goto out;
     }
-    if ((rc = make_uop(verb, ctx, &d, &op)) != EXIT_OK) goto out;
+    if ((rc = jit_make_uop(verb, ctx, &d, &op)) != EXIT_OK) goto out;
     build_s += gp_uop_build_seconds(op, &s2);
     if (s2 > source) source = s2;
     const size_t k = a->arity > 1 ? (size_t)a->arity : 1;
@@ -260,7 +260,7 @@ int scan_jit(const jit_scan_args_t *a)
         rc = EXIT_USAGE;
         goto out;
     }
-    if ((rc = make_uop(verb, ctx, &d, &op)) != EXIT_OK) goto out;
+    if ((rc = jit_make_uop(verb, ctx, &d, &op)) != EXIT_OK) goto out;
     int source = 0;
     const double build_s = gp_uop_build_seconds(op, &source);
     const size_t k = a->arity > 1 ? (size_t)a->arity : 1;
@@ -427,7 +427,7 @@ int cmd_map(int argc, char **argv)
     d.dtype = in.d.dtype;
     d.out_dtype = odt;
     d.src = o_src;
-    if ((rc = make_uop("map", ctx, &d, &j.map)) != EXIT_OK) goto out;
+    if ((rc = jit_make_uop("map", ctx, &d, &j.map)) != EXIT_OK) goto out;
     int source = 0;
     const double build_s = gp_uop_build_seconds(j.map, &source);
     j.ctx = ctx;

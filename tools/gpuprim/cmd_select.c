@@ -19,6 +19,7 @@ typedef struct seljob {
     gp_ctx_t *ctx;
     gp_dtype_t dtype;
     gp_pred_t pred;
+    gp_uop_t *uop; /* --where-src: a user predicate instead of pred */
     int gpu;
     size_t es, cap;
     void *dout;      /* GPU: one chunk of kept elements */
@@ -37,14 +38,17 @@ static gp_status_t select_chunk(void *user, const void *x, size_t n, size_t firs
     gp_status_t st;
     size_t k = 0;
     if (j->gpu) {
-        if ((st = gp_select(j->ctx, j->dtype, n, x, &j->pred, j->dout, j->dcnt, s)) != GP_OK) return st;
+        if ((st = j->uop ? gp_select_if(j->ctx, j->uop, n, x, j->dout, j->dcnt, s)
+                         : gp_select(j->ctx, j->dtype, n, x, &j->pred, j->dout, j->dcnt, s)) != GP_OK)
+            return st;
         if ((st = gp_memcpy(j->ctx, j->hcnt, j->dcnt, 8, s)) != GP_OK || (st = gp_stream_sync(j->ctx, s)) != GP_OK)
             return st;
         k = (size_t)*j->hcnt;
         if (k && ((st = gp_memcpy(j->ctx, j->hout, j->dout, k * j->es, s)) != GP_OK ||
                   (st = gp_stream_sync(j->ctx, s)) != GP_OK))
             return st;
-    } else if ((st = gp_select_sync(j->ctx, j->dtype, n, x, &j->pred, j->hout, &k)) != GP_OK) {
+    } else if ((st = j->uop ? gp_select_if_sync(j->ctx, j->uop, n, x, j->hout, &k)
+                            : gp_select_sync(j->ctx, j->dtype, n, x, &j->pred, j->hout, &k)) != GP_OK) {
         return st;
     }
     if (arr_out_write(j->out, j->hout, k) != 0) return GP_ERR_IO;
@@ -59,29 +63,34 @@ static void usage(FILE *f)
                "                      [-d cpu|ID] [--json|--csv]\n"
                "  the elements PRED keeps, in their order (NumPy's x[pred(x)]), of a .npy or raw file or standard\n"
                "  input, streamed (any size), into OUT (.npy if the name ends so, else raw). PRED: nonzero, eq:X,\n"
-               "  ne:X, lt:X, le:X, gt:X, ge:X, in:LO,HI (LO <= x < HI), nan, notnan; integers compare exactly.\n");
+               "  ne:X, lt:X, le:X, gt:X, ge:X, in:LO,HI (LO <= x < HI), nan, notnan; integers compare exactly.\n"
+               "  --where-src 'EXPR over x' instead: your own predicate in C, compiled at run time (docs/JIT.md).\n");
 }
 
 int cmd_select(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const char *path = NULL, *o_where = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL;
-    const cli_opt_t opts[] = {{"--where", "PRED", &o_where},   {"--dtype", "T", &o_dtype},
+    const char *path = NULL, *o_where = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL,
+               *o_src = NULL;
+    const cli_opt_t opts[] = {{"--where", "PRED", &o_where},   {"--where-src", "EXPR", &o_src},
+                              {"--dtype", "T", &o_dtype},
                               {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                               {"-o|--output", "OUT", &o_out},   {NULL, NULL, NULL}};
     const cli_spec_t spec = {"select", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
     int npos = 0;
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (!path || !o_where || !o_out) {
-        fprintf(stderr, "gpuprim select: %s\n", !path ? "no input (FILE or -)" : !o_where ? "--where is required"
-                                                                                     : "-o OUT is required");
+    if (!path || !(o_where || o_src) || !o_out || (o_where && o_src)) {
+        fprintf(stderr, "gpuprim select: %s\n", !path ? "no input (FILE or -)"
+                                               : o_where && o_src ? "--where and --where-src: give one"
+                                               : !(o_where || o_src) ? "--where (or --where-src) is required"
+                                                                     : "-o OUT is required");
         usage(stderr);
         return EXIT_USAGE;
     }
     seljob_t j;
     memset(&j, 0, sizeof j);
-    if (gp_pred_parse(o_where, &j.pred) != GP_OK) {
+    if (o_where && gp_pred_parse(o_where, &j.pred) != GP_OK) {
         fprintf(stderr, "gpuprim select: --where: %s\n", gp_last_error());
         return EXIT_USAGE;
     }
@@ -102,6 +111,15 @@ int cmd_select(int argc, char **argv)
     if ((rc = open_context_verb("select", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
     j.dtype = in.d.dtype;
+    if (o_src) {
+        gp_uop_desc_t d;
+        memset(&d, 0, sizeof d);
+        d.kind = GP_UOP_PRED;
+        d.dtype = j.dtype;
+        d.src = o_src;
+        if ((rc = jit_make_uop("select", ctx, &d, &j.uop)) != EXIT_OK) goto out;
+        o_where = o_src;
+    }
     j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     j.es = in.d.elem_size;
     j.cap = CHUNK_BYTES / j.es;
@@ -145,6 +163,7 @@ int cmd_select(int argc, char **argv)
     }
 out:
     arr_out_close(&ao, "select", 0); /* after a failure: nothing left behind */
+    gp_uop_destroy(j.uop);
     gp_mem_free(ctx, &bd);
     gp_mem_free(ctx, &bc);
     gp_mem_free(ctx, &bhc);

@@ -50,6 +50,8 @@ typedef struct jit_scan_args {
     int arity, exclusive;
 } jit_scan_args_t;
 int scan_jit(const jit_scan_args_t *a);
+/* gp_uop_create for a verb: prints why it failed (compile errors with the user's line and a caret); an exit code. */
+int jit_make_uop(const char *verb, gp_ctx_t *ctx, const gp_uop_desc_t *d, gp_uop_t **op);
 int cmd_unique(int argc, char **argv); /* cmd_runs.c */
 int cmd_rle(int argc, char **argv);    /* cmd_runs.c */
 int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */
