@@ -2,7 +2,8 @@
  * cmd_bench_jit.c — `gpuprim bench jit`: user operators (compiled at run time) against the built-in primitive that
  * computes the same thing, same run: `a + b` over f32 (gp_reduce_uop) against gp_reduce's sum, the sum of squares as
  * one transform-reduce against gp_reduce's plain sum, the user affine map against gp_reduce_ordered's (f32 pairs, n / 2),
- * a user max over i32 against gp_reduce's max, the user affine scan against gp_scan_ordered's. ratio = built-in time / ours (1.0 = as fast). Every result is checked:
+ * a user max over i32 against gp_reduce's max, the user affine scan against gp_scan_ordered's, a user predicate's
+ * select against gp_select's (x > 0: about half kept). ratio = built-in time / ours (1.0 = as fast). Every result is checked:
  * the user op and the built-in give the same bits (sum of squares: gp_reduce of gp_transform's output). The meta
  * lines give a first compile (an empty disk cache) and a disk-cache hit (a second context), in milliseconds.
  */
@@ -14,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { J_SUM, J_SQUARES, J_AFFINE, J_MAX, J_SCAN };
+enum { J_SUM, J_SQUARES, J_AFFINE, J_MAX, J_SCAN, J_SELECT };
 
 typedef struct jjob {
     gp_ctx_t *ctx;
@@ -22,7 +23,8 @@ typedef struct jjob {
     size_t n;
     void *x, *res, *res2;
     gp_uop_t *op, *map;
-    void *y, *y2; /* scans' outputs */
+    void *y, *y2; /* scans' and selects' outputs */
+    gp_uop_t *pred;
 } jjob_t;
 
 static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
@@ -31,6 +33,7 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     (void)rep;
     if (j->job == J_SQUARES) return gp_transform_reduce(j->ctx, j->map, j->op, j->n, j->x, j->res, s);
     if (j->job == J_SCAN) return gp_scan_uop(j->ctx, j->op, GP_SCAN_INCLUSIVE, j->n, j->x, j->y, s);
+    if (j->job == J_SELECT) return gp_select_if(j->ctx, j->pred, j->n, j->x, j->y, (uint64_t *)j->res, s);
     return gp_reduce_uop(j->ctx, j->op, j->n, j->x, j->res, s);
 }
 
@@ -42,6 +45,10 @@ static gp_status_t run_builtin(void *u, int rep, gp_stream_t s)
     case J_AFFINE: return gp_reduce_ordered(j->ctx, GP_ORDERED_AFFINE, GP_F32, j->n, j->x, j->res2, s);
     case J_MAX: return gp_reduce(j->ctx, GP_REDUCE_MAX, GP_I32, j->n, j->x, j->res2, s);
     case J_SCAN: return gp_scan_ordered(j->ctx, GP_ORDERED_AFFINE, GP_F32, GP_SCAN_INCLUSIVE, j->n, j->x, j->y2, s);
+    case J_SELECT: {
+        const gp_pred_t gt0 = {GP_PRED_GT, 0, 0, NULL};
+        return gp_select(j->ctx, GP_F32, j->n, j->x, &gt0, j->y2, (uint64_t *)j->res2, s);
+    }
     default: return gp_reduce(j->ctx, GP_REDUCE_SUM, GP_F32, j->n, j->x, j->res2, s);
     }
 }
@@ -52,7 +59,7 @@ static void usage(FILE *f)
                "  user operators against the built-ins computing the same, same run, at n (default 2^28; 2^22 on the\n"
                "  CPU backend): a + b (f32) vs gp_reduce sum, x * x then a + b (one pass) vs a plain sum, the affine\n"
                "  map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce max, the affine scan vs\n"
-               "  gp_scan_ordered; first compile and disk hit.\n");
+               "  gp_scan_ordered, the select x > 0 vs gp_select gt:0; first compile and disk hit.\n");
 }
 
 static void rm_tree(const char *dir)
@@ -110,7 +117,7 @@ int bench_jit(int argc, char **argv)
     char *saved_copy = saved ? strdup(saved) : NULL;
     char tmpl[] = "/tmp/gpuprim-bench-jit-XXXXXX";
     const char *dir = mkdtemp(tmpl);
-    gp_uop_t *sum = NULL, *sq = NULL, *aff = NULL, *mx = NULL;
+    gp_uop_t *sum = NULL, *sq = NULL, *aff = NULL, *mx = NULL, *gt = NULL;
     double first_ms = -1, hit_ms = -1;
     if (dir) {
         setenv("GP_JIT_CACHE", dir, 1);
@@ -134,29 +141,30 @@ int bench_jit(int argc, char **argv)
     sq = mk(ctx, GP_UOP_MAP, GP_F32, 1, GP_F32, "x * x", NULL, 1);
     aff = mk(ctx, GP_UOP_BINARY, GP_F32, 2, 0, AFF, "1.0f, 0.0f", 0);
     mx = mk(ctx, GP_UOP_BINARY, GP_I32, 1, 0, "b > a ? b : a", "-2147483647 - 1", 1);
+    gt = mk(ctx, GP_UOP_PRED, GP_F32, 1, 0, "x > 0.0f", NULL, 1);
     bench_ceilings_t ce = {0, 0, 0};
-    if (!sum || !sq || !aff || !mx || bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK) {
+    if (!sum || !sq || !aff || !mx || !gt || bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK) {
         fprintf(stderr, "gpuprim bench jit: %s\n", gp_last_error());
         rc = EXIT_FAIL;
     }
     static const char *const names[] = {"user a + b", "user x*x then a + b", "user affine (ordered)", "user max",
-                                        "user affine scan"};
+                                        "user affine scan", "user select x > 0"};
     static const char *const peers[] = {"gp_reduce sum", "gp_reduce sum (plain)", "gp_reduce_ordered affine",
-                                        "gp_reduce max", "gp_scan_ordered affine"};
+                                        "gp_reduce max", "gp_scan_ordered affine", "gp_select gt:0"};
     static bench_bars_t bars;
     bars.n = 0;
     /* the transform-reduce first: on 2026-11-24 (H200) the first row measured had a slow median (273-278 us, min
      * 245) that the same kernel did not show later; the order is kept so the rows compare */
-    static const int order[] = {J_SQUARES, J_SUM, J_AFFINE, J_MAX, J_SCAN};
-    for (int oi = 0; oi < 5 && rc == EXIT_OK; oi++) {
+    static const int order[] = {J_SQUARES, J_SUM, J_AFFINE, J_MAX, J_SCAN, J_SELECT};
+    for (int oi = 0; oi < 6 && rc == EXIT_OK; oi++) {
         const int job = order[oi];
         const gp_dtype_t dt = job == J_MAX ? GP_I32 : GP_F32;
         const int pairs = job == J_AFFINE || job == J_SCAN;
         const size_t m = pairs ? n / 2 : n, vals = pairs ? 2 * m : m, bytes = vals * 4;
-        const double moved = job == J_SCAN ? 2.0 * (double)bytes : (double)bytes; /* scans write as much */
+        double moved = job == J_SCAN ? 2.0 * (double)bytes : (double)bytes; /* scans write as much */
         gp_buffer_t bx = {0}, br = {0}, bsq = {0}, by = {0}, by2 = {0};
-        jjob_t j = {ctx, job, m, NULL, NULL, NULL, pairs ? aff : job == J_MAX ? mx : sum, sq, NULL, NULL};
-        if (job == J_SCAN && (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
+        jjob_t j = {ctx, job, m, NULL, NULL, NULL, pairs ? aff : job == J_MAX ? mx : sum, sq, NULL, NULL, gt};
+        if ((job == J_SCAN || job == J_SELECT) && (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
                               gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by2) != GP_OK)) {
             fprintf(stderr, "gpuprim bench jit: %zu bytes: %s\n", bytes, gp_last_error());
             rc = EXIT_FAIL;
@@ -180,10 +188,16 @@ int bench_jit(int argc, char **argv)
         if (rc == EXIT_OK) { /* the check */
             unsigned char h[512];
             if (gp_memcpy_sync(ctx, h, br.device, 512) == GP_OK) {
-                if (job == J_SCAN) {
+                if (job == J_SCAN || job == J_SELECT) {
+                    uint64_t k1 = 0, k2 = 0;
+                    memcpy(&k1, h, 8);
+                    memcpy(&k2, h + 256, 8);
+                    const size_t cmp = job == J_SCAN ? bytes : (size_t)k1 * 4;
+                    if (job == J_SELECT) moved = (double)bytes + (double)k1 * 4; /* read n, write the kept */
                     unsigned char *a = malloc(bytes), *b = malloc(bytes);
-                    same = a && b && gp_memcpy_sync(ctx, a, by.device, bytes) == GP_OK &&
-                           gp_memcpy_sync(ctx, b, by2.device, bytes) == GP_OK && memcmp(a, b, bytes) == 0;
+                    same = a && b && (job == J_SCAN || (k1 == k2 && k1 <= m)) &&
+                           gp_memcpy_sync(ctx, a, by.device, cmp) == GP_OK &&
+                           gp_memcpy_sync(ctx, b, by2.device, cmp) == GP_OK && memcmp(a, b, cmp) == 0;
                     free(a), free(b);
                 } else if (job == J_AFFINE) {
                     same = memcmp(h, h + 256, 8) == 0;
@@ -226,7 +240,7 @@ int bench_jit(int argc, char **argv)
             rc = EXIT_FAIL;
     }
     if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim bench jit: a user op's result differs from the built-in's\n");
-    gp_uop_destroy(sum), gp_uop_destroy(sq), gp_uop_destroy(aff), gp_uop_destroy(mx);
+    gp_uop_destroy(sum), gp_uop_destroy(sq), gp_uop_destroy(aff), gp_uop_destroy(mx), gp_uop_destroy(gt);
     report_free(&r);
     gp_ctx_destroy(ctx);
     return rc;
