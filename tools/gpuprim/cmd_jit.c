@@ -82,6 +82,23 @@ static int builtin_src(const char *name, gp_dtype_t d, const char **src, const c
     return 0;
 }
 
+/* The whole input into g (the context's memory), a whole number of elements of k values; or why not (an exit code:
+ * nothing is written). */
+static int gather_whole(const char *verb, const char *path, gp_ctx_t *ctx, const input_t *in, size_t k, double t0,
+                        gather_t *g)
+{
+    g->ctx = ctx;
+    g->es = in->d.elem_size;
+    const gp_status_t st = stream_chunks(ctx, in, CHUNK_BYTES, 1, t0, gather_chunk, g);
+    if (st != GP_OK) return stream_failed(verb, path, st, NULL, NULL);
+    if (g->have % k) {
+        fprintf(stderr, "gpuprim %s: %s: %zu values are not a whole number of elements of %zu (nothing written)\n",
+                verb, path, g->have, k);
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
 int reduce_jit(const jit_reduce_args_t *a)
 {
     const char *verb = "reduce";
@@ -144,19 +161,8 @@ int reduce_jit(const jit_reduce_args_t *a)
         rc = EXIT_USAGE;
         goto out;
     }
-    g.ctx = ctx;
-    g.es = in.d.elem_size;
-    gp_status_t st = stream_chunks(ctx, &in, CHUNK_BYTES, 1, t0, gather_chunk, &g);
-    if (st != GP_OK) {
-        rc = stream_failed(verb, a->path, st, NULL, NULL);
-        goto out;
-    }
-    if (g.have % k) {
-        fprintf(stderr, "gpuprim %s: %s: %zu values are not a whole number of elements of %zu\n", verb, a->path,
-                g.have, k);
-        rc = EXIT_FAIL;
-        goto out;
-    }
+    gp_status_t st;
+    if ((rc = gather_whole(verb, a->path, ctx, &in, k, t0, &g)) != EXIT_OK) goto out;
     const size_t n = g.have / k;
     const void *x = gp_ctx_device(ctx) == GP_DEVICE_CPU ? g.buf.host : g.buf.device;
     unsigned char res[256];
@@ -264,19 +270,8 @@ int scan_jit(const jit_scan_args_t *a)
     int source = 0;
     const double build_s = gp_uop_build_seconds(op, &source);
     const size_t k = a->arity > 1 ? (size_t)a->arity : 1;
-    g.ctx = ctx;
-    g.es = in.d.elem_size;
-    gp_status_t st = stream_chunks(ctx, &in, CHUNK_BYTES, 1, t0, gather_chunk, &g);
-    if (st != GP_OK) {
-        rc = stream_failed(verb, a->path, st, NULL, NULL);
-        goto out;
-    }
-    if (g.have % k) {
-        fprintf(stderr, "gpuprim %s: %s: %zu values are not a whole number of elements of %zu (nothing written)\n",
-                verb, a->path, g.have, k);
-        rc = EXIT_FAIL;
-        goto out;
-    }
+    gp_status_t st;
+    if ((rc = gather_whole(verb, a->path, ctx, &in, k, t0, &g)) != EXIT_OK) goto out;
     const size_t n = g.have / k, bytes = g.have * g.es;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     void *x = gpu ? g.buf.device : g.buf.host;
