@@ -446,6 +446,10 @@ gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source
             snprintf(tool, sizeof tool, "%s", cc);
             if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
                 st = gp__error(GP_ERR_UNSUPPORTED, "%s: the C compiler '%s' was not found; set GP_CC", what, cc);
+            else if (!log || log[strspn(log, " \t\r\n")] == '\0')
+                st = gp__error(GP_ERR_UNSUPPORTED, "%s: the C compiler '%s' failed (%s %d) and printed nothing; set "
+                               "GP_CC", what, cc, WIFEXITED(status) ? "exit status" : "signal",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
             else
                 st = compile_error(what, tool, log, cpath);
             free(log);
