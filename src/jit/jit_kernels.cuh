@@ -278,21 +278,41 @@ __device__ void gpj_tiles_staged(const GPJ_E *__restrict__ x, size_t n, size_t n
     const unsigned l = threadIdx.x;
     const size_t TW = (size_t)GPJ_LANES * GPJ_RW, nw = n * (GPJ_ES / 4); /* words per tile, in x */
     const unsigned *xw = reinterpret_cast<const unsigned *>(x);
+    /* software pipeline (as gp_reduce_ordered): the next tile's vectors are in flight, in registers, while this
+     * tile is folded from shared memory */
+    constexpr int NV = (GPJ_RW + 3) / 4; /* 16-byte vectors per thread per tile (TW / 4 / LANES, rounded up) */
+    uint4 q[NV];
+    bool have = vec && blockIdx.x < ntiles && nw - blockIdx.x * TW >= TW;
+    if (have) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(xw + blockIdx.x * TW);
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (l + (size_t)i * GPJ_LANES < TW / 4) q[i] = __ldcs(xv + l + (size_t)i * GPJ_LANES);
+    }
     for (size_t k = blockIdx.x; k < ntiles; k += gridDim.x) {
-        if (vec && nw - k * TW >= TW) {
-            const uint4 *xv = reinterpret_cast<const uint4 *>(xw + k * TW);
-            for (size_t v = l; v < TW / 4; v += GPJ_LANES) {
-                const uint4 q = __ldcs(xv + v);
-                const size_t w = 4 * v;
-                smem[(w + 0) / GPJ_RW * GPJ_PITCH + (w + 0) % GPJ_RW] = q.x;
-                smem[(w + 1) / GPJ_RW * GPJ_PITCH + (w + 1) % GPJ_RW] = q.y;
-                smem[(w + 2) / GPJ_RW * GPJ_PITCH + (w + 2) % GPJ_RW] = q.z;
-                smem[(w + 3) / GPJ_RW * GPJ_PITCH + (w + 3) % GPJ_RW] = q.w;
+        if (have) {
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                const size_t v = l + (size_t)i * GPJ_LANES, w = 4 * v;
+                if (v < TW / 4) {
+                    smem[(w + 0) / GPJ_RW * GPJ_PITCH + (w + 0) % GPJ_RW] = q[i].x;
+                    smem[(w + 1) / GPJ_RW * GPJ_PITCH + (w + 1) % GPJ_RW] = q[i].y;
+                    smem[(w + 2) / GPJ_RW * GPJ_PITCH + (w + 2) % GPJ_RW] = q[i].z;
+                    smem[(w + 3) / GPJ_RW * GPJ_PITCH + (w + 3) % GPJ_RW] = q[i].w;
+                }
             }
         } else {
             const size_t avail = nw - k * TW < TW ? nw - k * TW : TW;
             for (size_t w = l; w < avail; w += GPJ_LANES)
                 smem[w / GPJ_RW * GPJ_PITCH + w % GPJ_RW] = __ldcs(xw + k * TW + w);
+        }
+        const size_t kn = k + gridDim.x;
+        have = vec && kn < ntiles && nw - kn * TW >= TW;
+        if (have) {
+            const uint4 *xv = reinterpret_cast<const uint4 *>(xw + kn * TW);
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (l + (size_t)i * GPJ_LANES < TW / 4) q[i] = __ldcs(xv + l + (size_t)i * GPJ_LANES);
         }
         __syncthreads();
         GPJ_O s;
