@@ -67,7 +67,8 @@ static void hash_parts(uint64_t key[2], const char *const *parts, int np)
     free(all);
 }
 
-void gp__jit_cache_dir(char *buf, size_t size)
+/* The disk cache directory ("" when disabled) into buf, created when missing. */
+static void cache_dir(char *buf, size_t size)
 {
     buf[0] = '\0';
     const char *env = getenv("GP_JIT_CACHE");
@@ -247,14 +248,9 @@ static struct {
 } g_rtc;
 static pthread_mutex_t g_rtc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void *fnp(const char *name)
-{
-    void *p = dlsym(g_rtc.h, name);
-    return p;
-}
 #define GET(field, sym_)                                                                                           \
     do {                                                                                                           \
-        void *p_ = fnp(sym_);                                                                                      \
+        void *p_ = dlsym(g_rtc.h, sym_);                                                                                      \
         if (!p_) {                                                                                                 \
             snprintf(g_rtc.why, sizeof g_rtc.why, "%s has no %s", g_rtc.name, sym_);                               \
             dlclose(g_rtc.h);                                                                                      \
@@ -307,7 +303,7 @@ gp_status_t gp__jit_cubin(const char *what, const char *src, const char *arch, v
     uint64_t key[2];
     hash_parts(key, parts, 5);
     char dir[1024], path[1200];
-    gp__jit_cache_dir(dir, sizeof dir);
+    cache_dir(dir, sizeof dir);
     if (dir[0]) {
         entry_path(path, sizeof path, dir, key, "cubin");
         if (entry_read(path, key, cubin, bytes)) {
@@ -383,7 +379,7 @@ gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source
     uint64_t key[2];
     hash_parts(key, parts, np);
     char dir[1024], path[1200];
-    gp__jit_cache_dir(dir, sizeof dir);
+    cache_dir(dir, sizeof dir);
     if (dir[0]) {
         entry_path(path, sizeof path, dir, key, "so");
         void *payload = NULL;

@@ -82,16 +82,17 @@ GP_INTERNAL gp_status_t gp__jit_cubin(const char *what, const char *src, const c
                                       size_t *bytes, int *source);
 /* A shared object built from C source, dlopen'ed (*so). */
 GP_INTERNAL gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source);
-/* The disk cache directory ("" when disabled) into buf. */
-GP_INTERNAL void gp__jit_cache_dir(char *buf, size_t size);
 /* 128-bit key of a byte string (two FNV-1a 64 streams). */
 GP_INTERNAL void gp__jit_hash(const void *p, size_t n, uint64_t key[2]);
 
-/* The module source of a uop (uop.c): kind of module, target (1 GPU, 0 host); *out malloc'ed. tr: a map's source
- * fused with a binary op (transform-reduce). */
+/* The module source of a uop (uop.c) for a GPU (gpu = 1) or the host compiler; op2: a binary op fused after the map
+ * op (transform-reduce), else NULL. *out malloc'ed. */
 GP_INTERNAL gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, char **out);
 /* The GPU source of a binary op's scan module (jit_scan.cuh over scan_lb.cuh). */
 GP_INTERNAL gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out);
+/* Elements per lane's run in the ordered tree for elements of es bytes (64 words, as gp_reduce_ordered; the
+ * templates' GPJ_R is the same rule) */
+GP_INTERNAL size_t gp__jit_ordered_run(size_t es);
 /* Elements per run of a user scan (the ordered scans' rule for a value of vbytes) */
 GP_INTERNAL int gp__jit_scan_run(size_t vbytes);
 /* Test hook: the GPU source of desc (scan: its scan module) compiled by NVRTC for arch through the disk cache,

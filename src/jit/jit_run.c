@@ -21,7 +21,7 @@ static size_t elem_bytes(const gp_uop_t *op) { return (size_t)op->arity * gp_dty
 static size_t gpu_tile_elems(int commutative, size_t es)
 {
     if (commutative) return (size_t)256 * 16 * (16 / es);
-    return (size_t)256 * (256 / es > 0 ? 256 / es : 1);
+    return (size_t)256 * gp__jit_ordered_run(es);
 }
 
 static gp_status_t check_common(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, gp_uop_kind_t kind,

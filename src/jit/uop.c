@@ -207,6 +207,8 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
     return GP_OK;
 }
 
+size_t gp__jit_ordered_run(size_t es) { return 256 / es > 0 ? 256 / es : 1; }
+
 int gp__jit_scan_run(size_t vb) { return vb <= 8 ? 16 : vb <= 16 ? 8 : vb <= 32 ? 4 : vb <= 64 ? 2 : 1; }
 
 gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out)
@@ -345,7 +347,7 @@ size_t gp__jit_ordered_smem(const gp_uop_t *op)
     if (op->kind != GP_UOP_BINARY || op->commutative) return 0;
     const size_t es = (size_t)op->arity * gp_dtype_size(op->dtype);
     if (es % 4) return 0;
-    const size_t r = 256 / es > 0 ? 256 / es : 1;
+    const size_t r = gp__jit_ordered_run(es);
     return (size_t)256 * ((r * es / 4) | 1) * 4;
 }
 
