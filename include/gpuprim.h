@@ -567,6 +567,16 @@ GP_API double gp_uop_build_seconds(const gp_uop_t *op, int *source);
 GP_API gp_status_t gp_reduce_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, void *result,
                                  gp_stream_t stream);
 GP_API gp_status_t gp_reduce_uop_sync(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, void *result_host);
+/* Segmented reduction by a binary op: out[i] = the fold of x[offsets[i], offsets[i+1]) for i < nseg (CSR offsets as
+ * gp_reduce_segmented's: nseg + 1 int64 values, clamped to [0, n], a decreasing pair an empty segment); out holds
+ * nseg values of gp_uop_value_bytes(op), aligned to the value type; an empty segment gives the identity.
+ * Deterministic (docs/JIT.md): commutative ops use gp_reduce_segmented's tree (so `a + b` with identity -0.0 gives
+ * its sum bits on every non-empty segment), non-commutative ones reduce each segment exactly as gp_reduce_uop
+ * reduces it alone (the ordered tree). The work queue of gp_reduce_segmented balances skewed mixes. GPU: x, offsets
+ * and out in device-accessible memory, asynchronous on the stream; uses the context's workspace; the first call
+ * compiles the segmented kernel (cached as the op's other code). CPU backend: host memory, the same bits. */
+GP_API gp_status_t gp_reduce_segmented_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, size_t nseg,
+                                           const int64_t *offsets, void *out, gp_stream_t stream);
 /* y[i] = map(x[i]) (x: dtype, y: out_dtype; in place when the sizes agree). */
 GP_API gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const void *x, void *y,
                                 gp_stream_t stream);

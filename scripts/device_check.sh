@@ -357,9 +357,9 @@ if [[ " $steps " == *" jit "* ]]; then
   # map / reduce --op-src on the GPU, bench jit twice (jit.txt).
   G=$B/gpuprim
   {
-    echo "### ctest test_uop gpu_uop cli"
-    (cd $B && ctest -V --timeout 600 -R 'uop|cli$' | grep -E "gpu_uop:|test_uop:|FAIL|passed|failed|skipped|NVRTC" | tail -40)
-    for t in memcheck racecheck; do
+    echo "### ctest test_uop gpu_uop test_reduce gpu_reduce cli"
+    (cd $B && ctest -V --timeout 600 -R 'uop|reduce$|cli$' | grep -E "gpu_uop:|test_uop:|_reduce:|FAIL|passed|failed|skipped|NVRTC" | tail -40)
+    for t in memcheck racecheck synccheck; do
       echo "### compute-sanitizer $t gpu_uop"
       GP_TEST_QUICK=1 GP_JIT_CACHE=off timeout 200 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_uop 2>&1 |
         grep -E "^=========|gpu_uop: [0-9]" | grep -vE "^=========     (Host Frame|at |by )" | head -12

@@ -197,6 +197,8 @@ int main(void)
     printf("gpu_uop: scans ok\n");
     uc_select(g, quick);
     printf("gpu_uop: select_if ok\n");
+    uc_segmented(g, quick);
+    printf("gpu_uop: segmented ok\n");
     test_gpu_vs_cpu(g, c, quick);
     printf("gpu_uop: GPU == CPU ok\n");
     if (!quick) test_huge(g);

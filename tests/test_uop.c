@@ -197,6 +197,10 @@ static void test_nvrtc(void)
             st = gp__uop_compile_test(&d, "sm_90", 1, &src, &sec);
             CHECK(st == GP_OK, "NVRTC: the scan of '%s' over %s", cs[c].src, gp_dtype_name(cs[c].dt));
         }
+        if (cs[c].kind == GP_UOP_BINARY) { /* the segmented module (seg_queue.cuh + jit_seg.cuh) */
+            st = gp__uop_compile_test(&d, "sm_90", 2, &src, &sec);
+            CHECK(st == GP_OK, "NVRTC: the segmented reduction of '%s' over %s", cs[c].src, gp_dtype_name(cs[c].dt));
+        }
     }
     memset(&d, 0, sizeof d);
     d.kind = GP_UOP_BINARY;
@@ -234,6 +238,7 @@ int main(void)
         uc_maps(ctx, 0);
         uc_scans(ctx, 0);
         uc_select(ctx, 0);
+        uc_segmented(ctx, 0);
         rm_dir(g_dir);
         mkdir(g_dir, 0700);
         test_cache_cpu();

@@ -2,7 +2,8 @@
  * uop_common.h — user-operator cases run on any context (test_uop.c: the CPU backend; gpu_uop.c: the GPU, and the GPU
  * against the CPU): user ops that are built-in ops give the built-in's bits (sum f32 / f64 / i32 -> wrapping at the
  * type, xor u8, max f32, the ordered affine and mat2), maps against a C loop, transform-reduce against reduce of the
- * map's output, sizes 0, 1, odd, tile edges. uc_ctx is the context under test; results are compared on the host.
+ * map's output, segmented reductions (the built-in segmented bits, exact tuples, ordered products against the serial
+ * fold with overlapping offsets, each segment = gp_reduce_uop of it alone), sizes 0, 1, odd, tile edges. uc_ctx is the context under test; results are compared on the host.
  */
 #ifndef GP_TESTS_UOP_COMMON_H
 #define GP_TESTS_UOP_COMMON_H
@@ -401,6 +402,254 @@ static void uc_select(gp_ctx_t *ctx, int quick)
 }
 
 /* Refusals name the argument and write nothing; compile errors carry the user's line:column. */
+/* ------------------------------------------------------------------------------------------ segmented */
+/* CSR offsets over a mix of lengths around the tree's limits (warp_max, chunk): empty, 1, small, warp-sized, medium,
+ * exactly a chunk, several chunks; `big` (elements, 0: none) one more segment of that length. *n the total. */
+static int64_t *uc_seg_offsets(size_t warp_max, size_t chunk, size_t budget, size_t big, size_t *nseg, size_t *n)
+{
+    const size_t cap = 4096;
+    int64_t *o = malloc((cap + 2) * sizeof *o);
+    size_t ns = 0, tot = 0;
+    o[0] = 0;
+    while (tot < budget && ns < cap - 1) {
+        const uint64_t r = tc_next(), v = r >> 8;
+        size_t L;
+        switch (r % 8) {
+        case 0: L = 0; break;
+        case 1: L = 1; break;
+        case 2: L = 2 + v % 40; break;
+        case 3: L = warp_max - v % 3; break;
+        case 4: L = warp_max + 1 + v % (chunk - warp_max); break;
+        case 5: L = chunk + v % 2; break;
+        case 6: L = chunk + 1 + v % (3 * chunk); break;
+        default: L = v % (warp_max + 2); break;
+        }
+        if (ns == 3 && big) L = big; /* the big one early: its chunks overlap the other items' work */
+        o[ns + 1] = o[ns] + (int64_t)L;
+        ns++;
+        tot += L;
+    }
+    *nseg = ns;
+    *n = tot;
+    return o;
+}
+
+/* gp_reduce_segmented_uop on ctx (x, offsets on the context, out poisoned then copied back) */
+static void uc_seg_run(gp_ctx_t *ctx, gp_uop_t *op, size_t n, const void *x, size_t eb, size_t nseg,
+                       const int64_t *off, void *out)
+{
+    const size_t vb = gp_uop_value_bytes(op);
+    gp_buffer_t bx, bo, br;
+    void *px = uc_put(ctx, &bx, x, n * eb, 0);
+    void *po = uc_put(ctx, &bo, off, (nseg + 1) * 8, 0);
+    memset(out, 0xa5, nseg * vb);
+    void *pr = uc_put(ctx, &br, out, nseg * vb, 0);
+    OK(gp_reduce_segmented_uop(ctx, op, n, px, nseg, po, pr, NULL));
+    OK(gp_stream_sync(ctx, NULL));
+    OK(gp_memcpy_sync(ctx, out, pr, nseg * vb));
+    gp_mem_free(ctx, &bx);
+    gp_mem_free(ctx, &bo);
+    gp_mem_free(ctx, &br);
+}
+
+static void uc_seg_bounds(const int64_t *off, size_t i, size_t n, size_t *b, size_t *e)
+{
+    int64_t lo = off[i], hi = off[i + 1];
+    lo = lo < 0 ? 0 : lo > (int64_t)n ? (int64_t)n : lo;
+    hi = hi < lo ? lo : hi > (int64_t)n ? (int64_t)n : hi;
+    *b = (size_t)lo, *e = (size_t)hi;
+}
+
+/* 4x4 u32 matrix products (exact modulo 2^32, associative: any tree equals the serial fold) */
+static void uc_mat4(const uint32_t *a, const uint32_t *b, uint32_t *r)
+{
+    uint32_t t[16];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            t[4 * i + j] = a[4 * i] * b[j] + a[4 * i + 1] * b[4 + j] + a[4 * i + 2] * b[8 + j] + a[4 * i + 3] * b[12 + j];
+    memcpy(r, t, sizeof t);
+}
+
+static void uc_segmented(gp_ctx_t *ctx, int quick)
+{
+    /* commutative = gp_reduce_segmented's bits on every non-empty segment; empty = the user's identity */
+    struct {
+        gp_dtype_t dt;
+        const char *src, *id;
+        gp_reduce_op_t op;
+    } cs[] = {
+        {GP_F32, "a + b", "-0.0f", GP_REDUCE_SUM},
+        {GP_F64, "a + b", "-0.0", GP_REDUCE_SUM},
+        {GP_I32, "a > b ? a : b", "-2147483647 - 1", GP_REDUCE_MAX},
+        {GP_U8, "a ^ b", "0", GP_REDUCE_XOR},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, cs[c].dt, 1, 0, cs[c].src, cs[c].id, 1);
+        if (!op) continue;
+        const size_t es = gp_dtype_size(cs[c].dt);
+        size_t nseg, n;
+        int64_t *off = uc_seg_offsets(GP__SEG_WARP_MAX, GP__SEG_CHUNK, (quick ? 6 : 40) * GP__SEG_CHUNK,
+                                      quick ? 0 : 37 * GP__SEG_CHUNK + 5, &nseg, &n);
+        unsigned char *x = malloc(n * es + 1), *got = malloc(nseg * es + 1), *ref = malloc(nseg * 8 + 8);
+        tc_fill(x, n, cs[c].dt);
+        uc_seg_run(ctx, op, n, x, es, nseg, off, got);
+        gp_buffer_t bx, bo, br;
+        void *px = uc_put(ctx, &bx, x, n * es, 0), *po = uc_put(ctx, &bo, off, (nseg + 1) * 8, 0);
+        OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, nseg * 8 + 8, &br));
+        OK(gp_reduce_segmented(ctx, cs[c].op, cs[c].dt, n, px, nseg, po, br.device, NULL));
+        OK(gp_stream_sync(ctx, NULL));
+        OK(gp_memcpy_sync(ctx, ref, br.device, nseg * (cs[c].dt == GP_F32 ? 4 : 8)));
+        size_t bad = 0;
+        for (size_t i = 0; i < nseg; i++) {
+            const int empty = off[i + 1] == off[i];
+            const unsigned char *g = got + i * es;
+            int same;
+            if (cs[c].dt == GP_F32) same = empty ? memcmp(g, &(float){-0.0f}, 4) == 0 : memcmp(g, ref + 4 * i, 4) == 0;
+            else if (cs[c].dt == GP_F64) same = empty ? memcmp(g, &(double){-0.0}, 8) == 0 : memcmp(g, ref + 8 * i, 8) == 0;
+            else if (cs[c].dt == GP_I32) {
+                int32_t v;
+                int64_t r;
+                memcpy(&v, g, 4);
+                memcpy(&r, ref + 8 * i, 8);
+                same = empty ? v == INT32_MIN : (int64_t)v == r;
+            } else {
+                same = empty ? g[0] == 0 : g[0] == ref[8 * i];
+            }
+            if (!same && bad++ < 5)
+                printf("  segment %zu of %zu (length %lld): not the built-in's bits\n", i, nseg,
+                       (long long)(off[i + 1] - off[i]));
+        }
+        CHECK(bad == 0, "segmented '%s' %s: %zu of %zu segments differ from gp_reduce_segmented %s", cs[c].src,
+              gp_dtype_name(cs[c].dt), bad, nseg, gp_reduce_op_name(cs[c].op));
+        gp_mem_free(ctx, &bx);
+        gp_mem_free(ctx, &bo);
+        gp_mem_free(ctx, &br);
+        free(x), free(got), free(ref), free(off);
+        gp_uop_destroy(op);
+    }
+
+    /* a 16-byte commutative tuple of exact lanes (u32 sum, xor, max, min): any tree gives the loop's result */
+    {
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, GP_U32, 4, 0,
+                               "r[0] = a[0] + b[0]; r[1] = a[1] ^ b[1]; r[2] = a[2] > b[2] ? a[2] : b[2];\n"
+                               "r[3] = a[3] < b[3] ? a[3] : b[3];", "0, 0, 0, 0xffffffffu", 1);
+        size_t nseg, n;
+        int64_t *off = uc_seg_offsets(GP__SEG_WARP_MAX, GP__SEG_CHUNK, (quick ? 4 : 24) * GP__SEG_CHUNK, 0, &nseg, &n);
+        uint32_t *x = malloc(n * 16 + 1), *got = malloc(nseg * 16 + 1);
+        for (size_t i = 0; i < 4 * n; i++) x[i] = (uint32_t)(tc_next() >> 32);
+        if (op) uc_seg_run(ctx, op, n, x, 16, nseg, off, got);
+        size_t bad = 0;
+        for (size_t i = 0; op && i < nseg; i++) {
+            uint32_t r[4] = {0, 0, 0, 0xffffffffu};
+            for (int64_t j = off[i]; j < off[i + 1]; j++) {
+                const uint32_t *e = x + 4 * j;
+                r[0] += e[0], r[1] ^= e[1], r[2] = e[2] > r[2] ? e[2] : r[2], r[3] = e[3] < r[3] ? e[3] : r[3];
+            }
+            bad += memcmp(r, got + 4 * i, 16) != 0;
+        }
+        CHECK(bad == 0, "segmented u32 x 4 (sum, xor, max, min): %zu of %zu segments wrong", bad, nseg);
+        free(x), free(got), free(off);
+        gp_uop_destroy(op);
+    }
+
+    /* ordered: mat4 u32 (exact) against the serial fold, with a segment of more chunks than one level holds (not
+     * quick: two levels) and overlapping offsets (the chunk table overflows: blocks reduce segments alone) */
+    {
+        static const char *m4 = "for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++)\n"
+                                "  r[4*i+j] = a[4*i]*b[j] + a[4*i+1]*b[4+j] + a[4*i+2]*b[8+j] + a[4*i+3]*b[12+j];";
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, GP_U32, 16, 0, m4, "1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1", 0);
+        const size_t R = 256 / 64, tile = 256 * R; /* 4 elements per run; a chunk = a tile of 1024 */
+        size_t nseg, n;
+        int64_t *off = uc_seg_offsets(32 * R, tile, (quick ? 8 : 40) * tile, quick ? 0 : (tile + 3) * tile + 17,
+                                      &nseg, &n);
+        uint32_t *x = malloc(n * 64 + 1), *got = malloc((nseg + 8) * 64);
+        for (size_t i = 0; i < 16 * n; i++) x[i] = (uint32_t)(tc_next() >> 32);
+        for (int pass = 0; op && pass < 2; pass++) {
+            int64_t ov[8] = {0, (int64_t)n, 0, (int64_t)n, -5, (int64_t)n + 9, 7, (int64_t)n - 3};
+            const int64_t *o = pass ? ov : off;
+            const size_t ns = pass ? 7 : nseg;
+            uc_seg_run(ctx, op, n, x, 64, ns, o, got);
+            size_t bad = 0;
+            for (size_t i = 0; i < ns; i++) {
+                size_t b, e;
+                uc_seg_bounds(o, i, n, &b, &e);
+                uint32_t r[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+                for (size_t j = b; j < e; j++) uc_mat4(r, x + 16 * j, r);
+                if (memcmp(r, got + 16 * i, 64) != 0 && bad++ < 5)
+                    printf("  segment %zu [%zu, %zu): not the product\n", i, b, e);
+            }
+            CHECK(bad == 0, "segmented mat4 u32 (%s offsets): %zu of %zu segments wrong",
+                  pass ? "overlapping" : "CSR", bad, ns);
+        }
+        free(x), free(got), free(off);
+        gp_uop_destroy(op);
+    }
+
+    /* ordered affine f32: each segment has gp_reduce_uop's bits for it alone */
+    {
+        static const char *aff = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, GP_F32, 2, 0, aff, "1, 0", 0);
+        const size_t R = 256 / 8, tile = 256 * R;
+        size_t nseg, n;
+        int64_t *off = uc_seg_offsets(32 * R, tile, (quick ? 6 : 30) * tile, quick ? 0 : 300 * tile + 1, &nseg, &n);
+        float *x = malloc(n * 8 + 8), *got = malloc(nseg * 8 + 8);
+        for (size_t i = 0; i < n; i++) {
+            const double r = (double)(tc_next() >> 11) * 0x1p-53 - 0.5;
+            x[2 * i] = (float)(1.0 + 1e-4 * r);
+            x[2 * i + 1] = (float)(0.3 * r);
+        }
+        if (op) uc_seg_run(ctx, op, n, x, 8, nseg, off, got);
+        gp_buffer_t bx;
+        char *px = uc_put(ctx, &bx, x, n * 8, 0);
+        size_t bad = 0, tried = 0;
+        for (size_t i = 0; op && i < nseg; i++) {
+            const size_t L = (size_t)(off[i + 1] - off[i]);
+            if (nseg > 64 && L < 32 * R && tc_next() % 8) continue; /* all long segments, a sample of the short */
+            float r[2];
+            OK(gp_reduce_uop_sync(ctx, op, L, px + (size_t)off[i] * 8, r));
+            bad += memcmp(r, got + 2 * i, 8) != 0;
+            tried++;
+        }
+        CHECK(bad == 0, "segmented affine f32: %zu of %zu segments differ from gp_reduce_uop of the segment", bad,
+              tried);
+        gp_mem_free(ctx, &bx);
+        free(x), free(got), free(off);
+        gp_uop_destroy(op);
+    }
+
+    /* refusals write nothing; no segments is a no-op */
+    {
+        gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "0.0f", 1);
+        gp_uop_t *sq = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_F32, "x * x", NULL, 1);
+        float xs[4] = {1, 2, 3, 4}, out[4] = {42, 42, 42, 42};
+        int64_t o[3] = {0, 2, 4};
+        gp_buffer_t bx, bo, br;
+        char *px = uc_put(ctx, &bx, xs, sizeof xs, 0), *po = uc_put(ctx, &bo, o, sizeof o, 0);
+        char *pr = uc_put(ctx, &br, out, sizeof out + 4, 0);
+        CHECK_ST(gp_reduce_segmented_uop(ctx, op, 4, px, 2, NULL, pr, NULL), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "offsets") != NULL, "names offsets: %s", gp_last_error());
+        CHECK_ST(gp_reduce_segmented_uop(ctx, op, 4, px, 2, (const int64_t *)(po + 4), pr, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_reduce_segmented_uop(ctx, op, 4, px, 2, (const int64_t *)po, pr + 1, NULL), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "out") != NULL, "names out: %s", gp_last_error());
+        CHECK_ST(gp_reduce_segmented_uop(ctx, op, 4, px, 2, (const int64_t *)po, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_reduce_segmented_uop(ctx, sq, 4, px, 2, (const int64_t *)po, pr, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_reduce_segmented_uop(ctx, NULL, 4, px, 2, (const int64_t *)po, pr, NULL), GP_ERR_INVALID_ARG);
+        OK(gp_reduce_segmented_uop(ctx, op, 4, px, 0, NULL, NULL, NULL));
+        OK(gp_stream_sync(ctx, NULL));
+        OK(gp_memcpy_sync(ctx, out, pr, sizeof out));
+        CHECK(out[0] == 42 && out[1] == 42 && out[2] == 42, "refusals write nothing");
+        OK(gp_reduce_segmented_uop(ctx, op, 4, px, 2, (const int64_t *)po, pr, NULL));
+        OK(gp_stream_sync(ctx, NULL));
+        OK(gp_memcpy_sync(ctx, out, pr, sizeof out));
+        CHECK(out[0] == 3 && out[1] == 7 && out[2] == 42, "two segments: %g %g (%g past them)", out[0], out[1], out[2]);
+        gp_mem_free(ctx, &bx);
+        gp_mem_free(ctx, &bo);
+        gp_mem_free(ctx, &br);
+        gp_uop_destroy(op);
+        gp_uop_destroy(sq);
+    }
+}
+
 static void uc_errors(gp_ctx_t *ctx)
 {
     gp_uop_desc_t d;

@@ -6,6 +6,7 @@
  *   gpj_h_fold(src, m, g0, g1, dst)        one level: groups [g0, g1) of src[0, m) into dst[g]
  *   gpj_h_ident(r)                         the identity
  *   gpj_h_map(x, y, i0, i1)                y[i] = map(x[i])
+ *   gpj_h_seg(x, n, off, s0, s1, out)      segments [s0, s1) (jit_seg.cuh's trees)
  * gpj_h_tile_elems / gpj_h_group_elems say how many elements a tile and entries a group hold.
  */
 #define GPJ_LANES 256
@@ -174,6 +175,44 @@ GPJ_EXPORT void gpj_h_fold(const void *srcv, size_t m, size_t g0, size_t g1, voi
     }
 }
 
+
+#ifndef GPJ_TR
+/* gp_reduce_segmented_uop (jit_seg.cuh's commutative tree): segments [s0, s1) of the CSR offsets into out */
+static GPJ_S gpj_seg_block(const GPJ_E *x, size_t b, size_t e)
+{
+    GPJ_S s[GPJ_LANES];
+    for (size_t l = 0; l < GPJ_LANES; l++) {
+        GPJ_S a = gpj_id();
+        for (size_t g = b + l * GPJ_W; g < e; g += (size_t)GPJ_LANES * GPJ_W)
+            for (size_t i = g; i < g + GPJ_W && i < e; i++) a = gpj_c(a, gpj_make(x + i));
+        s[l] = a;
+    }
+    return gpj_block_tree(s);
+}
+static GPJ_S gpj_seg_one(const GPJ_E *x, size_t b, size_t e)
+{
+    if (e == b) return gpj_id();
+    if (e - b <= 2048) { /* a warp: lane l folds l, l+32, ...; then the shuffle tree */
+        GPJ_S w[32];
+        for (size_t l = 0; l < 32; l++) {
+            w[l] = gpj_id();
+            for (size_t i = b + l; i < e; i += 32) w[l] = gpj_c(w[l], gpj_make(x + i));
+        }
+        for (int o = 16; o > 0; o >>= 1)
+            for (int l = 0; l < o; l++) w[l] = gpj_c(w[l], w[l + o]);
+        return w[0];
+    }
+    if (e - b <= 16384) return gpj_seg_block(x, b, e);
+    GPJ_S lanes[GPJ_LANES]; /* chunks of 16384, their values lane-strided, then the block tree */
+    for (size_t l = 0; l < GPJ_LANES; l++) lanes[l] = gpj_id();
+    const size_t nch = (e - b + 16383) / 16384;
+    for (size_t k = 0; k < nch; k++) {
+        const size_t cb = b + k * 16384, ce = cb + 16384 < e ? cb + 16384 : e;
+        lanes[k % GPJ_LANES] = gpj_c(lanes[k % GPJ_LANES], gpj_seg_block(x, cb, ce));
+    }
+    return gpj_block_tree(lanes);
+}
+#endif
 #else
 /* ---------------------------------------------------------------- the ordered tree */
 typedef struct {
@@ -235,6 +274,57 @@ GPJ_EXPORT void gpj_h_tiles(const void *x, size_t n, size_t t0, size_t t1, void 
 GPJ_EXPORT void gpj_h_fold(const void *src, size_t m, size_t g0, size_t g1, void *dst)
 {
     for (size_t g = g0; g < g1; g++) gpj_ofold((const GPJ_S *)src, NULL, m, g, (GPJ_S *)dst);
+}
+/* gp_reduce_segmented_uop (ordered): a segment exactly as gp_reduce_uop reduces it alone; 0, or -1 out of memory */
+static int gpj_seg_one_o(const GPJ_E *x, size_t L, GPJ_S *r)
+{
+    if (L == 0) {
+        *r = gpj_id();
+        return 0;
+    }
+    const size_t nt = (L + gpj_h_tile_elems - 1) / gpj_h_tile_elems;
+    if (nt == 1) {
+        gpj_ofold(NULL, x, L, 0, r);
+        return 0;
+    }
+    GPJ_S *a = (GPJ_S *)malloc(nt * sizeof *a), *b = (GPJ_S *)malloc(nt * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return -1;
+    }
+    for (size_t k = 0; k < nt; k++) gpj_ofold(NULL, x, L, k, a);
+    for (size_t m = nt; m > 1;) {
+        const size_t groups = (m + gpj_h_group_elems - 1) / gpj_h_group_elems;
+        for (size_t g = 0; g < groups; g++) gpj_ofold(a, NULL, m, g, b);
+        GPJ_S *t = a;
+        a = b;
+        b = t;
+        m = groups;
+    }
+    *r = a[0];
+    free(a);
+    free(b);
+    return 0;
+}
+#endif
+#if !defined(GPJ_TR)
+/* segments [s0, s1) of the CSR offsets (clamped as gp_reduce_segmented's) into out; 0, or -1 out of memory */
+GPJ_EXPORT int gpj_h_seg(const void *xv, size_t n, const long long *off, size_t s0, size_t s1, void *outv)
+{
+    const GPJ_E *x = (const GPJ_E *)xv;
+    GPJ_S *out = (GPJ_S *)outv;
+    for (size_t sg = s0; sg < s1; sg++) {
+        long long lo = off[sg], hi = off[sg + 1];
+        lo = lo < 0 ? 0 : lo > (long long)n ? (long long)n : lo;
+        hi = hi < lo ? lo : hi > (long long)n ? (long long)n : hi;
+#if GPJ_COMM
+        out[sg] = gpj_seg_one(x, (size_t)lo, (size_t)hi);
+#else
+        if (gpj_seg_one_o(x + lo, (size_t)(hi - lo), &out[sg])) return -1;
+#endif
+    }
+    return 0;
 }
 #endif
 #endif /* GPJ_BINARY */

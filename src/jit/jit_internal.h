@@ -2,7 +2,8 @@
  * jit_internal.h — what src/jit shares: user operators (gp_uop_t), their compiled modules and the caches.
  *   uop.c        the public handle: checks, the module's source (preamble + embedded templates), create / destroy
  *   jit_build.c  NVRTC (dlopen) to a cubin, the system C compiler to a shared object, the disk cache
- *   jit_run.c    gp_reduce_uop, gp_transform, gp_transform_reduce on both backends
+ *   jit_run.c    gp_reduce_uop, gp_reduce_segmented_uop, gp_transform, gp_transform_reduce, gp_scan_uop, gp_select_if
+ *                on both backends
  * A module is one compiled translation unit (a binary op's reduce kernel, a map's transform kernel, or a map and a
  * binary op fused for transform-reduce), kept in the context's list by its key until the context is destroyed.
  */
@@ -24,13 +25,15 @@ GP_INTERNAL extern const char gp__jit_scan_text[];
 GP_INTERNAL extern const char gp__jit_lb_text[];
 GP_INTERNAL extern const char gp__jit_sel_text[];
 GP_INTERNAL extern const char gp__jit_sellb_text[];
+GP_INTERNAL extern const char gp__jit_segq_text[];
+GP_INTERNAL extern const char gp__jit_seg_text[];
 
 typedef struct gp__jit_mod {
     uint64_t key[2];
     int gpu;
     /* GPU */
     cudaLibrary_t lib;
-    cudaKernel_t k_reduce, k_transform, k_scan, k_select;
+    cudaKernel_t k_reduce, k_transform, k_scan, k_select, k_seg;
     int blocks_per_sm; /* of k_reduce at 256 threads */
     size_t smem;       /* k_reduce's dynamic shared memory */
     /* CPU */
@@ -44,6 +47,7 @@ typedef struct gp__jit_mod {
     void (*h_comb)(const void *, const void *, void *);
     size_t (*h_count)(const void *, size_t, size_t);
     size_t (*h_select)(const void *, size_t, size_t, void *);
+    int (*h_seg)(const void *, size_t, const long long *, size_t, size_t, void *);
     size_t tile_elems, group_elems;
     struct gp__jit_mod *next;
 } gp__jit_mod_t;
@@ -62,6 +66,7 @@ struct gp_uop {
     gp_dtype_t tr_dtype;
     gp__jit_mod_t *tr_mod;
     gp__jit_mod_t *scan_mod; /* binary ops on a GPU: the scan kernel's module, built on the first gp_scan_uop */
+    gp__jit_mod_t *seg_mod;  /* binary ops on a GPU: the segmented kernel's module (first gp_reduce_segmented_uop) */
 };
 
 /* Where a module's code came from (gp_uop_build_seconds). */
@@ -90,14 +95,16 @@ GP_INTERNAL void gp__jit_hash(const void *p, size_t n, uint64_t key[2]);
 GP_INTERNAL gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, char **out);
 /* The GPU source of a binary op's scan module (jit_scan.cuh over scan_lb.cuh). */
 GP_INTERNAL gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out);
+/* The GPU source of a binary op's segmented module (jit_seg.cuh over seg_queue.cuh). */
+GP_INTERNAL gp_status_t gp__jit_seg_source(const gp_uop_t *op, char **out);
 /* Elements per lane's run in the ordered tree for elements of es bytes (64 words, as gp_reduce_ordered; the
  * templates' GPJ_R is the same rule) */
 GP_INTERNAL size_t gp__jit_ordered_run(size_t es);
 /* Elements per run of a user scan (the ordered scans' rule for a value of vbytes) */
 GP_INTERNAL int gp__jit_scan_run(size_t vbytes);
-/* Test hook: the GPU source of desc (scan: its scan module) compiled by NVRTC for arch through the disk cache,
- * without a device. */
-GP_INTERNAL gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int scan, int *source,
+/* Test hook: the GPU source of desc (which: 0 its module, 1 its scan module, 2 its segmented module) compiled by
+ * NVRTC for arch through the disk cache, without a device. */
+GP_INTERNAL gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int which, int *source,
                                              double *seconds);
 
 #endif

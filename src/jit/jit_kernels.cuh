@@ -7,7 +7,8 @@
  *   GPJ_XIN, GPJ_XT, GPJ_UT, GPJ_OUT; gpj_xin, gpj_map, gpj_out    the map (GPJ_MAP)
  *   GPJ_TR          transform-reduce: the tile tree's elements are gpj_map(gpj_xin(x[i])), x of GPJ_XIN
  *   GPJ_COMM        1: the tile tree of docs/REDUCE.md (gp_reduce's); 0: the ordered tree (gp_reduce_ordered's)
- * Kernels are extern "C" (looked up by name): gpj_reduce (either tree, last-block guard) and gpj_transform.
+ * Kernels are extern "C" (looked up by name): gpj_reduce (either tree, last-block guard; not in a segmented module,
+ * GPJ_SEGM, whose kernel is jit_seg.cuh's) and gpj_transform.
  */
 #define GPJ_LANES 256
 #define GPJ_VECS 16
@@ -126,6 +127,7 @@ __device__ GPJ_S gpj_block_tree(GPJ_S s)
     return s;
 }
 
+#ifndef GPJ_SEGM /* a segmented module (jit_seg.cuh) has its own kernel */
 extern "C" __global__ void __launch_bounds__(GPJ_LANES)
     gpj_reduce(const GPJ_E *__restrict__ x, size_t n, size_t ntiles, int aligned, GPJ_S *partials,
                unsigned *counter, GPJ_S *result)
@@ -175,6 +177,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
         *counter = 0;
     }
 }
+#endif
 
 #else
 /* ------------------------------------------------------------------ the ordered tree (ordered.cu) */
@@ -335,6 +338,7 @@ __device__ void gpj_tiles_staged(const GPJ_E *__restrict__ x, size_t n, size_t n
 #endif
 
 /* aligned: 2 x is 16-byte aligned, 1 4-byte aligned, 0 neither */
+#ifndef GPJ_SEGM /* a segmented module (jit_seg.cuh) has its own kernel */
 extern "C" __global__ void __launch_bounds__(GPJ_LANES)
     gpj_reduce(const GPJ_E *__restrict__ x, size_t n, size_t ntiles, int aligned, GPJ_S *partials,
                unsigned *counter, GPJ_S *result)
@@ -373,6 +377,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_LANES)
         *counter = 0;
     }
 }
+#endif
 #endif
 #endif /* GPJ_BINARY */
 

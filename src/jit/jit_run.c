@@ -154,6 +154,75 @@ gp_status_t gp_reduce_uop_sync(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, cons
     return reduce_uop("gp_reduce_uop_sync", ctx, op, n, x, result_host, result_host, NULL);
 }
 
+/* ------------------------------------------------------------------------------------------ segmented */
+gp_status_t gp_reduce_segmented_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x, size_t nseg,
+                                    const int64_t *offsets, void *out, gp_stream_t stream)
+{
+    static const char fn[] = "gp_reduce_segmented_uop";
+    GP_TRY_RET(check_common(fn, ctx, op, GP_UOP_BINARY, "op"));
+    const size_t es = elem_bytes(op), vb = gp_uop_value_bytes(op);
+    GP_TRY_RET(check_x(fn, n, x, op->dtype, es, "x"));
+    size_t bytes;
+    if (nseg >= (size_t)1 << 60 || !gp__mul_ok(nseg, vb, &bytes))
+        return gp__error(GP_ERR_OVERFLOW, "%s: nseg = %zu segments overflow", fn, nseg);
+    if (nseg == 0) return GP_OK;
+    if (offsets == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is NULL", fn);
+    if (((uintptr_t)offsets & 7) != 0) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is not 8-byte aligned", fn);
+    if (out == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: out is NULL", fn);
+    const size_t va = vb / (size_t)op->arity; /* the value type's size */
+    if (((uintptr_t)out % va) != 0)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: out is not aligned to the op's value type (%zu bytes)", fn, va);
+    if (n > ((size_t)1 << 62) / (es > 0 ? es : 1)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu elements", fn, n);
+    if (gp__is_cpu(ctx)) {
+        gp__jit_mod_t *m = op->mod;
+        if (!m->h_seg) return gp__error(GP_ERR_INTERNAL, "%s: the module has no segmented function", fn);
+        const size_t per = 256, chunks = (nseg + per - 1) / per;
+        int fail = 0;
+        const int par = gp__cpu_par(1, n * es) && chunks > 1;
+#pragma omp parallel for schedule(dynamic, 1) if (par) reduction(| : fail)
+        for (long c = 0; c < (long)chunks; c++) {
+            const size_t s0 = (size_t)c * per, s1 = s0 + per < nseg ? s0 + per : nseg;
+            fail |= m->h_seg(x, n, (const long long *)offsets, s0, s1, out) != 0;
+        }
+        return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "%s: tile values of a segment", fn) : GP_OK;
+    }
+    gp_uop_t *mo = (gp_uop_t *)op;
+    if (!mo->seg_mod) { /* the segmented kernel's module, built on first use */
+        GP_TRY_RET(gp__no_capture(ctx, fn, "its first call compiles the segmented kernel"));
+        char *src = NULL;
+        int source = 0;
+        GP_TRY_RET(gp__jit_seg_source(op, &src));
+        gp_status_t st = gp__jit_module(ctx, fn, src, 0, &mo->seg_mod, &source);
+        free(src);
+        if (st != GP_OK) return st;
+    }
+    gp__jit_mod_t *m = mo->seg_mod;
+    if (!m->k_seg) return gp__error(GP_ERR_INTERNAL, "%s: the module has no segmented kernel", fn);
+    /* the chunk of a large segment (jit_seg.cuh): 16384 elements (commutative), one ordered tile otherwise */
+    const size_t chunk = op->commutative ? 16384 : gpu_tile_elems(0, es), cap = 2 * (n / chunk) + 2;
+    /* workspace (seg_queue.cuh): the queue (512 bytes), per chunk slot a descriptor (16), a value, a counter (4) */
+    const size_t part_off = 512 + cap * 16, cnt_off = (part_off + cap * vb + 15) / 16 * 16;
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, cnt_off + cap * 4, &ws));
+    char *w = ws;
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaError_t e = cudaMemsetAsync(w, 0, part_off, s);
+    if (e == cudaSuccess) e = cudaMemsetAsync(w + cnt_off, 0, cap * 4, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, "clearing the segment queue", __FILE__, __LINE__);
+    int per = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, (const void *)m->k_seg, 256, 0);
+    if (e != cudaSuccess) return gp__cuda_error(e, "occupancy of the segmented kernel", __FILE__, __LINE__);
+    size_t grid = (size_t)(per > 0 ? per : 1) * (size_t)ctx->sm_count;
+    const size_t work = (nseg + 31) / 32 + n / chunk;
+    if (grid > work) grid = work ? work : 1;
+    void *q = w, *desc = w + 512, *part = w + part_off, *cnt = w + cnt_off;
+    size_t nn = n, ns = nseg, cp = cap;
+    void *args[] = {(void *)&x, &nn, &ns, (void *)&offsets, &out, &q, &desc, &part, &cnt, &cp};
+    e = cudaLaunchKernel((const void *)m->k_seg, dim3_make((unsigned)grid), dim3_make(256), args, 0, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    return GP_CHECK_LAUNCH(fn);
+}
+
 /* ------------------------------------------------------------------------------------------ transform */
 gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const void *x, void *y, gp_stream_t stream)
 {

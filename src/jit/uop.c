@@ -183,7 +183,8 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
                    "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"
                    "#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n");
     } else {
-        sb_add(&b, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <string.h>\n"
+        sb_add(&b, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <stdlib.h>\n"
+                   "#include <string.h>\n"
                    "#define GPJ_FN static inline\n"
                    "static inline unsigned gpj_f2u_(float f) { unsigned u; memcpy(&u, &f, 4); return u; }\n"
                    "static inline float gpj_u2f_(unsigned u) { float f; memcpy(&f, &u, 4); return f; }\n"
@@ -226,6 +227,26 @@ gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out)
     if (b.oom) {
         free(b.p);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_scan_uop: the module source");
+    }
+    *out = b.p;
+    return GP_OK;
+}
+
+gp_status_t gp__jit_seg_source(const gp_uop_t *op, char **out)
+{
+    sbuf_t b = {0};
+    sb_add(&b, "/* gpuprim %d user operator segmented module (NVRTC) */\n", gp_version());
+    sb_add(&b, "#define GPJ_FN static __device__ __forceinline__\n#define GPJ_F2U(f) __float_as_uint(f)\n"
+               "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"
+               "#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n#define GPJ_SEGM 1\n");
+    sb_add(&b, "#line 1 \"jit_common.h\"\n%s\n", gp__jit_common_text);
+    add_binary(&b, op, 1);
+    sb_add(&b, "#line 1 \"jit_kernels.cuh\"\n%s\n", gp__jit_kernels_text);
+    sb_add(&b, "#define SEGQ_THREADS 256\n#line 1 \"seg_queue.cuh\"\n%s\n", gp__jit_segq_text);
+    sb_add(&b, "#line 1 \"jit_seg.cuh\"\n%s\n", gp__jit_seg_text);
+    if (b.oom) {
+        free(b.p);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_reduce_segmented_uop: the module source");
     }
     *out = b.p;
     return GP_OK;
@@ -372,6 +393,11 @@ static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp
             return gp__cuda_error(e, "a user operator's scan kernel", __FILE__, __LINE__);
         return GP_OK;
     }
+    if (strstr(src, "#define GPJ_SEGM 1")) {
+        if ((e = cudaLibraryGetKernel(&m->k_seg, m->lib, "gpj_seg")) != cudaSuccess)
+            return gp__cuda_error(e, "a user operator's segmented kernel", __FILE__, __LINE__);
+        return GP_OK;
+    }
     if (strstr(src, "#define GPJ_PRED 1") && (e = cudaLibraryGetKernel(&m->k_select, m->lib, "gpj_select")) != cudaSuccess)
         return gp__cuda_error(e, "a user predicate's select kernel", __FILE__, __LINE__);
     if (bin && (e = cudaLibraryGetKernel(&m->k_reduce, m->lib, "gpj_reduce")) != cudaSuccess)
@@ -435,6 +461,7 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, siz
         if ((p = sym(m->so, "gpj_h_comb"))) memcpy(&m->h_comb, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_count"))) memcpy(&m->h_count, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_select"))) memcpy(&m->h_select, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_seg"))) memcpy(&m->h_seg, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_tile_elems"))) m->tile_elems = *(const size_t *)p;
         if ((p = sym(m->so, "gpj_h_group_elems"))) m->group_elems = *(const size_t *)p;
     }
@@ -466,14 +493,18 @@ void gp__jit_release(gp_ctx_t *ctx)
     (void)cudaGetLastError();
 }
 
-gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int scan, int *source, double *seconds)
+gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int which, int *source,
+                                 double *seconds)
 {
     GP_TRY_RET(check_desc("gp__uop_compile_test", desc));
     gp_uop_t op;
     memset(&op, 0, sizeof op);
     gp_status_t st = uop_fill(&op, desc);
     char *src = NULL;
-    if (st == GP_OK) st = scan ? gp__jit_scan_source(&op, &src) : gp__jit_source(&op, NULL, 1, &src);
+    if (st == GP_OK)
+        st = which == 1 ? gp__jit_scan_source(&op, &src)
+             : which == 2 ? gp__jit_seg_source(&op, &src)
+                          : gp__jit_source(&op, NULL, 1, &src);
     const double t0 = now_s();
     void *cubin = NULL;
     size_t bytes = 0;

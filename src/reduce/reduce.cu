@@ -343,6 +343,8 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
 }
 
 /* ------------------------------------------------------------------------------------------ segmented */
+#define SEGQ_THREADS GP__REDUCE_LANES
+#include "seg_queue.cuh"
 /* The warp part of block_tree for one warp: the result is valid in lane 0. */
 template <int OP, typename T> __device__ __forceinline__ typename Red<OP, T>::S warp_tree(typename Red<OP, T>::S s)
 {
@@ -380,15 +382,6 @@ template <int OP, typename T> __device__ __forceinline__ typename Red<OP, T>::S 
         if (OP == GP_REDUCE_AND) s.v = bits;
     }
     return s;
-}
-
-/* Clamped bounds of segment i: 0 <= b <= e <= n. */
-__device__ __forceinline__ void seg_bounds(const long long *off, size_t i, size_t n, size_t *b, size_t *e)
-{
-    long long lo = off[i], hi = off[i + 1];
-    lo = lo < 0 ? 0 : lo > (long long)n ? (long long)n : lo;
-    hi = hi < lo ? lo : hi > (long long)n ? (long long)n : hi;
-    *b = (size_t)lo, *e = (size_t)hi;
 }
 
 /* The block path of a segment (or chunk) x[b, e): lane l folds the 16-byte groups l, l+256, l+512, ... (16 / sizeof(T)
@@ -457,11 +450,49 @@ __device__ typename Red<OP, T>::S seg_self(const T *__restrict__ x, size_t b, si
     return block_tree<OP, T>(f);
 }
 
-struct SegQueue { /* each word on its own 128-byte line: the fetches do not contend with the polls */
-    unsigned long long seg_head, pad0[15];
-    unsigned long long items_done, pad1[15];
-    unsigned long long chunk_total, pad2[15];
-    unsigned long long chunk_head, pad3[15];
+/* gp_reduce_segmented's policy for seg_queue.cuh: the tree of docs/REDUCE.md over Red<OP, T>. */
+template <int OP, typename T> struct SegP {
+    typedef Red<OP, T> R;
+    typedef typename R::S S;
+    typedef T E;
+    static constexpr size_t WARP_MAX = GP__SEG_WARP_MAX, CHUNK = GP__SEG_CHUNK;
+    /* lane l folds l, l+32, ... (eight loads in flight, folded in order), then the warp's shuffle tree */
+    static __device__ __forceinline__ S warp_seg(const T *__restrict__ x, size_t b, size_t e)
+    {
+        S s = R::identity();
+        if (e == b) s = seg_empty<OP, T>();
+        size_t i = b + (threadIdx.x & 31);
+        for (; i + 7 * 32 < e; i += 8 * 32) {
+            T t[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) t[u] = x[i + u * 32];
+#pragma unroll
+            for (int u = 0; u < 8; u++) s = R::combine(s, R::make(t[u], 0));
+        }
+        for (; i < e; i += 32) s = R::combine(s, R::make(x[i], 0));
+        return warp_tree<OP, T>(s);
+    }
+    static __device__ __forceinline__ S block_seg(const T *__restrict__ x, size_t b, size_t e)
+    {
+        return seg_block<OP, T>(x, b, e);
+    }
+    static __device__ __forceinline__ S self(const T *__restrict__ x, size_t b, size_t e)
+    {
+        return seg_self<OP, T>(x, b, e);
+    }
+    /* chunk values lane-strided (lane l folds l, l+256, ... in order), then the block tree */
+    static __device__ __forceinline__ S fold_parts(void *part, size_t base, size_t m)
+    {
+        S f = R::identity();
+        for (size_t k = threadIdx.x; k < m; k += GP__REDUCE_LANES)
+            f = R::combine(f, R::get((const unsigned long long *)part, base + k));
+        return block_tree<OP, T>(f);
+    }
+    static __device__ __forceinline__ void put(void *part, size_t c, const S &s)
+    {
+        R::put((unsigned long long *)part, c, s);
+    }
+    static __device__ __forceinline__ void store(void *out, size_t i, const S &s) { seg_store<OP, T>(out, i, s); }
 };
 
 template <int OP, typename T>
@@ -469,163 +500,7 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES, 8) /* full occupancy: the wa
     reduce_segments(const T *__restrict__ x, size_t n, size_t nseg, const long long *__restrict__ off, void *out,
                     SegQueue *q, unsigned long long *desc, unsigned long long *part, unsigned *cnt, size_t cap)
 {
-    typedef Red<OP, T> R;
-    typedef typename R::S S;
-    const unsigned tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const size_t nitems = (nseg + GP__SEG_PER_ITEM - 1) / GP__SEG_PER_ITEM;
-    __shared__ unsigned long long sh_item, sh_base, sh_total, sh_nch[GP__SEG_PER_ITEM], sh_ex[GP__SEG_PER_ITEM];
-    __shared__ int sh_flag;
-    static_assert(GP__SEG_PER_ITEM == 32, "one warp scans an item's chunk counts");
-
-    /* Phase 1: segments, GP__SEG_PER_ITEM per queue item. */
-    for (;;) {
-        if (tid == 0) sh_item = atomicAdd(&q->seg_head, 1ull);
-        __syncthreads();
-        const size_t item = sh_item;
-        __syncthreads();
-        if (item >= nitems) break;
-        const size_t s0 = item * GP__SEG_PER_ITEM, s1 = s0 + GP__SEG_PER_ITEM < nseg ? s0 + GP__SEG_PER_ITEM : nseg;
-        for (size_t sg = s0 + warp; sg < s1; sg += GP__REDUCE_LANES / 32) { /* small: a warp each */
-            size_t b, e;
-            seg_bounds(off, sg, n, &b, &e);
-            if (e - b > GP__SEG_WARP_MAX) continue;
-            S s = R::identity();
-            if (e == b) s = seg_empty<OP, T>();
-            size_t i = b + lane;
-            for (; i + 7 * 32 < e; i += 8 * 32) { /* eight loads in flight per lane, folded in order */
-                T t[8];
-#pragma unroll
-                for (int u = 0; u < 8; u++) t[u] = x[i + u * 32];
-#pragma unroll
-                for (int u = 0; u < 8; u++) s = R::combine(s, R::make(t[u], 0));
-            }
-            for (; i < e; i += 32) s = R::combine(s, R::make(x[i], 0));
-            s = warp_tree<OP, T>(s);
-            if (lane == 0) seg_store<OP, T>(out, sg, s);
-        }
-        for (size_t sg = s0; sg < s1; sg++) { /* medium: the block */
-            size_t b, e;
-            seg_bounds(off, sg, n, &b, &e);
-            if (e - b <= GP__SEG_WARP_MAX || e - b > GP__SEG_CHUNK) continue;
-            const S s = seg_block<OP, T>(x, b, e);
-            if (tid == 0) seg_store<OP, T>(out, sg, s);
-        }
-        /* large: the item's chunks go to the queue with one reservation (warp 0 scans the chunk counts) */
-        if (warp == 0) {
-            const size_t sg = s0 + lane;
-            size_t nch = 0;
-            if (sg < s1) {
-                size_t b, e;
-                seg_bounds(off, sg, n, &b, &e);
-                if (e - b > GP__SEG_CHUNK) nch = (e - b + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK;
-            }
-            unsigned long long inc = nch;
-            for (int o = 1; o < 32; o <<= 1) {
-                const unsigned long long t = __shfl_up_sync(0xffffffffu, inc, o);
-                if (lane >= (unsigned)o) inc += t;
-            }
-            sh_nch[lane] = nch;
-            sh_ex[lane] = inc - nch;
-            if (lane == 31) {
-                unsigned long long got = ~0ull;
-                if (inc > 0) { /* reserve inc chunk slots unless the table is full */
-                    unsigned long long old = atomicAdd(&q->chunk_total, 0ull);
-                    while (old + inc <= cap) {
-                        const unsigned long long prev = atomicCAS(&q->chunk_total, old, old + inc);
-                        if (prev == old) {
-                            got = old;
-                            break;
-                        }
-                        old = prev;
-                    }
-                }
-                sh_base = got;
-                sh_total = inc;
-            }
-        }
-        __syncthreads();
-        {
-            const unsigned long long base = sh_base, total = sh_total;
-            if (total > 0 && base == ~0ull) { /* table full (overlapping offsets): the block does them itself */
-                for (int t = 0; t < GP__SEG_PER_ITEM; t++) {
-                    if (sh_nch[t] == 0) continue;
-                    size_t b, e;
-                    seg_bounds(off, s0 + t, n, &b, &e);
-                    const S s = seg_self<OP, T>(x, b, e);
-                    if (tid == 0) seg_store<OP, T>(out, s0 + t, s);
-                    __syncthreads();
-                }
-            } else if (total > 0) {
-                for (unsigned long long i = tid; i < total; i += GP__REDUCE_LANES) {
-                    int t = 0;
-                    while (t + 1 < GP__SEG_PER_ITEM && sh_ex[t + 1] <= i) t++;
-                    desc[2 * (base + i) + 1] = i - sh_ex[t];
-                }
-                __threadfence();
-                for (unsigned long long i = tid; i < total; i += GP__REDUCE_LANES) {
-                    int t = 0;
-                    while (t + 1 < GP__SEG_PER_ITEM && sh_ex[t + 1] <= i) t++;
-                    ((volatile unsigned long long *)desc)[2 * (base + i)] = s0 + t + 1; /* ready */
-                }
-            }
-        }
-        __syncthreads();
-        if (tid == 0) {
-            __threadfence();
-            atomicAdd(&q->items_done, 1ull);
-        }
-    }
-
-    /* Phase 2: chunks of large segments, fetched until every item is done and every chunk taken. */
-    for (;;) {
-        if (tid == 0) {
-            const unsigned long long c = atomicAdd(&q->chunk_head, 1ull);
-            int flag = 0;
-            /* waiting blocks poll with plain (volatile) loads and back off: atomics here would queue behind the
-             * producers' reservations on the same words */
-            volatile unsigned long long *total = &q->chunk_total, *done = &q->items_done, *vd = desc;
-            for (;;) {
-                if (c < *total) {
-                    while (vd[2 * c] == 0) __nanosleep(100);
-                    flag = 1;
-                    break;
-                }
-                if (*done == nitems) { /* no more reservations */
-                    __threadfence();
-                    if (c >= *total) break;
-                    continue;
-                }
-                __nanosleep(500);
-            }
-            __threadfence();
-            sh_item = c;
-            sh_flag = flag;
-        }
-        __syncthreads();
-        const size_t c = sh_item;
-        const int have = sh_flag;
-        __syncthreads();
-        if (!have) break;
-        const size_t sg = (size_t)__ldcg(&desc[2 * c]) - 1, ci = (size_t)__ldcg(&desc[2 * c + 1]), base = c - ci;
-        size_t b, e;
-        seg_bounds(off, sg, n, &b, &e);
-        const size_t nch = (e - b + GP__SEG_CHUNK - 1) / GP__SEG_CHUNK, cb = b + ci * GP__SEG_CHUNK;
-        const S s = seg_block<OP, T>(x, cb, cb + GP__SEG_CHUNK < e ? cb + GP__SEG_CHUNK : e);
-        if (tid == 0) {
-            R::put(part, c, s);
-            __threadfence();
-            sh_flag = atomicAdd(&cnt[base], 1u) == nch - 1;
-        }
-        __syncthreads();
-        if (sh_flag) { /* the segment's last chunk: fold its chunk results in order */
-            __threadfence();
-            S f = R::identity();
-            for (size_t k = tid; k < nch; k += GP__REDUCE_LANES) f = R::combine(f, R::get(part, base + k));
-            f = block_tree<OP, T>(f);
-            if (tid == 0) seg_store<OP, T>(out, sg, f);
-        }
-        __syncthreads();
-    }
+    segq_run<SegP<OP, T>>(x, n, nseg, off, out, q, desc, part, cnt, cap);
 }
 
 /* What a dispatched call does: the whole reduction, tile results only, one fold level, or report the entry size. */
@@ -668,7 +543,7 @@ template <int OP, typename T> gp_status_t launch(gp_ctx_t *ctx, const Args &a)
             cudaError_t e = cudaMemsetAsync(ws, 0, sizeof(SegQueue) + cap * 16, a.stream);
             if (e == cudaSuccess) e = cudaMemsetAsync(cnt, 0, cap * 4, a.stream);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_reduce_segmented: clearing the queue", __FILE__, __LINE__);
-            const size_t nitems = (a.nseg + GP__SEG_PER_ITEM - 1) / GP__SEG_PER_ITEM;
+            const size_t nitems = (a.nseg + SEGQ_PER_ITEM - 1) / SEGQ_PER_ITEM;
             size_t grid = gp__fill_grid(ctx, GP__REDUCE_LANES);
             const size_t work = nitems + a.n / GP__SEG_CHUNK;
             if (grid > work) grid = work ? work : 1;

@@ -28,10 +28,9 @@ extern "C" {
 /* Segmented reductions: the tree of a segment of L elements (docs/REDUCE.md): L = 0 the identity; L <= WARP_MAX a
  * warp (lane l folds l, l+32, ..., then the warp's shuffle tree); L <= CHUNK the block (lane l folds the 16-byte
  * groups l, l+256, ... counted from the segment's start, element by element, then the block tree); larger: chunks of
- * CHUNK each reduced like a block, their results folded lane-strided by a block. Queue items hold PER_ITEM segments. */
+ * CHUNK each reduced like a block, their results folded lane-strided by a block. The queue: seg_queue.cuh. */
 #define GP__SEG_WARP_MAX 2048
 #define GP__SEG_CHUNK 16384
-#define GP__SEG_PER_ITEM 32
 /* Ordered reductions: a lane's run in a tile is 64 four-byte words (R = 64 / words-per-element elements). */
 #define GP__ORDERED_RUN_WORDS 64
 

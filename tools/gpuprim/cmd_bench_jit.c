@@ -3,7 +3,8 @@
  * computes the same thing, same run: `a + b` over f32 (gp_reduce_uop) against gp_reduce's sum, the sum of squares as
  * one transform-reduce against gp_reduce's plain sum, the user affine map against gp_reduce_ordered's (f32 pairs, n / 2),
  * a user max over i32 against gp_reduce's max, the user affine scan against gp_scan_ordered's, a user predicate's
- * select against gp_select's (x > 0: about half kept). ratio = built-in time / ours (1.0 = as fast). Every result is checked:
+ * select against gp_select's (x > 0: about half kept), the user `a + b` segmented over a skewed mix of segments against
+ * gp_reduce_segmented's sum. ratio = built-in time / ours (1.0 = as fast). Every result is checked:
  * the user op and the built-in give the same bits (sum of squares: gp_reduce of gp_transform's output). The meta
  * lines give a first compile (an empty disk cache) and a disk-cache hit (a second context), in milliseconds.
  */
@@ -53,13 +54,92 @@ static gp_status_t run_builtin(void *u, int rep, gp_stream_t s)
     }
 }
 
+/* user `a + b` segmented against gp_reduce_segmented's sum: half the data in one segment, then a skewed mix (empty,
+ * tiny, medium, large at random; gpuprim bench reduce's segsum_skewed). Bytes: x, offsets read, out written. */
+typedef struct sgjob {
+    gp_ctx_t *ctx;
+    gp_uop_t *op;
+    size_t n, nseg;
+    const void *x, *off;
+    void *out, *out2;
+} sgjob_t;
+static gp_status_t run_seg_ours(void *u, int rep, gp_stream_t s)
+{
+    sgjob_t *j = u;
+    (void)rep;
+    return gp_reduce_segmented_uop(j->ctx, j->op, j->n, j->x, j->nseg, j->off, j->out, s);
+}
+static gp_status_t run_seg_builtin(void *u, int rep, gp_stream_t s)
+{
+    sgjob_t *j = u;
+    (void)rep;
+    return gp_reduce_segmented(j->ctx, GP_REDUCE_SUM, GP_F32, j->n, j->x, j->nseg, j->off, j->out2, s);
+}
+static int seg_row(gp_ctx_t *ctx, gp_uop_t *sum, size_t n, report_t *r, const cli_common_t *c,
+                   const bench_ceilings_t *ce, bench_bars_t *bars)
+{
+    const size_t cap = n / 16 + 16;
+    int64_t *off = malloc(cap * sizeof *off);
+    gp_buffer_t bx = {0}, bo = {0}, b1 = {0}, b2 = {0};
+    int rc = EXIT_OK;
+    if (!off || gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &bx) != GP_OK ||
+        bench_fill_random(ctx, bx.device, n, GP_F32, 77) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, cap * 8, &bo) != GP_OK ||
+        gp_mem_alloc(ctx, GP_MEM_DEVICE, cap * 4, &b1) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, cap * 4, &b2) != GP_OK) {
+        fprintf(stderr, "gpuprim bench jit: segmented: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    size_t k = 0, pos = n / 2;
+    if (off) {
+        uint64_t st = 0x9e3779b97f4a7c15ull;
+        off[k++] = 0;
+        off[k++] = (int64_t)pos;
+        while (pos < n && k + 1 < cap) {
+            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+            const unsigned kind = (unsigned)(st % 100);
+            size_t L = kind < 40 ? 0 : kind < 85 ? 1 + (st >> 8) % 32 : kind < 99 ? 33 + (st >> 8) % 8160
+                                                                                   : 8193 + (st >> 8) % (1u << 20);
+            if (L > n - pos) L = n - pos;
+            pos += L;
+            off[k++] = (int64_t)pos;
+        }
+    }
+    const size_t nseg = k ? k - 1 : 0;
+    if (rc == EXIT_OK && gp_memcpy_sync(ctx, bo.device, off, (nseg + 1) * 8) != GP_OK) rc = EXIT_FAIL;
+    sgjob_t j = {ctx, sum, n, nseg, bx.device, bo.device, b1.device, b2.device};
+    bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+    if (rc == EXIT_OK && (bench_time(ctx, run_seg_ours, NULL, &j, c->warmup, c->reps, NULL, &so) != GP_OK ||
+                          bench_time(ctx, run_seg_builtin, NULL, &j, c->warmup, c->reps, NULL, &sp) != GP_OK)) {
+        fprintf(stderr, "gpuprim bench jit: segmented: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_OK) { /* the check: the built-in's bits on every non-empty segment, the identity -0.0 else */
+        float *h1 = malloc(nseg * 4 + 4), *h2 = malloc(nseg * 4 + 4);
+        int same = h1 && h2 && gp_memcpy_sync(ctx, h1, b1.device, nseg * 4) == GP_OK &&
+                   gp_memcpy_sync(ctx, h2, b2.device, nseg * 4) == GP_OK;
+        for (size_t i = 0; same && i < nseg; i++)
+            same = off[i + 1] == off[i] ? h1[i] == 0.0f && h2[i] == 0.0f : memcmp(&h1[i], &h2[i], 4) == 0;
+        free(h1), free(h2);
+        const double moved = (double)n * 4 + (double)(nseg + 1) * 8 + (double)nseg * 4;
+        char name[96];
+        snprintf(name, sizeof name, "user a + b segmented/%zu%s", nseg, same ? "" : " CHECK FAILED");
+        vec_row(r, name, "f32", n, moved, &so, ce, "gp_reduce_segmented sum", sp.median_ms);
+        bench_bars_add(bars, bench_gbs(moved, so.median_ms), "%s", name);
+        bench_bars_add(bars, bench_gbs(moved, sp.median_ms), "gp_reduce_segmented sum");
+        if (!same) rc = EXIT_MISMATCH;
+    }
+    gp_mem_free(ctx, &bx), gp_mem_free(ctx, &bo), gp_mem_free(ctx, &b1), gp_mem_free(ctx, &b2);
+    free(off);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim bench jit [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
                "  user operators against the built-ins computing the same, same run, at n (default 2^28; 2^22 on the\n"
                "  CPU backend): a + b (f32) vs gp_reduce sum, x * x then a + b (one pass) vs a plain sum, the affine\n"
                "  map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce max, the affine scan vs\n"
-               "  gp_scan_ordered, the select x > 0 vs gp_select gt:0; first compile and disk hit.\n");
+               "  gp_scan_ordered, the select x > 0 vs gp_select gt:0, a + b segmented (a skewed mix) vs\n"
+               "  gp_reduce_segmented sum; first compile and disk hit.\n");
 }
 
 static void rm_tree(const char *dir)
@@ -233,6 +313,7 @@ int bench_jit(int argc, char **argv)
         }
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &br), gp_mem_free(ctx, &bsq), gp_mem_free(ctx, &by), gp_mem_free(ctx, &by2);
     }
+    if (rc == EXIT_OK) rc = seg_row(ctx, sum, n, &r, &c, &ce, &bars);
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print(&r, c.fmt, stdout);
         if (c.svg && svg_bar_chart(c.svg, "gpuprim bench jit", "GB/s (read)", bars.labels, bars.values, bars.n,
