@@ -15,6 +15,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void stats_of(double *ms, int reps, bench_stats_t *out)
+{
+    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    out->reps = reps;
+    out->min_ms = ms[0];
+    out->max_ms = ms[reps - 1];
+    out->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+}
+
 gp_status_t bench_time(gp_ctx_t *ctx, bench_fn fn, bench_fn setup, void *user, int warmup, int reps,
                        gp_stream_t stream, bench_stats_t *out)
 {
@@ -35,14 +44,43 @@ gp_status_t bench_time(gp_ctx_t *ctx, bench_fn fn, bench_fn setup, void *user, i
         if ((st = gp_timer_stop(t, stream)) != GP_OK) goto done;
         if ((st = gp_timer_elapsed_ms(t, &ms[r])) != GP_OK) goto done;
     }
-    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
-    out->reps = reps;
-    out->min_ms = ms[0];
-    out->max_ms = ms[reps - 1];
-    out->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    stats_of(ms, reps, out);
 done:
     gp_timer_destroy(t);
     free(ms);
+    return st;
+}
+
+gp_status_t bench_time_pair(gp_ctx_t *ctx, bench_fn a, bench_fn b, void *user, int warmup, int reps,
+                            gp_stream_t stream, bench_stats_t *sa, bench_stats_t *sb)
+{
+    gp_status_t st = GP_OK;
+    gp_timer_t *t = NULL;
+    const int n = reps > 0 ? reps : 1;
+    double *ma = calloc((size_t)n, sizeof *ma), *mb = calloc((size_t)n, sizeof *mb);
+    if (ma == NULL || mb == NULL) {
+        st = GP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    if ((st = gp_timer_create(ctx, &t)) != GP_OK) goto done;
+    for (int r = 0; r < warmup; r++)
+        if ((st = a(user, r, stream)) != GP_OK || (st = b(user, r, stream)) != GP_OK) goto done;
+    if ((st = gp_stream_sync(ctx, stream)) != GP_OK) goto done;
+    for (int r = 0; r < n; r++) /* A then B, then B then A: neither is always first after the other */
+        for (int k = 0; k < 2; k++) {
+            const int first_a = r % 2 == 0;
+            const int run_a = k == 0 ? first_a : !first_a;
+            if ((st = gp_timer_start(t, stream)) != GP_OK) goto done;
+            if ((st = (run_a ? a : b)(user, warmup + r, stream)) != GP_OK) goto done;
+            if ((st = gp_timer_stop(t, stream)) != GP_OK) goto done;
+            if ((st = gp_timer_elapsed_ms(t, run_a ? &ma[r] : &mb[r])) != GP_OK) goto done;
+        }
+    stats_of(ma, n, sa);
+    stats_of(mb, n, sb);
+done:
+    gp_timer_destroy(t);
+    free(ma);
+    free(mb);
     return st;
 }
 

@@ -51,6 +51,11 @@ typedef gp_status_t (*bench_fn)(void *user, int rep, gp_stream_t stream);
 gp_status_t bench_time(gp_ctx_t *ctx, bench_fn fn, bench_fn setup, void *user, int warmup, int reps,
                        gp_stream_t stream, bench_stats_t *out);
 
+/* Two functions timed alternately (A B, B A, A B, ...: each run alone), so drift in clocks or temperature over the
+ * run falls on both alike: the fair way to compare a primitive with its peer. */
+gp_status_t bench_time_pair(gp_ctx_t *ctx, bench_fn a, bench_fn b, void *user, int warmup, int reps,
+                            gp_stream_t stream, bench_stats_t *sa, bench_stats_t *sb);
+
 /* How many input sets of set_bytes to rotate so that together they exceed 2x the L2 (1 when one set already does),
  * at most max_sets. */
 int bench_rotation_sets(gp_ctx_t *ctx, size_t set_bytes, int max_sets);

@@ -6,7 +6,8 @@
  * select against gp_select's (x > 0: about half kept), the user `a + b` segmented over a skewed mix of segments against
  * gp_reduce_segmented's sum. ratio = built-in time / ours (1.0 = as fast). Every result is checked:
  * the user op and the built-in give the same bits (sum of squares: gp_reduce of gp_transform's output). The meta
- * lines give a first compile (an empty disk cache) and a disk-cache hit (a second context), in milliseconds.
+ * lines give a first compile (an empty disk cache) and a disk-cache hit (a second context), in milliseconds. Each row
+ * times ours and the built-in alternately (bench_time_pair), so drift over the run falls on both.
  */
 #define _GNU_SOURCE /* mkdtemp */
 #include "commands.h"
@@ -107,8 +108,7 @@ static int seg_row(gp_ctx_t *ctx, gp_uop_t *sum, size_t n, report_t *r, const cl
     if (rc == EXIT_OK && gp_memcpy_sync(ctx, bo.device, off, (nseg + 1) * 8) != GP_OK) rc = EXIT_FAIL;
     sgjob_t j = {ctx, sum, n, nseg, bx.device, bo.device, b1.device, b2.device};
     bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
-    if (rc == EXIT_OK && (bench_time(ctx, run_seg_ours, NULL, &j, c->warmup, c->reps, NULL, &so) != GP_OK ||
-                          bench_time(ctx, run_seg_builtin, NULL, &j, c->warmup, c->reps, NULL, &sp) != GP_OK)) {
+    if (rc == EXIT_OK && bench_time_pair(ctx, run_seg_ours, run_seg_builtin, &j, c->warmup, c->reps, NULL, &so, &sp) != GP_OK) {
         fprintf(stderr, "gpuprim bench jit: segmented: %s\n", gp_last_error());
         rc = EXIT_FAIL;
     }
@@ -192,6 +192,7 @@ int bench_jit(int argc, char **argv)
     if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
     report_meta(&r, "peer", "%s", "the built-in primitive computing the same (gp_reduce, gp_reduce_ordered)");
     report_meta(&r, "check", "%s", "the user op's bits = the built-in's");
+    report_meta(&r, "pairing", "%s", "ours and the built-in alternate run by run (A B, B A, ...)");
     /* compile times: a fresh disk cache, then a second context reading it */
     const char *saved = getenv("GP_JIT_CACHE");
     char *saved_copy = saved ? strdup(saved) : NULL;
@@ -259,8 +260,7 @@ int bench_jit(int argc, char **argv)
         }
         j.x = bx.device, j.res = br.device, j.res2 = (char *)br.device + 256;
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
-        if (bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK ||
-            bench_time(ctx, run_builtin, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK) {
+        if (bench_time_pair(ctx, run_ours, run_builtin, &j, c.warmup, c.reps, NULL, &so, &sp) != GP_OK) {
             fprintf(stderr, "gpuprim bench jit: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
