@@ -676,6 +676,23 @@ typedef enum { GP_OP_N = 0, GP_OP_T = 1 } gp_op_t;
 GP_API gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const gp_matrix_t *a,
                            const gp_matrix_t *b, double beta, const gp_matrix_t *c, gp_stream_t stream);
 
+/* GEMM at a chosen precision (the caller's explicit choice; gp_gemm is GP_GEMM_FP32):
+ *   GP_GEMM_FP32  exact: gp_gemm (a, b, c all f32 or all f64).
+ *   GP_GEMM_TF32  a, b, c f32; a and b rounded to TF32 (10 mantissa bits, to nearest, ties away from zero: the
+ *                 tensor cores' cvt.rna), exact products accumulated in f32.
+ *   GP_GEMM_BF16  a, b bf16; c f32 or bf16. GP_GEMM_FP16: a, b f16; c f32 or f16. Exact products, f32 accumulation.
+ * c = alpha * acc + beta * c in f32 (alpha, beta rounded to f32), then written as c's dtype (nearest even). The
+ * shapes, ops, layouts, lds, overlap and alpha = 0 / beta = 0 rules are gp_gemm's. GPU: mma.sync on the tensor
+ * cores of sm_80 and later (GP_ERR_UNSUPPORTED before); summation order depends on the kernel, so results differ from
+ * an f64 reference by f32 accumulation error (docs/MATRIX.md gives the bound the tests use). CPU backend: the rounded
+ * inputs multiplied and summed in f64, rounded once to f32 (and then to c's dtype). */
+typedef enum gp_gemm_precision { GP_GEMM_FP32 = 0, GP_GEMM_TF32 = 1, GP_GEMM_BF16 = 2, GP_GEMM_FP16 = 3 } gp_gemm_precision_t;
+GP_API gp_status_t gp_gemm_ex(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
+                              const gp_matrix_t *a, const gp_matrix_t *b, double beta, const gp_matrix_t *c,
+                              gp_stream_t stream);
+/* The name of a precision ("fp32", "tf32", "bf16", "fp16"; NULL for others). */
+GP_API const char *gp_gemm_precision_name(gp_gemm_precision_t precision);
+
 /* ---------------------------------------------------------------------------------------------- files */
 /* NumPy .npy (format versions 1.0, 2.0, 3.0; C or Fortran order; '<', '>', '|', '=' byte orders) and raw binary
  * arrays (like np.memmap: the dtype is given, an offset skipped). Readers return data in the host's byte order.

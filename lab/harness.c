@@ -2,6 +2,7 @@
 #include "lab.h"
 
 #include "core/internal.h"
+#include "core/half.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -181,6 +182,10 @@ gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dty
             ((uint8_t *)dst)[ii] = (uint8_t)(z >> 56);
         else if (dtype == GP_U32)
             ((uint32_t *)dst)[ii] = (uint32_t)(z >> 32);
+        else if (dtype == GP_F16 || dtype == GP_BF16) {
+            const float v = (float)((double)(z >> 40) * 0x1p-23 - 1.0);
+            ((uint16_t *)dst)[ii] = dtype == GP_F16 ? gp__f32_to_f16(v) : gp__f32_to_bf16(v);
+        }
         else
             ((int32_t *)dst)[ii] = (int32_t)(z >> 53) - 1024;
     }

@@ -10,7 +10,8 @@
 #   select: issue 14's select tests, sanitizers and bench (select.txt); selab: select.cu's tuning knobs A/B (selab.txt);
 #   oscan: the ordered scans' tests, sanitizers and bench scan (oscan.txt); narrow: gpu_scan / test_scan, bench scan,
 #   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
-#   prof: Nsight Compute over the scan kernels (prof.txt).
+#   prof: Nsight Compute over the scan kernels (prof.txt); tc: issue 17's tensor-core GEMM tests, sanitizers, bench
+#   gemm --precision (tc.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -379,6 +380,25 @@ if [[ " $steps " == *" jit "* ]]; then
   } >"$OUT/jit.txt" 2>&1
   note "jit: $(grep -E 'tests passed|tests failed' "$OUT/jit.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|gpu_uop:|test_uop:|compile_|^user |map ==|rc=" "$OUT/jit.txt" | head -40
+fi
+
+if [[ " $steps " == *" tc "* ]]; then
+  # issue 17: gp_gemm_ex on the tensor cores — test_matrix / gpu_matrix, compute-sanitizer memcheck and racecheck of
+  # gpu_matrix (quick), bench gemm --precision tf32 / bf16 / fp16 against cublasGemmEx (tc.txt).
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix"
+    (cd $B && ctest -V --timeout 900 -R 'matrix' | grep -E "gemm|FAIL|passed|failed|skipped" | tail -30)
+    for t in memcheck racecheck; do
+      echo "### compute-sanitizer $t gpu_matrix (quick)"
+      GP_TEST_QUICK=1 timeout 240 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_matrix 2>&1 |
+        grep -E "^=========|gpu_matrix: [0-9]|gemm_ex" | grep -vE "^=========     (Host Frame|at |by )" | head -12
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    for p in bf16 fp16 tf32; do echo "### bench gemm --precision $p"; $G bench gemm --precision $p; done
+  } >"$OUT/tc.txt" 2>&1
+  note "tc: $(grep -E 'tests passed|tests failed' "$OUT/tc.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|gemm_ex|^op " "$OUT/tc.txt" | head -50
 fi
 
 if [[ " $steps " == *" prof "* ]]; then

@@ -155,6 +155,10 @@ int main(void)
     printf("  gemm f32 f64, ops NN NT TN TT x every layout triple, m n k 0 1 odd, beta 0 on NaN c, refusals: %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
+    mc_gemm_ex_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
+    printf("  gemm_ex tf32 / bf16 / fp16 (f32 or 16-bit c) on the tensor cores, ops x layouts, odd shapes, misaligned "
+           "rows, TF32 rounding, refusals: %s\n", tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
     versions_gemm(ctx);
     variants_gemm(ctx);
     versions_transpose(ctx);

@@ -8,6 +8,7 @@
 #define GP_TESTS_MATRIX_COMMON_H
 
 #include "common.h"
+#include "core/half.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -378,6 +379,150 @@ static inline void mc_gemm_all(gp_ctx_t *ctx, gp_stream_t s, int big)
     CHECK(memcmp(back, c.host.data, c.span * 4) == 0, "a refused gemm wrote into c");
     free(back);
     mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+}
+
+/* ------------------------------------------------------------------ gp_gemm_ex: TF32, BF16, FP16 */
+static inline gp_dtype_t mc_in_dtype(gp_gemm_precision_t p)
+{
+    return p == GP_GEMM_TF32 ? GP_F32 : p == GP_GEMM_BF16 ? GP_BF16 : GP_F16;
+}
+/* the value the tensor cores multiply: TF32-rounded f32, or the 16-bit value widened */
+static inline double mc_tc_get(gp_gemm_precision_t p, const gp_matrix_t *m, const void *data, size_t i, size_t j)
+{
+    const size_t o = mc_off(m, i, j);
+    if (m->dtype == GP_F32) return p == GP_GEMM_TF32 ? gp__f32_to_tf32(((const float *)data)[o]) : ((const float *)data)[o];
+    const uint16_t h = ((const uint16_t *)data)[o];
+    return m->dtype == GP_BF16 ? gp__bf16_bits_to_f32(h) : gp__f16_bits_to_f32(h);
+}
+/* A matrix of dt (f32, bf16, f16) with random values in [-1, 1) (16-bit: rounded to the type); NaN when poison. */
+static inline void mc_make_tc(gp_ctx_t *ctx, mc_mat_t *m, gp_dtype_t dt, size_t rows, size_t cols, gp_layout_t l,
+                              size_t pad, int poison)
+{
+    const size_t es = gp_dtype_size(dt);
+    m->host = (gp_matrix_t){NULL, rows, cols, mc_inner(rows, cols, l) + pad, dt, l};
+    if (m->host.ld == 0) m->host.ld = 1;
+    m->span = mc_span(rows, cols, l, m->host.ld);
+    m->host.data = malloc(m->span * es + 8);
+    for (size_t e = 0; e < m->span; e++) {
+        const float v = poison ? NAN : (float)mc_unit();
+        if (dt == GP_F32) ((float *)m->host.data)[e] = v;
+        else ((uint16_t *)m->host.data)[e] = dt == GP_BF16 ? gp__f32_to_bf16(v) : gp__f32_to_f16(v);
+    }
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, m->span * es + 16, &m->buf));
+    if (m->span) OK(gp_memcpy_sync(ctx, m->buf.device, m->host.data, m->span * es));
+    m->dev = m->host;
+    m->dev.data = m->buf.device;
+}
+
+/* One gp_gemm_ex against a long double reference over the rounded inputs: |got - ref| <= (4 sqrt(k) + 8) u32
+ * (|alpha| sum |a||b| + |beta c|) (f32 accumulation), plus half an ulp of a 16-bit c; beta = 0 runs on NaN c;
+ * padding keeps its bytes. off: elements the operands start past their allocation (misaligned rows). */
+static inline void mc_gemm_ex_case(gp_ctx_t *ctx, gp_stream_t s, gp_gemm_precision_t p, gp_dtype_t cdt, gp_op_t oa,
+                                   gp_op_t ob, const gp_layout_t l[3], size_t m, size_t n, size_t k, double alpha,
+                                   double beta, size_t pad)
+{
+    const gp_dtype_t it = mc_in_dtype(p);
+    const size_t es = gp_dtype_size(cdt);
+    mc_mat_t a, b, c;
+    mc_make_tc(ctx, &a, it, oa == GP_OP_N ? m : k, oa == GP_OP_N ? k : m, l[0], pad, 0);
+    mc_make_tc(ctx, &b, it, ob == GP_OP_N ? k : n, ob == GP_OP_N ? n : k, l[1], pad ? pad + 1 : 0, 0);
+    mc_make_tc(ctx, &c, cdt, m, n, l[2], (m + n) % 3, beta == 0.0);
+    OK(gp_gemm_ex(ctx, p, oa, ob, alpha, &a.dev, &b.dev, beta, &c.dev, s));
+    OK(gp_stream_sync(ctx, s));
+    unsigned char *got = malloc(c.span * es + 8);
+    mc_fetch(ctx, &c, got);
+    const double u = 1.0 / 16777216.0, uo = cdt == GP_BF16 ? 1.0 / 256 : cdt == GP_F16 ? 1.0 / 2048 : 0.0;
+    size_t bad = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            long double ref = 0, mag = 0;
+            for (size_t q = 0; q < k && alpha != 0.0; q++) {
+                const double x = oa == GP_OP_N ? mc_tc_get(p, &a.host, a.host.data, i, q) : mc_tc_get(p, &a.host, a.host.data, q, i);
+                const double y = ob == GP_OP_N ? mc_tc_get(p, &b.host, b.host.data, q, j) : mc_tc_get(p, &b.host, b.host.data, j, q);
+                ref += (long double)x * y, mag += fabsl((long double)x * y);
+            }
+            ref *= (float)alpha, mag *= fabs((float)alpha);
+            if (beta != 0.0) {
+                const double c0 = mc_tc_get(GP_GEMM_FP32, &c.host, c.host.data, i, j);
+                ref += (long double)(float)beta * c0, mag += fabsl((long double)beta * c0);
+            }
+            const double g = mc_tc_get(GP_GEMM_FP32, &c.host, got, i, j);
+            const double tol = (4.0 * sqrt((double)k) + 8.0) * u * (double)mag + uo * fabs((double)ref) +
+                               (cdt == GP_F16 ? 0x1p-24 : 1e-300); /* an f16 subnormal: half of 2^-24 */
+            if (!(fabs(g - (double)ref) <= tol)) {
+                if (bad < 3)
+                    fprintf(stderr, "    gemm_ex (%zu, %zu): got %.9g want %.9Lg tol %.3g\n", i, j, g, ref, tol);
+                bad++;
+            }
+        }
+    size_t pad_changed = 0;
+    const size_t inner = mc_inner(m, n, c.host.layout);
+    for (size_t e = 0; e < c.span; e++)
+        if (e % c.host.ld >= inner) pad_changed += memcmp(got + e * es, (char *)c.host.data + e * es, es) != 0;
+    CHECK(bad == 0 && pad_changed == 0,
+          "gemm_ex %s -> %s op%c%c layouts %d%d%d m %zu n %zu k %zu alpha %g beta %g pad %zu: %zu wrong, %zu padding "
+          "changed", gp_gemm_precision_name(p), gp_dtype_name(cdt), oa == GP_OP_N ? 'N' : 'T', ob == GP_OP_N ? 'N' : 'T',
+          l[0], l[1], l[2], m, n, k, alpha, beta, pad, bad, pad_changed);
+    free(got);
+    mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+}
+
+static inline void mc_gemm_ex_all(gp_ctx_t *ctx, gp_stream_t s, int big)
+{
+    static const gp_gemm_precision_t ps[] = {GP_GEMM_TF32, GP_GEMM_BF16, GP_GEMM_BF16, GP_GEMM_FP16, GP_GEMM_FP16};
+    static const gp_dtype_t cs[] = {GP_F32, GP_F32, GP_BF16, GP_F32, GP_F16};
+    static const size_t shapes[][3] = {{0, 5, 3}, {4, 0, 2}, {3, 4, 0}, {1, 1, 1}, {1, 37, 19}, {37, 1, 300},
+                                       {33, 65, 17}, {129, 130, 131}, {130, 257, 72}};
+    static const double fac[][2] = {{1.0, 0.0}, {-0.5, 2.0}, {0.0, 1.5}, {2.0, 0.0}};
+    for (int pi = 0; pi < 5; pi++)
+        for (int ops = 0; ops < 4; ops++)
+            for (int l = 0; l < 8; l++)
+                for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                    const gp_layout_t ls[3] = {(gp_layout_t)(l & 1), (gp_layout_t)(l >> 1 & 1), (gp_layout_t)(l >> 2)};
+                    const size_t f = (k + (size_t)l + (size_t)ops) % 4;
+                    mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], (gp_op_t)(ops & 1), (gp_op_t)(ops >> 1), ls, shapes[k][0],
+                                    shapes[k][1], shapes[k][2], fac[f][0], fac[f][1], (k + (size_t)l) % 3);
+                }
+    if (big) {
+        static const size_t bshapes[][3] = {{513, 1000, 777}, {8192, 64, 129}, {1031, 1029, 515}};
+        for (int pi = 0; pi < 5; pi++)
+            for (size_t k = 0; k < 3; k++) {
+                const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR},
+                                  mix[3] = {GP_COL_MAJOR, GP_ROW_MAJOR, GP_COL_MAJOR};
+                mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, bshapes[k][0], bshapes[k][1],
+                                bshapes[k][2], 1.0, 0.0, 0);
+                if (k == 0)
+                    mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_T, GP_OP_N, mix, 300, 200, 1000, 0.75, -1.25, 1);
+            }
+    }
+    /* TF32 rounds to nearest, ties away: 1 + 2^-11 (a tie) -> 1 + 2^-10, 1 + 2^-12 -> 1; one product is exact */
+    {
+        mc_mat_t a, b, c;
+        mc_make_tc(ctx, &a, GP_F32, 1, 2, GP_ROW_MAJOR, 0, 0);
+        mc_make_tc(ctx, &b, GP_F32, 2, 1, GP_ROW_MAJOR, 0, 0);
+        mc_make_tc(ctx, &c, GP_F32, 1, 1, GP_ROW_MAJOR, 0, 1);
+        const float av[2] = {1.0f + 0x1p-11f, 0.0f}, bv[2] = {1.0f, 0.0f};
+        for (int r = 0; r < 2; r++) {
+            float x[2] = {r ? 1.0f + 0x1p-12f : av[0], av[1]}, got = 0;
+            OK(gp_memcpy_sync(ctx, a.dev.data, x, 8));
+            OK(gp_memcpy_sync(ctx, b.dev.data, bv, 8));
+            OK(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_N, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
+            OK(gp_stream_sync(ctx, s));
+            OK(gp_memcpy_sync(ctx, &got, c.dev.data, 4));
+            const float want = r ? 1.0f : 1.0f + 0x1p-10f;
+            CHECK(got == want, "TF32 rounding of %.9g: got %.9g, want %.9g", (double)x[0], (double)got, (double)want);
+        }
+        /* refusals: wrong input dtypes, a 16-bit c for TF32, a precision that is none, nothing written */
+        CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_BF16, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "bf16") != NULL, "names the dtype: %s", gp_last_error());
+        gp_matrix_t c16 = c.dev;
+        c16.dtype = GP_F16;
+        CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c16, s), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_gemm_ex(ctx, (gp_gemm_precision_t)9, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s),
+                 GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "precision") != NULL, "names the precision: %s", gp_last_error());
+        mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+    }
 }
 
 #endif

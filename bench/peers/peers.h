@@ -69,6 +69,11 @@ int gp_peer_transpose_f32(gp_peer_t *peer, size_t rows, size_t cols, const float
 int gp_peer_gemm(gp_peer_t *peer, int f64, size_t m, size_t n, size_t k, const void *a, const void *b, void *c,
                  gp_peer_stream_t stream, char *err);
 
+/* cublasGemmEx of row-major packed matrices with f32 C: prec 1 TF32 (f32 A, B; CUBLAS_COMPUTE_32F_FAST_TF32), 2 BF16,
+ * 3 FP16 (16-bit A, B; CUBLAS_COMPUTE_32F). alpha 1, beta 0. Device memory. */
+int gp_peer_gemm_ex(gp_peer_t *peer, int prec, size_t m, size_t n, size_t k, const void *a, const void *b, float *c,
+                    gp_peer_stream_t stream, char *err);
+
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);
 

@@ -3,6 +3,7 @@
  * Units: bytes. Both kernels are grid-stride over a grid that fills the device once.
  */
 #include "internal.h"
+#include "half.h"
 
 #include <stdint.h>
 
@@ -52,7 +53,7 @@ __device__ __forceinline__ unsigned long long splitmix64(unsigned long long z)
     return z ^ (z >> 31);
 }
 
-/* Element i gets a value from a hash of (seed, i): floats uniform in [-1, 1), i32 uniform in [-1024, 1023], u8 and
+/* Element i gets a value from a hash of (seed, i): floats uniform in [-1, 1) (f16 / bf16: rounded), i32 uniform in [-1024, 1023], u8 and
  * u32 uniform over all values. */
 template <typename T> __device__ __forceinline__ T from_bits(unsigned long long h);
 template <> __device__ __forceinline__ float from_bits<float>(unsigned long long h)
@@ -70,6 +71,22 @@ template <> __device__ __forceinline__ unsigned char from_bits<unsigned char>(un
     return (unsigned char)(h >> 56);
 }
 template <> __device__ __forceinline__ unsigned from_bits<unsigned>(unsigned long long h) { return (unsigned)(h >> 32); }
+
+/* f16 / bf16: the f32 value rounded to nearest even (half.h) */
+struct F16b {
+    unsigned short b;
+};
+struct BF16b {
+    unsigned short b;
+};
+template <> __device__ __forceinline__ F16b from_bits<F16b>(unsigned long long h)
+{
+    return F16b{gp__f32_to_f16(from_bits<float>(h))};
+}
+template <> __device__ __forceinline__ BF16b from_bits<BF16b>(unsigned long long h)
+{
+    return BF16b{gp__f32_to_bf16(from_bits<float>(h))};
+}
 
 template <typename T> __global__ void fill_random(T *dst, size_t n, unsigned long long seed)
 {
@@ -90,6 +107,8 @@ extern "C" gp_status_t gp__launch_fill_random(gp_ctx_t *ctx, void *dst, size_t n
     case GP_I32: fill_random<int><<<grid, 256, 0, stream>>>((int *)dst, n, seed); break;
     case GP_U8: fill_random<unsigned char><<<grid, 256, 0, stream>>>((unsigned char *)dst, n, seed); break;
     case GP_U32: fill_random<unsigned><<<grid, 256, 0, stream>>>((unsigned *)dst, n, seed); break;
+    case GP_F16: fill_random<F16b><<<grid, 256, 0, stream>>>((F16b *)dst, n, seed); break;
+    case GP_BF16: fill_random<BF16b><<<grid, 256, 0, stream>>>((BF16b *)dst, n, seed); break;
     default: return gp__error(GP_ERR_UNSUPPORTED, "fill_random: dtype %s", gp_dtype_name(dtype));
     }
     return GP_CHECK_LAUNCH("fill_random");

@@ -192,22 +192,47 @@ gp_status_t gp_matrix_add(gp_ctx_t *ctx, double alpha, const gp_matrix_t *a, dou
     return gp__add_gpu(ctx, dt, &op, (cudaStream_t)stream);
 }
 
-gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const gp_matrix_t *a, const gp_matrix_t *b,
-                    double beta, const gp_matrix_t *c, gp_stream_t stream)
+const char *gp_gemm_precision_name(gp_gemm_precision_t p)
 {
-    static const char fn[] = "gp_gemm";
+    switch (p) {
+    case GP_GEMM_FP32: return "fp32";
+    case GP_GEMM_TF32: return "tf32";
+    case GP_GEMM_BF16: return "bf16";
+    case GP_GEMM_FP16: return "fp16";
+    default: return NULL;
+    }
+}
+
+static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_op_t opa, gp_op_t opb,
+                        double alpha, const gp_matrix_t *a, const gp_matrix_t *b, double beta, const gp_matrix_t *c,
+                        gp_stream_t stream)
+{
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if (gp_gemm_precision_name(prec) == NULL)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: precision %d is not a gp_gemm_precision_t", fn, (int)prec);
     if (opa != GP_OP_N && opa != GP_OP_T) return gp__error(GP_ERR_INVALID_ARG, "%s: opa %d is not a gp_op_t", fn, (int)opa);
     if (opb != GP_OP_N && opb != GP_OP_T) return gp__error(GP_ERR_INVALID_ARG, "%s: opb %d is not a gp_op_t", fn, (int)opb);
     GP_TRY_RET(check_view(fn, "a", a));
     GP_TRY_RET(check_view(fn, "b", b));
     GP_TRY_RET(check_view(fn, "c", c));
     const gp_dtype_t dt = c->dtype;
-    if (dt != GP_F32 && dt != GP_F64)
-        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (f32 and f64 are supported)", fn, gp_dtype_name(dt));
-    if (a->dtype != dt || b->dtype != dt)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: dtypes differ (a %s, b %s, c %s)", fn, gp_dtype_name(a->dtype),
-                         gp_dtype_name(b->dtype), gp_dtype_name(dt));
+    if (prec == GP_GEMM_FP32) {
+        if (dt != GP_F32 && dt != GP_F64)
+            return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (f32 and f64 are supported)", fn, gp_dtype_name(dt));
+        if (a->dtype != dt || b->dtype != dt)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: dtypes differ (a %s, b %s, c %s)", fn, gp_dtype_name(a->dtype),
+                             gp_dtype_name(b->dtype), gp_dtype_name(dt));
+    } else {
+        const gp_dtype_t in = prec == GP_GEMM_TF32 ? GP_F32 : prec == GP_GEMM_BF16 ? GP_BF16 : GP_F16;
+        if (a->dtype != in || b->dtype != in)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: precision %s takes a and b of %s (a is %s, b %s)", fn,
+                             gp_gemm_precision_name(prec), gp_dtype_name(in), gp_dtype_name(a->dtype),
+                             gp_dtype_name(b->dtype));
+        if (dt != GP_F32 && dt != in)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: precision %s writes c as f32%s%s (c is %s)", fn,
+                             gp_gemm_precision_name(prec), in == GP_F32 ? "" : " or ", in == GP_F32 ? "" : gp_dtype_name(in),
+                             gp_dtype_name(dt));
+    }
     const size_t m = opa == GP_OP_N ? a->rows : a->cols, k = opa == GP_OP_N ? a->cols : a->rows;
     const size_t kb = opb == GP_OP_N ? b->rows : b->cols, n = opb == GP_OP_N ? b->cols : b->rows;
     if (k != kb || c->rows != m || c->cols != n)
@@ -224,6 +249,20 @@ gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const
         g = (gp__gemm_t){m, n, k, a->data, b->data, c->data, a->ld, b->ld, c->ld, a_kin, b_kin, alpha, beta};
     else
         g = (gp__gemm_t){n, m, k, b->data, a->data, c->data, b->ld, a->ld, c->ld, b_kin, a_kin, alpha, beta};
+    if (prec != GP_GEMM_FP32)
+        return gp__is_cpu(ctx) ? gp__gemm_tc_cpu(prec, dt, &g) : gp__gemm_tc_gpu(ctx, prec, dt, &g, (cudaStream_t)stream);
     if (gp__is_cpu(ctx)) return gp__gemm_cpu(dt, &g, 1);
     return gp__gemm_gpu(ctx, dt, &g, 0, (cudaStream_t)stream);
+}
+
+gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const gp_matrix_t *a, const gp_matrix_t *b,
+                    double beta, const gp_matrix_t *c, gp_stream_t stream)
+{
+    return gemm("gp_gemm", ctx, GP_GEMM_FP32, opa, opb, alpha, a, b, beta, c, stream);
+}
+
+gp_status_t gp_gemm_ex(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
+                       const gp_matrix_t *a, const gp_matrix_t *b, double beta, const gp_matrix_t *c, gp_stream_t stream)
+{
+    return gemm("gp_gemm_ex", ctx, precision, opa, opb, alpha, a, b, beta, c, stream);
 }

@@ -63,6 +63,11 @@ typedef struct gp__gemm {
 GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
                                      cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int parallel);
+/* gp_gemm_ex's TF32 / BF16 / FP16 (canonical form; cdt: C's dtype, f32 or the inputs' 16-bit type): the tensor-core
+ * kernels of gemm_tc.cuh, and the CPU backend (gemm_tc_cpu.c: rounded inputs in f64, one rounding at the end). */
+GP_INTERNAL gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
+                                        cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g);
 /* gemm_cpu.c: the widest micro-kernel allowed (2 AVX-512, 1 AVX2+FMA, 0 portable; tests lower it), and the one in
  * use */
 GP_INTERNAL extern int gp__gemm_cpu_max_isa;

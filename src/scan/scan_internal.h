@@ -20,6 +20,7 @@
 #define GP_SCAN_INTERNAL_H
 
 #include "../core/internal.h"
+#include "../core/half.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -102,42 +103,6 @@ typedef struct gp__pred {
     int value;           /* GP__PM_CONST */
     const uint8_t *flags;
 } gp__pred_t;
-
-#ifdef __CUDACC__
-#define GP__HD __host__ __device__
-#else
-#define GP__HD
-#endif
-/* f32 to IEEE half / bfloat16 bits, rounding to nearest even (overflow to inf, subnormals exact, NaN kept a quiet
- * NaN with the top payload bits): the one routine both backends use, so narrowed scan outputs agree bit for bit. */
-static inline GP__HD uint16_t gp__f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    const uint32_t ax = x & 0x7fffffffu;
-    if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
-    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520: inf */
-    if (ax >= 0x38800000u) {                                    /* normal: 2^-14 and up */
-        uint32_t r = ax - 0x38000000u;
-        r += 0xfffu + ((r >> 13) & 1u);
-        return (uint16_t)(sign | (r >> 13));
-    }
-    if (ax <= 0x33000000u) return sign; /* <= 2^-25: 0 (2^-25 is a tie, to even) */
-    const uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e;
-    uint32_t q = m >> sh;
-    const uint32_t rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
-    if (rem > half || (rem == half && (q & 1u))) q++;
-    return (uint16_t)(sign | q);
-}
-static inline GP__HD uint16_t gp__f32_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
 
 /* ---- the scan's dtypes and accumulators (scan.c): dtype scanned in *acc and written as *out. gp_scan (acc_req =
  * -1): the dtype itself; u8 i8 u16 i16 in 32 bits (wrapping in their width), f16 / bf16 in f32, written back in the

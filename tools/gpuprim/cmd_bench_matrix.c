@@ -127,6 +127,7 @@ typedef struct gjob {
     gp_ctx_t *ctx;
     gp_peer_t *peer;
     int f64, variant;
+    gp_gemm_precision_t prec; /* GP_GEMM_FP32: gp_gemm (f32 / f64); else gp_gemm_ex with f32 c */
     size_t m, n, k;
     gp_matrix_t a, b, c, c_peer;
     char err[256];
@@ -138,6 +139,7 @@ static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
     (void)rep;
     if (j->variant) /* a kernel variant alone (row-major, packed) */
         return lab_gemm_variant(j->ctx, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->variant, s);
+    if (j->prec != GP_GEMM_FP32) return gp_gemm_ex(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
     return gp_gemm(j->ctx, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
 }
 
@@ -145,17 +147,24 @@ static gp_status_t gemm_peer(void *u, int rep, gp_stream_t s)
 {
     gjob_t *j = u;
     (void)rep;
+    if (j->prec != GP_GEMM_FP32)
+        return gp_peer_gemm_ex(j->peer, (int)j->prec, j->m, j->n, j->k, j->a.data, j->b.data, j->c_peer.data, s, j->err)
+                   ? GP_ERR_CUDA
+                   : GP_OK;
     return gp_peer_gemm(j->peer, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c_peer.data, s, j->err)
                ? GP_ERR_CUDA
                : GP_OK;
 }
 
 /* Our C against cuBLAS's on sampled rows: both must be within the FP rounding bound of the exact product, so they
- * are within twice it of each other (inputs in [-1, 1): sum |a||b| <= k). */
+ * are within twice it of each other (inputs in [-1, 1): sum |a||b| <= k). TF32: cuBLAS may round its inputs
+ * otherwise than ours (each product then off by up to 2^-9 of its size): k 2^-9 more. */
 static size_t gemm_differ(gjob_t *j)
 {
     const size_t es = j->f64 ? 8 : 4, n = j->n;
-    const double u = j->f64 ? 0x1p-53 : 0x1p-24, tol = 2.0 * (4.0 * sqrt((double)j->k) + 8.0) * u * (double)j->k;
+    const double u = j->f64 ? 0x1p-53 : 0x1p-24,
+                 tol = 2.0 * (4.0 * sqrt((double)j->k) + 8.0) * u * (double)j->k +
+                       (j->prec == GP_GEMM_TF32 ? 0x1p-9 * (double)j->k : 0.0);
     double *x = malloc(n * 8), *y = malloc(n * 8);
     char *bx = malloc(n * es), *by = malloc(n * es);
     size_t bad = 0;
@@ -175,10 +184,12 @@ static size_t gemm_differ(gjob_t *j)
 static void gemm_usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
-               "                          [--reps N] [--warmup N] [--json|--csv]\n"
+               "                          [--precision fp32|tf32|bf16|fp16] [--reps N] [--warmup N] [--json|--csv]\n"
                "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
                "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
-               "  8192 (and the m8n8k4 kernel variant at 4096, for comparison).\n"
+               "  8192 (and the m8n8k4 kernel variant at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
+               "  at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F).\n"
+               "  --precision P: P alone at 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (with -b/-e/-f: P's squares).\n"
                "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's.\n"
                "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
                "  4096 by 2), in --dtype (default f32), on any backend.\n");
@@ -189,8 +200,9 @@ int bench_gemm(int argc, char **argv)
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     sweep_t sw = {256, 4096, 2, 0};
     int sweep_f64 = 0;
-    const char *o_dtype = NULL;
-    const cli_opt_t opts[] = {{"--dtype", "f32|f64", &o_dtype}, {NULL, NULL, NULL}};
+    const char *o_dtype = NULL, *o_prec = NULL;
+    const cli_opt_t opts[] = {{"--dtype", "f32|f64", &o_dtype}, {"--precision", "fp32|tf32|bf16|fp16", &o_prec},
+                              {NULL, NULL, NULL}};
     const cli_spec_t spec = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw,
                              opts, 0, gemm_usage};
     int npos = 0;
@@ -201,6 +213,12 @@ int bench_gemm(int argc, char **argv)
         if (gp_dtype_parse(o_dtype, &d) != GP_OK || (d != GP_F32 && d != GP_F64))
             return bad_value("bench gemm", "--dtype", "f32 or f64", o_dtype);
         sweep_f64 = d == GP_F64;
+    }
+    int only = -1; /* --precision: that one alone */
+    if (o_prec) {
+        for (int p = 0; p < 4; p++)
+            if (strcmp(o_prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) only = p;
+        if (only < 0) return bad_value("bench gemm", "--precision", "fp32, tf32, bf16 or fp16", o_prec);
     }
     if (sweep_check("bench gemm", &sw) != 0) return EXIT_USAGE;
     static const char *const cols[] = {"op", "dtype", "m", "n", "k", "median_us", "min_us", "TFLOP/s", "peer",
@@ -218,40 +236,52 @@ int bench_gemm(int argc, char **argv)
     char perr[256] = "";
     if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) peer = NULL;
     report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
-    /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison) */
-    static const size_t probs[][5] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
+    /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison), precision */
+    static const size_t probs[][6] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
                                       {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
                                       {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4},
-                                      {8192, 8192, 8192, 1, 0}};
+                                      {8192, 8192, 8192, 1, 0},
+                                      {4096, 4096, 4096, 0, 0, 1}, {8192, 8192, 8192, 0, 0, 1},
+                                      {4096, 4096, 4096, 0, 0, 2}, {8192, 8192, 8192, 0, 0, 2},
+                                      {4096, 4096, 4096, 0, 0, 3}, {8192, 8192, 8192, 0, 0, 3}};
+    /* --precision: its own set */
+    static const size_t tshapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4097, 4097},
+                                        {1000, 1000, 1000}, {8192, 64, 8192}};
     size_t sides[64];
     const size_t nsides = sw.given ? sweep_sizes(&sw, sides, 64) : 0;
-    const size_t nprobs = sw.given ? nsides : sizeof probs / sizeof probs[0];
+    const size_t nprobs = sw.given ? nsides : only >= 0 ? 5 : sizeof probs / sizeof probs[0];
     for (size_t pi = 0; pi < nprobs && rc == EXIT_OK; pi++) {
-        gjob_t j = {ctx, peer, sw.given ? sweep_f64 : (int)probs[pi][3], sw.given ? 0 : (int)probs[pi][4], 0, 0, 0,
-                    {0}, {0}, {0}, {0}, ""};
+        gjob_t j = {ctx, peer, sw.given ? sweep_f64 : only >= 0 ? 0 : (int)probs[pi][3],
+                    sw.given || only >= 0 ? 0 : (int)probs[pi][4],
+                    only >= 0 ? (gp_gemm_precision_t)only : sw.given ? GP_GEMM_FP32 : (gp_gemm_precision_t)probs[pi][5],
+                    0, 0, 0, {0}, {0}, {0}, {0}, ""};
         if (j.variant && !gpu) continue;
         if (sw.given) {
             j.m = j.n = j.k = sides[pi];
+        } else if (only >= 0) {
+            j.m = gpu ? tshapes[pi][0] : tshapes[pi][0] / 32 + 1, j.n = gpu ? tshapes[pi][1] : tshapes[pi][1] / 32 + 1;
+            j.k = gpu ? tshapes[pi][2] : tshapes[pi][2] / 32 + 1;
         } else {
             j.m = gpu ? probs[pi][0] : probs[pi][0] / 32 + 1, j.n = gpu ? probs[pi][1] : probs[pi][1] / 32 + 1;
             j.k = gpu ? probs[pi][2] : probs[pi][2] / 32 + 1;
         }
-        const gp_dtype_t dt = j.f64 ? GP_F64 : GP_F32;
-        const size_t es = j.f64 ? 8 : 4;
+        const gp_dtype_t dt = j.f64 ? GP_F64 : GP_F32,
+                         it = j.prec == GP_GEMM_BF16 ? GP_BF16 : j.prec == GP_GEMM_FP16 ? GP_F16 : dt;
+        const size_t es = j.f64 ? 8 : 4, ies = gp_dtype_size(it);
         gp_buffer_t ba = {0}, bb = {0}, bc = {0}, bp = {0};
-        j.a = (gp_matrix_t){NULL, j.m, j.k, j.k, dt, GP_ROW_MAJOR};
-        j.b = (gp_matrix_t){NULL, j.k, j.n, j.n, dt, GP_ROW_MAJOR};
+        j.a = (gp_matrix_t){NULL, j.m, j.k, j.k, it, GP_ROW_MAJOR};
+        j.b = (gp_matrix_t){NULL, j.k, j.n, j.n, it, GP_ROW_MAJOR};
         j.c = (gp_matrix_t){NULL, j.m, j.n, j.n, dt, GP_ROW_MAJOR};
         j.c_peer = j.c;
-        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.k * es, &ba) != GP_OK ||
-            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.k * j.n * es, &bb) != GP_OK ||
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.k * ies, &ba) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.k * j.n * ies, &bb) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es, &bc) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es, &bp) != GP_OK ||
-            bench_fill_random(ctx, ba.device, j.m * j.k, dt, 11 + pi) != GP_OK ||
-            bench_fill_random(ctx, bb.device, j.k * j.n, dt, 23 + pi) != GP_OK) {
+            bench_fill_random(ctx, ba.device, j.m * j.k, it, 11 + pi) != GP_OK ||
+            bench_fill_random(ctx, bb.device, j.k * j.n, it, 23 + pi) != GP_OK) {
             fprintf(stderr, "gpuprim bench gemm: %zu x %zu x %zu: %s\n", j.m, j.n, j.k, gp_last_error());
             rc = EXIT_FAIL;
         }
@@ -286,13 +316,17 @@ int bench_gemm(int argc, char **argv)
             }
             char op[48];
             static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8"};
-            snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
+            if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
+            else snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
                      j.f64 && j.variant <= 4 ? dv[j.variant]
                      : j.variant == 11 ? " 1 block/SM"
                      : j.variant == 13 ? " prefetch 1 block/SM"
                      : j.variant == 14 ? " prefetch" : "");
-            const char *cells[] = {op, gp_dtype_name(dt), cm, cn, ck, cmed, cmin, ct,
-                                   has_peer ? (j.f64 ? "cublasDgemm" : "cublasSgemm pedantic") : "", cpu_, cpt, crat};
+            const char *pname = j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
+                                : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"
+                                : j.f64                   ? "cublasDgemm"
+                                                          : "cublasSgemm pedantic";
+            const char *cells[] = {op, gp_dtype_name(it), cm, cn, ck, cmed, cmin, ct, has_peer ? pname : "", cpu_, cpt, crat};
             report_row(&r, cells);
         }
         gp_mem_free(ctx, &ba), gp_mem_free(ctx, &bb), gp_mem_free(ctx, &bc), gp_mem_free(ctx, &bp);

@@ -1,0 +1,85 @@
+/*
+ * gemm_tc.cu — the launcher of the tensor-core GEMM (gemm_tc.cuh): TF32, BF16, FP16 with f32 accumulation. Operands
+ * whose rows are not 16-byte aligned are first copied into the workspace with an aligned ld (the kernel's copies are
+ * 16-byte cp.async); the grid is one block per 128 x 128 tile of C in a grouped order.
+ */
+#include "matrix_internal.h"
+
+#include "gemm_tc.cuh"
+
+namespace {
+
+using namespace gemmtc;
+
+template <int P, bool AK, bool BK, typename OT>
+gp_status_t launch(const gp__gemm_t *g, size_t K, unsigned tm, unsigned tn, cudaStream_t s)
+{
+    constexpr size_t smem = smem_bytes<P>(AK, BK);
+    gp_status_t st = GP_OK;
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_mma<P, AK, BK, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gemm_mma<P, AK, BK, OT><<<tm * tn, THREADS, smem, s>>>(g->M, g->N, K, (float)g->alpha, g->A, g->lda, g->B, g->ldb,
+                                                             (float)g->beta, (OT *)g->C, g->ldc, tm, tn);
+    return GP_CHECK_LAUNCH("gemm_mma");
+fail:
+    return st;
+}
+
+template <int P, typename OT>
+gp_status_t layouts(const gp__gemm_t *g, size_t K, unsigned tm, unsigned tn, cudaStream_t s)
+{
+    if (g->a_kin)
+        return g->b_kin ? launch<P, true, true, OT>(g, K, tm, tn, s) : launch<P, true, false, OT>(g, K, tm, tn, s);
+    return g->b_kin ? launch<P, false, true, OT>(g, K, tm, tn, s) : launch<P, false, false, OT>(g, K, tm, tn, s);
+}
+
+size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+} // namespace
+
+extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
+                                       cudaStream_t stream)
+{
+    if (g->M == 0 || g->N == 0) return GP_OK;
+    if (ctx->cc_major < 8)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %s needs the tensor cores of sm_80 or later (this GPU is "
+                         "sm_%d)", prec == GP_GEMM_TF32 ? "TF32" : prec == GP_GEMM_BF16 ? "BF16" : "FP16", ctx->cc_major * 10);
+    const size_t tm = (g->M + BM - 1) / BM, tn = (g->N + BN - 1) / BN;
+    if (tm * tn > 0x7fffffffu)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 128", g->M, g->N);
+    const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, K = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A, B not read */
+    gp__gemm_t q = *g;
+    /* rows that are not 16-byte aligned: copy the operand once with an aligned ld */
+    const int pa = K && ((g->lda * es) % 16 || (uintptr_t)g->A % 16);
+    const int pb = K && ((g->ldb * es) % 16 || (uintptr_t)g->B % 16);
+    const size_t ai = g->a_kin ? K : g->M, ao = g->a_kin ? g->M : K, bi = g->b_kin ? K : g->N, bo = g->b_kin ? g->N : K;
+    const size_t abytes = pa ? round_up(round_up(ai, 16 / es) * ao * es, 256) : 0,
+                 bbytes = pb ? round_up(round_up(bi, 16 / es) * bo * es, 256) : 0;
+    if (abytes + bbytes) {
+        void *ws = NULL;
+        GP_TRY_RET(gp__workspace(ctx, abytes + bbytes, &ws));
+        cudaError_t e = cudaSuccess;
+        if (pa) {
+            const size_t nld = round_up(ai, 16 / es);
+            e = cudaMemcpy2DAsync(ws, nld * es, g->A, g->lda * es, ai * es, ao, cudaMemcpyDeviceToDevice, stream);
+            q.A = ws, q.lda = nld;
+        }
+        if (pb && e == cudaSuccess) {
+            const size_t nld = round_up(bi, 16 / es);
+            e = cudaMemcpy2DAsync((char *)ws + abytes, nld * es, g->B, g->ldb * es, bi * es, bo,
+                                  cudaMemcpyDeviceToDevice, stream);
+            q.B = (char *)ws + abytes, q.ldb = nld;
+        }
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_gemm_ex: packing an unaligned operand", __FILE__, __LINE__);
+    }
+    const unsigned um = (unsigned)tm, un = (unsigned)tn;
+    switch (prec) {
+    case GP_GEMM_TF32: return layouts<P_TF32, float>(&q, K, um, un, stream);
+    case GP_GEMM_BF16:
+        return cdt == GP_F32 ? layouts<P_BF16, float>(&q, K, um, un, stream)
+                             : layouts<P_BF16, uint16_t>(&q, K, um, un, stream);
+    case GP_GEMM_FP16:
+        return cdt == GP_F32 ? layouts<P_FP16, float>(&q, K, um, un, stream)
+                             : layouts<P_FP16, uint16_t>(&q, K, um, un, stream);
+    default: return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: precision %d reached the tensor-core launcher", (int)prec);
+    }
+}
