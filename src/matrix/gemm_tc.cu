@@ -34,7 +34,53 @@ gp_status_t layouts(const gp__gemm_t *g, size_t K, unsigned tm, unsigned tn, cud
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* out (cols x rows, ldo) = in (rows x cols, ldi)^T for 16-bit elements: 32 x 32 tiles through shared memory */
+__global__ void transpose16(const uint16_t *__restrict__ in, size_t ldi, uint16_t *__restrict__ out, size_t ldo,
+                            size_t rows, size_t cols)
+{
+    __shared__ uint16_t t[32][34];
+    const size_t r0 = (size_t)blockIdx.y * 32, c0 = (size_t)blockIdx.x * 32;
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        const size_t r = r0 + i, c = c0 + threadIdx.x;
+        if (r < rows && c < cols) t[i][threadIdx.x] = in[r * ldi + c];
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        const size_t c = c0 + i, r = r0 + threadIdx.x;
+        if (c < cols && r < rows) out[c * ldo + r] = t[threadIdx.x][i];
+    }
+}
+
+/* X' (outer rows of inner elements, K-major for the wgmma path) from X: as is when already K-major with 16-byte
+ * rows, else copied (kin) or transposed (!kin) into the workspace at *off with an aligned ld */
+gp_status_t kmajor(const void **X, size_t *ld, int kin, size_t outer, size_t inner, char *ws, size_t *off,
+                   cudaStream_t s)
+{
+    const size_t nld = round_up(inner, 8);
+    if (kin && (*ld * 2) % 16 == 0 && (uintptr_t)*X % 16 == 0) return GP_OK;
+    char *dst = ws + *off;
+    if (kin) {
+        const cudaError_t e = cudaMemcpy2DAsync(dst, nld * 2, *X, *ld * 2, inner * 2, outer, cudaMemcpyDeviceToDevice, s);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_gemm_ex: packing an operand", __FILE__, __LINE__);
+    } else { /* stored inner x outer: transpose */
+        const dim3 grid((unsigned)((outer + 31) / 32), (unsigned)((inner + 31) / 32)), block(32, 8);
+        transpose16<<<grid, block, 0, s>>>((const uint16_t *)*X, *ld, (uint16_t *)dst, nld, inner, outer);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: transposing an operand"));
+    }
+    *X = dst, *ld = nld;
+    *off += round_up(nld * outer * 2, 256);
+    return GP_OK;
+}
+
+size_t kmajor_bytes(size_t ld, const void *X, int kin, size_t outer, size_t inner)
+{
+    if (kin && (ld * 2) % 16 == 0 && (uintptr_t)X % 16 == 0) return 0;
+    return round_up(round_up(inner, 8) * outer * 2, 256);
+}
+
 } // namespace
+
+int gp__gemm_tc_path = 0;
 
 extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
                                        cudaStream_t stream)
@@ -48,6 +94,22 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 128", g->M, g->N);
     const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, K = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A, B not read */
     gp__gemm_t q = *g;
+#ifdef GP_HAVE_WGMMA
+    /* Hopper (sm_90): BF16 / FP16 on wgmma, both operands K-major with aligned rows */
+    if (prec != GP_GEMM_TF32 && ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
+        const size_t wa = K ? kmajor_bytes(g->lda, g->A, g->a_kin, g->M, K) : 0,
+                     wb = K ? kmajor_bytes(g->ldb, g->B, g->b_kin, g->N, K) : 0;
+        if (wa + wb) {
+            void *ws = NULL;
+            size_t off = 0;
+            GP_TRY_RET(gp__workspace(ctx, wa + wb, &ws));
+            if (wa) GP_TRY_RET(kmajor(&q.A, &q.lda, g->a_kin, g->M, K, (char *)ws, &off, stream));
+            if (wb) GP_TRY_RET(kmajor(&q.B, &q.ldb, g->b_kin, g->N, K, (char *)ws, &off, stream));
+        }
+        q.a_kin = q.b_kin = 1;
+        return gp__gemm_wgmma(prec, cdt, &q, K, stream);
+    }
+#endif
     /* rows that are not 16-byte aligned: copy the operand once with an aligned ld */
     const int pa = K && ((g->lda * es) % 16 || (uintptr_t)g->A % 16);
     const int pb = K && ((g->ldb * es) % 16 || (uintptr_t)g->B % 16);
