@@ -34,48 +34,59 @@ gp_status_t layouts(const gp__gemm_t *g, size_t K, unsigned tm, unsigned tn, cud
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-/* out (cols x rows, ldo) = in (rows x cols, ldi)^T for 16-bit elements: 32 x 32 tiles through shared memory */
-__global__ void transpose16(const uint16_t *__restrict__ in, size_t ldi, uint16_t *__restrict__ out, size_t ldo,
-                            size_t rows, size_t cols)
+/* out = in (TR 0) or in^T (TR 1) through 32 x 32 shared-memory tiles, TF32-rounded when RND: in is rows x cols (ldi),
+ * out cols x rows (TR) or rows x cols (ldo) */
+template <typename T, bool TR, bool RND>
+__global__ void pack_tile(const T *__restrict__ in, size_t ldi, T *__restrict__ out, size_t ldo, size_t rows,
+                          size_t cols)
 {
-    __shared__ uint16_t t[32][34];
+    __shared__ T t[32][33];
     const size_t r0 = (size_t)blockIdx.y * 32, c0 = (size_t)blockIdx.x * 32;
     for (int i = threadIdx.y; i < 32; i += 8) {
         const size_t r = r0 + i, c = c0 + threadIdx.x;
-        if (r < rows && c < cols) t[i][threadIdx.x] = in[r * ldi + c];
+        if (r < rows && c < cols) {
+            T v = in[r * ldi + c];
+            if constexpr (RND) v = gp__f32_to_tf32(v);
+            t[i][threadIdx.x] = v;
+        }
     }
     __syncthreads();
     for (int i = threadIdx.y; i < 32; i += 8) {
-        const size_t c = c0 + i, r = r0 + threadIdx.x;
-        if (c < cols && r < rows) out[c * ldo + r] = t[threadIdx.x][i];
+        if (TR) {
+            const size_t c = c0 + i, r = r0 + threadIdx.x;
+            if (c < cols && r < rows) out[c * ldo + r] = t[threadIdx.x][i];
+        } else {
+            const size_t r = r0 + i, c = c0 + threadIdx.x;
+            if (r < rows && c < cols) out[r * ldo + c] = t[i][threadIdx.x];
+        }
     }
 }
 
-/* X' (outer rows of inner elements, K-major for the wgmma path) from X: as is when already K-major with 16-byte
- * rows, else copied (kin) or transposed (!kin) into the workspace at *off with an aligned ld */
+/* X' (outer rows of inner elements, K-major, 16-byte rows; TF32: rounded) for the wgmma path: as is when it already
+ * is that (16-bit only), else written into the workspace at *off by pack_tile */
+template <typename T, bool RND>
 gp_status_t kmajor(const void **X, size_t *ld, int kin, size_t outer, size_t inner, char *ws, size_t *off,
                    cudaStream_t s)
 {
-    const size_t nld = round_up(inner, 8);
-    if (kin && (*ld * 2) % 16 == 0 && (uintptr_t)*X % 16 == 0) return GP_OK;
-    char *dst = ws + *off;
-    if (kin) {
-        const cudaError_t e = cudaMemcpy2DAsync(dst, nld * 2, *X, *ld * 2, inner * 2, outer, cudaMemcpyDeviceToDevice, s);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_gemm_ex: packing an operand", __FILE__, __LINE__);
-    } else { /* stored inner x outer: transpose */
-        const dim3 grid((unsigned)((outer + 31) / 32), (unsigned)((inner + 31) / 32)), block(32, 8);
-        transpose16<<<grid, block, 0, s>>>((const uint16_t *)*X, *ld, (uint16_t *)dst, nld, inner, outer);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: transposing an operand"));
-    }
+    constexpr size_t es = sizeof(T), vb = 16 / sizeof(T);
+    if (!RND && kin && (*ld * es) % 16 == 0 && (uintptr_t)*X % 16 == 0) return GP_OK;
+    const size_t nld = round_up(inner, vb);
+    T *dst = (T *)(ws + *off);
+    const size_t rows = kin ? outer : inner, cols = kin ? inner : outer; /* as stored */
+    const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
+    if (grid.y > 65535) return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: an operand of %zu rows to pack", rows);
+    if (kin) pack_tile<T, false, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols);
+    else pack_tile<T, true, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: packing an operand"));
     *X = dst, *ld = nld;
-    *off += round_up(nld * outer * 2, 256);
+    *off += round_up(nld * outer * es, 256);
     return GP_OK;
 }
 
-size_t kmajor_bytes(size_t ld, const void *X, int kin, size_t outer, size_t inner)
+size_t kmajor_bytes(size_t es, int rnd, size_t ld, const void *X, int kin, size_t outer, size_t inner)
 {
-    if (kin && (ld * 2) % 16 == 0 && (uintptr_t)X % 16 == 0) return 0;
-    return round_up(round_up(inner, 8) * outer * 2, 256);
+    if (!rnd && kin && (ld * es) % 16 == 0 && (uintptr_t)X % 16 == 0) return 0;
+    return round_up(round_up(inner, 16 / es) * outer * es, 256);
 }
 
 } // namespace
@@ -95,16 +106,22 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
     const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, K = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A, B not read */
     gp__gemm_t q = *g;
 #ifdef GP_HAVE_WGMMA
-    /* Hopper (sm_90): BF16 / FP16 on wgmma, both operands K-major with aligned rows */
-    if (prec != GP_GEMM_TF32 && ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
-        const size_t wa = K ? kmajor_bytes(g->lda, g->A, g->a_kin, g->M, K) : 0,
-                     wb = K ? kmajor_bytes(g->ldb, g->B, g->b_kin, g->N, K) : 0;
+    /* Hopper (sm_90): wgmma, both operands K-major with aligned rows (TF32: rounded in the same pass) */
+    if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
+        const int t = prec == GP_GEMM_TF32;
+        const size_t wa = K ? kmajor_bytes(es, t, g->lda, g->A, g->a_kin, g->M, K) : 0,
+                     wb = K ? kmajor_bytes(es, t, g->ldb, g->B, g->b_kin, g->N, K) : 0;
         if (wa + wb) {
             void *ws = NULL;
             size_t off = 0;
             GP_TRY_RET(gp__workspace(ctx, wa + wb, &ws));
-            if (wa) GP_TRY_RET(kmajor(&q.A, &q.lda, g->a_kin, g->M, K, (char *)ws, &off, stream));
-            if (wb) GP_TRY_RET(kmajor(&q.B, &q.ldb, g->b_kin, g->N, K, (char *)ws, &off, stream));
+            if (t) {
+                if (wa) GP_TRY_RET((kmajor<float, true>(&q.A, &q.lda, g->a_kin, g->M, K, (char *)ws, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<float, true>(&q.B, &q.ldb, g->b_kin, g->N, K, (char *)ws, &off, stream)));
+            } else {
+                if (wa) GP_TRY_RET((kmajor<uint16_t, false>(&q.A, &q.lda, g->a_kin, g->M, K, (char *)ws, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<uint16_t, false>(&q.B, &q.ldb, g->b_kin, g->N, K, (char *)ws, &off, stream)));
+            }
         }
         q.a_kin = q.b_kin = 1;
         return gp__gemm_wgmma(prec, cdt, &q, K, stream);

@@ -1,10 +1,11 @@
 /*
- * gemm_wgmma.cu — BF16 / FP16 GEMM on Hopper's warpgroup MMA (wgmma, sm_90a; built as its own object with
+ * gemm_wgmma.cu — TF32 / BF16 / FP16 GEMM on Hopper's warpgroup MMA (wgmma, sm_90a; built as its own object with
  * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). Both operands K-major (the
- * launcher in gemm_tc.cu transposes or packs others first), rows 16-byte aligned. Block tile 128 x 256 x 64: two
- * consumer warpgroups, each one m64n256k16 wgmma per 16 of K on its 64 rows, f32 accumulators in registers (128 per
+ * launcher in gemm_tc.cu transposes or packs others first, and rounds TF32 inputs), rows 16-byte aligned. Block tile
+ * 128 x 256 x 128 bytes of K: two consumer warpgroups, each one m64n256k16 (k8 for TF32) wgmma per 32 bytes of K on
+ * its 64 rows, f32 accumulators in registers (128 per
  * thread); every thread copies 16-byte chunks global -> shared with cp.async (bytes past an edge zero-filled) into a
- * 4-stage ring, each stage's tiles in the 128-byte swizzle the descriptors name (chunk c of row r at
+ * 4-stage ring (two tiles copied ahead, one wgmma group left in flight), each stage's tiles in the 128-byte swizzle the descriptors name (chunk c of row r at
  * r * 128 + ((c ^ (r mod 8)) * 16)), then fence.proxy.async so the tensor cores see them. Not yet: TMA, an
  * mbarrier pipeline with producer / consumer warps, persistent tiles, clusters (docs/MATRIX.md).
  */
@@ -16,8 +17,8 @@
 
 namespace {
 
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4, THREADS = 256;
-constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr int BM = 128, BN = 256, STAGES = 4, THREADS = 256; /* K per stage: 128 bytes of a row */
+constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 1024; /* + slack to align the ring to 1024 bytes */
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -27,18 +28,19 @@ __device__ __forceinline__ void cp16(unsigned dst, const void *src, int bytes)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
-/* K-major operand tile: R rows (from r0, of RN) x 64 elements of K (from k0, of K), 128-byte swizzled */
-template <int R>
-__device__ __forceinline__ void load_tile(unsigned s, const uint16_t *X, size_t ld, size_t r0, size_t RN, size_t k0,
+/* K-major operand tile: R rows (from r0, of RN) x 128 bytes of K (from k0, of K; ES-byte elements), 128-byte swizzled */
+template <int R, int ES>
+__device__ __forceinline__ void load_tile(unsigned s, const char *X, size_t ld, size_t r0, size_t RN, size_t k0,
                                           size_t K)
 {
+    constexpr int EPC = 16 / ES; /* elements per 16-byte chunk */
 #pragma unroll
     for (int i = 0; i < R * 8 / THREADS; i++) {
         const int c = threadIdx.x + i * THREADS, row = c >> 3, ch = c & 7;
-        const size_t gr = r0 + row, gc = k0 + (size_t)ch * 8;
+        const size_t gr = r0 + row, gc = k0 + (size_t)ch * EPC;
         int bytes = 0;
-        if (gr < RN && gc < K) bytes = K - gc >= 8 ? 16 : (int)(K - gc) * 2;
-        const uint16_t *src = bytes ? X + gr * ld + gc : X;
+        if (gr < RN && gc < K) bytes = K - gc >= (size_t)EPC ? 16 : (int)(K - gc) * ES;
+        const char *src = bytes ? X + (gr * ld + gc) * ES : X;
         cp16(s + row * 128 + ((ch ^ (row & 7)) << 4), src, bytes);
     }
 }
@@ -69,10 +71,21 @@ __device__ __forceinline__ void wgmma_f16(float *d, uint64_t da, uint64_t db)
                  : "l"(da), "l"(db));
 }
 
-template <bool F16, typename OT>
+__device__ __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db)
+{
+    asm volatile("{\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, 1, 1, 1;\n"
+                 "}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db));
+}
+
+/* P: 1 TF32 (f32 storage, rounded by the launcher), 2 BF16, 3 FP16 */
+template <int P, typename OT>
 __global__ void __launch_bounds__(THREADS, 1)
-    gemm_wgmma(size_t M, size_t N, size_t K, float alpha, const uint16_t *__restrict__ A, size_t lda,
-               const uint16_t *__restrict__ B, size_t ldb, float beta, OT *__restrict__ C, size_t ldc,
+    gemm_wgmma(size_t M, size_t N, size_t K, float alpha, const char *__restrict__ A, size_t lda,
+               const char *__restrict__ B, size_t ldb, float beta, OT *__restrict__ C, size_t ldc,
                unsigned tiles_m, unsigned tiles_n)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -90,39 +103,45 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
     for (int i = 0; i < 128; i++) d[i] = 0.0f;
 
+    constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES;
+    /* the ring: tile kt + 2 is copied while tile kt's wgmmas are issued and tile kt - 1's may still run (one group
+     * in flight), so the stage being filled, (kt + 2) mod 4, is the one tile kt - 2 used, retired by then */
+    constexpr int AHEAD = STAGES - 2;
     const size_t KT = (K + BK - 1) / BK;
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
+    for (int s = 0; s < AHEAD; s++) {
         if ((size_t)s < KT) {
             const unsigned st = base + s * STAGE_BYTES;
-            load_tile<BM>(st, A, lda, m0, M, (size_t)s * BK, K);
-            load_tile<BN>(st + A_BYTES, B, ldb, n0, N, (size_t)s * BK, K);
+            load_tile<BM, ES>(st, A, lda, m0, M, (size_t)s * BK, K);
+            load_tile<BN, ES>(st + A_BYTES, B, ldb, n0, N, (size_t)s * BK, K);
         }
         asm volatile("cp.async.commit_group;\n" ::);
     }
     for (size_t kt = 0; kt < KT; kt++) {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(AHEAD - 1) : "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncthreads();
         {
-            const size_t nk = kt + STAGES - 1; /* into the stage the last (finished) wgmmas read */
+            const size_t nk = kt + AHEAD;
             if (nk < KT) {
                 const unsigned st = base + (unsigned)(nk % STAGES) * STAGE_BYTES;
-                load_tile<BM>(st, A, lda, m0, M, nk * BK, K);
-                load_tile<BN>(st + A_BYTES, B, ldb, n0, N, nk * BK, K);
+                load_tile<BM, ES>(st, A, lda, m0, M, nk * BK, K);
+                load_tile<BN, ES>(st + A_BYTES, B, ldb, n0, N, nk * BK, K);
             }
             asm volatile("cp.async.commit_group;\n" ::);
         }
         const unsigned st = base + (unsigned)(kt % STAGES) * STAGE_BYTES, sa = st + wg * (64 * 128), sb = st + A_BYTES;
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-        for (int kk = 0; kk < BK / 16; kk++) {
-            if (F16) wgmma_f16(d, desc(sa + kk * 32), desc(sb + kk * 32));
+        for (int kk = 0; kk < 4; kk++) { /* 32 bytes of K each: k16 (16-bit) or k8 (TF32) */
+            if (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            else if (P == 3) wgmma_f16(d, desc(sa + kk * 32), desc(sb + kk * 32));
             else wgmma_bf16(d, desc(sa + kk * 32), desc(sb + kk * 32));
         }
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 
     /* d[4 j + q]: row 16 w + g (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q) of the warpgroup's 64 x 256 */
@@ -138,26 +157,25 @@ __global__ void __launch_bounds__(THREADS, 1)
             if (beta != 0.0f) {
                 float old;
                 if constexpr (sizeof(OT) == 4) old = *p;
-                else if constexpr (F16) old = gp__f16_bits_to_f32(*p);
+                else if constexpr (P == 3) old = gp__f16_bits_to_f32(*p);
                 else old = gp__bf16_bits_to_f32(*p);
                 v = fmaf(beta, old, v);
             }
             if constexpr (sizeof(OT) == 4) *p = v;
-            else if constexpr (F16) *p = gp__f32_to_f16(v);
+            else if constexpr (P == 3) *p = gp__f32_to_f16(v);
             else *p = gp__f32_to_bf16(v);
         }
 #endif
 }
 
-template <bool F16, typename OT>
-gp_status_t launch(const gp__gemm_t *g, size_t K, cudaStream_t s)
+template <int P, typename OT> gp_status_t launch(const gp__gemm_t *g, size_t K, cudaStream_t s)
 {
     const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
     gp_status_t st = GP_OK;
-    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma<F16, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
-    gemm_wgmma<F16, OT><<<tm * tn, THREADS, SMEM, s>>>(g->M, g->N, K, (float)g->alpha, (const uint16_t *)g->A, g->lda,
-                                                       (const uint16_t *)g->B, g->ldb, (float)g->beta, (OT *)g->C,
-                                                       g->ldc, tm, tn);
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma<P, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
+    gemm_wgmma<P, OT><<<tm * tn, THREADS, SMEM, s>>>(g->M, g->N, K, (float)g->alpha, (const char *)g->A, g->lda,
+                                                     (const char *)g->B, g->ldb, (float)g->beta, (OT *)g->C, g->ldc,
+                                                     tm, tn);
     return GP_CHECK_LAUNCH("gemm_wgmma");
 fail:
     return st;
@@ -165,12 +183,13 @@ fail:
 
 } // namespace
 
-/* g: both operands K-major (a_kin, b_kin), rows 16-byte aligned; K = 0 when alpha is 0 */
+/* g: both operands K-major (a_kin, b_kin), rows 16-byte aligned (TF32: already rounded); K = 0 when alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
                                       cudaStream_t stream)
 {
     if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
-    if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<true, float>(g, K, stream) : launch<true, uint16_t>(g, K, stream);
-    return cdt == GP_F32 ? launch<false, float>(g, K, stream) : launch<false, uint16_t>(g, K, stream);
+    if (prec == GP_GEMM_TF32) return launch<1, float>(g, K, stream);
+    if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<3, float>(g, K, stream) : launch<3, uint16_t>(g, K, stream);
+    return cdt == GP_F32 ? launch<2, float>(g, K, stream) : launch<2, uint16_t>(g, K, stream);
 }
