@@ -124,7 +124,7 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
             }
         }
         q.a_kin = q.b_kin = 1;
-        return gp__gemm_wgmma(prec, cdt, &q, K, stream);
+        return gp__gemm_wgmma(prec, cdt, &q, K, gp__gemm_tc_path != 2, stream);
     }
 #endif
     /* rows that are not 16-byte aligned: copy the operand once with an aligned ld */

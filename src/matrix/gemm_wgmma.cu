@@ -13,6 +13,7 @@
 
 #include "../core/half.h"
 
+#include <cuda.h> /* CUtensorMap and its enums only: the driver entry point is fetched through the runtime */
 #include <stdint.h>
 
 namespace {
@@ -168,6 +169,179 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
+/* ---------------------------------------------------------------- TMA + mbarriers, producer / consumer warpgroups */
+/* Warpgroup 0 produces: one thread waits for a free stage (its `empty` mbarrier), arms the stage's `full` mbarrier
+ * with the stage's bytes and starts two bulk tensor copies (cp.async.bulk.tensor: the copy engine, 128-byte swizzle,
+ * zeros past the tensor's edges), the other 127 threads idle with few registers (setmaxnreg 40). Warpgroups 1 and 2
+ * consume (setmaxnreg 232): wait on `full`, issue the stage's wgmmas, keep one group in flight, and free the stage of
+ * the group that finished (one arrival per warpgroup on `empty`). */
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "WAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT_%=;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, int c0, int c1, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                 "[%4];\n" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+template <int P, typename OT>
+__global__ void __launch_bounds__(384, 1)
+    gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
+             size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n)
+{
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    __trap(); /* only built for sm_90a */
+#else
+    constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES;
+    extern __shared__ char smem_raw[];
+    const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const unsigned bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
+    const unsigned bid = blockIdx.x, group = 8, per_group = group * tiles_n;
+    const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
+    const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN;
+    const int wg = threadIdx.x >> 7;
+    const size_t KT = (K + BK - 1) / BK;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(bars + 8 * s, 1);
+            mbar_init(bars + 8 * (STAGES + s), 2);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) { /* producer */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmA) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmB) : "memory");
+            for (size_t kt = 0; kt < KT; kt++) {
+                const int s = (int)(kt % STAGES);
+                const unsigned ph = (unsigned)((kt / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
+                mbar_wait(bars + 8 * (STAGES + s), ph ^ 1); /* a fresh barrier passes parity 1 at once */
+                mbar_expect_tx(full, STAGE_BYTES);
+                tma_2d(st, &tmA, (int)(kt * BK), (int)m0, full);
+                tma_2d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, full);
+            }
+        }
+    } else { /* consumers */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int cw = wg - 1;
+        float d[128];
+#pragma unroll
+        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        for (size_t kt = 0; kt < KT; kt++) {
+            const int s = (int)(kt % STAGES);
+            mbar_wait(bars + 8 * s, (unsigned)((kt / STAGES) & 1));
+            const unsigned st = base + s * STAGE_BYTES, sa = st + cw * (64 * 128), sb = st + A_BYTES;
+            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                if (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                else if (P == 3) wgmma_f16(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                else wgmma_bf16(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            }
+            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+            /* the group of tile kt - 1 is done: its stage is free (one arrival per warpgroup) */
+            if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((kt - 1) % STAGES)));
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3;
+#pragma unroll
+        for (int j = 0; j < 32; j++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                const size_t i = m0 + cw * 64 + w * 16 + g + (q >> 1) * 8, c = n0 + j * 8 + 2 * t + (q & 1);
+                if (i >= M || c >= N) continue;
+                OT *p = C + i * ldc + c;
+                float v = alpha * d[4 * j + q];
+                if (beta != 0.0f) {
+                    float old;
+                    if constexpr (sizeof(OT) == 4) old = *p;
+                    else if constexpr (P == 3) old = gp__f16_bits_to_f32(*p);
+                    else old = gp__bf16_bits_to_f32(*p);
+                    v = fmaf(beta, old, v);
+                }
+                if constexpr (sizeof(OT) == 4) *p = v;
+                else if constexpr (P == 3) *p = gp__f32_to_f16(v);
+                else *p = gp__f32_to_bf16(v);
+            }
+    }
+#endif
+}
+
+typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                              const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* a K-major operand (rows x K, ld elements) as a 2D tensor map: boxes of 128 bytes of K x box_rows, 128-byte swizzle */
+gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size_t K, size_t ld, unsigned box_rows)
+{
+    static encode_fn encode = NULL;
+    if (encode == NULL) {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult q;
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == NULL)
+            return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: the driver has no cuTensorMapEncodeTiled");
+        encode = (encode_fn)fn;
+    }
+    const size_t es = P == 1 ? 4 : 2;
+    const cuuint64_t dims[2] = {K, rows}, strides[1] = {ld * es};
+    const cuuint32_t box[2] = {(cuuint32_t)(128 / es), box_rows}, estr[2] = {1, 1};
+    const CUtensorMapDataType dt = P == 1 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : P == 3 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const CUresult r = encode(map, dt, 2, const_cast<void *>(X), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: cuTensorMapEncodeTiled (%zu x %zu, ld %zu): error %d", rows, K, ld,
+                         (int)r);
+    return GP_OK;
+}
+
+template <int P, typename OT> gp_status_t launch_tma(const gp__gemm_t *g, size_t K, cudaStream_t s)
+{
+    const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
+    CUtensorMap ma, mb;
+    GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, BM));
+    GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, BN));
+    const size_t smem = SMEM + 2 * STAGES * 8;
+    gp_status_t st = GP_OK;
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gemm_tma<P, OT><<<tm * tn, 384, smem, s>>>(ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C,
+                                               g->ldc, tm, tn);
+    return GP_CHECK_LAUNCH("gemm_tma");
+fail:
+    return st;
+}
+
 template <int P, typename OT> gp_status_t launch(const gp__gemm_t *g, size_t K, cudaStream_t s)
 {
     const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
@@ -185,10 +359,17 @@ fail:
 
 /* g: both operands K-major (a_kin, b_kin), rows 16-byte aligned (TF32: already rounded); K = 0 when alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                      cudaStream_t stream)
+                                      int tma, cudaStream_t stream)
 {
     if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
+    /* the TMA kernel unless told otherwise (tma 0) or past its 32-bit coordinates, or K = 0 (nothing to copy) */
+    if (tma && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu) {
+        if (prec == GP_GEMM_TF32) return launch_tma<1, float>(g, K, stream);
+        if (prec == GP_GEMM_FP16)
+            return cdt == GP_F32 ? launch_tma<3, float>(g, K, stream) : launch_tma<3, uint16_t>(g, K, stream);
+        return cdt == GP_F32 ? launch_tma<2, float>(g, K, stream) : launch_tma<2, uint16_t>(g, K, stream);
+    }
     if (prec == GP_GEMM_TF32) return launch<1, float>(g, K, stream);
     if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<3, float>(g, K, stream) : launch<3, uint16_t>(g, K, stream);
     return cdt == GP_F32 ? launch<2, float>(g, K, stream) : launch<2, uint16_t>(g, K, stream);

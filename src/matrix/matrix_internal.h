@@ -68,12 +68,13 @@ GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int 
 GP_INTERNAL gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
                                         cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g);
-/* gemm_wgmma.cu (sm_90a, built when GP_HAVE_WGMMA): BF16 / FP16 on wgmma; g's operands K-major, rows 16-byte
- * aligned; K = 0 when alpha is 0. */
+/* gemm_wgmma.cu (sm_90a, built when GP_HAVE_WGMMA): TF32 / BF16 / FP16 on wgmma; g's operands K-major, rows
+ * 16-byte aligned (TF32: rounded); K = 0 when alpha is 0. tma: the TMA + mbarrier kernel with producer / consumer
+ * warpgroups; 0: the cp.async one. */
 GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                       cudaStream_t stream);
-/* Which tensor-core kernel gp_gemm_ex runs for BF16 / FP16 on sm_90: 0 the best there is (wgmma), 1 mma.sync (the
- * tests run both). */
+                                       int tma, cudaStream_t stream);
+/* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production one (wgmma fed by TMA), 1 mma.sync, 2 wgmma
+ * fed by cp.async (the tests run all three). */
 GP_INTERNAL extern int gp__gemm_tc_path;
 /* gemm_cpu.c: the widest micro-kernel allowed (2 AVX-512, 1 AVX2+FMA, 0 portable; tests lower it), and the one in
  * use */
