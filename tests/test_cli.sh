@@ -557,6 +557,52 @@ worst = max(abs(C[i * n + j] - (1.5 * sum(A[i * k + l] * Bt[j * k + l] for l in 
             for i in range(m) for j in range(n))
 sys.exit(0 if worst < 1e-12 else 1)
 PY
+  # --precision bf16 / fp16 / tf32 (device: auto): raw uint16 bits and f32 inputs against a Python reference over
+  # the rounded inputs, within the f32 accumulation bound
+  python3 - "$tmp" <<'PY'
+import random, struct, sys
+t = sys.argv[1]
+random.seed(11)
+m, k, n = 45, 300, 29
+A = [random.uniform(-1, 1) for _ in range(m * k)]
+B = [random.uniform(-1, 1) for _ in range(k * n)]
+bf = lambda x: struct.unpack("<I", struct.pack("<f", x))[0] >> 16          # bf16 by truncation: any bits will do
+open("%s/A16.raw" % t, "wb").write(struct.pack("<%dH" % len(A), *[bf(x) for x in A]))
+open("%s/B16.raw" % t, "wb").write(struct.pack("<%dH" % len(B), *[bf(x) for x in B]))
+open("%s/A32.raw" % t, "wb").write(struct.pack("<%df" % len(A), *A))
+open("%s/B32.raw" % t, "wb").write(struct.pack("<%df" % len(B), *B))
+PY
+  expect_rc 0 "gemm --precision bf16 (raw u16 bits)" "$g" gemm "$tmp/A16.raw" "$tmp/B16.raw" -o "$tmp/C16.raw" \
+    --precision bf16 --dtype u16 --shape-a 45,300 --shape-b 300,29 --json
+  grep -q '"precision": "bf16"' "$tmp/out" && ok || bad "gemm --json lacks the precision: $(cat "$tmp/out")"
+  expect_rc 0 "gemm --precision tf32" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C32.raw" --precision tf32 \
+    --dtype f32 --shape-a 45,300 --shape-b 300,29
+  python3 - "$tmp" <<'PY' && ok || bad "gemm --precision bf16 / tf32 differ from the Python reference"
+import struct, sys
+t = sys.argv[1]
+m, k, n = 45, 300, 29
+rd = lambda f, fmt, c: struct.unpack("<%d%s" % (c, fmt), open("%s/%s" % (t, f), "rb").read())
+u2f = lambda b: struct.unpack("<f", struct.pack("<I", b))[0]
+def tf32(x):                                                         # to nearest, ties away (cvt.rna)
+    b = struct.unpack("<I", struct.pack("<f", x))[0]
+    return u2f(((b + 0x1000) & 0xffffe000) & 0xffffffff)
+for a, b, c, conv in (("A16.raw", "B16.raw", "C16.raw", lambda v: u2f(v << 16)), ("A32.raw", "B32.raw", "C32.raw", tf32)):
+    fmt = "H" if "16" in a else "f"
+    A = [conv(v) for v in rd(a, fmt, m * k)]
+    B = [conv(v) for v in rd(b, fmt, k * n)]
+    C = rd(c, "f", m * n)
+    for i in range(m):
+        for j in range(n):
+            ref = sum(A[i * k + l] * B[l * n + j] for l in range(k))
+            mag = sum(abs(A[i * k + l] * B[l * n + j]) for l in range(k))
+            if abs(C[i * n + j] - ref) > (4 * k ** 0.5 + 8) * 2.0 ** -24 * mag + 1e-30:
+                sys.exit(1)
+PY
+  expect_rc 2 "gemm --precision fp16 refuses f32 inputs" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C.raw" \
+    --precision fp16 --dtype f32 --shape-a 45,300 --shape-b 300,29
+  grep -q "uint16" "$tmp/err" && ok || bad "gemm --precision fp16 message: $(cat "$tmp/err")"
+  expect_rc 2 "gemm --precision bogus" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C.raw" --precision fp8 \
+    --dtype f32 --shape-a 45,300 --shape-b 300,29
   expect_rc 0 "gemm npy f32 on the CPU backend" "$g" gemm "$tmp/mt.npy" "$tmp/mtt.npy" -o "$tmp/c.npy" -d cpu
   python3 -c "import sys; d=open(sys.argv[1],'rb').read(); sys.exit(0 if b\"'shape': (37, 37)\" in d[:128] else 1)" "$tmp/c.npy" \
     && ok || bad "gemm npy output shape"

@@ -285,10 +285,14 @@ int cmd_transpose(int argc, char **argv)
 static void gemm_usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n"
-               "                 [--dtype f32|f64 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
-               "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb), f32 or f64. Inputs are .npy\n"
-               "  (C or Fortran order) unless a --shape-* says raw. --beta needs --c. C is written in C order\n"
-               "  (.npy if its name ends in .npy, else raw row-major). f32 is exact FP32 on the GPU (no TF32).\n");
+               "                 [--precision fp32|tf32|bf16|fp16]\n"
+               "                 [--dtype f32|f64|bf16|f16 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
+               "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb). Inputs are .npy (C or Fortran\n"
+               "  order) unless a --shape-* says raw. --beta needs --c. C is written in C order (.npy if its name ends\n"
+               "  in .npy, else raw row-major). --precision (the caller's choice; default fp32): fp32 is exact FP32 /\n"
+               "  FP64 (f32 or f64 inputs); tf32 takes f32 inputs rounded to TF32 on the tensor cores; bf16 takes\n"
+               "  bfloat16 inputs (.npy uint16 holding the bits, or raw --dtype bf16), fp16 half inputs (.npy f2 or\n"
+               "  uint16 bits); the three accumulate in f32 and write C (and read C0) as f32.\n");
 }
 
 int cmd_gemm(int argc, char **argv)
@@ -301,8 +305,9 @@ int cmd_gemm(int argc, char **argv)
     double alpha = 1.0, beta = 0.0;
     mat_src_t src[3] = {{NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}};
     const char *out = NULL, *o_dtype = NULL, *o_order = NULL, *o_ta = NULL, *o_tb = NULL, *o_alpha = NULL,
-               *o_beta = NULL, *o_shape[3] = {NULL, NULL, NULL}, *pos[2];
+               *o_beta = NULL, *o_shape[3] = {NULL, NULL, NULL}, *pos[2], *o_prec = NULL;
     const cli_opt_t opts[] = {{"--dtype", "T", &o_dtype},       {"--order", "c|f", &o_order},
+                              {"--precision", "P", &o_prec},
                               {"--ta", NULL, &o_ta},            {"--tb", NULL, &o_tb},
                               {"--alpha", "X", &o_alpha},       {"--beta", "Y", &o_beta},
                               {"-o|--output", "C", &out},       {"--c", "C0", &src[2].path},
@@ -314,6 +319,13 @@ int cmd_gemm(int argc, char **argv)
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
     ta = o_ta != NULL, tb = o_tb != NULL;
+    gp_gemm_precision_t prec = GP_GEMM_FP32;
+    if (o_prec) {
+        int found = 0;
+        for (int p = 0; p < 4; p++)
+            if (strcmp(o_prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) prec = (gp_gemm_precision_t)p, found = 1;
+        if (!found) return bad_value(verb, "--precision", "fp32, tf32, bf16 or fp16", o_prec);
+    }
     if (o_alpha && parse_number(o_alpha, &alpha) != 0) return bad_value(verb, "--alpha", "a finite number", o_alpha);
     if (o_beta && parse_number(o_beta, &beta) != 0) return bad_value(verb, "--beta", "a finite number", o_beta);
     have_beta = o_beta != NULL;
@@ -347,14 +359,26 @@ int cmd_gemm(int argc, char **argv)
         src[q].layout = order;
         if (src[q].path) rc = load_matrix(verb, &src[q], have_dtype, dtype, &h[q]);
     }
-    const gp_dtype_t dt = h[0].dtype;
-    if (rc == EXIT_OK && (h[1].dtype != dt || (src[2].path && h[2].dtype != dt))) {
-        fprintf(stderr, "gpuprim gemm: dtypes differ (A %s, B %s%s%s)\n", gp_dtype_name(dt), gp_dtype_name(h[1].dtype),
-                src[2].path ? ", C0 " : "", src[2].path ? gp_dtype_name(h[2].dtype) : "");
+    /* 16-bit precisions: uint16 inputs (NumPy has no bfloat16) hold the bits */
+    const gp_dtype_t in16 = prec == GP_GEMM_BF16 ? GP_BF16 : GP_F16;
+    for (int q = 0; q < 2 && rc == EXIT_OK && (prec == GP_GEMM_BF16 || prec == GP_GEMM_FP16); q++) {
+        if (h[q].dtype == GP_U16 || h[q].dtype == in16) {
+            h[q].dtype = in16;
+        } else {
+            fprintf(stderr, "gpuprim gemm: --precision %s: %s is %s (it takes %s, or uint16 holding the bits)\n",
+                    o_prec, q ? "B" : "A", gp_dtype_name(h[q].dtype), gp_dtype_name(in16));
+            rc = EXIT_USAGE;
+        }
+    }
+    const gp_dtype_t dt = prec == GP_GEMM_FP32 ? h[0].dtype : GP_F32; /* C's dtype */
+    if (rc == EXIT_OK && (h[1].dtype != h[0].dtype || (src[2].path && h[2].dtype != dt))) {
+        fprintf(stderr, "gpuprim gemm: dtypes differ (A %s, B %s%s%s)\n", gp_dtype_name(h[0].dtype),
+                gp_dtype_name(h[1].dtype), src[2].path ? ", C0 " : "", src[2].path ? gp_dtype_name(h[2].dtype) : "");
         rc = EXIT_USAGE;
     }
-    if (rc == EXIT_OK && dt != GP_F32 && dt != GP_F64) {
-        fprintf(stderr, "gpuprim gemm: %s inputs (gemm takes f32 or f64)\n", gp_dtype_name(dt));
+    if (rc == EXIT_OK && prec <= GP_GEMM_TF32 && h[0].dtype != GP_F32 && (prec == GP_GEMM_TF32 || h[0].dtype != GP_F64)) {
+        fprintf(stderr, "gpuprim gemm: %s inputs (--precision %s takes %s)\n", gp_dtype_name(h[0].dtype),
+                gp_gemm_precision_name(prec), prec == GP_GEMM_TF32 ? "f32" : "f32 or f64");
         rc = EXIT_USAGE;
     }
     const size_t m = ta ? h[0].cols : h[0].rows, k = ta ? h[0].rows : h[0].cols;
@@ -368,8 +392,9 @@ int cmd_gemm(int argc, char **argv)
         rc = EXIT_USAGE;
     }
     if (rc == EXIT_OK) {
-        const work_t w = {WORK_GEMM, ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n) *
-                                         (double)gp_dtype_size(dt), 2.0 * (double)m * (double)n * (double)k, 0};
+        const work_t w = {WORK_GEMM, ((double)m * (double)k + (double)k * (double)n) * (double)gp_dtype_size(h[0].dtype) +
+                                         (double)m * (double)n * (double)gp_dtype_size(dt),
+                          2.0 * (double)m * (double)n * (double)k, 0};
         c.device = pick_device(verb, c.device, &w, 0);
         rc = open_context_verb(verb, c.device, &ctx);
     }
@@ -393,8 +418,8 @@ int cmd_gemm(int argc, char **argv)
             snprintf(what, sizeof what, "gemm %zu x %zu x %zu", m, n, k);
             spinner_start(&sp, what);
             tc0 = now_seconds();
-            st = gp_gemm(ctx, ta ? GP_OP_T : GP_OP_N, tb ? GP_OP_T : GP_OP_N, alpha, &d[0], &d[1],
-                         src[2].path ? beta : 0.0, &dc, NULL);
+            st = gp_gemm_ex(ctx, prec, ta ? GP_OP_T : GP_OP_N, tb ? GP_OP_T : GP_OP_N, alpha, &d[0], &d[1],
+                            src[2].path ? beta : 0.0, &dc, NULL);
             if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
             tc1 = now_seconds();
             spinner_stop(&sp);
@@ -427,6 +452,7 @@ int cmd_gemm(int argc, char **argv)
             rec_add(&x, "alpha", 1, "%.17g", alpha);
             rec_add(&x, "beta", 1, "%.17g", src[2].path ? beta : 0.0);
             rec_add(&x, "tflops", 1, "%.3f", tf);
+            rec_add(&x, "precision", 0, "%s", gp_gemm_precision_name(prec));
             matrix_report(&c, "gemm", shape, gp_dtype_name(dt), dev, tc1 - tc0, now_seconds() - t0, out, &x);
         }
     }
