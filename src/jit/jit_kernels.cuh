@@ -200,10 +200,9 @@ __device__ __forceinline__ GPJ_O gpj_oc(const GPJ_O &a, const GPJ_O &b)
     r.s = gpj_c(a.s, b.s);
     return r;
 }
-/* warp up-sweep (lane l, a multiple of 2o, takes s[l] o s[l+o]), then thread 0 folds the warps left to right */
-__device__ GPJ_O gpj_block_fold(GPJ_O s)
+/* the warp's up-sweep: lane l, a multiple of 2o, takes s[l] o s[l+o] (the warp's fold lands in lane 0) */
+__device__ __forceinline__ GPJ_O gpj_warp_fold(GPJ_O s)
 {
-    __shared__ GPJ_O warp_res[GPJ_LANES / 32];
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
@@ -212,6 +211,14 @@ __device__ GPJ_O gpj_block_fold(GPJ_O s)
         t.ok = __shfl_down_sync(0xffffffffu, s.ok, o);
         if ((lane & (2 * o - 1)) == 0) s = gpj_oc(s, t);
     }
+    return s;
+}
+/* each warp's up-sweep, then thread 0 folds the warps left to right */
+__device__ GPJ_O gpj_block_fold(GPJ_O s)
+{
+    __shared__ GPJ_O warp_res[GPJ_LANES / 32];
+    const int lane = threadIdx.x & 31;
+    s = gpj_warp_fold(s);
     if (lane == 0) warp_res[threadIdx.x >> 5] = s;
     __syncthreads();
     if (threadIdx.x == 0)

@@ -124,16 +124,7 @@ struct GPJ_SEGP {
     {
         if (e == b) return gpj_id();
         const size_t lb = b - (size_t)(threadIdx.x & ~31u) * GPJ_R; /* runs counted from this warp's lane 0 */
-        GPJ_O s = run(x, lb, e);
-        const int lane = threadIdx.x & 31;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            GPJ_O t;
-            t.s = gpj_shfl_s(s.s, o);
-            t.ok = __shfl_down_sync(0xffffffffu, s.ok, o);
-            if ((lane & (2 * o - 1)) == 0) s = gpj_oc(s, t);
-        }
-        return s.s;
+        return gpj_warp_fold(run(x, lb, e)).s;
     }
     static __device__ __forceinline__ S block_seg(const E *__restrict__ x, size_t b, size_t e)
     {

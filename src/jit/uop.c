@@ -174,14 +174,18 @@ static void add_pred(sbuf_t *b, const gp_uop_t *op, int gpu)
     sb_add(b, "#undef T\n");
 }
 
+/* the GPU modules' first lines: the conversions jit_common.h needs, INFINITY and NAN without the C headers */
+static const char GPU_PRELUDE[] = "#define GPJ_FN static __device__ __forceinline__\n#define GPJ_F2U(f) __float_as_uint(f)\n"
+                                  "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n"
+                                  "#define INFINITY __int_as_float(0x7f800000)\n#endif\n#ifndef NAN\n"
+                                  "#define NAN __int_as_float(0x7fffffff)\n#endif\n";
+
 gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, char **out)
 {
     sbuf_t b = {0};
     sb_add(&b, "/* gpuprim %d user operator module (%s) */\n", gp_version(), gpu ? "NVRTC" : "host C");
     if (gpu) {
-        sb_add(&b, "#define GPJ_FN static __device__ __forceinline__\n#define GPJ_F2U(f) __float_as_uint(f)\n"
-                   "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"
-                   "#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n");
+        sb_add(&b, "%s", GPU_PRELUDE);
     } else {
         sb_add(&b, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <stdlib.h>\n"
                    "#include <string.h>\n"
@@ -216,9 +220,7 @@ gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out)
 {
     sbuf_t b = {0};
     sb_add(&b, "/* gpuprim %d user operator scan module (NVRTC) */\n", gp_version());
-    sb_add(&b, "#define GPJ_FN static __device__ __forceinline__\n#define GPJ_F2U(f) __float_as_uint(f)\n"
-               "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"
-               "#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n#define GPJ_SCAN 1\n");
+    sb_add(&b, "%s#define GPJ_SCAN 1\n", GPU_PRELUDE);
     sb_add(&b, "#line 1 \"jit_common.h\"\n%s\n", gp__jit_common_text);
     add_binary(&b, op, 1);
     sb_add(&b, "#line 1 \"jit_kernels.cuh\"\n%s\n", gp__jit_kernels_text);
@@ -236,9 +238,7 @@ gp_status_t gp__jit_seg_source(const gp_uop_t *op, char **out)
 {
     sbuf_t b = {0};
     sb_add(&b, "/* gpuprim %d user operator segmented module (NVRTC) */\n", gp_version());
-    sb_add(&b, "#define GPJ_FN static __device__ __forceinline__\n#define GPJ_F2U(f) __float_as_uint(f)\n"
-               "#define GPJ_U2F(u) __uint_as_float(u)\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"
-               "#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n#define GPJ_SEGM 1\n");
+    sb_add(&b, "%s#define GPJ_SEGM 1\n", GPU_PRELUDE);
     sb_add(&b, "#line 1 \"jit_common.h\"\n%s\n", gp__jit_common_text);
     add_binary(&b, op, 1);
     sb_add(&b, "#line 1 \"jit_kernels.cuh\"\n%s\n", gp__jit_kernels_text);

@@ -82,6 +82,34 @@ __device__ __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db)
                  : "l"(da), "l"(db));
 }
 
+/* C rows [row0, row0 + 64) x columns [n0, n0 + 256) from a warpgroup's accumulators: d[4 j + q] is row 16 w + g
+ * (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q); alpha * acc + beta * C in f32, written as OT */
+template <int P, typename OT>
+__device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size_t ldc, size_t M, size_t N, size_t row0,
+                                        size_t n0, float alpha, float beta)
+{
+    const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int j = 0; j < 32; j++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const size_t i = row0 + w * 16 + g + (q >> 1) * 8, c = n0 + j * 8 + 2 * t + (q & 1);
+            if (i >= M || c >= N) continue;
+            OT *p = C + i * ldc + c;
+            float v = alpha * d[4 * j + q];
+            if (beta != 0.0f) {
+                float old;
+                if constexpr (sizeof(OT) == 4) old = *p;
+                else if constexpr (P == 3) old = gp__f16_bits_to_f32(*p);
+                else old = gp__bf16_bits_to_f32(*p);
+                v = fmaf(beta, old, v);
+            }
+            if constexpr (sizeof(OT) == 4) *p = v;
+            else if constexpr (P == 3) *p = gp__f32_to_f16(v);
+            else *p = gp__f32_to_bf16(v);
+        }
+}
+
 /* P: 1 TF32 (f32 storage, rounded by the launcher), 2 BF16, 3 FP16 */
 template <int P, typename OT>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -145,27 +173,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 
-    /* d[4 j + q]: row 16 w + g (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q) of the warpgroup's 64 x 256 */
-    const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3;
-#pragma unroll
-    for (int j = 0; j < 32; j++)
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const size_t i = m0 + wg * 64 + w * 16 + g + (q >> 1) * 8, c = n0 + j * 8 + 2 * t + (q & 1);
-            if (i >= M || c >= N) continue;
-            OT *p = C + i * ldc + c;
-            float v = alpha * d[4 * j + q];
-            if (beta != 0.0f) {
-                float old;
-                if constexpr (sizeof(OT) == 4) old = *p;
-                else if constexpr (P == 3) old = gp__f16_bits_to_f32(*p);
-                else old = gp__bf16_bits_to_f32(*p);
-                v = fmaf(beta, old, v);
-            }
-            if constexpr (sizeof(OT) == 4) *p = v;
-            else if constexpr (P == 3) *p = gp__f32_to_f16(v);
-            else *p = gp__f32_to_bf16(v);
-        }
+    store_c<P, OT>(d, C, ldc, M, N, m0 + wg * 64, n0, alpha, beta);
 #endif
 }
 
@@ -271,26 +279,7 @@ __global__ void __launch_bounds__(384, 1)
             if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((kt - 1) % STAGES)));
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3;
-#pragma unroll
-        for (int j = 0; j < 32; j++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const size_t i = m0 + cw * 64 + w * 16 + g + (q >> 1) * 8, c = n0 + j * 8 + 2 * t + (q & 1);
-                if (i >= M || c >= N) continue;
-                OT *p = C + i * ldc + c;
-                float v = alpha * d[4 * j + q];
-                if (beta != 0.0f) {
-                    float old;
-                    if constexpr (sizeof(OT) == 4) old = *p;
-                    else if constexpr (P == 3) old = gp__f16_bits_to_f32(*p);
-                    else old = gp__bf16_bits_to_f32(*p);
-                    v = fmaf(beta, old, v);
-                }
-                if constexpr (sizeof(OT) == 4) *p = v;
-                else if constexpr (P == 3) *p = gp__f32_to_f16(v);
-                else *p = gp__f32_to_bf16(v);
-            }
+        store_c<P, OT>(d, C, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
     }
 #endif
 }

@@ -5,6 +5,7 @@
  * (C11 mode: no contraction, no excess precision on x86-64).
  */
 #include "reduce_internal.h"
+#include "../core/half.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -19,29 +20,7 @@ float gp__bf16_to_f32(uint16_t h)
     return f;
 }
 
-float gp__f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-    if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal: normalize */
-            int e = -1;
-            do {
-                e++;
-                man <<= 1;
-            } while (!(man & 0x400u));
-            bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ffu) << 13;
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | man << 13;
-    } else {
-        bits = sign | (exp + 112) << 23 | man << 13;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
+float gp__f16_to_f32(uint16_t h) { return gp__f16_bits_to_f32(h); }
 
 typedef enum { K_F32, K_F64, K_I64, K_U64 } kind_t; /* the arithmetic domain */
 

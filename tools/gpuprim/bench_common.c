@@ -60,3 +60,21 @@ int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_
                 inputs ? inputs : "inputs rotated over > 2x L2; GB/s = 1e9 B/s");
     return EXIT_OK;
 }
+
+size_t bench_skewed_offsets(int64_t *off, size_t cap, size_t n)
+{
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    size_t k = 0, pos = n / 2;
+    off[k++] = 0;
+    off[k++] = (int64_t)pos;
+    while (pos < n && k + 1 < cap) {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        const unsigned kind = (unsigned)(st % 100);
+        size_t L = kind < 40 ? 0 : kind < 85 ? 1 + (st >> 8) % 32 : kind < 99 ? 33 + (st >> 8) % 8160
+                                                                               : 8193 + (st >> 8) % (1u << 20);
+        if (L > n - pos) L = n - pos;
+        pos += L;
+        off[k++] = (int64_t)pos;
+    }
+    return k - 1;
+}

@@ -89,22 +89,7 @@ static int seg_row(gp_ctx_t *ctx, gp_uop_t *sum, size_t n, report_t *r, const cl
         fprintf(stderr, "gpuprim bench jit: segmented: %s\n", gp_last_error());
         rc = EXIT_FAIL;
     }
-    size_t k = 0, pos = n / 2;
-    if (off) {
-        uint64_t st = 0x9e3779b97f4a7c15ull;
-        off[k++] = 0;
-        off[k++] = (int64_t)pos;
-        while (pos < n && k + 1 < cap) {
-            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
-            const unsigned kind = (unsigned)(st % 100);
-            size_t L = kind < 40 ? 0 : kind < 85 ? 1 + (st >> 8) % 32 : kind < 99 ? 33 + (st >> 8) % 8160
-                                                                                   : 8193 + (st >> 8) % (1u << 20);
-            if (L > n - pos) L = n - pos;
-            pos += L;
-            off[k++] = (int64_t)pos;
-        }
-    }
-    const size_t nseg = k ? k - 1 : 0;
+    const size_t nseg = off ? bench_skewed_offsets(off, cap, n) : 0;
     if (rc == EXIT_OK && gp_memcpy_sync(ctx, bo.device, off, (nseg + 1) * 8) != GP_OK) rc = EXIT_FAIL;
     sgjob_t j = {ctx, sum, n, nseg, bx.device, bo.device, b1.device, b2.device};
     bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};

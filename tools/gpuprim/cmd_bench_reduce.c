@@ -92,18 +92,7 @@ static int bench_segmented_rows(gp_ctx_t *ctx, report_t *r, size_t n, const cli_
         const char *name = layout == 0 ? "segsum_skewed" : layout == 1 ? "segsum_uniform1k" : "segsum_uniform128k";
         off[k++] = 0;
         if (layout == 0) {
-            uint64_t st = 0x9e3779b97f4a7c15ull;
-            pos = n / 2;
-            off[k++] = (long long)pos;
-            while (pos < n && k + 1 < cap) {
-                st ^= st << 13, st ^= st >> 7, st ^= st << 17;
-                const unsigned kind = (unsigned)(st % 100);
-                size_t L = kind < 40 ? 0 : kind < 85 ? 1 + (st >> 8) % 32 : kind < 99 ? 33 + (st >> 8) % 8160
-                                                                                       : 8193 + (st >> 8) % (1u << 20);
-                if (L > n - pos) L = n - pos;
-                pos += L;
-                off[k++] = (long long)pos;
-            }
+            k = bench_skewed_offsets((int64_t *)off, cap, n) + 1;
         } else {
             const size_t len = layout == 1 ? 1024 : 131072;
             for (pos = len; pos <= n && k + 1 < cap; pos += len) off[k++] = (long long)pos;

@@ -21,6 +21,10 @@ int bench_jit(int argc, char **argv);       /* argv[0] = "jit" (cmd_bench_jit.c)
 /* bench_common.c, below every bench verb: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
+/* The skewed segment mix of the segmented benches: half of n in one segment, then empty (40%), tiny (1-32, 45%),
+ * medium (to 8192, 14%) and large (to 2^20, 1%) segments from a fixed generator, up to n. CSR offsets into off (cap
+ * values at most); returns the segment count. */
+size_t bench_skewed_offsets(int64_t *off, size_t cap, size_t n);
 int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
                      const char *const *cols, const int *num, int ncols, const char *inputs);
 void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
