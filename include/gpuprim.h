@@ -690,6 +690,14 @@ typedef enum gp_gemm_precision { GP_GEMM_FP32 = 0, GP_GEMM_TF32 = 1, GP_GEMM_BF1
 GP_API gp_status_t gp_gemm_ex(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
                               const gp_matrix_t *a, const gp_matrix_t *b, double beta, const gp_matrix_t *c,
                               gp_stream_t stream);
+/* A strided batch: for i < batch, c_i = alpha op(a_i) op(b_i) + beta c_i where x_i is the view x with its data
+ * i * stride_x elements further (a stride of 0 uses one matrix for every i; c's matrices must not overlap: stride_c at
+ * least c's span). Every precision of gp_gemm_ex; the rules of gp_gemm_ex for each problem. On sm_90 the TF32 / BF16 /
+ * FP16 batch runs as one launch per 65535 problems (each problem gets the bits it gets alone); elsewhere, and FP32 /
+ * FP64, one launch per problem. batch = 0 does nothing. */
+GP_API gp_status_t gp_gemm_batched(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
+                                   const gp_matrix_t *a, size_t stride_a, const gp_matrix_t *b, size_t stride_b,
+                                   double beta, const gp_matrix_t *c, size_t stride_c, size_t batch, gp_stream_t stream);
 /* The name of a precision ("fp32", "tf32", "bf16", "fp16"; NULL for others). */
 GP_API const char *gp_gemm_precision_name(gp_gemm_precision_t precision);
 

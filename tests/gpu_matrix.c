@@ -158,8 +158,9 @@ int main(void)
     for (int path = 0; path < 3; path++) { /* on sm_90: wgmma fed by TMA, mma.sync, wgmma fed by cp.async */
         gp__gemm_tc_path = path;
         mc_gemm_ex_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
+        mc_gemm_batched_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         printf("  gemm_ex tf32 / bf16 / fp16 (f32 or 16-bit c) on the tensor cores (%s), ops x layouts, odd shapes, "
-               "misaligned rows, TF32 rounding, refusals: %s\n", path == 1 ? "mma.sync" : path == 2 ? "wgmma, cp.async" : "production: wgmma + TMA on sm_90",
+               "misaligned rows, TF32 rounding, batched = one by one, refusals: %s\n", path == 1 ? "mma.sync" : path == 2 ? "wgmma, cp.async" : "production: wgmma + TMA on sm_90",
                tc_fail == before ? "ok" : "FAILED");
     }
     gp__gemm_tc_path = 0;

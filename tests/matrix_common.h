@@ -525,4 +525,83 @@ static inline void mc_gemm_ex_all(gp_ctx_t *ctx, gp_stream_t s, int big)
     }
 }
 
+/* gp_gemm_batched: each problem's bits equal gp_gemm_ex's on the same matrices (the same kernel per problem), with
+ * gaps between the matrices, a broadcast operand (stride 0), and odd shapes; refusals. */
+static inline void mc_gemm_batched_case(gp_ctx_t *ctx, gp_stream_t s, gp_gemm_precision_t p, gp_dtype_t cdt, gp_op_t oa,
+                                        gp_op_t ob, const gp_layout_t l[3], size_t m, size_t n, size_t k, size_t batch,
+                                        int bcast_b, double beta, int aligned)
+{
+    const gp_dtype_t it = p == GP_GEMM_FP32 ? cdt : mc_in_dtype(p);
+    const size_t ies = gp_dtype_size(it), ces = gp_dtype_size(cdt);
+    mc_mat_t a, b, c;
+    mc_make_tc(ctx, &a, it, oa == GP_OP_N ? m : k, oa == GP_OP_N ? k : m, l[0], aligned ? 0 : 1, 0);
+    mc_make_tc(ctx, &b, it, ob == GP_OP_N ? k : n, ob == GP_OP_N ? n : k, l[1], 0, 0);
+    mc_make_tc(ctx, &c, cdt, m, n, l[2], 2, 0);
+    /* batch copies side by side with gaps: strides = span + 8 (a), + 16 (b), + 24 (c) elements (aligned: a and b
+     * rounded up to 16 bytes, so K-major operands go to the kernel as they are) */
+    const size_t al = aligned ? 8 : 1, sa = (a.span + 8 + al - 1) / al * al,
+                 sb = bcast_b ? 0 : (b.span + 16 + al - 1) / al * al, sc = c.span + 24;
+    const size_t na = sa * batch, nb = bcast_b ? b.span : sb * batch, nc = sc * batch;
+    unsigned char *ha = malloc(na * ies + 8), *hb = malloc(nb * ies + 8), *hc = malloc(nc * ces + 8),
+                  *g1 = malloc(nc * ces + 8), *g2 = malloc(nc * ces + 8);
+    for (size_t i = 0; i < batch; i++) { /* fresh values per problem: copies of the random matrices, perturbed */
+        memcpy(ha + i * sa * ies, a.host.data, a.span * ies);
+        if (!bcast_b) memcpy(hb + i * sb * ies, b.host.data, b.span * ies);
+        memcpy(hc + i * sc * ces, c.host.data, c.span * ces);
+        if (ies == 4) ((float *)ha)[i * sa] = (float)mc_unit();
+        else ((uint16_t *)ha)[i * sa] ^= (uint16_t)(i & 7);
+    }
+    if (bcast_b) memcpy(hb, b.host.data, b.span * ies);
+    gp_buffer_t ba, bb, bc;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, na * ies + 16, &ba));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, nb * ies + 16, &bb));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, nc * ces + 16, &bc));
+    OK(gp_memcpy_sync(ctx, ba.device, ha, na * ies));
+    OK(gp_memcpy_sync(ctx, bb.device, hb, nb * ies));
+    OK(gp_memcpy_sync(ctx, bc.device, hc, nc * ces));
+    gp_matrix_t va = a.host, vb = b.host, vc = c.host;
+    va.data = ba.device, vb.data = bb.device, vc.data = bc.device;
+    OK(gp_gemm_batched(ctx, p, oa, ob, 0.75, &va, sa, &vb, sb, beta, &vc, sc, batch, s));
+    OK(gp_stream_sync(ctx, s));
+    OK(gp_memcpy_sync(ctx, g1, bc.device, nc * ces));
+    OK(gp_memcpy_sync(ctx, bc.device, hc, nc * ces));
+    for (size_t i = 0; i < batch; i++) { /* one at a time */
+        gp_matrix_t xa = va, xb = vb, xc = vc;
+        xa.data = (char *)ba.device + i * sa * ies, xb.data = (char *)bb.device + i * sb * ies;
+        xc.data = (char *)bc.device + i * sc * ces;
+        OK(gp_gemm_ex(ctx, p, oa, ob, 0.75, &xa, &xb, beta, &xc, s));
+    }
+    OK(gp_stream_sync(ctx, s));
+    OK(gp_memcpy_sync(ctx, g2, bc.device, nc * ces));
+    CHECK(memcmp(g1, g2, nc * ces) == 0, "gemm_batched %s -> %s op%c%c layouts %d%d%d %zu x %zu x %zu x %zu%s: not "
+          "gp_gemm_ex's bits (or the gaps changed)", gp_gemm_precision_name(p), gp_dtype_name(cdt),
+          oa == GP_OP_N ? 'N' : 'T', ob == GP_OP_N ? 'N' : 'T', l[0], l[1], l[2], batch, m, n, k,
+          bcast_b ? " (b broadcast)" : "");
+    CHECK(memcmp(g1 + c.span * ces, hc + c.span * ces, 24 * ces) == 0, "gemm_batched wrote into the gap after c_0");
+    if (batch > 1) { /* c's matrices overlapping: refused, nothing written */
+        CHECK_ST(gp_gemm_batched(ctx, p, oa, ob, 1, &va, sa, &vb, sb, 0, &vc, c.span / 2, batch, s), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "stride_c") != NULL, "names stride_c: %s", gp_last_error());
+    }
+    OK(gp_gemm_batched(ctx, p, oa, ob, 1, &va, sa, &vb, sb, 0, &vc, sc, 0, s)); /* batch 0: nothing */
+    gp_mem_free(ctx, &ba), gp_mem_free(ctx, &bb), gp_mem_free(ctx, &bc);
+    free(ha), free(hb), free(hc), free(g1), free(g2);
+    mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+}
+
+static inline void mc_gemm_batched_all(gp_ctx_t *ctx, gp_stream_t s, int big)
+{
+    static const gp_gemm_precision_t ps[] = {GP_GEMM_TF32, GP_GEMM_BF16, GP_GEMM_BF16, GP_GEMM_FP16, GP_GEMM_FP32};
+    static const gp_dtype_t cs[] = {GP_F32, GP_F32, GP_BF16, GP_F16, GP_F32};
+    const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR}, mix[3] = {GP_COL_MAJOR, GP_ROW_MAJOR, GP_COL_MAJOR};
+    for (int pi = 0; pi < 5; pi++) {
+        mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 33, 65, 17, 5, 0, 0.0, 0);
+        mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_T, GP_OP_N, mix, 129, 70, 131, 3, 1, -0.5, 0);
+        mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 1, 1, 1, 2, 0, 1.0, 0);
+        /* A row-major N and B row-major T are K-major: with 16-byte rows and strides they are not copied */
+        mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 72, 136, 64, 4, 0, 0.5, 1);
+        mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 130, 260, 96, 3, 1, 0.0, 1);
+        if (big) mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 256, 256, 256, 40, 0, 0.0, 0);
+    }
+}
+
 #endif

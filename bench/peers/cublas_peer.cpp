@@ -40,6 +40,12 @@ extern "C" int gp_peer_gemm_ex(gp_peer_t *, int, size_t, size_t, size_t, const v
     std::snprintf(err, 256, "built without cuBLAS");
     return 1;
 }
+extern "C" int gp_peer_gemm_batched_ex(gp_peer_t *, int, size_t, size_t, size_t, size_t, const void *, const void *,
+                                       float *, gp_peer_stream_t, char *err)
+{
+    std::snprintf(err, 256, "built without cuBLAS");
+    return 1;
+}
 #else
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -176,5 +182,21 @@ extern "C" int gp_peer_gemm_ex(gp_peer_t *p, int prec, size_t m, size_t n, size_
                         static_cast<int64_t>(k), &one, b, in, static_cast<int64_t>(n), a, in, static_cast<int64_t>(k),
                         &zero, c, CUDA_R_32F, static_cast<int64_t>(n), ct, CUBLAS_GEMM_DEFAULT);
     return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasGemmEx_64", s);
+}
+
+extern "C" int gp_peer_gemm_batched_ex(gp_peer_t *p, int prec, size_t m, size_t n, size_t k, size_t batch,
+                                       const void *a, const void *b, float *c, gp_peer_stream_t stream, char *err)
+{
+    cublasStatus_t s = cublasSetStream(p->handle, stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
+    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
+    const cudaDataType_t in = prec == 1 ? CUDA_R_32F : prec == 2 ? CUDA_R_16BF : CUDA_R_16F;
+    const cublasComputeType_t ct = prec == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const float one = 1.0f, zero = 0.0f;
+    const int64_t M = static_cast<int64_t>(m), N = static_cast<int64_t>(n), K = static_cast<int64_t>(k);
+    s = cublasGemmStridedBatchedEx_64(p->handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b, in, N, K * N, a, in, K,
+                                      M * K, &zero, c, CUDA_R_32F, N, M * N, static_cast<int64_t>(batch), ct,
+                                      CUBLAS_GEMM_DEFAULT);
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, "cublasGemmStridedBatchedEx_64", s);
 }
 #endif

@@ -74,6 +74,11 @@ int gp_peer_gemm(gp_peer_t *peer, int f64, size_t m, size_t n, size_t k, const v
 int gp_peer_gemm_ex(gp_peer_t *peer, int prec, size_t m, size_t n, size_t k, const void *a, const void *b, float *c,
                     gp_peer_stream_t stream, char *err);
 
+/* cublasGemmStridedBatchedEx of batch row-major packed problems (A m x k, B k x n, C m x n f32, each packed after
+ * the previous), precisions as gp_peer_gemm_ex. */
+int gp_peer_gemm_batched_ex(gp_peer_t *peer, int prec, size_t m, size_t n, size_t k, size_t batch, const void *a,
+                            const void *b, float *c, gp_peer_stream_t stream, char *err);
+
 /* A name and version for reports, e.g. "cuBLAS 13.0.0". */
 const char *gp_peer_version(gp_peer_t *peer);
 

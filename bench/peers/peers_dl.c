@@ -88,6 +88,9 @@ FORWARD(gp_peer_transpose_f32, (gp_peer_t *peer, size_t rows, size_t cols, const
         (peer, rows, cols, in, ldi, out, ldo, stream, err))
 FORWARD(gp_peer_gemm, (gp_peer_t *peer, int f64, size_t m, size_t n, size_t k, const void *a, const void *b, void *c,
                        gp_peer_stream_t stream, char *err), (peer, f64, m, n, k, a, b, c, stream, err))
+FORWARD(gp_peer_gemm_batched_ex, (gp_peer_t *peer, int prec, size_t m, size_t n, size_t k, size_t batch,
+                                  const void *a, const void *b, float *c, gp_peer_stream_t stream, char *err),
+        (peer, prec, m, n, k, batch, a, b, c, stream, err))
 FORWARD(gp_peer_gemm_ex, (gp_peer_t *peer, int prec, size_t m, size_t n, size_t k, const void *a, const void *b,
                           float *c, gp_peer_stream_t stream, char *err), (peer, prec, m, n, k, a, b, c, stream, err))
 

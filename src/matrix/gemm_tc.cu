@@ -38,9 +38,10 @@ size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
  * out cols x rows (TR) or rows x cols (ldo) */
 template <typename T, bool TR, bool RND>
 __global__ void pack_tile(const T *__restrict__ in, size_t ldi, T *__restrict__ out, size_t ldo, size_t rows,
-                          size_t cols)
+                          size_t cols, size_t si, size_t so)
 {
     __shared__ T t[32][33];
+    in += blockIdx.z * si, out += blockIdx.z * so; /* a batch: one grid layer per matrix */
     const size_t r0 = (size_t)blockIdx.y * 32, c0 = (size_t)blockIdx.x * 32;
     for (int i = threadIdx.y; i < 32; i += 8) {
         const size_t r = r0 + i, c = c0 + threadIdx.x;
@@ -62,39 +63,45 @@ __global__ void pack_tile(const T *__restrict__ in, size_t ldi, T *__restrict__ 
     }
 }
 
-/* X' (outer rows of inner elements, K-major, 16-byte rows; TF32: rounded) for the wgmma path: as is when it already
- * is that (16-bit only), else written into the workspace at *off by pack_tile */
+/* Does operand X need rewriting for the wgmma path (K-major, 16-byte rows and batch strides; TF32: rounded)? */
+int needs_pack(size_t es, int rnd, size_t ld, const void *X, int kin, size_t stride)
+{
+    return rnd || !kin || (ld * es) % 16 || (uintptr_t)X % 16 || (stride * es) % 16;
+}
+/* Bytes of one rewritten matrix: outer rows of the inner count rounded to 16 bytes, rounded to 256 bytes. */
+size_t packed_bytes(size_t es, size_t outer, size_t inner) { return round_up(round_up(inner, 16 / es) * outer * es, 256); }
+
+/* X' (outer rows of inner elements, K-major, 16-byte rows; TF32: rounded) for the wgmma path, for count matrices
+ * *stride elements apart (0: one for all): as is when it already is that, else written into the workspace at *off
+ * by pack_tile (the new stride: packed_bytes / es) */
 template <typename T, bool RND>
-gp_status_t kmajor(const void **X, size_t *ld, int kin, size_t outer, size_t inner, char *ws, size_t *off,
-                   cudaStream_t s)
+gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t outer, size_t inner, size_t count,
+                   char *ws, size_t *off, cudaStream_t s)
 {
     constexpr size_t es = sizeof(T), vb = 16 / sizeof(T);
-    if (!RND && kin && (*ld * es) % 16 == 0 && (uintptr_t)*X % 16 == 0) return GP_OK;
-    const size_t nld = round_up(inner, vb);
+    if (!needs_pack(es, RND, *ld, *X, kin, *stride)) return GP_OK;
+    const size_t nld = round_up(inner, vb), per = packed_bytes(es, outer, inner), nm = *stride ? count : 1;
     T *dst = (T *)(ws + *off);
     const size_t rows = kin ? outer : inner, cols = kin ? inner : outer; /* as stored */
-    const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
-    if (grid.y > 65535) return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: an operand of %zu rows to pack", rows);
-    if (kin) pack_tile<T, false, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols);
-    else pack_tile<T, true, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols);
+    const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32), (unsigned)nm), block(32, 8);
+    if (grid.y > 65535 || nm > 65535)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu operands of %zu rows to pack", nm, rows);
+    if (kin) pack_tile<T, false, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
+    else pack_tile<T, true, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: packing an operand"));
     *X = dst, *ld = nld;
-    *off += round_up(nld * outer * es, 256);
+    if (*stride) *stride = per / es;
+    *off += per * nm;
     return GP_OK;
-}
-
-size_t kmajor_bytes(size_t es, int rnd, size_t ld, const void *X, int kin, size_t outer, size_t inner)
-{
-    if (!rnd && kin && (ld * es) % 16 == 0 && (uintptr_t)X % 16 == 0) return 0;
-    return round_up(round_up(inner, 16 / es) * outer * es, 256);
 }
 
 } // namespace
 
 int gp__gemm_tc_path = 0;
 
-extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
-                                       cudaStream_t stream)
+/* one GEMM (or, on sm_90, a batch bt of them in one launch) */
+static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
+                          const gp__batch_t *bt, cudaStream_t stream)
 {
     if (g->M == 0 || g->N == 0) return GP_OK;
     if (ctx->cc_major < 8)
@@ -109,24 +116,28 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
     /* Hopper (sm_90): wgmma, both operands K-major with aligned rows (TF32: rounded in the same pass) */
     if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
         const int t = prec == GP_GEMM_TF32;
-        const size_t wa = K ? kmajor_bytes(es, t, g->lda, g->A, g->a_kin, g->M, K) : 0,
-                     wb = K ? kmajor_bytes(es, t, g->ldb, g->B, g->b_kin, g->N, K) : 0;
+        gp__batch_t b = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
+        const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
+        const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
+                     wb = K && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
         if (wa + wb) {
             void *ws = NULL;
             size_t off = 0;
             GP_TRY_RET(gp__workspace(ctx, wa + wb, &ws));
+            char *w = (char *)ws;
             if (t) {
-                if (wa) GP_TRY_RET((kmajor<float, true>(&q.A, &q.lda, g->a_kin, g->M, K, (char *)ws, &off, stream)));
-                if (wb) GP_TRY_RET((kmajor<float, true>(&q.B, &q.ldb, g->b_kin, g->N, K, (char *)ws, &off, stream)));
+                if (wa) GP_TRY_RET((kmajor<float, true>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<float, true>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             } else {
-                if (wa) GP_TRY_RET((kmajor<uint16_t, false>(&q.A, &q.lda, g->a_kin, g->M, K, (char *)ws, &off, stream)));
-                if (wb) GP_TRY_RET((kmajor<uint16_t, false>(&q.B, &q.ldb, g->b_kin, g->N, K, (char *)ws, &off, stream)));
+                if (wa) GP_TRY_RET((kmajor<uint16_t, false>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<uint16_t, false>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             }
         }
         q.a_kin = q.b_kin = 1;
-        return gp__gemm_wgmma(prec, cdt, &q, K, gp__gemm_tc_path != 2, stream);
+        return gp__gemm_wgmma(prec, cdt, &q, K, &b, gp__gemm_tc_path != 2, stream);
     }
 #endif
+    (void)bt; /* the mma.sync kernels run one problem */
     /* rows that are not 16-byte aligned: copy the operand once with an aligned ld */
     const int pa = K && ((g->lda * es) % 16 || (uintptr_t)g->A % 16);
     const int pb = K && ((g->ldb * es) % 16 || (uintptr_t)g->B % 16);
@@ -161,4 +172,34 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
                              : layouts<P_FP16, uint16_t>(&q, K, um, un, stream);
     default: return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: precision %d reached the tensor-core launcher", (int)prec);
     }
+}
+
+extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
+                                       const gp__batch_t *bt, cudaStream_t stream)
+{
+    if (bt == NULL || bt->count <= 1) return tc_gpu(ctx, prec, cdt, g, NULL, stream);
+#ifdef GP_HAVE_WGMMA
+    /* sm_90: the whole batch in one launch (a grid row per problem), in pieces of at most 65535 */
+    if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
+        const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, ces = cdt == GP_F32 ? 4 : 2;
+        for (size_t i = 0; i < bt->count; i += 65535) {
+            gp__batch_t b = *bt;
+            b.count = bt->count - i < 65535 ? bt->count - i : 65535;
+            gp__gemm_t q = *g;
+            q.A = (const char *)g->A + i * bt->sa * es, q.B = (const char *)g->B + i * bt->sb * es;
+            q.C = (char *)g->C + i * bt->sc * ces;
+            GP_TRY_RET(tc_gpu(ctx, prec, cdt, &q, &b, stream));
+        }
+        return GP_OK;
+    }
+#endif
+    /* elsewhere: one launch per problem */
+    const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, ces = cdt == GP_F32 ? 4 : 2;
+    for (size_t i = 0; i < bt->count; i++) {
+        gp__gemm_t q = *g;
+        q.A = (const char *)g->A + i * bt->sa * es, q.B = (const char *)g->B + i * bt->sb * es;
+        q.C = (char *)g->C + i * bt->sc * ces;
+        GP_TRY_RET(tc_gpu(ctx, prec, cdt, &q, NULL, stream));
+    }
+    return GP_OK;
 }

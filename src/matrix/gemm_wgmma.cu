@@ -115,7 +115,7 @@ template <int P, typename OT>
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_wgmma(size_t M, size_t N, size_t K, float alpha, const char *__restrict__ A, size_t lda,
                const char *__restrict__ B, size_t ldb, float beta, OT *__restrict__ C, size_t ldc,
-               unsigned tiles_m, unsigned tiles_n)
+               unsigned tiles_m, unsigned tiles_n, size_t sa, size_t sb, size_t sc)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
@@ -127,6 +127,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
     const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN;
     const int wg = threadIdx.x >> 7;
+    constexpr int ESZ = P == 1 ? 4 : 2;
+    A += blockIdx.y * sa * ESZ, B += blockIdx.y * sb * ESZ, C += blockIdx.y * sc; /* this grid row's problem */
 
     float d[128];
 #pragma unroll
@@ -208,18 +210,19 @@ __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
                  "r"(bytes)
                  : "memory");
 }
-__device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, int c0, int c1, unsigned bar)
+__device__ __forceinline__ void tma_3d(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2, unsigned bar)
 {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-                 "[%4];\n" ::"r"(dst),
-                 "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4}], [%5];\n" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
                  : "memory");
 }
 
 template <int P, typename OT>
 __global__ void __launch_bounds__(384, 1)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
-             size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n)
+             size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
+             int za, int zb, size_t sc)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
@@ -252,8 +255,8 @@ __global__ void __launch_bounds__(384, 1)
                 const unsigned ph = (unsigned)((kt / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
                 mbar_wait(bars + 8 * (STAGES + s), ph ^ 1); /* a fresh barrier passes parity 1 at once */
                 mbar_expect_tx(full, STAGE_BYTES);
-                tma_2d(st, &tmA, (int)(kt * BK), (int)m0, full);
-                tma_2d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, full);
+                tma_3d(st, &tmA, (int)(kt * BK), (int)m0, za * (int)blockIdx.y, full);
+                tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)blockIdx.y, full);
             }
         }
     } else { /* consumers */
@@ -279,7 +282,7 @@ __global__ void __launch_bounds__(384, 1)
             if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((kt - 1) % STAGES)));
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        store_c<P, OT>(d, C, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
+        store_c<P, OT>(d, C + blockIdx.y * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
     }
 #endif
 }
@@ -288,8 +291,10 @@ typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, vo
                               const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-/* a K-major operand (rows x K, ld elements) as a 2D tensor map: boxes of 128 bytes of K x box_rows, 128-byte swizzle */
-gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size_t K, size_t ld, unsigned box_rows)
+/* a batch of nb K-major operands (rows x K, ld elements, stride elements apart) as a 3D tensor map: boxes of 128
+ * bytes of K x box_rows x 1, 128-byte swizzle */
+gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size_t K, size_t ld, size_t stride,
+                       size_t nb, unsigned box_rows)
 {
     static encode_fn encode = NULL;
     if (encode == NULL) {
@@ -301,12 +306,13 @@ gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size
         encode = (encode_fn)fn;
     }
     const size_t es = P == 1 ? 4 : 2;
-    const cuuint64_t dims[2] = {K, rows}, strides[1] = {ld * es};
-    const cuuint32_t box[2] = {(cuuint32_t)(128 / es), box_rows}, estr[2] = {1, 1};
+    if (nb <= 1 || stride == 0) nb = 1, stride = rows * ld; /* one matrix (the stride is then only a formality) */
+    const cuuint64_t dims[3] = {K, rows, nb}, strides[2] = {ld * es, stride * es};
+    const cuuint32_t box[3] = {(cuuint32_t)(128 / es), box_rows, 1}, estr[3] = {1, 1, 1};
     const CUtensorMapDataType dt = P == 1 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : P == 3 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    const CUresult r = encode(map, dt, 2, const_cast<void *>(X), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+    const CUresult r = encode(map, dt, 3, const_cast<void *>(X), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -315,30 +321,31 @@ gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size
     return GP_OK;
 }
 
-template <int P, typename OT> gp_status_t launch_tma(const gp__gemm_t *g, size_t K, cudaStream_t s)
+template <int P, typename OT> gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
 {
     const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
     CUtensorMap ma, mb;
-    GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, BM));
-    GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, BN));
+    GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
+    GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BN));
     const size_t smem = SMEM + 2 * STAGES * 8;
     gp_status_t st = GP_OK;
     GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemm_tma<P, OT><<<tm * tn, 384, smem, s>>>(ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C,
-                                               g->ldc, tm, tn);
+    gemm_tma<P, OT><<<dim3(tm * tn, (unsigned)b->count), 384, smem, s>>>(
+        ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, tm, tn, b->sa != 0, b->sb != 0,
+        b->sc);
     return GP_CHECK_LAUNCH("gemm_tma");
 fail:
     return st;
 }
 
-template <int P, typename OT> gp_status_t launch(const gp__gemm_t *g, size_t K, cudaStream_t s)
+template <int P, typename OT> gp_status_t launch(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
 {
     const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
     gp_status_t st = GP_OK;
     GP_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma<P, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
-    gemm_wgmma<P, OT><<<tm * tn, THREADS, SMEM, s>>>(g->M, g->N, K, (float)g->alpha, (const char *)g->A, g->lda,
-                                                     (const char *)g->B, g->ldb, (float)g->beta, (OT *)g->C, g->ldc,
-                                                     tm, tn);
+    gemm_wgmma<P, OT><<<dim3(tm * tn, (unsigned)b->count), THREADS, SMEM, s>>>(
+        g->M, g->N, K, (float)g->alpha, (const char *)g->A, g->lda, (const char *)g->B, g->ldb, (float)g->beta,
+        (OT *)g->C, g->ldc, tm, tn, b->sa, b->sb, b->sc);
     return GP_CHECK_LAUNCH("gemm_wgmma");
 fail:
     return st;
@@ -348,18 +355,20 @@ fail:
 
 /* g: both operands K-major (a_kin, b_kin), rows 16-byte aligned (TF32: already rounded); K = 0 when alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                      int tma, cudaStream_t stream)
+                                      const gp__batch_t *bt, int tma, cudaStream_t stream)
 {
     if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
+    const gp__batch_t one = {1, 0, 0, 0};
+    const gp__batch_t *b = bt && bt->count > 1 ? bt : &one;
     /* the TMA kernel unless told otherwise (tma 0) or past its 32-bit coordinates, or K = 0 (nothing to copy) */
     if (tma && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu) {
-        if (prec == GP_GEMM_TF32) return launch_tma<1, float>(g, K, stream);
+        if (prec == GP_GEMM_TF32) return launch_tma<1, float>(g, K, b, stream);
         if (prec == GP_GEMM_FP16)
-            return cdt == GP_F32 ? launch_tma<3, float>(g, K, stream) : launch_tma<3, uint16_t>(g, K, stream);
-        return cdt == GP_F32 ? launch_tma<2, float>(g, K, stream) : launch_tma<2, uint16_t>(g, K, stream);
+            return cdt == GP_F32 ? launch_tma<3, float>(g, K, b, stream) : launch_tma<3, uint16_t>(g, K, b, stream);
+        return cdt == GP_F32 ? launch_tma<2, float>(g, K, b, stream) : launch_tma<2, uint16_t>(g, K, b, stream);
     }
-    if (prec == GP_GEMM_TF32) return launch<1, float>(g, K, stream);
-    if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<3, float>(g, K, stream) : launch<3, uint16_t>(g, K, stream);
-    return cdt == GP_F32 ? launch<2, float>(g, K, stream) : launch<2, uint16_t>(g, K, stream);
+    if (prec == GP_GEMM_TF32) return launch<1, float>(g, K, b, stream);
+    if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<3, float>(g, K, b, stream) : launch<3, uint16_t>(g, K, b, stream);
+    return cdt == GP_F32 ? launch<2, float>(g, K, b, stream) : launch<2, uint16_t>(g, K, b, stream);
 }

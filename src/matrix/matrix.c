@@ -203,9 +203,25 @@ const char *gp_gemm_precision_name(gp_gemm_precision_t p)
     }
 }
 
+/* bytes from a view's first element to one past its last */
+static size_t view_span(const gp_matrix_t *m)
+{
+    const gp__phys_t p = phys(m);
+    return p.prows && p.pcols ? ((p.prows - 1) * m->ld + p.pcols) * p.es : 0;
+}
+
+/* the byte ranges of batch matrices stride elements apart do not meet */
+static int batch_apart(const gp_matrix_t *x, size_t sx, const gp_matrix_t *y, size_t sy, size_t batch)
+{
+    const size_t ex = gp_dtype_size(x->dtype), ey = gp_dtype_size(y->dtype);
+    const char *x0 = x->data, *y0 = y->data;
+    const size_t bx = view_span(x) + (batch - 1) * sx * ex, by = view_span(y) + (batch - 1) * sy * ey;
+    return !(view_span(x) && view_span(y) && x0 < y0 + by && y0 < x0 + bx);
+}
+
 static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_op_t opa, gp_op_t opb,
                         double alpha, const gp_matrix_t *a, const gp_matrix_t *b, double beta, const gp_matrix_t *c,
-                        gp_stream_t stream)
+                        const gp__batch_t *bt, gp_stream_t stream)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if (gp_gemm_precision_name(prec) == NULL)
@@ -240,6 +256,19 @@ static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec,
                          "%s: shapes do not chain: op(a) is %zu x %zu, op(b) %zu x %zu, c %zu x %zu (c must be %zu x "
                          "%zu)", fn, m, k, kb, n, c->rows, c->cols, m, n);
     if (!apart(c, a) || !apart(c, b)) return gp__error(GP_ERR_INVALID_ARG, "%s: c overlaps a or b", fn);
+    if (bt) {
+        size_t lim;
+        if (bt->count > 1 && view_span(c) && bt->sc * gp_dtype_size(dt) < view_span(c))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: stride_c = %zu elements: c's matrices would overlap (each spans "
+                             "%zu bytes)", fn, bt->sc, view_span(c));
+        if (bt->count > 1 && (!batch_apart(c, bt->sc, a, bt->sa, bt->count) || !batch_apart(c, bt->sc, b, bt->sb, bt->count)))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: the c matrices overlap the a or b matrices", fn);
+        if (!gp__mul_ok(bt->count, bt->sa > bt->sb ? (bt->sa > bt->sc ? bt->sa : bt->sc) : (bt->sb > bt->sc ? bt->sb : bt->sc), &lim) ||
+            !gp__mul_ok(lim, 8, &lim))
+            return gp__error(GP_ERR_OVERFLOW, "%s: batch = %zu of the strides spans more than the address space", fn,
+                             bt->count);
+        if (bt->count == 0) return GP_OK;
+    }
     if (m == 0 || n == 0) return GP_OK;
     /* canonical form: C row-major; a column-major C is C^T = op(b)^T op(a)^T (operands swap) */
     const int a_kin = (opa == GP_OP_N) == (a->layout == GP_ROW_MAJOR);
@@ -249,20 +278,41 @@ static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec,
         g = (gp__gemm_t){m, n, k, a->data, b->data, c->data, a->ld, b->ld, c->ld, a_kin, b_kin, alpha, beta};
     else
         g = (gp__gemm_t){n, m, k, b->data, a->data, c->data, b->ld, a->ld, c->ld, b_kin, a_kin, alpha, beta};
-    if (prec != GP_GEMM_FP32)
-        return gp__is_cpu(ctx) ? gp__gemm_tc_cpu(prec, dt, &g) : gp__gemm_tc_gpu(ctx, prec, dt, &g, (cudaStream_t)stream);
-    if (gp__is_cpu(ctx)) return gp__gemm_cpu(dt, &g, 1);
-    return gp__gemm_gpu(ctx, dt, &g, 0, (cudaStream_t)stream);
+    gp__batch_t bb = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
+    if (c->layout != GP_ROW_MAJOR) { /* the operands swapped: so do their strides */
+        const size_t t = bb.sa;
+        bb.sa = bb.sb, bb.sb = t;
+    }
+    if (prec != GP_GEMM_FP32 && !gp__is_cpu(ctx)) return gp__gemm_tc_gpu(ctx, prec, dt, &g, &bb, (cudaStream_t)stream);
+    /* one problem at a time */
+    const size_t ea = gp_dtype_size(a->dtype), ec = gp_dtype_size(dt);
+    for (size_t i = 0; i < bb.count; i++) {
+        gp__gemm_t q = g;
+        q.A = (const char *)g.A + i * bb.sa * ea, q.B = (const char *)g.B + i * bb.sb * ea, q.C = (char *)g.C + i * bb.sc * ec;
+        gp_status_t st = prec != GP_GEMM_FP32 ? gp__gemm_tc_cpu(prec, dt, &q)
+                         : gp__is_cpu(ctx)    ? gp__gemm_cpu(dt, &q, 1)
+                                              : gp__gemm_gpu(ctx, dt, &q, 0, (cudaStream_t)stream);
+        if (st != GP_OK) return st;
+    }
+    return GP_OK;
 }
 
 gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha, const gp_matrix_t *a, const gp_matrix_t *b,
                     double beta, const gp_matrix_t *c, gp_stream_t stream)
 {
-    return gemm("gp_gemm", ctx, GP_GEMM_FP32, opa, opb, alpha, a, b, beta, c, stream);
+    return gemm("gp_gemm", ctx, GP_GEMM_FP32, opa, opb, alpha, a, b, beta, c, NULL, stream);
 }
 
 gp_status_t gp_gemm_ex(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
                        const gp_matrix_t *a, const gp_matrix_t *b, double beta, const gp_matrix_t *c, gp_stream_t stream)
 {
-    return gemm("gp_gemm_ex", ctx, precision, opa, opb, alpha, a, b, beta, c, stream);
+    return gemm("gp_gemm_ex", ctx, precision, opa, opb, alpha, a, b, beta, c, NULL, stream);
+}
+
+gp_status_t gp_gemm_batched(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
+                            const gp_matrix_t *a, size_t stride_a, const gp_matrix_t *b, size_t stride_b, double beta,
+                            const gp_matrix_t *c, size_t stride_c, size_t batch, gp_stream_t stream)
+{
+    const gp__batch_t bt = {batch, stride_a, stride_b, stride_c};
+    return gemm("gp_gemm_batched", ctx, precision, opa, opb, alpha, a, b, beta, c, &bt, stream);
 }

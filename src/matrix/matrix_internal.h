@@ -63,16 +63,22 @@ typedef struct gp__gemm {
 GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
                                      cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int parallel);
+/* A strided batch of GEMMs in canonical form: count problems, operand i at A + i sa, B + i sb, C + i sc (elements;
+ * 0 = one matrix for all). NULL or count 1: one GEMM. */
+typedef struct gp__batch {
+    size_t count, sa, sb, sc;
+} gp__batch_t;
 /* gp_gemm_ex's TF32 / BF16 / FP16 (canonical form; cdt: C's dtype, f32 or the inputs' 16-bit type): the tensor-core
  * kernels of gemm_tc.cuh, and the CPU backend (gemm_tc_cpu.c: rounded inputs in f64, one rounding at the end). */
 GP_INTERNAL gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
-                                        cudaStream_t stream);
+                                        const gp__batch_t *bt, cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g);
 /* gemm_wgmma.cu (sm_90a, built when GP_HAVE_WGMMA): TF32 / BF16 / FP16 on wgmma; g's operands K-major, rows
  * 16-byte aligned (TF32: rounded); K = 0 when alpha is 0. tma: the TMA + mbarrier kernel with producer / consumer
- * warpgroups; 0: the cp.async one. */
+ * warpgroups; 0: the cp.async one. bt (count <= 65535, strides of 16-byte multiples): a batch in one launch, one
+ * grid row per problem. */
 GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                       int tma, cudaStream_t stream);
+                                       const gp__batch_t *bt, int tma, cudaStream_t stream);
 /* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production one (wgmma fed by TMA), 1 mma.sync, 2 wgmma
  * fed by cp.async (the tests run all three). */
 GP_INTERNAL extern int gp__gemm_tc_path;

@@ -128,6 +128,7 @@ typedef struct gjob {
     gp_peer_t *peer;
     int f64, variant;
     gp_gemm_precision_t prec; /* GP_GEMM_FP32: gp_gemm (f32 / f64); else gp_gemm_ex with f32 c */
+    size_t batch;             /* > 1: gp_gemm_batched, packed problems one after another */
     size_t m, n, k;
     gp_matrix_t a, b, c, c_peer;
     char err[256];
@@ -139,6 +140,9 @@ static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
     (void)rep;
     if (j->variant) /* a kernel variant alone (row-major, packed) */
         return lab_gemm_variant(j->ctx, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->variant, s);
+    if (j->batch > 1)
+        return gp_gemm_batched(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &j->a, j->m * j->k, &j->b, j->k * j->n, 0.0, &j->c,
+                               j->m * j->n, j->batch, s);
     if (j->prec != GP_GEMM_FP32) return gp_gemm_ex(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
     return gp_gemm(j->ctx, GP_OP_N, GP_OP_N, 1.0, &j->a, &j->b, 0.0, &j->c, s);
 }
@@ -147,6 +151,11 @@ static gp_status_t gemm_peer(void *u, int rep, gp_stream_t s)
 {
     gjob_t *j = u;
     (void)rep;
+    if (j->batch > 1)
+        return gp_peer_gemm_batched_ex(j->peer, (int)j->prec, j->m, j->n, j->k, j->batch, j->a.data, j->b.data,
+                                       j->c_peer.data, s, j->err)
+                   ? GP_ERR_CUDA
+                   : GP_OK;
     if (j->prec != GP_GEMM_FP32)
         return gp_peer_gemm_ex(j->peer, (int)j->prec, j->m, j->n, j->k, j->a.data, j->b.data, j->c_peer.data, s, j->err)
                    ? GP_ERR_CUDA
@@ -189,7 +198,9 @@ static void gemm_usage(FILE *f)
                "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
                "  8192 (and the m8n8k4 kernel variant at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
                "  at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F).\n"
-               "  --precision P: P alone at 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (with -b/-e/-f: P's squares).\n"
+               "  and a batch of 1024 BF16 256^3 (gp_gemm_batched) against cublasGemmStridedBatchedEx.\n"
+               "  --precision P: P alone at 4096, 8192, 4097, 1000, 8192 x 64 x 8192 and (not fp32) 1024 x 256^3\n"
+               "  batched (with -b/-e/-f: P's squares).\n"
                "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's.\n"
                "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
                "  4096 by 2), in --dtype (default f32), on any backend.\n");
@@ -237,7 +248,7 @@ int bench_gemm(int argc, char **argv)
     if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) peer = NULL;
     report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
     /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison), precision */
-    static const size_t probs[][6] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
+    static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
                                       {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
@@ -246,18 +257,20 @@ int bench_gemm(int argc, char **argv)
                                       {8192, 8192, 8192, 1, 0},
                                       {4096, 4096, 4096, 0, 0, 1}, {8192, 8192, 8192, 0, 0, 1},
                                       {4096, 4096, 4096, 0, 0, 2}, {8192, 8192, 8192, 0, 0, 2},
-                                      {4096, 4096, 4096, 0, 0, 3}, {8192, 8192, 8192, 0, 0, 3}};
+                                      {4096, 4096, 4096, 0, 0, 3}, {8192, 8192, 8192, 0, 0, 3},
+                                      {256, 256, 256, 0, 0, 2, 1024}};
     /* --precision: its own set */
-    static const size_t tshapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4097, 4097},
-                                        {1000, 1000, 1000}, {8192, 64, 8192}};
+    static const size_t tshapes[][4] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4097, 4097},
+                                        {1000, 1000, 1000}, {8192, 64, 8192}, {256, 256, 256, 1024}};
     size_t sides[64];
     const size_t nsides = sw.given ? sweep_sizes(&sw, sides, 64) : 0;
-    const size_t nprobs = sw.given ? nsides : only >= 0 ? 5 : sizeof probs / sizeof probs[0];
+    const size_t nprobs = sw.given ? nsides : only > 0 ? 6 : only == 0 ? 5 : sizeof probs / sizeof probs[0];
     for (size_t pi = 0; pi < nprobs && rc == EXIT_OK; pi++) {
         gjob_t j = {ctx, peer, sw.given ? sweep_f64 : only >= 0 ? 0 : (int)probs[pi][3],
                     sw.given || only >= 0 ? 0 : (int)probs[pi][4],
                     only >= 0 ? (gp_gemm_precision_t)only : sw.given ? GP_GEMM_FP32 : (gp_gemm_precision_t)probs[pi][5],
-                    0, 0, 0, {0}, {0}, {0}, {0}, ""};
+                    sw.given ? 1 : only >= 0 ? tshapes[pi][3] : probs[pi][6], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
+        if (j.batch < 1) j.batch = 1;
         if (j.variant && !gpu) continue;
         if (sw.given) {
             j.m = j.n = j.k = sides[pi];
@@ -276,12 +289,13 @@ int bench_gemm(int argc, char **argv)
         j.b = (gp_matrix_t){NULL, j.k, j.n, j.n, it, GP_ROW_MAJOR};
         j.c = (gp_matrix_t){NULL, j.m, j.n, j.n, dt, GP_ROW_MAJOR};
         j.c_peer = j.c;
-        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.k * ies, &ba) != GP_OK ||
-            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.k * j.n * ies, &bb) != GP_OK ||
-            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es, &bc) != GP_OK ||
-            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es, &bp) != GP_OK ||
-            bench_fill_random(ctx, ba.device, j.m * j.k, it, 11 + pi) != GP_OK ||
-            bench_fill_random(ctx, bb.device, j.k * j.n, it, 23 + pi) != GP_OK) {
+        const size_t nb = j.batch;
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.k * ies * nb, &ba) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.k * j.n * ies * nb, &bb) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es * nb, &bc) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, j.m * j.n * es * nb, &bp) != GP_OK ||
+            bench_fill_random(ctx, ba.device, j.m * j.k * nb, it, 11 + pi) != GP_OK ||
+            bench_fill_random(ctx, bb.device, j.k * j.n * nb, it, 23 + pi) != GP_OK) {
             fprintf(stderr, "gpuprim bench gemm: %zu x %zu x %zu: %s\n", j.m, j.n, j.k, gp_last_error());
             rc = EXIT_FAIL;
         }
@@ -302,7 +316,7 @@ int bench_gemm(int argc, char **argv)
             rc = EXIT_MISMATCH;
         }
         if (rc == EXIT_OK) {
-            const double fl = 2.0 * (double)j.m * (double)j.n * (double)j.k;
+            const double fl = 2.0 * (double)j.m * (double)j.n * (double)j.k * (double)j.batch;
             char cm[24], cn[24], ck[24], cmed[32], cmin[32], ct[32], cpu_[32], cpt[32], crat[32];
             snprintf(cm, sizeof cm, "%zu", j.m), snprintf(cn, sizeof cn, "%zu", j.n), snprintf(ck, sizeof ck, "%zu", j.k);
             snprintf(cmed, sizeof cmed, "%.1f", so.median_ms * 1e3);
@@ -316,13 +330,15 @@ int bench_gemm(int argc, char **argv)
             }
             char op[48];
             static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8"};
-            if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
+            if (j.batch > 1) snprintf(op, sizeof op, "batched %zux NN %s", j.batch, gp_gemm_precision_name(j.prec));
+            else if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
             else snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
                      j.f64 && j.variant <= 4 ? dv[j.variant]
                      : j.variant == 11 ? " 1 block/SM"
                      : j.variant == 13 ? " prefetch 1 block/SM"
                      : j.variant == 14 ? " prefetch" : "");
-            const char *pname = j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
+            const char *pname = j.batch > 1                ? "cublasGemmStridedBatchedEx"
+                                : j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
                                 : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"
                                 : j.f64                   ? "cublasDgemm"
                                                           : "cublasSgemm pedantic";
