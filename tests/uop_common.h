@@ -621,11 +621,11 @@ static void uc_segmented(gp_ctx_t *ctx, int quick)
     {
         gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, GP_F32, 1, 0, "a + b", "0.0f", 1);
         gp_uop_t *sq = uc_make(ctx, GP_UOP_MAP, GP_F32, 1, GP_F32, "x * x", NULL, 1);
-        float xs[4] = {1, 2, 3, 4}, out[4] = {42, 42, 42, 42};
+        float xs[4] = {1, 2, 3, 4}, out[5] = {42, 42, 42, 42, 42};
         int64_t o[3] = {0, 2, 4};
         gp_buffer_t bx, bo, br;
         char *px = uc_put(ctx, &bx, xs, sizeof xs, 0), *po = uc_put(ctx, &bo, o, sizeof o, 0);
-        char *pr = uc_put(ctx, &br, out, sizeof out + 4, 0);
+        char *pr = uc_put(ctx, &br, out, sizeof out, 0);
         CHECK_ST(gp_reduce_segmented_uop(ctx, op, 4, px, 2, NULL, pr, NULL), GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "offsets") != NULL, "names offsets: %s", gp_last_error());
         CHECK_ST(gp_reduce_segmented_uop(ctx, op, 4, px, 2, (const int64_t *)(po + 4), pr, NULL), GP_ERR_INVALID_ARG);
