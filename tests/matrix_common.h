@@ -130,7 +130,8 @@ static inline void mc_alloc_copy_errors(gp_ctx_t *ctx)
 /* ------------------------------------------------------------------ add and GEMM */
 static inline double mc_unit(void) { return (double)(tc_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0; }
 
-/* A matrix on ctx and its host copy: storage span filled with random values of dt (floats in [-1, 1)). */
+/* A matrix on ctx and its host copy: storage span filled with random values of dt (floats in [-1, 1), bf16 / f16
+ * rounded from them). */
 typedef struct mc_mat {
     gp_matrix_t dev, host;
     gp_buffer_t buf;
@@ -152,7 +153,10 @@ static inline void mc_make(gp_ctx_t *ctx, mc_mat_t *m, gp_dtype_t dt, size_t row
         else if (dt == GP_F32) *(float *)p = (float)mc_unit();
         else if (dt == GP_F64) *(double *)p = mc_unit();
         else if (dt == GP_I32) *(int32_t *)p = (int32_t)(uint32_t)tc_next();
-        else *(uint8_t *)p = (uint8_t)tc_next();
+        else if (dt == GP_BF16 || dt == GP_F16) { /* [-1, 1) rounded to the type (NaN when poisoned) */
+            const float v = fill_nan ? NAN : (float)mc_unit();
+            *(uint16_t *)p = dt == GP_BF16 ? gp__f32_to_bf16(v) : gp__f32_to_f16(v);
+        } else *(uint8_t *)p = (uint8_t)tc_next();
     }
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, m->span * es + 16, &m->buf));
     if (m->span) OK(gp_memcpy_sync(ctx, m->buf.device, m->host.data, m->span * es));
@@ -394,24 +398,11 @@ static inline double mc_tc_get(gp_gemm_precision_t p, const gp_matrix_t *m, cons
     const uint16_t h = ((const uint16_t *)data)[o];
     return m->dtype == GP_BF16 ? gp__bf16_bits_to_f32(h) : gp__f16_bits_to_f32(h);
 }
-/* A matrix of dt (f32, bf16, f16) with random values in [-1, 1) (16-bit: rounded to the type); NaN when poison. */
+/* f32 / bf16 / f16 matrices for gp_gemm_ex: mc_make's (values in [-1, 1), 16-bit ones rounded; NaN when poison) */
 static inline void mc_make_tc(gp_ctx_t *ctx, mc_mat_t *m, gp_dtype_t dt, size_t rows, size_t cols, gp_layout_t l,
                               size_t pad, int poison)
 {
-    const size_t es = gp_dtype_size(dt);
-    m->host = (gp_matrix_t){NULL, rows, cols, mc_inner(rows, cols, l) + pad, dt, l};
-    if (m->host.ld == 0) m->host.ld = 1;
-    m->span = mc_span(rows, cols, l, m->host.ld);
-    m->host.data = malloc(m->span * es + 8);
-    for (size_t e = 0; e < m->span; e++) {
-        const float v = poison ? NAN : (float)mc_unit();
-        if (dt == GP_F32) ((float *)m->host.data)[e] = v;
-        else ((uint16_t *)m->host.data)[e] = dt == GP_BF16 ? gp__f32_to_bf16(v) : gp__f32_to_f16(v);
-    }
-    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, m->span * es + 16, &m->buf));
-    if (m->span) OK(gp_memcpy_sync(ctx, m->buf.device, m->host.data, m->span * es));
-    m->dev = m->host;
-    m->dev.data = m->buf.device;
+    mc_make(ctx, m, dt, rows, cols, l, pad, poison);
 }
 
 /* One gp_gemm_ex against a long double reference over the rounded inputs: |got - ref| <= (4 sqrt(k) + 8) u32
