@@ -168,15 +168,26 @@ extern "C" int gp_peer_gemm(gp_peer_t *p, int f64, size_t m, size_t n, size_t k,
     return s == CUBLAS_STATUS_SUCCESS ? 0 : fail(err, f64 ? "cublasDgemm_64" : "cublasSgemm_64", s);
 }
 
+/* the GemmEx peers' common start: the stream, host scalars, and the types of a precision (1 TF32, 2 BF16, 3 FP16) */
+static int ex_setup(gp_peer_t *p, int prec, gp_peer_stream_t stream, cudaDataType_t *in, cublasComputeType_t *ct,
+                    char *err)
+{
+    cublasStatus_t s = cublasSetStream(p->handle, stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
+    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
+    *in = prec == 1 ? CUDA_R_32F : prec == 2 ? CUDA_R_16BF : CUDA_R_16F;
+    *ct = prec == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    return 0;
+}
+
 extern "C" int gp_peer_gemm_ex(gp_peer_t *p, int prec, size_t m, size_t n, size_t k, const void *a, const void *b,
                                float *c, gp_peer_stream_t stream, char *err)
 {
     /* row-major C = A B is column-major C^T = B^T A^T: cuBLAS sees n x m = (n x k) (k x m) */
-    cublasStatus_t s = cublasSetStream(p->handle, stream);
-    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
-    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
-    const cudaDataType_t in = prec == 1 ? CUDA_R_32F : prec == 2 ? CUDA_R_16BF : CUDA_R_16F;
-    const cublasComputeType_t ct = prec == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cudaDataType_t in;
+    cublasComputeType_t ct;
+    if (ex_setup(p, prec, stream, &in, &ct, err)) return 1;
+    cublasStatus_t s;
     const float one = 1.0f, zero = 0.0f;
     s = cublasGemmEx_64(p->handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int64_t>(n), static_cast<int64_t>(m),
                         static_cast<int64_t>(k), &one, b, in, static_cast<int64_t>(n), a, in, static_cast<int64_t>(k),
@@ -187,11 +198,10 @@ extern "C" int gp_peer_gemm_ex(gp_peer_t *p, int prec, size_t m, size_t n, size_
 extern "C" int gp_peer_gemm_batched_ex(gp_peer_t *p, int prec, size_t m, size_t n, size_t k, size_t batch,
                                        const void *a, const void *b, float *c, gp_peer_stream_t stream, char *err)
 {
-    cublasStatus_t s = cublasSetStream(p->handle, stream);
-    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetPointerMode(p->handle, CUBLAS_POINTER_MODE_HOST);
-    if (s != CUBLAS_STATUS_SUCCESS) return fail(err, "cublasSetStream/PointerMode", s);
-    const cudaDataType_t in = prec == 1 ? CUDA_R_32F : prec == 2 ? CUDA_R_16BF : CUDA_R_16F;
-    const cublasComputeType_t ct = prec == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cudaDataType_t in;
+    cublasComputeType_t ct;
+    if (ex_setup(p, prec, stream, &in, &ct, err)) return 1;
+    cublasStatus_t s;
     const float one = 1.0f, zero = 0.0f;
     const int64_t M = static_cast<int64_t>(m), N = static_cast<int64_t>(n), K = static_cast<int64_t>(k);
     s = cublasGemmStridedBatchedEx_64(p->handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b, in, N, K * N, a, in, K,
