@@ -783,6 +783,91 @@ typedef struct gp_stream_opts {
 GP_API gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                                    size_t granule, const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user);
 
+/* ---------------------------------------------------------------------------------------------- groups (several GPUs) */
+/* A group is a set of contexts, one per GPU, that work on one array split into shards: rank r holds elements
+ * [first_r, first_r + count_r) of the whole, the shards of ranks 0, 1, ... following one another (a shard may be
+ * empty). Results are combined through NCCL (loaded with dlopen on first use; set GP_NCCL to its path to override).
+ *   gp_group_create_local   the GPUs of this process (devices[0..ndev-1]; devices NULL: 0..ndev-1; ndev 0: every
+ *                           GPU), one NCCL communicator each (ncclCommInitAll); member i is rank i.
+ *   gp_group_create_rank    one GPU of a group spread over processes or hosts (ncclCommInitRank): every process
+ *                           calls it with the same id (made once by gp_group_unique_id and passed on by the caller:
+ *                           MPI, a file, ...), nranks and its own rank; it waits until all ranks have joined. The
+ *                           process that made the id must live until then.
+ *   gp_group_create_emulated nmembers contexts on one device (a GPU ordinal or GP_DEVICE_CPU) that exchange through
+ *                           host copies instead of NCCL: the same results as a group of that many GPUs, on a
+ *                           machine with fewer (tests, the CPU backend, a fallback without NCCL).
+ * Without NCCL (not found at build time, or not loadable) the NCCL calls return GP_ERR_UNSUPPORTED saying why.
+ * A group's calls are made by one host thread at a time; they run on the members' own streams (gp_group_stream)
+ * and the calls that return host results wait for them. Collective calls on a multi-process group must be made by
+ * every rank, in the same order. */
+typedef struct gp_group gp_group_t;
+typedef struct gp_group_id {
+    unsigned char bytes[128]; /* NCCL's unique id */
+} gp_group_id_t;
+GP_API gp_status_t gp_group_unique_id(gp_group_id_t *id);
+GP_API gp_status_t gp_group_create_local(gp_group_t **group, int ndev, const int *devices);
+GP_API gp_status_t gp_group_create_rank(gp_group_t **group, const gp_group_id_t *id, int nranks, int rank,
+                                        int device);
+GP_API gp_status_t gp_group_create_emulated(gp_group_t **group, int nmembers, int device);
+GP_API void gp_group_destroy(gp_group_t *group); /* NULL is accepted; waits for the members' work */
+GP_API int gp_group_size(const gp_group_t *group);         /* ranks in the group (0 for NULL) */
+GP_API int gp_group_local_count(const gp_group_t *group);  /* members in this process (0 for NULL) */
+GP_API int gp_group_rank(const gp_group_t *group, int member); /* the rank of local member `member`, -1 if none */
+GP_API gp_ctx_t *gp_group_ctx(const gp_group_t *group, int member);      /* NULL if no such member */
+GP_API gp_stream_t gp_group_stream(const gp_group_t *group, int member); /* NULL on a CPU member */
+GP_API const char *gp_group_transport(const gp_group_t *group);        /* "nccl", "emulated" */
+GP_API gp_status_t gp_group_sync(gp_group_t *group);                     /* waits for every member's stream */
+
+/* The even split of n elements of dtype: rank r's shard [*first, *first + *count). Every shard but the last is a
+ * whole number of 64 KiB tiles (so no reduction tile spans two GPUs); the counts differ by at most one tile. */
+GP_API gp_status_t gp_group_split(const gp_group_t *group, gp_dtype_t dtype, size_t n, int rank, size_t *first,
+                                  size_t *count);
+/* Copies the local members' shards of the even split of a host array (host: n elements of dtype, the whole array)
+ * into new device buffers: shards[i] is member i's (gp_mem_alloc GP_MEM_DEVICE on its context; free them with
+ * gp_group_free_shards). Waits for the copies. */
+GP_API gp_status_t gp_group_scatter(gp_group_t *group, gp_dtype_t dtype, size_t n, const void *host,
+                                    gp_buffer_t *shards);
+GP_API void gp_group_free_shards(gp_group_t *group, gp_buffer_t *shards);
+
+/* Sharded reduction: every op and accumulator of gp_reduce_acc (acc GP_DTYPE_COUNT: the default), over the shards
+ * counts[i] elements at shards[i] (device memory of local member i), rank order being array order. The result, on
+ * every rank, has the bits of gp_reduce over the whole array on one GPU (or the CPU backend), for any shard sizes:
+ * each rank folds the nodes of docs/REDUCE.md's tree that lie wholly in its shard, the nodes that span ranks
+ * (and the tiles split between shards) are folded from the exchanged entries (docs/GROUP.md). Waits. */
+GP_API gp_status_t gp_group_reduce(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                   const size_t *counts, const void *const *shards, gp_reduce_result_t *result_host);
+/* The same over shards that arrive in pieces (a file split across the GPUs): push(member, first, count, x, stream)
+ * gives elements [first, first + count) of the whole array (x: device memory of the member's device), each
+ * member's pieces in order and contiguous; every piece but a member's last must end at a multiple of
+ * gp_reducer_granule elements (a 64 KiB tile boundary of the whole array). Asynchronous on stream (NULL: the
+ * member's group stream); pushes to one member are ordered. finish combines (collective), writes the result and
+ * empties the reducer; the members' shards must follow one another in rank order. */
+typedef struct gp_group_reducer gp_group_reducer_t;
+GP_API gp_status_t gp_group_reducer_create(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                           gp_group_reducer_t **reducer);
+GP_API gp_status_t gp_group_reducer_push(gp_group_reducer_t *reducer, int member, size_t first, size_t count,
+                                         const void *x, gp_stream_t stream);
+GP_API gp_status_t gp_group_reducer_finish(gp_group_reducer_t *reducer, gp_reduce_result_t *result_host);
+GP_API void gp_group_reducer_destroy(gp_group_reducer_t *reducer);
+
+/* Sharded histogram: each member counts its shard (gp_histogram_accumulate's bins and count dtypes), the counts are
+ * summed across ranks (NCCL all-reduce; u32 wraps modulo 2^32 as on one GPU) and written to counts_host (nbins + 3
+ * values of count_dtype) on every rank: the same counts as one GPU over the whole array. Waits. */
+GP_API gp_status_t gp_group_histogram(gp_group_t *group, gp_dtype_t dtype, const size_t *counts,
+                                      const void *const *shards, const gp_hist_bins_t *bins, gp_dtype_t count_dtype,
+                                      void *counts_host);
+/* Sharded dot product (gp_vec_dot's dtypes and result types): each member's gp_vec_dot, the partial results added
+ * in rank order on every rank. i32: exact, the bits of one GPU; f32 / f64: a double sum whose association follows
+ * the shards (deterministic for a given split, within rounding of one GPU's). Waits. */
+GP_API gp_status_t gp_group_dot(gp_group_t *group, gp_dtype_t dtype, const size_t *counts, const void *const *x,
+                                const void *const *y, void *result_host);
+/* Sharded vector ops: each member runs the op on its shard (z, x, y indexed by member; y unused by copy and scale,
+ * alpha by copy and add), asynchronously on the members' group streams (gp_group_sync waits). Elementwise, so the
+ * bits are one GPU's. */
+typedef enum gp_group_vec_op { GP_GROUP_COPY = 0, GP_GROUP_SCALE, GP_GROUP_ADD, GP_GROUP_TRIAD } gp_group_vec_op_t;
+GP_API gp_status_t gp_group_vec(gp_group_t *group, gp_group_vec_op_t op, gp_dtype_t dtype, const size_t *counts,
+                                double alpha, const void *const *x, const void *const *y, void *const *z);
+
 #ifdef __cplusplus
 }
 #endif

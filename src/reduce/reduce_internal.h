@@ -65,6 +65,9 @@ GP_INTERNAL void gp__reduce_cpu_tiles(gp_reduce_op_t op, gp_dtype_t dtype, int w
                                       long long idx0, void *dst, int parallel);
 GP_INTERNAL void gp__reduce_cpu_fold(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t m, const void *src,
                                      void *dst);
+/* A GPU entry (gpu_esz bytes of 8-byte slots: v, then v2 for minmax or the index for argmin / argmax) in the CPU
+ * backend's layout ({v, v2, idx}, gp__reduce_cpu_entry_bytes): the same state, so folding it gives the same bits. */
+GP_INTERNAL void gp__reduce_entry_to_cpu(gp_reduce_op_t op, size_t gpu_esz, const void *gpu_entry, void *cpu_entry);
 GP_INTERNAL void gp__reduce_cpu_entry_result(gp_reduce_op_t op, gp_dtype_t dtype, int wide, const void *entry,
                                              gp_reduce_result_t *result);
 

@@ -226,27 +226,34 @@ fail:
 /* One entry in the other backend's layout. A GPU entry is 8-byte slots: v, then v2 (minmax) or the index (argmin,
  * argmax); a CPU entry is reduce_cpu.c's {v, v2, idx}. The value's 8 bytes mean the same on both sides (a float in
  * the low 4, as gp_reduce_result_t's scalar). */
+void gp__reduce_entry_to_cpu(gp_reduce_op_t op, size_t gpu_esz, const void *src, void *dst)
+{
+    const int two = op == GP_REDUCE_MINMAX, arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;
+    uint64_t cpu[3]; /* v, v2, idx: reduce_cpu.c's st_t, three 8-byte fields */
+    uint64_t slot[2] = {0, 0};
+    memcpy(slot, src, gpu_esz);
+    cpu[0] = slot[0];
+    cpu[1] = two ? slot[1] : slot[0];
+    cpu[2] = arg ? slot[1] : (uint64_t)INT64_MAX;
+    memcpy(dst, cpu, sizeof cpu);
+}
+
 static void entry_convert(const gp_reducer_t *from, const gp_reducer_t *to, const void *src, void *dst)
 {
-    const int two = from->op == GP_REDUCE_MINMAX, arg = from->op == GP_REDUCE_ARGMIN || from->op == GP_REDUCE_ARGMAX;
     if (from->gpu == to->gpu) {
         memcpy(dst, src, from->esz);
         return;
     }
-    uint64_t cpu[3]; /* v, v2, idx: reduce_cpu.c's st_t, three 8-byte fields */
-    uint64_t slot[2] = {0, 0};
     if (from->gpu) {
-        memcpy(slot, src, from->esz);
-        cpu[0] = slot[0];
-        cpu[1] = two ? slot[1] : slot[0];
-        cpu[2] = arg ? slot[1] : (uint64_t)INT64_MAX;
-        memcpy(dst, cpu, sizeof cpu);
-    } else {
-        memcpy(cpu, src, sizeof cpu);
-        slot[0] = cpu[0];
-        slot[1] = two ? cpu[1] : cpu[2];
-        memcpy(dst, slot, to->esz);
+        gp__reduce_entry_to_cpu(from->op, from->esz, src, dst);
+        return;
     }
+    const int two = from->op == GP_REDUCE_MINMAX;
+    uint64_t cpu[3], slot[2];
+    memcpy(cpu, src, sizeof cpu);
+    slot[0] = cpu[0];
+    slot[1] = two ? cpu[1] : cpu[2];
+    memcpy(dst, slot, to->esz);
 }
 
 gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src)

@@ -1,0 +1,54 @@
+/*
+ * group_internal.h — what src/group shares between its files: the group (members, streams, transport) and the
+ * two exchanges every sharded primitive is built from. A member is a context of this process; a rank is a member of
+ * the whole group (local groups: member i is rank i; a rank group: one member, its rank). Transports:
+ *   nccl      one NCCL communicator per member (NCCL loaded with dlopen: group.c);
+ *   emulated  every member in this process on one device; the exchanges are host copies (same results, no NCCL).
+ */
+#ifndef GP_GROUP_INTERNAL_H
+#define GP_GROUP_INTERNAL_H
+
+#include "../core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gp_group {
+    int nccl;              /* 1: NCCL communicators; 0: emulated */
+    int size;              /* ranks */
+    int nlocal;            /* members in this process */
+    int rank0;             /* rank of member 0 (members are consecutive ranks) */
+    int gpu;               /* members are GPU contexts (0: the CPU backend, emulated groups only) */
+    gp_ctx_t **ctx;        /* nlocal contexts, owned */
+    cudaStream_t *stream;  /* nlocal non-blocking streams (NULL on the CPU backend) */
+    void **comm;           /* nlocal ncclComm_t (nccl) */
+    struct gp_group_reducer *cached; /* gp_group_reduce's reducer, kept for the next call of the same kind */
+};
+
+/* Validates a group argument ("fn: group is NULL"). */
+GP_INTERNAL gp_status_t gp__group_check(const char *fn, const gp_group_t *g);
+/* Every member's shard pointer / count array checked: counts non-NULL, a shard NULL only when its count is 0, the
+ * byte size representable, alignment to the dtype. */
+GP_INTERNAL gp_status_t gp__group_check_shards(const char *fn, const gp_group_t *g, gp_dtype_t dtype,
+                                               const size_t *counts, const void *const *shards, const char *what);
+
+/* All-gather: each member contributes `bytes` at send[i] (its own memory: device memory of a GPU member, host memory
+ * of a CPU member) and receives every rank's contribution, rank after rank, at recv[i] (size * bytes). Enqueued on
+ * the members' streams (nccl) or done at once (emulated: waits for the streams first). */
+GP_INTERNAL gp_status_t gp__group_allgather(gp_group_t *g, const void *const *send, void *const *recv, size_t bytes);
+/* The same for host values: local holds nlocal contributions of `bytes` (member after member), all receives size of
+ * them in rank order (a device round trip through the transport when ranks live in other processes). Waits. */
+GP_INTERNAL gp_status_t gp__group_allgather_host(gp_group_t *g, const void *local, void *all, size_t bytes);
+/* In-place all-reduce sum of count values of dtype (GP_U32, GP_U64, GP_I64 or GP_F64) at buf[i]. */
+GP_INTERNAL gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_dtype_t dtype);
+/* Copies bytes of member `member`'s memory to host and waits for its stream. */
+GP_INTERNAL gp_status_t gp__group_to_host(gp_group_t *g, int member, void *host, const void *src, size_t bytes);
+/* Member memory: device memory of its GPU (cudaMalloc) or host memory; free with gp__group_free. */
+GP_INTERNAL gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p);
+GP_INTERNAL void gp__group_free(gp_group_t *g, int member, void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,378 @@
+/*
+ * group_common.h — tests of the sharded primitives (src/group), shared by test_group.c (emulated groups on the CPU
+ * backend), gpu_group.c (emulated groups on a GPU, NCCL groups) and gpu_group_mp.c (two processes).
+ * The rule under test: a group's reduction has the bits of one context's gp_reduce over the whole array, for any
+ * shard sizes (even split, random cuts, empty shards, a whole array on one rank, cuts one element off a tile edge,
+ * more than 4096 tiles), every dtype and op; histograms equal one context's counts; i32 dots are exact.
+ * Shards are views into one array in the members' memory (emulated members share a device), so no data is copied.
+ */
+#ifndef GP_TESTS_GROUP_COMMON_H
+#define GP_TESTS_GROUP_COMMON_H
+
+#include "reduce_common.h"
+
+static const gp_dtype_t gc_dtypes[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32,
+                                       GP_U64, GP_I64, GP_F16, GP_BF16, GP_F32, GP_F64};
+#define GC_NDTYPES (sizeof gc_dtypes / sizeof gc_dtypes[0])
+
+static inline size_t gc_tile(gp_dtype_t dt) { return 65536 / gp_dtype_size(dt); }
+
+/* Random real-valued data of any dtype: floats of mixed sign and magnitude (no NaN), integers' random bits. */
+static inline void gc_fill(void *x, gp_dtype_t dt, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = tc_next();
+        const double v = ((double)(r >> 11) * 0x1p-52 - 0.5) * (double)(1u << (r & 7));
+        switch (dt) {
+        case GP_F16: ((uint16_t *)x)[i] = (uint16_t)((r >> 63) << 15 | (uint64_t)(8 + (r >> 20) % 16) << 10 | (r >> 40) % 1024); break;
+        case GP_BF16: {
+            float f = (float)v;
+            uint32_t b;
+            memcpy(&b, &f, 4);
+            ((uint16_t *)x)[i] = (uint16_t)(b >> 16);
+            break;
+        }
+        case GP_F32: ((float *)x)[i] = (float)v; break;
+        case GP_F64: ((double *)x)[i] = v; break;
+        default: memcpy((char *)x + i * gp_dtype_size(dt), &r, gp_dtype_size(dt)); break;
+        }
+    }
+}
+
+/* Shard cuts (k + 1 values, cut[0] = 0, cut[k] = n) of a layout:
+ *   0 the even split (gp_group_split), 1 random cuts (empty shards likely for small n), 2 all on the last rank,
+ *   3 cuts one element after tile edges, 4 cuts one element before them. */
+#define GC_NLAYOUTS 5
+static inline void gc_cuts(const gp_group_t *g, gp_dtype_t dt, size_t n, int layout, size_t *cut)
+{
+    const int k = gp_group_size(g);
+    const size_t E = gc_tile(dt), T = (n + E - 1) / E;
+    cut[0] = 0;
+    cut[k] = n;
+    for (int r = 1; r < k; r++) {
+        size_t c = 0, cnt = 0;
+        switch (layout) {
+        case 0: gp_group_split(g, dt, n, r, &c, &cnt); break;
+        case 1: c = n ? tc_next() % (n + 1) : 0; break;
+        case 2: c = 0; break;
+        case 3: c = T ? (size_t)(tc_next() % T) * E + 1 : 0; break;
+        default: c = T ? (size_t)(1 + tc_next() % T) * E - 1 : 0; break;
+        }
+        cut[r] = c > n ? n : c;
+    }
+    for (int a = 1; a < k; a++) /* sorted */
+        for (int b = a + 1; b < k; b++)
+            if (cut[b] < cut[a]) {
+                const size_t t = cut[a];
+                cut[a] = cut[b];
+                cut[b] = t;
+            }
+}
+
+/* The group's reduction of x (xm: the array in the members' memory; xh: on the host) cut at cut[], against want
+ * (one context's gp_reduce over the whole array), bit for bit. pieces: through gp_group_reducer_push in pieces that
+ * end on tile edges instead of gp_group_reduce. */
+static inline int gc_check_reduce(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dt, gp_dtype_t acc, const void *xm,
+                                  size_t n, const size_t *cut, const gp_reduce_result_t *want, int pieces,
+                                  const char *what)
+{
+    const int k = gp_group_local_count(g);
+    const size_t es = gp_dtype_size(dt), E = gc_tile(dt);
+    size_t counts[64];
+    const void *shards[64];
+    REQUIRE(k <= 64, "at most 64 members here");
+    for (int i = 0; i < k; i++) {
+        counts[i] = cut[i + 1] - cut[i];
+        shards[i] = (const char *)xm + cut[i] * es;
+    }
+    gp_reduce_result_t got;
+    memset(&got, 0xa5, sizeof got);
+    if (!pieces) {
+        OK(gp_group_reduce(g, op, dt, acc, counts, shards, &got));
+    } else {
+        gp_group_reducer_t *r = NULL;
+        OK(gp_group_reducer_create(g, op, dt, acc, &r));
+        if (!r) return 0;
+        for (int i = k - 1; i >= 0; i--) { /* members in any order; each member's pieces in order */
+            size_t at = cut[i];
+            while (at < cut[i + 1]) {
+                size_t end = (at / E + 1 + tc_next() % 3) * E; /* the next tile edges */
+                if (end > cut[i + 1]) end = cut[i + 1];
+                OK(gp_group_reducer_push(r, i, at, end - at, (const char *)xm + at * es, NULL));
+                at = end;
+            }
+        }
+        OK(gp_group_reducer_finish(r, &got));
+        gp_group_reducer_destroy(r);
+    }
+    (void)n;
+    const int ok = rc_same(&got, want);
+    CHECK(ok, "%s: %s %s%s n=%zu over %d shards: the group's bits differ from one context's", what,
+          gp_reduce_op_name(op), gp_dtype_name(dt), acc == GP_F64 ? " (f64 acc)" : "", n, k);
+    if (!ok) {
+        rc_print("group", &got);
+        rc_print("one  ", want);
+        for (int i = 0; i < k; i++) fprintf(stderr, "  shard %d: [%zu, %zu)\n", i, cut[i], cut[i + 1]);
+    }
+    return ok;
+}
+
+/* Copies host data into the members' memory (device memory of member 0's device, or host memory). */
+typedef struct gc_arr {
+    gp_buffer_t buf;
+    void *p; /* where the members read it */
+} gc_arr_t;
+static inline void gc_upload(gp_group_t *g, const void *xh, size_t bytes, gc_arr_t *a)
+{
+    gp_ctx_t *c = gp_group_ctx(g, 0);
+    REQUIRE(gp_mem_alloc(c, GP_MEM_DEVICE, bytes, &a->buf) == GP_OK, "alloc %zu", bytes);
+    a->p = a->buf.device ? a->buf.device : a->buf.host;
+    if (bytes) REQUIRE(gp_memcpy_sync(c, a->p, xh, bytes) == GP_OK, "upload");
+}
+
+/* Every dtype x op x layout at sizes around the tile, against ref's gp_reduce (ref: a context of the members' kind). */
+static inline void gc_test_reduce_all(gp_group_t *g, gp_ctx_t *ref, const char *what)
+{
+    long before = tc_fail;
+    for (size_t d = 0; d < GC_NDTYPES; d++) {
+        const gp_dtype_t dt = gc_dtypes[d];
+        const size_t E = gc_tile(dt), es = gp_dtype_size(dt);
+        const size_t sizes[] = {0, 1, 33, E - 1, E + 1, 3 * E + E / 2, 11 * E + 5};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            void *xh = malloc(n * es + 16);
+            gc_fill(xh, dt, n);
+            gc_arr_t a;
+            gc_upload(g, xh, n * es, &a);
+            for (int op = 0; op < GP_REDUCE_OP_COUNT; op++) {
+                if (gp_reduce_acc_dtype((gp_reduce_op_t)op, dt) == GP_DTYPE_COUNT) continue;
+                gp_reduce_result_t want;
+                OK(gp_reduce_sync(ref, (gp_reduce_op_t)op, dt, n, a.p, &want));
+                for (int layout = 0; layout < GC_NLAYOUTS; layout++) {
+                    size_t cut[65];
+                    gc_cuts(g, dt, n, layout, cut);
+                    gc_check_reduce(g, (gp_reduce_op_t)op, dt, GP_DTYPE_COUNT, a.p, n, cut, &want, layout & 1, what);
+                }
+            }
+            if (rc_is_float(dt) && dt != GP_F64) { /* the f64 accumulator */
+                gp_reduce_result_t want;
+                OK(gp_reduce_acc_sync(ref, GP_REDUCE_SUM, dt, GP_F64, n, a.p, &want));
+                size_t cut[65];
+                gc_cuts(g, dt, n, 1, cut);
+                gc_check_reduce(g, GP_REDUCE_SUM, dt, GP_F64, a.p, n, cut, &want, 0, what);
+            }
+            gp_mem_free(gp_group_ctx(g, 0), &a.buf);
+            free(xh);
+        }
+    }
+    printf("  %s: every dtype x op x 5 shard layouts, n up to 11 tiles: %s\n", what,
+           tc_fail == before ? "ok" : "FAILED");
+}
+
+/* More than 4096 tiles (three tree levels): f32 sum and argmax with cuts inside level-1 groups. */
+static inline void gc_test_reduce_deep(gp_group_t *g, gp_ctx_t *ref, size_t tiles, const char *what)
+{
+    long before = tc_fail;
+    const gp_dtype_t dt = GP_F32;
+    const size_t E = gc_tile(dt), n = tiles * E + 777;
+    float *xh = malloc(n * sizeof *xh);
+    gc_fill(xh, dt, n);
+    gc_arr_t a;
+    gc_upload(g, xh, n * sizeof *xh, &a);
+    const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_ARGMAX};
+    for (int o = 0; o < 2; o++) {
+        gp_reduce_result_t want;
+        OK(gp_reduce_sync(ref, ops[o], dt, n, a.p, &want));
+        for (int layout = 0; layout < GC_NLAYOUTS; layout++) {
+            size_t cut[65];
+            gc_cuts(g, dt, n, layout, cut);
+            gc_check_reduce(g, ops[o], dt, GP_DTYPE_COUNT, a.p, n, cut, &want, layout == 3, what);
+        }
+    }
+    gp_mem_free(gp_group_ctx(g, 0), &a.buf);
+    free(xh);
+    printf("  %s: %zu tiles + 777 (three levels), sum and argmax, 5 layouts: %s\n", what, tiles,
+           tc_fail == before ? "ok" : "FAILED");
+}
+
+/* Histograms: the group's counts equal one context's over the whole array; dot: i32 exact, floats close; vector
+ * ops: the same bits as one context. */
+static inline void gc_test_ops(gp_group_t *g, gp_ctx_t *ref, const char *what)
+{
+    long before = tc_fail;
+    const int k = gp_group_local_count(g);
+    const size_t n = 5 * gc_tile(GP_F32) + 1234;
+    float *xh = malloc(n * 4), *yh = malloc(n * 4);
+    int32_t *ih = malloc(n * 4), *jh = malloc(n * 4);
+    tc_fill(xh, n, GP_F32);
+    tc_fill(yh, n, GP_F32);
+    tc_fill(ih, n, GP_I32);
+    tc_fill(jh, n, GP_I32);
+    xh[7] = NAN; /* counted as NaN by the histogram */
+    gc_arr_t x, y, i1, j1, z, zr;
+    gc_upload(g, xh, n * 4, &x);
+    gc_upload(g, yh, n * 4, &y);
+    gc_upload(g, ih, n * 4, &i1);
+    gc_upload(g, jh, n * 4, &j1);
+    gc_upload(g, xh, n * 4, &z);
+    gc_upload(g, xh, n * 4, &zr);
+    for (int layout = 0; layout < GC_NLAYOUTS; layout++) {
+        size_t cut[65], counts[64];
+        const void *xs[64], *ys[64], *is[64], *js[64];
+        void *zs[64];
+        gc_cuts(g, GP_F32, n, layout, cut);
+        for (int m = 0; m < k; m++) {
+            counts[m] = cut[m + 1] - cut[m];
+            xs[m] = (const float *)x.p + cut[m];
+            ys[m] = (const float *)y.p + cut[m];
+            is[m] = (const int32_t *)i1.p + cut[m];
+            js[m] = (const int32_t *)j1.p + cut[m];
+            zs[m] = (float *)z.p + cut[m];
+        }
+        /* histogram: 65536 even bins over [-0.75, 0.75): below, above and NaN counted too */
+        const gp_hist_bins_t bins = {GP_HIST_EVEN, 65536, -0.75, 0.75, NULL, 0};
+        const size_t nc = bins.nbins + 3;
+        uint32_t *got = malloc(nc * 4), *want = malloc(nc * 4);
+        gp_buffer_t wd;
+        OK(gp_mem_alloc(ref, GP_MEM_DEVICE, nc * 4, &wd));
+        void *wp = wd.device ? wd.device : wd.host;
+        OK(gp_memset(ref, wp, 0, nc * 4, NULL));
+        OK(gp_histogram_accumulate(ref, GP_F32, n, x.p, &bins, GP_U32, wp, NULL));
+        OK(gp_memcpy_sync(ref, want, wp, nc * 4));
+        gp_mem_free(ref, &wd);
+        memset(got, 0xff, nc * 4);
+        OK(gp_group_histogram(g, GP_F32, counts, xs, &bins, GP_U32, got));
+        CHECK(memcmp(got, want, nc * 4) == 0, "%s: histogram layout %d differs from one context's", what, layout);
+        free(got);
+        free(want);
+        /* dot */
+        int64_t gi = 0, wi = 0;
+        double gf = 0, wf = 0;
+        OK(gp_group_dot(g, GP_I32, counts, is, js, &gi));
+        OK(gp_vec_dot_sync(ref, GP_I32, n, i1.p, j1.p, &wi));
+        CHECK(gi == wi, "%s: i32 dot %lld != %lld (layout %d)", what, (long long)gi, (long long)wi, layout);
+        OK(gp_group_dot(g, GP_F32, counts, ys, ys, &gf)); /* x holds a NaN for the histogram */
+        double exact = 0;
+        for (size_t e = 0; e < n; e++) exact += (double)yh[e] * yh[e];
+        CHECK(fabs(gf - exact) <= 1e-9 * (fabs(exact) + 1) + 1e-6, "%s: f32 dot %.17g vs %.17g", what, gf, exact);
+        (void)wf;
+        /* triad */
+        OK(gp_group_vec(g, GP_GROUP_TRIAD, GP_F32, counts, 0.5, xs, ys, zs));
+        OK(gp_group_sync(g));
+        OK(gp_vec_triad(ref, GP_F32, n, 0.5, x.p, y.p, zr.p, NULL));
+        float *a = malloc(n * 4), *b = malloc(n * 4);
+        OK(gp_memcpy_sync(ref, a, z.p, n * 4));
+        OK(gp_memcpy_sync(ref, b, zr.p, n * 4));
+        CHECK(memcmp(a, b, n * 4) == 0, "%s: triad layout %d differs from one context's", what, layout);
+        free(a);
+        free(b);
+    }
+    gc_arr_t *all[] = {&x, &y, &i1, &j1, &z, &zr};
+    for (int m = 0; m < 6; m++) gp_mem_free(gp_group_ctx(g, 0), &all[m]->buf);
+    free(xh);
+    free(yh);
+    free(ih);
+    free(jh);
+    printf("  %s: histogram (65536 bins), dot i32 / f32, triad, 5 layouts: %s\n", what,
+           tc_fail == before ? "ok" : "FAILED");
+}
+
+/* gp_group_split covers [0, n) in order with tile-aligned cuts differing by at most a tile; gp_group_scatter puts
+ * the right elements on each member. */
+static inline void gc_test_split(gp_group_t *g, const char *what)
+{
+    long before = tc_fail;
+    const int k = gp_group_size(g);
+    const size_t sizes[] = {0, 1, 16383, 16384, 16385, 5 * 16384 + 3, 1000003};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t n = sizes[s], E = gc_tile(GP_F32);
+        size_t at = 0, lo = (size_t)-1, hi = 0;
+        for (int r = 0; r < k; r++) {
+            size_t f = 99, c = 99;
+            OK(gp_group_split(g, GP_F32, n, r, &f, &c));
+            CHECK(f == at, "%s: split n=%zu rank %d starts at %zu, not %zu", what, n, r, f, at);
+            CHECK(r == k - 1 || (f + c) % E == 0 || f + c == n, "%s: split n=%zu rank %d ends off a tile edge", what, n, r);
+            at = f + c;
+            const size_t t = (c + E - 1) / E;
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+        }
+        CHECK(at == n && hi - lo <= 1, "%s: split n=%zu covers %zu, tiles %zu..%zu", what, n, at, lo, hi);
+        float *xh = malloc(n * 4 + 4);
+        tc_fill(xh, n, GP_F32);
+        gp_buffer_t sh[64];
+        OK(gp_group_scatter(g, GP_F32, n, xh, sh));
+        for (int m = 0; m < gp_group_local_count(g); m++) {
+            size_t f, c;
+            gp_group_split(g, GP_F32, n, gp_group_rank(g, m), &f, &c);
+            float *back = malloc(c * 4 + 4);
+            if (c) OK(gp_memcpy_sync(gp_group_ctx(g, m), back, sh[m].device ? sh[m].device : sh[m].host, c * 4));
+            CHECK(!c || memcmp(back, xh + f, c * 4) == 0, "%s: scatter n=%zu member %d", what, n, m);
+            free(back);
+        }
+        gp_group_free_shards(g, sh);
+        free(xh);
+    }
+    printf("  %s: split and scatter: %s\n", what, tc_fail == before ? "ok" : "FAILED");
+}
+
+/* Refusals name the argument and write nothing. */
+static inline void gc_test_errors(gp_group_t *g, const char *what)
+{
+    long before = tc_fail;
+    gp_reduce_result_t res, poison;
+    memset(&poison, 0x5a, sizeof poison);
+    res = poison;
+    const int k = gp_group_local_count(g);
+    size_t counts[64];
+    const void *shards[64];
+    float buf[16];
+    for (int i = 0; i < k; i++) counts[i] = 0, shards[i] = NULL;
+    CHECK_ST(gp_group_reduce(NULL, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, counts, shards, &res), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_group_reduce(g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, NULL, shards, &res), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_group_reduce(g, GP_REDUCE_AND, GP_F32, GP_DTYPE_COUNT, counts, shards, &res), GP_ERR_UNSUPPORTED);
+    CHECK_ST(gp_group_reduce(g, GP_REDUCE_MIN, GP_F32, GP_F64, counts, shards, &res), GP_ERR_UNSUPPORTED);
+    counts[0] = 3;
+    CHECK_ST(gp_group_reduce(g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, counts, shards, &res), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "shards[0]") != NULL, "names the shard: %s", gp_last_error());
+    CHECK(memcmp(&res, &poison, sizeof res) == 0, "%s: a refused reduce wrote its result", what);
+    counts[0] = 0;
+    OK(gp_group_reduce(g, GP_REDUCE_MAX, GP_I16, GP_DTYPE_COUNT, counts, shards, &res)); /* n = 0: the identity */
+    CHECK(res.value.i64 == -32768, "%s: max of nothing is %lld", what, (long long)res.value.i64);
+    /* a reducer whose pieces leave a gap, or do not follow one another */
+    gp_group_reducer_t *r = NULL;
+    OK(gp_group_reducer_create(g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, &r));
+    gp_buffer_t d;
+    OK(gp_mem_alloc(gp_group_ctx(g, 0), GP_MEM_DEVICE, 2 * 16384 * 4, &d));
+    void *p = d.device ? d.device : d.host;
+    OK(gp_memset(gp_group_ctx(g, 0), p, 0, 2 * 16384 * 4, NULL));
+    CHECK_ST(gp_group_reducer_push(r, k, 0, 1, p, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_group_reducer_push(r, 0, 0, 100, p, NULL));
+    CHECK_ST(gp_group_reducer_push(r, 0, 100, 100, p, NULL), GP_ERR_INVALID_ARG); /* 100 is off a tile edge */
+    res = poison;
+    OK(gp_group_reducer_finish(r, &res)); /* [0, 100) alone is a whole array */
+    CHECK(res.value.f32 == 0.0f && res.acc_dtype == GP_F32, "%s: the sum of 100 zeros is %g", what, res.value.f32);
+    OK(gp_group_reducer_push(r, 0, 16384, 16384, p, NULL)); /* starts at 16384: nothing before it */
+    res = poison;
+    CHECK_ST(gp_group_reducer_finish(r, &res), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "start at 0") != NULL, "names the gap: %s", gp_last_error());
+    CHECK(memcmp(&res, &poison, sizeof res) == 0, "%s: a refused finish wrote its result", what);
+    if (k >= 2) {
+        OK(gp_group_reducer_push(r, 0, 0, 16384, p, NULL));
+        OK(gp_group_reducer_push(r, 1, 16385, 5, p, NULL)); /* element 16384 is nobody's */
+        CHECK_ST(gp_group_reducer_finish(r, &res), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "follow one another") != NULL, "names the gap: %s", gp_last_error());
+    }
+    gp_group_reducer_destroy(r);
+    gp_mem_free(gp_group_ctx(g, 0), &d);
+    gp_hist_bins_t bins = {GP_HIST_EVEN, 0, 0, 1, NULL, 0};
+    uint32_t hc[8];
+    CHECK_ST(gp_group_histogram(g, GP_F32, counts, shards, &bins, GP_U32, hc), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_group_vec(g, (gp_group_vec_op_t)9, GP_F32, counts, 1, shards, shards, (void *const *)shards),
+             GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_group_split(g, GP_F32, 10, gp_group_size(g), counts, counts + 1), GP_ERR_INVALID_ARG);
+    (void)buf;
+    printf("  %s: refusals: %s\n", what, tc_fail == before ? "ok" : "FAILED");
+}
+
+#endif
