@@ -818,6 +818,12 @@ GP_API gp_stream_t gp_group_stream(const gp_group_t *group, int member); /* NULL
 GP_API const char *gp_group_transport(const gp_group_t *group);        /* "nccl", "emulated" */
 GP_API gp_status_t gp_group_sync(gp_group_t *group);                     /* waits for every member's stream */
 
+/* In-place all-reduce: bufs[i] (count values of dtype in member i's memory) becomes the sum over all ranks
+ * (ncclAllReduce; emulated: added in rank order). dtype GP_U32, GP_U64, GP_I64, GP_F32 or GP_F64 (integers wrap).
+ * Asynchronous on the members' group streams (gp_group_sync waits). For counts a caller accumulated itself (the
+ * CLI's streamed histograms), and `gpuprim bench group`'s bus bandwidth. */
+GP_API gp_status_t gp_group_allreduce(gp_group_t *group, gp_dtype_t dtype, size_t count, void *const *bufs);
+
 /* The even split of n elements of dtype: rank r's shard [*first, *first + *count). Every shard but the last is a
  * whole number of 64 KiB tiles (so no reduction tile spans two GPUs); the counts differ by at most one tile. */
 GP_API gp_status_t gp_group_split(const gp_group_t *group, gp_dtype_t dtype, size_t n, int rank, size_t *first,

@@ -11,7 +11,8 @@
 #   oscan: the ordered scans' tests, sanitizers and bench scan (oscan.txt); narrow: gpu_scan / test_scan, bench scan,
 #   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
 #   prof: Nsight Compute over the scan kernels (prof.txt); tc: issue 17's tensor-core GEMM tests, sanitizers, bench
-#   gemm --precision (tc.txt).
+#   gemm --precision (tc.txt); group: issue 16's sharded primitives, sanitizers, CLI --devices, bench group
+#   (group.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -399,6 +400,42 @@ if [[ " $steps " == *" tc "* ]]; then
   } >"$OUT/tc.txt" 2>&1
   note "tc: $(grep -E 'tests passed|tests failed' "$OUT/tc.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|passed|gemm_ex|^op " "$OUT/tc.txt" | head -50
+fi
+
+if [[ " $steps " == *" group "* ]]; then
+  # issue 16: sharded primitives — gpu_group (emulated groups on GPU 0, NCCL local and rank groups of this machine),
+  # gpu_group_mp (two processes: needs two GPUs), test_group, the reduce / histogram / CLI suites; memcheck and
+  # racecheck of gpu_group (quick); the CLI's --devices against one device; bench group (group.txt).
+  G=$B/gpuprim
+  export NCCL_NVLS_ENABLE=0
+  {
+    nvidia-smi -L
+    echo "### ctest group"
+    (cd $B && ctest -V --timeout 900 -R 'group|^gpu_reduce$|^gpu_histogram$|^cli$' |
+      grep -E "gpu_group|test_group|: +(cpu|gpu0|nccl|process)|FAIL|passed|failed|SKIPPED|Test +#" | tail -60)
+    for t in memcheck racecheck; do
+      echo "### compute-sanitizer $t gpu_group (quick)"
+      GP_TEST_QUICK=1 timeout 300 compute-sanitizer --tool $t --error-exitcode 9 $B/tests/gpu_group 2>&1 |
+        grep -E "^=========|gpu_group: [0-9]" | grep -vE "^=========     (Host Frame|at |by )" | head -12
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    echo "### CLI --devices against one device (1 GiB f32 file)"
+    python3 -c "import numpy as np; np.random.default_rng(7).standard_normal(2**28 + 12345, dtype=np.float32).tofile('/tmp/g.f32')"
+    for op in sum argmax minmax; do
+      $G reduce /tmp/g.f32 --dtype f32 --op $op -d 0 --no-overlap
+      $G reduce /tmp/g.f32 --dtype f32 --op $op --devices all
+      $G reduce /tmp/g.f32 --dtype f32 --op $op --devices gpu:3
+    done
+    $G histogram /tmp/g.f32 --dtype f32 --bins 65536 --range -4,4 -d 0 --csv | md5sum
+    $G histogram /tmp/g.f32 --dtype f32 --bins 65536 --range -4,4 --devices all --csv | md5sum
+    $G histogram /tmp/g.f32 --dtype f32 --bins 65536 --range -4,4 --devices gpu:2 --csv | md5sum
+    echo "### bench group --devices all"
+    $G bench group --devices all
+    echo "### bench group --devices gpu:2 (two emulated members on GPU 0: the combine's cost, no speed-up possible)"
+    $G bench group --devices gpu:2 --skip-sweep
+  } >"$OUT/group.txt" 2>&1
+  note "group: $(grep -E 'tests passed|tests failed' "$OUT/group.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|^(reduce|histogram) |allreduce f32 sum +(2|268435456) " "$OUT/group.txt" | head -50
 fi
 
 if [[ " $steps " == *" prof "* ]]; then

@@ -375,4 +375,68 @@ static inline void gc_test_errors(gp_group_t *g, const char *what)
     printf("  %s: refusals: %s\n", what, tc_fail == before ? "ok" : "FAILED");
 }
 
+/* Each member's shard in its own memory (its own GPU for NCCL groups): a copy of its slice of the host array. The
+ * group's bits against want_ctx's gp_reduce over the host data (a CPU context: the contract says one GPU gives the
+ * same bits), every op of a few dtypes, every layout; the histogram against the same context's counts. */
+static inline void gc_test_copies(gp_group_t *g, gp_ctx_t *cpu, const char *what)
+{
+    long before = tc_fail;
+    const int k = gp_group_local_count(g);
+    const gp_dtype_t dts[] = {GP_U8, GP_I32, GP_F16, GP_F32, GP_F64};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        const gp_dtype_t dt = dts[d];
+        const size_t E = gc_tile(dt), es = gp_dtype_size(dt);
+        const size_t sizes[] = {0, 1, 3 * E + E / 2, 11 * E + 5};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            char *xh = malloc(n * es + 16);
+            gc_fill(xh, dt, n);
+            for (int layout = 0; layout < GC_NLAYOUTS; layout++) {
+                size_t cut[65], counts[64], all[65];
+                gc_cuts(g, dt, n, layout, all);
+                /* this process's members are ranks rank0 .. rank0 + k - 1 */
+                const int r0 = gp_group_rank(g, 0);
+                gp_buffer_t b[64];
+                const void *shards[64];
+                for (int m = 0; m < k; m++) {
+                    cut[m] = all[r0 + m];
+                    counts[m] = all[r0 + m + 1] - all[r0 + m];
+                    OK(gp_mem_alloc(gp_group_ctx(g, m), GP_MEM_DEVICE, counts[m] * es, &b[m]));
+                    shards[m] = b[m].device ? b[m].device : b[m].host;
+                    if (counts[m]) OK(gp_memcpy_sync(gp_group_ctx(g, m), (void *)shards[m], xh + cut[m] * es, counts[m] * es));
+                }
+                for (int op = 0; op < GP_REDUCE_OP_COUNT; op++) {
+                    if (gp_reduce_acc_dtype((gp_reduce_op_t)op, dt) == GP_DTYPE_COUNT) continue;
+                    gp_reduce_result_t want, got;
+                    OK(gp_reduce_sync(cpu, (gp_reduce_op_t)op, dt, n, xh, &want));
+                    memset(&got, 0xa5, sizeof got);
+                    OK(gp_group_reduce(g, (gp_reduce_op_t)op, dt, GP_DTYPE_COUNT, counts, shards, &got));
+                    const int ok = rc_same(&got, &want);
+                    CHECK(ok, "%s: %s %s n=%zu layout %d: the group's bits differ from one context's", what,
+                          gp_reduce_op_name((gp_reduce_op_t)op), gp_dtype_name(dt), n, layout);
+                    if (!ok) rc_print("group", &got), rc_print("one  ", &want);
+                }
+                if (dt == GP_F32 || dt == GP_I32 || dt == GP_U8) {
+                    const gp_hist_bins_t bins = {dt == GP_F32 ? GP_HIST_EVEN : GP_HIST_DIRECT, dt == GP_F32 ? 65536 : 200,
+                                                 -0.75, 0.75, NULL, 0};
+                    const size_t nc = bins.nbins + 3;
+                    uint64_t *got = malloc(nc * 8), *want = malloc(nc * 8);
+                    memset(want, 0, nc * 8);
+                    OK(gp_histogram_accumulate(cpu, dt, n, xh, &bins, GP_U64, want, NULL));
+                    memset(got, 0xff, nc * 8);
+                    OK(gp_group_histogram(g, dt, counts, shards, &bins, GP_U64, got));
+                    CHECK(memcmp(got, want, nc * 8) == 0, "%s: histogram %s n=%zu layout %d", what, gp_dtype_name(dt),
+                          n, layout);
+                    free(got);
+                    free(want);
+                }
+                for (int m = 0; m < k; m++) gp_mem_free(gp_group_ctx(g, m), &b[m]);
+            }
+            free(xh);
+        }
+    }
+    printf("  %s: shards copied to each member, 5 dtypes x every op x 5 layouts, histograms: %s\n", what,
+           tc_fail == before ? "ok" : "FAILED");
+}
+
 #endif

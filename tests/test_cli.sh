@@ -618,4 +618,34 @@ if command -v script >/dev/null 2>&1 && [ -f "$tmp/mt.npy" ]; then
   grep -q "$(printf '\r')" "$tmp/err" && bad "spinner drawn into a pipe" || ok
 fi
 
+# --devices: a file split over a group (cpu:K emulated members here; GPUs and NCCL where present) gives one device's
+# result: the same value (and index) for every op, the same histogram counts.
+head -c 1048676 /dev/urandom >"$tmp/grp.bin"   # 262169 i32 / f32 elements: 16 tiles and a few
+for dt in i32 f32 u8; do
+  for op in sum argmax minmax max; do
+    "$g" reduce "$tmp/grp.bin" --dtype $dt --op $op -d cpu --json 2>/dev/null | sed 's/.*"value": \(.*\), "acc_dtype".*/\1/' >"$tmp/one"
+    for k in 1 3 7; do
+      "$g" reduce "$tmp/grp.bin" --dtype $dt --op $op --devices cpu:$k --json 2>/dev/null | sed 's/.*"value": \(.*\), "acc_dtype".*/\1/' >"$tmp/grp"
+      [ -s "$tmp/one" ] && cmp -s "$tmp/one" "$tmp/grp" && ok || bad "reduce --devices cpu:$k $op $dt: $(cat "$tmp/grp") vs $(cat "$tmp/one")"
+    done
+  done
+done
+"$g" histogram "$tmp/grp.bin" --dtype i32 --bins 100 -d cpu --csv >"$tmp/one" 2>/dev/null
+"$g" histogram "$tmp/grp.bin" --dtype i32 --bins 100 --devices cpu:3 --csv >"$tmp/grp" 2>/dev/null
+[ -s "$tmp/one" ] && cmp -s "$tmp/one" "$tmp/grp" && ok || bad "histogram --devices cpu:3 counts differ"
+expect_rc 0 "histogram --devices json" "$g" histogram "$tmp/grp.bin" --dtype u8 --direct --bins 256 --devices cpu:2 --json
+grep -q '"device": "2 CPU-backend members' "$tmp/out" && ok || bad "histogram --devices names the group"
+expect_rc 2 "reduce --devices from a pipe" sh -c "cat '$tmp/grp.bin' | '$g' reduce - --dtype i32 --op sum --devices cpu:2"
+grep -q "file of known length" "$tmp/err" && ok || bad "--devices on a pipe says why"
+expect_rc 2 "reduce --devices bad spec" "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --devices cpu:0
+expect_rc 2 "reduce --devices with --device" "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --devices cpu:2 -d cpu
+expect_rc 2 "reduce --devices ordered" "$g" reduce "$tmp/grp.bin" --dtype f32 --op mat2 --devices cpu:2
+head -c 1000 "$tmp/grp.bin" >"$tmp/short.bin"
+expect_rc 1 "reduce --devices short file" "$g" reduce "$tmp/short.bin" --dtype i32 --count 1000 --op sum --devices cpu:2
+grep -q "byte 1000" "$tmp/err" && ok || bad "short file: the byte offset"
+
+expect_rc 0 "bench group on cpu:2" "$g" bench group --devices cpu:2 -n 2^18 -e 64K --reps 2 --warmup 0 --json
+json_ok "$tmp/out" && ok || bad "bench group --json is not JSON"
+[ "$(grep -o '"bits": "same"' "$tmp/out" | wc -l)" = 2 ] && ok || bad "bench group: the group's results are not one device's"
+
 cli_finish cli

@@ -24,6 +24,7 @@ int main(void)
         gc_test_ops(g, ref, what);
         gc_test_split(g, what);
         gc_test_errors(g, what);
+        if (sizes[s] == 2) gc_test_copies(g, ref, what);
         if (sizes[s] == 3) gc_test_reduce_deep(g, ref, 4100, what);
         gp_group_destroy(g);
     }

@@ -459,6 +459,7 @@ static void sum_into(gp_dtype_t dt, void *acc, const void *x, size_t count)
         case GP_U32: ((uint32_t *)acc)[k] += ((const uint32_t *)x)[k]; break;
         case GP_U64:
         case GP_I64: ((uint64_t *)acc)[k] += ((const uint64_t *)x)[k]; break;
+        case GP_F32: ((float *)acc)[k] += ((const float *)x)[k]; break;
         default: ((double *)acc)[k] += ((const double *)x)[k]; break;
         }
     }
@@ -468,14 +469,14 @@ gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_d
 {
     static const char fn[] = "gp_group (all-reduce)";
     gp_status_t st = GP_OK;
-    if (dtype != GP_U32 && dtype != GP_U64 && dtype != GP_I64 && dtype != GP_F64)
+    if (dtype != GP_U32 && dtype != GP_U64 && dtype != GP_I64 && dtype != GP_F32 && dtype != GP_F64)
         return gp__error(GP_ERR_INTERNAL, "%s: dtype %s", fn, gp_dtype_name(dtype));
     if (count == 0) return GP_OK;
     const size_t bytes = count * gp_dtype_size(dtype);
 #ifdef GP_HAVE_NCCL
     if (g->nccl) {
         const ncclDataType_t t = dtype == GP_U32 ? ncclUint32 : dtype == GP_U64 ? ncclUint64
-                               : dtype == GP_I64 ? ncclInt64 : ncclFloat64;
+                               : dtype == GP_I64 ? ncclInt64 : dtype == GP_F32 ? ncclFloat32 : ncclFloat64;
         int open = 0;
         NCCL_TRY(fn, "ncclGroupStart", NULL, g_nccl.group_start());
         open = 1;
@@ -542,4 +543,22 @@ fail:
     for (int i = 0; i < 2 * g->nlocal; i++) gp__group_free(g, i % g->nlocal, dev[i]);
     free(dev);
     return st;
+}
+
+gp_status_t gp_group_allreduce(gp_group_t *g, gp_dtype_t dtype, size_t count, void *const *bufs)
+{
+    static const char fn[] = "gp_group_allreduce";
+    GP_TRY_RET(gp__group_check(fn, g));
+    GP_ARG_NONNULL(fn, bufs);
+    if (dtype != GP_U32 && dtype != GP_U64 && dtype != GP_I64 && dtype != GP_F32 && dtype != GP_F64)
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (u32, u64, i64, f32, f64)", fn,
+                         (unsigned)dtype < GP_DTYPE_COUNT ? gp_dtype_name(dtype) : "?");
+    size_t bytes;
+    if (!gp__mul_ok(count, gp_dtype_size(dtype), &bytes)) return gp__error(GP_ERR_OVERFLOW, "%s: count %zu", fn, count);
+    for (int i = 0; i < g->nlocal; i++) {
+        if (count && !bufs[i]) return gp__error(GP_ERR_INVALID_ARG, "%s: bufs[%d] is NULL", fn, i);
+        if ((uintptr_t)bufs[i] % gp_dtype_size(dtype))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: bufs[%d] is not aligned to its elements", fn, i);
+    }
+    return gp__group_allsum(g, bufs, count, dtype);
 }

@@ -40,7 +40,7 @@ GP_INTERNAL gp_status_t gp__group_allgather(gp_group_t *g, const void *const *se
 /* The same for host values: local holds nlocal contributions of `bytes` (member after member), all receives size of
  * them in rank order (a device round trip through the transport when ranks live in other processes). Waits. */
 GP_INTERNAL gp_status_t gp__group_allgather_host(gp_group_t *g, const void *local, void *all, size_t bytes);
-/* In-place all-reduce sum of count values of dtype (GP_U32, GP_U64, GP_I64 or GP_F64) at buf[i]. */
+/* In-place all-reduce sum of count values of dtype (GP_U32, GP_U64, GP_I64, GP_F32 or GP_F64) at buf[i]. */
 GP_INTERNAL gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_dtype_t dtype);
 /* Copies bytes of member `member`'s memory to host and waits for its stream. */
 GP_INTERNAL gp_status_t gp__group_to_host(gp_group_t *g, int member, void *host, const void *src, size_t bytes);

@@ -9,7 +9,7 @@
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram|transpose|gemm|graph|scan|select|jit [options]   (--help after it)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram|transpose|gemm|graph|scan|select|jit|group [options]   (--help after it)\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
@@ -21,6 +21,7 @@ int cmd_bench(int argc, char **argv)
     if (strcmp(argv[1], "scan") == 0) return bench_scan(argc - 1, argv + 1);
     if (strcmp(argv[1], "select") == 0) return bench_select(argc - 1, argv + 1);
     if (strcmp(argv[1], "jit") == 0) return bench_jit(argc - 1, argv + 1);
-    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram, transpose, gemm, graph, scan, select, jit)\n", argv[1]);
+    if (strcmp(argv[1], "group") == 0) return bench_group(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram, transpose, gemm, graph, scan, select, jit, group)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "group_run.h"
 #include "input.h"
 
 #include <math.h>
@@ -39,6 +40,12 @@ static gp_status_t count_chunk(void *user, const void *x, size_t n, size_t first
     return st;
 }
 
+
+/* --devices: member i's chunk into its own counts (jobs[i]); the members' counts are summed once at the end. */
+static gp_status_t count_member(void *user, int member, const void *x, size_t n, size_t first, gp_stream_t s)
+{
+    return count_chunk((hjob_t *)user + member, x, n, first, s);
+}
 
 /* "a,b,c" into a malloc'd array; returns the count or 0 on a bad list. */
 static size_t parse_list(const char *s, double **out)
@@ -77,19 +84,46 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim histogram FILE|- --bins N [--range LO,HI | --edges E0,E1,... | --direct] [--half-open]\n"
                "                         [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]\n"
+               "                         [--devices all|0,1,..|cpu:K|gpu:K]\n"
                "  NumPy's np.histogram: N even bins over [LO, HI] (default: the data's min and max, found in a first\n"
                "  pass; a pipe is spooled to a temporary file for it), or explicit increasing edges; every bin is\n"
                "  half-open except the last, which holds HI (--half-open: the last too, so HI counts as above).\n"
                "  --direct: bin = value (integer input). Values below, above and NaN are counted apart.\n"
-               "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n");
+               "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n"
+               "  --devices: a file split evenly over several GPUs, each counting its part, the counts summed through\n"
+               "  NCCL (cpu:K / gpu:K: K emulated members); the same counts as one device.\n");
+}
+
+static gp_status_t range_push(void *user, int member, const void *chunk, size_t count, size_t first, gp_stream_t s)
+{
+    return gp_group_reducer_push(user, member, first, count, chunk, s);
 }
 
 /* The data's finite range for NumPy's default bins: a min/max pass over the input (streamed, like the histogram),
- * then the input is rewound; NumPy widens an empty range to [v - 0.5, v + 0.5] and an empty input to [0, 1]. */
-static int data_range(gp_ctx_t *ctx, input_t *in, const char *path, double *lo, double *hi)
+ * then the input is rewound; NumPy widens an empty range to [v - 0.5, v + 0.5] and an empty input to [0, 1].
+ * With a group (--devices): the min/max pass split over its members like the histogram. */
+static int data_range(gp_ctx_t *ctx, gp_group_t *grp, input_t *in, const char *path, double *lo, double *hi)
 {
+    reducer_sink_t k = {NULL, 0, 0};
+    gp_reduce_result_t r;
+    gp_status_t st = GP_OK;
     FILE *f = in->f;
-    off_t pos = ftello(f);
+    off_t pos = 0;
+    if (grp) {
+        gp_group_reducer_t *gr = NULL;
+        if ((st = gp_group_reducer_create(grp, GP_REDUCE_MINMAX, in->d.dtype, GP_DTYPE_COUNT, &gr)) == GP_OK) {
+            const int rc = group_stream("histogram", grp, in, 65536 / in->d.elem_size, range_push, gr);
+            if (rc != EXIT_OK) {
+                gp_group_reducer_destroy(gr);
+                return rc;
+            }
+            st = gp_group_reducer_finish(gr, &r);
+            k.elements = in->want;
+        }
+        gp_group_reducer_destroy(gr);
+        goto have;
+    }
+    pos = ftello(f);
     if (pos < 0 || fseeko(f, pos, SEEK_SET) != 0) { /* a pipe: spool it to an unlinked temporary file */
         FILE *t = tmpfile();
         char buf[1 << 16];
@@ -109,19 +143,18 @@ static int data_range(gp_ctx_t *ctx, input_t *in, const char *path, double *lo, 
         if (in->owned) fclose(f);
         in->f = f = t, in->owned = 1, pos = 0;
     }
-    reducer_sink_t k = {NULL, 0, 0};
-    gp_reduce_result_t r;
-    gp_status_t st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
+    st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
     if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, reducer_sink_push, &k);
     if (st == GP_OK) st = gp_reducer_finish(k.red, &r);
     gp_reducer_destroy(k.red);
+have:;
     const size_t elements = k.elements;
     if (st != GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
         fprintf(stderr, "gpuprim histogram: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
         return EXIT_FAIL;
     }
-    if (fseeko(f, pos, SEEK_SET) != 0) {
+    if (!grp && fseeko(f, pos, SEEK_SET) != 0) {
         fprintf(stderr, "gpuprim histogram: %s: cannot rewind the input after its range pass\n", path);
         return EXIT_FAIL;
     }
@@ -149,12 +182,12 @@ int cmd_histogram(int argc, char **argv)
     double lo = 0, hi = 0, *edges = NULL;
     size_t nedges = 0;
     const char *o_bins = NULL, *o_range = NULL, *o_edges = NULL, *o_direct = NULL, *o_half = NULL, *o_dtype = NULL,
-               *o_offset = NULL, *o_count = NULL;
+               *o_offset = NULL, *o_count = NULL, *o_devices = NULL;
     const cli_opt_t opts[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
                               {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
                               {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
                               {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                              {NULL, NULL, NULL}};
+                              {"--devices", "SPEC", &o_devices}, {NULL, NULL, NULL}};
     const cli_spec_t spec = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts, 1, usage};
     int npos = 0;
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
@@ -229,38 +262,68 @@ int cmd_histogram(int argc, char **argv)
         free(edges);
         return rc;
     }
-    gp_ctx_t *ctx = NULL;
-    gp_buffer_t dc = {0};
+    gp_ctx_t *ctx = NULL, *own = NULL;
+    gp_group_t *grp = NULL;
+    gp_buffer_t dc[64];
+    memset(dc, 0, sizeof dc);
     const size_t slots = nbins + 3;
     hjob_t j = {NULL, in.d.dtype, mode, 0, nbins, lo, hi, edges, NULL, calloc(slots, 8), 0};
+    hjob_t jobs[64];
+    int members = 1;
     gp_status_t st = GP_OK;
-    {
+    if (o_devices) {
+        if (c.device != DEVICE_AUTO) {
+            fprintf(stderr, "gpuprim histogram: --devices goes without --device\n");
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if ((rc = group_open("histogram", o_devices, &grp)) != EXIT_OK) goto out;
+        members = gp_group_local_count(grp);
+        ctx = gp_group_ctx(grp, 0);
+    } else {
         const work_t w = {nbins > 65536 ? WORK_HIST_WIDE : WORK_HIST, input_bytes(&in), 0, 0};
         c.device = pick_device("histogram", c.device, &w, 0);
+        if ((rc = open_context_verb("histogram", c.device, &own)) != EXIT_OK) goto out;
+        ctx = own;
     }
-    if ((rc = open_context_verb("histogram", c.device, &ctx)) != EXIT_OK) goto out;
     j.ctx = ctx;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     /* NumPy's rule by default: the last bin closed. Over the data's own range nothing lies above hi, so the fast
      * half-open even bins give the same counts once "above" (the values equal to the max) joins the last bin. */
     const int fold_above = mode == 0 && !have_range && !half_open;
-    if (mode == 0 && !have_range && (rc = data_range(ctx, &in, path, &lo, &hi)) != EXIT_OK) goto out;
+    if (mode == 0 && !have_range && (rc = data_range(ctx, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
     j.lo = lo, j.hi = hi;
     j.closed = mode != 2 && !half_open && !fold_above;
-    if (!j.total || gp_mem_alloc(ctx, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc) != GP_OK ||
-        gp_memset(ctx, gpu ? dc.device : dc.host, 0, slots * 8, NULL) != GP_OK || gp_stream_sync(ctx, NULL) != GP_OK) {
-        fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
-        rc = EXIT_FAIL;
-        goto out;
+    for (int m = 0; m < members; m++) {
+        gp_ctx_t *mc = grp ? gp_group_ctx(grp, m) : ctx;
+        if (!j.total || gp_mem_alloc(mc, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc[m]) != GP_OK ||
+            gp_memset(mc, gpu ? dc[m].device : dc[m].host, 0, slots * 8, NULL) != GP_OK ||
+            gp_stream_sync(mc, NULL) != GP_OK) {
+            fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
+            rc = EXIT_FAIL;
+            goto out;
+        }
+        jobs[m] = j;
+        jobs[m].ctx = mc;
+        jobs[m].dcounts = gpu ? dc[m].device : dc[m].host;
     }
-    j.dcounts = gpu ? dc.device : dc.host;
-    progress_bar_t bar = {t0, 0};
-    gp_stream_opts_t so;
-    memset(&so, 0, sizeof so);
-    so.progress = progress_bar;
-    so.progress_user = &bar;
-    st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, count_chunk, &j);
-    if (bar.shown) fputc('\n', stderr);
+    j.dcounts = jobs[0].dcounts;
+    if (grp) {
+        void *bufs[64];
+        for (int m = 0; m < members; m++) bufs[m] = jobs[m].dcounts;
+        if ((rc = group_stream("histogram", grp, &in, 1, count_member, jobs)) != EXIT_OK) goto out;
+        for (int m = 0; m < members; m++) j.elements += jobs[m].elements;
+        st = gp_group_allreduce(grp, GP_U64, slots, bufs); /* the members' counts summed (NCCL) */
+        if (st == GP_OK) st = gp_group_sync(grp);
+    } else {
+        progress_bar_t bar = {t0, 0};
+        gp_stream_opts_t so;
+        memset(&so, 0, sizeof so);
+        so.progress = progress_bar;
+        so.progress_user = &bar;
+        st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, count_chunk, &j);
+        if (bar.shown) fputc('\n', stderr);
+    }
     if (st == GP_OK && j.elements == 0) /* no data: still validate the bins (and report zeros) */
         st = count_chunk(&j, NULL, 0, 0, NULL);
     if (st == GP_OK) st = gp_memcpy_sync(ctx, j.total, j.dcounts, slots * 8); /* waits for every chunk */
@@ -276,7 +339,8 @@ int cmd_histogram(int argc, char **argv)
         const double glo = mode == 0 ? lo : mode == 1 ? edges[0] : 0, ghi = mode == 0 ? hi : mode == 1 ? edges[nbins] : (double)nbins;
         const int closed = mode != 2 && !half_open;
         char desc[512];
-        describe_device(ctx, desc, sizeof desc);
+        if (grp) group_describe(grp, desc, sizeof desc);
+        else describe_device(ctx, desc, sizeof desc);
 #define EDGE(k) (mode == 1 ? edges[k] : mode == 2 ? (double)(k) : lo + ((hi - lo) * (double)(k)) / (double)nbins)
         if (c.fmt == FMT_JSON) {
             printf("{\"bins\": %zu, \"lo\": %.17g, \"hi\": %.17g, \"last_bin\": \"%s\", \"counts\": [", nbins, glo, ghi,
@@ -325,8 +389,9 @@ int cmd_histogram(int argc, char **argv)
 #undef EDGE
     }
 out:
-    gp_mem_free(ctx, &dc);
-    gp_ctx_destroy(ctx);
+    for (int m = 0; m < members; m++) gp_mem_free(grp ? gp_group_ctx(grp, m) : ctx, &dc[m]);
+    gp_ctx_destroy(own);
+    gp_group_destroy(grp);
     input_close(&in);
     free(j.total), free(edges);
     return rc;

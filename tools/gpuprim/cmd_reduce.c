@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "group_run.h"
 #include "input.h"
 
 #include <errno.h>
@@ -246,17 +247,122 @@ static int head_run(head_t *h, int device, FILE *f, const gp_array_desc_t *d, si
     return rc;
 }
 
+typedef struct timing {
+    double secs, stream_secs, ctx_secs, startup; /* startup < 0: the whole run */
+    size_t head_elements;
+} timing_t;
+
+/* Prints a reduction's result as a table line or a --json / --csv record. */
+static int print_reduce(out_format_t fmt, gp_reduce_op_t op, const gp_array_desc_t *d, gp_reduce_result_t *r,
+                        size_t n, const timing_t *tm, const char *desc)
+{
+    const size_t bytes = n * d->elem_size;
+    const double secs = tm->secs, stream_secs = tm->stream_secs;
+    if (r->index >= 0) r->index = c_order_index(d, r->index);
+    const int arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;
+    if (fmt != FMT_TABLE) {
+        char *val = NULL;
+        size_t vlen = 0;
+        FILE *m = open_memstream(&val, &vlen);
+        if (m == NULL) {
+            fprintf(stderr, "gpuprim reduce: out of memory\n");
+            return EXIT_FAIL;
+        }
+        if (op == GP_REDUCE_MINMAX) {
+            fprintf(m, "[");
+            print_scalar(m, r->acc_dtype, r->value, 1);
+            fprintf(m, ", ");
+            print_scalar(m, r->acc_dtype, r->value2, 1);
+            fprintf(m, "]");
+        } else {
+            print_scalar(m, r->acc_dtype, r->value, 1);
+        }
+        fclose(m);
+        record_t o = {0};
+        rec_add(&o, "op", 0, "%s", gp_reduce_op_name(op));
+        rec_add(&o, "dtype", 0, "%s", gp_dtype_name(d->dtype));
+        rec_add(&o, "elements", 1, "%zu", n);
+        rec_add(&o, "value", 1, "%s", val);
+        if (arg) rec_add(&o, "index", 1, "%lld", (long long)r->index);
+        rec_add(&o, "acc_dtype", 0, "%s", gp_dtype_name((gp_dtype_t)r->acc_dtype));
+        rec_add(&o, "seconds", 1, "%.6f", secs);
+        rec_add(&o, "gbps", 1, "%.3f", secs > 0 ? (double)bytes / secs / 1e9 : 0.0);
+        rec_add(&o, "stream_seconds", 1, "%.6f", stream_secs);
+        rec_add(&o, "context_seconds", 1, "%.6f", tm->ctx_secs);
+        rec_add(&o, "startup_seconds", 1, "%.6f", tm->startup >= 0 ? tm->startup : secs);
+        rec_add(&o, "cpu_head_elements", 1, "%zu", tm->head_elements);
+        rec_add(&o, "stream_gbps", 1, "%.3f", stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0);
+        rec_add(&o, "device", 0, "%s", desc);
+        rec_print(&o, fmt, stdout);
+        free(val);
+    } else {
+        printf("%s of %zu %s elements: ", gp_reduce_op_name(op), n, gp_dtype_name(d->dtype));
+        print_scalar(stdout, r->acc_dtype, r->value, 0);
+        if (op == GP_REDUCE_MINMAX) {
+            printf(" .. ");
+            print_scalar(stdout, r->acc_dtype, r->value2, 0);
+        }
+        if (arg) printf(" at index %lld", (long long)r->index);
+        printf("  (%s accumulator; %.3f s, %.2f GB/s end to end, %.2f GB/s streaming after setup; %s)\n",
+               gp_dtype_name((gp_dtype_t)r->acc_dtype), secs, secs > 0 ? (double)bytes / secs / 1e9 : 0.0,
+               stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0, desc);
+    }
+    return EXIT_OK;
+}
+
+static gp_status_t group_push(void *user, int member, const void *chunk, size_t count, size_t first, gp_stream_t s)
+{
+    return gp_group_reducer_push(user, member, first, count, chunk, s);
+}
+
+/* --devices: the file split evenly over the group, every member streaming its part into one gp_group_reducer;
+ * the result has the bits of one device reducing the whole file. */
+static int reduce_group(const char *spec, input_t *in, gp_reduce_op_t op, gp_dtype_t acc, out_format_t fmt, double t0)
+{
+    gp_group_t *g = NULL;
+    gp_group_reducer_t *red = NULL;
+    const double t_ctx = now_seconds();
+    int rc = group_open("reduce", spec, &g);
+    if (rc != EXIT_OK) return rc;
+    const double ctx_secs = now_seconds() - t_ctx;
+    gp_status_t st = gp_group_reducer_create(g, op, in->d.dtype, acc, &red);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim reduce: %s\n", gp_last_error());
+        gp_group_destroy(g);
+        return st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
+    }
+    const double t_stream = now_seconds();
+    rc = group_stream("reduce", g, in, 65536 / in->d.elem_size, group_push, red);
+    gp_reduce_result_t r;
+    if (rc == EXIT_OK && (st = gp_group_reducer_finish(red, &r)) != GP_OK) {
+        fprintf(stderr, "gpuprim reduce: %s: %s\n", in->name, gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_OK) {
+        char desc[512];
+        group_describe(g, desc, sizeof desc);
+        const timing_t tm = {now_seconds() - t0, now_seconds() - t_stream, ctx_secs, -1, 0};
+        rc = print_reduce(fmt, op, &in->d, &r, in->want, &tm, desc);
+    }
+    gp_group_reducer_destroy(red);
+    gp_group_destroy(g);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
                "                      [--json|--csv]\n"
                "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map] [--no-overlap]\n"
+               "                      [--devices all|0,1,..|cpu:K|gpu:K]\n"
                "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero, or an ordered (non-commutative)\n"
                "      op over row-major tuples: mat2 mat3 mat4 (f32 f64 u32), affine (f32 f64), first, last (held in\n"
                "      GPU memory whole; the result is the tuple)\n"
                "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
                "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n"
                "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n"
+               "  --devices: the file split evenly over several GPUs (NCCL), each reading its part; the same bits as\n"
+               "  one device (cpu:K / gpu:K: K emulated members on the CPU backend / GPU 0, no NCCL needed).\n"
                "  Your own operator, C compiled at run time (the input held in memory; docs/JIT.md):\n"
                "    --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]   (K > 1: statements setting r[i])\n"
                "    --map 'EXPR over x' [--map-dtype T] [--op sum|prod|min|max | --op-src ...]   (transform-reduce)\n");
@@ -277,7 +383,7 @@ int cmd_reduce(int argc, char **argv)
     gp_ordered_op_t oop = GP_ORDERED_MAT2;
     const char *o_op = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_acc = NULL, *o_noov = NULL,
                *o_read = NULL, *o_chunk = NULL, *o_threads = NULL, *o_opsrc = NULL, *o_ident = NULL, *o_ord = NULL,
-               *o_arity = NULL, *o_map = NULL, *o_mapdt = NULL;
+               *o_arity = NULL, *o_map = NULL, *o_mapdt = NULL, *o_devices = NULL;
     const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--dtype", "T", &o_dtype},
                               {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                               {"--acc", "T", &o_acc},           {"--no-overlap", NULL, &o_noov},
@@ -285,11 +391,17 @@ int cmd_reduce(int argc, char **argv)
                               {"--threads", "N", &o_threads},   {"--op-src", "EXPR", &o_opsrc},
                               {"--identity", "V", &o_ident},    {"--ordered", NULL, &o_ord},
                               {"--arity", "K", &o_arity},       {"--map", "EXPR", &o_map},
-                              {"--map-dtype", "T", &o_mapdt},   {NULL, NULL, NULL}};
+                              {"--map-dtype", "T", &o_mapdt},   {"--devices", "SPEC", &o_devices},
+                              {NULL, NULL, NULL}};
     const cli_spec_t spec = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
     int npos = 0;
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (o_devices && (o_opsrc || o_map || o_noov || o_read || o_chunk || o_threads || c.device != DEVICE_AUTO)) {
+        fprintf(stderr, "gpuprim reduce: --devices goes without --device, --op-src, --map, --no-overlap, --read, "
+                        "--chunk and --threads\n");
+        return EXIT_USAGE;
+    }
     if (o_opsrc || o_map) { /* a user operator (cmd_jit.c) */
         size_t k = 1;
         if (o_arity && (parse_size(o_arity, &k) != 0 || k < 1 || k > 16))
@@ -370,6 +482,15 @@ int cmd_reduce(int argc, char **argv)
     FILE *f = in.f;
     const gp_array_desc_t d = in.d;
     const size_t want = in.want;
+    if (o_devices) {
+        if (ordered) {
+            fprintf(stderr, "gpuprim reduce: --devices takes the commutative ops (the ordered ones run on one device)\n");
+            rc = EXIT_USAGE;
+        } else {
+            rc = reduce_group(o_devices, &in, op, acc, c.fmt, t0);
+        }
+        goto out;
+    }
 
     {
         const int fast = d.dtype != GP_F16 && d.dtype != GP_BF16 &&
@@ -429,61 +550,13 @@ int cmd_reduce(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
-    const size_t n = sink.elements + h.elements, bytes = n * d.elem_size;
-    if (r.index >= 0) r.index = c_order_index(&d, r.index);
+    const size_t n = sink.elements + h.elements;
     {
-        const double secs = now_seconds() - t0;
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
-        const int arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;
-        if (c.fmt != FMT_TABLE) {
-            char *val = NULL;
-            size_t vlen = 0;
-            FILE *m = open_memstream(&val, &vlen);
-            if (m == NULL) {
-                fprintf(stderr, "gpuprim reduce: out of memory\n");
-                rc = EXIT_FAIL;
-                goto out;
-            }
-            if (op == GP_REDUCE_MINMAX) {
-                fprintf(m, "[");
-                print_scalar(m, r.acc_dtype, r.value, 1);
-                fprintf(m, ", ");
-                print_scalar(m, r.acc_dtype, r.value2, 1);
-                fprintf(m, "]");
-            } else {
-                print_scalar(m, r.acc_dtype, r.value, 1);
-            }
-            fclose(m);
-            record_t o = {0};
-            rec_add(&o, "op", 0, "%s", gp_reduce_op_name(op));
-            rec_add(&o, "dtype", 0, "%s", gp_dtype_name(d.dtype));
-            rec_add(&o, "elements", 1, "%zu", n);
-            rec_add(&o, "value", 1, "%s", val);
-            if (arg) rec_add(&o, "index", 1, "%lld", (long long)r.index);
-            rec_add(&o, "acc_dtype", 0, "%s", gp_dtype_name((gp_dtype_t)r.acc_dtype));
-            rec_add(&o, "seconds", 1, "%.6f", secs);
-            rec_add(&o, "gbps", 1, "%.3f", secs > 0 ? (double)bytes / secs / 1e9 : 0.0);
-            rec_add(&o, "stream_seconds", 1, "%.6f", stream_secs);
-            rec_add(&o, "context_seconds", 1, "%.6f", ctx_secs);
-            rec_add(&o, "startup_seconds", 1, "%.6f", sink.t_first > 0 ? sink.t_first - t0 : secs);
-            rec_add(&o, "cpu_head_elements", 1, "%zu", h.elements);
-            rec_add(&o, "stream_gbps", 1, "%.3f", stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0);
-            rec_add(&o, "device", 0, "%s", desc);
-            rec_print(&o, c.fmt, stdout);
-            free(val);
-        } else {
-            printf("%s of %zu %s elements: ", gp_reduce_op_name(op), n, gp_dtype_name(d.dtype));
-            print_scalar(stdout, r.acc_dtype, r.value, 0);
-            if (op == GP_REDUCE_MINMAX) {
-                printf(" .. ");
-                print_scalar(stdout, r.acc_dtype, r.value2, 0);
-            }
-            if (arg) printf(" at index %lld", (long long)r.index);
-            printf("  (%s accumulator; %.3f s, %.2f GB/s end to end, %.2f GB/s streaming after setup; %s)\n",
-                   gp_dtype_name((gp_dtype_t)r.acc_dtype), secs, secs > 0 ? (double)bytes / secs / 1e9 : 0.0,
-                   stream_secs > 0 ? (double)bytes / stream_secs / 1e9 : 0.0, desc);
-        }
+        const timing_t tm = {now_seconds() - t0, stream_secs, ctx_secs, sink.t_first > 0 ? sink.t_first - t0 : -1,
+                             h.elements};
+        rc = print_reduce(c.fmt, op, &d, &r, n, &tm, desc);
     }
 out:
     input_close(&in);

@@ -18,6 +18,7 @@ int bench_graph(int argc, char **argv);     /* argv[0] = "graph" (cmd_bench_grap
 int bench_scan(int argc, char **argv);      /* argv[0] = "scan" (cmd_bench_scan.c) */
 int bench_select(int argc, char **argv);    /* argv[0] = "select" (cmd_bench_select.c) */
 int bench_jit(int argc, char **argv);       /* argv[0] = "jit" (cmd_bench_jit.c) */
+int bench_group(int argc, char **argv);     /* argv[0] = "group" (cmd_bench_group.c) */
 /* bench_common.c, below every bench verb: the context, repetitions and report every bench verb starts with (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);

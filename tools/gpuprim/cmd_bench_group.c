@@ -1,0 +1,258 @@
+/*
+ * cmd_bench_group.c — `gpuprim bench group`: a group of GPUs (--devices; default every GPU, through NCCL) against one
+ * GPU in the same run.
+ *   allreduce  gp_group_allreduce (ncclAllReduce, f32 sum) over -b/-e/-f sizes in bytes (nccl-tests' convention:
+ *              8 B to 1 GiB by 2): a batch of back-to-back calls per repetition, then one wait; algbw = bytes / time,
+ *              busbw = algbw * 2 (k - 1) / k (nccl-tests' all-reduce bus bandwidth; 0 for one rank).
+ *   reduce     gp_group_reduce sum f32 over -n elements (2^31) split evenly and resident on the members, end to end
+ *              (host call to host result, the combine included), against gp_reduce_sync on GPU 0 over the whole
+ *              array; the group's result must have one GPU's bits ("bits": same).
+ *   histogram  gp_group_histogram f32, 65536 even bins, the same arrays, against gp_histogram_even on GPU 0 with its
+ *              counts read back; the counts must be equal.
+ * ratio = one GPU's time / the group's (the speed-up). Times are host wall clock (medians of --reps).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "group_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench group [--devices all|0,1,..|gpu:K|cpu:K] [-n N (2^31)] [-b B -e B -f F]\n"
+               "                           [--reps N] [--warmup N] [--json|--csv] [--skip-sweep]\n"
+               "  A group of GPUs (default: every GPU, NCCL) against one GPU in the same run: the NCCL all-reduce\n"
+               "  bus bandwidth over -b/-e/-f bytes (8 B to 1 GiB by 2), then reduce sum f32 and a 65536-bin f32\n"
+               "  histogram of N elements resident on the members (even split), end to end with the combine,\n"
+               "  against gp_reduce / gp_histogram_even on GPU 0 over the whole array. ratio = one GPU / group.\n");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef gp_status_t (*timed_fn)(void *user);
+
+/* warmup + reps runs of fn, each timed on the host; the median and the minimum in ms. */
+static gp_status_t time_host(timed_fn fn, void *user, int warmup, int reps, double *med, double *mn)
+{
+    double t[256];
+    if (reps > 256) reps = 256;
+    for (int i = 0; i < warmup + reps; i++) {
+        const double a = now_seconds();
+        const gp_status_t st = fn(user);
+        if (st != GP_OK) return st;
+        if (i >= warmup) t[i - warmup] = (now_seconds() - a) * 1e3;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    *med = t[reps / 2];
+    *mn = t[0];
+    return GP_OK;
+}
+
+typedef struct job {
+    gp_group_t *g;
+    gp_ctx_t *one;
+    int k, batch;
+    size_t n, count;
+    void *bufs[64];        /* all-reduce buffers */
+    size_t counts[64];
+    const void *shards[64];
+    const void *whole;     /* the whole array on GPU 0 */
+    void *hd;              /* GPU 0's histogram counts */
+    uint32_t *hh;          /* host counts */
+    gp_reduce_result_t res;
+} job_t;
+
+static gp_status_t run_allreduce(void *u)
+{
+    job_t *j = u;
+    for (int b = 0; b < j->batch; b++) {
+        const gp_status_t st = gp_group_allreduce(j->g, GP_F32, j->count, j->bufs);
+        if (st != GP_OK) return st;
+    }
+    return gp_group_sync(j->g);
+}
+
+static gp_status_t run_group_reduce(void *u)
+{
+    job_t *j = u;
+    return gp_group_reduce(j->g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, j->counts, j->shards, &j->res);
+}
+
+static gp_status_t run_one_reduce(void *u)
+{
+    job_t *j = u;
+    return gp_reduce_sync(j->one, GP_REDUCE_SUM, GP_F32, j->n, j->whole, &j->res);
+}
+
+static const gp_hist_bins_t k_bins = {GP_HIST_EVEN, 65536, -1.0, 1.0, NULL, 0};
+
+static gp_status_t run_group_hist(void *u)
+{
+    job_t *j = u;
+    return gp_group_histogram(j->g, GP_F32, j->counts, j->shards, &k_bins, GP_U32, j->hh);
+}
+
+static gp_status_t run_one_hist(void *u)
+{
+    job_t *j = u;
+    gp_status_t st = gp_histogram_even(j->one, GP_F32, j->n, j->whole, k_bins.nbins, k_bins.lo, k_bins.hi, GP_U32,
+                                       j->hd, NULL);
+    if (st == GP_OK) st = gp_memcpy_sync(j->one, j->hh, j->hd, (k_bins.nbins + 3) * 4);
+    return st;
+}
+
+static void add_row(report_t *r, const char *op, size_t n, double bytes, double med, double mn, double algbw,
+                    double busbw, const char *peer, double peer_ms, const char *bits)
+{
+    char c[11][48];
+    snprintf(c[0], 48, "%s", op);
+    snprintf(c[1], 48, "%zu", n);
+    snprintf(c[2], 48, "%.1f", bytes / 1e6);
+    snprintf(c[3], 48, "%.1f", med * 1e3);
+    snprintf(c[4], 48, "%.1f", mn * 1e3);
+    snprintf(c[5], 48, "%.1f", algbw);
+    snprintf(c[6], 48, "%.1f", busbw);
+    snprintf(c[7], 48, "%s", peer);
+    if (peer_ms > 0) snprintf(c[8], 48, "%.1f", peer_ms * 1e3);
+    else c[8][0] = 0;
+    if (peer_ms > 0) snprintf(c[9], 48, "%.3f", peer_ms / med);
+    else c[9][0] = 0;
+    snprintf(c[10], 48, "%s", bits);
+    const char *cells[11];
+    for (int i = 0; i < 11; i++) cells[i] = c[i];
+    report_row(r, cells);
+}
+
+int bench_group(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    sweep_t sw = {8, (size_t)1 << 30, 2, 0};
+    const char *o_devices = NULL, *o_n = NULL, *o_skip = NULL;
+    const cli_opt_t opts[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--skip-sweep", NULL, &o_skip},
+                              {NULL, NULL, NULL}};
+    const cli_spec_t spec = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw, opts, 0, usage};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    size_t n = (size_t)1 << 31;
+    if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench group", "-n", "an element count > 0", o_n);
+    if (sweep_check("bench group", &sw) != 0) return EXIT_USAGE;
+    const int reps = c.reps > 0 ? c.reps : 10, warmup = c.warmup >= 0 ? c.warmup : 2;
+    gp_group_t *g = NULL;
+    int rc = group_open("bench group", o_devices ? o_devices : "all", &g);
+    if (rc != EXIT_OK) return rc;
+    job_t j;
+    memset(&j, 0, sizeof j);
+    j.g = g;
+    j.k = gp_group_local_count(g);
+    j.n = n;
+    const int cpu = gp_ctx_device(gp_group_ctx(g, 0)) == GP_DEVICE_CPU;
+    gp_buffer_t ab[64], sb[64], whole = {0}, hd = {0};
+    memset(ab, 0, sizeof ab);
+    memset(sb, 0, sizeof sb);
+    report_t r;
+    static const char *const cols[] = {"op", "n", "MB", "median_us", "min_us", "algbw_GBs", "busbw_GBs", "peer",
+                                       "peer_us", "ratio", "bits"};
+    static const int num[] = {0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0};
+    report_init(&r, "gpuprim bench group", cols, num, 11);
+    char desc[512], date[16];
+    group_describe(g, desc, sizeof desc);
+    today(date, sizeof date);
+    report_meta(&r, "group", "%s", desc);
+    report_meta(&r, "date", "%s", date);
+    report_meta(&r, "one", "gp_reduce_sync / gp_histogram_even + read-back on member 0's device");
+    const char *nvls = getenv("NCCL_NVLS_ENABLE");
+    report_meta(&r, "env", "NCCL_NVLS_ENABLE=%s", nvls ? nvls : "(unset)");
+    gp_status_t st = GP_OK;
+    /* 1. the all-reduce sweep */
+    if (!o_skip) {
+        size_t sizes[64];
+        const size_t ns = sweep_sizes(&sw, sizes, 64);
+        const size_t maxb = sizes[ns - 1] < 4 ? 4 : sizes[ns - 1];
+        for (int m = 0; m < j.k && st == GP_OK; m++) {
+            if ((st = gp_mem_alloc(gp_group_ctx(g, m), GP_MEM_DEVICE, maxb, &ab[m])) == GP_OK)
+                st = gp_memset(gp_group_ctx(g, m), ab[m].device ? ab[m].device : ab[m].host, 0, maxb, NULL);
+            j.bufs[m] = ab[m].device ? ab[m].device : ab[m].host;
+        }
+        for (size_t q = 0; q < ns && st == GP_OK; q++) {
+            j.count = sizes[q] / 4 ? sizes[q] / 4 : 1;
+            j.batch = sizes[q] <= ((size_t)1 << 24) ? 20 : 5;
+            double med = 0, mn = 0;
+            if ((st = time_host(run_allreduce, &j, warmup, reps, &med, &mn)) != GP_OK) break;
+            med /= j.batch, mn /= j.batch;
+            const double bytes = (double)j.count * 4, algbw = bytes / (med * 1e-3) / 1e9;
+            const double busbw = j.k > 1 ? algbw * 2.0 * (j.k - 1) / j.k : 0.0;
+            add_row(&r, "allreduce f32 sum", j.count, bytes, med, mn, algbw, busbw, "", 0, "");
+        }
+        for (int m = 0; m < j.k; m++) gp_mem_free(gp_group_ctx(g, m), &ab[m]);
+    }
+    /* 2. the arrays: the whole on member 0's device, each member's shard copied from it */
+    gp_ctx_t *one = gp_group_ctx(g, 0);
+    j.one = one;
+    j.hh = malloc((k_bins.nbins + 3) * 4);
+    if (st == GP_OK && !j.hh) st = GP_ERR_OUT_OF_MEMORY;
+    if (st == GP_OK) st = gp_mem_alloc(one, GP_MEM_DEVICE, n * 4, &whole);
+    if (st == GP_OK) st = gp_mem_alloc(one, GP_MEM_DEVICE, (k_bins.nbins + 3) * 4, &hd);
+    j.whole = cpu ? whole.host : whole.device;
+    j.hd = cpu ? hd.host : hd.device;
+    if (st == GP_OK) st = bench_fill_random(one, (void *)j.whole, n, GP_F32, 2026);
+    if (st == GP_OK) st = gp_stream_sync(one, NULL);
+    for (int m = 0; m < j.k && st == GP_OK; m++) {
+        size_t f = 0, cnt = 0;
+        gp_group_split(g, GP_F32, n, gp_group_rank(g, m), &f, &cnt);
+        gp_ctx_t *mc = gp_group_ctx(g, m);
+        if ((st = gp_mem_alloc(mc, GP_MEM_DEVICE, cnt * 4, &sb[m])) != GP_OK) break;
+        j.shards[m] = sb[m].device ? sb[m].device : sb[m].host;
+        j.counts[m] = cnt;
+        if (cnt) st = gp_memcpy(mc, (void *)j.shards[m], (const float *)j.whole + f, cnt * 4, NULL);
+        if (st == GP_OK) st = gp_stream_sync(mc, NULL);
+    }
+    if (st == GP_OK && gp_group_size(g) != j.k) {
+        fprintf(stderr, "gpuprim bench group: a group spread over processes is not benched here\n");
+        rc = EXIT_USAGE;
+    }
+    /* 3. reduce and histogram: the group against one GPU */
+    if (st == GP_OK && rc == EXIT_OK) {
+        double gm, gmin, om, omin;
+        gp_reduce_result_t a, b;
+        if ((st = time_host(run_group_reduce, &j, warmup, reps, &gm, &gmin)) == GP_OK) a = j.res;
+        if (st == GP_OK && (st = time_host(run_one_reduce, &j, warmup, reps, &om, &omin)) == GP_OK) b = j.res;
+        if (st == GP_OK) {
+            const int same = memcmp(&a.value.f32, &b.value.f32, sizeof(float)) == 0;
+            const double bytes = (double)n * 4;
+            add_row(&r, "reduce sum f32", n, bytes, gm, gmin, bytes / (gm * 1e-3) / 1e9, 0, "one gp_reduce", om,
+                    same ? "same" : "DIFFER");
+            if (!same) rc = EXIT_MISMATCH;
+        }
+        uint32_t *ch = malloc((k_bins.nbins + 3) * 4);
+        if (st == GP_OK && !ch) st = GP_ERR_OUT_OF_MEMORY;
+        if (st == GP_OK && (st = time_host(run_group_hist, &j, warmup, reps, &gm, &gmin)) == GP_OK)
+            memcpy(ch, j.hh, (k_bins.nbins + 3) * 4);
+        if (st == GP_OK && (st = time_host(run_one_hist, &j, warmup, reps, &om, &omin)) == GP_OK) {
+            const int same = memcmp(ch, j.hh, (k_bins.nbins + 3) * 4) == 0;
+            const double bytes = (double)n * 4;
+            add_row(&r, "histogram f32 65536 bins", n, bytes, gm, gmin, bytes / (gm * 1e-3) / 1e9, 0,
+                    "one gp_histogram_even", om, same ? "same" : "DIFFER");
+            if (!same) rc = EXIT_MISMATCH;
+        }
+        free(ch);
+    }
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim bench group: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    report_print(&r, c.fmt, stdout);
+    report_free(&r);
+    free(j.hh);
+    for (int m = 0; m < j.k; m++) gp_mem_free(gp_group_ctx(g, m), &sb[m]);
+    gp_mem_free(one, &whole);
+    gp_mem_free(one, &hd);
+    gp_group_destroy(g);
+    return rc;
+}
