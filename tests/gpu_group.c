@@ -22,6 +22,7 @@ int main(void)
     tc_require_gpu("gpu_group");
     tc_seed("gpu_group");
     const int quick = getenv("GP_TEST_QUICK") != NULL;
+    gc_quick = quick;
     gp_ctx_t *ref = NULL;
     REQUIRE(gp_ctx_create(&ref, 0) == GP_OK, "GPU context");
     const int sizes[] = {1, 2, 3};
