@@ -420,8 +420,9 @@ gp_status_t gp_group_reducer_finish(gp_group_reducer_t *r, gp_reduce_result_t *r
     for (int i = 0; i < nl; i++) {
         const int k = g->rank0 + i;
         if (g->gpu) GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+        /* every rank sends `most` entries (the all-gather's equal counts): room for them all, the tail unused */
+        GP_TRY(grow(r, i, &r->m[i].exp, &r->m[i].exp_cap, (most ? most : 1) * esz, 0));
         if (plans[k].count) GP_TRY(member_export(r, i, &plans[k], ta[k]));
-        else GP_TRY(grow(r, i, &r->m[i].exp, &r->m[i].exp_cap, esz, 0));
         GP_TRY(grow(r, i, &r->m[i].recv, &r->m[i].recv_cap, (size_t)size * most * esz, 0));
         sendp[i] = r->m[i].exp;
         recvp[i] = r->m[i].recv;

@@ -482,6 +482,8 @@ int cmd_reduce(int argc, char **argv)
     FILE *f = in.f;
     const gp_array_desc_t d = in.d;
     const size_t want = in.want;
+    head_t h;
+    memset(&h, 0, sizeof h);
     if (o_devices) {
         if (ordered) {
             fprintf(stderr, "gpuprim reduce: --devices takes the commutative ops (the ordered ones run on one device)\n");
@@ -507,8 +509,6 @@ int cmd_reduce(int argc, char **argv)
     so.chunk_bytes = chunk;
     so.threads = threads;
     so.map_pages = map_pages;
-    head_t h;
-    memset(&h, 0, sizeof h);
     if (!ordered && overlap && c.device != GP_DEVICE_CPU) {
         if ((rc = head_run(&h, c.device, f, &d, want, op, acc, &so, path, &ctx, &ctx_secs)) != EXIT_OK) goto out;
     } else {

@@ -1,0 +1,71 @@
+/* group_phases.c — where gp_group_reduce's time goes on one GPU (a device-run experiment, not a test): host wall
+ * clock medians of the pieces against gp_reduce_sync. Build: see scripts/device_check.sh (step gphases). */
+#define _POSIX_C_SOURCE 200809L
+#include "group/group_internal.h"
+#include "reduce/reduce_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+#define TIME(label, body)                                                                                          \
+    do {                                                                                                           \
+        double t_[21];                                                                                             \
+        for (int i_ = 0; i_ < 24; i_++) {                                                                          \
+            double a_ = now();                                                                                     \
+            body;                                                                                                  \
+            if (i_ >= 3) t_[i_ - 3] = (now() - a_) * 1e6;                                                          \
+        }                                                                                                          \
+        qsort(t_, 21, sizeof t_[0], cmpd);                                                                         \
+        printf("%-44s n=%-11zu median %9.1f us  min %9.1f us\n", label, n, t_[10], t_[0]);                         \
+    } while (0)
+
+int main(void)
+{
+    gp_group_t *g = NULL;
+    if (gp_group_create_local(&g, 0, NULL) != GP_OK) return printf("group: %s\n", gp_last_error()), 1;
+    gp_ctx_t *c = gp_group_ctx(g, 0);
+    cudaStream_t s = g->stream[0];
+    const size_t ns[] = {(size_t)1 << 20, (size_t)1 << 26, (size_t)1 << 31};
+    float *x = NULL;
+    cudaMalloc((void **)&x, ns[2] * 4);
+    cudaMemset(x, 0, ns[2] * 4);
+    void *lvl = NULL, *l1 = NULL, *l2 = NULL, *pin = NULL;
+    cudaMalloc(&lvl, 1 << 22);
+    cudaMalloc(&l1, 1 << 16);
+    cudaMalloc(&l2, 1 << 16);
+    cudaMallocHost(&pin, 1 << 16);
+    char *pageable = malloc(1 << 16);
+    for (int q = 0; q < 3; q++) {
+        const size_t n = ns[q], T = (n + 16383) / 16384;
+        gp_reduce_result_t r;
+        size_t cnt = n;
+        const void *sh = x;
+        TIME("gp_reduce_sync", gp_reduce_sync(c, GP_REDUCE_SUM, GP_F32, n, x, &r));
+        TIME("tiles + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s), cudaStreamSynchronize(s)));
+        TIME("tiles + 2 folds + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
+                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
+                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
+                                        cudaStreamSynchronize(s)));
+        TIME("tiles + 2 folds + D2H pinned + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
+                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
+                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
+                                        cudaMemcpyAsync(pin, l2, 8, cudaMemcpyDeviceToHost, s), cudaStreamSynchronize(s)));
+        TIME("... D2H pageable + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
+                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
+                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
+                                        cudaMemcpyAsync(pageable, l2, 8, cudaMemcpyDeviceToHost, s), cudaStreamSynchronize(s)));
+        TIME("gp__group_allgather (nccl, 8 B) + sync", (gp__group_allgather(g, (const void *const *)&l2, &l1, 8), cudaStreamSynchronize(s)));
+        TIME("gp_group_sync", gp_group_sync(g));
+        TIME("gp_group_reduce", gp_group_reduce(g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, &cnt, &sh, &r));
+    }
+    gp_group_destroy(g);
+    return 0;
+}
