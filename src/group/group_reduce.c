@@ -503,7 +503,7 @@ gp_status_t gp_group_reducer_finish(gp_group_reducer_t *r, gp_reduce_result_t *r
                 }
             }
         }
-        qsort(cur, ncur, sizeof *cur, hent_cmp);
+        if (ncur > 1) qsort(cur, ncur, sizeof *cur, hent_cmp);
         const size_t N = plans[0].N[L];
         if (N == 1) {
             if (ncur != 1 || cur[0].idx != 0) {
