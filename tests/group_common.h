@@ -348,6 +348,7 @@ static inline void gc_test_errors(gp_group_t *g, const char *what)
     OK(gp_mem_alloc(gp_group_ctx(g, 0), GP_MEM_DEVICE, 2 * 16384 * 4, &d));
     void *p = d.device ? d.device : d.host;
     OK(gp_memset(gp_group_ctx(g, 0), p, 0, 2 * 16384 * 4, NULL));
+    OK(gp_stream_sync(gp_group_ctx(g, 0), NULL)); /* the members' streams are not ordered after the legacy one */
     CHECK_ST(gp_group_reducer_push(r, k, 0, 1, p, NULL), GP_ERR_INVALID_ARG);
     OK(gp_group_reducer_push(r, 0, 0, 100, p, NULL));
     CHECK_ST(gp_group_reducer_push(r, 0, 100, 100, p, NULL), GP_ERR_INVALID_ARG); /* 100 is off a tile edge */

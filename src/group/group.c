@@ -436,6 +436,10 @@ gp_status_t gp__group_allgather(gp_group_t *g, const void *const *send, void *co
         return st;
     }
 #endif
+    /* Emulated: every send is complete once the members' streams are; each member's copies are then queued on its
+     * own stream, so whatever the member does next with recv is ordered after them (a plain cudaMemcpy between
+     * device buffers returns before the copy is done, and the members' non-blocking streams are not ordered after
+     * the legacy stream it runs on). */
     GP_TRY_RET(gp_group_sync(g));
     for (int i = 0; i < g->nlocal; i++)
         for (int r = 0; r < g->nlocal; r++) {
@@ -444,7 +448,7 @@ gp_status_t gp__group_allgather(gp_group_t *g, const void *const *send, void *co
                 memcpy(dst, send[r], bytes);
                 continue;
             }
-            cudaError_t e = cudaMemcpy(dst, send[r], bytes, cudaMemcpyDeviceToDevice);
+            cudaError_t e = cudaMemcpyAsync(dst, send[r], bytes, cudaMemcpyDeviceToDevice, g->stream[i]);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_group (emulated all-gather)", __FILE__, __LINE__);
         }
     (void)st;
@@ -509,7 +513,9 @@ gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_d
             memcpy(buf[i], acc, bytes);
             continue;
         }
-        cudaError_t e = cudaMemcpy(buf[i], acc, bytes, cudaMemcpyHostToDevice);
+        /* on the member's stream (ordered before its next work), and waited for: acc is freed below */
+        cudaError_t e = cudaMemcpyAsync(buf[i], acc, bytes, cudaMemcpyHostToDevice, g->stream[i]);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(g->stream[i]);
         if (e != cudaSuccess) st = gp__cuda_error(e, "gp_group (emulated all-reduce)", __FILE__, __LINE__);
     }
 done:

@@ -111,7 +111,9 @@ static gp_status_t grow(gp_group_reducer_t *r, int i, void **p, size_t *cap, siz
     GP_TRY_RET(gp__group_alloc(r->g, i, c, &q));
     if (keep && *cap) {
         if (r->g->gpu) {
-            cudaError_t e = cudaMemcpy(q, *p, *cap, cudaMemcpyDeviceToDevice);
+            /* done before the member's stream writes past it (that stream is not ordered after this one) */
+            cudaError_t e = cudaMemcpyAsync(q, *p, *cap, cudaMemcpyDeviceToDevice, cudaStreamLegacy);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
             if (e != cudaSuccess) {
                 gp__group_free(r->g, i, q);
                 return gp__cuda_error(e, "gp_group_reducer: growing", __FILE__, __LINE__);
