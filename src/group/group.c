@@ -270,6 +270,7 @@ gp_status_t gp_group_create_rank(gp_group_t **group, const gp_group_id_t *id, in
     gp_group_t *g = NULL;
     GP_TRY(group_alloc(&g, 1));
     g->nccl = 1;
+    g->rank_path = 1;
     g->size = nranks;
     g->rank0 = rank;
     GP_TRY(group_members(g, &device, 0));

@@ -20,6 +20,7 @@ struct gp_group {
     int nlocal;            /* members in this process */
     int rank0;             /* rank of member 0 (members are consecutive ranks) */
     int gpu;               /* members are GPU contexts (0: the CPU backend, emulated groups only) */
+    int rank_path;         /* made by gp_group_create_rank: exchanges always go through NCCL */
     gp_ctx_t **ctx;        /* nlocal contexts, owned */
     cudaStream_t *stream;  /* nlocal non-blocking streams (NULL on the CPU backend) */
     void **comm;           /* nlocal ncclComm_t (nccl) */

@@ -429,8 +429,11 @@ gp_status_t gp_group_reducer_finish(gp_group_reducer_t *r, gp_reduce_result_t *r
         sendp[i] = r->m[i].exp;
         recvp[i] = r->m[i].recv;
     }
-    GP_TRY(gp__group_allgather(g, (const void *const *)sendp, recvp, most * esz));
-    if (frags) {
+    /* All ranks in this process: each member's entries are read straight to the host (a few hundred bytes: one
+     * copy per member, no collective); ranks in other processes: the NCCL all-gather. */
+    const int direct = g->nlocal == g->size && !g->rank_path;
+    if (!direct) GP_TRY(gp__group_allgather(g, (const void *const *)sendp, recvp, most * esz));
+    if (frags && !direct) {
         for (int i = 0; i < nl; i++) {
             GP_TRY(grow(r, i, &r->m[i].frecv, &r->m[i].frecv_cap, (size_t)size * 2 * E * r->es, 0));
             sendp[i] = r->m[i].frag;
@@ -446,8 +449,23 @@ gp_status_t gp_group_reducer_finish(gp_group_reducer_t *r, gp_reduce_result_t *r
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu exchanged entries", fn, (size_t)size * most);
         goto fail;
     }
-    if (most) GP_TRY(gp__group_to_host(g, 0, host, r->m[0].recv, (size_t)size * most * esz));
-    if (frags) GP_TRY(gp__group_to_host(g, 0, fhost, r->m[0].frecv, (size_t)size * 2 * E * r->es));
+    if (direct) {
+        for (int i = 0; i < nl; i++) {
+            unsigned char *he = host + (size_t)i * most * esz, *hf = frags ? fhost + (size_t)i * 2 * E * r->es : NULL;
+            if (!g->gpu) {
+                memcpy(he, r->m[i].exp, most * esz);
+                if (hf) memcpy(hf, r->m[i].frag, 2 * E * r->es);
+                continue;
+            }
+            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+            if (most) GP_CUDA_TRY(cudaMemcpyAsync(he, r->m[i].exp, most * esz, cudaMemcpyDeviceToHost, g->stream[i]));
+            if (hf) GP_CUDA_TRY(cudaMemcpyAsync(hf, r->m[i].frag, 2 * E * r->es, cudaMemcpyDeviceToHost, g->stream[i]));
+        }
+        if (g->gpu) GP_TRY(gp_group_sync(g));
+    } else {
+        if (most) GP_TRY(gp__group_to_host(g, 0, host, r->m[0].recv, (size_t)size * most * esz));
+        if (frags) GP_TRY(gp__group_to_host(g, 0, fhost, r->m[0].frecv, (size_t)size * 2 * E * r->es));
+    }
     uint64_t ce[3];
     for (int L = 0;; L++) {
         /* level L: the ranks' canonical nodes */
