@@ -414,28 +414,38 @@ gp_status_t gp__group_to_host(gp_group_t *g, int member, void *host, const void 
 }
 
 /* ---------------------------------------------------------------------------------------------- exchanges */
+#ifdef GP_HAVE_NCCL
+/* One collective on every member's communicator and stream, in one NCCL group: all = 0 an all-gather of count values
+ * from send[i] into recv[i], 1 an in-place all-reduce sum of recv[i]. */
+static gp_status_t nccl_collective(gp_group_t *g, const char *fn, int all, const void *const *send, void *const *recv,
+                                   size_t count, ncclDataType_t t)
+{
+    gp_status_t st = GP_OK;
+    int open = 0;
+    NCCL_TRY(fn, "ncclGroupStart", NULL, g_nccl.group_start());
+    open = 1;
+    for (int i = 0; i < g->nlocal; i++) {
+        const ncclComm_t c = (ncclComm_t)g->comm[i];
+        GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+        if (all) NCCL_TRY(fn, "ncclAllReduce", c, g_nccl.all_reduce(recv[i], recv[i], count, t, ncclSum, c, g->stream[i]));
+        else NCCL_TRY(fn, "ncclAllGather", c, g_nccl.all_gather(send[i], recv[i], count, t, c, g->stream[i]));
+    }
+    open = 0;
+    NCCL_TRY(fn, "ncclGroupEnd", NULL, g_nccl.group_end());
+    return GP_OK;
+fail:
+    if (open) g_nccl.group_end();
+    return st;
+}
+#endif
+
 gp_status_t gp__group_allgather(gp_group_t *g, const void *const *send, void *const *recv, size_t bytes)
 {
     static const char fn[] = "gp_group (all-gather)";
     gp_status_t st = GP_OK;
     if (bytes == 0) return GP_OK;
 #ifdef GP_HAVE_NCCL
-    if (g->nccl) {
-        int open = 0;
-        NCCL_TRY(fn, "ncclGroupStart", NULL, g_nccl.group_start());
-        open = 1;
-        for (int i = 0; i < g->nlocal; i++) {
-            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-            NCCL_TRY(fn, "ncclAllGather", (ncclComm_t)g->comm[i],
-                     g_nccl.all_gather(send[i], recv[i], bytes, ncclUint8, (ncclComm_t)g->comm[i], g->stream[i]));
-        }
-        open = 0;
-        NCCL_TRY(fn, "ncclGroupEnd", NULL, g_nccl.group_end());
-        return GP_OK;
-    fail:
-        if (open) g_nccl.group_end();
-        return st;
-    }
+    if (g->nccl) return nccl_collective(g, fn, 0, send, recv, bytes, ncclUint8);
 #endif
     /* Emulated: every send is complete once the members' streams are; each member's copies are then queued on its
      * own stream, so whatever the member does next with recv is ordered after them (a plain cudaMemcpy between
@@ -482,20 +492,7 @@ gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_d
     if (g->nccl) {
         const ncclDataType_t t = dtype == GP_U32 ? ncclUint32 : dtype == GP_U64 ? ncclUint64
                                : dtype == GP_I64 ? ncclInt64 : dtype == GP_F32 ? ncclFloat32 : ncclFloat64;
-        int open = 0;
-        NCCL_TRY(fn, "ncclGroupStart", NULL, g_nccl.group_start());
-        open = 1;
-        for (int i = 0; i < g->nlocal; i++) {
-            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-            NCCL_TRY(fn, "ncclAllReduce", (ncclComm_t)g->comm[i],
-                     g_nccl.all_reduce(buf[i], buf[i], count, t, ncclSum, (ncclComm_t)g->comm[i], g->stream[i]));
-        }
-        open = 0;
-        NCCL_TRY(fn, "ncclGroupEnd", NULL, g_nccl.group_end());
-        return GP_OK;
-    fail:
-        if (open) g_nccl.group_end();
-        return st;
+        return nccl_collective(g, fn, 1, (const void *const *)buf, buf, count, t);
     }
 #endif
     /* Emulated: rank 0's values, then each rank's added in rank order, copied back to every member. */
