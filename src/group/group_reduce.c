@@ -418,20 +418,20 @@ gp_status_t gp_group_reducer_finish(gp_group_reducer_t *r, gp_reduce_result_t *r
         most = plans[k].count > most ? plans[k].count : most;
         if (info[k].nonempty && (info[k].start % E || (info[k].end != n && info[k].end % E))) frags = 1;
     }
-    /* 3. Each member folds its local nodes; the canonical entries (and fragments) are exchanged. */
+    /* 3. Each member folds its local nodes; the canonical entries (and fragments) are exchanged. All ranks in this
+     * process: each member's entries are read straight to the host (a few hundred bytes: one copy per member, no
+     * collective); ranks in other processes: the NCCL all-gather. */
+    const int direct = g->nlocal == g->size && !g->rank_path;
     for (int i = 0; i < nl; i++) {
         const int k = g->rank0 + i;
         if (g->gpu) GP_TRY(gp__ctx_enter(g->ctx[i], fn));
         /* every rank sends `most` entries (the all-gather's equal counts): room for them all, the tail unused */
         GP_TRY(grow(r, i, &r->m[i].exp, &r->m[i].exp_cap, (most ? most : 1) * esz, 0));
         if (plans[k].count) GP_TRY(member_export(r, i, &plans[k], ta[k]));
-        GP_TRY(grow(r, i, &r->m[i].recv, &r->m[i].recv_cap, (size_t)size * most * esz, 0));
+        if (!direct) GP_TRY(grow(r, i, &r->m[i].recv, &r->m[i].recv_cap, (size_t)size * most * esz, 0));
         sendp[i] = r->m[i].exp;
         recvp[i] = r->m[i].recv;
     }
-    /* All ranks in this process: each member's entries are read straight to the host (a few hundred bytes: one
-     * copy per member, no collective); ranks in other processes: the NCCL all-gather. */
-    const int direct = g->nlocal == g->size && !g->rank_path;
     if (!direct) GP_TRY(gp__group_allgather(g, (const void *const *)sendp, recvp, most * esz));
     if (frags && !direct) {
         for (int i = 0; i < nl; i++) {
