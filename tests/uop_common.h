@@ -39,24 +39,29 @@ static void *uc_put(gp_ctx_t *ctx, gp_buffer_t *b, const void *x, size_t bytes, 
     return p;
 }
 
+/* User ops that spell a built-in op (and its identity); seg: also checked against gp_reduce_segmented. */
+static const struct uc_builtin {
+    gp_dtype_t dt;
+    const char *src, *id;
+    gp_reduce_op_t op;
+    int seg;
+} uc_builtins[] = {
+    {GP_F32, "a + b", "-0.0f", GP_REDUCE_SUM, 1},
+    {GP_F64, "a + b", "-0.0", GP_REDUCE_SUM, 1},
+    {GP_F32, "a * b", "1.0f", GP_REDUCE_PROD, 0},
+    {GP_I64, "a + b", "0", GP_REDUCE_SUM, 0},
+    {GP_U8, "a ^ b", "0", GP_REDUCE_XOR, 1},
+    {GP_I32, "a > b ? a : b", "-2147483647 - 1", GP_REDUCE_MAX, 1},
+    {GP_F32, "b > a ? b : a", "-INFINITY", GP_REDUCE_MAX, 0},
+    {GP_F64, "{ if (b < a) return b; return a; }", "INFINITY", GP_REDUCE_MIN, 0},
+};
+#define UC_NBUILTINS (sizeof uc_builtins / sizeof uc_builtins[0])
+
 /* The built-ins' bits through user ops, over sizes around the tile. */
 static void uc_reduce_builtin(gp_ctx_t *ctx, int quick)
 {
-    struct {
-        gp_dtype_t dt;
-        const char *src, *id;
-        gp_reduce_op_t op;
-    } cs[] = {
-        {GP_F32, "a + b", "-0.0f", GP_REDUCE_SUM},
-        {GP_F64, "a + b", "-0.0", GP_REDUCE_SUM},
-        {GP_F32, "a * b", "1.0f", GP_REDUCE_PROD},
-        {GP_I64, "a + b", "0", GP_REDUCE_SUM},
-        {GP_U8, "a ^ b", "0", GP_REDUCE_XOR},
-        {GP_I32, "a > b ? a : b", "-2147483647 - 1", GP_REDUCE_MAX},
-        {GP_F32, "b > a ? b : a", "-INFINITY", GP_REDUCE_MAX},
-        {GP_F64, "{ if (b < a) return b; return a; }", "INFINITY", GP_REDUCE_MIN},
-    };
-    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    const struct uc_builtin *cs = uc_builtins;
+    for (size_t c = 0; c < UC_NBUILTINS; c++) {
         gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, cs[c].dt, 1, 0, cs[c].src, cs[c].id, 1);
         if (!op) continue;
         const size_t es = gp_dtype_size(cs[c].dt), tile = 65536 / es;
@@ -473,17 +478,9 @@ static void uc_mat4(const uint32_t *a, const uint32_t *b, uint32_t *r)
 static void uc_segmented(gp_ctx_t *ctx, int quick)
 {
     /* commutative = gp_reduce_segmented's bits on every non-empty segment; empty = the user's identity */
-    struct {
-        gp_dtype_t dt;
-        const char *src, *id;
-        gp_reduce_op_t op;
-    } cs[] = {
-        {GP_F32, "a + b", "-0.0f", GP_REDUCE_SUM},
-        {GP_F64, "a + b", "-0.0", GP_REDUCE_SUM},
-        {GP_I32, "a > b ? a : b", "-2147483647 - 1", GP_REDUCE_MAX},
-        {GP_U8, "a ^ b", "0", GP_REDUCE_XOR},
-    };
-    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    const struct uc_builtin *cs = uc_builtins;
+    for (size_t c = 0; c < UC_NBUILTINS; c++) {
+        if (!cs[c].seg) continue;
         gp_uop_t *op = uc_make(ctx, GP_UOP_BINARY, cs[c].dt, 1, 0, cs[c].src, cs[c].id, 1);
         if (!op) continue;
         const size_t es = gp_dtype_size(cs[c].dt);
