@@ -115,12 +115,16 @@ static gp_status_t group_alloc(gp_group_t **out, int nlocal)
         g->ctx = calloc((size_t)nlocal, sizeof *g->ctx);
         g->stream = calloc((size_t)nlocal, sizeof *g->stream);
         g->comm = calloc((size_t)nlocal, sizeof *g->comm);
+        g->scr = calloc((size_t)nlocal * GP__GROUP_SLOTS, sizeof *g->scr);
+        g->scr_cap = calloc((size_t)nlocal * GP__GROUP_SLOTS, sizeof *g->scr_cap);
     }
-    if (!g || !g->ctx || !g->stream || !g->comm) {
+    if (!g || !g->ctx || !g->stream || !g->comm || !g->scr || !g->scr_cap) {
         if (g) {
             free(g->ctx);
             free(g->stream);
             free(g->comm);
+            free(g->scr);
+            free(g->scr_cap);
             free(g);
         }
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group_create: %d members", nlocal);
@@ -161,11 +165,14 @@ void gp_group_destroy(gp_group_t *g)
             cudaSetDevice(gp_ctx_device(g->ctx[i]));
             cudaStreamDestroy(g->stream[i]);
         }
+        for (int k = 0; k < GP__GROUP_SLOTS; k++) gp__group_free(g, i, g->scr[i * GP__GROUP_SLOTS + k]);
         gp_ctx_destroy(g->ctx[i]);
     }
     free(g->ctx);
     free(g->stream);
     free(g->comm);
+    free(g->scr);
+    free(g->scr_cap);
     free(g);
 }
 
@@ -390,6 +397,27 @@ gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p)
     return GP_OK;
 }
 
+gp_status_t gp__group_scratch(gp_group_t *g, int member, int slot, size_t bytes, void **p)
+{
+    const int k = member * GP__GROUP_SLOTS + slot;
+    if (bytes > g->scr_cap[k] || !g->scr[k]) {
+        size_t c = g->scr_cap[k] ? g->scr_cap[k] : 256;
+        while (c < bytes) c *= 2;
+        if (g->gpu && g->stream[member]) { /* the old buffer may still be in use on the member's stream */
+            GP_TRY_RET(gp__ctx_enter(g->ctx[member], "gp_group"));
+            cudaError_t e = cudaStreamSynchronize(g->stream[member]);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_group: waiting for a member", __FILE__, __LINE__);
+        }
+        void *q = NULL;
+        GP_TRY_RET(gp__group_alloc(g, member, c, &q));
+        gp__group_free(g, member, g->scr[k]);
+        g->scr[k] = q;
+        g->scr_cap[k] = c;
+    }
+    *p = g->scr[k];
+    return GP_OK;
+}
+
 void gp__group_free(gp_group_t *g, int member, void *p)
 {
     if (!p) return;
@@ -532,8 +560,8 @@ gp_status_t gp__group_allgather_host(gp_group_t *g, const void *local, void *all
     void **dev = calloc((size_t)g->nlocal * 2, sizeof *dev);
     if (!dev) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group: %d buffers", g->nlocal);
     for (int i = 0; i < g->nlocal; i++) {
-        GP_TRY(gp__group_alloc(g, i, bytes, &dev[i]));
-        GP_TRY(gp__group_alloc(g, i, (size_t)g->size * bytes, &dev[g->nlocal + i]));
+        GP_TRY(gp__group_scratch(g, i, 0, bytes, &dev[i]));
+        GP_TRY(gp__group_scratch(g, i, 1, (size_t)g->size * bytes, &dev[g->nlocal + i]));
         if (g->gpu) {
             GP_CUDA_TRY(cudaMemcpyAsync(dev[i], (const char *)local + (size_t)i * bytes, bytes, cudaMemcpyHostToDevice,
                                         g->stream[i]));
@@ -544,7 +572,6 @@ gp_status_t gp__group_allgather_host(gp_group_t *g, const void *local, void *all
     GP_TRY(gp__group_allgather(g, (const void *const *)dev, dev + g->nlocal, bytes));
     GP_TRY(gp__group_to_host(g, 0, all, dev[g->nlocal], (size_t)g->size * bytes));
 fail:
-    for (int i = 0; i < 2 * g->nlocal; i++) gp__group_free(g, i % g->nlocal, dev[i]);
     free(dev);
     return st;
 }

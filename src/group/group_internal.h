@@ -25,7 +25,10 @@ struct gp_group {
     cudaStream_t *stream;  /* nlocal non-blocking streams (NULL on the CPU backend) */
     void **comm;           /* nlocal ncclComm_t (nccl) */
     struct gp_group_reducer *cached; /* gp_group_reduce's reducer, kept for the next call of the same kind */
+    void **scr;            /* nlocal * GP__GROUP_SLOTS scratch buffers in the members' memory (gp__group_scratch) */
+    size_t *scr_cap;
 };
+#define GP__GROUP_SLOTS 2
 
 /* Validates a group argument ("fn: group is NULL"). */
 GP_INTERNAL gp_status_t gp__group_check(const char *fn, const gp_group_t *g);
@@ -45,6 +48,9 @@ GP_INTERNAL gp_status_t gp__group_allgather_host(gp_group_t *g, const void *loca
 GP_INTERNAL gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_dtype_t dtype);
 /* Copies bytes of member `member`'s memory to host and waits for its stream. */
 GP_INTERNAL gp_status_t gp__group_to_host(gp_group_t *g, int member, void *host, const void *src, size_t bytes);
+/* Scratch of at least bytes in member memory, slot 0 or 1, kept by the group for the next call (grown, never
+ * shrunk; growing waits for the member's stream). Valid until the next gp__group_scratch of the same slot. */
+GP_INTERNAL gp_status_t gp__group_scratch(gp_group_t *g, int member, int slot, size_t bytes, void **p);
 /* Member memory: device memory of its GPU (cudaMalloc) or host memory; free with gp__group_free. */
 GP_INTERNAL gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p);
 GP_INTERNAL void gp__group_free(gp_group_t *g, int member, void *p);

@@ -85,7 +85,7 @@ gp_status_t gp_group_histogram(gp_group_t *g, gp_dtype_t dtype, const size_t *co
     void **buf = calloc((size_t)g->nlocal, sizeof *buf);
     if (!buf) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d members", fn, g->nlocal);
     for (int i = 0; i < g->nlocal; i++) {
-        GP_TRY(gp__group_alloc(g, i, bytes, &buf[i]));
+        GP_TRY(gp__group_scratch(g, i, 0, bytes, &buf[i]));
         if (g->gpu) GP_CUDA_TRY(cudaMemsetAsync(buf[i], 0, bytes, g->stream[i]));
         else memset(buf[i], 0, bytes);
         GP_TRY(gp_histogram_accumulate(g->ctx[i], dtype, counts[i], shards[i], bins, count_dtype, buf[i],
@@ -95,7 +95,6 @@ gp_status_t gp_group_histogram(gp_group_t *g, gp_dtype_t dtype, const size_t *co
     GP_TRY(gp__group_to_host(g, 0, counts_host, buf[0], bytes));
 fail:
     if (g->gpu) gp_group_sync(g);
-    for (int i = 0; i < g->nlocal; i++) gp__group_free(g, i, buf[i]);
     free(buf);
     return st;
 }
@@ -120,8 +119,8 @@ gp_status_t gp_group_dot(gp_group_t *g, gp_dtype_t dtype, const size_t *counts, 
         GP_TRY(gp__vec_check(fn, g->ctx[i], GP__VEC_DOT, dtype, counts[i], 0.0, x[i], y[i], all, &a));
     }
     for (int i = 0; i < g->nlocal; i++) {
-        GP_TRY(gp__group_alloc(g, i, 8, &buf[i]));
-        GP_TRY(gp__group_alloc(g, i, 8 * (size_t)g->size, &buf[g->nlocal + i]));
+        GP_TRY(gp__group_scratch(g, i, 0, 8, &buf[i]));
+        GP_TRY(gp__group_scratch(g, i, 1, 8 * (size_t)g->size, &buf[g->nlocal + i]));
         GP_TRY(gp_vec_dot(g->ctx[i], dtype, counts[i], x[i], y[i], buf[i], (gp_stream_t)g->stream[i]));
     }
     GP_TRY(gp__group_allgather(g, (const void *const *)buf, buf + g->nlocal, 8));
@@ -139,10 +138,7 @@ gp_status_t gp_group_dot(gp_group_t *g, gp_dtype_t dtype, const size_t *counts, 
         memcpy(result_host, &s, 8);
     }
 fail:
-    if (buf) {
-        if (g->gpu) gp_group_sync(g);
-        for (int i = 0; i < 2 * g->nlocal; i++) gp__group_free(g, i % g->nlocal, buf[i]);
-    }
+    if (buf && g->gpu) gp_group_sync(g);
     free(buf);
     free(all);
     return st;
