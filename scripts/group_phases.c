@@ -65,6 +65,24 @@ int main(void)
         TIME("gp__group_allgather (nccl, 8 B) + sync", (gp__group_allgather(g, (const void *const *)&l2, &l1, 8), cudaStreamSynchronize(s)));
         TIME("gp_group_sync", gp_group_sync(g));
         TIME("gp_group_reduce", gp_group_reduce(g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, &cnt, &sh, &r));
+        gp_group_reducer_t *red = NULL;
+        gp_group_reducer_create(g, GP_REDUCE_SUM, GP_F32, GP_DTYPE_COUNT, &red);
+        double tp[21], tf[21];
+        for (int i = 0; i < 24; i++) {
+            double a = now();
+            gp_group_reducer_push(red, 0, 0, n, x, NULL);
+            cudaStreamSynchronize(s);
+            double b = now();
+            gp_group_reducer_finish(red, &r);
+            double e = now();
+            if (i >= 3) tp[i - 3] = (b - a) * 1e6, tf[i - 3] = (e - b) * 1e6;
+        }
+        qsort(tp, 21, sizeof tp[0], cmpd);
+        qsort(tf, 21, sizeof tf[0], cmpd);
+        printf("%-44s n=%-11zu median %9.1f us  min %9.1f us\n", "reducer push + sync", n, tp[10], tp[0]);
+        printf("%-44s n=%-11zu median %9.1f us  min %9.1f us\n", "reducer finish (after the sync)", n, tf[10], tf[0]);
+        gp_group_reducer_destroy(red);
+        TIME("gp_reduce_sync again (last)", gp_reduce_sync(c, GP_REDUCE_SUM, GP_F32, n, x, &r));
     }
     gp_group_destroy(g);
     return 0;

@@ -476,14 +476,15 @@ gp_status_t gp_group_reducer_finish(gp_group_reducer_t *r, gp_reduce_result_t *r
             for (int j = 0; j < L; j++)
                 if (p->lo[j] < p->hi[j]) off += (p->cut_lo[j] - p->lo[j]) + (p->hi[j] - p->cut_hi[j]);
             const unsigned char *base = host + ((size_t)k * most + off) * esz;
+            /* the canonical nodes only: [lo, cut_lo) and [cut_hi, hi), never the (up to T) local ones between */
+            const size_t span[2][2] = {{p->lo[L], p->cut_lo[L]}, {p->cut_hi[L], p->hi[L]}};
             size_t q = 0;
-            for (size_t idx = p->lo[L]; idx < p->hi[L]; idx++) {
-                if (idx >= p->cut_lo[L] && idx < p->cut_hi[L]) continue;
-                if (g->gpu) gp__reduce_entry_to_cpu(r->op, esz, base + q * esz, ce);
-                else memcpy(ce, base + q * esz, sizeof ce);
-                q++;
-                GP_TRY(append(&cur, &ncur, &capcur, idx, ce));
-            }
+            for (int h = 0; h < 2; h++)
+                for (size_t idx = span[h][0]; idx < span[h][1]; idx++, q++) {
+                    if (g->gpu) gp__reduce_entry_to_cpu(r->op, esz, base + q * esz, ce);
+                    else memcpy(ce, base + q * esz, sizeof ce);
+                    GP_TRY(append(&cur, &ncur, &capcur, idx, ce));
+                }
         }
         if (L == 0 && frags) { /* the tiles split between ranks */
             size_t last = (size_t)-1;
