@@ -119,14 +119,7 @@ static gp_status_t group_alloc(gp_group_t **out, int nlocal)
         g->scr_cap = calloc((size_t)nlocal * GP__GROUP_SLOTS, sizeof *g->scr_cap);
     }
     if (!g || !g->ctx || !g->stream || !g->comm || !g->scr || !g->scr_cap) {
-        if (g) {
-            free(g->ctx);
-            free(g->stream);
-            free(g->comm);
-            free(g->scr);
-            free(g->scr_cap);
-            free(g);
-        }
+        gp_group_destroy(g); /* no members yet: frees the arrays */
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group_create: %d members", nlocal);
     }
     g->nlocal = nlocal;
