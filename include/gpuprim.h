@@ -874,6 +874,25 @@ typedef enum gp_group_vec_op { GP_GROUP_COPY = 0, GP_GROUP_SCALE, GP_GROUP_ADD, 
 GP_API gp_status_t gp_group_vec(gp_group_t *group, gp_group_vec_op_t op, gp_dtype_t dtype, const size_t *counts,
                                 double alpha, const void *const *x, const void *const *y, void *const *z);
 
+/* Sharded scan: gp_scan_acc over the whole array (rank order is array order; acc as gp_scan_acc: the dtype itself is
+ * gp_scan, GP_DTYPE_COUNT the default), x[i] / y[i]: counts[i] elements of member i (y in gp_scan_out_dtype(op,
+ * dtype, acc); y[i] == x[i] allowed when the types agree). Every rank's shard but the last rank's must hold whole
+ * scan tiles (a multiple of GP_SCAN_GRANULE elements; gp_group_split's shards do; empty shards anywhere). The bits of
+ * one gp_scan / gp_scan_acc over the whole array on one GPU (or the CPU backend): each rank computes its tiles'
+ * aggregates (one read of its shard), they are gathered, every rank folds the carry chain of the tiles before its
+ * shard in order on the host, then scans its shard from that carry (docs/GROUP.md). Waits. */
+GP_API gp_status_t gp_group_scan(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
+                                 gp_scan_kind_t kind, const size_t *counts, const void *const *x, void *const *y);
+/* Sharded segmented reduction: gp_reduce_segmented over the whole array, with offsets (host memory, the same on every
+ * rank: nseg + 1 int64 values of the whole array's CSR, clamped to [0, total], nondecreasing — refused otherwise)
+ * and out_host (nseg values of gp_reduce_acc_dtype(op, dtype)) written on every rank. Every segment has the bits of
+ * gp_reduce_segmented on one GPU, whatever the shard edges: a segment inside a shard is reduced by its rank; one
+ * across an edge is rebuilt from the full chunks of its tree reduced by the ranks holding them and the cut pieces
+ * (at most 16384 elements per edge: the tree's chunk) reduced on the host (docs/GROUP.md). Waits. */
+GP_API gp_status_t gp_group_reduce_segmented(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype,
+                                             const size_t *counts, const void *const *shards, size_t nseg,
+                                             const int64_t *offsets, void *out_host);
+
 #ifdef __cplusplus
 }
 #endif

@@ -438,7 +438,7 @@ if [[ " $steps " == *" group "* ]]; then
     $G bench group --devices gpu:2 --skip-sweep
   } >"$OUT/group.txt" 2>&1
   note "group: $(grep -E 'tests passed|tests failed' "$OUT/group.txt" | tail -1)"
-  grep -E "SUMMARY|^exit|FAIL|failed|passed|^(reduce|histogram) |allreduce f32 sum +(2|268435456) " "$OUT/group.txt" | head -50
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|^(reduce|histogram|scan|segmented) |allreduce f32 sum +(2|268435456) " "$OUT/group.txt" | head -50
 fi
 
 if [[ " $steps " == *" prof "* ]]; then

@@ -14,6 +14,8 @@ static void run_suite(gp_group_t *g, gp_ctx_t *ref, const char *what, int deep)
     gc_test_ops(g, ref, what);
     gc_test_split(g, what);
     gc_test_errors(g, what);
+    gc_test_scan(g, ref, what);
+    gc_test_segmented(g, ref, what);
     if (deep) gc_test_reduce_deep(g, ref, 2 * 4096 + 37, what);
 }
 
@@ -72,6 +74,8 @@ int main(void)
             char what[64];
             snprintf(what, sizeof what, "nccl local x%d", ndev);
             gc_test_copies(g, cpu, what);
+            gc_test_scan(g, cpu, what); /* shards on each GPU against the CPU backend: the same bits */
+            gc_test_segmented(g, cpu, what);
             gc_test_split(g, what);
             gc_test_errors(g, what);
             if (ndev == 1) { /* one GPU: the views into one array work too */
@@ -88,6 +92,7 @@ int main(void)
             CHECK(gp_group_size(g) == 1 && gp_group_rank(g, 0) == 0, "rank group");
             gc_test_reduce_all(g, ref, "nccl rank 0 of 1");
             gc_test_ops(g, ref, "nccl rank 0 of 1");
+            gc_test_scan(g, ref, "nccl rank 0 of 1");
             gp_group_destroy(g);
         }
         CHECK_ST(gp_group_create_rank(&g, &id, 2, 2, 0), GP_ERR_INVALID_ARG);

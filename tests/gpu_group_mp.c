@@ -29,6 +29,8 @@ static int child(int rank, const char *hex, const char *seed)
     char what[32];
     snprintf(what, sizeof what, "process rank %d of 2", rank);
     gc_test_copies(g, cpu, what);
+    gc_test_scan(g, cpu, what);
+    gc_test_segmented(g, cpu, what);
     gp_ctx_destroy(cpu);
     gp_group_destroy(g);
     return tc_finish(what);

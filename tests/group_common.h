@@ -442,4 +442,274 @@ static inline void gc_test_copies(gp_group_t *g, gp_ctx_t *cpu, const char *what
            tc_fail == before ? "ok" : "FAILED");
 }
 
+/* Each local member's slice [all[r], all[r + 1]) of a host array, copied into the member's own memory. */
+typedef struct gc_shards {
+    int k;
+    gp_buffer_t b[64];
+    const void *p[64];
+    size_t counts[64], first[64];
+} gc_shards_t;
+static inline void gc_shards_make(gp_group_t *g, const void *xh, size_t es, const size_t *all, gc_shards_t *s)
+{
+    s->k = gp_group_local_count(g);
+    const int r0 = gp_group_rank(g, 0);
+    for (int m = 0; m < s->k; m++) {
+        s->first[m] = all[r0 + m];
+        s->counts[m] = all[r0 + m + 1] - all[r0 + m];
+        OK(gp_mem_alloc(gp_group_ctx(g, m), GP_MEM_DEVICE, s->counts[m] * es, &s->b[m]));
+        s->p[m] = s->b[m].device ? s->b[m].device : s->b[m].host;
+        if (s->counts[m])
+            OK(gp_memcpy_sync(gp_group_ctx(g, m), (void *)s->p[m], (const char *)xh + s->first[m] * es, s->counts[m] * es));
+    }
+}
+static inline void gc_shards_free(gp_group_t *g, gc_shards_t *s)
+{
+    for (int m = 0; m < s->k; m++) gp_mem_free(gp_group_ctx(g, m), &s->b[m]);
+}
+/* A context's own copy of host bytes (device memory on a GPU): run, read back, free. */
+static inline void *gc_ref_upload(gp_ctx_t *ref, const void *h, size_t bytes, gp_buffer_t *b)
+{
+    REQUIRE(gp_mem_alloc(ref, GP_MEM_DEVICE, bytes, b) == GP_OK, "alloc %zu", bytes);
+    void *p = b->device ? b->device : b->host;
+    if (bytes) REQUIRE(gp_memcpy_sync(ref, p, h, bytes) == GP_OK, "upload");
+    return p;
+}
+
+/* Scan cuts: every rank's shard but the last whole scan tiles (4096 elements). layout 0: the even split, 1: random
+ * tile edges (empty shards likely), 2: all on the last rank. */
+static inline void gc_scan_cuts(const gp_group_t *g, gp_dtype_t dt, size_t n, int layout, size_t *cut)
+{
+    const int k = gp_group_size(g);
+    const size_t T = n / 4096;
+    cut[0] = 0;
+    cut[k] = n;
+    for (int r = 1; r < k; r++) {
+        size_t c = 0, cnt = 0;
+        if (layout == 0) gp_group_split(g, dt, n, r, &c, &cnt);
+        else if (layout == 1) c = (size_t)(tc_next() % (T + 1)) * 4096;
+        cut[r] = c > n ? n : c;
+    }
+    for (int a = 1; a < k; a++)
+        for (int b = a + 1; b < k; b++)
+            if (cut[b] < cut[a]) {
+                const size_t t = cut[a];
+                cut[a] = cut[b];
+                cut[b] = t;
+            }
+}
+
+/* gp_group_scan against ref's gp_scan_acc over the whole array, bit for bit: dtypes, ops and accumulators, inclusive
+ * and exclusive, in place, three layouts; a shard off the tile grid is refused, nothing written. */
+static inline void gc_test_scan(gp_group_t *g, gp_ctx_t *ref, const char *what)
+{
+    long before = tc_fail;
+    const struct { gp_dtype_t dt; gp_reduce_op_t op; gp_dtype_t acc; } cases[] = {
+        {GP_F32, GP_REDUCE_SUM, GP_F32}, {GP_F32, GP_REDUCE_MAX, GP_F32}, {GP_F16, GP_REDUCE_SUM, GP_F16},
+        {GP_BF16, GP_REDUCE_SUM, GP_F32}, {GP_I8, GP_REDUCE_SUM, GP_I8}, {GP_I32, GP_REDUCE_XOR, GP_I32},
+        {GP_F64, GP_REDUCE_SUM, GP_F64}, {GP_F32, GP_REDUCE_SUM, GP_F64}, {GP_U16, GP_REDUCE_SUM, GP_DTYPE_COUNT},
+        {GP_U64, GP_REDUCE_MIN, GP_U64}, {GP_F64, GP_REDUCE_PROD, GP_F64}};
+    const size_t sizes[] = {0, 1, 3 * 4096 + 17, 11 * 4096, 37 * 4096 + 4095, 70 * 4096 + 1};
+    const int k = gp_group_size(g);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (gc_quick && c % 3) continue;
+        const gp_dtype_t dt = cases[c].dt, out = gp_scan_out_dtype(cases[c].op, dt, cases[c].acc);
+        REQUIRE(out != GP_DTYPE_COUNT, "scan case %zu", c);
+        const size_t es = gp_dtype_size(dt), os = gp_dtype_size(out);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            if (gc_quick && si > 3) continue;
+            const size_t n = sizes[si];
+            char *xh = malloc(n * es + 16), *want = malloc(n * os + 16), *got = malloc(n * os + 16);
+            gc_fill(xh, dt, n);
+            if (cases[c].op == GP_REDUCE_PROD) /* products near 1: long chains stay finite */
+                for (size_t i = 0; i < n; i++) ((double *)xh)[i] = 1.0 + ((double *)xh)[i] / 64;
+            gp_buffer_t rx, ry;
+            void *px = gc_ref_upload(ref, xh, n * es, &rx);
+            REQUIRE(gp_mem_alloc(ref, GP_MEM_DEVICE, n * os, &ry) == GP_OK, "alloc");
+            void *py = ry.device ? ry.device : ry.host;
+            for (int kind = 0; kind < 2; kind++) {
+                OK(gp_scan_acc(ref, cases[c].op, dt, cases[c].acc, (gp_scan_kind_t)kind, n, px, py, NULL));
+                OK(gp_stream_sync(ref, NULL));
+                if (n) OK(gp_memcpy_sync(ref, want, py, n * os));
+                for (int layout = 0; layout < 3; layout++) {
+                    size_t cut[65];
+                    gc_scan_cuts(g, dt, n, layout, cut);
+                    gc_shards_t xs, ys;
+                    gc_shards_make(g, xh, es, cut, &xs);
+                    const int inplace = out == dt && layout == 1;
+                    if (!inplace) {
+                        memset(got, 0x5a, n * os);
+                        gc_shards_make(g, got, os, cut, &ys); /* poisoned outputs */
+                    }
+                    const void *const *yv = inplace ? xs.p : ys.p;
+                    OK(gp_group_scan(g, cases[c].op, dt, cases[c].acc, (gp_scan_kind_t)kind, xs.counts, xs.p,
+                                     (void *const *)yv));
+                    int ok = 1;
+                    for (int m = 0; m < xs.k; m++) {
+                        if (!xs.counts[m]) continue;
+                        OK(gp_memcpy_sync(gp_group_ctx(g, m), got, yv[m], xs.counts[m] * os));
+                        if (memcmp(got, want + xs.first[m] * os, xs.counts[m] * os)) ok = 0;
+                    }
+                    CHECK(ok, "%s: scan %s %s acc %s %s n=%zu layout %d%s over %d ranks: bits differ from one "
+                          "context's", what, gp_reduce_op_name(cases[c].op), gp_dtype_name(dt),
+                          gp_dtype_name(out), kind ? "exclusive" : "inclusive", n, layout, inplace ? " in place" : "", k);
+                    gc_shards_free(g, &xs);
+                    if (!inplace) gc_shards_free(g, &ys);
+                }
+            }
+            gp_mem_free(ref, &rx);
+            gp_mem_free(ref, &ry);
+            free(xh);
+            free(want);
+            free(got);
+        }
+    }
+    if (k >= 2) { /* rank 0's shard off the tile grid: refused by every rank, nothing written */
+        const size_t n = 3 * 4096;
+        size_t cut[65];
+        for (int r = 0; r <= k; r++) cut[r] = r == 0 ? 0 : r == 1 ? 4095 : n;
+        float *xh = malloc(n * 4), *yh = malloc(n * 4);
+        tc_fill(xh, n, GP_F32);
+        memset(yh, 0x5a, n * 4);
+        gc_shards_t xs, ys;
+        gc_shards_make(g, xh, 4, cut, &xs);
+        gc_shards_make(g, yh, 4, cut, &ys);
+        CHECK_ST(gp_group_scan(g, GP_REDUCE_SUM, GP_F32, GP_F32, GP_SCAN_INCLUSIVE, xs.counts, xs.p,
+                               (void *const *)ys.p), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "GP_SCAN_GRANULE") != NULL, "names the rule: %s", gp_last_error());
+        for (int m = 0; m < ys.k; m++) {
+            float *back = malloc(ys.counts[m] * 4 + 4);
+            if (ys.counts[m]) OK(gp_memcpy_sync(gp_group_ctx(g, m), back, ys.p[m], ys.counts[m] * 4));
+            CHECK(!ys.counts[m] || memcmp(back, yh, ys.counts[m] * 4) == 0, "%s: a refused scan wrote", what);
+            free(back);
+        }
+        CHECK_ST(gp_group_scan(g, GP_REDUCE_SUM, GP_F32, GP_F32, (gp_scan_kind_t)7, xs.counts, xs.p,
+                               (void *const *)ys.p), GP_ERR_INVALID_ARG);
+        gc_shards_free(g, &xs);
+        gc_shards_free(g, &ys);
+        free(xh);
+        free(yh);
+    }
+    printf("  %s: scans (%s), inclusive / exclusive, in place, 3 layouts: %s\n", what,
+           gc_quick ? "4 cases" : "11 dtype x op x acc cases", tc_fail == before ? "ok" : "FAILED");
+}
+
+/* Segment offsets over n elements with every kind of segment: empty, warp-sized, block-sized, exactly one chunk,
+ * many chunks; starting after 0 and running past n (clamped). */
+static inline size_t gc_seg_offsets(size_t n, int64_t *off, size_t cap)
+{
+    size_t m = 0;
+    int64_t at = (int64_t)(tc_next() % 5);
+    off[m++] = at;
+    while (at < (int64_t)n + 3 && m < cap) {
+        const uint64_t r = tc_next();
+        int64_t len;
+        switch (r % 8) {
+        case 0: len = 0; break;
+        case 1: case 2: len = 1 + (int64_t)(r >> 8) % 40; break;
+        case 3: len = 2000 + (int64_t)(r >> 8) % 200; break;
+        case 4: len = 10000 + (int64_t)(r >> 8) % 6385; break;
+        case 5: len = 16384 + (int64_t)(r >> 8) % 2; break;
+        default: len = 30000 + (int64_t)(r >> 8) % 60000; break;
+        }
+        at += len;
+        off[m++] = at;
+    }
+    return m - 1;
+}
+
+/* gp_group_reduce_segmented against ref's gp_reduce_segmented over the whole array, bit for bit: ops and dtypes,
+ * random cuts (anywhere), the even split, all on the last rank, cuts at chunk edges; decreasing offsets refused. */
+static inline void gc_test_segmented(gp_group_t *g, gp_ctx_t *ref, const char *what)
+{
+    long before = tc_fail;
+    const struct { gp_dtype_t dt; gp_reduce_op_t op; } cases[] = {
+        {GP_F32, GP_REDUCE_SUM}, {GP_F64, GP_REDUCE_SUM}, {GP_I32, GP_REDUCE_SUM}, {GP_F16, GP_REDUCE_MAX},
+        {GP_U8, GP_REDUCE_COUNT_NONZERO}, {GP_I64, GP_REDUCE_XOR}, {GP_BF16, GP_REDUCE_PROD}, {GP_F32, GP_REDUCE_MIN}};
+    const int k = gp_group_size(g);
+    const size_t sizes[] = {0, 1, 5000, 250000, 600001};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (gc_quick && c % 3) continue;
+        const gp_dtype_t dt = cases[c].dt;
+        const gp_reduce_op_t op = cases[c].op;
+        const size_t es = gp_dtype_size(dt), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dt));
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            if (gc_quick && si > 3) continue;
+            const size_t n = sizes[si], cap = n / 2 + 64;
+            char *xh = malloc(n * es + 16);
+            gc_fill(xh, dt, n);
+            if (op == GP_REDUCE_PROD) /* bf16 near 1 */
+                for (size_t i = 0; i < n; i++) ((uint16_t *)xh)[i] = (uint16_t)(0x3f80 + (tc_next() % 64) - 32);
+            int64_t *off = malloc((cap + 1) * sizeof *off);
+            const size_t nseg = gc_seg_offsets(n, off, cap);
+            unsigned char *want = malloc(nseg * vb + 8), *got = malloc(nseg * vb + 8);
+            gp_buffer_t rx, ro, rw;
+            void *px = gc_ref_upload(ref, xh, n * es, &rx), *po = gc_ref_upload(ref, off, (nseg + 1) * 8, &ro);
+            REQUIRE(gp_mem_alloc(ref, GP_MEM_DEVICE, nseg * vb, &rw) == GP_OK, "alloc");
+            void *pw = rw.device ? rw.device : rw.host;
+            OK(gp_reduce_segmented(ref, op, dt, n, px, nseg, po, pw, NULL));
+            OK(gp_stream_sync(ref, NULL));
+            if (nseg) OK(gp_memcpy_sync(ref, want, pw, nseg * vb));
+            for (int layout = 0; layout < 4; layout++) {
+                size_t cut[65];
+                if (layout < 3) {
+                    gc_cuts(g, dt, n, layout == 0 ? 0 : layout == 1 ? 1 : 2, cut);
+                } else { /* at chunk edges of the segments (and one element off them) */
+                    cut[0] = 0;
+                    cut[k] = n;
+                    for (int r = 1; r < k; r++) {
+                        const size_t s = nseg ? tc_next() % nseg : 0;
+                        const size_t e = nseg ? (size_t)off[s] + 16384 * (tc_next() % 3) + (tc_next() % 3) - 1 : 0;
+                        cut[r] = e > n ? n : e;
+                    }
+                    for (int a = 1; a < k; a++)
+                        for (int b = a + 1; b < k; b++)
+                            if (cut[b] < cut[a]) {
+                                const size_t t = cut[a];
+                                cut[a] = cut[b];
+                                cut[b] = t;
+                            }
+                }
+                gc_shards_t xs;
+                gc_shards_make(g, xh, es, cut, &xs);
+                memset(got, 0x5a, nseg * vb);
+                OK(gp_group_reduce_segmented(g, op, dt, xs.counts, xs.p, nseg, off, got));
+                size_t bad = nseg;
+                for (size_t s = 0; s < nseg && bad == nseg; s++)
+                    if (memcmp(got + s * vb, want + s * vb, vb)) bad = s;
+                CHECK(bad == nseg, "%s: segmented %s %s n=%zu nseg=%zu layout %d over %d ranks: segment %zu [%lld, "
+                      "%lld) differs from one context's", what, gp_reduce_op_name(op), gp_dtype_name(dt), n, nseg,
+                      layout, k, bad, bad < nseg ? (long long)off[bad] : 0LL, bad < nseg ? (long long)off[bad + 1] : 0LL);
+                gc_shards_free(g, &xs);
+            }
+            gp_mem_free(ref, &rx);
+            gp_mem_free(ref, &ro);
+            gp_mem_free(ref, &rw);
+            if (nseg >= 2) { /* decreasing offsets: refused, nothing written */
+                const int64_t keep = off[1];
+                off[1] = off[0] - 1;
+                size_t cut[65];
+                gc_cuts(g, dt, n, 0, cut);
+                gc_shards_t xs;
+                gc_shards_make(g, xh, es, cut, &xs);
+                memset(got, 0x5a, nseg * vb);
+                CHECK_ST(gp_group_reduce_segmented(g, op, dt, xs.counts, xs.p, nseg, off, got), GP_ERR_INVALID_ARG);
+                CHECK(strstr(gp_last_error(), "offsets[1]") != NULL, "names the offset: %s", gp_last_error());
+                size_t w = 0;
+                for (size_t i = 0; i < nseg * vb; i++) w += got[i] != 0x5a;
+                CHECK(w == 0, "%s: a refused segmented reduction wrote %zu bytes", what, w);
+                CHECK_ST(gp_group_reduce_segmented(g, GP_REDUCE_ARGMAX, dt, xs.counts, xs.p, nseg, off, got),
+                         GP_ERR_UNSUPPORTED);
+                gc_shards_free(g, &xs);
+                off[1] = keep;
+            }
+            free(xh);
+            free(off);
+            free(want);
+            free(got);
+        }
+    }
+    printf("  %s: segmented reductions (%s), segments of every length across shard and chunk edges, 4 layouts: %s\n",
+           what, gc_quick ? "3 cases" : "8 dtype x op cases", tc_fail == before ? "ok" : "FAILED");
+}
+
 #endif

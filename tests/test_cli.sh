@@ -646,6 +646,6 @@ grep -q "byte 1000" "$tmp/err" && ok || bad "short file: the byte offset"
 
 expect_rc 0 "bench group on cpu:2" "$g" bench group --devices cpu:2 -n 2^18 -e 64K --reps 2 --warmup 0 --json
 json_ok "$tmp/out" && ok || bad "bench group --json is not JSON"
-[ "$(grep -o '"bits": "same"' "$tmp/out" | wc -l)" = 2 ] && ok || bad "bench group: the group's results are not one device's"
+[ "$(grep -o '"bits": "same"' "$tmp/out" | wc -l)" = 4 ] && ok || bad "bench group: the group's results are not one device's"
 
 cli_finish cli

@@ -1,7 +1,8 @@
 /*
  * test_group.c — CPU tests of the sharded primitives (src/group) on emulated groups of 1, 2, 3 and 5 members of the
  * CPU backend: reductions with the bits of one context for every dtype, op and shard layout (and more than 4096
- * tiles), histograms, dots, vector ops, split and scatter, refusals. NCCL groups (gpu_group, gpu_group_mp) need GPUs.
+ * tiles), scans and segmented reductions with one context's bits, histograms, dots, vector ops, split and scatter,
+ * refusals. NCCL groups (gpu_group, gpu_group_mp) need GPUs.
  * Run: ctest -R test_group.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +25,8 @@ int main(void)
         gc_test_ops(g, ref, what);
         gc_test_split(g, what);
         gc_test_errors(g, what);
+        gc_test_scan(g, ref, what);
+        gc_test_segmented(g, ref, what);
         if (sizes[s] == 2) gc_test_copies(g, ref, what);
         if (sizes[s] == 3) gc_test_reduce_deep(g, ref, 4100, what);
         gp_group_destroy(g);

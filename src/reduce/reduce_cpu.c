@@ -578,3 +578,29 @@ void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, con
         seg_store(&j, out, (size_t)sg, &r);
     }
 }
+
+/* A sharded segmented reduction's pieces (src/group): one chunk (m <= GP__SEG_CHUNK elements) by the block path,
+ * whatever m, and a long segment's value from its chunks' values in order — the last branch above, cut in two. */
+void gp__reduce_cpu_seg_chunk(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *x, void *value)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype, 0), x, m, 0};
+    const st_t r = seg_block(&j, 0, m);
+    seg_store(&j, value, 0, &r);
+}
+
+void gp__reduce_cpu_seg_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t nch, const void *values, void *out)
+{
+    const job_t j = {op, dtype, kind_of(op, dtype, 0), NULL, 0, 0};
+    st_t lanes[GP__REDUCE_LANES];
+    for (size_t l = 0; l < GP__REDUCE_LANES; l++) lanes[l] = identity(&j);
+    for (size_t k = 0; k < nch; k++) {
+        st_t c;
+        memset(&c, 0, sizeof c);
+        if (j.k == K_F32) c.v.f = ((const float *)values)[k];
+        else c.v.u = ((const uint64_t *)values)[k];
+        c.v2 = c.v;
+        lanes[k % GP__REDUCE_LANES] = combine(&j, lanes[k % GP__REDUCE_LANES], &c);
+    }
+    const st_t r = tree(&j, lanes);
+    seg_store(&j, out, 0, &r);
+}

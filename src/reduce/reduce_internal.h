@@ -77,6 +77,12 @@ GP_INTERNAL gp_status_t gp__reduce_gpu_segmented(gp_ctx_t *ctx, gp_reduce_op_t o
                                                  cudaStream_t stream);
 GP_INTERNAL void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, size_t nseg,
                                           const long long *offsets, void *out, int parallel);
+/* The pieces of one segment longer than GP__SEG_CHUNK (src/group: a segment split between ranks): one chunk's value
+ * (m <= GP__SEG_CHUNK elements by the block path, whatever m), and the segment's value from its nch chunk values in
+ * order (lane-strided, then the block tree). Values as gp_reduce_segmented writes them: the GPU's bits. */
+GP_INTERNAL void gp__reduce_cpu_seg_chunk(gp_reduce_op_t op, gp_dtype_t dtype, size_t m, const void *x, void *value);
+GP_INTERNAL void gp__reduce_cpu_seg_fold(gp_reduce_op_t op, gp_dtype_t dtype, size_t nch, const void *values,
+                                         void *out);
 
 /* Ordered reductions (ordered.cu / ordered.c), n >= 1, matrices and affine maps. GPU: the result K-tuple goes to
  * `result` (device memory, asynchronous) or, when host is not NULL, to host (waits). */

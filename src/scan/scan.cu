@@ -198,6 +198,10 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? (OP == MIN || OP == 
     if (lane == 31) s_last[warp] = v[ITEMS - 1];
     if (threadIdx.x == THREADS - 1) s_agg = v[ITEMS - 1];
     __syncthreads();
+    if (y == nullptr) { /* aggregates only (a sharded scan's first pass): cout[t] = A_t; no look-back, no outputs */
+        if (threadIdx.x == 0) cout[t] = s_agg;
+        return;
+    }
     if (lane == 0 && warp) prevL = s_last[warp - 1];
     { /* the L values wait in shared memory (the thread's own chunks) while warp 0 looks back: fewer registers */
         uint4 w[CHUNKS];
@@ -421,6 +425,12 @@ extern "C" gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t
                                     cudaStream_t stream)
 {
     return by_types(ctx, op, dtype, dtype, dtype, n, x, y, exclusive, carry_in, carry_out, stream);
+}
+
+extern "C" gp_status_t gp__scan_gpu_aggs(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,
+                                         gp_dtype_t dout, size_t n, const void *x, void *aggs, cudaStream_t stream)
+{
+    return by_types(ctx, op, din, dacc, dout, n, x, NULL, 0, NULL, aggs, stream);
 }
 
 extern "C" gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,

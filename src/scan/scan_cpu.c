@@ -41,6 +41,24 @@ typedef gp_status_t (*scan_fn)(size_t n, const void *x, void *y, int excl, const
             for (size_t k = 0; k < GP__SCAN_RUN; k++) L[i * GP__SCAN_RUN + k] = comb_##NAME(E, L[i * GP__SCAN_RUN + k]); \
         }                                                                                                          \
     }                                                                                                              \
+    /* the aggregates of nt whole tiles (a sharded scan's first pass), and the carry chain over m aggregates */   \
+    static void aggs_##NAME(size_t nt, const void *xv, void *av, int par)                                          \
+    {                                                                                                              \
+        const T *x = (const T *)xv;                                                                                \
+        T *a = (T *)av;                                                                                            \
+        _Pragma("omp parallel for schedule(static) if (par)") for (size_t t = 0; t < nt; t++) {                    \
+            T L[GP__SCAN_TILE];                                                                                    \
+            tile_##NAME(x + t * GP__SCAN_TILE, GP__SCAN_TILE, L);                                                  \
+            a[t] = L[GP__SCAN_TILE - 1];                                                                           \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void fold_##NAME(size_t m, const void *av, void *cv)                                                    \
+    {                                                                                                              \
+        const T *a = (const T *)av;                                                                                \
+        T I = *(T *)cv;                                                                                            \
+        for (size_t t = 0; t < m; t++) I = comb_##NAME(I, a[t]);                                                   \
+        *(T *)cv = I;                                                                                              \
+    }                                                                                                              \
     /* the outputs of one tile of m elements after the carry C (first: the exclusive scan's first value) */      \
     static void out_##NAME(const T *L, size_t m, T C, T first, int excl, T *y)                                     \
     {                                                                                                              \
@@ -317,6 +335,36 @@ static scan_fn pick(gp_reduce_op_t op, gp_dtype_t dt)
     }
 }
 
+typedef void (*aggs_fn)(size_t nt, const void *x, void *aggs, int par);
+typedef void (*fold_fn)(size_t m, const void *aggs, void *carry);
+/* the aggregates and the carry chain of (op, dtype): the same rows as pick */
+static int pick_chain(gp_reduce_op_t op, gp_dtype_t dt, aggs_fn *af, fold_fn *ff)
+{
+#define GP_CHAIN_ROW(P, TN) {P##sum_##TN, P##prod_##TN, P##min_##TN, P##max_##TN, P##and_##TN, P##or_##TN, P##xor_##TN}
+#define GP_CHAIN_TABLE(P, FT)                                                                                      \
+    static const FT P##f32[7] = {P##sum_f32, P##prod_f32, P##min_f32, P##max_f32, NULL, NULL, NULL};             \
+    static const FT P##f64[7] = {P##sum_f64, P##prod_f64, P##min_f64, P##max_f64, NULL, NULL, NULL};             \
+    static const FT P##i32[7] = GP_CHAIN_ROW(P, i32), P##u32[7] = GP_CHAIN_ROW(P, u32),                          \
+                    P##i64[7] = GP_CHAIN_ROW(P, i64), P##u64[7] = GP_CHAIN_ROW(P, u64);
+    GP_CHAIN_TABLE(aggs_, aggs_fn)
+    GP_CHAIN_TABLE(fold_, fold_fn)
+#undef GP_CHAIN_TABLE
+#undef GP_CHAIN_ROW
+    const int k = op == GP_REDUCE_SUM ? 0 : op == GP_REDUCE_PROD ? 1 : op == GP_REDUCE_MIN ? 2 : op == GP_REDUCE_MAX ? 3
+                : op == GP_REDUCE_AND ? 4 : op == GP_REDUCE_OR ? 5 : op == GP_REDUCE_XOR ? 6 : -1;
+    if (k < 0) return 0;
+    switch (dt) {
+    case GP_F32: *af = aggs_f32[k], *ff = fold_f32[k]; break;
+    case GP_F64: *af = aggs_f64[k], *ff = fold_f64[k]; break;
+    case GP_I32: *af = aggs_i32[k], *ff = fold_i32[k]; break;
+    case GP_U32: *af = aggs_u32[k], *ff = fold_u32[k]; break;
+    case GP_I64: *af = aggs_i64[k], *ff = fold_i64[k]; break;
+    case GP_U64: *af = aggs_u64[k], *ff = fold_u64[k]; break;
+    default: return 0;
+    }
+    return *af != NULL;
+}
+
 int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype) { return pick(op, dtype) != NULL; }
 
 gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y, int exclusive,
@@ -408,4 +456,38 @@ gp_status_t gp__scan_cpu_x(gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, g
     if (st == GP_OK && carry_out) memcpy(carry_out, carry[k ^ 1], aa);
     free(a);
     return st;
+}
+
+gp_status_t gp__scan_cpu_aggs(gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, size_t n, const void *x,
+                              void *aggs, int parallel)
+{
+    aggs_fn af;
+    fold_fn ff;
+    if (!pick_chain(op, dacc, &af, &ff))
+        return gp__error(GP_ERR_UNSUPPORTED, "scan aggregates: %s in %s", gp_reduce_op_name(op), gp_dtype_name(dacc));
+    const size_t nt = n / GP__SCAN_TILE, aa = gp_dtype_size(dacc);
+    if (din == dacc) {
+        af(nt, x, aggs, gp__cpu_par(parallel, n * aa));
+        return GP_OK;
+    }
+    const size_t chunk = 2048, ia = gp_dtype_size(din); /* tiles widened at a time */
+    void *a = malloc((nt < chunk ? nt : chunk) * GP__SCAN_TILE * aa + 1);
+    if (a == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "scan aggregates: the widened tiles");
+    for (size_t t = 0; t < nt; t += chunk) {
+        const size_t m = nt - t < chunk ? nt - t : chunk;
+        widen(din, dacc, (const char *)x + t * GP__SCAN_TILE * ia, m * GP__SCAN_TILE, a);
+        af(m, a, (char *)aggs + t * aa, gp__cpu_par(parallel, m * GP__SCAN_TILE * aa));
+    }
+    free(a);
+    return GP_OK;
+}
+
+gp_status_t gp__scan_fold(gp_reduce_op_t op, gp_dtype_t dacc, size_t m, const void *aggs, void *carry)
+{
+    aggs_fn af;
+    fold_fn ff;
+    if (!pick_chain(op, dacc, &af, &ff))
+        return gp__error(GP_ERR_UNSUPPORTED, "scan carry: %s in %s", gp_reduce_op_name(op), gp_dtype_name(dacc));
+    ff(m, aggs, carry);
+    return GP_OK;
 }

@@ -122,6 +122,17 @@ GP_INTERNAL gp_status_t gp__scan_cpu_x(gp_reduce_op_t op, gp_dtype_t din, gp_dty
 GP_INTERNAL gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,
                                        gp_dtype_t dout, size_t n, const void *x, void *y, int exclusive,
                                        const void *carry_in, void *carry_out, cudaStream_t stream);
+/* A sharded scan's first pass (src/group): the aggregates A_t of the n / GP__SCAN_TILE whole tiles of x (n a
+ * multiple of the tile), as the scan of (din, dacc, dout) computes them, written to aggs (values of dacc): GPU (device
+ * memory, asynchronous on the stream: the scan kernel with y = NULL, which stops before its look-back) and CPU. */
+GP_INTERNAL gp_status_t gp__scan_gpu_aggs(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc,
+                                          gp_dtype_t dout, size_t n, const void *x, void *aggs, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__scan_cpu_aggs(gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, size_t n,
+                                          const void *x, void *aggs, int parallel);
+/* The carry chain I = I (+) A over m aggregates (values of dacc), in order, from *carry (in and out): what the scan
+ * does between tiles, so folding the aggregates of the tiles before a shard gives the carry into it (the pieces'
+ * rule of docs/SCAN.md). The chain of a scan with no carry starts from gp__scan_cpu's padding identity (n = 0). */
+GP_INTERNAL gp_status_t gp__scan_fold(gp_reduce_op_t op, gp_dtype_t dacc, size_t m, const void *aggs, void *carry);
 /* One accumulator value as the output dtype (narrowed as the scans narrow; a copy when the types agree). */
 GP_INTERNAL void gp__scan_narrow1(gp_dtype_t dacc, gp_dtype_t dout, const void *a, void *o);
 

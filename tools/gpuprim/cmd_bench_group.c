@@ -9,6 +9,10 @@
  *              array; the group's result must have one GPU's bits ("bits": same).
  *   histogram  gp_group_histogram f32, 65536 even bins, the same arrays, against gp_histogram_even on GPU 0 with its
  *              counts read back; the counts must be equal.
+ *   scan       gp_group_scan inclusive sum f32 into separate outputs, against gp_scan on GPU 0; every output bit
+ *              compared through the host after the timing.
+ *   segmented  gp_group_reduce_segmented sum f32 over segments of 4096 elements (host offsets, host results),
+ *              against gp_reduce_segmented on GPU 0 with its sums read back; the sums must be equal.
  * ratio = one GPU's time / the group's (the speed-up). Times are host wall clock (medians of --reps), the group
  * and one GPU run alternately.
  */
@@ -26,8 +30,9 @@ static void usage(FILE *f)
                "                           [--reps N] [--warmup N] [--json|--csv] [--skip-sweep]\n"
                "  A group of GPUs (default: every GPU, NCCL) against one GPU in the same run: the NCCL all-reduce\n"
                "  bus bandwidth over -b/-e/-f bytes (8 B to 1 GiB by 2), then reduce sum f32 and a 65536-bin f32\n"
-               "  histogram of N elements resident on the members (even split), end to end with the combine,\n"
-               "  against gp_reduce / gp_histogram_even on GPU 0 over the whole array. ratio = one GPU / group.\n");
+               "  histogram, inclusive sum scan and segmented sum (4096-element segments) of N elements resident\n"
+               "  on the members (even split), end to end with the combine, against gp_reduce / gp_histogram_even /\n"
+               "  gp_scan / gp_reduce_segmented on GPU 0 over the whole array. ratio = one GPU / group.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -89,7 +94,14 @@ typedef struct job {
     void *hd;              /* GPU 0's histogram counts */
     uint32_t *hh;          /* host counts */
     gp_reduce_result_t res;
+    void *ys[64], *ywhole; /* scan outputs: the members' shards, GPU 0's whole */
+    size_t nseg;           /* segmented: nseg segments of SEG elements (offsets on the host, and on GPU 0) */
+    int64_t *off_h;
+    const int64_t *off_d;
+    float *seg_h;          /* the group's segment sums (host) */
+    void *seg_d;           /* GPU 0's */
 } job_t;
+#define SEG 4096
 
 static gp_status_t run_allreduce(void *u)
 {
@@ -127,6 +139,56 @@ static gp_status_t run_one_hist(void *u)
     gp_status_t st = gp_histogram_even(j->one, GP_F32, j->n, j->whole, k_bins.nbins, k_bins.lo, k_bins.hi, GP_U32,
                                        j->hd, NULL);
     if (st == GP_OK) st = gp_memcpy_sync(j->one, j->hh, j->hd, (k_bins.nbins + 3) * 4);
+    return st;
+}
+
+static gp_status_t run_group_scan(void *u)
+{
+    job_t *j = u;
+    return gp_group_scan(j->g, GP_REDUCE_SUM, GP_F32, GP_F32, GP_SCAN_INCLUSIVE, j->counts, j->shards, j->ys);
+}
+
+static gp_status_t run_one_scan(void *u)
+{
+    job_t *j = u;
+    const gp_status_t st = gp_scan(j->one, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, j->n, j->whole, j->ywhole, NULL);
+    return st == GP_OK ? gp_stream_sync(j->one, NULL) : st;
+}
+
+static gp_status_t run_group_seg(void *u)
+{
+    job_t *j = u;
+    return gp_group_reduce_segmented(j->g, GP_REDUCE_SUM, GP_F32, j->counts, j->shards, j->nseg, j->off_h, j->seg_h);
+}
+
+static gp_status_t run_one_seg(void *u)
+{
+    job_t *j = u;
+    gp_status_t st = gp_reduce_segmented(j->one, GP_REDUCE_SUM, GP_F32, j->n, j->whole, j->nseg, j->off_d, j->seg_d,
+                                         NULL);
+    if (st == GP_OK) st = gp_memcpy_sync(j->one, j->seg_h, j->seg_d, j->nseg * 4);
+    return st;
+}
+
+/* the group's scan output against GPU 0's, piece by piece through the host */
+static gp_status_t scan_same(job_t *j, int *same)
+{
+    const size_t piece = (size_t)1 << 24;
+    float *a = malloc(piece * 4), *b = malloc(piece * 4);
+    gp_status_t st = a && b ? GP_OK : GP_ERR_OUT_OF_MEMORY;
+    *same = 1;
+    size_t at = 0;
+    for (int m = 0; m < j->k && st == GP_OK; m++) {
+        for (size_t i = 0; i < j->counts[m] && st == GP_OK; i += piece) {
+            const size_t c = j->counts[m] - i < piece ? j->counts[m] - i : piece;
+            st = gp_memcpy_sync(gp_group_ctx(j->g, m), a, (const float *)j->ys[m] + i, c * 4);
+            if (st == GP_OK) st = gp_memcpy_sync(j->one, b, (const float *)j->ywhole + at + i, c * 4);
+            if (st == GP_OK && memcmp(a, b, c * 4)) *same = 0;
+        }
+        at += j->counts[m];
+    }
+    free(a);
+    free(b);
     return st;
 }
 
@@ -176,9 +238,10 @@ int bench_group(int argc, char **argv)
     j.k = gp_group_local_count(g);
     j.n = n;
     const int cpu = gp_ctx_device(gp_group_ctx(g, 0)) == GP_DEVICE_CPU;
-    gp_buffer_t ab[64], sb[64], whole = {0}, hd = {0};
+    gp_buffer_t ab[64], sb[64], yb[64], whole = {0}, hd = {0}, yw = {0}, od = {0}, sd = {0};
     memset(ab, 0, sizeof ab);
     memset(sb, 0, sizeof sb);
+    memset(yb, 0, sizeof yb);
     report_t r;
     static const char *const cols[] = {"op", "n", "MB", "median_us", "min_us", "algbw_GBs", "busbw_GBs", "peer",
                                        "peer_us", "ratio", "bits"};
@@ -189,7 +252,8 @@ int bench_group(int argc, char **argv)
     today(date, sizeof date);
     report_meta(&r, "group", "%s", desc);
     report_meta(&r, "date", "%s", date);
-    report_meta(&r, "one", "gp_reduce_sync / gp_histogram_even + read-back on member 0's device");
+    report_meta(&r, "one",
+                "gp_reduce_sync / gp_histogram_even / gp_scan / gp_reduce_segmented (+ read-backs) on member 0's device");
     const char *nvls = getenv("NCCL_NVLS_ENABLE");
     report_meta(&r, "env", "NCCL_NVLS_ENABLE=%s", nvls ? nvls : "(unset)");
     gp_status_t st = GP_OK;
@@ -235,7 +299,22 @@ int bench_group(int argc, char **argv)
         j.counts[m] = cnt;
         if (cnt) st = gp_memcpy(mc, (void *)j.shards[m], (const float *)j.whole + f, cnt * 4, NULL);
         if (st == GP_OK) st = gp_stream_sync(mc, NULL);
+        if (st == GP_OK) st = gp_mem_alloc(mc, GP_MEM_DEVICE, cnt * 4, &yb[m]);
+        j.ys[m] = yb[m].device ? yb[m].device : yb[m].host;
     }
+    /* the scan's output on GPU 0, and the segments (every SEG elements; the last one shorter) */
+    if (st == GP_OK) st = gp_mem_alloc(one, GP_MEM_DEVICE, n * 4, &yw);
+    j.ywhole = cpu ? yw.host : yw.device;
+    j.nseg = (n + SEG - 1) / SEG;
+    j.off_h = malloc((j.nseg + 1) * sizeof *j.off_h);
+    j.seg_h = malloc(j.nseg * 4);
+    if (st == GP_OK && (!j.off_h || !j.seg_h)) st = GP_ERR_OUT_OF_MEMORY;
+    for (size_t q = 0; st == GP_OK && q <= j.nseg; q++) j.off_h[q] = (int64_t)(q * SEG < n ? q * SEG : n);
+    if (st == GP_OK) st = gp_mem_alloc(one, GP_MEM_DEVICE, (j.nseg + 1) * 8, &od);
+    if (st == GP_OK) st = gp_mem_alloc(one, GP_MEM_DEVICE, j.nseg * 4, &sd);
+    j.off_d = (const int64_t *)(cpu ? od.host : od.device);
+    j.seg_d = cpu ? sd.host : sd.device;
+    if (st == GP_OK) st = gp_memcpy_sync(one, (void *)j.off_d, j.off_h, (j.nseg + 1) * 8);
     if (st == GP_OK && gp_group_size(g) != j.k) {
         fprintf(stderr, "gpuprim bench group: a group spread over processes is not benched here\n");
         rc = EXIT_USAGE;
@@ -267,6 +346,32 @@ int bench_group(int argc, char **argv)
             if (!same) rc = EXIT_MISMATCH;
         }
         free(ch);
+        /* the scan (y = x scanned: read + write) and the segmented sum */
+        int same = 0;
+        if (st == GP_OK && (st = run_group_scan(&j)) == GP_OK && (st = run_one_scan(&j)) == GP_OK)
+            st = scan_same(&j, &same);
+        if (st == GP_OK) st = time_pair_host(run_group_scan, run_one_scan, &j, warmup, reps, &gm, &gmin, &om, &omin);
+        if (st == GP_OK) {
+            const double bytes = (double)n * 8;
+            add_row(&r, "scan inclusive sum f32", n, bytes, gm, gmin, bytes / (gm * 1e-3) / 1e9, 0, "one gp_scan", om,
+                    same ? "same" : "DIFFER");
+            if (!same) rc = EXIT_MISMATCH;
+        }
+        float *sh = malloc(j.nseg * 4);
+        if (st == GP_OK && !sh) st = GP_ERR_OUT_OF_MEMORY;
+        if (st == GP_OK && (st = run_group_seg(&j)) == GP_OK) memcpy(sh, j.seg_h, j.nseg * 4);
+        if (st == GP_OK && (st = run_one_seg(&j)) == GP_OK)
+            st = time_pair_host(run_group_seg, run_one_seg, &j, warmup, reps, &gm, &gmin, &om, &omin);
+        if (st == GP_OK) {
+            same = memcmp(sh, j.seg_h, j.nseg * 4) == 0;
+            const double bytes = (double)n * 4;
+            char op[48];
+            snprintf(op, sizeof op, "segmented sum f32 (%d each)", SEG);
+            add_row(&r, op, n, bytes, gm, gmin, bytes / (gm * 1e-3) / 1e9, 0, "one gp_reduce_segmented", om,
+                    same ? "same" : "DIFFER");
+            if (!same) rc = EXIT_MISMATCH;
+        }
+        free(sh);
     }
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim bench group: %s\n", gp_last_error());
@@ -275,7 +380,12 @@ int bench_group(int argc, char **argv)
     report_print(&r, c.fmt, stdout);
     report_free(&r);
     free(j.hh);
-    for (int m = 0; m < j.k; m++) gp_mem_free(gp_group_ctx(g, m), &sb[m]);
+    for (int m = 0; m < j.k; m++) gp_mem_free(gp_group_ctx(g, m), &sb[m]), gp_mem_free(gp_group_ctx(g, m), &yb[m]);
+    gp_mem_free(one, &yw);
+    gp_mem_free(one, &od);
+    gp_mem_free(one, &sd);
+    free(j.off_h);
+    free(j.seg_h);
     gp_mem_free(one, &whole);
     gp_mem_free(one, &hd);
     gp_group_destroy(g);
