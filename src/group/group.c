@@ -142,10 +142,13 @@ static gp_status_t group_members(gp_group_t *g, const int *dev, int same_device)
     return GP_OK;
 }
 
+static void host_scratch_free(gp_group_t *g, void *p);
+
 void gp_group_destroy(gp_group_t *g)
 {
     if (!g) return;
     gp_group_reducer_destroy(g->cached);
+    for (int k = 0; k < GP__GROUP_HSLOTS; k++) host_scratch_free(g, g->hscr[k]); /* no copy outlives a call */
     for (int i = 0; i < g->nlocal; i++) {
         if (g->ctx[i] && g->stream[i]) {
             cudaSetDevice(gp_ctx_device(g->ctx[i]));
@@ -408,6 +411,37 @@ gp_status_t gp__group_scratch(gp_group_t *g, int member, int slot, size_t bytes,
         g->scr_cap[k] = c;
     }
     *p = g->scr[k];
+    return GP_OK;
+}
+
+static void host_scratch_free(gp_group_t *g, void *p)
+{
+    if (!p) return;
+    if (g->gpu) cudaFreeHost(p);
+    else free(p);
+}
+
+gp_status_t gp__group_host_scratch(gp_group_t *g, int slot, size_t bytes, void **p)
+{
+    *p = NULL;
+    if (bytes > g->hscr_cap[slot] || !g->hscr[slot]) {
+        size_t c = g->hscr_cap[slot] ? g->hscr_cap[slot] : 4096;
+        while (c < bytes) c *= 2;
+        void *q = NULL;
+        if (g->gpu) {
+            const cudaError_t e = cudaMallocHost(&q, c);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group: %zu bytes of page-locked host memory", c);
+            }
+        } else if (!(q = malloc(c))) {
+            return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group: %zu bytes of host memory", c);
+        }
+        host_scratch_free(g, g->hscr[slot]);
+        g->hscr[slot] = q;
+        g->hscr_cap[slot] = c;
+    }
+    *p = g->hscr[slot];
     return GP_OK;
 }
 

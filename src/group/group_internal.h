@@ -14,6 +14,7 @@
 extern "C" {
 #endif
 
+#define GP__GROUP_HSLOTS 2
 struct gp_group {
     int nccl;              /* 1: NCCL communicators; 0: emulated */
     int size;              /* ranks */
@@ -27,6 +28,8 @@ struct gp_group {
     struct gp_group_reducer *cached; /* gp_group_reduce's reducer, kept for the next call of the same kind */
     void **scr;            /* nlocal * GP__GROUP_SLOTS scratch buffers in the members' memory (gp__group_scratch) */
     size_t *scr_cap;
+    void *hscr[GP__GROUP_HSLOTS];   /* host scratch (gp__group_host_scratch): pinned on GPU groups */
+    size_t hscr_cap[GP__GROUP_HSLOTS];
 };
 #define GP__GROUP_SLOTS 2
 
@@ -51,6 +54,10 @@ GP_INTERNAL gp_status_t gp__group_to_host(gp_group_t *g, int member, void *host,
 /* Scratch of at least bytes in member memory, slot 0 or 1, kept by the group for the next call (grown, never
  * shrunk; growing waits for the member's stream). Valid until the next gp__group_scratch of the same slot. */
 GP_INTERNAL gp_status_t gp__group_scratch(gp_group_t *g, int member, int slot, size_t bytes, void **p);
+/* Host scratch of at least bytes, slot 0 or 1, kept by the group (page-locked on GPU groups, so the copies to and
+ * from the members run at full speed and the pages are not faulted in again on every call). Valid until the next
+ * gp__group_host_scratch of the same slot; callers wait for their copies before returning. */
+GP_INTERNAL gp_status_t gp__group_host_scratch(gp_group_t *g, int slot, size_t bytes, void **p);
 /* Member memory: device memory of its GPU (cudaMalloc) or host memory; free with gp__group_free. */
 GP_INTERNAL gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p);
 GP_INTERNAL void gp__group_free(gp_group_t *g, int member, void *p);

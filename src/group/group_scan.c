@@ -64,11 +64,9 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
             st = gp__error(GP_ERR_OVERFLOW, "%s: %zu tiles per rank", fn, maxt);
             goto fail;
         }
-        host = malloc(hbytes);
-        if (!host) {
-            st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu bytes of tile aggregates", fn, hbytes);
-            goto fail;
-        }
+        void *hp = NULL; /* the group's host scratch: page-locked on a GPU, kept between calls */
+        GP_TRY(gp__group_host_scratch(g, 0, hbytes, &hp));
+        host = hp;
         for (int i = 0; i < L; i++) {
             const size_t nt = has[i] ? counts[i] / GP__SCAN_TILE : 0;
             GP_TRY(gp__group_scratch(g, i, 0, maxt * aa, &dev[i]));
@@ -130,6 +128,5 @@ fail:
     free(has);
     free(feeds);
     free(dev);
-    free(host);
     return st;
 }

@@ -81,16 +81,21 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     const size_t es = gp_dtype_size(dtype), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
     gp_status_t st = GP_OK;
     rk_t *rk = calloc((size_t)P, sizeof *rk);
-    size_t *all = calloc((size_t)P, sizeof *all), *o = malloc((nseg + 1) * sizeof *o), *cursor = NULL;
+    size_t *all = calloc((size_t)P, sizeof *all), *o = NULL, *cursor = NULL;
     item_t *items = NULL;
     size_t nitems = 0, capitems = 0;
     unsigned char *host = NULL, *tmp = NULL, *vals = NULL;
-    int64_t **offs = NULL; /* each member's offsets, kept until its call has read them */
+    int64_t **offs = NULL; /* each member's offsets (in the group's host scratch), read by its call */
     void **blob = calloc(2 * (size_t)L, sizeof *blob);
     offs = calloc((size_t)L, sizeof *offs);
-    if (!rk || !all || !o || !blob || !offs) {
+    if (!rk || !all || !blob || !offs) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu segments over %d ranks", fn, nseg, P);
         goto fail;
+    }
+    { /* the clamped offsets: the group's host scratch, slot 0 (no pages faulted in again on every call) */
+        void *p = NULL;
+        GP_TRY(gp__group_host_scratch(g, 0, (nseg + 1) * sizeof *o, &p));
+        o = p;
     }
     GP_TRY(gp__group_allgather_host(g, counts, all, sizeof *all));
     size_t N = 0;
@@ -168,17 +173,32 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         const size_t bytes = (k->nvals * vb + 15) / 16 * 16 + k->pieces * es;
         if (bytes > maxblob) maxblob = (bytes + 15) / 16 * 16;
     }
+    /* host scratch slot 1: the blobs (P * maxblob), then each member's offsets (page-locked on a GPU: the copies
+     * run at full speed, asynchronously) */
+    size_t hbytes, obytes = 0;
+    for (int i = 0; i < L; i++) obytes += rk[g->rank0 + i].C ? (rk[g->rank0 + i].nvals + 1) * sizeof(int64_t) : 0;
+    if (!gp__mul_ok((size_t)P, maxblob, &hbytes) || hbytes + obytes < hbytes) {
+        st = gp__error(GP_ERR_OVERFLOW, "%s: %d blobs of %zu bytes", fn, P, maxblob);
+        goto fail;
+    }
+    {
+        void *p = NULL;
+        GP_TRY(gp__group_host_scratch(g, 1, hbytes + obytes, &p));
+        host = p;
+        size_t at = hbytes;
+        for (int i = 0; i < L; i++)
+            if (rk[g->rank0 + i].C) {
+                offs[i] = (int64_t *)(host + at);
+                at += (rk[g->rank0 + i].nvals + 1) * sizeof(int64_t);
+            }
+    }
     /* the members' calls and blobs */
     for (int i = 0; i < L; i++) {
         const rk_t *k = &rk[g->rank0 + i];
         GP_TRY(gp__group_scratch(g, i, 0, maxblob, &blob[i]));
         if (!k->C) continue;
         const size_t E = k->nvals + 1;
-        int64_t *off = offs[i] = malloc(E * sizeof *off);
-        if (!off) {
-            st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu offsets", fn, E);
-            goto fail;
-        }
+        int64_t *off = offs[i];
         for (size_t s = 0; s <= nseg; s++) /* shifted to the shard and clamped: the segments outside are empty */
             off[s] = (int64_t)(o[s] < k->F ? 0 : o[s] - k->F > k->C ? k->C : o[s] - k->F);
         if (k->sl >= 0) /* the segment over the left edge, and those before it, empty */
@@ -214,11 +234,6 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
                 memcpy((char *)blob[i] + at, src, (hi - lo) * es);
             at += (hi - lo) * es;
         }
-    }
-    size_t hbytes;
-    if (!gp__mul_ok((size_t)P, maxblob, &hbytes) || !(host = malloc(hbytes))) {
-        st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d blobs of %zu bytes", fn, P, maxblob);
-        goto fail;
     }
     if (L == P) {
         for (int i = 0; i < L; i++)
@@ -289,17 +304,12 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
 fail:
     if (st != GP_OK && g->gpu) gp_group_sync(g);
     free(rk);
+    if (st == GP_OK && g->gpu) gp_group_sync(g); /* every copy out of the host scratch has been read */
     free(all);
-    free(o);
     free(cursor);
     free(items);
-    free(host);
     free(tmp);
     free(vals);
-    if (offs) {
-        if (st == GP_OK && g->gpu) gp_group_sync(g); /* the copies of the offsets have been read */
-        for (int i = 0; i < L; i++) free(offs[i]);
-    }
     free(offs);
     free(blob);
     return st;
