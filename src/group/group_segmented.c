@@ -23,6 +23,7 @@
 
 typedef struct {
     size_t F, C;          /* the shard: elements [F, F + C) of the whole array */
+    size_t lo, hi;        /* the segments inside it: [lo, hi) (monotone offsets: a range), values 0 .. hi - lo */
     long long sr, sl;     /* the segments crossing its right / left edge, -1 if none (the same one if it spans) */
     size_t k0[2], k1[2];  /* run j: chunks [k0, k1) of segment sr (j = 0) / sl (j = 1), full and inside the shard */
     size_t base[2];       /* the value index of run j's first chunk */
@@ -43,6 +44,25 @@ static int rank_of(const rk_t *rk, int P, size_t pos)
         const int mid = (lo + hi + 1) / 2;
         if (rk[mid].F <= pos) lo = mid;
         else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* offsets[s] clamped to [0, N] */
+static inline size_t oc(const int64_t *off, size_t s, size_t N)
+{
+    const int64_t v = off[s];
+    return v < 0 ? 0 : (uint64_t)v > N ? N : (size_t)v;
+}
+
+/* the first s in [0, m] with oc(s) >= v (m + 1 if none): offsets are nondecreasing */
+static size_t first_at_least(const int64_t *off, size_t m, size_t N, size_t v)
+{
+    size_t lo = 0, hi = m + 1;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (oc(off, mid, N) >= v) hi = mid;
+        else lo = mid + 1;
     }
     return lo;
 }
@@ -81,7 +101,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     const size_t es = gp_dtype_size(dtype), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
     gp_status_t st = GP_OK;
     rk_t *rk = calloc((size_t)P, sizeof *rk);
-    size_t *all = calloc((size_t)P, sizeof *all), *o = NULL, *cursor = NULL;
+    size_t *all = calloc((size_t)P, sizeof *all), *cross = NULL, ncross = 0, *cursor = NULL;
     item_t *items = NULL;
     size_t nitems = 0, capitems = 0;
     unsigned char *host = NULL, *tmp = NULL, *vals = NULL;
@@ -91,11 +111,6 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     if (!rk || !all || !blob || !offs) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu segments over %d ranks", fn, nseg, P);
         goto fail;
-    }
-    { /* the clamped offsets: the group's host scratch, slot 0 (no pages faulted in again on every call) */
-        void *p = NULL;
-        GP_TRY(gp__group_host_scratch(g, 0, (nseg + 1) * sizeof *o, &p));
-        o = p;
     }
     GP_TRY(gp__group_allgather_host(g, counts, all, sizeof *all));
     size_t N = 0;
@@ -109,16 +124,28 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         }
         N += all[r];
     }
-    for (size_t s = 0; s <= nseg; s++) {
-        const int64_t v = nseg ? offsets[s] : 0;
-        o[s] = v < 0 ? 0 : (uint64_t)v > N ? N : (size_t)v;
+#define O(s) oc(offsets, (s), N)
+    /* the segments inside each shard (a range of indices), and those crossing a shard edge (at most P - 1) */
+    cross = malloc((size_t)P * sizeof *cross);
+    if (!cross) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d ranks", fn, P);
+        goto fail;
     }
-    /* the crossing segments: each rank's edges, and the items the host assembles */
-    for (size_t s = 0; s < nseg; s++) {
-        const size_t a = o[s], b = o[s + 1];
-        if (b == a) continue;
+    for (int r = 0; r < P && nseg; r++) {
+        rk_t *k = &rk[r];
+        k->lo = first_at_least(offsets, nseg, N, k->F);               /* starts at or after F */
+        k->hi = first_at_least(offsets, nseg, N, k->F + k->C + 1);    /* ... ends at or before F + C: s + 1 < it */
+        k->hi = k->hi ? k->hi - 1 : 0;
+        if (k->hi < k->lo) k->hi = k->lo;
+        if (r == 0 || !k->C) continue;
+        const size_t e = first_at_least(offsets, nseg, N, k->F); /* the segment over edge F: s = e - 1, if any */
+        if (e == 0 || e > nseg) continue;
+        const size_t sc = e - 1;
+        if (O(sc) < k->F && O(sc + 1) > k->F && (ncross == 0 || cross[ncross - 1] != sc)) cross[ncross++] = sc;
+    }
+    for (size_t c = 0; c < ncross; c++) {
+        const size_t s = cross[c], a = O(s), b = O(s + 1);
         const int ra = rank_of(rk, P, a), rb = rank_of(rk, P, b - 1);
-        if (ra == rb) continue;
         for (int r = ra; r <= rb; r++) {
             if (!rk[r].C) continue;
             if (r > ra) rk[r].sl = (long long)s;
@@ -154,17 +181,17 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     for (int r = 0; r < P; r++) {
         rk_t *k = &rk[r];
         if (!k->C) continue;
-        size_t E = nseg + 1;
+        size_t E = k->hi > k->lo ? k->hi - k->lo + 1 : 0; /* CSR values: its own segments, then the runs */
         for (int j = 0; j < 2; j++) {
             const long long s = j == 0 ? k->sr : (k->sl == k->sr ? -1 : k->sl);
             k->k0[j] = k->k1[j] = 0;
-            if (s < 0 || o[s + 1] - o[s] <= CH) continue;
-            run_of(o[s], o[s + 1], k->F, k->C, &k->k0[j], &k->k1[j]);
+            if (s < 0 || O(s + 1) - O(s) <= CH) continue;
+            run_of(O(s), O(s + 1), k->F, k->C, &k->k0[j], &k->k1[j]);
             if (k->k1[j] == k->k0[j]) continue;
-            k->base[j] = E;
+            k->base[j] = E; /* after a junk segment between the runs (empty: see the offsets below) */
             E += k->k1[j] - k->k0[j] + 1;
         }
-        k->nvals = E - 1;
+        k->nvals = E ? E - 1 : 0;
         for (size_t t = 0; t < nitems; t++) {
             const size_t lo = items[t].p > k->F ? items[t].p : k->F;
             const size_t hi = items[t].q < k->F + k->C ? items[t].q : k->F + k->C;
@@ -199,28 +226,29 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         if (!k->C) continue;
         const size_t E = k->nvals + 1;
         int64_t *off = offs[i];
-        for (size_t s = 0; s <= nseg; s++) /* shifted to the shard and clamped: the segments outside are empty */
-            off[s] = (int64_t)(o[s] < k->F ? 0 : o[s] - k->F > k->C ? k->C : o[s] - k->F);
-        if (k->sl >= 0) /* the segment over the left edge, and those before it, empty */
-            for (size_t s = 0; s <= (size_t)k->sl; s++) off[s] = off[k->sl + 1];
-        if (k->sr >= 0) /* the one over the right edge, and those after it, empty */
-            for (size_t s = (size_t)k->sr + 1; s <= nseg; s++) off[s] = off[k->sr];
+        /* its segments shifted to the shard, then the runs: the right edge's segment's chunks (from its start, which
+         * is where the shard's own segments end), then the left edge's (below that): the junk segments between the
+         * parts are empty or decreasing, so no element is reduced twice */
+        if (k->hi > k->lo)
+            for (size_t s = k->lo; s <= k->hi; s++) off[s - k->lo] = (int64_t)(O(s) - k->F);
         for (int j = 0; j < 2; j++) {
             const long long s = j == 0 ? k->sr : k->sl;
             for (size_t c = k->k0[j]; k->k1[j] > k->k0[j] && c <= k->k1[j]; c++)
-                off[k->base[j] + (c - k->k0[j])] = (int64_t)(o[s] + c * CH - k->F);
+                off[k->base[j] + (c - k->k0[j])] = (int64_t)(O(s) + c * CH - k->F);
         }
         void *doff = NULL;
         const size_t vo = (k->nvals * vb + 15) / 16 * 16;
-        if (g->gpu) {
-            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-            GP_TRY(gp__group_scratch(g, i, 1, E * sizeof *off, &doff));
-            GP_CUDA_TRY(cudaMemcpyAsync(doff, off, E * sizeof *off, cudaMemcpyHostToDevice, g->stream[i]));
-        } else {
-            doff = off;
+        if (g->gpu) GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+        if (k->nvals) {
+            if (g->gpu) {
+                GP_TRY(gp__group_scratch(g, i, 1, E * sizeof *off, &doff));
+                GP_CUDA_TRY(cudaMemcpyAsync(doff, off, E * sizeof *off, cudaMemcpyHostToDevice, g->stream[i]));
+            } else {
+                doff = off;
+            }
+            GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], k->nvals, doff, blob[i],
+                                       (gp_stream_t)g->stream[i]));
         }
-        GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], k->nvals, doff, blob[i],
-                                   (gp_stream_t)g->stream[i]));
         size_t at = vo;
         for (size_t t = 0; t < nitems; t++) {
             const size_t lo = items[t].p > k->F ? items[t].p : k->F;
@@ -257,19 +285,20 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         const int64_t zero[2] = {0, 0};
         gp__reduce_cpu_segmented(op, dtype, 0, NULL, 1, (const long long *)zero, idv, 0);
     }
+    /* the identity everywhere (a rank of 0 elements has no values), each rank's own segments as a block (empty
+     * segments on an edge belong to both ranks: the identity from either), then the crossing ones */
+    if (vb == 4)
+        for (size_t s = 0; s < nseg; s++) memcpy((unsigned char *)out_host + s * 4, idv, 4);
+    else
+        for (size_t s = 0; s < nseg; s++) memcpy((unsigned char *)out_host + s * 8, idv, 8);
+    for (int r = 0; r < P; r++)
+        if (rk[r].C && rk[r].hi > rk[r].lo)
+            memcpy((unsigned char *)out_host + rk[r].lo * vb, host + (size_t)r * maxblob, (rk[r].hi - rk[r].lo) * vb);
     size_t it = 0;
-    for (size_t s = 0; s < nseg; s++) {
+    for (size_t c = 0; c < ncross; c++) {
+        const size_t s = cross[c];
         unsigned char *dst = (unsigned char *)out_host + s * vb;
-        const size_t a = o[s], b = o[s + 1];
-        if (b == a) {
-            memcpy(dst, idv, vb);
-            continue;
-        }
-        const int ra = rank_of(rk, P, a), rb = rank_of(rk, P, b - 1);
-        if (ra == rb) {
-            memcpy(dst, host + (size_t)ra * maxblob + s * vb, vb);
-            continue;
-        }
+        const size_t a = O(s), b = O(s + 1);
         const size_t nch = (b - a + CH - 1) / CH;
         for (size_t k = 0; k < nch; k++) {
             const int whole = b - a <= CH;
@@ -301,11 +330,13 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         }
         if (b - a > CH) gp__reduce_cpu_seg_fold(op, dtype, nch, vals, dst);
     }
+#undef O
 fail:
     if (st != GP_OK && g->gpu) gp_group_sync(g);
     free(rk);
     if (st == GP_OK && g->gpu) gp_group_sync(g); /* every copy out of the host scratch has been read */
     free(all);
+    free(cross);
     free(cursor);
     free(items);
     free(tmp);
