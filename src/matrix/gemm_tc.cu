@@ -118,8 +118,12 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         const int t = prec == GP_GEMM_TF32;
         gp__batch_t b = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
         const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
+        /* a 16-bit N-inner B with 16-byte rows and strides goes to the TMA kernel as it is (the wgmma's transpose
+         * bit reads it MN-major): no transpose pass */
+        const int bmn = !t && !g->b_kin && K && gp__gemm_wgmma_tma_ok(g, K, gp__gemm_tc_path != 2) &&
+                        (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
         const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
-                     wb = K && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
+                     wb = K && !bmn && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
         if (wa + wb) {
             void *ws = NULL;
             size_t off = 0;
@@ -133,7 +137,8 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
                 if (wb) GP_TRY_RET((kmajor<uint16_t, false>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             }
         }
-        q.a_kin = q.b_kin = 1;
+        q.a_kin = 1;
+        q.b_kin = bmn ? 0 : 1;
         return gp__gemm_wgmma(prec, cdt, &q, K, &b, gp__gemm_tc_path != 2, stream);
     }
 #endif

@@ -1,7 +1,8 @@
 /*
  * gemm_wgmma.cu — TF32 / BF16 / FP16 GEMM on Hopper's warpgroup MMA (wgmma, sm_90a; built as its own object with
- * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). Both operands K-major (the
- * launcher in gemm_tc.cu transposes or packs others first, and rounds TF32 inputs), rows 16-byte aligned. Block tile
+ * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). A K-major; B K-major, or for
+ * the TMA kernel and 16-bit types N-inner as the caller stored it (read through the wgmma's transpose bit); the
+ * launcher in gemm_tc.cu transposes or packs the others first and rounds TF32 inputs; rows 16-byte aligned. Block tile
  * 128 x 256 x 128 bytes of K: two consumer warpgroups, each one m64n256k16 (k8 for TF32) wgmma per 32 bytes of K on
  * its 64 rows, f32 accumulators in registers (128 per
  * thread); every thread copies 16-byte chunks global -> shared with cp.async (bytes past an edge zero-filled) into a
@@ -53,33 +54,41 @@ __device__ __forceinline__ uint64_t desc(unsigned addr)
            ((uint64_t)1 << 62);
 }
 
-__device__ __forceinline__ void wgmma_bf16(float *d, uint64_t da, uint64_t db)
-{
-    asm volatile("{\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, 1, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db));
-}
-__device__ __forceinline__ void wgmma_f16(float *d, uint64_t da, uint64_t db)
-{
-    asm volatile("{\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, 1, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db));
-}
+/* the 128 accumulators of an m64n256 wgmma: the register list and the operands */
+#define GP_WG_REGS "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}"
+#define GP_WG_OUTS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
+/* TB: B is MN-major (N-inner in shared memory, the wgmma's transpose bit; 16-bit types only) */
+template <int TB> __device__ __forceinline__ void wgmma_bf16(float *d, uint64_t da, uint64_t db)
+{
+    if constexpr (TB)
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GP_WG_REGS ", %128, %129, 1, 1, 1, 0, 1;\n"
+                     : GP_WG_OUTS : "l"(da), "l"(db));
+    else
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GP_WG_REGS ", %128, %129, 1, 1, 1, 0, 0;\n"
+                     : GP_WG_OUTS : "l"(da), "l"(db));
+}
+template <int TB> __device__ __forceinline__ void wgmma_f16(float *d, uint64_t da, uint64_t db)
+{
+    if constexpr (TB)
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GP_WG_REGS ", %128, %129, 1, 1, 1, 0, 1;\n"
+                     : GP_WG_OUTS : "l"(da), "l"(db));
+    else
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GP_WG_REGS ", %128, %129, 1, 1, 1, 0, 0;\n"
+                     : GP_WG_OUTS : "l"(da), "l"(db));
+}
 __device__ __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db)
 {
-    asm volatile("{\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, 1, 1, 1;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db));
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GP_WG_REGS ", %128, %129, 1, 1, 1;\n"
+                 : GP_WG_OUTS : "l"(da), "l"(db));
+}
+
+/* shared-memory matrix descriptor of an MN-major 16-bit operand, 128-byte swizzle: 8-element k groups 1024 bytes
+ * apart (SBO), 64-element MN groups (one TMA box of 64 x BK) 8192 bytes apart (LBO) */
+__device__ __forceinline__ uint64_t desc_mn(unsigned addr)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(8192 >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) |
+           ((uint64_t)1 << 62);
 }
 
 /* C rows [row0, row0 + 64) x columns [n0, n0 + 256) from a warpgroup's accumulators: d[4 j + q] is row 16 w + g
@@ -166,8 +175,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) { /* 32 bytes of K each: k16 (16-bit) or k8 (TF32) */
             if (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
-            else if (P == 3) wgmma_f16(d, desc(sa + kk * 32), desc(sb + kk * 32));
-            else wgmma_bf16(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            else if (P == 3) wgmma_f16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            else wgmma_bf16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
         }
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -218,7 +227,9 @@ __device__ __forceinline__ void tma_3d(unsigned dst, const CUtensorMap *map, int
                  : "memory");
 }
 
-template <int P, typename OT>
+/* BT: B MN-major (N-inner in global memory, 16-bit types): four boxes of 64 columns x BK rows per stage, read by
+ * the wgmma's transpose bit; else K-major like A */
+template <int P, typename OT, int BT>
 __global__ void __launch_bounds__(384, 1)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
@@ -256,7 +267,13 @@ __global__ void __launch_bounds__(384, 1)
                 mbar_wait(bars + 8 * (STAGES + s), ph ^ 1); /* a fresh barrier passes parity 1 at once */
                 mbar_expect_tx(full, STAGE_BYTES);
                 tma_3d(st, &tmA, (int)(kt * BK), (int)m0, za * (int)blockIdx.y, full);
-                tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)blockIdx.y, full);
+                if constexpr (BT)
+#pragma unroll
+                    for (int j = 0; j < BN / 64; j++)
+                        tma_3d(st + A_BYTES + j * 8192, &tmB, (int)n0 + 64 * j, (int)(kt * BK), zb * (int)blockIdx.y,
+                               full);
+                else
+                    tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)blockIdx.y, full);
             }
         }
     } else { /* consumers */
@@ -272,9 +289,12 @@ __global__ void __launch_bounds__(384, 1)
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
             for (int kk = 0; kk < 4; kk++) {
-                if (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
-                else if (P == 3) wgmma_f16(d, desc(sa + kk * 32), desc(sb + kk * 32));
-                else wgmma_bf16(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                if constexpr (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                else if constexpr (BT) { /* 16 rows of K per step: two 1024-byte groups */
+                    if constexpr (P == 3) wgmma_f16<1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
+                    else wgmma_bf16<1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
+                } else if constexpr (P == 3) wgmma_f16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                else wgmma_bf16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
             }
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -294,7 +314,7 @@ typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, vo
 /* a batch of nb K-major operands (rows x K, ld elements, stride elements apart) as a 3D tensor map: boxes of 128
  * bytes of K x box_rows x 1, 128-byte swizzle */
 gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size_t K, size_t ld, size_t stride,
-                       size_t nb, unsigned box_rows)
+                       size_t nb, unsigned box_rows, int mn = 0)
 {
     static encode_fn encode = NULL;
     if (encode == NULL) {
@@ -306,8 +326,9 @@ gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size
         encode = (encode_fn)fn;
     }
     const size_t es = P == 1 ? 4 : 2;
-    if (nb <= 1 || stride == 0) nb = 1, stride = rows * ld; /* one matrix (the stride is then only a formality) */
-    const cuuint64_t dims[3] = {K, rows, nb}, strides[2] = {ld * es, stride * es};
+    if (nb <= 1 || stride == 0) nb = 1, stride = (mn ? K : rows) * ld; /* one matrix (the stride: a formality) */
+    /* mn: an MN-major operand (K rows of `rows` elements): boxes of 128 bytes of MN x box_rows rows of K */
+    const cuuint64_t dims[3] = {mn ? rows : K, mn ? K : rows, nb}, strides[2] = {ld * es, stride * es};
     const cuuint32_t box[3] = {(cuuint32_t)(128 / es), box_rows, 1}, estr[3] = {1, 1, 1};
     const CUtensorMapDataType dt = P == 1 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : P == 3 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -321,16 +342,18 @@ gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size
     return GP_OK;
 }
 
-template <int P, typename OT> gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
+template <int P, typename OT, int BT>
+gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
 {
     const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
     CUtensorMap ma, mb;
     GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
-    GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BN));
+    if (BT) GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, 128 / (P == 1 ? 4 : 2), 1));
+    else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BN));
     const size_t smem = SMEM + 2 * STAGES * 8;
     gp_status_t st = GP_OK;
-    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemm_tma<P, OT><<<dim3(tm * tn, (unsigned)b->count), 384, smem, s>>>(
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gemm_tma<P, OT, BT><<<dim3(tm * tn, (unsigned)b->count), 384, smem, s>>>(
         ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, tm, tn, b->sa != 0, b->sb != 0,
         b->sc);
     return GP_CHECK_LAUNCH("gemm_tma");
@@ -353,7 +376,13 @@ fail:
 
 } // namespace
 
-/* g: both operands K-major (a_kin, b_kin), rows 16-byte aligned (TF32: already rounded); K = 0 when alpha is 0 */
+extern "C" int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int tma)
+{
+    return tma && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu;
+}
+
+/* g: A K-major, B K-major or (TMA kernel, 16-bit) N-inner, rows 16-byte aligned (TF32: already rounded); K = 0 when
+ * alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
                                       const gp__batch_t *bt, int tma, cudaStream_t stream)
 {
@@ -362,12 +391,19 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
     const gp__batch_t one = {1, 0, 0, 0};
     const gp__batch_t *b = bt && bt->count > 1 ? bt : &one;
     /* the TMA kernel unless told otherwise (tma 0) or past its 32-bit coordinates, or K = 0 (nothing to copy) */
-    if (tma && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu) {
-        if (prec == GP_GEMM_TF32) return launch_tma<1, float>(g, K, b, stream);
+    if (gp__gemm_wgmma_tma_ok(g, K, tma)) {
+        if (prec == GP_GEMM_TF32) return launch_tma<1, float, 0>(g, K, b, stream);
+        if (!g->b_kin) { /* B N-inner, read by the transpose bit (the launcher checked 16-bit rows and strides) */
+            if (prec == GP_GEMM_FP16)
+                return cdt == GP_F32 ? launch_tma<3, float, 1>(g, K, b, stream) : launch_tma<3, uint16_t, 1>(g, K, b, stream);
+            return cdt == GP_F32 ? launch_tma<2, float, 1>(g, K, b, stream) : launch_tma<2, uint16_t, 1>(g, K, b, stream);
+        }
         if (prec == GP_GEMM_FP16)
-            return cdt == GP_F32 ? launch_tma<3, float>(g, K, b, stream) : launch_tma<3, uint16_t>(g, K, b, stream);
-        return cdt == GP_F32 ? launch_tma<2, float>(g, K, b, stream) : launch_tma<2, uint16_t>(g, K, b, stream);
+            return cdt == GP_F32 ? launch_tma<3, float, 0>(g, K, b, stream) : launch_tma<3, uint16_t, 0>(g, K, b, stream);
+        return cdt == GP_F32 ? launch_tma<2, float, 0>(g, K, b, stream) : launch_tma<2, uint16_t, 0>(g, K, b, stream);
     }
+    if (!g->a_kin || !g->b_kin)
+        return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: an MN-major operand reached the cp.async wgmma kernel");
     if (prec == GP_GEMM_TF32) return launch<1, float>(g, K, b, stream);
     if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<3, float>(g, K, b, stream) : launch<3, uint16_t>(g, K, b, stream);
     return cdt == GP_F32 ? launch<2, float>(g, K, b, stream) : launch<2, uint16_t>(g, K, b, stream);

@@ -79,6 +79,9 @@ GP_INTERNAL gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt
  * grid row per problem. */
 GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
                                        const gp__batch_t *bt, int tma, cudaStream_t stream);
+/* Whether gp__gemm_wgmma takes the TMA kernel for g (tma requested, K > 0, sizes within its 32-bit coordinates): only
+ * that kernel reads an N-inner 16-bit B directly (b_kin 0). */
+GP_INTERNAL int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int tma);
 /* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production one (wgmma fed by TMA), 1 mma.sync, 2 wgmma
  * fed by cp.async (the tests run all three). */
 GP_INTERNAL extern int gp__gemm_tc_path;
