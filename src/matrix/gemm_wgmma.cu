@@ -242,15 +242,10 @@ __global__ void __launch_bounds__(384, 1)
     extern __shared__ char smem_raw[];
     const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
-    /* persistent: block b takes tiles b, b + gridDim.x, ... in the rasterized order (groups of 8 tile rows, so the
-     * blocks running together share rows of A and columns of B in L2); the stage ring runs on across tiles, so the
-     * producer loads the next tile while the consumers store this one */
-    const unsigned ntiles = tiles_m * tiles_n, group = 8, per_group = group * tiles_n;
-    const auto origin = [&](unsigned t, size_t *m0, size_t *n0) {
-        const unsigned g0 = t / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
-        *m0 = (size_t)(g0 + (t % per_group) % gsz) * BM;
-        *n0 = (size_t)((t % per_group) / gsz) * BN;
-    };
+    const unsigned bid = blockIdx.x, group = 8, per_group = group * tiles_n;
+    const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
+    const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN;
     const int wg = threadIdx.x >> 7;
     const size_t KT = (K + BK - 1) / BK;
     if (threadIdx.x == 0) {
@@ -266,13 +261,9 @@ __global__ void __launch_bounds__(384, 1)
         if (threadIdx.x == 0) {
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmA) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmB) : "memory");
-            size_t it = 0; /* stage uses so far, across tiles */
-            for (unsigned t = blockIdx.x; t < ntiles; t += gridDim.x) {
-            size_t m0, n0;
-            origin(t, &m0, &n0);
-            for (size_t kt = 0; kt < KT; kt++, it++) {
-                const int s = (int)(it % STAGES);
-                const unsigned ph = (unsigned)((it / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
+            for (size_t kt = 0; kt < KT; kt++) {
+                const int s = (int)(kt % STAGES);
+                const unsigned ph = (unsigned)((kt / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
                 mbar_wait(bars + 8 * (STAGES + s), ph ^ 1); /* a fresh barrier passes parity 1 at once */
                 mbar_expect_tx(full, STAGE_BYTES);
                 tma_3d(st, &tmA, (int)(kt * BK), (int)m0, za * (int)blockIdx.y, full);
@@ -284,21 +275,16 @@ __global__ void __launch_bounds__(384, 1)
                 else
                     tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)blockIdx.y, full);
             }
-            }
         }
     } else { /* consumers */
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int cw = wg - 1;
         float d[128];
-        size_t it = 0;
-        for (unsigned t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        size_t m0, n0;
-        origin(t, &m0, &n0);
 #pragma unroll
         for (int i = 0; i < 128; i++) d[i] = 0.0f;
-        for (size_t kt = 0; kt < KT; kt++, it++) {
-            const int s = (int)(it % STAGES);
-            mbar_wait(bars + 8 * s, (unsigned)((it / STAGES) & 1));
+        for (size_t kt = 0; kt < KT; kt++) {
+            const int s = (int)(kt % STAGES);
+            mbar_wait(bars + 8 * s, (unsigned)((kt / STAGES) & 1));
             const unsigned st = base + s * STAGE_BYTES, sa = st + cw * (64 * 128), sb = st + A_BYTES;
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -313,13 +299,10 @@ __global__ void __launch_bounds__(384, 1)
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
             /* the group of tile kt - 1 is done: its stage is free (one arrival per warpgroup) */
-            if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((it - 1) % STAGES)));
+            if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((kt - 1) % STAGES)));
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        /* the tile's last stage is free too: the producer may fill it for the next tile during the stores */
-        if ((threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((it - 1) % STAGES)));
         store_c<P, OT>(d, C + blockIdx.y * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
-        }
     }
 #endif
 }
@@ -369,13 +352,8 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cuda
     else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BN));
     const size_t smem = SMEM + 2 * STAGES * 8;
     gp_status_t st = GP_OK;
-    int dev = 0, sms = 0; /* the persistent grid: one block per SM of this device (one fits: 193 KiB of shared memory) */
-    unsigned gx = 1;
     GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    GP_CUDA_TRY(cudaGetDevice(&dev));
-    GP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    gx = tm * tn < (unsigned)(sms > 1 ? sms : 1) ? tm * tn : (unsigned)(sms > 1 ? sms : 1);
-    gemm_tma<P, OT, BT><<<dim3(gx, (unsigned)b->count), 384, smem, s>>>(
+    gemm_tma<P, OT, BT><<<dim3(tm * tn, (unsigned)b->count), 384, smem, s>>>(
         ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, tm, tn, b->sa != 0, b->sb != 0,
         b->sc);
     return GP_CHECK_LAUNCH("gemm_tma");
