@@ -233,7 +233,7 @@ template <int P, typename OT, int BT>
 __global__ void __launch_bounds__(384, 1)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
-             int za, int zb, size_t sc, unsigned nprob)
+             int za, int zb, size_t sc)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
@@ -242,19 +242,10 @@ __global__ void __launch_bounds__(384, 1)
     extern __shared__ char smem_raw[];
     const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
-    /* work item w: tile w mod ntiles (the rasterized order: groups of 8 tile rows) of problem w / ntiles. One GEMM:
-     * a block per tile (the grid covers them). A batch: persistent blocks (one per SM) taking items w, w + gridDim.x,
-     * ...; the stage ring runs on across items and a tile's last stage is freed before its stores, so the next
-     * item's loads overlap this one's epilogue (short-K problems are mostly prologue and epilogue) */
-    const unsigned ntiles = tiles_m * tiles_n, group = 8, per_group = group * tiles_n;
-    const size_t nwork = (size_t)ntiles * nprob;
-    const auto origin = [&](size_t w, size_t *m0, size_t *n0, unsigned *pb) {
-        const unsigned t = (unsigned)(w % ntiles);
-        const unsigned g0 = t / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
-        *m0 = (size_t)(g0 + (t % per_group) % gsz) * BM;
-        *n0 = (size_t)((t % per_group) / gsz) * BN;
-        *pb = (unsigned)(w / ntiles);
-    };
+    const unsigned bid = blockIdx.x, group = 8, per_group = group * tiles_n;
+    const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
+    const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN;
     const int wg = threadIdx.x >> 7;
     const size_t KT = (K + BK - 1) / BK;
     if (threadIdx.x == 0) {
@@ -270,40 +261,30 @@ __global__ void __launch_bounds__(384, 1)
         if (threadIdx.x == 0) {
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmA) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmB) : "memory");
-            size_t it = 0; /* stage uses so far, across items */
-            for (size_t w = blockIdx.x; w < nwork; w += gridDim.x) {
-            size_t m0, n0;
-            unsigned pb;
-            origin(w, &m0, &n0, &pb);
-            for (size_t kt = 0; kt < KT; kt++, it++) {
-                const int s = (int)(it % STAGES);
-                const unsigned ph = (unsigned)((it / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
+            for (size_t kt = 0; kt < KT; kt++) {
+                const int s = (int)(kt % STAGES);
+                const unsigned ph = (unsigned)((kt / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
                 mbar_wait(bars + 8 * (STAGES + s), ph ^ 1); /* a fresh barrier passes parity 1 at once */
                 mbar_expect_tx(full, STAGE_BYTES);
-                tma_3d(st, &tmA, (int)(kt * BK), (int)m0, za * (int)pb, full);
+                tma_3d(st, &tmA, (int)(kt * BK), (int)m0, za * (int)blockIdx.y, full);
                 if constexpr (BT)
 #pragma unroll
                     for (int j = 0; j < BN / 64; j++)
-                        tma_3d(st + A_BYTES + j * 8192, &tmB, (int)n0 + 64 * j, (int)(kt * BK), zb * (int)pb, full);
+                        tma_3d(st + A_BYTES + j * 8192, &tmB, (int)n0 + 64 * j, (int)(kt * BK), zb * (int)blockIdx.y,
+                               full);
                 else
-                    tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)pb, full);
-            }
+                    tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)blockIdx.y, full);
             }
         }
     } else { /* consumers */
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int cw = wg - 1;
         float d[128];
-        size_t it = 0;
-        for (size_t w = blockIdx.x; w < nwork; w += gridDim.x) {
-        size_t m0, n0;
-        unsigned pb;
-        origin(w, &m0, &n0, &pb);
 #pragma unroll
         for (int i = 0; i < 128; i++) d[i] = 0.0f;
-        for (size_t kt = 0; kt < KT; kt++, it++) {
-            const int s = (int)(it % STAGES);
-            mbar_wait(bars + 8 * s, (unsigned)((it / STAGES) & 1));
+        for (size_t kt = 0; kt < KT; kt++) {
+            const int s = (int)(kt % STAGES);
+            mbar_wait(bars + 8 * s, (unsigned)((kt / STAGES) & 1));
             const unsigned st = base + s * STAGE_BYTES, sa = st + cw * (64 * 128), sb = st + A_BYTES;
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -318,13 +299,10 @@ __global__ void __launch_bounds__(384, 1)
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
             /* the group of tile kt - 1 is done: its stage is free (one arrival per warpgroup) */
-            if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((it - 1) % STAGES)));
+            if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((kt - 1) % STAGES)));
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        /* the item's last stage is free too: the producer may fill it for the next item during the stores */
-        if ((threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((it - 1) % STAGES)));
-        store_c<P, OT>(d, C + pb * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
-        }
+        store_c<P, OT>(d, C + blockIdx.y * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
     }
 #endif
 }
@@ -374,20 +352,10 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cuda
     else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BN));
     const size_t smem = SMEM + 2 * STAGES * 8;
     gp_status_t st = GP_OK;
-    /* one GEMM: a block per tile (a persistent grid measured no better there: PERFORMANCE.md); a batch: one
-     * persistent block per SM over every problem's tiles */
-    int dev = 0, sms = 0;
-    size_t gx = (size_t)tm * tn;
     GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (b->count > 1) {
-        GP_CUDA_TRY(cudaGetDevice(&dev));
-        GP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        const size_t work = (size_t)tm * tn * b->count;
-        gx = work < (size_t)(sms > 1 ? sms : 1) ? work : (size_t)(sms > 1 ? sms : 1);
-    }
-    gemm_tma<P, OT, BT><<<(unsigned)gx, 384, smem, s>>>(ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta,
-                                                         (OT *)g->C, g->ldc, tm, tn, b->sa != 0, b->sb != 0, b->sc,
-                                                         (unsigned)b->count);
+    gemm_tma<P, OT, BT><<<dim3(tm * tn, (unsigned)b->count), 384, smem, s>>>(
+        ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, tm, tn, b->sa != 0, b->sb != 0,
+        b->sc);
     return GP_CHECK_LAUNCH("gemm_tma");
 fail:
     return st;
