@@ -44,6 +44,17 @@ static inline void gc_fill(void *x, gp_dtype_t dt, size_t n)
  *   0 the even split (gp_group_split), 1 random cuts (empty shards likely for small n), 2 all on the last rank,
  *   3 cuts one element after tile edges, 4 cuts one element before them. */
 #define GC_NLAYOUTS 5
+/* cut[1 .. k-1] in increasing order (cut[0] = 0 and cut[k] = n stay) */
+static inline void gc_sort_cuts(size_t *cut, int k)
+{
+    for (int a = 1; a < k; a++)
+        for (int b = a + 1; b < k; b++)
+            if (cut[b] < cut[a]) {
+                const size_t t = cut[a];
+                cut[a] = cut[b];
+                cut[b] = t;
+            }
+}
 static inline void gc_cuts(const gp_group_t *g, gp_dtype_t dt, size_t n, int layout, size_t *cut)
 {
     const int k = gp_group_size(g);
@@ -61,13 +72,7 @@ static inline void gc_cuts(const gp_group_t *g, gp_dtype_t dt, size_t n, int lay
         }
         cut[r] = c > n ? n : c;
     }
-    for (int a = 1; a < k; a++) /* sorted */
-        for (int b = a + 1; b < k; b++)
-            if (cut[b] < cut[a]) {
-                const size_t t = cut[a];
-                cut[a] = cut[b];
-                cut[b] = t;
-            }
+    gc_sort_cuts(cut, k);
 }
 
 /* The group's reduction of x (xm: the array in the members' memory; xh: on the host) cut at cut[], against want
@@ -489,13 +494,7 @@ static inline void gc_scan_cuts(const gp_group_t *g, gp_dtype_t dt, size_t n, in
         else if (layout == 1) c = (size_t)(tc_next() % (T + 1)) * 4096;
         cut[r] = c > n ? n : c;
     }
-    for (int a = 1; a < k; a++)
-        for (int b = a + 1; b < k; b++)
-            if (cut[b] < cut[a]) {
-                const size_t t = cut[a];
-                cut[a] = cut[b];
-                cut[b] = t;
-            }
+    gc_sort_cuts(cut, k);
 }
 
 /* gp_group_scan against ref's gp_scan_acc over the whole array, bit for bit: dtypes, ops and accumulators, inclusive
@@ -661,13 +660,7 @@ static inline void gc_test_segmented(gp_group_t *g, gp_ctx_t *ref, const char *w
                         const size_t e = nseg ? (size_t)off[s] + 16384 * (tc_next() % 3) + (tc_next() % 3) - 1 : 0;
                         cut[r] = e > n ? n : e;
                     }
-                    for (int a = 1; a < k; a++)
-                        for (int b = a + 1; b < k; b++)
-                            if (cut[b] < cut[a]) {
-                                const size_t t = cut[a];
-                                cut[a] = cut[b];
-                                cut[b] = t;
-                            }
+                    gc_sort_cuts(cut, k);
                 }
                 gc_shards_t xs;
                 gc_shards_make(g, xh, es, cut, &xs);
