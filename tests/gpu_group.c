@@ -10,12 +10,7 @@
 
 static void run_suite(gp_group_t *g, gp_ctx_t *ref, const char *what, int deep)
 {
-    gc_test_reduce_all(g, ref, what);
-    gc_test_ops(g, ref, what);
-    gc_test_split(g, what);
-    gc_test_errors(g, what);
-    gc_test_scan(g, ref, what);
-    gc_test_segmented(g, ref, what);
+    gc_run_suite(g, ref, what);
     if (deep) gc_test_reduce_deep(g, ref, 2 * 4096 + 37, what);
 }
 

@@ -705,4 +705,15 @@ static inline void gc_test_segmented(gp_group_t *g, gp_ctx_t *ref, const char *w
            what, gc_quick ? "3 cases" : "8 dtype x op cases", tc_fail == before ? "ok" : "FAILED");
 }
 
+/* The suite every group runs against a context of its members' kind (views into one array: the members share it). */
+static inline void gc_run_suite(gp_group_t *g, gp_ctx_t *ref, const char *what)
+{
+    gc_test_reduce_all(g, ref, what);
+    gc_test_ops(g, ref, what);
+    gc_test_split(g, what);
+    gc_test_errors(g, what);
+    gc_test_scan(g, ref, what);
+    gc_test_segmented(g, ref, what);
+}
+
 #endif

@@ -21,12 +21,7 @@ int main(void)
         CHECK(strcmp(gp_group_transport(g), "emulated") == 0, "transport %s", gp_group_transport(g));
         char what[64];
         snprintf(what, sizeof what, "cpu x%d", sizes[s]);
-        gc_test_reduce_all(g, ref, what);
-        gc_test_ops(g, ref, what);
-        gc_test_split(g, what);
-        gc_test_errors(g, what);
-        gc_test_scan(g, ref, what);
-        gc_test_segmented(g, ref, what);
+        gc_run_suite(g, ref, what);
         if (sizes[s] == 2) gc_test_copies(g, ref, what);
         if (sizes[s] == 3) gc_test_reduce_deep(g, ref, 4100, what);
         gp_group_destroy(g);
