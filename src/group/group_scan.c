@@ -32,7 +32,7 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
     gp_status_t st = GP_OK;
     size_t *all = calloc((size_t)P, sizeof *all);
     unsigned char *carry = calloc((size_t)L, 16), *host = NULL;
-    int *has = calloc((size_t)L, sizeof *has), *feeds = calloc((size_t)P, sizeof *feeds);
+    int *has = calloc((size_t)L, sizeof *has) /* member i scans from a carry */, *feeds = calloc((size_t)P, sizeof *feeds);
     void **dev = calloc(2 * (size_t)L, sizeof *dev);
     if (!all || !carry || !has || !dev || !feeds) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d ranks", fn, P);
@@ -56,7 +56,6 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
         }
         if (feeds[r] && all[r] / GP__SCAN_TILE > maxt) maxt = all[r] / GP__SCAN_TILE;
     }
-    for (int i = 0; i < L; i++) has[i] = feeds[g->rank0 + i]; /* for now: whether member i computes aggregates */
     /* 1-2. the aggregates of every rank but the last, gathered to the host (rank r's at host + r * maxt) */
     if (maxt) {
         size_t hbytes;
@@ -68,7 +67,7 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
         GP_TRY(gp__group_host_scratch(g, 0, hbytes, &hp));
         host = hp;
         for (int i = 0; i < L; i++) {
-            const size_t nt = has[i] ? counts[i] / GP__SCAN_TILE : 0;
+            const size_t nt = feeds[g->rank0 + i] ? counts[i] / GP__SCAN_TILE : 0;
             GP_TRY(gp__group_scratch(g, i, 0, maxt * aa, &dev[i]));
             if (!nt) continue;
             if (g->gpu) {
@@ -80,7 +79,7 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
         }
         if (L == P) { /* every rank is here: read each member's aggregates */
             for (int i = 0; i < L; i++)
-                if (has[i] && all[i])
+                if (feeds[i] && all[i])
                     GP_TRY(gp__group_to_host(g, i, host + (size_t)i * maxt * aa, dev[i], all[i] / GP__SCAN_TILE * aa));
         } else {
             for (int i = 0; i < L; i++) GP_TRY(gp__group_scratch(g, i, 1, (size_t)P * maxt * aa, &dev[L + i]));
