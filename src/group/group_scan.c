@@ -32,7 +32,8 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
     gp_status_t st = GP_OK;
     size_t *all = calloc((size_t)P, sizeof *all);
     unsigned char *carry = calloc((size_t)L, 16), *host = NULL;
-    int *has = calloc((size_t)L, sizeof *has) /* member i scans from a carry */, *feeds = calloc((size_t)P, sizeof *feeds);
+    int *has = calloc((size_t)L, sizeof *has);     /* member i scans from a carry */
+    int *feeds = calloc((size_t)P, sizeof *feeds); /* rank r's tiles feed a later rank's carry */
     void **dev = calloc(2 * (size_t)L, sizeof *dev);
     if (!all || !carry || !has || !dev || !feeds) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d ranks", fn, P);
@@ -98,7 +99,8 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
                 has[i] = before > 0;
                 memcpy(carry + (size_t)i * 16, c, aa);
             }
-            if (feeds[r] && all[r]) GP_TRY(gp__scan_fold(op, a, all[r] / GP__SCAN_TILE, host + (size_t)r * maxt * aa, c));
+            if (feeds[r] && all[r])
+                GP_TRY(gp__scan_fold(op, a, all[r] / GP__SCAN_TILE, host + (size_t)r * maxt * aa, c));
             before += all[r];
         }
     }
