@@ -281,4 +281,22 @@ const lab_version_t lab_gemm_versions[] = {
 };
 const int lab_gemm_nversions = (int)(sizeof lab_gemm_versions / sizeof lab_gemm_versions[0]);
 
+/* the tensor-core progression: each row is a kernel of src/matrix/ run by gp_gemm_ex (sel: gp__gemm_tc_path) */
+const lab_version_t lab_gemm_tc_versions[] = {
+    {11, "gemm_v11_mma_sync", 1, "tensor cores by warp: mma.sync m16n8k16 (TF32 m16n8k8), 128 x 128 tiles, 8 warps, "
+     "ldmatrix fragments, a 4-stage cp.async ring", "sm_80 and later", 0, 1, 0, NULL},
+    {12, "gemm_v12_wgmma", 1, "Hopper's warpgroup MMA: m64n256k16 from shared-memory descriptors, 128-byte swizzle, "
+     "one group in flight; every thread copies (cp.async)", "sm_90a; operands K-major", 0, 2, 0, NULL},
+    {13, "gemm_v13_tma_warp_specialized", 1, "the copy engine (TMA) fills a 4-stage ring, full / empty mbarriers, a "
+     "producer warpgroup at 40 registers, two consumer warpgroups at 232", "sm_90a", 0, 3, 0, NULL},
+    {14, "gemm_v14_two_blocks_per_sm", 1, "128 x 128 tiles, 3 stages, one producer warp: two blocks per SM, so one "
+     "block's fill and epilogue hide under the other's main loop", "sm_90a", 0, 4, 0, NULL},
+    {15, "gemm_v15_cluster_multicast", 1, "clusters of two blocks along M: each fetches half of their shared B tile, "
+     "TMA multicast writes it into both (a third less L2 traffic)", "sm_90a", 0, 5, 0, NULL},
+    {16, "gemm_v16_cluster_128", 1, "v14's tiles in clusters of two (multicast B)", "sm_90a", 0, 6, 0, NULL},
+    {92, "gemm_tc_cpu_backend", 0, "CPU backend: inputs rounded as the tensor cores take them, f64 GEMM", "", 512, 0,
+     0, NULL},
+};
+const int lab_gemm_tc_nversions = (int)(sizeof lab_gemm_tc_versions / sizeof lab_gemm_tc_versions[0]);
+
 } /* extern "C" */

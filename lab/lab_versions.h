@@ -37,7 +37,7 @@ typedef struct lab_version {
 } lab_version_t;
 
 /* Which topic a table belongs to, for lab_is_production. */
-typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM } lab_table_t;
+typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM, LAB_T_GEMM_TC } lab_table_t;
 /* 1 when v is the version the library runs in production (read from the family's one place: gp__vec_production_id,
  * GP__TRANSPOSE_PRODUCTION, GP__GEMM_F32_PRODUCTION, the histogram's automatic pick, reduce's gp_reduce row). */
 int lab_is_production(lab_table_t t, const lab_version_t *v);
@@ -72,6 +72,10 @@ typedef gp_status_t (*lab_sgemm_fn)(gp_ctx_t *ctx, size_t M, size_t N, size_t K,
                                     float *C, cudaStream_t stream);
 extern const lab_version_t lab_gemm_versions[];
 extern const int lab_gemm_nversions;
+/* The tensor-core GEMM (gp_gemm_ex, `gpuprim lab gemm --precision tf32|bf16|fp16`): sel is the kernel the library
+ * runs (gp__gemm_tc_path: 1 mma.sync, 2 wgmma fed by cp.async, 3..6 the TMA kernel's shapes); fn unused. */
+extern const lab_version_t lab_gemm_tc_versions[];
+extern const int lab_gemm_tc_nversions;
 
 /* histogram (histogram.c): sel is the strategy (GP__HS_*), arg the cluster size; fn unused. */
 extern const lab_version_t lab_hist_versions[];

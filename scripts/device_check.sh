@@ -12,7 +12,8 @@
 #   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
 #   prof: Nsight Compute over the scan kernels (prof.txt); tc: issue 17's tensor-core GEMM tests, sanitizers, bench
 #   gemm --precision (tc.txt); group: issue 16's sharded primitives, sanitizers, CLI --devices, bench group
-#   (group.txt).
+#   (group.txt); tclab: lab gemm --precision bf16 / fp16 / tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
+#   ours and cuBLAS's kernels (tcprof.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -400,6 +401,32 @@ if [[ " $steps " == *" tc "* ]]; then
   } >"$OUT/tc.txt" 2>&1
   note "tc: $(grep -E 'tests passed|tests failed' "$OUT/tc.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|passed|gemm_ex|^op " "$OUT/tc.txt" | head -50
+fi
+
+if [[ " $steps " == *" tclab "* ]]; then
+  # issue 17: the tensor-core progression, each version checked and timed against cublasGemmEx (tclab.txt):
+  # lab gemm --precision bf16 / fp16 / tf32 at 4096, bf16 at 8192.
+  G=$B/gpuprim
+  {
+    for p in bf16 fp16 tf32; do echo "### lab gemm --precision $p"; $G lab gemm --precision $p; done
+    echo "### lab gemm --precision bf16 --size 8192"; $G lab gemm --precision bf16 --size 8192 --reps 3
+  } >"$OUT/tclab.txt" 2>&1
+  note "tclab: $(grep -c ' ok$' "$OUT/tclab.txt") versions ok, $(grep -c FAIL "$OUT/tclab.txt") failed"
+  grep -E "^== |cublas:|^[0-9][0-9] " "$OUT/tclab.txt" | head -40
+fi
+
+if [[ " $steps " == *" tcprof "* ]]; then
+  # issue 17: Nsight Compute over BF16 4096^3 — ours and cuBLAS's kernels alike (every launch of one bench row:
+  # fills, our kernel, cuBLAS's), speed of light, occupancy, warp stalls, memory (tcprof.txt); clocks left alone.
+  G=$B/gpuprim
+  {
+    timeout 300 ncu --clock-control none --kernel-name-base demangled --launch-skip 0 --launch-count 8 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section LaunchStats --section ComputeWorkloadAnalysis \
+      $G bench gemm --precision bf16 -b 4096 -e 4096 --reps 1 --warmup 1 2>&1 | tail -700
+  } >"$OUT/tcprof.txt" 2>&1
+  note "tcprof: $(grep -c 'Duration' "$OUT/tcprof.txt") kernels profiled"
+  grep -E '^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Cluster Size|Registers Per|Waves Per SM|Warp Cycles Per Issued' "$OUT/tcprof.txt" | head -60
 fi
 
 if [[ " $steps " == *" group "* ]]; then

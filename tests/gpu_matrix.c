@@ -134,6 +134,37 @@ static void versions_transpose(gp_ctx_t *ctx)
     }
 }
 
+/* The TMA kernel's four shapes (128 x 256 or 128 x 128 tiles, clusters of 1 or 2) on the same operands: the same bits
+ * (each C element is the same chain of k16 / k8 wgmma steps whatever the tile width), so the shape chosen per problem
+ * never changes a result. Rows odd and wider than one tile, a B read MN-major and one K-major (TF32). */
+static void tma_shapes_same_bits(gp_ctx_t *ctx, gp_stream_t s)
+{
+    static const gp_gemm_precision_t ps[] = {GP_GEMM_TF32, GP_GEMM_BF16, GP_GEMM_FP16};
+    static const gp_dtype_t cs[] = {GP_F32, GP_F32, GP_F16};
+    const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR};
+    const size_t m = 389, n = 700, k = 333;
+    for (int pi = 0; pi < 3; pi++) {
+        mc_mat_t a, b, c;
+        mc_make_tc(ctx, &a, mc_in_dtype(ps[pi]), m, k, rr[0], 0, 0);
+        mc_make_tc(ctx, &b, mc_in_dtype(ps[pi]), k, n, rr[1], 0, 0);
+        mc_make_tc(ctx, &c, cs[pi], m, n, rr[2], 0, 1);
+        const size_t bytes = c.span * gp_dtype_size(cs[pi]);
+        unsigned char *first = malloc(bytes), *got = malloc(bytes);
+        for (int path = 3; path <= 6; path++) {
+            gp__gemm_tc_path = path;
+            OK(gp_gemm_ex(ctx, ps[pi], GP_OP_N, GP_OP_N, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
+            OK(gp_stream_sync(ctx, s));
+            mc_fetch(ctx, &c, path == 3 ? first : got);
+            if (path > 3)
+                CHECK(memcmp(first, got, bytes) == 0, "gemm_ex %s %zu x %zu x %zu: TMA shape %d's bits differ from 128 x 256's",
+                      gp_gemm_precision_name(ps[pi]), m, n, k, path);
+        }
+        gp__gemm_tc_path = 0;
+        free(first), free(got);
+        mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
+    }
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_matrix");
@@ -155,15 +186,24 @@ int main(void)
     printf("  gemm f32 f64, ops NN NT TN TT x every layout triple, m n k 0 1 odd, beta 0 on NaN c, refusals: %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
-    for (int path = 0; path < 3; path++) { /* on sm_90: wgmma fed by TMA, mma.sync, wgmma fed by cp.async */
+    /* on sm_90: the production choice, mma.sync, wgmma fed by cp.async, then the TMA kernel in each of its shapes */
+    static const char *const paths[] = {"production: wgmma + TMA on sm_90, shape chosen per problem", "mma.sync",
+                                        "wgmma, cp.async", "TMA 128 x 256", "TMA 128 x 128, two blocks per SM",
+                                        "TMA 128 x 256, clusters of 2 sharing B", "TMA 128 x 128, clusters of 2"};
+    for (int path = 0; path < 7; path++) {
+        before = tc_fail;
         gp__gemm_tc_path = path;
         mc_gemm_ex_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         mc_gemm_batched_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         printf("  gemm_ex tf32 / bf16 / fp16 (f32 or 16-bit c) on the tensor cores (%s), ops x layouts, odd shapes, "
-               "misaligned rows, TF32 rounding, batched = one by one, refusals: %s\n", path == 1 ? "mma.sync" : path == 2 ? "wgmma, cp.async" : "production: wgmma + TMA on sm_90",
+               "misaligned rows, TF32 rounding, batched = one by one, refusals: %s\n", paths[path],
                tc_fail == before ? "ok" : "FAILED");
     }
     gp__gemm_tc_path = 0;
+    before = tc_fail;
+    gp_device_info_t di;
+    if (gp_device_info(0, &di) == GP_OK && di.cc_major == 9) tma_shapes_same_bits(ctx, s);
+    printf("  gemm_ex: the TMA kernel's four tile / cluster shapes give the same bits: %s\n", tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     versions_gemm(ctx);
     variants_gemm(ctx);

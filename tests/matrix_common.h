@@ -405,6 +405,31 @@ static inline void mc_make_tc(gp_ctx_t *ctx, mc_mat_t *m, gp_dtype_t dt, size_t 
     mc_make(ctx, m, dt, rows, cols, l, pad, poison);
 }
 
+/* element (i, j) of gp_gemm_ex's result got against a long double reference over the rounded inputs (below) */
+static inline int mc_gemm_ex_ok(gp_gemm_precision_t p, gp_dtype_t cdt, gp_op_t oa, gp_op_t ob, const mc_mat_t *a,
+                                const mc_mat_t *b, const mc_mat_t *c, const unsigned char *got, size_t i, size_t j,
+                                size_t k, double alpha, double beta, int show)
+{
+    const double u = 1.0 / 16777216.0, uo = cdt == GP_BF16 ? 1.0 / 256 : cdt == GP_F16 ? 1.0 / 2048 : 0.0;
+    long double ref = 0, mag = 0;
+    for (size_t q = 0; q < k && alpha != 0.0; q++) {
+        const double x = oa == GP_OP_N ? mc_tc_get(p, &a->host, a->host.data, i, q) : mc_tc_get(p, &a->host, a->host.data, q, i);
+        const double y = ob == GP_OP_N ? mc_tc_get(p, &b->host, b->host.data, q, j) : mc_tc_get(p, &b->host, b->host.data, j, q);
+        ref += (long double)x * y, mag += fabsl((long double)x * y);
+    }
+    ref *= (float)alpha, mag *= fabs((float)alpha);
+    if (beta != 0.0) {
+        const double c0 = mc_tc_get(GP_GEMM_FP32, &c->host, c->host.data, i, j);
+        ref += (long double)(float)beta * c0, mag += fabsl((long double)beta * c0);
+    }
+    const double g = mc_tc_get(GP_GEMM_FP32, &c->host, got, i, j);
+    const double tol = (4.0 * sqrt((double)k) + 8.0) * u * (double)mag + uo * fabs((double)ref) +
+                       (cdt == GP_F16 ? 0x1p-24 : 1e-300); /* an f16 subnormal: half of 2^-24 */
+    const int ok = fabs(g - (double)ref) <= tol;
+    if (!ok && show) fprintf(stderr, "    gemm_ex (%zu, %zu): got %.9g want %.9Lg tol %.3g\n", i, j, g, ref, tol);
+    return ok;
+}
+
 /* One gp_gemm_ex against a long double reference over the rounded inputs: |got - ref| <= (4 sqrt(k) + 8) u32
  * (|alpha| sum |a||b| + |beta c|) (f32 accumulation), plus half an ulp of a 16-bit c; beta = 0 runs on NaN c;
  * padding keeps its bytes. off: elements the operands start past their allocation (misaligned rows). */
@@ -422,30 +447,14 @@ static inline void mc_gemm_ex_case(gp_ctx_t *ctx, gp_stream_t s, gp_gemm_precisi
     OK(gp_stream_sync(ctx, s));
     unsigned char *got = malloc(c.span * es + 8);
     mc_fetch(ctx, &c, got);
-    const double u = 1.0 / 16777216.0, uo = cdt == GP_BF16 ? 1.0 / 256 : cdt == GP_F16 ? 1.0 / 2048 : 0.0;
     size_t bad = 0;
+    /* rows in parallel (the reference is the slow part); the first misses printed afterwards, in order */
+#pragma omp parallel for reduction(+ : bad) schedule(dynamic, 8)
     for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            long double ref = 0, mag = 0;
-            for (size_t q = 0; q < k && alpha != 0.0; q++) {
-                const double x = oa == GP_OP_N ? mc_tc_get(p, &a.host, a.host.data, i, q) : mc_tc_get(p, &a.host, a.host.data, q, i);
-                const double y = ob == GP_OP_N ? mc_tc_get(p, &b.host, b.host.data, q, j) : mc_tc_get(p, &b.host, b.host.data, j, q);
-                ref += (long double)x * y, mag += fabsl((long double)x * y);
-            }
-            ref *= (float)alpha, mag *= fabs((float)alpha);
-            if (beta != 0.0) {
-                const double c0 = mc_tc_get(GP_GEMM_FP32, &c.host, c.host.data, i, j);
-                ref += (long double)(float)beta * c0, mag += fabsl((long double)beta * c0);
-            }
-            const double g = mc_tc_get(GP_GEMM_FP32, &c.host, got, i, j);
-            const double tol = (4.0 * sqrt((double)k) + 8.0) * u * (double)mag + uo * fabs((double)ref) +
-                               (cdt == GP_F16 ? 0x1p-24 : 1e-300); /* an f16 subnormal: half of 2^-24 */
-            if (!(fabs(g - (double)ref) <= tol)) {
-                if (bad < 3)
-                    fprintf(stderr, "    gemm_ex (%zu, %zu): got %.9g want %.9Lg tol %.3g\n", i, j, g, ref, tol);
-                bad++;
-            }
-        }
+        for (size_t j = 0; j < n; j++) bad += !mc_gemm_ex_ok(p, cdt, oa, ob, &a, &b, &c, got, i, j, k, alpha, beta, 0);
+    for (size_t i = 0, shown = 0; bad && i < m && shown < 3; i++)
+        for (size_t j = 0; j < n && shown < 3; j++)
+            shown += !mc_gemm_ex_ok(p, cdt, oa, ob, &a, &b, &c, got, i, j, k, alpha, beta, 1);
     size_t pad_changed = 0;
     const size_t inner = mc_inner(m, n, c.host.layout);
     for (size_t e = 0; e < c.span; e++)

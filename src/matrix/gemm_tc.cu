@@ -99,6 +99,14 @@ gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t o
 
 int gp__gemm_tc_path = 0;
 
+/* the TMA kernel's shape for one problem (never the batch size: a batch gets each problem's bits alone) */
+int gp__gemm_wgmma_pick(size_t M, size_t N, int sms)
+{
+    const size_t t256 = (M + 127) / 128 * ((N + 255) / 256);
+    if (N <= 128 || t256 < 2 * (size_t)sms) return GP__WG_TMA_128x128;
+    return GP__WG_TMA_128x256_C2;
+}
+
 /* one GEMM (or, on sm_90, a batch bt of them in one launch) */
 static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
                           const gp__batch_t *bt, cudaStream_t stream)
@@ -116,11 +124,12 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
     /* Hopper (sm_90): wgmma, both operands K-major with aligned rows (TF32: rounded in the same pass) */
     if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
         const int t = prec == GP_GEMM_TF32;
+        const int wk = gp__gemm_tc_path == 2 ? GP__WG_CPASYNC : gp__gemm_tc_path >= 3 ? gp__gemm_tc_path : GP__WG_AUTO;
         gp__batch_t b = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
         const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
         /* a 16-bit N-inner B with 16-byte rows and strides goes to the TMA kernel as it is (the wgmma's transpose
          * bit reads it MN-major): no transpose pass */
-        const int bmn = !t && !g->b_kin && K && gp__gemm_wgmma_tma_ok(g, K, gp__gemm_tc_path != 2) &&
+        const int bmn = !t && !g->b_kin && K && gp__gemm_wgmma_tma_ok(g, K, wk) &&
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
         const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
                      wb = K && !bmn && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
@@ -139,7 +148,7 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         }
         q.a_kin = 1;
         q.b_kin = bmn ? 0 : 1;
-        return gp__gemm_wgmma(prec, cdt, &q, K, &b, gp__gemm_tc_path != 2, stream);
+        return gp__gemm_wgmma(prec, cdt, &q, K, &b, wk, ctx->sm_count, stream);
     }
 #endif
     (void)bt; /* the mma.sync kernels run one problem */

@@ -16,6 +16,8 @@
 
 #include <cuda.h> /* CUtensorMap and its enums only: the driver entry point is fetched through the runtime */
 #include <stdint.h>
+#include <string.h>
+#include <type_traits>
 
 namespace {
 
@@ -54,29 +56,45 @@ __device__ __forceinline__ uint64_t desc(unsigned addr)
            ((uint64_t)1 << 62);
 }
 
-/* the 128 accumulators of an m64n256 wgmma: the register list and the operands */
-#define GP_WG_REGS "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}"
-#define GP_WG_OUTS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+/* the accumulators of an m64n256 (128 registers) or m64n128 (64) wgmma: the register lists and the operands */
+#define GP_WG_R64 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define GP_WG_R128 GP_WG_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+#define GP_WG_O64 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define GP_WG_O128 GP_WG_O64, "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-/* m64n256k16 on a 16-bit type TY, f32 accumulators; TB: B is MN-major (N-inner in shared memory: the wgmma's
+/* one wgmma of N = 256 or 128 columns (f32 accumulators) from two descriptors; OP: the instruction's name up to its
+ * operands, TAIL: the operands after the descriptors (scales, and for 16-bit types the transpose bits) */
+#define GP_WG_ASM(N, OP, TAIL) GP_WG_ASM_##N(OP, TAIL)
+#define GP_WG_ASM_256(OP, TAIL)                                                                                    \
+    asm volatile(OP " {" GP_WG_R128 "}, %128, %129, " TAIL ";\n" : GP_WG_O128 : "l"(da), "l"(db))
+#define GP_WG_ASM_128(OP, TAIL)                                                                                    \
+    asm volatile(OP " {" GP_WG_R64 "}, %64, %65, " TAIL ";\n" : GP_WG_O64 : "l"(da), "l"(db))
+
+/* m64nNk16 on a 16-bit type TY, f32 accumulators; TB: B is MN-major (N-inner in shared memory: the wgmma's
  * transpose bit) */
 #define GP_WG16(NAME, TY)                                                                                          \
-    template <int TB> __device__ __forceinline__ void NAME(float *d, uint64_t da, uint64_t db)                     \
+    template <int N, int TB> __device__ __forceinline__ void NAME(float *d, uint64_t da, uint64_t db)              \
     {                                                                                                              \
-        if constexpr (TB)                                                                                          \
-            asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " " GP_WG_REGS                   \
-                         ", %128, %129, 1, 1, 1, 0, 1;\n" : GP_WG_OUTS : "l"(da), "l"(db));                       \
-        else                                                                                                       \
-            asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " " GP_WG_REGS                   \
-                         ", %128, %129, 1, 1, 1, 0, 0;\n" : GP_WG_OUTS : "l"(da), "l"(db));                       \
+        if constexpr (N == 256 && TB) {                                                                            \
+            GP_WG_ASM(256, "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY, "1, 1, 1, 0, 1");             \
+        } else if constexpr (N == 256) {                                                                           \
+            GP_WG_ASM(256, "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY, "1, 1, 1, 0, 0");             \
+        } else if constexpr (TB) {                                                                                 \
+            GP_WG_ASM(128, "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY, "1, 1, 1, 0, 1");             \
+        } else {                                                                                                   \
+            GP_WG_ASM(128, "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY, "1, 1, 1, 0, 0");             \
+        }                                                                                                          \
     }
 GP_WG16(wgmma_bf16, "bf16")
 GP_WG16(wgmma_f16, "f16")
 #undef GP_WG16
-__device__ __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db)
+template <int N> __device__ __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db)
 {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GP_WG_REGS ", %128, %129, 1, 1, 1;\n"
-                 : GP_WG_OUTS : "l"(da), "l"(db));
+    if constexpr (N == 256) {
+        GP_WG_ASM(256, "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", "1, 1, 1");
+    } else {
+        GP_WG_ASM(128, "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", "1, 1, 1");
+    }
 }
 
 /* shared-memory matrix descriptor of an MN-major 16-bit operand, 128-byte swizzle: 8-element k groups 1024 bytes
@@ -87,31 +105,56 @@ __device__ __forceinline__ uint64_t desc_mn(unsigned addr)
            ((uint64_t)1 << 62);
 }
 
-/* C rows [row0, row0 + 64) x columns [n0, n0 + 256) from a warpgroup's accumulators: d[4 j + q] is row 16 w + g
- * (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q); alpha * acc + beta * C in f32, written as OT */
-template <int P, typename OT>
+/* c's value in f32: alpha * acc (+ beta * old) */
+template <int P, typename OT> __device__ __forceinline__ float c_in(OT old)
+{
+    if constexpr (sizeof(OT) == 4) return old;
+    else if constexpr (P == 3) return gp__f16_bits_to_f32(old);
+    else return gp__bf16_bits_to_f32(old);
+}
+template <int P, typename OT> __device__ __forceinline__ OT c_out(float v)
+{
+    if constexpr (sizeof(OT) == 4) return v;
+    else if constexpr (P == 3) return gp__f32_to_f16(v);
+    else return gp__f32_to_bf16(v);
+}
+
+/* C rows [row0, row0 + 64) x columns [n0, n0 + 8 NJ) from a warpgroup's accumulators: d[4 j + q] is row 16 w + g
+ * (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q); alpha * acc + beta * C in f32, written as OT. vec (C and ldc
+ * hold every even column at a multiple of two elements): the two columns of a row in one store */
+template <int P, typename OT, int NJ>
 __device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size_t ldc, size_t M, size_t N, size_t row0,
-                                        size_t n0, float alpha, float beta)
+                                        size_t n0, float alpha, float beta, int vec)
 {
     const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3;
+    typedef typename std::conditional<sizeof(OT) == 4, float2, unsigned>::type V; /* two OTs */
 #pragma unroll
-    for (int j = 0; j < 32; j++)
+    for (int j = 0; j < NJ; j++)
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const size_t i = row0 + w * 16 + g + (q >> 1) * 8, c = n0 + j * 8 + 2 * t + (q & 1);
+        for (int h = 0; h < 2; h++) {
+            const size_t i = row0 + w * 16 + g + h * 8, c = n0 + j * 8 + 2 * t;
             if (i >= M || c >= N) continue;
             OT *p = C + i * ldc + c;
-            float v = alpha * d[4 * j + q];
-            if (beta != 0.0f) {
-                float old;
-                if constexpr (sizeof(OT) == 4) old = *p;
-                else if constexpr (P == 3) old = gp__f16_bits_to_f32(*p);
-                else old = gp__bf16_bits_to_f32(*p);
-                v = fmaf(beta, old, v);
+            float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+            if (vec && c + 1 < N) {
+                if (beta != 0.0f) {
+                    const V o = *(const V *)p;
+                    OT o2[2];
+                    memcpy(o2, &o, sizeof o);
+                    v0 = fmaf(beta, c_in<P, OT>(o2[0]), v0), v1 = fmaf(beta, c_in<P, OT>(o2[1]), v1);
+                }
+                const OT r[2] = {c_out<P, OT>(v0), c_out<P, OT>(v1)};
+                V o;
+                memcpy(&o, r, sizeof o);
+                *(V *)p = o;
+                continue;
             }
-            if constexpr (sizeof(OT) == 4) *p = v;
-            else if constexpr (P == 3) *p = gp__f32_to_f16(v);
-            else *p = gp__f32_to_bf16(v);
+            if (beta != 0.0f) v0 = fmaf(beta, c_in<P, OT>(p[0]), v0);
+            p[0] = c_out<P, OT>(v0);
+            if (c + 1 < N) {
+                if (beta != 0.0f) v1 = fmaf(beta, c_in<P, OT>(p[1]), v1);
+                p[1] = c_out<P, OT>(v1);
+            }
         }
 }
 
@@ -170,9 +213,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) { /* 32 bytes of K each: k16 (16-bit) or k8 (TF32) */
-            if (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
-            else if (P == 3) wgmma_f16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
-            else wgmma_bf16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            if (P == 1) wgmma_tf32<BN>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            else if (P == 3) wgmma_f16<BN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+            else wgmma_bf16<BN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
         }
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -180,7 +223,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 
-    store_c<P, OT>(d, C, ldc, M, N, m0 + wg * 64, n0, alpha, beta);
+    store_c<P, OT, BN / 8>(d, C, ldc, M, N, m0 + wg * 64, n0, alpha, beta, 0);
 #endif
 }
 
@@ -223,83 +266,139 @@ __device__ __forceinline__ void tma_3d(unsigned dst, const CUtensorMap *map, int
                  : "memory");
 }
 
-/* BT: B MN-major (N-inner in global memory, 16-bit types): four boxes of 64 columns x BK rows per stage, read by
- * the wgmma's transpose bit; else K-major like A */
-template <int P, typename OT, int BT>
-__global__ void __launch_bounds__(384, 1)
+__device__ __forceinline__ void tma_3d_mc(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2, unsigned bar,
+                                          unsigned short mask)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
+                 "[%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask)
+                 : "memory");
+}
+/* one arrival on the mbarrier at CTA-relative address bar in the cluster's CTA `rank` (this one included) */
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* The TMA kernel's shapes: a block tile of 128 x TN — 256: one block per SM, 4 stages, a producer warpgroup that
+ * gives its registers to the consumers (setmaxnreg); 128: two blocks per SM, 3 stages each, one producer warp after
+ * the two consumer warpgroups (288 threads: 112 registers each, where a producer warpgroup would leave 80, too few
+ * for an m64n128 wgmma) —, CL blocks per cluster (2: the pair shares its B tile — each block fetches half of it and the copy
+ * engine writes it into both blocks' shared memory) */
+template <int TN> struct tma_shape {
+    static constexpr int THREADS = TN == 256 ? 384 : 288, STAGES = TN == 256 ? 4 : 3, B_BYTES = TN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8; /* ring, slack, mbarriers */
+};
+
+/* BT: B MN-major (N-inner in global memory, 16-bit types): TN / 64 boxes of 64 columns x BK rows per stage, read by
+ * the wgmma's transpose bit; else K-major like A. vec: C's pairs of columns may be stored as one (store_c). */
+template <int P, typename OT, int BT, int TN, int CL>
+__global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
-             int za, int zb, size_t sc)
+             int za, int zb, size_t sc, int vec)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
 #else
-    constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES;
+    using S = tma_shape<TN>;
+    constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES, STG = S::STAGES, SB = S::STAGE_BYTES;
     extern __shared__ char smem_raw[];
     const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const unsigned bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
+    const unsigned bars = base + STG * SB; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STG + s) */
+    /* grouped order: 8 rows of tiles at a time, column by column (tiles_m even when CL = 2, so a cluster's two
+     * blocks are vertical neighbours with one B tile) */
     const unsigned bid = blockIdx.x, group = 8, per_group = group * tiles_n;
     const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
     const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
-    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * BN;
-    const int wg = threadIdx.x >> 7;
+    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * TN;
+    /* TN 256: warpgroup 0 produces, 1 and 2 consume; TN 128: warpgroups 0 and 1 consume, warp 8 produces */
+    const int wg = threadIdx.x >> 7, producer = TN == 256 ? wg == 0 : wg == 2, cw = TN == 256 ? wg - 1 : wg;
+    const unsigned lead = TN == 256 ? 0 : 256; /* the producer's one working thread */
     const size_t KT = (K + BK - 1) / BK;
+    unsigned rank = 0;
+    if constexpr (CL > 1) asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; s++) {
+        for (int s = 0; s < STG; s++) {
             mbar_init(bars + 8 * s, 1);
-            mbar_init(bars + 8 * (STAGES + s), 2);
+            mbar_init(bars + 8 * (STG + s), 2 * CL); /* both consumer warpgroups of every block the stage feeds */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
-    if (wg == 0) { /* producer */
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
+    if constexpr (CL > 1) cluster_sync(); /* the peer's barriers exist before anything is sent to them */
+    else __syncthreads();
+    if (producer) {
+        if constexpr (TN == 256) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == lead) {
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmA) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmB) : "memory");
             for (size_t kt = 0; kt < KT; kt++) {
-                const int s = (int)(kt % STAGES);
-                const unsigned ph = (unsigned)((kt / STAGES) & 1), full = bars + 8 * s, st = base + s * STAGE_BYTES;
-                mbar_wait(bars + 8 * (STAGES + s), ph ^ 1); /* a fresh barrier passes parity 1 at once */
-                mbar_expect_tx(full, STAGE_BYTES);
-                tma_3d(st, &tmA, (int)(kt * BK), (int)m0, za * (int)blockIdx.y, full);
-                if constexpr (BT)
+                const int s = (int)(kt % STG);
+                const unsigned ph = (unsigned)((kt / STG) & 1), full = bars + 8 * s, st = base + s * SB;
+                /* a fresh barrier passes parity 1 at once; with CL = 2 the stage is free in both blocks */
+                mbar_wait(bars + 8 * (STG + s), ph ^ 1);
+                mbar_expect_tx(full, SB);
+                const int k0 = (int)(kt * BK), z = zb * (int)blockIdx.y;
+                tma_3d(st, &tmA, k0, (int)m0, za * (int)blockIdx.y, full);
+                if constexpr (BT) {
+                    constexpr int NB = TN / 64 / CL; /* boxes of 64 columns this block fetches */
 #pragma unroll
-                    for (int j = 0; j < BN / 64; j++)
-                        tma_3d(st + A_BYTES + j * 8192, &tmB, (int)n0 + 64 * j, (int)(kt * BK), zb * (int)blockIdx.y,
-                               full);
-                else
-                    tma_3d(st + A_BYTES, &tmB, (int)(kt * BK), (int)n0, zb * (int)blockIdx.y, full);
+                    for (int j = 0; j < NB; j++) {
+                        const int box = (int)rank * NB + j;
+                        if constexpr (CL > 1)
+                            tma_3d_mc(st + A_BYTES + box * 8192, &tmB, (int)n0 + 64 * box, k0, z, full, 3);
+                        else tma_3d(st + A_BYTES + box * 8192, &tmB, (int)n0 + 64 * box, k0, z, full);
+                    }
+                } else if constexpr (CL > 1) { /* K-major B: half the tile's rows each */
+                    tma_3d_mc(st + A_BYTES + rank * (TN / 2) * 128, &tmB, k0, (int)n0 + (int)rank * (TN / 2), z, full, 3);
+                } else {
+                    tma_3d(st + A_BYTES, &tmB, k0, (int)n0, z, full);
+                }
             }
         }
     } else { /* consumers */
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        const int cw = wg - 1;
-        float d[128];
+        if constexpr (TN == 256) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        float d[TN / 2];
 #pragma unroll
-        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        for (int i = 0; i < TN / 2; i++) d[i] = 0.0f;
         for (size_t kt = 0; kt < KT; kt++) {
-            const int s = (int)(kt % STAGES);
-            mbar_wait(bars + 8 * s, (unsigned)((kt / STAGES) & 1));
-            const unsigned st = base + s * STAGE_BYTES, sa = st + cw * (64 * 128), sb = st + A_BYTES;
+            const int s = (int)(kt % STG);
+            mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
+            const unsigned st = base + s * SB, sa = st + cw * (64 * 128), sb = st + A_BYTES;
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
             for (int kk = 0; kk < 4; kk++) {
-                if constexpr (P == 1) wgmma_tf32(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                if constexpr (P == 1) wgmma_tf32<TN>(d, desc(sa + kk * 32), desc(sb + kk * 32));
                 else if constexpr (BT) { /* 16 rows of K per step: two 1024-byte groups */
-                    if constexpr (P == 3) wgmma_f16<1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
-                    else wgmma_bf16<1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
-                } else if constexpr (P == 3) wgmma_f16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
-                else wgmma_bf16<0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                    if constexpr (P == 3) wgmma_f16<TN, 1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
+                    else wgmma_bf16<TN, 1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
+                } else if constexpr (P == 3) wgmma_f16<TN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                else wgmma_bf16<TN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
             }
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-            /* the group of tile kt - 1 is done: its stage is free (one arrival per warpgroup) */
-            if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STAGES + (int)((kt - 1) % STAGES)));
+            /* the group of tile kt - 1 is done: its stage is free (one arrival per warpgroup, in every block it
+             * feeds) */
+            if (kt > 0 && (threadIdx.x & 127) == 0) {
+                const unsigned e = bars + 8 * (STG + (int)((kt - 1) % STG));
+                if constexpr (CL > 1)
+#pragma unroll
+                    for (int r = 0; r < CL; r++) mbar_arrive_cluster(e, (unsigned)r);
+                else mbar_arrive(e);
+            }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        store_c<P, OT>(d, C + blockIdx.y * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta);
+        store_c<P, OT, TN / 8>(d, C + blockIdx.y * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta, vec);
     }
+    /* no block leaves while its peer may still arrive on its barriers */
+    if constexpr (CL > 1) cluster_sync();
 #endif
 }
 
@@ -338,23 +437,55 @@ gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size
     return GP_OK;
 }
 
-template <int P, typename OT, int BT>
+template <int P, typename OT, int BT, int TN, int CL>
 gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
 {
-    const unsigned tm = (unsigned)((g->M + BM - 1) / BM), tn = (unsigned)((g->N + BN - 1) / BN);
+    using S = tma_shape<TN>;
+    size_t tm = (g->M + BM - 1) / BM;
+    const size_t tn = (g->N + TN - 1) / TN;
+    if (CL > 1) tm += tm & 1; /* a cluster is two vertical neighbours: an odd last row of tiles gets a partner whose
+                                 rows are all past M (TMA fills them with zeros, nothing is stored) */
+    if (tm * tn > 0x7fffffffu)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x %d", g->M, g->N, TN);
     CUtensorMap ma, mb;
     GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
     if (BT) GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, 128 / (P == 1 ? 4 : 2), 1));
-    else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BN));
-    const size_t smem = SMEM + 2 * STAGES * 8;
+    else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, TN / CL));
+    const size_t ces = sizeof(OT);
+    const int vec = g->ldc % 2 == 0 && (uintptr_t)g->C % (2 * ces) == 0 && (b->count <= 1 || b->sc % 2 == 0);
     gp_status_t st = GP_OK;
-    GP_CUDA_TRY(cudaFuncSetAttribute(gemm_tma<P, OT, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemm_tma<P, OT, BT><<<dim3(tm * tn, (unsigned)b->count), 384, smem, s>>>(
-        ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, tm, tn, b->sa != 0, b->sb != 0,
-        b->sc);
+    auto kern = gemm_tma<P, OT, BT, TN, CL>;
+    GP_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+    {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3((unsigned)(tm * tn), (unsigned)b->count);
+        cfg.blockDim = dim3(S::THREADS);
+        cfg.dynamicSmemBytes = S::SMEM;
+        cfg.stream = s;
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = CL, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
+        cfg.attrs = at;
+        cfg.numAttrs = CL > 1 ? 1 : 0;
+        GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C,
+                                       g->ldc, (unsigned)tm, (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), b->sc,
+                                       vec));
+    }
     return GP_CHECK_LAUNCH("gemm_tma");
 fail:
     return st;
+}
+
+/* kind (GP__WG_*): the tile and cluster shape */
+template <int P, typename OT, int BT>
+gp_status_t tma_kind(const gp__gemm_t *g, size_t K, const gp__batch_t *b, int kind, cudaStream_t s)
+{
+    switch (kind) {
+    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1>(g, K, b, s);
+    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2>(g, K, b, s);
+    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2>(g, K, b, s);
+    default: return launch_tma<P, OT, BT, 256, 1>(g, K, b, s);
+    }
 }
 
 template <int P, typename OT> gp_status_t launch(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
@@ -372,31 +503,33 @@ fail:
 
 } // namespace
 
-extern "C" int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int tma)
+extern "C" int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind)
 {
-    return tma && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu;
+    return kind != GP__WG_CPASYNC && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu;
 }
 
 /* g: A K-major, B K-major or (TMA kernel, 16-bit) N-inner, rows 16-byte aligned (TF32: already rounded); K = 0 when
  * alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                      const gp__batch_t *bt, int tma, cudaStream_t stream)
+                                      const gp__batch_t *bt, int kind, int sms, cudaStream_t stream)
 {
     if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
     const gp__batch_t one = {1, 0, 0, 0};
     const gp__batch_t *b = bt && bt->count > 1 ? bt : &one;
-    /* the TMA kernel unless told otherwise (tma 0) or past its 32-bit coordinates, or K = 0 (nothing to copy) */
-    if (gp__gemm_wgmma_tma_ok(g, K, tma)) {
-        if (prec == GP_GEMM_TF32) return launch_tma<1, float, 0>(g, K, b, stream);
+    /* the TMA kernel unless told otherwise (GP__WG_CPASYNC) or past its 32-bit coordinates, or K = 0 (nothing to
+     * copy) */
+    if (gp__gemm_wgmma_tma_ok(g, K, kind)) {
+        const int k = kind == GP__WG_AUTO ? gp__gemm_wgmma_pick(g->M, g->N, sms) : kind;
+        if (prec == GP_GEMM_TF32) return tma_kind<1, float, 0>(g, K, b, k, stream);
         if (!g->b_kin) { /* B N-inner, read by the transpose bit (the launcher checked 16-bit rows and strides) */
             if (prec == GP_GEMM_FP16)
-                return cdt == GP_F32 ? launch_tma<3, float, 1>(g, K, b, stream) : launch_tma<3, uint16_t, 1>(g, K, b, stream);
-            return cdt == GP_F32 ? launch_tma<2, float, 1>(g, K, b, stream) : launch_tma<2, uint16_t, 1>(g, K, b, stream);
+                return cdt == GP_F32 ? tma_kind<3, float, 1>(g, K, b, k, stream) : tma_kind<3, uint16_t, 1>(g, K, b, k, stream);
+            return cdt == GP_F32 ? tma_kind<2, float, 1>(g, K, b, k, stream) : tma_kind<2, uint16_t, 1>(g, K, b, k, stream);
         }
         if (prec == GP_GEMM_FP16)
-            return cdt == GP_F32 ? launch_tma<3, float, 0>(g, K, b, stream) : launch_tma<3, uint16_t, 0>(g, K, b, stream);
-        return cdt == GP_F32 ? launch_tma<2, float, 0>(g, K, b, stream) : launch_tma<2, uint16_t, 0>(g, K, b, stream);
+            return cdt == GP_F32 ? tma_kind<3, float, 0>(g, K, b, k, stream) : tma_kind<3, uint16_t, 0>(g, K, b, k, stream);
+        return cdt == GP_F32 ? tma_kind<2, float, 0>(g, K, b, k, stream) : tma_kind<2, uint16_t, 0>(g, K, b, k, stream);
     }
     if (!g->a_kin || !g->b_kin)
         return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: an MN-major operand reached the cp.async wgmma kernel");

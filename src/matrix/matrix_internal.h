@@ -74,16 +74,27 @@ GP_INTERNAL gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec,
                                         const gp__batch_t *bt, cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g);
 /* gemm_wgmma.cu (sm_90a, built when GP_HAVE_WGMMA): TF32 / BF16 / FP16 on wgmma; g's operands K-major, rows
- * 16-byte aligned (TF32: rounded); K = 0 when alpha is 0. tma: the TMA + mbarrier kernel with producer / consumer
- * warpgroups; 0: the cp.async one. bt (count <= 65535, strides of 16-byte multiples): a batch in one launch, one
- * grid row per problem. */
+ * 16-byte aligned (TF32: rounded); K = 0 when alpha is 0. kind: GP__WG_CPASYNC the cp.async-fed kernel; else the TMA +
+ * mbarrier kernel with producer / consumer warpgroups, its block tile and cluster named (GP__WG_AUTO: chosen by
+ * gp__gemm_wgmma_pick for the problem on a GPU of sms SMs). bt (count <= 65535, strides of 16-byte multiples): a
+ * batch in one launch, one grid row per problem. */
+enum {
+    GP__WG_CPASYNC = 0,
+    GP__WG_AUTO = 1,
+    GP__WG_TMA_128x256 = 3,
+    GP__WG_TMA_128x128 = 4,      /* two blocks per SM */
+    GP__WG_TMA_128x256_C2 = 5,   /* clusters of two blocks sharing (multicasting) their B tile */
+    GP__WG_TMA_128x128_C2 = 6
+};
 GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                       const gp__batch_t *bt, int tma, cudaStream_t stream);
-/* Whether gp__gemm_wgmma takes the TMA kernel for g (tma requested, K > 0, sizes within its 32-bit coordinates): only
- * that kernel reads an N-inner 16-bit B directly (b_kin 0). */
-GP_INTERNAL int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int tma);
-/* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production one (wgmma fed by TMA), 1 mma.sync, 2 wgmma
- * fed by cp.async (the tests run all three). */
+                                       const gp__batch_t *bt, int kind, int sms, cudaStream_t stream);
+GP_INTERNAL int gp__gemm_wgmma_pick(size_t M, size_t N, int sms);
+/* Whether gp__gemm_wgmma takes the TMA kernel for g (kind not GP__WG_CPASYNC, K > 0, sizes within its 32-bit
+ * coordinates): only that kernel reads an N-inner 16-bit B directly (b_kin 0). */
+GP_INTERNAL int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind);
+/* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production choice (wgmma fed by TMA, shape by
+ * gp__gemm_wgmma_pick), 1 mma.sync, 2 wgmma fed by cp.async, 3..6 the TMA kernel with the GP__WG_TMA_* shape of that
+ * number (the tests run them all; the lab and the tuning bench time them). */
 GP_INTERNAL extern int gp__gemm_tc_path;
 /* gemm_cpu.c: the widest micro-kernel allowed (2 AVX-512, 1 AVX2+FMA, 0 portable; tests lower it), and the one in
  * use */
