@@ -416,17 +416,25 @@ if [[ " $steps " == *" tclab "* ]]; then
 fi
 
 if [[ " $steps " == *" tcprof "* ]]; then
-  # issue 17: Nsight Compute over BF16 4096^3 — ours and cuBLAS's kernels alike (every launch of one bench row:
-  # fills, our kernel, cuBLAS's), speed of light, occupancy, warp stalls, memory (tcprof.txt); clocks left alone.
+  # issue 17: Nsight Compute over BF16 4096^3 (lab gemm --precision bf16: the 4096 check run of each kernel named in
+  # TCPROF_KERNELS, then cuBLAS's first launch), speed of light, occupancy, warp stalls, memory (tcprof.txt); the
+  # SASS fences and barriers of the cluster kernel (sass.txt); clocks left alone.
   G=$B/gpuprim
   {
-    timeout 300 ncu --clock-control none --kernel-name-base demangled --launch-skip 0 --launch-count 8 \
-      --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --section LaunchStats --section ComputeWorkloadAnalysis \
-      $G bench gemm --precision bf16 -b 4096 -e 4096 --reps 1 --warmup 1 2>&1 | tail -700
+    for k in ${TCPROF_KERNELS:-'gemm_tma<2, float, 1, 256, 1>' 'gemm_tma<2, float, 1, 256, 2>'} 'regex:^(sm90|cutlass|nvjet|xmma)'; do
+      skip=1; case $k in regex:*) skip=0; f=$k ;; *) f="regex:$k" ;; esac
+      echo "### ncu $k"
+      timeout 200 ncu --clock-control none --kernel-name-base demangled -k "$f" --launch-skip $skip --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+        --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats \
+        $G lab gemm --precision bf16 --reps 1 --warmup 0 2>&1 | grep -vE '^(1[0-9]|92|==|   )' | tail -170
+    done
   } >"$OUT/tcprof.txt" 2>&1
+  o=$(find $B -name 'gemm_wgmma.cu.o' | head -1)
+  cuobjdump -sass "$o" | awk '/Function :/ {f=$3} /MEMBAR|FENCE|ERRBAR|UCGABAR|SYNCS|CCTL/ {print f, $0}' |
+    grep -E 'ILi2EfLi1ELi256ELi[12]E' | sed 's/^_ZN[^ ]*gemm_tma/gemm_tma/' | head -80 >"$OUT/sass.txt" 2>&1
   note "tcprof: $(grep -c 'Duration' "$OUT/tcprof.txt") kernels profiled"
-  grep -E '^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Cluster Size|Registers Per|Waves Per SM|Warp Cycles Per Issued' "$OUT/tcprof.txt" | head -60
+  grep -E '^### |^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Cluster Size|Registers Per|Waves Per SM|Warp Cycles Per Issued|Max Active Clusters' "$OUT/tcprof.txt" | head -60
 fi
 
 if [[ " $steps " == *" group "* ]]; then

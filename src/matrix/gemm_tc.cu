@@ -104,7 +104,7 @@ int gp__gemm_wgmma_pick(size_t M, size_t N, int sms)
 {
     const size_t t256 = (M + 127) / 128 * ((N + 255) / 256);
     if (N <= 128 || t256 < 2 * (size_t)sms) return GP__WG_TMA_128x128;
-    return GP__WG_TMA_128x256_C2;
+    return GP__WG_TMA_128x256;
 }
 
 /* one GEMM (or, on sm_90, a batch bt of them in one launch) */

@@ -274,11 +274,13 @@ __device__ __forceinline__ void tma_3d_mc(unsigned dst, const CUtensorMap *map, 
                  "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask)
                  : "memory");
 }
-/* one arrival on the mbarrier at CTA-relative address bar in the cluster's CTA `rank` (this one included) */
+/* one arrival on the mbarrier at CTA-relative address bar in the cluster's CTA `rank` (this one included); the
+ * default semantics (release at CTA scope): the arrival only says this block's wgmmas are done reading the stage,
+ * whose completion wgmma.wait_group already guaranteed — a cluster-scope release would fence every arrival */
 __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank)
 {
     asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }
