@@ -416,25 +416,28 @@ if [[ " $steps " == *" tclab "* ]]; then
 fi
 
 if [[ " $steps " == *" tcprof "* ]]; then
-  # issue 17: Nsight Compute over BF16 4096^3 (lab gemm --precision bf16: the 4096 check run of each kernel named in
-  # TCPROF_KERNELS, then cuBLAS's first launch), speed of light, occupancy, warp stalls, memory (tcprof.txt); the
-  # SASS fences and barriers of the cluster kernel (sass.txt); clocks left alone.
+  # issue 17: Nsight Compute at 4096^3 (lab gemm --precision P: the 4096 check run of each of our kernels named, or
+  # cuBLAS's first launch), speed of light, occupancy, warp stalls, memory (tcprof.txt); the SASS fences and barriers
+  # of the 128 x 256 kernels (sass.txt); clocks left alone. TCPROF: "precision|kernel regex|launches to skip" ...
   G=$B/gpuprim
   {
-    for k in ${TCPROF_KERNELS:-'gemm_tma<2, float, 1, 256, 1>' 'gemm_tma<2, float, 1, 256, 2>'} 'regex:^(sm90|cutlass|nvjet|xmma)'; do
-      skip=1; case $k in regex:*) skip=0; f=$k ;; *) f="regex:$k" ;; esac
-      echo "### ncu $k"
-      timeout 200 ncu --clock-control none --kernel-name-base demangled -k "$f" --launch-skip $skip --launch-count 1 \
-        --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
-        --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats \
-        $G lab gemm --precision bf16 --reps 1 --warmup 0 2>&1 | grep -vE '^(1[0-9]|92|==|   )' | tail -170
+    for spec in ${TCPROF:-'bf16|gemm_tma<.int.2, float, .int.1, .int.256, .int.1>|1' \
+                 'bf16|gemm_tma<.int.2, float, .int.1, .int.256, .int.2>|1' 'bf16|^nvjet|0' \
+                 'tf32|gemm_tma<.int.1, float, .int.0, .int.256, .int.1>|1' 'tf32|^nvjet|0'}; do
+      IFS='|' read -r p k skip <<<"$spec"
+      echo "### ncu $p $k (skip $skip)"
+      timeout 200 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip "$skip" \
+        --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+        --section MemoryWorkloadAnalysis --section LaunchStats --section ComputeWorkloadAnalysis \
+        --section SchedulerStats $G lab gemm --precision "$p" --reps 1 --warmup 0 2>&1 |
+        grep -vE '^(1[0-9] |92 |== |id |   [a-z]+: )' | tail -170
     done
   } >"$OUT/tcprof.txt" 2>&1
   o=$(find $B -name 'gemm_wgmma.cu.o' | head -1)
   cuobjdump -sass "$o" | awk '/Function :/ {f=$3} /MEMBAR|FENCE|ERRBAR|UCGABAR|SYNCS|CCTL/ {print f, $0}' |
     grep -E 'ILi2EfLi1ELi256ELi[12]E' | sed 's/^_ZN[^ ]*gemm_tma/gemm_tma/' | head -80 >"$OUT/sass.txt" 2>&1
   note "tcprof: $(grep -c 'Duration' "$OUT/tcprof.txt") kernels profiled"
-  grep -E '^### |^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Cluster Size|Registers Per|Waves Per SM|Warp Cycles Per Issued|Max Active Clusters' "$OUT/tcprof.txt" | head -60
+  grep -E '^### |Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Registers Per|Waves Per SM|Warp Cycles Per Issued' "$OUT/tcprof.txt" | head -60
 fi
 
 if [[ " $steps " == *" group "* ]]; then
