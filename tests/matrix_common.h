@@ -495,6 +495,13 @@ static inline void mc_gemm_ex_all(gp_ctx_t *ctx, gp_stream_t s, int big)
                     mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_T, GP_OP_N, mix, 300, 200, 1000, 0.75, -1.25, 1);
             }
     }
+    /* few tiles and a long K (on sm_90 the production choice splits K: partial products summed in order) */
+    for (int pi = 0; pi < 5; pi++) {
+        const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR}, mix[3] = {GP_COL_MAJOR, GP_COL_MAJOR, GP_ROW_MAJOR};
+        mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 130, 40, 4100, 1.5, 0.0, 0);
+        mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, mix, 129, 33, 5001, -0.5, 0.75, 1);
+        if (big) mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 300, 70, 8200, 1.0, 0.0, 0);
+    }
     /* TF32 rounds to nearest, ties away: 1 + 2^-11 (a tie) -> 1 + 2^-10, 1 + 2^-12 -> 1; one product is exact */
     {
         mc_mat_t a, b, c;
@@ -601,6 +608,8 @@ static inline void mc_gemm_batched_all(gp_ctx_t *ctx, gp_stream_t s, int big)
         mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 72, 136, 64, 4, 0, 0.5, 1);
         mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 130, 260, 96, 3, 1, 0.0, 1);
         if (big) mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 256, 256, 256, 40, 0, 0.0, 0);
+        /* few tiles, long K: on sm_90 each problem's K is split (alone and in the batch alike) */
+        mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 130, 40, 4100, 2, 0, 0.5, 0);
     }
 }
 

@@ -107,6 +107,21 @@ int gp__gemm_wgmma_pick(size_t M, size_t N, int sms)
     return GP__WG_TMA_128x256;
 }
 
+/* K split in how many ranges (1: none) for the production choice: where the tiles fill less than half of the blocks
+ * the SMs hold at once and K has at least 64 k tiles (of 128 bytes), enough ranges to fill them, each at least 16 k
+ * tiles long, at most 8 */
+unsigned gp__gemm_wgmma_splits(size_t M, size_t N, size_t K, size_t es, int sms)
+{
+    const int k = gp__gemm_wgmma_pick(M, N, sms);
+    const size_t tn = k == GP__WG_TMA_128x128 || k == GP__WG_TMA_128x128_C2 ? 128 : 256, per_sm = tn == 128 ? 2 : 1;
+    const size_t tiles = (M + 127) / 128 * ((N + tn - 1) / tn), kt = (K * es + 127) / 128, slots = (size_t)sms * per_sm;
+    if (kt < 64 || 2 * tiles > slots) return 1;
+    size_t s = slots / tiles;
+    if (s > kt / 16) s = kt / 16;
+    if (s > 8) s = 8;
+    return s < 2 ? 1 : (unsigned)s;
+}
+
 /* one GEMM (or, on sm_90, a batch bt of them in one launch) */
 static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
                           const gp__batch_t *bt, cudaStream_t stream)
@@ -133,11 +148,18 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
         const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
                      wb = K && !bmn && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
-        if (wa + wb) {
+        /* split K where the tiles leave most SMs idle and K is long (the production choice only) */
+        unsigned splits = wk == GP__WG_AUTO && gp__gemm_wgmma_tma_ok(g, K, wk)
+                              ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
+        size_t wsplit = splits > 1 ? round_up((size_t)splits * b.count * g->M * g->N * 4, 256) : 0;
+        if (wsplit > ((size_t)1 << 30)) splits = 1, wsplit = 0; /* at most 1 GiB of partials */
+        float *wpart = NULL;
+        if (wa + wb + wsplit) {
             void *ws = NULL;
             size_t off = 0;
-            GP_TRY_RET(gp__workspace(ctx, wa + wb, &ws));
+            GP_TRY_RET(gp__workspace(ctx, wa + wb + wsplit, &ws));
             char *w = (char *)ws;
+            if (wsplit) wpart = (float *)(w + wa + wb); /* after the packed operands (256-byte multiples) */
             if (t) {
                 if (wa) GP_TRY_RET((kmajor<float, true>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
                 if (wb) GP_TRY_RET((kmajor<float, true>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
@@ -148,7 +170,7 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         }
         q.a_kin = 1;
         q.b_kin = bmn ? 0 : 1;
-        return gp__gemm_wgmma(prec, cdt, &q, K, &b, wk, ctx->sm_count, stream);
+        return gp__gemm_wgmma(prec, cdt, &q, K, &b, wk, ctx->sm_count, splits, wpart, stream);
     }
 #endif
     (void)bt; /* the mma.sync kernels run one problem */

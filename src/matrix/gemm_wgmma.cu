@@ -305,7 +305,7 @@ template <int P, typename OT, int BT, int TN, int CL>
 __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
-             int za, int zb, size_t sc, int vec)
+             int za, int zb, size_t sc, int vec, unsigned kt_per)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
@@ -324,7 +324,9 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     /* TN 256: warpgroup 0 produces, 1 and 2 consume; TN 128: warpgroups 0 and 1 consume, warp 8 produces */
     const int wg = threadIdx.x >> 7, producer = TN == 256 ? wg == 0 : wg == 2, cw = TN == 256 ? wg - 1 : wg;
     const unsigned lead = TN == 256 ? 0 : 256; /* the producer's one working thread */
-    const size_t KT = (K + BK - 1) / BK;
+    /* split K (kt_per > 0): grid layer z takes k tiles [z kt_per, (z + 1) kt_per) and writes its own C */
+    const size_t KA = (K + BK - 1) / BK, kt0 = kt_per ? (size_t)blockIdx.z * kt_per : 0,
+                 KT = kt_per ? (KA - kt0 < kt_per ? KA - kt0 : kt_per) : KA;
     unsigned rank = 0;
     if constexpr (CL > 1) asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
     if (threadIdx.x == 0) {
@@ -347,7 +349,7 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
                 /* a fresh barrier passes parity 1 at once; with CL = 2 the stage is free in both blocks */
                 mbar_wait(bars + 8 * (STG + s), ph ^ 1);
                 mbar_expect_tx(full, SB);
-                const int k0 = (int)(kt * BK), z = zb * (int)blockIdx.y;
+                const int k0 = (int)((kt0 + kt) * BK), z = zb * (int)blockIdx.y;
                 tma_3d(st, &tmA, k0, (int)m0, za * (int)blockIdx.y, full);
                 if constexpr (BT) {
                     constexpr int NB = TN / 64 / CL; /* boxes of 64 columns this block fetches */
@@ -397,7 +399,8 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
             }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        store_c<P, OT, TN / 8>(d, C + blockIdx.y * sc, ldc, M, N, m0 + cw * 64, n0, alpha, beta, vec);
+        store_c<P, OT, TN / 8>(d, C + ((size_t)blockIdx.z * gridDim.y + blockIdx.y) * sc, ldc, M, N, m0 + cw * 64, n0,
+                               alpha, beta, vec);
     }
     /* no block leaves while its peer may still arrive on its barriers */
     if constexpr (CL > 1) cluster_sync();
@@ -439,28 +442,37 @@ gp_status_t tensor_map(CUtensorMap *map, int P, const void *X, size_t rows, size
     return GP_OK;
 }
 
+/* c = alpha * (the splits' partial sums, in order) + beta * c, as OT: the same arithmetic as store_c's */
+template <int P, typename OT>
+__global__ void splitk_finish(const float *__restrict__ ws, unsigned splits, size_t count, size_t M, size_t N,
+                              float alpha, float beta, OT *__restrict__ C, size_t ldc, size_t sc)
+{
+    const size_t mn = M * N, total = count * mn;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (size_t)gridDim.x * blockDim.x) {
+        const size_t p = e / mn, r = e - p * mn, i = r / N, j = r - i * N;
+        float acc = ws[e];
+        for (unsigned z = 1; z < splits; z++) acc += ws[(size_t)z * total + e];
+        OT *c = C + p * sc + i * ldc + j;
+        float v = alpha * acc;
+        if (beta != 0.0f) v = fmaf(beta, c_in<P, OT>(*c), v);
+        *c = c_out<P, OT>(v);
+    }
+}
+
+/* one launch of gemm_tma<P, OT, BT, TN, CL>: grid tiles x problems x splits */
 template <int P, typename OT, int BT, int TN, int CL>
-gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cudaStream_t s)
+gp_status_t launch_grid(const CUtensorMap &ma, const CUtensorMap &mb, const gp__gemm_t *g, size_t K, float alpha,
+                        float beta, OT *C, size_t ldc, size_t sc, const gp__batch_t *b, unsigned splits,
+                        unsigned kt_per, size_t tm, size_t tn, cudaStream_t s)
 {
     using S = tma_shape<TN>;
-    size_t tm = (g->M + BM - 1) / BM;
-    const size_t tn = (g->N + TN - 1) / TN;
-    if (CL > 1) tm += tm & 1; /* a cluster is two vertical neighbours: an odd last row of tiles gets a partner whose
-                                 rows are all past M (TMA fills them with zeros, nothing is stored) */
-    if (tm * tn > 0x7fffffffu)
-        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x %d", g->M, g->N, TN);
-    CUtensorMap ma, mb;
-    GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
-    if (BT) GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, 128 / (P == 1 ? 4 : 2), 1));
-    else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, TN / CL));
-    const size_t ces = sizeof(OT);
-    const int vec = g->ldc % 2 == 0 && (uintptr_t)g->C % (2 * ces) == 0 && (b->count <= 1 || b->sc % 2 == 0);
+    const int vec = ldc % 2 == 0 && (uintptr_t)C % (2 * sizeof(OT)) == 0 && (b->count * splits <= 1 || sc % 2 == 0);
     gp_status_t st = GP_OK;
     auto kern = gemm_tma<P, OT, BT, TN, CL>;
     GP_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
     {
         cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(tm * tn), (unsigned)b->count);
+        cfg.gridDim = dim3((unsigned)(tm * tn), (unsigned)b->count, splits);
         cfg.blockDim = dim3(S::THREADS);
         cfg.dynamicSmemBytes = S::SMEM;
         cfg.stream = s;
@@ -469,24 +481,56 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, cuda
         at[0].val.clusterDim.x = CL, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
         cfg.attrs = at;
         cfg.numAttrs = CL > 1 ? 1 : 0;
-        GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, (float)g->alpha, (float)g->beta, (OT *)g->C,
-                                       g->ldc, (unsigned)tm, (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), b->sc,
-                                       vec));
+        GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, alpha, beta, C, ldc, (unsigned)tm,
+                                       (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), sc, vec, kt_per));
     }
     return GP_CHECK_LAUNCH("gemm_tma");
 fail:
     return st;
 }
 
+/* splits > 1 (and ws): K cut into that many ranges of whole k tiles, each range's f32 product into ws (splits x
+ * count x M x N floats), then summed in order by splitk_finish (deterministic; other bits than one chain over K) */
+template <int P, typename OT, int BT, int TN, int CL>
+gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsigned splits, float *ws,
+                       cudaStream_t s)
+{
+    constexpr size_t BKE = 128 / (P == 1 ? 4 : 2); /* elements of K per k tile */
+    size_t tm = (g->M + BM - 1) / BM;
+    const size_t tn = (g->N + TN - 1) / TN;
+    if (CL > 1) tm += tm & 1; /* a cluster is two vertical neighbours: an odd last row of tiles gets a partner whose
+                                 rows are all past M (TMA fills them with zeros, nothing is stored) */
+    if (tm * tn > 0x7fffffffu)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x %d", g->M, g->N, TN);
+    CUtensorMap ma, mb;
+    GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
+    if (BT) GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BKE, 1));
+    else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, TN / CL));
+    const size_t KA = (K + BKE - 1) / BKE;
+    const unsigned kt_per = splits > 1 && ws ? (unsigned)((KA + splits - 1) / splits) : 0;
+    if (kt_per == 0)
+        return launch_grid<P, OT, BT, TN, CL>(ma, mb, g, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, b->sc,
+                                              b, 1, 0, tm, tn, s);
+    const unsigned ns = (unsigned)((KA + kt_per - 1) / kt_per); /* every range non-empty */
+    GP_TRY_RET((launch_grid<P, float, BT, TN, CL>(ma, mb, g, K, 1.0f, 0.0f, ws, g->N, g->M * g->N, b, ns, kt_per, tm,
+                                                  tn, s)));
+    const size_t total = b->count * g->M * g->N;
+    const unsigned blocks = (unsigned)(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
+    splitk_finish<P, OT><<<blocks, 256, 0, s>>>(ws, ns, b->count, g->M, g->N, (float)g->alpha, (float)g->beta,
+                                                (OT *)g->C, g->ldc, b->sc);
+    return GP_CHECK_LAUNCH("gp_gemm_ex: summing the split-K partials");
+}
+
 /* kind (GP__WG_*): the tile and cluster shape */
 template <int P, typename OT, int BT>
-gp_status_t tma_kind(const gp__gemm_t *g, size_t K, const gp__batch_t *b, int kind, cudaStream_t s)
+gp_status_t tma_kind(const gp__gemm_t *g, size_t K, const gp__batch_t *b, int kind, unsigned splits, float *ws,
+                     cudaStream_t s)
 {
     switch (kind) {
-    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1>(g, K, b, s);
-    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2>(g, K, b, s);
-    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2>(g, K, b, s);
-    default: return launch_tma<P, OT, BT, 256, 1>(g, K, b, s);
+    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1>(g, K, b, splits, ws, s);
+    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2>(g, K, b, splits, ws, s);
+    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2>(g, K, b, splits, ws, s);
+    default: return launch_tma<P, OT, BT, 256, 1>(g, K, b, splits, ws, s);
     }
 }
 
@@ -513,7 +557,8 @@ extern "C" int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind)
 /* g: A K-major, B K-major or (TMA kernel, 16-bit) N-inner, rows 16-byte aligned (TF32: already rounded); K = 0 when
  * alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                      const gp__batch_t *bt, int kind, int sms, cudaStream_t stream)
+                                      const gp__batch_t *bt, int kind, int sms, unsigned splits, float *ws,
+                                      cudaStream_t stream)
 {
     if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
@@ -523,15 +568,15 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
      * copy) */
     if (gp__gemm_wgmma_tma_ok(g, K, kind)) {
         const int k = kind == GP__WG_AUTO ? gp__gemm_wgmma_pick(g->M, g->N, sms) : kind;
-        if (prec == GP_GEMM_TF32) return tma_kind<1, float, 0>(g, K, b, k, stream);
+        if (prec == GP_GEMM_TF32) return tma_kind<1, float, 0>(g, K, b, k, splits, ws, stream);
         if (!g->b_kin) { /* B N-inner, read by the transpose bit (the launcher checked 16-bit rows and strides) */
             if (prec == GP_GEMM_FP16)
-                return cdt == GP_F32 ? tma_kind<3, float, 1>(g, K, b, k, stream) : tma_kind<3, uint16_t, 1>(g, K, b, k, stream);
-            return cdt == GP_F32 ? tma_kind<2, float, 1>(g, K, b, k, stream) : tma_kind<2, uint16_t, 1>(g, K, b, k, stream);
+                return cdt == GP_F32 ? tma_kind<3, float, 1>(g, K, b, k, splits, ws, stream) : tma_kind<3, uint16_t, 1>(g, K, b, k, splits, ws, stream);
+            return cdt == GP_F32 ? tma_kind<2, float, 1>(g, K, b, k, splits, ws, stream) : tma_kind<2, uint16_t, 1>(g, K, b, k, splits, ws, stream);
         }
         if (prec == GP_GEMM_FP16)
-            return cdt == GP_F32 ? tma_kind<3, float, 0>(g, K, b, k, stream) : tma_kind<3, uint16_t, 0>(g, K, b, k, stream);
-        return cdt == GP_F32 ? tma_kind<2, float, 0>(g, K, b, k, stream) : tma_kind<2, uint16_t, 0>(g, K, b, k, stream);
+            return cdt == GP_F32 ? tma_kind<3, float, 0>(g, K, b, k, splits, ws, stream) : tma_kind<3, uint16_t, 0>(g, K, b, k, splits, ws, stream);
+        return cdt == GP_F32 ? tma_kind<2, float, 0>(g, K, b, k, splits, ws, stream) : tma_kind<2, uint16_t, 0>(g, K, b, k, splits, ws, stream);
     }
     if (!g->a_kin || !g->b_kin)
         return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: an MN-major operand reached the cp.async wgmma kernel");

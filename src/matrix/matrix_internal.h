@@ -87,8 +87,13 @@ enum {
     GP__WG_TMA_128x128_C2 = 6
 };
 GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
-                                       const gp__batch_t *bt, int kind, int sms, cudaStream_t stream);
+                                       const gp__batch_t *bt, int kind, int sms, unsigned splits, float *ws,
+                                       cudaStream_t stream);
+/* The production choice (gemm_tc.cu): the TMA kernel's shape for an M x N problem, and in how many ranges its K is
+ * split (splits > 1: the TMA kernel writes splits x count x M x N f32 partials into ws, a second kernel sums them in
+ * order; es: bytes per input element). Both depend on the problem alone, never on a batch's size. */
 GP_INTERNAL int gp__gemm_wgmma_pick(size_t M, size_t N, int sms);
+GP_INTERNAL unsigned gp__gemm_wgmma_splits(size_t M, size_t N, size_t K, size_t es, int sms);
 /* Whether gp__gemm_wgmma takes the TMA kernel for g (kind not GP__WG_CPASYNC, K > 0, sizes within its 32-bit
  * coordinates): only that kernel reads an N-inner 16-bit B directly (b_kin 0). */
 GP_INTERNAL int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind);
