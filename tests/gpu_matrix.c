@@ -173,7 +173,11 @@ int main(void)
     REQUIRE(gp_ctx_create(&ctx, 0) == GP_OK, "GPU context");
     gp_stream_t s;
     OK(gp_stream_create(ctx, &s));
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines survive a sanitizer's time limit */
+    /* GP_TEST_TC_PATHS=0,4,...: only the tensor-core set, under those kernel choices (the sanitizer runs split it) */
+    const char *only = getenv("GP_TEST_TC_PATHS");
     long before = tc_fail;
+    if (only) goto tc;
     mc_transpose_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
     printf("  transpose f32 f64 i32 u8, every layout pair, odd and large shapes, padded lds, poisoned dst: %s\n",
            tc_fail == before ? "ok" : "FAILED");
@@ -190,7 +194,9 @@ int main(void)
     static const char *const paths[] = {"production: wgmma + TMA on sm_90, shape chosen per problem", "mma.sync",
                                         "wgmma, cp.async", "TMA 128 x 256", "TMA 128 x 128, two blocks per SM",
                                         "TMA 128 x 256, clusters of 2 sharing B", "TMA 128 x 128, clusters of 2"};
+tc:
     for (int path = 0; path < 7; path++) {
+        if (only && !strchr(only, '0' + path)) continue;
         before = tc_fail;
         gp__gemm_tc_path = path;
         mc_gemm_ex_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
@@ -201,6 +207,7 @@ int main(void)
     }
     gp__gemm_tc_path = 0;
     before = tc_fail;
+    if (only) goto done;
     gp_device_info_t di;
     if (gp_device_info(0, &di) == GP_OK && di.cc_major == 9) tma_shapes_same_bits(ctx, s);
     printf("  gemm_ex: the TMA kernel's four tile / cluster shapes give the same bits: %s\n", tc_fail == before ? "ok" : "FAILED");
@@ -214,6 +221,7 @@ int main(void)
     mc_alloc_copy_errors(ctx);
     printf("  gp_matrix_alloc (pitched), gp_matrix_copy host <-> device, refusals: %s\n",
            tc_fail == before ? "ok" : "FAILED");
+done:
     OK(gp_stream_destroy(ctx, s));
     OK(gp_ctx_destroy(ctx));
     return tc_finish("gpu_matrix");
