@@ -97,16 +97,6 @@ template <int N> __device__ __forceinline__ void wgmma_tf32(float *d, uint64_t d
     }
 }
 
-/* four f32 of shared memory (16 bytes) rounded to TF32 in place (to nearest, ties away: gp__f32_to_tf32's rule) */
-__device__ __forceinline__ void round_tf32_x4(unsigned addr)
-{
-    asm volatile("{\n.reg .f32 f<4>;\n.reg .b32 r<4>;\n"
-                 "ld.shared.v4.f32 {f0, f1, f2, f3}, [%0];\n"
-                 "cvt.rna.tf32.f32 r0, f0;\ncvt.rna.tf32.f32 r1, f1;\ncvt.rna.tf32.f32 r2, f2;\ncvt.rna.tf32.f32 r3, f3;\n"
-                 "st.shared.v4.b32 [%0], {r0, r1, r2, r3};\n}\n" ::"r"(addr)
-                 : "memory");
-}
-
 /* shared-memory matrix descriptor of an MN-major 16-bit operand, 128-byte swizzle: 8-element k groups 1024 bytes
  * apart (SBO), 64-element MN groups (one TMA box of 64 x BK) 8192 bytes apart (LBO) */
 __device__ __forceinline__ uint64_t desc_mn(unsigned addr)
@@ -315,7 +305,7 @@ template <int P, typename OT, int BT, int TN, int CL>
 __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
-             int za, int zb, size_t sc, int vec, unsigned kt_per, int tf32_round_a)
+             int za, int zb, size_t sc, int vec, unsigned kt_per)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
@@ -386,17 +376,6 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
             const int s = (int)(kt % STG);
             mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
             const unsigned st = base + s * SB, sa = st + cw * (64 * 128), sb = st + A_BYTES;
-            if constexpr (P == 1) {
-                /* TF32: this warpgroup's 64 rows of A (8 KB, 64 bytes a thread) rounded in place, so the caller's f32
-                 * A needs no rewriting pass; then visible to the wgmma's async proxy, all 128 threads done */
-                if (tf32_round_a) {
-#pragma unroll
-                    for (int q = 0; q < 4; q++) round_tf32_x4(sa + (threadIdx.x & 127) * 64 + q * 16);
-                    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-                    if (cw == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory"); /* named barriers 1, 2: one per */
-                    else asm volatile("bar.sync 2, 128;\n" ::: "memory");          /* consumer warpgroup */
-                }
-            }
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
             for (int kk = 0; kk < 4; kk++) {
@@ -503,8 +482,7 @@ gp_status_t launch_grid(const CUtensorMap &ma, const CUtensorMap &mb, const gp__
         cfg.attrs = at;
         cfg.numAttrs = CL > 1 ? 1 : 0;
         GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, alpha, beta, C, ldc, (unsigned)tm,
-                                       (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), sc, vec, kt_per,
-                                       (int)g->tf32_round_a));
+                                       (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), sc, vec, kt_per));
     }
     return GP_CHECK_LAUNCH("gemm_tma");
 fail:
