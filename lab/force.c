@@ -31,6 +31,6 @@ gp_status_t lab_gemm_variant(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t 
                              void *c, int variant, gp_stream_t stream)
 {
     if (gp_ctx_device(ctx) == GP_DEVICE_CPU) return gp__error(GP_ERR_UNSUPPORTED, "lab_gemm_variant: a GPU context");
-    const gp__gemm_t g = {m, n, k, a, b, c, k, n, n, 1, 0, 1.0, 0.0, 0};
+    const gp__gemm_t g = {m, n, k, a, b, c, k, n, n, 1, 0, 1.0, 0.0};
     return gp__gemm_gpu(ctx, f64 ? GP_F64 : GP_F32, &g, variant, (cudaStream_t)stream);
 }

@@ -228,7 +228,7 @@ gp_status_t run07(gp_ctx_t *, size_t M, size_t N, size_t K, const float *A, cons
 template <int VARIANT>
 gp_status_t run_prod(gp_ctx_t *ctx, size_t M, size_t N, size_t K, const float *A, const float *B, float *C, cudaStream_t s)
 {
-    const gp__gemm_t g = {M, N, K, A, B, C, K, N, N, 1, 0, 1.0, 0.0, 0};
+    const gp__gemm_t g = {M, N, K, A, B, C, K, N, N, 1, 0, 1.0, 0.0};
     return gp__gemm_gpu(ctx, GP_F32, &g, VARIANT, s);
 }
 
@@ -245,7 +245,7 @@ gp_status_t cpu_serial(gp_ctx_t *, size_t M, size_t N, size_t K, const float *A,
 }
 gp_status_t cpu_backend(gp_ctx_t *, size_t M, size_t N, size_t K, const float *A, const float *B, float *C, cudaStream_t)
 {
-    const gp__gemm_t g = {M, N, K, A, B, C, K, N, N, 1, 0, 1.0, 0.0, 0};
+    const gp__gemm_t g = {M, N, K, A, B, C, K, N, N, 1, 0, 1.0, 0.0};
     return gp__gemm_cpu(GP_F32, &g, 1);
 }
 

@@ -73,7 +73,7 @@ static void variants_gemm(gp_ctx_t *ctx)
                 OK(gp_memcpy_sync(ctx, da.device, ha, na * es));
                 OK(gp_memcpy_sync(ctx, db.device, hb, nb * es));
                 OK(gp_memcpy_sync(ctx, dc.device, hc, nc * es));
-                const gp__gemm_t g = {M, N, K, da.device, db.device, dc.device, lda, ldb, ldc, ak, bk, 1.5, -0.5, 0};
+                const gp__gemm_t g = {M, N, K, da.device, db.device, dc.device, lda, ldb, ldc, ak, bk, 1.5, -0.5};
                 OK(gp__gemm_gpu(ctx, dt, &g, variants[vi][1], NULL));
                 OK(gp_stream_sync(ctx, NULL));
                 OK(gp_memcpy_sync(ctx, got, dc.device, nc * es));

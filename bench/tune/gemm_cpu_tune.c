@@ -20,7 +20,7 @@ int main(int argc, char **argv)
         const size_t n = (size_t)atol(argv[a]);
         float *A = malloc(n * n * 4), *B = malloc(n * n * 4), *C = malloc(n * n * 4);
         for (size_t i = 0; i < n * n; i++) A[i] = (float)(i % 7) - 3, B[i] = (float)(i % 5) - 2, C[i] = 0;
-        const gp__gemm_t g = {n, n, n, A, B, C, n, n, n, 1, 0, 1.0, 0.0, 0};
+        const gp__gemm_t g = {n, n, n, A, B, C, n, n, n, 1, 0, 1.0, 0.0};
         double best = 1e9;
         for (int r = 0; r < 5; r++) {
             const double t = now();

@@ -146,13 +146,7 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
          * bit reads it MN-major): no transpose pass */
         const int bmn = !t && !g->b_kin && K && gp__gemm_wgmma_tma_ok(g, K, wk) &&
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
-        /* TF32 on the TMA kernel's 128 x 256 shape: A rounded in the kernel (three producer warps round each stage
-         * as it lands), so A is rewritten only when it is not K-major with 16-byte rows */
-        const int tma = K && gp__gemm_wgmma_tma_ok(g, K, wk);
-        const int shape = wk == GP__WG_AUTO ? gp__gemm_wgmma_pick(g->M, g->N, ctx->sm_count) : wk;
-        const int ra = t && tma && (shape == GP__WG_TMA_128x256 || shape == GP__WG_TMA_128x256_C2);
-        q.tf32_round_a = ra && !needs_pack(es, 0, g->lda, g->A, g->a_kin, b.sa);
-        const size_t wa = K && needs_pack(es, t && !q.tf32_round_a, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
+        const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
                      wb = K && !bmn && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
         /* split K where the tiles leave most SMs idle and K is long (the production choice only) */
         unsigned splits = wk == GP__WG_AUTO && gp__gemm_wgmma_tma_ok(g, K, wk)

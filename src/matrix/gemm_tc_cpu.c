@@ -51,7 +51,7 @@ gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__
                                      : gp__f16_bits_to_f32(((const uint16_t *)g->C)[at]);
             c[(size_t)i * N + j] = v;
         }
-    const gp__gemm_t d = {M, N, K, a, b, c, K, K, N, 1, 1, g->alpha, g->beta, 0};
+    const gp__gemm_t d = {M, N, K, a, b, c, K, K, N, 1, 1, g->alpha, g->beta};
     gp_status_t st = gp__gemm_cpu(GP_F64, &d, 1);
     if (st == GP_OK) {
 #pragma omp parallel for schedule(static) if (par)

@@ -97,16 +97,6 @@ template <int N> __device__ __forceinline__ void wgmma_tf32(float *d, uint64_t d
     }
 }
 
-/* four f32 of shared memory (16 bytes) rounded to TF32 in place (to nearest, ties away: gp__f32_to_tf32's rule) */
-__device__ __forceinline__ void round_tf32_x4(unsigned addr)
-{
-    asm volatile("{\n.reg .f32 f<4>;\n.reg .b32 r<4>;\n"
-                 "ld.shared.v4.f32 {f0, f1, f2, f3}, [%0];\n"
-                 "cvt.rna.tf32.f32 r0, f0;\ncvt.rna.tf32.f32 r1, f1;\ncvt.rna.tf32.f32 r2, f2;\ncvt.rna.tf32.f32 r3, f3;\n"
-                 "st.shared.v4.b32 [%0], {r0, r1, r2, r3};\n}\n" ::"r"(addr)
-                 : "memory");
-}
-
 /* shared-memory matrix descriptor of an MN-major 16-bit operand, 128-byte swizzle: 8-element k groups 1024 bytes
  * apart (SBO), 64-element MN groups (one TMA box of 64 x BK) 8192 bytes apart (LBO) */
 __device__ __forceinline__ uint64_t desc_mn(unsigned addr)
@@ -306,7 +296,7 @@ __device__ __forceinline__ void cluster_sync()
  * engine writes it into both blocks' shared memory) */
 template <int TN> struct tma_shape {
     static constexpr int THREADS = TN == 256 ? 384 : 288, STAGES = TN == 256 ? 4 : 3, B_BYTES = TN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
-    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 1024 + 3 * STAGES * 8; /* ring, slack, mbarriers */
+    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8; /* ring, slack, mbarriers */
 };
 
 /* BT: B MN-major (N-inner in global memory, 16-bit types): TN / 64 boxes of 64 columns x BK rows per stage, read by
@@ -315,7 +305,7 @@ template <int P, typename OT, int BT, int TN, int CL>
 __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
-             int za, int zb, size_t sc, int vec, unsigned kt_per, int tf32_round_a)
+             int za, int zb, size_t sc, int vec, unsigned kt_per)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
@@ -324,9 +314,7 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES, STG = S::STAGES, SB = S::STAGE_BYTES;
     extern __shared__ char smem_raw[];
     const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    /* full[s] at bars + 8 s, empty[s] at bars + 8 (STG + s), ready[s] (TF32, A rounded) at bars + 8 (2 STG + s) */
-    const unsigned bars = base + STG * SB;
-    const int rnd = P == 1 && TN == 256 && tf32_round_a; /* producer warps 1-3 round A's stages (TN 256 only) */
+    const unsigned bars = base + STG * SB; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STG + s) */
     /* grouped order: 8 rows of tiles at a time, column by column (tiles_m even when CL = 2, so a cluster's two
      * blocks are vertical neighbours with one B tile) */
     const unsigned bid = blockIdx.x, group = 8, per_group = group * tiles_n;
@@ -345,7 +333,6 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
         for (int s = 0; s < STG; s++) {
             mbar_init(bars + 8 * s, 1);
             mbar_init(bars + 8 * (STG + s), 2 * CL); /* both consumer warpgroups of every block the stage feeds */
-            mbar_init(bars + 8 * (2 * STG + s), 3);  /* the three rounding warps */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -379,20 +366,6 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
                     tma_3d(st + A_BYTES, &tmB, k0, (int)n0, z, full);
                 }
             }
-        } else if (rnd && threadIdx.x >= 32 && threadIdx.x < 128) {
-            /* TF32: warps 1-3 round each stage's A (16 KB, in place, to nearest ties away) once it has landed, make
-             * it visible to the wgmma's async proxy and mark the stage ready — off the consumers' critical path, the
-             * ring's depth covering it */
-            const unsigned r = threadIdx.x - 32;
-            for (size_t kt = 0; kt < KT; kt++) {
-                const int s = (int)(kt % STG);
-                mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
-                const unsigned st = base + s * SB;
-                for (unsigned c = r; c < A_BYTES / 16; c += 96) round_tf32_x4(st + c * 16);
-                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-                __syncwarp();
-                if ((threadIdx.x & 31) == 0) mbar_arrive(bars + 8 * (2 * STG + s));
-            }
         }
     } else { /* consumers */
         if constexpr (TN == 256) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -401,7 +374,7 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
         for (int i = 0; i < TN / 2; i++) d[i] = 0.0f;
         for (size_t kt = 0; kt < KT; kt++) {
             const int s = (int)(kt % STG);
-            mbar_wait(bars + 8 * (rnd ? 2 * STG + s : s), (unsigned)((kt / STG) & 1)); /* full, or ready (TF32) */
+            mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
             const unsigned st = base + s * SB, sa = st + cw * (64 * 128), sb = st + A_BYTES;
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -509,8 +482,7 @@ gp_status_t launch_grid(const CUtensorMap &ma, const CUtensorMap &mb, const gp__
         cfg.attrs = at;
         cfg.numAttrs = CL > 1 ? 1 : 0;
         GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, alpha, beta, C, ldc, (unsigned)tm,
-                                       (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), sc, vec, kt_per,
-                                       (int)g->tf32_round_a));
+                                       (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), sc, vec, kt_per));
     }
     return GP_CHECK_LAUNCH("gemm_tma");
 fail:

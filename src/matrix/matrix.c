@@ -275,9 +275,9 @@ static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec,
     const int b_kin = (opb == GP_OP_T) == (b->layout == GP_ROW_MAJOR);
     gp__gemm_t g;
     if (c->layout == GP_ROW_MAJOR)
-        g = (gp__gemm_t){m, n, k, a->data, b->data, c->data, a->ld, b->ld, c->ld, a_kin, b_kin, alpha, beta, 0};
+        g = (gp__gemm_t){m, n, k, a->data, b->data, c->data, a->ld, b->ld, c->ld, a_kin, b_kin, alpha, beta};
     else
-        g = (gp__gemm_t){n, m, k, b->data, a->data, c->data, b->ld, a->ld, c->ld, b_kin, a_kin, alpha, beta, 0};
+        g = (gp__gemm_t){n, m, k, b->data, a->data, c->data, b->ld, a->ld, c->ld, b_kin, a_kin, alpha, beta};
     gp__batch_t bb = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
     if (c->layout != GP_ROW_MAJOR) { /* the operands swapped: so do their strides */
         const size_t t = bb.sa;

@@ -50,7 +50,6 @@ typedef struct gp__gemm {
     size_t lda, ldb, ldc;
     int a_kin, b_kin;
     double alpha, beta;
-    int tf32_round_a; /* gp_gemm_ex TF32 on sm_90's TMA kernel: A's f32 elements are rounded in the kernel (no pass) */
 } gp__gemm_t;
 /* variant: 0 production (split K and packing allowed); for f32 8 (warp tiles, one stage), 9 (two stages, register
  * prefetch), 10 (two stages, cp.async where no transpose is needed) — the lab's versions 08-10 —, 11 (10 with up to
