@@ -502,23 +502,27 @@ static inline void mc_gemm_ex_all(gp_ctx_t *ctx, gp_stream_t s, int big)
         mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, mix, 129, 33, 5001, -0.5, 0.75, 1);
         if (big) mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 300, 70, 8200, 1.0, 0.0, 0);
     }
-    /* TF32 rounds to nearest, ties away: 1 + 2^-11 (a tie) -> 1 + 2^-10, 1 + 2^-12 -> 1; one product is exact */
-    {
+    /* TF32 rounds to nearest, ties away: 1 + 2^-11 (a tie) -> 1 + 2^-10, 1 + 2^-12 -> 1, -(1 + 2^-11) -> -(1 +
+     * 2^-10), 1 + 3 2^-12 -> 1 + 2^-10; one product is exact. k = 2: A's rows are not 16-byte aligned (rewritten,
+     * rounded by that pass); k = 4: A is used as stored (on sm_90 rounded in the kernel) */
+    for (size_t kk = 2; kk <= 4; kk += 2) {
         mc_mat_t a, b, c;
-        mc_make_tc(ctx, &a, GP_F32, 1, 2, GP_ROW_MAJOR, 0, 0);
-        mc_make_tc(ctx, &b, GP_F32, 2, 1, GP_ROW_MAJOR, 0, 0);
+        mc_make_tc(ctx, &a, GP_F32, 1, kk, GP_ROW_MAJOR, 0, 0);
+        mc_make_tc(ctx, &b, GP_F32, kk, 1, GP_ROW_MAJOR, 0, 0);
         mc_make_tc(ctx, &c, GP_F32, 1, 1, GP_ROW_MAJOR, 0, 1);
-        const float av[2] = {1.0f + 0x1p-11f, 0.0f}, bv[2] = {1.0f, 0.0f};
-        for (int r = 0; r < 2; r++) {
-            float x[2] = {r ? 1.0f + 0x1p-12f : av[0], av[1]}, got = 0;
-            OK(gp_memcpy_sync(ctx, a.dev.data, x, 8));
-            OK(gp_memcpy_sync(ctx, b.dev.data, bv, 8));
+        const float xs[4] = {1.0f + 0x1p-11f, 1.0f + 0x1p-12f, -(1.0f + 0x1p-11f), 1.0f + 0x3p-12f};
+        const float ws[4] = {1.0f + 0x1p-10f, 1.0f, -(1.0f + 0x1p-10f), 1.0f + 0x1p-10f}, bv[4] = {1.0f, 0, 0, 0};
+        for (int r = 0; r < 4; r++) {
+            float x[4] = {xs[r], 0, 0, 0}, got = 0;
+            OK(gp_memcpy_sync(ctx, a.dev.data, x, kk * 4));
+            OK(gp_memcpy_sync(ctx, b.dev.data, bv, kk * 4));
             OK(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_N, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
             OK(gp_stream_sync(ctx, s));
             OK(gp_memcpy_sync(ctx, &got, c.dev.data, 4));
-            const float want = r ? 1.0f : 1.0f + 0x1p-10f;
-            CHECK(got == want, "TF32 rounding of %.9g: got %.9g, want %.9g", (double)x[0], (double)got, (double)want);
+            CHECK(got == ws[r], "TF32 rounding of %.9g (k %zu): got %.9g, want %.9g", (double)x[0], kk, (double)got,
+                  (double)ws[r]);
         }
+        if (kk == 2) {
         /* refusals: wrong input dtypes, a 16-bit c for TF32, a precision that is none, nothing written */
         CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_BF16, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s), GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "bf16") != NULL, "names the dtype: %s", gp_last_error());
@@ -528,6 +532,7 @@ static inline void mc_gemm_ex_all(gp_ctx_t *ctx, gp_stream_t s, int big)
         CHECK_ST(gp_gemm_ex(ctx, (gp_gemm_precision_t)9, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s),
                  GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "precision") != NULL, "names the precision: %s", gp_last_error());
+        }
         mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
     }
 }
