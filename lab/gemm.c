@@ -47,6 +47,27 @@ static size_t gemm_check(const float *a, const float *b, const float *c, size_t 
     return bad;
 }
 
+/* one version's row: id, name (* production), size, median, TFLOP/s, % of the peer, x the previous GPU row, check */
+static void gemm_row(lab_run_t *r, const lab_version_t *v, lab_table_t t, const char *bound, size_t sz, double median_ms,
+                     size_t bad, double peer_tf, double *prev)
+{
+    if (bad) lab_fail(r, v->name, "%zu elements outside the %s bound", bad, bound);
+    const double tf = 2.0 * (double)sz * sz * sz / (median_ms * 1e-3) / 1e12;
+    char cid[8], name[64], csz[24], cmed[24], ct[24], cpc[24], cp[24], chk[64];
+    snprintf(cid, sizeof cid, "%02d", v->id);
+    snprintf(name, sizeof name, "%s%s", v->name, lab_is_production(t, v) ? "*" : "");
+    snprintf(csz, sizeof csz, "%zu", sz);
+    snprintf(cmed, sizeof cmed, "%.1f", median_ms * 1e3);
+    snprintf(ct, sizeof ct, "%.3f", tf);
+    cpc[0] = cp[0] = 0;
+    if (v->gpu && peer_tf > 0) snprintf(cpc, sizeof cpc, "%.1f", 100 * tf / peer_tf);
+    if (v->gpu && *prev > 0) snprintf(cp, sizeof cp, "%.2f", tf / *prev);
+    snprintf(chk, sizeof chk, bad ? "FAIL: %zu elements" : "ok", bad);
+    const char *cells[] = {cid, name, csz, cmed, ct, cpc, cp, chk};
+    report_row(&r->report, cells);
+    if (v->gpu) *prev = tf;
+}
+
 /* one version on ctx: m x n x k from the host arrays, C poisoned, result back in hc */
 static gp_status_t gemm_once(glab_t *j, const float *ha, const float *hb, float *hc, int gpu)
 {
@@ -184,21 +205,7 @@ static int tc_run(lab_run_t *r, gp_gemm_precision_t prec, size_t size)
             rc = EXIT_FAIL;
             break;
         }
-        if (bad) lab_fail(r, v->name, "%zu elements outside the f32-accumulation bound", bad);
-        const double tf = 2.0 * (double)sz * sz * sz / (bs.median_ms * 1e-3) / 1e12;
-        char cid[8], name[64], csz[24], cmed[24], ct[24], cpc[24], cp[24], chk[64];
-        snprintf(cid, sizeof cid, "%02d", v->id);
-        snprintf(name, sizeof name, "%s%s", v->name, lab_is_production(LAB_T_GEMM_TC, v) ? "*" : "");
-        snprintf(csz, sizeof csz, "%zu", sz);
-        snprintf(cmed, sizeof cmed, "%.1f", bs.median_ms * 1e3);
-        snprintf(ct, sizeof ct, "%.3f", tf);
-        cpc[0] = cp[0] = 0;
-        if (v->gpu && peer_tf > 0) snprintf(cpc, sizeof cpc, "%.1f", 100 * tf / peer_tf);
-        if (v->gpu && prev > 0) snprintf(cp, sizeof cp, "%.2f", tf / prev);
-        snprintf(chk, sizeof chk, bad ? "FAIL: %zu elements" : "ok", bad);
-        const char *cells[] = {cid, name, csz, cmed, ct, cpc, cp, chk};
-        report_row(&r->report, cells);
-        if (v->gpu) prev = tf;
+        gemm_row(r, v, LAB_T_GEMM_TC, "f32-accumulation", sz, bs.median_ms, bad, peer_tf, &prev);
     }
     report_meta(&r->report, "note", "* = a shape the library picks (by problem size); checked: all of 509 x 513 x 257, "
                 "every %zuth row at the size, against long double over the rounded inputs", size / 16 + 1);
@@ -279,21 +286,7 @@ static int gemm_run(lab_run_t *r)
             rc = EXIT_FAIL;
             break;
         }
-        if (bad) lab_fail(r, v->name, "%zu elements outside the FP32 bound", bad);
-        const double tf = 2.0 * (double)sz * sz * sz / (bs.median_ms * 1e-3) / 1e12;
-        char cid[8], name[64], csz[24], cmed[24], ct[24], cpc[24], cp[24], chk[64];
-        snprintf(cid, sizeof cid, "%02d", v->id);
-        snprintf(name, sizeof name, "%s%s", v->name, lab_is_production(LAB_T_GEMM, v) ? "*" : "");
-        snprintf(csz, sizeof csz, "%zu", sz);
-        snprintf(cmed, sizeof cmed, "%.1f", bs.median_ms * 1e3);
-        snprintf(ct, sizeof ct, "%.3f", tf);
-        cpc[0] = cp[0] = 0;
-        if (v->gpu && peer_tf > 0) snprintf(cpc, sizeof cpc, "%.1f", 100 * tf / peer_tf);
-        if (v->gpu && prev > 0) snprintf(cp, sizeof cp, "%.2f", tf / prev);
-        snprintf(chk, sizeof chk, bad ? "FAIL: %zu elements" : "ok", bad);
-        const char *cells[] = {cid, name, csz, cmed, ct, cpc, cp, chk};
-        report_row(&r->report, cells);
-        if (v->gpu) prev = tf;
+        gemm_row(r, v, LAB_T_GEMM, "FP32", sz, bs.median_ms, bad, peer_tf, &prev);
     }
     report_meta(&r->report, "note", "* = production (gp_gemm f32); checked: all of 509 x 513 x 257, every %zuth row at the size",
                 size / 16 + 1);
