@@ -6,6 +6,7 @@
 #include "matrix_internal.h"
 
 #include "gemm_tc.cuh"
+#include "transpose_kernels.cuh"
 
 namespace {
 
@@ -63,6 +64,22 @@ __global__ void pack_tile(const T *__restrict__ in, size_t ldi, T *__restrict__ 
     }
 }
 
+/* out = in rounded to TF32, rows x cols (ldi, ldo), 16-byte vectors where both sides allow (vec) */
+__global__ void round_copy(const float *__restrict__ in, size_t ldi, float *__restrict__ out, size_t ldo, size_t rows,
+                           size_t cols, int vec)
+{
+    const size_t cv = (cols + 3) / 4, total = rows * cv;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (size_t)gridDim.x * blockDim.x) {
+        const size_t r = e / cv, c = (e - r * cv) * 4;
+        if (vec && c + 4 <= cols) {
+            float4 v = *reinterpret_cast<const float4 *>(in + r * ldi + c);
+            v.x = gp__f32_to_tf32(v.x), v.y = gp__f32_to_tf32(v.y), v.z = gp__f32_to_tf32(v.z), v.w = gp__f32_to_tf32(v.w);
+            *reinterpret_cast<float4 *>(out + r * ldo + c) = v;
+        } else
+            for (size_t j = c; j < cols && j < c + 4; j++) out[r * ldo + j] = gp__f32_to_tf32(in[r * ldi + j]);
+    }
+}
+
 /* Does operand X need rewriting for the wgmma path (K-major, 16-byte rows and batch strides; TF32: rounded)? */
 int needs_pack(size_t es, int rnd, size_t ld, const void *X, int kin, size_t stride)
 {
@@ -84,6 +101,24 @@ gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t o
     T *dst = (T *)(ws + *off);
     const size_t rows = kin ? outer : inner, cols = kin ? inner : outer; /* as stored */
     const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32), (unsigned)nm), block(32, 8);
+    if (RND && nm == 1) {
+        /* TF32, one matrix: a vectorized rounding copy, or the production transpose (32 x 32 tiles, 16-byte
+         * vectors both sides) rounding on the way — near copy speed, where pack_tile's tiles are not */
+        if (kin) {
+            const int vec = *ld % 4 == 0 && nld % 4 == 0 && (uintptr_t)*X % 16 == 0 && (uintptr_t)dst % 16 == 0;
+            const size_t work = rows * ((cols + 3) / 4), blocks = work / 256 + 1;
+            round_copy<<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, s>>>((const float *)*X, *ld, (float *)dst,
+                                                                                 nld, rows, cols, vec);
+            GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: rounding an operand to TF32"));
+        } else {
+            const gp__phys_t in = {(char *)*X, rows, cols, *ld, 4}, out = {(char *)dst, cols, rows, nld, 4};
+            GP_TRY_RET((run_vec<32, 32, 64, uint32_t, 1, true>(NULL, &out, &in, s)));
+        }
+        *X = dst, *ld = nld;
+        if (*stride) *stride = per / es;
+        *off += per * nm;
+        return GP_OK;
+    }
     if (grid.y > 65535 || nm > 65535)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu operands of %zu rows to pack", nm, rows);
     if (kin) pack_tile<T, false, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
