@@ -38,6 +38,28 @@ int main(void)
     }
     gp__gemm_cpu_max_isa = 2;
     before = tc_fail;
+    /* the sm_90 tensor-core choices (host logic; the kernels are the GPU tests'): tile shape per problem, K split */
+    {
+        const int sms = 132;
+        CHECK(gp__gemm_wgmma_pick(4096, 4096, sms) == GP__WG_TMA_128x256, "4096^2: 512 tiles of 128 x 256");
+        CHECK(gp__gemm_wgmma_pick(8192, 8192, sms) == GP__WG_TMA_128x256, "8192^2: 128 x 256");
+        CHECK(gp__gemm_wgmma_pick(2048, 4096, sms) == GP__WG_TMA_128x128, "16 x 16 tiles, under two waves of 132");
+        CHECK(gp__gemm_wgmma_pick(2048, 4097, sms) == GP__WG_TMA_128x256, "16 x 17 tiles: two waves");
+        CHECK(gp__gemm_wgmma_pick(2049, 4096, sms) == GP__WG_TMA_128x256, "17 x 16 tiles: two waves");
+        CHECK(gp__gemm_wgmma_pick(256, 256, sms) == GP__WG_TMA_128x128, "256^2 (batched): 128 x 128");
+        CHECK(gp__gemm_wgmma_pick(1000, 1000, sms) == GP__WG_TMA_128x128, "1000^2: 32 tiles: 128 x 128");
+        CHECK(gp__gemm_wgmma_pick(65536, 128, sms) == GP__WG_TMA_128x128, "n <= 128: 128 x 128");
+        CHECK(gp__gemm_wgmma_splits(8192, 64, 8192, 2, sms) == 4, "8192 x 64 x 8192 bf16: 64 tiles, 4 splits");
+        CHECK(gp__gemm_wgmma_splits(8192, 64, 8192, 4, sms) == 4, "tf32: the same 4 (by the resident blocks)");
+        CHECK(gp__gemm_wgmma_splits(300, 70, 8200, 4, sms) == 8, "3 tiles, 257 k tiles: capped at 8");
+        CHECK(gp__gemm_wgmma_splits(130, 40, 4100, 2, sms) == 4, "2 tiles, 65 k tiles: 4 ranges of >= 16");
+        CHECK(gp__gemm_wgmma_splits(4096, 4096, 4096, 2, sms) == 1, "enough tiles: no split");
+        CHECK(gp__gemm_wgmma_splits(1000, 1000, 1000, 2, sms) == 1, "16 k tiles: too short to split");
+        CHECK(gp__gemm_wgmma_splits(130, 40, 4032, 2, sms) == 1, "63 k tiles: no split");
+        CHECK(gp__gemm_wgmma_splits(16384, 64, 65536, 2, sms) == 2, "128 tiles: 264 / 128 = 2 ranges");
+    }
+    printf("  tensor-core kernel choice on sm_90 (tile shape, K split): %s\n", tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
     mc_alloc_copy_errors(ctx);
     printf("  gp_matrix_alloc, gp_matrix_copy, refusals: %s\n", tc_fail == before ? "ok" : "FAILED");
     gp_ctx_destroy(ctx);
