@@ -253,9 +253,17 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
     /* sm_90: the whole batch in one launch (a grid row per problem), in pieces of at most 65535 */
     if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
         const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, ces = cdt == GP_F32 ? 4 : 2;
-        for (size_t i = 0; i < bt->count; i += 65535) {
+        /* pieces of at most 65535 problems, and, where production splits each problem's K, few enough that their
+         * partials fit the 1 GiB tc_gpu allows (so every problem still splits as it does alone: the same bits) */
+        size_t piece = 65535;
+        if (gp__gemm_tc_path == 0 && g->alpha != 0.0 && g->K) {
+            const unsigned sp = gp__gemm_wgmma_splits(g->M, g->N, g->K, es, ctx->sm_count);
+            const size_t per = (size_t)sp * g->M * g->N * 4, fit = per ? ((size_t)1 << 30) / per : piece;
+            if (sp > 1 && fit < piece) piece = fit ? fit : 1;
+        }
+        for (size_t i = 0; i < bt->count; i += piece) {
             gp__batch_t b = *bt;
-            b.count = bt->count - i < 65535 ? bt->count - i : 65535;
+            b.count = bt->count - i < piece ? bt->count - i : piece;
             gp__gemm_t q = *g;
             q.A = (const char *)g->A + i * bt->sa * es, q.B = (const char *)g->B + i * bt->sb * es;
             q.C = (char *)g->C + i * bt->sc * ces;
