@@ -2,13 +2,17 @@
  * gemm_wgmma.cu — TF32 / BF16 / FP16 GEMM on Hopper's warpgroup MMA (wgmma, sm_90a; built as its own object with
  * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). A K-major; B K-major, or for
  * the TMA kernel and 16-bit types N-inner as the caller stored it (read through the wgmma's transpose bit); the
- * launcher in gemm_tc.cu transposes or packs the others first and rounds TF32 inputs; rows 16-byte aligned. Block tile
- * 128 x 256 x 128 bytes of K: two consumer warpgroups, each one m64n256k16 (k8 for TF32) wgmma per 32 bytes of K on
- * its 64 rows, f32 accumulators in registers (128 per
- * thread); every thread copies 16-byte chunks global -> shared with cp.async (bytes past an edge zero-filled) into a
- * 4-stage ring (two tiles copied ahead, one wgmma group left in flight), each stage's tiles in the 128-byte swizzle the descriptors name (chunk c of row r at
- * r * 128 + ((c ^ (r mod 8)) * 16)), then fence.proxy.async so the tensor cores see them. Not yet: TMA, an
- * mbarrier pipeline with producer / consumer warps, persistent tiles, clusters (docs/MATRIX.md).
+ * launcher in gemm_tc.cu transposes or packs the others first and rounds TF32 inputs; rows 16-byte aligned.
+ * Two kernels (docs/MATRIX.md):
+ * - gemm_wgmma: block tile 128 x 256 x 128 bytes of K, two consumer warpgroups each issuing one m64n256k16 (k8 for
+ *   TF32) wgmma per 32 bytes of K on its 64 rows; every thread copies 16-byte chunks with cp.async (bytes past an edge
+ *   zero-filled) into a 4-stage ring in the 128-byte swizzle the descriptors name (chunk c of row r at r * 128 +
+ *   ((c ^ (r mod 8)) * 16)), then fence.proxy.async; one wgmma group left in flight.
+ * - gemm_tma (production): the copy engine fills the ring (cp.async.bulk.tensor, zeros past the tensor's edges),
+ *   full / empty mbarriers, a producer warpgroup (or warp) and two consumer warpgroups; block tile 128 x 256 (one
+ *   block per SM) or 128 x 128 (two), alone or in clusters of two multicasting their shared B tile; K optionally split
+ *   over grid layers whose f32 partials splitk_finish sums in order. C written two columns per store where it can.
+ * Not here: a persistent grid (measured slower, reverted), an MN-major A, TF32 operands read as stored.
  */
 #include "matrix_internal.h"
 
