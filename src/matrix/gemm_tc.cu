@@ -134,6 +134,9 @@ gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t o
 
 int gp__gemm_tc_path = 0;
 
+/* the most a split K's f32 partials may take of the workspace (a batch runs in pieces that fit) */
+static const size_t SPLITK_MAX_BYTES = (size_t)1 << 30;
+
 /* the TMA kernel's shape for one problem (never the batch size: a batch gets each problem's bits alone) */
 int gp__gemm_wgmma_pick(size_t M, size_t N, int sms)
 {
@@ -179,15 +182,15 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
         /* a 16-bit N-inner B with 16-byte rows and strides goes to the TMA kernel as it is (the wgmma's transpose
          * bit reads it MN-major): no transpose pass */
-        const int bmn = !t && !g->b_kin && K && gp__gemm_wgmma_tma_ok(g, K, wk) &&
+        const int tma = K && gp__gemm_wgmma_tma_ok(g, K, wk); /* the TMA kernel runs (not the cp.async one) */
+        const int bmn = !t && !g->b_kin && tma &&
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
         const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
                      wb = K && !bmn && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
         /* split K where the tiles leave most SMs idle and K is long (the production choice only) */
-        unsigned splits = wk == GP__WG_AUTO && gp__gemm_wgmma_tma_ok(g, K, wk)
-                              ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
+        unsigned splits = wk == GP__WG_AUTO && tma ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
         size_t wsplit = splits > 1 ? round_up((size_t)splits * b.count * g->M * g->N * 4, 256) : 0;
-        if (wsplit > ((size_t)1 << 30)) splits = 1, wsplit = 0; /* at most 1 GiB of partials */
+        if (wsplit > SPLITK_MAX_BYTES) splits = 1, wsplit = 0;
         float *wpart = NULL;
         if (wa + wb + wsplit) {
             void *ws = NULL;
@@ -254,11 +257,11 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
     if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
         const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, ces = cdt == GP_F32 ? 4 : 2;
         /* pieces of at most 65535 problems, and, where production splits each problem's K, few enough that their
-         * partials fit the 1 GiB tc_gpu allows (so every problem still splits as it does alone: the same bits) */
+         * partials fit the SPLITK_MAX_BYTES tc_gpu allows (so every problem still splits as it does alone: the same bits) */
         size_t piece = 65535;
         if (gp__gemm_tc_path == 0 && g->alpha != 0.0 && g->K) {
             const unsigned sp = gp__gemm_wgmma_splits(g->M, g->N, g->K, es, ctx->sm_count);
-            const size_t per = (size_t)sp * g->M * g->N * 4, fit = per ? ((size_t)1 << 30) / per : piece;
+            const size_t per = (size_t)sp * g->M * g->N * 4, fit = per ? SPLITK_MAX_BYTES / per : piece;
             if (sp > 1 && fit < piece) piece = fit ? fit : 1;
         }
         for (size_t i = 0; i < bt->count; i += piece) {

@@ -564,8 +564,6 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
                                       const gp__batch_t *bt, int kind, int sms, unsigned splits, float *ws,
                                       cudaStream_t stream)
 {
-    if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
-        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
     const gp__batch_t one = {1, 0, 0, 0};
     const gp__batch_t *b = bt && bt->count > 1 ? bt : &one;
     /* the TMA kernel unless told otherwise (GP__WG_CPASYNC) or past its 32-bit coordinates, or K = 0 (nothing to
@@ -584,6 +582,9 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
     }
     if (!g->a_kin || !g->b_kin)
         return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: an MN-major operand reached the cp.async wgmma kernel");
+    /* (the TMA kernel checks its own tile count, launch_tma) */
+    if ((g->M + BM - 1) / BM * ((g->N + BN - 1) / BN) > 0x7fffffffu)
+        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x 256", g->M, g->N);
     if (prec == GP_GEMM_TF32) return launch<1, float>(g, K, b, stream);
     if (prec == GP_GEMM_FP16) return cdt == GP_F32 ? launch<3, float>(g, K, b, stream) : launch<3, uint16_t>(g, K, b, stream);
     return cdt == GP_F32 ? launch<2, float>(g, K, b, stream) : launch<2, uint16_t>(g, K, b, stream);
