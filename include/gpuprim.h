@@ -678,8 +678,9 @@ GP_API gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha
 
 /* GEMM at a chosen precision (the caller's explicit choice; gp_gemm is GP_GEMM_FP32):
  *   GP_GEMM_FP32  exact: gp_gemm (a, b, c all f32 or all f64).
- *   GP_GEMM_TF32  a, b, c f32; a and b rounded to TF32 (10 mantissa bits, to nearest, ties away from zero: the
- *                 tensor cores' cvt.rna), exact products accumulated in f32.
+ *   GP_GEMM_TF32  a, b, c f32; a and b taken as TF32 the way the tensor cores read an f32: the top 19 bits (10
+ *                 mantissa bits), the low 13 dropped (truncation toward zero; cuBLAS's TF32 mode reads them the
+ *                 same way), exact products accumulated in f32.
  *   GP_GEMM_BF16  a, b bf16; c f32 or bf16. GP_GEMM_FP16: a, b f16; c f32 or f16. Exact products, f32 accumulation.
  * c = alpha * acc + beta * c in f32 (alpha, beta rounded to f32), then written as c's dtype (nearest even). The
  * shapes, ops, layouts, lds, overlap and alpha = 0 / beta = 0 rules are gp_gemm's. GPU: mma.sync on the tensor

@@ -12,7 +12,8 @@
 #   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
 #   prof: Nsight Compute over the scan kernels (prof.txt); tc: issue 17's tensor-core GEMM tests, sanitizers, bench
 #   gemm --precision (tc.txt); group: issue 16's sharded primitives, sanitizers, CLI --devices, bench group
-#   (group.txt); tclab: lab gemm --precision bf16 / fp16 / tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
+#   (group.txt); tf32: the TF32 tests, memcheck, bench and lab (tf32.txt); tclab: lab gemm --precision bf16 / fp16 /
+#   tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
 #   ours and cuBLAS's kernels (tcprof.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
@@ -406,6 +407,27 @@ if [[ " $steps " == *" tc "* ]]; then
   } >"$OUT/tc.txt" 2>&1
   note "tc: $(grep -E 'tests passed|tests failed' "$OUT/tc.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|passed|gemm_ex|^op " "$OUT/tc.txt" | head -50
+fi
+
+if [[ " $steps " == *" tf32 "* ]]; then
+  # issue 17, TF32 read as stored (the tensor cores' truncation): test_matrix / gpu_matrix / cli, memcheck of
+  # gpu_matrix (quick) under the production choice and mma.sync, bench gemm --precision tf32, lab gemm tf32 (tf32.txt)
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix cli"
+    (cd $B && ctest -V --timeout 600 -R 'matrix|cli' | grep -E "gemm|FAIL|passed|failed|skipped" | tail -40)
+    for p in 0 1; do
+      echo "### compute-sanitizer memcheck gpu_matrix (quick, GP_TEST_TC_PATHS=$p)"
+      env GP_TEST_QUICK=1 GP_TEST_TC_PATHS=$p timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/tests/gpu_matrix 2>&1 | grep -E "^=========|gpu_matrix: [0-9]|gemm_ex" |
+        grep -vE "^=========     (Host Frame|at |by )" | head -12
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    echo "### bench gemm --precision tf32"; $G bench gemm --precision tf32
+    echo "### lab gemm --precision tf32"; $G lab gemm --precision tf32
+  } >"$OUT/tf32.txt" 2>&1
+  note "tf32: $(grep -E 'tests passed|tests failed' "$OUT/tf32.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|gemm_ex|batched|^op |cublas:|^1[0-9] |^92 " "$OUT/tf32.txt" | head -60
 fi
 
 if [[ " $steps " == *" tclab "* ]]; then

@@ -202,7 +202,7 @@ tc:
         mc_gemm_ex_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         mc_gemm_batched_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         printf("  gemm_ex tf32 / bf16 / fp16 (f32 or 16-bit c) on the tensor cores (%s), ops x layouts, odd shapes, "
-               "misaligned rows, TF32 rounding, batched = one by one, refusals: %s\n", paths[path],
+               "misaligned rows, TF32 truncation, batched = one by one, refusals: %s\n", paths[path],
                tc_fail == before ? "ok" : "FAILED");
     }
     gp__gemm_tc_path = 0;

@@ -390,7 +390,7 @@ static inline gp_dtype_t mc_in_dtype(gp_gemm_precision_t p)
 {
     return p == GP_GEMM_TF32 ? GP_F32 : p == GP_GEMM_BF16 ? GP_BF16 : GP_F16;
 }
-/* the value the tensor cores multiply: TF32-rounded f32, or the 16-bit value widened */
+/* the value the tensor cores multiply: f32 truncated to TF32, or the 16-bit value widened */
 static inline double mc_tc_get(gp_gemm_precision_t p, const gp_matrix_t *m, const void *data, size_t i, size_t j)
 {
     const size_t o = mc_off(m, i, j);
@@ -502,34 +502,63 @@ static inline void mc_gemm_ex_all(gp_ctx_t *ctx, gp_stream_t s, int big)
         mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, mix, 129, 33, 5001, -0.5, 0.75, 1);
         if (big) mc_gemm_ex_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 300, 70, 8200, 1.0, 0.0, 0);
     }
-    /* TF32 rounds to nearest, ties away: 1 + 2^-11 (a tie) -> 1 + 2^-10, 1 + 2^-12 -> 1, -(1 + 2^-11) -> -(1 +
-     * 2^-10), 1 + 3 2^-12 -> 1 + 2^-10; one product is exact. k = 2: A's rows are not 16-byte aligned (rewritten,
-     * rounded by that pass); k = 4: A is used as stored (on sm_90 rounded in the kernel) */
+    /* TF32 reads the top 19 bits of each f32 (the low 13 dropped, toward zero): one product per element of C (A m x
+     * kk row-major, B as n x kk row-major with op T, only column 0 non-zero) is exact in f32, so C must equal the
+     * product of the truncated values bit for bit: ties and near-ties of rounding (1 + 2^-11 -> 1, 1 + 3 2^-12 -> 1,
+     * -(1 + 2^-10 + 2^-11) -> -(1 + 2^-10)), fresh random values with low bits set, a subnormal, a NaN whose payload
+     * is only in the low 13 bits (reads as an infinity); -0 sums to +0. kk = 2: rows not 16-byte aligned (rewritten by a pass); kk =
+     * 4: both operands K-major and aligned, read by the kernel as stored. */
     for (size_t kk = 2; kk <= 4; kk += 2) {
+        enum { TM = 37, TN = 9 };
         mc_mat_t a, b, c;
-        mc_make_tc(ctx, &a, GP_F32, 1, kk, GP_ROW_MAJOR, 0, 0);
-        mc_make_tc(ctx, &b, GP_F32, kk, 1, GP_ROW_MAJOR, 0, 0);
-        mc_make_tc(ctx, &c, GP_F32, 1, 1, GP_ROW_MAJOR, 0, 1);
-        const float xs[4] = {1.0f + 0x1p-11f, 1.0f + 0x1p-12f, -(1.0f + 0x1p-11f), 1.0f + 0x3p-12f};
-        const float ws[4] = {1.0f + 0x1p-10f, 1.0f, -(1.0f + 0x1p-10f), 1.0f + 0x1p-10f}, bv[4] = {1.0f, 0, 0, 0};
-        for (int r = 0; r < 4; r++) {
-            float x[4] = {xs[r], 0, 0, 0}, got = 0;
-            OK(gp_memcpy_sync(ctx, a.dev.data, x, kk * 4));
-            OK(gp_memcpy_sync(ctx, b.dev.data, bv, kk * 4));
-            OK(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_N, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
-            OK(gp_stream_sync(ctx, s));
-            OK(gp_memcpy_sync(ctx, &got, c.dev.data, 4));
-            CHECK(got == ws[r], "TF32 rounding of %.9g (k %zu): got %.9g, want %.9g", (double)x[0], kk, (double)got,
-                  (double)ws[r]);
+        mc_make_tc(ctx, &a, GP_F32, TM, kk, GP_ROW_MAJOR, 0, 0);
+        mc_make_tc(ctx, &b, GP_F32, TN, kk, GP_ROW_MAJOR, 0, 0);
+        mc_make_tc(ctx, &c, GP_F32, TM, TN, GP_ROW_MAJOR, 0, 1);
+        const uint32_t nan_lo = 0x7f800001u, sub = 0x00400fffu;
+        float xa[TM * 4] = {0}, xb[TN * 4] = {0}, got[TM * TN];
+        const float fixed[6] = {1.0f + 0x1p-11f, 1.0f + 0x3p-12f, -(1.0f + 0x1p-10f + 0x1p-11f), 1.0f + 0x1p-12f,
+                                -0.0f, 3.0f};
+        for (int i = 0; i < TM; i++) {
+            float v = i < 6 ? fixed[i] : (float)((double)(tc_next() >> 40) * 0x1p-23 - 1.0);
+            if (i == 6) memcpy(&v, &sub, 4);
+            if (i == 7) memcpy(&v, &nan_lo, 4);
+            if (i >= 8) { /* low 13 bits all set, or random */
+                uint32_t u;
+                memcpy(&u, &v, 4);
+                u |= i % 2 ? 0x1fffu : (uint32_t)(tc_next() & 0x1fffu);
+                memcpy(&v, &u, 4);
+            }
+            xa[i * kk] = v;
         }
+        for (int j = 0; j < TN; j++) {
+            float v = j == 0 ? 1.0f : j == 1 ? 1.0f + 0x1p-11f : (float)((double)(tc_next() >> 40) * 0x1p-23 - 1.0);
+            uint32_t u;
+            memcpy(&u, &v, 4);
+            if (j >= 2) u |= 0x1000u;
+            memcpy(&v, &u, 4);
+            xb[j * kk] = v;
+        }
+        OK(gp_memcpy_sync(ctx, a.dev.data, xa, TM * kk * 4));
+        OK(gp_memcpy_sync(ctx, b.dev.data, xb, TN * kk * 4));
+        OK(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_T, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
+        OK(gp_stream_sync(ctx, s));
+        OK(gp_memcpy_sync(ctx, got, c.dev.data, sizeof got));
+        for (int i = 0; i < TM; i++)
+            for (int j = 0; j < TN; j++) {
+                const float want = gp__f32_to_tf32(xa[i * kk]) * gp__f32_to_tf32(xb[j * kk]), g = got[i * TN + j];
+                uint32_t gu, wu, au;
+                memcpy(&gu, &g, 4), memcpy(&wu, &want, 4), memcpy(&au, &xa[i * kk], 4);
+                CHECK(isnan(g) ? isnan(want) : gu == wu || (g == 0 && want == 0), "TF32 truncation (k %zu): a 0x%08x x b %.9g: got 0x%08x (%.9g), "
+                      "want 0x%08x (%.9g)", kk, au, (double)xb[j * kk], gu, (double)g, wu, (double)want);
+            }
         if (kk == 2) {
         /* refusals: wrong input dtypes, a 16-bit c for TF32, a precision that is none, nothing written */
-        CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_BF16, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_BF16, GP_OP_N, GP_OP_T, 1, &a.dev, &b.dev, 0, &c.dev, s), GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "bf16") != NULL, "names the dtype: %s", gp_last_error());
         gp_matrix_t c16 = c.dev;
         c16.dtype = GP_F16;
-        CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c16, s), GP_ERR_INVALID_ARG);
-        CHECK_ST(gp_gemm_ex(ctx, (gp_gemm_precision_t)9, GP_OP_N, GP_OP_N, 1, &a.dev, &b.dev, 0, &c.dev, s),
+        CHECK_ST(gp_gemm_ex(ctx, GP_GEMM_TF32, GP_OP_N, GP_OP_T, 1, &a.dev, &b.dev, 0, &c16, s), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_gemm_ex(ctx, (gp_gemm_precision_t)9, GP_OP_N, GP_OP_T, 1, &a.dev, &b.dev, 0, &c.dev, s),
                  GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "precision") != NULL, "names the precision: %s", gp_last_error());
         }

@@ -583,9 +583,9 @@ t = sys.argv[1]
 m, k, n = 45, 300, 29
 rd = lambda f, fmt, c: struct.unpack("<%d%s" % (c, fmt), open("%s/%s" % (t, f), "rb").read())
 u2f = lambda b: struct.unpack("<f", struct.pack("<I", b))[0]
-def tf32(x):                                                         # to nearest, ties away (cvt.rna)
+def tf32(x):                                                         # the low 13 bits dropped
     b = struct.unpack("<I", struct.pack("<f", x))[0]
-    return u2f(((b + 0x1000) & 0xffffe000) & 0xffffffff)
+    return u2f(b & 0xffffe000)
 for a, b, c, conv in (("A16.raw", "B16.raw", "C16.raw", lambda v: u2f(v << 16)), ("A32.raw", "B32.raw", "C32.raw", tf32)):
     fmt = "H" if "16" in a else "f"
     A = [conv(v) for v in rd(a, fmt, m * k)]

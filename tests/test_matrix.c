@@ -20,7 +20,7 @@ int main(void)
     mc_gemm_ex_all(ctx, NULL, 0);
     mc_gemm_batched_all(ctx, NULL, 0);
     printf("  gemm f32 f64 and gemm_ex tf32 bf16 fp16, ops NN NT TN TT x every layout triple, m n k 0 1 odd, beta 0 "
-           "on NaN c, TF32 rounding, batched = one by one, refusals: %s\n",
+           "on NaN c, TF32 truncation, batched = one by one, refusals: %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     /* the blocked CPU GEMM past its blocks (MC 144, KC 256, NR 16/32, MR 6), with each micro-kernel this CPU has */

@@ -77,13 +77,14 @@ static inline GP__HD float gp__bf16_bits_to_f32(uint16_t h)
     memcpy(&f, &bits, 4);
     return f;
 }
-/* f32 rounded to TF32 (10 mantissa bits) to nearest, ties away from zero: the tensor cores' cvt.rna.tf32.f32, kept
- * in an f32 (the low 13 bits zero). Inf and NaN pass through. */
+/* f32 as the tensor cores read it for TF32: the top 19 bits (sign, exponent, 10 mantissa bits), the low 13 bits
+ * dropped — truncation toward zero, kept in an f32. Every bit pattern is masked the same way (a NaN whose payload lies
+ * only in the low 13 bits reads as an infinity). */
 static inline GP__HD float gp__f32_to_tf32(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);
-    if ((x & 0x7f800000u) != 0x7f800000u) x = (x + 0x1000u) & 0xffffe000u;
+    x &= 0xffffe000u;
     memcpy(&f, &x, 4);
     return f;
 }

@@ -35,22 +35,18 @@ gp_status_t layouts(const gp__gemm_t *g, size_t K, unsigned tm, unsigned tn, cud
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-/* out = in (TR 0) or in^T (TR 1) through 32 x 32 shared-memory tiles, TF32-rounded when RND: in is rows x cols (ldi),
- * out cols x rows (TR) or rows x cols (ldo) */
-template <typename T, bool TR, bool RND>
+/* out = in (TR 0) or in^T (TR 1) through 32 x 32 shared-memory tiles, a batch of them (one grid layer each, si / so
+ * elements apart): in is rows x cols (ldi), out cols x rows (TR) or rows x cols (ldo) */
+template <typename T, bool TR>
 __global__ void pack_tile(const T *__restrict__ in, size_t ldi, T *__restrict__ out, size_t ldo, size_t rows,
                           size_t cols, size_t si, size_t so)
 {
     __shared__ T t[32][33];
-    in += blockIdx.z * si, out += blockIdx.z * so; /* a batch: one grid layer per matrix */
+    in += blockIdx.z * si, out += blockIdx.z * so;
     const size_t r0 = (size_t)blockIdx.y * 32, c0 = (size_t)blockIdx.x * 32;
     for (int i = threadIdx.y; i < 32; i += 8) {
         const size_t r = r0 + i, c = c0 + threadIdx.x;
-        if (r < rows && c < cols) {
-            T v = in[r * ldi + c];
-            if constexpr (RND) v = gp__f32_to_tf32(v);
-            t[i][threadIdx.x] = v;
-        }
+        if (r < rows && c < cols) t[i][threadIdx.x] = in[r * ldi + c];
     }
     __syncthreads();
     for (int i = threadIdx.y; i < 32; i += 8) {
@@ -64,66 +60,42 @@ __global__ void pack_tile(const T *__restrict__ in, size_t ldi, T *__restrict__ 
     }
 }
 
-/* out = in rounded to TF32, rows x cols (ldi, ldo), 16-byte vectors where both sides allow (vec) */
-__global__ void round_copy(const float *__restrict__ in, size_t ldi, float *__restrict__ out, size_t ldo, size_t rows,
-                           size_t cols, int vec)
+/* Does operand X need rewriting for the wgmma path (K-major, 16-byte rows and batch strides)? TF32 operands are read
+ * as stored: the tensor cores take the top 19 bits of each f32 (gp__f32_to_tf32) */
+int needs_pack(size_t es, size_t ld, const void *X, int kin, size_t stride)
 {
-    const size_t cv = (cols + 3) / 4, total = rows * cv;
-    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (size_t)gridDim.x * blockDim.x) {
-        const size_t r = e / cv, c = (e - r * cv) * 4;
-        if (vec && c + 4 <= cols) {
-            float4 v = *reinterpret_cast<const float4 *>(in + r * ldi + c);
-            v.x = gp__f32_to_tf32(v.x), v.y = gp__f32_to_tf32(v.y), v.z = gp__f32_to_tf32(v.z), v.w = gp__f32_to_tf32(v.w);
-            *reinterpret_cast<float4 *>(out + r * ldo + c) = v;
-        } else
-            for (size_t j = c; j < cols && j < c + 4; j++) out[r * ldo + j] = gp__f32_to_tf32(in[r * ldi + j]);
-    }
-}
-
-/* Does operand X need rewriting for the wgmma path (K-major, 16-byte rows and batch strides; TF32: rounded)? */
-int needs_pack(size_t es, int rnd, size_t ld, const void *X, int kin, size_t stride)
-{
-    return rnd || !kin || (ld * es) % 16 || (uintptr_t)X % 16 || (stride * es) % 16;
+    return !kin || (ld * es) % 16 || (uintptr_t)X % 16 || (stride * es) % 16;
 }
 /* Bytes of one rewritten matrix: outer rows of the inner count rounded to 16 bytes, rounded to 256 bytes. */
 size_t packed_bytes(size_t es, size_t outer, size_t inner) { return round_up(round_up(inner, 16 / es) * outer * es, 256); }
 
-/* X' (outer rows of inner elements, K-major, 16-byte rows; TF32: rounded) for the wgmma path, for count matrices
- * *stride elements apart (0: one for all): as is when it already is that, else written into the workspace at *off
- * by pack_tile (the new stride: packed_bytes / es) */
-template <typename T, bool RND>
+/* X' (outer rows of inner elements, K-major, 16-byte rows) for the wgmma path, for count matrices *stride elements
+ * apart (0: one for all): as is when it already is that, else written into the workspace at *off (the new stride:
+ * packed_bytes / es). One matrix goes at copy speed: a 2-D copy (K-major) or, TF32, the production transpose (32 x
+ * 32 tiles, 16-byte vectors both sides); the rest (a batch: a grid layer per matrix) through pack_tile. */
+template <typename T>
 gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t outer, size_t inner, size_t count,
                    char *ws, size_t *off, cudaStream_t s)
 {
     constexpr size_t es = sizeof(T), vb = 16 / sizeof(T);
-    if (!needs_pack(es, RND, *ld, *X, kin, *stride)) return GP_OK;
+    if (!needs_pack(es, *ld, *X, kin, *stride)) return GP_OK;
     const size_t nld = round_up(inner, vb), per = packed_bytes(es, outer, inner), nm = *stride ? count : 1;
     T *dst = (T *)(ws + *off);
     const size_t rows = kin ? outer : inner, cols = kin ? inner : outer; /* as stored */
-    const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32), (unsigned)nm), block(32, 8);
-    if (RND && nm == 1) {
-        /* TF32, one matrix: a vectorized rounding copy, or the production transpose (32 x 32 tiles, 16-byte
-         * vectors both sides) rounding on the way — near copy speed, where pack_tile's tiles are not */
-        if (kin) {
-            const int vec = *ld % 4 == 0 && nld % 4 == 0 && (uintptr_t)*X % 16 == 0 && (uintptr_t)dst % 16 == 0;
-            const size_t work = rows * ((cols + 3) / 4), blocks = work / 256 + 1;
-            round_copy<<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, s>>>((const float *)*X, *ld, (float *)dst,
-                                                                                 nld, rows, cols, vec);
-            GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: rounding an operand to TF32"));
-        } else {
-            const gp__phys_t in = {(char *)*X, rows, cols, *ld, 4}, out = {(char *)dst, cols, rows, nld, 4};
-            GP_TRY_RET((run_vec<32, 32, 64, uint32_t, 1, true>(NULL, &out, &in, s)));
-        }
-        *X = dst, *ld = nld;
-        if (*stride) *stride = per / es;
-        *off += per * nm;
-        return GP_OK;
+    if (nm == 1 && kin) {
+        const cudaError_t e = cudaMemcpy2DAsync(dst, nld * es, *X, *ld * es, cols * es, rows, cudaMemcpyDeviceToDevice, s);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_gemm_ex: copying an unaligned operand", __FILE__, __LINE__);
+    } else if (nm == 1 && es == 4) {
+        const gp__phys_t in = {(char *)*X, rows, cols, *ld, es}, out = {(char *)dst, cols, rows, nld, es};
+        GP_TRY_RET((run_vec<32, 32, 64, uint32_t>(NULL, &out, &in, s)));
+    } else {
+        const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32), (unsigned)nm), block(32, 8);
+        if (grid.y > 65535 || nm > 65535)
+            return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu operands of %zu rows to pack", nm, rows);
+        if (kin) pack_tile<T, false><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
+        else pack_tile<T, true><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: packing an operand"));
     }
-    if (grid.y > 65535 || nm > 65535)
-        return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu operands of %zu rows to pack", nm, rows);
-    if (kin) pack_tile<T, false, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
-    else pack_tile<T, true, RND><<<grid, block, 0, s>>>((const T *)*X, *ld, dst, nld, rows, cols, *stride, per / es);
-    GP_TRY_RET(GP_CHECK_LAUNCH("gp_gemm_ex: packing an operand"));
     *X = dst, *ld = nld;
     if (*stride) *stride = per / es;
     *off += per * nm;
@@ -174,9 +146,9 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
     const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, K = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A, B not read */
     gp__gemm_t q = *g;
 #ifdef GP_HAVE_WGMMA
-    /* Hopper (sm_90): wgmma, both operands K-major with aligned rows (TF32: rounded in the same pass) */
+    /* Hopper (sm_90): wgmma, both operands K-major with aligned rows (TF32 included: read as stored) */
     if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
-        const int t = prec == GP_GEMM_TF32;
+        const int t = prec == GP_GEMM_TF32; /* TF32 has no transpose bit: an MN-major B is transposed */
         const int wk = gp__gemm_tc_path == 2 ? GP__WG_CPASYNC : gp__gemm_tc_path >= 3 ? gp__gemm_tc_path : GP__WG_AUTO;
         gp__batch_t b = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
         const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
@@ -185,8 +157,8 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         const int tma = K && gp__gemm_wgmma_tma_ok(g, K, wk); /* the TMA kernel runs (not the cp.async one) */
         const int bmn = !t && !g->b_kin && tma &&
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
-        const size_t wa = K && needs_pack(es, t, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
-                     wb = K && !bmn && needs_pack(es, t, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
+        const size_t wa = K && needs_pack(es, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
+                     wb = K && !bmn && needs_pack(es, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
         /* split K where the tiles leave most SMs idle and K is long (the production choice only) */
         unsigned splits = wk == GP__WG_AUTO && tma ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
         size_t wsplit = splits > 1 ? round_up((size_t)splits * b.count * g->M * g->N * 4, 256) : 0;
@@ -199,11 +171,11 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
             char *w = (char *)ws;
             if (wsplit) wpart = (float *)(w + wa + wb); /* after the packed operands (256-byte multiples) */
             if (t) {
-                if (wa) GP_TRY_RET((kmajor<float, true>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
-                if (wb) GP_TRY_RET((kmajor<float, true>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
+                if (wa) GP_TRY_RET((kmajor<float>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<float>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             } else {
-                if (wa) GP_TRY_RET((kmajor<uint16_t, false>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
-                if (wb) GP_TRY_RET((kmajor<uint16_t, false>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
+                if (wa) GP_TRY_RET((kmajor<uint16_t>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<uint16_t>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             }
         }
         q.a_kin = 1;

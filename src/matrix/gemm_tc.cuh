@@ -1,6 +1,6 @@
 /*
- * gemm_tc.cuh — GEMM on the tensor cores with mma.sync (sm_80 and later): TF32 (m16n8k8, f32 inputs rounded by
- * cvt.rna.tf32.f32), BF16 and FP16 (m16n8k16), f32 accumulation. Canonical form of matrix_internal.h (C row-major
+ * gemm_tc.cuh — GEMM on the tensor cores with mma.sync (sm_80 and later): TF32 (m16n8k8, f32 inputs truncated to
+ * TF32: the low 13 bits masked off), BF16 and FP16 (m16n8k16), f32 accumulation. Canonical form of matrix_internal.h (C row-major
  * M x N; A' K-inner or M-inner, B' K-inner or N-inner: AK / BK). Block tile 128 x 128 x (64 bytes of K), 8 warps
  * of 64 x 32, a STAGES-deep cp.async pipeline (16-byte copies with the bytes past an edge zero-filled: any M, N, K;
  * rows must be 16-byte aligned, which the launcher ensures by packing), fragments by ldmatrix (16-bit types; .trans
@@ -58,12 +58,9 @@ __device__ __forceinline__ void ldsm_x4_t(unsigned *r, const void *p)
                  : "r"(smem_u32(p)));
 }
 
-__device__ __forceinline__ unsigned to_tf32(float f)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(f));
-    return r;
-}
+/* TF32 as the wgmma path reads it (gp__f32_to_tf32: the low 13 bits dropped), explicit here so every architecture
+ * gives the same bits */
+__device__ __forceinline__ unsigned to_tf32(float f) { return __float_as_uint(f) & 0xffffe000u; }
 
 template <int P> __device__ __forceinline__ void mma(float *d, const unsigned *a, const unsigned *b)
 {

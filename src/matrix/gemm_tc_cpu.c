@@ -1,6 +1,6 @@
 /*
  * gemm_tc_cpu.c — the CPU backend of gp_gemm_ex's TF32 / BF16 / FP16 and the reference of its tests: the inputs
- * rounded as the tensor cores take them (TF32: to nearest, ties away; bf16 / f16: exact widening), multiplied and
+ * taken as the tensor cores take them (TF32: the low 13 bits dropped; bf16 / f16: exact widening), multiplied and
  * summed in f64 by the f64 GEMM of gemm_cpu.c, c = alpha * sum + beta * c in f64, rounded once to f32 and then (a
  * 16-bit c) to nearest even. Working copies: A' and B' K-inner in f64, C in f64.
  */

@@ -2,7 +2,8 @@
  * gemm_wgmma.cu — TF32 / BF16 / FP16 GEMM on Hopper's warpgroup MMA (wgmma, sm_90a; built as its own object with
  * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). A K-major; B K-major, or for
  * the TMA kernel and 16-bit types N-inner as the caller stored it (read through the wgmma's transpose bit); the
- * launcher in gemm_tc.cu transposes or packs the others first and rounds TF32 inputs; rows 16-byte aligned.
+ * launcher in gemm_tc.cu transposes or packs the others first; rows 16-byte aligned. TF32 operands are read as
+ * stored: the tensor cores use the top 19 bits of each f32 (gp__f32_to_tf32, the rule the tests check).
  * Two kernels (docs/MATRIX.md):
  * - gemm_wgmma: block tile 128 x 256 x 128 bytes of K, two consumer warpgroups each issuing one m64n256k16 (k8 for
  *   TF32) wgmma per 32 bytes of K on its 64 rows; every thread copies 16-byte chunks with cp.async (bytes past an edge
@@ -12,7 +13,7 @@
  *   full / empty mbarriers, a producer warpgroup (or warp) and two consumer warpgroups; block tile 128 x 256 (one
  *   block per SM) or 128 x 128 (two), alone or in clusters of two multicasting their shared B tile; K optionally split
  *   over grid layers whose f32 partials splitk_finish sums in order. C written two columns per store where it can.
- * Not here: a persistent grid (measured slower, reverted), an MN-major A, TF32 operands read as stored.
+ * Not here: a persistent grid (measured slower, reverted), an MN-major A.
  */
 #include "matrix_internal.h"
 
@@ -162,7 +163,7 @@ __device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size
         }
 }
 
-/* P: 1 TF32 (f32 storage, rounded by the launcher), 2 BF16, 3 FP16 */
+/* P: 1 TF32 (f32 storage, the low 13 bits ignored by the tensor cores), 2 BF16, 3 FP16 */
 template <int P, typename OT>
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_wgmma(size_t M, size_t N, size_t K, float alpha, const char *__restrict__ A, size_t lda,
@@ -558,7 +559,7 @@ extern "C" int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind)
     return kind != GP__WG_CPASYNC && K > 0 && K < 0x7fffffffu && g->M < 0x7fffffffu && g->N < 0x7fffffffu;
 }
 
-/* g: A K-major, B K-major or (TMA kernel, 16-bit) N-inner, rows 16-byte aligned (TF32: already rounded); K = 0 when
+/* g: A K-major, B K-major or (TMA kernel, 16-bit) N-inner, rows 16-byte aligned (TF32: as stored); K = 0 when
  * alpha is 0 */
 extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
                                       const gp__batch_t *bt, int kind, int sms, unsigned splits, float *ws,

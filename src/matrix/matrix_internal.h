@@ -69,12 +69,12 @@ typedef struct gp__batch {
     size_t count, sa, sb, sc;
 } gp__batch_t;
 /* gp_gemm_ex's TF32 / BF16 / FP16 (canonical form; cdt: C's dtype, f32 or the inputs' 16-bit type): the tensor-core
- * kernels of gemm_tc.cuh, and the CPU backend (gemm_tc_cpu.c: rounded inputs in f64, one rounding at the end). */
+ * kernels of gemm_tc.cuh, and the CPU backend (gemm_tc_cpu.c: the inputs as the tensor cores take them, in f64, one rounding at the end). */
 GP_INTERNAL gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g,
                                         const gp__batch_t *bt, cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__gemm_tc_cpu(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g);
 /* gemm_wgmma.cu (sm_90a, built when GP_HAVE_WGMMA): TF32 / BF16 / FP16 on wgmma; g's operands K-major, rows
- * 16-byte aligned (TF32: rounded); K = 0 when alpha is 0. kind: GP__WG_CPASYNC the cp.async-fed kernel; else the TMA +
+ * 16-byte aligned (TF32: as stored); K = 0 when alpha is 0. kind: GP__WG_CPASYNC the cp.async-fed kernel; else the TMA +
  * mbarrier kernel with producer / consumer warpgroups, its block tile and cluster named (GP__WG_AUTO: chosen by
  * gp__gemm_wgmma_pick for the problem on a GPU of sms SMs). bt (count <= 65535, strides of 16-byte multiples): a
  * batch in one launch, one grid row per problem. */

@@ -10,8 +10,6 @@
 
 #include "matrix_internal.h"
 
-#include "../core/half.h"
-
 #include <stdint.h>
 
 namespace {
@@ -89,14 +87,7 @@ __device__ __forceinline__ void tile_order(int ord, size_t t, size_t tp, size_t 
     }
 }
 
-/* RND (4-byte elements, for the TF32 GEMM's operand packing): each element rounded to TF32 on the way through */
-template <bool RND, typename T> __device__ __forceinline__ T t_elem(T x)
-{
-    if constexpr (RND && sizeof(T) == 4) return __float_as_uint(gp__f32_to_tf32(__uint_as_float(x)));
-    else return x;
-}
-
-template <typename T, int VW, int TP, int TQ, int NT, int ORD = 0, bool RND = false>
+template <typename T, int VW, int TP, int TQ, int NT, int ORD = 0>
 __global__ void __launch_bounds__(NT) t_vec(T *out, size_t ldo, const T *in, size_t ldi, size_t P, size_t Q, int vec)
 {
     constexpr int SQ = TQ + 1, RV = TQ / VW, WV = TP / VW; /* tile pitch; vectors per read row, per write row */
@@ -117,11 +108,11 @@ __global__ void __launch_bounds__(NT) t_vec(T *out, size_t ldo, const T *in, siz
                 const V v = *reinterpret_cast<const V *>(in + p * ldi + q);
                 const T *w = reinterpret_cast<const T *>(&v);
 #pragma unroll
-                for (int j = 0; j < VW; j++) tile[r * SQ + c + j] = t_elem<RND>(w[j]);
+                for (int j = 0; j < VW; j++) tile[r * SQ + c + j] = w[j];
             } else
 #pragma unroll
                 for (int j = 0; j < VW; j++)
-                    if (q + j < Q) tile[r * SQ + c + j] = t_elem<RND>(in[p * ldi + q + j]);
+                    if (q + j < Q) tile[r * SQ + c + j] = in[p * ldi + q + j];
         }
         __syncthreads();
 #pragma unroll
@@ -144,7 +135,7 @@ __global__ void __launch_bounds__(NT) t_vec(T *out, size_t ldo, const T *in, siz
     }
 }
 
-template <int TP, int TQ, int NT, typename T, int ORD = 0, bool RND = false>
+template <int TP, int TQ, int NT, typename T, int ORD = 0>
 gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaStream_t s)
 {
     constexpr int VW = sizeof(T) == 8 ? 2 : 4;
@@ -154,8 +145,8 @@ gp_status_t run_vec(gp_ctx_t *, const gp__phys_t *o, const gp__phys_t *i, cudaSt
     const int vec = i->ld % VW == 0 && o->ld % VW == 0 && (uintptr_t)i->data % vb == 0 && (uintptr_t)o->data % vb == 0;
     gp_status_t st = GP_OK;
     if (smem > 48 * 1024)
-        GP_CUDA_TRY(cudaFuncSetAttribute(t_vec<T, VW, TP, TQ, NT, ORD, RND>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    t_vec<T, VW, TP, TQ, NT, ORD, RND><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), NT, smem, s>>>(
+        GP_CUDA_TRY(cudaFuncSetAttribute(t_vec<T, VW, TP, TQ, NT, ORD>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    t_vec<T, VW, TP, TQ, NT, ORD><<<(unsigned)(tiles > 0x7fffffffu ? 0x7fffffffu : tiles), NT, smem, s>>>(
         (T *)o->data, o->ld, (const T *)i->data, i->ld, i->prows, i->pcols, vec);
     return GP_CHECK_LAUNCH("t_vec");
 fail:
