@@ -6,7 +6,6 @@
 #include "matrix_internal.h"
 
 #include "gemm_tc.cuh"
-#include "transpose_kernels.cuh"
 
 namespace {
 
@@ -74,8 +73,8 @@ size_t packed_bytes(size_t es, size_t outer, size_t inner) { return round_up(rou
  * packed_bytes / es). One matrix goes at copy speed: a 2-D copy (K-major) or, TF32, the production transpose (32 x
  * 32 tiles, 16-byte vectors both sides); the rest (a batch: a grid layer per matrix) through pack_tile. */
 template <typename T>
-gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t outer, size_t inner, size_t count,
-                   char *ws, size_t *off, cudaStream_t s)
+gp_status_t kmajor(gp_ctx_t *ctx, const void **X, size_t *ld, size_t *stride, int kin, size_t outer, size_t inner,
+                   size_t count, char *ws, size_t *off, cudaStream_t s)
 {
     constexpr size_t es = sizeof(T), vb = 16 / sizeof(T);
     if (!needs_pack(es, *ld, *X, kin, *stride)) return GP_OK;
@@ -87,7 +86,7 @@ gp_status_t kmajor(const void **X, size_t *ld, size_t *stride, int kin, size_t o
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_gemm_ex: copying an unaligned operand", __FILE__, __LINE__);
     } else if (nm == 1 && es == 4) {
         const gp__phys_t in = {(char *)*X, rows, cols, *ld, es}, out = {(char *)dst, cols, rows, nld, es};
-        GP_TRY_RET((run_vec<32, 32, 64, uint32_t>(NULL, &out, &in, s)));
+        GP_TRY_RET(gp__transpose_gpu(ctx, &out, &in, s));
     } else {
         const dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32), (unsigned)nm), block(32, 8);
         if (grid.y > 65535 || nm > 65535)
@@ -171,11 +170,11 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
             char *w = (char *)ws;
             if (wsplit) wpart = (float *)(w + wa + wb); /* after the packed operands (256-byte multiples) */
             if (t) {
-                if (wa) GP_TRY_RET((kmajor<float>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
-                if (wb) GP_TRY_RET((kmajor<float>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
+                if (wa) GP_TRY_RET((kmajor<float>(ctx, &q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<float>(ctx, &q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             } else {
-                if (wa) GP_TRY_RET((kmajor<uint16_t>(&q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
-                if (wb) GP_TRY_RET((kmajor<uint16_t>(&q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
+                if (wa) GP_TRY_RET((kmajor<uint16_t>(ctx, &q.A, &q.lda, &b.sa, g->a_kin, g->M, K, b.count, w, &off, stream)));
+                if (wb) GP_TRY_RET((kmajor<uint16_t>(ctx, &q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             }
         }
         q.a_kin = 1;
