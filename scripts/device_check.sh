@@ -12,7 +12,7 @@
 #   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
 #   prof: Nsight Compute over the scan kernels (prof.txt); tc: issue 17's tensor-core GEMM tests, sanitizers, bench
 #   gemm --precision (tc.txt); group: issue 16's sharded primitives, sanitizers, CLI --devices, bench group
-#   (group.txt); tf32: the TF32 tests, memcheck, bench and lab (tf32.txt); tclab: lab gemm --precision bf16 / fp16 /
+#   (group.txt); tf32: the TF32 tests, memcheck, bench and lab (tf32.txt); gemmall: bench gemm, every row (gemm.txt); tclab: lab gemm --precision bf16 / fp16 /
 #   tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
 #   ours and cuBLAS's kernels (tcprof.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
@@ -428,6 +428,13 @@ if [[ " $steps " == *" tf32 "* ]]; then
   } >"$OUT/tf32.txt" 2>&1
   note "tf32: $(grep -E 'tests passed|tests failed' "$OUT/tf32.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|passed|gemm_ex|batched|^op |cublas:|^1[0-9] |^92 " "$OUT/tf32.txt" | head -60
+fi
+
+if [[ " $steps " == *" gemmall "* ]]; then
+  # bench gemm with no option: SGEMM, DGEMM and its kernel variants, TF32 / BF16 / FP16, batched (gemm.txt)
+  $B/gpuprim bench gemm >"$OUT/gemm.txt" 2>&1
+  note "gemmall: $(grep -c cublas "$OUT/gemm.txt") rows"
+  grep -E "^op |gemm" "$OUT/gemm.txt" | head -40
 fi
 
 if [[ " $steps " == *" tclab "* ]]; then
