@@ -45,15 +45,15 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
-template <bool AK, bool BK, int SHAPE, int BKK, int BN>
+template <bool AK, bool BK, bool BIG, int BKK, int BN>
 gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
     constexpr size_t smem = gemmk::dgemm_smem_bytes(BKK, BN);
     gp_status_t st = GP_OK;
     if (smem > 48 * 1024)
-        GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_dmma<AK, BK, true, SHAPE, BKK, BN>,
+        GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_dmma<AK, BK, true, BIG, BKK, BN>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemmk::dgemm_dmma<AK, BK, true, SHAPE, BKK, BN><<<dim3(p->grid, p->S), 256, smem, s>>>(
+    gemmk::dgemm_dmma<AK, BK, true, BIG, BKK, BN><<<dim3(p->grid, p->S), 256, smem, s>>>(
         g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda, (const double *)g->B, g->ldb, g->beta,
         (double *)g->C, g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
     return GP_CHECK_LAUNCH("dgemm_dmma");
@@ -61,10 +61,10 @@ fail:
     return st;
 }
 
-template <int SHAPE, int BKK, int BN> gp_status_t d_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <bool BIG, int BKK, int BN> gp_status_t d_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    if (g->a_kin) return g->b_kin ? d_launch<true, true, SHAPE, BKK, BN>(g, p, s) : d_launch<true, false, SHAPE, BKK, BN>(g, p, s);
-    return g->b_kin ? d_launch<false, true, SHAPE, BKK, BN>(g, p, s) : d_launch<false, false, SHAPE, BKK, BN>(g, p, s);
+    if (g->a_kin) return g->b_kin ? d_launch<true, true, BIG, BKK, BN>(g, p, s) : d_launch<true, false, BIG, BKK, BN>(g, p, s);
+    return g->b_kin ? d_launch<false, true, BIG, BKK, BN>(g, p, s) : d_launch<false, false, BIG, BKK, BN>(g, p, s);
 }
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -92,7 +92,7 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     if (dtype != GP_F32 && dtype != GP_F64) return gp__error(GP_ERR_INTERNAL, "gp_gemm: dtype %d", (int)dtype);
     /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel */
     const int dv = variant ? variant : dtype == GP_F64 ? GP__GEMM_F64_PRODUCTION : g->N <= 64 ? 12 : GP__GEMM_F32_PRODUCTION;
-    const size_t bn = (dtype == GP_F64 && dv == 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
+    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
     const size_t tiles = ((g->M + 127) / 128) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of 128 x %zu", g->M, g->N, bn);
@@ -125,13 +125,10 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     gp_status_t st;
     if (dtype == GP_F64) {
         switch (dv) {
-        case 1: st = d_layouts<0, 8, 128>(&q, &p, stream); break;
-        case 2: st = d_layouts<1, 8, 128>(&q, &p, stream); break;
-        case 3: st = d_layouts<1, 16, 128>(&q, &p, stream); break;
-        case 4: st = d_layouts<1, 8, 64>(&q, &p, stream); break;
-        case 5: st = d_layouts<2, 8, 128>(&q, &p, stream); break;
-        case 6: st = d_layouts<2, 16, 128>(&q, &p, stream); break;
-        case 7: st = d_layouts<3, 16, 128>(&q, &p, stream); break;
+        case 1: st = d_layouts<false, 8, 128>(&q, &p, stream); break;
+        case 2: st = d_layouts<true, 8, 128>(&q, &p, stream); break;
+        case 3: st = d_layouts<true, 16, 128>(&q, &p, stream); break;
+        case 4: st = d_layouts<true, 8, 64>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
         }
     } else {

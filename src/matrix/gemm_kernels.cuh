@@ -305,25 +305,10 @@ __device__ __forceinline__ void dmma_m16n8k8(double (&d)[4], const double (&a)[4
                  : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
 
-/* m16n8k16: A 16 x 16 (a[2r] (g, 4r + t), a[2r+1] (g+8, 4r + t)), B 16 x 8 (b[r] (4r + t, g)), C as m16n8k8. sm_90. */
-__device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[8], const double (&b)[4])
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, "
-                 "%11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
-                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
-                   "d"(b[1]), "d"(b[2]), "d"(b[3]));
-}
-
-/* SHAPE: 0 m8n8k4 (256 FMAs, the Ampere shape); 1 m16n8k8 (Hopper's larger FP64 shape, 1024 FMAs); 2 m16n8k8 with
- * the fragments read 16 bytes at a time; 3 m16n8k16 (2048 FMAs, sm_90) read the same way. Paired reads (2, 3): an
- * instruction's rows need not be 16 consecutive rows of C, so row slot g is row 2g of the warp's 16 and slot g + 8
- * row 2g + 1 — a thread's two A values per k are adjacent in shared memory (one 16-byte load); column slot g of the
- * n-tiles 2h and 2h + 1 is column 16h + 2g and 16h + 2g + 1 — a thread's B values of the two tiles per k are adjacent
- * (one load). Half the shared-load instructions of 1; with the pitch 4 mod 16 each quarter-warp still covers all 32
- * banks once. Block tile 128 x BN with 8 warps: BN 128 gives warp tiles of 64 x 32 (64 accumulators, ~200
- * registers: one block per SM), BN 64 warp tiles of 32 x 32 (two blocks per SM). */
-template <bool AK, bool BK, bool ASYNC, int SHAPE, int BKK, int BN>
+/* BIG: m16n8k8 instructions (Hopper's larger FP64 shape, 1024 FMAs each), else m8n8k4 (256 FMAs, the Ampere shape).
+ * Block tile 128 x BN with 8 warps: BN 128 gives warp tiles of 64 x 32 (64 accumulators, ~200 registers: one block
+ * per SM), BN 64 warp tiles of 32 x 32 (two blocks per SM: twice the warps to hide the DMMA latency). */
+template <bool AK, bool BK, bool ASYNC, bool BIG, int BKK, int BN>
 __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
     dgemm_dmma(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
                const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
@@ -360,36 +345,7 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
     };
     auto land = [&](int s) { st.land(&As[s][0][0], &Bs[s][0][0], tid); };
     auto math = [&](int cur) {
-        if constexpr (SHAPE >= 2) {
-            constexpr int KS = SHAPE == 3 ? 16 : 8, R = KS / 4; /* k per instruction; k values per thread */
-#pragma unroll
-            for (int kk = 0; kk < BKK; kk += KS) {
-                double b[NJ][R];
-#pragma unroll
-                for (int r = 0; r < R; r++)
-#pragma unroll
-                    for (int h = 0; h < NJ / 2; h++) {
-                        const double2 v = *reinterpret_cast<const double2 *>(&Bs[cur][kk + 4 * r + q][wn + 16 * h + 2 * g]);
-                        b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
-                    }
-#pragma unroll
-                for (int i = 0; i < MI / 2; i++) {
-                    double a[2 * R];
-#pragma unroll
-                    for (int r = 0; r < R; r++) {
-                        const double2 v = *reinterpret_cast<const double2 *>(&As[cur][kk + 4 * r + q][wm + 16 * i + 2 * g]);
-                        a[2 * r] = v.x, a[2 * r + 1] = v.y;
-                    }
-#pragma unroll
-                    for (int j = 0; j < NJ; j++) {
-                        double d[4] = {acc[2 * i][j][0], acc[2 * i][j][1], acc[2 * i + 1][j][0], acc[2 * i + 1][j][1]};
-                        if constexpr (SHAPE == 3) dmma_m16n8k16(d, a, b[j]);
-                        else dmma_m16n8k8(d, a, b[j]);
-                        acc[2 * i][j][0] = d[0], acc[2 * i][j][1] = d[1], acc[2 * i + 1][j][0] = d[2], acc[2 * i + 1][j][1] = d[3];
-                    }
-                }
-            }
-        } else if constexpr (SHAPE == 1) {
+        if constexpr (BIG) {
 #pragma unroll
           for (int kk = 0; kk < BKK; kk += 8) {
             double a[MI / 2][4], b[NJ][2];
@@ -432,32 +388,14 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
     const bool split = gridDim.y > 1;
     if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0;
     const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0;
-    if constexpr (SHAPE >= 2) {
-        /* acc[2i + s][j][c]: row 16i + 2g + s, column 16 (j / 2) + 4q + 2c + j % 2 of the warp tile — per row and
-         * pair of n-tiles, four adjacent columns */
 #pragma unroll
-        for (int ii = 0; ii < MI; ii++) {
-            const size_t row = m0 + wm + 16 * (ii >> 1) + 2 * g + (ii & 1);
-            if (row >= M) continue;
+    for (int i = 0; i < MI; i++) {
+        const size_t row = m0 + wm + i * 8 + g;
+        if (row >= M) continue;
 #pragma unroll
-            for (int h = 0; h < NJ / 2; h++)
-#pragma unroll
-                for (int c = 0; c < 2; c++) {
-                    const size_t col = n0 + wn + 16 * h + 4 * q + 2 * c;
-                    const double v[2] = {acc[ii][2 * h][c], acc[ii][2 * h + 1][c]};
-                    if (col < N) store_c<double, 2>(C + row * ldc + col, v, N - col, vc, alpha, beta);
-                }
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < MI; i++) {
-            const size_t row = m0 + wm + i * 8 + g;
-            if (row >= M) continue;
-#pragma unroll
-            for (int j = 0; j < NJ; j++) {
-                const size_t col = n0 + wn + j * 8 + q * 2;
-                if (col < N) store_c<double, 2>(C + row * ldc + col, acc[i][j], N - col, vc, alpha, beta);
-            }
+        for (int j = 0; j < NJ; j++) {
+            const size_t col = n0 + wn + j * 8 + q * 2;
+            if (col < N) store_c<double, 2>(C + row * ldc + col, acc[i][j], N - col, vc, alpha, beta);
         }
     }
 }
