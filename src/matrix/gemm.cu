@@ -67,6 +67,20 @@ template <bool BIG, int BKK, int BN> gp_status_t d_layouts(const gp__gemm_t *g, 
     return g->b_kin ? d_launch<false, true, BIG, BKK, BN>(g, p, s) : d_launch<false, false, BIG, BKK, BN>(g, p, s);
 }
 
+/* variant 5: dgemm_cp (A K-inner, B N-inner, 16-byte rows; the caller checks) */
+gp_status_t dcp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+{
+    constexpr size_t smem = gemmk::dgemm_cp_smem_bytes();
+    gp_status_t st = GP_OK;
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_cp<>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gemmk::dgemm_cp<><<<dim3(p->grid, p->S), 128, smem, s>>>(g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda,
+                                                           (const double *)g->B, g->ldb, g->beta, (double *)g->C,
+                                                           g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
+    return GP_CHECK_LAUNCH("dgemm_cp");
+fail:
+    return st;
+}
+
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* An operand whose rows are not 16-byte aligned would be read element by element: for large problems it is cheaper
@@ -90,14 +104,22 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
 {
     if (g->M == 0 || g->N == 0) return GP_OK;
     if (dtype != GP_F32 && dtype != GP_F64) return gp__error(GP_ERR_INTERNAL, "gp_gemm: dtype %d", (int)dtype);
-    /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel */
-    const int dv = variant ? variant : dtype == GP_F64 ? GP__GEMM_F64_PRODUCTION : g->N <= 64 ? 12 : GP__GEMM_F32_PRODUCTION;
+    const size_t es = dtype == GP_F64 ? 8 : 4, K0 = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A and B are not read */
+    /* operands whose rows are not 16-byte aligned, in problems of >= 2^20 outputs: copied with an aligned ld */
+    const int flags = vec_flags(g, es);
+    const int pa = !(flags & gemmk::VEC_A) && K0 > 0 && variant == 0 && g->M * g->N >= (1u << 20);
+    const int pb = !(flags & gemmk::VEC_B) && K0 > 0 && variant == 0 && g->M * g->N >= (1u << 20);
+    /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel; variant 5
+     * (f64) takes A K-inner and B N-inner with 16-byte rows (after packing), else variant 2 runs */
+    int dv = variant ? variant : dtype == GP_F64 ? GP__GEMM_F64_PRODUCTION : g->N <= 64 ? 12 : GP__GEMM_F32_PRODUCTION;
+    if (dtype == GP_F64 && dv == 5 &&
+        !(g->a_kin && !g->b_kin && ((flags & gemmk::VEC_A) || pa) && ((flags & gemmk::VEC_B) || pb)))
+        dv = 2;
     const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
     const size_t tiles = ((g->M + 127) / 128) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of 128 x %zu", g->M, g->N, bn);
-    const size_t es = dtype == GP_F64 ? 8 : 4;
-    plan_t p = {(unsigned)tiles, 1, g->alpha == 0.0 ? 0 : g->K, 0, NULL}; /* alpha = 0: A and B are not read */
+    plan_t p = {(unsigned)tiles, 1, K0, 0, NULL};
     p.Kc = p.K;
     /* Split K where the tiles leave the GPU idle (fewer than the resident blocks): S ranges of at least 256. */
     const size_t slots = (size_t)ctx->sm_count * (dtype == GP_F64 && bn == 128 ? 1 : 2);
@@ -108,9 +130,6 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         if (S >= 2) p.S = (int)S, p.Kc = round_up((p.K + S - 1) / S, 16);
     }
     gp__gemm_t q = *g;
-    const int flags = vec_flags(g, es);
-    const int pa = !(flags & gemmk::VEC_A) && p.K > 0 && variant == 0 && g->M * g->N >= (1u << 20);
-    const int pb = !(flags & gemmk::VEC_B) && p.K > 0 && variant == 0 && g->M * g->N >= (1u << 20);
     size_t bytes = 0, off = 0;
     if (pa) bytes += round_up(round_up(g->a_kin ? p.K : g->M, 4) * (g->a_kin ? g->M : p.K) * es, 256);
     if (pb) bytes += round_up(round_up(g->b_kin ? p.K : g->N, 4) * (g->b_kin ? g->N : p.K) * es, 256);
@@ -129,6 +148,7 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 2: st = d_layouts<true, 8, 128>(&q, &p, stream); break;
         case 3: st = d_layouts<true, 16, 128>(&q, &p, stream); break;
         case 4: st = d_layouts<true, 8, 64>(&q, &p, stream); break;
+        case 5: st = dcp_launch(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
         }
     } else {

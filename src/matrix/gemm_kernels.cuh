@@ -14,6 +14,7 @@
  *    that need no transpose go global -> shared by cp.async (no registers).
  *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m16n8k8 or m8n8k4 .f64: IEEE double fused multiply-adds).
  *    128 x 128 (or 128 x 64) block tile, 256 threads, warp tile 64 x 32 (or 32 x 32).
+ *  - dgemm_cp: FP64, m16n8k16 (sm_90) fed by a 4-stage cp.async ring, A K-inner and B N-inner only (row-major NN).
  */
 #ifndef GP_GEMM_KERNELS_CUH
 #define GP_GEMM_KERNELS_CUH
@@ -402,6 +403,137 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
 
 /* dynamic shared memory of dgemm_dmma: two stages of A and B tiles */
 constexpr size_t dgemm_smem_bytes(int bkk, int bn) { return (size_t)2 * bkk * (132 + bn + 4) * sizeof(double); }
+
+/* cp.async of 16 bytes of which the first `bytes` (0, 8, 16) are read, the rest zero-filled */
+__device__ __forceinline__ void cp_async16_zfill(void *smem, const void *gmem, unsigned bytes)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
+}
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+/* m16n8k16 .f64 (sm_90): A 16 x 16 (a[2r] (g, 4r + t), a[2r+1] (g + 8, 4r + t)), B 16 x 8 (b[r] (4r + t, g)), C as
+ * m16n8k8 (c0, c1 (g, 2t + 0/1), c2, c3 (g + 8, 2t + 0/1)); g = lane / 4, t = lane % 4. */
+__device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[8], const double (&b)[4])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, "
+                 "%11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+                   "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
+/* dgemm_cp (sm_90): A K-inner and B N-inner (row-major NN), both with 16-byte rows and bases. Block tile 128 x 64,
+ * BK 16, 128 threads = 2 x 2 warps of 64 x 32, mma.sync m16n8k16 .f64; a DC_ST-deep cp.async ring (every operand byte
+ * goes global -> shared without registers; the bytes past M, N or the K range zero-filled), two blocks per SM.
+ * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles) and Bs[16][64] (rows k, n inner; the
+ * 16-byte chunk c of row k stored at c ^ 2 (k / 4 mod 4)).
+ * Fragment map (an instruction's slots need not be consecutive k or n): k slot t + 4r is k 4t + r of the 16, so a
+ * thread's four A values of a row are adjacent (two 16-byte loads); column slot g of n-tiles 2h and 2h + 1 is column
+ * 16h + 2g and 16h + 2g + 1, so a thread's B values of a tile pair are adjacent (one load). With pitch 18 (A) and
+ * the swizzle (B) every quarter-warp's 16-byte loads cover the 32 banks once. */
+constexpr int DC_BK = 16, DC_PA = 18, DC_ST = 4;
+constexpr size_t dgemm_cp_smem_bytes() { return (size_t)DC_ST * (128 * DC_PA + DC_BK * 64) * sizeof(double); }
+
+template <int ST = DC_ST>
+__global__ void __launch_bounds__(128, 2)
+    dgemm_cp(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
+             const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
+             size_t Kc, double *__restrict__ W)
+{
+    constexpr int SA = 128 * DC_PA, SB = DC_BK * 64; /* doubles per stage */
+    extern __shared__ __align__(16) double dsm[];
+    double *As = dsm, *Bs = dsm + ST * SA;
+    size_t tm, tn;
+    tile_of_block((M + 127) / 128, (N + 63) / 64, tm, tn);
+    const size_t m0 = tm * 128, n0 = tn * 64;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const int wm = (warp >> 1) * 64, wn = (warp & 1) * 32;
+    /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
+    const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
+    const size_t nk = K > kb ? (K - kb + DC_BK - 1) / DC_BK : 0;
+
+    auto load = [&](int s, size_t k0) {
+        double *as = As + s * SA, *bs = Bs + s * SB;
+#pragma unroll
+        for (int e = 0; e < 8; e++) { /* A: 128 rows x 8 chunks of 2 doubles */
+            const int c = tid + e * 128, r = c >> 3, ch = c & 7;
+            const size_t gm = m0 + r, gk = k0 + 2 * ch;
+            const unsigned bytes = gm < M && gk < K ? (gk + 1 < K ? 16u : 8u) : 0u;
+            cp_async16_zfill(as + r * DC_PA + 2 * ch, bytes ? A + gm * lda + gk : A, bytes);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; e++) { /* B: 16 rows x 32 chunks */
+            const int c = tid + e * 128, r = c >> 5, ch = c & 31;
+            const size_t gk = k0 + r, gn = n0 + 2 * ch;
+            const unsigned bytes = gk < K && gn < N ? (gn + 1 < N ? 16u : 8u) : 0u;
+            cp_async16_zfill(bs + r * 64 + 2 * (ch ^ (2 * ((r >> 2) & 3))), bytes ? B + gk * ldb + gn : B, bytes);
+        }
+    };
+
+    double acc[4][4][4]; /* [m16 tile i][n8 tile j][c0..c3] */
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) acc[i][j][c] = 0.0;
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) {
+        if ((size_t)s < nk) load(s, kb + (size_t)s * DC_BK);
+        cp_async_commit();
+    }
+    for (size_t kt = 0; kt < nk; kt++) {
+        cp_async_wait<ST - 2>(); /* stage kt has landed (this thread's copies) ... */
+        __syncthreads();         /* ... everyone's, and everyone is done with stage kt - 1 */
+        const size_t nx = kt + ST - 1;
+        if (nx < nk) load((int)(nx % ST), kb + nx * DC_BK);
+        cp_async_commit();
+        const double *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
+        double b[4][4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int k = 4 * q + r; /* (k / 4) mod 4 = q: the swizzle of this row */
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int ch = (wn >> 1) + 8 * h + g;
+                const double2 v = *reinterpret_cast<const double2 *>(bs + k * 64 + 2 * (ch ^ (2 * q)));
+                b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const double *p0 = as + (wm + 16 * i + g) * DC_PA + 4 * q, *p1 = p0 + 8 * DC_PA;
+            const double2 x0 = *reinterpret_cast<const double2 *>(p0), x1 = *reinterpret_cast<const double2 *>(p0 + 2);
+            const double2 y0 = *reinterpret_cast<const double2 *>(p1), y1 = *reinterpret_cast<const double2 *>(p1 + 2);
+            const double a[8] = {x0.x, y0.x, x0.y, y0.y, x1.x, y1.x, x1.y, y1.y};
+#pragma unroll
+            for (int j = 0; j < 4; j++) dmma_m16n8k16(acc[i][j], a, b[j]);
+        }
+    }
+    cp_async_wait<0>();
+
+    const bool split = gridDim.y > 1;
+    if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0;
+    const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0;
+    /* acc[i][j][2s + c]: row 16i + g + 8s, column 16 (j / 2) + 4t + 2c + j % 2 of the warp tile: per row and tile
+     * pair, four adjacent columns */
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            const size_t row = m0 + wm + 16 * i + g + 8 * s;
+            if (row >= M) continue;
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int c = 0; c < 2; c++) {
+                    const size_t col = n0 + wn + 16 * h + 4 * q + 2 * c;
+                    const double v[2] = {acc[i][2 * h][2 * s + c], acc[i][2 * h + 1][2 * s + c]};
+                    if (col < N) store_c<double, 2>(C + row * ldc + col, v, N - col, vc, alpha, beta);
+                }
+        }
+}
 
 /* Split-K: C = sum over the S slices of W (in slice order: deterministic) + beta * C. */
 template <typename T>

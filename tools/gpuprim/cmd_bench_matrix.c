@@ -196,7 +196,7 @@ static void gemm_usage(FILE *f)
                "                          [--precision fp32|tf32|bf16|fp16] [--reps N] [--warmup N] [--json|--csv]\n"
                "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
                "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
-               "  8192 (and the m8n8k4 kernel variant at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
+               "  8192 (and the other FP64 kernel variants at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
                "  at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F).\n"
                "  and a batch of 1024 BF16 256^3 (gp_gemm_batched) against cublasGemmStridedBatchedEx.\n"
                "  --precision P: P alone at 4096, 8192, 4097, 1000, 8192 x 64 x 8192 and (not fp32) 1024 x 256^3\n"
@@ -329,11 +329,11 @@ int bench_gemm(int argc, char **argv)
                 snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
             }
             char op[48];
-            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8"};
+            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8", " cp.async k16"};
             if (j.batch > 1) snprintf(op, sizeof op, "batched %zux NN %s", j.batch, gp_gemm_precision_name(j.prec));
             else if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
             else snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
-                     j.f64 && j.variant <= 4 ? dv[j.variant]
+                     j.f64 && j.variant <= 5 ? dv[j.variant]
                      : j.variant == 11 ? " 1 block/SM"
                      : j.variant == 13 ? " prefetch 1 block/SM"
                      : j.variant == 14 ? " prefetch" : "");
