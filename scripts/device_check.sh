@@ -12,7 +12,8 @@
 #   sanitizers over gpu_scan (narrow.txt); jit: issue 15's user operators, sanitizers, CLI, bench jit (jit.txt);
 #   prof: Nsight Compute over the scan kernels (prof.txt); tc: issue 17's tensor-core GEMM tests, sanitizers, bench
 #   gemm --precision (tc.txt); group: issue 16's sharded primitives, sanitizers, CLI --devices, bench group
-#   (group.txt); tf32: the TF32 tests, memcheck, bench and lab (tf32.txt); gemmall: bench gemm, every row (gemm.txt); tclab: lab gemm --precision bf16 / fp16 /
+#   (group.txt); tf32: the TF32 tests, memcheck, bench and lab (tf32.txt); gemmall: bench gemm, every row (gemm.txt); fp64:
+#   the FP64 tests, sanitizers and Nsight Compute (fp64.txt); tclab: lab gemm --precision bf16 / fp16 /
 #   tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
 #   ours and cuBLAS's kernels (tcprof.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
@@ -435,6 +436,29 @@ if [[ " $steps " == *" gemmall "* ]]; then
   $B/gpuprim bench gemm >"$OUT/gemm.txt" 2>&1
   note "gemmall: $(grep -c cublas "$OUT/gemm.txt") rows"
   grep -E "^op |gemm" "$OUT/gemm.txt" | head -40
+fi
+
+if [[ " $steps " == *" fp64 "* ]]; then
+  # issue 17, FP64 (dgemm_cp): test_matrix / gpu_matrix, memcheck and racecheck of gpu_matrix (quick, tensor-core
+  # set on the production choice only), Nsight Compute over the 4096^3 f64 kernels, ours and cuBLAS's (fp64.txt)
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix"
+    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "variant|gemm f32|FAIL|passed|failed|skipped" | tail -20)
+    for t in memcheck racecheck; do
+      echo "### compute-sanitizer $t gpu_matrix (quick, GP_TEST_TC_PATHS=0)"
+      env GP_TEST_QUICK=1 GP_TEST_TC_PATHS=0 timeout 240 compute-sanitizer --tool $t --error-exitcode 9 \
+        $B/tests/gpu_matrix 2>&1 | grep -E "^=========|gpu_matrix: [0-9]|variant" |
+        grep -vE "^=========     (Host Frame|at |by )" | head -12
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    echo "### ncu f64 4096 (every kernel of one gp_gemm + cublasDgemm pair)"
+    timeout 150 ncu --clock-control none --launch-skip 2 --launch-count 4 --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section LaunchStats \
+      $G bench gemm -b 4096 -e 4096 --dtype f64 --reps 1 --warmup 0 2>&1 | tail -260
+  } >"$OUT/fp64.txt" 2>&1
+  note "fp64: $(grep -E 'tests passed|tests failed' "$OUT/fp64.txt" | tail -1)"
+  grep -E "SUMMARY|^exit|FAIL|failed|passed|^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|L2 Cache Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" "$OUT/fp64.txt" | head -60
 fi
 
 if [[ " $steps " == *" tclab "* ]]; then

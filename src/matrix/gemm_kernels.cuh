@@ -14,7 +14,8 @@
  *    that need no transpose go global -> shared by cp.async (no registers).
  *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m16n8k8 or m8n8k4 .f64: IEEE double fused multiply-adds).
  *    128 x 128 (or 128 x 64) block tile, 256 threads, warp tile 64 x 32 (or 32 x 32).
- *  - dgemm_cp: FP64, m16n8k16 (sm_90) fed by a 4-stage cp.async ring, A K-inner and B N-inner only (row-major NN).
+ *  - dgemm_cp: FP64, m16n8k16 (sm_90) fed by a 4-stage cp.async ring, A K-inner and B N-inner only (row-major NN),
+ *    128 x 64 or 128 x 128 block tile, warp tile 64 x 32.
  */
 #ifndef GP_GEMM_KERNELS_CUH
 #define GP_GEMM_KERNELS_CUH
@@ -423,32 +424,33 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
                    "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 
-/* dgemm_cp (sm_90): A K-inner and B N-inner (row-major NN), both with 16-byte rows and bases. Block tile 128 x 64,
- * BK 16, 128 threads = 2 x 2 warps of 64 x 32, mma.sync m16n8k16 .f64; a DC_ST-deep cp.async ring (every operand byte
- * goes global -> shared without registers; the bytes past M, N or the K range zero-filled), two blocks per SM.
- * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles) and Bs[16][64] (rows k, n inner; the
+/* dgemm_cp (sm_90): A K-inner and B N-inner (row-major NN), both with 16-byte rows and bases. Block tile 128 x BN,
+ * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k16 .f64; a DC_ST-deep cp.async ring (every
+ * operand byte goes global -> shared without registers; the bytes past M, N or the K range zero-filled); BN 64: two
+ * blocks per SM, BN 128: one (the same 8 warps, a third less L2 traffic per flop).
+ * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles) and Bs[16][BN] (rows k, n inner; the
  * 16-byte chunk c of row k stored at c ^ 2 (k / 4 mod 4)).
  * Fragment map (an instruction's slots need not be consecutive k or n): k slot t + 4r is k 4t + r of the 16, so a
  * thread's four A values of a row are adjacent (two 16-byte loads); column slot g of n-tiles 2h and 2h + 1 is column
  * 16h + 2g and 16h + 2g + 1, so a thread's B values of a tile pair are adjacent (one load). With pitch 18 (A) and
  * the swizzle (B) every quarter-warp's 16-byte loads cover the 32 banks once. */
 constexpr int DC_BK = 16, DC_PA = 18, DC_ST = 4;
-constexpr size_t dgemm_cp_smem_bytes() { return (size_t)DC_ST * (128 * DC_PA + DC_BK * 64) * sizeof(double); }
+constexpr size_t dgemm_cp_smem_bytes(int bn) { return (size_t)DC_ST * (128 * DC_PA + DC_BK * bn) * sizeof(double); }
 
-template <int ST = DC_ST>
-__global__ void __launch_bounds__(128, 2)
+template <int BN, int ST = DC_ST>
+__global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     dgemm_cp(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
              const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
              size_t Kc, double *__restrict__ W)
 {
-    constexpr int SA = 128 * DC_PA, SB = DC_BK * 64; /* doubles per stage */
+    constexpr int NT = 2 * BN, SA = 128 * DC_PA, SB = DC_BK * BN, CPR = BN / 2; /* threads; doubles per stage; B chunks per row */
     extern __shared__ __align__(16) double dsm[];
     double *As = dsm, *Bs = dsm + ST * SA;
     size_t tm, tn;
-    tile_of_block((M + 127) / 128, (N + 63) / 64, tm, tn);
-    const size_t m0 = tm * 128, n0 = tn * 64;
+    tile_of_block((M + 127) / 128, (N + BN - 1) / BN, tm, tn);
+    const size_t m0 = tm * 128, n0 = tn * BN;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
-    const int wm = (warp >> 1) * 64, wn = (warp & 1) * 32;
+    const int wm = (warp / (BN / 32)) * 64, wn = (warp % (BN / 32)) * 32;
     /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + DC_BK - 1) / DC_BK : 0;
@@ -456,18 +458,18 @@ __global__ void __launch_bounds__(128, 2)
     auto load = [&](int s, size_t k0) {
         double *as = As + s * SA, *bs = Bs + s * SB;
 #pragma unroll
-        for (int e = 0; e < 8; e++) { /* A: 128 rows x 8 chunks of 2 doubles */
-            const int c = tid + e * 128, r = c >> 3, ch = c & 7;
+        for (int e = 0; e < 1024 / NT; e++) { /* A: 128 rows x 8 chunks of 2 doubles */
+            const int c = tid + e * NT, r = c >> 3, ch = c & 7;
             const size_t gm = m0 + r, gk = k0 + 2 * ch;
             const unsigned bytes = gm < M && gk < K ? (gk + 1 < K ? 16u : 8u) : 0u;
             cp_async16_zfill(as + r * DC_PA + 2 * ch, bytes ? A + gm * lda + gk : A, bytes);
         }
 #pragma unroll
-        for (int e = 0; e < 4; e++) { /* B: 16 rows x 32 chunks */
-            const int c = tid + e * 128, r = c >> 5, ch = c & 31;
+        for (int e = 0; e < DC_BK * CPR / NT; e++) { /* B: 16 rows x BN / 2 chunks */
+            const int c = tid + e * NT, r = c / CPR, ch = c % CPR;
             const size_t gk = k0 + r, gn = n0 + 2 * ch;
             const unsigned bytes = gk < K && gn < N ? (gn + 1 < N ? 16u : 8u) : 0u;
-            cp_async16_zfill(bs + r * 64 + 2 * (ch ^ (2 * ((r >> 2) & 3))), bytes ? B + gk * ldb + gn : B, bytes);
+            cp_async16_zfill(bs + r * BN + 2 * (ch ^ (2 * ((r >> 2) & 3))), bytes ? B + gk * ldb + gn : B, bytes);
         }
     };
 
@@ -497,7 +499,7 @@ __global__ void __launch_bounds__(128, 2)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const int ch = (wn >> 1) + 8 * h + g;
-                const double2 v = *reinterpret_cast<const double2 *>(bs + k * 64 + 2 * (ch ^ (2 * q)));
+                const double2 v = *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (ch ^ (2 * q)));
                 b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
             }
         }
