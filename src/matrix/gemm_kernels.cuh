@@ -14,8 +14,8 @@
  *    that need no transpose go global -> shared by cp.async (no registers).
  *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m16n8k8 or m8n8k4 .f64: IEEE double fused multiply-adds).
  *    128 x 128 (or 128 x 64) block tile, 256 threads, warp tile 64 x 32 (or 32 x 32).
- *  - dgemm_cp: FP64, m16n8k16 (sm_90) fed by a 4-stage cp.async ring, A K-inner and B N-inner only (row-major NN),
- *    128 x 64 or 128 x 128 block tile, warp tile 64 x 32.
+ *  - dgemm_cp: FP64, m16n8k8 or m16n8k16 (sm_90) fed by a 4-stage cp.async ring, A K-inner and B N-inner only
+ *    (row-major NN), 128 x 64 block tile, warp tile 64 x 32.
  */
 #ifndef GP_GEMM_KERNELS_CUH
 #define GP_GEMM_KERNELS_CUH
@@ -425,9 +425,10 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
 }
 
 /* dgemm_cp (sm_90): A K-inner and B N-inner (row-major NN), both with 16-byte rows and bases. Block tile 128 x BN,
- * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k16 .f64; a DC_ST-deep cp.async ring (every
- * operand byte goes global -> shared without registers; the bytes past M, N or the K range zero-filled); BN 64: two
- * blocks per SM, BN 128: one (the same 8 warps, a third less L2 traffic per flop).
+ * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k8 (or, K16, m16n8k16) .f64; a DC_ST-deep
+ * cp.async ring (every operand byte goes global -> shared without registers; the bytes past M, N or the K range
+ * zero-filled); BN 64: two blocks per SM (production uses BN 64 only: 128 x 128 with one block per SM measured
+ * slower).
  * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles) and Bs[16][BN] (rows k, n inner; the
  * 16-byte chunk c of row k stored at c ^ 2 (k / 4 mod 4)).
  * Fragment map (an instruction's slots need not be consecutive k or n): k slot t + 4r is k 4t + r of the 16, so a
@@ -437,13 +438,14 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
 constexpr int DC_BK = 16, DC_PA = 18, DC_ST = 4;
 constexpr size_t dgemm_cp_smem_bytes(int bn) { return (size_t)DC_ST * (128 * DC_PA + DC_BK * bn) * sizeof(double); }
 
-template <int BN, int ST = DC_ST>
+template <int BN, bool K16, int ST = DC_ST>
 __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     dgemm_cp(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
              const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
              size_t Kc, double *__restrict__ W)
 {
     constexpr int NT = 2 * BN, SA = 128 * DC_PA, SB = DC_BK * BN, CPR = BN / 2; /* threads; doubles per stage; B chunks per row */
+    static_assert(NT == 4 * CPR && DC_BK == 16, "B: four rows per pass, rows rb + 4e");
     extern __shared__ __align__(16) double dsm[];
     double *As = dsm, *Bs = dsm + ST * SA;
     size_t tm, tn;
@@ -455,21 +457,28 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + DC_BK - 1) / DC_BK : 0;
 
+    /* each thread's copies: A chunk column ca of rows ra + e NT / 8, B chunk column cb of rows rb + 4e (so row
+     * rb + 4e has swizzle 2e) — pointers, row masks and the column's byte count set once */
+    const int ca = tid & 7, ra = tid >> 3, cb = tid % CPR, rb = tid / CPR;
+    const double *pa = A + (m0 + ra) * lda + 2 * ca, *pb = B + rb * ldb + n0 + 2 * cb;
+    unsigned amask = 0;
+#pragma unroll
+    for (int e = 0; e < 1024 / NT; e++) amask |= (m0 + ra + (size_t)e * (NT / 8) < M) << e;
+    const size_t gnb = n0 + 2 * cb;
+    const unsigned bcol = gnb < N ? (gnb + 1 < N ? 16u : 8u) : 0u;
     auto load = [&](int s, size_t k0) {
-        double *as = As + s * SA, *bs = Bs + s * SB;
+        double *as = As + s * SA + ra * DC_PA + 2 * ca, *bs = Bs + s * SB + rb * BN;
+        const size_t gk = k0 + 2 * ca;
+        const unsigned kb16 = gk < K ? (gk + 1 < K ? 16u : 8u) : 0u;
 #pragma unroll
         for (int e = 0; e < 1024 / NT; e++) { /* A: 128 rows x 8 chunks of 2 doubles */
-            const int c = tid + e * NT, r = c >> 3, ch = c & 7;
-            const size_t gm = m0 + r, gk = k0 + 2 * ch;
-            const unsigned bytes = gm < M && gk < K ? (gk + 1 < K ? 16u : 8u) : 0u;
-            cp_async16_zfill(as + r * DC_PA + 2 * ch, bytes ? A + gm * lda + gk : A, bytes);
+            const unsigned bytes = amask >> e & 1 ? kb16 : 0u;
+            cp_async16_zfill(as + e * (NT / 8) * DC_PA, bytes ? pa + (size_t)e * (NT / 8) * lda + k0 : A, bytes);
         }
 #pragma unroll
-        for (int e = 0; e < DC_BK * CPR / NT; e++) { /* B: 16 rows x BN / 2 chunks */
-            const int c = tid + e * NT, r = c / CPR, ch = c % CPR;
-            const size_t gk = k0 + r, gn = n0 + 2 * ch;
-            const unsigned bytes = gk < K && gn < N ? (gn + 1 < N ? 16u : 8u) : 0u;
-            cp_async16_zfill(bs + r * BN + 2 * (ch ^ (2 * ((r >> 2) & 3))), bytes ? B + gk * ldb + gn : B, bytes);
+        for (int e = 0; e < 4; e++) { /* B: 16 rows x BN / 2 chunks */
+            const unsigned bytes = k0 + rb + 4 * e < K ? bcol : 0u;
+            cp_async16_zfill(bs + 4 * e * BN + 2 * (cb ^ (2 * e)), bytes ? pb + (k0 + 4 * e) * ldb : B, bytes);
         }
     };
 
@@ -492,25 +501,53 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
         if (nx < nk) load((int)(nx % ST), kb + nx * DC_BK);
         cp_async_commit();
         const double *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
-        double b[4][4];
+        if constexpr (K16) {
+            double b[4][4];
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
-            const int k = 4 * q + r; /* (k / 4) mod 4 = q: the swizzle of this row */
+            for (int r = 0; r < 4; r++) {
+                const int k = 4 * q + r; /* (k / 4) mod 4 = q: the swizzle of this row */
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int ch = (wn >> 1) + 8 * h + g;
-                const double2 v = *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (ch ^ (2 * q)));
-                b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
+                for (int h = 0; h < 2; h++) {
+                    const int ch = (wn >> 1) + 8 * h + g;
+                    const double2 v = *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (ch ^ (2 * q)));
+                    b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
+                }
             }
-        }
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const double *p0 = as + (wm + 16 * i + g) * DC_PA + 4 * q, *p1 = p0 + 8 * DC_PA;
-            const double2 x0 = *reinterpret_cast<const double2 *>(p0), x1 = *reinterpret_cast<const double2 *>(p0 + 2);
-            const double2 y0 = *reinterpret_cast<const double2 *>(p1), y1 = *reinterpret_cast<const double2 *>(p1 + 2);
-            const double a[8] = {x0.x, y0.x, x0.y, y0.y, x1.x, y1.x, x1.y, y1.y};
+            for (int i = 0; i < 4; i++) {
+                const double *p0 = as + (wm + 16 * i + g) * DC_PA + 4 * q, *p1 = p0 + 8 * DC_PA;
+                const double2 x0 = *reinterpret_cast<const double2 *>(p0), x1 = *reinterpret_cast<const double2 *>(p0 + 2);
+                const double2 y0 = *reinterpret_cast<const double2 *>(p1), y1 = *reinterpret_cast<const double2 *>(p1 + 2);
+                const double a[8] = {x0.x, y0.x, x0.y, y0.y, x1.x, y1.x, x1.y, y1.y};
 #pragma unroll
-            for (int j = 0; j < 4; j++) dmma_m16n8k16(acc[i][j], a, b[j]);
+                for (int j = 0; j < 4; j++) dmma_m16n8k16(acc[i][j], a, b[j]);
+            }
+        } else {
+            /* two m16n8k8 per 16 k: the half h2 takes k 4t + 2 h2 + {0, 1} (slots t, t + 4) — the same adjacent
+             * pairs, half the fragment registers live at once */
+#pragma unroll
+            for (int h2 = 0; h2 < 2; h2++) {
+                double b[4][2];
+#pragma unroll
+                for (int r = 0; r < 2; r++) {
+                    const int k = 4 * q + 2 * h2 + r;
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int ch = (wn >> 1) + 8 * h + g;
+                        const double2 v = *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (ch ^ (2 * q)));
+                        b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const double *p0 = as + (wm + 16 * i + g) * DC_PA + 4 * q + 2 * h2;
+                    const double2 x = *reinterpret_cast<const double2 *>(p0);
+                    const double2 y = *reinterpret_cast<const double2 *>(p0 + 8 * DC_PA);
+                    const double a[4] = {x.x, y.x, x.y, y.y};
+#pragma unroll
+                    for (int j = 0; j < 4; j++) dmma_m16n8k8(acc[i][j], a, b[j]);
+                }
+            }
         }
     }
     cp_async_wait<0>();
