@@ -425,26 +425,33 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
 }
 
 /* dgemm_cp (sm_90): A K-inner and B N-inner (row-major NN), both with 16-byte rows and bases. Block tile 128 x BN,
- * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k8 (or, K16, m16n8k16) .f64; a DC_ST-deep
+ * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k8 (MODE 1: m16n8k16) .f64; a DC_ST-deep
  * cp.async ring (every operand byte goes global -> shared without registers; the bytes past M, N or the K range
  * zero-filled); BN 64: two blocks per SM (production uses BN 64 only: 128 x 128 with one block per SM measured
  * slower).
- * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles) and Bs[16][BN] (rows k, n inner; the
- * 16-byte chunk c of row k stored at c ^ 2 (k / 4 mod 4)).
+ * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles; MODE 2: 20) and Bs[16][BN] (rows k,
+ * n inner; the 16-byte chunk c of row k stored at c ^ 2 (k / 4 mod 4); MODE 2: c ^ 2 (k mod 4)).
+ * MODE 2: natural fragment slots, each double read by an 8-byte load straight into the register the instruction
+ * wants. MODE 0 / 1 read 16-byte pairs (below) — half the load instructions, but ptxas then rebuilds each
+ * instruction's consecutive register quad with moves (IMAD.MOV: 371 in the loop for 32 DMMAs, measured in the SASS).
  * Fragment map (an instruction's slots need not be consecutive k or n): k slot t + 4r is k 4t + r of the 16, so a
  * thread's four A values of a row are adjacent (two 16-byte loads); column slot g of n-tiles 2h and 2h + 1 is column
  * 16h + 2g and 16h + 2g + 1, so a thread's B values of a tile pair are adjacent (one load). With pitch 18 (A) and
  * the swizzle (B) every quarter-warp's 16-byte loads cover the 32 banks once. */
-constexpr int DC_BK = 16, DC_PA = 18, DC_ST = 4;
-constexpr size_t dgemm_cp_smem_bytes(int bn) { return (size_t)DC_ST * (128 * DC_PA + DC_BK * bn) * sizeof(double); }
+constexpr int DC_BK = 16, DC_ST = 4;
+__host__ __device__ constexpr int dgemm_cp_pitch(int mode) { return mode == 2 ? 20 : 18; }
+constexpr size_t dgemm_cp_smem_bytes(int bn, int mode)
+{
+    return (size_t)DC_ST * (128 * dgemm_cp_pitch(mode) + DC_BK * bn) * sizeof(double);
+}
 
-template <int BN, bool K16, int ST = DC_ST>
+template <int BN, int MODE, int ST = DC_ST>
 __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     dgemm_cp(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
              const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
              size_t Kc, double *__restrict__ W)
 {
-    constexpr int NT = 2 * BN, SA = 128 * DC_PA, SB = DC_BK * BN, CPR = BN / 2; /* threads; doubles per stage; B chunks per row */
+    constexpr int DC_PA = dgemm_cp_pitch(MODE), NT = 2 * BN, SA = 128 * DC_PA, SB = DC_BK * BN, CPR = BN / 2; /* threads; doubles per stage; B chunks per row */
     static_assert(NT == 4 * CPR && DC_BK == 16, "B: four rows per pass, rows rb + 4e");
     extern __shared__ __align__(16) double dsm[];
     double *As = dsm, *Bs = dsm + ST * SA;
@@ -478,7 +485,8 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
 #pragma unroll
         for (int e = 0; e < 4; e++) { /* B: 16 rows x BN / 2 chunks */
             const unsigned bytes = k0 + rb + 4 * e < K ? bcol : 0u;
-            cp_async16_zfill(bs + 4 * e * BN + 2 * (cb ^ (2 * e)), bytes ? pb + (k0 + 4 * e) * ldb : B, bytes);
+            const int swz = MODE == 2 ? 2 * rb : 2 * e; /* 2 (k mod 4) or 2 (k / 4 mod 4) of row rb + 4e */
+            cp_async16_zfill(bs + 4 * e * BN + 2 * (cb ^ swz), bytes ? pb + (k0 + 4 * e) * ldb : B, bytes);
         }
     };
 
@@ -501,7 +509,30 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
         if (nx < nk) load((int)(nx % ST), kb + nx * DC_BK);
         cp_async_commit();
         const double *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
-        if constexpr (K16) {
+        if constexpr (MODE == 2) {
+            /* natural slots, each double loaded into its place (8-byte loads): A rows g / g + 8 of k t / t + 4
+             * (pitch 20: a half-warp covers the banks once), B rows t / t + 4 of column g (chunk swizzle 2 (k mod 4)) */
+#pragma unroll
+            for (int h2 = 0; h2 < 2; h2++) {
+                double b[4][2];
+#pragma unroll
+                for (int r = 0; r < 2; r++) {
+                    const int k = 8 * h2 + q + 4 * r;
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        const int n = wn + 8 * j + g;
+                        b[j][r] = bs[k * BN + 2 * ((n >> 1) ^ (2 * (k & 3))) + (n & 1)];
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const double *p0 = as + (wm + 16 * i + g) * DC_PA + 8 * h2 + q;
+                    const double a[4] = {p0[0], p0[8 * DC_PA], p0[4], p0[8 * DC_PA + 4]};
+#pragma unroll
+                    for (int j = 0; j < 4; j++) dmma_m16n8k8(acc[i][j], a, b[j]);
+                }
+            }
+        } else if constexpr (MODE == 1) {
             double b[4][4];
 #pragma unroll
             for (int r = 0; r < 4; r++) {
@@ -555,23 +586,38 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     const bool split = gridDim.y > 1;
     if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0;
     const bool vc = split ? N % 2 == 0 : (flags & VEC_C) != 0;
-    /* acc[i][j][2s + c]: row 16i + g + 8s, column 16 (j / 2) + 4t + 2c + j % 2 of the warp tile: per row and tile
-     * pair, four adjacent columns */
+    if constexpr (MODE == 2) { /* acc[i][j][2s + c]: row 16i + g + 8s, column 8j + 2t + c */
 #pragma unroll
-    for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++)
 #pragma unroll
-        for (int s = 0; s < 2; s++) {
-            const size_t row = m0 + wm + 16 * i + g + 8 * s;
-            if (row >= M) continue;
+            for (int s = 0; s < 2; s++) {
+                const size_t row = m0 + wm + 16 * i + g + 8 * s;
+                if (row >= M) continue;
 #pragma unroll
-            for (int h = 0; h < 2; h++)
-#pragma unroll
-                for (int c = 0; c < 2; c++) {
-                    const size_t col = n0 + wn + 16 * h + 4 * q + 2 * c;
-                    const double v[2] = {acc[i][2 * h][2 * s + c], acc[i][2 * h + 1][2 * s + c]};
-                    if (col < N) store_c<double, 2>(C + row * ldc + col, v, N - col, vc, alpha, beta);
+                for (int j = 0; j < 4; j++) {
+                    const size_t col = n0 + wn + 8 * j + 2 * q;
+                    if (col < N) store_c<double, 2>(C + row * ldc + col, &acc[i][j][2 * s], N - col, vc, alpha, beta);
                 }
-        }
+            }
+    } else {
+        /* acc[i][j][2s + c]: row 16i + g + 8s, column 16 (j / 2) + 4t + 2c + j % 2 of the warp tile: per row and tile
+         * pair, four adjacent columns */
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int s = 0; s < 2; s++) {
+                const size_t row = m0 + wm + 16 * i + g + 8 * s;
+                if (row >= M) continue;
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+#pragma unroll
+                    for (int c = 0; c < 2; c++) {
+                        const size_t col = n0 + wn + 16 * h + 4 * q + 2 * c;
+                        const double v[2] = {acc[i][2 * h][2 * s + c], acc[i][2 * h + 1][2 * s + c]};
+                        if (col < N) store_c<double, 2>(C + row * ldc + col, v, N - col, vc, alpha, beta);
+                    }
+            }
+    }
 }
 
 /* Split-K: C = sum over the S slices of W (in slice order: deterministic) + beta * C. */

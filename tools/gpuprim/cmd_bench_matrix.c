@@ -253,7 +253,8 @@ int bench_gemm(int argc, char **argv)
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
-                                      {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4}, {4096, 4096, 4096, 1, 6},
+                                      {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4}, {4096, 4096, 4096, 1, 5},
+                                      {4096, 4096, 4096, 1, 6},
                                       {8192, 8192, 8192, 1, 0},
                                       {4096, 4096, 4096, 0, 0, 1}, {8192, 8192, 8192, 0, 0, 1},
                                       {4096, 4096, 4096, 0, 0, 2}, {8192, 8192, 8192, 0, 0, 2},
@@ -329,12 +330,12 @@ int bench_gemm(int argc, char **argv)
                 snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
             }
             char op[48];
-            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8", " cp.async k8",
-                                             " cp.async k16"};
+            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8", " cp.async k8 x2",
+                                             " cp.async k16", " cp.async k8"};
             if (j.batch > 1) snprintf(op, sizeof op, "batched %zux NN %s", j.batch, gp_gemm_precision_name(j.prec));
             else if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
             else snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
-                     j.f64 && j.variant <= 6 ? dv[j.variant]
+                     j.f64 && j.variant <= 7 ? dv[j.variant]
                      : j.variant == 11 ? " 1 block/SM"
                      : j.variant == 13 ? " prefetch 1 block/SM"
                      : j.variant == 14 ? " prefetch" : "");
