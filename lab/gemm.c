@@ -136,7 +136,7 @@ static int tc_run(lab_run_t *r, gp_gemm_precision_t prec, size_t size)
     int rc = EXIT_OK;
     const size_t om = 509, on = 513, ok_ = 257, big = size > om ? size : on, nn = big * big;
     const size_t es = prec == GP_GEMM_TF32 ? 4 : 2;
-    /* the inputs as stored (f32 or 16-bit) and as the tensor cores take them (rounded, in f32: the reference's) */
+    /* the inputs as stored (f32 or 16-bit) and as the tensor cores take them (TF32 truncated; in f32: the reference) */
     float *ra = malloc(nn * 4), *rb = malloc(nn * 4), *hc = malloc(nn * 4);
     void *ha = malloc(nn * es), *hb = malloc(nn * es);
     gp_buffer_t da = {0}, db = {0}, dc = {0};

@@ -290,7 +290,7 @@ static void gemm_usage(FILE *f)
                "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb). Inputs are .npy (C or Fortran\n"
                "  order) unless a --shape-* says raw. --beta needs --c. C is written in C order (.npy if its name ends\n"
                "  in .npy, else raw row-major). --precision (the caller's choice; default fp32): fp32 is exact FP32 /\n"
-               "  FP64 (f32 or f64 inputs); tf32 takes f32 inputs rounded to TF32 on the tensor cores; bf16 takes\n"
+               "  FP64 (f32 or f64 inputs); tf32 takes f32 inputs as TF32 (the low 13 bits dropped) on the tensor cores; bf16 takes\n"
                "  bfloat16 inputs (.npy uint16 holding the bits, or raw --dtype bf16), fp16 half inputs (.npy f2 or\n"
                "  uint16 bits); the three accumulate in f32 and write C (and read C0) as f32.\n");
 }
