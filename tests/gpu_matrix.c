@@ -45,8 +45,8 @@ static void versions_gemm(gp_ctx_t *ctx)
 }
 
 /* Every GEMM kernel variant (f32 8-14, f64 1-7) through the canonical form, each storage combination. f64 variants 5
- * to 7 (dgemm_cp) take A K-inner and B N-inner with 16-byte rows: their lds are made even so every shape reaches them (the
- * other combinations run variant 2). */
+ * to 7 (dgemm_cp) take 16-byte rows: their lds are made even so every shape reaches them (5 and 6 only for A K-inner
+ * and B N-inner; the other combinations run variant 2; 7 every combination). */
 static void variants_gemm(gp_ctx_t *ctx)
 {
     static const size_t shapes[][3] = {{1, 1, 1}, {129, 130, 131}, {64, 200, 37}, {7, 300, 5}, {70, 301, 260}};

@@ -67,19 +67,25 @@ template <bool BIG, int BKK, int BN> gp_status_t d_layouts(const gp__gemm_t *g, 
     return g->b_kin ? d_launch<false, true, BIG, BKK, BN>(g, p, s) : d_launch<false, false, BIG, BKK, BN>(g, p, s);
 }
 
-/* variants 5 / 6: dgemm_cp, 128 x BN blocks, m16n8k8 / m16n8k16 (A K-inner, B N-inner, 16-byte rows; the caller
- * checks) */
-template <int BN, int MODE> gp_status_t dcp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+/* variants 5 / 6 / 7: dgemm_cp, 128 x BN blocks; 5 / 6 (paired fragment loads) need A K-inner and B N-inner, 7 takes
+ * every layout; rows 16-byte aligned (the caller checks) */
+template <int BN, int MODE, bool AK, bool BK> gp_status_t dcp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    constexpr size_t smem = gemmk::dgemm_cp_smem_bytes(BN, MODE);
+    constexpr size_t smem = gemmk::dgemm_cp_smem_bytes(BN, MODE, AK, BK);
     gp_status_t st = GP_OK;
-    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_cp<BN, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemmk::dgemm_cp<BN, MODE><<<dim3(p->grid, p->S), 2 * BN, smem, s>>>(g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda,
-                                                           (const double *)g->B, g->ldb, g->beta, (double *)g->C,
-                                                           g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::dgemm_cp<BN, MODE, AK, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem));
+    gemmk::dgemm_cp<BN, MODE, AK, BK><<<dim3(p->grid, p->S), 2 * BN, smem, s>>>(
+        g->M, g->N, p->K, g->alpha, (const double *)g->A, g->lda, (const double *)g->B, g->ldb, g->beta,
+        (double *)g->C, g->ldc, vec_flags(g, 8), p->Kc, (double *)p->W);
     return GP_CHECK_LAUNCH("dgemm_cp");
 fail:
     return st;
+}
+gp_status_t dcp_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+{
+    if (g->a_kin) return g->b_kin ? dcp_launch<64, 2, true, true>(g, p, s) : dcp_launch<64, 2, true, false>(g, p, s);
+    return g->b_kin ? dcp_launch<64, 2, false, true>(g, p, s) : dcp_launch<64, 2, false, false>(g, p, s);
 }
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -110,12 +116,12 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     const int flags = vec_flags(g, es);
     const int pa = !(flags & gemmk::VEC_A) && K0 > 0 && variant == 0 && g->M * g->N >= (1u << 20);
     const int pb = !(flags & gemmk::VEC_B) && K0 > 0 && variant == 0 && g->M * g->N >= (1u << 20);
-    /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel; variant 5
-     * / 6 (f64) take A K-inner and B N-inner with 16-byte rows (after packing), else variant 2 runs */
+    /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel; f64 variants
+     * 5 / 6 take A K-inner and B N-inner, 7 any layout, all with 16-byte rows (after packing), else variant 2 runs */
     int dv = variant ? variant : dtype == GP_F64 ? GP__GEMM_F64_PRODUCTION : g->N <= 64 ? 12 : GP__GEMM_F32_PRODUCTION;
-    if (dtype == GP_F64 && (dv == 5 || dv == 6 || dv == 7) &&
-        !(g->a_kin && !g->b_kin && ((flags & gemmk::VEC_A) || pa) && ((flags & gemmk::VEC_B) || pb)))
-        dv = 2;
+    const int rows16 = ((flags & gemmk::VEC_A) || pa) && ((flags & gemmk::VEC_B) || pb);
+    if (dtype == GP_F64 && (dv == 5 || dv == 6) && !(g->a_kin && !g->b_kin && rows16)) dv = 2;
+    if (dtype == GP_F64 && dv == 7 && !rows16) dv = 2;
     const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
     const size_t tiles = ((g->M + 127) / 128) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
@@ -149,9 +155,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 2: st = d_layouts<true, 8, 128>(&q, &p, stream); break;
         case 3: st = d_layouts<true, 16, 128>(&q, &p, stream); break;
         case 4: st = d_layouts<true, 8, 64>(&q, &p, stream); break;
-        case 5: st = dcp_launch<64, 0>(&q, &p, stream); break;
-        case 6: st = dcp_launch<64, 1>(&q, &p, stream); break;
-        case 7: st = dcp_launch<64, 2>(&q, &p, stream); break;
+        case 5: st = dcp_launch<64, 0, true, false>(&q, &p, stream); break;
+        case 6: st = dcp_launch<64, 1, true, false>(&q, &p, stream); break;
+        case 7: st = dcp_layouts(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f64 variant %d", variant);
         }
     } else {

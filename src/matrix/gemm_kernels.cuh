@@ -14,8 +14,8 @@
  *    that need no transpose go global -> shared by cp.async (no registers).
  *  - dgemm_dmma: FP64 on the tensor cores (mma.sync m16n8k8 or m8n8k4 .f64: IEEE double fused multiply-adds).
  *    128 x 128 (or 128 x 64) block tile, 256 threads, warp tile 64 x 32 (or 32 x 32).
- *  - dgemm_cp: FP64, m16n8k8 or m16n8k16 (sm_90) fed by a 4-stage cp.async ring, A K-inner and B N-inner only
- *    (row-major NN), 128 x 64 block tile, warp tile 64 x 32.
+ *  - dgemm_cp: FP64, m16n8k8 (or m16n8k16) (sm_90) fed by a 3- or 4-stage cp.async ring, every layout with 16-byte
+ *    rows, 128 x 64 block tile, warp tile 64 x 32.
  */
 #ifndef GP_GEMM_KERNELS_CUH
 #define GP_GEMM_KERNELS_CUH
@@ -424,13 +424,15 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
                    "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 
-/* dgemm_cp (sm_90): A K-inner and B N-inner (row-major NN), both with 16-byte rows and bases. Block tile 128 x BN,
+/* dgemm_cp (sm_90): both operands with 16-byte rows and bases; MODE 2 any layout (AK: A K-inner, else M-inner; BK: B
+ * K-inner, else N-inner), MODE 0 / 1 A K-inner and B N-inner (row-major NN) only. Block tile 128 x BN,
  * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k8 (MODE 1: m16n8k16) .f64; a DC_ST-deep
  * cp.async ring (every operand byte goes global -> shared without registers; the bytes past M, N or the K range
  * zero-filled); BN 64: two blocks per SM (production uses BN 64 only: 128 x 128 with one block per SM measured
  * slower).
- * Shared memory per stage: As[128][DC_PA] (rows m, k inner, pitch 18 doubles; MODE 2: 20) and Bs[16][BN] (rows k,
- * n inner; the 16-byte chunk c of row k stored at c ^ 2 (k / 4 mod 4); MODE 2: c ^ 2 (k mod 4)).
+ * Shared memory per stage, each operand as it is stored: a K-inner one as [rows][pitch] (pitch 20 doubles; MODE 0 / 1:
+ * 18), an M- / N-inner one as [16 k][rows] (the 16-byte chunk c of row k stored at c ^ 2 (k mod 4); MODE 0 / 1:
+ * c ^ 2 (k / 4 mod 4)); 4 stages, 3 when both are K-inner (shared memory for two blocks per SM).
  * MODE 2: natural fragment slots, each double read by an 8-byte load straight into the register the instruction
  * wants. MODE 0 / 1 read 16-byte pairs (below) — half the load instructions, but ptxas then rebuilds each
  * instruction's consecutive register quad with moves (IMAD.MOV: 371 in the loop for 32 DMMAs, measured in the SASS).
@@ -440,19 +442,28 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
  * the swizzle (B) every quarter-warp's 16-byte loads cover the 32 banks once. */
 constexpr int DC_BK = 16, DC_ST = 4;
 __host__ __device__ constexpr int dgemm_cp_pitch(int mode) { return mode == 2 ? 20 : 18; }
-constexpr size_t dgemm_cp_smem_bytes(int bn, int mode)
+/* stages: 4, or 3 where both operands are K-inner (two blocks of 4 stages would pass the SM's shared memory) */
+__host__ __device__ constexpr int dgemm_cp_stages(bool ak, bool bk) { return ak && bk ? 3 : DC_ST; }
+/* doubles per stage of A and of B: a K-inner operand rows x pitch, an M- / N-inner one 16 x rows */
+__host__ __device__ constexpr int dgemm_cp_sa(int mode, bool ak) { return ak ? 128 * dgemm_cp_pitch(mode) : DC_BK * 128; }
+__host__ __device__ constexpr int dgemm_cp_sb(int bn, bool bk) { return bk ? bn * 20 : DC_BK * bn; }
+constexpr size_t dgemm_cp_smem_bytes(int bn, int mode, bool ak, bool bk)
 {
-    return (size_t)DC_ST * (128 * dgemm_cp_pitch(mode) + DC_BK * bn) * sizeof(double);
+    return (size_t)dgemm_cp_stages(ak, bk) * (dgemm_cp_sa(mode, ak) + dgemm_cp_sb(bn, bk)) * sizeof(double);
 }
 
-template <int BN, int MODE, int ST = DC_ST>
+template <int BN, int MODE, bool AK = true, bool BK = false>
 __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     dgemm_cp(size_t M, size_t N, size_t Kall, double alpha, const double *__restrict__ A, size_t lda,
              const double *__restrict__ B, size_t ldb, double beta, double *__restrict__ C, size_t ldc, int flags,
              size_t Kc, double *__restrict__ W)
 {
-    constexpr int DC_PA = dgemm_cp_pitch(MODE), NT = 2 * BN, SA = 128 * DC_PA, SB = DC_BK * BN, CPR = BN / 2; /* threads; doubles per stage; B chunks per row */
+    /* pitch of a K-inner A; threads; doubles per stage; B chunks per row (N-inner) */
+    constexpr int DC_PA = dgemm_cp_pitch(MODE), NT = 2 * BN, SA = dgemm_cp_sa(MODE, AK), SB = dgemm_cp_sb(BN, BK),
+                  CPR = BN / 2, ST = dgemm_cp_stages(AK, BK);
     static_assert(NT == 4 * CPR && DC_BK == 16, "B: four rows per pass, rows rb + 4e");
+    static_assert(MODE == 2 || (AK && !BK), "paired fragment loads: A K-inner, B N-inner only");
+    static_assert(BN == 64 || (AK && !BK), "other layouts: 128 x 64 blocks");
     extern __shared__ __align__(16) double dsm[];
     double *As = dsm, *Bs = dsm + ST * SA;
     size_t tm, tn;
@@ -464,29 +475,61 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + DC_BK - 1) / DC_BK : 0;
 
-    /* each thread's copies: A chunk column ca of rows ra + e NT / 8, B chunk column cb of rows rb + 4e (so row
-     * rb + 4e has swizzle 2e) — pointers, row masks and the column's byte count set once */
-    const int ca = tid & 7, ra = tid >> 3, cb = tid % CPR, rb = tid / CPR;
-    const double *pa = A + (m0 + ra) * lda + 2 * ca, *pb = B + rb * ldb + n0 + 2 * cb;
-    unsigned amask = 0;
+    /* each thread's copies, set once: a chunk column and rows (K-inner A: chunk ca of rows ra + e NT / 8; M-inner A:
+     * chunk ca of k rows ra + 2e; N-inner B: chunk cb of k rows rb + 4e; K-inner B: chunk cb of rows rb + 16e),
+     * pointers, masks of the rows inside M / N, the byte count of a column chunk */
+    const int ca = AK ? tid & 7 : tid & 63, ra = AK ? tid >> 3 : tid >> 6;
+    const int cb = BK ? tid & 7 : tid % CPR, rb = BK ? tid >> 3 : tid / CPR;
+    const double *pa = AK ? A + (m0 + ra) * lda + 2 * ca : A + ra * lda + m0 + 2 * ca;
+    const double *pb = BK ? B + (n0 + rb) * ldb + 2 * cb : B + rb * ldb + n0 + 2 * cb;
+    unsigned amask = 0, bmask = 0, acol = 0, bcol = 0;
+    if constexpr (AK) {
 #pragma unroll
-    for (int e = 0; e < 1024 / NT; e++) amask |= (m0 + ra + (size_t)e * (NT / 8) < M) << e;
-    const size_t gnb = n0 + 2 * cb;
-    const unsigned bcol = gnb < N ? (gnb + 1 < N ? 16u : 8u) : 0u;
+        for (int e = 0; e < 1024 / NT; e++) amask |= (m0 + ra + (size_t)e * (NT / 8) < M) << e;
+    } else {
+        const size_t gm = m0 + 2 * ca;
+        acol = gm < M ? (gm + 1 < M ? 16u : 8u) : 0u;
+    }
+    if constexpr (BK) {
+#pragma unroll
+        for (int e = 0; e < 4; e++) bmask |= (n0 + rb + (size_t)e * 16 < N) << e;
+    } else {
+        const size_t gn = n0 + 2 * cb;
+        bcol = gn < N ? (gn + 1 < N ? 16u : 8u) : 0u;
+    }
+    auto kbytes = [&](size_t gk) { return gk < K ? (gk + 1 < K ? 16u : 8u) : 0u; };
     auto load = [&](int s, size_t k0) {
-        double *as = As + s * SA + ra * DC_PA + 2 * ca, *bs = Bs + s * SB + rb * BN;
-        const size_t gk = k0 + 2 * ca;
-        const unsigned kb16 = gk < K ? (gk + 1 < K ? 16u : 8u) : 0u;
+        double *as = As + s * SA, *bs = Bs + s * SB;
+        if constexpr (AK) {
+            const unsigned kb16 = kbytes(k0 + 2 * ca);
 #pragma unroll
-        for (int e = 0; e < 1024 / NT; e++) { /* A: 128 rows x 8 chunks of 2 doubles */
-            const unsigned bytes = amask >> e & 1 ? kb16 : 0u;
-            cp_async16_zfill(as + e * (NT / 8) * DC_PA, bytes ? pa + (size_t)e * (NT / 8) * lda + k0 : A, bytes);
+            for (int e = 0; e < 1024 / NT; e++) { /* 128 rows x 8 chunks of 2 doubles */
+                const unsigned bytes = amask >> e & 1 ? kb16 : 0u;
+                cp_async16_zfill(as + (ra + e * (NT / 8)) * DC_PA + 2 * ca,
+                                 bytes ? pa + (size_t)e * (NT / 8) * lda + k0 : A, bytes);
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; e++) { /* 16 k rows x 64 chunks; chunk c of row k at c ^ 2 (k mod 4) */
+                const int r = ra + 2 * e;
+                const unsigned bytes = k0 + r < K ? acol : 0u;
+                cp_async16_zfill(as + r * 128 + 2 * (ca ^ (2 * (r & 3))), bytes ? pa + (k0 + 2 * e) * lda : A, bytes);
+            }
         }
+        if constexpr (BK) {
+            const unsigned kb16 = kbytes(k0 + 2 * cb);
 #pragma unroll
-        for (int e = 0; e < 4; e++) { /* B: 16 rows x BN / 2 chunks */
-            const unsigned bytes = k0 + rb + 4 * e < K ? bcol : 0u;
-            const int swz = MODE == 2 ? 2 * rb : 2 * e; /* 2 (k mod 4) or 2 (k / 4 mod 4) of row rb + 4e */
-            cp_async16_zfill(bs + 4 * e * BN + 2 * (cb ^ swz), bytes ? pb + (k0 + 4 * e) * ldb : B, bytes);
+            for (int e = 0; e < 4; e++) { /* 64 rows x 8 chunks, pitch 20 */
+                const unsigned bytes = bmask >> e & 1 ? kb16 : 0u;
+                cp_async16_zfill(bs + (rb + 16 * e) * 20 + 2 * cb, bytes ? pb + (size_t)e * 16 * ldb + k0 : B, bytes);
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; e++) { /* 16 rows x BN / 2 chunks */
+                const unsigned bytes = k0 + rb + 4 * e < K ? bcol : 0u;
+                const int swz = MODE == 2 ? 2 * rb : 2 * e; /* 2 (k mod 4) or 2 (k / 4 mod 4) of row rb + 4e */
+                cp_async16_zfill(bs + (rb + 4 * e) * BN + 2 * (cb ^ swz), bytes ? pb + (k0 + 4 * e) * ldb : B, bytes);
+            }
         }
     };
 
@@ -521,13 +564,21 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
 #pragma unroll
                     for (int j = 0; j < 4; j++) {
                         const int n = wn + 8 * j + g;
-                        b[j][r] = bs[k * BN + 2 * ((n >> 1) ^ (2 * (k & 3))) + (n & 1)];
+                        b[j][r] = BK ? bs[n * 20 + k] : bs[k * BN + 2 * ((n >> 1) ^ (2 * (k & 3))) + (n & 1)];
                     }
                 }
 #pragma unroll
                 for (int i = 0; i < 4; i++) {
-                    const double *p0 = as + (wm + 16 * i + g) * DC_PA + 8 * h2 + q;
-                    const double a[4] = {p0[0], p0[8 * DC_PA], p0[4], p0[8 * DC_PA + 4]};
+                    double a[4];
+                    if constexpr (AK) {
+                        const double *p0 = as + (wm + 16 * i + g) * DC_PA + 8 * h2 + q;
+                        a[0] = p0[0], a[1] = p0[8 * DC_PA], a[2] = p0[4], a[3] = p0[8 * DC_PA + 4];
+                    } else { /* rows k = 8 h2 + t (+ 4): swizzle 2t; m and m + 8 four chunks apart */
+                        const int m = wm + 16 * i + g, k = 8 * h2 + q;
+                        const double *r0 = as + k * 128 + (m & 1), *r1 = r0 + 4 * 128;
+                        const int c0 = 2 * ((m >> 1) ^ (2 * q)), c1 = 2 * (((m + 8) >> 1) ^ (2 * q));
+                        a[0] = r0[c0], a[1] = r0[c1], a[2] = r1[c0], a[3] = r1[c1];
+                    }
 #pragma unroll
                     for (int j = 0; j < 4; j++) dmma_m16n8k8(acc[i][j], a, b[j]);
                 }

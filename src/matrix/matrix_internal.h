@@ -59,8 +59,9 @@ typedef struct gp__gemm {
 /* f64 variants (FP64 tensor cores, block tile 128 x 128 or 128 x 64): 1 mma.sync m8n8k4, 2 m16n8k8 (both warp tile
  * 64 x 32, BK 8, one block per SM), 3 m16n8k8 with BK 16, 4 m16n8k8 on 128 x 64 blocks (warp tile 32 x 32, two
  * blocks per SM) with BK 8 (BK 16 and 32 spill at 128 registers), 5 / 6 / 7 dgemm_cp (128 x 64 blocks, two per
- * SM, fed by a 4-stage cp.async ring; 5: m16n8k8 on 16-byte fragment loads, 6: the same with m16n8k16, 7: m16n8k8 on
- * 8-byte loads, each into its register) where A is K-inner and B N-inner with 16-byte rows, else 2. */
+ * SM, fed by a cp.async ring; 5: m16n8k8 on 16-byte fragment loads, 6: the same with m16n8k16 — both for A K-inner
+ * and B N-inner —, 7: m16n8k8 on 8-byte loads, each into its register, any layout) where the operands' rows are
+ * 16-byte aligned (after packing), else 2. */
 #define GP__GEMM_F64_PRODUCTION 7
 GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
                                      cudaStream_t stream);
