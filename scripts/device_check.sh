@@ -25,6 +25,16 @@ B=build-device
 steps=${*:-build test bench}
 summary=()
 note() { summary+=("$*"); echo ">>> $*"; }
+# compute-sanitizer TOOL over gpu_matrix (quick sizes), the tensor-core kernel choices PATHS ("-": all), at most
+# SECONDS; prints the summary lines and "exit RC"
+san_matrix() {
+  local p=$2; [ "$p" = - ] && p=""
+  echo "### compute-sanitizer $1 gpu_matrix (quick, GP_TEST_TC_PATHS=${p:-all})"
+  env GP_TEST_QUICK=1 ${p:+GP_TEST_TC_PATHS=$p} timeout "$3" compute-sanitizer --tool "$1" --error-exitcode 9 \
+    $B/tests/gpu_matrix 2>&1 | grep -E "^=========|gpu_matrix: [0-9]|gemm_ex|variant" |
+    grep -vE "^=========     (Host Frame|at |by )" | head -12
+  echo "exit ${PIPESTATUS[0]}"
+}
 
 if [[ " $steps " == *" build "* ]]; then
   {
@@ -395,15 +405,7 @@ if [[ " $steps " == *" tc "* ]]; then
     (cd $B && ctest -V --timeout 900 -R 'matrix' | grep -E "gemm|FAIL|passed|failed|skipped" | tail -30)
     # memcheck over the whole quick suite; racecheck over the tensor-core set in two halves of the kernel choices
     # (all seven at once run past the time limit under racecheck)
-    for run in "memcheck -" "racecheck 0124" "racecheck 356"; do
-      set -- $run
-      echo "### compute-sanitizer $1 gpu_matrix (quick, GP_TEST_TC_PATHS=$2)"
-      p=$2; [ "$p" = - ] && p=""
-      env GP_TEST_QUICK=1 ${p:+GP_TEST_TC_PATHS=$p} timeout 280 compute-sanitizer --tool "$1" --error-exitcode 9 \
-        $B/tests/gpu_matrix 2>&1 | grep -E "^=========|gpu_matrix: [0-9]|gemm_ex" |
-        grep -vE "^=========     (Host Frame|at |by )" | head -12
-      echo "exit ${PIPESTATUS[0]}"
-    done
+    san_matrix memcheck - 280; san_matrix racecheck 0124 280; san_matrix racecheck 356 280
     for p in bf16 fp16 tf32; do echo "### bench gemm --precision $p"; $G bench gemm --precision $p; done
   } >"$OUT/tc.txt" 2>&1
   note "tc: $(grep -E 'tests passed|tests failed' "$OUT/tc.txt" | tail -1)"
@@ -417,13 +419,7 @@ if [[ " $steps " == *" tf32 "* ]]; then
   {
     echo "### ctest matrix cli"
     (cd $B && ctest -V --timeout 600 -R 'matrix|cli' | grep -E "gemm|FAIL|passed|failed|skipped" | tail -40)
-    for p in 0 1; do
-      echo "### compute-sanitizer memcheck gpu_matrix (quick, GP_TEST_TC_PATHS=$p)"
-      env GP_TEST_QUICK=1 GP_TEST_TC_PATHS=$p timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 \
-        $B/tests/gpu_matrix 2>&1 | grep -E "^=========|gpu_matrix: [0-9]|gemm_ex" |
-        grep -vE "^=========     (Host Frame|at |by )" | head -12
-      echo "exit ${PIPESTATUS[0]}"
-    done
+    san_matrix memcheck 0 150; san_matrix memcheck 1 150
     echo "### bench gemm --precision tf32"; $G bench gemm --precision tf32
     echo "### lab gemm --precision tf32"; $G lab gemm --precision tf32
   } >"$OUT/tf32.txt" 2>&1
@@ -445,13 +441,7 @@ if [[ " $steps " == *" fp64 "* ]]; then
   {
     echo "### ctest matrix"
     (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "variant|gemm f32|FAIL|passed|failed|skipped" | tail -20)
-    for t in memcheck racecheck; do
-      echo "### compute-sanitizer $t gpu_matrix (quick, GP_TEST_TC_PATHS=0)"
-      env GP_TEST_QUICK=1 GP_TEST_TC_PATHS=0 timeout 240 compute-sanitizer --tool $t --error-exitcode 9 \
-        $B/tests/gpu_matrix 2>&1 | grep -E "^=========|gpu_matrix: [0-9]|variant" |
-        grep -vE "^=========     (Host Frame|at |by )" | head -12
-      echo "exit ${PIPESTATUS[0]}"
-    done
+    san_matrix memcheck 0 240; san_matrix racecheck 0 240
     echo "### ncu f64 4096 (every kernel of one gp_gemm + cublasDgemm pair)"
     timeout 150 ncu --clock-control none --launch-skip 2 --launch-count 4 --section SpeedOfLight --section Occupancy \
       --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section LaunchStats \

@@ -533,6 +533,10 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
         }
     };
 
+    /* MODE 0 / 1: columns 16h + 2g and + 1 of B row k (k / 4 mod 4 = t: the row's swizzle 2t) in one 16-byte load */
+    auto bpair = [&](const double *bs, int k, int h) {
+        return *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (((wn >> 1) + 8 * h + g) ^ (2 * q)));
+    };
     double acc[4][4][4]; /* [m16 tile i][n8 tile j][c0..c3] */
 #pragma unroll
     for (int i = 0; i < 4; i++)
@@ -590,8 +594,7 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
                 const int k = 4 * q + r; /* (k / 4) mod 4 = q: the swizzle of this row */
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
-                    const int ch = (wn >> 1) + 8 * h + g;
-                    const double2 v = *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (ch ^ (2 * q)));
+                    const double2 v = bpair(bs, k, h);
                     b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
                 }
             }
@@ -615,8 +618,7 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
                     const int k = 4 * q + 2 * h2 + r;
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
-                        const int ch = (wn >> 1) + 8 * h + g;
-                        const double2 v = *reinterpret_cast<const double2 *>(bs + k * BN + 2 * (ch ^ (2 * q)));
+                        const double2 v = bpair(bs, k, h);
                         b[2 * h][r] = v.x, b[2 * h + 1][r] = v.y;
                     }
                 }
