@@ -451,6 +451,31 @@ if [[ " $steps " == *" fp64 "* ]]; then
   grep -E "SUMMARY|^exit|FAIL|failed|passed|^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|L2 Cache Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" "$OUT/fp64.txt" | head -60
 fi
 
+if [[ " $steps " == *" sgemm "* ]]; then
+  # issue 17, exact FP32: test_matrix / gpu_matrix (every f32 variant x layout), bench gemm (every row: the sgemm_cp
+  # variants 15 / 16 beside production), Nsight Compute over one gp_gemm f32 4096^3 and the cublasSgemm after it,
+  # ours and cuBLAS's kernels (sgemm.txt); SGEMM_V (a variant number): only that f32 variant's row, no full bench
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix"
+    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "variant|gemm f32|FAIL|passed|failed|skipped" | tail -20)
+    echo "### bench gemm"; $G bench gemm
+    echo "### ncu f32 4096 (every kernel of one gp_gemm + cublasSgemm pair)"
+    timeout 150 ncu --clock-control none --launch-skip 2 --launch-count 4 --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section SchedulerStats --section LaunchStats --section ComputeWorkloadAnalysis \
+      $G bench gemm -b 4096 -e 4096 --reps 1 --warmup 0 2>&1 | tail -300
+  } >"$OUT/sgemm.txt" 2>&1
+  note "sgemm: $(grep -E 'tests passed|tests failed' "$OUT/sgemm.txt" | tail -1)"
+  grep -E "FAIL|failed|passed|^op |sgemm|^  [a-zA-Z_].*\(|Duration|Registers Per|Block Size|Shared Memory Config|Dynamic Shared|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|No Eligible|SM Frequency" "$OUT/sgemm.txt" | head -70
+fi
+
+if [[ " $steps " == *" sgemmsan "* ]]; then
+  # the gpu_matrix sanitizer runs (quick sizes; production tensor-core choice) for the f32 variants (sgemmsan.txt)
+  { san_matrix memcheck 0 280; san_matrix racecheck 0 280; } >"$OUT/sgemmsan.txt" 2>&1
+  note "sgemmsan: $(grep -E 'SUMMARY|^exit' "$OUT/sgemmsan.txt" | tr '\n' ' ')"
+  cat "$OUT/sgemmsan.txt"
+fi
+
 if [[ " $steps " == *" tclab "* ]]; then
   # issue 17: the tensor-core progression, each version checked and timed against cublasGemmEx (tclab.txt):
   # lab gemm --precision bf16 / fp16 / tf32 at 4096, bf16 at 8192.

@@ -45,6 +45,25 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
+/* variants 15 / 16: sgemm_cp with ST stages; rows 16-byte aligned (the caller checks) */
+template <int ST, bool AK, bool BK> gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+{
+    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, AK, BK);
+    gp_status_t st = GP_OK;
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::sgemm_cp<ST, AK, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gemmk::sgemm_cp<ST, AK, BK><<<dim3(p->grid, p->S), 256, smem, s>>>(
+        g->M, g->N, p->K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
+        (float *)g->C, g->ldc, vec_flags(g, 4), p->Kc, (float *)p->W);
+    return GP_CHECK_LAUNCH("sgemm_cp");
+fail:
+    return st;
+}
+template <int ST> gp_status_t scp_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+{
+    if (g->a_kin) return g->b_kin ? scp_launch<ST, true, true>(g, p, s) : scp_launch<ST, true, false>(g, p, s);
+    return g->b_kin ? scp_launch<ST, false, true>(g, p, s) : scp_launch<ST, false, false>(g, p, s);
+}
+
 template <bool AK, bool BK, bool BIG, int BKK, int BN>
 gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
@@ -122,6 +141,7 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     const int rows16 = ((flags & gemmk::VEC_A) || pa) && ((flags & gemmk::VEC_B) || pb);
     if (dtype == GP_F64 && (dv == 5 || dv == 6) && !(g->a_kin && !g->b_kin && rows16)) dv = 2;
     if (dtype == GP_F64 && dv == 7 && !rows16) dv = 2;
+    if (dtype == GP_F32 && (dv == 15 || dv == 16) && !rows16) dv = 10;
     const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
     const size_t tiles = ((g->M + 127) / 128) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
@@ -169,6 +189,8 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 12: st = s_layouts<true, true, 1, 2>(&q, &p, stream); break;
         case 13: st = s_layouts<true, true, 2, 1, true>(&q, &p, stream); break;
         case 14: st = s_layouts<true, true, 2, 2, true>(&q, &p, stream); break;
+        case 15: st = scp_layouts<3>(&q, &p, stream); break;
+        case 16: st = scp_layouts<4>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

@@ -405,7 +405,7 @@ __global__ void __launch_bounds__(256, BN == 64 ? 2 : 1)
 /* dynamic shared memory of dgemm_dmma: two stages of A and B tiles */
 constexpr size_t dgemm_smem_bytes(int bkk, int bn) { return (size_t)2 * bkk * (132 + bn + 4) * sizeof(double); }
 
-/* cp.async of 16 bytes of which the first `bytes` (0, 8, 16) are read, the rest zero-filled */
+/* cp.async of 16 bytes of which the first `bytes` (0 to 16) are read, the rest zero-filled */
 __device__ __forceinline__ void cp_async16_zfill(void *smem, const void *gmem, unsigned bytes)
 {
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
@@ -670,6 +670,170 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
                         if (col < N) store_c<double, 2>(C + row * ldc + col, v, N - col, vc, alpha, beta);
                     }
             }
+    }
+}
+
+/* sgemm_cp (f32 variants 15 / 16): exact FP32 (fmaf) on the CUDA cores like sgemm_128x128 — 128 x 128 block tile,
+ * BK 16, 256 threads of 8 x 8 results, warp tile 64 x 32, lanes 8 (lm) x 4 (ln) — but fed like dgemm_cp: an ST-deep
+ * cp.async ring, every operand byte global -> shared without registers (both operands' rows and bases 16-byte
+ * aligned; the bytes past M, N or the K range zero-filled), one barrier per k tile. Each operand is kept as it is
+ * stored: an M- / N-inner one as [16 k][128] (a thread reads 16-byte runs along m / n: rows 32 (i / 4) + 4 lm + i % 4,
+ * columns 16 (j / 4) + 4 ln + j % 4, as sgemm_128x128), a K-inner one as [128][pitch 20] (a thread reads 16-byte runs
+ * along k, KG k at a time, of its rows lm + 8i / columns ln + 4j: the eight rows a quarter-warp reads start 20 floats
+ * apart, so they cover the 32 banks once). KG: 4, or 2 where both operands are K-inner (registers: 64 accumulators
+ * and 8 KG values of each operand). */
+__host__ __device__ constexpr int sgemm_cp_so(bool kin) { return kin ? 128 * 20 : 16 * 128; }
+constexpr size_t sgemm_cp_smem_bytes(int st, bool ak, bool bk)
+{
+    return (size_t)st * (sgemm_cp_so(ak) + sgemm_cp_so(bk)) * sizeof(float);
+}
+
+template <int KG> struct FVec;
+template <> struct FVec<4> {
+    __device__ static void load(const float *p, float *r) { Vec<float, 4>::load(p, r); }
+};
+template <> struct FVec<2> {
+    __device__ static void load(const float *p, float *r)
+    {
+        const float2 v = *reinterpret_cast<const float2 *>(p);
+        r[0] = v.x, r[1] = v.y;
+    }
+};
+
+template <int ST, bool AK, bool BK>
+__global__ void __launch_bounds__(256, 2)
+    sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
+             const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
+             size_t Kc, float *__restrict__ W)
+{
+    constexpr int BKK = 16, P = 20, SA = sgemm_cp_so(AK), SB = sgemm_cp_so(BK), KG = BK ? 2 : 4;
+    extern __shared__ __align__(16) float fsm[];
+    float *As = fsm, *Bs = fsm + ST * SA;
+    size_t tm, tn;
+    tile_of_block((M + 127) / 128, (N + 127) / 128, tm, tn);
+    const size_t m0 = tm * 128, n0 = tn * 128;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, lm = lane >> 2, ln = lane & 3;
+    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
+    /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
+    const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
+    const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
+
+    /* each thread's two copies per operand and stage, set once: a K-inner operand is 128 rows x 4 chunks (chunk
+     * tid % 4 of rows tid / 4 and + 64), the other 16 k rows x 32 chunks (chunk tid % 32 of k rows tid / 32 and + 8);
+     * masks of the rows inside M / N, the byte count of a chunk column */
+    const int ca = AK ? tid & 3 : tid & 31, ra = AK ? tid >> 2 : tid >> 5;
+    const int cb = BK ? tid & 3 : tid & 31, rb = BK ? tid >> 2 : tid >> 5;
+    const float *pa = AK ? A + (m0 + ra) * lda + 4 * ca : A + ra * lda + m0 + 4 * ca;
+    const float *pb = BK ? B + (n0 + rb) * ldb + 4 * cb : B + rb * ldb + n0 + 4 * cb;
+    auto chunk_bytes = [](size_t g, size_t lim) -> unsigned { return g < lim ? (lim - g >= 4 ? 16u : 4u * (unsigned)(lim - g)) : 0u; };
+    unsigned amask = 0, bmask = 0, acol = 0, bcol = 0;
+    if constexpr (AK) amask = (m0 + ra < M) | (m0 + ra + 64 < M) << 1;
+    else acol = chunk_bytes(m0 + 4 * ca, M);
+    if constexpr (BK) bmask = (n0 + rb < N) | (n0 + rb + 64 < N) << 1;
+    else bcol = chunk_bytes(n0 + 4 * cb, N);
+    /* one operand's two chunks of stage memory xs for the k tile at k0 */
+    auto copy = [&](bool kin, float *xs, const float *X, const float *px, size_t ld, int c, int r, unsigned mask,
+                    unsigned col, size_t k0) {
+        if (kin) {
+            const unsigned kbytes = chunk_bytes(k0 + 4 * c, K);
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const unsigned bytes = mask >> e & 1 ? kbytes : 0u;
+                cp_async16_zfill(xs + (r + 64 * e) * P + 4 * c, bytes ? px + (size_t)e * 64 * ld + k0 : X, bytes);
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const unsigned bytes = k0 + r + 8 * e < K ? col : 0u;
+                cp_async16_zfill(xs + (r + 8 * e) * 128 + 4 * c, bytes ? px + (k0 + 8 * e) * ld : X, bytes);
+            }
+        }
+    };
+    auto load = [&](int s, size_t k0) {
+        copy(AK, As + s * SA, A, pa, lda, ca, ra, amask, acol, k0);
+        copy(BK, Bs + s * SB, B, pb, ldb, cb, rb, bmask, bcol, k0);
+    };
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) {
+        if ((size_t)s < nk) load(s, kb + (size_t)s * BKK);
+        cp_async_commit();
+    }
+    for (size_t kt = 0; kt < nk; kt++) {
+        cp_async_wait<ST - 2>(); /* stage kt has landed (this thread's copies) ... */
+        __syncthreads();         /* ... everyone's, and everyone is done with stage kt - 1 */
+        const size_t nx = kt + ST - 1;
+        if (nx < nk) load((int)(nx % ST), kb + nx * BKK);
+        cp_async_commit();
+        const float *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
+#pragma unroll
+        for (int kq = 0; kq < BKK; kq += KG) {
+            float a[8][KG], b[8][KG];
+            if constexpr (AK) {
+#pragma unroll
+                for (int i = 0; i < 8; i++) FVec<KG>::load(as + (wm + lm + 8 * i) * P + kq, a[i]);
+            } else {
+#pragma unroll
+                for (int kk = 0; kk < KG; kk++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        float v[4];
+                        Vec<float, 4>::load(as + (kq + kk) * 128 + wm + 32 * h + 4 * lm, v);
+#pragma unroll
+                        for (int c = 0; c < 4; c++) a[4 * h + c][kk] = v[c];
+                    }
+            }
+            if constexpr (BK) {
+#pragma unroll
+                for (int j = 0; j < 8; j++) FVec<KG>::load(bs + (wn + ln + 4 * j) * P + kq, b[j]);
+            } else {
+#pragma unroll
+                for (int kk = 0; kk < KG; kk++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        float v[4];
+                        Vec<float, 4>::load(bs + (kq + kk) * 128 + wn + 16 * h + 4 * ln, v);
+#pragma unroll
+                        for (int c = 0; c < 4; c++) b[4 * h + c][kk] = v[c];
+                    }
+            }
+#pragma unroll
+            for (int kk = 0; kk < KG; kk++)
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
+        }
+    }
+    cp_async_wait<0>();
+
+    /* epilogue as sgemm_128x128's; a K-inner B's columns ln + 4j are stored one by one */
+    const bool split = gridDim.y > 1;
+    if (split) C = W + (size_t)blockIdx.y * M * N, ldc = N, beta = 0.0f;
+    const bool vc = split ? N % 4 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const size_t row = m0 + wm + (AK ? lm + 8 * i : 32 * (i >> 2) + 4 * lm + (i & 3));
+        if (row >= M) continue;
+        float *crow = C + row * ldc;
+        if constexpr (BK) {
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                const size_t col = n0 + wn + ln + 4 * j;
+                if (col < N) crow[col] = readc ? alpha * acc[i][j] + beta * crow[col] : alpha * acc[i][j];
+            }
+        } else {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const size_t col = n0 + wn + 16 * h + 4 * ln;
+                if (col < N) store_c<float, 4>(crow + col, &acc[i][4 * h], N - col, vc, alpha, beta);
+            }
+        }
     }
 }
 

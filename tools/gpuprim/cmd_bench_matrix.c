@@ -250,6 +250,7 @@ int bench_gemm(int argc, char **argv)
     /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison), precision */
     static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
                                       {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
+                                      {4096, 4096, 4096, 0, 15}, {4096, 4096, 4096, 0, 16}, {8192, 8192, 8192, 0, 16},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
@@ -338,7 +339,9 @@ int bench_gemm(int argc, char **argv)
                      j.f64 && j.variant <= 7 ? dv[j.variant]
                      : j.variant == 11 ? " 1 block/SM"
                      : j.variant == 13 ? " prefetch 1 block/SM"
-                     : j.variant == 14 ? " prefetch" : "");
+                     : j.variant == 14 ? " prefetch"
+                     : j.variant == 15 ? " cp.async 3 st"
+                     : j.variant == 16 ? " cp.async 4 st" : "");
             const char *pname = j.batch > 1                ? "cublasGemmStridedBatchedEx"
                                 : j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
                                 : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"
