@@ -673,19 +673,21 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     }
 }
 
-/* sgemm_cp (f32 variants 15 / 16): exact FP32 (fmaf) on the CUDA cores like sgemm_128x128 — 128 x 128 block tile,
- * BK 16, 256 threads of 8 x 8 results, warp tile 64 x 32, lanes 8 (lm) x 4 (ln) — but fed like dgemm_cp: an ST-deep
- * cp.async ring, every operand byte global -> shared without registers (both operands' rows and bases 16-byte
- * aligned; the bytes past M, N or the K range zero-filled), one barrier per k tile. Each operand is kept as it is
- * stored: an M- / N-inner one as [16 k][128] (a thread reads 16-byte runs along m / n: rows 32 (i / 4) + 4 lm + i % 4,
- * columns 16 (j / 4) + 4 ln + j % 4, as sgemm_128x128), a K-inner one as [128][pitch 20] (a thread reads 16-byte runs
- * along k, KG k at a time, of its rows lm + 8i / columns ln + 4j: the eight rows a quarter-warp reads start 20 floats
- * apart, so they cover the 32 banks once). KG: 4, or 2 where both operands are K-inner (registers: 64 accumulators
- * and 8 KG values of each operand). */
-__host__ __device__ constexpr int sgemm_cp_so(bool kin) { return kin ? 128 * 20 : 16 * 128; }
-constexpr size_t sgemm_cp_smem_bytes(int st, bool ak, bool bk)
+/* sgemm_cp (f32 variants 15 - 18): exact FP32 (fmaf) on the CUDA cores, fed like dgemm_cp: an ST-deep cp.async ring,
+ * every operand byte global -> shared without registers (both operands' rows and bases 16-byte aligned; the bytes
+ * past M, N or the K range zero-filled), one barrier per k tile of 16. BM x 128 block tiles, 256 threads (8 warps),
+ * each thread 8 x TN results, lanes 8 (lm) x 4 (ln): BM 128, TN 8 (warp tile 64 x 32, two blocks per SM, at most 128
+ * registers) or BM 256, TN 16 (warp tile 64 x 64, one block per SM, up to 255 registers: the shape of cuBLAS's
+ * sm80_xmma_gemm_f32f32_..._tilesize256x128x8_stage3_warpsize4x2x1_ffma, which Nsight Compute names for
+ * cublasSgemm on an H200 — twice the FFMAs per shared load).
+ * Each operand is kept as it is stored: an M- / N-inner one as [16 k][rows] (a thread reads 16-byte runs along m / n:
+ * rows 32 (i / 4) + 4 lm + i % 4, columns 16 (j / 4) + 4 ln + j % 4), a K-inner one as [rows][pitch 20] (a thread
+ * reads KG k at a time along k, of its rows lm + 8i / columns ln + 4j: the eight rows a quarter-warp reads start 20
+ * floats apart, so they cover the 32 banks once). KG: 4, or 2 where B is K-inner (registers). */
+__host__ __device__ constexpr int sgemm_cp_so(bool kin, int rows) { return kin ? rows * 20 : 16 * rows; }
+constexpr size_t sgemm_cp_smem_bytes(int st, int bm, bool ak, bool bk)
 {
-    return (size_t)st * (sgemm_cp_so(ak) + sgemm_cp_so(bk)) * sizeof(float);
+    return (size_t)st * (sgemm_cp_so(ak, bm) + sgemm_cp_so(bk, 128)) * sizeof(float);
 }
 
 template <int KG> struct FVec;
@@ -700,65 +702,77 @@ template <> struct FVec<2> {
     }
 };
 
-template <int ST, bool AK, bool BK>
-__global__ void __launch_bounds__(256, 2)
+/* One operand's copies into a stage, each thread's share set once: a K-inner operand of BT rows is BT x 4 chunks
+ * (chunk tid % 4 of rows tid / 4 + 64e), the other 16 k rows x BT / 4 chunks (chunk tid % (BT / 4) of k rows
+ * tid / (BT / 4) + (1024 / BT) e); BT / 64 copies per thread either way. The row mask (K-inner: rows inside M / N)
+ * or the byte count of the thread's chunk column (the other) is fixed per block. */
+template <bool KIN, int BT> struct FCopy {
+    static constexpr int E = BT / 64, RS = KIN ? 64 : 1024 / BT;
+    const float *X, *px;
+    size_t ld;
+    int c, r;
+    unsigned mc; /* K-inner: the row mask; else the chunk column's byte count */
+    __device__ static unsigned chunk_bytes(size_t g, size_t lim)
+    {
+        return g < lim ? (lim - g >= 4 ? 16u : 4u * (unsigned)(lim - g)) : 0u;
+    }
+    /* t0: the block's first row (K-inner) or column (else) of the operand; Tn its extent */
+    __device__ FCopy(const float *X_, size_t ld_, size_t t0, size_t Tn, int tid) : X(X_), ld(ld_), mc(0)
+    {
+        c = KIN ? tid & 3 : tid % (BT / 4), r = KIN ? tid >> 2 : tid / (BT / 4);
+        px = KIN ? X + (t0 + r) * ld + 4 * c : X + r * ld + t0 + 4 * c;
+        if (KIN)
+#pragma unroll
+            for (int e = 0; e < E; e++) mc |= (unsigned)(t0 + r + (size_t)e * RS < Tn) << e;
+        else mc = chunk_bytes(t0 + 4 * c, Tn);
+    }
+    __device__ __forceinline__ void copy(float *xs, size_t k0, size_t K) const
+    {
+        const unsigned kbytes = KIN ? chunk_bytes(k0 + 4 * c, K) : 0u;
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            if (KIN) {
+                const unsigned bytes = mc >> e & 1 ? kbytes : 0u;
+                cp_async16_zfill(xs + (r + RS * e) * 20 + 4 * c, bytes ? px + (size_t)e * RS * ld + k0 : X, bytes);
+            } else {
+                const unsigned bytes = k0 + r + RS * e < K ? mc : 0u;
+                cp_async16_zfill(xs + (r + RS * e) * BT + 4 * c, bytes ? px + (k0 + RS * e) * ld : X, bytes);
+            }
+        }
+    }
+};
+
+template <int ST, int BM, bool AK, bool BK>
+__global__ void __launch_bounds__(256, BM == 128 ? 2 : 1)
     sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
 {
-    constexpr int BKK = 16, P = 20, SA = sgemm_cp_so(AK), SB = sgemm_cp_so(BK), KG = BK ? 2 : 4;
+    constexpr int BN = 128, BKK = 16, P = 20, SA = sgemm_cp_so(AK, BM), SB = sgemm_cp_so(BK, BN), KG = BK ? 2 : 4;
+    constexpr int TN = BM == 256 ? 16 : 8, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
+    static_assert((BM / 64) * WNC == 8, "eight warps");
     extern __shared__ __align__(16) float fsm[];
     float *As = fsm, *Bs = fsm + ST * SA;
     size_t tm, tn;
-    tile_of_block((M + 127) / 128, (N + 127) / 128, tm, tn);
-    const size_t m0 = tm * 128, n0 = tn * 128;
+    tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
+    const size_t m0 = tm * BM, n0 = tn * BN;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, lm = lane >> 2, ln = lane & 3;
-    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
+    const int wm = (warp / WNC) * 64, wn = (warp % WNC) * WN;
     /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
-
-    /* each thread's two copies per operand and stage, set once: a K-inner operand is 128 rows x 4 chunks (chunk
-     * tid % 4 of rows tid / 4 and + 64), the other 16 k rows x 32 chunks (chunk tid % 32 of k rows tid / 32 and + 8);
-     * masks of the rows inside M / N, the byte count of a chunk column */
-    const int ca = AK ? tid & 3 : tid & 31, ra = AK ? tid >> 2 : tid >> 5;
-    const int cb = BK ? tid & 3 : tid & 31, rb = BK ? tid >> 2 : tid >> 5;
-    const float *pa = AK ? A + (m0 + ra) * lda + 4 * ca : A + ra * lda + m0 + 4 * ca;
-    const float *pb = BK ? B + (n0 + rb) * ldb + 4 * cb : B + rb * ldb + n0 + 4 * cb;
-    auto chunk_bytes = [](size_t g, size_t lim) -> unsigned { return g < lim ? (lim - g >= 4 ? 16u : 4u * (unsigned)(lim - g)) : 0u; };
-    unsigned amask = 0, bmask = 0, acol = 0, bcol = 0;
-    if constexpr (AK) amask = (m0 + ra < M) | (m0 + ra + 64 < M) << 1;
-    else acol = chunk_bytes(m0 + 4 * ca, M);
-    if constexpr (BK) bmask = (n0 + rb < N) | (n0 + rb + 64 < N) << 1;
-    else bcol = chunk_bytes(n0 + 4 * cb, N);
-    /* one operand's two chunks of stage memory xs for the k tile at k0 */
-    auto copy = [&](bool kin, float *xs, const float *X, const float *px, size_t ld, int c, int r, unsigned mask,
-                    unsigned col, size_t k0) {
-        if (kin) {
-            const unsigned kbytes = chunk_bytes(k0 + 4 * c, K);
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const unsigned bytes = mask >> e & 1 ? kbytes : 0u;
-                cp_async16_zfill(xs + (r + 64 * e) * P + 4 * c, bytes ? px + (size_t)e * 64 * ld + k0 : X, bytes);
-            }
-        } else {
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const unsigned bytes = k0 + r + 8 * e < K ? col : 0u;
-                cp_async16_zfill(xs + (r + 8 * e) * 128 + 4 * c, bytes ? px + (k0 + 8 * e) * ld : X, bytes);
-            }
-        }
-    };
+    const FCopy<AK, BM> ca(A, lda, m0, M, tid);
+    const FCopy<BK, BN> cb(B, ldb, n0, N, tid);
     auto load = [&](int s, size_t k0) {
-        copy(AK, As + s * SA, A, pa, lda, ca, ra, amask, acol, k0);
-        copy(BK, Bs + s * SB, B, pb, ldb, cb, rb, bmask, bcol, k0);
+        ca.copy(As + s * SA, k0, K);
+        cb.copy(Bs + s * SB, k0, K);
     };
 
-    float acc[8][8];
+    float acc[8][TN];
 #pragma unroll
     for (int i = 0; i < 8; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) {
         if ((size_t)s < nk) load(s, kb + (size_t)s * BKK);
@@ -773,7 +787,7 @@ __global__ void __launch_bounds__(256, 2)
         const float *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
 #pragma unroll
         for (int kq = 0; kq < BKK; kq += KG) {
-            float a[8][KG], b[8][KG];
+            float a[8][KG], b[TN][KG];
             if constexpr (AK) {
 #pragma unroll
                 for (int i = 0; i < 8; i++) FVec<KG>::load(as + (wm + lm + 8 * i) * P + kq, a[i]);
@@ -783,21 +797,21 @@ __global__ void __launch_bounds__(256, 2)
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         float v[4];
-                        Vec<float, 4>::load(as + (kq + kk) * 128 + wm + 32 * h + 4 * lm, v);
+                        Vec<float, 4>::load(as + (kq + kk) * BM + wm + 32 * h + 4 * lm, v);
 #pragma unroll
                         for (int c = 0; c < 4; c++) a[4 * h + c][kk] = v[c];
                     }
             }
             if constexpr (BK) {
 #pragma unroll
-                for (int j = 0; j < 8; j++) FVec<KG>::load(bs + (wn + ln + 4 * j) * P + kq, b[j]);
+                for (int j = 0; j < TN; j++) FVec<KG>::load(bs + (wn + ln + 4 * j) * P + kq, b[j]);
             } else {
 #pragma unroll
                 for (int kk = 0; kk < KG; kk++)
 #pragma unroll
-                    for (int h = 0; h < 2; h++) {
+                    for (int h = 0; h < TN / 4; h++) {
                         float v[4];
-                        Vec<float, 4>::load(bs + (kq + kk) * 128 + wn + 16 * h + 4 * ln, v);
+                        Vec<float, 4>::load(bs + (kq + kk) * BN + wn + 16 * h + 4 * ln, v);
 #pragma unroll
                         for (int c = 0; c < 4; c++) b[4 * h + c][kk] = v[c];
                     }
@@ -807,7 +821,7 @@ __global__ void __launch_bounds__(256, 2)
 #pragma unroll
                 for (int i = 0; i < 8; i++)
 #pragma unroll
-                    for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
+                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
         }
     }
     cp_async_wait<0>();
@@ -823,13 +837,13 @@ __global__ void __launch_bounds__(256, 2)
         float *crow = C + row * ldc;
         if constexpr (BK) {
 #pragma unroll
-            for (int j = 0; j < 8; j++) {
+            for (int j = 0; j < TN; j++) {
                 const size_t col = n0 + wn + ln + 4 * j;
                 if (col < N) crow[col] = readc ? alpha * acc[i][j] + beta * crow[col] : alpha * acc[i][j];
             }
         } else {
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
+            for (int h = 0; h < TN / 4; h++) {
                 const size_t col = n0 + wn + 16 * h + 4 * ln;
                 if (col < N) store_c<float, 4>(crow + col, &acc[i][4 * h], N - col, vc, alpha, beta);
             }

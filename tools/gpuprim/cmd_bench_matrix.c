@@ -250,7 +250,8 @@ int bench_gemm(int argc, char **argv)
     /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison), precision */
     static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
                                       {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
-                                      {4096, 4096, 4096, 0, 15}, {4096, 4096, 4096, 0, 16}, {8192, 8192, 8192, 0, 16},
+                                      {4096, 4096, 4096, 0, 15}, {4096, 4096, 4096, 0, 16}, {4096, 4096, 4096, 0, 17},
+                                      {4096, 4096, 4096, 0, 18}, {8192, 8192, 8192, 0, 16}, {8192, 8192, 8192, 0, 18},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
@@ -341,7 +342,9 @@ int bench_gemm(int argc, char **argv)
                      : j.variant == 13 ? " prefetch 1 block/SM"
                      : j.variant == 14 ? " prefetch"
                      : j.variant == 15 ? " cp.async 3 st"
-                     : j.variant == 16 ? " cp.async 4 st" : "");
+                     : j.variant == 16 ? " cp.async 4 st"
+                     : j.variant == 17 ? " 256x128 3 st"
+                     : j.variant == 18 ? " 256x128 4 st" : "");
             const char *pname = j.batch > 1                ? "cublasGemmStridedBatchedEx"
                                 : j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
                                 : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"
