@@ -454,18 +454,21 @@ fi
 if [[ " $steps " == *" sgemm "* ]]; then
   # issue 17, exact FP32: test_matrix / gpu_matrix (every f32 variant x layout), bench gemm (every row: the sgemm_cp
   # variants 15 / 16 beside production), Nsight Compute over one gp_gemm f32 4096^3 and the cublasSgemm after it,
-  # ours and cuBLAS's kernels — or, with SGEMM_NCU (a kernel regex), the first launch of that kernel (sgemm.txt)
+  # ours and cuBLAS's kernels — or, with SGEMM_NCU (kernel regexes, ';' between), the first launch of each (sgemm.txt)
   G=$B/gpuprim
   {
     echo "### ctest matrix"
     (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "variant|gemm f32|FAIL|passed|failed|skipped" | tail -20)
     echo "### bench gemm"; $G bench gemm
     if [ -n "${SGEMM_NCU:-}" ]; then
-      echo "### ncu $SGEMM_NCU (first launch, inside bench gemm --reps 1)"
-      timeout 240 ncu --clock-control none --kernel-name-base demangled -k "regex:$SGEMM_NCU" --launch-count 1 \
-        --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
-        --section LaunchStats --section ComputeWorkloadAnalysis --section SourceCounters \
-        $G bench gemm --reps 1 --warmup 0 2>&1 | grep -vE "^(sgemm|dgemm|gemm_ex|batched) " | tail -300
+      IFS=';' read -ra ks <<<"$SGEMM_NCU"
+      for k in "${ks[@]}"; do
+        echo "### ncu $k (first launch, inside bench gemm --reps 1)"
+        timeout 200 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-count 1 \
+          --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+          --section LaunchStats --section ComputeWorkloadAnalysis --section SourceCounters --section InstructionStats \
+          $G bench gemm --reps 1 --warmup 0 2>&1 | grep -vE "^(sgemm|dgemm|gemm_ex|batched) |^[0-9]+\. " | tail -300
+      done
     else
       echo "### ncu f32 4096 (every kernel of one gp_gemm + cublasSgemm pair)"
       timeout 150 ncu --clock-control none --launch-skip 2 --launch-count 4 --section SpeedOfLight --section Occupancy \

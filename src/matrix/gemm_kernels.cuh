@@ -742,7 +742,7 @@ template <bool KIN, int BT> struct FCopy {
     }
 };
 
-template <int ST, int BM, bool AK, bool BK>
+template <int ST, int BM, bool AK, bool BK, int KU = 16>
 __global__ void __launch_bounds__(256, BM == 128 ? 2 : 1)
     sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
@@ -785,8 +785,11 @@ __global__ void __launch_bounds__(256, BM == 128 ? 2 : 1)
         if (nx < nk) load((int)(nx % ST), kb + nx * BKK);
         cp_async_commit();
         const float *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
+        /* KU k per pass of a loop not unrolled (KU 16: the whole tile unrolled) */
+#pragma unroll 1
+        for (int ku = 0; ku < BKK; ku += KU)
 #pragma unroll
-        for (int kq = 0; kq < BKK; kq += KG) {
+        for (int kq = ku; kq < ku + KU; kq += KG) {
             float a[8][KG], b[TN][KG];
             if constexpr (AK) {
 #pragma unroll
