@@ -480,6 +480,35 @@ if [[ " $steps " == *" sgemm "* ]]; then
   grep -E "FAIL|failed|passed|^op |sgemm|^  [a-zA-Z_].*\(|Duration|Registers Per|Block Size|Shared Memory Config|Dynamic Shared|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|No Eligible|SM Frequency" "$OUT/sgemm.txt" | head -70
 fi
 
+if [[ " $steps " == *" sgemmprof "* ]]; then
+  # issue 17, exact FP32: builds the gpuprim target alone (when "build" is not a step), then per kernel regex of
+  # SGEMM_NCU (';' between; default: variant 18 and cuBLAS's SGEMM) the first launch inside bench gemm: issue
+  # statistics and every warp-stall reason per issued instruction; the SASS mnemonic histogram of sgemm_cp kernels
+  # (sgemmprof.txt, sass_sgemm.txt)
+  G=$B/gpuprim
+  if [[ " $steps " != *" build "* ]]; then
+    gen=""; command -v ninja >/dev/null && gen="-G Ninja"
+    { cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release && cmake --build $B -j "$(nproc)" --target gpuprim; } >"$OUT/build.log" 2>&1 ||
+      { tail -30 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; }
+  fi
+  {
+    IFS=';' read -ra ks <<<"${SGEMM_NCU:-sgemm_cp<.int.4, .int.256, .bool.1, .bool.0, .int.16>;xmma_gemm_f32f32.*256x128}"
+    for k in "${ks[@]}"; do
+      echo "### ncu $k"
+      timeout 200 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-count 1 \
+        --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed_op_shared_ld.sum,launch__registers_per_thread" \
+        $G bench gemm --reps 1 --warmup 0 2>&1 | grep -E "^  [a-zA-Z_]|smsp__|sm__|l1tex__|launch__" | grep -vE " 0$| 0\.0[0-9]?$"
+    done
+  } >"$OUT/sgemmprof.txt" 2>&1
+  o=$(find $B -name 'gemm.cu.o' | head -1)
+  cuobjdump -sass "$o" | awk '/Function :/ {f=$3} f ~ /sgemm_cp/ && $0 ~ /\/\*[0-9a-f]+\*\// {
+      for (i = 1; i <= NF; i++) if ($i ~ /^[A-Z][A-Z0-9.]+$/ && $i != "PT") { split($i, p, "."); c[f " " p[1]]++; break } }
+    END {for (k in c) print c[k], k}' | sort -k2,2 -k1,1nr >"$OUT/sass_sgemm.txt"
+  cuobjdump -sass "$o" | awk '/Function :/ {f=$3; keep = f ~ /sgemm_cpILi4ELi256ELb1ELb0ELi16E/} keep' >"$OUT/sass_v18.txt"
+  note "sgemmprof: $(grep -c '^### ncu' "$OUT/sgemmprof.txt") kernels"
+  cat "$OUT/sgemmprof.txt"; grep -E "ILi4ELi256ELb1ELb0ELi16E" "$OUT/sass_sgemm.txt" | sort -nr | head -25
+fi
+
 if [[ " $steps " == *" sgemmsan "* ]]; then
   # the gpu_matrix sanitizer runs (quick sizes; production tensor-core choice) for the f32 variants (sgemmsan.txt)
   { san_matrix memcheck 0 280; san_matrix racecheck 0 280; } >"$OUT/sgemmsan.txt" 2>&1
