@@ -45,24 +45,28 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
-/* variants 15 - 18: sgemm_cp with ST stages on BM x 128 blocks; rows 16-byte aligned (the caller checks) */
-template <int ST, int BM, int KU, bool AK, bool BK> gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+/* variants 15 - 22: sgemm_cp with ST stages on BM x BN blocks (K2: a K-inner A read 2 k at a time); rows 16-byte
+ * aligned (the caller checks) */
+template <int ST, int BM, int BN, bool K2, bool AK, bool BK>
+gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, BM, AK, BK);
+    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, BM, BN, AK, BK);
     gp_status_t st = GP_OK;
-    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::sgemm_cp<ST, BM, AK, BK, KU>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gemmk::sgemm_cp<ST, BM, AK, BK, KU><<<dim3(p->grid, p->S), 256, smem, s>>>(
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::sgemm_cp<ST, BM, BN, AK, BK, K2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem));
+    gemmk::sgemm_cp<ST, BM, BN, AK, BK, K2><<<dim3(p->grid, p->S), 256, smem, s>>>(
         g->M, g->N, p->K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
         (float *)g->C, g->ldc, vec_flags(g, 4), p->Kc, (float *)p->W);
     return GP_CHECK_LAUNCH("sgemm_cp");
 fail:
     return st;
 }
-template <int ST, int BM, int KU = 16> gp_status_t scp_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
+template <int ST, int BM, int BN = 128, bool K2 = false>
+gp_status_t scp_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
     if (g->a_kin)
-        return g->b_kin ? scp_launch<ST, BM, KU, true, true>(g, p, s) : scp_launch<ST, BM, KU, true, false>(g, p, s);
-    return g->b_kin ? scp_launch<ST, BM, KU, false, true>(g, p, s) : scp_launch<ST, BM, KU, false, false>(g, p, s);
+        return g->b_kin ? scp_launch<ST, BM, BN, K2, true, true>(g, p, s) : scp_launch<ST, BM, BN, K2, true, false>(g, p, s);
+    return g->b_kin ? scp_launch<ST, BM, BN, K2, false, true>(g, p, s) : scp_launch<ST, BM, BN, K2, false, false>(g, p, s);
 }
 
 template <bool AK, bool BK, bool BIG, int BKK, int BN>
@@ -143,15 +147,18 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     if (dtype == GP_F64 && (dv == 5 || dv == 6) && !(g->a_kin && !g->b_kin && rows16)) dv = 2;
     if (dtype == GP_F64 && dv == 7 && !rows16) dv = 2;
     if (dtype == GP_F32 && dv >= 15 && !rows16) dv = 10;
-    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128; /* block 128 x bn */
-    const size_t bm = dtype == GP_F32 && dv >= 17 && dv != 20 ? 256 : 128;             /* sgemm_cp 256 x 128: one block per SM */
+    /* block tile bm x bn */
+    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64
+                      : dtype == GP_F32 && (dv == 20 || dv == 21)                 ? 256
+                                                                                  : 128;
+    const size_t bm = dtype == GP_F32 && dv >= 17 && dv != 20 && dv != 21 ? 256 : 128;
     const size_t tiles = ((g->M + bm - 1) / bm) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of %zu x %zu", g->M, g->N, bm, bn);
     plan_t p = {(unsigned)tiles, 1, K0, 0, NULL};
     p.Kc = p.K;
     /* Split K where the tiles leave the GPU idle (fewer than the resident blocks): S ranges of at least 256. */
-    const size_t slots = (size_t)ctx->sm_count * ((dtype == GP_F64 && bn == 128) || bm == 256 ? 1 : 2);
+    const size_t slots = (size_t)ctx->sm_count * ((dtype == GP_F64 && bn == 128) || bm * bn > 128 * 128 ? 1 : 2);
     if (variant == 0 && tiles < slots && p.K >= 512) {
         size_t S = slots / tiles;
         if (S > p.K / 256) S = p.K / 256;
@@ -195,9 +202,10 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 16: st = scp_layouts<4, 128>(&q, &p, stream); break;
         case 17: st = scp_layouts<3, 256>(&q, &p, stream); break;
         case 18: st = scp_layouts<4, 256>(&q, &p, stream); break;
-        case 19: st = scp_layouts<4, 256, 4>(&q, &p, stream); break;
-        case 20: st = scp_layouts<4, 128, 4>(&q, &p, stream); break;
-        case 21: st = scp_layouts<4, 256, 8>(&q, &p, stream); break;
+        case 19: st = scp_layouts<4, 256, 128, true>(&q, &p, stream); break;
+        case 20: st = scp_layouts<4, 128, 256>(&q, &p, stream); break;
+        case 21: st = scp_layouts<4, 128, 256, true>(&q, &p, stream); break;
+        case 22: st = scp_layouts<5, 256, 128>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

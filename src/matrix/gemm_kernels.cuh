@@ -685,9 +685,9 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
  * reads KG k at a time along k, of its rows lm + 8i / columns ln + 4j: the eight rows a quarter-warp reads start 20
  * floats apart, so they cover the 32 banks once). KG: 4, or 2 where B is K-inner (registers). */
 __host__ __device__ constexpr int sgemm_cp_so(bool kin, int rows) { return kin ? rows * 20 : 16 * rows; }
-constexpr size_t sgemm_cp_smem_bytes(int st, int bm, bool ak, bool bk)
+constexpr size_t sgemm_cp_smem_bytes(int st, int bm, int bn, bool ak, bool bk)
 {
-    return (size_t)st * (sgemm_cp_so(ak, bm) + sgemm_cp_so(bk, 128)) * sizeof(float);
+    return (size_t)st * (sgemm_cp_so(ak, bm) + sgemm_cp_so(bk, bn)) * sizeof(float);
 }
 
 template <int KG> struct FVec;
@@ -742,14 +742,14 @@ template <bool KIN, int BT> struct FCopy {
     }
 };
 
-template <int ST, int BM, bool AK, bool BK, int KU = 16>
-__global__ void __launch_bounds__(256, BM == 128 ? 2 : 1)
+template <int ST, int BM, int BN, bool AK, bool BK, bool K2 = false>
+__global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
 {
-    constexpr int BN = 128, BKK = 16, P = 20, SA = sgemm_cp_so(AK, BM), SB = sgemm_cp_so(BK, BN), KG = BK ? 2 : 4;
-    constexpr int TN = BM == 256 ? 16 : 8, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
+    constexpr int BKK = 16, P = 20, SA = sgemm_cp_so(AK, BM), SB = sgemm_cp_so(BK, BN), KG = BK || K2 ? 2 : 4;
+    constexpr int TN = BM * BN / 2048, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
     static_assert((BM / 64) * WNC == 8, "eight warps");
     extern __shared__ __align__(16) float fsm[];
     float *As = fsm, *Bs = fsm + ST * SA;
@@ -785,11 +785,8 @@ __global__ void __launch_bounds__(256, BM == 128 ? 2 : 1)
         if (nx < nk) load((int)(nx % ST), kb + nx * BKK);
         cp_async_commit();
         const float *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
-        /* KU k per pass of a loop not unrolled (KU 16: the whole tile unrolled) */
-#pragma unroll 1
-        for (int ku = 0; ku < BKK; ku += KU)
 #pragma unroll
-        for (int kq = ku; kq < ku + KU; kq += KG) {
+        for (int kq = 0; kq < BKK; kq += KG) {
             float a[8][KG], b[TN][KG];
             if constexpr (AK) {
 #pragma unroll
