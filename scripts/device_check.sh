@@ -460,7 +460,9 @@ if [[ " $steps " == *" sgemm "* ]]; then
     echo "### ctest matrix"
     (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "variant|gemm f32|FAIL|passed|failed|skipped" | tail -20)
     echo "### bench gemm"; $G bench gemm
-    if [ -n "${SGEMM_NCU:-}" ]; then
+    if [ "${SGEMM_NCU:-}" = - ]; then
+      echo "### (no ncu: SGEMM_NCU=-)"
+    elif [ -n "${SGEMM_NCU:-}" ]; then
       IFS=';' read -ra ks <<<"$SGEMM_NCU"
       for k in "${ks[@]}"; do
         echo "### ncu $k (first launch, inside bench gemm --reps 1)"
@@ -482,7 +484,7 @@ fi
 
 if [[ " $steps " == *" sgemmprof "* ]]; then
   # issue 17, exact FP32: builds the gpuprim target alone (when "build" is not a step), then per kernel regex of
-  # SGEMM_NCU (';' between; default: variant 18 and cuBLAS's SGEMM) the first launch inside bench gemm: issue
+  # SGEMM_PROF (';' between; default: variant 18 and cuBLAS's SGEMM) the first launch inside bench gemm: issue
   # statistics and every warp-stall reason per issued instruction; the SASS mnemonic histogram of sgemm_cp kernels
   # (sgemmprof.txt, sass_sgemm.txt)
   G=$B/gpuprim
@@ -492,7 +494,7 @@ if [[ " $steps " == *" sgemmprof "* ]]; then
       { tail -30 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; }
   fi
   {
-    IFS=';' read -ra ks <<<"${SGEMM_NCU:-sgemm_cp<.int.4, .int.256, .bool.1, .bool.0, .int.16>;xmma_gemm_f32f32.*256x128}"
+    IFS=';' read -ra ks <<<"${SGEMM_PROF:-sgemm_cp<.int.4, .int.256, .int.128, .bool.1, .bool.0, .bool.0>;xmma_gemm_f32f32.*256x128}"
     for k in "${ks[@]}"; do
       echo "### ncu $k"
       timeout 200 ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-count 1 \
@@ -504,9 +506,11 @@ if [[ " $steps " == *" sgemmprof "* ]]; then
   cuobjdump -sass "$o" | awk '/Function :/ {f=$3} f ~ /sgemm_cp/ && $0 ~ /\/\*[0-9a-f]+\*\// {
       for (i = 1; i <= NF; i++) if ($i ~ /^[A-Z][A-Z0-9.]+$/ && $i != "PT") { split($i, p, "."); c[f " " p[1]]++; break } }
     END {for (k in c) print c[k], k}' | sort -k2,2 -k1,1nr >"$OUT/sass_sgemm.txt"
-  cuobjdump -sass "$o" | awk '/Function :/ {f=$3; keep = f ~ /sgemm_cpILi4ELi256ELb1ELb0ELi16E/} keep' >"$OUT/sass_v18.txt"
+  for v in ILi4ELi256ELi128ELb1ELb0ELb0E ILi4ELi256ELi128ELb1ELb0ELb1E ILi4ELi128ELi256ELb1ELb0ELb0E; do
+    cuobjdump -sass "$o" | awk -v v="$v" '/Function :/ {f=$3; keep = index(f, v) > 0} keep' >"$OUT/sass_$v.txt"
+  done
   note "sgemmprof: $(grep -c '^### ncu' "$OUT/sgemmprof.txt") kernels"
-  cat "$OUT/sgemmprof.txt"; grep -E "ILi4ELi256ELb1ELb0ELi16E" "$OUT/sass_sgemm.txt" | sort -nr | head -25
+  cat "$OUT/sgemmprof.txt"; grep -E "ILi4ELi256ELi128ELb1ELb0ELb0E" "$OUT/sass_sgemm.txt" | sort -nr | head -12
 fi
 
 if [[ " $steps " == *" sgemmsan "* ]]; then
