@@ -742,13 +742,16 @@ template <bool KIN, int BT> struct FCopy {
     }
 };
 
-template <int ST, int BM, int BN, bool AK, bool BK, bool K2 = false>
+/* OPT (bits; the variants compared): 1 a K-inner A read 2 k at a time; 2 the FMAs of a k step column by column (else
+ * row by row); 4 an N-inner B's fragment loaded in its k step (else with the group's); 8 lanes mapped so that lane
+ * pairs n, n ^ 1 share their B address and n, n ^ 2 their A address (lm from lane bits 0, 2, 4; ln from 1, 3) */
+template <int ST, int BM, int BN, bool AK, bool BK, int OPT = 0>
 __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
 {
-    constexpr int BKK = 16, P = 20, SA = sgemm_cp_so(AK, BM), SB = sgemm_cp_so(BK, BN), KG = BK || K2 ? 2 : 4;
+    constexpr int BKK = 16, P = 20, SA = sgemm_cp_so(AK, BM), SB = sgemm_cp_so(BK, BN), KG = BK || (OPT & 1) ? 2 : 4;
     constexpr int TN = BM * BN / 2048, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
     static_assert((BM / 64) * WNC == 8, "eight warps");
     extern __shared__ __align__(16) float fsm[];
@@ -756,7 +759,9 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     size_t tm, tn;
     tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
     const size_t m0 = tm * BM, n0 = tn * BN;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, lm = lane >> 2, ln = lane & 3;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int lm = OPT & 8 ? (lane & 1) | (lane >> 1 & 2) | (lane >> 2 & 4) : lane >> 2;
+    const int ln = OPT & 8 ? (lane >> 1 & 1) | (lane >> 2 & 2) : lane & 3;
     const int wm = (warp / WNC) * 64, wn = (warp % WNC) * WN;
     /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
@@ -802,26 +807,38 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
                         for (int c = 0; c < 4; c++) a[4 * h + c][kk] = v[c];
                     }
             }
+            /* an N-inner B's fragment of k step kq + kk (4 x 16-byte loads along n) */
+            auto bload = [&](int kk) {
+#pragma unroll
+                for (int h = 0; h < TN / 4; h++) {
+                    float v[4];
+                    Vec<float, 4>::load(bs + (kq + kk) * BN + wn + 16 * h + 4 * ln, v);
+#pragma unroll
+                    for (int c = 0; c < 4; c++) b[4 * h + c][kk] = v[c];
+                }
+            };
             if constexpr (BK) {
 #pragma unroll
                 for (int j = 0; j < TN; j++) FVec<KG>::load(bs + (wn + ln + 4 * j) * P + kq, b[j]);
-            } else {
+            } else if constexpr (!(OPT & 4)) {
 #pragma unroll
-                for (int kk = 0; kk < KG; kk++)
-#pragma unroll
-                    for (int h = 0; h < TN / 4; h++) {
-                        float v[4];
-                        Vec<float, 4>::load(bs + (kq + kk) * BN + wn + 16 * h + 4 * ln, v);
-#pragma unroll
-                        for (int c = 0; c < 4; c++) b[4 * h + c][kk] = v[c];
-                    }
+                for (int kk = 0; kk < KG; kk++) bload(kk);
             }
 #pragma unroll
-            for (int kk = 0; kk < KG; kk++)
+            for (int kk = 0; kk < KG; kk++) {
+                if constexpr (!BK && (OPT & 4)) bload(kk);
+                if constexpr (OPT & 2) {
 #pragma unroll
-                for (int i = 0; i < 8; i++)
+                    for (int j = 0; j < TN; j++)
 #pragma unroll
-                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
+                        for (int i = 0; i < 8; i++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 8; i++)
+#pragma unroll
+                        for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
+                }
+            }
         }
     }
     cp_async_wait<0>();
