@@ -45,12 +45,12 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
-/* variants 15 - 24: sgemm_cp with ST stages on BM x BN blocks (OPT: gemm_kernels.cuh); rows 16-byte
+/* variants 15 - 27: sgemm_cp with ST stages on BM x BN blocks (OPT: gemm_kernels.cuh); rows 16-byte
  * aligned (the caller checks) */
 template <int ST, int BM, int BN, int OPT, bool AK, bool BK>
 gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, BM, BN, AK, BK);
+    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, BM, BN, AK, BK, OPT);
     gp_status_t st = GP_OK;
     GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::sgemm_cp<ST, BM, BN, AK, BK, OPT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)smem));
@@ -149,9 +149,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     if (dtype == GP_F32 && dv >= 15 && !rows16) dv = 10;
     /* block tile bm x bn */
     const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64
-                      : dtype == GP_F32 && dv >= 19                                ? 256
+                      : dtype == GP_F32 && dv >= 19 && dv != 27                     ? 256
                                                                                   : 128;
-    const size_t bm = dtype == GP_F32 && (dv == 17 || dv == 18) ? 256 : 128;
+    const size_t bm = dtype == GP_F32 && (dv == 17 || dv == 18 || dv == 27) ? 256 : 128;
     const size_t tiles = ((g->M + bm - 1) / bm) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of %zu x %zu", g->M, g->N, bm, bn);
@@ -208,6 +208,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 22: st = scp_layouts<4, 128, 256, 8>(&q, &p, stream); break;
         case 23: st = scp_layouts<4, 128, 256, 6>(&q, &p, stream); break;
         case 24: st = scp_layouts<3, 128, 256>(&q, &p, stream); break;
+        case 25: st = scp_layouts<4, 128, 256, 16>(&q, &p, stream); break;
+        case 26: st = scp_layouts<3, 128, 256, 16>(&q, &p, stream); break;
+        case 27: st = scp_layouts<4, 256, 128, 16>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

@@ -685,10 +685,46 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
  * reads KG k at a time along k, of its rows lm + 8i / columns ln + 4j: the eight rows a quarter-warp reads start 20
  * floats apart, so they cover the 32 banks once). KG: 4, or 2 where B is K-inner (registers). */
 __host__ __device__ constexpr int sgemm_cp_so(bool kin, int rows) { return kin ? rows * 20 : 16 * rows; }
-constexpr size_t sgemm_cp_smem_bytes(int st, int bm, int bn, bool ak, bool bk)
+/* a K-inner A transposed by 4-byte copies (OPT 16): [16 k][BM + 4] */
+__host__ __device__ constexpr int sgemm_cp_sa(bool ak, int bm, int opt) { return ak && (opt & 16) ? 16 * (bm + 4) : sgemm_cp_so(ak, bm); }
+constexpr size_t sgemm_cp_smem_bytes(int st, int bm, int bn, bool ak, bool bk, int opt)
 {
-    return (size_t)st * (sgemm_cp_so(ak, bm) + sgemm_cp_so(bk, bn)) * sizeof(float);
+    return (size_t)st * (sgemm_cp_sa(ak, bm, opt) + sgemm_cp_so(bk, bn)) * sizeof(float);
 }
+
+/* cp.async of 4 bytes, `bytes` (0 or 4) read, the rest zero-filled */
+__device__ __forceinline__ void cp_async4_zfill(void *smem, const void *gmem, unsigned bytes)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
+}
+
+/* A K-inner operand of BT rows transposed on its way into shared memory by 4-byte cp.async: stage [16 k][BT + 4];
+ * thread tid copies k = tid % 16 of rows tid / 16 + 16e (BT / 16 copies); a warp reads two rows' 64 bytes, and its
+ * shared writes (pitch BT + 4) touch each bank at most twice. */
+template <int BT> struct FCopyT {
+    static constexpr int E = BT / 16, PT = BT + 4;
+    const float *X, *px;
+    size_t ld;
+    int k, r;
+    unsigned mask;
+    __device__ FCopyT(const float *X_, size_t ld_, size_t t0, size_t Tn, int tid) : X(X_), ld(ld_), mask(0)
+    {
+        k = tid & 15, r = tid >> 4;
+        px = X + (t0 + r) * ld + k;
+#pragma unroll
+        for (int e = 0; e < E; e++) mask |= (unsigned)(t0 + r + (size_t)e * 16 < Tn) << e;
+    }
+    __device__ __forceinline__ void copy(float *xs, size_t k0, size_t K) const
+    {
+        const unsigned in = k0 + k < K ? mask : 0u;
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            const unsigned bytes = in >> e & 1 ? 4u : 0u;
+            cp_async4_zfill(xs + k * PT + r + 16 * e, bytes ? px + (size_t)e * 16 * ld + k0 : X, bytes);
+        }
+    }
+};
 
 template <int KG> struct FVec;
 template <> struct FVec<4> {
@@ -742,7 +778,12 @@ template <bool KIN, int BT> struct FCopy {
     }
 };
 
-/* OPT (bits; the variants compared): 1 a K-inner A read 2 k at a time; 2 the FMAs of a k step column by column (else
+/* which copy a K-inner operand takes: FCopyT (transposing) or FCopy */
+template <bool T, bool KIN, int BT> struct FCopySel { using type = FCopy<KIN, BT>; };
+template <bool KIN, int BT> struct FCopySel<true, KIN, BT> { using type = FCopyT<BT>; };
+
+/* OPT (bits; the variants compared): 16 a K-inner A transposed into [k][m] by 4-byte cp.async (then read like an
+ * M-inner one); 1 a K-inner A read 2 k at a time; 2 the FMAs of a k step column by column (else
  * row by row); 4 an N-inner B's fragment loaded in its k step (else with the group's); 8 lanes mapped so that lane
  * pairs n, n ^ 1 share their B address and n, n ^ 2 their A address (lm from lane bits 0, 2, 4; ln from 1, 3) */
 template <int ST, int BM, int BN, bool AK, bool BK, int OPT = 0>
@@ -751,7 +792,9 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
 {
-    constexpr int BKK = 16, P = 20, SA = sgemm_cp_so(AK, BM), SB = sgemm_cp_so(BK, BN), KG = BK || (OPT & 1) ? 2 : 4;
+    constexpr bool AT = AK && (OPT & 16), AKR = AK && !AT; /* A transposed on its way in; A read along k */
+    constexpr int BKK = 16, P = 20, SA = sgemm_cp_sa(AK, BM, OPT), SB = sgemm_cp_so(BK, BN), KG = BK || (OPT & 1) ? 2 : 4;
+    constexpr int PA = AT ? BM + 4 : BM; /* pitch of an [k][m] A */
     constexpr int TN = BM * BN / 2048, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
     static_assert((BM / 64) * WNC == 8, "eight warps");
     extern __shared__ __align__(16) float fsm[];
@@ -766,7 +809,7 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
-    const FCopy<AK, BM> ca(A, lda, m0, M, tid);
+    const typename FCopySel<AT, AK, BM>::type ca(A, lda, m0, M, tid);
     const FCopy<BK, BN> cb(B, ldb, n0, N, tid);
     auto load = [&](int s, size_t k0) {
         ca.copy(As + s * SA, k0, K);
@@ -793,7 +836,7 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
 #pragma unroll
         for (int kq = 0; kq < BKK; kq += KG) {
             float a[8][KG], b[TN][KG];
-            if constexpr (AK) {
+            if constexpr (AKR) {
 #pragma unroll
                 for (int i = 0; i < 8; i++) FVec<KG>::load(as + (wm + lm + 8 * i) * P + kq, a[i]);
             } else {
@@ -802,7 +845,7 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         float v[4];
-                        Vec<float, 4>::load(as + (kq + kk) * BM + wm + 32 * h + 4 * lm, v);
+                        Vec<float, 4>::load(as + (kq + kk) * PA + wm + 32 * h + 4 * lm, v);
 #pragma unroll
                         for (int c = 0; c < 4; c++) a[4 * h + c][kk] = v[c];
                     }
@@ -849,7 +892,7 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     const bool vc = split ? N % 4 == 0 : (flags & VEC_C) != 0, readc = beta != 0.0f;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
-        const size_t row = m0 + wm + (AK ? lm + 8 * i : 32 * (i >> 2) + 4 * lm + (i & 3));
+        const size_t row = m0 + wm + (AKR ? lm + 8 * i : 32 * (i >> 2) + 4 * lm + (i & 3));
         if (row >= M) continue;
         float *crow = C + row * ldc;
         if constexpr (BK) {
