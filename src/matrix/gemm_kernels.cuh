@@ -699,29 +699,54 @@ __device__ __forceinline__ void cp_async4_zfill(void *smem, const void *gmem, un
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
 }
 
-/* A K-inner operand of BT rows transposed on its way into shared memory by 4-byte cp.async: stage [16 k][BT + 4];
- * thread tid copies k = tid % 16 of rows tid / 16 + 16e (BT / 16 copies); a warp reads two rows' 64 bytes, and its
- * shared writes (pitch BT + 4) touch each bank at most twice. */
+/* cp.async of 4 bytes, all read */
+__device__ __forceinline__ void cp_async4(void *smem, const void *gmem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem));
+}
+
+/* A K-inner operand of BT rows transposed on its way into shared memory by 4-byte cp.async: stage [16 k][BT + 4].
+ * Thread tid copies k c .. c + 7 (c = 8 (tid % 2)) of rows tid / 2 + 128g (g < BT / 128): one pointer per row group,
+ * the eight sources and destinations at fixed offsets from it; a warp's first copy reads 16 rows, the next seven hit
+ * the lines in L1 (.ca); its shared writes (pitch BT + 4) touch each bank at most twice. Tiles wholly inside M and
+ * the K range take unpredicated copies; edge tiles zero-fill what is outside. */
 template <int BT> struct FCopyT {
-    static constexpr int E = BT / 16, PT = BT + 4;
+    static constexpr int G = BT / 128, PT = BT + 4;
     const float *X, *px;
     size_t ld;
-    int k, r;
+    int c, r;
     unsigned mask;
+    bool full; /* all BT rows inside */
     __device__ FCopyT(const float *X_, size_t ld_, size_t t0, size_t Tn, int tid) : X(X_), ld(ld_), mask(0)
     {
-        k = tid & 15, r = tid >> 4;
-        px = X + (t0 + r) * ld + k;
+        c = (tid & 1) * 8, r = tid >> 1;
+        px = X + (t0 + r) * ld + c;
+        full = t0 + BT <= Tn;
 #pragma unroll
-        for (int e = 0; e < E; e++) mask |= (unsigned)(t0 + r + (size_t)e * 16 < Tn) << e;
+        for (int g = 0; g < G; g++) mask |= (unsigned)(t0 + r + (size_t)g * 128 < Tn) << g;
     }
     __device__ __forceinline__ void copy(float *xs, size_t k0, size_t K) const
     {
-        const unsigned in = k0 + k < K ? mask : 0u;
+        if (full && k0 + 16 <= K) {
 #pragma unroll
-        for (int e = 0; e < E; e++) {
-            const unsigned bytes = in >> e & 1 ? 4u : 0u;
-            cp_async4_zfill(xs + k * PT + r + 16 * e, bytes ? px + (size_t)e * 16 * ld + k0 : X, bytes);
+            for (int g = 0; g < G; g++) {
+                const float *p = px + (size_t)g * 128 * ld + k0;
+                float *d = xs + c * PT + r + 128 * g;
+#pragma unroll
+                for (int j = 0; j < 8; j++) cp_async4(d + j * PT, p + j);
+            }
+        } else {
+#pragma unroll
+            for (int g = 0; g < G; g++) {
+                const float *p = px + (size_t)g * 128 * ld + k0;
+                float *d = xs + c * PT + r + 128 * g;
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    const unsigned bytes = (mask >> g & 1) && k0 + c + j < K ? 4u : 0u;
+                    cp_async4_zfill(d + j * PT, bytes ? p + j : X, bytes);
+                }
+            }
         }
     }
 };
@@ -741,7 +766,8 @@ template <> struct FVec<2> {
 /* One operand's copies into a stage, each thread's share set once: a K-inner operand of BT rows is BT x 4 chunks
  * (chunk tid % 4 of rows tid / 4 + 64e), the other 16 k rows x BT / 4 chunks (chunk tid % (BT / 4) of k rows
  * tid / (BT / 4) + (1024 / BT) e); BT / 64 copies per thread either way. The row mask (K-inner: rows inside M / N)
- * or the byte count of the thread's chunk column (the other) is fixed per block. */
+ * or the byte count of the thread's chunk column (the other) is fixed per block; copies wholly inside skip the byte
+ * counts. */
 template <bool KIN, int BT> struct FCopy {
     static constexpr int E = BT / 64, RS = KIN ? 64 : 1024 / BT;
     const float *X, *px;
@@ -764,6 +790,14 @@ template <bool KIN, int BT> struct FCopy {
     }
     __device__ __forceinline__ void copy(float *xs, size_t k0, size_t K) const
     {
+        if ((KIN ? mc == (1u << E) - 1 : mc == 16u) && k0 + 16 <= K) { /* all inside: no byte counts */
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                if (KIN) cp_async16(xs + (r + RS * e) * 20 + 4 * c, px + (size_t)e * RS * ld + k0);
+                else cp_async16(xs + (r + RS * e) * BT + 4 * c, px + (k0 + RS * e) * ld);
+            }
+            return;
+        }
         const unsigned kbytes = KIN ? chunk_bytes(k0 + 4 * c, K) : 0u;
 #pragma unroll
         for (int e = 0; e < E; e++) {
