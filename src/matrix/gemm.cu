@@ -45,7 +45,7 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
-/* variants 15 - 29: sgemm_cp with ST stages on BM x BN blocks (OPT: gemm_kernels.cuh); rows 16-byte
+/* variants 15 - 32: sgemm_cp with ST stages on BM x BN blocks (OPT: gemm_kernels.cuh); rows 16-byte
  * aligned (the caller checks) */
 template <int ST, int BM, int BN, int OPT, bool AK, bool BK>
 gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
@@ -213,6 +213,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 27: st = scp_layouts<4, 256, 128, 16>(&q, &p, stream); break;
         case 28: st = scp_layouts<4, 128, 256, 20>(&q, &p, stream); break;
         case 29: st = scp_layouts<4, 128, 256, 18>(&q, &p, stream); break;
+        case 30: st = scp_layouts<4, 128, 256, 32>(&q, &p, stream); break;
+        case 31: st = scp_layouts<3, 128, 256, 32>(&q, &p, stream); break;
+        case 32: st = scp_layouts<4, 128, 256, 40>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

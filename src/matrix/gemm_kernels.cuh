@@ -686,7 +686,7 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
  * floats apart, so they cover the 32 banks once). KG: 4, or 2 where B is K-inner (registers). */
 __host__ __device__ constexpr int sgemm_cp_so(bool kin, int rows) { return kin ? rows * 20 : 16 * rows; }
 /* a K-inner A transposed by 4-byte copies (OPT 16): [16 k][BM + 4] */
-__host__ __device__ constexpr int sgemm_cp_sa(bool ak, int bm, int opt) { return ak && (opt & 16) ? 16 * (bm + 4) : sgemm_cp_so(ak, bm); }
+__host__ __device__ constexpr int sgemm_cp_sa(bool ak, int bm, int opt) { return ak && (opt & 48) ? 16 * (bm + 4) : sgemm_cp_so(ak, bm); }
 constexpr size_t sgemm_cp_smem_bytes(int st, int bm, int bn, bool ak, bool bk, int opt)
 {
     return (size_t)st * (sgemm_cp_sa(ak, bm, opt) + sgemm_cp_so(bk, bn)) * sizeof(float);
@@ -812,12 +812,69 @@ template <bool KIN, int BT> struct FCopy {
     }
 };
 
-/* which copy a K-inner operand takes: FCopyT (transposing) or FCopy */
-template <bool T, bool KIN, int BT> struct FCopySel { using type = FCopy<KIN, BT>; };
-template <bool KIN, int BT> struct FCopySel<true, KIN, BT> { using type = FCopyT<BT>; };
+/* A K-inner operand of BT rows transposed through registers: fetch loads a thread's 4 rows x 2 k (k 2 (tid % 8) + 0 / 1
+ * of rows 4 (tid / 8) + 128g: a warp reads four rows' 64 bytes per load), land stores them as two 16-byte runs along m
+ * into [16 k][BT + 4] (two-way bank conflicts at most). Tiles wholly inside take unpredicated 8-byte loads. */
+template <int BT> struct FCopyR {
+    static constexpr int G = BT / 128, PT = BT + 4;
+    const float *px;
+    size_t ld;
+    int kp, m4;
+    unsigned mask; /* bit 4g + q: row m4 + q + 128g inside */
+    bool full;
+    float2 v[G][4];
+    __device__ FCopyR(const float *X, size_t ld_, size_t t0, size_t Tn, int tid) : ld(ld_), mask(0)
+    {
+        kp = (tid & 7) * 2, m4 = (tid >> 3) * 4;
+        px = X + (t0 + m4) * ld + kp;
+        full = t0 + BT <= Tn;
+#pragma unroll
+        for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) mask |= (unsigned)(t0 + m4 + q + (size_t)g * 128 < Tn) << (4 * g + q);
+    }
+    __device__ __forceinline__ void fetch(size_t k0, size_t K)
+    {
+        if (full && k0 + 16 <= K) {
+#pragma unroll
+            for (int g = 0; g < G; g++)
+#pragma unroll
+                for (int q = 0; q < 4; q++) v[g][q] = *reinterpret_cast<const float2 *>(px + ((size_t)g * 128 + q) * ld + k0);
+        } else {
+            const bool k0in = k0 + kp < K, k1in = k0 + kp + 1 < K;
+#pragma unroll
+            for (int g = 0; g < G; g++)
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    const float *p = px + ((size_t)g * 128 + q) * ld + k0;
+                    const bool in = mask >> (4 * g + q) & 1;
+                    v[g][q].x = in && k0in ? p[0] : 0.0f, v[g][q].y = in && k1in ? p[1] : 0.0f;
+                }
+        }
+    }
+    __device__ __forceinline__ void land(float *xs) const
+    {
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            *reinterpret_cast<float4 *>(xs + kp * PT + m4 + 128 * g) = make_float4(v[g][0].x, v[g][1].x, v[g][2].x, v[g][3].x);
+            *reinterpret_cast<float4 *>(xs + (kp + 1) * PT + m4 + 128 * g) =
+                make_float4(v[g][0].y, v[g][1].y, v[g][2].y, v[g][3].y);
+        }
+    }
+    __device__ __forceinline__ void copy(float *xs, size_t k0, size_t K)
+    {
+        fetch(k0, K);
+        land(xs);
+    }
+};
+
+/* which copy a K-inner A takes: FCopyR (OPT 32: through registers), FCopyT (OPT 16: 4-byte cp.async) or FCopy */
+template <int T, bool KIN, int BT> struct FCopySel { using type = FCopy<KIN, BT>; };
+template <bool KIN, int BT> struct FCopySel<1, KIN, BT> { using type = FCopyT<BT>; };
+template <bool KIN, int BT> struct FCopySel<2, KIN, BT> { using type = FCopyR<BT>; };
 
 /* OPT (bits; the variants compared): 16 a K-inner A transposed into [k][m] by 4-byte cp.async (then read like an
- * M-inner one); 1 a K-inner A read 2 k at a time; 2 the FMAs of a k step column by column (else
+ * M-inner one), 32 the same through registers (8-byte loads, 16-byte shared stores after the k tile's math); 1 a K-inner A read 2 k at a time; 2 the FMAs of a k step column by column (else
  * row by row); 4 an N-inner B's fragment loaded in its k step (else with the group's); 8 lanes mapped so that lane
  * pairs n, n ^ 1 share their B address and n, n ^ 2 their A address (lm from lane bits 0, 2, 4; ln from 1, 3) */
 template <int ST, int BM, int BN, bool AK, bool BK, int OPT = 0>
@@ -826,7 +883,8 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
 {
-    constexpr bool AT = AK && (OPT & 16), AKR = AK && !AT; /* A transposed on its way in; A read along k */
+    constexpr bool AT = AK && (OPT & 48), AKR = AK && !AT, RT = AK && (OPT & 32); /* A transposed on its way in (RT:
+                                                                                       through registers); A read along k */
     constexpr int BKK = 16, P = 20, SA = sgemm_cp_sa(AK, BM, OPT), SB = sgemm_cp_so(BK, BN), KG = BK || (OPT & 1) ? 2 : 4;
     constexpr int PA = AT ? BM + 4 : BM; /* pitch of an [k][m] A */
     constexpr int TN = BM * BN / 2048, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
@@ -843,7 +901,7 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
     const size_t nk = K > kb ? (K - kb + BKK - 1) / BKK : 0;
-    const typename FCopySel<AT, AK, BM>::type ca(A, lda, m0, M, tid);
+    typename FCopySel<RT ? 2 : AT ? 1 : 0, AK, BM>::type ca(A, lda, m0, M, tid);
     const FCopy<BK, BN> cb(B, ldb, n0, N, tid);
     auto load = [&](int s, size_t k0) {
         ca.copy(As + s * SA, k0, K);
@@ -864,7 +922,9 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
         cp_async_wait<ST - 2>(); /* stage kt has landed (this thread's copies) ... */
         __syncthreads();         /* ... everyone's, and everyone is done with stage kt - 1 */
         const size_t nx = kt + ST - 1;
-        if (nx < nk) load((int)(nx % ST), kb + nx * BKK);
+        if constexpr (RT) { /* A's loads now, its stores after the math */
+            if (nx < nk) ca.fetch(kb + nx * BKK, K), cb.copy(Bs + (nx % ST) * SB, kb + nx * BKK, K);
+        } else if (nx < nk) load((int)(nx % ST), kb + nx * BKK);
         cp_async_commit();
         const float *as = As + (kt % ST) * SA, *bs = Bs + (kt % ST) * SB;
 #pragma unroll
@@ -917,6 +977,8 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
                 }
             }
         }
+        if constexpr (RT)
+            if (nx < nk) ca.land(As + (nx % ST) * SA); /* stage nx (= kt - 1 mod ST): every thread is past its math */
     }
     cp_async_wait<0>();
 
