@@ -45,28 +45,28 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
-/* variants 15 - 32: sgemm_cp with ST stages on BM x BN blocks (OPT: gemm_kernels.cuh); rows 16-byte
- * aligned (the caller checks) */
-template <int ST, int BM, int BN, int OPT, bool AK, bool BK>
+/* variants 15, 16, 18, 20, 25, 30: sgemm_cp with ST stages on BM x BN blocks, a K-inner A taken by way AX
+ * (gemm_kernels.cuh); rows 16-byte aligned (the caller checks) */
+template <int ST, int BM, int BN, int AX, bool AK, bool BK>
 gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
-    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, BM, BN, AK, BK, OPT);
+    constexpr size_t smem = gemmk::sgemm_cp_smem_bytes(ST, BM, BN, AK, BK, AX);
     gp_status_t st = GP_OK;
-    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::sgemm_cp<ST, BM, BN, AK, BK, OPT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GP_CUDA_TRY(cudaFuncSetAttribute(gemmk::sgemm_cp<ST, BM, BN, AK, BK, AX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)smem));
-    gemmk::sgemm_cp<ST, BM, BN, AK, BK, OPT><<<dim3(p->grid, p->S), 256, smem, s>>>(
+    gemmk::sgemm_cp<ST, BM, BN, AK, BK, AX><<<dim3(p->grid, p->S), 256, smem, s>>>(
         g->M, g->N, p->K, (float)g->alpha, (const float *)g->A, g->lda, (const float *)g->B, g->ldb, (float)g->beta,
         (float *)g->C, g->ldc, vec_flags(g, 4), p->Kc, (float *)p->W);
     return GP_CHECK_LAUNCH("sgemm_cp");
 fail:
     return st;
 }
-template <int ST, int BM, int BN = 128, int OPT = 0>
+template <int ST, int BM, int BN = 128, int AX = 0>
 gp_status_t scp_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
     if (g->a_kin)
-        return g->b_kin ? scp_launch<ST, BM, BN, OPT, true, true>(g, p, s) : scp_launch<ST, BM, BN, OPT, true, false>(g, p, s);
-    return g->b_kin ? scp_launch<ST, BM, BN, OPT, false, true>(g, p, s) : scp_launch<ST, BM, BN, OPT, false, false>(g, p, s);
+        return g->b_kin ? scp_launch<ST, BM, BN, AX, true, true>(g, p, s) : scp_launch<ST, BM, BN, AX, true, false>(g, p, s);
+    return g->b_kin ? scp_launch<ST, BM, BN, AX, false, true>(g, p, s) : scp_launch<ST, BM, BN, AX, false, false>(g, p, s);
 }
 
 template <bool AK, bool BK, bool BIG, int BKK, int BN>
@@ -148,10 +148,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     if (dtype == GP_F64 && dv == 7 && !rows16) dv = 2;
     if (dtype == GP_F32 && dv >= 15 && !rows16) dv = 10;
     /* block tile bm x bn */
-    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64
-                      : dtype == GP_F32 && dv >= 19 && dv != 27                     ? 256
-                                                                                  : 128;
-    const size_t bm = dtype == GP_F32 && (dv == 17 || dv == 18 || dv == 27) ? 256 : 128;
+    const int s256 = dtype == GP_F32 && (dv == 20 || dv == 25 || dv == 30); /* sgemm_cp 128 x 256 */
+    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : s256 ? 256 : 128;
+    const size_t bm = dtype == GP_F32 && dv == 18 ? 256 : 128;
     const size_t tiles = ((g->M + bm - 1) / bm) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of %zu x %zu", g->M, g->N, bm, bn);
@@ -200,22 +199,10 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 14: st = s_layouts<true, true, 2, 2, true>(&q, &p, stream); break;
         case 15: st = scp_layouts<3, 128>(&q, &p, stream); break;
         case 16: st = scp_layouts<4, 128>(&q, &p, stream); break;
-        case 17: st = scp_layouts<3, 256>(&q, &p, stream); break;
         case 18: st = scp_layouts<4, 256>(&q, &p, stream); break;
-        case 19: st = scp_layouts<4, 128, 256, 2>(&q, &p, stream); break;
         case 20: st = scp_layouts<4, 128, 256>(&q, &p, stream); break;
-        case 21: st = scp_layouts<4, 128, 256, 4>(&q, &p, stream); break;
-        case 22: st = scp_layouts<4, 128, 256, 8>(&q, &p, stream); break;
-        case 23: st = scp_layouts<4, 128, 256, 6>(&q, &p, stream); break;
-        case 24: st = scp_layouts<3, 128, 256>(&q, &p, stream); break;
-        case 25: st = scp_layouts<4, 128, 256, 16>(&q, &p, stream); break;
-        case 26: st = scp_layouts<3, 128, 256, 16>(&q, &p, stream); break;
-        case 27: st = scp_layouts<4, 256, 128, 16>(&q, &p, stream); break;
-        case 28: st = scp_layouts<4, 128, 256, 20>(&q, &p, stream); break;
-        case 29: st = scp_layouts<4, 128, 256, 18>(&q, &p, stream); break;
-        case 30: st = scp_layouts<4, 128, 256, 32>(&q, &p, stream); break;
-        case 31: st = scp_layouts<3, 128, 256, 32>(&q, &p, stream); break;
-        case 32: st = scp_layouts<4, 128, 256, 40>(&q, &p, stream); break;
+        case 25: st = scp_layouts<4, 128, 256, 1>(&q, &p, stream); break;
+        case 30: st = scp_layouts<4, 128, 256, 2>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

@@ -673,23 +673,32 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     }
 }
 
-/* sgemm_cp (f32 variants 15 - 18): exact FP32 (fmaf) on the CUDA cores, fed like dgemm_cp: an ST-deep cp.async ring,
- * every operand byte global -> shared without registers (both operands' rows and bases 16-byte aligned; the bytes
- * past M, N or the K range zero-filled), one barrier per k tile of 16. BM x 128 block tiles, 256 threads (8 warps),
- * each thread 8 x TN results, lanes 8 (lm) x 4 (ln): BM 128, TN 8 (warp tile 64 x 32, two blocks per SM, at most 128
- * registers) or BM 256, TN 16 (warp tile 64 x 64, one block per SM, up to 255 registers: the shape of cuBLAS's
+/* sgemm_cp (f32 variants 15, 16, 18, 20, 25, 30; 30 is production): exact FP32 (fmaf) on the CUDA cores, fed by an
+ * ST-deep ring of shared stages (both operands' rows and bases 16-byte aligned; what lies past M, N or the K range is
+ * zero-filled), one barrier per k tile of 16. BM x BN block tiles, 256 threads (8 warps), each thread 8 x TN results,
+ * lanes 8 (lm) x 4 (ln): 128 x 128 with TN 8 (warp tile 64 x 32, two blocks per SM, at most 128 registers), or
+ * 256 x 128 / 128 x 256 with TN 16 (warp tile 64 x 64, one block per SM, up to 255 registers: the shape of cuBLAS's
  * sm80_xmma_gemm_f32f32_..._tilesize256x128x8_stage3_warpsize4x2x1_ffma, which Nsight Compute names for
  * cublasSgemm on an H200 — twice the FFMAs per shared load).
- * Each operand is kept as it is stored: an M- / N-inner one as [16 k][rows] (a thread reads 16-byte runs along m / n:
- * rows 32 (i / 4) + 4 lm + i % 4, columns 16 (j / 4) + 4 ln + j % 4), a K-inner one as [rows][pitch 20] (a thread
- * reads KG k at a time along k, of its rows lm + 8i / columns ln + 4j: the eight rows a quarter-warp reads start 20
- * floats apart, so they cover the 32 banks once). KG: 4, or 2 where B is K-inner (registers). */
+ * An M- / N-inner operand goes global -> shared by 16-byte cp.async and is kept as [16 k][rows]; a thread reads 16-byte
+ * runs along m / n (rows 32 (i / 4) + 4 lm + i % 4, columns 16 (j / 4) + 4 ln + j % 4). A K-inner B is kept as stored,
+ * [rows][pitch 20], read 2 k at a time along k (columns ln + 4j: the rows a quarter-warp reads start 20 floats
+ * apart, so they cover the banks once). A K-inner A takes one of three ways (AX):
+ *  0: kept as stored like B and read 4 k at a time along k (rows lm + 8i) — then the eight a values of one k step
+ *     arrive in registers of one parity, and ptxas, keeping FFMA sources apart on the two register banks, renames
+ *     accumulators every step; 29% of the FFMAs still read two sources from one bank (a 2-bank model of the SASS
+ *     whose conflict rate followed the measured speed of every variant tried; 49-54% -> 0.70-0.76x cuBLAS,
+ *     29% -> 0.82-0.83x);
+ *  1: transposed into [16 k][BM + 4] by 4-byte cp.async (conflicts 15%, but 8 narrow copies per thread and tile
+ *     keep the memory pipe busy: 0.79-0.82x);
+ *  2: transposed through registers — 8-byte loads issued with the tile's copies, 16-byte shared stores after its
+ *     math (6 memory instructions per thread and tile): 0.94x at 4096^3 and 8192^3 (production). */
 __host__ __device__ constexpr int sgemm_cp_so(bool kin, int rows) { return kin ? rows * 20 : 16 * rows; }
-/* a K-inner A transposed by 4-byte copies (OPT 16): [16 k][BM + 4] */
-__host__ __device__ constexpr int sgemm_cp_sa(bool ak, int bm, int opt) { return ak && (opt & 48) ? 16 * (bm + 4) : sgemm_cp_so(ak, bm); }
-constexpr size_t sgemm_cp_smem_bytes(int st, int bm, int bn, bool ak, bool bk, int opt)
+/* a K-inner A transposed on its way in (AX 1, 2): [16 k][BM + 4] */
+__host__ __device__ constexpr int sgemm_cp_sa(bool ak, int bm, int ax) { return ak && ax ? 16 * (bm + 4) : sgemm_cp_so(ak, bm); }
+constexpr size_t sgemm_cp_smem_bytes(int st, int bm, int bn, bool ak, bool bk, int ax)
 {
-    return (size_t)st * (sgemm_cp_sa(ak, bm, opt) + sgemm_cp_so(bk, bn)) * sizeof(float);
+    return (size_t)st * (sgemm_cp_sa(ak, bm, ax) + sgemm_cp_so(bk, bn)) * sizeof(float);
 }
 
 /* cp.async of 4 bytes, `bytes` (0 or 4) read, the rest zero-filled */
@@ -706,7 +715,7 @@ __device__ __forceinline__ void cp_async4(void *smem, const void *gmem)
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem));
 }
 
-/* A K-inner operand of BT rows transposed on its way into shared memory by 4-byte cp.async: stage [16 k][BT + 4].
+/* AX 1: a K-inner operand of BT rows transposed on its way into shared memory by 4-byte cp.async: stage [16 k][BT + 4].
  * Thread tid copies k c .. c + 7 (c = 8 (tid % 2)) of rows tid / 2 + 128g (g < BT / 128): one pointer per row group,
  * the eight sources and destinations at fixed offsets from it; a warp's first copy reads 16 rows, the next seven hit
  * the lines in L1 (.ca); its shared writes (pitch BT + 4) touch each bank at most twice. Tiles wholly inside M and
@@ -812,7 +821,7 @@ template <bool KIN, int BT> struct FCopy {
     }
 };
 
-/* A K-inner operand of BT rows transposed through registers: fetch loads a thread's 4 rows x 2 k (k 2 (tid % 8) + 0 / 1
+/* AX 2: a K-inner operand of BT rows transposed through registers: fetch loads a thread's 4 rows x 2 k (k 2 (tid % 8) + 0 / 1
  * of rows 4 (tid / 8) + 128g: a warp reads four rows' 64 bytes per load), land stores them as two 16-byte runs along m
  * into [16 k][BT + 4] (two-way bank conflicts at most). Tiles wholly inside take unpredicated 8-byte loads. */
 template <int BT> struct FCopyR {
@@ -868,24 +877,20 @@ template <int BT> struct FCopyR {
     }
 };
 
-/* which copy a K-inner A takes: FCopyR (OPT 32: through registers), FCopyT (OPT 16: 4-byte cp.async) or FCopy */
+/* which copy a K-inner A takes: FCopyR (AX 2: through registers), FCopyT (AX 1: 4-byte cp.async) or FCopy */
 template <int T, bool KIN, int BT> struct FCopySel { using type = FCopy<KIN, BT>; };
 template <bool KIN, int BT> struct FCopySel<1, KIN, BT> { using type = FCopyT<BT>; };
 template <bool KIN, int BT> struct FCopySel<2, KIN, BT> { using type = FCopyR<BT>; };
 
-/* OPT (bits; the variants compared): 16 a K-inner A transposed into [k][m] by 4-byte cp.async (then read like an
- * M-inner one), 32 the same through registers (8-byte loads, 16-byte shared stores after the k tile's math); 1 a K-inner A read 2 k at a time; 2 the FMAs of a k step column by column (else
- * row by row); 4 an N-inner B's fragment loaded in its k step (else with the group's); 8 lanes mapped so that lane
- * pairs n, n ^ 1 share their B address and n, n ^ 2 their A address (lm from lane bits 0, 2, 4; ln from 1, 3) */
-template <int ST, int BM, int BN, bool AK, bool BK, int OPT = 0>
+template <int ST, int BM, int BN, bool AK, bool BK, int AX = 0>
 __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
 {
-    constexpr bool AT = AK && (OPT & 48), AKR = AK && !AT, RT = AK && (OPT & 32); /* A transposed on its way in (RT:
-                                                                                       through registers); A read along k */
-    constexpr int BKK = 16, P = 20, SA = sgemm_cp_sa(AK, BM, OPT), SB = sgemm_cp_so(BK, BN), KG = BK || (OPT & 1) ? 2 : 4;
+    /* A transposed on its way in (RT: through registers); A read along k */
+    constexpr bool AT = AK && AX, AKR = AK && !AT, RT = AK && AX == 2;
+    constexpr int BKK = 16, P = 20, SA = sgemm_cp_sa(AK, BM, AX), SB = sgemm_cp_so(BK, BN), KG = BK ? 2 : 4;
     constexpr int PA = AT ? BM + 4 : BM; /* pitch of an [k][m] A */
     constexpr int TN = BM * BN / 2048, WN = 4 * TN, WNC = BN / WN; /* warp tile 64 x WN; warps (BM / 64) x WNC */
     static_assert((BM / 64) * WNC == 8, "eight warps");
@@ -895,8 +900,7 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
     tile_of_block((M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
     const size_t m0 = tm * BM, n0 = tn * BN;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int lm = OPT & 8 ? (lane & 1) | (lane >> 1 & 2) | (lane >> 2 & 4) : lane >> 2;
-    const int ln = OPT & 8 ? (lane >> 1 & 1) | (lane >> 2 & 2) : lane & 3;
+    const int lm = lane >> 2, ln = lane & 3;
     const int wm = (warp / WNC) * 64, wn = (warp % WNC) * WN;
     /* split K: grid row y takes the range [kb, K) (kb and the range a multiple of 16) */
     const size_t kb = (size_t)blockIdx.y * Kc, K = kb + Kc < Kall ? kb + Kc : Kall;
@@ -957,25 +961,16 @@ __global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
             if constexpr (BK) {
 #pragma unroll
                 for (int j = 0; j < TN; j++) FVec<KG>::load(bs + (wn + ln + 4 * j) * P + kq, b[j]);
-            } else if constexpr (!(OPT & 4)) {
+            } else {
 #pragma unroll
                 for (int kk = 0; kk < KG; kk++) bload(kk);
             }
 #pragma unroll
-            for (int kk = 0; kk < KG; kk++) {
-                if constexpr (!BK && (OPT & 4)) bload(kk);
-                if constexpr (OPT & 2) {
+            for (int kk = 0; kk < KG; kk++)
 #pragma unroll
-                    for (int j = 0; j < TN; j++)
+                for (int i = 0; i < 8; i++)
 #pragma unroll
-                        for (int i = 0; i < 8; i++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < 8; i++)
-#pragma unroll
-                        for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
-                }
-            }
+                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i][kk], b[j][kk], acc[i][j]);
         }
         if constexpr (RT)
             if (nx < nk) ca.land(As + (nx % ST) * SA); /* stage nx (= kt - 1 mod ST): every thread is past its math */

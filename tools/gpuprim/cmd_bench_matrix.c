@@ -195,8 +195,9 @@ static void gemm_usage(FILE *f)
     fprintf(f, "usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
                "                          [--precision fp32|tf32|bf16|fp16] [--reps N] [--warmup N] [--json|--csv]\n"
                "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
-               "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and\n"
-               "  8192 (and the other FP64 kernel variants at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
+               "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k), the earlier SGEMM kernels at\n"
+               "  4096 (and the old one at 8192) for comparison; DGEMM at 4096 and 8192 (and the other FP64 kernel\n"
+               "  variants at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
                "  at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F).\n"
                "  and a batch of 1024 BF16 256^3 (gp_gemm_batched) against cublasGemmStridedBatchedEx.\n"
                "  --precision P: P alone at 4096, 8192, 4097, 1000, 8192 x 64 x 8192 and (not fp32) 1024 x 256^3\n"
@@ -248,15 +249,10 @@ int bench_gemm(int argc, char **argv)
     if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) peer = NULL;
     report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
     /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison), precision */
-    static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 11},
-                                      {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
-                                      {4096, 4096, 4096, 0, 15}, {4096, 4096, 4096, 0, 16}, {4096, 4096, 4096, 0, 17},
-                                      {4096, 4096, 4096, 0, 18}, {4096, 4096, 4096, 0, 19}, {4096, 4096, 4096, 0, 20},
-                                      {4096, 4096, 4096, 0, 21}, {4096, 4096, 4096, 0, 22}, {4096, 4096, 4096, 0, 23},
-                                      {4096, 4096, 4096, 0, 24}, {4096, 4096, 4096, 0, 25}, {4096, 4096, 4096, 0, 26},
-                                      {4096, 4096, 4096, 0, 27}, {4096, 4096, 4096, 0, 28}, {4096, 4096, 4096, 0, 29},
-                                      {4096, 4096, 4096, 0, 30}, {4096, 4096, 4096, 0, 31}, {4096, 4096, 4096, 0, 32},
-                                      {8192, 8192, 8192, 0, 20}, {8192, 8192, 8192, 0, 30},
+    static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 10},
+                                      {4096, 4096, 4096, 0, 11}, {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
+                                      {4096, 4096, 4096, 0, 16}, {4096, 4096, 4096, 0, 18}, {4096, 4096, 4096, 0, 20},
+                                      {4096, 4096, 4096, 0, 25}, {8192, 8192, 8192, 0, 10},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
@@ -343,27 +339,14 @@ int bench_gemm(int argc, char **argv)
             else if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
             else snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
                      j.f64 && j.variant <= 7 ? dv[j.variant]
-                     : j.variant == 11 ? " 1 block/SM"
-                     : j.variant == 13 ? " prefetch 1 block/SM"
-                     : j.variant == 14 ? " prefetch"
-                     : j.variant == 15 ? " cp.async 3 st"
-                     : j.variant == 16 ? " cp.async 4 st"
-                     : j.variant == 17 ? " 256x128 3 st"
-                     : j.variant == 18 ? " 256x128 4 st"
-                     : j.variant == 19 ? " 128x256 j-outer"
-                     : j.variant == 20 ? " 128x256 4 st"
-                     : j.variant == 21 ? " 128x256 b per k"
-                     : j.variant == 22 ? " 128x256 pair lanes"
-                     : j.variant == 23 ? " 128x256 j-outer b/k"
-                     : j.variant == 24 ? " 128x256 3 st"
-                     : j.variant == 25 ? " 128x256 A 4-byte cp"
-                     : j.variant == 26 ? " 128x256 A 4-byte 3st"
-                     : j.variant == 27 ? " 256x128 A 4-byte cp"
-                     : j.variant == 28 ? " 128x256 A 4-byte b/k"
-                     : j.variant == 29 ? " 128x256 A 4-byte j-out"
-                     : j.variant == 30 ? " 128x256 A via regs"
-                     : j.variant == 31 ? " 128x256 A via regs 3st"
-                     : j.variant == 32 ? " 128x256 A regs pair ln" : "");
+                     : j.variant == 11 ? " old 1 block/SM"
+                     : j.variant == 13 ? " old prefetch 1 blk/SM"
+                     : j.variant == 14 ? " old prefetch"
+                     : j.variant == 10 ? " 128x128 2 st (old)"
+                     : j.variant == 16 ? " 128x128 cp.async"
+                     : j.variant == 18 ? " 256x128 cp.async"
+                     : j.variant == 20 ? " 128x256 A along k"
+                     : j.variant == 25 ? " 128x256 A 4-byte cp" : "");
             const char *pname = j.batch > 1                ? "cublasGemmStridedBatchedEx"
                                 : j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
                                 : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"
