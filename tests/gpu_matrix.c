@@ -44,14 +44,14 @@ static void versions_gemm(gp_ctx_t *ctx)
     }
 }
 
-/* Every GEMM kernel variant (f32 8-16, 18, 20, 25, 30; f64 1-7) through the canonical form, each storage combination. f64 variants 5
+/* Every GEMM kernel variant (f32 8-16, 18, 20, 25, 30-32; f64 1-7) through the canonical form, each storage combination. f64 variants 5
  * to 7 (dgemm_cp) and f32 15-30 (sgemm_cp) take 16-byte rows: their lds are made even (multiples of 4) so every
  * shape reaches them (5 and 6 only for A K-inner
  * and B N-inner; the other combinations run variant 2; 7 every combination). */
 static void variants_gemm(gp_ctx_t *ctx)
 {
     static const size_t shapes[][3] = {{1, 1, 1}, {129, 130, 131}, {64, 200, 37}, {7, 300, 5}, {70, 301, 260}};
-    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F32, 11}, {GP_F32, 12}, {GP_F32, 13}, {GP_F32, 14}, {GP_F32, 15}, {GP_F32, 16}, {GP_F32, 18}, {GP_F32, 20}, {GP_F32, 25}, {GP_F32, 30},
+    static const int variants[][2] = {{GP_F32, 8}, {GP_F32, 9}, {GP_F32, 10}, {GP_F32, 11}, {GP_F32, 12}, {GP_F32, 13}, {GP_F32, 14}, {GP_F32, 15}, {GP_F32, 16}, {GP_F32, 18}, {GP_F32, 20}, {GP_F32, 25}, {GP_F32, 30}, {GP_F32, 31}, {GP_F32, 32},
                                       {GP_F64, 1}, {GP_F64, 2}, {GP_F64, 3}, {GP_F64, 4}, {GP_F64, 5},
                                       {GP_F64, 6}, {GP_F64, 7}};
     for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; vi++)

@@ -45,7 +45,7 @@ gp_status_t s_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
                     : s_launch<false, false, DBUF, ASYNC, TMH, MINB, PF>(g, p, s);
 }
 
-/* variants 15, 16, 18, 20, 25, 30: sgemm_cp with ST stages on BM x BN blocks, a K-inner A taken by way AX
+/* variants 15, 16, 18, 20, 25, 30 - 32: sgemm_cp with ST stages on BM x BN blocks, a K-inner A taken by way AX
  * (gemm_kernels.cuh); rows 16-byte aligned (the caller checks) */
 template <int ST, int BM, int BN, int AX, bool AK, bool BK>
 gp_status_t scp_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
@@ -149,8 +149,8 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     if (dtype == GP_F32 && dv >= 15 && !rows16) dv = 10;
     /* block tile bm x bn */
     const int s256 = dtype == GP_F32 && (dv == 20 || dv == 25 || dv == 30); /* sgemm_cp 128 x 256 */
-    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : s256 ? 256 : 128;
-    const size_t bm = dtype == GP_F32 && dv == 18 ? 256 : 128;
+    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && (dv == 12 || dv >= 31)) ? 64 : s256 ? 256 : 128;
+    const size_t bm = dtype == GP_F32 && (dv == 18 || dv == 31) ? 256 : 128;
     const size_t tiles = ((g->M + bm - 1) / bm) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of %zu x %zu", g->M, g->N, bm, bn);
@@ -203,6 +203,8 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
         case 20: st = scp_layouts<4, 128, 256>(&q, &p, stream); break;
         case 25: st = scp_layouts<4, 128, 256, 1>(&q, &p, stream); break;
         case 30: st = scp_layouts<4, 128, 256, 2>(&q, &p, stream); break;
+        case 31: st = scp_layouts<4, 256, 64, 2>(&q, &p, stream); break;
+        case 32: st = scp_layouts<4, 128, 64, 2>(&q, &p, stream); break;
         default: return gp__error(GP_ERR_INVALID_ARG, "gp_gemm: no f32 variant %d", variant);
         }
     }

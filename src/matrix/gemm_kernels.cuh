@@ -883,7 +883,7 @@ template <bool KIN, int BT> struct FCopySel<1, KIN, BT> { using type = FCopyT<BT
 template <bool KIN, int BT> struct FCopySel<2, KIN, BT> { using type = FCopyR<BT>; };
 
 template <int ST, int BM, int BN, bool AK, bool BK, int AX = 0>
-__global__ void __launch_bounds__(256, BM * BN == 128 * 128 ? 2 : 1)
+__global__ void __launch_bounds__(256, BM * BN <= 128 * 128 ? 2 : 1)
     sgemm_cp(size_t M, size_t N, size_t Kall, float alpha, const float *__restrict__ A, size_t lda,
              const float *__restrict__ B, size_t ldb, float beta, float *__restrict__ C, size_t ldc, int flags,
              size_t Kc, float *__restrict__ W)
