@@ -57,7 +57,8 @@ typedef struct gp__gemm {
  * blocks: production where n <= 64), 13 / 14 (10 with the next step's fragments loaded explicitly ahead, one / two
  * blocks per SM); sgemm_cp (a ring of cp.async stages; 16-byte rows, else 10 runs): 15 / 16 (128 x 128, 3 / 4
  * stages), 18 (256 x 128), 20 (128 x 256), 25 (20 with a K-inner A transposed by 4-byte cp.async), 30 (20 with a
- * K-inner A transposed through registers: production). */
+ * K-inner A transposed through registers: production), 31 / 32 (30's feed on 256 x 64 / 128 x 64 blocks, for n <= 64:
+ * tested on the device, timed only without split K — not production). */
 #define GP__GEMM_F32_PRODUCTION 30
 /* f64 variants (FP64 tensor cores, block tile 128 x 128 or 128 x 64): 1 mma.sync m8n8k4, 2 m16n8k8 (both warp tile
  * 64 x 32, BK 8, one block per SM), 3 m16n8k8 with BK 16, 4 m16n8k8 on 128 x 64 blocks (warp tile 32 x 32, two

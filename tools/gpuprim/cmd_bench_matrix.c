@@ -255,7 +255,6 @@ int bench_gemm(int argc, char **argv)
                                       {4096, 4096, 4096, 0, 25}, {8192, 8192, 8192, 0, 10},
                                       {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
-                                      {8192, 64, 8192, 0, 31}, {8192, 64, 8192, 0, 32},
                                       {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
                                       {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4}, {4096, 4096, 4096, 1, 5},
                                       {4096, 4096, 4096, 1, 6},
@@ -347,9 +346,7 @@ int bench_gemm(int argc, char **argv)
                      : j.variant == 16 ? " 128x128 cp.async"
                      : j.variant == 18 ? " 256x128 cp.async"
                      : j.variant == 20 ? " 128x256 A along k"
-                     : j.variant == 25 ? " 128x256 A 4-byte cp"
-                     : j.variant == 31 ? " 256x64 cp.async"
-                     : j.variant == 32 ? " 128x64 cp.async" : "");
+                     : j.variant == 25 ? " 128x256 A 4-byte cp" : "");
             const char *pname = j.batch > 1                ? "cublasGemmStridedBatchedEx"
                                 : j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
                                 : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"
