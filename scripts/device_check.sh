@@ -508,8 +508,9 @@ if [[ " $steps " == *" sgemmprof "* ]]; then
       for (i = 1; i <= NF; i++) if ($i ~ /^[A-Z][A-Z0-9.]+$/ && $i != "PT") { split($i, p, "."); c[f " " p[1]]++; break } }
     END {for (k in c) print c[k], k}' | sort -k2,2 -k1,1nr >"$OUT/sass_sgemm.txt"
   cuobjdump -sass "$o" | awk '/Function :/ {f=$3; keep = f ~ /sgemm_cp.*Lb1ELb0E/} keep' | gzip >"$OUT/sass_sgemm_cp_nn.txt.gz"
+  zcat "$OUT/sass_sgemm_cp_nn.txt.gz" | python3 scripts/sass_banks.py /dev/stdin >"$OUT/sass_banks.txt" # FFMA bank model
   note "sgemmprof: $(grep -c '^### ncu' "$OUT/sgemmprof.txt") kernels"
-  cat "$OUT/sgemmprof.txt"; true
+  cat "$OUT/sgemmprof.txt" "$OUT/sass_banks.txt"
 fi
 
 if [[ " $steps " == *" sgemmsan "* ]]; then

@@ -686,10 +686,10 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
  * apart, so they cover the banks once). A K-inner A takes one of three ways (AX):
  *  0: kept as stored like B and read 4 k at a time along k (rows lm + 8i) — then the eight a values of one k step
  *     arrive in registers of one parity, and ptxas, keeping FFMA sources apart on the two register banks, renames
- *     accumulators every step; 29% of the FFMAs still read two sources from one bank (a 2-bank model of the SASS
- *     whose conflict rate followed the measured speed of every variant tried; 49-54% -> 0.70-0.76x cuBLAS,
- *     29% -> 0.82-0.83x);
- *  1: transposed into [16 k][BM + 4] by 4-byte cp.async (conflicts 15%, but 8 narrow copies per thread and tile
+ *     accumulators every step; 29-34% of the FFMAs still read two sources from one bank (a 2-bank model of the SASS
+ *     whose conflict rate followed the measured speed of every variant tried, scripts/sass_banks.py; 49-56% ->
+ *     0.70-0.76x cuBLAS, 29-34% -> 0.79-0.83x, 15% -> 0.94x);
+ *  1: transposed into [16 k][BM + 4] by 4-byte cp.async (conflicts 18-19%, but 8 narrow copies per thread and tile
  *     keep the memory pipe busy: 0.79-0.82x);
  *  2: transposed through registers — 8-byte loads issued with the tile's copies, 16-byte shared stores after its
  *     math (6 memory instructions per thread and tile): 0.94x at 4096^3 and 8192^3 (production). */
