@@ -1,8 +1,9 @@
 /*
  * gemm_versions.cu — the SGEMM progression from the primers' kernels to production as numbered versions of one job
  * (C = A B, row-major packed f32: A M x K, B K x N, C M x N) and their table, the only list of them.
- * `gpuprim lab gemm` checks each against a float64 reference and times them; gp_gemm's f32 path is the production
- * entry of gemm_kernels.cuh (GP__GEMM_F32_PRODUCTION), which versions 08-10 call with their own variant.
+ * `gpuprim lab gemm` checks each against a float64 reference and times them; versions 08-10 call gp_gemm's f32 entry
+ * (gemm_kernels.cuh) with their own variant. Production (GP__GEMM_F32_PRODUCTION, sgemm_cp) is not among them yet:
+ * version 10 was production until 2026-11-25 and still is for rows not 16-byte aligned.
  * Every version takes any M, N, K (edges guarded, tiles zero-filled).
  */
 #include "lab_versions.h"
