@@ -69,6 +69,15 @@ gp_status_t scp_layouts(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
     return g->b_kin ? scp_launch<ST, BM, BN, AX, false, true>(g, p, s) : scp_launch<ST, BM, BN, AX, false, false>(g, p, s);
 }
 
+/* the block tiles of the sgemm_cp variants (the launches in gp__gemm_gpu's switch take the same shapes) */
+void scp_tile(int dv, size_t *bm, size_t *bn)
+{
+    static const int tiles[][3] = {{15, 128, 128}, {16, 128, 128}, {18, 256, 128}, {20, 128, 256},
+                                   {25, 128, 256}, {30, 128, 256}, {31, 256, 64},  {32, 128, 64}};
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
+        if (tiles[i][0] == dv) *bm = (size_t)tiles[i][1], *bn = (size_t)tiles[i][2];
+}
+
 template <bool AK, bool BK, bool BIG, int BKK, int BN>
 gp_status_t d_launch(const gp__gemm_t *g, const plan_t *p, cudaStream_t s)
 {
@@ -147,10 +156,9 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     if (dtype == GP_F64 && (dv == 5 || dv == 6) && !(g->a_kin && !g->b_kin && rows16)) dv = 2;
     if (dtype == GP_F64 && dv == 7 && !rows16) dv = 2;
     if (dtype == GP_F32 && dv >= 15 && !rows16) dv = 10;
-    /* block tile bm x bn */
-    const int s256 = dtype == GP_F32 && (dv == 20 || dv == 25 || dv == 30); /* sgemm_cp 128 x 256 */
-    const size_t bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && (dv == 12 || dv >= 31)) ? 64 : s256 ? 256 : 128;
-    const size_t bm = dtype == GP_F32 && (dv == 18 || dv == 31) ? 256 : 128;
+    /* block tile bm x bn: 128 x 128 unless the variant's own (sgemm_cp's from its table, next to the launches) */
+    size_t bm = 128, bn = (dtype == GP_F64 && dv >= 4) || (dtype == GP_F32 && dv == 12) ? 64 : 128;
+    if (dtype == GP_F32) scp_tile(dv, &bm, &bn);
     const size_t tiles = ((g->M + bm - 1) / bm) * ((g->N + bn - 1) / bn);
     if (tiles > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^31 tiles of %zu x %zu", g->M, g->N, bm, bn);
