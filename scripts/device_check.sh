@@ -15,7 +15,8 @@
 #   (group.txt); tf32: the TF32 tests, memcheck, bench and lab (tf32.txt); gemmall: bench gemm, every row (gemm.txt); fp64:
 #   the FP64 tests, sanitizers and Nsight Compute (fp64.txt); tclab: lab gemm --precision bf16 / fp16 /
 #   tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
-#   ours and cuBLAS's kernels (tcprof.txt).
+#   ours and cuBLAS's kernels (tcprof.txt); tfam: TF32's MN-major operand through registers and FP32 n <= 64
+#   (tfam.txt); tfsan: sanitizers over the TMA 128 x 256 choice (tfsan.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -449,6 +450,27 @@ if [[ " $steps " == *" fp64 "* ]]; then
   } >"$OUT/fp64.txt" 2>&1
   note "fp64: $(grep -E 'tests passed|tests failed' "$OUT/fp64.txt" | tail -1)"
   grep -E "SUMMARY|^exit|FAIL|failed|passed|^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|L2 Cache Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" "$OUT/fp64.txt" | head -60
+fi
+
+if [[ " $steps " == *" tfam "* ]]; then
+  # issue 17, session 16: TF32 with an MN-major operand read through registers (am / the swapped problem) and FP32
+  # n <= 64 on sgemm_cp: ctest matrix (every kernel choice), bench gemm --precision tf32 twice, bench gemm (tfam.txt)
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix"
+    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "gemm|variant|FAIL|passed|failed|skipped|Test +#" | tail -30)
+    for r in 1 2; do echo "### bench gemm --precision tf32 ($r)"; $G bench gemm --precision tf32; done
+    echo "### bench gemm"; $G bench gemm
+  } >"$OUT/tfam.txt" 2>&1
+  note "tfam: $(grep -E 'tests passed|tests failed' "$OUT/tfam.txt" | tail -1)"
+  grep -E "FAIL|failed|passed|^op |gemm_ex|sgemm|batched|dgemm" "$OUT/tfam.txt" | head -70
+fi
+
+if [[ " $steps " == *" tfsan "* ]]; then
+  # compute-sanitizer over gpu_matrix (quick) with the TMA 128 x 256 choice (TF32's register-fed kernel) (tfsan.txt)
+  { san_matrix memcheck 3 240; san_matrix racecheck 3 300; } >"$OUT/tfsan.txt" 2>&1
+  note "tfsan: $(grep -c '^exit 0' "$OUT/tfsan.txt") of 2 clean"
+  cat "$OUT/tfsan.txt"
 fi
 
 if [[ " $steps " == *" sgemm "* ]]; then

@@ -349,10 +349,11 @@ static inline void mc_gemm_all(gp_ctx_t *ctx, gp_stream_t s, int big)
                                  shapes[k][1], shapes[k][2], fac[f][0], fac[f][1]);
                 }
     if (big) {
+        /* (2000 x 48 x 1500: n <= 64 with 16-byte rows and K split five ways) */
         static const size_t bshapes[][3] = {{1000, 1000, 1000}, {257, 4099, 515}, {8192, 64, 129}, {300, 200, 3000},
-                                            {1031, 1029, 515}};
+                                            {1031, 1029, 515}, {2000, 48, 1500}};
         for (int d = 0; d < 2; d++)
-            for (size_t k = 0; k < 5; k++) {
+            for (size_t k = 0; k < sizeof bshapes / sizeof bshapes[0]; k++) {
                 const gp_layout_t rr[3] = {GP_ROW_MAJOR, GP_ROW_MAJOR, GP_ROW_MAJOR},
                                   mix[3] = {GP_COL_MAJOR, GP_ROW_MAJOR, GP_COL_MAJOR};
                 mc_gemm_case(ctx, s, d ? GP_F64 : GP_F32, GP_OP_N, GP_OP_N, rr, bshapes[k][0], bshapes[k][1],

@@ -149,10 +149,15 @@ extern "C" gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__g
     const int flags = vec_flags(g, es);
     const int pa = !(flags & gemmk::VEC_A) && K0 > 0 && variant == 0 && g->M * g->N >= (1u << 20);
     const int pb = !(flags & gemmk::VEC_B) && K0 > 0 && variant == 0 && g->M * g->N >= (1u << 20);
-    /* the variant: production picks the 128 x 64 tile for n <= 64 (f32), else the production kernel; f64 variants
-     * 5 / 6 take A K-inner and B N-inner, 7 any layout, all with 16-byte rows (after packing), else variant 2 runs */
-    int dv = variant ? variant : dtype == GP_F64 ? GP__GEMM_F64_PRODUCTION : g->N <= 64 ? 12 : GP__GEMM_F32_PRODUCTION;
+    /* the variant: production picks a 128 x 64 tile for n <= 64 (f32: sgemm_cp's where rows are 16-byte aligned,
+     * else variant 12), else the production kernel; f64 variants 5 / 6 take A K-inner and B N-inner, 7 any layout,
+     * all with 16-byte rows (after packing), else variant 2 runs */
     const int rows16 = ((flags & gemmk::VEC_A) || pa) && ((flags & gemmk::VEC_B) || pb);
+    int dv = variant                 ? variant
+             : dtype == GP_F64       ? GP__GEMM_F64_PRODUCTION
+             : g->N > 64             ? GP__GEMM_F32_PRODUCTION
+             : rows16                ? GP__GEMM_F32_NARROW
+                                     : 12;
     if (dtype == GP_F64 && (dv == 5 || dv == 6) && !(g->a_kin && !g->b_kin && rows16)) dv = 2;
     if (dtype == GP_F64 && dv == 7 && !rows16) dv = 2;
     if (dtype == GP_F32 && dv >= 15 && !rows16) dv = 10;

@@ -156,10 +156,23 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         const int tma = K && gp__gemm_wgmma_tma_ok(g, K, wk); /* the TMA kernel runs (not the cp.async one) */
         const int bmn = !t && !g->b_kin && tma &&
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
-        const size_t wa = K && needs_pack(es, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
-                     wb = K && !bmn && needs_pack(es, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
-        /* split K where the tiles leave most SMs idle and K is long (the production choice only) */
-        unsigned splits = wk == GP__WG_AUTO && tma ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
+        /* TF32 on 128 x 256 tiles: one aligned MN-major operand is read as stored too, through registers (the wgmma's
+         * A; an MN-major B by the swapped problem C^T = B^T A^T): am, A; sw, B */
+        int am = 0, sw = 0;
+        if (t && tma && (wk == GP__WG_TMA_128x256 || wk == GP__WG_AUTO)) {
+            const int ok_a = !g->a_kin && !needs_pack(es, g->lda, g->A, 1, b.sa),
+                      ok_b = !g->b_kin && !needs_pack(es, g->ldb, g->B, 1, b.sb);
+            if (ok_a && (wk != GP__WG_AUTO || gp__gemm_wgmma_pick(g->M, g->N, ctx->sm_count) == GP__WG_TMA_128x256))
+                am = 1;
+            else if (ok_b && g->a_kin &&
+                     (wk != GP__WG_AUTO || gp__gemm_wgmma_pick(g->N, g->M, ctx->sm_count) == GP__WG_TMA_128x256))
+                sw = 1;
+        }
+        const size_t wa = K && !am && needs_pack(es, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
+                     wb = K && !bmn && !sw && needs_pack(es, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
+        /* split K where the tiles leave most SMs idle and K is long (the production choice only; never with am or sw,
+         * whose 128 x 256 tiles fill the SMs) */
+        unsigned splits = wk == GP__WG_AUTO && tma && !am && !sw ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
         size_t wsplit = splits > 1 ? round_up((size_t)splits * b.count * g->M * g->N * 4, 256) : 0;
         if (wsplit > SPLITK_MAX_BYTES) splits = 1, wsplit = 0;
         float *wpart = NULL;
@@ -177,8 +190,8 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
                 if (wb) GP_TRY_RET((kmajor<uint16_t>(ctx, &q.B, &q.ldb, &b.sb, g->b_kin, g->N, K, b.count, w, &off, stream)));
             }
         }
-        q.a_kin = 1;
-        q.b_kin = bmn ? 0 : 1;
+        q.a_kin = am ? 0 : 1;
+        q.b_kin = bmn || sw ? 0 : 1;
         return gp__gemm_wgmma(prec, cdt, &q, K, &b, wk, ctx->sm_count, splits, wpart, stream);
     }
 #endif

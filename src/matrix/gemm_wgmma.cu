@@ -102,6 +102,23 @@ template <int N> __device__ __forceinline__ void wgmma_tf32(float *d, uint64_t d
     }
 }
 
+/* m64nNk8 TF32 with A from registers (a: this thread's four elements, PTX's m64nNk8 A fragment: rows g and g + 8 of
+ * its warp's 16, columns t and t + 4) and B from a descriptor */
+template <int N> __device__ __forceinline__ void wgmma_tf32_rs(float *d, const unsigned *a, uint64_t db)
+{
+    if constexpr (N == 256) {
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GP_WG_R128 "}, {%128, %129, %130, %131}, "
+                     "%132, 1, 1, 1;\n"
+                     : GP_WG_O128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+    } else {
+        asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GP_WG_R64 "}, {%64, %65, %66, %67}, "
+                     "%68, 1, 1, 1;\n"
+                     : GP_WG_O64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+    }
+}
+
 /* shared-memory matrix descriptor of an MN-major 16-bit operand, 128-byte swizzle: 8-element k groups 1024 bytes
  * apart (SBO), 64-element MN groups (one TMA box of 64 x BK) 8192 bytes apart (LBO) */
 __device__ __forceinline__ uint64_t desc_mn(unsigned addr)
@@ -124,12 +141,27 @@ template <int P, typename OT> __device__ __forceinline__ OT c_out(float v)
     else return gp__f32_to_bf16(v);
 }
 
-/* C rows [row0, row0 + 64) x columns [n0, n0 + 8 NJ) from a warpgroup's accumulators: d[4 j + q] is row 16 w + g
- * (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q); alpha * acc + beta * C in f32, written as OT. vec (C and ldc
- * hold every even column at a multiple of two elements): the two columns of a row in one store */
-template <int P, typename OT, int NJ>
-__device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size_t ldc, size_t M, size_t N, size_t row0,
-                                        size_t n0, float alpha, float beta, int vec)
+/* the row of the block tile (of 128) that accumulator row 16 w + 8 h + g of consumer warpgroup cw holds: the
+ * wgmma's own order, or, AM (an MN-major A read into registers, TF32), the order that keeps those reads free of bank
+ * conflicts (load_a_rs): 32-row box w' / 2 (w' = 4 cw + w), 16-byte chunk 4 (g / 4) + 2 h + w' mod 2, word g mod 4 */
+template <int AM> __device__ __forceinline__ int tile_row(int cw, int w, int h, int g)
+{
+    if constexpr (AM) {
+        const int wp = 4 * cw + w;
+        return 32 * (wp >> 1) + 4 * ((g >> 2) * 4 + h * 2 + (wp & 1)) + (g & 3);
+    } else {
+        return 64 * cw + 16 * w + 8 * h + g;
+    }
+}
+
+/* C rows [m0, m0 + 128) (those of consumer warpgroup cw, tile_row) x columns [n0, n0 + 8 NJ) from a warpgroup's
+ * accumulators: d[4 j + q] is accumulator row 16 w + g (+ 8 for q >= 2), column 8 j + 2 t (+ 1 for odd q); alpha *
+ * acc + beta * C in f32, written as OT at C + i rs + c cs (rs = ldc, cs = 1: row-major; rs = 1, cs = ldc: the
+ * transposed product of a swapped problem). vec (cs = 1, every even column's element at a multiple of two elements):
+ * the two columns of a row in one store */
+template <int P, typename OT, int NJ, int AM>
+__device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size_t rs, size_t cs, size_t M, size_t N,
+                                        size_t m0, int cw, size_t n0, float alpha, float beta, int vec)
 {
     const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3;
     typedef typename std::conditional<sizeof(OT) == 4, float2, unsigned>::type V; /* two OTs */
@@ -137,9 +169,9 @@ __device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size
     for (int j = 0; j < NJ; j++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const size_t i = row0 + w * 16 + g + h * 8, c = n0 + j * 8 + 2 * t;
+            const size_t i = m0 + tile_row<AM>(cw, w, h, g), c = n0 + j * 8 + 2 * t;
             if (i >= M || c >= N) continue;
-            OT *p = C + i * ldc + c;
+            OT *p = C + i * rs + c * cs;
             float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
             if (vec && c + 1 < N) {
                 if (beta != 0.0f) {
@@ -157,8 +189,8 @@ __device__ __forceinline__ void store_c(const float *d, OT *__restrict__ C, size
             if (beta != 0.0f) v0 = fmaf(beta, c_in<P, OT>(p[0]), v0);
             p[0] = c_out<P, OT>(v0);
             if (c + 1 < N) {
-                if (beta != 0.0f) v1 = fmaf(beta, c_in<P, OT>(p[1]), v1);
-                p[1] = c_out<P, OT>(v1);
+                if (beta != 0.0f) v1 = fmaf(beta, c_in<P, OT>(p[cs]), v1);
+                p[cs] = c_out<P, OT>(v1);
             }
         }
 }
@@ -228,7 +260,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 
-    store_c<P, OT, BN / 8>(d, C, ldc, M, N, m0 + wg * 64, n0, alpha, beta, 0);
+    store_c<P, OT, BN / 8, 0>(d, C, ldc, 1, M, N, m0, wg, n0, alpha, beta, 0);
 #endif
 }
 
@@ -306,15 +338,16 @@ template <int TN> struct tma_shape {
 
 /* BT: B MN-major (N-inner in global memory, 16-bit types): TN / 64 boxes of 64 columns x BK rows per stage, read by
  * the wgmma's transpose bit; else K-major like A. vec: C's pairs of columns may be stored as one (store_c). */
-template <int P, typename OT, int BT, int TN, int CL>
+template <int P, typename OT, int BT, int TN, int CL, int AM>
 __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
-             size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, unsigned tiles_m, unsigned tiles_n,
-             int za, int zb, size_t sc, int vec, unsigned kt_per)
+             size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, int ct, unsigned tiles_m,
+             unsigned tiles_n, int za, int zb, size_t sc, int vec, unsigned kt_per)
 {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __trap(); /* only built for sm_90a */
 #else
+    static_assert(!AM || (P == 1 && TN == 256 && CL == 1 && !BT), "an MN-major A: TF32, 128 x 256 tiles, no cluster");
     using S = tma_shape<TN>;
     constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES, STG = S::STAGES, SB = S::STAGE_BYTES;
     extern __shared__ char smem_raw[];
@@ -355,7 +388,12 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
                 mbar_wait(bars + 8 * (STG + s), ph ^ 1);
                 mbar_expect_tx(full, SB);
                 const int k0 = (int)((kt0 + kt) * BK), z = zb * (int)blockIdx.y;
-                tma_3d(st, &tmA, k0, (int)m0, za * (int)blockIdx.y, full);
+                if constexpr (AM) { /* four boxes of 32 rows (128 bytes of M) x 32 k */
+#pragma unroll
+                    for (int j = 0; j < 4; j++) tma_3d(st + j * 4096, &tmA, (int)m0 + 32 * j, k0, za * (int)blockIdx.y, full);
+                } else {
+                    tma_3d(st, &tmA, k0, (int)m0, za * (int)blockIdx.y, full);
+                }
                 if constexpr (BT) {
                     constexpr int NB = TN / 64 / CL; /* boxes of 64 columns this block fetches */
 #pragma unroll
@@ -377,6 +415,48 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
         float d[TN / 2];
 #pragma unroll
         for (int i = 0; i < TN / 2; i++) d[i] = 0.0f;
+        if constexpr (AM) {
+            /* A's tile is MN-major (k rows of 128 bytes of M, 128-byte swizzle, four boxes of 32 rows of M): each
+             * thread reads its m64nNk8 fragments itself (load_a_rs order, tile_row) and the wgmma takes them from
+             * registers; two sets, as a set may be read by the group still in flight while the next is loaded */
+            const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3, wp = 4 * cw + w;
+            unsigned off[4];
+#pragma unroll
+            for (int r = 0; r < 4; r++) { /* a0: (g, t), a1: (g + 8, t), a2: (g, t + 4), a3: (g + 8, t + 4) */
+                const int h = r & 1, kr = t + 4 * (r >> 1), chunk = (g >> 2) * 4 + h * 2 + (wp & 1);
+                off[r] = (unsigned)((wp >> 1) * 4096 + kr * 128 + ((chunk ^ kr) << 4) + (g & 3) * 4);
+            }
+            unsigned fa[2][4][4];
+            auto step = [&](size_t kt, unsigned (&f)[4][4]) {
+                const int s = (int)(kt % STG);
+                mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
+                const unsigned st = base + s * SB, sb = st + A_BYTES;
+#pragma unroll
+                for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+                    for (int r = 0; r < 4; r++) {
+                        /* TF32: the top 19 bits, as the wgmma takes them from shared memory (in the same asm:
+                         * nothing may define a wgmma's input registers after the fence) */
+                        asm volatile("{\nld.shared.b32 %0, [%1];\nand.b32 %0, %0, 0xffffe000;\n}\n"
+                                     : "=r"(f[kk][r])
+                                     : "r"(st + kk * 1024 + off[r]));
+                    }
+                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+                for (int kk = 0; kk < 4; kk++) wgmma_tf32_rs<TN>(d, f[kk], desc(sb + kk * 32));
+                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STG + (int)((kt - 1) % STG)));
+            };
+            /* (no path back to step(., fa[0]) without step(., fa[1]) between: ptxas would see fa[0] rewritten under
+             * the group in flight and serialize every wgmma) KT >= 1 */
+            for (size_t kt = 0;; kt += 2) {
+                step(kt, fa[0]);
+                if (kt + 1 >= KT) break;
+                step(kt + 1, fa[1]);
+                if (kt + 2 >= KT) break;
+            }
+        } else
         for (size_t kt = 0; kt < KT; kt++) {
             const int s = (int)(kt % STG);
             mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
@@ -404,8 +484,8 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
             }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        store_c<P, OT, TN / 8>(d, C + ((size_t)blockIdx.z * gridDim.y + blockIdx.y) * sc, ldc, M, N, m0 + cw * 64, n0,
-                               alpha, beta, vec);
+        store_c<P, OT, TN / 8, AM>(d, C + ((size_t)blockIdx.z * gridDim.y + blockIdx.y) * sc, ct ? 1 : ldc,
+                                   ct ? ldc : 1, M, N, m0, cw, n0, alpha, beta, vec);
     }
     /* no block leaves while its peer may still arrive on its barriers */
     if constexpr (CL > 1) cluster_sync();
@@ -464,16 +544,17 @@ __global__ void splitk_finish(const float *__restrict__ ws, unsigned splits, siz
     }
 }
 
-/* one launch of gemm_tma<P, OT, BT, TN, CL>: grid tiles x problems x splits */
-template <int P, typename OT, int BT, int TN, int CL>
+/* one launch of gemm_tma<P, OT, BT, TN, CL, AM>: grid tiles x problems x splits; ct: C transposed (element (i, j) at
+ * C + j ldc + i) */
+template <int P, typename OT, int BT, int TN, int CL, int AM>
 gp_status_t launch_grid(const CUtensorMap &ma, const CUtensorMap &mb, const gp__gemm_t *g, size_t K, float alpha,
-                        float beta, OT *C, size_t ldc, size_t sc, const gp__batch_t *b, unsigned splits,
+                        float beta, OT *C, size_t ldc, int ct, size_t sc, const gp__batch_t *b, unsigned splits,
                         unsigned kt_per, size_t tm, size_t tn, cudaStream_t s)
 {
     using S = tma_shape<TN>;
-    const int vec = ldc % 2 == 0 && (uintptr_t)C % (2 * sizeof(OT)) == 0 && (b->count * splits <= 1 || sc % 2 == 0);
+    const int vec = !ct && ldc % 2 == 0 && (uintptr_t)C % (2 * sizeof(OT)) == 0 && (b->count * splits <= 1 || sc % 2 == 0);
     gp_status_t st = GP_OK;
-    auto kern = gemm_tma<P, OT, BT, TN, CL>;
+    auto kern = gemm_tma<P, OT, BT, TN, CL, AM>;
     GP_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
     {
         cudaLaunchConfig_t cfg = {};
@@ -486,7 +567,7 @@ gp_status_t launch_grid(const CUtensorMap &ma, const CUtensorMap &mb, const gp__
         at[0].val.clusterDim.x = CL, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
         cfg.attrs = at;
         cfg.numAttrs = CL > 1 ? 1 : 0;
-        GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, alpha, beta, C, ldc, (unsigned)tm,
+        GP_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, ma, mb, g->M, g->N, K, alpha, beta, C, ldc, ct, (unsigned)tm,
                                        (unsigned)tn, (int)(b->sa != 0), (int)(b->sb != 0), sc, vec, kt_per));
     }
     return GP_CHECK_LAUNCH("gemm_tma");
@@ -495,9 +576,11 @@ fail:
 }
 
 /* splits > 1 (and ws): K cut into that many ranges of whole k tiles, each range's f32 product into ws (splits x
- * count x M x N floats), then summed in order by splitk_finish (deterministic; other bits than one chain over K) */
-template <int P, typename OT, int BT, int TN, int CL>
-gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsigned splits, float *ws,
+ * count x M x N floats), then summed in order by splitk_finish (deterministic; other bits than one chain over K).
+ * AM: A MN-major (TF32). ct: g is the swapped problem of C^T = B^T A^T, C stored transposed (the partials too, so
+ * that splitk_finish sums them in C's own orientation) */
+template <int P, typename OT, int BT, int TN, int CL, int AM>
+gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsigned splits, float *ws, int ct,
                        cudaStream_t s)
 {
     constexpr size_t BKE = 128 / (P == 1 ? 4 : 2); /* elements of K per k tile */
@@ -508,20 +591,22 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsi
     if (tm * tn > 0x7fffffffu)
         return gp__error(GP_ERR_UNSUPPORTED, "gp_gemm_ex: %zu x %zu is more than 2^31 tiles of 128 x %d", g->M, g->N, TN);
     CUtensorMap ma, mb;
-    GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
+    if (AM) GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BKE, 1));
+    else GP_TRY_RET(tensor_map(&ma, P, g->A, g->M, K, g->lda, b->sa, b->count, BM));
     if (BT) GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, BKE, 1));
     else GP_TRY_RET(tensor_map(&mb, P, g->B, g->N, K, g->ldb, b->sb, b->count, TN / CL));
     const size_t KA = (K + BKE - 1) / BKE;
     const unsigned kt_per = splits > 1 && ws ? (unsigned)((KA + splits - 1) / splits) : 0;
     if (kt_per == 0)
-        return launch_grid<P, OT, BT, TN, CL>(ma, mb, g, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc, b->sc,
-                                              b, 1, 0, tm, tn, s);
+        return launch_grid<P, OT, BT, TN, CL, AM>(ma, mb, g, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc,
+                                                  ct, b->sc, b, 1, 0, tm, tn, s);
     const unsigned ns = (unsigned)((KA + kt_per - 1) / kt_per); /* every range non-empty */
-    GP_TRY_RET((launch_grid<P, float, BT, TN, CL>(ma, mb, g, K, 1.0f, 0.0f, ws, g->N, g->M * g->N, b, ns, kt_per, tm,
-                                                  tn, s)));
+    const size_t cm = ct ? g->N : g->M, cn = ct ? g->M : g->N; /* C's own rows and columns */
+    GP_TRY_RET((launch_grid<P, float, BT, TN, CL, AM>(ma, mb, g, K, 1.0f, 0.0f, ws, cn, ct, g->M * g->N, b, ns, kt_per,
+                                                      tm, tn, s)));
     const size_t total = b->count * g->M * g->N;
     const unsigned blocks = (unsigned)(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
-    splitk_finish<P, OT><<<blocks, 256, 0, s>>>(ws, ns, b->count, g->M, g->N, (float)g->alpha, (float)g->beta,
+    splitk_finish<P, OT><<<blocks, 256, 0, s>>>(ws, ns, b->count, cm, cn, (float)g->alpha, (float)g->beta,
                                                 (OT *)g->C, g->ldc, b->sc);
     return GP_CHECK_LAUNCH("gp_gemm_ex: summing the split-K partials");
 }
@@ -532,10 +617,10 @@ gp_status_t tma_kind(const gp__gemm_t *g, size_t K, const gp__batch_t *b, int ki
                      cudaStream_t s)
 {
     switch (kind) {
-    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1>(g, K, b, splits, ws, s);
-    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2>(g, K, b, splits, ws, s);
-    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2>(g, K, b, splits, ws, s);
-    default: return launch_tma<P, OT, BT, 256, 1>(g, K, b, splits, ws, s);
+    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1, 0>(g, K, b, splits, ws, 0, s);
+    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2, 0>(g, K, b, splits, ws, 0, s);
+    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2, 0>(g, K, b, splits, ws, 0, s);
+    default: return launch_tma<P, OT, BT, 256, 1, 0>(g, K, b, splits, ws, 0, s);
     }
 }
 
@@ -571,6 +656,15 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
      * copy) */
     if (gp__gemm_wgmma_tma_ok(g, K, kind)) {
         const int k = kind == GP__WG_AUTO ? gp__gemm_wgmma_pick(g->M, g->N, sms) : kind;
+        if (prec == GP_GEMM_TF32 && !g->b_kin) { /* C^T = B^T A^T: B^T is an MN-major A (the launcher checked
+                                                     that B is aligned and A K-major) */
+            if (!g->a_kin) return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: TF32 with both operands MN-major");
+            gp__gemm_t q = *g;
+            q.M = g->N, q.N = g->M, q.A = g->B, q.lda = g->ldb, q.B = g->A, q.ldb = g->lda, q.a_kin = 0, q.b_kin = 1;
+            const gp__batch_t sb = {b->count, b->sb, b->sa, b->sc};
+            return launch_tma<1, float, 0, 256, 1, 1>(&q, K, &sb, splits, ws, 1, stream);
+        }
+        if (prec == GP_GEMM_TF32 && !g->a_kin) return launch_tma<1, float, 0, 256, 1, 1>(g, K, b, splits, ws, 0, stream);
         if (prec == GP_GEMM_TF32) return tma_kind<1, float, 0>(g, K, b, k, splits, ws, stream);
         if (!g->b_kin) { /* B N-inner, read by the transpose bit (the launcher checked 16-bit rows and strides) */
             if (prec == GP_GEMM_FP16)

@@ -54,12 +54,13 @@ typedef struct gp__gemm {
 /* variant: 0 production (split K and packing allowed); for f32 8 (warp tiles, one stage), 9 (two stages, register
  * prefetch), 10 (two stages, cp.async where no transpose is needed) — the lab's versions 08-10; production where the
  * operands' rows are not 16-byte aligned —, 11 (10 with up to 255 registers, one block per SM), 12 (10 on 128 x 64
- * blocks: production where n <= 64), 13 / 14 (10 with the next step's fragments loaded explicitly ahead, one / two
+ * blocks: production where n <= 64 and rows are not 16-byte aligned), 13 / 14 (10 with the next step's fragments loaded explicitly ahead, one / two
  * blocks per SM); sgemm_cp (a ring of cp.async stages; 16-byte rows, else 10 runs): 15 / 16 (128 x 128, 3 / 4
  * stages), 18 (256 x 128), 20 (128 x 256), 25 (20 with a K-inner A transposed by 4-byte cp.async), 30 (20 with a
- * K-inner A transposed through registers: production), 31 / 32 (30's feed on 256 x 64 / 128 x 64 blocks, for n <= 64:
- * tested on the device, timed only without split K — not production). */
+ * K-inner A transposed through registers: production), 31 / 32 (30's feed on 256 x 64 / 128 x 64 blocks; 32:
+ * production where n <= 64). */
 #define GP__GEMM_F32_PRODUCTION 30
+#define GP__GEMM_F32_NARROW 32
 /* f64 variants (FP64 tensor cores, block tile 128 x 128 or 128 x 64): 1 mma.sync m8n8k4, 2 m16n8k8 (both warp tile
  * 64 x 32, BK 8, one block per SM), 3 m16n8k8 with BK 16, 4 m16n8k8 on 128 x 64 blocks (warp tile 32 x 32, two
  * blocks per SM) with BK 8 (BK 16 and 32 spill at 128 registers), 5 / 6 / 7 dgemm_cp (128 x 64 blocks, two per
