@@ -295,6 +295,8 @@ const lab_version_t lab_gemm_tc_versions[] = {
     {15, "gemm_v15_cluster_multicast", 1, "clusters of two blocks along M: each fetches half of their shared B tile, "
      "TMA multicast writes it into both (a third less L2 traffic)", "sm_90a", 0, 5, 0, NULL},
     {16, "gemm_v16_cluster_128", 1, "v14's tiles in clusters of two (multicast B)", "sm_90a", 0, 6, 0, NULL},
+    {17, "gemm_v17_persistent", 1, "v13 on a persistent grid: one block per SM walks the tiles in the grouped order; "
+     "the ring runs on across tiles, so the next tile's loads overlap this one's epilogue", "sm_90a", 0, 7, 0, NULL},
     {92, "gemm_tc_cpu_backend", 0, "CPU backend: inputs rounded as the tensor cores take them, f64 GEMM", "", 512, 0,
      0, NULL},
 };

@@ -16,7 +16,8 @@
 #   the FP64 tests, sanitizers and Nsight Compute (fp64.txt); tclab: lab gemm --precision bf16 / fp16 /
 #   tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
 #   ours and cuBLAS's kernels (tcprof.txt); tfam: TF32's MN-major operand through registers and FP32 n <= 64
-#   (tfam.txt); tfsan: sanitizers over the TMA 128 x 256 choice (tfsan.txt).
+#   (tfam.txt); tfsan: sanitizers over the TMA 128 x 256 choice (tfsan.txt); s16: the persistent grid's tests and
+#   sanitizers, bench gemm (alternating) and the tensor-core lab (s16.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -464,6 +465,22 @@ if [[ " $steps " == *" tfam "* ]]; then
   } >"$OUT/tfam.txt" 2>&1
   note "tfam: $(grep -E 'tests passed|tests failed' "$OUT/tfam.txt" | tail -1)"
   grep -E "FAIL|failed|passed|^op |gemm_ex|sgemm|batched|dgemm" "$OUT/tfam.txt" | head -70
+fi
+
+if [[ " $steps " == *" s16 "* ]]; then
+  # issue 17, session 16: ctest matrix (kernel choice 7: the persistent grid), bench gemm (every row, ours and cuBLAS
+  # alternating), bench gemm --precision bf16, lab gemm --precision bf16 / tf32 (v17), sanitizers over choice 7 (s16.txt)
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix"
+    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "gemm_ex|FAIL|passed|failed|skipped" | tail -30)
+    echo "### bench gemm"; $G bench gemm
+    echo "### bench gemm --precision bf16"; $G bench gemm --precision bf16
+    for p in bf16 tf32; do echo "### lab gemm --precision $p"; $G lab gemm --precision $p; done
+    san_matrix memcheck 7 240; san_matrix racecheck 7 300
+  } >"$OUT/s16.txt" 2>&1
+  note "s16: $(grep -E 'tests passed|tests failed' "$OUT/s16.txt" | tail -1); sanitizers clean: $(grep -c '^exit 0' "$OUT/s16.txt") of 2"
+  grep -E "FAIL|failed|passed|^op |gemm_ex|sgemm NN  |batched|dgemm NN  |^1[0-9] |^id|SUMMARY|^exit" "$OUT/s16.txt" | head -80
 fi
 
 if [[ " $steps " == *" tfsan "* ]]; then

@@ -142,7 +142,7 @@ static void versions_transpose(gp_ctx_t *ctx)
     }
 }
 
-/* The TMA kernel's four shapes (128 x 256 or 128 x 128 tiles, clusters of 1 or 2) on the same operands: the same bits
+/* The TMA kernel's five shapes (128 x 256 or 128 x 128 tiles, clusters of 1 or 2, a persistent grid) on the same operands: the same bits
  * (each C element is the same chain of k16 / k8 wgmma steps whatever the tile width), so the shape chosen per problem
  * never changes a result. Rows odd and wider than one tile, a B read MN-major and one K-major (TF32). */
 static void tma_shapes_same_bits(gp_ctx_t *ctx, gp_stream_t s)
@@ -158,7 +158,7 @@ static void tma_shapes_same_bits(gp_ctx_t *ctx, gp_stream_t s)
         mc_make_tc(ctx, &c, cs[pi], m, n, rr[2], 0, 1);
         const size_t bytes = c.span * gp_dtype_size(cs[pi]);
         unsigned char *first = malloc(bytes), *got = malloc(bytes);
-        for (int path = 3; path <= 6; path++) {
+        for (int path = 3; path <= 7; path++) {
             gp__gemm_tc_path = path;
             OK(gp_gemm_ex(ctx, ps[pi], GP_OP_N, GP_OP_N, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
             OK(gp_stream_sync(ctx, s));
@@ -201,9 +201,10 @@ int main(void)
     /* on sm_90: the production choice, mma.sync, wgmma fed by cp.async, then the TMA kernel in each of its shapes */
     static const char *const paths[] = {"production: wgmma + TMA on sm_90, shape chosen per problem", "mma.sync",
                                         "wgmma, cp.async", "TMA 128 x 256", "TMA 128 x 128, two blocks per SM",
-                                        "TMA 128 x 256, clusters of 2 sharing B", "TMA 128 x 128, clusters of 2"};
+                                        "TMA 128 x 256, clusters of 2 sharing B", "TMA 128 x 128, clusters of 2",
+                                        "TMA 128 x 256, persistent grid"};
 tc:
-    for (int path = 0; path < 7; path++) {
+    for (int path = 0; path < 8; path++) {
         if (only && !strchr(only, '0' + path)) continue;
         before = tc_fail;
         gp__gemm_tc_path = path;
@@ -218,7 +219,7 @@ tc:
     if (only) goto done;
     gp_device_info_t di;
     if (gp_device_info(0, &di) == GP_OK && di.cc_major == 9) tma_shapes_same_bits(ctx, s);
-    printf("  gemm_ex: the TMA kernel's four tile / cluster shapes give the same bits: %s\n", tc_fail == before ? "ok" : "FAILED");
+    printf("  gemm_ex: the TMA kernel's five tile / cluster / grid shapes give the same bits: %s\n", tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     versions_gemm(ctx);
     variants_gemm(ctx);

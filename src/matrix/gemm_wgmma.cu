@@ -338,7 +338,7 @@ template <int TN> struct tma_shape {
 
 /* BT: B MN-major (N-inner in global memory, 16-bit types): TN / 64 boxes of 64 columns x BK rows per stage, read by
  * the wgmma's transpose bit; else K-major like A. vec: C's pairs of columns may be stored as one (store_c). */
-template <int P, typename OT, int BT, int TN, int CL, int AM>
+template <int P, typename OT, int BT, int TN, int CL, int AM, int PS>
 __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     gemm_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, size_t M, size_t N,
              size_t K, float alpha, float beta, OT *__restrict__ C, size_t ldc, int ct, unsigned tiles_m,
@@ -348,17 +348,12 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     __trap(); /* only built for sm_90a */
 #else
     static_assert(!AM || (P == 1 && TN == 256 && CL == 1 && !BT), "an MN-major A: TF32, 128 x 256 tiles, no cluster");
+    static_assert(!PS || CL == 1, "a persistent grid has no clusters");
     using S = tma_shape<TN>;
     constexpr int ES = P == 1 ? 4 : 2, BK = 128 / ES, STG = S::STAGES, SB = S::STAGE_BYTES;
     extern __shared__ char smem_raw[];
     const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const unsigned bars = base + STG * SB; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STG + s) */
-    /* grouped order: 8 rows of tiles at a time, column by column (tiles_m even when CL = 2, so a cluster's two
-     * blocks are vertical neighbours with one B tile) */
-    const unsigned bid = blockIdx.x, group = 8, per_group = group * tiles_n;
-    const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
-    const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
-    const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * TN;
     /* TN 256: warpgroup 0 produces, 1 and 2 consume; TN 128: warpgroups 0 and 1 consume, warp 8 produces */
     const int wg = threadIdx.x >> 7, producer = TN == 256 ? wg == 0 : wg == 2, cw = TN == 256 ? wg - 1 : wg;
     const unsigned lead = TN == 256 ? 0 : 256; /* the producer's one working thread */
@@ -376,116 +371,141 @@ __global__ void __launch_bounds__(tma_shape<TN>::THREADS, TN == 256 ? 1 : 2)
     }
     if constexpr (CL > 1) cluster_sync(); /* the peer's barriers exist before anything is sent to them */
     else __syncthreads();
+    /* the tiles: blockIdx.x, and with PS every gridDim.x-th after it (a persistent grid of fewer blocks than tiles: the ring
+     * runs on from one tile into the next, so the producer fills the next tile's stages while the consumers store
+     * this one's C); grouped order — 8 rows of tiles at a time, column by column (tiles_m even when CL = 2, so a
+     * cluster's two blocks are vertical neighbours with one B tile) */
+    const unsigned ntiles = tiles_m * tiles_n, group = 8, per_group = group * tiles_n;
     if (producer) {
         if constexpr (TN == 256) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == lead) {
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmA) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmB) : "memory");
-            for (size_t kt = 0; kt < KT; kt++) {
-                const int s = (int)(kt % STG);
-                const unsigned ph = (unsigned)((kt / STG) & 1), full = bars + 8 * s, st = base + s * SB;
-                /* a fresh barrier passes parity 1 at once; with CL = 2 the stage is free in both blocks */
-                mbar_wait(bars + 8 * (STG + s), ph ^ 1);
-                mbar_expect_tx(full, SB);
-                const int k0 = (int)((kt0 + kt) * BK), z = zb * (int)blockIdx.y;
-                if constexpr (AM) { /* four boxes of 32 rows (128 bytes of M) x 32 k */
+            size_t it = 0; /* k tiles through the ring so far */
+            for (unsigned bid = blockIdx.x, once = 1; PS ? bid < ntiles : once; bid += gridDim.x, it += KT, once = 0) {
+                const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
+                const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
+                const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * TN;
+                for (size_t kt = 0; kt < KT; kt++) {
+                    const int s = (int)((it + kt) % STG);
+                    const unsigned ph = (unsigned)(((it + kt) / STG) & 1), full = bars + 8 * s, st = base + s * SB;
+                    /* a fresh barrier passes parity 1 at once; with CL = 2 the stage is free in both blocks */
+                    mbar_wait(bars + 8 * (STG + s), ph ^ 1);
+                    mbar_expect_tx(full, SB);
+                    const int k0 = (int)((kt0 + kt) * BK), z = zb * (int)blockIdx.y;
+                    if constexpr (AM) { /* four boxes of 32 rows (128 bytes of M) x 32 k */
 #pragma unroll
-                    for (int j = 0; j < 4; j++) tma_3d(st + j * 4096, &tmA, (int)m0 + 32 * j, k0, za * (int)blockIdx.y, full);
-                } else {
-                    tma_3d(st, &tmA, k0, (int)m0, za * (int)blockIdx.y, full);
-                }
-                if constexpr (BT) {
-                    constexpr int NB = TN / 64 / CL; /* boxes of 64 columns this block fetches */
-#pragma unroll
-                    for (int j = 0; j < NB; j++) {
-                        const int box = (int)rank * NB + j;
-                        if constexpr (CL > 1)
-                            tma_3d_mc(st + A_BYTES + box * 8192, &tmB, (int)n0 + 64 * box, k0, z, full, 3);
-                        else tma_3d(st + A_BYTES + box * 8192, &tmB, (int)n0 + 64 * box, k0, z, full);
+                        for (int j = 0; j < 4; j++)
+                            tma_3d(st + j * 4096, &tmA, (int)m0 + 32 * j, k0, za * (int)blockIdx.y, full);
+                    } else {
+                        tma_3d(st, &tmA, k0, (int)m0, za * (int)blockIdx.y, full);
                     }
-                } else if constexpr (CL > 1) { /* K-major B: half the tile's rows each */
-                    tma_3d_mc(st + A_BYTES + rank * (TN / 2) * 128, &tmB, k0, (int)n0 + (int)rank * (TN / 2), z, full, 3);
-                } else {
-                    tma_3d(st + A_BYTES, &tmB, k0, (int)n0, z, full);
+                    if constexpr (BT) {
+                        constexpr int NB = TN / 64 / CL; /* boxes of 64 columns this block fetches */
+#pragma unroll
+                        for (int j = 0; j < NB; j++) {
+                            const int box = (int)rank * NB + j;
+                            if constexpr (CL > 1)
+                                tma_3d_mc(st + A_BYTES + box * 8192, &tmB, (int)n0 + 64 * box, k0, z, full, 3);
+                            else tma_3d(st + A_BYTES + box * 8192, &tmB, (int)n0 + 64 * box, k0, z, full);
+                        }
+                    } else if constexpr (CL > 1) { /* K-major B: half the tile's rows each */
+                        tma_3d_mc(st + A_BYTES + rank * (TN / 2) * 128, &tmB, k0, (int)n0 + (int)rank * (TN / 2), z,
+                                  full, 3);
+                    } else {
+                        tma_3d(st + A_BYTES, &tmB, k0, (int)n0, z, full);
+                    }
                 }
             }
         }
     } else { /* consumers */
         if constexpr (TN == 256) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        float d[TN / 2];
-#pragma unroll
-        for (int i = 0; i < TN / 2; i++) d[i] = 0.0f;
-        if constexpr (AM) {
-            /* A's tile is MN-major (k rows of 128 bytes of M, 128-byte swizzle, four boxes of 32 rows of M): each
-             * thread reads its m64nNk8 fragments itself (load_a_rs order, tile_row) and the wgmma takes them from
-             * registers; two sets, as a set may be read by the group still in flight while the next is loaded */
-            const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3, wp = 4 * cw + w;
-            unsigned off[4];
-#pragma unroll
-            for (int r = 0; r < 4; r++) { /* a0: (g, t), a1: (g + 8, t), a2: (g, t + 4), a3: (g + 8, t + 4) */
-                const int h = r & 1, kr = t + 4 * (r >> 1), chunk = (g >> 2) * 4 + h * 2 + (wp & 1);
-                off[r] = (unsigned)((wp >> 1) * 4096 + kr * 128 + ((chunk ^ kr) << 4) + (g & 3) * 4);
-            }
-            unsigned fa[2][4][4];
-            auto step = [&](size_t kt, unsigned (&f)[4][4]) {
-                const int s = (int)(kt % STG);
-                mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
-                const unsigned st = base + s * SB, sb = st + A_BYTES;
-#pragma unroll
-                for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-                    for (int r = 0; r < 4; r++) {
-                        /* TF32: the top 19 bits, as the wgmma takes them from shared memory (in the same asm:
-                         * nothing may define a wgmma's input registers after the fence) */
-                        asm volatile("{\nld.shared.b32 %0, [%1];\nand.b32 %0, %0, 0xffffe000;\n}\n"
-                                     : "=r"(f[kk][r])
-                                     : "r"(st + kk * 1024 + off[r]));
-                    }
-                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-                for (int kk = 0; kk < 4; kk++) wgmma_tf32_rs<TN>(d, f[kk], desc(sb + kk * 32));
-                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-                if (kt > 0 && (threadIdx.x & 127) == 0) mbar_arrive(bars + 8 * (STG + (int)((kt - 1) % STG)));
-            };
-            /* (no path back to step(., fa[0]) without step(., fa[1]) between: ptxas would see fa[0] rewritten under
-             * the group in flight and serialize every wgmma) KT >= 1 */
-            for (size_t kt = 0;; kt += 2) {
-                step(kt, fa[0]);
-                if (kt + 1 >= KT) break;
-                step(kt + 1, fa[1]);
-                if (kt + 2 >= KT) break;
-            }
-        } else
-        for (size_t kt = 0; kt < KT; kt++) {
-            const int s = (int)(kt % STG);
-            mbar_wait(bars + 8 * s, (unsigned)((kt / STG) & 1));
-            const unsigned st = base + s * SB, sa = st + cw * (64 * 128), sb = st + A_BYTES;
-            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-            for (int kk = 0; kk < 4; kk++) {
-                if constexpr (P == 1) wgmma_tf32<TN>(d, desc(sa + kk * 32), desc(sb + kk * 32));
-                else if constexpr (BT) { /* 16 rows of K per step: two 1024-byte groups */
-                    if constexpr (P == 3) wgmma_f16<TN, 1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
-                    else wgmma_bf16<TN, 1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
-                } else if constexpr (P == 3) wgmma_f16<TN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
-                else wgmma_bf16<TN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
-            }
-            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-            /* the group of tile kt - 1 is done: its stage is free (one arrival per warpgroup, in every block it
-             * feeds) */
-            if (kt > 0 && (threadIdx.x & 127) == 0) {
-                const unsigned e = bars + 8 * (STG + (int)((kt - 1) % STG));
+        /* free the stage of ring position q (one arrival per warpgroup, in every block it feeds) */
+        auto release = [&](size_t q) {
+            if ((threadIdx.x & 127) == 0) {
+                const unsigned e = bars + 8 * (STG + (int)(q % STG));
                 if constexpr (CL > 1)
 #pragma unroll
                     for (int r = 0; r < CL; r++) mbar_arrive_cluster(e, (unsigned)r);
                 else mbar_arrive(e);
             }
+        };
+        size_t it = 0;
+        for (unsigned bid = blockIdx.x, once = 1; PS ? bid < ntiles : once; bid += gridDim.x, it += KT, once = 0) {
+            const unsigned g0 = bid / per_group * group, gsz = tiles_m - g0 < group ? tiles_m - g0 : group;
+            const unsigned tm = g0 + (bid % per_group) % gsz, tn = (bid % per_group) / gsz;
+            const size_t m0 = (size_t)tm * BM, n0 = (size_t)tn * TN;
+            float d[TN / 2];
+#pragma unroll
+            for (int i = 0; i < TN / 2; i++) d[i] = 0.0f;
+            if constexpr (AM) {
+                /* A's tile is MN-major (k rows of 128 bytes of M, 128-byte swizzle, four boxes of 32 rows of M): each
+                 * thread reads its m64nNk8 fragments itself (the order of tile_row, free of bank conflicts) and the
+                 * wgmma takes them from registers; two sets, as a set may be read by the group still in flight while
+                 * the next is loaded */
+                const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 3, g = lane >> 2, t = lane & 3,
+                          wp = 4 * cw + w;
+                unsigned off[4];
+#pragma unroll
+                for (int r = 0; r < 4; r++) { /* a0: (g, t), a1: (g + 8, t), a2: (g, t + 4), a3: (g + 8, t + 4) */
+                    const int h = r & 1, kr = t + 4 * (r >> 1), chunk = (g >> 2) * 4 + h * 2 + (wp & 1);
+                    off[r] = (unsigned)((wp >> 1) * 4096 + kr * 128 + ((chunk ^ kr) << 4) + (g & 3) * 4);
+                }
+                unsigned fa[2][4][4];
+                auto step = [&](size_t kt, unsigned (&f)[4][4]) {
+                    const int s = (int)((it + kt) % STG);
+                    mbar_wait(bars + 8 * s, (unsigned)(((it + kt) / STG) & 1));
+                    const unsigned st = base + s * SB, sb = st + A_BYTES;
+#pragma unroll
+                    for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+                        for (int r = 0; r < 4; r++)
+                            /* TF32: the top 19 bits, as the wgmma takes them from shared memory (in the same asm:
+                             * nothing may define a wgmma's input registers after the fence) */
+                            asm volatile("{\nld.shared.b32 %0, [%1];\nand.b32 %0, %0, 0xffffe000;\n}\n"
+                                         : "=r"(f[kk][r])
+                                         : "r"(st + kk * 1024 + off[r]));
+                    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+                    for (int kk = 0; kk < 4; kk++) wgmma_tf32_rs<TN>(d, f[kk], desc(sb + kk * 32));
+                    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                    if (kt > 0) release(it + kt - 1);
+                };
+                /* (no path back to step(., fa[0]) without step(., fa[1]) between: ptxas would see fa[0] rewritten
+                 * under the group in flight and serialize every wgmma) KT >= 1 */
+                for (size_t kt = 0;; kt += 2) {
+                    step(kt, fa[0]);
+                    if (kt + 1 >= KT) break;
+                    step(kt + 1, fa[1]);
+                    if (kt + 2 >= KT) break;
+                }
+            } else {
+                for (size_t kt = 0; kt < KT; kt++) {
+                    const int s = (int)((it + kt) % STG);
+                    mbar_wait(bars + 8 * s, (unsigned)(((it + kt) / STG) & 1));
+                    const unsigned st = base + s * SB, sa = st + cw * (64 * 128), sb = st + A_BYTES;
+                    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+                    for (int kk = 0; kk < 4; kk++) {
+                        if constexpr (P == 1) wgmma_tf32<TN>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                        else if constexpr (BT) { /* 16 rows of K per step: two 1024-byte groups */
+                            if constexpr (P == 3) wgmma_f16<TN, 1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
+                            else wgmma_bf16<TN, 1>(d, desc(sa + kk * 32), desc_mn(sb + kk * 2048));
+                        } else if constexpr (P == 3) wgmma_f16<TN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                        else wgmma_bf16<TN, 0>(d, desc(sa + kk * 32), desc(sb + kk * 32));
+                    }
+                    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                    /* the group of tile kt - 1 is done: its stage is free */
+                    if (kt > 0) release(it + kt - 1);
+                }
+            }
+            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+            if (PS) release(it + KT - 1); /* the tile's last stage, for the next tile */
+            store_c<P, OT, TN / 8, AM>(d, C + ((size_t)blockIdx.z * gridDim.y + blockIdx.y) * sc, ct ? 1 : ldc,
+                                       ct ? ldc : 1, M, N, m0, cw, n0, alpha, beta, vec);
         }
-        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        store_c<P, OT, TN / 8, AM>(d, C + ((size_t)blockIdx.z * gridDim.y + blockIdx.y) * sc, ct ? 1 : ldc,
-                                   ct ? ldc : 1, M, N, m0, cw, n0, alpha, beta, vec);
     }
     /* no block leaves while its peer may still arrive on its barriers */
     if constexpr (CL > 1) cluster_sync();
@@ -544,21 +564,22 @@ __global__ void splitk_finish(const float *__restrict__ ws, unsigned splits, siz
     }
 }
 
-/* one launch of gemm_tma<P, OT, BT, TN, CL, AM>: grid tiles x problems x splits; ct: C transposed (element (i, j) at
- * C + j ldc + i) */
-template <int P, typename OT, int BT, int TN, int CL, int AM>
+/* one launch of gemm_tma<P, OT, BT, TN, CL, AM, PS>: grid tiles (PS: at most `persist` blocks) x problems x splits;
+ * ct: C transposed (element (i, j) at C + j ldc + i) */
+template <int P, typename OT, int BT, int TN, int CL, int AM, int PS>
 gp_status_t launch_grid(const CUtensorMap &ma, const CUtensorMap &mb, const gp__gemm_t *g, size_t K, float alpha,
                         float beta, OT *C, size_t ldc, int ct, size_t sc, const gp__batch_t *b, unsigned splits,
-                        unsigned kt_per, size_t tm, size_t tn, cudaStream_t s)
+                        unsigned kt_per, size_t tm, size_t tn, unsigned persist, cudaStream_t s)
 {
     using S = tma_shape<TN>;
     const int vec = !ct && ldc % 2 == 0 && (uintptr_t)C % (2 * sizeof(OT)) == 0 && (b->count * splits <= 1 || sc % 2 == 0);
     gp_status_t st = GP_OK;
-    auto kern = gemm_tma<P, OT, BT, TN, CL, AM>;
+    auto kern = gemm_tma<P, OT, BT, TN, CL, AM, PS>;
     GP_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
     {
         cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(tm * tn), (unsigned)b->count, splits);
+        /* PS: at most `persist` blocks, each taking every persist-th tile (else a block per tile) */
+        cfg.gridDim = dim3((unsigned)(PS && persist < tm * tn ? persist : tm * tn), (unsigned)b->count, splits);
         cfg.blockDim = dim3(S::THREADS);
         cfg.dynamicSmemBytes = S::SMEM;
         cfg.stream = s;
@@ -578,10 +599,10 @@ fail:
 /* splits > 1 (and ws): K cut into that many ranges of whole k tiles, each range's f32 product into ws (splits x
  * count x M x N floats), then summed in order by splitk_finish (deterministic; other bits than one chain over K).
  * AM: A MN-major (TF32). ct: g is the swapped problem of C^T = B^T A^T, C stored transposed (the partials too, so
- * that splitk_finish sums them in C's own orientation) */
-template <int P, typename OT, int BT, int TN, int CL, int AM>
+ * that splitk_finish sums them in C's own orientation). PS: a persistent grid of `persist` blocks */
+template <int P, typename OT, int BT, int TN, int CL, int AM, int PS>
 gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsigned splits, float *ws, int ct,
-                       cudaStream_t s)
+                       unsigned persist, cudaStream_t s)
 {
     constexpr size_t BKE = 128 / (P == 1 ? 4 : 2); /* elements of K per k tile */
     size_t tm = (g->M + BM - 1) / BM;
@@ -598,12 +619,12 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsi
     const size_t KA = (K + BKE - 1) / BKE;
     const unsigned kt_per = splits > 1 && ws ? (unsigned)((KA + splits - 1) / splits) : 0;
     if (kt_per == 0)
-        return launch_grid<P, OT, BT, TN, CL, AM>(ma, mb, g, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc,
-                                                  ct, b->sc, b, 1, 0, tm, tn, s);
+        return launch_grid<P, OT, BT, TN, CL, AM, PS>(ma, mb, g, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc,
+                                                  ct, b->sc, b, 1, 0, tm, tn, persist, s);
     const unsigned ns = (unsigned)((KA + kt_per - 1) / kt_per); /* every range non-empty */
     const size_t cm = ct ? g->N : g->M, cn = ct ? g->M : g->N; /* C's own rows and columns */
-    GP_TRY_RET((launch_grid<P, float, BT, TN, CL, AM>(ma, mb, g, K, 1.0f, 0.0f, ws, cn, ct, g->M * g->N, b, ns, kt_per,
-                                                      tm, tn, s)));
+    GP_TRY_RET((launch_grid<P, float, BT, TN, CL, AM, PS>(ma, mb, g, K, 1.0f, 0.0f, ws, cn, ct, g->M * g->N, b, ns, kt_per,
+                                                      tm, tn, persist, s)));
     const size_t total = b->count * g->M * g->N;
     const unsigned blocks = (unsigned)(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
     splitk_finish<P, OT><<<blocks, 256, 0, s>>>(ws, ns, b->count, cm, cn, (float)g->alpha, (float)g->beta,
@@ -611,16 +632,17 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsi
     return GP_CHECK_LAUNCH("gp_gemm_ex: summing the split-K partials");
 }
 
-/* kind (GP__WG_*): the tile and cluster shape */
+/* kind (GP__WG_*): the tile and cluster shape (sms: the persistent grid's size) */
 template <int P, typename OT, int BT>
 gp_status_t tma_kind(const gp__gemm_t *g, size_t K, const gp__batch_t *b, int kind, unsigned splits, float *ws,
-                     cudaStream_t s)
+                     int sms, cudaStream_t s)
 {
     switch (kind) {
-    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1, 0>(g, K, b, splits, ws, 0, s);
-    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2, 0>(g, K, b, splits, ws, 0, s);
-    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2, 0>(g, K, b, splits, ws, 0, s);
-    default: return launch_tma<P, OT, BT, 256, 1, 0>(g, K, b, splits, ws, 0, s);
+    case GP__WG_TMA_128x128: return launch_tma<P, OT, BT, 128, 1, 0, 0>(g, K, b, splits, ws, 0, 0, s);
+    case GP__WG_TMA_128x256_C2: return launch_tma<P, OT, BT, 256, 2, 0, 0>(g, K, b, splits, ws, 0, 0, s);
+    case GP__WG_TMA_128x128_C2: return launch_tma<P, OT, BT, 128, 2, 0, 0>(g, K, b, splits, ws, 0, 0, s);
+    case GP__WG_TMA_128x256_P: return launch_tma<P, OT, BT, 256, 1, 0, 1>(g, K, b, splits, ws, 0, (unsigned)sms, s);
+    default: return launch_tma<P, OT, BT, 256, 1, 0, 0>(g, K, b, splits, ws, 0, 0, s);
     }
 }
 
@@ -662,18 +684,18 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
             gp__gemm_t q = *g;
             q.M = g->N, q.N = g->M, q.A = g->B, q.lda = g->ldb, q.B = g->A, q.ldb = g->lda, q.a_kin = 0, q.b_kin = 1;
             const gp__batch_t sb = {b->count, b->sb, b->sa, b->sc};
-            return launch_tma<1, float, 0, 256, 1, 1>(&q, K, &sb, splits, ws, 1, stream);
+            return launch_tma<1, float, 0, 256, 1, 1, 0>(&q, K, &sb, splits, ws, 1, 0, stream);
         }
-        if (prec == GP_GEMM_TF32 && !g->a_kin) return launch_tma<1, float, 0, 256, 1, 1>(g, K, b, splits, ws, 0, stream);
-        if (prec == GP_GEMM_TF32) return tma_kind<1, float, 0>(g, K, b, k, splits, ws, stream);
+        if (prec == GP_GEMM_TF32 && !g->a_kin) return launch_tma<1, float, 0, 256, 1, 1, 0>(g, K, b, splits, ws, 0, 0, stream);
+        if (prec == GP_GEMM_TF32) return tma_kind<1, float, 0>(g, K, b, k, splits, ws, sms, stream);
         if (!g->b_kin) { /* B N-inner, read by the transpose bit (the launcher checked 16-bit rows and strides) */
             if (prec == GP_GEMM_FP16)
-                return cdt == GP_F32 ? tma_kind<3, float, 1>(g, K, b, k, splits, ws, stream) : tma_kind<3, uint16_t, 1>(g, K, b, k, splits, ws, stream);
-            return cdt == GP_F32 ? tma_kind<2, float, 1>(g, K, b, k, splits, ws, stream) : tma_kind<2, uint16_t, 1>(g, K, b, k, splits, ws, stream);
+                return cdt == GP_F32 ? tma_kind<3, float, 1>(g, K, b, k, splits, ws, sms, stream) : tma_kind<3, uint16_t, 1>(g, K, b, k, splits, ws, sms, stream);
+            return cdt == GP_F32 ? tma_kind<2, float, 1>(g, K, b, k, splits, ws, sms, stream) : tma_kind<2, uint16_t, 1>(g, K, b, k, splits, ws, sms, stream);
         }
         if (prec == GP_GEMM_FP16)
-            return cdt == GP_F32 ? tma_kind<3, float, 0>(g, K, b, k, splits, ws, stream) : tma_kind<3, uint16_t, 0>(g, K, b, k, splits, ws, stream);
-        return cdt == GP_F32 ? tma_kind<2, float, 0>(g, K, b, k, splits, ws, stream) : tma_kind<2, uint16_t, 0>(g, K, b, k, splits, ws, stream);
+            return cdt == GP_F32 ? tma_kind<3, float, 0>(g, K, b, k, splits, ws, sms, stream) : tma_kind<3, uint16_t, 0>(g, K, b, k, splits, ws, sms, stream);
+        return cdt == GP_F32 ? tma_kind<2, float, 0>(g, K, b, k, splits, ws, sms, stream) : tma_kind<2, uint16_t, 0>(g, K, b, k, splits, ws, sms, stream);
     }
     if (!g->a_kin || !g->b_kin)
         return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: an MN-major operand reached the cp.async wgmma kernel");

@@ -92,7 +92,8 @@ enum {
     GP__WG_TMA_128x256 = 3,
     GP__WG_TMA_128x128 = 4,      /* two blocks per SM */
     GP__WG_TMA_128x256_C2 = 5,   /* clusters of two blocks sharing (multicasting) their B tile */
-    GP__WG_TMA_128x128_C2 = 6
+    GP__WG_TMA_128x128_C2 = 6,
+    GP__WG_TMA_128x256_P = 7     /* a persistent grid: one block per SM, each taking every sms-th tile */
 };
 GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, const gp__gemm_t *g, size_t K,
                                        const gp__batch_t *bt, int kind, int sms, unsigned splits, float *ws,
@@ -106,7 +107,7 @@ GP_INTERNAL unsigned gp__gemm_wgmma_splits(size_t M, size_t N, size_t K, size_t 
  * coordinates): only that kernel reads an N-inner 16-bit B directly (b_kin 0). */
 GP_INTERNAL int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind);
 /* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production choice (wgmma fed by TMA, shape by
- * gp__gemm_wgmma_pick), 1 mma.sync, 2 wgmma fed by cp.async, 3..6 the TMA kernel with the GP__WG_TMA_* shape of that
+ * gp__gemm_wgmma_pick), 1 mma.sync, 2 wgmma fed by cp.async, 3..7 the TMA kernel with the GP__WG_TMA_* shape of that
  * number (the tests run them all; the lab and the tuning bench time them). */
 GP_INTERNAL extern int gp__gemm_tc_path;
 /* gemm_cpu.c: the widest micro-kernel allowed (2 AVX-512, 1 AVX2+FMA, 0 portable; tests lower it), and the one in
