@@ -17,7 +17,8 @@
 #   tf32 (tclab.txt); tcprof: Nsight Compute over BF16 4096^3,
 #   ours and cuBLAS's kernels (tcprof.txt); tfam: TF32's MN-major operand through registers and FP32 n <= 64
 #   (tfam.txt); tfsan: sanitizers over the TMA 128 x 256 choice (tfsan.txt); s16: the persistent grid's tests and
-#   sanitizers, bench gemm (alternating) and the tensor-core lab (s16.txt).
+#   sanitizers, bench gemm (alternating) and the tensor-core lab (s16.txt); s16san: sanitizers over the production
+#   choice and TMA shapes 4-6, bench gemm again (s16san.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -481,6 +482,17 @@ if [[ " $steps " == *" s16 "* ]]; then
   } >"$OUT/s16.txt" 2>&1
   note "s16: $(grep -E 'tests passed|tests failed' "$OUT/s16.txt" | tail -1); sanitizers clean: $(grep -c '^exit 0' "$OUT/s16.txt") of 2"
   grep -E "FAIL|failed|passed|^op |gemm_ex|sgemm NN  |batched|dgemm NN  |^1[0-9] |^id|SUMMARY|^exit" "$OUT/s16.txt" | head -80
+fi
+
+if [[ " $steps " == *" s16san "* ]]; then
+  # compute-sanitizer over gpu_matrix (quick) under the production choice and the TMA shapes 4-6, then bench gemm
+  # (every row) once more (s16san.txt)
+  {
+    san_matrix memcheck 0456 300; san_matrix racecheck 0456 360
+    echo "### bench gemm"; $B/gpuprim bench gemm
+  } >"$OUT/s16san.txt" 2>&1
+  note "s16san: $(grep -c '^exit 0' "$OUT/s16san.txt") of 2 clean"
+  grep -E "^op |gemm_ex|sgemm NN  |batched|dgemm NN  |SUMMARY|^exit|gpu_matrix:" "$OUT/s16san.txt" | head -60
 fi
 
 if [[ " $steps " == *" tfsan "* ]]; then
