@@ -643,6 +643,8 @@ static inline void mc_gemm_batched_all(gp_ctx_t *ctx, gp_stream_t s, int big)
         mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 72, 136, 64, 4, 0, 0.5, 1);
         mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_T, rr, 130, 260, 96, 3, 1, 0.0, 1);
         if (big) mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 256, 256, 256, 40, 0, 0.0, 0);
+        /* 140 problems of 2 tiles of 128 x 256: on sm_90 the batch runs 128 x 256 tiles (128 x 128 alone) */
+        if (big) mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 128, 264, 32, 140, 0, 0.0, 0);
         /* few tiles, long K: on sm_90 each problem's K is split (alone and in the batch alike) */
         mc_gemm_batched_case(ctx, s, ps[pi], cs[pi], GP_OP_N, GP_OP_N, rr, 130, 40, 4100, 2, 0, 0.5, 0);
     }

@@ -46,7 +46,10 @@ int main(void)
         CHECK(gp__gemm_wgmma_pick(2048, 4096, sms) == GP__WG_TMA_128x128, "16 x 16 tiles, under two waves of 132");
         CHECK(gp__gemm_wgmma_pick(2048, 4097, sms) == GP__WG_TMA_128x256, "16 x 17 tiles: two waves");
         CHECK(gp__gemm_wgmma_pick(2049, 4096, sms) == GP__WG_TMA_128x256, "17 x 16 tiles: two waves");
-        CHECK(gp__gemm_wgmma_pick(256, 256, sms) == GP__WG_TMA_128x128, "256^2 (batched): 128 x 128");
+        CHECK(gp__gemm_wgmma_pick(256, 256, sms) == GP__WG_TMA_128x128, "256^2 alone: 128 x 128");
+        CHECK(gp__gemm_wgmma_pick_batch(256, 256, 1024, sms) == GP__WG_TMA_128x256, "1024 x 256^2: 2048 tiles, 128 x 256");
+        CHECK(gp__gemm_wgmma_pick_batch(256, 256, 100, sms) == GP__WG_TMA_128x128, "100 x 256^2: 200 tiles, 128 x 128");
+        CHECK(gp__gemm_wgmma_pick_batch(65536, 128, 4, sms) == GP__WG_TMA_128x128, "n <= 128, batched: 128 x 128");
         CHECK(gp__gemm_wgmma_pick(1000, 1000, sms) == GP__WG_TMA_128x128, "1000^2: 32 tiles: 128 x 128");
         CHECK(gp__gemm_wgmma_pick(65536, 128, sms) == GP__WG_TMA_128x128, "n <= 128: 128 x 128");
         CHECK(gp__gemm_wgmma_splits(8192, 64, 8192, 2, sms) == 4, "8192 x 64 x 8192 bf16: 64 tiles, 4 splits");

@@ -109,12 +109,13 @@ int gp__gemm_tc_path = 0;
 static const size_t SPLITK_MAX_BYTES = (size_t)1 << 30;
 
 /* the TMA kernel's shape for one problem (never the batch size: a batch gets each problem's bits alone) */
-int gp__gemm_wgmma_pick(size_t M, size_t N, int sms)
+int gp__gemm_wgmma_pick_batch(size_t M, size_t N, size_t count, int sms)
 {
-    const size_t t256 = (M + 127) / 128 * ((N + 255) / 256);
+    const size_t t256 = (M + 127) / 128 * ((N + 255) / 256) * (count ? count : 1);
     if (N <= 128 || t256 < 2 * (size_t)sms) return GP__WG_TMA_128x128;
     return GP__WG_TMA_128x256;
 }
+int gp__gemm_wgmma_pick(size_t M, size_t N, int sms) { return gp__gemm_wgmma_pick_batch(M, N, 1, sms); }
 
 /* K split in how many ranges (1: none) for the production choice: where the tiles fill less than half of the blocks
  * the SMs hold at once and K has at least 64 k tiles (of 128 bytes), enough ranges to fill them, each at least 16 k

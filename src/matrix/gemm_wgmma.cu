@@ -677,7 +677,9 @@ extern "C" gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt, 
     /* the TMA kernel unless told otherwise (GP__WG_CPASYNC) or past its 32-bit coordinates, or K = 0 (nothing to
      * copy) */
     if (gp__gemm_wgmma_tma_ok(g, K, kind)) {
-        const int k = kind == GP__WG_AUTO ? gp__gemm_wgmma_pick(g->M, g->N, sms) : kind;
+        /* the tile shape counts the whole batch's tiles (every shape gives the same bits; the split of K, which
+         * changes them, was chosen for one problem alone) */
+        const int k = kind == GP__WG_AUTO ? gp__gemm_wgmma_pick_batch(g->M, g->N, b->count, sms) : kind;
         if (prec == GP_GEMM_TF32 && !g->b_kin) { /* C^T = B^T A^T: B^T is an MN-major A (the launcher checked
                                                      that B is aligned and A K-major) */
             if (!g->a_kin) return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: TF32 with both operands MN-major");

@@ -102,6 +102,9 @@ GP_INTERNAL gp_status_t gp__gemm_wgmma(gp_gemm_precision_t prec, gp_dtype_t cdt,
  * split (splits > 1: the TMA kernel writes splits x count x M x N f32 partials into ws, a second kernel sums them in
  * order; es: bytes per input element). Both depend on the problem alone, never on a batch's size. */
 GP_INTERNAL int gp__gemm_wgmma_pick(size_t M, size_t N, int sms);
+/* the TMA kernel's shape for a batch of count such problems in one launch: 128 x 256 where the batch's tiles fill two
+ * waves (the shape never changes the bits; the split of K stays the one-problem choice) */
+GP_INTERNAL int gp__gemm_wgmma_pick_batch(size_t M, size_t N, size_t count, int sms);
 GP_INTERNAL unsigned gp__gemm_wgmma_splits(size_t M, size_t N, size_t K, size_t es, int sms);
 /* Whether gp__gemm_wgmma takes the TMA kernel for g (kind not GP__WG_CPASYNC, K > 0, sizes within its 32-bit
  * coordinates): only that kernel reads an N-inner 16-bit B directly (b_kin 0). */
