@@ -18,7 +18,8 @@
 #   ours and cuBLAS's kernels (tcprof.txt); tfam: TF32's MN-major operand through registers and FP32 n <= 64
 #   (tfam.txt); tfsan: sanitizers over the TMA 128 x 256 choice (tfsan.txt); s16: the persistent grid's tests and
 #   sanitizers, bench gemm (alternating) and the tensor-core lab (s16.txt); s16san: sanitizers over the production
-#   choice and TMA shapes 4-6, bench gemm again (s16san.txt).
+#   choice and TMA shapes 4-6, bench gemm again (s16san.txt); s16b: ctest matrix and bench gemm after the batch's
+#   tile-shape choice (s16b.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -493,6 +494,19 @@ if [[ " $steps " == *" s16san "* ]]; then
   } >"$OUT/s16san.txt" 2>&1
   note "s16san: $(grep -c '^exit 0' "$OUT/s16san.txt") of 2 clean"
   grep -E "^op |gemm_ex|sgemm NN  |batched|dgemm NN  |SUMMARY|^exit|gpu_matrix:" "$OUT/s16san.txt" | head -60
+fi
+
+if [[ " $steps " == *" s16b "* ]]; then
+  # the batch's tile shape: ctest matrix, bench gemm --precision bf16, bench gemm (every row) (s16b.txt)
+  G=$B/gpuprim
+  {
+    echo "### ctest matrix"
+    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "gemm_ex|batched|FAIL|passed|failed|skipped" | tail -20)
+    echo "### bench gemm --precision bf16"; $G bench gemm --precision bf16
+    echo "### bench gemm"; $G bench gemm
+  } >"$OUT/s16b.txt" 2>&1
+  note "s16b: $(grep -E 'tests passed|tests failed' "$OUT/s16b.txt" | tail -1)"
+  grep -E "FAIL|failed|passed|^op |gemm_ex|sgemm NN  |batched|dgemm NN  " "$OUT/s16b.txt" | head -60
 fi
 
 if [[ " $steps " == *" tfsan "* ]]; then
