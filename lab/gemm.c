@@ -315,7 +315,7 @@ const lab_topic_t lab_topic_gemm = {
     "  the SGEMM progression (row-major C = A B, f32): each version checked in full on 509 x 513 x 257 against a\n"
     "  long double reference, then timed at N x N x N with sampled rows checked; % of cuBLAS SGEMM (pedantic\n"
     "  FP32) in the same run. --precision tf32|bf16|fp16: the tensor-core progression (mma.sync, wgmma, TMA with\n"
-    "  warp specialization, two blocks per SM, clusters with multicast), each checked the same way against the\n"
-    "  rounded inputs and timed against cublasGemmEx. Default --reps 5 --warmup 1.",
+    "  warp specialization, two blocks per SM, clusters with multicast, a persistent grid), each checked the same\n"
+    "  way against the rounded inputs and timed against cublasGemmEx. Default --reps 5 --warmup 1.",
     k_opts, 0, 5, 1, gemm_list, gemm_run,
 };

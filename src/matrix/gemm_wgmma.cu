@@ -1,9 +1,11 @@
 /*
  * gemm_wgmma.cu — TF32 / BF16 / FP16 GEMM on Hopper's warpgroup MMA (wgmma, sm_90a; built as its own object with
- * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). A K-major; B K-major, or for
- * the TMA kernel and 16-bit types N-inner as the caller stored it (read through the wgmma's transpose bit); the
- * launcher in gemm_tc.cu transposes or packs the others first; rows 16-byte aligned. TF32 operands are read as
- * stored: the tensor cores use the top 19 bits of each f32 (gp__f32_to_tf32, the rule the tests check).
+ * -gencode=arch=compute_90a,code=sm_90a, the rest of the library being plain sm_90). A K-major, or for the TMA
+ * kernel's TF32 on 128 x 256 tiles MN-major (read into registers: the wgmma's A from registers); B K-major, or for
+ * the TMA kernel and 16-bit types N-inner as the caller stored it (read through the wgmma's transpose bit), or for
+ * TF32 MN-major by the swapped problem C^T = B^T A^T; the launcher in gemm_tc.cu transposes or packs the others
+ * first; rows 16-byte aligned. TF32 operands are read as stored: the tensor cores use the top 19 bits of each f32
+ * (gp__f32_to_tf32, the rule the tests check; the register-fed operand is masked to them).
  * Two kernels (docs/MATRIX.md):
  * - gemm_wgmma: block tile 128 x 256 x 128 bytes of K, two consumer warpgroups each issuing one m64n256k16 (k8 for
  *   TF32) wgmma per 32 bytes of K on its 64 rows; every thread copies 16-byte chunks with cp.async (bytes past an edge
@@ -11,9 +13,10 @@
  *   ((c ^ (r mod 8)) * 16)), then fence.proxy.async; one wgmma group left in flight.
  * - gemm_tma (production): the copy engine fills the ring (cp.async.bulk.tensor, zeros past the tensor's edges),
  *   full / empty mbarriers, a producer warpgroup (or warp) and two consumer warpgroups; block tile 128 x 256 (one
- *   block per SM) or 128 x 128 (two), alone or in clusters of two multicasting their shared B tile; K optionally split
- *   over grid layers whose f32 partials splitk_finish sums in order. C written two columns per store where it can.
- * Not here: a persistent grid (measured slower, reverted), an MN-major A.
+ *   block per SM) or 128 x 128 (two), alone or in clusters of two multicasting their shared B tile, or (PS) a
+ *   persistent grid walking the tiles; K optionally split over grid layers whose f32 partials splitk_finish sums in
+ *   order. C written two columns per store where it can.
+ * Not here: a 16-bit MN-major A (transposed by the launcher).
  */
 #include "matrix_internal.h"
 
