@@ -40,6 +40,12 @@ san_matrix() {
   echo "exit ${PIPESTATUS[0]}"
 }
 
+# ctest over the matrix tests, verbose lines matching REGEX (the last 30)
+ctest_matrix() {
+  echo "### ctest matrix"
+  (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "$1|FAIL|passed|failed|skipped" | tail -30)
+}
+
 if [[ " $steps " == *" build "* ]]; then
   {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
@@ -460,8 +466,7 @@ if [[ " $steps " == *" tfam "* ]]; then
   # n <= 64 on sgemm_cp: ctest matrix (every kernel choice), bench gemm --precision tf32 twice, bench gemm (tfam.txt)
   G=$B/gpuprim
   {
-    echo "### ctest matrix"
-    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "gemm|variant|FAIL|passed|failed|skipped|Test +#" | tail -30)
+    ctest_matrix "gemm|variant|Test +#"
     for r in 1 2; do echo "### bench gemm --precision tf32 ($r)"; $G bench gemm --precision tf32; done
     echo "### bench gemm"; $G bench gemm
   } >"$OUT/tfam.txt" 2>&1
@@ -474,8 +479,7 @@ if [[ " $steps " == *" s16 "* ]]; then
   # alternating), bench gemm --precision bf16, lab gemm --precision bf16 / tf32 (v17), sanitizers over choice 7 (s16.txt)
   G=$B/gpuprim
   {
-    echo "### ctest matrix"
-    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "gemm_ex|FAIL|passed|failed|skipped" | tail -30)
+    ctest_matrix "gemm_ex"
     echo "### bench gemm"; $G bench gemm
     echo "### bench gemm --precision bf16"; $G bench gemm --precision bf16
     for p in bf16 tf32; do echo "### lab gemm --precision $p"; $G lab gemm --precision $p; done
@@ -500,8 +504,7 @@ if [[ " $steps " == *" s16b "* ]]; then
   # the batch's tile shape: ctest matrix, bench gemm --precision bf16, bench gemm (every row) (s16b.txt)
   G=$B/gpuprim
   {
-    echo "### ctest matrix"
-    (cd $B && ctest -V --timeout 600 -R 'matrix' | grep -E "gemm_ex|batched|FAIL|passed|failed|skipped" | tail -20)
+    ctest_matrix "gemm_ex|batched"
     echo "### bench gemm --precision bf16"; $G bench gemm --precision bf16
     echo "### bench gemm"; $G bench gemm
   } >"$OUT/s16b.txt" 2>&1
