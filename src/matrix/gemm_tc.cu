@@ -157,25 +157,27 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
         const int tma = K && gp__gemm_wgmma_tma_ok(g, K, wk); /* the TMA kernel runs (not the cp.async one) */
         const int bmn = !t && !g->b_kin && tma &&
                         (g->ldb * es) % 16 == 0 && (uintptr_t)g->B % 16 == 0 && (b.sb * es) % 16 == 0;
-        /* TF32 on 128 x 256 tiles: one aligned MN-major operand is read as stored too, through registers (the wgmma's
-         * A; an MN-major B by the swapped problem C^T = B^T A^T): am, A; sw, B */
+        /* split K where the tiles leave most SMs idle and K is long (the production choice only; decided for one
+         * problem alone, so a batched problem gets the bits it gets alone) */
+        unsigned splits = wk == GP__WG_AUTO && tma ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
+        size_t wsplit = splits > 1 ? round_up((size_t)splits * b.count * g->M * g->N * 4, 256) : 0;
+        if (wsplit > SPLITK_MAX_BYTES) splits = 1, wsplit = 0;
+        /* TF32 on 128 x 256 tiles (unsplit; a batch's tiles all counted): one aligned MN-major operand is read as
+         * stored too, through registers (the wgmma's A; an MN-major B by the swapped problem C^T = B^T A^T): am, A;
+         * sw, B. The same bits as the transposed operand's kernel (tested). */
         int am = 0, sw = 0;
-        if (t && tma && (wk == GP__WG_TMA_128x256 || wk == GP__WG_AUTO)) {
+        if (t && tma && splits == 1 && (wk == GP__WG_TMA_128x256 || wk == GP__WG_AUTO)) {
             const int ok_a = !g->a_kin && !needs_pack(es, g->lda, g->A, 1, b.sa),
                       ok_b = !g->b_kin && !needs_pack(es, g->ldb, g->B, 1, b.sb);
-            if (ok_a && (wk != GP__WG_AUTO || gp__gemm_wgmma_pick(g->M, g->N, ctx->sm_count) == GP__WG_TMA_128x256))
+            const int sms = ctx->sm_count;
+            if (ok_a && (wk != GP__WG_AUTO || gp__gemm_wgmma_pick_batch(g->M, g->N, b.count, sms) == GP__WG_TMA_128x256))
                 am = 1;
             else if (ok_b && g->a_kin &&
-                     (wk != GP__WG_AUTO || gp__gemm_wgmma_pick(g->N, g->M, ctx->sm_count) == GP__WG_TMA_128x256))
+                     (wk != GP__WG_AUTO || gp__gemm_wgmma_pick_batch(g->N, g->M, b.count, sms) == GP__WG_TMA_128x256))
                 sw = 1;
         }
         const size_t wa = K && !am && needs_pack(es, g->lda, g->A, g->a_kin, b.sa) ? packed_bytes(es, g->M, K) * na : 0,
                      wb = K && !bmn && !sw && needs_pack(es, g->ldb, g->B, g->b_kin, b.sb) ? packed_bytes(es, g->N, K) * nb : 0;
-        /* split K where the tiles leave most SMs idle and K is long (the production choice only; never with am or sw,
-         * whose 128 x 256 tiles fill the SMs) */
-        unsigned splits = wk == GP__WG_AUTO && tma && !am && !sw ? gp__gemm_wgmma_splits(g->M, g->N, K, es, ctx->sm_count) : 1;
-        size_t wsplit = splits > 1 ? round_up((size_t)splits * b.count * g->M * g->N * 4, 256) : 0;
-        if (wsplit > SPLITK_MAX_BYTES) splits = 1, wsplit = 0;
         float *wpart = NULL;
         if (wa + wb + wsplit) {
             void *ws = NULL;
