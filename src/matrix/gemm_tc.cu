@@ -108,7 +108,8 @@ int gp__gemm_tc_path = 0;
 /* the most a split K's f32 partials may take of the workspace (a batch runs in pieces that fit) */
 static const size_t SPLITK_MAX_BYTES = (size_t)1 << 30;
 
-/* the TMA kernel's shape for one problem (never the batch size: a batch gets each problem's bits alone) */
+/* the TMA kernel's shape for a launch of count problems (every shape gives the same bits, so a batch may count all
+ * its tiles; the split of K, which changes the bits, is chosen for one problem alone: gp__gemm_wgmma_splits) */
 int gp__gemm_wgmma_pick_batch(size_t M, size_t N, size_t count, int sms)
 {
     const size_t t256 = (M + 127) / 128 * ((N + 255) / 256) * (count ? count : 1);
@@ -146,9 +147,10 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
     const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, K = g->alpha == 0.0 ? 0 : g->K; /* alpha = 0: A, B not read */
     gp__gemm_t q = *g;
 #ifdef GP_HAVE_WGMMA
-    /* Hopper (sm_90): wgmma, both operands K-major with aligned rows (TF32 included: read as stored) */
+    /* Hopper (sm_90): wgmma, operands K-major with aligned rows (TF32 included: read as stored), or MN-major where
+     * the kernel reads them so (bmn, am, sw) */
     if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
-        const int t = prec == GP_GEMM_TF32; /* TF32 has no transpose bit: an MN-major B is transposed */
+        const int t = prec == GP_GEMM_TF32; /* TF32 has no transpose bit (am / sw below, else transposed) */
         const int wk = gp__gemm_tc_path == 2 ? GP__WG_CPASYNC : gp__gemm_tc_path >= 3 ? gp__gemm_tc_path : GP__WG_AUTO;
         gp__batch_t b = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
         const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
