@@ -601,8 +601,8 @@ fail:
 
 /* splits > 1 (and ws): K cut into that many ranges of whole k tiles, each range's f32 product into ws (splits x
  * count x M x N floats), then summed in order by splitk_finish (deterministic; other bits than one chain over K).
- * AM: A MN-major (TF32). ct: g is the swapped problem of C^T = B^T A^T, C stored transposed (the partials too, so
- * that splitk_finish sums them in C's own orientation). PS: a persistent grid of `persist` blocks */
+ * AM: A MN-major (TF32). ct: g is the swapped problem of C^T = B^T A^T, C stored transposed (never split). PS: a
+ * persistent grid of `persist` blocks */
 template <int P, typename OT, int BT, int TN, int CL, int AM, int PS>
 gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsigned splits, float *ws, int ct,
                        unsigned persist, cudaStream_t s)
@@ -624,13 +624,14 @@ gp_status_t launch_tma(const gp__gemm_t *g, size_t K, const gp__batch_t *b, unsi
     if (kt_per == 0)
         return launch_grid<P, OT, BT, TN, CL, AM, PS>(ma, mb, g, K, (float)g->alpha, (float)g->beta, (OT *)g->C, g->ldc,
                                                   ct, b->sc, b, 1, 0, tm, tn, persist, s);
+    /* (the launcher never splits K for the register-fed operand: tc_gpu takes it only unsplit) */
+    if (ct) return gp__error(GP_ERR_INTERNAL, "gp_gemm_ex: a split K reached the swapped TF32 problem");
     const unsigned ns = (unsigned)((KA + kt_per - 1) / kt_per); /* every range non-empty */
-    const size_t cm = ct ? g->N : g->M, cn = ct ? g->M : g->N; /* C's own rows and columns */
-    GP_TRY_RET((launch_grid<P, float, BT, TN, CL, AM, PS>(ma, mb, g, K, 1.0f, 0.0f, ws, cn, ct, g->M * g->N, b, ns, kt_per,
-                                                      tm, tn, persist, s)));
+    GP_TRY_RET((launch_grid<P, float, BT, TN, CL, AM, PS>(ma, mb, g, K, 1.0f, 0.0f, ws, g->N, 0, g->M * g->N, b, ns,
+                                                      kt_per, tm, tn, persist, s)));
     const size_t total = b->count * g->M * g->N;
     const unsigned blocks = (unsigned)(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
-    splitk_finish<P, OT><<<blocks, 256, 0, s>>>(ws, ns, b->count, cm, cn, (float)g->alpha, (float)g->beta,
+    splitk_finish<P, OT><<<blocks, 256, 0, s>>>(ws, ns, b->count, g->M, g->N, (float)g->alpha, (float)g->beta,
                                                 (OT *)g->C, g->ldc, b->sc);
     return GP_CHECK_LAUNCH("gp_gemm_ex: summing the split-K partials");
 }
