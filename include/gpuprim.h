@@ -59,7 +59,8 @@ typedef enum gp_status {
     GP_ERR_IO = 8,            /* file read/write failed */
     GP_ERR_FORMAT = 9,        /* malformed input file */
     GP_ERR_INTERNAL = 10,     /* a bug in gpuprim */
-    GP_ERR_COMPILE = 11       /* a user operator did not compile; gp_last_error() holds the compiler's messages */
+    GP_ERR_COMPILE = 11,      /* a user operator did not compile; gp_last_error() holds the compiler's messages */
+    GP_ERR_USER_TRAP = 12     /* a user operator trapped on the CPU backend (division by zero, invalid address) */
 } gp_status_t;
 
 GP_API const char *gp_status_string(gp_status_t status);
@@ -75,9 +76,12 @@ typedef enum gp_dtype {
 GP_API size_t gp_dtype_size(gp_dtype_t dtype);       /* 0 for an invalid dtype */
 GP_API const char *gp_dtype_name(gp_dtype_t dtype);  /* "f32", ...; "?" for an invalid dtype */
 GP_API gp_status_t gp_dtype_parse(const char *name, gp_dtype_t *dtype);
-/* IEEE half and bfloat16 bits to float (exact). */
+/* IEEE half and bfloat16 bits to float (exact), and float to their bits rounding to nearest even (as NumPy's
+ * astype(float16) and torch's .bfloat16() do: overflow to infinity, NaN kept a quiet NaN). */
 GP_API float gp_f16_to_f32(uint16_t bits);
 GP_API float gp_bf16_to_f32(uint16_t bits);
+GP_API uint16_t gp_f32_to_f16(float value);
+GP_API uint16_t gp_f32_to_bf16(float value);
 
 /* ---------------------------------------------------------------------------------------------- streams */
 /* ABI-identical to cudaStream_t; pass a cudaStream_t directly, or NULL for the legacy default stream. */
@@ -541,10 +545,21 @@ GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, si
  * on load, map outputs round to nearest even). Integer arithmetic is the C type's (u8 a + b wraps at 8 bits: widen
  * with a map first). Floating point: no FMA contraction on either side, so + - * / and sqrt give the same bits on
  * the GPU and the CPU; other library functions (expf, ...) may differ in the last place. The source is compiled in
- * a translation unit of its own; it may use the C math functions and INFINITY / NAN. Compile errors return
- * GP_ERR_COMPILE with the messages at line:column of src (or of identity) in gp_last_error(). Compiled code is cached
- * per context and on disk (GP_JIT_CACHE=DIR, or "off"; else $XDG_CACHE_HOME/gpuprim or ~/.cache/gpuprim). A uop is
- * used with the context it was created on and destroyed before it. */
+ * a translation unit of its own; it may use the C math functions and INFINITY / NAN (an identity may also say inf,
+ * -inf and nan); preprocessor directives are refused (no #include, #define: GP_ERR_INVALID_ARG), and src and identity
+ * are at most 16 KiB each. Compile errors return GP_ERR_COMPILE with the messages at line:column of src (or of
+ * identity) in gp_last_error(). The C compiler runs bounded: GP_JIT_TIMEOUT seconds (default 60) and GP_JIT_MEMORY
+ * MiB of address space (default 4096), else GP_ERR_COMPILE saying which limit it met.
+ * SECURITY: src is code run with the caller's rights, in the caller's process (CPU backend) or on its GPU; compile
+ * only text you would run yourself. On the CPU backend a trap in it (integer division by zero, an invalid address)
+ * becomes GP_ERR_USER_TRAP for the call (handlers for SIGFPE, SIGILL, SIGSEGV and SIGBUS are installed while the
+ * operator runs, then restored) and its output is undefined. Compiled code is cached per context and on disk
+ * (GP_JIT_CACHE=DIR, or "off"; else $XDG_CACHE_HOME/gpuprim or ~/.cache/gpuprim): the directory is created mode
+ * 0700 and used only while it is owned by the caller and writable by nobody else (otherwise gp_uop_create fails
+ * naming it); entries are opened without following links, used only when owned by the caller, not writable by
+ * others and matching their key and checksum, and written through a private temporary renamed into place; compiles
+ * run in a private directory (mode 0700) removed after. A uop is used with the context it was created on and
+ * destroyed before it. */
 typedef enum gp_uop_kind { GP_UOP_BINARY = 0, GP_UOP_MAP = 1, GP_UOP_PRED = 2 } gp_uop_kind_t;
 typedef struct gp_uop_desc {
     gp_uop_kind_t kind;
@@ -607,9 +622,11 @@ GP_API gp_status_t gp_select_if_sync(gp_ctx_t *ctx, const gp_uop_t *pred, size_t
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:
  * below (values under the first edge), above (at or over the last edge) and NaN. count_dtype GP_U32 (wrapping modulo
  * 2^32) or GP_U64; counts are overwritten.
- *   even    nbins equal bins over [lo, hi): bin k holds edge_k <= v < edge_(k+1) with edge_k = lo + (hi - lo) * k /
- *           nbins computed in double, each step rounded (so a value exactly at an edge opens its bin; v == hi is
- *           above). lo < hi, both finite.
+ *   even    nbins equal bins over [lo, hi): bin k holds edge_k <= v < edge_(k+1) with NumPy's edges (np.histogram's
+ *           np.linspace): edge_k = k * ((hi - lo) / nbins) + lo in double, each step rounded (no fused multiply-add),
+ *           edge_nbins = hi, and for f32 data every edge rounded to float, as np.histogram computes edges in the
+ *           data's float type (so a value exactly at an edge opens its bin; v == the last edge is above). lo < hi,
+ *           both finite; f32 edges must still increase (else GP_ERR_INVALID_ARG, NumPy's "too many bins").
  *   range   edges[0..nbins] (host memory), strictly increasing: bin k holds edges[k] <= v < edges[k+1].
  *   direct  integer dtypes: bin = v for 0 <= v < nbins; negative values are below, v >= nbins above.
  * GPU: x and counts in device-accessible memory, asynchronous on the stream (range mode copies the edges first; it
@@ -656,7 +673,7 @@ GP_API gp_status_t gp_matrix_alloc(gp_ctx_t *ctx, size_t rows, size_t cols, gp_d
                                    gp_matrix_t *m, gp_pitched_t *mem);
 /* dst = src (same shape, dtype and layout; each its own ld) between any two memories (cudaMemcpy2DAsync). */
 GP_API gp_status_t gp_matrix_copy(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src, gp_stream_t stream);
-/* dst = src^T, out of place: dst is src.cols x src.rows, any layouts and lds; dtypes f32, f64, i32, u8. On a GPU
+/* dst = src^T, out of place: dst is src.cols x src.rows, any layouts and lds, every dtype. On a GPU
  * both in device-accessible memory; they must not overlap. Where the layouts differ the transpose is a 2D copy. */
 GP_API gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matrix_t *src,
                                        gp_stream_t stream);
@@ -722,6 +739,7 @@ typedef struct gp_array_desc {
     size_t data_offset;               /* file offset of element 0 */
     size_t count;                     /* elements (product of shape) */
     size_t elem_size;                 /* bytes per element */
+    int bool_values;                  /* 1: NumPy bool ('|b1'): dtype GP_U8, every nonzero byte read as 1 */
 } gp_array_desc_t;
 
 /* Parses a .npy header held in the first len bytes of a file. If len is too short, GP_ERR_FORMAT says how many bytes
@@ -735,6 +753,10 @@ GP_API gp_status_t gp_npy_header_size(const void *buf, size_t len, size_t *heade
  * its length (= the data offset). GP_ERR_INVALID_ARG when cap is too small (saying how much is needed). */
 GP_API gp_status_t gp_npy_header(gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,
                                  size_t min_bytes, void *buf, size_t cap, size_t *bytes);
+/* gp_npy_header for the array desc describes (dtype, ndim, shape, fortran_order, bool_values: '|b1' for a GP_U8
+ * array of NumPy bools); the other fields are ignored. */
+GP_API gp_status_t gp_npy_header_desc(const gp_array_desc_t *desc, size_t min_bytes, void *buf, size_t cap,
+                                      size_t *bytes);
 /* Parses the header of the .npy file at path and checks that the file holds all its elements. */
 GP_API gp_status_t gp_npy_inspect(const char *path, gp_array_desc_t *desc);
 /* Reads the whole array into *data (malloc'd; release with free()), in host byte order and file element order. */

@@ -187,7 +187,7 @@ int main(void)
     long before = tc_fail;
     if (only) goto tc;
     mc_transpose_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
-    printf("  transpose f32 f64 i32 u8, every layout pair, odd and large shapes, padded lds, poisoned dst: %s\n",
+    printf("  transpose f32 f64 i32 u8 f16 i16 i64, every layout pair, odd and large shapes, padded lds, poisoned dst: %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     mc_add_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);

@@ -39,10 +39,13 @@ static inline void hc_put(void *x, gp_dtype_t dt, size_t i, double v)
     }
 }
 
-/* The even edges as the API defines them. */
-static inline double hc_edge(double lo, double hi, size_t nbins, size_t k)
+/* The even edges as the API defines them: NumPy's np.linspace(lo, hi, nbins + 1), rounded to float for f32 data. */
+static inline double hc_edge(gp_dtype_t dt, double lo, double hi, size_t nbins, size_t k)
 {
-    return lo + ((hi - lo) * (double)k) / (double)nbins;
+    const double step = (hi - lo) / (double)nbins;
+    volatile double p = (double)k * step; /* two roundings, as NumPy's arange * step + start */
+    const double e = k == nbins ? hi : p + lo;
+    return dt == GP_F32 ? (double)(float)e : e;
 }
 
 /* n values for a histogram over [lo, hi) with nbins bins (edges: the range mode's, or NULL for even). skew: every
@@ -55,7 +58,7 @@ static inline void hc_fill(void *x, gp_dtype_t dt, size_t n, double lo, double h
         const uint64_t r = tc_next();
         double v;
         if (skew) v = lo + w / 3;
-        else if (r % 16 == 0) v = edges ? edges[(r >> 8) % (nbins + 1)] : hc_edge(lo, hi, nbins, (r >> 8) % (nbins + 1));
+        else if (r % 16 == 0) v = edges ? edges[(r >> 8) % (nbins + 1)] : hc_edge(dt, lo, hi, nbins, (r >> 8) % (nbins + 1));
         else if (r % 16 == 1) v = (r >> 8) & 1 ? lo : hi;
         else if (r % 16 == 2 && hc_float(dt)) v = (r >> 8) % 3 == 0 ? NAN : (r >> 8) % 3 == 1 ? -0.0 : -INFINITY;
         else v = lo - 0.1 * w + 1.2 * w * (double)(r >> 11) * 0x1p-53;
@@ -69,7 +72,7 @@ static inline void hc_reference(const void *x, gp_dtype_t dt, size_t n, int mode
 {
     double *e = malloc((nbins + 1) * sizeof *e);
     for (size_t k = 0; k <= nbins; k++)
-        e[k] = mode == 1 ? edges[k] : mode == 2 ? (double)k : hc_edge(lo, hi, nbins, k);
+        e[k] = mode == 1 ? edges[k] : mode == 2 ? (double)k : hc_edge(dt, lo, hi, nbins, k);
     memset(counts, 0, (nbins + 3) * sizeof *counts);
     for (size_t i = 0; i < n; i++) {
         const double v = hc_get(x, dt, i);
@@ -184,7 +187,7 @@ static inline void hc_check_closed(gp_ctx_t *ctx, gp_stream_t s)
                 hc_fill(x, dt, n, lo, hi, nbins, edges, 0);
                 uint64_t *want = malloc(S * 8), *got = malloc(S * 8);
                 hc_reference(x, dt, n, mode, nbins, lo, hi, edges, want);
-                const double top = mode == 1 ? edges[nbins] : hi;
+                const double top = mode == 1 ? edges[nbins] : hc_edge(dt, lo, hi, nbins, nbins);
                 for (size_t i = 0; i < n; i++)
                     if (hc_get(x, dt, i) == top) want[nbins + 1]--, want[nbins - 1]++;
                 const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 1};

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 static const gp_dtype_t mc_dtypes[] = {GP_F32, GP_F64, GP_I32, GP_U8};
+/* The transpose moves elements by size: one dtype of each size 1, 2, 4, 8 besides the above. */
+static const gp_dtype_t mc_tdtypes[] = {GP_F32, GP_F64, GP_I32, GP_U8, GP_F16, GP_I16, GP_I64};
 
 static inline size_t mc_inner(size_t rows, size_t cols, gp_layout_t l) { return l == GP_ROW_MAJOR ? cols : rows; }
 static inline size_t mc_outer(size_t rows, size_t cols, gp_layout_t l) { return l == GP_ROW_MAJOR ? rows : cols; }
@@ -68,16 +70,16 @@ static inline void mc_transpose_all(gp_ctx_t *ctx, gp_stream_t s, int big)
 {
     static const size_t shapes[][2] = {{0, 5}, {5, 0}, {1, 1}, {1, 1000}, {1000, 1}, {31, 33}, {32, 32},
                                        {33, 31}, {257, 1031}, {1000, 3}, {3, 999}};
-    for (size_t d = 0; d < sizeof mc_dtypes / sizeof mc_dtypes[0]; d++)
+    for (size_t d = 0; d < sizeof mc_tdtypes / sizeof mc_tdtypes[0]; d++)
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
             for (int l = 0; l < 4; l++)
-                mc_transpose_case(ctx, s, mc_dtypes[d], shapes[k][0], shapes[k][1], (gp_layout_t)(l & 1),
+                mc_transpose_case(ctx, s, mc_tdtypes[d], shapes[k][0], shapes[k][1], (gp_layout_t)(l & 1),
                                   (k % 3) * 3, (gp_layout_t)(l >> 1), (k % 2) * 5);
     if (big)
-        for (size_t d = 0; d < sizeof mc_dtypes / sizeof mc_dtypes[0]; d++) {
-            mc_transpose_case(ctx, s, mc_dtypes[d], 4097, 3001, GP_ROW_MAJOR, 0, GP_ROW_MAJOR, 7);
-            mc_transpose_case(ctx, s, mc_dtypes[d], 70001, 33, GP_COL_MAJOR, 1, GP_COL_MAJOR, 0);
-            mc_transpose_case(ctx, s, mc_dtypes[d], 1030, 4100, GP_ROW_MAJOR, 0, GP_ROW_MAJOR, 2);
+        for (size_t d = 0; d < sizeof mc_tdtypes / sizeof mc_tdtypes[0]; d++) {
+            mc_transpose_case(ctx, s, mc_tdtypes[d], 4097, 3001, GP_ROW_MAJOR, 0, GP_ROW_MAJOR, 7);
+            mc_transpose_case(ctx, s, mc_tdtypes[d], 70001, 33, GP_COL_MAJOR, 1, GP_COL_MAJOR, 0);
+            mc_transpose_case(ctx, s, mc_tdtypes[d], 1030, 4100, GP_ROW_MAJOR, 0, GP_ROW_MAJOR, 2);
         }
 }
 
@@ -107,8 +109,8 @@ static inline void mc_alloc_copy_errors(gp_ctx_t *ctx)
     CHECK(strstr(gp_last_error(), "ld = 36") != NULL, "%s", gp_last_error());
     gp_matrix_t wrong = {back, 37, 101, 101, GP_F64, GP_ROW_MAJOR};
     CHECK_ST(gp_matrix_transpose(ctx, &wrong, &m, NULL), GP_ERR_INVALID_ARG);
-    gp_matrix_t f16 = {back, 10, 10, 10, GP_F16, GP_ROW_MAJOR}, f16b = {h, 10, 10, 10, GP_F16, GP_ROW_MAJOR};
-    CHECK_ST(gp_matrix_transpose(ctx, &f16, &f16b, NULL), GP_ERR_UNSUPPORTED);
+    gp_matrix_t f16 = {back, 10, 10, 10, GP_F16, GP_ROW_MAJOR}, f32b = {h, 10, 10, 10, GP_F32, GP_ROW_MAJOR};
+    CHECK_ST(gp_matrix_transpose(ctx, &f16, &f32b, NULL), GP_ERR_INVALID_ARG); /* dtypes differ */
     gp_matrix_t a = {h, 10, 10, 10, GP_F64, GP_ROW_MAJOR}, b = {h + 50, 10, 10, 10, GP_F64, GP_ROW_MAJOR};
     CHECK_ST(gp_matrix_transpose(ctx, &b, &a, NULL), GP_ERR_INVALID_ARG);
     CHECK(strstr(gp_last_error(), "overlap") != NULL, "%s", gp_last_error());

@@ -9,7 +9,7 @@ int main(void)
     REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "cpu ctx");
     long before = tc_fail;
     mc_transpose_all(ctx, NULL, 0);
-    printf("  transpose f32 f64 i32 u8, every layout pair, odd shapes, padded lds, poisoned dst: %s\n",
+    printf("  transpose f32 f64 i32 u8 f16 i16 i64, every layout pair, odd shapes, padded lds, poisoned dst: %s\n",
            tc_fail == before ? "ok" : "FAILED");
     before = tc_fail;
     mc_add_all(ctx, NULL, 0);

@@ -135,6 +135,32 @@ static void test_cache_cpu(void)
     CHECK(entries(".so", NULL, 0) == 2, "cache off wrote nothing");
 }
 
+/* A trap in user code on the CPU backend is an error status, and the process goes on. */
+static void test_traps_cpu(void)
+{
+    gp_ctx_t *c;
+    OK(gp_ctx_create(&c, GP_DEVICE_CPU));
+    int32_t x[100000], y[100000];
+    for (int i = 0; i < 100000; i++) x[i] = i + 1;
+    gp_uop_t *div0 = uc_make(c, GP_UOP_MAP, GP_I32, 1, GP_I32, "100 / (x - 777)", NULL, 1); /* x = 777 */
+    gp_uop_t *nul = uc_make(c, GP_UOP_BINARY, GP_I32, 1, 0, "*(volatile int *)0 + a + b", "0", 1);
+    gp_uop_t *pred = uc_make(c, GP_UOP_PRED, GP_I32, 1, 0, "100 / (x - 5000) > 0", NULL, 1);
+    int32_t r = 0;
+    size_t kept = 0;
+    if (div0) CHECK_ST(gp_transform(c, div0, 100000, x, y, NULL), GP_ERR_USER_TRAP);
+    CHECK(strstr(gp_last_error(), "SIGFPE") != NULL, "names the signal: %s", gp_last_error());
+    if (nul) CHECK_ST(gp_reduce_uop_sync(c, nul, 100000, x, &r), GP_ERR_USER_TRAP);
+    if (nul) CHECK_ST(gp_reduce_uop_sync(c, nul, 0, x, &r), GP_OK); /* the identity alone runs no user code */
+    if (pred) CHECK_ST(gp_select_if_sync(c, pred, 100000, x, y, &kept), GP_ERR_USER_TRAP);
+    gp_uop_t *fine = uc_make(c, GP_UOP_MAP, GP_I32, 1, GP_I32, "x + 1", NULL, 1);
+    if (fine) {
+        OK(gp_transform(c, fine, 100000, x, y, NULL));
+        CHECK(y[99999] == 100001, "an operator after a trap runs: %d", (int)y[99999]);
+    }
+    gp_uop_destroy(div0), gp_uop_destroy(nul), gp_uop_destroy(pred), gp_uop_destroy(fine);
+    gp_ctx_destroy(c);
+}
+
 /* NVRTC without a device: every template variant compiles for sm_90; errors carry positions; cubins are cached. */
 static void test_nvrtc(void)
 {
@@ -242,6 +268,7 @@ int main(void)
         rm_dir(g_dir);
         mkdir(g_dir, 0700);
         test_cache_cpu();
+        test_traps_cpu();
     }
     gp_ctx_destroy(ctx);
     rm_dir(g_dir);

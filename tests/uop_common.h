@@ -675,6 +675,17 @@ static void uc_errors(gp_ctx_t *ctx)
     d.dtype = GP_F32;
     d.src = "  ";
     CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG);
+    /* no preprocessor: directives, the digraph and the trigraph are refused; '#' in a literal is text */
+    static const char *const directives[] = {"a + b\n#include <stdio.h>", "a %: b", "a ?\?= b", "#define A a\nA + b"};
+    for (size_t k = 0; k < sizeof directives / sizeof directives[0]; k++) {
+        d.src = directives[k];
+        CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "preprocessor") != NULL, "directive refused: %s", gp_last_error());
+    }
+    d.src = "a + b + (float)(\"#\"[0] - 35) + (float)('#' - 35)";
+    OK(gp_uop_create(ctx, &d, &op));
+    gp_uop_destroy(op);
+    op = NULL;
     /* compile errors: positions in the user's text */
     d.src = "a + c";
     CHECK_ST(gp_uop_create(ctx, &d, &op), GP_ERR_COMPILE);

@@ -116,6 +116,8 @@ GP_INTERNAL void gp__host_free(void *p);
 
 /* Reverses the bytes of each of count elements of es bytes (src/io/npy.c). */
 GP_INTERNAL void gp__swap_bytes(void *buf, size_t count, size_t es);
+/* NumPy bools as read (gp_array_desc_t.bool_values): every nonzero byte becomes 1 (src/io/npy.c). */
+GP_INTERNAL void gp__bool_bytes(void *buf, size_t count);
 
 /* Kernels of src/core/memory_kernels.cu. */
 GP_INTERNAL gp_status_t gp__launch_copy_kernel(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes,

@@ -1,6 +1,7 @@
 /* status.c — status names, the thread-local error detail, dtype names, version. */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,7 @@ const char *gp_status_string(gp_status_t status)
     case GP_ERR_FORMAT: return "malformed input";
     case GP_ERR_INTERNAL: return "internal error";
     case GP_ERR_COMPILE: return "compile error";
+    case GP_ERR_USER_TRAP: return "user operator trapped";
     }
     return "unknown status";
 }
@@ -37,6 +39,14 @@ gp_status_t gp__error(gp_status_t status, const char *fmt, ...)
     vsnprintf(g_detail, sizeof g_detail, fmt, ap);
     va_end(ap);
     return status;
+}
+
+/* Whether the driver library is there at all (the runtime reports its absence as an old driver). */
+static int driver_installed(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h) dlclose(h);
+    return h != NULL;
 }
 
 gp_status_t gp__cuda_error(cudaError_t err, const char *what, const char *file, int line)
@@ -56,6 +66,8 @@ gp_status_t gp__cuda_error(cudaError_t err, const char *what, const char *file, 
     default: break;
     }
     const char *base = strrchr(file, '/');
+    if (st == GP_ERR_NO_DRIVER && !driver_installed()) /* the runtime calls a missing driver "insufficient" */
+        return gp__error(st, "%s: no NVIDIA driver is installed (libcuda.so.1 cannot be loaded)", what);
     return gp__error(st, "%s: %s: %s (%s:%d)", what, cudaGetErrorName(err), cudaGetErrorString(err),
                      base ? base + 1 : file, line);
 }

@@ -44,12 +44,16 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 {
     GP_TRY_RET(check(fn, ctx, dtype, n, x, b->nbins, count_dtype, counts));
     const size_t nbins = b->nbins;
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL};
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL, 0};
     if (b->mode == GP_HIST_EVEN) {
         if (!isfinite(b->lo) || !isfinite(b->hi) || !(b->lo < b->hi) || !isfinite(b->hi - b->lo))
             return gp__error(GP_ERR_INVALID_ARG, "%s: the range [lo, hi) = [%g, %g) must be finite with lo < hi", fn,
                              b->lo, b->hi);
-        s.scale = (double)nbins / (b->hi - b->lo);
+        s = gp__hist_even_spec(nbins, b->lo, b->hi, dtype);
+        for (size_t k = 1; k <= nbins && s.round_f32; k++) /* float edges must still increase */
+            if (!(gp__hist_edge(&s, k - 1) < gp__hist_edge(&s, k)))
+                return gp__error(GP_ERR_INVALID_ARG, "%s: %zu even bins over [%g, %g] are narrower than a float's "
+                                 "spacing (NumPy: too many bins for the data range)", fn, nbins, b->lo, b->hi);
     } else if (b->mode == GP_HIST_RANGE) {
         const double *edges = b->edges;
         if (edges == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: edges is NULL", fn);
@@ -78,7 +82,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         if ((closed = malloc((nbins + 1) * sizeof *closed)) == NULL)
             return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu edges for the closed last bin", fn, nbins + 1);
         for (size_t k = 0; k < nbins; k++) closed[k] = s.mode == GP__HIST_RANGE ? s.edges[k] : gp__hist_edge(&s, k);
-        closed[nbins] = nextafter(s.hi, INFINITY);
+        closed[nbins] = nextafter(s.mode == GP__HIST_RANGE ? s.hi : gp__hist_edge(&s, nbins), INFINITY);
         for (size_t k = 1; k < nbins; k++)
             if (!(closed[k - 1] < closed[k])) {
                 free(closed);

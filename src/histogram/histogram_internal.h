@@ -26,12 +26,21 @@ typedef struct gp__hist_spec {
     size_t nbins;
     double lo, hi, scale; /* even: scale = nbins / (hi - lo) */
     const double *edges;  /* range: nbins + 1 increasing edges (memory the backend can read) */
+    int round_f32;        /* even: the edges rounded to float (f32 data, as np.histogram's) */
 } gp__hist_spec_t;
 
-/* even: edge k = lo + (hi - lo) * k / nbins, in double, correctly rounded at each step (no fused operations). */
+/* even: NumPy's np.linspace(lo, hi, nbins + 1): edge k = k * ((hi - lo) / nbins) + lo in double, each step
+ * correctly rounded (no fused multiply-add), the last edge hi; rounded to float for f32 data. */
 GP_HD double gp__hist_edge(const gp__hist_spec_t *s, size_t k)
 {
-    return s->lo + ((s->hi - s->lo) * (double)k) / (double)s->nbins;
+    const double step = (s->hi - s->lo) / (double)s->nbins;
+#ifdef __CUDA_ARCH__
+    const double p = __dmul_rn((double)k, step);
+#else
+    volatile double p = (double)k * step; /* a store between: never contracted into an FMA */
+#endif
+    const double e = k == s->nbins ? s->hi : p + s->lo;
+    return s->round_f32 ? (double)(float)e : e;
 }
 
 /* The slot of value v (a double holding the element exactly): 0..nbins-1, or nbins (below), nbins + 1 (above),
@@ -46,8 +55,8 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
         return (size_t)v;
     }
     if (s->mode == GP__HIST_EVEN) {
-        if (v < s->lo) return nb;
-        if (v >= s->hi) return nb + 1;
+        if (v < gp__hist_edge(s, 0)) return nb;
+        if (v >= gp__hist_edge(s, nb)) return nb + 1;
         double e = (v - s->lo) * s->scale;
         size_t b = e < (double)nb ? (size_t)e : nb - 1;
         while (b > 0 && v < gp__hist_edge(s, b)) b--;             /* the estimate may be one off at an edge */
@@ -64,6 +73,13 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
         else a = m;
     }
     return a;
+}
+
+/* The spec of even bins over [lo, hi) for data of dtype (scale, the rounding of the edges): every caller makes it so. */
+GP_HD gp__hist_spec_t gp__hist_even_spec(size_t nbins, double lo, double hi, gp_dtype_t dtype)
+{
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL, dtype == GP_F32};
+    return s;
 }
 
 /* GPU counting strategies (histogram_kernels.cuh says what each does). */
@@ -93,7 +109,7 @@ GP_INTERNAL const char *gp__hist_kind_name(int kind);
 GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
 {
     const double lo = s->lo < 0 ? -s->lo : s->lo, hi = s->hi < 0 ? -s->hi : s->hi, M = lo > hi ? lo : hi;
-    const double edge_err = 0x1p-50 * (M + (s->hi - s->lo)) * s->scale;
+    const double edge_err = (0x1p-50 + (s->round_f32 ? 0x1p-24 : 0.0)) * (M + (s->hi - s->lo)) * s->scale;
     return 2 * (unit_roundoff * (1.1 * lo * s->scale + 3.1 * (double)s->nbins + 1) + edge_err);
 }
 

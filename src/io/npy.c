@@ -116,6 +116,7 @@ static gp_status_t parse_descr(const char *d, size_t at, gp_array_desc_t *desc)
     if (dt == GP_DTYPE_COUNT)
         return gp__error(GP_ERR_FORMAT, "npy: byte %zu: unsupported dtype '%s' (f2 f4 f8 i1-i8 u1-u8 b1)", at, d);
     desc->dtype = dt;
+    desc->bool_values = kind == 'b';
     desc->elem_size = gp_dtype_size(dt);
     desc->big_endian = desc->elem_size > 1 && (order == '>' || (order == '=' && host_big_endian()));
     return GP_OK;
@@ -317,6 +318,12 @@ void gp__swap_bytes(void *buf, size_t count, size_t es)
         }
 }
 
+void gp__bool_bytes(void *buf, size_t count)
+{
+    unsigned char *p = buf;
+    for (size_t i = 0; i < count; i++) p[i] = p[i] != 0;
+}
+
 gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t count, void *buf, size_t *got)
 {
     static const char fn[] = "gp_array_fread";
@@ -334,6 +341,7 @@ gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t count, v
     size_t n = fread(buf, 1, bytes, f);
     *got = n / desc->elem_size;
     if (desc->big_endian != host_big_endian() && desc->elem_size > 1) gp__swap_bytes(buf, *got, desc->elem_size);
+    if (desc->bool_values) gp__bool_bytes(buf, *got);
     if (n < bytes && ferror(f)) return gp__error(GP_ERR_IO, "%s: read failed: %s", fn, strerror(errno));
     return GP_OK;
 }
@@ -387,14 +395,15 @@ static const char *npy_descr(gp_dtype_t dt)
     }
 }
 
-gp_status_t gp_npy_header(gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order, size_t min_bytes,
-                          void *buf, size_t cap, size_t *bytes)
+static gp_status_t npy_header(const char *fn, gp_dtype_t dtype, int is_bool, int ndim, const size_t *shape,
+                              int fortran_order, size_t min_bytes, void *buf, size_t cap, size_t *bytes)
 {
-    static const char fn[] = "gp_npy_header";
     GP_ARG_NONNULL(fn, buf);
     GP_ARG_NONNULL(fn, bytes);
     if ((unsigned)dtype >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d", fn, (int)dtype);
-    const char *descr = npy_descr(dtype);
+    if (is_bool && dtype != GP_U8)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: bool_values with dtype %s (bools are GP_U8)", fn, gp_dtype_name(dtype));
+    const char *descr = is_bool ? "|b1" : npy_descr(dtype);
     if (descr == NULL) return gp__error(GP_ERR_UNSUPPORTED, "%s: %s has no .npy descriptor", fn, gp_dtype_name(dtype));
     if (ndim < 0 || ndim > GP_NPY_MAX_DIMS) return gp__error(GP_ERR_INVALID_ARG, "%s: ndim %d", fn, ndim);
     if (ndim > 0) GP_ARG_NONNULL(fn, shape);
@@ -435,6 +444,20 @@ gp_status_t gp_npy_header(gp_dtype_t dtype, int ndim, const size_t *shape, int f
     head[total - 1] = '\n';
     *bytes = total;
     return GP_OK;
+}
+
+gp_status_t gp_npy_header(gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order, size_t min_bytes,
+                          void *buf, size_t cap, size_t *bytes)
+{
+    return npy_header("gp_npy_header", dtype, 0, ndim, shape, fortran_order, min_bytes, buf, cap, bytes);
+}
+
+gp_status_t gp_npy_header_desc(const gp_array_desc_t *desc, size_t min_bytes, void *buf, size_t cap, size_t *bytes)
+{
+    static const char fn[] = "gp_npy_header_desc";
+    GP_ARG_NONNULL(fn, desc);
+    return npy_header(fn, desc->dtype, desc->bool_values, desc->ndim, desc->shape, desc->fortran_order, min_bytes,
+                      buf, cap, bytes);
 }
 
 gp_status_t gp_npy_save(const char *path, gp_dtype_t dtype, int ndim, const size_t *shape, int fortran_order,

@@ -120,7 +120,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
     unsigned char *map = NULL;
     size_t map_len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
     void *reg[MAX_BUFFERS] = {0};
-    if (gpu && s.fd >= 0 && !swap && o.map_pages && sb.st_size > 0) {
+    if (gpu && s.fd >= 0 && !swap && !desc->bool_values && o.map_pages && sb.st_size > 0) {
         map_len = (size_t)sb.st_size;
         void *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED, s.fd, 0);
         if (m != MAP_FAILED) map = m;
@@ -204,6 +204,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
             goto fail;
         }
         if (swap) gp__swap_bytes(host[b], got, es);
+        if (desc->bool_values) gp__bool_bytes(host[b], got);
         if (got > 0) {
             if (gpu) {
                 GP_CUDA_TRY(cudaStreamWaitEvent(cs, consumed[b], 0));

@@ -87,6 +87,12 @@ GP_INTERNAL gp_status_t gp__jit_cubin(const char *what, const char *src, const c
                                       size_t *bytes, int *source);
 /* A shared object built from C source, dlopen'ed (*so). */
 GP_INTERNAL gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source);
+/* The user's text, as the fuzz targets reach it: the identity's components (top-level commas split it; returns the
+ * count, starts and lengths of the first max), the refusal of preprocessor tokens outside literals (uop.c), and the
+ * compiler's log kept to the lines about the user's text, at their positions (jit_build.c; out always terminated). */
+GP_INTERNAL int gp__jit_split_identity(const char *s, size_t *starts, size_t *lens, int max);
+GP_INTERNAL gp_status_t gp__jit_check_text(const char *fn, const char *what, const char *t);
+GP_INTERNAL void gp__jit_format_log(char *out, size_t size, const char *log, const char *drop);
 /* 128-bit key of a byte string (two FNV-1a 64 streams). */
 GP_INTERNAL void gp__jit_hash(const void *p, size_t n, uint64_t key[2]);
 

@@ -3,11 +3,106 @@
  * kernels launched on the stream (the reduce kernel's tile results in the context workspace, the last block folding
  * them); CPU: the shared object's tile functions over OpenMP chunks of tiles, the levels folded serially.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "jit_internal.h"
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------------------------------ traps (CPU backend) */
+/* A trap in user code (an integer division by zero, an invalid address) while a CPU operator runs jumps back to the
+ * guard around that call on its own thread, and the call returns GP_ERR_USER_TRAP (gpuprim.h). The handlers are
+ * the process's only while the operator runs; a fault outside a guard gets the default action. */
+static __thread sigjmp_buf *t_jb;
+static __thread volatile sig_atomic_t t_sig;
+static const int k_trap_sigs[4] = {SIGFPE, SIGILL, SIGSEGV, SIGBUS};
+
+static void on_trap(int sig)
+{
+    if (t_jb) {
+        t_sig = sig;
+        siglongjmp(*t_jb, 1);
+    }
+    signal(sig, SIG_DFL); /* not an operator's: the fault repeats with the default action */
+}
+
+typedef struct traps {
+    struct sigaction old[4];
+    int trap; /* the signal a guarded call met (0: none) */
+} traps_t;
+
+static void traps_on(traps_t *t)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_trap;
+    sigemptyset(&sa.sa_mask);
+    t->trap = 0;
+    for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &sa, &t->old[i]);
+}
+
+static gp_status_t traps_off(traps_t *t, const char *fn)
+{
+    for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &t->old[i], NULL);
+    const int s = t->trap;
+    if (s == 0) return GP_OK;
+    return gp__error(GP_ERR_USER_TRAP, "%s: the operator trapped on the CPU backend (%s%s); its output is undefined",
+                     fn, s == SIGFPE ? "SIGFPE" : s == SIGILL ? "SIGILL" : s == SIGSEGV ? "SIGSEGV" : "SIGBUS",
+                     s == SIGFPE ? ": an integer division by zero or overflow"
+                     : s == SIGSEGV || s == SIGBUS ? ": an invalid memory access" : "");
+}
+
+/* One call into the operator's module, run under the guard: which function and its arguments. */
+typedef enum { U_IDENT, U_TILES, U_FOLD, U_SEG, U_MAP, U_SCAN_TILE, U_SCAN_OUT, U_COMBS, U_COUNT, U_SELECT } ukind_t;
+typedef struct ucall {
+    ukind_t kind;
+    const gp__jit_mod_t *m;
+    const void *p0, *p1;
+    void *p2, *p3, *p4;
+    size_t z0, z1, z2;
+    int flag;
+    size_t ret;
+} ucall_t;
+
+static void ucall_run(ucall_t *u)
+{
+    const gp__jit_mod_t *m = u->m;
+    switch (u->kind) {
+    case U_IDENT: m->h_ident(u->p2); break;
+    case U_TILES: m->h_tiles(u->p0, u->z0, u->z1, u->z2, u->p2); break;
+    case U_FOLD: m->h_fold(u->p0, u->z0, u->z1, u->z2, u->p2); break;
+    case U_SEG: u->ret = (size_t)m->h_seg(u->p0, u->z0, (const long long *)u->p1, u->z1, u->z2, u->p2); break;
+    case U_MAP: m->h_map(u->p0, u->p2, u->z0, u->z1); break;
+    case U_SCAN_TILE: m->h_scan_tile(u->p0, u->z0, u->p2, u->p3, u->p4); break;
+    case U_SCAN_OUT: m->h_scan_out(u->p0, u->z0, u->p1, u->flag, u->p2); break;
+    case U_COMBS: /* the carries' left fold: C[t] = C[t-1] o C[t] for t = 2 .. z0 (z1: value bytes) */
+        for (size_t t = 2; t <= u->z0; t++) {
+            char *c = u->p2;
+            m->h_comb(c + (t - 1) * u->z1, c + t * u->z1, c + t * u->z1);
+        }
+        break;
+    case U_COUNT: u->ret = m->h_count(u->p0, u->z0, u->z1); break;
+    case U_SELECT: m->h_select(u->p0, u->z0, u->z1, u->p2); break;
+    }
+}
+
+/* Runs u on this thread under the trap guard (its own frame: nothing here changes after sigsetjmp). Returns 0, or 1
+ * after a trap (recorded in tr->trap). */
+static __attribute__((noinline)) int guarded(traps_t *tr, ucall_t *u)
+{
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 1) != 0) {
+        t_jb = NULL;
+        __atomic_store_n(&tr->trap, (int)t_sig, __ATOMIC_RELAXED);
+        return 1;
+    }
+    t_jb = &jb;
+    ucall_run(u);
+    t_jb = NULL;
+    return 0;
+}
 
 static dim3 dim3_make(unsigned x)
 {
@@ -95,9 +190,12 @@ static gp_status_t reduce_cpu(const char *fn, gp__jit_mod_t *m, size_t vbytes, s
 {
     if (!m->h_tiles || !m->h_fold || !m->h_ident || !m->tile_elems || !m->group_elems)
         return gp__error(GP_ERR_INTERNAL, "%s: the module has no reduce functions", fn);
+    traps_t tr;
     if (n == 0) {
-        m->h_ident(result);
-        return GP_OK;
+        traps_on(&tr);
+        ucall_t u = {U_IDENT, m, NULL, NULL, result, NULL, NULL, 0, 0, 0, 0, 0};
+        guarded(&tr, &u);
+        return traps_off(&tr, fn);
     }
     const size_t ntiles = (n + m->tile_elems - 1) / m->tile_elems;
     char *a = malloc(ntiles * vbytes), *b = malloc(((ntiles + m->group_elems - 1) / m->group_elems) * vbytes + 1);
@@ -108,24 +206,28 @@ static gp_status_t reduce_cpu(const char *fn, gp__jit_mod_t *m, size_t vbytes, s
     }
     const size_t per = 16, chunks = (ntiles + per - 1) / per;
     const int par = gp__cpu_par(1, n * es);
+    traps_on(&tr);
 #pragma omp parallel for schedule(dynamic, 1) if (par)
     for (long c = 0; c < (long)chunks; c++) {
         const size_t t0 = (size_t)c * per, t1 = t0 + per < ntiles ? t0 + per : ntiles;
-        m->h_tiles(x, n, t0, t1, a);
+        ucall_t u = {U_TILES, m, x, NULL, a, NULL, NULL, n, t0, t1, 0, 0};
+        guarded(&tr, &u);
     }
     size_t mm = ntiles;
-    while (mm > 1) {
+    while (mm > 1 && tr.trap == 0) {
         const size_t groups = (mm + m->group_elems - 1) / m->group_elems;
-        m->h_fold(a, mm, 0, groups, b);
+        ucall_t u = {U_FOLD, m, a, NULL, b, NULL, NULL, mm, 0, groups, 0, 0};
+        guarded(&tr, &u);
         char *t = a;
         a = b;
         b = t;
         mm = groups;
     }
-    memcpy(result, a, vbytes);
+    const gp_status_t st = traps_off(&tr, fn);
+    if (st == GP_OK) memcpy(result, a, vbytes);
     free(a);
     free(b);
-    return GP_OK;
+    return st;
 }
 
 static gp_status_t reduce_uop(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, size_t n, const void *x,
@@ -179,11 +281,17 @@ gp_status_t gp_reduce_segmented_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n,
         const size_t per = 256, chunks = (nseg + per - 1) / per;
         int fail = 0;
         const int par = gp__cpu_par(1, n * es) && chunks > 1;
+        traps_t tr;
+        traps_on(&tr);
 #pragma omp parallel for schedule(dynamic, 1) if (par) reduction(| : fail)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t s0 = (size_t)c * per, s1 = s0 + per < nseg ? s0 + per : nseg;
-            fail |= m->h_seg(x, n, (const long long *)offsets, s0, s1, out) != 0;
+            int f = 0;
+            ucall_t u = {U_SEG, m, x, offsets, out, NULL, NULL, n, s0, s1, 0, 0};
+            if (guarded(&tr, &u) == 0) f = u.ret != 0;
+            fail |= f;
         }
+        GP_TRY_RET(traps_off(&tr, fn));
         return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "%s: tile values of a segment", fn) : GP_OK;
     }
     gp_uop_t *mo = (gp_uop_t *)op;
@@ -236,12 +344,15 @@ gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const voi
         if (!m->h_map) return gp__error(GP_ERR_INTERNAL, "%s: the module has no map function", fn);
         const size_t per = 65536, chunks = (n + per - 1) / per;
         const int par = gp__cpu_par(1, n * (gp_dtype_size(map->dtype) + gp_dtype_size(map->out_dtype)));
+        traps_t tr;
+        traps_on(&tr);
 #pragma omp parallel for schedule(static) if (par)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
-            m->h_map(x, y, i0, i1);
+            ucall_t u = {U_MAP, m, x, NULL, y, NULL, NULL, i0, i1, 0, 0, 0};
+            guarded(&tr, &u);
         }
-        return GP_OK;
+        return traps_off(&tr, fn);
     }
     if (!m->k_transform) return gp__error(GP_ERR_INTERNAL, "%s: the module has no transform kernel", fn);
     const size_t want = (n + 1023) / 1024, cap = (size_t)ctx->sm_count * 8;
@@ -323,6 +434,8 @@ static gp_status_t scan_cpu(const char *fn, gp__jit_mod_t *mod, size_t vb, size_
     char *C = malloc((nt + 1) * vb); /* C[t]: the carry into tile t (t >= 1) */
     int fail = C == NULL;
     const int par = gp__cpu_par(1, n * eb) && nt > 1;
+    traps_t tr;
+    traps_on(&tr);
 #pragma omp parallel if (par) reduction(| : fail)
     {
         char *L = malloc((tile + 256 + 8) * vb);
@@ -331,22 +444,31 @@ static gp_status_t scan_cpu(const char *fn, gp__jit_mod_t *mod, size_t vb, size_
         for (long t = 0; t < (long)nt; t++) {
             if (!L || !C) continue;
             const size_t m = n - (size_t)t * tile < tile ? n - (size_t)t * tile : tile;
-            mod->h_scan_tile((const char *)x + (size_t)t * tile * eb, m, L, L + tile * vb, L + (tile + 256) * vb);
+            ucall_t u = {U_SCAN_TILE, mod, (const char *)x + (size_t)t * tile * eb, NULL, L, L + tile * vb,
+                         L + (tile + 256) * vb, m, 0, 0, 0, 0};
+            guarded(&tr, &u);
             memcpy(C + ((size_t)t + 1) * vb, L + (m - 1) * vb, vb); /* A_t, until the carries */
         }
 #pragma omp single
         if (C) /* I_t = I_(t-1) o A_t: the left fold */
-            for (size_t t = 2; t <= nt; t++) mod->h_comb(C + (t - 1) * vb, C + t * vb, C + t * vb);
+        {
+            ucall_t u = {U_COMBS, mod, NULL, NULL, C, NULL, NULL, nt, vb, 0, 0, 0};
+            guarded(&tr, &u);
+        }
 #pragma omp for schedule(static)
         for (long t = 0; t < (long)nt; t++) {
             if (!L || !C) continue;
             const size_t m = n - (size_t)t * tile < tile ? n - (size_t)t * tile : tile;
-            mod->h_scan_tile((const char *)x + (size_t)t * tile * eb, m, L, L + tile * vb, L + (tile + 256) * vb);
-            mod->h_scan_out(L, m, t ? C + (size_t)t * vb : NULL, excl, (char *)y + (size_t)t * tile * eb);
+            ucall_t u = {U_SCAN_TILE, mod, (const char *)x + (size_t)t * tile * eb, NULL, L, L + tile * vb,
+                         L + (tile + 256) * vb, m, 0, 0, 0, 0};
+            ucall_t o = {U_SCAN_OUT, mod, L, t ? C + (size_t)t * vb : NULL, (char *)y + (size_t)t * tile * eb, NULL,
+                         NULL, m, 0, 0, excl, 0};
+            if (guarded(&tr, &u) == 0) guarded(&tr, &o);
         }
         free(L);
     }
     free(C);
+    GP_TRY_RET(traps_off(&tr, fn));
     return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "%s: tile buffers", fn) : GP_OK;
 }
 
@@ -419,20 +541,30 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
         size_t *off = malloc((chunks + 1) * sizeof *off);
         if (!off) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu chunk counts", fn, chunks);
         const int par = gp__cpu_par(1, n * es);
+        traps_t tr;
+        traps_on(&tr);
 #pragma omp parallel for schedule(static) if (par)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
-            off[c + 1] = m->h_count(x, i0, i1);
+            off[c + 1] = 0;
+            ucall_t u = {U_COUNT, m, x, NULL, NULL, NULL, NULL, i0, i1, 0, 0, 0};
+            if (guarded(&tr, &u) == 0) off[c + 1] = u.ret;
+        }
+        if (tr.trap) {
+            free(off);
+            return traps_off(&tr, fn);
         }
         off[0] = 0;
         for (size_t c = 0; c < chunks; c++) off[c + 1] += off[c];
 #pragma omp parallel for schedule(static) if (par)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
-            m->h_select(x, i0, i1, (char *)y + off[c] * es);
+            ucall_t u = {U_SELECT, m, x, NULL, (char *)y + off[c] * es, NULL, NULL, i0, i1, 0, 0, 0};
+            guarded(&tr, &u);
         }
         const size_t kept = off[chunks];
         free(off);
+        GP_TRY_RET(traps_off(&tr, fn));
         if (count_dev) *count_dev = kept;
         if (count_host) *count_host = kept;
         return GP_OK;

@@ -78,7 +78,7 @@ static int is_body(const char *s)
 
 /* The identity's components: top-level commas (outside brackets) split it. Returns the count; starts[i] the byte
  * offsets (at most max). */
-static int split_identity(const char *s, size_t *starts, size_t *lens, int max)
+int gp__jit_split_identity(const char *s, size_t *starts, size_t *lens, int max)
 {
     int k = 0, depth = 0;
     size_t b = 0, i = 0;
@@ -126,8 +126,9 @@ static void add_binary(sbuf_t *b, const gp_uop_t *op, int gpu)
     }
     /* the identity, component by component, each at its own line and column of the user's text */
     size_t st[GP__JIT_MAX_ARITY], ln[GP__JIT_MAX_ARITY];
-    split_identity(op->identity, st, ln, GP__JIT_MAX_ARITY);
-    sb_add(b, "%s void gpj_ident(T *r)\n{\n", fn);
+    gp__jit_split_identity(op->identity, st, ln, GP__JIT_MAX_ARITY);
+    /* inf and nan spelled as NumPy prints them ("-inf") are INFINITY and NAN inside the identity */
+    sb_add(b, "#define inf INFINITY\n#define nan NAN\n%s void gpj_ident(T *r)\n{\n", fn);
     for (int i = 0; i < op->arity; i++) {
         int line = 1;
         size_t col0 = 0;
@@ -136,7 +137,7 @@ static void add_binary(sbuf_t *b, const gp_uop_t *op, int gpu)
         sb_add(b, "r[%d] = (T)(\n#line %d \"identity\"\n%*s%.*s\n);\n#line %d \"gpuprim-jit\"\n", i, line,
                (int)(st[i] - col0), "", (int)ln[i], op->identity + st[i], TEMPLATE_LINE);
     }
-    sb_add(b, "}\n#undef T\n");
+    sb_add(b, "}\n#undef inf\n#undef nan\n#undef T\n");
 }
 
 static void add_map(sbuf_t *b, const gp_uop_t *op, int gpu)
@@ -252,6 +253,30 @@ gp_status_t gp__jit_seg_source(const gp_uop_t *op, char **out)
     return GP_OK;
 }
 
+/* An operator is C text, not a program: the preprocessor's tokens (#, the digraph %: and the trigraph ??=) outside
+ * string and character literals are refused, so no #include reads a file into the compiler's messages and no
+ * #define expands without bound. */
+gp_status_t gp__jit_check_text(const char *fn, const char *what, const char *t)
+{
+    char quote = 0;
+    for (size_t i = 0; t[i]; i++) {
+        const char c = t[i];
+        if (quote) {
+            if (c == '\\' && t[i + 1]) i++;
+            else if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            quote = c;
+            continue;
+        }
+        if (c == '#' || (c == '%' && t[i + 1] == ':') || (c == '?' && t[i + 1] == '?' && t[i + 2] == '='))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: desc->%s byte %zu: preprocessor directives (#include, #define, "
+                             "...) are not taken in an operator", fn, what, i);
+    }
+    return GP_OK;
+}
+
 static gp_status_t check_desc(const char *fn, const gp_uop_desc_t *d)
 {
     if ((unsigned)d->kind > GP_UOP_PRED)
@@ -261,17 +286,19 @@ static gp_status_t check_desc(const char *fn, const gp_uop_desc_t *d)
         return gp__error(GP_ERR_INVALID_ARG, "%s: desc->dtype %d is not a dtype", fn, (int)d->dtype);
     if (d->src == NULL || d->src[strspn(d->src, " \t\r\n")] == '\0')
         return gp__error(GP_ERR_INVALID_ARG, "%s: desc->src is empty", fn);
-    if (strlen(d->src) > 65536) return gp__error(GP_ERR_INVALID_ARG, "%s: desc->src is longer than 65536 bytes", fn);
+    if (strlen(d->src) > 16384) return gp__error(GP_ERR_INVALID_ARG, "%s: desc->src is longer than 16384 bytes", fn);
+    GP_TRY_RET(gp__jit_check_text(fn, "src", d->src));
+    if (d->kind == GP_UOP_BINARY && d->identity) GP_TRY_RET(gp__jit_check_text(fn, "identity", d->identity));
     const int k = d->arity == 0 ? 1 : d->arity;
     if (d->kind == GP_UOP_BINARY) {
         if (k < 1 || k > GP__JIT_MAX_ARITY)
             return gp__error(GP_ERR_INVALID_ARG, "%s: desc->arity %d is not in 1..%d", fn, d->arity, GP__JIT_MAX_ARITY);
         if (d->identity == NULL || d->identity[strspn(d->identity, " \t\r\n")] == '\0')
             return gp__error(GP_ERR_INVALID_ARG, "%s: desc->identity is empty (a binary op needs its identity)", fn);
-        if (strlen(d->identity) > 4096)
-            return gp__error(GP_ERR_INVALID_ARG, "%s: desc->identity is longer than 4096 bytes", fn);
+        if (strlen(d->identity) > 16384)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: desc->identity is longer than 16384 bytes", fn);
         size_t st[GP__JIT_MAX_ARITY], ln[GP__JIT_MAX_ARITY];
-        const int c = split_identity(d->identity, st, ln, GP__JIT_MAX_ARITY);
+        const int c = gp__jit_split_identity(d->identity, st, ln, GP__JIT_MAX_ARITY);
         if (c != k)
             return gp__error(GP_ERR_INVALID_ARG, "%s: desc->identity has %d component%s, the arity is %d", fn, c,
                              c == 1 ? "" : "s", k);

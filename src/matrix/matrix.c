@@ -82,7 +82,7 @@ gp_status_t gp_matrix_copy(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_matri
 }
 
 /* 32 x 32 blocks, typed: the inner loop reads a row of the block and writes a column (one cache line of the
- * output per row of the block); the element size picks the type (every dtype is 1, 4 or 8 bytes). */
+ * output per row of the block); the element size picks the type (every dtype is 1, 2, 4 or 8 bytes). */
 #define TRANSPOSE_CPU(T)                                                                                              \
     do {                                                                                                              \
         const T *I = (const T *)in->data;                                                                             \
@@ -113,9 +113,6 @@ gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     GP_TRY_RET(check_view(fn, "dst", dst));
     GP_TRY_RET(check_view(fn, "src", src));
-    if (src->dtype != GP_F32 && src->dtype != GP_F64 && src->dtype != GP_I32 && src->dtype != GP_U8)
-        return gp__error(GP_ERR_UNSUPPORTED, "%s: dtype %s (f32 f64 i32 u8 are supported)", fn,
-                         gp_dtype_name(src->dtype));
     if (dst->dtype != src->dtype)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dst is %s, src is %s", fn, gp_dtype_name(dst->dtype),
                          gp_dtype_name(src->dtype));

@@ -64,10 +64,11 @@ __global__ void __launch_bounds__(32 * ROWS) t_tile(T *out, size_t ldo, const T 
     }
 }
 
-/* Vectors of VW elements of T moved as one access (16 bytes for 4- and 8-byte elements). */
+/* Vectors of VW elements of T moved as one access (16 bytes for 4- and 8-byte elements, 8 for 2-byte). */
 template <typename T, int VW> struct VecT;
 template <> struct VecT<uint32_t, 4> { typedef uint4 V; };
 template <> struct VecT<uint64_t, 2> { typedef ulonglong2 V; };
+template <> struct VecT<uint16_t, 4> { typedef ushort4 V; };
 template <> struct VecT<uint8_t, 4> { typedef uchar4 V; };
 
 /* t_vec: a TP x TQ tile moved in VW-element vectors on both sides: each thread loads vectors along a row of in and,
@@ -249,6 +250,7 @@ template <int ID> gp_status_t t_version(gp_ctx_t *ctx, const gp__phys_t *o, cons
 {
     switch (i->es) {
     case 1: return TV<ID>::template run<uint8_t>(ctx, o, i, s);
+    case 2: return TV<ID>::template run<uint16_t>(ctx, o, i, s);
     case 4: return TV<ID>::template run<uint32_t>(ctx, o, i, s);
     case 8: return TV<ID>::template run<uint64_t>(ctx, o, i, s);
     default: return gp__error(GP_ERR_INTERNAL, "transpose: element size %zu", i->es);

@@ -3,6 +3,7 @@
  * the GPU launcher (reduce.cu) or the CPU backend (reduce_cpu.c). Semantics: include/gpuprim.h.
  */
 #include "reduce_internal.h"
+#include "../core/half.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -28,6 +29,8 @@ gp_status_t gp_reduce_op_parse(const char *name, gp_reduce_op_t *op)
 
 float gp_f16_to_f32(uint16_t bits) { return gp__f16_to_f32(bits); }
 float gp_bf16_to_f32(uint16_t bits) { return gp__bf16_to_f32(bits); }
+uint16_t gp_f32_to_f16(float value) { return gp__f32_to_f16(value); }
+uint16_t gp_f32_to_bf16(float value) { return gp__f32_to_bf16(value); }
 
 static int is_float(gp_dtype_t d) { return d == GP_F16 || d == GP_BF16 || d == GP_F32 || d == GP_F64; }
 static int is_signed_int(gp_dtype_t d) { return d == GP_I8 || d == GP_I16 || d == GP_I32 || d == GP_I64; }
