@@ -113,6 +113,9 @@ gp_status_t lab_gemm_variant(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t 
 int parse_size(const char *s, size_t *out);
 /* A finite number ("1.5", "-2", "1e-3"): no NaN, infinity, leading space or trailing text. 0 on success. */
 int parse_number(const char *s, double *out);
+/* "a,b,c": numbers (parse_number's, or inf, +inf, -inf, nan) into *out (malloc'd); the count, or 0 (*out NULL) for an
+ * empty or bad list. */
+size_t parse_number_list(const char *s, double **out);
 /* "R,C": two parse_size counts. 0 on success. */
 int parse_pair(const char *s, size_t *a, size_t *b);
 /* ---------------------------------------------------------------------------------------------- reports */
@@ -156,17 +159,32 @@ void rec_print(const record_t *r, out_format_t fmt, FILE *f);
 /* JSON string escaping into f. */
 void json_string(FILE *f, const char *s);
 
-/* Output files are written whole or not at all: out_open writes to "PATH.tmp-PID-N" beside PATH (NULL on failure,
- * errno-style reason in o->err); out_close(o, ok) renames it over PATH when ok and everything was written, else removes
- * it. Returns 0 when PATH now holds the whole output. */
+/* Output files are written whole or not at all (lab/outfile.c). out_open writes to a private temporary: for a path
+ * (a symbolic link is followed to its target) "TARGET.tmp-PID-N" beside the target, renamed over it by out_close
+ * (an existing file keeps its permission bits); for "-" (standard output), a FIFO or a character device, a file in
+ * $TMPDIR (else /tmp) that out_close copies there and removes. A temporary is removed on SIGINT, SIGTERM, SIGHUP and
+ * SIGPIPE too. out_open returns NULL on failure (errno-style reason in o->err). out_close(o, ok) = out_finish (every
+ * byte flushed and the temporary closed) then out_commit; two outputs that must appear together are finished both,
+ * then committed. Each returns 0 when it succeeded. */
 typedef struct out_file {
-    const char *path;
+    const char *path;  /* as given */
+    char target[4096]; /* where the output goes: path with links followed ("-": standard output) */
     char tmp[4096];
     FILE *f;
     int err;
+    int stream;        /* 1: target is standard output, a FIFO or a device, written by copying at commit */
+    int keep_mode;     /* mode: the permission bits of the file replaced */
+    unsigned mode;
+    int slot;          /* its place in the signal handler's list (-1: none) */
 } out_file_t;
 FILE *out_open(out_file_t *o, const char *path);
+int out_finish(out_file_t *o, int ok);
+int out_commit(out_file_t *o);
 int out_close(out_file_t *o, int ok);
+/* Drops an output opened or finished but not committed. */
+void out_discard(out_file_t *o);
+/* path and other name the same file (after links; "-" is standard output), so two outputs of one run collide. */
+int out_same_target(const char *path, const char *other);
 
 /* A histogram as a column chart of any bin count: adjacent bins summed into at most 240 columns, a y axis with
  * round ticks, the range on the x axis (written whole or not at all; prints why on failure). */

@@ -78,3 +78,40 @@ int parse_pair(const char *s, size_t *a, size_t *b)
     first[comma - s] = 0;
     return parse_size(first, a) == 0 && parse_size(comma + 1, b) == 0 ? 0 : -1;
 }
+
+size_t parse_number_list(const char *s, double **out)
+{
+    *out = NULL;
+    if (s == NULL) return 0;
+    size_t cap = 16, k = 0;
+    double *v = malloc(cap * sizeof *v);
+    const char *p = s;
+    while (v && *p) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char num[64];
+        double d;
+        if (len == 0 || len >= sizeof num) break;
+        memcpy(num, p, len);
+        num[len] = 0;
+        if (strcmp(num, "inf") == 0 || strcmp(num, "+inf") == 0) d = INFINITY;
+        else if (strcmp(num, "-inf") == 0) d = -INFINITY;
+        else if (strcmp(num, "nan") == 0) d = NAN;
+        else if (parse_number(num, &d) != 0) break;
+        if (k == cap) {
+            double *nv = realloc(v, (cap *= 2) * sizeof *v);
+            if (!nv) break;
+            v = nv;
+        }
+        v[k++] = d;
+        p += len;
+        if (*p == ',' && p[1]) p++;
+        else if (*p) break;
+    }
+    if (!v || *p || k == 0) {
+        free(v);
+        return 0;
+    }
+    *out = v;
+    return k;
+}

@@ -234,45 +234,6 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-FILE *out_open(out_file_t *o, const char *path)
-{
-    static unsigned serial;
-    o->path = path;
-    o->f = NULL;
-    o->err = 0;
-    if (path == NULL || strlen(path) + 32 >= sizeof o->tmp) {
-        o->err = path ? ENAMETOOLONG : EINVAL;
-        return NULL;
-    }
-    for (int tries = 0; tries < 100; tries++) {
-        snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
-        const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* the umask applies, as for fopen */
-        if (fd >= 0) {
-            if ((o->f = fdopen(fd, "wb")) == NULL) {
-                o->err = errno;
-                close(fd);
-                unlink(o->tmp);
-            }
-            return o->f;
-        }
-        if (errno != EEXIST) break;
-    }
-    o->err = errno;
-    return NULL;
-}
-
-int out_close(out_file_t *o, int ok)
-{
-    if (o->f == NULL) return -1;
-    if (ok && (fflush(o->f) != 0 || ferror(o->f))) ok = 0, o->err = errno;
-    if (fclose(o->f) != 0 && ok) ok = 0, o->err = errno;
-    o->f = NULL;
-    if (ok && rename(o->tmp, o->path) != 0) ok = 0, o->err = errno;
-    if (!ok) unlink(o->tmp);
-    if (!ok && o->err == 0) o->err = EIO;
-    return ok ? 0 : -1;
-}
-
 int svg_bar_chart(const char *path, const char *title, const char *unit, const char *const *labels,
                   const double *values, int n, double ref, const char *ref_label)
 {
@@ -427,7 +388,17 @@ void rec_print(const record_t *r, out_format_t fmt, FILE *f)
     /* one writer: the record is a one-row report printed flat */
     const char *cols[RECORD_MAX], *cells[RECORD_MAX];
     int numeric[RECORD_MAX];
-    for (int k = 0; k < r->n; k++) cols[k] = r->key[k], cells[k] = r->val[k], numeric[k] = r->raw[k];
+    static char plain[RECORD_MAX][sizeof r->val[0]];
+    for (int k = 0; k < r->n; k++) {
+        cols[k] = r->key[k], cells[k] = r->val[k], numeric[k] = r->raw[k];
+        if (fmt == FMT_CSV && r->raw[k]) { /* a JSON value in CSV: its strings ("nan", "inf") without quotes */
+            size_t o = 0;
+            for (const char *c = r->val[k]; *c && o + 1 < sizeof plain[k]; c++)
+                if (*c != '"') plain[k][o++] = *c;
+            plain[k][o] = 0;
+            cells[k] = plain[k];
+        }
+    }
     report_t rep;
     report_init(&rep, NULL, cols, numeric, r->n);
     rep.flat = 1;

@@ -181,7 +181,7 @@ PY
   expect_rc 2 "reduce ordered with --acc" "$g" reduce "$tmp/m.u32" --dtype f32 --op mat2 --acc f64
 fi
 # Streaming: chunk size, reader threads and the source (file, pipe) do not change the bits.
-head -c 3000017 /dev/urandom >"$tmp/big.bin"
+head -c 3000016 /dev/urandom >"$tmp/big.bin" # whole u16 and f32 elements (a partial one is refused)
 expect_rc 0 "reduce stream default" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --json
 v1=$(grep -o '"value": [0-9]*' "$tmp/out")
 expect_rc 0 "reduce stream small chunks" "$g" reduce "$tmp/big.bin" --op sum --dtype u16 --json --chunk 64K --threads 3
@@ -217,25 +217,25 @@ fi
 printf '\000\001\001\002\011\377' >"$tmp/h.u8"
 expect_rc 0 "histogram direct" "$g" histogram "$tmp/h.u8" --dtype u8 --bins 10 --direct --json
 grep -qF '"counts": [1, 2, 1, 0, 0, 0, 0, 0, 0, 1], "below": 0, "above": 1' "$tmp/out" && ok || bad "histogram direct: $(cat "$tmp/out")"
-expect_rc 2 "histogram direct of floats" "$g" histogram "$tmp/h.u8" --dtype f32 --bins 4 --direct
+expect_rc 2 "histogram direct of floats" "$g" histogram "$tmp/h.u8" --dtype f32 --count 1 --bins 4 --direct
 expect_rc 2 "histogram without bins" "$g" histogram "$tmp/h.u8" --dtype u8
 expect_rc 2 "histogram bad range" "$g" histogram "$tmp/h.u8" --dtype u8 --bins 4 --range 1,0
 expect_rc 2 "histogram decreasing edges" "$g" histogram "$tmp/h.u8" --dtype u8 --edges 0,5,3
 
 # gpuprim scan: streamed in chunks (40 MB of u32 words 0x01010101: three 16 MiB chunks, so the carry crosses two
-# chunk edges; y[i] = (i + 1) * 0x01010101 mod 2^32 exactly), from a file and from a pipe, raw and .npy out, the
+# chunk edges; with --acc u32, y[i] = (i + 1) * 0x01010101 mod 2^32 exactly), from a file and from a pipe, raw and .npy out, the
 # exclusive shift, and errors that leave no output behind.
 n=10000005
 head -c $((4 * n)) /dev/zero | tr '\000' '\001' >"$tmp/ones.u32"
 tot=$(( (n * 16843009) % 4294967296 ))
 u32_at() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; } # file byte-offset
-expect_rc 0 "scan u32 sum json" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum -o "$tmp/s.raw" --json
+expect_rc 0 "scan u32 sum json" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum --acc u32 -o "$tmp/s.raw" --json
 json_ok "$tmp/out" && grep -qF "\"elements\": $n, \"total\": $tot," "$tmp/out" && ok || bad "scan u32 sum: $(cat "$tmp/out")"
 [ "$(wc -c <"$tmp/s.raw")" = $((4 * n)) ] && [ "$(u32_at "$tmp/s.raw" $((4 * (n - 1))))" = "$tot" ] &&
   [ "$(u32_at "$tmp/s.raw" $((4 * 4194303)))" = $(( (4194304 * 16843009) % 4294967296 )) ] &&
   [ "$(u32_at "$tmp/s.raw" $((4 * 4194304)))" = $(( (4194305 * 16843009) % 4294967296 )) ] && ok ||
   bad "scan u32 sum: the raw output's values across the chunk edge"
-cat "$tmp/ones.u32" | "$g" scan - --dtype u32 --op sum --exclusive -o "$tmp/s.npy" --csv >"$tmp/out" 2>"$tmp/err"
+cat "$tmp/ones.u32" | "$g" scan - --dtype u32 --op sum --acc u32 --exclusive -o "$tmp/s.npy" --csv >"$tmp/out" 2>"$tmp/err"
 grep -q "^sum,exclusive,u32,u32,$n,$tot," "$tmp/out" && ok || bad "scan from a pipe: $(cat "$tmp/out" "$tmp/err")"
 hb=$(( $(wc -c <"$tmp/s.npy") - 4 * n ))
 [ "$hb" -gt 0 ] && [ $((hb % 64)) = 0 ] && [ "$(u32_at "$tmp/s.npy" "$hb")" = 0 ] &&
@@ -262,7 +262,7 @@ u64_at() { od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
 grep -qF '"out_dtype": "u64"' "$tmp/out" && grep -qF "\"total\": $((4 * n))," "$tmp/out" &&
   [ "$(wc -c <"$tmp/s8.raw")" = $((32 * n)) ] && [ "$(u64_at "$tmp/s8.raw" $((8 * 2097151)))" = 2097152 ] &&
   [ "$(u64_at "$tmp/s8.raw" $((8 * 2097152)))" = 2097153 ] && ok || bad "scan u8 -> u64: $(cat "$tmp/out")"
-expect_rc 0 "scan u8 sum wraps" "$g" scan "$tmp/ones.u32" --dtype u8 --op sum -o "$tmp/s8w.raw" --csv
+expect_rc 0 "scan u8 sum wraps" "$g" scan "$tmp/ones.u32" --dtype u8 --op sum --acc u8 -o "$tmp/s8w.raw" --csv
 [ "$(od -An -tu1 -j 299 -N1 "$tmp/s8w.raw" | tr -d ' ')" = 44 ] && [ "$(wc -c <"$tmp/s8w.raw")" = $((4 * n)) ] && ok ||
   bad "scan u8 wrapping: $(od -An -tu1 -j 299 -N1 "$tmp/s8w.raw")"
 expect_rc 2 "scan bad --acc" "$g" scan "$tmp/ones.u32" --dtype u8 --op max --acc u64 -o "$tmp/x.raw"
@@ -421,7 +421,7 @@ expect_rc 0 "scan --op-src u32" "$g" scan "$tmp/ones.u32" --dtype u32 --op-src '
 json_ok "$tmp/out" && grep -qF "\"elements\": $n," "$tmp/out" && cmp -s "$tmp/us.raw" "$tmp/s.raw" && ok ||
   bad "scan --op-src: not gpuprim scan --op sum's bytes: $(cat "$tmp/out")"
 expect_rc 0 "scan --op-src exclusive npy" "$g" scan "$tmp/ones.u32" --dtype u32 --op-src 'a + b' --identity 0 --exclusive -o "$tmp/use.npy"
-expect_rc 0 "scan --op sum exclusive npy" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum --exclusive -o "$tmp/se.npy"
+expect_rc 0 "scan --op sum exclusive npy" "$g" scan "$tmp/ones.u32" --dtype u32 --op sum --acc u32 --exclusive -o "$tmp/se.npy"
 cmp -s "$tmp/use.npy" "$tmp/se.npy" && ok || bad "scan --op-src --exclusive: not --op sum's file"
 expect_rc 0 "scan --op-src pairs" "$g" scan "$tmp/ones.u32" --dtype u32 --count $((n - 1)) --arity 2 \
   --op-src 'r[0] = a[0] + b[0]; r[1] = a[1] ^ b[1];' --identity '0, 0' -o "$tmp/up.raw"
@@ -526,7 +526,9 @@ expect_rc 0 "transpose back, order f" "$g" transpose "$tmp/mtf.raw" "$tmp/mtf2.r
 cmp -s "$tmp/mtf2.raw" "$tmp/m.raw" && ok || bad "Fortran-order transpose twice is not the identity"
 expect_rc 2 "transpose raw without --dtype" "$g" transpose "$tmp/m.raw" "$tmp/x.npy" --shape 1000,37
 expect_rc 1 "transpose raw shorter than its shape" "$g" transpose "$tmp/m.raw" "$tmp/x.npy" --shape 1000,38 --dtype f32
-expect_rc 2 "transpose f16 (unsupported dtype)" "$g" transpose "$tmp/m.raw" "$tmp/x.npy" --shape 1000,74 --dtype f16
+expect_rc 0 "transpose f16" "$g" transpose "$tmp/m.raw" "$tmp/m16t.raw" --shape 1000,74 --dtype f16
+expect_rc 0 "transpose f16 back" "$g" transpose "$tmp/m16t.raw" "$tmp/m16.raw" --shape 74,1000 --dtype f16
+cmp -s "$tmp/m16.raw" "$tmp/m.raw" && ok || bad "f16 transpose twice is not the identity"
 expect_rc 1 "transpose missing file" "$g" transpose "$tmp/none.npy" "$tmp/x.npy"
 expect_rc 2 "gemm --beta without --c" "$g" gemm "$tmp/mt.npy" "$tmp/mtt.npy" -o "$tmp/c.npy" --beta 2
 expect_rc 2 "gemm inner dimensions differ" "$g" gemm "$tmp/mtt.npy" "$tmp/mtt.npy" -o "$tmp/c.npy"
@@ -598,8 +600,10 @@ for a, b, c, conv in (("A16.raw", "B16.raw", "C16.raw", lambda v: u2f(v << 16)),
             if abs(C[i * n + j] - ref) > (4 * k ** 0.5 + 8) * 2.0 ** -24 * mag + 1e-30:
                 sys.exit(1)
 PY
-  expect_rc 2 "gemm --precision fp16 refuses f32 inputs" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C.raw" \
+  expect_rc 0 "gemm --precision fp16 rounds f32 inputs" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C.raw" \
     --precision fp16 --dtype f32 --shape-a 45,300 --shape-b 300,29
+  expect_rc 2 "gemm --precision fp16 refuses i32 inputs" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C.raw" \
+    --precision fp16 --dtype i32 --shape-a 45,300 --shape-b 300,29
   grep -q "uint16" "$tmp/err" && ok || bad "gemm --precision fp16 message: $(cat "$tmp/err")"
   expect_rc 2 "gemm --precision bogus" "$g" gemm "$tmp/A32.raw" "$tmp/B32.raw" -o "$tmp/C.raw" --precision fp8 \
     --dtype f32 --shape-a 45,300 --shape-b 300,29

@@ -76,9 +76,22 @@ static void test_cli_parse(void)
               strcmp(pos[1], "out.npy") == 0 && c.fmt == FMT_CSV && c.device == GP_DEVICE_CPU && sw.given && sw.b == 4,
           "values, flag, positionals, common options and the sweep");
     char *a2[] = {"t", "-n", "1", "-n", "2", "-"};
-    CHECK(parse(a2, 6, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_OK && strcmp(n, "2") == 0 && !flag &&
-              npos == 1 && strcmp(pos[0], "-") == 0,
-          "the last value wins; '-' is a positional (stdin)");
+    CHECK(parse(a2, 6, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "an option given twice is refused");
+    char *a2b[] = {"t", "-n", "1", "--count", "2"};
+    CHECK(parse(a2b, 5, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "twice under its two names");
+    char *a2c[] = {"t", "--count=2", "-", "--device=cpu"};
+    CHECK(parse(a2c, 4, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_OK && strcmp(n, "2") == 0 &&
+              npos == 1 && strcmp(pos[0], "-") == 0 && c.device == GP_DEVICE_CPU,
+          "--opt=value; '-' is a positional (stdin)");
+    char *a2d[] = {"t", "--json", "--csv"};
+    CHECK(parse(a2d, 3, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "--json with --csv refused");
+    char *a2e[] = {"t", "-n", "--json"};
+    CHECK(parse(a2e, 3, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "an option as a value refused");
+    char *a2f[] = {"t", "-d", "cpu", "--device", "0"};
+    CHECK(parse(a2f, 5, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "-d and --device: twice");
+    char *a2g[] = {"t", "--flag", "--count", "-3"};
+    CHECK(parse(a2g, 4, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_OK && strcmp(n, "-3") == 0 && flag,
+          "a flag, then a value that starts with '-'");
     char *a3[] = {"t", "--count"};
     CHECK(parse(a3, 2, COMMON_ALL, NULL, &n, &flag, &c, pos, &npos) == EXIT_USAGE, "a value option at the end");
     char *a4[] = {"t", "--bogus"};

@@ -1,7 +1,10 @@
 /*
- * fuzz_options.c — libFuzzer target: the CLI's numeric and name parsers (parse_size, parse_number, parse_pair,
- * parse_device, gp_dtype_parse, gp_pred_parse) on any NUL-terminated text. An accepted size must print back to a value
- * that parses to itself; an accepted number must be finite; an accepted predicate has a valid kind and no flags.
+ * fuzz_options.c — libFuzzer target: the CLI's value parsers (parse_size, parse_number, parse_number_list (the
+ * --edges / --range lists), parse_pair, parse_device, gp_dtype_parse, gp_pred_parse) on any NUL-terminated text, and
+ * the option parser (cli_parse) on the text split into arguments at spaces. An accepted size prints back to a value
+ * that parses to itself; an accepted number is finite; an accepted list has one number per comma-separated field; an
+ * accepted predicate has a valid kind and no flags; cli_parse returns one of its three answers, and every value it
+ * sets is an argument's text (or its part after '=').
  */
 #include "util.h"
 
@@ -10,6 +13,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cli_parse over the text split at spaces, as a verb with a flag, valued options, a sweep and one positional. */
+static void fuzz_cli(const char *s)
+{
+    char buf[256], *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    argv[argc++] = "verb";
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " ")) argv[argc++] = t;
+    argv[argc] = NULL;
+    const char *o_op = NULL, *o_flag = NULL, *o_out = NULL, *pos[1] = {NULL};
+    const cli_opt_t opts[] = {{"--op", "OP", &o_op}, {"--flag", NULL, &o_flag}, {"-o|--output", "OUT", &o_out},
+                              {NULL, NULL, NULL}};
+    sweep_t sw = {1, 2, 2.0, 0};
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const cli_spec_t spec = {"verb", COMMON_ALL, &sw, opts, 1, NULL};
+    int npos = 0;
+    const int r = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    if (r != EXIT_OK && r != EXIT_USAGE && r != CLI_HELP) abort();
+    if (npos < 0 || npos > 1) abort();
+    const char *set[] = {o_op, o_out, npos ? pos[0] : NULL, c.svg};
+    for (size_t k = 0; k < sizeof set / sizeof set[0]; k++) {
+        if (!set[k]) continue;
+        int found = 0;
+        for (int i = 1; i < argc && !found; i++) {
+            const char *eq = strchr(argv[i], '=');
+            found = strcmp(set[k], argv[i]) == 0 || (eq && strcmp(set[k], eq + 1) == 0);
+        }
+        if (!found) abort();
+    }
+    if (r == EXIT_OK && (c.given & COMMON_JSON) && (c.given & COMMON_CSV)) abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,7 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (parse_number(s, &x) == 0 && !isfinite(x)) abort();
     (void)parse_pair(s, &a, &b);
     int dev = 0;
-    if (parse_device(s, &dev) == 0 && dev < GP_DEVICE_CPU) abort();
+    if (parse_device(s, &dev) == 0 && dev < GP_DEVICE_CPU && dev != DEVICE_FASTEST) abort();
+    double *list = NULL;
+    const size_t nl = parse_number_list(s, &list);
+    if ((nl == 0) != (list == NULL)) abort();
+    size_t commas = 0;
+    for (const char *p = s; *p; p++) commas += *p == ',';
+    if (nl && nl != commas + 1) abort(); /* every comma separates two numbers */
+    free(list);
+    fuzz_cli(s);
     gp_dtype_t dt;
     if (gp_dtype_parse(s, &dt) == GP_OK && gp_dtype_size(dt) == 0) abort();
     gp_pred_t p;

@@ -6,22 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The suites, in the order the help lists them: one line each. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} k_suites[] = {{"vector", bench_vector}, {"reduce", bench_reduce}, {"histogram", bench_histogram},
+                {"transpose", bench_transpose}, {"gemm", bench_gemm}, {"graph", bench_graph}, {"scan", bench_scan},
+                {"select", bench_select}, {"jit", bench_jit}, {"group", bench_group}};
+enum { NSUITES = sizeof k_suites / sizeof k_suites[0] };
+
+static void suites(FILE *f)
+{
+    for (int i = 0; i < NSUITES; i++) fprintf(f, "%s%s", i ? ", " : "", k_suites[i].name);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: gpuprim bench vector|reduce|histogram|transpose|gemm|graph|scan|select|jit|group [options]   (--help after it)\n");
+        FILE *f = argc < 2 ? stderr : stdout;
+        fprintf(f, "usage: gpuprim bench SUITE [options]   (gpuprim bench SUITE --help for its options)\n  suites: ");
+        suites(f);
+        fputc('\n', f);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
-    if (strcmp(argv[1], "vector") == 0) return bench_vector(argc - 1, argv + 1);
-    if (strcmp(argv[1], "reduce") == 0) return bench_reduce(argc - 1, argv + 1);
-    if (strcmp(argv[1], "histogram") == 0) return bench_histogram(argc - 1, argv + 1);
-    if (strcmp(argv[1], "transpose") == 0) return bench_transpose(argc - 1, argv + 1);
-    if (strcmp(argv[1], "gemm") == 0) return bench_gemm(argc - 1, argv + 1);
-    if (strcmp(argv[1], "graph") == 0) return bench_graph(argc - 1, argv + 1);
-    if (strcmp(argv[1], "scan") == 0) return bench_scan(argc - 1, argv + 1);
-    if (strcmp(argv[1], "select") == 0) return bench_select(argc - 1, argv + 1);
-    if (strcmp(argv[1], "jit") == 0) return bench_jit(argc - 1, argv + 1);
-    if (strcmp(argv[1], "group") == 0) return bench_group(argc - 1, argv + 1);
-    fprintf(stderr, "gpuprim bench: unknown primitive '%s' (known: vector, reduce, histogram, transpose, gemm, graph, scan, select, jit, group)\n", argv[1]);
+    for (int i = 0; i < NSUITES; i++)
+        if (strcmp(argv[1], k_suites[i].name) == 0) return k_suites[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "gpuprim bench: unknown suite '%s' (known: ", argv[1]);
+    suites(stderr);
+    fprintf(stderr, ")\n");
     return EXIT_USAGE;
 }

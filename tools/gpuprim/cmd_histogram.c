@@ -47,38 +47,26 @@ static gp_status_t count_member(void *user, int member, const void *x, size_t n,
     return count_chunk((hjob_t *)user + member, x, n, first, s);
 }
 
-/* "a,b,c" into a malloc'd array; returns the count or 0 on a bad list. */
-static size_t parse_list(const char *s, double **out)
+/* np.histogram's even bins are np.linspace(lo, hi, n + 1) in the result type of the range and the data: float32
+ * edges for float32 (and bfloat16) data, float16 for float16, float64 for everything else; edge k = k * step + lo in
+ * double (step = (hi - lo) / n), the last edge hi, then rounded to that type. A value v is in bin k when
+ * edge k <= v < edge k+1 (the last bin closed). */
+typedef enum { EDGE_F64, EDGE_F32, EDGE_F16 } edge_type_t;
+static edge_type_t edge_type(gp_dtype_t data)
 {
-    size_t cap = 16, k = 0;
-    double *v = malloc(cap * sizeof *v);
-    const char *p = s;
-    while (v && *p) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char num[64];
-        double d;
-        if (len == 0 || len >= sizeof num) break;
-        memcpy(num, p, len);
-        num[len] = 0;
-        if (parse_number(num, &d) != 0) break;
-        if (k == cap) {
-            double *nv = realloc(v, (cap *= 2) * sizeof *v);
-            if (!nv) break;
-            v = nv;
-        }
-        v[k++] = d;
-        p += len;
-        if (*p == ',' && p[1]) p++;
-        else if (*p) break;
-    }
-    if (!v || *p) {
-        free(v);
-        return 0;
-    }
-    *out = v;
-    return k;
+    return data == GP_F32 || data == GP_BF16 ? EDGE_F32 : data == GP_F16 ? EDGE_F16 : EDGE_F64;
 }
+static double edge_round(edge_type_t t, double v)
+{
+    return t == EDGE_F32 ? (double)(float)v : t == EDGE_F16 ? (double)gp_f16_to_f32(gp_f32_to_f16((float)v)) : v;
+}
+static double numpy_edge(edge_type_t t, double lo, double hi, size_t n, size_t k)
+{
+    return edge_round(t, k == n ? hi : (double)k * ((hi - lo) / (double)n) + lo);
+}
+/* The library's even bins are NumPy's edges for its dtypes (gp_histogram_even: float edges for f32 data, double for
+ * the rest); float16 data, converted to f32 as read, keeps NumPy's float16 edges as range bins. */
+static int even_is_numpy(gp_dtype_t data) { return data != GP_F16; }
 
 static void usage(FILE *f)
 {
@@ -124,8 +112,10 @@ static int data_range(gp_ctx_t *ctx, gp_group_t *grp, input_t *in, const char *p
         goto have;
     }
     pos = ftello(f);
-    if (pos < 0 || fseeko(f, pos, SEEK_SET) != 0) { /* a pipe: spool it to an unlinked temporary file */
+    if (pos < 0 || fseeko(f, pos, SEEK_SET) != 0) { /* a pipe: spool it to an unlinked temporary file, its data at
+                                                     * the stream's own offset so messages name the stream's bytes */
         FILE *t = tmpfile();
+        if (t && fseeko(t, (off_t)in->d.data_offset, SEEK_SET) != 0) fclose(t), t = NULL;
         char buf[1 << 16];
         size_t k, total = 0, want = in->want == GP_COUNT_ALL ? (size_t)-1 : in->want * in->d.elem_size;
         while (t && total < want && (k = fread(buf, 1, want - total < sizeof buf ? want - total : sizeof buf, f)) > 0) {
@@ -135,13 +125,13 @@ static int data_range(gp_ctx_t *ctx, gp_group_t *grp, input_t *in, const char *p
             }
             total += k;
         }
-        if (t == NULL || fflush(t) != 0 || fseeko(t, 0, SEEK_SET) != 0) {
+        if (t == NULL || fflush(t) != 0 || fseeko(t, (off_t)in->d.data_offset, SEEK_SET) != 0) {
             fprintf(stderr, "gpuprim histogram: %s: cannot spool the input for its range (give --range LO,HI)\n", path);
             if (t) fclose(t);
             return EXIT_FAIL;
         }
         if (in->owned) fclose(f);
-        in->f = f = t, in->owned = 1, pos = 0;
+        in->f = f = t, in->owned = 1, pos = (off_t)in->d.data_offset;
     }
     st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
     if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, reducer_sink_push, &k);
@@ -167,7 +157,6 @@ have:;
                         "data): give --range LO,HI\n", path, a, b);
         return EXIT_FAIL;
     }
-    if (a == b) a -= 0.5, b += 0.5;
     *lo = a, *hi = b;
     return EXIT_OK;
 }
@@ -200,7 +189,7 @@ int cmd_histogram(int argc, char **argv)
     }
     if (o_range) {
         double *list = NULL;
-        const size_t m = parse_list(o_range, &list);
+        const size_t m = parse_number_list(o_range, &list);
         if (m != 2) {
             free(list);
             return bad_value("histogram", "--range", "LO,HI", o_range);
@@ -209,7 +198,7 @@ int cmd_histogram(int argc, char **argv)
         free(list);
     }
     if (o_edges) {
-        nedges = parse_list(o_edges, &edges);
+        nedges = parse_number_list(o_edges, &edges);
         if (nedges < 2) {
             free(edges);
             return bad_value("histogram", "--edges", "at least two numbers", o_edges);
@@ -250,17 +239,46 @@ int cmd_histogram(int argc, char **argv)
         free(edges);
         return EXIT_USAGE;
     }
-    if (mode == 0 && have_range && !(lo < hi)) {
-        fprintf(stderr, "gpuprim histogram: --range: LO < HI needed, got %g,%g\n", lo, hi);
+    if (mode == 0 && have_range && !(isfinite(lo) && isfinite(hi))) {
+        fprintf(stderr, "gpuprim histogram: --range: the range [%g, %g] is not finite\n", lo, hi);
         free(edges);
         return EXIT_USAGE;
     }
+    if (mode == 0 && have_range && lo > hi) {
+        fprintf(stderr, "gpuprim histogram: --range: LO <= HI needed (max must be larger than min), got %g,%g\n", lo,
+                hi);
+        free(edges);
+        return EXIT_USAGE;
+    }
+    for (size_t k = 0; mode == 1 && k < nedges; k++)
+        if (isnan(edges[k]) || (k && edges[k] <= edges[k - 1])) {
+            fprintf(stderr, "gpuprim histogram: --edges: the edges must increase strictly (and not be NaN): %g after %g\n",
+                    edges[k], k ? edges[k - 1] : edges[k]);
+            free(edges);
+            return EXIT_USAGE;
+        }
     const double t0 = now_seconds();
     input_t in;
     int rc = input_open(&in, "histogram", path, have_dtype, dtype, have_offset, offset, count);
     if (rc != EXIT_OK) {
         free(edges);
         return rc;
+    }
+    { /* the binners take u8 u16 i32 u32 f32 f64: the rest converted as read, to the values NumPy bins */
+        const gp_dtype_t dt = in.d.dtype;
+        const gp_dtype_t to = dt == GP_I8 || dt == GP_I16 ? GP_I32
+                              : dt == GP_F16 || dt == GP_BF16 ? GP_F32
+                              : dt == GP_I64 || dt == GP_U64 ? (mode == 2 ? GP_I32 : GP_F64) : dt;
+        if (to != dt && o_devices) {
+            fprintf(stderr, "gpuprim histogram: --devices takes u8 u16 i32 u32 f32 f64 (and bool) input, not %s\n",
+                    gp_dtype_name(dt));
+            rc = EXIT_USAGE;
+        }
+        if (rc != EXIT_OK || (rc = input_convert(&in, "histogram", to)) != EXIT_OK) {
+            input_close(&in);
+            free(edges);
+            return rc;
+        }
     }
     gp_ctx_t *ctx = NULL, *own = NULL;
     gp_group_t *grp = NULL;
@@ -288,10 +306,38 @@ int cmd_histogram(int argc, char **argv)
     }
     j.ctx = ctx;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    /* NumPy's rule by default: the last bin closed. Over the data's own range nothing lies above hi, so the fast
-     * half-open even bins give the same counts once "above" (the values equal to the max) joins the last bin. */
-    const int fold_above = mode == 0 && !have_range && !half_open;
-    if (mode == 0 && !have_range && (rc = data_range(ctx, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
+    const int derived = mode == 0 && !have_range; /* even bins over the data's own range */
+    if (derived && (rc = data_range(ctx, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
+    const edge_type_t et = edge_type(in.from);
+    double lo_np = lo, hi_np = hi; /* NumPy's range, before its edges are rounded to their type */
+    if (mode == 0) {
+        if (lo == hi) { /* NumPy widens an empty range, in the data's float type when it is the data's */
+            if (derived && et == EDGE_F32) lo = (float)(lo - 0.5), hi = (float)(hi + 0.5);
+            else lo -= 0.5, hi += 0.5;
+        }
+        lo_np = lo, hi_np = hi;
+        for (size_t k = 1; k <= nbins; k++)
+            if (!(numpy_edge(et, lo, hi, nbins, k - 1) < numpy_edge(et, lo, hi, nbins, k))) {
+                fprintf(stderr, "gpuprim histogram: too many bins for the data range: %zu bins over [%.17g, %.17g] "
+                                "cannot all be finite-sized in %s (NumPy refuses too)\n", nbins, lo, hi,
+                        et == EDGE_F32 ? "float32" : et == EDGE_F16 ? "float16" : "float64");
+                rc = EXIT_USAGE;
+                goto out;
+            }
+        if (!even_is_numpy(in.from)) { /* NumPy's edges as range bins */
+            if ((edges = malloc((nbins + 1) * sizeof *edges)) == NULL) {
+                fprintf(stderr, "gpuprim histogram: %zu edges: out of memory\n", nbins + 1);
+                rc = EXIT_FAIL;
+                goto out;
+            }
+            for (size_t k = 0; k <= nbins; k++) edges[k] = numpy_edge(et, lo_np, hi_np, nbins, k);
+            mode = 1, nedges = nbins + 1;
+            j.mode = mode, j.edges = edges;
+        }
+    }
+    /* NumPy's rule by default: the last bin closed. Over the data's own range nothing lies above hi, so the faster
+     * half-open bins give the same counts once "above" (the values equal to the max) joins the last bin. */
+    const int fold_above = derived && !half_open;
     j.lo = lo, j.hi = hi;
     j.closed = mode != 2 && !half_open && !fold_above;
     for (int m = 0; m < members; m++) {
@@ -336,12 +382,13 @@ int cmd_histogram(int argc, char **argv)
     if (fold_above) j.total[nbins - 1] += j.total[nbins + 1], j.total[nbins + 1] = 0;
     {
         const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)in.d.elem_size;
-        const double glo = mode == 0 ? lo : mode == 1 ? edges[0] : 0, ghi = mode == 0 ? hi : mode == 1 ? edges[nbins] : (double)nbins;
+        const double glo = mode == 0 ? numpy_edge(et, lo_np, hi_np, nbins, 0) : mode == 1 ? edges[0] : 0,
+                     ghi = mode == 0 ? numpy_edge(et, lo_np, hi_np, nbins, nbins) : mode == 1 ? edges[nbins] : (double)nbins;
         const int closed = mode != 2 && !half_open;
         char desc[512];
         if (grp) group_describe(grp, desc, sizeof desc);
         else describe_device(ctx, desc, sizeof desc);
-#define EDGE(k) (mode == 1 ? edges[k] : mode == 2 ? (double)(k) : lo + ((hi - lo) * (double)(k)) / (double)nbins)
+#define EDGE(k) (mode == 1 ? edges[k] : mode == 2 ? (double)(k) : numpy_edge(et, lo_np, hi_np, nbins, (k)))
         if (c.fmt == FMT_JSON) {
             printf("{\"bins\": %zu, \"lo\": %.17g, \"hi\": %.17g, \"last_bin\": \"%s\", \"counts\": [", nbins, glo, ghi,
                    closed ? "closed" : "half-open");
@@ -349,7 +396,7 @@ int cmd_histogram(int argc, char **argv)
             printf("], \"below\": %llu, \"above\": %llu, \"nan\": %llu, \"elements\": %zu, \"dtype\": \"%s\", "
                    "\"seconds\": %.6f, \"gbps\": %.3f, \"device\": ",
                    (unsigned long long)j.total[nbins], (unsigned long long)j.total[nbins + 1],
-                   (unsigned long long)j.total[nbins + 2], j.elements, gp_dtype_name(in.d.dtype), secs,
+                   (unsigned long long)j.total[nbins + 2], j.elements, gp_dtype_name(in.from), secs,
                    secs > 0 ? bytes / secs / 1e9 : 0.0);
             json_string(stdout, desc);
             printf("}\n");
@@ -365,7 +412,7 @@ int cmd_histogram(int argc, char **argv)
             for (size_t b = 0; b < nbins; b++)
                 if (j.total[b] > top) top = j.total[b], at = b;
             printf("histogram of %zu %s elements, %zu bins over [%g, %g%s%s  (%.3f s, %.2f GB/s; %s)\n", j.elements,
-                   gp_dtype_name(in.d.dtype), nbins, glo, ghi, closed ? "]" : ")",
+                   gp_dtype_name(in.from), nbins, glo, ghi, closed ? "]" : ")",
                    mode == 0 && !have_range ? " (the data's range)" : "", secs, secs > 0 ? bytes / secs / 1e9 : 0.0,
                    desc);
             if (nbins <= 64) {
@@ -383,7 +430,7 @@ int cmd_histogram(int argc, char **argv)
         if (c.svg) {
             char title[700];
             snprintf(title, sizeof title, "gpuprim histogram %s\n%zu %s elements, %zu bins over [%g, %g%s; %s", path,
-                     j.elements, gp_dtype_name(in.d.dtype), nbins, glo, ghi, closed ? "]" : ")", desc);
+                     j.elements, gp_dtype_name(in.from), nbins, glo, ghi, closed ? "]" : ")", desc);
             if (svg_histogram(c.svg, title, glo, ghi, j.total, nbins) != 0) rc = EXIT_FAIL;
         }
 #undef EDGE

@@ -105,6 +105,7 @@ int reduce_jit(const jit_reduce_args_t *a)
     const double t0 = now_seconds();
     input_t in;
     int rc = input_open_opts(&in, verb, a->path, a->dtype, a->offset, a->count);
+    if (rc == EXIT_OK && (rc = input_c_order(&in, verb)) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_ctx_t *ctx = NULL;
     gp_uop_t *map = NULL, *op = NULL;
@@ -239,6 +240,7 @@ int scan_jit(const jit_scan_args_t *a)
     const double t0 = now_seconds();
     input_t in;
     int rc = input_open_opts(&in, verb, a->path, a->dtype, a->offset, a->count);
+    if (rc == EXIT_OK && (rc = input_c_order(&in, verb)) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_ctx_t *ctx = NULL;
     gp_uop_t *op = NULL;
@@ -308,7 +310,7 @@ int scan_jit(const jit_scan_args_t *a)
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         if (a->fmt == FMT_TABLE) {
-            printf("%s scan (%s) of %zu %s elements -> %s  (%.3f s end to end, %.2f GB/s in the kernel; operator %s in "
+            fprintf(summary_stream(a->out), "%s scan (%s) of %zu %s elements -> %s  (%.3f s end to end, %.2f GB/s in the kernel; operator %s in "
                    "%.1f ms; %s)\n", a->op_src, a->exclusive ? "exclusive" : "inclusive", n, gp_dtype_name(in.d.dtype),
                    a->out, secs, ssec > 0 ? 2.0 * (double)bytes / ssec / 1e9 : 0.0, build_name(source), 1e3 * build_s,
                    desc);
@@ -325,7 +327,7 @@ int scan_jit(const jit_scan_args_t *a)
             rec_add(&r, "build", 0, "%s", build_name(source));
             rec_add(&r, "device", 0, "%s", desc);
             rec_add(&r, "output", 0, "%s", a->out);
-            rec_print(&r, a->fmt, stdout);
+            rec_print(&r, a->fmt, summary_stream(a->out));
         }
     }
 out:
@@ -399,6 +401,7 @@ int cmd_map(int argc, char **argv)
     const double t0 = now_seconds();
     input_t in;
     int rc = input_open_opts(&in, "map", path, o_dtype, o_offset, o_count);
+    if (rc == EXIT_OK && (rc = input_c_order(&in, "map")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_dtype_t odt = in.d.dtype;
     gp_ctx_t *ctx = NULL;
@@ -439,7 +442,12 @@ int cmd_map(int argc, char **argv)
     }
     j.dout = bd.device;
     j.hout = bh.host;
-    if ((rc = arr_out_open(&ao, "map", o_out, odt)) != EXIT_OK) goto out;
+    {
+        gp_array_desc_t like = in.d; /* y has x's shape, as a NumPy ufunc's */
+        like.dtype = odt;
+        like.bool_values = 0; /* the map's values are whatever the expression makes: u8, not bools */
+        if ((rc = arr_out_open_like(&ao, "map", o_out, &like)) != EXIT_OK) goto out;
+    }
     gp_status_t st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, map_chunk, &j);
     if (st != GP_OK) {
         rc = stream_failed("map", path, st, &ao, NULL);
@@ -451,7 +459,7 @@ int cmd_map(int argc, char **argv)
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         if (c.fmt == FMT_TABLE) {
-            printf("map %s over %zu %s elements -> %s (%s)  (%.3f s, %.2f GB/s read + written; operator %s in %.1f "
+            fprintf(summary_stream(o_out), "map %s over %zu %s elements -> %s (%s)  (%.3f s, %.2f GB/s read + written; operator %s in %.1f "
                    "ms; %s)\n", o_src, j.elements, gp_dtype_name(in.d.dtype), o_out, gp_dtype_name(odt), secs,
                    secs > 0 ? bytes / secs / 1e9 : 0.0, build_name(source), 1e3 * build_s, desc);
         } else {
@@ -466,7 +474,7 @@ int cmd_map(int argc, char **argv)
             rec_add(&r, "build", 0, "%s", build_name(source));
             rec_add(&r, "device", 0, "%s", desc);
             rec_add(&r, "output", 0, "%s", o_out);
-            rec_print(&r, c.fmt, stdout);
+            rec_print(&r, c.fmt, summary_stream(o_out));
         }
     }
 out:

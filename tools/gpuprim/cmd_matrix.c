@@ -6,6 +6,7 @@
  * times (compute: the call and its completion; total: files included).
  */
 #include "commands.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -66,20 +67,37 @@ static int load_matrix(const char *verb, const mat_src_t *s, int have_dtype, gp_
     return EXIT_OK;
 }
 
-static int save_matrix(const char *verb, const char *path, const gp_matrix_t *m)
+/* A host matrix (any ld) to path: .npy (C order for row-major, Fortran for column-major; like: bool_values and, for
+ * ndim != 2, the shape to write) or raw elements in its order; written whole or not at all (out_open: "-", FIFOs and
+ * links too). */
+static int save_array(const char *verb, const char *path, const gp_matrix_t *m, const gp_array_desc_t *like)
 {
-    if (ends_with(path, ".npy")) {
-        if (gp_npy_save_matrix(path, m) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
-            return EXIT_FAIL;
-        }
-        return EXIT_OK;
-    }
     out_file_t o;
     FILE *f = out_open(&o, path);
     const size_t es = gp_dtype_size(m->dtype), inner = m->layout == GP_ROW_MAJOR ? m->cols : m->rows,
                  outer = m->layout == GP_ROW_MAJOR ? m->rows : m->cols;
     int ok = f != NULL;
+    if (ok && ends_with(path, ".npy")) {
+        gp_array_desc_t d;
+        memset(&d, 0, sizeof d);
+        d.dtype = m->dtype, d.ndim = 2, d.shape[0] = m->rows, d.shape[1] = m->cols;
+        d.fortran_order = m->layout == GP_COL_MAJOR;
+        if (like) {
+            d.bool_values = like->bool_values;
+            if (like->ndim != 2) {
+                d.ndim = like->ndim;
+                memcpy(d.shape, like->shape, sizeof d.shape);
+            }
+        }
+        unsigned char head[1024];
+        size_t hb = 0;
+        if (gp_npy_header_desc(&d, 0, head, sizeof head, &hb) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, path, gp_last_error());
+            out_close(&o, 0);
+            return EXIT_FAIL;
+        }
+        if (fwrite(head, 1, hb, f) != hb) ok = 0, o.err = errno;
+    }
     for (size_t r = 0; ok && r < outer && inner; r++)
         if (fwrite((const char *)m->data + r * m->ld * es, es, inner, f) != inner) ok = 0, o.err = errno;
     if (f == NULL || out_close(&o, ok) != 0) {
@@ -87,6 +105,11 @@ static int save_matrix(const char *verb, const char *path, const gp_matrix_t *m)
         return EXIT_FAIL;
     }
     return EXIT_OK;
+}
+
+static int save_matrix(const char *verb, const char *path, const gp_matrix_t *m)
+{
+    return save_array(verb, path, m, NULL);
 }
 
 /* A host matrix onto the context: a pitched device copy on a GPU (same layout), the host matrix itself on the CPU. */
@@ -113,20 +136,20 @@ static void matrix_report(const cli_common_t *c, const char *op, const char *sha
                           double compute, double total, const char *out, const record_t *extra)
 {
     if (c->fmt == FMT_TABLE) {
-        printf("%s %s %s -> %s on %s: %.3f ms compute, %.3f s total\n", op, shape, dtype, out, dev, compute * 1e3,
-               total);
+        fprintf(summary_stream(out), "%s %s %s -> %s on %s: %.3f ms compute, %.3f s total\n", op, shape, dtype, out, dev,
+                compute * 1e3, total);
         return;
     }
     record_t r = {0};
     rec_add(&r, "op", 0, "%s", op);
-    rec_add(&r, "shape", 0, "%s", shape);
+    rec_add(&r, "shape", 1, "%s", shape); /* a JSON array */
     rec_add(&r, "dtype", 0, "%s", dtype);
     for (int k = 0; extra && k < extra->n; k++) rec_add(&r, extra->key[k], extra->raw[k], "%s", extra->val[k]);
     rec_add(&r, "device", 0, "%s", dev);
     rec_add(&r, "compute_seconds", 1, "%.6f", compute);
     rec_add(&r, "total_seconds", 1, "%.6f", total);
     rec_add(&r, "output", 0, "%s", out);
-    rec_print(&r, c->fmt, stdout);
+    rec_print(&r, c->fmt, summary_stream(out));
 }
 
 /* The matrix verbs' shared options, --dtype and --order, from their values (NULL: not given). 0, or -1 (said). */
@@ -160,19 +183,11 @@ static int transpose_vector(const char *verb, const char *path, const char *out,
         return EXIT_FAIL;
     }
     gp_matrix_t m = {data, 1, d.count, d.count ? d.count : 1, d.dtype, GP_ROW_MAJOR};
-    int rc = EXIT_OK;
-    if (ends_with(out, ".npy")) {
-        if (gp_npy_save(out, d.dtype, d.ndim, d.shape, 0, data) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
-            rc = EXIT_FAIL;
-        }
-    } else {
-        rc = save_matrix(verb, out, &m);
-    }
+    const int rc = save_array(verb, out, &m, &d);
     free(data);
     if (rc == EXIT_OK) {
         char shape[32];
-        snprintf(shape, sizeof shape, d.ndim ? "(%zu,)" : "()", d.count);
+        snprintf(shape, sizeof shape, d.ndim ? "[%zu]" : "[]", d.count);
         matrix_report(c, "transpose", shape, gp_dtype_name(d.dtype), "-", 0.0, now_seconds() - t0, out, NULL);
     }
     return rc;
@@ -181,7 +196,7 @@ static int transpose_vector(const char *verb, const char *path, const char *out,
 static void transpose_usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim transpose IN OUT [--shape R,C --dtype T [--order c|f]] [-d cpu|ID] [--json|--csv]\n"
-               "  OUT = IN^T (f32 f64 i32 u8), in IN's order: a C-order .npy gives a C-order .npy, Fortran gives\n"
+               "  OUT = IN^T (every dtype; bools stay bools), in IN's order: a C-order .npy gives a C-order .npy, Fortran gives\n"
                "  Fortran. IN is .npy unless --shape says it is raw (row-major unless --order f). OUT ending in .npy\n"
                "  is written as .npy, else as raw elements.\n");
 }
@@ -214,8 +229,15 @@ int cmd_transpose(int argc, char **argv)
     in.path = pos[0], out = pos[1];
     in.layout = order;
     const double t0 = now_seconds();
+    if (strcmp(in.path, "-") == 0) {
+        fprintf(stderr, "gpuprim transpose: IN must be a file: the matrix is read whole from a file (standard input "
+                        "is not taken)\n");
+        return EXIT_USAGE;
+    }
+    gp_array_desc_t ad;
+    memset(&ad, 0, sizeof ad);
+    ad.ndim = 2;
     if (!in.raw) { /* NumPy's .T leaves a 0-d or 1-D array as it is: so do we (shape (n,) stays (n,)) */
-        gp_array_desc_t ad;
         if (gp_npy_inspect(in.path, &ad) != GP_OK) {
             fprintf(stderr, "gpuprim transpose: %s\n", gp_last_error());
             return EXIT_FAIL;
@@ -258,17 +280,17 @@ int cmd_transpose(int argc, char **argv)
         fprintf(stderr, "gpuprim transpose: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
     }
-    if (rc == EXIT_OK) rc = save_matrix(verb, out, &hout);
+    if (rc == EXIT_OK) rc = save_array(verb, out, &hout, &ad);
     if (rc == EXIT_OK) {
         char dev[512];
         describe_device(ctx, dev, sizeof dev);
         if (c.fmt == FMT_TABLE) {
-            printf("transposed %zu x %zu %s -> %s (%zu x %zu) on %s: %.3f ms compute, %.3f s total\n", h.rows, h.cols,
+            fprintf(summary_stream(out), "transposed %zu x %zu %s -> %s (%zu x %zu) on %s: %.3f ms compute, %.3f s total\n", h.rows, h.cols,
                    gp_dtype_name(h.dtype), out, h.cols, h.rows, dev, (tc1 - tc0) * 1e3, now_seconds() - t0);
         } else {
             record_t x = {0};
             char shape[64];
-            snprintf(shape, sizeof shape, "(%zu, %zu)", h.cols, h.rows);
+            snprintf(shape, sizeof shape, "[%zu, %zu]", h.cols, h.rows);
             rec_add(&x, "rows", 1, "%zu", h.rows);
             rec_add(&x, "cols", 1, "%zu", h.cols);
             rec_add(&x, "order", 0, "%s", h.layout == GP_ROW_MAJOR ? "c" : "f");
@@ -280,6 +302,39 @@ int cmd_transpose(int argc, char **argv)
     free(h.data), free(hout.data);
     gp_ctx_destroy(ctx);
     return rc;
+}
+
+/* A host matrix of f32 / f64 / f16 rounded in place to bf16 or f16 bits (packed, ld = the inner extent). */
+static int round_to_16(gp_matrix_t *m, gp_dtype_t to)
+{
+    const size_t inner = m->layout == GP_ROW_MAJOR ? m->cols : m->rows,
+                 outer = m->layout == GP_ROW_MAJOR ? m->rows : m->cols, es = gp_dtype_size(m->dtype);
+    uint16_t *o = malloc(inner * outer * 2 + 2);
+    if (o == NULL) {
+        fprintf(stderr, "gpuprim gemm: no memory to round a %zu x %zu matrix to %s\n", m->rows, m->cols,
+                gp_dtype_name(to));
+        return EXIT_FAIL;
+    }
+    for (size_t r = 0; r < outer; r++)
+        for (size_t i = 0; i < inner; i++) {
+            const unsigned char *p = (const unsigned char *)m->data + (r * m->ld + i) * es;
+            float v;
+            if (m->dtype == GP_F64) {
+                double d;
+                memcpy(&d, p, 8);
+                v = (float)d; /* then once more to 16 bits: as torch's double.bfloat16() goes through float */
+            } else if (m->dtype == GP_F16) {
+                uint16_t b;
+                memcpy(&b, p, 2);
+                v = gp_f16_to_f32(b);
+            } else {
+                memcpy(&v, p, 4);
+            }
+            o[r * inner + i] = to == GP_BF16 ? gp_f32_to_bf16(v) : gp_f32_to_f16(v);
+        }
+    free(m->data);
+    m->data = o, m->dtype = to, m->ld = inner ? inner : 1;
+    return EXIT_OK;
 }
 
 static void gemm_usage(FILE *f)
@@ -359,14 +414,17 @@ int cmd_gemm(int argc, char **argv)
         src[q].layout = order;
         if (src[q].path) rc = load_matrix(verb, &src[q], have_dtype, dtype, &h[q]);
     }
-    /* 16-bit precisions: uint16 inputs (NumPy has no bfloat16) hold the bits */
+    /* 16-bit precisions: f32 / f64 / f16 inputs rounded to the nearest even (torch's .bfloat16() / .half()); uint16
+     * inputs (NumPy has no bfloat16) hold the bits */
     const gp_dtype_t in16 = prec == GP_GEMM_BF16 ? GP_BF16 : GP_F16;
     for (int q = 0; q < 2 && rc == EXIT_OK && (prec == GP_GEMM_BF16 || prec == GP_GEMM_FP16); q++) {
         if (h[q].dtype == GP_U16 || h[q].dtype == in16) {
             h[q].dtype = in16;
+        } else if (h[q].dtype == GP_F32 || h[q].dtype == GP_F64 || h[q].dtype == GP_F16) {
+            rc = round_to_16(&h[q], in16);
         } else {
-            fprintf(stderr, "gpuprim gemm: --precision %s: %s is %s (it takes %s, or uint16 holding the bits)\n",
-                    o_prec, q ? "B" : "A", gp_dtype_name(h[q].dtype), gp_dtype_name(in16));
+            fprintf(stderr, "gpuprim gemm: --precision %s: %s is %s (it takes f32, f64, f16, %s, or uint16 holding "
+                            "the bits)\n", o_prec, q ? "B" : "A", gp_dtype_name(h[q].dtype), gp_dtype_name(in16));
             rc = EXIT_USAGE;
         }
     }
@@ -437,13 +495,13 @@ int cmd_gemm(int argc, char **argv)
         describe_device(ctx, dev, sizeof dev);
         const double tf = tc1 > tc0 ? 2.0 * (double)m * (double)n * (double)k / (tc1 - tc0) / 1e12 : 0.0;
         if (c.fmt == FMT_TABLE) {
-            printf("C (%zu x %zu %s) = %g op(A) op(B)%s -> %s on %s: k = %zu, %.3f ms compute (%.2f TFLOP/s), %.3f s total\n",
+            fprintf(summary_stream(out), "C (%zu x %zu %s) = %g op(A) op(B)%s -> %s on %s: k = %zu, %.3f ms compute (%.2f TFLOP/s), %.3f s total\n",
                    m, n, gp_dtype_name(dt), alpha, src[2].path ? " + beta C0" : "", out, dev, k, (tc1 - tc0) * 1e3, tf,
                    now_seconds() - t0);
         } else {
             record_t x = {0};
             char shape[64];
-            snprintf(shape, sizeof shape, "(%zu, %zu)", m, n);
+            snprintf(shape, sizeof shape, "[%zu, %zu]", m, n);
             rec_add(&x, "m", 1, "%zu", m);
             rec_add(&x, "n", 1, "%zu", n);
             rec_add(&x, "k", 1, "%zu", k);

@@ -260,6 +260,24 @@ static int print_reduce(out_format_t fmt, gp_reduce_op_t op, const gp_array_desc
     const double secs = tm->secs, stream_secs = tm->stream_secs;
     if (r->index >= 0) r->index = c_order_index(d, r->index);
     const int arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;
+    if (n == 0 && (arg || op == GP_REDUCE_MIN || op == GP_REDUCE_MAX || op == GP_REDUCE_MINMAX)) {
+        fprintf(stderr, "gpuprim reduce: the input is empty: %s of a zero-size array has no identity (as in NumPy)\n",
+                gp_reduce_op_name(op));
+        return EXIT_FAIL;
+    }
+    const gp_dtype_t dt = d->dtype;
+    if ((op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR) &&
+        (dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64)) { /* NumPy's result keeps the signed dtype */
+        const unsigned bits = 8u * (unsigned)d->elem_size;
+        uint64_t v = r->value.u64;
+        if (bits < 64) {
+            const uint64_t mask = (UINT64_C(1) << bits) - 1;
+            v &= mask;
+            if ((v >> (bits - 1)) & 1) v |= ~mask;
+        }
+        r->value.i64 = (int64_t)v;
+        r->acc_dtype = GP_I64;
+    }
     if (fmt != FMT_TABLE) {
         char *val = NULL;
         size_t vlen = 0;
@@ -479,6 +497,10 @@ int cmd_reduce(int argc, char **argv)
     gp_reduce_result_t r;
     input_t in;
     if ((rc = input_open(&in, "reduce", path, have_dtype, dtype, have_offset, offset, count)) != EXIT_OK) return rc;
+    if (ordered && (rc = input_c_order(&in, "reduce")) != EXIT_OK) { /* tuples are rows of the C-order array */
+        input_close(&in);
+        return rc;
+    }
     FILE *f = in.f;
     const gp_array_desc_t d = in.d;
     const size_t want = in.want;

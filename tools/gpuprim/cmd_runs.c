@@ -149,7 +149,12 @@ static int runs_verb(int argc, char **argv, int rle)
 
     const double t0 = now_seconds();
     input_t in;
+    if (rle && out_same_target(o_out, o_len)) {
+        fprintf(stderr, "gpuprim rle: -o %s and --lengths %s name the same file: give two\n", o_out, o_len);
+        return EXIT_USAGE;
+    }
     int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    if (rc == EXIT_OK && (rc = input_c_order(&in, verb)) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     runjob_t j;
     memset(&j, 0, sizeof j);
@@ -181,7 +186,11 @@ static int runs_verb(int argc, char **argv, int rle)
         }
     }
     j.dout = bd.device, j.dlen = bl.device, j.dcnt = bc.device, j.hout = bh.host, j.hlen = bhl.host, j.hcnt = bhc.host;
-    if ((rc = arr_out_open(&vo, verb, o_out, j.dtype)) != EXIT_OK) goto out;
+    {
+        gp_array_desc_t like = in.d; /* 1-D, of x's dtype (bools stay bools) */
+        like.ndim = 1;
+        if ((rc = arr_out_open_like(&vo, verb, o_out, &like)) != EXIT_OK) goto out;
+    }
     if (rle && (rc = arr_out_open(&lo, verb, o_len, GP_U64)) != EXIT_OK) goto out;
     st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, runs_chunk, &j);
     if (st == GP_OK && rle && j.pend_len && /* the last run */
@@ -192,18 +201,14 @@ static int runs_verb(int argc, char **argv, int rle)
         goto out;
     }
     if (rle) j.runs = vo.count;
-    if ((rc = arr_out_close(&vo, verb, 1)) != EXIT_OK) goto out;
-    if (rle && (rc = arr_out_close(&lo, verb, 1)) != EXIT_OK) {
-        remove(o_out); /* the values were written: the pair is written whole or not at all */
-        goto out;
-    }
+    if ((rc = rle ? arr_out_close_pair(&vo, &lo, verb) : arr_out_close(&vo, verb, 1)) != EXIT_OK) goto out;
     {
         const double secs = now_seconds() - t0,
                      bytes = (double)(j.elements + j.runs) * (double)j.es + (rle ? 8.0 * (double)j.runs : 0.0);
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         if (c.fmt == FMT_TABLE) {
-            printf("%s: %zu %s elements -> %zu %s -> %s%s%s  (%.3f s, %.2f GB/s read + written; %s)\n", verb, j.elements,
+            fprintf(summary_stream(o_out), "%s: %zu %s elements -> %zu %s -> %s%s%s  (%.3f s, %.2f GB/s read + written; %s)\n", verb, j.elements,
                    gp_dtype_name(j.dtype), j.runs, rle ? "runs" : "kept", o_out, rle ? ", " : "", rle ? o_len : "", secs,
                    secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
         } else {
@@ -216,7 +221,7 @@ static int runs_verb(int argc, char **argv, int rle)
             rec_add(&r, "device", 0, "%s", desc);
             rec_add(&r, "output", 0, "%s", o_out);
             if (rle) rec_add(&r, "lengths", 0, "%s", o_len);
-            rec_print(&r, c.fmt, stdout);
+            rec_print(&r, c.fmt, summary_stream(o_out));
         }
     }
 out:

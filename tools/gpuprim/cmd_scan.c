@@ -64,12 +64,13 @@ static void usage(FILE *f)
                "                    [--count N] [-d cpu|ID] [--json|--csv]\n"
                "  y[i] = x[0] OP ... OP x[i] (--exclusive: shifted right by one, the op's identity first) of a .npy\n"
                "  or raw file or standard input, streamed (any size), into OUT (.npy if the name ends so, else raw).\n"
-               "  OP: sum prod min max (every dtype), and or xor (integers); u8 .. i16 wrap in their width, f16 / bf16\n"
-               "  accumulate in f32; or an ordered op over tuples of values: mat2 mat3 mat4 (f32 f64 u32: 2x2 .. 4x4\n"
-               "  row-major matrix products), affine (f32 f64: (a, b) pairs, x -> a x + b applied in order; the\n"
-               "  recurrence x_t = a_t x_(t-1) + b_t), first, last (any dtype); the output flat, like a raw input.\n"
-               "  --acc T (not for ordered ops): the accumulator and output dtype (default: the input's; 'default':\n"
-               "  gp_reduce's for sums and products; f64 sums of f16 / bf16 / f32, i64 / u64 sums of small integers).\n"
+               "  OP: sum prod min max (every dtype), and or xor (integers); or an ordered op over rows of values:\n"
+               "  mat2 mat3 mat4 (f32 f64 u32: 2x2 .. 4x4 row-major matrix products), affine (f32 f64: (a, b) pairs,\n"
+               "  x -> a x + b applied in order; the recurrence x_t = a_t x_(t-1) + b_t), first, last (any dtype).\n"
+               "  NumPy's answers: elements in C order, the output 1-D (np.cumsum's; an ordered op's rows keep their\n"
+               "  shape), sums and products of bools and integers narrower than 8 bytes in np.cumsum's int64 / uint64,\n"
+               "  f16 / bf16 accumulate in f32. --acc T (not for ordered ops): the accumulator and output dtype (the\n"
+               "  input's own: wraps in its width; 'default': gp_reduce's; f64 sums of f16 / bf16 / f32).\n"
                "  Deterministic: the same bits on every GPU and the CPU backend (docs/SCAN.md).\n"
                "  --op-src 'EXPR over a, b' --identity V [--arity K]: your own operator in C, compiled at run time\n"
                "  (docs/JIT.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n");
@@ -128,8 +129,16 @@ int cmd_scan(int argc, char **argv)
     const double t0 = now_seconds();
     input_t in;
     int rc = input_open_opts(&in, "scan", path, o_dtype, o_offset, o_count);
+    if (rc == EXIT_OK && (rc = input_c_order(&in, "scan")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     const gp_dtype_t dtype = in.d.dtype;
+    int as_i64 = 0; /* bools summed in u64 are written as NumPy's int64 (the same bits for counts) */
+    if (!ordered && !o_acc && (op == GP_REDUCE_SUM || op == GP_REDUCE_PROD)) { /* np.cumsum's / np.cumprod's dtype */
+        const int narrow_signed = dtype == GP_I8 || dtype == GP_I16 || dtype == GP_I32;
+        const int narrow_unsigned = dtype == GP_U8 || dtype == GP_U16 || dtype == GP_U32;
+        if (narrow_signed) acc = GP_I64;
+        if (narrow_unsigned) acc = GP_U64, as_i64 = in.d.bool_values;
+    }
     gp_ctx_t *ctx = NULL;
     gp_buffer_t bd = {0}, bh = {0};
     sjob_t j;
@@ -155,9 +164,15 @@ int cmd_scan(int argc, char **argv)
         goto out;
     }
     if ((st = ordered ? gp_scanner_create_ordered(ctx, ord, dtype, kind, &j.sc)
-              : o_acc ? gp_scanner_create_acc(ctx, op, dtype, acc, kind, &j.sc)
-                      : gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
-        fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
+              : o_acc || acc != GP_DTYPE_COUNT ? gp_scanner_create_acc(ctx, op, dtype, acc, kind, &j.sc)
+                                               : gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
+        if (st == GP_ERR_UNSUPPORTED && o_acc && !ordered && gp_scan_out_dtype(op, dtype, dtype) != GP_DTYPE_COUNT)
+            fprintf(stderr, "gpuprim scan: --acc %s: not an accumulator for %s of %s (choices: the input's own dtype "
+                            "%s; 'default'; f32 for f16 / bf16; for sum and prod f64 over f16 / bf16 / f32, i64 / u64 "
+                            "over integers of up to 4 bytes)\n", o_acc, gp_reduce_op_name(op), gp_dtype_name(dtype),
+                    gp_dtype_name(dtype));
+        else
+            fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
@@ -173,7 +188,14 @@ int cmd_scan(int argc, char **argv)
     }
     j.dout = bd.device;
     j.hout = bh.host;
-    if ((rc = arr_out_open(&ao, "scan", o_out, odt)) != EXIT_OK) goto out;
+    {
+        gp_array_desc_t like = in.d; /* np.cumsum flattens; an ordered op's elements keep their rows */
+        like.dtype = as_i64 ? GP_I64 : odt;
+        like.bool_values = in.d.bool_values && odt == GP_U8 && !ordered; /* min / max / bitwise of bools: bools */
+        if (!ordered || like.ndim < 2 || like.shape[like.ndim - 1] * (like.ndim > 2 ? like.shape[like.ndim - 2] : 1) != j.w)
+            like.ndim = 1;
+        if ((rc = arr_out_open_like(&ao, "scan", o_out, &like)) != EXIT_OK) goto out;
+    }
     st = stream_chunks(ctx, &in, j.cap * j.w * j.es, GP_SCAN_GRANULE * j.w, t0, scan_chunk, &j);
     if (st != GP_OK && j.bad_tail) {
         fprintf(stderr, "gpuprim scan: %s: the input ends inside an element of %s (%zu values each; nothing written)\n",
@@ -194,9 +216,10 @@ int cmd_scan(int argc, char **argv)
         }
         if ((rc = arr_out_close(&ao, "scan", 1)) != EXIT_OK) goto out;
         const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)j.w * (double)(j.es + j.os);
-        char desc[512], val[64], jval[64];
+        char desc[512], *val = NULL, *jval = NULL;
+        size_t lv = 0, ljv = 0;
         describe_device(ctx, desc, sizeof desc);
-        FILE *m = fmemopen(val, sizeof val, "w"), *mj = fmemopen(jval, sizeof jval, "w");
+        FILE *m = open_memstream(&val, &lv), *mj = open_memstream(&jval, &ljv);
         /* the total: one value, or an ordered op's element as a list */
         const size_t tw = ordered && ord < GP_ORDERED_FIRST ? j.w : 1;
         if (m) {
@@ -209,26 +232,27 @@ int cmd_scan(int argc, char **argv)
             fputs(tw > 1 ? "]" : "", mj);
             fclose(mj);
         }
-        if (!m) strcpy(val, "?");
-        if (!mj) strcpy(jval, "null");
+        FILE *sum = summary_stream(o_out);
         if (c.fmt == FMT_TABLE) {
-            printf("%s scan (%s) of %zu %s elements -> %s (%s): total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
+            fprintf(sum, "%s scan (%s) of %zu %s elements -> %s (%s): total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
                    ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op), kind ? "exclusive" : "inclusive", j.elements, gp_dtype_name(dtype), o_out,
-                   gp_dtype_name(odt), val, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
+                   gp_dtype_name(as_i64 ? GP_I64 : odt), val ? val : "?", secs, secs > 0 ? bytes / secs / 1e9 : 0.0,
+                   desc);
         } else {
             record_t r = {0};
             rec_add(&r, "op", 0, "%s", ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op));
             rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
             rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
-            rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
+            rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(as_i64 ? GP_I64 : odt));
             rec_add(&r, "elements", 1, "%zu", j.elements);
-            rec_add(&r, "total", 1, "%s", jval);
+            rec_add(&r, "total", 1, "%s", jval ? jval : "null");
             rec_add(&r, "seconds", 1, "%.6f", secs);
             rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
             rec_add(&r, "device", 0, "%s", desc);
             rec_add(&r, "output", 0, "%s", o_out);
-            rec_print(&r, c.fmt, stdout);
+            rec_print(&r, c.fmt, sum);
         }
+        free(val), free(jval);
     }
 out:
     arr_out_close(&ao, "scan", 0); /* after a failure: nothing left behind */

@@ -98,6 +98,7 @@ int cmd_select(int argc, char **argv)
     const double t0 = now_seconds();
     input_t in;
     int rc = input_open_opts(&in, "select", path, o_dtype, o_offset, o_count);
+    if (rc == EXIT_OK && (rc = input_c_order(&in, "select")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_ctx_t *ctx = NULL;
     gp_buffer_t bd = {0}, bh = {0}, bc = {0}, bhc = {0};
@@ -133,7 +134,11 @@ int cmd_select(int argc, char **argv)
         goto out;
     }
     j.dout = bd.device, j.dcnt = bc.device, j.hout = bh.host, j.hcnt = bhc.host;
-    if ((rc = arr_out_open(&ao, "select", o_out, j.dtype)) != EXIT_OK) goto out;
+    {
+        gp_array_desc_t like = in.d; /* x[mask] is 1-D, of x's dtype */
+        like.ndim = 1;
+        if ((rc = arr_out_open_like(&ao, "select", o_out, &like)) != EXIT_OK) goto out;
+    }
     st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, select_chunk, &j);
     if (st != GP_OK) {
         rc = stream_failed("select", path, st, &ao, NULL);
@@ -146,7 +151,7 @@ int cmd_select(int argc, char **argv)
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         if (c.fmt == FMT_TABLE) {
-            printf("select %s: %zu of %zu %s elements kept -> %s  (%.3f s, %.2f GB/s read + written; %s)\n", o_where,
+            fprintf(summary_stream(o_out), "select %s: %zu of %zu %s elements kept -> %s  (%.3f s, %.2f GB/s read + written; %s)\n", o_where,
                    j.kept, j.elements, gp_dtype_name(j.dtype), o_out, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
         } else {
             record_t r = {0};
@@ -158,7 +163,7 @@ int cmd_select(int argc, char **argv)
             rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
             rec_add(&r, "device", 0, "%s", desc);
             rec_add(&r, "output", 0, "%s", o_out);
-            rec_print(&r, c.fmt, stdout);
+            rec_print(&r, c.fmt, summary_stream(o_out));
         }
     }
 out:

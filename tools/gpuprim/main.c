@@ -8,31 +8,64 @@
 #include <string.h>
 #include <unistd.h>
 
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+/* The verbs: the one list the dispatcher, the usage and the did-you-mean suggestions read (the completions and the
+ * man page are checked against it by tests/test_cli_surface.sh). */
+static const struct verb {
+    const char *name, *args, *summary;
+    int (*run)(int argc, char **argv);
+} k_verbs[] = {
+    {"info", "", "GPUs (and the CPU backend): what deviceQuery shows that matters", cmd_info},
+    {"bandwidth", "", "transfer bandwidth of every memory kind over a size sweep", cmd_bandwidth},
+    {"reduce", "FILE|- --op OP", "reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)",
+     cmd_reduce},
+    {"histogram", "FILE|- --bins N", "np.histogram of a .npy / raw file or stdin (even, explicit edges or direct)",
+     cmd_histogram},
+    {"scan", "FILE|- --op OP -o OUT", "prefix scan (np.cumsum ...) of a file or stdin, streamed", cmd_scan},
+    {"select", "FILE|- --where PRED -o OUT", "the elements PRED keeps (gt:X, in:LO,HI, nonzero, nan ...), streamed",
+     cmd_select},
+    {"map", "FILE|- --src 'EXPR' -o OUT", "y = EXPR over x, your C compiled at run time (code run as you)", cmd_map},
+    {"unique", "FILE|- -o OUT", "consecutive duplicates removed, streamed", cmd_unique},
+    {"rle", "FILE|- -o VALUES --lengths LENGTHS", "run-length encoding, streamed", cmd_rle},
+    {"transpose", "IN OUT", "transpose a .npy / raw matrix (every dtype)", cmd_transpose},
+    {"gemm", "A B -o C", "C = alpha op(A) op(B) + beta C0 (f32, f64; tf32 bf16 fp16 on tensor cores)", cmd_gemm},
+    {"bench", "SUITE", "a primitive against its peer (CUB, cuBLAS) and the ceilings, same run (gpuprim bench --help)",
+     cmd_bench},
+    {"lab", "TOPIC", "every version of a technique verified and timed side by side (gpuprim lab --list)", cmd_lab},
+    {"demo", "", "a short tour (the main job of `make demo`)", cmd_demo},
+    {"version", "", "print the version", cmd_version},
+    {"help", "", "this list", cmd_help},
+};
+enum { NVERBS = sizeof k_verbs / sizeof k_verbs[0] };
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "gpuprim %d.%d.%d — GPU parallel primitives from C\n"
-            "usage: gpuprim <verb> [options]   (gpuprim <verb> --help for each)\n"
-            "  info                      GPUs (and the CPU backend): what deviceQuery shows that matters\n"
-            "  bandwidth                 transfer bandwidth of every memory kind over a size sweep\n"
-            "  reduce FILE|- --op OP     reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)\n"
-            "  histogram FILE|- --bins N histogram of a .npy / raw file or stdin (even, explicit edges or direct)\n"
-            "  scan FILE|- --op OP -o OUT  prefix scan of a .npy / raw file or stdin, streamed (same bits on GPU / CPU)\n"
-            "  select FILE|- --where PRED -o OUT  the elements PRED keeps (gt:X, in:LO,HI, nonzero, nan ...), streamed\n"
-            "  map FILE|- --src 'EXPR' -o OUT  y = EXPR over x, your C compiled at run time (also reduce --op-src, --map)\n"
-            "  unique FILE|- -o OUT       consecutive duplicates removed, streamed\n"
-            "  rle FILE|- -o VALUES --lengths LENGTHS   run-length encoding, streamed\n"
-            "  transpose IN OUT          transpose a .npy / raw matrix (f32 f64 i32 u8)\n"
-            "  gemm A B -o C             C = alpha op(A) op(B) + beta C0 on .npy / raw matrices (f32, f64)\n"
-            "  bench vector              copy/scale/add/triad/dot vs ceilings and cuBLAS, same run\n"
-            "  bench reduce              gp_reduce vs CUB DeviceReduce and the read ceiling, same run\n"
-            "  bench histogram | transpose | gemm | scan | select | graph   against CUB / cuBLAS, same run\n"
-            "  lab vector | reduce | scan | histogram | transpose | gemm | memory | concurrency   every version verified\n"
-            "                            and timed side by side (gpuprim lab --list)\n"
-            "  demo                      a short tour (the main job of `make demo`)\n"
-            "  version                   print the version\n"
-            "Common options: -d/--device ID|cpu, --json, --csv, --svg FILE, --reps N, --warmup N.\n",
+    fprintf(f, "gpuprim %d.%d.%d — GPU parallel primitives from C\n"
+               "usage: gpuprim <verb> [options]   (gpuprim <verb> --help for each)\n",
             GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH);
+    for (int i = 0; i < NVERBS; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "%s %s", k_verbs[i].name, k_verbs[i].args);
+        fprintf(f, "  %-38s %s\n", head, k_verbs[i].summary);
+    }
+    fprintf(f, "Common options: -d/--device ID|cpu|auto, --json, --csv, --svg FILE, --reps N, --warmup N; --opt=value "
+               "works too.\n");
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    printf("gpuprim %d.%d.%d (library %d)\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH, gp_version());
+    return EXIT_OK;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    usage(stdout);
+    return EXIT_OK;
 }
 
 /* Edit distance (insert, delete, substitute, swap of neighbours), for "did you mean". */
@@ -77,36 +110,17 @@ static int run(int argc, char **argv)
     }
     const char *verb = argv[1];
     argc--, argv++;
-    if (strcmp(verb, "info") == 0) return cmd_info(argc, argv);
-    if (strcmp(verb, "bandwidth") == 0) return cmd_bandwidth(argc, argv);
-    if (strcmp(verb, "bench") == 0) return cmd_bench(argc, argv);
-    if (strcmp(verb, "lab") == 0) return cmd_lab(argc, argv);
-    if (strcmp(verb, "demo") == 0) return cmd_demo(argc, argv);
-    if (strcmp(verb, "reduce") == 0) return cmd_reduce(argc, argv);
-    if (strcmp(verb, "histogram") == 0) return cmd_histogram(argc, argv);
-    if (strcmp(verb, "scan") == 0) return cmd_scan(argc, argv);
-    if (strcmp(verb, "select") == 0) return cmd_select(argc, argv);
-    if (strcmp(verb, "map") == 0) return cmd_map(argc, argv);
-    if (strcmp(verb, "unique") == 0) return cmd_unique(argc, argv);
-    if (strcmp(verb, "rle") == 0) return cmd_rle(argc, argv);
-    if (strcmp(verb, "transpose") == 0) return cmd_transpose(argc, argv);
-    if (strcmp(verb, "gemm") == 0) return cmd_gemm(argc, argv);
-    if (strcmp(verb, "version") == 0 || strcmp(verb, "--version") == 0) {
-        printf("gpuprim %d.%d.%d (library %d)\n", GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH, gp_version());
-        return EXIT_OK;
-    }
-    if (strcmp(verb, "help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0) {
-        usage(stdout);
-        return EXIT_OK;
-    }
-    static const char *const verbs[] = {"info", "bandwidth", "bench", "lab", "demo", "reduce", "histogram",
-                                        "scan", "select", "map", "unique", "rle", "transpose", "gemm", "version", "help"};
+    if (strcmp(verb, "--version") == 0) return cmd_version(argc, argv);
+    if (strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0) return cmd_help(argc, argv);
+    for (int i = 0; i < NVERBS; i++)
+        if (strcmp(verb, k_verbs[i].name) == 0) return k_verbs[i].run(argc, argv);
     const char *best = NULL;
     size_t bd = 3;
-    for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++) {
-        const size_t d = distance(verb, verbs[k]);
-        if (d < bd || (strncmp(verb, verbs[k], strlen(verb)) == 0 && strlen(verb) >= 2 && d < 99))
-            bd = d < bd ? d : bd, best = verbs[k];
+    for (int k = 0; k < NVERBS; k++) {
+        const char *name = k_verbs[k].name;
+        const size_t d = distance(verb, name);
+        if (d < bd || (strncmp(verb, name, strlen(verb)) == 0 && strlen(verb) >= 2 && d < 99))
+            bd = d < bd ? d : bd, best = name;
     }
     if (best)
         fprintf(stderr, "gpuprim: unknown verb '%s'; did you mean '%s'? (gpuprim help lists the verbs)\n", verb, best);

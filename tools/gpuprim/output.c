@@ -13,21 +13,44 @@ static int arr_ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype)
+FILE *summary_stream(const char *out_path) { return out_path && strcmp(out_path, "-") == 0 ? stderr : stdout; }
+
+/* The .npy header for count elements (a->like's trailing dimensions). */
+static gp_status_t arr_header(const arr_out_t *a, size_t count, size_t min_bytes, unsigned char *head, size_t cap,
+                              size_t *bytes)
+{
+    gp_array_desc_t d = a->like;
+    size_t inner = 1;
+    for (int k = 1; k < d.ndim; k++) inner *= d.shape[k];
+    if (d.ndim == 0 && count != 1) d.ndim = 1; /* a 0-d input cannot hold another count */
+    if (d.ndim >= 1) d.shape[0] = count == (size_t)-1 ? count : inner ? count / inner : 0;
+    if (d.ndim >= 1 && count != (size_t)-1 && inner && count % inner) d.ndim = 1, d.shape[0] = count;
+    if (count == (size_t)-1) /* the longest header any count can need */
+        for (int k = 0; k < d.ndim; k++) d.shape[k] = (size_t)-1;
+    d.fortran_order = 0;
+    return gp_npy_header_desc(&d, min_bytes, head, cap, bytes);
+}
+
+int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like)
 {
     memset(a, 0, sizeof *a);
-    a->dtype = dtype;
+    a->like = *like;
     a->npy = arr_ends_with(path, ".npy");
     if ((a->f = out_open(&a->o, path)) == NULL) {
         fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, path, strerror(a->o.err));
         return EXIT_FAIL;
     }
     if (a->npy) { /* room for the longest count */
-        unsigned char head[512];
-        const size_t most = (size_t)-1;
-        if (gp_npy_header(dtype, 1, &most, 0, 0, head, sizeof head, &a->hbytes) != GP_OK ||
-            fwrite(head, 1, a->hbytes, a->f) != a->hbytes) {
-            fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, path, errno ? strerror(errno) : gp_last_error());
+        unsigned char head[1024];
+        const char *why = NULL;
+        if (like->dtype == GP_BF16)
+            why = "bf16 has no .npy dtype (NumPy has no bfloat16): write raw elements (a name not ending in .npy)";
+        else if (arr_header(a, (size_t)-1, 0, head, sizeof head, &a->hbytes) != GP_OK)
+            why = gp_last_error();
+        else if (fwrite(head, 1, a->hbytes, a->f) != a->hbytes)
+            why = strerror(errno ? errno : EIO);
+        if (why) {
+            fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, path, why);
             out_close(&a->o, 0);
             a->f = NULL;
             return EXIT_FAIL;
@@ -36,9 +59,17 @@ int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dt
     return EXIT_OK;
 }
 
+int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype)
+{
+    gp_array_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dtype, d.ndim = 1;
+    return arr_out_open_like(a, verb, path, &d);
+}
+
 int arr_out_write(arr_out_t *a, const void *data, size_t n)
 {
-    if (n && fwrite(data, gp_dtype_size(a->dtype), n, a->f) != n) {
+    if (n && fwrite(data, gp_dtype_size(a->like.dtype), n, a->f) != n) {
         a->err = errno ? errno : EIO;
         return -1;
     }
@@ -46,24 +77,68 @@ int arr_out_write(arr_out_t *a, const void *data, size_t n)
     return 0;
 }
 
-int arr_out_close(arr_out_t *a, const char *verb, int ok)
+/* Flushes a, its real header written: 0, or -1 with a->err set (the temporary removed). */
+static int arr_finish(arr_out_t *a)
 {
-    if (a->f == NULL) return ok ? EXIT_FAIL : EXIT_OK;
-    const int want = ok;
-    if (a->err) ok = 0;
+    int ok = !a->err;
     if (ok && a->npy) { /* the real count into the reserved header */
-        unsigned char head[512];
+        unsigned char head[1024];
         size_t h2 = 0;
-        if (gp_npy_header(a->dtype, 1, &a->count, 0, a->hbytes, head, sizeof head, &h2) != GP_OK || h2 != a->hbytes ||
+        if (arr_header(a, a->count, a->hbytes, head, sizeof head, &h2) != GP_OK || h2 != a->hbytes ||
             fflush(a->f) != 0 || fseeko(a->f, 0, SEEK_SET) != 0 || fwrite(head, 1, h2, a->f) != h2)
             ok = 0, a->err = errno ? errno : EIO;
     }
-    if (out_close(&a->o, ok) != 0 && ok) ok = 0, a->err = a->o.err;
+    if (out_finish(&a->o, ok) != 0) {
+        if (!a->err) a->err = a->o.err ? a->o.err : EIO;
+        ok = 0;
+    }
     a->f = NULL;
-    if (!want) return EXIT_OK; /* discarded on purpose */
-    if (!ok) {
-        fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, a->o.path,
-                strerror(a->err ? a->err : EIO));
+    return ok ? 0 : -1;
+}
+
+static int arr_failed(const arr_out_t *a, const char *verb)
+{
+    fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, a->o.path, strerror(a->err ? a->err : EIO));
+    return EXIT_FAIL;
+}
+
+int arr_out_close(arr_out_t *a, const char *verb, int ok)
+{
+    if (a->f == NULL) return ok ? EXIT_FAIL : EXIT_OK;
+    if (!ok) { /* discarded on purpose */
+        out_finish(&a->o, 0);
+        a->f = NULL;
+        return EXIT_OK;
+    }
+    if (arr_finish(a) != 0) return arr_failed(a, verb);
+    if (out_commit(&a->o) != 0) {
+        a->err = a->o.err;
+        return arr_failed(a, verb);
+    }
+    return EXIT_OK;
+}
+
+int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb)
+{
+    if (a->f == NULL || b->f == NULL) return EXIT_FAIL;
+    const int fa = arr_finish(a);
+    if (fa != 0) {
+        arr_out_close(b, verb, 0);
+        return arr_failed(a, verb);
+    }
+    if (arr_finish(b) != 0) {
+        out_discard(&a->o);
+        return arr_failed(b, verb);
+    }
+    if (out_commit(&a->o) != 0) {
+        a->err = a->o.err;
+        out_discard(&b->o);
+        return arr_failed(a, verb);
+    }
+    if (out_commit(&b->o) != 0) {
+        b->err = b->o.err;
+        fprintf(stderr, "gpuprim %s: %s was written, but %s could not be: %s\n", verb, a->o.path, b->o.path,
+                strerror(b->err));
         return EXIT_FAIL;
     }
     return EXIT_OK;

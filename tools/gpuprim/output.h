@@ -10,21 +10,28 @@
 
 #include <stdio.h>
 
-/* An array written as it streams: OUT ending in .npy gets a 1-D .npy header reserved for any count and rewritten
- * with the real one at the end (so a pipe of unknown length works), anything else raw elements; written whole or not
- * at all (a temporary renamed at the end). open and close print why they fail (with the verb) and return an exit
- * code; write returns 0 or -1 (errno kept for close to report). */
+/* An array written as it streams: OUT ending in .npy gets a .npy header reserved for any count and rewritten with the
+ * real one at the end (so a pipe of unknown length works), anything else (also "-", standard output) raw elements;
+ * written whole or not at all (out_open). The shape: 1-D, or arr_out_open_like's (the input's trailing dimensions
+ * kept, the first one whatever the count makes it; a 0-d input stays 0-d), and NumPy bools stay bools. open and close
+ * print why they fail (with the verb) and return an exit code; write returns 0 or -1 (errno kept for close). */
 typedef struct arr_out {
     out_file_t o;
     FILE *f;
     int npy;
-    gp_dtype_t dtype;
+    gp_array_desc_t like; /* dtype, bool_values, ndim and shape[1..] of the output */
     size_t hbytes, count;
     int err;
 } arr_out_t;
 int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype);
+/* like->dtype, bool_values, ndim and shape (shape[0] ignored: the count decides it). */
+int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like);
 int arr_out_write(arr_out_t *a, const void *data, size_t n);
 int arr_out_close(arr_out_t *a, const char *verb, int ok); /* ok = 0: remove it (returns EXIT_OK) */
+/* Two outputs of one run (rle's values and lengths): both written, or neither (both finished, then both committed). */
+int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb);
+/* Where a verb's summary line goes: stderr when its output is standard output ("-"), else stdout. */
+FILE *summary_stream(const char *out_path);
 
 /* gp_array_stream over the input in chunks of at most chunk_bytes (every chunk but the last a multiple of granule
  * elements), with the progress bar after a second on a terminal (t0: the verb's start). */

@@ -403,23 +403,101 @@ static int opt_named(const char *names, const char *a)
     return 0;
 }
 
+/* The common options by name, for the checks below. */
+static const char *const k_common_names[] = {"--json", "--csv", "-d", "--device", "--svg", "--reps", "--warmup", NULL};
+
+/* a names one of the verb's options or a common one (so "-o --json" is taken for a slip, not a file name). */
+static int known_option(const cli_spec_t *spec, const char *a)
+{
+    for (const char *const *c = k_common_names; *c; c++)
+        if (strcmp(*c, a) == 0) return 1;
+    if (spec->sweep && (strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0)) return 1;
+    for (const cli_opt_t *o = spec->opts; o && o->names; o++)
+        if (opt_named(o->names, a)) return 1;
+    return 0;
+}
+
+/* a is an option that takes a value (the verb's, a common one, or the sweep's). */
+static int takes_value(const cli_spec_t *spec, const char *a)
+{
+    static const char *const common_valued[] = {"-d", "--device", "--svg", "--reps", "--warmup", NULL};
+    for (const char *const *c = common_valued; *c; c++)
+        if (strcmp(*c, a) == 0) return 1;
+    if (spec->sweep && (strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0)) return 1;
+    for (const cli_opt_t *o = spec->opts; o && o->names; o++)
+        if (opt_named(o->names, a)) return o->arg != NULL;
+    return 0;
+}
+
+static char **g_split[64];
+static int g_nsplit;
+
+/* "--name=value" arguments split in two (copies that live to the process's end; the caller's argv is untouched). */
+static char **split_eq(int argc, char **argv, int *nargc)
+{
+    int extra = 0;
+    for (int i = 1; i < argc; i++) extra += strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') != NULL;
+    *nargc = argc;
+    if (extra == 0) return argv;
+    char **out = malloc(sizeof *out * (size_t)(argc + extra + 1));
+    if (out == NULL || g_nsplit >= 64) return free(out), argv;
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *eq = i > 0 && strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        if (eq == NULL) {
+            out[n++] = argv[i];
+            continue;
+        }
+        char *name = strdup(argv[i]);
+        if (name == NULL) return free(out), argv;
+        name[eq - argv[i]] = 0;
+        out[n++] = name;
+        out[n++] = name + (eq - argv[i]) + 1;
+    }
+    out[n] = NULL;
+    g_split[g_nsplit++] = out; /* reachable to the end: what the options point into */
+    *nargc = n;
+    return out;
+}
+
 int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, const char **pos, int *npos)
 {
     const char *v = spec->verb;
     *npos = 0;
+    argv = split_eq(argc, argv, &argc);
+    unsigned char seen[64] = {0}; /* which of the verb's options were given */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (spec->usage) spec->usage(stdout);
             return CLI_HELP;
         }
+        if (i + 1 < argc && takes_value(spec, a) && known_option(spec, argv[i + 1])) {
+            fprintf(stderr, "gpuprim %s: %s needs a value, got the option '%s' (gpuprim %s --help)\n", v, a, argv[i + 1],
+                    v);
+            return EXIT_USAGE;
+        }
+        const unsigned before = c->given;
         int k = parse_common(argc, argv, &i, c);
+        if (k > 0 && (c->given & ~before) == 0) { /* its bit was set already: -d and --device are one option */
+            fprintf(stderr, "gpuprim %s: %s is given twice\n", v, a);
+            return EXIT_USAGE;
+        }
+        if (k > 0 && (c->given & COMMON_JSON) && (c->given & COMMON_CSV)) {
+            fprintf(stderr, "gpuprim %s: --json and --csv: give one\n", v);
+            return EXIT_USAGE;
+        }
         if (k == 0 && spec->sweep) k = parse_sweep(v, argc, argv, &i, spec->sweep);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
         const cli_opt_t *o = spec->opts;
         while (o && o->names && !opt_named(o->names, a)) o++;
         if (o && o->names) {
+            const size_t idx = (size_t)(o - spec->opts);
+            if (idx < sizeof seen && seen[idx]++) {
+                fprintf(stderr, "gpuprim %s: %s is given twice\n", v, a);
+                return EXIT_USAGE;
+            }
             if (o->arg == NULL) {
                 *o->value = a;
             } else if (i + 1 >= argc) {

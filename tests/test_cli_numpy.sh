@@ -1,0 +1,152 @@
+#!/bin/sh
+# The CLI against NumPy's answers (the reference for its semantics: C order, shapes, dtypes, bins), on the CPU backend
+# (-d cpu), so everywhere; GPUPRIM_TEST_DEVICE=0 runs the same checks on GPU 0. $1: the gpuprim executable. Needs
+# python3 with NumPy (skipped, exit 77, without it).
+set -u
+. "$(dirname "$0")/cli_common.sh"
+python3 -c 'import numpy' 2>/dev/null || { echo "test_cli_numpy: SKIPPED: no python3 with NumPy"; exit 77; }
+py() { python3 -c "import numpy as np, sys, json; T='$tmp'; $1"; }
+# same FILE EXPECTED.npy: the arrays equal in dtype, shape and values (NaN where NaN)
+same() {
+  if py "a = np.load('$1'); b = np.load('$2'); sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == 'f') else 1)"; then ok
+  else bad "$3: $(py "a = np.load('$1'); b = np.load('$2'); print(a.dtype, a.shape, a.ravel()[:8], '| want', b.dtype, b.shape, b.ravel()[:8])")"; fi
+}
+dev=${GPUPRIM_TEST_DEVICE:-cpu}
+# hasf description TEXT file: TEXT (fixed, not a pattern) is in file
+hasf() { if grep -qF -- "$2" "$3"; then ok; else bad "$1: '$2' not in: $(head -c 400 "$3")"; fi; }
+cc_ok=0
+command -v "${GP_CC:-cc}" >/dev/null 2>&1 && cc_ok=1
+
+# ---- C order: a Fortran-order array is flattened in C order by every verb
+py "np.save(T + '/tF.npy', np.asfortranarray(np.array([[1, 2, 3], [4, 5, 6]], 'i4')))"
+py "np.save(T + '/want_cumsum.npy', np.cumsum(np.array([[1, 2, 3], [4, 5, 6]], 'i4')))"
+expect_rc 0 "scan of a Fortran-order array" "$g" scan "$tmp/tF.npy" --op sum -o "$tmp/s.npy" -d $dev
+same "$tmp/s.npy" "$tmp/want_cumsum.npy" "np.cumsum of a Fortran-order array (C order, int64)"
+py "a = np.array([[1, 2, 3], [4, 5, 6]], 'i4'); np.save(T + '/want_sel.npy', a[a > 1])"
+expect_rc 0 "select of a Fortran-order array" "$g" select "$tmp/tF.npy" --where gt:1 -o "$tmp/sel.npy" -d $dev
+same "$tmp/sel.npy" "$tmp/want_sel.npy" "x[x > 1] of a Fortran-order array"
+py "np.save(T + '/rF.npy', np.asfortranarray(np.array([[1, 1, 2], [2, 2, 1]], 'i4')))"
+expect_rc 0 "rle of a Fortran-order array" "$g" rle "$tmp/rF.npy" -o "$tmp/rv.npy" --lengths "$tmp/rl.npy" -d $dev
+py "sys.exit(0 if np.load(T + '/rv.npy').tolist() == [1, 2, 1] and np.load(T + '/rl.npy').tolist() == [2, 3, 1] else 1)" && ok || bad "rle walks C order"
+expect_rc 0 "unique of a Fortran-order array" "$g" unique "$tmp/rF.npy" -o "$tmp/u.npy" -d $dev
+py "sys.exit(0 if np.load(T + '/u.npy').tolist() == [1, 2, 1] else 1)" && ok || bad "unique walks C order"
+py "np.save(T + '/aF.npy', np.asfortranarray(np.array([[2, 0.5], [1, 1], [3, -1]], 'f8')))"
+expect_rc 0 "scan affine of a Fortran-order (3, 2)" "$g" scan "$tmp/aF.npy" --op affine -o "$tmp/aff.npy" -d $dev
+py "y = np.load(T + '/aff.npy'); sys.exit(0 if y.shape == (3, 2) and y.tolist() == [[2, 0.5], [2, 1.5], [6, 3.5]] else 1)" && ok || bad "affine scan: rows in C order, shape (n, 2) kept"
+if [ "$cc_ok" = 1 ]; then
+  py "np.save(T + '/m.npy', np.asfortranarray(np.arange(300 * 500, dtype='f4').reshape(300, 500)))"
+  expect_rc 0 "map of a (300, 500) Fortran array" "$g" map "$tmp/m.npy" --src 'x * 2' -o "$tmp/m2.npy" -d $dev
+  py "np.save(T + '/want_m2.npy', np.ascontiguousarray(np.load(T + '/m.npy') * 2))"
+  same "$tmp/m2.npy" "$tmp/want_m2.npy" "map keeps the shape, C order"
+fi
+
+# ---- scan's dtype: np.cumsum's (bool and signed -> int64, unsigned -> uint64), --acc to choose
+for dt in bool u1 i1 i2 u2 i4 u4; do
+  py "rng = np.random.default_rng(7); a = rng.integers(0, 250, 1000).astype('$dt') if '$dt' != 'bool' else rng.integers(0, 2, 1000).astype(bool); np.save(T + '/c.npy', a); np.save(T + '/want.npy', np.cumsum(a))"
+  expect_rc 0 "scan sum of $dt" "$g" scan "$tmp/c.npy" --op sum -o "$tmp/cs.npy" -d $dev
+  same "$tmp/cs.npy" "$tmp/want.npy" "scan sum of $dt = np.cumsum"
+done
+py "np.save(T + '/c8.npy', np.array([200, 100, 50], 'u1'))"
+expect_rc 0 "scan --acc u8 wraps on request" "$g" scan "$tmp/c8.npy" --op sum --acc u8 -o "$tmp/c8s.npy" -d $dev
+py "sys.exit(0 if np.load(T + '/c8s.npy').tolist() == [200, 44, 94] else 1)" && ok || bad "--acc u8 wraps"
+expect_rc 2 "scan --acc f64 of u8" "$g" scan "$tmp/c8.npy" --op sum --acc f16 -o "$tmp/x.npy" -d $dev
+grep -q GP_DTYPE_COUNT "$tmp/err" && bad "scan --acc names an internal constant" || ok
+says "--acc choices" "'default'" "$tmp/err"
+
+# ---- reductions: bitwise ops keep the signed dtype; empty inputs
+py "a = np.array([5, -13, 77, -1000, 3], 'i4'); np.save(T + '/x.npy', a); print(int(np.bitwise_xor.reduce(a)))" >"$tmp/xor"
+expect_rc 0 "reduce xor i32" "$g" reduce "$tmp/x.npy" --op xor -d $dev --json
+says "xor is signed" "\"value\": $(cat "$tmp/xor")," "$tmp/out"
+py "np.save(T + '/o.npy', np.array([-2, 1, 5], 'i8'))"
+expect_rc 0 "reduce or i64" "$g" reduce "$tmp/o.npy" --op or -d $dev --json
+says "or is -1" '"value": -1,' "$tmp/out"
+py "np.save(T + '/e.npy', np.zeros(0, 'f4'))"
+for op in max min argmin argmax minmax; do
+  expect_rc 1 "reduce $op of nothing" "$g" reduce "$tmp/e.npy" --op $op -d $dev
+  says "$op of nothing refused" "zero-size" "$tmp/err"
+done
+expect_rc 0 "reduce sum of nothing" "$g" reduce "$tmp/e.npy" --op sum -d $dev --json
+says "sum of nothing" '"value": 0,' "$tmp/out"
+
+# ---- bools are bools: 0xff bytes are True
+py "np.save(T + '/b.npy', np.frombuffer(b'\xff\x00\xff\xff', bool))"
+expect_rc 0 "reduce sum of bools" "$g" reduce "$tmp/b.npy" --op sum -d $dev --json
+says "sum of 3 True" '"value": 3,' "$tmp/out"
+py "np.save(T + '/b2.npy', np.frombuffer(b'\x01\xff\x02', bool))"
+expect_rc 0 "argmax of bools" "$g" reduce "$tmp/b2.npy" --op argmax -d $dev --json
+says "argmax of bools is the first True" '"index": 0' "$tmp/out"
+py "np.save(T + '/bm.npy', np.frombuffer(b'\x01\xff\x00\x00\x02\x01', bool).reshape(2, 3))"
+expect_rc 0 "transpose of bools" "$g" transpose "$tmp/bm.npy" "$tmp/bmt.npy" -d $dev
+py "np.save(T + '/want.npy', np.frombuffer(b'\x01\xff\x00\x00\x02\x01', bool).reshape(2, 3).T.copy())"
+same "$tmp/bmt.npy" "$tmp/want.npy" "transpose keeps bool"
+expect_rc 0 "unique of bools" "$g" unique "$tmp/b2.npy" -o "$tmp/bu.npy" -d $dev
+py "u = np.load(T + '/bu.npy'); sys.exit(0 if u.dtype == bool and u.tolist() == [True] else 1)" && ok || bad "unique keeps bool"
+
+# ---- histogram and transpose take every dtype
+for dt in i8 u8 i1 i2 u2 f2 bool; do
+  py "rng = np.random.default_rng(3); a = (rng.integers(-50, 50, 2001) if '$dt' != 'u8' and '$dt' != 'u2' else rng.integers(0, 100, 2001)).astype('$dt'); np.save(T + '/h.npy', a); c, e = np.histogram(a, 7); print(json.dumps(c.tolist()))" >"$tmp/want"
+  expect_rc 0 "histogram of $dt" "$g" histogram "$tmp/h.npy" --bins 7 -d $dev --json
+  hasf "histogram of $dt = np.histogram" "\"counts\": $(cat "$tmp/want")" "$tmp/out"
+  py "a = np.load(T + '/h.npy')[:2000].reshape(40, 50); np.save(T + '/t.npy', a); np.save(T + '/want.npy', a.T.copy())"
+  expect_rc 0 "transpose of $dt" "$g" transpose "$tmp/t.npy" "$tmp/tt.npy" -d $dev
+  same "$tmp/tt.npy" "$tmp/want.npy" "transpose of $dt"
+done
+
+# ---- histogram: NumPy's edges (linspace in the data's float type), its refusals and widening
+py "np.save(T + '/p7.npy', np.array([0.7], np.float32))"
+expect_rc 0 "histogram 0.7 f32" "$g" histogram "$tmp/p7.npy" --bins 10 --range 0,1 -d $dev --json
+py "c, e = np.histogram(np.array([0.7], np.float32), 10, (0, 1)); print(json.dumps(c.tolist()))" >"$tmp/want"
+hasf "0.7 in NumPy's bin" "\"counts\": $(cat "$tmp/want")" "$tmp/out"
+py "np.save(T + '/p337.npy', np.array([337.0]))"
+expect_rc 0 "histogram 337 in 8296 bins" "$g" histogram "$tmp/p337.npy" --bins 8296 --range 2,2280 -d $dev --csv
+py "c, e = np.histogram(np.array([337.0]), 8296, (2, 2280)); print(int(np.argmax(c)))" >"$tmp/want"
+says "337 in NumPy's bin" "^bin,$(cat "$tmp/want"),.*,1\$" "$tmp/out"
+py "rng = np.random.default_rng(5); a = (rng.standard_normal(100000) * 3).astype(np.float32); np.save(T + '/hn.npy', a); c, e = np.histogram(a, 333, (-2.7, 3.1)); print(json.dumps(c.tolist()))" >"$tmp/want"
+expect_rc 0 "histogram f32 333 bins" "$g" histogram "$tmp/hn.npy" --bins 333 --range=-2.7,3.1 -d $dev --json
+hasf "333 f32 bins = np.histogram" "\"counts\": $(cat "$tmp/want")" "$tmp/out"
+py "np.save(T + '/z.npy', np.array([1.0, 1.0000000000000002]))"
+expect_rc 2 "zero-width bins" "$g" histogram "$tmp/z.npy" --bins 10 -d $dev
+says "too many bins" "too many bins" "$tmp/err"
+expect_rc 0 "--range 1,1 widened" "$g" histogram "$tmp/z.npy" --bins 2 --range 1,1 -d $dev --json
+py "c, e = np.histogram(np.array([1.0, 1.0000000000000002]), 2, (1, 1)); print(json.dumps(c.tolist()))" >"$tmp/want"
+hasf "--range 1,1 = NumPy" "\"counts\": $(cat "$tmp/want")" "$tmp/out"
+expect_rc 2 "--range with inf" "$g" histogram "$tmp/z.npy" --bins 2 --range 0,inf -d $dev
+says "infinite range named" "not finite" "$tmp/err"
+expect_rc 0 "--edges with inf" "$g" histogram "$tmp/z.npy" --edges=-inf,1,inf -d $dev --json
+says "infinite edges taken" '"counts": \[0, 2\]' "$tmp/out"
+
+# ---- gemm: f32 inputs rounded to bf16 / fp16 as torch's .bfloat16() / .half() do
+py "
+rng = np.random.default_rng(11)
+a = rng.standard_normal((33, 17)).astype(np.float32); b = rng.standard_normal((17, 9)).astype(np.float32)
+np.save(T + '/ga.npy', a); np.save(T + '/gb.npy', b)
+def bf16(x):
+    u = x.view(np.uint32).astype(np.uint64); u = (u + 0x7fff + ((u >> 16) & 1)) >> 16 << 16
+    return u.astype(np.uint32).view(np.float32)
+np.save(T + '/want_bf.npy', bf16(a).astype(np.float64) @ bf16(b).astype(np.float64))
+np.save(T + '/want_h.npy', a.astype(np.float16).astype(np.float64) @ b.astype(np.float16).astype(np.float64))"
+for p in bf16:want_bf fp16:want_h; do
+  expect_rc 0 "gemm --precision ${p%%:*} of f32" "$g" gemm "$tmp/ga.npy" "$tmp/gb.npy" -o "$tmp/gc.npy" --precision "${p%%:*}" -d $dev
+  py "c = np.load(T + '/gc.npy'); w = np.load(T + '/${p#*:}.npy'); sys.exit(0 if c.shape == w.shape and np.allclose(c, w, rtol=1e-4, atol=1e-4) else 1)" && ok || bad "gemm ${p%%:*} of rounded f32 inputs"
+done
+
+# ---- user operators: an identity spelled as NumPy prints it
+if [ "$cc_ok" = 1 ]; then
+  py "np.save(T + '/mx.npy', np.array([-3.5, -1.25, -7.0], np.float32))"
+  expect_rc 0 "--identity -inf" "$g" reduce "$tmp/mx.npy" --op-src 'a > b ? a : b' --identity -inf -d $dev --json
+  says "max by a user op" '"value": -1.25' "$tmp/out"
+fi
+
+# ---- output records: whole JSON, bare CSV values, shapes as arrays
+py "np.save(T + '/m4.npy', np.tile(np.eye(4), (5, 1, 1)) * 1.0000000000000002)"
+expect_rc 0 "scan mat4 f64 --json" "$g" scan "$tmp/m4.npy" --op mat4 -o "$tmp/m4s.npy" -d $dev --json
+json_ok "$tmp/out" && ok || bad "scan --json of a mat4 total is not JSON: $(head -c 300 "$tmp/out")"
+py "np.save(T + '/nan.npy', np.array([np.nan, 1], np.float32))"
+expect_rc 0 "reduce --csv of NaN" "$g" reduce "$tmp/nan.npy" --op sum -d $dev --csv
+grep -qF '"nan"' "$tmp/out" && bad "CSV quotes a NaN: $(cat "$tmp/out")" || ok
+says "CSV NaN bare" ",nan," "$tmp/out"
+py "np.save(T + '/tm.npy', np.ones((257, 65), np.float32))"
+expect_rc 0 "transpose --json" "$g" transpose "$tmp/tm.npy" "$tmp/tmt.npy" -d $dev --json
+says "JSON shape is an array" '"shape": \[65, 257\]' "$tmp/out"
+
+cli_finish test_cli_numpy
