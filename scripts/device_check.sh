@@ -19,8 +19,9 @@
 #   (tfam.txt); tfsan: sanitizers over the TMA 128 x 256 choice (tfsan.txt); s16: the persistent grid's tests and
 #   sanitizers, bench gemm (alternating) and the tensor-core lab (s16.txt); s16san: sanitizers over the production
 #   choice and TMA shapes 4-6, bench gemm again (s16san.txt); s16b: ctest matrix and bench gemm after the batch's
-#   tile-shape choice (s16b.txt); cli: the CLI's NumPy / output / operator-safety tests on GPU 0, the histogram,
-#   matrix and user-operator GPU tests with sanitizers, bench histogram / transpose and the file-speed table (cli.txt).
+#   tile-shape choice (s16b.txt); cli: the CLI's NumPy / output / operator-safety tests on GPU 0 and the histogram,
+#   matrix and user-operator GPU tests (cli.txt); clisan: their sanitizers (clisan.txt); clibench: bench histogram /
+#   transpose and the file-speed table (clibench.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -683,36 +684,52 @@ if [[ " $steps " == *" prof "* ]]; then
 fi
 
 if [[ " $steps " == *" cli "* ]]; then
-  # The CLI on the GPU against NumPy (C order, dtypes, NumPy's histogram edges, bools, gemm of rounded f32), the GPU
-  # tests of what it stands on (histogram's even edges, transpose of every element size, user operators), their
-  # sanitizers, the histogram and transpose benches, and the file-speed table: each streaming verb on a 1 GiB f32 .npy
-  # in the page cache, GPU vs --device cpu vs NumPy (load + op), wall clock (cli.txt).
-  G=$B/gpuprim
+  # The CLI on GPU 0 against NumPy (C order, dtypes, NumPy's histogram edges, bools, gemm of rounded f32) and its
+  # output / operator-safety tests, then the GPU tests of what it stands on: histogram's even edges, transpose of
+  # every element size, user operators (cli.txt).
   {
     echo "### cli tests on GPU 0"
-    (cd $B && GPUPRIM_TEST_DEVICE=0 ctest -V --timeout 900 -R 'cli_numpy|cli_outputs|cli_jit_safety|cli_surface|cli$|cli_input') |
-      grep -E "passed|failed|FAIL|SKIPPED" | tail -20
+    (cd $B && GPUPRIM_TEST_DEVICE=0 timeout 400 ctest -V --timeout 300 -R 'cli') | grep -E "tests passed|[0-9]+ passed, [0-9]+ failed|FAIL|SKIPPED" | tail -20
     echo "### ctest histogram matrix uop"
-    (cd $B && ctest -V --timeout 900 -R 'histogram|matrix|uop') | grep -E "passed|failed|FAIL|: (ok|FAILED)" | tail -40
+    (cd $B && timeout 400 ctest -V --timeout 390 -R 'histogram|matrix|uop') | grep -E "tests passed|[0-9]+ passed, [0-9]+ failed|FAIL|: (ok|FAILED)" | tail -40
+  } >"$OUT/cli.txt" 2>&1
+  note "cli: $(grep -E 'tests passed|tests failed' "$OUT/cli.txt" | tr '\n' ' ')"
+  grep -E "passed|failed|FAIL" "$OUT/cli.txt" | head -40
+fi
+
+if [[ " $steps " == *" clisan "* ]]; then
+  # compute-sanitizer memcheck / racecheck / synccheck over the histogram, matrix and user-operator GPU tests, quick
+  # sizes (clisan.txt).
+  {
     for t in gpu_histogram gpu_matrix gpu_uop; do
       for tool in memcheck racecheck synccheck; do
         echo "### compute-sanitizer $tool $t (quick)"
-        GP_TEST_QUICK=1 timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t 2>&1 |
-          grep -E "^========= (ERROR|RACECHECK|SYNCCHECK|Error|.*errors)|: [0-9]+ passed" | head -6
+        GP_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t 2>&1 |
+          grep -E "^========= (ERROR|RACECHECK|SYNCCHECK|Error|.*errors)|[0-9]+ passed, [0-9]+ failed" | head -6
         echo "exit ${PIPESTATUS[0]}"
       done
     done
+  } >"$OUT/clisan.txt" 2>&1
+  note "clisan: $(grep -c '^exit 0' "$OUT/clisan.txt")/9 sanitizer runs clean"
+  cat "$OUT/clisan.txt"
+fi
+
+if [[ " $steps " == *" clibench "* ]]; then
+  # bench histogram / transpose, and the file-speed table: each streaming verb on a 1 GiB f32 .npy in the page cache,
+  # GPU vs --device cpu vs NumPy (load + op), wall seconds (clibench.txt).
+  G=$B/gpuprim
+  {
     echo "### bench histogram"
-    $G bench histogram
+    timeout 200 $G bench histogram
     echo "### bench transpose"
-    $G bench transpose
-    echo "### files: 1 GiB f32 .npy, wall seconds (GPU / --device cpu / NumPy load + op)"
+    timeout 120 $G bench transpose
+    echo "### files: 1 GiB f32 .npy, wall seconds"
     python3 -c "import numpy as np; np.save('/tmp/f1g.npy', np.random.default_rng(1).standard_normal(1 << 28, dtype=np.float32))"
     cat /tmp/f1g.npy >/dev/null
     w() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); awk "BEGIN {printf \"%.2f\", $t1 - $t0}"; }
     for v in "reduce /tmp/f1g.npy --op sum" "histogram /tmp/f1g.npy --bins 1024" \
-             "histogram /tmp/f1g.npy --bins 1024 --range -4,4" "select /tmp/f1g.npy --where gt:0 -o /tmp/sel.npy" \
-             "scan /tmp/f1g.npy --op sum -o /tmp/scan.npy"; do
+             "histogram /tmp/f1g.npy --bins 1024 --range -4,4" "histogram /tmp/f1g.npy --bins 1024 --range -4,4 --half-open" \
+             "select /tmp/f1g.npy --where gt:0 -o /tmp/sel.npy" "scan /tmp/f1g.npy --op sum -o /tmp/scan.npy"; do
       # shellcheck disable=SC2086
       echo "$v | gpu $(w $G $v) | cpu $(w $G $v -d cpu)"
     done
@@ -721,9 +738,9 @@ if [[ " $steps " == *" cli "* ]]; then
     echo "numpy select $(w python3 -c 'import numpy as np; a = np.load("/tmp/f1g.npy"); np.save("/tmp/seln.npy", a[a > 0])')"
     echo "numpy cumsum $(w python3 -c 'import numpy as np; np.save("/tmp/scn.npy", np.cumsum(np.load("/tmp/f1g.npy")))')"
     rm -f /tmp/f1g.npy /tmp/sel.npy /tmp/scan.npy /tmp/seln.npy /tmp/scn.npy
-  } >"$OUT/cli.txt" 2>&1
-  note "cli: $(grep -cE 'tests passed|: [0-9]+ passed, 0 failed' "$OUT/cli.txt") passing suites, $(grep -c '^exit 0' "$OUT/cli.txt")/9 sanitizer runs clean"
-  grep -E "passed|failed|FAIL|^exit|^(reduce|histogram|select|scan|numpy) |f32 .*(256|65536|1) +bins|transpose.*f32" "$OUT/cli.txt" | head -60
+  } >"$OUT/clibench.txt" 2>&1
+  note "clibench: $(grep -c ' | gpu ' "$OUT/clibench.txt") file rows"
+  grep -E "^(reduce|histogram|select|scan|numpy) |f32 .* (1|256|1024|4096|65536) |transpose .*f32|^op " "$OUT/clibench.txt" | head -60
 fi
 
 echo
