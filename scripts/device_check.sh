@@ -704,13 +704,14 @@ if [[ " $steps " == *" clisan "* ]]; then
     for t in gpu_histogram gpu_matrix gpu_uop; do
       for tool in memcheck racecheck synccheck; do
         echo "### compute-sanitizer $tool $t (quick)"
-        GP_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t 2>&1 |
+        [ "$t" = gpu_uop ] && [ "$tool" != memcheck ] && continue
+        GP_TEST_QUICK=1 timeout 70 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/$t 2>&1 |
           grep -E "^========= (ERROR|RACECHECK|SYNCCHECK|Error|.*errors)|[0-9]+ passed, [0-9]+ failed" | head -6
         echo "exit ${PIPESTATUS[0]}"
       done
     done
   } >"$OUT/clisan.txt" 2>&1
-  note "clisan: $(grep -c '^exit 0' "$OUT/clisan.txt")/9 sanitizer runs clean"
+  note "clisan: $(grep -c "^exit 0" "$OUT/clisan.txt")/7 sanitizer runs clean"
   cat "$OUT/clisan.txt"
 fi
 

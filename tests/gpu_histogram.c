@@ -28,7 +28,7 @@ static void run_case(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, int mode, size
     void *xd = (char *)dx.device + off * es;
     OK(gp_memcpy_sync(ctx, xd, x, n * es));
     gp__hist_spec_t spec = {mode == 0 ? GP__HIST_EVEN : mode == 1 ? GP__HIST_RANGE : GP__HIST_DIRECT, nbins, lo, hi,
-                            mode == 0 ? (double)nbins / (hi - lo) : 0, edges, 0};
+                            mode == 0 ? (double)nbins / (hi - lo) : 0, edges, 0, 0};
     if (mode == 0) spec = gp__hist_even_spec(nbins, lo, hi, dt);
     for (int strat = -1; strat < (all ? GP__HS_COUNT : 0); strat++) {
         for (int c64 = 1; c64 >= 0; c64--) {
@@ -198,7 +198,7 @@ static void check_errors(gp_ctx_t *ctx)
     gp_buffer_t dc;
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 64, &dc));
     float x = 1;
-    gp__hist_spec_t spec = {GP__HIST_EVEN, 5, 0, 1, 5, NULL, 0};
+    gp__hist_spec_t spec = {GP__HIST_EVEN, 5, 0, 1, 5, NULL, 0, 0.2};
     CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_COUNT, 0, 0, NULL),
              GP_ERR_INVALID_ARG);
     spec.nbins = 4096;

@@ -44,7 +44,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 {
     GP_TRY_RET(check(fn, ctx, dtype, n, x, b->nbins, count_dtype, counts));
     const size_t nbins = b->nbins;
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL, 0};
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL, 0, 0};
     if (b->mode == GP_HIST_EVEN) {
         if (!isfinite(b->lo) || !isfinite(b->hi) || !(b->lo < b->hi) || !isfinite(b->hi - b->lo))
             return gp__error(GP_ERR_INVALID_ARG, "%s: the range [lo, hi) = [%g, %g) must be finite with lo < hi", fn,

@@ -27,17 +27,17 @@ typedef struct gp__hist_spec {
     double lo, hi, scale; /* even: scale = nbins / (hi - lo) */
     const double *edges;  /* range: nbins + 1 increasing edges (memory the backend can read) */
     int round_f32;        /* even: the edges rounded to float (f32 data, as np.histogram's) */
+    double step;          /* even: (hi - lo) / nbins, the linspace step */
 } gp__hist_spec_t;
 
 /* even: NumPy's np.linspace(lo, hi, nbins + 1): edge k = k * ((hi - lo) / nbins) + lo in double, each step
  * correctly rounded (no fused multiply-add), the last edge hi; rounded to float for f32 data. */
 GP_HD double gp__hist_edge(const gp__hist_spec_t *s, size_t k)
 {
-    const double step = (s->hi - s->lo) / (double)s->nbins;
 #ifdef __CUDA_ARCH__
-    const double p = __dmul_rn((double)k, step);
+    const double p = __dmul_rn((double)k, s->step);
 #else
-    volatile double p = (double)k * step; /* a store between: never contracted into an FMA */
+    volatile double p = (double)k * s->step; /* a store between: never contracted into an FMA */
 #endif
     const double e = k == s->nbins ? s->hi : p + s->lo;
     return s->round_f32 ? (double)(float)e : e;
@@ -78,7 +78,8 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
 /* The spec of even bins over [lo, hi) for data of dtype (scale, the rounding of the edges): every caller makes it so. */
 GP_HD gp__hist_spec_t gp__hist_even_spec(size_t nbins, double lo, double hi, gp_dtype_t dtype)
 {
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL, dtype == GP_F32};
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL, dtype == GP_F32,
+                         (hi - lo) / (double)nbins};
     return s;
 }
 
@@ -105,13 +106,17 @@ GP_INTERNAL const char *gp__hist_kind_name(int kind);
 
 /* The even-bin estimate (v - lo) * scale computed in double is within this many bins of the exact coordinate of v
  * (the API's edges included), doubled for safety; its floor is the bin wherever its fraction is farther than this from
- * 0 and 1. >= 1/64: not worth trying (every value takes the exact rule). */
+ * 0 and 1. At or over gp__hist_trust: not worth trying (every value takes the exact rule). */
 GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
 {
     const double lo = s->lo < 0 ? -s->lo : s->lo, hi = s->hi < 0 ? -s->hi : s->hi, M = lo > hi ? lo : hi;
     const double edge_err = (0x1p-50 + (s->round_f32 ? 0x1p-24 : 0.0)) * (M + (s->hi - s->lo)) * s->scale;
     return 2 * (unit_roundoff * (1.1 * lo * s->scale + 3.1 * (double)s->nbins + 1) + edge_err);
 }
+
+/* The largest margin for which the estimate is tried: 1/64, or 1/4 for float edges (their rounding widens the margin
+ * of wide bin counts, and the exact rule would then take every value). Any margin below 1/2 is sound. */
+GP_HD double gp__hist_trust(const gp__hist_spec_t *s) { return s->round_f32 ? 0.25 : 1.0 / 64; }
 
 /* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten, or added to (accumulate). */
 GP_INTERNAL gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
