@@ -28,16 +28,20 @@ static void run_case(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, int mode, size
     void *xd = (char *)dx.device + off * es;
     OK(gp_memcpy_sync(ctx, xd, x, n * es));
     gp__hist_spec_t spec = {mode == 0 ? GP__HIST_EVEN : mode == 1 ? GP__HIST_RANGE : GP__HIST_DIRECT, nbins, lo, hi,
-                            mode == 0 ? (double)nbins / (hi - lo) : 0, edges, 0, 0};
-    if (mode == 0) spec = gp__hist_even_spec(nbins, lo, hi, dt);
+                            mode == 0 ? (double)nbins / (hi - lo) : 0, edges, 0, 0, 0};
+    if (mode == 0) spec = gp__hist_even_spec(nbins, lo, hi, dt, hc_numpy);
     for (int strat = -1; strat < (all ? GP__HS_COUNT : 0); strat++) {
         for (int c64 = 1; c64 >= 0; c64--) {
             const gp_dtype_t cdt = c64 ? GP_U64 : GP_U32;
-            OK(gp_memset(ctx, dc.device, 0xa5, S * 8, NULL));
+            const int accumulate = strat < 0 && mode == 0 && hc_numpy; /* NumPy's edges: the bins' flag */
+            OK(gp_memset(ctx, dc.device, accumulate ? 0 : 0xa5, S * 8, NULL));
             OK(gp_stream_sync(ctx, NULL));
             gp_status_t st;
             gp__hist_plan_t plan = {-1, -1, 0, 0, 0, 0};
-            if (strat < 0) {
+            if (accumulate) {
+                const gp_hist_bins_t bins = {GP_HIST_EVEN, nbins, lo, hi, NULL, 0, 1};
+                st = gp_histogram_accumulate(ctx, dt, n, xd, &bins, cdt, dc.device, s);
+            } else if (strat < 0) {
                 st = mode == 0 ? gp_histogram_even(ctx, dt, n, xd, nbins, lo, hi, cdt, dc.device, s)
                      : mode == 1 ? gp_histogram_range(ctx, dt, n, xd, nbins, edges, cdt, dc.device, s)
                                  : gp_histogram_direct(ctx, dt, n, xd, nbins, cdt, dc.device, s);
@@ -125,7 +129,7 @@ static void check_clusters(gp_ctx_t *ctx, gp_stream_t s, size_t n)
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dx));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (nbins + 3) * 8, &dc));
     OK(gp_memcpy_sync(ctx, dx.device, x, n * 4));
-    gp__hist_spec_t spec = gp__hist_even_spec(nbins, lo, hi, GP_F32);
+    gp__hist_spec_t spec = gp__hist_even_spec(nbins, lo, hi, GP_F32, 0);
     static const int sizes[] = {2, 3, 4, 8, 16};
     for (size_t ci = 0; ci < sizeof sizes / sizeof sizes[0]; ci++) {
         const int c = sizes[ci];
@@ -198,7 +202,7 @@ static void check_errors(gp_ctx_t *ctx)
     gp_buffer_t dc;
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 64, &dc));
     float x = 1;
-    gp__hist_spec_t spec = {GP__HIST_EVEN, 5, 0, 1, 5, NULL, 0, 0.2};
+    gp__hist_spec_t spec = {GP__HIST_EVEN, 5, 0, 1, 5, NULL, 0, 0, 0.2};
     CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_COUNT, 0, 0, NULL),
              GP_ERR_INVALID_ARG);
     spec.nbins = 4096;
@@ -253,6 +257,16 @@ int main(void)
     hc_check_accumulate(ctx, s);
     hc_check_closed(ctx, s);
     printf("  gp_histogram_accumulate (even, range, direct; pieces, u32 wrap, refusals): %s\n",
+           tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
+    hc_numpy = 1; /* NumPy's edges (float edges for f32): every strategy, the wide bin counts included */
+    static const size_t nbs[] = {2, 257, 4096, 65536, (size_t)1 << 20};
+    for (size_t d = 0; d < 2; d++)
+        for (size_t b = 0; b < sizeof nbs / sizeof nbs[0]; b++) check(ctx, s, d ? GP_F64 : GP_F32, 0, nbs[b], n, 0, 1);
+    hc_check_accumulate(ctx, s);
+    hc_check_closed(ctx, s);
+    hc_numpy = 0;
+    printf("  NumPy's edges (f32, f64; every strategy; accumulated; closed last bin): %s\n",
            tc_fail == before ? "ok" : "FAILED");
     if (!g_quick) check_huge(ctx, s);
     check_errors(ctx);

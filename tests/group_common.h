@@ -237,7 +237,7 @@ static inline void gc_test_ops(gp_group_t *g, gp_ctx_t *ref, const char *what)
             zs[m] = (float *)z.p + cut[m];
         }
         /* histogram: 65536 even bins over [-0.75, 0.75): below, above and NaN counted too */
-        const gp_hist_bins_t bins = {GP_HIST_EVEN, 65536, -0.75, 0.75, NULL, 0};
+        const gp_hist_bins_t bins = {GP_HIST_EVEN, 65536, -0.75, 0.75, NULL, 0, 0};
         const size_t nc = bins.nbins + 3;
         uint32_t *got = malloc(nc * 4), *want = malloc(nc * 4);
         gp_buffer_t wd;
@@ -373,7 +373,7 @@ static inline void gc_test_errors(gp_group_t *g, const char *what)
     }
     gp_group_reducer_destroy(r);
     gp_mem_free(gp_group_ctx(g, 0), &d);
-    gp_hist_bins_t bins = {GP_HIST_EVEN, 0, 0, 1, NULL, 0};
+    gp_hist_bins_t bins = {GP_HIST_EVEN, 0, 0, 1, NULL, 0, 0};
     uint32_t hc[8];
     CHECK_ST(gp_group_histogram(g, GP_F32, counts, shards, &bins, GP_U32, hc), GP_ERR_INVALID_ARG);
     CHECK_ST(gp_group_vec(g, (gp_group_vec_op_t)9, GP_F32, counts, 1, shards, shards, (void *const *)shards),
@@ -426,7 +426,7 @@ static inline void gc_test_copies(gp_group_t *g, gp_ctx_t *cpu, const char *what
                 }
                 if (dt == GP_F32 || dt == GP_I32 || dt == GP_U8) {
                     const gp_hist_bins_t bins = {dt == GP_F32 ? GP_HIST_EVEN : GP_HIST_DIRECT, dt == GP_F32 ? 65536 : 200,
-                                                 -0.75, 0.75, NULL, 0};
+                                                 -0.75, 0.75, NULL, 0, 0};
                     const size_t nc = bins.nbins + 3;
                     uint64_t *got = malloc(nc * 8), *want = malloc(nc * 8);
                     memset(want, 0, nc * 8);

@@ -39,9 +39,12 @@ static inline void hc_put(void *x, gp_dtype_t dt, size_t i, double v)
     }
 }
 
-/* The even edges as the API defines them: NumPy's np.linspace(lo, hi, nbins + 1), rounded to float for f32 data. */
+/* The even edges as the API defines them: lo + (hi - lo) k / nbins, or with numpy_edges NumPy's np.linspace(lo, hi,
+ * nbins + 1), rounded to float for f32 data (hc_numpy). */
+static int hc_numpy;
 static inline double hc_edge(gp_dtype_t dt, double lo, double hi, size_t nbins, size_t k)
 {
+    if (!hc_numpy) return lo + ((hi - lo) * (double)k) / (double)nbins;
     const double step = (hi - lo) / (double)nbins;
     volatile double p = (double)k * step; /* two roundings, as NumPy's arange * step + start */
     const double e = k == nbins ? hi : p + lo;
@@ -132,7 +135,7 @@ static inline void hc_check_accumulate(gp_ctx_t *ctx, gp_stream_t s)
             hc_fill(x, dt, n, lo, hi, nbins, edges, 0);
         uint64_t *want = malloc(S * 8), *got = malloc(S * 8);
         hc_reference(x, dt, n, mode, nbins, lo, hi, edges, want);
-        const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 0};
+        const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 0, hc_numpy};
         gp_buffer_t dx, dc;
         OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 4, &dx));
         OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, S * 8, &dc));
@@ -190,7 +193,7 @@ static inline void hc_check_closed(gp_ctx_t *ctx, gp_stream_t s)
                 const double top = mode == 1 ? edges[nbins] : hc_edge(dt, lo, hi, nbins, nbins);
                 for (size_t i = 0; i < n; i++)
                     if (hc_get(x, dt, i) == top) want[nbins + 1]--, want[nbins - 1]++;
-                const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 1};
+                const gp_hist_bins_t bins = {(gp_hist_mode_t)mode, nbins, lo, hi, edges, 1, hc_numpy};
                 gp_buffer_t dx, dc;
                 OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es, &dx));
                 OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, S * 8, &dc));
@@ -210,7 +213,7 @@ static inline void hc_check_closed(gp_ctx_t *ctx, gp_stream_t s)
             }
     gp_buffer_t dc;
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 16 * 8, &dc));
-    const gp_hist_bins_t direct = {GP_HIST_DIRECT, 10, 0, 0, NULL, 1};
+    const gp_hist_bins_t direct = {GP_HIST_DIRECT, 10, 0, 0, NULL, 1, 0};
     CHECK_ST(gp_histogram_accumulate(ctx, GP_I32, 0, NULL, &direct, GP_U64, gpu ? dc.device : dc.host, s),
              GP_ERR_INVALID_ARG);
     gp_mem_free(ctx, &dc);

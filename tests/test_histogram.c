@@ -96,6 +96,10 @@ int main(void)
     long before = tc_fail;
     hc_check_accumulate(ctx, NULL);
     hc_check_closed(ctx, NULL);
+    hc_numpy = 1; /* NumPy's edges (float edges for f32) */
+    hc_check_accumulate(ctx, NULL);
+    hc_check_closed(ctx, NULL);
+    hc_numpy = 0;
     printf("  gp_histogram_accumulate (even, range, direct; pieces, u32 wrap, refusals): %s\n",
            tc_fail == before ? "ok" : "FAILED");
     test_errors(ctx);

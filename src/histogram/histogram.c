@@ -44,12 +44,12 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 {
     GP_TRY_RET(check(fn, ctx, dtype, n, x, b->nbins, count_dtype, counts));
     const size_t nbins = b->nbins;
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL, 0, 0};
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL, 0, 0, 0};
     if (b->mode == GP_HIST_EVEN) {
         if (!isfinite(b->lo) || !isfinite(b->hi) || !(b->lo < b->hi) || !isfinite(b->hi - b->lo))
             return gp__error(GP_ERR_INVALID_ARG, "%s: the range [lo, hi) = [%g, %g) must be finite with lo < hi", fn,
                              b->lo, b->hi);
-        s = gp__hist_even_spec(nbins, b->lo, b->hi, dtype);
+        s = gp__hist_even_spec(nbins, b->lo, b->hi, dtype, b->numpy_edges);
         for (size_t k = 1; k <= nbins && s.round_f32; k++) /* float edges must still increase */
             if (!(gp__hist_edge(&s, k - 1) < gp__hist_edge(&s, k)))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: %zu even bins over [%g, %g] are narrower than a float's "
@@ -104,21 +104,21 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 gp_status_t gp_histogram_even(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
                               double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    const gp_hist_bins_t b = {GP_HIST_EVEN, nbins, lo, hi, NULL, 0};
+    const gp_hist_bins_t b = {GP_HIST_EVEN, nbins, lo, hi, NULL, 0, 0};
     return run("gp_histogram_even", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_range(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                const double *edges, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    const gp_hist_bins_t b = {GP_HIST_RANGE, nbins, 0, 0, edges, 0};
+    const gp_hist_bins_t b = {GP_HIST_RANGE, nbins, 0, 0, edges, 0, 0};
     return run("gp_histogram_range", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_direct(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                 gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
-    const gp_hist_bins_t b = {GP_HIST_DIRECT, nbins, 0, 0, NULL, 0};
+    const gp_hist_bins_t b = {GP_HIST_DIRECT, nbins, 0, 0, NULL, 0, 0};
     return run("gp_histogram_direct", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 

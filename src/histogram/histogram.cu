@@ -71,7 +71,7 @@ int make_binner(gp_dtype_t dt, Binner *b)
     b->dscale = scale;
     b->dmargin = dm < gp__hist_trust(&s) ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
     const double fm = gp__hist_margin(&s, 0x1p-24);
-    if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < gp__hist_trust(&s) && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
+    if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
         b->flo = (float)s.lo;
         b->fscale = (float)scale;
         /* |fr - 1/2| < fhalf with fhalf <= 1/2 - fm (rounded down): fr - 1/2 is exact for fr >= 1/4 and rounds

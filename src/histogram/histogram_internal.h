@@ -26,14 +26,17 @@ typedef struct gp__hist_spec {
     size_t nbins;
     double lo, hi, scale; /* even: scale = nbins / (hi - lo) */
     const double *edges;  /* range: nbins + 1 increasing edges (memory the backend can read) */
-    int round_f32;        /* even: the edges rounded to float (f32 data, as np.histogram's) */
-    double step;          /* even: (hi - lo) / nbins, the linspace step */
+    int linspace;         /* even: NumPy's edges (gp_hist_bins_t.numpy_edges) */
+    int round_f32;        /* even, linspace: the edges rounded to float (f32 data, as np.histogram's) */
+    double step;          /* even, linspace: (hi - lo) / nbins */
 } gp__hist_spec_t;
 
-/* even: NumPy's np.linspace(lo, hi, nbins + 1): edge k = k * ((hi - lo) / nbins) + lo in double, each step
- * correctly rounded (no fused multiply-add), the last edge hi; rounded to float for f32 data. */
+/* even: edge k = lo + (hi - lo) * k / nbins, in double, correctly rounded at each step (no fused operations: a
+ * division separates the product from the sum); with linspace NumPy's np.linspace(lo, hi, nbins + 1): k * step + lo
+ * in double, each step rounded (the product kept apart), the last edge hi, rounded to float for f32 data. */
 GP_HD double gp__hist_edge(const gp__hist_spec_t *s, size_t k)
 {
+    if (!s->linspace) return s->lo + ((s->hi - s->lo) * (double)k) / (double)s->nbins;
 #ifdef __CUDA_ARCH__
     const double p = __dmul_rn((double)k, s->step);
 #else
@@ -75,11 +78,12 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
     return a;
 }
 
-/* The spec of even bins over [lo, hi) for data of dtype (scale, the rounding of the edges): every caller makes it so. */
-GP_HD gp__hist_spec_t gp__hist_even_spec(size_t nbins, double lo, double hi, gp_dtype_t dtype)
+/* The spec of even bins over [lo, hi) for data of dtype, NumPy's edges or not (scale, step, the rounding of the
+ * edges): every caller makes it so. */
+GP_HD gp__hist_spec_t gp__hist_even_spec(size_t nbins, double lo, double hi, gp_dtype_t dtype, int numpy_edges)
 {
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL, dtype == GP_F32,
-                         (hi - lo) / (double)nbins};
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL, numpy_edges != 0,
+                         numpy_edges && dtype == GP_F32, (hi - lo) / (double)nbins};
     return s;
 }
 
@@ -110,12 +114,12 @@ GP_INTERNAL const char *gp__hist_kind_name(int kind);
 GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
 {
     const double lo = s->lo < 0 ? -s->lo : s->lo, hi = s->hi < 0 ? -s->hi : s->hi, M = lo > hi ? lo : hi;
-    const double edge_err = (0x1p-50 + (s->round_f32 ? 0x1p-24 : 0.0)) * (M + (s->hi - s->lo)) * s->scale;
+    const double edge_err = (0x1p-50 * (M + (s->hi - s->lo)) + (s->round_f32 ? 0x1p-24 * M : 0.0)) * s->scale;
     return 2 * (unit_roundoff * (1.1 * lo * s->scale + 3.1 * (double)s->nbins + 1) + edge_err);
 }
 
-/* The largest margin for which the estimate is tried: 1/64, or 1/4 for float edges (their rounding widens the margin
- * of wide bin counts, and the exact rule would then take every value). Any margin below 1/2 is sound. */
+/* The largest margin for which the double estimate is tried: 1/64, or 1/4 for float edges (their rounding widens the
+ * margin of wide bin counts, and the exact rule would then take every value). Any margin below 1/2 is sound. */
 GP_HD double gp__hist_trust(const gp__hist_spec_t *s) { return s->round_f32 ? 0.25 : 1.0 / 64; }
 
 /* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten, or added to (accumulate). */

@@ -125,7 +125,7 @@ static gp_status_t run_one_reduce(void *u)
     return gp_reduce_sync(j->one, GP_REDUCE_SUM, GP_F32, j->n, j->whole, &j->res);
 }
 
-static const gp_hist_bins_t k_bins = {GP_HIST_EVEN, 65536, -1.0, 1.0, NULL, 0};
+static const gp_hist_bins_t k_bins = {GP_HIST_EVEN, 65536, -1.0, 1.0, NULL, 0, 0};
 
 static gp_status_t run_group_hist(void *u)
 {

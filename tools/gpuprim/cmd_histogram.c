@@ -34,7 +34,7 @@ static gp_status_t count_chunk(void *user, const void *x, size_t n, size_t first
 {
     hjob_t *j = user;
     (void)first;
-    const gp_hist_bins_t bins = {(gp_hist_mode_t)j->mode, j->nbins, j->lo, j->hi, j->edges, j->closed};
+    const gp_hist_bins_t bins = {(gp_hist_mode_t)j->mode, j->nbins, j->lo, j->hi, j->edges, j->closed, 1};
     gp_status_t st = gp_histogram_accumulate(j->ctx, j->dtype, n, x, &bins, GP_U64, j->dcounts, s);
     if (st == GP_OK) j->elements += n;
     return st;
