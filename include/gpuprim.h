@@ -624,8 +624,7 @@ GP_API gp_status_t gp_select_if_sync(gp_ctx_t *ctx, const gp_uop_t *pred, size_t
  * 2^32) or GP_U64; counts are overwritten.
  *   even    nbins equal bins over [lo, hi): bin k holds edge_k <= v < edge_(k+1) with edge_k = lo + (hi - lo) * k /
  *           nbins computed in double, each step rounded (so a value exactly at an edge opens its bin; v == hi is
- *           above). lo < hi, both finite. NumPy's own edges: gp_histogram_accumulate with numpy_edges (below; with
- *           them f32 edges must still increase, else GP_ERR_INVALID_ARG, NumPy's "too many bins").
+ *           above). lo < hi, both finite. NumPy's own edges: gp_histogram_accumulate with numpy_edges (below).
  *   range   edges[0..nbins] (host memory), strictly increasing: bin k holds edges[k] <= v < edges[k+1].
  *   direct  integer dtypes: bin = v for 0 <= v < nbins; negative values are below, v >= nbins above.
  * GPU: x and counts in device-accessible memory, asynchronous on the stream (range mode copies the edges first; it
@@ -648,9 +647,9 @@ typedef struct gp_hist_bins {
                           * per value, with the even edges spelled out) */
     int numpy_edges;     /* GP_HIST_EVEN, 1: NumPy's edges, those of np.histogram (np.linspace(lo, hi, nbins + 1):
                           * k * ((hi - lo) / nbins) + lo, each step rounded, the last edge hi, every edge rounded to
-                          * float for f32 data, as np.histogram computes them in the data's float type); 0: the even
-                          * rule of gp_histogram_even. NumPy's f32 edges cost speed past ~4096 bins (more values
-                          * land within a float's rounding of an edge and take the exact rule) */
+                          * float for f32 data, as np.histogram computes them in the data's float type), spelled out
+                          * on the host and run as range bins (a binary search per value); edges that do not
+                          * increase are GP_ERR_INVALID_ARG (NumPy's "too many bins"). 0: gp_histogram_even's rule */
 } gp_hist_bins_t;
 /* Adds the histogram of x to counts (nbins + 3 counters, as above) instead of overwriting them: a stream's chunks,
  * one after another, into one histogram on the device (u32 counts wrap modulo 2^32). The same checks, bins and

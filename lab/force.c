@@ -14,7 +14,7 @@ gp_status_t lab_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, c
         return gp_histogram_even(ctx, dtype, n, x, nbins, lo, hi, count_dtype, counts, stream);
     }
     gp__hist_plan_t plan;
-    const gp__hist_spec_t spec = gp__hist_even_spec(nbins, lo, hi, dtype, 0);
+    const gp__hist_spec_t spec = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL};
     const gp_status_t st = gp__hist_gpu_ex(ctx, &spec, dtype, n, x, count_dtype, counts, (cudaStream_t)stream,
                                            GP__HS_AUTO, 0, 0, &plan);
     if (st == GP_OK && ran_as && len) {

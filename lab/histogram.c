@@ -136,7 +136,7 @@ static int run(lab_run_t *r)
     report_meta(&r->report, "timing", "median of %d after %d warm-up; CPU backend: median of 3", r->reps, r->warmup);
     for (int bi = 0; bi < nbins && rc != EXIT_FAIL; bi++) {
         const size_t nb = bins[bi];
-        gp__hist_spec_t spec = gp__hist_even_spec(nb, lo, hi, dt, 0);
+        gp__hist_spec_t spec = {GP__HIST_EVEN, nb, lo, hi, (double)nb / (hi - lo), NULL};
         /* the CPU backend: the reference, and a timed row */
         hlab_t jc = {cpu, NULL, spec, dt, n, hx, ref};
         bench_stats_t sc;

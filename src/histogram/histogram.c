@@ -37,6 +37,19 @@ static gp_status_t check(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t
     return GP_OK;
 }
 
+/* NumPy's even edges: np.histogram's np.linspace(lo, hi, nbins + 1), k * step + lo in double with each step rounded
+ * (a store keeps the product apart from the sum: no fused multiply-add), the last edge hi, rounded to float for f32
+ * data as np.histogram computes its edges in the data's float type. */
+static void numpy_edges(double *e, size_t nbins, double lo, double hi, int to_float)
+{
+    const double step = (hi - lo) / (double)nbins;
+    for (size_t k = 0; k <= nbins; k++) {
+        volatile double p = (double)k * step;
+        const double v = k == nbins ? hi : p + lo;
+        e[k] = to_float ? (double)(float)v : v;
+    }
+}
+
 /* Checks the bins and runs: counts overwritten, or added to (accumulate). */
 static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
                        const gp_hist_bins_t *b, gp_dtype_t count_dtype, void *counts, gp_stream_t stream,
@@ -44,16 +57,26 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 {
     GP_TRY_RET(check(fn, ctx, dtype, n, x, b->nbins, count_dtype, counts));
     const size_t nbins = b->nbins;
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL, 0, 0, 0};
+    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, b->lo, b->hi, 0, NULL};
+    double *np_edges = NULL; /* NumPy's even edges, spelled out: they run as range bins */
     if (b->mode == GP_HIST_EVEN) {
         if (!isfinite(b->lo) || !isfinite(b->hi) || !(b->lo < b->hi) || !isfinite(b->hi - b->lo))
             return gp__error(GP_ERR_INVALID_ARG, "%s: the range [lo, hi) = [%g, %g) must be finite with lo < hi", fn,
                              b->lo, b->hi);
-        s = gp__hist_even_spec(nbins, b->lo, b->hi, dtype, b->numpy_edges);
-        for (size_t k = 1; k <= nbins && s.round_f32; k++) /* float edges must still increase */
-            if (!(gp__hist_edge(&s, k - 1) < gp__hist_edge(&s, k)))
-                return gp__error(GP_ERR_INVALID_ARG, "%s: %zu even bins over [%g, %g] are narrower than a float's "
-                                 "spacing (NumPy: too many bins for the data range)", fn, nbins, b->lo, b->hi);
+        s.scale = (double)nbins / (b->hi - b->lo);
+        if (b->numpy_edges) {
+            if ((np_edges = malloc((nbins + 1) * sizeof *np_edges)) == NULL)
+                return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu edges (numpy_edges)", fn, nbins + 1);
+            numpy_edges(np_edges, nbins, b->lo, b->hi, dtype == GP_F32);
+            for (size_t k = 1; k <= nbins; k++)
+                if (!(np_edges[k - 1] < np_edges[k])) {
+                    free(np_edges);
+                    return gp__error(GP_ERR_INVALID_ARG, "%s: %zu bins over [%g, %g] are narrower than a %s's spacing "
+                                     "(NumPy: too many bins for the data range)", fn, nbins, b->lo, b->hi,
+                                     dtype == GP_F32 ? "float" : "double");
+                }
+            s.mode = GP__HIST_RANGE, s.lo = np_edges[0], s.hi = np_edges[nbins], s.edges = np_edges;
+        }
     } else if (b->mode == GP_HIST_RANGE) {
         const double *edges = b->edges;
         if (edges == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: edges is NULL", fn);
@@ -79,13 +102,15 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         /* [e_{n-1}, hi] is [e_{n-1}, nextafter(hi, +inf)) for values held exactly in a double (every dtype's are):
          * the same bins as range bins whose last edge is moved up by one ulp. Even edges are spelled out with the
          * even rule's own formula, so every other value keeps its bin. */
-        if ((closed = malloc((nbins + 1) * sizeof *closed)) == NULL)
+        if ((closed = malloc((nbins + 1) * sizeof *closed)) == NULL) {
+            free(np_edges);
             return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu edges for the closed last bin", fn, nbins + 1);
+        }
         for (size_t k = 0; k < nbins; k++) closed[k] = s.mode == GP__HIST_RANGE ? s.edges[k] : gp__hist_edge(&s, k);
-        closed[nbins] = nextafter(s.mode == GP__HIST_RANGE ? s.hi : gp__hist_edge(&s, nbins), INFINITY);
+        closed[nbins] = nextafter(s.hi, INFINITY);
         for (size_t k = 1; k < nbins; k++)
             if (!(closed[k - 1] < closed[k])) {
-                free(closed);
+                free(closed), free(np_edges);
                 return gp__error(GP_ERR_INVALID_ARG, "%s: %zu even bins over [%g, %g] are narrower than a double's "
                                                      "spacing", fn, nbins, s.lo, s.hi);
             }
@@ -97,7 +122,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     else /* the edges reach the device before this returns (a staged copy from pageable memory) */
         st = gp__hist_gpu_ex(ctx, &s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream, GP__HS_AUTO, 0,
                              accumulate, NULL);
-    free(closed);
+    free(closed), free(np_edges);
     return st;
 }
 

@@ -69,7 +69,7 @@ int make_binner(gp_dtype_t dt, Binner *b)
     const double dm = gp__hist_margin(&s, 0x1p-53);
     b->dlo = s.lo;
     b->dscale = scale;
-    b->dmargin = dm < gp__hist_trust(&s) ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
+    b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
     const double fm = gp__hist_margin(&s, 0x1p-24);
     if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
         b->flo = (float)s.lo;

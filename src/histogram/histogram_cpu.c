@@ -17,7 +17,7 @@ typedef struct job {
     gp_dtype_t dt;
     const void *x;
     const size_t *lut; /* u8 / u16: slot of each value */
-    double margin;     /* even: < gp__hist_trust when the estimate is tried */
+    double margin;     /* even: < 1/64 when the estimate is tried */
 } job_t;
 
 static inline size_t even_slot(const job_t *j, double v)
@@ -44,7 +44,7 @@ static inline size_t even_slot(const job_t *j, double v)
             }                                                                                                          \
             break;                                                                                                     \
         }                                                                                                              \
-        const int est = (j)->s->mode == GP__HIST_EVEN && (j)->margin < gp__hist_trust((j)->s);                      \
+        const int est = (j)->s->mode == GP__HIST_EVEN && (j)->margin < 1.0 / 64;                                      \
         switch ((j)->dt) {                                                                                             \
         case GP_I32: {                                                                                                 \
             const int32_t *xx = (const int32_t *)(j)->x;                                                               \

@@ -26,24 +26,12 @@ typedef struct gp__hist_spec {
     size_t nbins;
     double lo, hi, scale; /* even: scale = nbins / (hi - lo) */
     const double *edges;  /* range: nbins + 1 increasing edges (memory the backend can read) */
-    int linspace;         /* even: NumPy's edges (gp_hist_bins_t.numpy_edges) */
-    int round_f32;        /* even, linspace: the edges rounded to float (f32 data, as np.histogram's) */
-    double step;          /* even, linspace: (hi - lo) / nbins */
 } gp__hist_spec_t;
 
-/* even: edge k = lo + (hi - lo) * k / nbins, in double, correctly rounded at each step (no fused operations: a
- * division separates the product from the sum); with linspace NumPy's np.linspace(lo, hi, nbins + 1): k * step + lo
- * in double, each step rounded (the product kept apart), the last edge hi, rounded to float for f32 data. */
+/* even: edge k = lo + (hi - lo) * k / nbins, in double, correctly rounded at each step (no fused operations). */
 GP_HD double gp__hist_edge(const gp__hist_spec_t *s, size_t k)
 {
-    if (!s->linspace) return s->lo + ((s->hi - s->lo) * (double)k) / (double)s->nbins;
-#ifdef __CUDA_ARCH__
-    const double p = __dmul_rn((double)k, s->step);
-#else
-    volatile double p = (double)k * s->step; /* a store between: never contracted into an FMA */
-#endif
-    const double e = k == s->nbins ? s->hi : p + s->lo;
-    return s->round_f32 ? (double)(float)e : e;
+    return s->lo + ((s->hi - s->lo) * (double)k) / (double)s->nbins;
 }
 
 /* The slot of value v (a double holding the element exactly): 0..nbins-1, or nbins (below), nbins + 1 (above),
@@ -58,8 +46,8 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
         return (size_t)v;
     }
     if (s->mode == GP__HIST_EVEN) {
-        if (v < gp__hist_edge(s, 0)) return nb;
-        if (v >= gp__hist_edge(s, nb)) return nb + 1;
+        if (v < s->lo) return nb;
+        if (v >= s->hi) return nb + 1;
         double e = (v - s->lo) * s->scale;
         size_t b = e < (double)nb ? (size_t)e : nb - 1;
         while (b > 0 && v < gp__hist_edge(s, b)) b--;             /* the estimate may be one off at an edge */
@@ -76,15 +64,6 @@ GP_HD size_t gp__hist_slot(const gp__hist_spec_t *s, double v)
         else a = m;
     }
     return a;
-}
-
-/* The spec of even bins over [lo, hi) for data of dtype, NumPy's edges or not (scale, step, the rounding of the
- * edges): every caller makes it so. */
-GP_HD gp__hist_spec_t gp__hist_even_spec(size_t nbins, double lo, double hi, gp_dtype_t dtype, int numpy_edges)
-{
-    gp__hist_spec_t s = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL, numpy_edges != 0,
-                         numpy_edges && dtype == GP_F32, (hi - lo) / (double)nbins};
-    return s;
 }
 
 /* GPU counting strategies (histogram_kernels.cuh says what each does). */
@@ -110,17 +89,13 @@ GP_INTERNAL const char *gp__hist_kind_name(int kind);
 
 /* The even-bin estimate (v - lo) * scale computed in double is within this many bins of the exact coordinate of v
  * (the API's edges included), doubled for safety; its floor is the bin wherever its fraction is farther than this from
- * 0 and 1. At or over gp__hist_trust: not worth trying (every value takes the exact rule). */
+ * 0 and 1. >= 1/64: not worth trying (every value takes the exact rule). */
 GP_HD double gp__hist_margin(const gp__hist_spec_t *s, double unit_roundoff)
 {
     const double lo = s->lo < 0 ? -s->lo : s->lo, hi = s->hi < 0 ? -s->hi : s->hi, M = lo > hi ? lo : hi;
-    const double edge_err = (0x1p-50 * (M + (s->hi - s->lo)) + (s->round_f32 ? 0x1p-24 * M : 0.0)) * s->scale;
+    const double edge_err = 0x1p-50 * (M + (s->hi - s->lo)) * s->scale;
     return 2 * (unit_roundoff * (1.1 * lo * s->scale + 3.1 * (double)s->nbins + 1) + edge_err);
 }
-
-/* The largest margin for which the double estimate is tried: 1/64, or 1/4 for float edges (their rounding widens the
- * margin of wide bin counts, and the exact rule would then take every value). Any margin below 1/2 is sound. */
-GP_HD double gp__hist_trust(const gp__hist_spec_t *s) { return s->round_f32 ? 0.25 : 1.0 / 64; }
 
 /* Backends: counts (nbins + 3 entries of count_dtype, GP_U32 or GP_U64) are overwritten, or added to (accumulate). */
 GP_INTERNAL gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, const void *x,
