@@ -23,6 +23,17 @@ typedef struct job {
 static inline size_t even_slot(const job_t *j, double v)
 {
     const gp__hist_spec_t *s = j->s;
+    if (s->mode == GP__HIST_RANGE) { /* edges spelled out from even bins (NumPy's, a closed last bin; scale > 0): a
+                                      * guess from the scale, then the edges themselves decide (binary search's bin) */
+        const size_t nb = s->nbins;
+        const double *ed = s->edges;
+        if (!(v >= ed[0]) || v >= ed[nb]) return gp__hist_slot(s, v);
+        const double g = (v - ed[0]) * s->scale;
+        size_t b = g < (double)nb ? (size_t)g : nb - 1;
+        while (b > 0 && v < ed[b]) b--;
+        while (b + 1 < nb && v >= ed[b + 1]) b++;
+        return b;
+    }
     const double e = (v - s->lo) * s->scale;
     if (e >= 0 && e < (double)s->nbins) {
         const double f = (double)(int64_t)e, fr = e - f; /* floor (e >= 0, < 2^40): a truncating conversion */
@@ -44,7 +55,8 @@ static inline size_t even_slot(const job_t *j, double v)
             }                                                                                                          \
             break;                                                                                                     \
         }                                                                                                              \
-        const int est = (j)->s->mode == GP__HIST_EVEN && (j)->margin < 1.0 / 64;                                      \
+        const int est = ((j)->s->mode == GP__HIST_EVEN && (j)->margin < 1.0 / 64) ||                                  \
+                        ((j)->s->mode == GP__HIST_RANGE && (j)->s->scale > 0);                                         \
         switch ((j)->dt) {                                                                                             \
         case GP_I32: {                                                                                                 \
             const int32_t *xx = (const int32_t *)(j)->x;                                                               \
