@@ -62,10 +62,12 @@ static double edge_round(edge_type_t t, double v)
 }
 static double numpy_edge(edge_type_t t, double lo, double hi, size_t n, size_t k)
 {
-    return edge_round(t, k == n ? hi : (double)k * ((hi - lo) / (double)n) + lo);
+    volatile double p = (double)k * ((hi - lo) / (double)n); /* apart from the sum: no fused multiply-add */
+    return edge_round(t, k == n ? hi : p + lo);
 }
-/* The library's even bins are NumPy's edges for its dtypes (gp_histogram_even: float edges for f32 data, double for
- * the rest); float16 data, converted to f32 as read, keeps NumPy's float16 edges as range bins. */
+/* The library spells out NumPy's edges for its dtypes (gp_hist_bins_t.numpy_edges: float edges for f32 data, double
+ * for the rest); float16 data, converted to f32 as read, keeps NumPy's float16 edges, given here as range bins. The
+ * edges are computed here too for the report and the "too many bins" refusal. */
 static int even_is_numpy(gp_dtype_t data) { return data != GP_F16; }
 
 static void usage(FILE *f)
