@@ -100,6 +100,24 @@ GP_API int gp_ctx_device(const gp_ctx_t *ctx);         /* the device ordinal, or
 /* Why a GP_DEVICE_DEFAULT context is on the CPU backend (the GPU's error); "" for every other context. */
 GP_API const char *gp_ctx_fallback_reason(const gp_ctx_t *ctx);
 
+/* A context opened in the background. A GPU context costs the driver 0.1-0.5 s to make; meanwhile the caller can
+ * work on the CPU backend and hand its partial state over (gp_reducer_transfer, gp_scanner_transfer), streaming with
+ * gp_stream_opts_t.stop = gp_ctx_open_stop to leave the CPU when the context is up.
+ *   gp_ctx_open_start   begins gp_ctx_create(device) on a thread of the library's;
+ *   gp_ctx_open_ready   nonzero once it has finished (made or failed);
+ *   gp_ctx_open_finish  waits, and gives the context or gp_ctx_create's error (status and message); frees opening;
+ *   gp_ctx_open_abandon the caller goes on without it: the thread destroys the context when it is made (frees
+ *                       opening). The process should not return from main while gp_ctx_opens_pending() is nonzero:
+ *                       a CUDA runtime torn down under a starting context may crash; leave with _exit, or wait.
+ * gp_ctx_open_stop(opening): a gp_stream_opts_t.stop that ends a stream once the context is ready. */
+typedef struct gp_ctx_opening gp_ctx_opening_t;
+GP_API gp_status_t gp_ctx_open_start(int device, gp_ctx_opening_t **opening);
+GP_API int gp_ctx_open_ready(const gp_ctx_opening_t *opening);
+GP_API gp_status_t gp_ctx_open_finish(gp_ctx_opening_t *opening, gp_ctx_t **ctx);
+GP_API gp_status_t gp_ctx_open_abandon(gp_ctx_opening_t *opening);
+GP_API int gp_ctx_opens_pending(void);
+GP_API int gp_ctx_open_stop(void *opening);
+
 /* Number of CUDA devices. With no device or no driver: *count = 0 and GP_ERR_NO_DEVICE / GP_ERR_NO_DRIVER,
  * with gp_last_error() naming the cause. */
 GP_API gp_status_t gp_device_count(int *count);
@@ -475,6 +493,10 @@ GP_API gp_status_t gp_scanner_create(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
 GP_API gp_status_t gp_scanner_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
                                          gp_scan_kind_t kind, gp_scanner_t **scanner);
 GP_API gp_dtype_t gp_scanner_out_dtype(const gp_scanner_t *scanner); /* GP_DTYPE_COUNT for NULL */
+/* Moves the array src has begun to dst (as gp_reducer_transfer): the same op, dtype, accumulator and kind, dst
+ * empty, on any context. Later pushes to dst continue the scan with the bits one scanner would give; src is left
+ * empty. Waits for src's pushes. */
+GP_API gp_status_t gp_scanner_transfer(gp_scanner_t *dst, gp_scanner_t *src);
 /* An ordered scanner (gp_scan_ordered's ops, dtypes and kinds): pushes of n elements (tuples of gp_ordered_width(op)
  * values) continue the product of the pieces before, the bits of one gp_scan_ordered; the total is one element (the
  * identity when nothing was pushed; first / last of nothing: GP_ERR_INVALID_ARG). */
@@ -805,6 +827,8 @@ typedef struct gp_stream_opts {
     gp_progress_fn progress; /* may be NULL */
     void *progress_user;
     int map_pages;           /* 1: map a regular file and pin its pages in place instead of reading it (see above) */
+    int (*stop)(void *user); /* may be NULL; polled after each chunk: nonzero ends the stream there (GP_OK), f left */
+    void *stop_user;         /* just past the elements handed to fn (gp_ctx_open_stop: once a context is ready) */
 } gp_stream_opts_t;
 GP_API gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                                    size_t granule, const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user);

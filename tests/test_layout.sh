@@ -30,7 +30,7 @@ teach=$(nm -C "$so" | grep -E 'v0[123]_(single_thread|single_block|thread_per_el
 [ -z "$teach" ] && ok || bad "teaching kernels inside $so: $teach"
 
 # the CLI builds on the public header and the lab's one header: no internal header, no CUDA header
-cli=$(cd "$src/tools/gpuprim" && grep -hE '^#include "' *.c *.h | grep -vE '"(gpuprim|lab|commands|util|input|output|group_run)\.h"' | head -3)
+cli=$(cd "$src/tools/gpuprim" && grep -hE '^#include "' *.c *.h | grep -vE '"(gpuprim|lab|commands|util|input|output|pipeline|group_run)\.h"' | head -3)
 cuda=$(cd "$src/tools/gpuprim" && grep -hE '^#include <(cuda|cub|nccl)' *.c *.h | head -3)
 [ -z "$cli$cuda" ] && ok || bad "tools/gpuprim includes more than gpuprim.h and lab.h: $cli $cuda"
 

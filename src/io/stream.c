@@ -186,6 +186,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                     s.pos += (off_t)nbytes;
                     if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
                 }
+                if (got == want && o.stop && o.stop(o.stop_user)) break;
                 if (got < want) {
                     if (count != GP_COUNT_ALL) {
                         st = gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn_name,
@@ -219,6 +220,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
             done += got;
             if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
         }
+        if (got == want && o.stop && o.stop(o.stop_user)) break; /* f is left just past this chunk */
         if (got < want) {
             if (count != GP_COUNT_ALL) {
                 st = gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn_name,

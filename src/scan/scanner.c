@@ -165,6 +165,42 @@ gp_status_t gp_scanner_total_sync(gp_scanner_t *s, void *value_host)
     return GP_OK;
 }
 
+gp_status_t gp_scanner_transfer(gp_scanner_t *dst, gp_scanner_t *src)
+{
+    static const char fn[] = "gp_scanner_transfer";
+    GP_ARG_NONNULL(fn, dst);
+    GP_ARG_NONNULL(fn, src);
+    if (dst == src) return gp__error(GP_ERR_INVALID_ARG, "%s: dst and src are one scanner", fn);
+    if (dst->op != src->op || dst->dtype != src->dtype || dst->acc != src->acc || dst->out != src->out ||
+        dst->ord != src->ord || dst->excl != src->excl)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: the scanners differ in op, dtype, accumulator or kind", fn);
+    if (dst->count != 0) return gp__error(GP_ERR_INVALID_ARG, "%s: dst has begun an array (%zu elements)", fn, dst->count);
+    GP_TRY_RET(gp__ctx_enter(src->ctx, fn));
+    GP_NO_CAPTURE(src->ctx, fn, "it waits for src's pushes");
+    if (src->count == 0) return GP_OK;
+    const size_t ea = gp_dtype_size(src->acc) * (src->ord >= 0 ? gp_ordered_width((gp_ordered_op_t)src->ord) : 1);
+    unsigned char a[SLOT];
+    cudaError_t e = cudaSuccess;
+    if (src->gpu) {
+        e = cudaEventSynchronize(src->last);
+        if (e == cudaSuccess) e = cudaMemcpy(a, src->slot[src->cur], ea, cudaMemcpyDeviceToHost);
+    } else {
+        memcpy(a, src->slot[src->cur], ea);
+    }
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_transfer: src's carry", __FILE__, __LINE__);
+    GP_TRY_RET(gp__ctx_enter(dst->ctx, fn));
+    if (dst->gpu) {
+        if (dst->have_last) e = cudaEventSynchronize(dst->last);
+        if (e == cudaSuccess) e = cudaMemcpy(dst->slot[dst->cur], a, ea, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_transfer: dst's carry", __FILE__, __LINE__);
+    } else {
+        memcpy(dst->slot[dst->cur], a, ea);
+    }
+    dst->count = src->count, dst->ended = src->ended;
+    src->count = 0, src->ended = 0;
+    return GP_OK;
+}
+
 size_t gp_scanner_count(const gp_scanner_t *s) { return s ? s->count : 0; }
 
 void gp_scanner_reset(gp_scanner_t *s)

@@ -124,18 +124,20 @@ static int add_row(report_t *r, const char *test, const char *kind, const char *
     return report_row(r, cells) < 0 ? -1 : 0;
 }
 
+static sweep_t sw_bandwidth;
+static const char *o_kinds;
+static const cli_opt_t opts_bandwidth[] = {{"--kinds", "K[,K...]", &o_kinds}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bandwidth = {"bandwidth", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bandwidth,
+                         opts_bandwidth, 0, usage};
+
 int cmd_bandwidth(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
-    sweep_t sw = {1u << 20, 256u << 20, 4, 0};
+    sw_bandwidth = (sweep_t){1u << 20, 256u << 20, 4, 0};
     int want[GP_MEM_KIND_COUNT] = {0};
     int any_kind = 0;
-    const char *o_kinds = NULL;
-    const cli_opt_t opts[] = {{"--kinds", "K[,K...]", &o_kinds}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bandwidth", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw,
-                             opts, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bandwidth, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (o_kinds) {
         char buf[256];
@@ -149,7 +151,7 @@ int cmd_bandwidth(int argc, char **argv)
             want[kind] = any_kind = 1;
         }
     }
-    if (sweep_check("bandwidth", &sw) != 0) return EXIT_USAGE;
+    if (sweep_check("bandwidth", &sw_bandwidth) != 0) return EXIT_USAGE;
     if (!any_kind)
         for (int k = GP_MEM_PAGEABLE; k < GP_MEM_KIND_COUNT; k++) want[k] = 1;
     if (c.device == GP_DEVICE_CPU) {
@@ -185,7 +187,7 @@ int cmd_bandwidth(int argc, char **argv)
         goto out;
     }
     size_t sizes[256];
-    const size_t nsizes = sweep_sizes(&sw, sizes, 256);
+    const size_t nsizes = sweep_sizes(&sw_bandwidth, sizes, 256);
     for (size_t si = 0; si < nsizes; si++) {
         const size_t bytes = sizes[si];
         gp_buffer_t d1 = {0}, d2 = {0};

@@ -57,15 +57,16 @@ static void usage(FILE *f)
                "  replay's results equal the direct calls' bit for bit. Needs a GPU.\n");
 }
 
+static const char *o_n, *o_calls;
+static const cli_opt_t opts_bench_graph[] = {{"-n", "N", &o_n}, {"--calls", "K", &o_calls}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_graph = {"bench graph", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
+                         NULL, opts_bench_graph, 0, usage};
+
 int bench_graph(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 20, 3, 0};
-    const char *o_n = NULL, *o_calls = NULL;
-    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {"--calls", "K", &o_calls}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench graph", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
-                             NULL, opts, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_graph, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 4096, calls = 100;
     if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 24)))

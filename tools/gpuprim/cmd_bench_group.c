@@ -214,20 +214,22 @@ static void add_row(report_t *r, const char *op, size_t n, double bytes, double 
     report_row(r, cells);
 }
 
+static sweep_t sw_bench_group;
+static const char *o_devices, *o_n, *o_skip;
+static const cli_opt_t opts_bench_group[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--skip-sweep", NULL, &o_skip},
+                          {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_group = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_group, opts_bench_group, 0, usage};
+
 int bench_group(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
-    sweep_t sw = {8, (size_t)1 << 30, 2, 0};
-    const char *o_devices = NULL, *o_n = NULL, *o_skip = NULL;
-    const cli_opt_t opts[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--skip-sweep", NULL, &o_skip},
-                              {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw, opts, 0, usage};
+    sw_bench_group = (sweep_t){8, (size_t)1 << 30, 2, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_group, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = (size_t)1 << 31;
     if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench group", "-n", "an element count > 0", o_n);
-    if (sweep_check("bench group", &sw) != 0) return EXIT_USAGE;
+    if (sweep_check("bench group", &sw_bench_group) != 0) return EXIT_USAGE;
     const int reps = c.reps > 0 ? c.reps : 10, warmup = c.warmup >= 0 ? c.warmup : 2;
     gp_group_t *g = NULL;
     int rc = group_open("bench group", o_devices ? o_devices : "all", &g);
@@ -260,7 +262,7 @@ int bench_group(int argc, char **argv)
     /* 1. the all-reduce sweep */
     if (!o_skip) {
         size_t sizes[64];
-        const size_t ns = sweep_sizes(&sw, sizes, 64);
+        const size_t ns = sweep_sizes(&sw_bench_group, sizes, 64);
         const size_t maxb = sizes[ns - 1] < 4 ? 4 : sizes[ns - 1];
         for (int m = 0; m < j.k && st == GP_OK; m++) {
             if ((st = gp_mem_alloc(gp_group_ctx(g, m), GP_MEM_DEVICE, maxb, &ab[m])) == GP_OK)

@@ -48,21 +48,23 @@ static void usage(FILE *f)
                "  convention; default 1 MiB to 1 GiB by 4, at most 2^31).\n");
 }
 
+static sweep_t sw_bench_histogram;
+static const char *o_bytes;
+static const cli_opt_t opts_bench_histogram[] = {{"--bytes", "B", &o_bytes}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_histogram = {"bench histogram", COMMON_ALL, &sw_bench_histogram, opts_bench_histogram, 0, usage};
+
 int bench_histogram(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t bytes = 0;
-    sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
-    const char *o_bytes = NULL;
-    const cli_opt_t opts[] = {{"--bytes", "B", &o_bytes}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench histogram", COMMON_ALL, &sw, opts, 0, usage};
+    sw_bench_histogram = (sweep_t){1u << 20, (size_t)1 << 30, 4, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_histogram, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (o_bytes && (parse_size(o_bytes, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)))
         return bad_value("bench histogram", "--bytes", "64 .. 2^31", o_bytes);
-    if (sweep_check("bench histogram", &sw) != 0) return EXIT_USAGE;
-    if (sw.given && (bytes || sw.e > ((size_t)1 << 31))) {
+    if (sweep_check("bench histogram", &sw_bench_histogram) != 0) return EXIT_USAGE;
+    if (sw_bench_histogram.given && (bytes || sw_bench_histogram.e > ((size_t)1 << 31))) {
         fprintf(stderr, "gpuprim bench histogram: -b/-e: sizes up to 2^31 bytes, not with --bytes\n");
         return EXIT_USAGE;
     }
@@ -74,8 +76,8 @@ int bench_histogram(int argc, char **argv)
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     if (bytes == 0) bytes = gpu ? (size_t)1 << 30 : (size_t)64 << 20;
     size_t sizes[64];
-    const size_t nsizes = sw.given ? sweep_sizes(&sw, sizes, 64) : 1;
-    if (sw.given) bytes = sizes[nsizes - 1];
+    const size_t nsizes = sw_bench_histogram.given ? sweep_sizes(&sw_bench_histogram, sizes, 64) : 1;
+    if (sw_bench_histogram.given) bytes = sizes[nsizes - 1];
     report_meta(&r, "peer", "%s",
                 gpu ? "CUB cub::DeviceHistogram::HistogramEven (int counters) from the CUDA toolkit"
                     : "none on the CPU backend");
@@ -113,7 +115,7 @@ int bench_histogram(int argc, char **argv)
     int filled_skew = -1;
     for (int q = 0; q < (int)nsizes * ncases && rc == EXIT_OK; q++) {
         const int ci = q % ncases;
-        const size_t qbytes = sw.given ? sizes[q / ncases] : bytes;
+        const size_t qbytes = sw_bench_histogram.given ? sizes[q / ncases] : bytes;
         if (ci == 0) filled = GP_DTYPE_COUNT; /* a new size: fill again */
         const gp_dtype_t dt = cases[ci].dtype;
         const size_t n = qbytes / gp_dtype_size(dt);

@@ -156,14 +156,15 @@ static gp_uop_t *mk(gp_ctx_t *ctx, gp_uop_kind_t kind, gp_dtype_t dt, int k, gp_
 
 static const char AFF[] = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
 
+static const char *o_n;
+static const cli_opt_t opts_bench_jit[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_jit = {"bench jit", COMMON_ALL, NULL, opts_bench_jit, 0, usage};
+
 int bench_jit(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
-    const char *o_n = NULL;
-    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench jit", COMMON_ALL, NULL, opts, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_jit, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 0;
     if (o_n && (parse_size(o_n, &n) != 0 || n < 2 || n > ((size_t)1 << 31)))

@@ -43,16 +43,18 @@ static void transpose_usage(FILE *f)
                "  -b/-e/-f: instead, square matrices of side -b to -e by factor -f (default 1024 to 16384 by 2).\n");
 }
 
+static sweep_t sw_bench_transpose;
+const cli_spec_t spec_bench_transpose = {"bench transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
+                         &sw_bench_transpose, NULL, 0, transpose_usage};
+
 int bench_transpose(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
-    sweep_t sw = {1024, 16384, 2, 0};
-    const cli_spec_t spec = {"bench transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
-                             &sw, NULL, 0, transpose_usage};
+    sw_bench_transpose = (sweep_t){1024, 16384, 2, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_transpose, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (sweep_check("bench transpose", &sw) != 0) return EXIT_USAGE;
+    if (sweep_check("bench transpose", &sw_bench_transpose) != 0) return EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
@@ -70,10 +72,10 @@ int bench_transpose(int argc, char **argv)
     }
     static const size_t shapes[2][2] = {{16384, 16384}, {8191, 16411}};
     size_t sides[64];
-    const size_t nshapes = sw.given ? sweep_sizes(&sw, sides, 64) : 2;
+    const size_t nshapes = sw_bench_transpose.given ? sweep_sizes(&sw_bench_transpose, sides, 64) : 2;
     for (size_t k = 0; k < nshapes && rc == EXIT_OK; k++) {
-        const size_t rows = sw.given ? sides[k] : gpu ? shapes[k][0] : shapes[k][0] / 16;
-        const size_t cols = sw.given ? sides[k] : gpu ? shapes[k][1] : shapes[k][1] / 16;
+        const size_t rows = sw_bench_transpose.given ? sides[k] : gpu ? shapes[k][0] : shapes[k][0] / 16;
+        const size_t cols = sw_bench_transpose.given ? sides[k] : gpu ? shapes[k][1] : shapes[k][1] / 16;
         tjob_t j = {ctx, peer, {0}, {0}, {0}, ""};
         gp_pitched_t m_in = {0}, m_out = {0}, m_peer = {0};
         if (gp_matrix_alloc(ctx, rows, cols, GP_F32, GP_ROW_MAJOR, &j.in, &m_in) != GP_OK ||
@@ -207,18 +209,20 @@ static void gemm_usage(FILE *f)
                "  4096 by 2), in --dtype (default f32), on any backend.\n");
 }
 
+static sweep_t sw_bench_gemm;
+static const char *o_dtype, *o_prec;
+static const cli_opt_t opts_bench_gemm[] = {{"--dtype", "f32|f64", &o_dtype}, {"--precision", "fp32|tf32|bf16|fp16", &o_prec},
+                          {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_gemm = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_gemm,
+                         opts_bench_gemm, 0, gemm_usage};
+
 int bench_gemm(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
-    sweep_t sw = {256, 4096, 2, 0};
+    sw_bench_gemm = (sweep_t){256, 4096, 2, 0};
     int sweep_f64 = 0;
-    const char *o_dtype = NULL, *o_prec = NULL;
-    const cli_opt_t opts[] = {{"--dtype", "f32|f64", &o_dtype}, {"--precision", "fp32|tf32|bf16|fp16", &o_prec},
-                              {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw,
-                             opts, 0, gemm_usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_gemm, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (o_dtype) {
         gp_dtype_t d;
@@ -232,7 +236,7 @@ int bench_gemm(int argc, char **argv)
             if (strcmp(o_prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) only = p;
         if (only < 0) return bad_value("bench gemm", "--precision", "fp32, tf32, bf16 or fp16", o_prec);
     }
-    if (sweep_check("bench gemm", &sw) != 0) return EXIT_USAGE;
+    if (sweep_check("bench gemm", &sw_bench_gemm) != 0) return EXIT_USAGE;
     static const char *const cols[] = {"op", "dtype", "m", "n", "k", "median_us", "min_us", "TFLOP/s", "peer",
                                        "peer_us", "peer_TFLOP/s", "ratio"};
     static const int num[] = {0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
@@ -267,16 +271,16 @@ int bench_gemm(int argc, char **argv)
     static const size_t tshapes[][4] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4097, 4097},
                                         {1000, 1000, 1000}, {8192, 64, 8192}, {256, 256, 256, 1024}};
     size_t sides[64];
-    const size_t nsides = sw.given ? sweep_sizes(&sw, sides, 64) : 0;
-    const size_t nprobs = sw.given ? nsides : only > 0 ? 6 : only == 0 ? 5 : sizeof probs / sizeof probs[0];
+    const size_t nsides = sw_bench_gemm.given ? sweep_sizes(&sw_bench_gemm, sides, 64) : 0;
+    const size_t nprobs = sw_bench_gemm.given ? nsides : only > 0 ? 6 : only == 0 ? 5 : sizeof probs / sizeof probs[0];
     for (size_t pi = 0; pi < nprobs && rc == EXIT_OK; pi++) {
-        gjob_t j = {ctx, peer, sw.given ? sweep_f64 : only >= 0 ? 0 : (int)probs[pi][3],
-                    sw.given || only >= 0 ? 0 : (int)probs[pi][4],
-                    only >= 0 ? (gp_gemm_precision_t)only : sw.given ? GP_GEMM_FP32 : (gp_gemm_precision_t)probs[pi][5],
-                    sw.given ? 1 : only >= 0 ? tshapes[pi][3] : probs[pi][6], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
+        gjob_t j = {ctx, peer, sw_bench_gemm.given ? sweep_f64 : only >= 0 ? 0 : (int)probs[pi][3],
+                    sw_bench_gemm.given || only >= 0 ? 0 : (int)probs[pi][4],
+                    only >= 0 ? (gp_gemm_precision_t)only : sw_bench_gemm.given ? GP_GEMM_FP32 : (gp_gemm_precision_t)probs[pi][5],
+                    sw_bench_gemm.given ? 1 : only >= 0 ? tshapes[pi][3] : probs[pi][6], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
         if (j.batch < 1) j.batch = 1;
         if (j.variant && !gpu) continue;
-        if (sw.given) {
+        if (sw_bench_gemm.given) {
             j.m = j.n = j.k = sides[pi];
         } else if (only >= 0) {
             j.m = gpu ? tshapes[pi][0] : tshapes[pi][0] / 32 + 1, j.n = gpu ? tshapes[pi][1] : tshapes[pi][1] / 32 + 1;

@@ -135,20 +135,22 @@ static void bench_reduce_usage(FILE *f)
                "  (nccl-tests' convention; default 1 MiB to 1 GiB by 4).\n");
 }
 
+static sweep_t sw_bench_reduce;
+static const char *o_n;
+static const cli_opt_t opts_bench_reduce[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_reduce = {"bench reduce", COMMON_ALL, &sw_bench_reduce, opts_bench_reduce, 0, bench_reduce_usage};
+
 int bench_reduce(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t n = 0;
-    sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
-    const char *o_n = NULL;
-    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench reduce", COMMON_ALL, &sw, opts, 0, bench_reduce_usage};
+    sw_bench_reduce = (sweep_t){1u << 20, (size_t)1 << 30, 4, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_reduce, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench reduce", "-n", "an element count > 0", o_n);
-    if (sweep_check("bench reduce", &sw) != 0) return EXIT_USAGE;
-    if (sw.given && n) return fprintf(stderr, "gpuprim bench reduce: -n and -b/-e exclude each other\n"), EXIT_USAGE;
+    if (sweep_check("bench reduce", &sw_bench_reduce) != 0) return EXIT_USAGE;
+    if (sw_bench_reduce.given && n) return fprintf(stderr, "gpuprim bench reduce: -n and -b/-e exclude each other\n"), EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
@@ -168,9 +170,9 @@ int bench_reduce(int argc, char **argv)
     const size_t small[] = {1u << 10, 1u << 14, 1u << 16, 1u << 18, 1u << 20};
     rcase_t cases[64];
     int nc = 0;
-    if (sw.given) {
+    if (sw_bench_reduce.given) {
         size_t sizes[12];
-        const size_t ns = sweep_sizes(&sw, sizes, 12);
+        const size_t ns = sweep_sizes(&sw_bench_reduce, sizes, 12);
         for (size_t i = 0; i < ns; i++) {
             const size_t m = (sizes[i] + 3) / 4;
             cases[nc++] = (rcase_t){GP_REDUCE_SUM, GP_F32, m, GP_PEER_SUM_F32, -1, 0};
@@ -248,7 +250,7 @@ int bench_reduce(int argc, char **argv)
         free(bufs);
         free(ptrs);
     }
-    if (rc == EXIT_OK && !sw.given) rc = bench_segmented_rows(ctx, &r, n, &c, &ce);
+    if (rc == EXIT_OK && !sw_bench_reduce.given) rc = bench_segmented_rows(ctx, &r, n, &c, &ce);
     report_print(&r, c.fmt, stdout);
     if (rc == EXIT_OK && c.svg) {
         char title[700];

@@ -115,14 +115,15 @@ static void usage(FILE *f)
                "  (on a GPU).\n");
 }
 
+static const char *o_n;
+static const cli_opt_t opts_bench_scan[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_scan = {"bench scan", COMMON_ALL, NULL, opts_bench_scan, 0, usage};
+
 int bench_scan(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
-    const char *o_n = NULL;
-    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench scan", COMMON_ALL, NULL, opts, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_scan, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 0;
     if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 32)))

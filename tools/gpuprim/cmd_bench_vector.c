@@ -61,17 +61,19 @@ static void usage(FILE *f)
                "  by 4).\n");
 }
 
+static sweep_t sw_bench_vector;
+static const char *o_n, *o_dtype;
+static const cli_opt_t opts_bench_vector[] = {{"-n", "N", &o_n}, {"--dtype", "T|all", &o_dtype}, {NULL, NULL, NULL}};
+const cli_spec_t spec_bench_vector = {"bench vector", COMMON_ALL, &sw_bench_vector, opts_bench_vector, 0, usage};
+
 int bench_vector(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t n_opt = 0;
-    sweep_t sw = {1u << 20, (size_t)1 << 30, 4, 0};
+    sw_bench_vector = (sweep_t){1u << 20, (size_t)1 << 30, 4, 0};
     int dts[3] = {GP_F32, -1, -1}, ndt = 1;
-    const char *o_n = NULL, *o_dtype = NULL;
-    const cli_opt_t opts[] = {{"-n", "N", &o_n}, {"--dtype", "T|all", &o_dtype}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"bench vector", COMMON_ALL, &sw, opts, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_vector, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (o_n && (parse_size(o_n, &n_opt) != 0 || n_opt == 0))
         return bad_value("bench vector", "-n", "an element count > 0", o_n);
@@ -84,8 +86,8 @@ int bench_vector(int argc, char **argv)
         else
             return bad_value("bench vector", "--dtype", "f32, f64, i32 or all", o_dtype);
     }
-    if (sweep_check("bench vector", &sw) != 0) return EXIT_USAGE;
-    if (sw.given && n_opt) return fprintf(stderr, "gpuprim bench vector: -n and -b/-e exclude each other\n"), EXIT_USAGE;
+    if (sweep_check("bench vector", &sw_bench_vector) != 0) return EXIT_USAGE;
+    if (sw_bench_vector.given && n_opt) return fprintf(stderr, "gpuprim bench vector: -n and -b/-e exclude each other\n"), EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
     report_t r;
     char desc[512];
@@ -94,7 +96,7 @@ int bench_vector(int argc, char **argv)
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     if (n_opt == 0) n_opt = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
     size_t sizes[64];
-    const size_t nsizes = sw.given ? sweep_sizes(&sw, sizes, 64) : 1;
+    const size_t nsizes = sw_bench_vector.given ? sweep_sizes(&sw_bench_vector, sizes, 64) : 1;
     gp_status_t st;
     gp_peer_t *peer = NULL;
     char perr[256] = "";
@@ -132,7 +134,7 @@ int bench_vector(int argc, char **argv)
     for (size_t si = 0; si < nsizes && rc == EXIT_OK; si++)
     for (int di = 0; di < ndt && rc == EXIT_OK; di++) {
         gp_dtype_t dt = (gp_dtype_t)dts[di];
-        const size_t es = gp_dtype_size(dt), n = sw.given ? (sizes[si] + es - 1) / es : n_opt, arr = n * es;
+        const size_t es = gp_dtype_size(dt), n = sw_bench_vector.given ? (sizes[si] + es - 1) / es : n_opt, arr = n * es;
         int nsets = bench_rotation_sets(ctx, 3 * arr, 16);
         gp_buffer_t *bufs = calloc((size_t)nsets * 3 + 1, sizeof *bufs);
         void **ptrs = calloc((size_t)nsets * 3, sizeof *ptrs);
@@ -174,7 +176,7 @@ int bench_vector(int argc, char **argv)
             vec_row(&r, k_vop_name[j.op], gp_dtype_name(dt), n, bytes, &s, &ce, peer_name,
                     has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(bytes, s.median_ms), "%s %s%s%zu", k_vop_name[j.op], gp_dtype_name(dt),
-                           sw.given ? " n=" : "", sw.given ? n : 0);
+                           sw_bench_vector.given ? " n=" : "", sw_bench_vector.given ? n : 0);
             if (has_peer) bench_bars_add(&bars, bench_gbs(bytes, sp.median_ms), "%s (peer)", peer_name);
         }
         for (int k = 0; bufs && k <= nsets * 3; k++) gp_mem_free(ctx, &bufs[k]);

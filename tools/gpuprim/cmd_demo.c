@@ -29,12 +29,13 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
 }
 
+const cli_spec_t spec_demo = {"demo", 0, NULL, NULL, 0, usage};
+
 int cmd_demo(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const cli_spec_t spec = {"demo", 0, NULL, NULL, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_demo, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     int n = 0;
     gp_status_t st = gp_device_count(&n);

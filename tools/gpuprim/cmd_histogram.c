@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "group_run.h"
 #include "input.h"
+#include "pipeline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +46,55 @@ static gp_status_t count_chunk(void *user, const void *x, size_t n, size_t first
 static gp_status_t count_member(void *user, int member, const void *x, size_t n, size_t first, gp_stream_t s)
 {
     return count_chunk((hjob_t *)user + member, x, n, first, s);
+}
+
+/* The single-device stage: each lane's chunks counted into its own counters (device memory on a GPU, host memory on
+ * the CPU backend); the head's counts are added to the rest's at the end, so nothing moves at the hand-over. */
+typedef struct hstage {
+    gp_dtype_t dtype;
+    gp_hist_bins_t bins;
+    size_t slots;
+    gp_ctx_t *ctx[2];
+    gp_buffer_t buf[2];
+    void *counts[2];
+} hstage_t;
+
+static gp_status_t h_bind(void *s, int lane, gp_ctx_t *ctx)
+{
+    hstage_t *h = s;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    gp_status_t st = gp_mem_alloc(ctx, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, h->slots * 8, &h->buf[lane]);
+    if (st != GP_OK) return st;
+    h->ctx[lane] = ctx;
+    h->counts[lane] = gpu ? h->buf[lane].device : h->buf[lane].host;
+    if ((st = gp_memset(ctx, h->counts[lane], 0, h->slots * 8, NULL)) == GP_OK) st = gp_stream_sync(ctx, NULL);
+    return st;
+}
+static gp_status_t h_push(void *s, int lane, const void *x, size_t n, size_t first, gp_stream_t st)
+{
+    hstage_t *h = s;
+    (void)first;
+    return gp_histogram_accumulate(h->ctx[lane], h->dtype, n, x, &h->bins, GP_U64, h->counts[lane], st);
+}
+static void h_unbind(void *s, int lane)
+{
+    hstage_t *h = s;
+    if (h->ctx[lane]) gp_mem_free(h->ctx[lane], &h->buf[lane]);
+    h->ctx[lane] = NULL, h->counts[lane] = NULL;
+}
+static const stage_ops_t hstage_ops = {h_bind, NULL, h_push, NULL, h_unbind, 0, NULL};
+
+/* Every bound lane's counts added into total (slots u64). */
+static gp_status_t h_total(hstage_t *h, uint64_t *total, uint64_t *tmp)
+{
+    memset(total, 0, h->slots * 8);
+    for (int lane = 0; lane < 2; lane++) {
+        if (!h->ctx[lane]) continue;
+        const gp_status_t st = gp_memcpy_sync(h->ctx[lane], tmp, h->counts[lane], h->slots * 8);
+        if (st != GP_OK) return st;
+        for (size_t k = 0; k < h->slots; k++) total[k] += tmp[k];
+    }
+    return GP_OK;
 }
 
 /* np.histogram's even bins are np.linspace(lo, hi, n + 1) in the result type of the range and the data: float32
@@ -92,9 +142,9 @@ static gp_status_t range_push(void *user, int member, const void *chunk, size_t 
 /* The data's finite range for NumPy's default bins: a min/max pass over the input (streamed, like the histogram),
  * then the input is rewound; NumPy widens an empty range to [v - 0.5, v + 0.5] and an empty input to [0, 1].
  * With a group (--devices): the min/max pass split over its members like the histogram. */
-static int data_range(gp_ctx_t *ctx, gp_group_t *grp, input_t *in, const char *path, double *lo, double *hi)
+static int data_range(pipe_t *pp, gp_group_t *grp, input_t *in, const char *path, double *lo, double *hi)
 {
-    reducer_sink_t k = {NULL, 0, 0};
+    size_t elements = 0;
     gp_reduce_result_t r;
     gp_status_t st = GP_OK;
     FILE *f = in->f;
@@ -108,7 +158,7 @@ static int data_range(gp_ctx_t *ctx, gp_group_t *grp, input_t *in, const char *p
                 return rc;
             }
             st = gp_group_reducer_finish(gr, &r);
-            k.elements = in->want;
+            elements = in->want;
         }
         gp_group_reducer_destroy(gr);
         goto have;
@@ -135,12 +185,16 @@ static int data_range(gp_ctx_t *ctx, gp_group_t *grp, input_t *in, const char *p
         if (in->owned) fclose(f);
         in->f = f = t, in->owned = 1, pos = (off_t)in->d.data_offset;
     }
-    st = gp_reducer_create(ctx, GP_REDUCE_MINMAX, in->d.dtype, &k.red);
-    if (st == GP_OK) st = gp_array_stream(ctx, f, &in->d, in->want, gp_reducer_granule(k.red), NULL, reducer_sink_push, &k);
-    if (st == GP_OK) st = gp_reducer_finish(k.red, &r);
-    gp_reducer_destroy(k.red);
-have:;
-    const size_t elements = k.elements;
+    {
+        reduce_stage_t rs = {GP_REDUCE_MINMAX, in->d.dtype, GP_DTYPE_COUNT, {NULL, NULL}, 0};
+        int lane = LANE_MAIN;
+        const int rc = pipe_run(pp, in, &reduce_stage_ops, &rs, &lane);
+        if (rc == EXIT_OK) st = gp_reducer_finish(rs.red[lane], &r);
+        stage_end(&reduce_stage_ops, &rs);
+        if (rc != EXIT_OK) return rc;
+        elements = pp->elements;
+    }
+have:
     if (st != GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
         fprintf(stderr, "gpuprim histogram: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
@@ -163,6 +217,14 @@ have:;
     return EXIT_OK;
 }
 
+static const char *o_bins, *o_range, *o_edges, *o_direct, *o_half, *o_dtype, *o_offset, *o_count, *o_devices;
+static const cli_opt_t opts_histogram[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
+                          {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
+                          {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
+                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
+                          {"--devices", "SPEC", &o_devices}, {NULL, NULL, NULL}};
+const cli_spec_t spec_histogram = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts_histogram, 1, usage};
+
 int cmd_histogram(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
@@ -172,16 +234,8 @@ int cmd_histogram(int argc, char **argv)
     gp_dtype_t dtype = GP_F32;
     double lo = 0, hi = 0, *edges = NULL;
     size_t nedges = 0;
-    const char *o_bins = NULL, *o_range = NULL, *o_edges = NULL, *o_direct = NULL, *o_half = NULL, *o_dtype = NULL,
-               *o_offset = NULL, *o_count = NULL, *o_devices = NULL;
-    const cli_opt_t opts[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
-                              {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
-                              {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
-                              {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                              {"--devices", "SPEC", &o_devices}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts, 1, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_histogram, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (o_bins && (parse_size(o_bins, &nbins) != 0 || nbins == 0))
         return bad_value("histogram", "--bins", "a bin count > 0", o_bins);
@@ -282,15 +336,24 @@ int cmd_histogram(int argc, char **argv)
             return rc;
         }
     }
-    gp_ctx_t *ctx = NULL, *own = NULL;
+    gp_ctx_t *ctx = NULL; /* the context the counts came from: the group's first, or the lane that finished */
     gp_group_t *grp = NULL;
+    pipe_t pp;
+    memset(&pp, 0, sizeof pp);
+    hstage_t hs;
+    memset(&hs, 0, sizeof hs);
     gp_buffer_t dc[64];
     memset(dc, 0, sizeof dc);
     const size_t slots = nbins + 3;
     hjob_t j = {NULL, in.d.dtype, mode, 0, nbins, lo, hi, edges, NULL, calloc(slots, 8), 0};
     hjob_t jobs[64];
-    int members = 1;
+    int members = 0;
     gp_status_t st = GP_OK;
+    if (!j.total) {
+        fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
+        rc = EXIT_FAIL;
+        goto out;
+    }
     if (o_devices) {
         if (c.device != DEVICE_AUTO) {
             fprintf(stderr, "gpuprim histogram: --devices goes without --device\n");
@@ -298,18 +361,14 @@ int cmd_histogram(int argc, char **argv)
             goto out;
         }
         if ((rc = group_open("histogram", o_devices, &grp)) != EXIT_OK) goto out;
-        members = gp_group_local_count(grp);
         ctx = gp_group_ctx(grp, 0);
     } else {
         const work_t w = {nbins > 65536 ? WORK_HIST_WIDE : WORK_HIST, input_bytes(&in), 0, 0};
         c.device = pick_device("histogram", c.device, &w, 0);
-        if ((rc = open_context_verb("histogram", c.device, &own)) != EXIT_OK) goto out;
-        ctx = own;
+        if ((rc = pipe_open(&pp, "histogram", path, c.device, 1, t0)) != EXIT_OK) goto out;
     }
-    j.ctx = ctx;
-    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     const int derived = mode == 0 && !have_range; /* even bins over the data's own range */
-    if (derived && (rc = data_range(ctx, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
+    if (derived && (rc = data_range(&pp, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
     const edge_type_t et = edge_type(in.from);
     double lo_np = lo, hi_np = hi; /* NumPy's range, before its edges are rounded to their type */
     if (mode == 0) {
@@ -342,39 +401,43 @@ int cmd_histogram(int argc, char **argv)
     const int fold_above = derived && !half_open;
     j.lo = lo, j.hi = hi;
     j.closed = mode != 2 && !half_open && !fold_above;
-    for (int m = 0; m < members; m++) {
-        gp_ctx_t *mc = grp ? gp_group_ctx(grp, m) : ctx;
-        if (!j.total || gp_mem_alloc(mc, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc[m]) != GP_OK ||
-            gp_memset(mc, gpu ? dc[m].device : dc[m].host, 0, slots * 8, NULL) != GP_OK ||
-            gp_stream_sync(mc, NULL) != GP_OK) {
-            fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
-            rc = EXIT_FAIL;
-            goto out;
-        }
-        jobs[m] = j;
-        jobs[m].ctx = mc;
-        jobs[m].dcounts = gpu ? dc[m].device : dc[m].host;
-    }
-    j.dcounts = jobs[0].dcounts;
     if (grp) {
+        const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
         void *bufs[64];
-        for (int m = 0; m < members; m++) bufs[m] = jobs[m].dcounts;
+        for (int m = 0; m < gp_group_local_count(grp); m++, members++) {
+            gp_ctx_t *mc = gp_group_ctx(grp, m);
+            if (gp_mem_alloc(mc, gpu ? GP_MEM_DEVICE : GP_MEM_PAGEABLE, slots * 8, &dc[m]) != GP_OK ||
+                gp_memset(mc, gpu ? dc[m].device : dc[m].host, 0, slots * 8, NULL) != GP_OK ||
+                gp_stream_sync(mc, NULL) != GP_OK) {
+                fprintf(stderr, "gpuprim histogram: %zu counters: out of memory\n", slots);
+                members++;
+                rc = EXIT_FAIL;
+                goto out;
+            }
+            jobs[m] = j;
+            jobs[m].ctx = mc;
+            jobs[m].dcounts = bufs[m] = gpu ? dc[m].device : dc[m].host;
+        }
+        j.ctx = ctx, j.dcounts = jobs[0].dcounts;
         if ((rc = group_stream("histogram", grp, &in, 1, count_member, jobs)) != EXIT_OK) goto out;
         for (int m = 0; m < members; m++) j.elements += jobs[m].elements;
         st = gp_group_allreduce(grp, GP_U64, slots, bufs); /* the members' counts summed (NCCL) */
         if (st == GP_OK) st = gp_group_sync(grp);
+        if (st == GP_OK && j.elements == 0) /* no data: still validate the bins (and report zeros) */
+            st = count_chunk(&j, NULL, 0, 0, NULL);
+        if (st == GP_OK) st = gp_memcpy_sync(ctx, j.total, j.dcounts, slots * 8); /* waits for every chunk */
     } else {
-        progress_bar_t bar = {t0, 0};
-        gp_stream_opts_t so;
-        memset(&so, 0, sizeof so);
-        so.progress = progress_bar;
-        so.progress_user = &bar;
-        st = gp_array_stream(ctx, in.f, &in.d, in.want, 1, &so, count_chunk, &j);
-        if (bar.shown) fputc('\n', stderr);
+        const gp_hist_bins_t bins = {(gp_hist_mode_t)j.mode, nbins, lo, hi, j.edges, j.closed, 1};
+        hs.dtype = in.d.dtype, hs.bins = bins, hs.slots = slots;
+        int lane = LANE_MAIN;
+        if ((rc = pipe_run(&pp, &in, &hstage_ops, &hs, &lane)) != EXIT_OK) goto out;
+        j.elements = pp.elements;
+        ctx = pipe_lane_ctx(&pp, lane);
+        if (j.elements == 0) st = h_push(&hs, lane, NULL, 0, 0, NULL); /* no data: still validate the bins */
+        uint64_t *tmp = malloc(slots * 8);
+        if (st == GP_OK) st = tmp ? h_total(&hs, j.total, tmp) : GP_ERR_OUT_OF_MEMORY;
+        free(tmp);
     }
-    if (st == GP_OK && j.elements == 0) /* no data: still validate the bins (and report zeros) */
-        st = count_chunk(&j, NULL, 0, 0, NULL);
-    if (st == GP_OK) st = gp_memcpy_sync(ctx, j.total, j.dcounts, slots * 8); /* waits for every chunk */
     if (st != GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
         fprintf(stderr, "gpuprim histogram: %s: %s\n", path, p && st == GP_ERR_FORMAT ? p : e);
@@ -438,8 +501,9 @@ int cmd_histogram(int argc, char **argv)
 #undef EDGE
     }
 out:
-    for (int m = 0; m < members; m++) gp_mem_free(grp ? gp_group_ctx(grp, m) : ctx, &dc[m]);
-    gp_ctx_destroy(own);
+    for (int m = 0; m < members; m++) gp_mem_free(gp_group_ctx(grp, m), &dc[m]);
+    stage_end(&hstage_ops, &hs);
+    pipe_close(&pp);
     gp_group_destroy(grp);
     input_close(&in);
     free(j.total), free(edges);

@@ -94,12 +94,13 @@ static void usage(FILE *f)
                "  3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
 }
 
+const cli_spec_t spec_info = {"info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, usage};
+
 int cmd_info(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const cli_spec_t spec = {"info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_info, argc, argv, &c, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     const int json = c.fmt == FMT_JSON, want_gpu = (c.given & COMMON_DEVICE) && c.device != GP_DEVICE_CPU;
     int n = 0, rc = EXIT_OK;

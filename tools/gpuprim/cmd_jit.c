@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "input.h"
 #include "output.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -347,14 +348,36 @@ typedef struct mjob {
     int gpu;
     size_t es, os, cap;
     void *dout, *hout;
+    gp_buffer_t bd, bh;
     arr_out_t *out;
     size_t elements;
 } mjob_t;
 
-static gp_status_t map_chunk(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+/* The map's stage: the operator is compiled for one context, so it runs on the main lane alone (no head). */
+static gp_status_t map_bind(void *s, int lane, gp_ctx_t *ctx)
+{
+    mjob_t *j = s;
+    if (lane == LANE_HEAD) return GP_ERR_UNSUPPORTED;
+    j->ctx = ctx;
+    j->gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    gp_status_t st = GP_OK;
+    if (j->gpu && (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, j->cap * j->os, &j->bd)) != GP_OK) return st;
+    if ((st = gp_mem_alloc(ctx, j->gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j->cap * j->os, &j->bh)) != GP_OK) return st;
+    j->dout = j->bd.device, j->hout = j->bh.host;
+    return GP_OK;
+}
+
+static void map_unbind(void *s, int lane)
+{
+    mjob_t *j = s;
+    if (lane == LANE_HEAD || !j->ctx) return;
+    gp_mem_free(j->ctx, &j->bd), gp_mem_free(j->ctx, &j->bh);
+}
+
+static gp_status_t map_chunk(void *user, int lane, const void *x, size_t n, size_t first, gp_stream_t s)
 {
     mjob_t *j = user;
-    (void)first;
+    (void)first, (void)lane;
     if (n > j->cap) return GP_ERR_INTERNAL; /* chunks are at most cap elements */
     gp_status_t st;
     if (j->gpu) {
@@ -369,6 +392,8 @@ static gp_status_t map_chunk(void *user, const void *x, size_t n, size_t first, 
     return GP_OK;
 }
 
+static const stage_ops_t map_ops = {map_bind, NULL, map_chunk, NULL, map_unbind, CHUNK_BYTES, NULL};
+
 static void map_usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim map FILE|- --src 'EXPR' -o OUT [--out-dtype T] [--dtype T] [--offset BYTES] [--count N]\n"
@@ -379,18 +404,19 @@ static void map_usage(FILE *f)
                "  --out-dtype (default: the input's). Example: gpuprim map x.npy --src 'x * x' -o sq.npy\n");
 }
 
+static const char *o_src, *o_odt, *o_dtype, *o_offset, *o_count, *o_out;
+static const cli_opt_t opts_map[] = {{"--src", "EXPR", &o_src},         {"--out-dtype", "T", &o_odt},
+                          {"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
+                          {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
+                          {NULL, NULL, NULL}};
+const cli_spec_t spec_map = {"map", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_map, 1, map_usage};
+
 int cmd_map(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const char *path = NULL, *o_src = NULL, *o_odt = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL,
-               *o_out = NULL;
-    const cli_opt_t opts[] = {{"--src", "EXPR", &o_src},         {"--out-dtype", "T", &o_odt},
-                              {"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
-                              {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
-                              {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"map", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, map_usage};
+    const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_map, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (!path || !o_src || !o_out) {
         fprintf(stderr, "gpuprim map: %s\n", !path ? "no input (FILE or -)" : !o_src ? "--src is required"
@@ -405,11 +431,12 @@ int cmd_map(int argc, char **argv)
     if (rc != EXIT_OK) return rc;
     gp_dtype_t odt = in.d.dtype;
     gp_ctx_t *ctx = NULL;
-    gp_buffer_t bd = {0}, bh = {0};
     arr_out_t ao;
     memset(&ao, 0, sizeof ao);
     mjob_t j;
     memset(&j, 0, sizeof j);
+    pipe_t pp;
+    memset(&pp, 0, sizeof pp);
     if (o_odt && gp_dtype_parse(o_odt, &odt) != GP_OK) {
         rc = bad_value("map", "--out-dtype", "a dtype", o_odt);
         goto out;
@@ -418,7 +445,8 @@ int cmd_map(int argc, char **argv)
         const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
         c.device = pick_device("map", c.device, &w, 0);
     }
-    if ((rc = open_context_verb("map", c.device, &ctx)) != EXIT_OK) goto out;
+    if ((rc = pipe_open(&pp, "map", path, c.device, 0, t0)) != EXIT_OK || (rc = pipe_wait(&pp, &ctx)) != EXIT_OK)
+        goto out;
     gp_uop_desc_t d;
     memset(&d, 0, sizeof d);
     d.kind = GP_UOP_MAP;
@@ -428,61 +456,45 @@ int cmd_map(int argc, char **argv)
     if ((rc = jit_make_uop("map", ctx, &d, &j.map)) != EXIT_OK) goto out;
     int source = 0;
     const double build_s = gp_uop_build_seconds(j.map, &source);
-    j.ctx = ctx;
-    j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     j.es = in.d.elem_size;
     j.os = gp_dtype_size(odt);
     j.cap = CHUNK_BYTES / (j.os > j.es ? j.os : j.es);
     j.out = &ao;
-    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.os, &bd) != GP_OK) ||
-        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.os, &bh) != GP_OK) {
-        fprintf(stderr, "gpuprim map: chunk buffers: %s\n", gp_last_error());
-        rc = EXIT_FAIL;
-        goto out;
-    }
-    j.dout = bd.device;
-    j.hout = bh.host;
     {
         gp_array_desc_t like = in.d; /* y has x's shape, as a NumPy ufunc's */
         like.dtype = odt;
         like.bool_values = 0; /* the map's values are whatever the expression makes: u8, not bools */
         if ((rc = arr_out_open_like(&ao, "map", o_out, &like)) != EXIT_OK) goto out;
     }
-    gp_status_t st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, map_chunk, &j);
-    if (st != GP_OK) {
-        rc = stream_failed("map", path, st, &ao, NULL);
-        goto out;
-    }
+    pp.outs[0] = &ao;
+    pp.chunk_bytes = j.cap * j.es;
+    int lane = LANE_MAIN;
+    if ((rc = pipe_run(&pp, &in, &map_ops, &j, &lane)) != EXIT_OK) goto out;
     if ((rc = arr_out_close(&ao, "map", 1)) != EXIT_OK) goto out;
     {
         const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)(j.es + j.os);
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
-        if (c.fmt == FMT_TABLE) {
-            fprintf(summary_stream(o_out), "map %s over %zu %s elements -> %s (%s)  (%.3f s, %.2f GB/s read + written; operator %s in %.1f "
-                   "ms; %s)\n", o_src, j.elements, gp_dtype_name(in.d.dtype), o_out, gp_dtype_name(odt), secs,
-                   secs > 0 ? bytes / secs / 1e9 : 0.0, build_name(source), 1e3 * build_s, desc);
-        } else {
-            record_t r = {0};
-            rec_add(&r, "src", 0, "%s", o_src);
-            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
-            rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
-            rec_add(&r, "elements", 1, "%zu", j.elements);
-            rec_add(&r, "seconds", 1, "%.6f", secs);
-            rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
-            rec_add(&r, "build_seconds", 1, "%.6f", build_s);
-            rec_add(&r, "build", 0, "%s", build_name(source));
-            rec_add(&r, "device", 0, "%s", desc);
-            rec_add(&r, "output", 0, "%s", o_out);
-            rec_print(&r, c.fmt, summary_stream(o_out));
-        }
+        record_t r = {0};
+        rec_add(&r, "src", 0, "%s", o_src);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
+        rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
+        rec_add(&r, "elements", 1, "%zu", j.elements);
+        rec_add(&r, "seconds", 1, "%.6f", secs);
+        rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+        rec_add(&r, "build_seconds", 1, "%.6f", build_s);
+        rec_add(&r, "build", 0, "%s", build_name(source));
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_add(&r, "output", 0, "%s", o_out);
+        rec_emit(&r, c.fmt, "map {src} over {elements} {dtype} elements -> {output} ({out_dtype})  ({seconds:%.3f} s, "
+                            "{gbps:%.2f} GB/s read + written; operator {build} in {build_seconds:%.4f} s; {device})\n",
+                 summary_stream(o_out));
     }
 out:
     arr_out_close(&ao, "map", 0);
     gp_uop_destroy(j.map);
-    gp_mem_free(ctx, &bd);
-    gp_mem_free(ctx, &bh);
-    gp_ctx_destroy(ctx);
+    stage_end(&map_ops, &j);
+    pipe_close(&pp);
     input_close(&in);
     return rc;
 }

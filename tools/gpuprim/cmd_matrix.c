@@ -201,6 +201,12 @@ static void transpose_usage(FILE *f)
                "  is written as .npy, else as raw elements.\n");
 }
 
+static const char *o_t_dtype, *o_t_order, *o_t_shape;
+static const cli_opt_t opts_transpose[] = {{"--dtype", "T", &o_t_dtype}, {"--order", "c|f", &o_t_order},
+                                           {"--shape", "R,C", &o_t_shape}, {NULL, NULL, NULL}};
+const cli_spec_t spec_transpose = {"transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_transpose, 2,
+                                   transpose_usage};
+
 int cmd_transpose(int argc, char **argv)
 {
     static const char verb[] = "transpose";
@@ -209,13 +215,11 @@ int cmd_transpose(int argc, char **argv)
     gp_dtype_t dtype = GP_F32;
     gp_layout_t order = GP_ROW_MAJOR;
     mat_src_t in = {NULL, 0, 0, 0, GP_ROW_MAJOR};
-    const char *out = NULL, *o_dtype = NULL, *o_order = NULL, *o_shape = NULL, *pos[2];
-    const cli_opt_t opts[] = {{"--dtype", "T", &o_dtype}, {"--order", "c|f", &o_order}, {"--shape", "R,C", &o_shape},
-                              {NULL, NULL, NULL}};
-    const cli_spec_t spec = {verb, COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, transpose_usage};
+    const char *out = NULL, *pos[2];
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    const int pr = cli_parse(&spec_transpose, argc, argv, &c, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    const char *o_dtype = o_t_dtype, *o_order = o_t_order, *o_shape = o_t_shape;
     if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
     if (o_shape) {
         if (parse_pair(o_shape, &in.rows, &in.cols) != 0) return bad_value(verb, "--shape", "R,C (two counts)", o_shape);
@@ -343,12 +347,23 @@ static void gemm_usage(FILE *f)
                "                 [--precision fp32|tf32|bf16|fp16]\n"
                "                 [--dtype f32|f64|bf16|f16 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
                "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb). Inputs are .npy (C or Fortran\n"
-               "  order) unless a --shape-* says raw. --beta needs --c. C is written in C order (.npy if its name ends\n"
+               "  order) unless --shape-a (-b, -c) says raw. --beta needs --c. C is written in C order (.npy if its name ends\n"
                "  in .npy, else raw row-major). --precision (the caller's choice; default fp32): fp32 is exact FP32 /\n"
                "  FP64 (f32 or f64 inputs); tf32 takes f32 inputs as TF32 (the low 13 bits dropped) on the tensor cores; bf16 takes\n"
                "  bfloat16 inputs (.npy uint16 holding the bits, or raw --dtype bf16), fp16 half inputs (.npy f2 or\n"
                "  uint16 bits); the three accumulate in f32 and write C (and read C0) as f32.\n");
 }
+
+static const char *o_g_dtype, *o_g_order, *o_g_ta, *o_g_tb, *o_g_alpha, *o_g_beta, *o_g_shape[3], *o_g_prec, *o_g_out,
+                  *o_g_c;
+static const cli_opt_t opts_gemm[] = {{"--dtype", "T", &o_g_dtype},         {"--order", "c|f", &o_g_order},
+                                      {"--precision", "P", &o_g_prec},
+                                      {"--ta", NULL, &o_g_ta},              {"--tb", NULL, &o_g_tb},
+                                      {"--alpha", "X", &o_g_alpha},         {"--beta", "Y", &o_g_beta},
+                                      {"-o|--output", "C", &o_g_out},       {"--c", "C0", &o_g_c},
+                                      {"--shape-a", "R,C", &o_g_shape[0]}, {"--shape-b", "R,C", &o_g_shape[1]},
+                                      {"--shape-c", "R,C", &o_g_shape[2]}, {NULL, NULL, NULL}};
+const cli_spec_t spec_gemm = {"gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_gemm, 2, gemm_usage};
 
 int cmd_gemm(int argc, char **argv)
 {
@@ -359,19 +374,13 @@ int cmd_gemm(int argc, char **argv)
     gp_layout_t order = GP_ROW_MAJOR;
     double alpha = 1.0, beta = 0.0;
     mat_src_t src[3] = {{NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}};
-    const char *out = NULL, *o_dtype = NULL, *o_order = NULL, *o_ta = NULL, *o_tb = NULL, *o_alpha = NULL,
-               *o_beta = NULL, *o_shape[3] = {NULL, NULL, NULL}, *pos[2], *o_prec = NULL;
-    const cli_opt_t opts[] = {{"--dtype", "T", &o_dtype},       {"--order", "c|f", &o_order},
-                              {"--precision", "P", &o_prec},
-                              {"--ta", NULL, &o_ta},            {"--tb", NULL, &o_tb},
-                              {"--alpha", "X", &o_alpha},       {"--beta", "Y", &o_beta},
-                              {"-o|--output", "C", &out},       {"--c", "C0", &src[2].path},
-                              {"--shape-a", "R,C", &o_shape[0]}, {"--shape-b", "R,C", &o_shape[1]},
-                              {"--shape-c", "R,C", &o_shape[2]}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {verb, COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, gemm_usage};
+    const char *pos[2];
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    const int pr = cli_parse(&spec_gemm, argc, argv, &c, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    const char *out = o_g_out, *o_dtype = o_g_dtype, *o_order = o_g_order, *o_ta = o_g_ta, *o_tb = o_g_tb,
+               *o_alpha = o_g_alpha, *o_beta = o_g_beta, *const *o_shape = o_g_shape, *o_prec = o_g_prec;
+    src[2].path = o_g_c;
     if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
     ta = o_ta != NULL, tb = o_tb != NULL;
     gp_gemm_precision_t prec = GP_GEMM_FP32;

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "input.h"
 #include "output.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@ typedef struct runjob {
     void *hout;         /* host copies (pinned on a GPU) */
     uint64_t *hlen, *hcnt;
     arr_out_t *vout, *lout;
+    gp_ctx_t *lctx[2];  /* each lane's context and buffers (bd bl bc bh bhl bhc), the fields above set from them */
+    gp_buffer_t b[2][6];
     unsigned char prev[8]; /* the previous chunk's last input element */
     int have_prev;
     unsigned char pend[8]; /* rle: the last run, held back (its value and length) */
@@ -109,6 +112,48 @@ static gp_status_t runs_chunk(void *user, const void *x, size_t n, size_t first,
     return GP_OK;
 }
 
+/* The stage: per lane its buffers; the runs' state (the previous element, the run held back) is on the host, so
+ * nothing moves at the hand-over. */
+enum { B_D, B_L, B_C, B_H, B_HL, B_HC };
+static gp_status_t runs_bind(void *s, int lane, gp_ctx_t *ctx)
+{
+    runjob_t *j = s;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    const gp_mem_kind_t hk = gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE;
+    gp_buffer_t *b = j->b[lane];
+    gp_status_t st = GP_OK;
+    j->lctx[lane] = ctx;
+    if ((st = gp_mem_alloc(ctx, hk, j->cap * j->es, &b[B_H])) != GP_OK ||
+        (j->rle && (st = gp_mem_alloc(ctx, hk, j->cap * 8, &b[B_HL])) != GP_OK))
+        return st;
+    if (gpu && ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, j->cap * j->es, &b[B_D])) != GP_OK ||
+                (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &b[B_C])) != GP_OK ||
+                (st = gp_mem_alloc(ctx, GP_MEM_PINNED, 8, &b[B_HC])) != GP_OK ||
+                (j->rle && (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, j->cap * 8, &b[B_L])) != GP_OK)))
+        return st;
+    return GP_OK;
+}
+
+static gp_status_t runs_push(void *s, int lane, const void *x, size_t n, size_t first, gp_stream_t st)
+{
+    runjob_t *j = s;
+    gp_buffer_t *b = j->b[lane];
+    j->ctx = j->lctx[lane], j->gpu = gp_ctx_device(j->ctx) != GP_DEVICE_CPU;
+    j->dout = b[B_D].device, j->dlen = b[B_L].device, j->dcnt = b[B_C].device;
+    j->hout = b[B_H].host, j->hlen = b[B_HL].host, j->hcnt = b[B_HC].host;
+    return runs_chunk(j, x, n, first, st);
+}
+
+static void runs_unbind(void *s, int lane)
+{
+    runjob_t *j = s;
+    if (!j->lctx[lane]) return;
+    for (int k = 0; k < 6; k++) gp_mem_free(j->lctx[lane], &j->b[lane][k]);
+    j->lctx[lane] = NULL;
+}
+
+static const stage_ops_t runs_ops = {runs_bind, NULL, runs_push, NULL, runs_unbind, CHUNK_BYTES, NULL};
+
 static void usage_unique(FILE *f)
 {
     fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
@@ -124,21 +169,23 @@ static void usage_rle(FILE *f)
                "  (LENGTHS, u64), streamed (any size); .npy if a name ends so, else raw.\n");
 }
 
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_len;
+static const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype}, {"--offset", "BYTES", &o_offset},
+                                   {"--count", "N", &o_count}, {"-o|--output", "OUT", &o_out},
+                                   {NULL, NULL, NULL}};
+static const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
+                                   {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
+                                   {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
+const cli_spec_t spec_unique = {"unique", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_u, 1, usage_unique};
+const cli_spec_t spec_rle = {"rle", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_r, 1, usage_rle};
+
 static int runs_verb(int argc, char **argv, int rle)
 {
     const char *verb = rle ? "rle" : "unique";
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const char *path = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL, *o_len = NULL;
-    const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype}, {"--offset", "BYTES", &o_offset},
-                                {"--count", "N", &o_count}, {"-o|--output", "OUT", &o_out},
-                                {NULL, NULL, NULL}};
-    const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
-                                {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
-                                {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
-    const cli_spec_t spec = {verb, COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, rle ? opts_r : opts_u, 1,
-                             rle ? usage_rle : usage_unique};
+    const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(rle ? &spec_rle : &spec_unique, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (!path || !o_out || (rle && !o_len)) {
         fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !o_out ? "-o OUT is required"
@@ -159,40 +206,29 @@ static int runs_verb(int argc, char **argv, int rle)
     runjob_t j;
     memset(&j, 0, sizeof j);
     gp_ctx_t *ctx = NULL;
-    gp_buffer_t bd = {0}, bl = {0}, bc = {0}, bh = {0}, bhl = {0}, bhc = {0};
     arr_out_t vo, lo;
     memset(&vo, 0, sizeof vo);
     memset(&lo, 0, sizeof lo);
+    pipe_t pp;
+    memset(&pp, 0, sizeof pp);
     gp_status_t st = GP_OK;
     {
         const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
         c.device = pick_device(verb, c.device, &w, 0);
     }
-    if ((rc = open_context_verb(verb, c.device, &ctx)) != EXIT_OK) goto out;
-    j.ctx = ctx, j.dtype = in.d.dtype, j.rle = rle, j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    j.dtype = in.d.dtype, j.rle = rle;
     j.es = in.d.elem_size, j.cap = CHUNK_BYTES / j.es, j.vout = &vo, j.lout = &lo;
-    {
-        const gp_mem_kind_t hk = j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE;
-        int bad = gp_mem_alloc(ctx, hk, j.cap * j.es, &bh) != GP_OK;
-        if (rle) bad |= gp_mem_alloc(ctx, hk, j.cap * 8, &bhl) != GP_OK;
-        if (j.gpu)
-            bad |= gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.es, &bd) != GP_OK ||
-                   gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bc) != GP_OK || gp_mem_alloc(ctx, GP_MEM_PINNED, 8, &bhc) != GP_OK ||
-                   (rle && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * 8, &bl) != GP_OK);
-        if (bad) {
-            fprintf(stderr, "gpuprim %s: chunk buffers: %s\n", verb, gp_last_error());
-            rc = EXIT_FAIL;
-            goto out;
-        }
-    }
-    j.dout = bd.device, j.dlen = bl.device, j.dcnt = bc.device, j.hout = bh.host, j.hlen = bhl.host, j.hcnt = bhc.host;
     {
         gp_array_desc_t like = in.d; /* 1-D, of x's dtype (bools stay bools) */
         like.ndim = 1;
         if ((rc = arr_out_open_like(&vo, verb, o_out, &like)) != EXIT_OK) goto out;
     }
     if (rle && (rc = arr_out_open(&lo, verb, o_len, GP_U64)) != EXIT_OK) goto out;
-    st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, runs_chunk, &j);
+    if ((rc = pipe_open(&pp, verb, path, c.device, 1, t0)) != EXIT_OK) goto out;
+    pp.outs[0] = &vo, pp.outs[1] = rle ? &lo : NULL;
+    int lane = LANE_MAIN;
+    if ((rc = pipe_run(&pp, &in, &runs_ops, &j, &lane)) != EXIT_OK) goto out;
+    ctx = pipe_lane_ctx(&pp, lane);
     if (st == GP_OK && rle && j.pend_len && /* the last run */
         (arr_out_write(&vo, j.pend, 1) != 0 || arr_out_write(&lo, &j.pend_len, 1) != 0))
         st = GP_ERR_IO;
@@ -207,29 +243,28 @@ static int runs_verb(int argc, char **argv, int rle)
                      bytes = (double)(j.elements + j.runs) * (double)j.es + (rle ? 8.0 * (double)j.runs : 0.0);
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
-        if (c.fmt == FMT_TABLE) {
-            fprintf(summary_stream(o_out), "%s: %zu %s elements -> %zu %s -> %s%s%s  (%.3f s, %.2f GB/s read + written; %s)\n", verb, j.elements,
-                   gp_dtype_name(j.dtype), j.runs, rle ? "runs" : "kept", o_out, rle ? ", " : "", rle ? o_len : "", secs,
-                   secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
-        } else {
-            record_t r = {0};
-            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
-            rec_add(&r, "elements", 1, "%zu", j.elements);
-            rec_add(&r, rle ? "runs" : "kept", 1, "%zu", j.runs);
-            rec_add(&r, "seconds", 1, "%.6f", secs);
-            rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
-            rec_add(&r, "device", 0, "%s", desc);
-            rec_add(&r, "output", 0, "%s", o_out);
-            if (rle) rec_add(&r, "lengths", 0, "%s", o_len);
-            rec_print(&r, c.fmt, summary_stream(o_out));
-        }
+        record_t r = {0};
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
+        rec_add(&r, "elements", 1, "%zu", j.elements);
+        rec_add(&r, rle ? "runs" : "kept", 1, "%zu", j.runs);
+        rec_add(&r, "seconds", 1, "%.6f", secs);
+        rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+        rec_add(&r, "cpu_head_elements", 1, "%zu", pp.head_elements);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_add(&r, "output", 0, "%s", o_out);
+        if (rle) rec_add(&r, "lengths", 0, "%s", o_len);
+        rec_emit(&r, c.fmt,
+                 rle ? "rle: {elements} {dtype} elements -> {runs} runs -> {output}, {lengths}  ({seconds:%.3f} s, "
+                       "{gbps:%.2f} GB/s read + written; {device})\n"
+                     : "unique: {elements} {dtype} elements -> {kept} kept -> {output}  ({seconds:%.3f} s, {gbps:%.2f} "
+                       "GB/s read + written; {device})\n",
+                 summary_stream(o_out));
     }
 out:
     arr_out_close(&vo, verb, 0);
     arr_out_close(&lo, verb, 0);
-    gp_mem_free(ctx, &bd), gp_mem_free(ctx, &bl), gp_mem_free(ctx, &bc);
-    gp_mem_free(ctx, &bh), gp_mem_free(ctx, &bhl), gp_mem_free(ctx, &bhc);
-    gp_ctx_destroy(ctx);
+    stage_end(&runs_ops, &j);
+    pipe_close(&pp);
     input_close(&in);
     return rc;
 }

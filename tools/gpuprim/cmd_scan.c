@@ -13,32 +13,62 @@
 #include "commands.h"
 #include "input.h"
 #include "output.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_BYTES ((size_t)16 << 20)
 
-typedef struct sjob {
-    gp_ctx_t *ctx;
-    gp_scanner_t *sc;
-    int gpu;
-    size_t es, os;   /* input and output element sizes */
-    void *dout;      /* GPU: one chunk of results on the device */
-    void *hout;      /* a chunk of results on the host (pinned on a GPU) */
-    size_t cap;      /* elements per chunk */
+/* The scan stage: a gp_scanner per lane with its chunk buffers; the head's carry moves with gp_scanner_transfer (the
+ * bits of one scan); each chunk's results are appended to the output in order, whichever lane made them. */
+typedef struct sstage {
+    gp_reduce_op_t op;
+    gp_ordered_op_t ord; /* GP_ORDERED_OP_COUNT: a scalar op */
+    gp_dtype_t dtype, acc;
+    int use_acc;         /* gp_scanner_create_acc (acc GP_DTYPE_COUNT: the default) */
+    gp_scan_kind_t kind;
+    gp_scanner_t *sc[2];
+    gp_ctx_t *ctx[2];
+    gp_buffer_t bd[2], bh[2]; /* GPU: one chunk of results on the device; a chunk on the host (pinned on a GPU) */
+    size_t es, os, w, cap;    /* input and output element sizes, values per element, elements per chunk */
     arr_out_t *out;
     size_t elements;
-    size_t w;      /* values per element: 1, or gp_ordered_width of an ordered op */
-    int bad_tail;  /* the input ended inside an element */
-} sjob_t;
+    int bad_tail;             /* the input ended inside an element */
+    const char *path;
+} sstage_t;
+
+static gp_status_t make_scanner(const sstage_t *j, gp_ctx_t *ctx, gp_scanner_t **sc)
+{
+    return j->ord != GP_ORDERED_OP_COUNT ? gp_scanner_create_ordered(ctx, j->ord, j->dtype, j->kind, sc)
+           : j->use_acc ? gp_scanner_create_acc(ctx, j->op, j->dtype, j->acc, j->kind, sc)
+                        : gp_scanner_create(ctx, j->op, j->dtype, j->kind, sc);
+}
+
+static gp_status_t s_bind(void *s, int lane, gp_ctx_t *ctx)
+{
+    sstage_t *j = s;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    const size_t bytes = j->cap * j->w * j->os;
+    gp_status_t st = make_scanner(j, ctx, &j->sc[lane]);
+    j->ctx[lane] = ctx;
+    if (st == GP_OK && gpu) st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &j->bd[lane]);
+    if (st == GP_OK) st = gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, bytes, &j->bh[lane]);
+    return st;
+}
+
+static size_t s_granule(void *s, int lane)
+{
+    (void)lane;
+    return GP_SCAN_GRANULE * ((sstage_t *)s)->w;
+}
 
 /* One chunk: scanned from the carry of the chunks before, copied back, appended to the output. */
-static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+static gp_status_t s_push(void *s, int lane, const void *x, size_t n, size_t first, gp_stream_t stream)
 {
-    sjob_t *j = user;
+    sstage_t *j = s;
     (void)first;
-    if (n > j->cap * j->w) return GP_ERR_INTERNAL; /* the stream's chunks are at most CHUNK_BYTES */
+    if (n > j->cap * j->w) return GP_ERR_INTERNAL; /* the stream's chunks are at most the stage's chunk_bytes */
     if (n % j->w) {
         j->bad_tail = 1;
         return GP_ERR_INVALID_ARG;
@@ -46,17 +76,45 @@ static gp_status_t scan_chunk(void *user, const void *x, size_t n, size_t first,
     const size_t vals = n;
     n /= j->w; /* elements */
     gp_status_t st;
-    if (j->gpu) {
-        if ((st = gp_scanner_push(j->sc, n, x, j->dout, s)) != GP_OK) return st;
-        if ((st = gp_memcpy(j->ctx, j->hout, j->dout, vals * j->os, s)) != GP_OK) return st;
-        if ((st = gp_stream_sync(j->ctx, s)) != GP_OK) return st;
-    } else if ((st = gp_scanner_push(j->sc, n, x, j->hout, NULL)) != GP_OK) {
+    gp_ctx_t *ctx = j->ctx[lane];
+    if (j->bd[lane].device) {
+        if ((st = gp_scanner_push(j->sc[lane], n, x, j->bd[lane].device, stream)) != GP_OK) return st;
+        if ((st = gp_memcpy(ctx, j->bh[lane].host, j->bd[lane].device, vals * j->os, stream)) != GP_OK) return st;
+        if ((st = gp_stream_sync(ctx, stream)) != GP_OK) return st;
+    } else if ((st = gp_scanner_push(j->sc[lane], n, x, j->bh[lane].host, NULL)) != GP_OK) {
         return st;
     }
-    if (arr_out_write(j->out, j->hout, vals) != 0) return GP_ERR_IO;
+    if (arr_out_write(j->out, j->bh[lane].host, vals) != 0) return GP_ERR_IO;
     j->elements += n;
     return GP_OK;
 }
+
+static gp_status_t s_handoff(void *s)
+{
+    sstage_t *j = s;
+    return gp_scanner_transfer(j->sc[LANE_MAIN], j->sc[LANE_HEAD]);
+}
+
+static void s_unbind(void *s, int lane)
+{
+    sstage_t *j = s;
+    gp_scanner_destroy(j->sc[lane]);
+    if (j->ctx[lane]) gp_mem_free(j->ctx[lane], &j->bd[lane]), gp_mem_free(j->ctx[lane], &j->bh[lane]);
+    j->sc[lane] = NULL, j->ctx[lane] = NULL;
+}
+
+/* an element cut by the input's end: said as such, nothing written */
+static int s_explain(void *s, gp_status_t st)
+{
+    const sstage_t *j = s;
+    (void)st;
+    if (!j->bad_tail) return 0;
+    fprintf(stderr, "gpuprim scan: %s: the input ends inside an element of %s (%zu values each; nothing written)\n",
+            j->path, gp_ordered_op_name(j->ord), j->w);
+    return 1;
+}
+
+static const stage_ops_t sstage_ops = {s_bind, s_granule, s_push, s_handoff, s_unbind, CHUNK_BYTES, s_explain};
 
 static void usage(FILE *f)
 {
@@ -76,21 +134,21 @@ static void usage(FILE *f)
                "  (docs/JIT.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n");
 }
 
+static const char *o_op, *o_excl, *o_dtype, *o_offset, *o_count, *o_out, *o_acc, *o_opsrc, *o_ident, *o_arity;
+static const cli_opt_t opts_scan[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
+                          {"--dtype", "T", &o_dtype},      {"--acc", "T", &o_acc},
+                          {"--offset", "BYTES", &o_offset},
+                          {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
+                          {"--op-src", "EXPR", &o_opsrc},   {"--identity", "V", &o_ident},
+                          {"--arity", "K", &o_arity},       {NULL, NULL, NULL}};
+const cli_spec_t spec_scan = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_scan, 1, usage};
+
 int cmd_scan(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
-    const char *o_op = NULL, *o_excl = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL,
-               *o_acc = NULL, *o_opsrc = NULL, *o_ident = NULL, *o_arity = NULL;
-    const cli_opt_t opts[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
-                              {"--dtype", "T", &o_dtype},      {"--acc", "T", &o_acc},
-                              {"--offset", "BYTES", &o_offset},
-                              {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
-                              {"--op-src", "EXPR", &o_opsrc},   {"--identity", "V", &o_ident},
-                              {"--arity", "K", &o_arity},       {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_scan, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     gp_reduce_op_t op = GP_REDUCE_SUM;
     if (o_opsrc) { /* a user operator (cmd_jit.c) */
@@ -139,22 +197,15 @@ int cmd_scan(int argc, char **argv)
         if (narrow_signed) acc = GP_I64;
         if (narrow_unsigned) acc = GP_U64, as_i64 = in.d.bool_values;
     }
-    gp_ctx_t *ctx = NULL;
-    gp_buffer_t bd = {0}, bh = {0};
-    sjob_t j;
+    sstage_t j;
     memset(&j, 0, sizeof j);
     arr_out_t ao;
     memset(&ao, 0, sizeof ao);
-    j.out = &ao;
+    pipe_t pp;
+    memset(&pp, 0, sizeof pp);
     gp_status_t st = GP_OK;
-    {
-        const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
-        c.device = pick_device("scan", c.device, &w, 0);
-    }
-    if ((rc = open_context_verb("scan", c.device, &ctx)) != EXIT_OK) goto out;
-    j.ctx = ctx;
-    j.out = &ao;
-    j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    j.op = op, j.ord = ord, j.dtype = dtype, j.acc = acc, j.use_acc = o_acc || acc != GP_DTYPE_COUNT, j.kind = kind;
+    j.out = &ao, j.path = path;
     j.es = in.d.elem_size;
     j.w = ordered ? gp_ordered_width(ord) : 1;
     if (ordered && in.d.count != GP_COUNT_ALL && in.d.count % j.w) {
@@ -163,9 +214,16 @@ int cmd_scan(int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
-    if ((st = ordered ? gp_scanner_create_ordered(ctx, ord, dtype, kind, &j.sc)
-              : o_acc || acc != GP_DTYPE_COUNT ? gp_scanner_create_acc(ctx, op, dtype, acc, kind, &j.sc)
-                                               : gp_scanner_create(ctx, op, dtype, kind, &j.sc)) != GP_OK) {
+    gp_dtype_t odt = GP_DTYPE_COUNT;
+    { /* the op, dtype and accumulator checked (and the output's dtype found) on the CPU backend, before any output */
+        gp_ctx_t *probe = NULL;
+        gp_scanner_t *sc = NULL;
+        if ((st = gp_ctx_create(&probe, GP_DEVICE_CPU)) == GP_OK && (st = make_scanner(&j, probe, &sc)) == GP_OK)
+            odt = gp_scanner_out_dtype(sc);
+        gp_scanner_destroy(sc);
+        gp_ctx_destroy(probe);
+    }
+    if (st != GP_OK) {
         if (st == GP_ERR_UNSUPPORTED && o_acc && !ordered && gp_scan_out_dtype(op, dtype, dtype) != GP_DTYPE_COUNT)
             fprintf(stderr, "gpuprim scan: --acc %s: not an accumulator for %s of %s (choices: the input's own dtype "
                             "%s; 'default'; f32 for f16 / bf16; for sum and prod f64 over f16 / bf16 / f32, i64 / u64 "
@@ -176,18 +234,13 @@ int cmd_scan(int argc, char **argv)
         rc = st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto out;
     }
-    const gp_dtype_t odt = gp_scanner_out_dtype(j.sc);
     j.os = gp_dtype_size(odt);
     /* cap: elements per chunk, whole granules; a chunk holds cap * w values */
     j.cap = CHUNK_BYTES / (j.os > j.es ? j.os : j.es) / j.w / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
-    if ((j.gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.w * j.os, &bd) != GP_OK) ||
-        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.w * j.os, &bh) != GP_OK) {
-        fprintf(stderr, "gpuprim scan: chunk buffers: %s\n", gp_last_error());
-        rc = EXIT_FAIL;
-        goto out;
+    {
+        const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
+        c.device = pick_device("scan", c.device, &w, 0);
     }
-    j.dout = bd.device;
-    j.hout = bh.host;
     {
         gp_array_desc_t like = in.d; /* np.cumsum flattens; an ordered op's elements keep their rows */
         like.dtype = as_i64 ? GP_I64 : odt;
@@ -196,70 +249,53 @@ int cmd_scan(int argc, char **argv)
             like.ndim = 1;
         if ((rc = arr_out_open_like(&ao, "scan", o_out, &like)) != EXIT_OK) goto out;
     }
-    st = stream_chunks(ctx, &in, j.cap * j.w * j.es, GP_SCAN_GRANULE * j.w, t0, scan_chunk, &j);
-    if (st != GP_OK && j.bad_tail) {
-        fprintf(stderr, "gpuprim scan: %s: the input ends inside an element of %s (%zu values each; nothing written)\n",
-                path, gp_ordered_op_name(ord), j.w);
-        rc = EXIT_FAIL;
-        goto out;
-    }
-    if (st != GP_OK) {
-        rc = stream_failed("scan", path, st, &ao, NULL);
-        goto out;
-    }
+    if ((rc = pipe_open(&pp, "scan", path, c.device, 1, t0)) != EXIT_OK) goto out;
+    pp.outs[0] = &ao;
+    pp.chunk_bytes = j.cap * j.w * j.es; /* the input of one chunk of results */
+    int lane = LANE_MAIN;
+    if ((rc = pipe_run(&pp, &in, &sstage_ops, &j, &lane)) != EXIT_OK) goto out;
+    gp_ctx_t *ctx = pipe_lane_ctx(&pp, lane);
     {
         unsigned char last[128] = {0};
-        if ((st = gp_scanner_total_sync(j.sc, last)) != GP_OK) {
+        if ((st = gp_scanner_total_sync(j.sc[lane], last)) != GP_OK) {
             fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
             rc = EXIT_FAIL;
             goto out;
         }
         if ((rc = arr_out_close(&ao, "scan", 1)) != EXIT_OK) goto out;
         const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)j.w * (double)(j.es + j.os);
-        char desc[512], *val = NULL, *jval = NULL;
-        size_t lv = 0, ljv = 0;
+        char desc[512], *jval = NULL;
+        size_t ljv = 0;
         describe_device(ctx, desc, sizeof desc);
-        FILE *m = open_memstream(&val, &lv), *mj = open_memstream(&jval, &ljv);
+        FILE *mj = open_memstream(&jval, &ljv);
         /* the total: one value, or an ordered op's element as a list */
         const size_t tw = ordered && ord < GP_ORDERED_FIRST ? j.w : 1;
-        if (m) {
-            for (size_t k = 0; k < tw; k++) fputs(k ? " " : "", m), print_elem(m, odt, last + k * j.os, 0);
-            fclose(m);
-        }
         if (mj) {
             fputs(tw > 1 ? "[" : "", mj);
             for (size_t k = 0; k < tw; k++) fputs(k ? ", " : "", mj), print_elem(mj, odt, last + k * j.os, 1);
             fputs(tw > 1 ? "]" : "", mj);
             fclose(mj);
         }
-        FILE *sum = summary_stream(o_out);
-        if (c.fmt == FMT_TABLE) {
-            fprintf(sum, "%s scan (%s) of %zu %s elements -> %s (%s): total %s  (%.3f s, %.2f GB/s read + written; %s)\n",
-                   ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op), kind ? "exclusive" : "inclusive", j.elements, gp_dtype_name(dtype), o_out,
-                   gp_dtype_name(as_i64 ? GP_I64 : odt), val ? val : "?", secs, secs > 0 ? bytes / secs / 1e9 : 0.0,
-                   desc);
-        } else {
-            record_t r = {0};
-            rec_add(&r, "op", 0, "%s", ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op));
-            rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
-            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
-            rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(as_i64 ? GP_I64 : odt));
-            rec_add(&r, "elements", 1, "%zu", j.elements);
-            rec_add(&r, "total", 1, "%s", jval ? jval : "null");
-            rec_add(&r, "seconds", 1, "%.6f", secs);
-            rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
-            rec_add(&r, "device", 0, "%s", desc);
-            rec_add(&r, "output", 0, "%s", o_out);
-            rec_print(&r, c.fmt, sum);
-        }
-        free(val), free(jval);
+        record_t r = {0};
+        rec_add(&r, "op", 0, "%s", ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op));
+        rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
+        rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(as_i64 ? GP_I64 : odt));
+        rec_add(&r, "elements", 1, "%zu", j.elements);
+        rec_add(&r, "total", 1, "%s", jval ? jval : "null");
+        rec_add(&r, "seconds", 1, "%.6f", secs);
+        rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+        rec_add(&r, "cpu_head_elements", 1, "%zu", pp.head_elements);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_add(&r, "output", 0, "%s", o_out);
+        rec_emit(&r, c.fmt, "{op} scan ({kind}) of {elements} {dtype} elements -> {output} ({out_dtype}): total {total}  "
+                            "({seconds:%.3f} s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(o_out));
+        free(jval);
     }
 out:
     arr_out_close(&ao, "scan", 0); /* after a failure: nothing left behind */
-    gp_scanner_destroy(j.sc);
-    gp_mem_free(ctx, &bd);
-    gp_mem_free(ctx, &bh);
-    gp_ctx_destroy(ctx);
+    stage_end(&sstage_ops, &j);
+    pipe_close(&pp);
     input_close(&in);
     return rc;
 }

@@ -9,53 +9,79 @@
 #include "commands.h"
 #include "input.h"
 #include "output.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_BYTES ((size_t)16 << 20)
 
-typedef struct seljob {
-    gp_ctx_t *ctx;
+/* The select stage: per lane a chunk of kept elements (and its count on a GPU); the kept elements go out in order,
+ * whichever lane kept them, so nothing moves at the hand-over. */
+typedef struct selstage {
     gp_dtype_t dtype;
     gp_pred_t pred;
-    gp_uop_t *uop; /* --where-src: a user predicate instead of pred */
-    int gpu;
+    gp_uop_t *uop; /* --where-src: a user predicate instead of pred (made on the main lane's context) */
     size_t es, cap;
-    void *dout;      /* GPU: one chunk of kept elements */
-    uint64_t *dcnt;  /* GPU: the chunk's count */
-    void *hout;      /* the kept elements on the host (pinned on a GPU) */
-    uint64_t *hcnt;  /* GPU: pinned count */
+    gp_ctx_t *ctx[2];
+    gp_buffer_t bd[2], bc[2], bhc[2], bh[2]; /* GPU: kept elements, their count, the pinned count; host copy */
     arr_out_t *out;
     size_t elements, kept;
-} seljob_t;
+} selstage_t;
 
-static gp_status_t select_chunk(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+static gp_status_t sel_bind(void *s, int lane, gp_ctx_t *ctx)
 {
-    seljob_t *j = user;
+    selstage_t *j = s;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    gp_status_t st = GP_OK;
+    j->ctx[lane] = ctx;
+    if (gpu && ((st = gp_mem_alloc(ctx, GP_MEM_DEVICE, j->cap * j->es, &j->bd[lane])) != GP_OK ||
+                (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &j->bc[lane])) != GP_OK ||
+                (st = gp_mem_alloc(ctx, GP_MEM_PINNED, 8, &j->bhc[lane])) != GP_OK))
+        return st;
+    return gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j->cap * j->es, &j->bh[lane]);
+}
+
+static gp_status_t sel_push(void *s, int lane, const void *x, size_t n, size_t first, gp_stream_t st_)
+{
+    selstage_t *j = s;
     (void)first;
-    if (n > j->cap) return GP_ERR_INTERNAL; /* the stream's chunks are at most CHUNK_BYTES */
+    if (n > j->cap) return GP_ERR_INTERNAL; /* the stream's chunks are at most the stage's chunk_bytes */
+    gp_ctx_t *ctx = j->ctx[lane];
+    void *hout = j->bh[lane].host;
     gp_status_t st;
     size_t k = 0;
-    if (j->gpu) {
-        if ((st = j->uop ? gp_select_if(j->ctx, j->uop, n, x, j->dout, j->dcnt, s)
-                         : gp_select(j->ctx, j->dtype, n, x, &j->pred, j->dout, j->dcnt, s)) != GP_OK)
+    if (j->bd[lane].device) {
+        void *dout = j->bd[lane].device;
+        uint64_t *dcnt = j->bc[lane].device, *hcnt = j->bhc[lane].host;
+        if ((st = j->uop ? gp_select_if(ctx, j->uop, n, x, dout, dcnt, st_)
+                         : gp_select(ctx, j->dtype, n, x, &j->pred, dout, dcnt, st_)) != GP_OK)
             return st;
-        if ((st = gp_memcpy(j->ctx, j->hcnt, j->dcnt, 8, s)) != GP_OK || (st = gp_stream_sync(j->ctx, s)) != GP_OK)
+        if ((st = gp_memcpy(ctx, hcnt, dcnt, 8, st_)) != GP_OK || (st = gp_stream_sync(ctx, st_)) != GP_OK) return st;
+        k = (size_t)*hcnt;
+        if (k && ((st = gp_memcpy(ctx, hout, dout, k * j->es, st_)) != GP_OK || (st = gp_stream_sync(ctx, st_)) != GP_OK))
             return st;
-        k = (size_t)*j->hcnt;
-        if (k && ((st = gp_memcpy(j->ctx, j->hout, j->dout, k * j->es, s)) != GP_OK ||
-                  (st = gp_stream_sync(j->ctx, s)) != GP_OK))
-            return st;
-    } else if ((st = j->uop ? gp_select_if_sync(j->ctx, j->uop, n, x, j->hout, &k)
-                            : gp_select_sync(j->ctx, j->dtype, n, x, &j->pred, j->hout, &k)) != GP_OK) {
+    } else if ((st = j->uop ? gp_select_if_sync(ctx, j->uop, n, x, hout, &k)
+                            : gp_select_sync(ctx, j->dtype, n, x, &j->pred, hout, &k)) != GP_OK) {
         return st;
     }
-    if (arr_out_write(j->out, j->hout, k) != 0) return GP_ERR_IO;
+    if (arr_out_write(j->out, hout, k) != 0) return GP_ERR_IO;
     j->elements += n;
     j->kept += k;
     return GP_OK;
 }
+
+static void sel_unbind(void *s, int lane)
+{
+    selstage_t *j = s;
+    gp_ctx_t *ctx = j->ctx[lane];
+    if (!ctx) return;
+    gp_mem_free(ctx, &j->bd[lane]), gp_mem_free(ctx, &j->bc[lane]), gp_mem_free(ctx, &j->bhc[lane]);
+    gp_mem_free(ctx, &j->bh[lane]);
+    j->ctx[lane] = NULL;
+}
+
+static const stage_ops_t selstage_ops = {sel_bind, NULL, sel_push, NULL, sel_unbind, CHUNK_BYTES, NULL};
 
 static void usage(FILE *f)
 {
@@ -67,18 +93,19 @@ static void usage(FILE *f)
                "  --where-src 'EXPR over x' instead: your own predicate in C, compiled at run time (docs/JIT.md).\n");
 }
 
+static const char *o_where, *o_dtype, *o_offset, *o_count, *o_out, *o_src;
+static const cli_opt_t opts_select[] = {{"--where", "PRED", &o_where},   {"--where-src", "EXPR", &o_src},
+                          {"--dtype", "T", &o_dtype},
+                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
+                          {"-o|--output", "OUT", &o_out},   {NULL, NULL, NULL}};
+const cli_spec_t spec_select = {"select", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_select, 1, usage};
+
 int cmd_select(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const char *path = NULL, *o_where = NULL, *o_dtype = NULL, *o_offset = NULL, *o_count = NULL, *o_out = NULL,
-               *o_src = NULL;
-    const cli_opt_t opts[] = {{"--where", "PRED", &o_where},   {"--where-src", "EXPR", &o_src},
-                              {"--dtype", "T", &o_dtype},
-                              {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                              {"-o|--output", "OUT", &o_out},   {NULL, NULL, NULL}};
-    const cli_spec_t spec = {"select", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
+    const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_select, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (!path || !(o_where || o_src) || !o_out || (o_where && o_src)) {
         fprintf(stderr, "gpuprim select: %s\n", !path ? "no input (FILE or -)"
@@ -88,7 +115,7 @@ int cmd_select(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    seljob_t j;
+    selstage_t j;
     memset(&j, 0, sizeof j);
     if (o_where && gp_pred_parse(o_where, &j.pred) != GP_OK) {
         fprintf(stderr, "gpuprim select: --where: %s\n", gp_last_error());
@@ -101,79 +128,61 @@ int cmd_select(int argc, char **argv)
     if (rc == EXIT_OK && (rc = input_c_order(&in, "select")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_ctx_t *ctx = NULL;
-    gp_buffer_t bd = {0}, bh = {0}, bc = {0}, bhc = {0};
     arr_out_t ao;
     memset(&ao, 0, sizeof ao);
-    gp_status_t st = GP_OK;
+    pipe_t pp;
+    memset(&pp, 0, sizeof pp);
     {
         const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
         c.device = pick_device("select", c.device, &w, 0);
     }
-    if ((rc = open_context_verb("select", c.device, &ctx)) != EXIT_OK) goto out;
-    j.ctx = ctx;
+    /* a user predicate is compiled for one context: no CPU head start then */
+    if ((rc = pipe_open(&pp, "select", path, c.device, !o_src, t0)) != EXIT_OK) goto out;
     j.dtype = in.d.dtype;
+    j.es = in.d.elem_size;
+    j.cap = CHUNK_BYTES / j.es;
+    j.out = &ao;
     if (o_src) {
         gp_uop_desc_t d;
         memset(&d, 0, sizeof d);
         d.kind = GP_UOP_PRED;
         d.dtype = j.dtype;
         d.src = o_src;
-        if ((rc = jit_make_uop("select", ctx, &d, &j.uop)) != EXIT_OK) goto out;
+        if ((rc = pipe_wait(&pp, &ctx)) != EXIT_OK || (rc = jit_make_uop("select", ctx, &d, &j.uop)) != EXIT_OK) goto out;
         o_where = o_src;
     }
-    j.gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    j.es = in.d.elem_size;
-    j.cap = CHUNK_BYTES / j.es;
-    j.out = &ao;
-    if ((j.gpu && (gp_mem_alloc(ctx, GP_MEM_DEVICE, j.cap * j.es, &bd) != GP_OK ||
-                   gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bc) != GP_OK ||
-                   gp_mem_alloc(ctx, GP_MEM_PINNED, 8, &bhc) != GP_OK)) ||
-        gp_mem_alloc(ctx, j.gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j.cap * j.es, &bh) != GP_OK) {
-        fprintf(stderr, "gpuprim select: chunk buffers: %s\n", gp_last_error());
-        rc = EXIT_FAIL;
-        goto out;
-    }
-    j.dout = bd.device, j.dcnt = bc.device, j.hout = bh.host, j.hcnt = bhc.host;
     {
         gp_array_desc_t like = in.d; /* x[mask] is 1-D, of x's dtype */
         like.ndim = 1;
         if ((rc = arr_out_open_like(&ao, "select", o_out, &like)) != EXIT_OK) goto out;
     }
-    st = stream_chunks(ctx, &in, j.cap * j.es, 1, t0, select_chunk, &j);
-    if (st != GP_OK) {
-        rc = stream_failed("select", path, st, &ao, NULL);
-        if (st == GP_ERR_INVALID_ARG && !ao.err) rc = EXIT_USAGE; /* e.g. flags the dtype cannot take */
-        goto out;
-    }
+    pp.outs[0] = &ao;
+    int lane = LANE_MAIN;
+    if ((rc = pipe_run(&pp, &in, &selstage_ops, &j, &lane)) != EXIT_OK) goto out;
+    ctx = pipe_lane_ctx(&pp, lane);
     if ((rc = arr_out_close(&ao, "select", 1)) != EXIT_OK) goto out;
     {
         const double secs = now_seconds() - t0, bytes = (double)(j.elements + j.kept) * (double)j.es;
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
-        if (c.fmt == FMT_TABLE) {
-            fprintf(summary_stream(o_out), "select %s: %zu of %zu %s elements kept -> %s  (%.3f s, %.2f GB/s read + written; %s)\n", o_where,
-                   j.kept, j.elements, gp_dtype_name(j.dtype), o_out, secs, secs > 0 ? bytes / secs / 1e9 : 0.0, desc);
-        } else {
-            record_t r = {0};
-            rec_add(&r, "where", 0, "%s", o_where);
-            rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
-            rec_add(&r, "elements", 1, "%zu", j.elements);
-            rec_add(&r, "kept", 1, "%zu", j.kept);
-            rec_add(&r, "seconds", 1, "%.6f", secs);
-            rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
-            rec_add(&r, "device", 0, "%s", desc);
-            rec_add(&r, "output", 0, "%s", o_out);
-            rec_print(&r, c.fmt, summary_stream(o_out));
-        }
+        record_t r = {0};
+        rec_add(&r, "where", 0, "%s", o_where);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
+        rec_add(&r, "elements", 1, "%zu", j.elements);
+        rec_add(&r, "kept", 1, "%zu", j.kept);
+        rec_add(&r, "seconds", 1, "%.6f", secs);
+        rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+        rec_add(&r, "cpu_head_elements", 1, "%zu", pp.head_elements);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_add(&r, "output", 0, "%s", o_out);
+        rec_emit(&r, c.fmt, "select {where}: {kept} of {elements} {dtype} elements kept -> {output}  ({seconds:%.3f} "
+                            "s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(o_out));
     }
 out:
     arr_out_close(&ao, "select", 0); /* after a failure: nothing left behind */
+    stage_end(&selstage_ops, &j);
     gp_uop_destroy(j.uop);
-    gp_mem_free(ctx, &bd);
-    gp_mem_free(ctx, &bc);
-    gp_mem_free(ctx, &bhc);
-    gp_mem_free(ctx, &bh);
-    gp_ctx_destroy(ctx);
+    pipe_close(&pp);
     input_close(&in);
     return rc;
 }

@@ -6,6 +6,19 @@
 
 #include "util.h"
 
+/* A verb (or a bench suite): one line of main.c's table (cmd_bench.c's), from which the dispatcher, `gpuprim help`,
+ * the did-you-mean suggestions and the shell completions (`gpuprim completion bash|zsh`, made at build time) are
+ * generated; the man page is tested against it (tests/test_cli_surface.sh). spec: its options (cli_parse's table;
+ * NULL: it parses its own, as lab and bench do). */
+typedef struct verb {
+    const char *name, *args, *summary;
+    const cli_spec_t *spec;
+    int (*run)(int argc, char **argv);
+} verb_t;
+extern const verb_t cli_verbs[], bench_suites[];
+extern const int cli_nverbs, bench_nsuites;
+int cmd_completion(int argc, char **argv); /* cmd_completion.c */
+
 int cmd_info(int argc, char **argv);
 int cmd_bandwidth(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -61,5 +74,8 @@ int cmd_unique(int argc, char **argv); /* cmd_runs.c */
 int cmd_rle(int argc, char **argv);    /* cmd_runs.c */
 int cmd_transpose(int argc, char **argv); /* cmd_matrix.c */
 int cmd_gemm(int argc, char **argv);      /* cmd_matrix.c */
+
+/* Each verb's and suite's options (in its cmd_*.c). */
+extern const cli_spec_t spec_reduce, spec_histogram, spec_scan, spec_select, spec_map, spec_info, spec_demo, spec_bandwidth, spec_transpose, spec_gemm, spec_unique, spec_rle, spec_bench_graph, spec_bench_group, spec_bench_histogram, spec_bench_jit, spec_bench_transpose, spec_bench_gemm, spec_bench_reduce, spec_bench_scan, spec_bench_select, spec_bench_vector;
 
 #endif

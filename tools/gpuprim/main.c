@@ -3,42 +3,45 @@
  *   gpuprim info | bandwidth | bench <primitive> | lab <primitive> | demo | version | help
  * Exit codes: util.h (0 ok, 1 failure, 2 usage, 3 no GPU, 4 no driver, 5 verification failed).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "commands.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
-/* The verbs: the one list the dispatcher, the usage and the did-you-mean suggestions read (the completions and the
- * man page are checked against it by tests/test_cli_surface.sh). */
-static const struct verb {
-    const char *name, *args, *summary;
-    int (*run)(int argc, char **argv);
-} k_verbs[] = {
-    {"info", "", "GPUs (and the CPU backend): what deviceQuery shows that matters", cmd_info},
-    {"bandwidth", "", "transfer bandwidth of every memory kind over a size sweep", cmd_bandwidth},
+/* The verbs, in the order `gpuprim help` lists them (commands.h says what reads this table). */
+const verb_t cli_verbs[] = {
+    {"info", "", "GPUs (and the CPU backend): what deviceQuery shows that matters", &spec_info, cmd_info},
+    {"bandwidth", "", "transfer bandwidth of every memory kind over a size sweep", &spec_bandwidth, cmd_bandwidth},
     {"reduce", "FILE|- --op OP", "reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)",
-     cmd_reduce},
+     &spec_reduce, cmd_reduce},
     {"histogram", "FILE|- --bins N", "np.histogram of a .npy / raw file or stdin (even, explicit edges or direct)",
-     cmd_histogram},
-    {"scan", "FILE|- --op OP -o OUT", "prefix scan (np.cumsum ...) of a file or stdin, streamed", cmd_scan},
+     &spec_histogram, cmd_histogram},
+    {"scan", "FILE|- --op OP -o OUT", "prefix scan (np.cumsum ...) of a file or stdin, streamed", &spec_scan, cmd_scan},
     {"select", "FILE|- --where PRED -o OUT", "the elements PRED keeps (gt:X, in:LO,HI, nonzero, nan ...), streamed",
-     cmd_select},
-    {"map", "FILE|- --src 'EXPR' -o OUT", "y = EXPR over x, your C compiled at run time (code run as you)", cmd_map},
-    {"unique", "FILE|- -o OUT", "consecutive duplicates removed, streamed", cmd_unique},
-    {"rle", "FILE|- -o VALUES --lengths LENGTHS", "run-length encoding, streamed", cmd_rle},
-    {"transpose", "IN OUT", "transpose a .npy / raw matrix (every dtype)", cmd_transpose},
-    {"gemm", "A B -o C", "C = alpha op(A) op(B) + beta C0 (f32, f64; tf32 bf16 fp16 on tensor cores)", cmd_gemm},
+     &spec_select, cmd_select},
+    {"map", "FILE|- --src 'EXPR' -o OUT", "y = EXPR over x, your C compiled at run time (code run as you)", &spec_map,
+     cmd_map},
+    {"unique", "FILE|- -o OUT", "consecutive duplicates removed, streamed", &spec_unique, cmd_unique},
+    {"rle", "FILE|- -o VALUES --lengths LENGTHS", "run-length encoding, streamed", &spec_rle, cmd_rle},
+    {"transpose", "IN OUT", "transpose a .npy / raw matrix (every dtype)", &spec_transpose, cmd_transpose},
+    {"gemm", "A B -o C", "C = alpha op(A) op(B) + beta C0 (f32, f64; tf32 bf16 fp16 on tensor cores)", &spec_gemm,
+     cmd_gemm},
     {"bench", "SUITE", "a primitive against its peer (CUB, cuBLAS) and the ceilings, same run (gpuprim bench --help)",
-     cmd_bench},
-    {"lab", "TOPIC", "every version of a technique verified and timed side by side (gpuprim lab --list)", cmd_lab},
-    {"demo", "", "a short tour (the main job of `make demo`)", cmd_demo},
-    {"version", "", "print the version", cmd_version},
-    {"help", "", "this list", cmd_help},
+     NULL, cmd_bench},
+    {"lab", "TOPIC", "every version of a technique verified and timed side by side (gpuprim lab --list)", NULL,
+     cmd_lab},
+    {"demo", "", "a short tour (the main job of `make demo`)", &spec_demo, cmd_demo},
+    {"completion", "bash|zsh", "the shell completion script, made from these tables", NULL, cmd_completion},
+    {"version", "", "print the version", NULL, cmd_version},
+    {"help", "", "this list", NULL, cmd_help},
 };
-enum { NVERBS = sizeof k_verbs / sizeof k_verbs[0] };
+const int cli_nverbs = sizeof cli_verbs / sizeof cli_verbs[0];
+enum { NVERBS = sizeof cli_verbs / sizeof cli_verbs[0] };
 
 static void usage(FILE *f)
 {
@@ -47,8 +50,8 @@ static void usage(FILE *f)
             GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH);
     for (int i = 0; i < NVERBS; i++) {
         char head[64];
-        snprintf(head, sizeof head, "%s %s", k_verbs[i].name, k_verbs[i].args);
-        fprintf(f, "  %-38s %s\n", head, k_verbs[i].summary);
+        snprintf(head, sizeof head, "%s %s", cli_verbs[i].name, cli_verbs[i].args);
+        fprintf(f, "  %-38s %s\n", head, cli_verbs[i].summary);
     }
     fprintf(f, "Common options: -d/--device ID|cpu|auto, --json, --csv, --svg FILE, --reps N, --warmup N; --opt=value "
                "works too.\n");
@@ -91,8 +94,19 @@ static int run(int argc, char **argv);
 
 /* A verb may leave a GPU context starting in the background (reduce's CPU head start finished first): the output is
  * complete, so leave without waiting for the driver, and without tearing the runtime down under that thread. */
+/* The CPU backend's OpenMP teams wait passively unless the user said otherwise: idle workers spinning between regions
+ * made a busy 2-core machine slower than one thread (docs/PERFORMANCE.md, "A busy machine"). The policy is read when
+ * the OpenMP runtime loads, before main: so the process starts again, once, with it set. */
+static void passive_openmp(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 0) != 0) return;
+    execv("/proc/self/exe", argv); /* on failure: go on as we are */
+}
+
 int main(int argc, char **argv)
 {
+    passive_openmp(argv);
     int rc = run(argc, argv);
     if (background_pending()) {
         if (fflush(stdout) != 0 && rc == EXIT_OK) rc = EXIT_FAIL;
@@ -113,11 +127,11 @@ static int run(int argc, char **argv)
     if (strcmp(verb, "--version") == 0) return cmd_version(argc, argv);
     if (strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0) return cmd_help(argc, argv);
     for (int i = 0; i < NVERBS; i++)
-        if (strcmp(verb, k_verbs[i].name) == 0) return k_verbs[i].run(argc, argv);
+        if (strcmp(verb, cli_verbs[i].name) == 0) return cli_verbs[i].run(argc, argv);
     const char *best = NULL;
     size_t bd = 3;
     for (int k = 0; k < NVERBS; k++) {
-        const char *name = k_verbs[k].name;
+        const char *name = cli_verbs[k].name;
         const size_t d = distance(verb, name);
         if (d < bd || (strncmp(verb, name, strlen(verb)) == 0 && strlen(verb) >= 2 && d < 99))
             bd = d < bd ? d : bd, best = name;

@@ -5,6 +5,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int arr_ends_with(const char *s, const char *suf)
@@ -169,4 +170,35 @@ int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_
     const char *e = gp_last_error(), *p = strstr(e, "byte ");
     fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, path, p && st == GP_ERR_FORMAT ? p : e);
     return EXIT_FAIL;
+}
+
+void rec_emit(const record_t *r, out_format_t fmt, const char *line, FILE *f)
+{
+    if (fmt != FMT_TABLE) {
+        rec_print(r, fmt, f);
+        return;
+    }
+    for (const char *p = line; *p; p++) {
+        const char *end = *p == '{' ? strchr(p, '}') : NULL;
+        if (!end) {
+            fputc(*p, f);
+            continue;
+        }
+        char key[64], num[32] = "";
+        const size_t len = (size_t)(end - p - 1);
+        snprintf(key, sizeof key, "%.*s", (int)(len < sizeof key ? len : sizeof key - 1), p + 1);
+        char *colon = strchr(key, ':');
+        if (colon) snprintf(num, sizeof num, "%s", colon + 1), *colon = 0;
+        int k = 0;
+        while (k < r->n && strcmp(r->key[k], key) != 0) k++;
+        if (k == r->n) {
+            fputc('?', f);
+        } else if (num[0]) {
+            fprintf(f, num, strtod(r->val[k], NULL));
+        } else {
+            for (const char *c = r->val[k]; *c; c++) /* a JSON value's strings ("nan") shown bare */
+                if (!(r->raw[k] && *c == '"')) fputc(*c, f);
+        }
+        p = end;
+    }
 }

@@ -41,4 +41,9 @@ gp_status_t stream_chunks(gp_ctx_t *ctx, const input_t *in, size_t chunk_bytes, 
  * else the input's error (from its byte offset on a format error). Returns EXIT_FAIL. */
 int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_out_t *a, const arr_out_t *b);
 
+/* The data verbs' one writer: the result as one record (lab.h's record_t), printed as --json / --csv (rec_print) or
+ * as the table format's line, made from line: "{key}" is the field's value (a string unquoted), "{key:%.3f}" a
+ * number in that printf format, anything else as it is. An unknown key prints "?". */
+void rec_emit(const record_t *r, out_format_t fmt, const char *line, FILE *f);
+
 #endif

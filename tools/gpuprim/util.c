@@ -151,15 +151,6 @@ int common_only(const char *verb, const cli_common_t *c, unsigned allowed)
     return EXIT_OK;
 }
 
-gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
-{
-    reducer_sink_t *k = user;
-    (void)first;
-    if (k->t_first == 0) k->t_first = now_seconds();
-    k->elements += count;
-    return gp_reducer_push(k->red, chunk, count, stream);
-}
-
 gp_status_t gather_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
 {
     gather_t *g = user;
@@ -188,7 +179,7 @@ gp_status_t gather_chunk(void *user, const void *chunk, size_t count, size_t fir
 static atomic_int g_background;
 void background_begin(void) { atomic_fetch_add(&g_background, 1); }
 void background_end(void) { atomic_fetch_sub(&g_background, 1); }
-int background_pending(void) { return atomic_load(&g_background) > 0; }
+int background_pending(void) { return atomic_load(&g_background) > 0 || gp_ctx_opens_pending() > 0; }
 
 void note_cpu(const char *who, const char *why, const char *doing)
 {
@@ -197,19 +188,24 @@ void note_cpu(const char *who, const char *why, const char *doing)
     fprintf(stderr, "%s: %s — %s\n", who, why, doing);
 }
 
+/* Why a GP_DEVICE_DEFAULT context is on the CPU backend, in one short line. */
+static void fallback_why(const gp_ctx_t *ctx, char *why_cpu, size_t why_len)
+{
+    int n = 0;
+    const gp_status_t dc = gp_device_count(&n);
+    if (dc == GP_ERR_NO_DRIVER || dc == GP_ERR_NO_DEVICE)
+        snprintf(why_cpu, why_len, "no NVIDIA GPU/driver found");
+    else
+        snprintf(why_cpu, why_len, "GPU 0 failed (%s)", gp_ctx_fallback_reason(ctx));
+}
+
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len)
 {
     if (why_cpu && why_len) why_cpu[0] = 0;
     if (device == DEVICE_FASTEST) device = DEVICE_AUTO; /* verbs without a work model: the default */
     gp_status_t st = gp_ctx_create(ctx, device); /* DEVICE_AUTO is the library's GP_DEVICE_DEFAULT */
-    if (st == GP_OK && device == DEVICE_AUTO && why_cpu && gp_ctx_device(*ctx) == GP_DEVICE_CPU) {
-        int n = 0;
-        const gp_status_t dc = gp_device_count(&n);
-        if (dc == GP_ERR_NO_DRIVER || dc == GP_ERR_NO_DEVICE)
-            snprintf(why_cpu, why_len, "no NVIDIA GPU/driver found");
-        else
-            snprintf(why_cpu, why_len, "GPU 0 failed (%s)", gp_ctx_fallback_reason(*ctx));
-    }
+    if (st == GP_OK && device == DEVICE_AUTO && why_cpu && gp_ctx_device(*ctx) == GP_DEVICE_CPU)
+        fallback_why(*ctx, why_cpu, why_len);
     return st;
 }
 
@@ -220,20 +216,26 @@ double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
+int context_opened(const char *verb, int device, gp_status_t st, const gp_ctx_t *ctx)
 {
-    char why[700];
-    const gp_status_t st = open_context(device, ctx, why, sizeof why);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim %s: %s: %s\n", verb, gp_status_string(st), gp_last_error());
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if (why[0]) {
-        char who[64];
+    if ((device == DEVICE_AUTO || device == DEVICE_FASTEST) && gp_ctx_device(ctx) == GP_DEVICE_CPU) {
+        char why[700], who[64];
+        fallback_why(ctx, why, sizeof why);
         snprintf(who, sizeof who, "gpuprim %s", verb);
         note_cpu(who, why, "using the CPU backend");
     }
     return EXIT_OK;
+}
+
+int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
+{
+    if (device == DEVICE_FASTEST) device = DEVICE_AUTO;
+    const gp_status_t st = gp_ctx_create(ctx, device);
+    return context_opened(verb, device, st, *ctx);
 }
 
 void progress_bar(void *user, size_t done, size_t total)
@@ -464,6 +466,7 @@ int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, co
 {
     const char *v = spec->verb;
     *npos = 0;
+    for (const cli_opt_t *o = spec->opts; o && o->names; o++) *o->value = NULL; /* a verb may run twice (the demo) */
     argv = split_eq(argc, argv, &argc);
     unsigned char seen[64] = {0}; /* which of the verb's options were given */
     for (int i = 1; i < argc; i++) {

@@ -120,15 +120,9 @@ void spinner_stop(spinner_t *s);
 /* open_context for the data verbs: prints the failure or the CPU fallback note with the verb's name; returns EXIT_OK or
  * the exit code (3 no GPU, 4 no driver, 1 otherwise). */
 int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
-
-/* A gp_array_stream consumer that pushes every chunk into a gp_reducer and counts the elements (reduce, and the
- * histogram's range pass). */
-typedef struct reducer_sink {
-    gp_reducer_t *red;
-    size_t elements;
-    double t_first; /* now_seconds() when the first chunk arrived (0: none yet) */
-} reducer_sink_t;
-gp_status_t reducer_sink_push(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
+/* open_context_verb's second half, for a context made elsewhere (gp_ctx_open_finish): the failure (st) or the CPU
+ * fallback note said; the exit code. */
+int context_opened(const char *verb, int device, gp_status_t st, const gp_ctx_t *ctx);
 
 /* A gp_array_stream consumer that collects the chunks into one buffer of the context (device memory on a GPU, host
  * memory on the CPU backend; grown when the count is unknown; buf may be allocated up front): the verbs that need the

@@ -1,0 +1,220 @@
+/*
+ * pipeline.c — the data verbs' streaming core (pipeline.h). Why a head start, and what it measured:
+ * docs/PERFORMANCE.md, "The CPU head start".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline.h"
+#include "output.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Tests slow the context down (GPUPRIM_TEST_CONTEXT_DELAY_MS) so that a head runs, also on a machine with no GPU,
+ * where the opening fails at once and hands over to the CPU backend. */
+static double open_delay(void)
+{
+    const char *e = getenv("GPUPRIM_TEST_CONTEXT_DELAY_MS");
+    return e && atoi(e) > 0 ? atoi(e) / 1000.0 : 0.0;
+}
+
+static int pipe_ready(void *user)
+{
+    pipe_t *p = user;
+    return p->opening == NULL || (gp_ctx_open_ready(p->opening) && now_seconds() >= p->t0 + open_delay());
+}
+
+int pipe_open(pipe_t *p, const char *verb, const char *path, int device, int head, double t0)
+{
+    memset(p, 0, sizeof *p);
+    p->verb = verb, p->path = path, p->t0 = t0;
+    if (device == DEVICE_FASTEST) device = DEVICE_AUTO;
+    p->device = device;
+    if (head && device != GP_DEVICE_CPU && gp_ctx_open_start(device, &p->opening) == GP_OK) return EXIT_OK;
+    const double t = now_seconds();
+    const int rc = open_context_verb(verb, device, &p->ctx);
+    p->ctx_secs = now_seconds() - t;
+    return rc;
+}
+
+int pipe_wait(pipe_t *p, gp_ctx_t **ctx)
+{
+    if (p->opening) {
+        const double d = p->t0 + open_delay() - now_seconds();
+        if (d > 0) {
+            const struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+        gp_ctx_opening_t *o = p->opening;
+        p->opening = NULL;
+        const gp_status_t st = gp_ctx_open_finish(o, &p->ctx);
+        p->ctx_secs = now_seconds() - p->t0;
+        const int rc = context_opened(p->verb, p->device, st, p->ctx);
+        if (rc != EXIT_OK) return rc;
+    }
+    *ctx = p->ctx;
+    return EXIT_OK;
+}
+
+gp_ctx_t *pipe_lane_ctx(const pipe_t *p, int lane) { return lane == LANE_HEAD ? p->cpu : p->ctx; }
+
+void pipe_close(pipe_t *p)
+{
+    if (p->opening) gp_ctx_open_abandon(p->opening); /* main leaves with _exit while it finishes */
+    p->opening = NULL;
+    gp_ctx_destroy(p->cpu);
+    gp_ctx_destroy(p->ctx);
+    p->cpu = p->ctx = NULL;
+}
+
+typedef struct run {
+    pipe_t *p;
+    const stage_ops_t *ops;
+    void *stage;
+    int lane;
+    size_t base, count, es; /* elements before this lane's stream; elements it streamed; element size */
+    int stopped;            /* the head's stream ended because the context was ready */
+    progress_bar_t bar;
+} run_t;
+
+static gp_status_t lane_push(void *user, const void *x, size_t n, size_t first, gp_stream_t s)
+{
+    run_t *r = user;
+    const gp_status_t st = r->ops->push(r->stage, r->lane, x, n, r->base + first, s);
+    if (st == GP_OK) r->count += n;
+    return st;
+}
+
+static int head_stop(void *user)
+{
+    run_t *r = user;
+    return r->stopped = pipe_ready(r->p);
+}
+
+static void lane_progress(void *user, size_t done, size_t total)
+{
+    run_t *r = user;
+    const size_t before = r->base * r->es;
+    progress_bar(&r->bar, before + done, total ? before + total : 0);
+}
+
+/* Says why the run failed: an output that cannot be written, else the input's error counted from the array's first
+ * byte. Returns the exit code. */
+static int run_failed(const pipe_t *p, const run_t *r, const input_t *in, gp_status_t st, size_t total)
+{
+    if (r->ops->explain && r->ops->explain(r->stage, st)) return EXIT_FAIL;
+    const arr_out_t *const *o = (const arr_out_t *const *)p->outs;
+    for (int k = 0; k < 2; k++)
+        if (o[k] && o[k]->err) return stream_failed(p->verb, p->path, st, o[k], NULL);
+    const char *e = gp_last_error();
+    const char *tail = p->outs[0] ? " (nothing written)" : "";
+    if (st == GP_ERR_FORMAT && strstr(e, "the data ends after")) {
+        fprintf(stderr, "gpuprim %s: %s: byte %zu: the data ends after %zu of %zu elements%s\n", p->verb, p->path,
+                in->d.data_offset + total * in->d.elem_size, total, in->want, tail);
+        return EXIT_FAIL;
+    }
+    const char *b = strstr(e, "byte ");
+    fprintf(stderr, "gpuprim %s: %s: %s%s\n", p->verb, p->path, b && st == GP_ERR_FORMAT ? b : e, tail);
+    return st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
+}
+
+int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *lane)
+{
+    const size_t es = in->d.elem_size, want = in->want;
+    run_t r = {p, ops, stage, LANE_HEAD, 0, 0, es, 0, {p->t0, 0}};
+    gp_stream_opts_t so;
+    memset(&so, 0, sizeof so);
+    so.chunk_bytes = p->chunk_bytes ? p->chunk_bytes : ops->chunk_bytes;
+    so.threads = p->threads;
+    so.map_pages = p->map_pages;
+    so.progress = lane_progress;
+    so.progress_user = &r;
+    p->head_elements = p->elements = 0;
+    gp_status_t st = GP_OK;
+    int rc = EXIT_OK, headed = 0;
+    if (p->opening && !pipe_ready(p) && (p->cpu || gp_ctx_create(&p->cpu, GP_DEVICE_CPU) == GP_OK) &&
+        ops->bind(stage, LANE_HEAD, p->cpu) == GP_OK) {
+        /* Teams of one size for the reads and the tiles, and cores left for the driver: OpenMP's idle workers
+         * otherwise spin on every core and starve the context's start-up, and the head with it. */
+        const int procs = omp_get_num_procs(), saved = omp_get_max_threads();
+        int t = so.threads ? so.threads : procs - 1 < 8 ? procs - 1 : 8;
+        if (t < 1) t = 1;
+        gp_stream_opts_t ho = so;
+        ho.threads = t;
+        ho.stop = head_stop;
+        ho.stop_user = &r;
+        omp_set_num_threads(t);
+        st = gp_array_stream(p->cpu, in->f, &in->d, want, ops->granule ? ops->granule(stage, LANE_HEAD) : 1, &ho,
+                             lane_push, &r);
+        omp_set_num_threads(saved);
+        headed = 1;
+        p->head_elements = p->elements = r.count;
+        if (st != GP_OK) {
+            if (r.bar.shown) fputc('\n', stderr);
+            return run_failed(p, &r, in, st, r.count);
+        }
+        if (!r.stopped || (want != GP_COUNT_ALL && r.count == want)) { /* the CPU reached the end first */
+            if (r.bar.shown) fputc('\n', stderr);
+            if (p->opening && gp_ctx_open_ready(p->opening) && open_delay() == 0) { /* its notes, said as usual */
+                gp_ctx_t *c = NULL;
+                if ((rc = pipe_wait(p, &c)) != EXIT_OK) return rc;
+            } else if (p->opening) {
+                char who[64];
+                snprintf(who, sizeof who, "gpuprim %s", p->verb);
+                note_cpu(who, "the CPU finished the input before a GPU context was ready",
+                         "the result is the CPU backend's (the same bits)");
+            }
+            *lane = LANE_HEAD;
+            return EXIT_OK;
+        }
+    }
+    gp_ctx_t *ctx = NULL;
+    if ((rc = pipe_wait(p, &ctx)) != EXIT_OK) return rc;
+    if ((st = ops->bind(stage, LANE_MAIN, ctx)) != GP_OK || (headed && ops->handoff && (st = ops->handoff(stage)) != GP_OK)) {
+        fprintf(stderr, "gpuprim %s: %s\n", p->verb, gp_last_error());
+        return st == GP_ERR_UNSUPPORTED || st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
+    }
+    gp_array_desc_t d = in->d; /* the rest of the array, its offsets the input's own */
+    d.data_offset += r.count * es;
+    r.lane = LANE_MAIN, r.base = r.count, r.stopped = 0;
+    st = gp_array_stream(ctx, in->f, &d, want == GP_COUNT_ALL ? want : want - r.base,
+                         ops->granule ? ops->granule(stage, LANE_MAIN) : 1, &so, lane_push, &r);
+    if (r.bar.shown) fputc('\n', stderr);
+    p->elements = r.base + r.count;
+    if (st != GP_OK) return run_failed(p, &r, in, st, p->elements);
+    *lane = LANE_MAIN;
+    return EXIT_OK;
+}
+
+void stage_end(const stage_ops_t *ops, void *stage)
+{
+    ops->unbind(stage, LANE_HEAD);
+    ops->unbind(stage, LANE_MAIN);
+}
+
+static gp_status_t red_bind(void *s, int lane, gp_ctx_t *ctx)
+{
+    reduce_stage_t *r = s;
+    return gp_reducer_create_acc(ctx, r->op, r->dtype, r->acc, &r->red[lane]);
+}
+static size_t red_granule(void *s, int lane) { return gp_reducer_granule(((reduce_stage_t *)s)->red[lane]); }
+static gp_status_t red_push(void *s, int lane, const void *x, size_t n, size_t first, gp_stream_t st)
+{
+    reduce_stage_t *r = s;
+    (void)first;
+    if (lane == LANE_MAIN && r->t_first == 0) r->t_first = now_seconds();
+    return gp_reducer_push(r->red[lane], x, n, st);
+}
+static gp_status_t red_handoff(void *s)
+{
+    reduce_stage_t *r = s;
+    return gp_reducer_transfer(r->red[LANE_MAIN], r->red[LANE_HEAD]);
+}
+static void red_unbind(void *s, int lane)
+{
+    reduce_stage_t *r = s;
+    gp_reducer_destroy(r->red[lane]);
+    r->red[lane] = NULL;
+}
+const stage_ops_t reduce_stage_ops = {red_bind, red_granule, red_push, red_handoff, red_unbind, 0, NULL};

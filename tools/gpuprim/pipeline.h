@@ -1,0 +1,76 @@
+/*
+ * pipeline.h — the one streaming core of the data verbs (reduce, histogram, scan, select, unique, rle): the input
+ * (input.h) read in chunks through a stage of the verb's on a context, with progress, errors that name the input's
+ * own bytes, and a CPU head start: while a GPU context opens (gp_ctx_open_start) the stage runs on the CPU backend
+ * ("lane" 0); when the context is up the stage hands its partial state to the GPU ("lane" 1) and the stream goes on
+ * there. An input the CPU finishes first never waits for the driver. Outputs: output.h, written by the stage's push.
+ */
+#ifndef GP_CLI_PIPELINE_H
+#define GP_CLI_PIPELINE_H
+
+#include "input.h"
+#include "util.h"
+
+enum { LANE_HEAD = 0, LANE_MAIN = 1 };
+
+/* What a verb streams. Every callback gets the stage; a status other than GP_OK stops the run. */
+typedef struct stage_ops {
+    /* The stage's state on ctx for lane (buffers, the library's object). A head (lane 0) that cannot be bound (the
+     * CPU backend lacks the op) is skipped: the run waits for the GPU instead. */
+    gp_status_t (*bind)(void *stage, int lane, gp_ctx_t *ctx);
+    /* Elements every chunk but the last holds a multiple of, on lane (after bind). NULL: 1. */
+    size_t (*granule)(void *stage, int lane);
+    /* One chunk, as gp_chunk_fn, on lane's context. */
+    gp_status_t (*push)(void *stage, int lane, const void *x, size_t n, size_t first, gp_stream_t s);
+    /* The head's partial state moved to lane 1 (bound). NULL: nothing to move. */
+    gp_status_t (*handoff)(void *stage);
+    /* Lane's state released (also after a failure; unbound lanes too). */
+    void (*unbind)(void *stage, int lane);
+    size_t chunk_bytes; /* 0: the library's default (16 MiB) */
+    /* A failure the stage says best itself (NULL, or 0 returned: the pipe says it); nonzero: said. */
+    int (*explain)(void *stage, gp_status_t st);
+} stage_ops_t;
+
+typedef struct pipe {
+    const char *verb, *path;
+    int device;                 /* the device asked for (after --device auto's choice) */
+    gp_ctx_opening_t *opening;  /* a GPU context still opening (NULL: none, or taken) */
+    gp_ctx_t *cpu;              /* the head's CPU backend context */
+    gp_ctx_t *ctx;              /* the context lane 1 runs on (NULL until opened) */
+    double t0, ctx_secs;        /* the verb's start; seconds the context took to open */
+    size_t head_elements;       /* elements the last run's head reduced on the CPU */
+    size_t elements;            /* elements the last run streamed (both lanes) */
+    int threads, map_pages;     /* gp_stream_opts_t's */
+    size_t chunk_bytes;         /* overrides the stage's (0: the stage's) */
+    struct arr_out *outs[2];    /* the stage's outputs (output.h; NULL: none): a failed run names their errors */
+} pipe_t;
+
+/* Prepares a pipe for device (a --device value after pick_device): the GPU context starts opening in the background
+ * when head is nonzero (and the device may be a GPU), else it is opened here. Returns EXIT_OK, or the exit code after
+ * printing why. */
+int pipe_open(pipe_t *p, const char *verb, const char *path, int device, int head, double t0);
+/* Streams in's elements (from f's position) through the stage. *lane: the lane whose state holds the result (bound;
+ * the caller reads it, then calls the stage's unbind for both lanes). Returns EXIT_OK, or the exit code after
+ * printing why (input errors from the array's first byte). */
+int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *lane);
+/* The context lane runs on (lane 0: the CPU backend's). */
+gp_ctx_t *pipe_lane_ctx(const pipe_t *p, int lane);
+/* The GPU context itself, waiting for it to open (a verb that needs it before streaming). EXIT_OK or the exit code. */
+int pipe_wait(pipe_t *p, gp_ctx_t **ctx);
+/* Both lanes' state released (the stage's unbind): before pipe_close, whose contexts it used. */
+void stage_end(const stage_ops_t *ops, void *stage);
+
+/* The stage of a gp_reducer (reduce, and the histogram's range pass): red[lane] made by bind; the head's partial
+ * tree moved by gp_reducer_transfer (the bits of one reducer). t_first: when lane 1's first chunk came. */
+typedef struct reduce_stage {
+    gp_reduce_op_t op;
+    gp_dtype_t dtype, acc; /* acc: GP_DTYPE_COUNT for the default */
+    gp_reducer_t *red[2];
+    double t_first;
+} reduce_stage_t;
+extern const stage_ops_t reduce_stage_ops;
+
+/* Releases the contexts; a context still opening is left to finish on its own (main then leaves with _exit). */
+void pipe_close(pipe_t *p);
+
+#endif
