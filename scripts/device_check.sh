@@ -21,7 +21,9 @@
 #   choice and TMA shapes 4-6, bench gemm again (s16san.txt); s16b: ctest matrix and bench gemm after the batch's
 #   tile-shape choice (s16b.txt); cli: the CLI's NumPy / output / operator-safety tests on GPU 0 and the histogram,
 #   matrix and user-operator GPU tests (cli.txt); clisan: their sanitizers (clisan.txt); clibench: bench histogram /
-#   transpose and the file-speed table (clibench.txt).
+#   transpose and the file-speed table (clibench.txt); files: every streaming verb on 1 GiB in the page cache, GPU
+#   (CPU head start) vs --device cpu vs NumPy (files.txt); headsan: memcheck over the scanner hand-over and the CLI's
+#   head start (headsan.txt).
 # Files written (at most 8, for the device tool): build.log ctest.log sanitizer.log results.txt bench.json
 # vector.svg reduce.svg demo.txt.
 set -u
@@ -742,6 +744,68 @@ if [[ " $steps " == *" clibench "* ]]; then
   } >"$OUT/clibench.txt" 2>&1
   note "clibench: $(grep -c ' | gpu ' "$OUT/clibench.txt") file rows"
   grep -E "^(reduce|histogram|select|scan|numpy) |f32 .* (1|256|1024|4096|65536) |transpose .*f32|^op " "$OUT/clibench.txt" | head -60
+fi
+
+if [[ " $steps " == *" files "* ]]; then
+  # The streaming verbs on a 1 GiB f32 .npy in the page cache: GPU (with the CPU head start), --device cpu, NumPy
+  # (load + op + save), best of 3 wall seconds; the page-cache read rate (dd, one thread); the CPU head's share and the
+  # device each GPU run ended on (files.txt).
+  G=$B/gpuprim
+  {
+    python3 -c "import numpy as np; np.save('/tmp/f1g.npy', np.random.default_rng(1).standard_normal(1 << 28, dtype=np.float32))"
+    python3 -c "import numpy as np; np.save('/tmp/u1g.npy', np.repeat(np.arange(1 << 26, dtype=np.int32), 4))"
+    cat /tmp/f1g.npy /tmp/u1g.npy >/dev/null
+    best() { local b=999 t0 t1 t; for _ in 1 2 3; do t0=$(date +%s.%N); "$@" >/tmp/run.out 2>/dev/null; t1=$(date +%s.%N)
+             t=$(awk "BEGIN {print $t1 - $t0}"); b=$(awk "BEGIN {print ($t < $b) ? $t : $b}"); done; printf "%.3f" "$b"; }
+    echo "page cache: $(dd if=/tmp/f1g.npy of=/dev/null bs=16M 2>&1 | tail -1)"
+    while IFS='|' read -r label args; do
+      # shellcheck disable=SC2086
+      tg=$(best $G $args --json); head=$(grep -o '"cpu_head_elements": [0-9]*' /tmp/run.out | grep -o '[0-9]*$')
+      dev=$(grep -o '"device": "[^(,]*' /tmp/run.out | cut -c12-40)
+      # shellcheck disable=SC2086
+      tc=$(best $G $args -d cpu)
+      echo "$label | gpu $tg | cpu $tc | head ${head:-?} elements | $dev"
+    done <<'LIST'
+reduce sum|reduce /tmp/f1g.npy --op sum
+histogram 1024 (data range)|histogram /tmp/f1g.npy --bins 1024
+histogram 1024 --range|histogram /tmp/f1g.npy --bins 1024 --range -4,4
+histogram 1024 --range --half-open|histogram /tmp/f1g.npy --bins 1024 --range -4,4 --half-open
+select gt:0|select /tmp/f1g.npy --where gt:0 -o /tmp/sel.npy
+scan sum|scan /tmp/f1g.npy --op sum -o /tmp/scan.npy
+unique (i32, runs of 4)|unique /tmp/u1g.npy -o /tmp/uq.npy
+rle (i32, runs of 4)|rle /tmp/u1g.npy -o /tmp/rv.npy --lengths /tmp/rl.npy
+LIST
+    echo "numpy reduce sum $(best python3 -c 'import numpy as np; np.load("/tmp/f1g.npy").sum()')"
+    echo "numpy histogram 1024 $(best python3 -c 'import numpy as np; np.histogram(np.load("/tmp/f1g.npy"), 1024)')"
+    echo "numpy select $(best python3 -c 'import numpy as np; a = np.load("/tmp/f1g.npy"); np.save("/tmp/seln.npy", a[a > 0])')"
+    echo "numpy cumsum $(best python3 -c 'import numpy as np; np.save("/tmp/scn.npy", np.cumsum(np.load("/tmp/f1g.npy")))')"
+    echo "numpy unique $(best python3 -c 'import numpy as np; a = np.load("/tmp/u1g.npy"); np.save("/tmp/uqn.npy", a[np.r_[True, a[1:] != a[:-1]]])')"
+    rm -f /tmp/f1g.npy /tmp/u1g.npy /tmp/sel.npy /tmp/scan.npy /tmp/uq.npy /tmp/rv.npy /tmp/rl.npy /tmp/seln.npy /tmp/scn.npy /tmp/uqn.npy
+  } >"$OUT/files.txt" 2>&1
+  note "files: $(grep -c ' | gpu ' "$OUT/files.txt") verb rows"
+  cat "$OUT/files.txt"
+fi
+
+if [[ " $steps " == *" headsan "* ]]; then
+  # compute-sanitizer memcheck over the scanner hand-over test and the CLI's head start on a GPU (headsan.txt).
+  {
+    echo "### memcheck gpu_scan (quick)"
+    GP_TEST_QUICK=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/gpu_scan 2>&1 | tail -3
+    echo "exit ${PIPESTATUS[0]}"
+    head -c $((64 << 20)) /dev/urandom >/tmp/hs.raw
+    for v in "scan /tmp/hs.raw --dtype f32 --op sum -o /tmp/hs.out" "select /tmp/hs.raw --dtype f32 --where gt:0 -o /tmp/hs.out" \
+             "histogram /tmp/hs.raw --dtype u32 --bins 100" "rle /tmp/hs.raw --dtype u8 -o /tmp/hs.out --lengths /tmp/hs.len" \
+             "reduce /tmp/hs.raw --dtype f32 --op sum"; do
+      echo "### memcheck gpuprim $v (head start forced)"
+      # shellcheck disable=SC2086
+      GPUPRIM_TEST_CONTEXT_DELAY_MS=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpuprim $v --json 2>&1 |
+        grep -E "ERROR SUMMARY|cpu_head_elements|error" | head -3
+      echo "exit ${PIPESTATUS[0]}"
+    done
+    rm -f /tmp/hs.raw /tmp/hs.out /tmp/hs.len
+  } >"$OUT/headsan.txt" 2>&1
+  note "headsan: $(grep -c '^exit 0' "$OUT/headsan.txt")/6 sanitizer runs clean"
+  cat "$OUT/headsan.txt"
 fi
 
 echo

@@ -382,6 +382,54 @@ static void test_narrow(gp_ctx_t *ctx, gp_stream_t s)
     free(hx), free(ref), free(got);
 }
 
+/* The CLI's head start, in the library: a scan begun on the CPU backend moves to the GPU (gp_scanner_transfer), goes
+ * on there, and moves back to the CPU for its tail: one pass's bits, every pair and kind. A GPU context opened in the
+ * background (gp_ctx_open_start) works. */
+static void test_scanner_transfer(gp_ctx_t *ctx, gp_stream_t s)
+{
+    gp_ctx_t *cpu = NULL, *bg = NULL;
+    OK(gp_ctx_create(&cpu, GP_DEVICE_CPU));
+    gp_ctx_opening_t *o = NULL;
+    OK(gp_ctx_open_start(0, &o));
+    OK(gp_ctx_open_finish(o, &bg));
+    CHECK(gp_ctx_device(bg) == 0, "GPU 0 opened in the background");
+    const size_t n = 9 * GP_SCAN_GRANULE + 321, h1 = 2 * GP_SCAN_GRANULE, h2 = 7 * GP_SCAN_GRANULE;
+    unsigned char *hx = malloc(n * 8), *ref = malloc(n * 8), *got = malloc(n * 8);
+    gp_buffer_t dx, dy;
+    OK(gp_mem_alloc(bg, GP_MEM_DEVICE, n * 8, &dx));
+    OK(gp_mem_alloc(bg, GP_MEM_DEVICE, n * 8, &dy));
+    for (size_t pi = 0; pi < SCANNER_PAIRS; pi++) {
+        const gp_dtype_t dt = k_scanner_pairs[pi].dt;
+        const gp_reduce_op_t op = k_scanner_pairs[pi].op;
+        const size_t es = gp_dtype_size(dt);
+        scan_fill(hx, n, dt, op);
+        OK(gp_memcpy_sync(bg, dx.device, hx, n * es));
+        for (int kind = 0; kind < 2; kind++) {
+            OK(gp__scan_cpu(op, dt, n, hx, ref, kind, NULL, NULL, 1));
+            tc_poison(got, n * es);
+            gp_scanner_t *a = NULL, *g = NULL, *c = NULL;
+            OK(gp_scanner_create(cpu, op, dt, (gp_scan_kind_t)kind, &a));
+            OK(gp_scanner_create(bg, op, dt, (gp_scan_kind_t)kind, &g));
+            OK(gp_scanner_create(cpu, op, dt, (gp_scan_kind_t)kind, &c));
+            OK(gp_scanner_push(a, h1, hx, got, NULL));
+            OK(gp_scanner_transfer(g, a));
+            OK(gp_scanner_push(g, h2 - h1, (char *)dx.device + h1 * es, (char *)dy.device + h1 * es, s));
+            OK(gp_scanner_transfer(c, g));
+            OK(gp_memcpy_sync(bg, got + h1 * es, (char *)dy.device + h1 * es, (h2 - h1) * es));
+            OK(gp_scanner_push(c, n - h2, hx + h2 * es, got + h2 * es, NULL));
+            CHECK(memcmp(got, ref, n * es) == 0, "CPU -> GPU -> CPU scan %s %s kind %d: differs from one pass",
+                  gp_reduce_op_name(op), gp_dtype_name(dt), kind);
+            gp_scanner_destroy(a), gp_scanner_destroy(g), gp_scanner_destroy(c);
+        }
+    }
+    OK(gp_mem_free(bg, &dx));
+    OK(gp_mem_free(bg, &dy));
+    free(hx), free(ref), free(got);
+    OK(gp_ctx_destroy(bg));
+    OK(gp_ctx_destroy(cpu));
+    (void)ctx;
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_scan");
@@ -394,6 +442,7 @@ int main(void)
     test_pairs(ctx, s);
     test_determinism(ctx, s);
     test_scanner(ctx, s);
+    test_scanner_transfer(ctx, s);
     test_segmented(ctx, s);
     test_narrow(ctx, s);
     test_huge(ctx, s);

@@ -10,6 +10,7 @@
 #include "scan/scan_internal.h"
 
 #include <float.h>
+#include <time.h>
 
 static const size_t k_sizes[] = {0, 1, 2, 15, 16, 17, 31, 4095, 4096, 4097, 3 * 4096 + 17, (1u << 20) + 3,
                                  (4u << 20) + 5}; /* the last crosses the CPU backend's parallel threshold (16 MiB) */
@@ -226,6 +227,74 @@ static void test_scanner(gp_ctx_t *ctx)
     CHECK_ST(gp_scanner_create(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, NULL), GP_ERR_INVALID_ARG);
     gp_scanner_destroy(NULL);
     free(x), free(a), free(b), free(inc);
+}
+
+/* gp_scanner_transfer between two CPU contexts mid-array (the CLI's head start, CPU to CPU on a machine with no GPU):
+ * one pass's bits, every pair and kind, with the hand-over after 0, 1 and 3 tiles; the refusals. And a context opened
+ * in the background (gp_ctx_open_*), taken and abandoned. */
+static void test_scanner_transfer(gp_ctx_t *ctx)
+{
+    gp_ctx_t *other = NULL;
+    OK(gp_ctx_create(&other, GP_DEVICE_CPU));
+    const size_t n = 4 * GP_SCAN_GRANULE + 99, splits[] = {0, GP_SCAN_GRANULE, 3 * GP_SCAN_GRANULE};
+    unsigned char *x = malloc(n * 8), *a = malloc(n * 8), *b = malloc(n * 8);
+    for (size_t pi = 0; pi < SCANNER_PAIRS; pi++) {
+        const gp_dtype_t dt = k_scanner_pairs[pi].dt;
+        const gp_reduce_op_t op = k_scanner_pairs[pi].op;
+        const size_t es = gp_dtype_size(dt);
+        scan_fill(x, n, dt, op);
+        for (int kind = 0; kind < 2; kind++)
+            for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
+                const size_t h = splits[si];
+                OK(gp_scan(ctx, op, dt, (gp_scan_kind_t)kind, n, x, a, NULL));
+                gp_scanner_t *s1 = NULL, *s2 = NULL;
+                OK(gp_scanner_create(ctx, op, dt, (gp_scan_kind_t)kind, &s1));
+                OK(gp_scanner_create(other, op, dt, (gp_scan_kind_t)kind, &s2));
+                tc_poison(b, n * es);
+                OK(gp_scanner_push(s1, h, x, b, NULL));
+                OK(gp_scanner_transfer(s2, s1));
+                CHECK(gp_scanner_count(s1) == 0 && gp_scanner_count(s2) == h, "the transfer moves the count");
+                OK(gp_scanner_push(s2, n - h, x + h * es, b + h * es, NULL));
+                CHECK(memcmp(a, b, n * es) == 0, "transfer %s %s kind %d after %zu: differs from one pass",
+                      gp_reduce_op_name(op), gp_dtype_name(dt), kind, h);
+                CHECK_ST(gp_scanner_transfer(s2, s1), GP_ERR_INVALID_ARG); /* dst has begun */
+                gp_scanner_destroy(s1), gp_scanner_destroy(s2);
+            }
+    }
+    gp_scanner_t *p = NULL, *q = NULL;
+    OK(gp_scanner_create(ctx, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, &p));
+    OK(gp_scanner_create(ctx, GP_REDUCE_MAX, GP_F32, GP_SCAN_INCLUSIVE, &q));
+    CHECK_ST(gp_scanner_transfer(q, p), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "differ") != NULL, "names the difference: %s", gp_last_error());
+    CHECK_ST(gp_scanner_transfer(p, p), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_scanner_transfer(NULL, p), GP_ERR_INVALID_ARG);
+    gp_scanner_destroy(p), gp_scanner_destroy(q);
+    free(x), free(a), free(b);
+    OK(gp_ctx_destroy(other));
+
+    gp_ctx_opening_t *o = NULL;
+    gp_ctx_t *c = NULL;
+    OK(gp_ctx_open_start(GP_DEVICE_CPU, &o));
+    OK(gp_ctx_open_finish(o, &c));
+    CHECK(c != NULL && gp_ctx_device(c) == GP_DEVICE_CPU, "a CPU context opened in the background");
+    OK(gp_ctx_destroy(c));
+    OK(gp_ctx_open_start(GP_DEVICE_DEFAULT, &o)); /* GPU 0, else the CPU backend: either way a context */
+    OK(gp_ctx_open_finish(o, &c));
+    CHECK(c != NULL, "the default device opened in the background");
+    OK(gp_ctx_destroy(c));
+    OK(gp_ctx_open_start(GP_DEVICE_CPU, &o));
+    OK(gp_ctx_open_abandon(o)); /* the thread destroys what it makes */
+    for (int k = 0; k < 2000 && gp_ctx_opens_pending(); k++) {
+        const struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(gp_ctx_opens_pending() == 0, "an abandoned opening finishes on its own");
+    CHECK_ST(gp_ctx_open_start(-7, &o), GP_ERR_INVALID_ARG);
+    CHECK(o == NULL, "a refused start leaves NULL");
+    CHECK_ST(gp_ctx_open_start(GP_DEVICE_CPU, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_ctx_open_finish(NULL, &c), GP_ERR_INVALID_ARG);
+    CHECK(gp_ctx_open_ready(NULL) && gp_ctx_open_stop(NULL), "no opening is ready");
+    OK(gp_ctx_open_abandon(NULL));
 }
 
 /* Segmented scans on the CPU backend: every op x dtype, head patterns (none, sparse, dense, all), sizes across the
@@ -556,6 +625,7 @@ int main(void)
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, 0, NULL, NULL, NULL));
     OK(gp_scan(ctx, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n, hb, hb, NULL)); /* in place */
     test_scanner(ctx);
+    test_scanner_transfer(ctx);
     test_segmented(ctx);
     test_round16();
     test_narrow_acc(ctx);
