@@ -798,7 +798,7 @@ if [[ " $steps " == *" headsan "* ]]; then
              "reduce /tmp/hs.raw --dtype f32 --op sum"; do
       echo "### memcheck gpuprim $v (head start forced)"
       # shellcheck disable=SC2086
-      GPUPRIM_TEST_CONTEXT_DELAY_MS=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpuprim $v --json 2>&1 |
+      GPUPRIM_TEST_HEAD_CHUNKS=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpuprim $v --json 2>&1 |
         grep -E "ERROR SUMMARY|cpu_head_elements|error" | head -3
       echo "exit ${PIPESTATUS[0]}"
     done

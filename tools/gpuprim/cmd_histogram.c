@@ -365,7 +365,7 @@ int cmd_histogram(int argc, char **argv)
     } else {
         const work_t w = {nbins > 65536 ? WORK_HIST_WIDE : WORK_HIST, input_bytes(&in), 0, 0};
         c.device = pick_device("histogram", c.device, &w, 0);
-        if ((rc = pipe_open(&pp, "histogram", path, c.device, 1, t0)) != EXIT_OK) goto out;
+        if ((rc = pipe_open(&pp, "histogram", &in, c.device, 1, t0)) != EXIT_OK) goto out;
     }
     const int derived = mode == 0 && !have_range; /* even bins over the data's own range */
     if (derived && (rc = data_range(&pp, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
@@ -459,10 +459,10 @@ int cmd_histogram(int argc, char **argv)
                    closed ? "closed" : "half-open");
             for (size_t b = 0; b < nbins; b++) printf(b ? ", %llu" : "%llu", (unsigned long long)j.total[b]);
             printf("], \"below\": %llu, \"above\": %llu, \"nan\": %llu, \"elements\": %zu, \"dtype\": \"%s\", "
-                   "\"seconds\": %.6f, \"gbps\": %.3f, \"device\": ",
+                   "\"seconds\": %.6f, \"gbps\": %.3f, \"cpu_head_elements\": %zu, \"device\": ",
                    (unsigned long long)j.total[nbins], (unsigned long long)j.total[nbins + 1],
                    (unsigned long long)j.total[nbins + 2], j.elements, gp_dtype_name(in.from), secs,
-                   secs > 0 ? bytes / secs / 1e9 : 0.0);
+                   secs > 0 ? bytes / secs / 1e9 : 0.0, pp.head_elements);
             json_string(stdout, desc);
             printf("}\n");
         } else if (c.fmt == FMT_CSV) { /* kind: bin, below, above or nan; bin: the index (bins only) */

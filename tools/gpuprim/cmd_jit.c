@@ -445,7 +445,7 @@ int cmd_map(int argc, char **argv)
         const work_t w = {WORK_SCAN, input_bytes(&in), 0, 0};
         c.device = pick_device("map", c.device, &w, 0);
     }
-    if ((rc = pipe_open(&pp, "map", path, c.device, 0, t0)) != EXIT_OK || (rc = pipe_wait(&pp, &ctx)) != EXIT_OK)
+    if ((rc = pipe_open(&pp, "map", &in, c.device, 0, t0)) != EXIT_OK || (rc = pipe_wait(&pp, &ctx)) != EXIT_OK)
         goto out;
     gp_uop_desc_t d;
     memset(&d, 0, sizeof d);

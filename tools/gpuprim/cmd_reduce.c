@@ -371,7 +371,7 @@ int cmd_reduce(int argc, char **argv)
         const work_t w = {ordered ? WORK_ORDERED : fast ? WORK_REDUCE_FAST : WORK_REDUCE_SLOW, input_bytes(&in), 0, 0};
         c.device = pick_device("reduce", c.device, &w, 0);
     }
-    if ((rc = pipe_open(&p, "reduce", path, c.device, !ordered && overlap, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_open(&p, "reduce", &in, c.device, !ordered && overlap, t0)) != EXIT_OK) goto out;
     p.chunk_bytes = chunk, p.threads = threads, p.map_pages = map_pages;
     if (ordered) {
         gp_ctx_t *ctx = NULL;

@@ -224,7 +224,7 @@ static int runs_verb(int argc, char **argv, int rle)
         if ((rc = arr_out_open_like(&vo, verb, o_out, &like)) != EXIT_OK) goto out;
     }
     if (rle && (rc = arr_out_open(&lo, verb, o_len, GP_U64)) != EXIT_OK) goto out;
-    if ((rc = pipe_open(&pp, verb, path, c.device, 1, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_open(&pp, verb, &in, c.device, 1, t0)) != EXIT_OK) goto out;
     pp.outs[0] = &vo, pp.outs[1] = rle ? &lo : NULL;
     int lane = LANE_MAIN;
     if ((rc = pipe_run(&pp, &in, &runs_ops, &j, &lane)) != EXIT_OK) goto out;

@@ -30,7 +30,9 @@ typedef struct sstage {
     gp_scan_kind_t kind;
     gp_scanner_t *sc[2];
     gp_ctx_t *ctx[2];
-    gp_buffer_t bd[2], bh[2]; /* GPU: one chunk of results on the device; a chunk on the host (pinned on a GPU) */
+    gp_buffer_t bd[2], bh[2][2]; /* GPU: one chunk of results on the device; two on the host (pinned on a GPU), one
+                                  * filled while the output's thread writes the other */
+    unsigned flip[2];
     size_t es, os, w, cap;    /* input and output element sizes, values per element, elements per chunk */
     arr_out_t *out;
     size_t elements;
@@ -53,7 +55,8 @@ static gp_status_t s_bind(void *s, int lane, gp_ctx_t *ctx)
     gp_status_t st = make_scanner(j, ctx, &j->sc[lane]);
     j->ctx[lane] = ctx;
     if (st == GP_OK && gpu) st = gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &j->bd[lane]);
-    if (st == GP_OK) st = gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, bytes, &j->bh[lane]);
+    for (int b = 0; b < 2 && st == GP_OK; b++)
+        st = gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, bytes, &j->bh[lane][b]);
     return st;
 }
 
@@ -77,14 +80,16 @@ static gp_status_t s_push(void *s, int lane, const void *x, size_t n, size_t fir
     n /= j->w; /* elements */
     gp_status_t st;
     gp_ctx_t *ctx = j->ctx[lane];
+    void *h = j->bh[lane][j->flip[lane]++ & 1].host;
+    arr_out_release(j->out, h); /* its previous chunk written */
     if (j->bd[lane].device) {
         if ((st = gp_scanner_push(j->sc[lane], n, x, j->bd[lane].device, stream)) != GP_OK) return st;
-        if ((st = gp_memcpy(ctx, j->bh[lane].host, j->bd[lane].device, vals * j->os, stream)) != GP_OK) return st;
+        if ((st = gp_memcpy(ctx, h, j->bd[lane].device, vals * j->os, stream)) != GP_OK) return st;
         if ((st = gp_stream_sync(ctx, stream)) != GP_OK) return st;
-    } else if ((st = gp_scanner_push(j->sc[lane], n, x, j->bh[lane].host, NULL)) != GP_OK) {
+    } else if ((st = gp_scanner_push(j->sc[lane], n, x, h, NULL)) != GP_OK) {
         return st;
     }
-    if (arr_out_write(j->out, j->bh[lane].host, vals) != 0) return GP_ERR_IO;
+    if (arr_out_submit(j->out, h, vals) != 0) return GP_ERR_IO;
     j->elements += n;
     return GP_OK;
 }
@@ -99,7 +104,9 @@ static void s_unbind(void *s, int lane)
 {
     sstage_t *j = s;
     gp_scanner_destroy(j->sc[lane]);
-    if (j->ctx[lane]) gp_mem_free(j->ctx[lane], &j->bd[lane]), gp_mem_free(j->ctx[lane], &j->bh[lane]);
+    if (j->ctx[lane])
+        gp_mem_free(j->ctx[lane], &j->bd[lane]), gp_mem_free(j->ctx[lane], &j->bh[lane][0]),
+            gp_mem_free(j->ctx[lane], &j->bh[lane][1]);
     j->sc[lane] = NULL, j->ctx[lane] = NULL;
 }
 
@@ -249,7 +256,7 @@ int cmd_scan(int argc, char **argv)
             like.ndim = 1;
         if ((rc = arr_out_open_like(&ao, "scan", o_out, &like)) != EXIT_OK) goto out;
     }
-    if ((rc = pipe_open(&pp, "scan", path, c.device, 1, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_open(&pp, "scan", &in, c.device, 1, t0)) != EXIT_OK) goto out;
     pp.outs[0] = &ao;
     pp.chunk_bytes = j.cap * j.w * j.es; /* the input of one chunk of results */
     int lane = LANE_MAIN;

@@ -24,7 +24,9 @@ typedef struct selstage {
     gp_uop_t *uop; /* --where-src: a user predicate instead of pred (made on the main lane's context) */
     size_t es, cap;
     gp_ctx_t *ctx[2];
-    gp_buffer_t bd[2], bc[2], bhc[2], bh[2]; /* GPU: kept elements, their count, the pinned count; host copy */
+    gp_buffer_t bd[2], bc[2], bhc[2], bh[2][2]; /* GPU: kept elements, their count, the pinned count; two host
+                                                 * copies, one filled while the output's thread writes the other */
+    unsigned flip[2];
     arr_out_t *out;
     size_t elements, kept;
 } selstage_t;
@@ -39,7 +41,9 @@ static gp_status_t sel_bind(void *s, int lane, gp_ctx_t *ctx)
                 (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &j->bc[lane])) != GP_OK ||
                 (st = gp_mem_alloc(ctx, GP_MEM_PINNED, 8, &j->bhc[lane])) != GP_OK))
         return st;
-    return gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j->cap * j->es, &j->bh[lane]);
+    for (int b = 0; b < 2 && st == GP_OK; b++)
+        st = gp_mem_alloc(ctx, gpu ? GP_MEM_PINNED : GP_MEM_PAGEABLE, j->cap * j->es, &j->bh[lane][b]);
+    return st;
 }
 
 static gp_status_t sel_push(void *s, int lane, const void *x, size_t n, size_t first, gp_stream_t st_)
@@ -48,7 +52,8 @@ static gp_status_t sel_push(void *s, int lane, const void *x, size_t n, size_t f
     (void)first;
     if (n > j->cap) return GP_ERR_INTERNAL; /* the stream's chunks are at most the stage's chunk_bytes */
     gp_ctx_t *ctx = j->ctx[lane];
-    void *hout = j->bh[lane].host;
+    void *hout = j->bh[lane][j->flip[lane]++ & 1].host;
+    arr_out_release(j->out, hout); /* its previous chunk written */
     gp_status_t st;
     size_t k = 0;
     if (j->bd[lane].device) {
@@ -65,7 +70,7 @@ static gp_status_t sel_push(void *s, int lane, const void *x, size_t n, size_t f
                             : gp_select_sync(ctx, j->dtype, n, x, &j->pred, hout, &k)) != GP_OK) {
         return st;
     }
-    if (arr_out_write(j->out, hout, k) != 0) return GP_ERR_IO;
+    if (arr_out_submit(j->out, hout, k) != 0) return GP_ERR_IO;
     j->elements += n;
     j->kept += k;
     return GP_OK;
@@ -77,7 +82,7 @@ static void sel_unbind(void *s, int lane)
     gp_ctx_t *ctx = j->ctx[lane];
     if (!ctx) return;
     gp_mem_free(ctx, &j->bd[lane]), gp_mem_free(ctx, &j->bc[lane]), gp_mem_free(ctx, &j->bhc[lane]);
-    gp_mem_free(ctx, &j->bh[lane]);
+    gp_mem_free(ctx, &j->bh[lane][0]), gp_mem_free(ctx, &j->bh[lane][1]);
     j->ctx[lane] = NULL;
 }
 
@@ -137,7 +142,7 @@ int cmd_select(int argc, char **argv)
         c.device = pick_device("select", c.device, &w, 0);
     }
     /* a user predicate is compiled for one context: no CPU head start then */
-    if ((rc = pipe_open(&pp, "select", path, c.device, !o_src, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_open(&pp, "select", &in, c.device, !o_src, t0)) != EXIT_OK) goto out;
     j.dtype = in.d.dtype;
     j.es = in.d.elem_size;
     j.cap = CHUNK_BYTES / j.es;

@@ -5,6 +5,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,12 +69,143 @@ int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dt
     return arr_out_open_like(a, verb, path, &d);
 }
 
-int arr_out_write(arr_out_t *a, const void *data, size_t n)
+/* ------------------------------------------------------------------------------------------ the writer thread
+ * A ring of QDEPTH queued writes, each the caller's buffer (submit) or a copy (write); the thread writes them in order
+ * and is the only one to touch a->f until arr_out_drain returns. */
+enum { QDEPTH = 4 };
+typedef struct arr_writer {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* queue changed (either way) */
+    struct wq {
+        const void *p;
+        size_t bytes;
+        void *own; /* a copy to free once written (arr_out_write) */
+    } q[QDEPTH];
+    int head, n, busy; /* busy: the thread holds q[head] (written, not yet popped) */
+    int stop, err;
+} arr_writer_t;
+
+static void *writer_main(void *p)
 {
-    if (n && fwrite(data, gp_dtype_size(a->like.dtype), n, a->f) != n) {
-        a->err = errno ? errno : EIO;
+    arr_out_t *a = p;
+    arr_writer_t *w = a->w;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->n == 0 && !w->stop) pthread_cond_wait(&w->cv, &w->mu);
+        if (w->n == 0) break;
+        const struct wq job = w->q[w->head];
+        w->busy = 1;
+        const int failed = w->err != 0;
+        pthread_mutex_unlock(&w->mu);
+        int e = 0;
+        if (!failed && job.bytes && fwrite(job.p, 1, job.bytes, a->f) != job.bytes) e = errno ? errno : EIO;
+        free(job.own);
+        pthread_mutex_lock(&w->mu);
+        if (e && !w->err) w->err = e;
+        w->head = (w->head + 1) % QDEPTH, w->n--, w->busy = 0;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static int queue_write(arr_out_t *a, const void *p, size_t bytes, void *own)
+{
+    arr_writer_t *w = a->w;
+    if (!w) { /* no thread: written here */
+        const int e = bytes && fwrite(p, 1, bytes, a->f) != bytes ? (errno ? errno : EIO) : 0;
+        free(own);
+        if (e) a->err = e;
+        return e ? -1 : 0;
+    }
+    pthread_mutex_lock(&w->mu);
+    while (w->n == QDEPTH && !w->err) pthread_cond_wait(&w->cv, &w->mu);
+    const int e = w->err;
+    if (!e) {
+        w->q[(w->head + w->n) % QDEPTH] = (struct wq){p, bytes, own};
+        w->n++;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (e) {
+        free(own);
+        a->err = e;
         return -1;
     }
+    return 0;
+}
+
+/* The thread is started with the first write (an output that is never written costs no thread). */
+static void writer_start(arr_out_t *a)
+{
+    arr_writer_t *w = calloc(1, sizeof *w);
+    if (!w) return;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    a->w = w;
+    if (pthread_create(&w->th, NULL, writer_main, a) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->cv);
+        free(w);
+        a->w = NULL;
+    }
+}
+
+int arr_out_drain(arr_out_t *a)
+{
+    arr_writer_t *w = a->w;
+    if (!w) return a->err ? -1 : 0;
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    if (w->err && !a->err) a->err = w->err;
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+    a->w = NULL;
+    return a->err ? -1 : 0;
+}
+
+void arr_out_release(arr_out_t *a, const void *buf)
+{
+    arr_writer_t *w = a->w;
+    if (!w) return;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        int held = 0;
+        for (int k = 0; k < w->n; k++) held |= w->q[(w->head + k) % QDEPTH].p == buf;
+        if (!held) break;
+        pthread_cond_wait(&w->cv, &w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+int arr_out_submit(arr_out_t *a, const void *buf, size_t n)
+{
+    if (a->err) return -1;
+    if (!a->w && n) writer_start(a);
+    if (queue_write(a, buf, n * gp_dtype_size(a->like.dtype), NULL) != 0) return -1;
+    a->count += n;
+    return 0;
+}
+
+int arr_out_write(arr_out_t *a, const void *data, size_t n)
+{
+    if (a->err) return -1;
+    const size_t bytes = n * gp_dtype_size(a->like.dtype);
+    if (!a->w && n) writer_start(a);
+    void *copy = NULL;
+    if (a->w && bytes) {
+        if ((copy = malloc(bytes)) == NULL) { /* no room for a copy: wait for the queue, then write it here */
+            if (arr_out_drain(a) != 0) return -1;
+        } else {
+            memcpy(copy, data, bytes);
+        }
+    }
+    if (queue_write(a, copy ? copy : data, bytes, copy) != 0) return -1;
     a->count += n;
     return 0;
 }
@@ -81,6 +213,7 @@ int arr_out_write(arr_out_t *a, const void *data, size_t n)
 /* Flushes a, its real header written: 0, or -1 with a->err set (the temporary removed). */
 static int arr_finish(arr_out_t *a)
 {
+    arr_out_drain(a);
     int ok = !a->err;
     if (ok && a->npy) { /* the real count into the reserved header */
         unsigned char head[1024];
@@ -107,6 +240,7 @@ int arr_out_close(arr_out_t *a, const char *verb, int ok)
 {
     if (a->f == NULL) return ok ? EXIT_FAIL : EXIT_OK;
     if (!ok) { /* discarded on purpose */
+        arr_out_drain(a);
         out_finish(&a->o, 0);
         a->f = NULL;
         return EXIT_OK;

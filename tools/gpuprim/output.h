@@ -21,12 +21,20 @@ typedef struct arr_out {
     int npy;
     gp_array_desc_t like; /* dtype, bool_values, ndim and shape[1..] of the output */
     size_t hbytes, count;
-    int err;
+    int err;              /* errno of a failed write (set by the writer thread; read after arr_out_drain) */
+    struct arr_writer *w; /* the writer thread and its queue (NULL: writes happen in the caller) */
 } arr_out_t;
 int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype);
 /* like->dtype, bool_values, ndim and shape (shape[0] ignored: the count decides it). */
 int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like);
 int arr_out_write(arr_out_t *a, const void *data, size_t n);
+/* The writes go to a thread of the output's own, in order, so that writing overlaps reading and computing:
+ * arr_out_write copies the data (the caller may reuse it at once); arr_out_submit queues the caller's buffer itself,
+ * which stays untouched until arr_out_release(a, buf) returns (double-buffered stages). arr_out_drain waits for every
+ * queued write. A failed write is reported by the next call (-1, a->err). */
+int arr_out_submit(arr_out_t *a, const void *buf, size_t n);
+void arr_out_release(arr_out_t *a, const void *buf);
+int arr_out_drain(arr_out_t *a);
 int arr_out_close(arr_out_t *a, const char *verb, int ok); /* ok = 0: remove it (returns EXIT_OK) */
 /* Two outputs of one run (rle's values and lengths): both written, or neither (both finished, then both committed). */
 int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb);

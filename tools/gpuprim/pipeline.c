@@ -11,12 +11,25 @@
 #include <string.h>
 #include <time.h>
 
-/* Tests slow the context down (GPUPRIM_TEST_CONTEXT_DELAY_MS) so that a head runs, also on a machine with no GPU,
- * where the opening fails at once and hands over to the CPU backend. */
+/* When the GPU is worth it (docs/PERFORMANCE.md, "The CPU head start"): a context costs the driver 0.2-0.35 s and
+ * the hand-over (the GPU's buffers, the state moved) ~0.05 s, so with the input's size known the head measures its
+ * own rate over its first chunk and opens a context only when the CPU would need more than OPEN_AFTER_S more, and
+ * hands over only when it would need more than HANDOVER_S more once the context is up. */
+#define OPEN_AFTER_S 0.4
+#define HANDOVER_S 0.05
+
+/* Test hooks: GPUPRIM_TEST_CONTEXT_DELAY_MS holds the context back that long (a slow driver);
+ * GPUPRIM_TEST_HEAD_CHUNKS=K stops the head after K chunks and waits for the context (a hand-over every time, also on
+ * a machine with no GPU, where the context that takes over is the CPU backend's). Either opens the context at once. */
 static double open_delay(void)
 {
     const char *e = getenv("GPUPRIM_TEST_CONTEXT_DELAY_MS");
     return e && atoi(e) > 0 ? atoi(e) / 1000.0 : 0.0;
+}
+static int head_chunks(void)
+{
+    const char *e = getenv("GPUPRIM_TEST_HEAD_CHUNKS");
+    return e && atoi(e) > 0 ? atoi(e) : 0;
 }
 
 static int pipe_ready(void *user)
@@ -25,13 +38,26 @@ static int pipe_ready(void *user)
     return p->opening == NULL || (gp_ctx_open_ready(p->opening) && now_seconds() >= p->t0 + open_delay());
 }
 
-int pipe_open(pipe_t *p, const char *verb, const char *path, int device, int head, double t0)
+static int start_opening(pipe_t *p)
+{
+    p->deferred = 0;
+    return gp_ctx_open_start(p->device, &p->opening) == GP_OK;
+}
+
+int pipe_open(pipe_t *p, const char *verb, const input_t *in, int device, int head, double t0)
 {
     memset(p, 0, sizeof *p);
-    p->verb = verb, p->path = path, p->t0 = t0;
+    p->verb = verb, p->path = in->name, p->t0 = t0;
     if (device == DEVICE_FASTEST) device = DEVICE_AUTO;
     p->device = device;
-    if (head && device != GP_DEVICE_CPU && gp_ctx_open_start(device, &p->opening) == GP_OK) return EXIT_OK;
+    if (head && device != GP_DEVICE_CPU) {
+        /* the default device with a known size: decided by the head; a GPU asked for by number, or a pipe: at once */
+        if (device == DEVICE_AUTO && input_bytes(in) >= 0 && !head_chunks() && open_delay() == 0) {
+            p->deferred = 1;
+            return EXIT_OK;
+        }
+        if (start_opening(p)) return EXIT_OK;
+    }
     const double t = now_seconds();
     const int rc = open_context_verb(verb, device, &p->ctx);
     p->ctx_secs = now_seconds() - t;
@@ -51,6 +77,11 @@ int pipe_wait(pipe_t *p, gp_ctx_t **ctx)
         const gp_status_t st = gp_ctx_open_finish(o, &p->ctx);
         p->ctx_secs = now_seconds() - p->t0;
         const int rc = context_opened(p->verb, p->device, st, p->ctx);
+        if (rc != EXIT_OK) return rc;
+    } else if (!p->ctx) { /* deferred, and now needed */
+        p->deferred = 0;
+        const int rc = open_context_verb(p->verb, p->device, &p->ctx);
+        p->ctx_secs = now_seconds() - p->t0;
         if (rc != EXIT_OK) return rc;
     }
     *ctx = p->ctx;
@@ -75,6 +106,9 @@ typedef struct run {
     int lane;
     size_t base, count, es; /* elements before this lane's stream; elements it streamed; element size */
     int stopped;            /* the head's stream ended because the context was ready */
+    int chunks;             /* the head's chunks so far */
+    size_t want;            /* the elements of the whole run (GP_COUNT_ALL: unknown) */
+    double t_start;         /* when the head began */
     progress_bar_t bar;
 } run_t;
 
@@ -86,10 +120,25 @@ static gp_status_t lane_push(void *user, const void *x, size_t n, size_t first, 
     return st;
 }
 
+/* After each of the head's chunks: open a context when the CPU has enough left to do, and stop for it when it is up
+ * (and still worth it). */
 static int head_stop(void *user)
 {
     run_t *r = user;
-    return r->stopped = pipe_ready(r->p);
+    pipe_t *p = r->p;
+    r->chunks++;
+    const int k = head_chunks();
+    if (k) return r->stopped = r->chunks >= k;
+    double left_s = 1e30; /* the CPU's time for the rest at its rate so far (unknown size: long) */
+    if (r->want != GP_COUNT_ALL) {
+        const double el = now_seconds() - r->t_start, rate = el > 0 ? (double)r->count / el : 0;
+        left_s = rate > 0 ? (double)(r->want - r->count) / rate : 1e30;
+    }
+    if (p->deferred) {
+        if (left_s > OPEN_AFTER_S) start_opening(p);
+        return 0;
+    }
+    return r->stopped = pipe_ready(p) && left_s > HANDOVER_S;
 }
 
 static void lane_progress(void *user, size_t done, size_t total)
@@ -122,7 +171,7 @@ static int run_failed(const pipe_t *p, const run_t *r, const input_t *in, gp_sta
 int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *lane)
 {
     const size_t es = in->d.elem_size, want = in->want;
-    run_t r = {p, ops, stage, LANE_HEAD, 0, 0, es, 0, {p->t0, 0}};
+    run_t r = {p, ops, stage, LANE_HEAD, 0, 0, es, 0, 0, want, now_seconds(), {p->t0, 0}};
     gp_stream_opts_t so;
     memset(&so, 0, sizeof so);
     so.chunk_bytes = p->chunk_bytes ? p->chunk_bytes : ops->chunk_bytes;
@@ -133,8 +182,8 @@ int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *l
     p->head_elements = p->elements = 0;
     gp_status_t st = GP_OK;
     int rc = EXIT_OK, headed = 0;
-    if (p->opening && !pipe_ready(p) && (p->cpu || gp_ctx_create(&p->cpu, GP_DEVICE_CPU) == GP_OK) &&
-        ops->bind(stage, LANE_HEAD, p->cpu) == GP_OK) {
+    if (((p->opening && !pipe_ready(p)) || p->deferred) &&
+        (p->cpu || gp_ctx_create(&p->cpu, GP_DEVICE_CPU) == GP_OK) && ops->bind(stage, LANE_HEAD, p->cpu) == GP_OK) {
         /* Teams of one size for the reads and the tiles, and cores left for the driver: OpenMP's idle workers
          * otherwise spin on every core and starve the context's start-up, and the head with it. */
         const int procs = omp_get_num_procs(), saved = omp_get_max_threads();

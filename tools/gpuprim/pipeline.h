@@ -35,6 +35,7 @@ typedef struct pipe {
     const char *verb, *path;
     int device;                 /* the device asked for (after --device auto's choice) */
     gp_ctx_opening_t *opening;  /* a GPU context still opening (NULL: none, or taken) */
+    int deferred;               /* the default device, not opened yet: the head decides whether it is worth it */
     gp_ctx_t *cpu;              /* the head's CPU backend context */
     gp_ctx_t *ctx;              /* the context lane 1 runs on (NULL until opened) */
     double t0, ctx_secs;        /* the verb's start; seconds the context took to open */
@@ -45,10 +46,11 @@ typedef struct pipe {
     struct arr_out *outs[2];    /* the stage's outputs (output.h; NULL: none): a failed run names their errors */
 } pipe_t;
 
-/* Prepares a pipe for device (a --device value after pick_device): the GPU context starts opening in the background
- * when head is nonzero (and the device may be a GPU), else it is opened here. Returns EXIT_OK, or the exit code after
- * printing why. */
-int pipe_open(pipe_t *p, const char *verb, const char *path, int device, int head, double t0);
+/* Prepares a pipe for in and device (a --device value after pick_device). head nonzero (and a device that may be a
+ * GPU): the CPU starts on the input while the GPU context opens in the background; for the default device and an input
+ * of known size the head first measures whether a GPU would pay for its start-up, and opens none when not. head 0:
+ * the context is opened here. Returns EXIT_OK, or the exit code after printing why. */
+int pipe_open(pipe_t *p, const char *verb, const input_t *in, int device, int head, double t0);
 /* Streams in's elements (from f's position) through the stage. *lane: the lane whose state holds the result (bound;
  * the caller reads it, then calls the stage's unbind for both lanes). Returns EXIT_OK, or the exit code after
  * printing why (input errors from the array's first byte). */
