@@ -499,19 +499,23 @@ for op in sum argmax minmax; do
 done
 # every streaming verb has the head start (tools/gpuprim/pipeline.c): the same bytes whatever the split between the
 # CPU's head and the context that takes over (on a machine without a GPU, the CPU backend again); the head stopped
-# after 1 or 3 chunks
+# after 1 or 3 chunks. Float scans get finite data in [-1, 1) (a NaN's payload is the hardware's own)
+head -c $((160 << 20)) /dev/urandom >"$tmp/fin_src.raw"
+"$g" select "$tmp/fin_src.raw" --dtype f32 --where in:-1,1 -o "$tmp/fin.raw" -d cpu >/dev/null 2>&1
+rm -f "$tmp/fin_src.raw"
 for chunks in 1 3; do
     for args in "scan --op sum" "scan --op max --exclusive" "scan --op affine" "select --where gt:0.5" \
                 "unique" "rle --lengths LEN"; do
         set -- $args
         v=$1; shift
+        src=$tmp/head.raw; [ "$v" = scan ] && src=$tmp/fin.raw
         lenref= ; lengot=
         case "$*" in *LEN*) lenref="$tmp/hl_ref.raw"; lengot="$tmp/hl_got.raw";; esac
         # shellcheck disable=SC2046
-        "$g" "$v" "$tmp/head.raw" --dtype f32 $(echo "$@" | sed "s#LEN#$tmp/hl_ref.raw#") -o "$tmp/h_ref.raw" -d cpu \
+        "$g" "$v" "$src" --dtype f32 $(echo "$@" | sed "s#LEN#$tmp/hl_ref.raw#") -o "$tmp/h_ref.raw" -d cpu \
             >/dev/null 2>&1
         expect_rc 0 "$v $*, a head of $chunks chunks" env GPUPRIM_TEST_HEAD_CHUNKS=$chunks \
-            "$g" "$v" "$tmp/head.raw" --dtype f32 $(echo "$@" | sed "s#LEN#$tmp/hl_got.raw#") -o "$tmp/h_got.raw" --json
+            "$g" "$v" "$src" --dtype f32 $(echo "$@" | sed "s#LEN#$tmp/hl_got.raw#") -o "$tmp/h_got.raw" --json
         cmp -s "$tmp/h_ref.raw" "$tmp/h_got.raw" && ok || bad "$v $* with a CPU head of $chunks chunks: not the CPU backend's bytes"
         [ -z "$lenref" ] || { cmp -s "$lenref" "$lengot" && ok || bad "$v $* lengths with a CPU head of $chunks chunks"; }
         grep -q "\"cpu_head_elements\": $((chunks * (16 << 20) / 4))," "$tmp/out" && ok || bad "$v $*: not a head of $chunks chunks: $(cat "$tmp/out")"

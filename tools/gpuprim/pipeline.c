@@ -11,12 +11,14 @@
 #include <string.h>
 #include <time.h>
 
-/* When the GPU is worth it (docs/PERFORMANCE.md, "The CPU head start"): a context costs the driver 0.2-0.35 s and
- * the hand-over (the GPU's buffers, the state moved) ~0.05 s, so with the input's size known the head measures its
- * own rate over its first chunk and opens a context only when the CPU would need more than OPEN_AFTER_S more, and
- * hands over only when it would need more than HANDOVER_S more once the context is up. */
-#define OPEN_AFTER_S 0.4
-#define HANDOVER_S 0.05
+/* When the GPU is worth it (docs/PERFORMANCE.md, "The CPU head start"). The head measures its own rate (input bytes
+ * per second over its latest chunk). A GPU streams the input at about GPU_GBS (the page cache read by 8 threads, the
+ * device far faster) after a context that takes OPEN_S, and costs FIXED_S more (its pinned ring, the state moved, the
+ * context torn down at exit). The default device opens a context only when the time it would save on what is left
+ * once it is up pays for FIXED_S; once it is up, the stream moves to it only when that still holds. */
+#define GPU_GBS 6.0
+#define OPEN_S 0.3
+#define FIXED_S 0.15
 
 /* Test hooks: GPUPRIM_TEST_CONTEXT_DELAY_MS holds the context back that long (a slow driver);
  * GPUPRIM_TEST_HEAD_CHUNKS=K stops the head after K chunks and waits for the context (a hand-over every time, also on
@@ -85,6 +87,7 @@ int pipe_wait(pipe_t *p, gp_ctx_t **ctx)
         if (rc != EXIT_OK) return rc;
     }
     *ctx = p->ctx;
+    p->taken = 1; /* the verb holds it (an operator made on it): the stream runs on it */
     return EXIT_OK;
 }
 
@@ -108,7 +111,8 @@ typedef struct run {
     int stopped;            /* the head's stream ended because the context was ready */
     int chunks;             /* the head's chunks so far */
     size_t want;            /* the elements of the whole run (GP_COUNT_ALL: unknown) */
-    double t_start;         /* when the head began */
+    size_t count_then;      /* count after the previous chunk, */
+    double t_then;          /* and when (the head's start, at first) */
     progress_bar_t bar;
 } run_t;
 
@@ -126,19 +130,25 @@ static int head_stop(void *user)
 {
     run_t *r = user;
     pipe_t *p = r->p;
+    const double now = now_seconds();
+    const size_t chunk = r->count - r->count_then; /* the latest chunk, and its rate */
+    const double rate = now > r->t_then ? (double)chunk * (double)r->es / (now - r->t_then) : 0;
+    r->count_then = r->count, r->t_then = now;
     r->chunks++;
     const int k = head_chunks();
     if (k) return r->stopped = r->chunks >= k;
-    double left_s = 1e30; /* the CPU's time for the rest at its rate so far (unknown size: long) */
-    if (r->want != GP_COUNT_ALL) {
-        const double el = now_seconds() - r->t_start, rate = el > 0 ? (double)r->count / el : 0;
-        left_s = rate > 0 ? (double)(r->want - r->count) / rate : 1e30;
+    /* the seconds a GPU would save on bytes still to go (unknown size: a GPU always pays) */
+    double left = 1e30, saved_per_byte = 1;
+    if (r->want != GP_COUNT_ALL && rate > 0) {
+        left = (double)(r->want - r->count) * (double)r->es;
+        saved_per_byte = 1.0 / rate - 1.0 / (GPU_GBS * 1e9);
     }
     if (p->deferred) {
-        if (left_s > OPEN_AFTER_S) start_opening(p);
+        const double after_open = left - rate * OPEN_S;
+        if (r->chunks >= 2 && after_open * saved_per_byte > FIXED_S) start_opening(p); /* chunk 1: warm-up */
         return 0;
     }
-    return r->stopped = pipe_ready(p) && left_s > HANDOVER_S;
+    return r->stopped = pipe_ready(p) && left * saved_per_byte > FIXED_S;
 }
 
 static void lane_progress(void *user, size_t done, size_t total)
@@ -171,7 +181,7 @@ static int run_failed(const pipe_t *p, const run_t *r, const input_t *in, gp_sta
 int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *lane)
 {
     const size_t es = in->d.elem_size, want = in->want;
-    run_t r = {p, ops, stage, LANE_HEAD, 0, 0, es, 0, 0, want, now_seconds(), {p->t0, 0}};
+    run_t r = {p, ops, stage, LANE_HEAD, 0, 0, es, 0, 0, want, 0, now_seconds(), {p->t0, 0}};
     gp_stream_opts_t so;
     memset(&so, 0, sizeof so);
     so.chunk_bytes = p->chunk_bytes ? p->chunk_bytes : ops->chunk_bytes;
@@ -182,23 +192,27 @@ int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *l
     p->head_elements = p->elements = 0;
     gp_status_t st = GP_OK;
     int rc = EXIT_OK, headed = 0;
-    if (((p->opening && !pipe_ready(p)) || p->deferred) &&
+    if (p->ctx && !p->cpu && !p->taken && gp_ctx_device(p->ctx) == GP_DEVICE_CPU) /* the CPU backend: the head's lane */
+        p->cpu = p->ctx, p->ctx = NULL, p->cpu_only = 1;
+    if (((p->opening && !pipe_ready(p)) || p->deferred || p->cpu_only) &&
         (p->cpu || gp_ctx_create(&p->cpu, GP_DEVICE_CPU) == GP_OK) && ops->bind(stage, LANE_HEAD, p->cpu) == GP_OK) {
-        /* Teams of one size for the reads and the tiles, and cores left for the driver: OpenMP's idle workers
-         * otherwise spin on every core and starve the context's start-up, and the head with it. */
+        /* Teams of one size for the reads and the tiles, and a core left for the driver's start-up and the output's
+         * writer (docs/PERFORMANCE.md, "The CPU head start"). */
         const int procs = omp_get_num_procs(), saved = omp_get_max_threads();
-        int t = so.threads ? so.threads : procs - 1 < 8 ? procs - 1 : 8;
+        const int spare = procs > 4 ? procs - 1 : procs;
+        int t = so.threads ? so.threads : spare < saved ? spare : saved;
         if (t < 1) t = 1;
         gp_stream_opts_t ho = so;
         ho.threads = t;
-        ho.stop = head_stop;
+        ho.stop = p->cpu_only ? NULL : head_stop;
         ho.stop_user = &r;
         omp_set_num_threads(t);
         st = gp_array_stream(p->cpu, in->f, &in->d, want, ops->granule ? ops->granule(stage, LANE_HEAD) : 1, &ho,
                              lane_push, &r);
         omp_set_num_threads(saved);
         headed = 1;
-        p->head_elements = p->elements = r.count;
+        p->elements = r.count;
+        p->head_elements = p->cpu_only ? 0 : r.count; /* a head is what the CPU did while a GPU started */
         if (st != GP_OK) {
             if (r.bar.shown) fputc('\n', stderr);
             return run_failed(p, &r, in, st, r.count);

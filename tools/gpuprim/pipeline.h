@@ -36,6 +36,8 @@ typedef struct pipe {
     int device;                 /* the device asked for (after --device auto's choice) */
     gp_ctx_opening_t *opening;  /* a GPU context still opening (NULL: none, or taken) */
     int deferred;               /* the default device, not opened yet: the head decides whether it is worth it */
+    int cpu_only;               /* the CPU backend was asked for: the head's lane runs the whole input */
+    int taken;                  /* pipe_wait gave the context to the verb */
     gp_ctx_t *cpu;              /* the head's CPU backend context */
     gp_ctx_t *ctx;              /* the context lane 1 runs on (NULL until opened) */
     double t0, ctx_secs;        /* the verb's start; seconds the context took to open */
