@@ -12,13 +12,13 @@
 #include <time.h>
 
 /* When the GPU is worth it (docs/PERFORMANCE.md, "The CPU head start"). The head measures its own rate (input bytes
- * per second over its latest chunk). A GPU streams the input at about GPU_GBS (the page cache read by 8 threads, the
+ * per second after its first chunk, which warms up). A GPU streams the input at about GPU_GBS (the page cache read by 8 threads, the
  * device far faster) after a context that takes OPEN_S, and costs FIXED_S more (its pinned ring, the state moved, the
  * context torn down at exit). The default device opens a context only when the time it would save on what is left
  * once it is up pays for FIXED_S; once it is up, the stream moves to it only when that still holds. */
 #define GPU_GBS 6.0
 #define OPEN_S 0.3
-#define FIXED_S 0.15
+#define FIXED_S 0.3
 
 /* Test hooks: GPUPRIM_TEST_CONTEXT_DELAY_MS holds the context back that long (a slow driver);
  * GPUPRIM_TEST_HEAD_CHUNKS=K stops the head after K chunks and waits for the context (a hand-over every time, also on
@@ -111,8 +111,8 @@ typedef struct run {
     int stopped;            /* the head's stream ended because the context was ready */
     int chunks;             /* the head's chunks so far */
     size_t want;            /* the elements of the whole run (GP_COUNT_ALL: unknown) */
-    size_t count_then;      /* count after the previous chunk, */
-    double t_then;          /* and when (the head's start, at first) */
+    size_t count_then;      /* count after the first chunk, */
+    double t_then;          /* and when: the rate is measured from there */
     progress_bar_t bar;
 } run_t;
 
@@ -131,10 +131,9 @@ static int head_stop(void *user)
     run_t *r = user;
     pipe_t *p = r->p;
     const double now = now_seconds();
-    const size_t chunk = r->count - r->count_then; /* the latest chunk, and its rate */
-    const double rate = now > r->t_then ? (double)chunk * (double)r->es / (now - r->t_then) : 0;
-    r->count_then = r->count, r->t_then = now;
     r->chunks++;
+    if (r->chunks == 1) r->count_then = r->count, r->t_then = now; /* the first chunk warms up: measured from its end */
+    const double rate = now > r->t_then ? (double)(r->count - r->count_then) * (double)r->es / (now - r->t_then) : 0;
     const int k = head_chunks();
     if (k) return r->stopped = r->chunks >= k;
     /* the seconds a GPU would save on bytes still to go (unknown size: a GPU always pays) */
@@ -145,7 +144,7 @@ static int head_stop(void *user)
     }
     if (p->deferred) {
         const double after_open = left - rate * OPEN_S;
-        if (r->chunks >= 2 && after_open * saved_per_byte > FIXED_S) start_opening(p); /* chunk 1: warm-up */
+        if (r->chunks >= 3 && after_open * saved_per_byte > FIXED_S) start_opening(p); /* a rate over 2 chunks */
         return 0;
     }
     return r->stopped = pipe_ready(p) && left * saved_per_byte > FIXED_S;
