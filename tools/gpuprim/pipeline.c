@@ -19,6 +19,7 @@
 #define GPU_GBS 6.0
 #define OPEN_S 0.3
 #define FIXED_S 0.3
+#define MEASURE_S 0.02
 
 /* Test hooks: GPUPRIM_TEST_CONTEXT_DELAY_MS holds the context back that long (a slow driver);
  * GPUPRIM_TEST_HEAD_CHUNKS=K stops the head after K chunks and waits for the context (a hand-over every time, also on
@@ -144,7 +145,8 @@ static int head_stop(void *user)
     }
     if (p->deferred) {
         const double after_open = left - rate * OPEN_S;
-        if (r->chunks >= 3 && after_open * saved_per_byte > FIXED_S) start_opening(p); /* a rate over 2 chunks */
+        if (r->chunks >= 3 && now - r->t_then >= MEASURE_S && after_open * saved_per_byte > FIXED_S)
+            start_opening(p); /* a rate over 2 chunks and MEASURE_S at least */
         return 0;
     }
     return r->stopped = pipe_ready(p) && left * saved_per_byte > FIXED_S;
