@@ -82,7 +82,7 @@ static void h_unbind(void *s, int lane)
     if (h->ctx[lane]) gp_mem_free(h->ctx[lane], &h->buf[lane]);
     h->ctx[lane] = NULL, h->counts[lane] = NULL;
 }
-static const stage_ops_t hstage_ops = {h_bind, NULL, h_push, NULL, h_unbind, 0, NULL};
+static const stage_ops_t hstage_ops = {h_bind, NULL, h_push, NULL, h_unbind, 0, 0, NULL};
 
 /* Every bound lane's counts added into total (slots u64). */
 static gp_status_t h_total(hstage_t *h, uint64_t *total, uint64_t *tmp)

@@ -392,7 +392,7 @@ static gp_status_t map_chunk(void *user, int lane, const void *x, size_t n, size
     return GP_OK;
 }
 
-static const stage_ops_t map_ops = {map_bind, NULL, map_chunk, NULL, map_unbind, CHUNK_BYTES, NULL};
+static const stage_ops_t map_ops = {map_bind, NULL, map_chunk, NULL, map_unbind, CHUNK_BYTES, 2, NULL};
 
 static void map_usage(FILE *f)
 {

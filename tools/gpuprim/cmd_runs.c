@@ -152,7 +152,7 @@ static void runs_unbind(void *s, int lane)
     j->lctx[lane] = NULL;
 }
 
-static const stage_ops_t runs_ops = {runs_bind, NULL, runs_push, NULL, runs_unbind, CHUNK_BYTES, NULL};
+static const stage_ops_t runs_ops = {runs_bind, NULL, runs_push, NULL, runs_unbind, CHUNK_BYTES, 3, NULL};
 
 static void usage_unique(FILE *f)
 {

@@ -121,7 +121,7 @@ static int s_explain(void *s, gp_status_t st)
     return 1;
 }
 
-static const stage_ops_t sstage_ops = {s_bind, s_granule, s_push, s_handoff, s_unbind, CHUNK_BYTES, s_explain};
+static const stage_ops_t sstage_ops = {s_bind, s_granule, s_push, s_handoff, s_unbind, CHUNK_BYTES, 2, s_explain};
 
 static void usage(FILE *f)
 {

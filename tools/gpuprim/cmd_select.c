@@ -86,7 +86,7 @@ static void sel_unbind(void *s, int lane)
     j->ctx[lane] = NULL;
 }
 
-static const stage_ops_t selstage_ops = {sel_bind, NULL, sel_push, NULL, sel_unbind, CHUNK_BYTES, NULL};
+static const stage_ops_t selstage_ops = {sel_bind, NULL, sel_push, NULL, sel_unbind, CHUNK_BYTES, 1, NULL};
 
 static void usage(FILE *f)
 {

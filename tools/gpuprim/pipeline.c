@@ -14,9 +14,11 @@
 /* When the GPU is worth it (docs/PERFORMANCE.md, "The CPU head start"). The head measures its own rate (input bytes
  * per second after its first chunk, which warms up). A GPU streams the input at about GPU_GBS (the page cache read by 8 threads, the
  * device far faster) after a context that takes OPEN_S, and costs FIXED_S more (its pinned ring, the state moved, the
- * context torn down at exit). The default device opens a context only when the time it would save on what is left
- * once it is up pays for FIXED_S; once it is up, the stream moves to it only when that still holds. */
+ * context torn down at exit), and no faster than its outputs can be written (WRITE_GBS, the page cache written while
+ * the input is read). The default device opens a context only when the time it would save on what is left once it is
+ * up pays for FIXED_S; once it is up, the stream moves to it only when that still holds. */
 #define GPU_GBS 6.0
+#define WRITE_GBS 4.0
 #define OPEN_S 0.3
 #define FIXED_S 0.3
 #define MEASURE_S 0.02
@@ -141,7 +143,9 @@ static int head_stop(void *user)
     double left = 1e30, saved_per_byte = 1;
     if (r->want != GP_COUNT_ALL && rate > 0) {
         left = (double)(r->want - r->count) * (double)r->es;
-        saved_per_byte = 1.0 / rate - 1.0 / (GPU_GBS * 1e9);
+        const double ratio = r->ops->out_ratio, gpu = ratio > 0 && WRITE_GBS / ratio < GPU_GBS ? WRITE_GBS / ratio
+                                                                                                : GPU_GBS;
+        saved_per_byte = 1.0 / rate - 1.0 / (gpu * 1e9);
     }
     if (p->deferred) {
         const double after_open = left - rate * OPEN_S;
@@ -281,4 +285,4 @@ static void red_unbind(void *s, int lane)
     gp_reducer_destroy(r->red[lane]);
     r->red[lane] = NULL;
 }
-const stage_ops_t reduce_stage_ops = {red_bind, red_granule, red_push, red_handoff, red_unbind, 0, NULL};
+const stage_ops_t reduce_stage_ops = {red_bind, red_granule, red_push, red_handoff, red_unbind, 0, 0, NULL};

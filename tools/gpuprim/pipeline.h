@@ -27,6 +27,7 @@ typedef struct stage_ops {
     /* Lane's state released (also after a failure; unbound lanes too). */
     void (*unbind)(void *stage, int lane);
     size_t chunk_bytes; /* 0: the library's default (16 MiB) */
+    double out_ratio;   /* bytes the stage writes per byte it reads, at most (0: none): the writes bound a GPU too */
     /* A failure the stage says best itself (NULL, or 0 returned: the pipe says it); nonzero: said. */
     int (*explain)(void *stage, gp_status_t st);
 } stage_ops_t;
