@@ -40,7 +40,7 @@ extern "C" {
 
 /* ---------------------------------------------------------------------------------------------- version */
 #define GP_VERSION_MAJOR 0
-#define GP_VERSION_MINOR 1
+#define GP_VERSION_MINOR 2
 #define GP_VERSION_PATCH 0
 /* GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH, as compiled into the library. */
 GP_API int gp_version(void);

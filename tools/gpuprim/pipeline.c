@@ -199,7 +199,7 @@ int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *l
     int rc = EXIT_OK, headed = 0;
     if (p->ctx && !p->cpu && !p->taken && gp_ctx_device(p->ctx) == GP_DEVICE_CPU) /* the CPU backend: the head's lane */
         p->cpu = p->ctx, p->ctx = NULL, p->cpu_only = 1;
-    if (((p->opening && !pipe_ready(p)) || p->deferred || p->cpu_only) &&
+    if (((p->opening && (!pipe_ready(p) || head_chunks())) || p->deferred || p->cpu_only) &&
         (p->cpu || gp_ctx_create(&p->cpu, GP_DEVICE_CPU) == GP_OK) && ops->bind(stage, LANE_HEAD, p->cpu) == GP_OK) {
         /* Teams of one size for the reads and the tiles, and a core left for the driver's start-up and the output's
          * writer (docs/PERFORMANCE.md, "The CPU head start"). */
