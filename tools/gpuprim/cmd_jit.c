@@ -88,10 +88,8 @@ static int builtin_src(const char *name, gp_dtype_t d, const char **src, const c
 static int gather_whole(const char *verb, const char *path, gp_ctx_t *ctx, const input_t *in, size_t k, double t0,
                         gather_t *g)
 {
-    g->ctx = ctx;
-    g->es = in->d.elem_size;
-    const gp_status_t st = stream_chunks(ctx, in, CHUNK_BYTES, 1, t0, gather_chunk, g);
-    if (st != GP_OK) return stream_failed(verb, path, st, NULL, NULL);
+    const int rc = gather_run(verb, in, ctx, t0, g);
+    if (rc != EXIT_OK) return rc;
     if (g->have % k) {
         fprintf(stderr, "gpuprim %s: %s: %zu values are not a whole number of elements of %zu (nothing written)\n",
                 verb, path, g->have, k);

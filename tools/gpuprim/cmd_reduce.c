@@ -40,11 +40,11 @@ static long long c_order_index(const gp_array_desc_t *d, long long i)
 }
 
 /* The ordered ops: the input (tuples of the dtype, row-major) gathered in memory, then gp_reduce_ordered_sync. */
-static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size_t want, gp_ordered_op_t op,
-                          out_format_t fmt,
-                          double t0, const char *name)
+static int reduce_ordered(gp_ctx_t *ctx, const input_t *in, gp_ordered_op_t op, out_format_t fmt, double t0,
+                          const char *name)
 {
-    const size_t k = gp_ordered_width(op);
+    const gp_array_desc_t *d = &in->d;
+    const size_t k = gp_ordered_width(op), want = in->want;
     gather_t g = {ctx, {0}, d->elem_size, 0};
     gp_status_t st = GP_OK;
     int rc = EXIT_OK;
@@ -57,15 +57,17 @@ static int reduce_ordered(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *d, size
         }
     }
     const double t_stream = now_seconds();
-    st = gp_array_stream(ctx, f, d, want, 1, NULL, gather_chunk, &g);
+    if ((rc = gather_run("reduce", in, ctx, t0, &g)) != EXIT_OK) {
+        gp_mem_free(ctx, &g.buf);
+        return rc;
+    }
     unsigned char res[128];
     const size_t tuples = g.have / k;
-    if (st == GP_OK && g.have % k) {
+    if (g.have % k) {
         fprintf(stderr, "gpuprim reduce: %s: %zu elements are not a whole number of %s tuples of %zu\n", name, g.have,
                 gp_ordered_op_name(op), k);
         rc = EXIT_FAIL;
-    } else if (st != GP_OK ||
-               (st = gp_reduce_ordered_sync(ctx, op, d->dtype, tuples,
+    } else if ((st = gp_reduce_ordered_sync(ctx, op, d->dtype, tuples,
                                             gp_ctx_device(ctx) == GP_DEVICE_CPU ? g.buf.host : g.buf.device, res)) !=
                    GP_OK) {
         const char *e = gp_last_error(), *p = strstr(e, "byte ");
@@ -379,7 +381,7 @@ int cmd_reduce(int argc, char **argv)
             fprintf(stderr, "gpuprim reduce: --acc applies to sum and prod; %s keeps the dtype\n", gp_ordered_op_name(oop));
             rc = EXIT_USAGE;
         } else if ((rc = pipe_wait(&p, &ctx)) == EXIT_OK) {
-            rc = reduce_ordered(ctx, in.f, &in.d, in.want, oop, c.fmt, t0, path);
+            rc = reduce_ordered(ctx, &in, oop, c.fmt, t0, path);
         }
         goto out;
     }

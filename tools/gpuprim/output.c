@@ -279,20 +279,6 @@ int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb)
     return EXIT_OK;
 }
 
-gp_status_t stream_chunks(gp_ctx_t *ctx, const input_t *in, size_t chunk_bytes, size_t granule, double t0,
-                          gp_chunk_fn fn, void *user)
-{
-    progress_bar_t bar = {t0, 0};
-    gp_stream_opts_t so;
-    memset(&so, 0, sizeof so);
-    so.chunk_bytes = chunk_bytes;
-    so.progress = progress_bar;
-    so.progress_user = &bar;
-    const gp_status_t st = gp_array_stream(ctx, in->f, &in->d, in->want, granule, &so, fn, user);
-    if (bar.shown) fputc('\n', stderr);
-    return st;
-}
-
 int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_out_t *a, const arr_out_t *b)
 {
     const int err = a && a->err ? a->err : b && b->err ? b->err : 0;

@@ -41,10 +41,6 @@ int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb);
 /* Where a verb's summary line goes: stderr when its output is standard output ("-"), else stdout. */
 FILE *summary_stream(const char *out_path);
 
-/* gp_array_stream over the input in chunks of at most chunk_bytes (every chunk but the last a multiple of granule
- * elements), with the progress bar after a second on a terminal (t0: the verb's start). */
-gp_status_t stream_chunks(gp_ctx_t *ctx, const input_t *in, size_t chunk_bytes, size_t granule, double t0,
-                          gp_chunk_fn fn, void *user);
 /* Says why a streamed verb failed, "(nothing written)": an output's write error when a (or b, may be NULL) has one,
  * else the input's error (from its byte offset on a format error). Returns EXIT_FAIL. */
 int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_out_t *a, const arr_out_t *b);

@@ -75,6 +75,17 @@ typedef struct reduce_stage {
 } reduce_stage_t;
 extern const stage_ops_t reduce_stage_ops;
 
+/* The whole input gathered into g's buffer on ctx (the caller's context, kept; device memory on a GPU, host memory on
+ * the CPU backend; grown when the count is unknown; g->buf may be allocated up front), streamed through the pipe:
+ * the verbs that need the whole input in memory (ordered reductions, user operators). EXIT_OK, or the exit code after
+ * printing why. */
+typedef struct gather {
+    gp_ctx_t *ctx;
+    gp_buffer_t buf;
+    size_t es, have; /* element size, elements gathered */
+} gather_t;
+int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, gather_t *g);
+
 /* Releases the contexts; a context still opening is left to finish on its own (main then leaves with _exit). */
 void pipe_close(pipe_t *p);
 

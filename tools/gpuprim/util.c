@@ -151,31 +151,6 @@ int common_only(const char *verb, const cli_common_t *c, unsigned allowed)
     return EXIT_OK;
 }
 
-gp_status_t gather_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream)
-{
-    gather_t *g = user;
-    gp_status_t st;
-    if ((first + count) * g->es > g->buf.bytes) {
-        gp_buffer_t nb;
-        size_t cap = g->buf.bytes ? 2 * g->buf.bytes : ((size_t)64 << 20);
-        while (cap < (first + count) * g->es) cap *= 2;
-        const gp_mem_kind_t kind = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
-        if ((st = gp_stream_sync(g->ctx, stream)) != GP_OK || (st = gp_mem_alloc(g->ctx, kind, cap, &nb)) != GP_OK)
-            return st;
-        if (g->have && (st = gp_memcpy_sync(g->ctx, kind == GP_MEM_DEVICE ? nb.device : nb.host,
-                                            kind == GP_MEM_DEVICE ? g->buf.device : g->buf.host, g->have * g->es)) != GP_OK) {
-            gp_mem_free(g->ctx, &nb);
-            return st;
-        }
-        gp_mem_free(g->ctx, &g->buf);
-        g->buf = nb;
-    }
-    void *base = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? g->buf.host : g->buf.device;
-    if ((st = gp_memcpy(g->ctx, (char *)base + first * g->es, chunk, count * g->es, stream)) != GP_OK) return st;
-    g->have = first + count;
-    return GP_OK;
-}
-
 static atomic_int g_background;
 void background_begin(void) { atomic_fetch_add(&g_background, 1); }
 void background_end(void) { atomic_fetch_sub(&g_background, 1); }

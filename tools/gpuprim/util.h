@@ -124,16 +124,6 @@ int open_context_verb(const char *verb, int device, gp_ctx_t **ctx);
  * fallback note said; the exit code. */
 int context_opened(const char *verb, int device, gp_status_t st, const gp_ctx_t *ctx);
 
-/* A gp_array_stream consumer that collects the chunks into one buffer of the context (device memory on a GPU, host
- * memory on the CPU backend; grown when the count is unknown; buf may be allocated up front): the verbs that need the
- * whole input in memory (ordered reductions, user operators). */
-typedef struct gather {
-    gp_ctx_t *ctx;
-    gp_buffer_t buf;
-    size_t es, have; /* element size, elements gathered */
-} gather_t;
-gp_status_t gather_chunk(void *user, const void *chunk, size_t count, size_t first, gp_stream_t stream);
-
 /* Values for reports: a scalar of kind acc (GP_F32 / GP_F64 / GP_I64, else unsigned), or one element of dtype at p,
  * as text or as JSON (non-finite floats as "nan" / "inf" / "-inf" strings). */
 void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json);
