@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""cpu_vs_numpy.py GPUPRIM — each CLI verb on the CPU backend against NumPy doing the same job on this machine
-(issue 11, item 17). Both sides are timed end to end from the same .npy files in the page cache (NumPy: np.load +
+"""cpu_vs_numpy.py GPUPRIM — each CLI verb on the CPU backend against NumPy doing the same job on this machine.
+Both sides are timed end to end from the same .npy files in the page cache (NumPy: np.load +
 the operation + np.save where there is an output, in one warm interpreter — and again as a fresh `python3 -c`, as a
 shell user runs it; gpuprim: the whole process). Best of 3."""
 import os, subprocess, sys, tempfile, time

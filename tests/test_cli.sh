@@ -382,7 +382,7 @@ fi
 expect_rc 2 "rle without --lengths" "$g" rle "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw"
 expect_rc 1 "rle to an unwritable lengths" "$g" rle "$tmp/ones.u32" --dtype u32 -o "$tmp/x.raw" --lengths "$tmp/no/dir/l.raw"
 [ ! -e "$tmp/x.raw" ] && ok || bad "a failed rle left its values file"
-# ---- user operators (issue 15): C compiled at run time (NVRTC on a GPU, the C compiler on the CPU backend), on the
+# ---- user operators: C compiled at run time (NVRTC on a GPU, the C compiler on the CPU backend), on the
 # u32 words 0x01010101 of the scan tests; a private disk cache
 export GP_JIT_CACHE="$tmp/jitcache"
 expect_rc 0 "reduce --op-src u32" "$g" reduce "$tmp/ones.u32" --dtype u32 --op-src 'a + b' --identity 0 --json
@@ -447,7 +447,7 @@ rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"
 [ $rc = 0 ] && grep -q "demo finished" "$tmp/demo" && ok || { bad "demo exit $rc"; tail -20 "$tmp/demo" >&2; }
 
 
-# ---- bench size sweeps (nccl-tests' -b/-e/-f) and the spinner on long matrix work (issue 11, item 16)
+# ---- bench size sweeps (nccl-tests' -b/-e/-f) and the spinner on long matrix work
 expect_rc 0 "bench gemm sweep" "$g" bench gemm -d cpu -b 8 -e 32 -f 2 --reps 1 --warmup 0 --csv
 [ "$(grep -c '^sgemm NN,f32,' "$tmp/out")" = 3 ] && grep -q '^sgemm NN,f32,32,32,32,' "$tmp/out" && ok \
   || bad "bench gemm -b 8 -e 32 -f 2: want sides 8 16 32: $(cat "$tmp/out")"
@@ -549,7 +549,7 @@ expect_rc 0 "transpose npy -> npy --json" "$g" transpose "$tmp/mt.npy" "$tmp/mtt
 json_ok "$tmp/out" && ok || bad "transpose --json is not JSON"
 grep -q '"rows": 37' "$tmp/out" && ok || bad "transpose --json shape"
 tail -c $((1000 * 37 * 4)) "$tmp/mtt.npy" | cmp -s - "$tmp/m.raw" && ok || bad "transpose twice is not the identity"
-# every verb takes the common options or refuses them in one way (issue 12's reproducer: transpose --csv)
+# every verb takes the common options or refuses them in one way (transpose --csv, say)
 expect_rc 0 "transpose --csv" "$g" transpose "$tmp/mt.npy" "$tmp/mtt.npy" --csv
 [ "$(wc -l <"$tmp/out")" = 2 ] && ok || bad "transpose --csv: $(cat "$tmp/out")"
 for v in "info --csv" "info --reps 3" "demo --json" "transpose $tmp/mt.npy $tmp/x.npy --svg $tmp/x.svg"; do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# CLI tests for hostile input and NumPy's conventions (issue 11): each case failed before its fix. Runs on the CPU
+# CLI tests for hostile input and NumPy's conventions: each case failed before its fix. Runs on the CPU
 # backend (-d cpu), so everywhere. $1: the gpuprim executable. Needs python3 (no NumPy) to write test files.
 set -u
 . "$(dirname "$0")/cli_common.sh"

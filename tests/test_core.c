@@ -33,7 +33,7 @@ static void test_dtypes(void)
     CHECK(strstr(gp_last_error(), "f33") != NULL, "detail names the input: %s", gp_last_error());
     CHECK_ST(gp_dtype_parse(NULL, &d), GP_ERR_INVALID_ARG);
     CHECK(strstr(gp_last_error(), "name") != NULL, "detail names the argument: %s", gp_last_error());
-    /* NumPy's spellings (issue 11): names, np. prefixes, type strings with a byte order, one-character codes */
+    /* NumPy's spellings: names, np. prefixes, type strings with a byte order, one-character codes */
     static const struct { const char *s; gp_dtype_t d; } np_names[] = {
         {"f4", GP_F32}, {"<f4", GP_F32}, {"=f8", GP_F64}, {"|u1", GP_U8}, {"<i8", GP_I64}, {"<u8", GP_U64},
         {"<f2", GP_F16}, {"i2", GP_I16}, {"u4", GP_U32}, {"np.float32", GP_F32}, {"numpy.int16", GP_I16},
@@ -221,7 +221,7 @@ static void test_timer_cpu(void)
     CHECK(ms > 0 && ms < 10000, "ms %g", ms);
     CHECK_ST(gp_timer_elapsed_ms(t, NULL), GP_ERR_INVALID_ARG);
     OK(gp_timer_destroy(t));
-    /* a timer never started, or started and not stopped, has no elapsed time (issue 11) */
+    /* a timer never started, or started and not stopped, has no elapsed time */
     OK(gp_timer_create(ctx, &t));
     ms = -7;
     CHECK_ST(gp_timer_elapsed_ms(t, &ms), GP_ERR_INVALID_ARG);

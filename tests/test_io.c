@@ -183,7 +183,7 @@ static void test_malformed(void)
     size_t hb = 0;
     OK(gp_npy_header_size(buf, 10, &hb));
     CHECK(hb == hdr, "header size %zu", hb);
-    /* Issue 11: only what NumPy writes. A NUL or control byte inside a string, a descr with a sign or a space, and
+    /* Only what NumPy writes. A NUL or control byte inside a string, a descr with a sign or a space, and
      * a header length past the cap are refused with the offset. */
     const char *d6 = "{'descr': '<f4Qxx', 'fortran_order': False, 'shape': (4,), }";
     len = make_npy(bad, 1, d6, f, sizeof f);
