@@ -247,10 +247,7 @@ static int runs_verb(int argc, char **argv, int rle)
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
         rec_add(&r, "elements", 1, "%zu", j.elements);
         rec_add(&r, rle ? "runs" : "kept", 1, "%zu", j.runs);
-        rec_add(&r, "seconds", 1, "%.6f", secs);
-        rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
-        rec_add(&r, "cpu_head_elements", 1, "%zu", pp.head_elements);
-        rec_add(&r, "device", 0, "%s", desc);
+        rec_add_run(&r, secs, bytes, pp.head_elements, desc);
         rec_add(&r, "output", 0, "%s", o_out);
         if (rle) rec_add(&r, "lengths", 0, "%s", o_len);
         rec_emit(&r, c.fmt,

@@ -175,10 +175,7 @@ int cmd_select(int argc, char **argv)
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
         rec_add(&r, "elements", 1, "%zu", j.elements);
         rec_add(&r, "kept", 1, "%zu", j.kept);
-        rec_add(&r, "seconds", 1, "%.6f", secs);
-        rec_add(&r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
-        rec_add(&r, "cpu_head_elements", 1, "%zu", pp.head_elements);
-        rec_add(&r, "device", 0, "%s", desc);
+        rec_add_run(&r, secs, bytes, pp.head_elements, desc);
         rec_add(&r, "output", 0, "%s", o_out);
         rec_emit(&r, c.fmt, "select {where}: {kept} of {elements} {dtype} elements kept -> {output}  ({seconds:%.3f} "
                             "s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(o_out));

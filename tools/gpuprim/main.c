@@ -92,7 +92,7 @@ static size_t distance(const char *a, const char *b)
 
 static int run(int argc, char **argv);
 
-/* A verb may leave a GPU context starting in the background (reduce's CPU head start finished first): the output is
+/* A verb may leave a GPU context starting in the background (a streaming verb's CPU head finished first): the output is
  * complete, so leave without waiting for the driver, and without tearing the runtime down under that thread. */
 /* The CPU backend's OpenMP teams wait passively unless the user said otherwise: idle workers spinning between regions
  * made a busy 2-core machine slower than one thread (docs/PERFORMANCE.md, "A busy machine"). The policy is read when
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 {
     passive_openmp(argv);
     int rc = run(argc, argv);
-    if (background_pending()) {
+    if (gp_ctx_opens_pending()) {
         if (fflush(stdout) != 0 && rc == EXIT_OK) rc = EXIT_FAIL;
         fflush(stderr);
         _exit(rc);

@@ -322,3 +322,11 @@ void rec_emit(const record_t *r, out_format_t fmt, const char *line, FILE *f)
         p = end;
     }
 }
+
+void rec_add_run(record_t *r, double secs, double bytes, size_t head_elements, const char *device)
+{
+    rec_add(r, "seconds", 1, "%.6f", secs);
+    rec_add(r, "gbps", 1, "%.3f", secs > 0 ? bytes / secs / 1e9 : 0.0);
+    rec_add(r, "cpu_head_elements", 1, "%zu", head_elements);
+    rec_add(r, "device", 0, "%s", device);
+}

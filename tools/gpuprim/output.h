@@ -49,5 +49,7 @@ int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_
  * as the table format's line, made from line: "{key}" is the field's value (a string unquoted), "{key:%.3f}" a
  * number in that printf format, anything else as it is. An unknown key prints "?". */
 void rec_emit(const record_t *r, out_format_t fmt, const char *line, FILE *f);
+/* The fields every streamed run ends its record with: seconds, gbps (bytes / seconds), cpu_head_elements, device. */
+void rec_add_run(record_t *r, double secs, double bytes, size_t head_elements, const char *device);
 
 #endif

@@ -151,10 +151,6 @@ int common_only(const char *verb, const cli_common_t *c, unsigned allowed)
     return EXIT_OK;
 }
 
-static atomic_int g_background;
-void background_begin(void) { atomic_fetch_add(&g_background, 1); }
-void background_end(void) { atomic_fetch_sub(&g_background, 1); }
-int background_pending(void) { return atomic_load(&g_background) > 0 || gp_ctx_opens_pending() > 0; }
 
 void note_cpu(const char *who, const char *why, const char *doing)
 {

@@ -94,10 +94,6 @@ const char *gpu_absent_reason(gp_status_t st, char *buf, size_t len);
 /* The CPU-fallback note, "WHO: WHY — DOING", printed once per process (a demo runs many verbs); who NULL: count it
  * as said. */
 void note_cpu(const char *who, const char *why, const char *doing);
-/* Work a verb left running on another thread (a GPU context still starting); main leaves with _exit while any is. */
-void background_begin(void);
-void background_end(void);
-int background_pending(void);
 /* Opens the context the options ask for. With DEVICE_AUTO and no GPU: the CPU backend, and *why_cpu says why. */
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len);
 double now_seconds(void);           /* a monotonic clock */
