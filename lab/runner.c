@@ -44,11 +44,11 @@ void lab_point(lab_chart_t *c, const char *series, double x, double y)
     int s = 0;
     while (s < c->nseries && strcmp(c->series[s], series) != 0) s++;
     if (s == c->nseries) {
-        if (s == LAB_MAX_SERIES) return;
+        if (s == CHART_MAX_SERIES) return;
         snprintf(c->series[s], sizeof c->series[0], "%s", series);
         c->nseries++;
     }
-    if (c->npoints[s] == LAB_MAX_POINTS) return;
+    if (c->npoints[s] == CHART_MAX_POINTS) return;
     c->x[s][c->npoints[s]] = x;
     c->y[s][c->npoints[s]++] = y;
 }

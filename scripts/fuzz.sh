@@ -12,7 +12,7 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 out=build-fuzz
 mkdir -p "$out"
 flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc -Isrc/core
-       -Itools/gpuprim -Ilab -Ibench/peers -I$cuda/include"
+       -Itools/gpuprim -Itools/support -I$cuda/include"
 libs="-L$cuda/lib64 -Wl,-rpath,$cuda/lib64 -lcudart -lm"
 # The CLI pieces need the library; it is built by `make build` (libgpuprim.a) and linked uninstrumented.
 lib=build/libgpuprim.a
@@ -23,8 +23,9 @@ build() { # name sources...
   $cc $flags "tests/fuzz/fuzz_$name.c" "$@" -o "$out/fuzz_$name" $libs -fopenmp
 }
 build npy_header src/io/npy.c src/core/status.c
-build options tools/gpuprim/util.c lab/parse.c "$lib"
-build input tools/gpuprim/util.c lab/parse.c tools/gpuprim/input.c "$lib"
+build options tools/support/options.c "$lib"
+build input tools/support/options.c tools/support/device.c tools/support/report.c tools/gpuprim/util.c \
+  tools/gpuprim/input.c "$lib"
 build uop_text "$lib"
 rc=0
 for t in npy_header:npy options:options input:npy uop_text:uop_text; do

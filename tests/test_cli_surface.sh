@@ -54,13 +54,14 @@ done
 suites=$("$g" bench --help 2>&1 | awk '/^  [a-z]/ {print $1}')
 [ -n "$suites" ] && ok || bad "gpuprim bench --help lists no suites"
 for s in $suites; do
-  grep -q "= bench ]; then opts=\"[^\"]*\b$s\b" "$bash_c" && ok || bad "bash completion lacks bench $s"
-  grep -q "_values 'suite'.*\b$s\b" "$zsh_c" && ok || bad "zsh completion lacks bench $s"
+  grep -q "^ *bench) opts=\"[^\"]*\b$s\b" "$bash_c" && ok || bad "bash completion lacks bench $s"
+  grep -q "bench) .*_values 'SUITE'.*\b$s\b" "$zsh_c" && ok || bad "zsh completion lacks bench $s"
   "$g" bench "$s" --help >"$tmp/bh" 2>&1
   check_verb "bench $s" "$tmp/bh" "bench $s"
 done
 for t in $("$g" lab --list 2>/dev/null | awk 'NF && $1 !~ /^-/ {print $1}' | grep -v ':' | sort -u); do
-  grep -q "opts=\"--list[^\"]*\b$t\b" "$bash_c" && ok || bad "bash completion lacks lab $t"
+  grep -q "^ *lab) opts=\"[^\"]*\b$t\b" "$bash_c" && ok || bad "bash completion lacks lab $t"
+  grep -q "lab) .*_values 'TOPIC'.*\b$t\b" "$zsh_c" && ok || bad "zsh completion lacks lab $t"
   "$g" lab "$t" --help >"$tmp/lh" 2>&1
   for o in $(help_opts "$tmp/lh"); do
     table_opts "lab $t" | grep -qx -- "$o" && ok || bad "bash completion lacks lab $t's $o"

@@ -1,7 +1,7 @@
 /* test_cli_util.c — the CLI's helpers that are not a verb: the --device auto model, the -b/-e/-f sweep and the one
  * option parser every verb uses (cli_parse). */
 #include "common.h"
-#include "util.h"
+#include "commands.h"
 
 static void test_auto_model(void)
 {

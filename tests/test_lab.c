@@ -85,7 +85,7 @@ int main(void)
     CHECK(c != NULL, "lab_chart");
     for (int k = 0; k < 100; k++) lab_point(c, "s", 1 << (k % 20), k); /* more points than fit: dropped, no overflow */
     lab_point(c, "t", 1, 1);
-    CHECK(c && c->npoints[0] == LAB_MAX_POINTS && c->nseries == 2, "points kept: %d", c ? c->npoints[0] : -1);
+    CHECK(c && c->npoints[0] == CHART_MAX_POINTS && c->nseries == 2, "points kept: %d", c ? c->npoints[0] : -1);
     char svg[64];
     snprintf(svg, sizeof svg, "%s.svg", path);
     CHECK(svg_line_charts(svg, "title <&>", r->chart, r->nchart) == 0, "svg written");

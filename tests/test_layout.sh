@@ -1,7 +1,7 @@
 #!/bin/sh
-# Layout checks (docs/ARCHITECTURE.md): libgpuprim.so exports exactly the gp_* functions gpuprim.h declares, holds none
-# of the lab's versions or teaching kernels, the CLI includes only gpuprim.h and lab/lab.h, and nothing in the
-# repository cites a path outside it.
+# Layout checks (docs/ARCHITECTURE.md): libgpuprim.so exports exactly the gp_* functions gpuprim.h declares and holds
+# none of the lab's versions or teaching kernels; the rooms' includes point only down; nothing in the repository cites
+# a path outside it.
 # $1: libgpuprim.so  $2: the source tree
 set -u
 so=$1 src=$2
@@ -29,10 +29,29 @@ lab=$(nm -C "$so" | grep -E 'reduce_v[0-9][0-9]_|sgemm_v[0-9][0-9]_|lab_(reduce|
 teach=$(nm -C "$so" | grep -E 'v0[123]_(single_thread|single_block|thread_per_element)|vec16_grid_stride|dot_block_chunk|dot_single_pass<[a-z ]+, 4>|t0[012]_(naive|copy)|t_tile<' | head -3)
 [ -z "$teach" ] && ok || bad "teaching kernels inside $so: $teach"
 
-# the CLI builds on the public header and the lab's one header: no internal header, no CUDA header
-cli=$(cd "$src/tools/gpuprim" && grep -hE '^#include "' *.c *.h | grep -vE '"(gpuprim|lab|commands|util|input|output|pipeline|group_run)\.h"' | head -3)
-cuda=$(cd "$src/tools/gpuprim" && grep -hE '^#include <(cuda|cub|nccl)' *.c *.h | head -3)
-[ -z "$cli$cuda" ] && ok || bad "tools/gpuprim includes more than gpuprim.h and lab.h: $cli $cuda"
+# the rooms (docs/ARCHITECTURE.md, "Rooms"): arrows only down, tools/gpuprim -> lab -> bench -> tools/support ->
+# libgpuprim. includes DIR PATTERN-OF-FILES: the quoted headers those files include, one per line
+includes() { (cd "$src/$1" && grep -hoE '^#include "[^"]+"' $2 2>/dev/null | sed 's/#include "\(.*\)"/\1/' | sort -u); }
+only() { # label allowed-regex headers...
+  label=$1 allowed=$2; shift 2
+  extra=$(printf '%s\n' "$@" | grep -vxE "$allowed" | grep -v '^$' | tr '\n' ' ')
+  [ -z "$extra" ] && ok || bad "$label includes $extra"
+}
+only "tools/support" 'gpuprim\.h|support\.h' $(includes tools/support '*.c *.h')
+only "bench/ (suites, common, suites table)" 'gpuprim\.h|support\.h|bench\.h|peers\.h' \
+  $(cd "$src/bench" && for f in *.c *.h; do case $f in harness.c|force.c|peers_dl.c) ;; *) grep -hoE '^#include "[^"]+"' "$f" | sed 's/#include "\(.*\)"/\1/';; esac; done)
+only "bench/harness.c, force.c (the harness and the forcing reach the library's internals)" \
+  'bench\.h|core/(internal|half)\.h|(histogram|matrix)/[a-z_]+_internal\.h' $(includes bench 'harness.c force.c')
+only "lab/" 'gpuprim\.h|support\.h|bench\.h|lab\.h|lab_versions\.h|memory\.h|core/(internal|half)\.h|[a-z]+/[a-z_]+_(internal|kernels)\.(h|cuh)' \
+  $(includes lab '*.c *.cu *.h')
+only "tools/gpuprim" 'gpuprim\.h|support\.h|bench\.h|lab\.h|commands\.h|util\.h|input\.h|output\.h|pipeline\.h|group_run\.h' \
+  $(includes tools/gpuprim '*.c *.h')
+labusers=$(cd "$src/tools/gpuprim" && grep -lE '^#include "lab\.h"' *.c *.h | grep -vx 'cmd_lab.c' | tr '\n' ' ')
+[ -z "$labusers" ] && ok || bad "the lab is reached from the lab verb alone, but $labusers include lab.h"
+cuda=$(cd "$src" && grep -lE '^#include <(cuda|cub|nccl|nvrtc)' tools/gpuprim/*.[ch] tools/support/*.[ch] bench/*.[ch] 2>/dev/null | head -3)
+[ -z "$cuda" ] && ok || bad "CUDA headers outside the library and the lab: $cuda"
+up=$(cd "$src/src" && grep -rlE '^#include "(support|bench|lab|lab_versions|commands|util|peers)\.h"' . | head -3)
+[ -z "$up" ] && ok || bad "the library includes a room's header: $up"
 
 # no file cites a path outside the repository
 outside=$(cd "$src" && git ls-files 2>/dev/null | grep -vE '^tests/test_layout.sh$' |

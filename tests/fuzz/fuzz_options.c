@@ -6,7 +6,7 @@
  * accepted predicate has a valid kind and no flags; cli_parse returns one of its three answers, and every value it
  * sets is an argument's text (or its part after '=').
  */
-#include "util.h"
+#include "support.h"
 
 #include <math.h>
 #include <stdint.h>

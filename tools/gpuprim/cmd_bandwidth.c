@@ -11,6 +11,7 @@
  * Median and min of --reps after --warmup; GB/s = 1e9 B/s.
  */
 #include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,10 +128,10 @@ static int add_row(report_t *r, const char *test, const char *kind, const char *
 static sweep_t sw_bandwidth;
 static const char *o_kinds;
 static const cli_opt_t opts_bandwidth[] = {{"--kinds", "K[,K...]", &o_kinds}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bandwidth = {"bandwidth", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bandwidth,
+static const cli_spec_t spec_bandwidth = {"bandwidth", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bandwidth,
                          opts_bandwidth, 0, usage};
 
-int cmd_bandwidth(int argc, char **argv)
+static int cmd_bandwidth(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
     sw_bandwidth = (sweep_t){1u << 20, 256u << 20, 4, 0};
@@ -271,3 +272,6 @@ out:
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t verb_bandwidth = {"bandwidth", "", "transfer bandwidth of every memory kind over a size sweep",
+                         &spec_bandwidth, cmd_bandwidth, NULL};

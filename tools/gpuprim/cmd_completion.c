@@ -1,7 +1,8 @@
 /*
  * cmd_completion.c — `gpuprim completion bash|zsh`: the shell completion scripts, made from the verb table
- * (main.c), the bench suites (cmd_bench.c), each one's options (its cli_spec_t) and the lab's topics. The build runs
- * it to make the installed scripts, so a new verb, suite, topic or option completes without an edit here.
+ * (main.c), each verb's sub-commands (bench's suites, lab's topics: verb_t.subs) and each one's options (its
+ * cli_spec_t). The build runs it to make the installed scripts, so a new verb, suite, topic or option completes
+ * without an edit here.
  */
 #include "commands.h"
 
@@ -51,6 +52,20 @@ static void spec_options(FILE *f, const cli_spec_t *s)
     fputs("--help", f);
 }
 
+/* The verbs that have sub-commands, as "a|b" (a case pattern), and each one's words. */
+static void sub_verbs(FILE *f, const char *sep)
+{
+    int k = 0;
+    for (int i = 0; i < cli_nverbs; i++)
+        if (cli_verbs[i]->subs) fprintf(f, "%s%s", k++ ? sep : "", cli_verbs[i]->name);
+}
+
+static void sub_words(FILE *f, const verb_t *v)
+{
+    const verb_t *const *subs = v->subs();
+    for (int t = 0; subs && subs[t]; t++) fprintf(f, "%s%s", t ? " " : "", subs[t]->name);
+}
+
 static void bash(FILE *f)
 {
     fputs("# bash completion for gpuprim, made by `gpuprim completion bash` from its tables\n"
@@ -61,7 +76,7 @@ static void bash(FILE *f)
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
           "        COMPREPLY=($(compgen -W \"",
           f);
-    for (int i = 0; i < cli_nverbs; i++) fprintf(f, "%s%s", i ? " " : "", cli_verbs[i].name);
+    for (int i = 0; i < cli_nverbs; i++) fprintf(f, "%s%s", i ? " " : "", cli_verbs[i]->name);
     fputs("\" -- \"$cur\")); return\n    fi\n    case $prev in\n", f);
     for (int k = 0; k < NVALUES; k++) {
         fputs("        ", f);
@@ -71,31 +86,30 @@ static void bash(FILE *f)
         else
             fputs(") COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n", f);
     }
-    fputs("    esac\n    verb=${COMP_WORDS[1]}\n    case $verb in\n        bench|lab)\n"
-          "            if [ \"$COMP_CWORD\" -eq 2 ]; then\n"
-          "                if [ \"$verb\" = bench ]; then opts=\"",
-          f);
-    for (int i = 0; i < bench_nsuites; i++) fprintf(f, "%s%s", i ? " " : "", bench_suites[i].name);
-    fputs("\"; else opts=\"--list", f);
-    for (int t = 0; lab_topics[t]; t++) fprintf(f, " %s", lab_topics[t]->name);
-    fputs("\"; fi\n                COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); return\n            fi\n"
-          "            verb=\"$verb ${COMP_WORDS[2]}\";;\n    esac\n    case $verb in\n",
+    fputs("    esac\n    verb=${COMP_WORDS[1]}\n    case $verb in\n        ", f);
+    sub_verbs(f, "|");
+    fputs(")\n            if [ \"$COMP_CWORD\" -eq 2 ]; then\n                case $verb in\n", f);
+    for (int i = 0; i < cli_nverbs; i++) {
+        if (!cli_verbs[i]->subs) continue;
+        fprintf(f, "                    %s) opts=\"", cli_verbs[i]->name);
+        sub_words(f, cli_verbs[i]);
+        fputs("\";;\n", f);
+    }
+    fputs("                esac\n                COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); return\n"
+          "            fi\n            verb=\"$verb ${COMP_WORDS[2]}\";;\n    esac\n    case $verb in\n",
           f);
     for (int i = 0; i < cli_nverbs; i++) {
-        if (!cli_verbs[i].spec) continue;
-        fprintf(f, "        %s) opts=\"", cli_verbs[i].name);
-        spec_options(f, cli_verbs[i].spec);
-        fputs("\";;\n", f);
-    }
-    for (int i = 0; i < bench_nsuites; i++) {
-        fprintf(f, "        \"bench %s\") opts=\"", bench_suites[i].name);
-        spec_options(f, bench_suites[i].spec);
-        fputs("\";;\n", f);
-    }
-    for (int t = 0; lab_topics[t]; t++) {
-        fprintf(f, "        \"lab %s\") opts=\"--list ", lab_topics[t]->name);
-        for (const lab_opt_t *o = lab_topics[t]->opts; o && o->name; o++) fprintf(f, "%s ", o->name);
-        fputs("-d --device --json --csv --svg --reps --warmup --help\";;\n", f);
+        if (cli_verbs[i]->spec) {
+            fprintf(f, "        %s) opts=\"", cli_verbs[i]->name);
+            spec_options(f, cli_verbs[i]->spec);
+            fputs("\";;\n", f);
+        }
+        const verb_t *const *subs = cli_verbs[i]->subs ? cli_verbs[i]->subs() : NULL;
+        for (int t = 0; subs && subs[t]; t++) {
+            fprintf(f, "        \"%s %s\") opts=\"", cli_verbs[i]->name, subs[t]->name);
+            spec_options(f, subs[t]->spec);
+            fputs("\";;\n", f);
+        }
     }
     fputs("        *) opts=\"--help\";;\n    esac\n"
           "    if [[ $cur == -* ]]; then\n        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
@@ -147,29 +161,28 @@ static void zsh(FILE *f)
     fputs("#compdef gpuprim\n# zsh completion for gpuprim, made by `gpuprim completion zsh` from its tables\n"
           "local -a verbs\nverbs=(",
           f);
-    for (int i = 0; i < cli_nverbs; i++) fprintf(f, "%s%s", i ? " " : "", cli_verbs[i].name);
+    for (int i = 0; i < cli_nverbs; i++) fprintf(f, "%s%s", i ? " " : "", cli_verbs[i]->name);
     fputs(")\nif (( CURRENT == 2 )); then\n  _describe 'verb' verbs\n  return\nfi\nlocal verb=${words[2]}\n"
-          "case $verb in\n  bench) (( CURRENT == 3 )) && { _values 'suite'",
+          "case $verb in\n",
           f);
-    for (int i = 0; i < bench_nsuites; i++) fprintf(f, " %s", bench_suites[i].name);
-    fputs("; return }; verb=\"bench ${words[3]}\";;\n  lab) (( CURRENT == 3 )) && { _values 'topic' --list", f);
-    for (int t = 0; lab_topics[t]; t++) fprintf(f, " %s", lab_topics[t]->name);
-    fputs("; return }; verb=\"lab ${words[3]}\";;\nesac\ncase $verb in\n", f);
     for (int i = 0; i < cli_nverbs; i++) {
-        if (!cli_verbs[i].spec) continue;
-        fprintf(f, "  %s) _arguments -s", cli_verbs[i].name);
-        zsh_spec(f, cli_verbs[i].spec);
+        if (!cli_verbs[i]->subs) continue;
+        fprintf(f, "  %s) (( CURRENT == 3 )) && { _values '%s'", cli_verbs[i]->name, cli_verbs[i]->args);
+        const verb_t *const *subs = cli_verbs[i]->subs();
+        for (int t = 0; subs && subs[t]; t++) fprintf(f, " %s", subs[t]->name);
+        fprintf(f, "; return }; verb=\"%s ${words[3]}\";;\n", cli_verbs[i]->name);
     }
-    for (int i = 0; i < bench_nsuites; i++) {
-        fprintf(f, "  'bench %s') _arguments -s", bench_suites[i].name);
-        zsh_spec(f, bench_suites[i].spec);
-    }
-    for (int t = 0; lab_topics[t]; t++) {
-        fprintf(f, "  'lab %s') _arguments -s '--list'", lab_topics[t]->name);
-        for (const lab_opt_t *o = lab_topics[t]->opts; o && o->name; o++) zsh_option(f, o->name, o->arg);
-        fputs(" '-d[DEVICE]:DEVICE:(cpu auto 0 1 2 3)' '--json' '--csv' '--svg[FILE]:FILE:_files' '--reps[N]:N:'"
-              " '--warmup[N]:N:' '--help';;\n",
-              f);
+    fputs("esac\ncase $verb in\n", f);
+    for (int i = 0; i < cli_nverbs; i++) {
+        if (cli_verbs[i]->spec) {
+            fprintf(f, "  %s) _arguments -s", cli_verbs[i]->name);
+            zsh_spec(f, cli_verbs[i]->spec);
+        }
+        const verb_t *const *subs = cli_verbs[i]->subs ? cli_verbs[i]->subs() : NULL;
+        for (int t = 0; subs && subs[t]; t++) {
+            fprintf(f, "  '%s %s') _arguments -s", cli_verbs[i]->name, subs[t]->name);
+            zsh_spec(f, subs[t]->spec);
+        }
     }
     fputs("  *) _files;;\nesac\n", f);
 }
@@ -189,3 +202,6 @@ int cmd_completion(int argc, char **argv)
                "both)\n");
     return f == stdout ? EXIT_OK : EXIT_USAGE;
 }
+
+const verb_t verb_completion = {"completion", "bash|zsh", "the shell completion script, made from these tables",
+                         NULL, cmd_completion, NULL};

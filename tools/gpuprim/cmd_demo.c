@@ -13,13 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int step(const char *title, const char *verb, int (*fn)(int, char **), int argc, char **argv)
+/* Runs one verb (argv[0]) as the command line shown. */
+static int step(const char *title, int argc, char **argv)
 {
-    printf("\n### %s\n$ gpuprim%s%s", title, verb ? " " : "", verb ? verb : "");
+    printf("\n### %s\n$ gpuprim", title);
     for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
     printf("\n");
     fflush(stdout);
-    int rc = fn(argc, argv);
+    int rc = cli_run(argc, argv);
     fflush(stdout);
     return rc;
 }
@@ -29,9 +30,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
 }
 
-const cli_spec_t spec_demo = {"demo", 0, NULL, NULL, 0, usage};
+static const cli_spec_t spec_demo = {"demo", 0, NULL, NULL, 0, usage};
 
-int cmd_demo(int argc, char **argv)
+static int cmd_demo(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     int npos = 0;
@@ -51,26 +52,25 @@ int cmd_demo(int argc, char **argv)
     }
     int rc = EXIT_OK;
     char *info[] = {"info"};
-    int k = step("device", NULL, cmd_info, 1, info);
+    int k = step("device", 1, info);
     if (k != EXIT_OK && k != EXIT_NO_GPU && k != EXIT_NO_DRIVER) rc = k;
     if (gpu) {
         char *bw[] = {"bandwidth", "-b", "64M", "-e", "64M", "--reps", "5"};
-        if ((k = step("transfers: every host memory kind, 64 MiB", NULL, cmd_bandwidth, 7, bw)) != EXIT_OK) rc = k;
-        char *bv[] = {"vector", "--reps", "10"};
-        if ((k = step("vector ops against cuBLAS and the bandwidth ceilings", "bench", bench_vector, 3, bv)) != EXIT_OK) rc = k;
-        char *br[] = {"reduce", "--reps", "10"};
-        if ((k = step("deterministic reductions against CUB", "bench", bench_reduce, 3, br)) != EXIT_OK) rc = k;
+        if ((k = step("transfers: every host memory kind, 64 MiB", 7, bw)) != EXIT_OK) rc = k;
+        char *bv[] = {"bench", "vector", "--reps", "10"};
+        if ((k = step("vector ops against cuBLAS and the bandwidth ceilings", 4, bv)) != EXIT_OK) rc = k;
+        char *br[] = {"bench", "reduce", "--reps", "10"};
+        if ((k = step("deterministic reductions against CUB", 4, br)) != EXIT_OK) rc = k;
         char *lab[] = {"lab", "vector", "--op", "triad", "-n", "2^24", "--reps", "5"};
-        if ((k = step("the triad progression, each version verified", NULL, cmd_lab, 8, lab)) != EXIT_OK) rc = k;
+        if ((k = step("the triad progression, each version verified", 8, lab)) != EXIT_OK) rc = k;
     } else {
-        char *bv[] = {"vector", "--device", "cpu", "-n", "2^24", "--reps", "3", "--warmup", "1"};
-        if ((k = step("vector ops on the CPU backend", "bench", bench_vector, 9, bv)) != EXIT_OK) rc = k;
-        char *br[] = {"reduce", "--device", "cpu", "-n", "2^20", "--reps", "2", "--warmup", "0"};
-        if ((k = step("reductions on the CPU backend (the GPU's bits, by the same tree)", "bench", bench_reduce, 9,
-                      br)) != EXIT_OK)
+        char *bv[] = {"bench", "vector", "--device", "cpu", "-n", "2^24", "--reps", "3", "--warmup", "1"};
+        if ((k = step("vector ops on the CPU backend", 10, bv)) != EXIT_OK) rc = k;
+        char *br[] = {"bench", "reduce", "--device", "cpu", "-n", "2^20", "--reps", "2", "--warmup", "0"};
+        if ((k = step("reductions on the CPU backend (the GPU's bits, by the same tree)", 10, br)) != EXIT_OK)
             rc = k;
         char *lab[] = {"lab", "vector", "--device", "cpu", "--op", "all", "-n", "2^20", "--reps", "3"};
-        if ((k = step("the vector lab's CPU versions, each verified", NULL, cmd_lab, 10, lab)) != EXIT_OK) rc = k;
+        if ((k = step("the vector lab's CPU versions, each verified", 10, lab)) != EXIT_OK) rc = k;
     }
     /* The data verbs on files made here: 2^22 normal f32 values (.npy) and a 1000 x 3000 matrix. */
     char dir[] = "/tmp/gpuprim-demo-XXXXXX", vec[64], mat[64], matt[64];
@@ -94,17 +94,16 @@ int cmd_demo(int argc, char **argv)
         const size_t shape[2] = {rows, cols};
         if (gp_npy_save(vec, GP_F32, 1, &nv, 0, x) == GP_OK && gp_npy_save(mat, GP_F32, 2, shape, 0, x) == GP_OK) {
             char *rd[] = {"reduce", vec, "--op", "sum"};
-            if ((k = step("a deterministic sum of a .npy file (the same bits on any GPU or the CPU)", NULL, cmd_reduce,
-                          4, rd)) != EXIT_OK)
+            if ((k = step("a deterministic sum of a .npy file (the same bits on any GPU or the CPU)", 4, rd)) != EXIT_OK)
                 rc = k;
             char *am[] = {"reduce", vec, "--op", "argmax"};
-            if ((k = step("its argmax (NumPy's index)", NULL, cmd_reduce, 4, am)) != EXIT_OK) rc = k;
+            if ((k = step("its argmax (NumPy's index)", 4, am)) != EXIT_OK) rc = k;
             char *hi[] = {"histogram", vec, "--bins", "16"};
-            if ((k = step("its histogram, np.histogram's bins over the data's range", NULL, cmd_histogram, 4, hi)) !=
+            if ((k = step("its histogram, np.histogram's bins over the data's range", 4, hi)) !=
                 EXIT_OK)
                 rc = k;
             char *tr[] = {"transpose", mat, matt};
-            if ((k = step("a 1000 x 3000 matrix transposed, .npy in and out", NULL, cmd_transpose, 3, tr)) != EXIT_OK)
+            if ((k = step("a 1000 x 3000 matrix transposed, .npy in and out", 3, tr)) != EXIT_OK)
                 rc = k;
         }
         unlink(vec), unlink(mat), unlink(matt), rmdir(dir);
@@ -118,3 +117,6 @@ int cmd_demo(int argc, char **argv)
            "  gpuprim bench reduce   (against CUB in the same run)   gpuprim <verb> --help for the options\n");
     return rc;
 }
+
+const verb_t verb_demo = {"demo", "", "a short tour (the main job of `make demo`)",
+                         &spec_demo, cmd_demo, NULL};

@@ -223,9 +223,9 @@ static const cli_opt_t opts_histogram[] = {{"--bins", "N", &o_bins},         {"-
                           {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
                           {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                           {"--devices", "SPEC", &o_devices}, {NULL, NULL, NULL}};
-const cli_spec_t spec_histogram = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts_histogram, 1, usage};
+static const cli_spec_t spec_histogram = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts_histogram, 1, usage};
 
-int cmd_histogram(int argc, char **argv)
+static int cmd_histogram(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
@@ -509,3 +509,6 @@ out:
     free(j.total), free(edges);
     return rc;
 }
+
+const verb_t verb_histogram = {"histogram", "FILE|- --bins N", "np.histogram of a .npy / raw file or stdin (even, explicit edges or direct)",
+                         &spec_histogram, cmd_histogram, NULL};

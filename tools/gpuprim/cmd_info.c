@@ -94,9 +94,9 @@ static void usage(FILE *f)
                "  3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
 }
 
-const cli_spec_t spec_info = {"info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, usage};
+static const cli_spec_t spec_info = {"info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, usage};
 
-int cmd_info(int argc, char **argv)
+static int cmd_info(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     int npos = 0;
@@ -148,3 +148,6 @@ int cmd_info(int argc, char **argv)
     print_cpu(stdout, &cpu, 0);
     return rc;
 }
+
+const verb_t verb_info = {"info", "", "GPUs (and the CPU backend): what deviceQuery shows that matters",
+                         &spec_info, cmd_info, NULL};

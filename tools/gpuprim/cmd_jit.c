@@ -407,9 +407,9 @@ static const cli_opt_t opts_map[] = {{"--src", "EXPR", &o_src},         {"--out-
                           {"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
                           {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
                           {NULL, NULL, NULL}};
-const cli_spec_t spec_map = {"map", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_map, 1, map_usage};
+static const cli_spec_t spec_map = {"map", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_map, 1, map_usage};
 
-int cmd_map(int argc, char **argv)
+static int cmd_map(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
@@ -496,3 +496,6 @@ out:
     input_close(&in);
     return rc;
 }
+
+const verb_t verb_map = {"map", "FILE|- --src 'EXPR' -o OUT", "y = EXPR over x, your C compiled at run time (code run as you)",
+                         &spec_map, cmd_map, NULL};

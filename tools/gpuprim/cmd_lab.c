@@ -5,6 +5,7 @@
  * `gpuprim lab TOPIC --list` a topic's versions.
  */
 #include "commands.h"
+#include "lab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static int run_topic(const lab_topic_t *t, int argc, char **argv)
     return rc;
 }
 
-int cmd_lab(int argc, char **argv)
+static int cmd_lab(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         lab_usage(argc < 2 ? stderr : stdout);
@@ -130,3 +131,29 @@ int cmd_lab(int argc, char **argv)
     fprintf(stderr, "gpuprim lab: unknown topic '%s' (gpuprim lab --list lists them)\n", argv[1]);
     return EXIT_USAGE;
 }
+
+/* The topics as sub-commands (for the completions): each one's options as a cli_spec_t, made once. */
+static const verb_t *const *lab_subs(void)
+{
+    enum { MAX_TOPICS = 32 };
+    static verb_t subs[MAX_TOPICS];
+    static cli_spec_t specs[MAX_TOPICS];
+    static cli_opt_t opts[MAX_TOPICS][LAB_MAX_OPTS + 2];
+    static const verb_t *list[MAX_TOPICS + 1];
+    if (list[0]) return list;
+    int n = 0;
+    for (int t = 0; lab_topics[t] && n < MAX_TOPICS; t++, n++) {
+        int k = 0;
+        opts[n][k++] = (cli_opt_t){"--list", NULL, NULL};
+        for (const lab_opt_t *o = lab_topics[t]->opts; o && o->name && k <= LAB_MAX_OPTS; o++)
+            opts[n][k++] = (cli_opt_t){o->name, o->arg, NULL};
+        specs[n] = (cli_spec_t){lab_topics[t]->name, COMMON_ALL, NULL, opts[n], 0, NULL};
+        subs[n] = (verb_t){lab_topics[t]->name, "", lab_topics[t]->summary, &specs[n], NULL, NULL};
+        list[n] = &subs[n];
+    }
+    list[n] = NULL;
+    return list;
+}
+
+const verb_t verb_lab = {"lab", "TOPIC", "every version of a technique verified and timed side by side (gpuprim lab --list)",
+                         NULL, cmd_lab, lab_subs};

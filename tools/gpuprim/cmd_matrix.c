@@ -204,10 +204,10 @@ static void transpose_usage(FILE *f)
 static const char *o_t_dtype, *o_t_order, *o_t_shape;
 static const cli_opt_t opts_transpose[] = {{"--dtype", "T", &o_t_dtype}, {"--order", "c|f", &o_t_order},
                                            {"--shape", "R,C", &o_t_shape}, {NULL, NULL, NULL}};
-const cli_spec_t spec_transpose = {"transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_transpose, 2,
+static const cli_spec_t spec_transpose = {"transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_transpose, 2,
                                    transpose_usage};
 
-int cmd_transpose(int argc, char **argv)
+static int cmd_transpose(int argc, char **argv)
 {
     static const char verb[] = "transpose";
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
@@ -363,9 +363,9 @@ static const cli_opt_t opts_gemm[] = {{"--dtype", "T", &o_g_dtype},         {"--
                                       {"-o|--output", "C", &o_g_out},       {"--c", "C0", &o_g_c},
                                       {"--shape-a", "R,C", &o_g_shape[0]}, {"--shape-b", "R,C", &o_g_shape[1]},
                                       {"--shape-c", "R,C", &o_g_shape[2]}, {NULL, NULL, NULL}};
-const cli_spec_t spec_gemm = {"gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_gemm, 2, gemm_usage};
+static const cli_spec_t spec_gemm = {"gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_gemm, 2, gemm_usage};
 
-int cmd_gemm(int argc, char **argv)
+static int cmd_gemm(int argc, char **argv)
 {
     static const char verb[] = "gemm";
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
@@ -532,3 +532,9 @@ int cmd_gemm(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t verb_transpose = {"transpose", "IN OUT", "transpose a .npy / raw matrix (every dtype)",
+                         &spec_transpose, cmd_transpose, NULL};
+
+const verb_t verb_gemm = {"gemm", "A B -o C", "C = alpha op(A) op(B) + beta C0 (f32, f64; tf32 bf16 fp16 on tensor cores)",
+                         &spec_gemm, cmd_gemm, NULL};

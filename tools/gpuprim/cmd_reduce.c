@@ -253,9 +253,9 @@ static const cli_opt_t opts_reduce[] = {{"--op", "OP", &o_op},           {"--dty
                           {"--arity", "K", &o_arity},       {"--map", "EXPR", &o_map},
                           {"--map-dtype", "T", &o_mapdt},   {"--devices", "SPEC", &o_devices},
                           {NULL, NULL, NULL}};
-const cli_spec_t spec_reduce = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_reduce, 1, usage};
+static const cli_spec_t spec_reduce = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_reduce, 1, usage};
 
-int cmd_reduce(int argc, char **argv)
+static int cmd_reduce(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
@@ -407,3 +407,6 @@ out:
     input_close(&in);
     return rc;
 }
+
+const verb_t verb_reduce = {"reduce", "FILE|- --op OP", "reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)",
+                         &spec_reduce, cmd_reduce, NULL};

@@ -176,8 +176,8 @@ static const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype}, {"--offset", "BYT
 static const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
                                    {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
                                    {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
-const cli_spec_t spec_unique = {"unique", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_u, 1, usage_unique};
-const cli_spec_t spec_rle = {"rle", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_r, 1, usage_rle};
+static const cli_spec_t spec_unique = {"unique", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_u, 1, usage_unique};
+static const cli_spec_t spec_rle = {"rle", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_r, 1, usage_rle};
 
 static int runs_verb(int argc, char **argv, int rle)
 {
@@ -266,5 +266,11 @@ out:
     return rc;
 }
 
-int cmd_unique(int argc, char **argv) { return runs_verb(argc, argv, 0); }
-int cmd_rle(int argc, char **argv) { return runs_verb(argc, argv, 1); }
+static int cmd_unique(int argc, char **argv) { return runs_verb(argc, argv, 0); }
+static int cmd_rle(int argc, char **argv) { return runs_verb(argc, argv, 1); }
+
+const verb_t verb_unique = {"unique", "FILE|- -o OUT", "consecutive duplicates removed, streamed",
+                         &spec_unique, cmd_unique, NULL};
+
+const verb_t verb_rle = {"rle", "FILE|- -o VALUES --lengths LENGTHS", "run-length encoding, streamed",
+                         &spec_rle, cmd_rle, NULL};

@@ -148,9 +148,9 @@ static const cli_opt_t opts_scan[] = {{"--op", "OP", &o_op},           {"--exclu
                           {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
                           {"--op-src", "EXPR", &o_opsrc},   {"--identity", "V", &o_ident},
                           {"--arity", "K", &o_arity},       {NULL, NULL, NULL}};
-const cli_spec_t spec_scan = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_scan, 1, usage};
+static const cli_spec_t spec_scan = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_scan, 1, usage};
 
-int cmd_scan(int argc, char **argv)
+static int cmd_scan(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
@@ -303,3 +303,6 @@ out:
     input_close(&in);
     return rc;
 }
+
+const verb_t verb_scan = {"scan", "FILE|- --op OP -o OUT", "prefix scan (np.cumsum ...) of a file or stdin, streamed",
+                         &spec_scan, cmd_scan, NULL};

@@ -103,9 +103,9 @@ static const cli_opt_t opts_select[] = {{"--where", "PRED", &o_where},   {"--whe
                           {"--dtype", "T", &o_dtype},
                           {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                           {"-o|--output", "OUT", &o_out},   {NULL, NULL, NULL}};
-const cli_spec_t spec_select = {"select", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_select, 1, usage};
+static const cli_spec_t spec_select = {"select", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_select, 1, usage};
 
-int cmd_select(int argc, char **argv)
+static int cmd_select(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
@@ -188,3 +188,6 @@ out:
     input_close(&in);
     return rc;
 }
+
+const verb_t verb_select = {"select", "FILE|- --where PRED -o OUT", "the elements PRED keeps (gt:X, in:LO,HI, nonzero, nan ...), streamed",
+                         &spec_select, cmd_select, NULL};

@@ -7,52 +7,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-int group_open(const char *verb, const char *spec, gp_group_t **g)
-{
-    *g = NULL;
-    gp_status_t st;
-    if (strncmp(spec, "cpu:", 4) == 0 || strncmp(spec, "gpu:", 4) == 0) {
-        size_t k = 0;
-        if (parse_size(spec + 4, &k) != 0 || k < 1 || k > 64)
-            return bad_value(verb, "--devices", "all, a list of GPUs (0,1), cpu:K or gpu:K (K 1 .. 64)", spec);
-        st = gp_group_create_emulated(g, (int)k, spec[0] == 'c' ? GP_DEVICE_CPU : 0);
-    } else if (strcmp(spec, "all") == 0) {
-        st = gp_group_create_local(g, 0, NULL);
-    } else {
-        int dev[64], n = 0;
-        const char *p = spec;
-        while (*p) {
-            char *end = NULL;
-            const long v = strtol(p, &end, 10);
-            if (end == p || v < 0 || v > 1023 || n == 64 || (*end && *end != ','))
-                return bad_value(verb, "--devices", "all, a list of GPUs (0,1), cpu:K or gpu:K", spec);
-            dev[n++] = (int)v;
-            p = *end ? end + 1 : end;
-        }
-        if (n == 0) return bad_value(verb, "--devices", "all, a list of GPUs (0,1), cpu:K or gpu:K", spec);
-        st = gp_group_create_local(g, n, dev);
-    }
-    if (st != GP_OK) {
-        fprintf(stderr, "gpuprim %s: --devices %s: %s\n", verb, spec, gp_last_error());
-        return st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
-    }
-    return EXIT_OK;
-}
-
-void group_describe(gp_group_t *g, char *buf, size_t len)
-{
-    const int k = gp_group_local_count(g);
-    const int cpu = gp_ctx_device(gp_group_ctx(g, 0)) == GP_DEVICE_CPU;
-    size_t at = (size_t)snprintf(buf, len, "%d %s (%s:", k, cpu ? "CPU-backend members" : k == 1 ? "GPU" : "GPUs",
-                                 gp_group_transport(g));
-    for (int i = 0; i < k && at < len; i++) {
-        const int d = gp_ctx_device(gp_group_ctx(g, i));
-        at += (size_t)snprintf(buf + at, len - at, "%s %s", i ? "," : "", d == GP_DEVICE_CPU ? "cpu" : "");
-        if (d != GP_DEVICE_CPU && at < len) at += (size_t)snprintf(buf + at, len - at, "%d", d);
-    }
-    if (at < len) snprintf(buf + at, len - at, ")");
-}
-
 typedef struct job {
     gp_group_t *g;
     int member;

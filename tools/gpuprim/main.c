@@ -1,7 +1,6 @@
 /*
- * main.c — the gpuprim command line: one verb per cmd_<verb>.c.
- *   gpuprim info | bandwidth | bench <primitive> | lab <primitive> | demo | version | help
- * Exit codes: util.h (0 ok, 1 failure, 2 usage, 3 no GPU, 4 no driver, 5 verification failed).
+ * main.c — the gpuprim command line: the table of verbs (one cmd_<verb>.c each), dispatch, help, did-you-mean.
+ * Exit codes: support.h (0 ok, 1 failure, 2 usage, 3 no GPU, 4 no driver, 5 verification failed).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -10,38 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static int cmd_version(int argc, char **argv);
-static int cmd_help(int argc, char **argv);
+/* The verbs, in the order `gpuprim help` lists them: a verb is one cmd_<verb>.c defining `const verb_t verb_<name>`
+ * and one word here (commands.h says what reads this table). */
+#define VERBS(X) X(info) X(bandwidth) X(reduce) X(histogram) X(scan) X(select) X(map) X(unique) X(rle) X(transpose) \
+    X(gemm) X(bench) X(lab) X(demo) X(completion) X(version) X(help)
 
-/* The verbs, in the order `gpuprim help` lists them (commands.h says what reads this table). */
-const verb_t cli_verbs[] = {
-    {"info", "", "GPUs (and the CPU backend): what deviceQuery shows that matters", &spec_info, cmd_info},
-    {"bandwidth", "", "transfer bandwidth of every memory kind over a size sweep", &spec_bandwidth, cmd_bandwidth},
-    {"reduce", "FILE|- --op OP", "reduce a .npy / raw file or stdin (deterministic: same bits on GPU and CPU)",
-     &spec_reduce, cmd_reduce},
-    {"histogram", "FILE|- --bins N", "np.histogram of a .npy / raw file or stdin (even, explicit edges or direct)",
-     &spec_histogram, cmd_histogram},
-    {"scan", "FILE|- --op OP -o OUT", "prefix scan (np.cumsum ...) of a file or stdin, streamed", &spec_scan, cmd_scan},
-    {"select", "FILE|- --where PRED -o OUT", "the elements PRED keeps (gt:X, in:LO,HI, nonzero, nan ...), streamed",
-     &spec_select, cmd_select},
-    {"map", "FILE|- --src 'EXPR' -o OUT", "y = EXPR over x, your C compiled at run time (code run as you)", &spec_map,
-     cmd_map},
-    {"unique", "FILE|- -o OUT", "consecutive duplicates removed, streamed", &spec_unique, cmd_unique},
-    {"rle", "FILE|- -o VALUES --lengths LENGTHS", "run-length encoding, streamed", &spec_rle, cmd_rle},
-    {"transpose", "IN OUT", "transpose a .npy / raw matrix (every dtype)", &spec_transpose, cmd_transpose},
-    {"gemm", "A B -o C", "C = alpha op(A) op(B) + beta C0 (f32, f64; tf32 bf16 fp16 on tensor cores)", &spec_gemm,
-     cmd_gemm},
-    {"bench", "SUITE", "a primitive against its peer (CUB, cuBLAS) and the ceilings, same run (gpuprim bench --help)",
-     NULL, cmd_bench},
-    {"lab", "TOPIC", "every version of a technique verified and timed side by side (gpuprim lab --list)", NULL,
-     cmd_lab},
-    {"demo", "", "a short tour (the main job of `make demo`)", &spec_demo, cmd_demo},
-    {"completion", "bash|zsh", "the shell completion script, made from these tables", NULL, cmd_completion},
-    {"version", "", "print the version", NULL, cmd_version},
-    {"help", "", "this list", NULL, cmd_help},
-};
-const int cli_nverbs = sizeof cli_verbs / sizeof cli_verbs[0];
-enum { NVERBS = sizeof cli_verbs / sizeof cli_verbs[0] };
+#define DECLARE(name) extern const verb_t verb_##name;
+VERBS(DECLARE)
+#define ENTRY(name) &verb_##name,
+const verb_t *const cli_verbs[] = {VERBS(ENTRY) NULL};
+const int cli_nverbs = sizeof cli_verbs / sizeof cli_verbs[0] - 1;
+enum { NVERBS = sizeof cli_verbs / sizeof cli_verbs[0] - 1 };
 
 static void usage(FILE *f)
 {
@@ -50,8 +28,8 @@ static void usage(FILE *f)
             GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH);
     for (int i = 0; i < NVERBS; i++) {
         char head[64];
-        snprintf(head, sizeof head, "%s %s", cli_verbs[i].name, cli_verbs[i].args);
-        fprintf(f, "  %-38s %s\n", head, cli_verbs[i].summary);
+        snprintf(head, sizeof head, "%s %s", cli_verbs[i]->name, cli_verbs[i]->args);
+        fprintf(f, "  %-38s %s\n", head, cli_verbs[i]->summary);
     }
     fprintf(f, "Common options: -d/--device ID|cpu|auto, --json, --csv, --svg FILE, --reps N, --warmup N; --opt=value "
                "works too.\n");
@@ -70,6 +48,9 @@ static int cmd_help(int argc, char **argv)
     usage(stdout);
     return EXIT_OK;
 }
+
+const verb_t verb_version = {"version", "", "print the version", NULL, cmd_version, NULL};
+const verb_t verb_help = {"help", "", "this list", NULL, cmd_help, NULL};
 
 /* Edit distance (insert, delete, substitute, swap of neighbours), for "did you mean". */
 static size_t distance(const char *a, const char *b)
@@ -116,6 +97,13 @@ int main(int argc, char **argv)
     return rc;
 }
 
+int cli_run(int argc, char **argv)
+{
+    for (int i = 0; i < NVERBS; i++)
+        if (strcmp(argv[0], cli_verbs[i]->name) == 0) return cli_verbs[i]->run(argc, argv);
+    return EXIT_USAGE;
+}
+
 static int run(int argc, char **argv)
 {
     if (argc < 2) {
@@ -127,11 +115,11 @@ static int run(int argc, char **argv)
     if (strcmp(verb, "--version") == 0) return cmd_version(argc, argv);
     if (strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0) return cmd_help(argc, argv);
     for (int i = 0; i < NVERBS; i++)
-        if (strcmp(verb, cli_verbs[i].name) == 0) return cli_verbs[i].run(argc, argv);
+        if (strcmp(verb, cli_verbs[i]->name) == 0) return cli_verbs[i]->run(argc, argv);
     const char *best = NULL;
     size_t bd = 3;
     for (int k = 0; k < NVERBS; k++) {
-        const char *name = cli_verbs[k].name;
+        const char *name = cli_verbs[k]->name;
         const size_t d = distance(verb, name);
         if (d < bd || (strncmp(verb, name, strlen(verb)) == 0 && strlen(verb) >= 2 && d < 99))
             bd = d < bd ? d : bd, best = name;

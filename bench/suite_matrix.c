@@ -1,9 +1,9 @@
 /*
- * cmd_bench_matrix.c — `gpuprim bench transpose`: gp_matrix_transpose (f32, row-major, pitched) against cublasSgeam
+ * suite_matrix.c — `gpuprim bench transpose`: gp_matrix_transpose (f32, row-major, pitched) against cublasSgeam
  * (C = A^T) and the D2D copy ceiling in the same run, on 16384 x 16384 and 8191 x 16411. GB/s counts the bytes read
  * and written (2 x 4 B per element). Our output is checked equal to cuBLAS's.
  */
-#include "commands.h"
+#include "bench.h"
 
 
 #include <stdlib.h>
@@ -44,10 +44,10 @@ static void transpose_usage(FILE *f)
 }
 
 static sweep_t sw_bench_transpose;
-const cli_spec_t spec_bench_transpose = {"bench transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
+static const cli_spec_t spec_bench_transpose = {"bench transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
                          &sw_bench_transpose, NULL, 0, transpose_usage};
 
-int bench_transpose(int argc, char **argv)
+static int suite_transpose(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     sw_bench_transpose = (sweep_t){1024, 16384, 2, 0};
@@ -141,7 +141,7 @@ static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
     gjob_t *j = u;
     (void)rep;
     if (j->variant) /* a kernel variant alone (row-major, packed) */
-        return lab_gemm_variant(j->ctx, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->variant, s);
+        return bench_gemm_variant(j->ctx, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->variant, s);
     if (j->batch > 1)
         return gp_gemm_batched(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &j->a, j->m * j->k, &j->b, j->k * j->n, 0.0, &j->c,
                                j->m * j->n, j->batch, s);
@@ -213,10 +213,10 @@ static sweep_t sw_bench_gemm;
 static const char *o_dtype, *o_prec;
 static const cli_opt_t opts_bench_gemm[] = {{"--dtype", "f32|f64", &o_dtype}, {"--precision", "fp32|tf32|bf16|fp16", &o_prec},
                           {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_gemm = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_gemm,
+static const cli_spec_t spec_bench_gemm = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_gemm,
                          opts_bench_gemm, 0, gemm_usage};
 
-int bench_gemm(int argc, char **argv)
+static int suite_gemm(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     sw_bench_gemm = (sweep_t){256, 4096, 2, 0};
@@ -369,3 +369,6 @@ int bench_gemm(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_transpose = {"transpose", "", "gp_matrix_transpose against cublasSgeam and the D2D copy", &spec_bench_transpose, suite_transpose, NULL};
+const verb_t bench_suite_gemm = {"gemm", "", "gp_gemm (f32 f64, tf32 bf16 fp16) against cuBLAS", &spec_bench_gemm, suite_gemm, NULL};

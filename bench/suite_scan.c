@@ -1,11 +1,11 @@
 /*
- * cmd_bench_scan.c — `gpuprim bench scan`: gp_scan against CUB's DeviceScan in the same run, with the D2D copy ceiling
+ * suite_scan.c — `gpuprim bench scan`: gp_scan against CUB's DeviceScan in the same run, with the D2D copy ceiling
  * (a scan reads and writes every element once, like a copy): inclusive sum f32 and exclusive sum u32 at n (default
  * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20). GB/s counts bytes read + written; ratio =
  * CUB time / our time (> 1: we are faster). Every result is checked: on a GPU, bit for bit against the CPU backend
  * (the same association order, docs/SCAN.md), and the u32 exclusive sum also against CUB's.
  */
-#include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -117,9 +117,9 @@ static void usage(FILE *f)
 
 static const char *o_n;
 static const cli_opt_t opts_bench_scan[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_scan = {"bench scan", COMMON_ALL, NULL, opts_bench_scan, 0, usage};
+static const cli_spec_t spec_bench_scan = {"bench scan", COMMON_ALL, NULL, opts_bench_scan, 0, usage};
 
-int bench_scan(int argc, char **argv)
+static int suite_scan(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     int npos = 0;
@@ -234,3 +234,5 @@ int bench_scan(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_scan = {"scan", "", "gp_scan against cub::DeviceScan and the D2D copy, ordered scans too", &spec_bench_scan, suite_scan, NULL};

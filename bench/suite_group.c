@@ -1,5 +1,5 @@
 /*
- * cmd_bench_group.c — `gpuprim bench group`: a group of GPUs (--devices; default every GPU, through NCCL) against one
+ * suite_group.c — `gpuprim bench group`: a group of GPUs (--devices; default every GPU, through NCCL) against one
  * GPU in the same run.
  *   allreduce  gp_group_allreduce (ncclAllReduce, f32 sum) over -b/-e/-f sizes in bytes (nccl-tests' convention:
  *              8 B to 1 GiB by 2): a batch of back-to-back calls per repetition, then one wait; algbw = bytes / time,
@@ -17,8 +17,7 @@
  * and one GPU run alternately.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "commands.h"
-#include "group_run.h"
+#include "bench.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -218,9 +217,9 @@ static sweep_t sw_bench_group;
 static const char *o_devices, *o_n, *o_skip;
 static const cli_opt_t opts_bench_group[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--skip-sweep", NULL, &o_skip},
                           {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_group = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_group, opts_bench_group, 0, usage};
+static const cli_spec_t spec_bench_group = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_group, opts_bench_group, 0, usage};
 
-int bench_group(int argc, char **argv)
+static int suite_group(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     sw_bench_group = (sweep_t){8, (size_t)1 << 30, 2, 0};
@@ -393,3 +392,5 @@ int bench_group(int argc, char **argv)
     gp_group_destroy(g);
     return rc;
 }
+
+const verb_t bench_suite_group = {"group", "", "a group of GPUs (NCCL) against one GPU: all-reduce, reduce, histogram", &spec_bench_group, suite_group, NULL};

@@ -1,9 +1,8 @@
 /*
- * bench_common.c — what every `gpuprim bench` verb (cmd_bench_*.c) starts and ends with: the context and report
- * (bench_begin), the shared result row (vec_row). Below the verbs: they include it through commands.h, it includes
- * none of them.
+ * common.c — what every suite (bench/suite_*.c) starts and ends with: the context and report (bench_begin), the
+ * shared result row (vec_row), the skewed segment mix of the segmented suites.
  */
-#include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>

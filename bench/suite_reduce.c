@@ -1,8 +1,8 @@
 /*
- * cmd_bench_reduce.c — `gpuprim bench reduce`: gp_reduce against CUB (cub::DeviceReduce) in the same run, the
+ * suite_reduce.c — `gpuprim bench reduce`: gp_reduce against CUB (cub::DeviceReduce) in the same run, the
  * segmented sums against cub::DeviceSegmentedReduce, and the ordered reductions against cub::DeviceScan.
  */
-#include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,9 +138,9 @@ static void bench_reduce_usage(FILE *f)
 static sweep_t sw_bench_reduce;
 static const char *o_n;
 static const cli_opt_t opts_bench_reduce[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_reduce = {"bench reduce", COMMON_ALL, &sw_bench_reduce, opts_bench_reduce, 0, bench_reduce_usage};
+static const cli_spec_t spec_bench_reduce = {"bench reduce", COMMON_ALL, &sw_bench_reduce, opts_bench_reduce, 0, bench_reduce_usage};
 
-int bench_reduce(int argc, char **argv)
+static int suite_reduce(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t n = 0;
@@ -266,3 +266,5 @@ int bench_reduce(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_reduce = {"reduce", "", "gp_reduce against cub::DeviceReduce: sums, min / max, small n, ordered ops", &spec_bench_reduce, suite_reduce, NULL};

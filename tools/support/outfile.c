@@ -1,8 +1,8 @@
-/* outfile.c — output files written whole or not at all (lab/lab.h, out_open): a temporary beside the target renamed
+/* outfile.c — output files written whole or not at all (support.h, out_open): a temporary beside the target renamed
  * over it, or for standard output, FIFOs and devices a private temporary copied there at the end; temporaries are
  * removed when the process is interrupted. */
 #define _POSIX_C_SOURCE 200809L
-#include "lab.h"
+#include "support.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
 /*
- * cmd_bench_vector.c — `gpuprim bench vector`: the production vector ops against the ceilings and the peer, in one run.
+ * suite_vector.c — `gpuprim bench vector`: the production vector ops against the ceilings and the peer, in one run.
  *   rows: ceilings (D2D cudaMemcpy, read-only kernel), then copy, scale, add, triad, dot per dtype, then the peer
  *   rows (cuBLAS axpy for triad, cuBLAS dot for dot). ratio = peer time / our time (> 1: we are faster).
  *   GB/s counts each element read or written once (triad 12 B per f32 element), 1e9 B/s.
  */
-#include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +64,9 @@ static void usage(FILE *f)
 static sweep_t sw_bench_vector;
 static const char *o_n, *o_dtype;
 static const cli_opt_t opts_bench_vector[] = {{"-n", "N", &o_n}, {"--dtype", "T|all", &o_dtype}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_vector = {"bench vector", COMMON_ALL, &sw_bench_vector, opts_bench_vector, 0, usage};
+static const cli_spec_t spec_bench_vector = {"bench vector", COMMON_ALL, &sw_bench_vector, opts_bench_vector, 0, usage};
 
-int bench_vector(int argc, char **argv)
+static int suite_vector(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t n_opt = 0;
@@ -203,3 +203,5 @@ out:
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_vector = {"vector", "", "copy, scale, add, triad, dot against the D2D copy and cuBLAS axpy / dot", &spec_bench_vector, suite_vector, NULL};

@@ -1,5 +1,5 @@
 /*
- * cmd_bench_jit.c — `gpuprim bench jit`: user operators (compiled at run time) against the built-in primitive that
+ * suite_jit.c — `gpuprim bench jit`: user operators (compiled at run time) against the built-in primitive that
  * computes the same thing, same run: `a + b` over f32 (gp_reduce_uop) against gp_reduce's sum, the sum of squares as
  * one transform-reduce against gp_reduce's plain sum, the user affine map against gp_reduce_ordered's (f32 pairs, n / 2),
  * a user max over i32 against gp_reduce's max, the user affine scan against gp_scan_ordered's, a user predicate's
@@ -10,7 +10,7 @@
  * times ours and the built-in alternately (bench_time_pair), so drift over the run falls on both.
  */
 #define _GNU_SOURCE /* mkdtemp */
-#include "commands.h"
+#include "bench.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -158,9 +158,9 @@ static const char AFF[] = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
 
 static const char *o_n;
 static const cli_opt_t opts_bench_jit[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_jit = {"bench jit", COMMON_ALL, NULL, opts_bench_jit, 0, usage};
+static const cli_spec_t spec_bench_jit = {"bench jit", COMMON_ALL, NULL, opts_bench_jit, 0, usage};
 
-int bench_jit(int argc, char **argv)
+static int suite_jit(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     int npos = 0;
@@ -312,3 +312,5 @@ int bench_jit(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_jit = {"jit", "", "user operators (C compiled at run time) against the built-ins", &spec_bench_jit, suite_jit, NULL};

@@ -1,5 +1,5 @@
-/* harness.c — the measuring harness of the lab and the bench verbs (lab/lab.h). */
-#include "lab.h"
+/* harness.c — the measuring harness of the bench suites and the lab topics (bench.h). */
+#include "bench.h"
 
 #include "core/internal.h"
 #include "core/half.h"

@@ -1,11 +1,11 @@
 /*
- * cmd_bench_hist.c — `gpuprim bench histogram`: gp_histogram_even against cub::DeviceHistogram::HistogramEven on the
+ * suite_histogram.c — `gpuprim bench histogram`: gp_histogram_even against cub::DeviceHistogram::HistogramEven on the
  * same 1 GiB inputs in the same run: u8 256 bins, f32 256 / 4096 / 65536 / 2^20 bins (uniform random data), and
  * every value in one bin (u8, f32). ratio = CUB time / our time (> 1: we are faster). GB/s = input bytes read.
  * The row name carries the strategy the library chose (lane, warp, block, cluster, global). Our counts are checked
  * against CUB's (u8: equal; f32: equal up to CUB's own float binning at the edges, reported as "bins differ").
  */
-#include "commands.h"
+#include "bench.h"
 
 
 #include <stdlib.h>
@@ -51,9 +51,9 @@ static void usage(FILE *f)
 static sweep_t sw_bench_histogram;
 static const char *o_bytes;
 static const cli_opt_t opts_bench_histogram[] = {{"--bytes", "B", &o_bytes}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_histogram = {"bench histogram", COMMON_ALL, &sw_bench_histogram, opts_bench_histogram, 0, usage};
+static const cli_spec_t spec_bench_histogram = {"bench histogram", COMMON_ALL, &sw_bench_histogram, opts_bench_histogram, 0, usage};
 
-int bench_histogram(int argc, char **argv)
+static int suite_histogram(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     size_t bytes = 0;
@@ -136,7 +136,7 @@ int bench_histogram(int argc, char **argv)
         char name[64];
         if (gpu) {
             char ran[48];
-            if (lab_histogram_even_plan(ctx, dt, 1, j.x, j.nbins, j.lo, j.hi, GP_U32, j.ours, NULL, ran, sizeof ran) !=
+            if (bench_histogram_even_plan(ctx, dt, 1, j.x, j.nbins, j.lo, j.hi, GP_U32, j.ours, NULL, ran, sizeof ran) !=
                 GP_OK) {
                 fprintf(stderr, "gpuprim bench histogram: %s\n", gp_last_error());
                 rc = EXIT_FAIL;
@@ -201,3 +201,5 @@ int bench_histogram(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_histogram = {"histogram", "", "gp_histogram_even against cub::DeviceHistogram, 256 to 2^20 bins", &spec_bench_histogram, suite_histogram, NULL};

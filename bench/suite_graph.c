@@ -1,12 +1,12 @@
 /*
- * cmd_bench_graph.c — `gpuprim bench graph`: many small gpuprim calls issued one by one against the same calls
+ * suite_graph.c — `gpuprim bench graph`: many small gpuprim calls issued one by one against the same calls
  * captured once (gp_graph_begin / gp_graph_end) and replayed with one gp_graph_launch. Wall time per call on the host
  * clock, from the first issue to the end of a stream synchronize (what a C program chaining calls waits for), median
  * of --reps after --warmup. Every replay is checked against the direct calls' results, bit for bit.
  *   rows: CALLS x gp_reduce sum f32 of N elements (default 100 x 4096, the issue's case), then the same number of
  *   gp_vec_dot and of mixed calls (triad, max, histogram), each with direct_us, graph_us per call and the speedup.
  */
-#include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +59,10 @@ static void usage(FILE *f)
 
 static const char *o_n, *o_calls;
 static const cli_opt_t opts_bench_graph[] = {{"-n", "N", &o_n}, {"--calls", "K", &o_calls}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_graph = {"bench graph", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
+static const cli_spec_t spec_bench_graph = {"bench graph", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
                          NULL, opts_bench_graph, 0, usage};
 
-int bench_graph(int argc, char **argv)
+static int suite_graph(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 20, 3, 0};
     int npos = 0;
@@ -160,3 +160,5 @@ int bench_graph(int argc, char **argv)
     free(ref), free(got), free(td), free(tg);
     return rc;
 }
+
+const verb_t bench_suite_graph = {"graph", "", "small calls one by one against the same calls in one CUDA graph", &spec_bench_graph, suite_graph, NULL};

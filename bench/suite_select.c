@@ -1,12 +1,12 @@
 /*
- * cmd_bench_select.c — `gpuprim bench select`: gp_select / gp_partition (f32, x > 0 on values in [-1, 1): about half
+ * suite_select.c — `gpuprim bench select`: gp_select / gp_partition (f32, x > 0 on values in [-1, 1): about half
  * kept) and gp_unique (i32 in [-1024, 1023]) against cub::DeviceSelect::If, DevicePartition::If and
  * DeviceSelect::Unique in the same run, with the D2D copy ceiling; n (default 2^28) and select at 2^10 .. 2^20.
  * GB/s counts bytes read + written (the kept elements; partition: all n). ratio = CUB time / ours. Every result is
  * checked on a GPU: the count and the kept elements against the CPU backend, and the count and kept elements against
  * CUB's (both stable; CUB's partition reverses the rejected, so only the kept part is compared with it).
  */
-#include "commands.h"
+#include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +50,9 @@ static void usage(FILE *f)
 
 static const char *o_n;
 static const cli_opt_t opts_bench_select[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-const cli_spec_t spec_bench_select = {"bench select", COMMON_ALL, NULL, opts_bench_select, 0, usage};
+static const cli_spec_t spec_bench_select = {"bench select", COMMON_ALL, NULL, opts_bench_select, 0, usage};
 
-int bench_select(int argc, char **argv)
+static int suite_select(int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
     int npos = 0;
@@ -164,3 +164,5 @@ int bench_select(int argc, char **argv)
     gp_ctx_destroy(ctx);
     return rc;
 }
+
+const verb_t bench_suite_select = {"select", "", "gp_select / gp_partition / gp_unique against CUB's DeviceSelect", &spec_bench_select, suite_select, NULL};

@@ -1,0 +1,108 @@
+/*
+ * bench.h — the bench room (bench/): the measuring harness every suite and lab topic times with, the suites of
+ * `gpuprim bench` (one bench/suite_<family>.c each, listed in bench/suites.c), what they share, and the peers
+ * (bench/peers/, loaded on first use).
+ *   Harness: stream-ordered timing (CUDA events on a GPU, a monotonic clock on the CPU backend), warm-up, median and
+ *   min of N, input sets rotated over more than twice the L2, and the ceilings measured in the same run (a
+ *   device-to-device cudaMemcpy counting bytes read + written, and a read-only kernel). GB/s = 1e9 bytes per second.
+ */
+#ifndef GP_BENCH_H
+#define GP_BENCH_H
+
+#include "support.h"
+#include "peers.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------- harness */
+typedef struct bench_stats {
+    double median_ms, min_ms, max_ms;
+    int reps;
+} bench_stats_t;
+
+/* One timed repetition: rep counts from 0 over warm-up and timed runs, so fn can rotate its input sets. */
+typedef gp_status_t (*bench_fn)(void *user, int rep, gp_stream_t stream);
+
+/* Runs fn warmup + reps times and times each timed run alone. setup (may be NULL) runs before every run, outside
+ * the timed region (e.g. migrating managed memory back to the host). */
+gp_status_t bench_time(gp_ctx_t *ctx, bench_fn fn, bench_fn setup, void *user, int warmup, int reps,
+                       gp_stream_t stream, bench_stats_t *out);
+
+/* Two functions timed alternately (A B, B A, A B, ...: each run alone), so drift in clocks or temperature over the
+ * run falls on both alike: the fair way to compare a primitive with its peer. */
+gp_status_t bench_time_pair(gp_ctx_t *ctx, bench_fn a, bench_fn b, void *user, int warmup, int reps,
+                            gp_stream_t stream, bench_stats_t *sa, bench_stats_t *sb);
+
+/* How many input sets of set_bytes to rotate so that together they exceed 2x the L2 (1 when one set already does),
+ * at most max_sets. */
+int bench_rotation_sets(gp_ctx_t *ctx, size_t set_bytes, int max_sets);
+
+typedef struct bench_ceilings {
+    size_t bytes;        /* buffer size used */
+    double d2d_gbs;      /* cudaMemcpy D2D (CPU: parallel memcpy), bytes read + written */
+    double read_gbs;     /* read-only kernel (CPU: parallel read loop) */
+} bench_ceilings_t;
+
+gp_status_t bench_ceilings(gp_ctx_t *ctx, size_t bytes, int warmup, int reps, bench_ceilings_t *out);
+
+static inline double bench_gbs(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
+
+/* The references the bandwidth verb holds gp_memcpy to: a plain cudaMemcpyAsync (cudaMemcpyDefault). */
+gp_status_t bench_ref_memcpy(void *dst, const void *src, size_t bytes, gp_stream_t stream);
+/* Two copies at once inside one timed region: bench_fork_begin makes a side stream wait for main's work so far and
+ * returns it, bench_fork_end makes main wait for the side stream (so main's stop mark covers both). */
+typedef struct bench_fork bench_fork_t;
+gp_status_t bench_fork_create(bench_fork_t **fork);
+gp_status_t bench_fork_begin(bench_fork_t *fork, gp_stream_t main, gp_stream_t *side);
+gp_status_t bench_fork_end(bench_fork_t *fork, gp_stream_t main);
+void bench_fork_destroy(bench_fork_t *fork);
+
+/* The bars of a bench's --svg chart: labels formatted as rows are measured (beyond BENCH_MAX_BARS: dropped). */
+enum { BENCH_MAX_BARS = 64 };
+typedef struct bench_bars {
+    int n;
+    const char *labels[BENCH_MAX_BARS];
+    double values[BENCH_MAX_BARS];
+    char text[BENCH_MAX_BARS][96];
+} bench_bars_t;
+void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Fills n elements of dtype (f32, f64, i32, u8, u32) at dst (device-accessible on a GPU context) with random values
+ * (floats in [-1, 1), i32 in [-1024, 1023], u8 / u32 uniform over all values) derived from seed. */
+gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype, unsigned long long seed);
+
+/* ---------------------------------------------------------------------------------------------- forcing */
+/* What the benches force or read back of the library's own choices (bench/force.c), so that no verb needs an internal
+ * header. Experimental: for the lab and the benches, not part of the library's API. */
+/* gp_histogram_even as the library runs it, and what it ran as ("block/direct", "cluster4/direct", ... "cpu"). */
+gp_status_t bench_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
+                                    double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream, char *ran_as,
+                                    size_t len);
+/* One GEMM kernel variant alone (GPU; variants as docs/MATRIX.md numbers them, 0: production's pick): row-major
+ * packed C (m x n) = A (m x k) B (k x n), f32 or f64 (f64 = 1), device memory. */
+gp_status_t bench_gemm_variant(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t k, const void *a, const void *b,
+                             void *c, int variant, gp_stream_t stream);
+
+/* ---------------------------------------------------------------------------------------------- suites */
+/* Every suite, in the order `gpuprim bench --help` lists them (bench/suites.c); a suite is one file defining its
+ * verb_t and one line of that table. Each takes --json / --csv for its rows. */
+extern const verb_t *const bench_suites[];
+extern const int bench_nsuites;
+/* What every suite starts and ends with (bench/common.c): the context, repetitions and report (EXIT_OK or an exit
+ * code), and one result row (peer_ms <= 0: no peer). */
+int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
+/* The skewed segment mix of the segmented benches: half of n in one segment, then empty (40%), tiny (1-32, 45%),
+ * medium (to 8192, 14%) and large (to 2^20, 1%) segments from a fixed generator, up to n. CSR offsets into off (cap
+ * values at most); returns the segment count. */
+size_t bench_skewed_offsets(int64_t *off, size_t cap, size_t n);
+int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
+                     const char *const *cols, const int *num, int ncols, const char *inputs);
+void vec_row(report_t *r, const char *name, const char *dtype, size_t n, double bytes, const bench_stats_t *s,
+             const bench_ceilings_t *ce, const char *peer_name, double peer_ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
