@@ -6,8 +6,15 @@
  *     gcc my.o $(pkg-config --libs gpuprim)
  *
  * Conventions (every function below follows them):
- *   - Every call returns gp_status_t; GP_OK == 0. gp_status_string() names a status, gp_last_error() gives a
- *     thread-local detail string for the most recent failing call on this thread ("gp_vec_add: x is NULL").
+ *   - Every call that acts returns gp_status_t; GP_OK == 0. gp_status_string() names a status, gp_last_error() gives
+ *     a thread-local detail string for the most recent failing call on this thread ("gp_vec_add: x is NULL").
+ *     The exceptions are pure getters, which cannot fail and change nothing: names (gp_*_name, gp_status_string,
+ *     gp_last_error, gp_ctx_fallback_reason, gp_group_transport), sizes and counts (gp_dtype_size,
+ *     gp_ordered_width, gp_*_granule, gp_scanner_count, gp_uop_value_bytes, gp_group_size/_local_count/_rank),
+ *     handles (gp_ctx_device, gp_group_ctx, gp_group_stream), derived dtypes (gp_reduce_acc_dtype,
+ *     gp_scan_out_dtype, gp_scanner_out_dtype), gp_version, gp_uop_build_seconds and the head-start queries
+ *     (gp_ctx_open_ready, gp_ctx_opens_pending, gp_ctx_open_stop). Every destroy and free returns a status (the
+ *     first error met while waiting for the object's work; the object is freed either way) and accepts NULL.
  *   - Arguments are validated before anything is launched or written: on a non-OK status no output was touched.
  *   - The library never prints, aborts or exits.
  *   - A context (gp_ctx_t) belongs to one device, or to the CPU backend (GP_DEVICE_CPU). A context is reentrant but
@@ -40,7 +47,7 @@ extern "C" {
 
 /* ---------------------------------------------------------------------------------------------- version */
 #define GP_VERSION_MAJOR 0
-#define GP_VERSION_MINOR 2
+#define GP_VERSION_MINOR 3
 #define GP_VERSION_PATCH 0
 /* GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH, as compiled into the library. */
 GP_API int gp_version(void);
@@ -315,7 +322,7 @@ GP_API gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, co
 /* ---------------------------------------------------------------------------------------------- reduce */
 /* Device-wide reductions of n elements of any dtype. One launch for any n (the last block to finish combines).
  * Deterministic: the result's bits depend only on the data, never on the grid, stream, GPU model or backend —
- * the reduction tree is fixed over 64 KiB tiles (docs/REDUCE.md), and the CPU backend computes the same tree, so
+ * the reduction tree is fixed over 64 KiB tiles (docs/design/reduce.md), and the CPU backend computes the same tree, so
  * GPU and CPU results are bitwise equal (NaN results: NaN on both, payloads may differ).
  *   sum, prod         integers: int64 (signed) / uint64 (unsigned) accumulators, wrapping mod 2^64;
  *                     f16, bf16, f32: f32 accumulator; f64: f64.
@@ -364,7 +371,7 @@ GP_API gp_status_t gp_reduce_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t d
  * values of gp_reduce_acc_dtype(op, dtype) (float for f16/bf16/f32, else 8 bytes); an empty segment gives the op's
  * identity. Skewed mixes (empty, tiny, huge) are balanced by a global work queue: blocks fetch groups of segments,
  * then the chunks of large segments, with atomicAdd on a queue head (fetch when done). Deterministic: each segment's
- * tree depends only on its length (docs/REDUCE.md); the CPU backend gives the same bits. GPU: x, offsets and out in
+ * tree depends only on its length (docs/design/reduce.md); the CPU backend gives the same bits. GPU: x, offsets and out in
  * device-accessible memory, asynchronous on the stream; uses the context's workspace (one at a time per context). */
 GP_API gp_status_t gp_reduce_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                        size_t nseg, const int64_t *offsets, void *out, gp_stream_t stream);
@@ -376,7 +383,7 @@ GP_API gp_status_t gp_reduce_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtyp
  *   affine            (a, b) for the map x -> a x + b; the result is the composition applying x0 first, then x1, ...:
  *                     (a, b) o (c, d) = (c a, c b + d). f32, f64.
  *   first, last       x0 and x(n-1); any dtype (tuple of 1).
- * Deterministic: a fixed ordered tree over tiles (docs/REDUCE.md) with explicitly rounded products and sums (no FMA),
+ * Deterministic: a fixed ordered tree over tiles (docs/design/reduce.md) with explicitly rounded products and sums (no FMA),
  * computed identically by the CPU backend: the same bits on any GPU and the CPU. Float results differ from a serial
  * left fold only by rounding (the fold is associative in exact arithmetic). n = 0 gives the identity (the identity
  * matrix; (1, 0)); first and last of nothing are GP_ERR_INVALID_ARG. x is aligned to the dtype. gp_reduce_ordered
@@ -402,7 +409,7 @@ GP_API gp_status_t gp_reduce_acc_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype
                                       const void *x, gp_reduce_result_t *result_host);
 
 /* An array that arrives in pieces (a file, a pipe, data larger than the GPU): push the pieces in order, then finish.
- * The result is bitwise gp_reduce's over the whole array (same tree: docs/REDUCE.md), for any piece sizes.
+ * The result is bitwise gp_reduce's over the whole array (same tree: docs/design/reduce.md), for any piece sizes.
  * GPU context: pieces are device-accessible memory; a push is asynchronous on its stream, and pushes on different
  * streams are ordered after one another (each waits for the previous one); x may be reused once the stream has passed
  * the push. CPU context: host memory, synchronous. Every push but the last must hold a whole number of tiles:
@@ -417,7 +424,7 @@ GP_API gp_status_t gp_reducer_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dt
 GP_API size_t gp_reducer_granule(const gp_reducer_t *reducer);
 GP_API gp_status_t gp_reducer_push(gp_reducer_t *reducer, const void *x, size_t count, gp_stream_t stream);
 GP_API gp_status_t gp_reducer_finish(gp_reducer_t *reducer, gp_reduce_result_t *result_host);
-GP_API void gp_reducer_destroy(gp_reducer_t *reducer);
+GP_API gp_status_t gp_reducer_destroy(gp_reducer_t *reducer); /* NULL is accepted; waits for its last push */
 /* Moves the array src has begun to dst: the same op, dtype and accumulator, dst empty, on any context (GPU or CPU,
  * another device). Later pushes to dst continue the array, and finish gives the bits pushing everything to dst would
  * have given (the tree's partial levels move, converted between the backends' layouts). src is left empty. Waits for
@@ -431,7 +438,7 @@ GP_API gp_status_t gp_reducer_transfer(gp_reducer_t *dst, gp_reducer_t *src);
  * integers, every dtype: u8 i8 u16 i16 are scanned in 32 bits and written back in their width (sums and products
  * wrap there), f16 / bf16 accumulate in f32 and each output is rounded to the dtype (nearest even); wider accumulators:
  * gp_scan_acc. (Ordered ops: gp_scan_ordered; segmented: gp_scan_heads, gp_scan_segmented.) Deterministic: the association order of
- * docs/SCAN.md on every GPU, every launch and the CPU backend — the same bits; integer sums and products wrap; float
+ * docs/design/scan.md on every GPU, every launch and the CPU backend — the same bits; integer sums and products wrap; float
  * min / max keep the first NaN (NumPy's rule). x and y: device-accessible on a GPU (host memory on the CPU backend),
  * element-aligned; y == x (in place) is allowed, any other overlap is refused. Asynchronous on the stream; uses the
  * context's workspace (one call at a time per context); can be captured into a graph. */
@@ -455,7 +462,7 @@ GP_API gp_dtype_t gp_scan_out_dtype(gp_reduce_op_t op, gp_dtype_t dtype, gp_dtyp
  * Ops and dtypes as gp_reduce_ordered: mat2 mat3 mat4 over f32 f64 u32, affine over f32 f64 — the linear recurrence
  * x_t = a_t x_(t-1) + b_t: with x_(-1) = 0 the inclusive scan's b is x_t, and x_t = a x_(-1) + b for any start —,
  * first and last over any dtype (inclusive only: they have no identity). An element is gp_ordered_width(op) values
- * of dtype; n counts elements. Deterministic: the association order of docs/SCAN.md, its runs R elements long (R =
+ * of dtype; n counts elements. Deterministic: the association order of docs/design/scan.md, its runs R elements long (R =
  * 16 for elements of up to 8 bytes, 8 up to 16, 4 up to 32, 2 up to 64, 1 beyond), products and sums rounded one at
  * a time (no FMA): the same bits on every GPU and the CPU backend; within rounding of a serial left fold. x and y as
  * in gp_scan (y == x allowed, element-aligned to the dtype); asynchronous; the context's workspace; capturable. */
@@ -467,7 +474,7 @@ GP_API gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t
  * Ops and dtypes as gp_scan. gp_scan_heads: heads[i] != 0 starts a segment at i (n bytes). gp_scan_segmented: CSR
  * offsets as gp_reduce_segmented's (nseg + 1 int64 values): every offset in [0, n) starts a segment (order and
  * repeats do not matter; values outside [0, n) are ignored; the elements before the first offset are a segment of
- * their own, as are those after the last). Deterministic: the order of docs/SCAN.md applied to (head, value) pairs
+ * their own, as are those after the last). Deterministic: the order of docs/design/scan.md applied to (head, value) pairs
  * under (f, v) o (g, w) = (f | g, g ? w : v op w), runs of 16 elements (4-byte types) or 8 (8-byte types): the same bits
  * on every GPU and the CPU backend. x, y as in gp_scan (y == x allowed); heads / offsets device-accessible on a GPU
  * (host memory on the CPU backend); GPU: one launch (gp_scan_segmented: two more, the heads made in the workspace,
@@ -480,7 +487,7 @@ GP_API gp_status_t gp_scan_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
 
 /* A scan of an array that arrives in pieces (a file larger than memory, a stream): each push scans its piece
  * continuing from the ones before, and the bits equal one gp_scan over the whole array. Every push but the last must
- * hold a multiple of GP_SCAN_GRANULE elements (whole tiles of the association order: docs/SCAN.md); a push after a
+ * hold a multiple of GP_SCAN_GRANULE elements (whole tiles of the association order: docs/design/scan.md); a push after a
  * partial one is refused. Pushes may come on different streams: each waits for the previous one. x and y as in
  * gp_scan (y == x allowed). gp_scanner_total_sync gives the inclusive result of everything pushed so far (the
  * exclusive scan's first value when nothing was); gp_scanner_reset starts a new array. Not inside a graph capture. */
@@ -505,8 +512,8 @@ GP_API gp_status_t gp_scanner_create_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, 
 GP_API gp_status_t gp_scanner_push(gp_scanner_t *scanner, size_t n, const void *x, void *y, gp_stream_t stream);
 GP_API gp_status_t gp_scanner_total_sync(gp_scanner_t *scanner, void *value_host);
 GP_API size_t gp_scanner_count(const gp_scanner_t *scanner); /* elements pushed since create / reset */
-GP_API void gp_scanner_reset(gp_scanner_t *scanner);
-GP_API void gp_scanner_destroy(gp_scanner_t *scanner);
+GP_API gp_status_t gp_scanner_reset(gp_scanner_t *scanner);
+GP_API gp_status_t gp_scanner_destroy(gp_scanner_t *scanner); /* NULL is accepted; waits for its last push */
 
 /* ---------------------------------------------------------------------------------------------- select, partition */
 /* Which elements to keep. The constants are compared with each element's value exactly: integers as the real numbers
@@ -554,11 +561,11 @@ GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, si
 /* ---------------------------------------------------------------------------------------------- user operators */
 /* Operators written as a line of C, compiled at run time: NVRTC for the context's GPU (libnvrtc is loaded with
  * dlopen on the first gp_uop_create of a GPU context: a program that never creates one does not need it), the
- * system C compiler (GP_CC, else cc) into a shared object for the CPU backend. docs/JIT.md has the rules.
+ * system C compiler (GP_CC, else cc) into a shared object for the CPU backend. docs/design/jit.md has the rules.
  *   GP_UOP_BINARY  a o b over elements of `arity` components of dtype. arity 1: src is an expression over `a` and `b`
  *                  of type T (or a body with `return`); arity k > 1: statements over `a[i]`, `b[i]` that set `r[0]` ..
  *                  `r[k-1]` (r never aliases a or b). identity: k C expressions, comma-separated (required).
- *                  commutative = 1: reduced by the tile tree of docs/REDUCE.md (gp_reduce's, so `a + b` with identity
+ *                  commutative = 1: reduced by the tile tree of docs/design/reduce.md (gp_reduce's, so `a + b` with identity
  *                  -0.0 gives gp_reduce's bits; element sizes 1, 2, 4, 8 or 16 bytes), 0: by the ordered tree of
  *                  gp_reduce_ordered (any size; a left fold up to rounding).
  *   GP_UOP_MAP     an expression (or body) over `x` of type T giving out_dtype's value type U (arity 1).
@@ -594,7 +601,7 @@ typedef struct gp_uop_desc {
 } gp_uop_desc_t;
 typedef struct gp_uop gp_uop_t;
 GP_API gp_status_t gp_uop_create(gp_ctx_t *ctx, const gp_uop_desc_t *desc, gp_uop_t **op);
-GP_API void gp_uop_destroy(gp_uop_t *op);
+GP_API gp_status_t gp_uop_destroy(gp_uop_t *op); /* NULL is accepted */
 /* Bytes of one result element of a binary op: arity * the value type's size (f16 / bf16: 4). 0 for NULL. */
 GP_API size_t gp_uop_value_bytes(const gp_uop_t *op);
 /* Seconds the create took and whether its code came from the disk cache (1), memory (2) or a compile (0). */
@@ -607,7 +614,7 @@ GP_API gp_status_t gp_reduce_uop_sync(gp_ctx_t *ctx, const gp_uop_t *op, size_t 
 /* Segmented reduction by a binary op: out[i] = the fold of x[offsets[i], offsets[i+1]) for i < nseg (CSR offsets as
  * gp_reduce_segmented's: nseg + 1 int64 values, clamped to [0, n], a decreasing pair an empty segment); out holds
  * nseg values of gp_uop_value_bytes(op), aligned to the value type; an empty segment gives the identity.
- * Deterministic (docs/JIT.md): commutative ops use gp_reduce_segmented's tree (so `a + b` with identity -0.0 gives
+ * Deterministic (docs/design/jit.md): commutative ops use gp_reduce_segmented's tree (so `a + b` with identity -0.0 gives
  * its sum bits on every non-empty segment), non-commutative ones reduce each segment exactly as gp_reduce_uop
  * reduces it alone (the ordered tree). The work queue of gp_reduce_segmented balances skewed mixes. GPU: x, offsets
  * and out in device-accessible memory, asynchronous on the stream; uses the context's workspace; the first call
@@ -625,7 +632,7 @@ GP_API gp_status_t gp_transform_reduce(gp_ctx_t *ctx, const gp_uop_t *map, const
 GP_API gp_status_t gp_transform_reduce_sync(gp_ctx_t *ctx, const gp_uop_t *map, const gp_uop_t *op, size_t n,
                                             const void *x, void *result_host);
 /* The scan of x[0, n) by a binary op (inclusive or exclusive: the identity first), y in x's dtype (f16 / bf16
- * values narrowed back; in place allowed): gp_scan_ordered's kernel and association order (docs/SCAN.md) over the
+ * values narrowed back; in place allowed): gp_scan_ordered's kernel and association order (docs/design/scan.md) over the
  * op, commutative or not, so a user affine or matrix scan gives gp_scan_ordered's bits. Elements must be whole
  * 4-byte words (arity x dtype size a multiple of 4; x and y 4-byte aligned), and not f16 / bf16 (they compute in f32:
  * scan their f32 widening). The first call on a GPU compiles the
@@ -727,7 +734,7 @@ GP_API gp_status_t gp_gemm(gp_ctx_t *ctx, gp_op_t opa, gp_op_t opb, double alpha
  * c = alpha * acc + beta * c in f32 (alpha, beta rounded to f32), then written as c's dtype (nearest even). The
  * shapes, ops, layouts, lds, overlap and alpha = 0 / beta = 0 rules are gp_gemm's. GPU: mma.sync on the tensor
  * cores of sm_80 and later (GP_ERR_UNSUPPORTED before); summation order depends on the kernel, so results differ from
- * an f64 reference by f32 accumulation error (docs/MATRIX.md gives the bound the tests use). CPU backend: the rounded
+ * an f64 reference by f32 accumulation error (docs/design/matrix.md gives the bound the tests use). CPU backend: the rounded
  * inputs multiplied and summed in f64, rounded once to f32 (and then to c's dtype). */
 typedef enum gp_gemm_precision { GP_GEMM_FP32 = 0, GP_GEMM_TF32 = 1, GP_GEMM_BF16 = 2, GP_GEMM_FP16 = 3 } gp_gemm_precision_t;
 GP_API gp_status_t gp_gemm_ex(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_t opa, gp_op_t opb, double alpha,
@@ -859,7 +866,7 @@ GP_API gp_status_t gp_group_create_local(gp_group_t **group, int ndev, const int
 GP_API gp_status_t gp_group_create_rank(gp_group_t **group, const gp_group_id_t *id, int nranks, int rank,
                                         int device);
 GP_API gp_status_t gp_group_create_emulated(gp_group_t **group, int nmembers, int device);
-GP_API void gp_group_destroy(gp_group_t *group); /* NULL is accepted; waits for the members' work */
+GP_API gp_status_t gp_group_destroy(gp_group_t *group); /* NULL is accepted; waits for the members' work */
 GP_API int gp_group_size(const gp_group_t *group);         /* ranks in the group (0 for NULL) */
 GP_API int gp_group_local_count(const gp_group_t *group);  /* members in this process (0 for NULL) */
 GP_API int gp_group_rank(const gp_group_t *group, int member); /* the rank of local member `member`, -1 if none */
@@ -883,13 +890,13 @@ GP_API gp_status_t gp_group_split(const gp_group_t *group, gp_dtype_t dtype, siz
  * gp_group_free_shards). Waits for the copies. */
 GP_API gp_status_t gp_group_scatter(gp_group_t *group, gp_dtype_t dtype, size_t n, const void *host,
                                     gp_buffer_t *shards);
-GP_API void gp_group_free_shards(gp_group_t *group, gp_buffer_t *shards);
+GP_API gp_status_t gp_group_free_shards(gp_group_t *group, gp_buffer_t *shards);
 
 /* Sharded reduction: every op and accumulator of gp_reduce_acc (acc GP_DTYPE_COUNT: the default), over the shards
  * counts[i] elements at shards[i] (device memory of local member i), rank order being array order. The result, on
  * every rank, has the bits of gp_reduce over the whole array on one GPU (or the CPU backend), for any shard sizes:
- * each rank folds the nodes of docs/REDUCE.md's tree that lie wholly in its shard, the nodes that span ranks
- * (and the tiles split between shards) are folded from the exchanged entries (docs/GROUP.md). Waits. */
+ * each rank folds the nodes of docs/design/reduce.md's tree that lie wholly in its shard, the nodes that span ranks
+ * (and the tiles split between shards) are folded from the exchanged entries (docs/design/group.md). Waits. */
 GP_API gp_status_t gp_group_reduce(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
                                    const size_t *counts, const void *const *shards, gp_reduce_result_t *result_host);
 /* The same over shards that arrive in pieces (a file split across the GPUs): push(member, first, count, x, stream)
@@ -904,7 +911,7 @@ GP_API gp_status_t gp_group_reducer_create(gp_group_t *group, gp_reduce_op_t op,
 GP_API gp_status_t gp_group_reducer_push(gp_group_reducer_t *reducer, int member, size_t first, size_t count,
                                          const void *x, gp_stream_t stream);
 GP_API gp_status_t gp_group_reducer_finish(gp_group_reducer_t *reducer, gp_reduce_result_t *result_host);
-GP_API void gp_group_reducer_destroy(gp_group_reducer_t *reducer);
+GP_API gp_status_t gp_group_reducer_destroy(gp_group_reducer_t *reducer); /* NULL is accepted */
 
 /* Sharded histogram: each member counts its shard (gp_histogram_accumulate's bins and count dtypes), the counts are
  * summed across ranks (NCCL all-reduce; u32 wraps modulo 2^32 as on one GPU) and written to counts_host (nbins + 3
@@ -930,7 +937,7 @@ GP_API gp_status_t gp_group_vec(gp_group_t *group, gp_group_vec_op_t op, gp_dtyp
  * scan tiles (a multiple of GP_SCAN_GRANULE elements; gp_group_split's shards do; empty shards anywhere). The bits of
  * one gp_scan / gp_scan_acc over the whole array on one GPU (or the CPU backend): each rank computes its tiles'
  * aggregates (one read of its shard), they are gathered, every rank folds the carry chain of the tiles before its
- * shard in order on the host, then scans its shard from that carry (docs/GROUP.md). Waits. */
+ * shard in order on the host, then scans its shard from that carry (docs/design/group.md). Waits. */
 GP_API gp_status_t gp_group_scan(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
                                  gp_scan_kind_t kind, const size_t *counts, const void *const *x, void *const *y);
 /* Sharded segmented reduction: gp_reduce_segmented over the whole array, with offsets (host memory, the same on every
@@ -938,7 +945,7 @@ GP_API gp_status_t gp_group_scan(gp_group_t *group, gp_reduce_op_t op, gp_dtype_
  * and out_host (nseg values of gp_reduce_acc_dtype(op, dtype)) written on every rank. Every segment has the bits of
  * gp_reduce_segmented on one GPU, whatever the shard edges: a segment inside a shard is reduced by its rank; one
  * across an edge is rebuilt from the full chunks of its tree reduced by the ranks holding them and the cut pieces
- * (at most 16384 elements per edge: the tree's chunk) reduced on the host (docs/GROUP.md). Waits. */
+ * (at most 16384 elements per edge: the tree's chunk) reduced on the host (docs/design/group.md). Waits. */
 GP_API gp_status_t gp_group_reduce_segmented(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype,
                                              const size_t *counts, const void *const *shards, size_t nseg,
                                              const int64_t *offsets, void *out_host);

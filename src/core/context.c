@@ -1,7 +1,6 @@
 /* context.c — contexts, streams, timers, the context-owned workspace. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
-#include "../jit/jit_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +38,28 @@ gp_status_t gp__ctx_enter(gp_ctx_t *ctx, const char *fn)
     return e == cudaSuccess ? GP_OK : gp__cuda_error(e, fn, __FILE__, __LINE__);
 }
 
+void **gp__ctx_attach(gp_ctx_t *ctx, const void *key, void (*release)(gp_ctx_t *ctx, void *data))
+{
+    for (gp__attach_t *a = ctx->attached; a; a = a->next)
+        if (a->key == key) return &a->data;
+    gp__attach_t *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->key = key, a->release = release, a->next = ctx->attached;
+    ctx->attached = a;
+    return &a->data;
+}
+
 /* Releases what a context holds without touching the thread's error detail (create's failure path keeps its own). */
 static cudaError_t ctx_release(gp_ctx_t *ctx)
 {
     cudaError_t e = cudaSuccess;
     if (ctx->cap) gp__capture_abandon(ctx);
-    if (ctx->jit) {
-        if (ctx->device != GP_DEVICE_CPU) (void)cudaSetDevice(ctx->device);
-        gp__jit_release(ctx);
+    if (ctx->attached && ctx->device != GP_DEVICE_CPU) (void)cudaSetDevice(ctx->device);
+    while (ctx->attached) {
+        gp__attach_t *a = ctx->attached;
+        ctx->attached = a->next;
+        if (a->release) a->release(ctx, a->data);
+        free(a);
     }
     if (ctx->device != GP_DEVICE_CPU && (ctx->ws || ctx->counters || ctx->host_result || ctx->dev_result)) {
         e = cudaSetDevice(ctx->device);

@@ -33,8 +33,18 @@ struct gp_ctx {
     void *dev_result;            /* 64 device bytes where _sync operations put their result first */
     char note[320];              /* GP_DEVICE_DEFAULT that fell back to the CPU: why (else empty) */
     struct gp__capture *cap;     /* non-NULL between gp_graph_begin and gp_graph_end (graph.c) */
-    struct gp__jit_mod *jit;     /* user operators' compiled modules (src/jit), freed at destroy */
+    struct gp__attach *attached; /* what families keep on the context (gp__ctx_attach), released at destroy */
 };
+/* What a family keeps on a context and frees at destroy (jit: its compiled modules), so that core knows no family:
+ * the slot of `key` (the family's own static address), made on first use with `release`, NULL when out of memory.
+ * Released newest first at gp_ctx_destroy, the context's device current, before the context's own memory. */
+typedef struct gp__attach {
+    const void *key;
+    void *data;
+    void (*release)(gp_ctx_t *ctx, void *data);
+    struct gp__attach *next;
+} gp__attach_t;
+GP_INTERNAL void **gp__ctx_attach(gp_ctx_t *ctx, const void *key, void (*release)(gp_ctx_t *ctx, void *data));
 #define GP__NCOUNTERS 16
 #define GP__COUNTER_DOT 0
 
@@ -75,8 +85,8 @@ GP_INTERNAL gp_status_t gp__check_launch(const char *kernel, const char *file, i
     } while (0)
 
 /* CPU backend: an OpenMP team only for work long enough to pay for waking one. An idle team starts in microseconds,
- * but on busy cores every region can wait for a scheduler slice (issue 11 measured 8 ms for a 2^20-element copy that
- * takes 87 us serially). Below GP__CPU_PAR_BYTES of memory traffic (or as many multiply-adds) loops run serially. */
+ * but on busy cores every region can wait for a scheduler slice (8 ms measured for a 2^20-element copy that takes
+ * 87 us serially). Below GP__CPU_PAR_BYTES of memory traffic (or as many multiply-adds) loops run serially. */
 #define GP__CPU_PAR_BYTES ((size_t)16 << 20)
 static inline int gp__cpu_par(int parallel, size_t bytes) { return parallel && bytes >= GP__CPU_PAR_BYTES; }
 

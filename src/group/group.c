@@ -144,15 +144,16 @@ static gp_status_t group_members(gp_group_t *g, const int *dev, int same_device)
 
 static void host_scratch_free(gp_group_t *g, void *p);
 
-void gp_group_destroy(gp_group_t *g)
+gp_status_t gp_group_destroy(gp_group_t *g)
 {
-    if (!g) return;
-    gp_group_reducer_destroy(g->cached);
+    if (!g) return GP_OK;
+    gp_status_t st = gp_group_reducer_destroy(g->cached);
     for (int k = 0; k < GP__GROUP_HSLOTS; k++) host_scratch_free(g, g->hscr[k]); /* no copy outlives a call */
     for (int i = 0; i < g->nlocal; i++) {
         if (g->ctx[i] && g->stream[i]) {
             cudaSetDevice(gp_ctx_device(g->ctx[i]));
-            cudaStreamSynchronize(g->stream[i]);
+            const cudaError_t e = cudaStreamSynchronize(g->stream[i]);
+            if (e != cudaSuccess && st == GP_OK) st = gp__cuda_error(e, "gp_group_destroy: a member's stream", __FILE__, __LINE__);
         }
 #ifdef GP_HAVE_NCCL
         if (g->comm[i]) g_nccl.destroy((ncclComm_t)g->comm[i]);
@@ -162,7 +163,8 @@ void gp_group_destroy(gp_group_t *g)
             cudaStreamDestroy(g->stream[i]);
         }
         for (int k = 0; k < GP__GROUP_SLOTS; k++) gp__group_free(g, i, g->scr[i * GP__GROUP_SLOTS + k]);
-        gp_ctx_destroy(g->ctx[i]);
+        const gp_status_t cs = gp_ctx_destroy(g->ctx[i]);
+        if (cs != GP_OK && st == GP_OK) st = cs;
     }
     free(g->ctx);
     free(g->stream);
@@ -170,6 +172,7 @@ void gp_group_destroy(gp_group_t *g)
     free(g->scr);
     free(g->scr_cap);
     free(g);
+    return st;
 }
 
 gp_status_t gp_group_unique_id(gp_group_id_t *id)

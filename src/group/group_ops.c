@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TILE_BYTES 65536 /* the reduction tile (docs/REDUCE.md): no tile spans two shards of the even split */
+#define TILE_BYTES 65536 /* the reduction tile (docs/design/reduce.md): no tile spans two shards of the even split */
 
 gp_status_t gp_group_split(const gp_group_t *g, gp_dtype_t dtype, size_t n, int rank, size_t *first, size_t *count)
 {
@@ -29,10 +29,15 @@ gp_status_t gp_group_split(const gp_group_t *g, gp_dtype_t dtype, size_t n, int 
     return GP_OK;
 }
 
-void gp_group_free_shards(gp_group_t *g, gp_buffer_t *shards)
+gp_status_t gp_group_free_shards(gp_group_t *g, gp_buffer_t *shards)
 {
-    if (!g || !shards) return;
-    for (int i = 0; i < g->nlocal; i++) gp_mem_free(g->ctx[i], &shards[i]);
+    if (!g || !shards) return GP_OK;
+    gp_status_t st = GP_OK;
+    for (int i = 0; i < g->nlocal; i++) {
+        const gp_status_t s = gp_mem_free(g->ctx[i], &shards[i]);
+        if (s != GP_OK && st == GP_OK) st = s;
+    }
+    return st;
 }
 
 gp_status_t gp_group_scatter(gp_group_t *g, gp_dtype_t dtype, size_t n, const void *host, gp_buffer_t *shards)

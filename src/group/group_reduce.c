@@ -1,7 +1,7 @@
 /*
- * group_reduce.c — sharded reductions with the bits of one GPU (docs/GROUP.md).
+ * group_reduce.c — sharded reductions with the bits of one GPU (docs/design/group.md).
  *
- * The tree of docs/REDUCE.md over the whole array of n elements: T = ceil(n / E) tiles of E elements (64 KiB) at
+ * The tree of docs/design/reduce.md over the whole array of n elements: T = ceil(n / E) tiles of E elements (64 KiB) at
  * level 0; level L + 1 has N(L+1) = ceil(N(L) / G) nodes, node k folding nodes [kG, min(kG + G, N(L))) of level L
  * (G = 4096); the top level has one node, the result. Node values depend only on n and the data, so any machine
  * that knows a node's children computes its bits.
@@ -176,14 +176,17 @@ fail:
     return st;
 }
 
-void gp_group_reducer_destroy(gp_group_reducer_t *r)
+gp_status_t gp_group_reducer_destroy(gp_group_reducer_t *r)
 {
-    if (!r) return;
+    if (!r) return GP_OK;
+    gp_status_t st = GP_OK;
     for (int i = 0; i < r->g->nlocal; i++) {
         member_t *m = &r->m[i];
         if (r->g->gpu && m->last) {
             cudaSetDevice(gp_ctx_device(r->g->ctx[i]));
-            cudaEventSynchronize(m->last);
+            const cudaError_t e = cudaEventSynchronize(m->last);
+            if (e != cudaSuccess && st == GP_OK)
+                st = gp__cuda_error(e, "gp_group_reducer_destroy: a member's last push", __FILE__, __LINE__);
             cudaEventDestroy(m->last);
         }
         gp__group_free(r->g, i, m->lvl0);
@@ -195,6 +198,7 @@ void gp_group_reducer_destroy(gp_group_reducer_t *r)
     }
     free(r->m);
     free(r);
+    return st;
 }
 
 /* Copies bytes within member memory on stream s. */

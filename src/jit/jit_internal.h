@@ -79,8 +79,6 @@ GP_INTERNAL gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const ch
 /* Dynamic shared memory of a binary op's reduce kernel: the ordered tree stages word-sized elements' tiles
  * (256 lanes x (run words | 1) words, as jit_kernels.cuh); 0 otherwise. */
 GP_INTERNAL size_t gp__jit_ordered_smem(const gp_uop_t *op);
-/* Frees every module of the context (context.c, at destroy; the device is current). */
-GP_INTERNAL void gp__jit_release(gp_ctx_t *ctx);
 
 /* Builders (jit_build.c). arch "sm_90"; *cubin malloc'ed. The disk cache is consulted first (*source). */
 GP_INTERNAL gp_status_t gp__jit_cubin(const char *what, const char *src, const char *arch, void **cubin,

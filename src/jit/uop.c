@@ -375,7 +375,11 @@ gp_status_t gp_uop_create(gp_ctx_t *ctx, const gp_uop_desc_t *desc, gp_uop_t **o
     return GP_OK;
 }
 
-void gp_uop_destroy(gp_uop_t *op) { uop_free(op); }
+gp_status_t gp_uop_destroy(gp_uop_t *op)
+{
+    uop_free(op);
+    return GP_OK;
+}
 
 size_t gp_uop_value_bytes(const gp_uop_t *op)
 {
@@ -455,6 +459,10 @@ static gp_status_t load_cpu(const char *what, const char *src, gp__jit_mod_t *m,
 #include <dlfcn.h>
 static void *sym(void *so, const char *name) { return dlsym(so, name); }
 
+/* Frees every module of a context: its attachment's release (gp_ctx_destroy; the device is current). */
+static void jit_release(gp_ctx_t *ctx, void *data);
+static const char k_jit_attach = 0; /* the key of the modules' slot on a context */
+
 gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, size_t smem, gp__jit_mod_t **out,
                            int *source)
 {
@@ -462,7 +470,12 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, siz
     uint64_t key[2];
     gp__jit_hash(src, strlen(src), key);
     pthread_mutex_lock(&g_mods_lock);
-    for (gp__jit_mod_t *m = ctx->jit; m; m = m->next)
+    void **slot = gp__ctx_attach(ctx, &k_jit_attach, jit_release);
+    if (!slot) {
+        pthread_mutex_unlock(&g_mods_lock);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: the context's module list", what);
+    }
+    for (gp__jit_mod_t *m = *slot; m; m = m->next)
         if (m->key[0] == key[0] && m->key[1] == key[1]) {
             pthread_mutex_unlock(&g_mods_lock);
             *out = m;
@@ -499,17 +512,17 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, siz
         return st;
     }
     pthread_mutex_lock(&g_mods_lock);
-    m->next = ctx->jit;
-    ctx->jit = m;
+    m->next = *slot;
+    *slot = m;
     pthread_mutex_unlock(&g_mods_lock);
     *out = m;
     return GP_OK;
 }
 
-void gp__jit_release(gp_ctx_t *ctx)
+static void jit_release(gp_ctx_t *ctx, void *data)
 {
-    gp__jit_mod_t *m = ctx->jit;
-    ctx->jit = NULL;
+    (void)ctx;
+    gp__jit_mod_t *m = data;
     while (m) {
         gp__jit_mod_t *next = m->next;
         if (m->lib) cudaLibraryUnload(m->lib);

@@ -326,14 +326,19 @@ fail:
     return st;
 }
 
-void gp_reducer_destroy(gp_reducer_t *r)
+gp_status_t gp_reducer_destroy(gp_reducer_t *r)
 {
-    if (!r) return;
+    if (!r) return GP_OK;
+    gp_status_t st = GP_OK;
     if (r->gpu) {
         cudaSetDevice(r->ctx->device);
-        if (r->have_last) cudaEventSynchronize(r->last);
+        if (r->have_last) {
+            const cudaError_t e = cudaEventSynchronize(r->last);
+            if (e != cudaSuccess) st = gp__cuda_error(e, "gp_reducer_destroy: the last push", __FILE__, __LINE__);
+        }
         cudaEventDestroy(r->last);
     }
     for (int L = 0; L < LEVELS; L++) lvl_free(r, r->lvl[L]);
     free(r);
+    return st;
 }

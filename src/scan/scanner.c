@@ -1,6 +1,6 @@
 /*
  * scanner.c — gp_scanner: a scan over pieces. Each push is one gp_scan-order pass over whole tiles started from the
- * carry of the pieces before (I of their last tile, docs/SCAN.md), which the reference defines to give the bits of
+ * carry of the pieces before (I of their last tile, docs/design/scan.md), which the reference defines to give the bits of
  * one pass; the carry out of each push goes to the other of two slots (device memory on a GPU, host memory on the CPU
  * backend), so a push never reads and writes the same slot. Pushes on different streams are ordered by an event.
  */
@@ -203,22 +203,28 @@ gp_status_t gp_scanner_transfer(gp_scanner_t *dst, gp_scanner_t *src)
 
 size_t gp_scanner_count(const gp_scanner_t *s) { return s ? s->count : 0; }
 
-void gp_scanner_reset(gp_scanner_t *s)
+gp_status_t gp_scanner_reset(gp_scanner_t *s)
 {
-    if (!s) return;
+    GP_ARG_NONNULL("gp_scanner_reset", s);
     s->count = 0;
     s->ended = 0;
+    return GP_OK;
 }
 
-void gp_scanner_destroy(gp_scanner_t *s)
+gp_status_t gp_scanner_destroy(gp_scanner_t *s)
 {
-    if (!s) return;
+    if (!s) return GP_OK;
+    gp_status_t st = GP_OK;
     if (s->gpu) {
-        if (s->have_last) cudaEventSynchronize(s->last);
+        if (s->have_last) {
+            const cudaError_t e = cudaEventSynchronize(s->last);
+            if (e != cudaSuccess) st = gp__cuda_error(e, "gp_scanner_destroy: the last push", __FILE__, __LINE__);
+        }
         cudaEventDestroy(s->last);
         cudaFree(s->slot[0]);
     } else {
         free(s->slot[0]);
     }
     free(s);
+    return st;
 }
