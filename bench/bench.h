@@ -80,11 +80,6 @@ gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dty
 gp_status_t bench_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
                                     double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream, char *ran_as,
                                     size_t len);
-/* One GEMM kernel variant alone (GPU; variants as docs/MATRIX.md numbers them, 0: production's pick): row-major
- * packed C (m x n) = A (m x k) B (k x n), f32 or f64 (f64 = 1), device memory. */
-gp_status_t bench_gemm_variant(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t k, const void *a, const void *b,
-                             void *c, int variant, gp_stream_t stream);
-
 /* ---------------------------------------------------------------------------------------------- suites */
 /* Every suite, in the order `gpuprim bench --help` lists them (bench/suites.c); a suite is one file defining its
  * verb_t and one line of that table. Each takes --json / --csv for its rows. */

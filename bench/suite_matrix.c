@@ -128,7 +128,7 @@ static int suite_transpose(int argc, char **argv)
 typedef struct gjob {
     gp_ctx_t *ctx;
     gp_peer_t *peer;
-    int f64, variant;
+    int f64;
     gp_gemm_precision_t prec; /* GP_GEMM_FP32: gp_gemm (f32 / f64); else gp_gemm_ex with f32 c */
     size_t batch;             /* > 1: gp_gemm_batched, packed problems one after another */
     size_t m, n, k;
@@ -140,8 +140,6 @@ static gp_status_t gemm_ours(void *u, int rep, gp_stream_t s)
 {
     gjob_t *j = u;
     (void)rep;
-    if (j->variant) /* a kernel variant alone (row-major, packed) */
-        return bench_gemm_variant(j->ctx, j->f64, j->m, j->n, j->k, j->a.data, j->b.data, j->c.data, j->variant, s);
     if (j->batch > 1)
         return gp_gemm_batched(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &j->a, j->m * j->k, &j->b, j->k * j->n, 0.0, &j->c,
                                j->m * j->n, j->batch, s);
@@ -197,14 +195,14 @@ static void gemm_usage(FILE *f)
     fprintf(f, "usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
                "                          [--precision fp32|tf32|bf16|fp16] [--reps N] [--warmup N] [--json|--csv]\n"
                "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
-               "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k), the earlier SGEMM kernels at\n"
-               "  4096 (and the old one at 8192) for comparison; DGEMM at 4096 and 8192 (and the other FP64 kernel\n"
-               "  variants at 4096, for comparison); gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
+               "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and 8192;\n"
+               "  gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
                "  at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F).\n"
                "  and a batch of 1024 BF16 256^3 (gp_gemm_batched) against cublasGemmStridedBatchedEx.\n"
                "  --precision P: P alone at 4096, 8192, 4097, 1000, 8192 x 64 x 8192 and (not fp32) 1024 x 256^3\n"
                "  batched (with -b/-e/-f: P's squares).\n"
-               "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's.\n"
+               "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's. The kernels\n"
+               "  production does not run: the lab's gemm topic with its variants option.\n"
                "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
                "  4096 by 2), in --dtype (default f32), on any backend.\n");
 }
@@ -252,17 +250,10 @@ static int suite_gemm(int argc, char **argv)
     char perr[256] = "";
     if (gpu && gp_peer_create(&peer, gp_ctx_device(ctx), perr) != 0) peer = NULL;
     report_meta(&r, "peer", "%s", peer ? gp_peer_version(peer) : gpu ? perr : "none on the CPU backend");
-    /* m, n, k, f64, kernel variant (0: gp_gemm; else the variant alone, for comparison), precision */
-    static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 10},
-                                      {4096, 4096, 4096, 0, 11}, {4096, 4096, 4096, 0, 13}, {4096, 4096, 4096, 0, 14},
-                                      {4096, 4096, 4096, 0, 16}, {4096, 4096, 4096, 0, 18}, {4096, 4096, 4096, 0, 20},
-                                      {4096, 4096, 4096, 0, 25}, {8192, 8192, 8192, 0, 10},
-                                      {8192, 8192, 8192, 0, 0},
+    /* m, n, k, f64, (unused), precision, batch (the kernels production does not run: gpuprim lab gemm --variants) */
+    static const size_t probs[][7] = {{2048, 2048, 2048, 0, 0}, {4096, 4096, 4096, 0, 0}, {8192, 8192, 8192, 0, 0},
                                       {4097, 4097, 4097, 0, 0}, {1000, 1000, 1000, 0, 0}, {8192, 64, 8192, 0, 0},
-                                      {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1}, {4096, 4096, 4096, 1, 2},
-                                      {4096, 4096, 4096, 1, 3}, {4096, 4096, 4096, 1, 4}, {4096, 4096, 4096, 1, 5},
-                                      {4096, 4096, 4096, 1, 6},
-                                      {8192, 8192, 8192, 1, 0},
+                                      {4096, 4096, 4096, 1, 0}, {8192, 8192, 8192, 1, 0},
                                       {4096, 4096, 4096, 0, 0, 1}, {8192, 8192, 8192, 0, 0, 1},
                                       {4096, 4096, 4096, 0, 0, 2}, {8192, 8192, 8192, 0, 0, 2},
                                       {4096, 4096, 4096, 0, 0, 3}, {8192, 8192, 8192, 0, 0, 3},
@@ -275,11 +266,9 @@ static int suite_gemm(int argc, char **argv)
     const size_t nprobs = sw_bench_gemm.given ? nsides : only > 0 ? 6 : only == 0 ? 5 : sizeof probs / sizeof probs[0];
     for (size_t pi = 0; pi < nprobs && rc == EXIT_OK; pi++) {
         gjob_t j = {ctx, peer, sw_bench_gemm.given ? sweep_f64 : only >= 0 ? 0 : (int)probs[pi][3],
-                    sw_bench_gemm.given || only >= 0 ? 0 : (int)probs[pi][4],
                     only >= 0 ? (gp_gemm_precision_t)only : sw_bench_gemm.given ? GP_GEMM_FP32 : (gp_gemm_precision_t)probs[pi][5],
                     sw_bench_gemm.given ? 1 : only >= 0 ? tshapes[pi][3] : probs[pi][6], 0, 0, 0, {0}, {0}, {0}, {0}, ""};
         if (j.batch < 1) j.batch = 1;
-        if (j.variant && !gpu) continue;
         if (sw_bench_gemm.given) {
             j.m = j.n = j.k = sides[pi];
         } else if (only >= 0) {
@@ -339,20 +328,9 @@ static int suite_gemm(int argc, char **argv)
                 snprintf(crat, sizeof crat, "%.3f", sp.median_ms / so.median_ms);
             }
             char op[48];
-            static const char *const dv[] = {"", " m8n8k4", " m16n8k8", " m16n8k8 bk16", " 128x64 bk8", " cp.async k8 x2",
-                                             " cp.async k16", " cp.async k8"};
             if (j.batch > 1) snprintf(op, sizeof op, "batched %zux NN %s", j.batch, gp_gemm_precision_name(j.prec));
             else if (j.prec != GP_GEMM_FP32) snprintf(op, sizeof op, "gemm_ex NN %s", gp_gemm_precision_name(j.prec));
-            else snprintf(op, sizeof op, "%s%s", j.f64 ? "dgemm NN" : "sgemm NN",
-                     j.f64 && j.variant <= 7 ? dv[j.variant]
-                     : j.variant == 11 ? " old 1 block/SM"
-                     : j.variant == 13 ? " old prefetch 1 blk/SM"
-                     : j.variant == 14 ? " old prefetch"
-                     : j.variant == 10 ? " 128x128 2 st (old)"
-                     : j.variant == 16 ? " 128x128 cp.async"
-                     : j.variant == 18 ? " 256x128 cp.async"
-                     : j.variant == 20 ? " 128x256 A along k"
-                     : j.variant == 25 ? " 128x256 A 4-byte cp" : "");
+            else snprintf(op, sizeof op, "%s", j.f64 ? "dgemm NN" : "sgemm NN");
             const char *pname = j.batch > 1                ? "cublasGemmStridedBatchedEx"
                                 : j.prec == GP_GEMM_TF32 ? "cublasGemmEx tf32"
                                 : j.prec != GP_GEMM_FP32  ? "cublasGemmEx f32 acc"

@@ -106,10 +106,10 @@ static gp_status_t run_tversion(void *u, int rep, gp_stream_t s)
     const gp_dtype_t it = j->prec == GP_GEMM_TF32 ? GP_F32 : j->prec == GP_GEMM_BF16 ? GP_BF16 : GP_F16;
     const gp_matrix_t A = {j->a, j->m, j->k, j->k, it, GP_ROW_MAJOR}, B = {j->b, j->k, j->n, j->n, it, GP_ROW_MAJOR},
                       C = {j->c, j->m, j->n, j->n, GP_F32, GP_ROW_MAJOR};
-    gp__gemm_tc_path = j->v->gpu ? (int)j->v->sel : 0;
-    const gp_status_t st = gp_gemm_ex(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &A, &B, 0.0, &C, s);
-    gp__gemm_tc_path = 0;
-    return st;
+    gp_status_t st = gp__gemm_tc_plan_set(j->ctx, j->v->gpu ? (int)j->v->sel : 0);
+    if (st == GP_OK) st = gp_gemm_ex(j->ctx, j->prec, GP_OP_N, GP_OP_N, 1.0, &A, &B, 0.0, &C, s);
+    const gp_status_t back = gp__gemm_tc_plan_set(j->ctx, 0);
+    return st != GP_OK ? st : back;
 }
 
 /* one version: m x n x k from the host inputs (es-byte elements), C poisoned, result back in hc */
@@ -215,6 +215,113 @@ static int tc_run(lab_run_t *r, gp_gemm_precision_t prec, size_t size)
     return rc != EXIT_OK ? rc : r->failed ? EXIT_MISMATCH : EXIT_OK;
 }
 
+/* ---------------------------------------------------------------- every f32 / f64 kernel alone (--variants) */
+typedef struct vlab {
+    gp_ctx_t *ctx;
+    gp_dtype_t dt;
+    const gp__gemm_kernel_t *k; /* NULL: production's choice, K split and operands packed where that pays */
+    gp__gemm_t g;
+} vlab_t;
+
+static gp_status_t run_variant(void *u, int rep, gp_stream_t s)
+{
+    vlab_t *j = u;
+    (void)rep;
+    return gp__gemm_gpu(j->ctx, j->dt, &j->g, j->k, (cudaStream_t)s);
+}
+
+/* C against production's on sampled rows: both within the rounding bound of the exact product (inputs in [-1, 1)),
+ * so within twice it of each other */
+static size_t variant_differ(gp_ctx_t *ctx, gp_dtype_t dt, const void *c, const void *ref, size_t n)
+{
+    const size_t es = gp_dtype_size(dt);
+    const double u = dt == GP_F64 ? 0x1p-53 : 0x1p-24, tol = 2.0 * (4.0 * sqrt((double)n) + 8.0) * u * (double)n;
+    char *x = malloc(n * es), *y = malloc(n * es);
+    size_t bad = x && y ? 0 : n;
+    for (size_t i = 0; i < n && x && y; i += n / 13 + 1) {
+        if (gp_memcpy_sync(ctx, x, (const char *)c + i * n * es, n * es) != GP_OK ||
+            gp_memcpy_sync(ctx, y, (const char *)ref + i * n * es, n * es) != GP_OK)
+            return n;
+        for (size_t q = 0; q < n; q++) {
+            const double a = dt == GP_F64 ? ((double *)x)[q] : ((float *)x)[q];
+            const double b = dt == GP_F64 ? ((double *)y)[q] : ((float *)y)[q];
+            bad += !(fabs(a - b) <= tol);
+        }
+    }
+    free(x), free(y);
+    return bad;
+}
+
+static int variants_run(lab_run_t *r, size_t n)
+{
+    static const char *const cols[] = {"variant", "kernel", "dtype", "m=n=k", "median_us", "TFLOP/s", "x production",
+                                       "check"};
+    static const int num[] = {1, 0, 0, 1, 1, 1, 1, 0};
+    lab_begin(r, "gpuprim lab gemm --variants (every f32 / f64 GEMM kernel alone, row-major C = A B)", cols, num, 8);
+    gp_ctx_t *gpu = r->gpu;
+    int rc = EXIT_OK;
+    for (int d = 0; d < 2 && rc == EXIT_OK; d++) {
+        const gp_dtype_t dt = d ? GP_F64 : GP_F32;
+        const size_t es = gp_dtype_size(dt);
+        gp_buffer_t ba = {0}, bb = {0}, bc = {0}, bp = {0};
+        if (gp_mem_alloc(gpu, GP_MEM_DEVICE, n * n * es, &ba) != GP_OK || gp_mem_alloc(gpu, GP_MEM_DEVICE, n * n * es, &bb) != GP_OK ||
+            gp_mem_alloc(gpu, GP_MEM_DEVICE, n * n * es, &bc) != GP_OK || gp_mem_alloc(gpu, GP_MEM_DEVICE, n * n * es, &bp) != GP_OK ||
+            bench_fill_random(gpu, ba.device, n * n, dt, 31 + d) != GP_OK ||
+            bench_fill_random(gpu, bb.device, n * n, dt, 37 + d) != GP_OK) {
+            fprintf(stderr, "gpuprim lab gemm --variants: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        vlab_t j = {gpu, dt, NULL, {n, n, n, ba.device, bb.device, bp.device, n, n, n, 1, 0, 1.0, 0.0}};
+        bench_stats_t prod = {0, 0, 0, 0};
+        if (rc == EXIT_OK && (bench_time(gpu, run_variant, NULL, &j, r->warmup, r->reps, NULL, &prod) != GP_OK ||
+                              gp_stream_sync(gpu, NULL) != GP_OK)) {
+            fprintf(stderr, "gpuprim lab gemm --variants: production %s: %s\n", gp_dtype_name(dt), gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        const double fl = 2.0 * (double)n * n * n;
+        if (rc == EXIT_OK) {
+            char cn[24], cm[24], ct[24];
+            snprintf(cn, sizeof cn, "%zu", n), snprintf(cm, sizeof cm, "%.1f", prod.median_ms * 1e3);
+            snprintf(ct, sizeof ct, "%.2f", fl / (prod.median_ms * 1e-3) / 1e12);
+            const char *cells[] = {"0", "production (gp_gemm: tuning table, packing, split K)", gp_dtype_name(dt), cn, cm,
+                                   ct, "1.00", "reference"};
+            report_row(&r->report, cells);
+        }
+        int nums[32];
+        const int nv = lab_gemm_variant_numbers(dt, nums, 32);
+        const gp__gemm_kernel_t *pick = gp__gemm_kernel_pick(dt, n);
+        for (int vi = 0; vi < nv && rc == EXIT_OK; vi++) {
+            j.k = lab_gemm_kernel(dt, nums[vi]);
+            j.g.C = bc.device;
+            bench_stats_t bs;
+            gp_status_t st = j.k ? gp_memset(gpu, bc.device, 0xff, n * n * es, NULL) : GP_ERR_INTERNAL;
+            if (st == GP_OK) st = run_variant(&j, 0, NULL);
+            if (st == GP_OK) st = gp_stream_sync(gpu, NULL);
+            const size_t bad = st == GP_OK ? variant_differ(gpu, dt, bc.device, bp.device, n) : 0;
+            if (st == GP_OK) st = bench_time(gpu, run_variant, NULL, &j, r->warmup, r->reps, NULL, &bs);
+            if (st != GP_OK) {
+                fprintf(stderr, "gpuprim lab gemm --variants: %s %d: %s\n", gp_dtype_name(dt), nums[vi], gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            char cv[16], name[96], cn[24], cm[24], ct[24], cx[24], chk[48];
+            snprintf(cv, sizeof cv, "%d", nums[vi]);
+            snprintf(name, sizeof name, "%s%s", j.k->name, j.k == pick ? " *" : "");
+            snprintf(cn, sizeof cn, "%zu", n), snprintf(cm, sizeof cm, "%.1f", bs.median_ms * 1e3);
+            snprintf(ct, sizeof ct, "%.2f", fl / (bs.median_ms * 1e-3) / 1e12);
+            snprintf(cx, sizeof cx, "%.2f", prod.median_ms / bs.median_ms);
+            snprintf(chk, sizeof chk, bad ? "FAIL: %zu elements" : "ok", bad);
+            if (bad) lab_fail(r, j.k->name, "%zu sampled elements differ from production's beyond rounding", bad);
+            const char *cells[] = {cv, name, gp_dtype_name(dt), cn, cm, ct, cx, chk};
+            report_row(&r->report, cells);
+        }
+        gp_mem_free(gpu, &ba), gp_mem_free(gpu, &bb), gp_mem_free(gpu, &bc), gp_mem_free(gpu, &bp);
+    }
+    report_meta(&r->report, "note", "* = the kernel the tuning table picks at this size (production may pack operands and "
+                "split K besides); each kernel alone, K unsplit; checked: sampled rows against production's C");
+    return rc != EXIT_OK ? rc : r->failed ? EXIT_MISMATCH : EXIT_OK;
+}
+
 static int gemm_run(lab_run_t *r)
 {
     size_t size = 0;
@@ -224,6 +331,13 @@ static int gemm_run(lab_run_t *r)
     gp_ctx_t *gpu = r->gpu, *cpu = r->cpu;
     int rc = EXIT_OK;
     if (size == 0) size = gpu ? 4096 : 256;
+    if (lab_opt(r, "--variants")) {
+        if (!gpu) {
+            fprintf(stderr, "gpuprim lab gemm --variants: the kernels need a GPU\n");
+            return EXIT_NO_GPU;
+        }
+        return variants_run(r, size);
+    }
     const char *pv = lab_opt(r, "--precision");
     if (pv && strcmp(pv, "fp32") != 0) {
         for (int p = GP_GEMM_TF32; p <= GP_GEMM_FP16; p++)
@@ -306,6 +420,7 @@ static void gemm_list(FILE *f)
 static const lab_opt_t k_opts[] = {
     {"--size", "N", "the timed size N x N x N (default 4096 on a GPU, 256 on the CPU)"},
     {"--precision", "P", "fp32 (the SGEMM progression, default), or tf32, bf16, fp16: the tensor-core progression"},
+    {"--variants", NULL, "every f32 / f64 GEMM kernel the library has tried, alone at --size, against production"},
     {NULL, NULL, NULL},
 };
 
@@ -316,6 +431,7 @@ const lab_topic_t lab_topic_gemm = {
     "  long double reference, then timed at N x N x N with sampled rows checked; % of cuBLAS SGEMM (pedantic\n"
     "  FP32) in the same run. --precision tf32|bf16|fp16: the tensor-core progression (mma.sync, wgmma, TMA with\n"
     "  warp specialization, two blocks per SM, clusters with multicast, a persistent grid), each checked the same\n"
-    "  way against the rounded inputs and timed against cublasGemmEx. Default --reps 5 --warmup 1.",
+    "  way against the rounded inputs and timed against cublasGemmEx. --variants: every f32 / f64 kernel (the\n"
+    "  lab's variants and production's) alone at --size against production. Default --reps 5 --warmup 1.",
     k_opts, 0, 5, 1, gemm_list, gemm_run,
 };

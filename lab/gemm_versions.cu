@@ -1,9 +1,9 @@
 /*
  * gemm_versions.cu — the SGEMM progression from the primers' kernels to production as numbered versions of one job
  * (C = A B, row-major packed f32: A M x K, B K x N, C M x N) and their table, the only list of them.
- * `gpuprim lab gemm` checks each against a float64 reference and times them; versions 08-10 call gp_gemm's f32 entry
- * (gemm_kernels.cuh) with their own variant. Production (GP__GEMM_F32_PRODUCTION, sgemm_cp) is not among them yet:
- * version 10 was production until 2026-11-25 and still is for rows not 16-byte aligned.
+ * `gpuprim lab gemm` checks each against a float64 reference and times them; versions 08-10 run the GEMM kernels of
+ * the same numbers through the library's launcher (lab_gemm_kernel). Version 10 is production's kernel for rows not
+ * 16-byte aligned; the kernels production runs otherwise are among `gpuprim lab gemm --variants`.
  * Every version takes any M, N, K (edges guarded, tiles zero-filled).
  */
 #include "lab_versions.h"
@@ -230,7 +230,7 @@ template <int VARIANT>
 gp_status_t run_prod(gp_ctx_t *ctx, size_t M, size_t N, size_t K, const float *A, const float *B, float *C, cudaStream_t s)
 {
     const gp__gemm_t g = {M, N, K, A, B, C, K, N, N, 1, 0, 1.0, 0.0};
-    return gp__gemm_gpu(ctx, GP_F32, &g, VARIANT, s);
+    return gp__gemm_gpu(ctx, GP_F32, &g, lab_gemm_kernel(GP_F32, VARIANT), s);
 }
 
 gp_status_t cpu_serial(gp_ctx_t *, size_t M, size_t N, size_t K, const float *A, const float *B, float *C, cudaStream_t)
@@ -282,7 +282,7 @@ const lab_version_t lab_gemm_versions[] = {
 };
 const int lab_gemm_nversions = (int)(sizeof lab_gemm_versions / sizeof lab_gemm_versions[0]);
 
-/* the tensor-core progression: each row is a kernel of src/matrix/ run by gp_gemm_ex (sel: gp__gemm_tc_path) */
+/* the tensor-core progression: each row is a kernel of src/matrix/ run by gp_gemm_ex (sel: the context's plan, gp__gemm_tc_plan_set) */
 const lab_version_t lab_gemm_tc_versions[] = {
     {11, "gemm_v11_mma_sync", 1, "tensor cores by warp: mma.sync m16n8k16 (TF32 m16n8k8), 128 x 128 tiles, 8 warps, "
      "ldmatrix fragments, a 4-stage cp.async ring", "sm_80 and later", 0, 1, 0, NULL},

@@ -39,7 +39,7 @@ typedef struct lab_version {
 /* Which topic a table belongs to, for lab_is_production. */
 typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM, LAB_T_GEMM_TC } lab_table_t;
 /* 1 when v is the version the library runs in production (read from the family's one place: gp__vec_production_id,
- * GP__TRANSPOSE_PRODUCTION, GP__GEMM_F32_PRODUCTION, the histogram's automatic pick, reduce's gp_reduce row). */
+ * GP__TRANSPOSE_PRODUCTION, gp__gemm_kernel_pick, the histogram's automatic pick, reduce's gp_reduce row). */
 int lab_is_production(lab_table_t t, const lab_version_t *v);
 /* `gpuprim lab TOPIC --list`: id, name, on, teaches [constraints], production marked. */
 void lab_list_versions(FILE *f, lab_table_t t, const lab_version_t *v, int n);
@@ -72,8 +72,12 @@ typedef gp_status_t (*lab_sgemm_fn)(gp_ctx_t *ctx, size_t M, size_t N, size_t K,
                                     float *C, cudaStream_t stream);
 extern const lab_version_t lab_gemm_versions[];
 extern const int lab_gemm_nversions;
+/* The f32 / f64 GEMM kernels by number (gemm_variants.cu): the lab's variants and, from the library, production's;
+ * NULL for an unknown number. lab_gemm_variant_numbers: every number of a dtype, in order (the count). */
+const gp__gemm_kernel_t *lab_gemm_kernel(gp_dtype_t dtype, int number);
+int lab_gemm_variant_numbers(gp_dtype_t dtype, int *out, int cap);
 /* The tensor-core GEMM (gp_gemm_ex, `gpuprim lab gemm --precision tf32|bf16|fp16`): sel is the kernel the library
- * runs (gp__gemm_tc_path: 1 mma.sync, 2 wgmma fed by cp.async, 3..6 the TMA kernel's shapes); fn unused. */
+ * runs (the context's plan, gp__gemm_tc_plan_set: 1 mma.sync, 2 wgmma fed by cp.async, 3..6 the TMA kernel's shapes); fn unused. */
 extern const lab_version_t lab_gemm_tc_versions[];
 extern const int lab_gemm_tc_nversions;
 

@@ -9,7 +9,7 @@
  *   05 warp-shuffle each warp scans with __shfl_up_sync, warp 0 scans the warp totals; same three phases
  *   06 chained      one pass: each block (in ticket order) waits for its predecessor's inclusive prefix — a serial
  *                   chain of inter-block waits
- *   07 look-back    production: gp_scan (decoupled look-back, docs/SCAN.md)
+ *   07 look-back    production: gp_scan (decoupled look-back, docs/design/scan.md)
  * CUDA events, medians of --reps. The primers' claims are printed with a verdict.
  */
 #include "lab.h"
@@ -213,7 +213,7 @@ const struct {
     {4, "blelloch-pad", "one padding word per 32 words: the sweeps' strides spread over the banks", 0},
     {5, "warp-shuffle", "registers and __shfl_up_sync instead of shared memory; warp totals by warp 0", 0},
     {6, "chained", "one pass, but each block waits for the one before it: a serial chain of latencies", 0},
-    {7, "look-back", "production gp_scan: decoupled look-back, one pass, deterministic (docs/SCAN.md)", 0},
+    {7, "look-back", "production gp_scan: decoupled look-back, one pass, deterministic (docs/design/scan.md)", 0},
 };
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
 

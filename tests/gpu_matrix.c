@@ -44,7 +44,7 @@ static void versions_gemm(gp_ctx_t *ctx)
     }
 }
 
-/* Every GEMM kernel variant (f32 8-16, 18, 20, 25, 30-32; f64 1-7) through the canonical form, each storage combination. f64 variants 5
+/* Every GEMM kernel (f32 8-16, 18, 20, 25, 30-32; f64 1-7: the lab's variants and production's) through the canonical form, each storage combination. f64 variants 5
  * to 7 (dgemm_cp) and f32 15-30 (sgemm_cp) take 16-byte rows: their lds are made even (multiples of 4) so every
  * shape reaches them (5 and 6 only for A K-inner
  * and B N-inner; the other combinations run variant 2; 7 every combination). */
@@ -82,7 +82,9 @@ static void variants_gemm(gp_ctx_t *ctx)
                 OK(gp_memcpy_sync(ctx, db.device, hb, nb * es));
                 OK(gp_memcpy_sync(ctx, dc.device, hc, nc * es));
                 const gp__gemm_t g = {M, N, K, da.device, db.device, dc.device, lda, ldb, ldc, ak, bk, 1.5, -0.5};
-                OK(gp__gemm_gpu(ctx, dt, &g, variants[vi][1], NULL));
+                const gp__gemm_kernel_t *kern = lab_gemm_kernel(dt, variants[vi][1]);
+                CHECK(kern != NULL, "gemm variant %d %s: no such kernel", variants[vi][1], gp_dtype_name(dt));
+                if (kern) OK(gp__gemm_gpu(ctx, dt, &g, kern, NULL));
                 OK(gp_stream_sync(ctx, NULL));
                 OK(gp_memcpy_sync(ctx, got, dc.device, nc * es));
                 size_t bad = 0;
@@ -159,7 +161,7 @@ static void tma_shapes_same_bits(gp_ctx_t *ctx, gp_stream_t s)
         const size_t bytes = c.span * gp_dtype_size(cs[pi]);
         unsigned char *first = malloc(bytes), *got = malloc(bytes);
         for (int path = 3; path <= 7; path++) {
-            gp__gemm_tc_path = path;
+            OK(gp__gemm_tc_plan_set(ctx, path));
             OK(gp_gemm_ex(ctx, ps[pi], GP_OP_N, GP_OP_N, 1.0, &a.dev, &b.dev, 0.0, &c.dev, s));
             OK(gp_stream_sync(ctx, s));
             mc_fetch(ctx, &c, path == 3 ? first : got);
@@ -167,7 +169,7 @@ static void tma_shapes_same_bits(gp_ctx_t *ctx, gp_stream_t s)
                 CHECK(memcmp(first, got, bytes) == 0, "gemm_ex %s %zu x %zu x %zu: TMA shape %d's bits differ from 128 x 256's",
                       gp_gemm_precision_name(ps[pi]), m, n, k, path);
         }
-        gp__gemm_tc_path = 0;
+        OK(gp__gemm_tc_plan_set(ctx, 0));
         free(first), free(got);
         mc_free(ctx, &a), mc_free(ctx, &b), mc_free(ctx, &c);
     }
@@ -207,14 +209,14 @@ tc:
     for (int path = 0; path < 8; path++) {
         if (only && !strchr(only, '0' + path)) continue;
         before = tc_fail;
-        gp__gemm_tc_path = path;
+        OK(gp__gemm_tc_plan_set(ctx, path));
         mc_gemm_ex_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         mc_gemm_batched_all(ctx, s, getenv("GP_TEST_QUICK") == NULL);
         printf("  gemm_ex tf32 / bf16 / fp16 (f32 or 16-bit c) on the tensor cores (%s), ops x layouts, odd shapes, "
                "misaligned rows, TF32 truncation, batched = one by one, refusals: %s\n", paths[path],
                tc_fail == before ? "ok" : "FAILED");
     }
-    gp__gemm_tc_path = 0;
+    OK(gp__gemm_tc_plan_set(ctx, 0));
     before = tc_fail;
     if (only) goto done;
     gp_device_info_t di;

@@ -3,7 +3,7 @@
  * bench's problem) under each tensor-core kernel choice, timed three ways: one call between events after a sync
  * (as bench gemm times it: any host time before the launch counts), 20 calls back to back (the GPU never waits for
  * the host), and the host time of one call alone. Built and run on the device against the static library:
- *   nvcc -o /tmp/probe bench/tune/tc_batched_probe.c -Iinclude build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp && /tmp/probe
+ *   nvcc -o /tmp/probe bench/tune/tc_batched_probe.c -Iinclude -Isrc build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp && /tmp/probe
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gpuprim.h"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-extern int gp__gemm_tc_path; /* the library's internal kernel choice (0 production, 3..7 the TMA shapes) */
+#include "matrix/matrix_internal.h" /* the context's GEMM plan (0 production, 3..7 the TMA shapes) */
 
 static double now_us(void)
 {
@@ -41,7 +41,7 @@ int main(void)
     const int paths[] = {0, 3, 4, 7};
     printf("path  one_call_us  back_to_back_us  host_us\n");
     for (int pi = 0; pi < 4; pi++) {
-        gp__gemm_tc_path = paths[pi];
+        if (gp__gemm_tc_plan_set(ctx, paths[pi]) != GP_OK) return 1;
         double one[21], host[21];
         for (int r = 0; r < 24; r++) {
             cudaStreamSynchronize((cudaStream_t)s);

@@ -21,7 +21,7 @@
 #endif
 
 #define MR 6
-#ifndef GP_GEMM_KC /* -D to tune (scripts/gemm_cpu_tune.sh) */
+#ifndef GP_GEMM_KC /* -D to tune (bench/tune/gemm_cpu_tune.sh) */
 #define GP_GEMM_KC 384
 #endif
 #define KC GP_GEMM_KC

@@ -103,7 +103,23 @@ gp_status_t kmajor(gp_ctx_t *ctx, const void **X, size_t *ld, size_t *stride, in
 
 } // namespace
 
-int gp__gemm_tc_path = 0;
+static const char k_tc_plan = 0; /* the key of the plan's slot on a context */
+
+extern "C" gp_status_t gp__gemm_tc_plan_set(gp_ctx_t *ctx, int kernel)
+{
+    if (kernel < 0 || kernel > 7) return gp__error(GP_ERR_INVALID_ARG, "gemm plan: kernel %d (0 .. 7)", kernel);
+    void **slot = gp__ctx_attach(ctx, &k_tc_plan, NULL);
+    if (!slot) return gp__error(GP_ERR_OUT_OF_MEMORY, "gemm plan: the context's slot");
+    *slot = (void *)(intptr_t)kernel;
+    return GP_OK;
+}
+
+extern "C" int gp__gemm_tc_plan(gp_ctx_t *ctx)
+{
+    for (const gp__attach_t *a = ctx->attached; a; a = a->next)
+        if (a->key == &k_tc_plan) return (int)(intptr_t)a->data;
+    return 0;
+}
 
 /* the most a split K's f32 partials may take of the workspace (a batch runs in pieces that fit) */
 static const size_t SPLITK_MAX_BYTES = (size_t)1 << 30;
@@ -149,9 +165,10 @@ static gp_status_t tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, gp_dtype_t cd
 #ifdef GP_HAVE_WGMMA
     /* Hopper (sm_90): wgmma, operands K-major with aligned rows (TF32 included: read as stored), or MN-major where
      * the kernel reads them so (bmn, am, sw) */
-    if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
+    const int plan = gp__gemm_tc_plan(ctx);
+    if (ctx->cc_major == 9 && plan != 1) {
         const int t = prec == GP_GEMM_TF32; /* TF32 has no transpose bit (am / sw below, else transposed) */
-        const int wk = gp__gemm_tc_path == 2 ? GP__WG_CPASYNC : gp__gemm_tc_path >= 3 ? gp__gemm_tc_path : GP__WG_AUTO;
+        const int wk = plan == 2 ? GP__WG_CPASYNC : plan >= 3 ? plan : GP__WG_AUTO;
         gp__batch_t b = bt ? *bt : (gp__batch_t){1, 0, 0, 0};
         const size_t na = b.sa ? b.count : 1, nb = b.sb ? b.count : 1;
         /* a 16-bit N-inner B with 16-byte rows and strides goes to the TMA kernel as it is (the wgmma's transpose
@@ -243,12 +260,13 @@ extern "C" gp_status_t gp__gemm_tc_gpu(gp_ctx_t *ctx, gp_gemm_precision_t prec, 
     if (bt == NULL || bt->count <= 1) return tc_gpu(ctx, prec, cdt, g, NULL, stream);
 #ifdef GP_HAVE_WGMMA
     /* sm_90: the whole batch in one launch (a grid row per problem), in pieces of at most 65535 */
-    if (ctx->cc_major == 9 && gp__gemm_tc_path != 1) {
+    const int plan = gp__gemm_tc_plan(ctx);
+    if (ctx->cc_major == 9 && plan != 1) {
         const size_t es = prec == GP_GEMM_TF32 ? 4 : 2, ces = cdt == GP_F32 ? 4 : 2;
         /* pieces of at most 65535 problems, and, where production splits each problem's K, few enough that their
          * partials fit the SPLITK_MAX_BYTES tc_gpu allows (so every problem still splits as it does alone: the same bits) */
         size_t piece = 65535;
-        if (gp__gemm_tc_path == 0 && g->alpha != 0.0 && g->K) {
+        if (plan == 0 && g->alpha != 0.0 && g->K) {
             const unsigned sp = gp__gemm_wgmma_splits(g->M, g->N, g->K, es, ctx->sm_count);
             const size_t per = (size_t)sp * g->M * g->N * 4, fit = per ? SPLITK_MAX_BYTES / per : piece;
             if (sp > 1 && fit < piece) piece = fit ? fit : 1;

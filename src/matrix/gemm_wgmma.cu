@@ -6,7 +6,7 @@
  * TF32 MN-major by the swapped problem C^T = B^T A^T; the launcher in gemm_tc.cu transposes or packs the others
  * first; rows 16-byte aligned. TF32 operands are read as stored: the tensor cores use the top 19 bits of each f32
  * (gp__f32_to_tf32, the rule the tests check; the register-fed operand is masked to them).
- * Two kernels (docs/MATRIX.md):
+ * Two kernels (docs/design/matrix.md):
  * - gemm_wgmma: block tile 128 x 256 x 128 bytes of K, two consumer warpgroups each issuing one m64n256k16 (k8 for
  *   TF32) wgmma per 32 bytes of K on its 64 rows; every thread copies 16-byte chunks with cp.async (bytes past an edge
  *   zero-filled) into a 4-stage ring in the 128-byte swizzle the descriptors name (chunk c of row r at r * 128 +

@@ -288,7 +288,7 @@ static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec,
         q.A = (const char *)g.A + i * bb.sa * ea, q.B = (const char *)g.B + i * bb.sb * ea, q.C = (char *)g.C + i * bb.sc * ec;
         gp_status_t st = prec != GP_GEMM_FP32 ? gp__gemm_tc_cpu(prec, dt, &q)
                          : gp__is_cpu(ctx)    ? gp__gemm_cpu(dt, &q, 1)
-                                              : gp__gemm_gpu(ctx, dt, &q, 0, (cudaStream_t)stream);
+                                              : gp__gemm_gpu(ctx, dt, &q, NULL, (cudaStream_t)stream);
         if (st != GP_OK) return st;
     }
     return GP_OK;

@@ -51,25 +51,38 @@ typedef struct gp__gemm {
     int a_kin, b_kin;
     double alpha, beta;
 } gp__gemm_t;
-/* variant: 0 production (split K and packing allowed); for f32 8 (warp tiles, one stage), 9 (two stages, register
- * prefetch), 10 (two stages, cp.async where no transpose is needed) — the lab's versions 08-10; production where the
- * operands' rows are not 16-byte aligned —, 11 (10 with up to 255 registers, one block per SM), 12 (10 on 128 x 64
- * blocks: production where n <= 64 and rows are not 16-byte aligned), 13 / 14 (10 with the next step's fragments loaded explicitly ahead, one / two
- * blocks per SM); sgemm_cp (a ring of cp.async stages; 16-byte rows, else 10 runs): 15 / 16 (128 x 128, 3 / 4
- * stages), 18 (256 x 128), 20 (128 x 256), 25 (20 with a K-inner A transposed by 4-byte cp.async), 30 (20 with a
- * K-inner A transposed through registers: production), 31 / 32 (30's feed on 256 x 64 / 128 x 64 blocks; 32:
- * production where n <= 64). */
-#define GP__GEMM_F32_PRODUCTION 30
-#define GP__GEMM_F32_NARROW 32
-/* f64 variants (FP64 tensor cores, block tile 128 x 128 or 128 x 64): 1 mma.sync m8n8k4, 2 m16n8k8 (both warp tile
- * 64 x 32, BK 8, one block per SM), 3 m16n8k8 with BK 16, 4 m16n8k8 on 128 x 64 blocks (warp tile 32 x 32, two
- * blocks per SM) with BK 8 (BK 16 and 32 spill at 128 registers), 5 / 6 / 7 dgemm_cp (128 x 64 blocks, two per
- * SM, fed by a cp.async ring; 5: m16n8k8 on 16-byte fragment loads, 6: the same with m16n8k16 — both for A K-inner
- * and B N-inner —, 7: m16n8k8 on 8-byte loads, each into its register, any layout) where the operands' rows are
- * 16-byte aligned (after packing), else 2. */
-#define GP__GEMM_F64_PRODUCTION 7
-GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g, int variant,
-                                     cudaStream_t stream);
+/* How the launcher covers a problem: tiles in x, K split into S ranges of Kc in y (S > 1: slices into W, summed by a
+ * second kernel). */
+typedef struct gp__gemm_grid {
+    unsigned grid;
+    int S;
+    size_t K, Kc;
+    void *W;
+} gp__gemm_grid_t;
+/* One f32 / f64 GEMM kernel as gp__gemm_gpu runs it (instantiated from gemm_launch.cuh): its block tile, the blocks
+ * an SM holds (the split of K fills sm_count x per_sm), what it needs of the operands, and what runs instead where
+ * that fails. The library holds production's kernels alone (gemm.cu's tuning table); the lab's variants are more
+ * of the same (lab/gemm_variants.cu), numbered as docs/design/matrix.md numbers them. */
+enum { GP__GEMM_ROWS16 = 1, /* operands' rows 16-byte aligned (after packing) */
+       GP__GEMM_AK_BN = 2   /* A K-inner and B N-inner */ };
+typedef struct gp__gemm_kernel {
+    int number;
+    const char *name;
+    gp_dtype_t dtype;
+    unsigned bm, bn;
+    int per_sm;
+    int needs;
+    const struct gp__gemm_kernel *fallback;
+    gp_status_t (*launch)(const gp__gemm_t *g, const gp__gemm_grid_t *grid, cudaStream_t stream);
+} gp__gemm_kernel_t;
+/* kernel NULL: production's choice (the tuning table; operands packed to aligned rows and K split where that
+ * pays); else that kernel alone, as the caller stored the operands, K unsplit (its fallback where its needs fail). */
+GP_INTERNAL gp_status_t gp__gemm_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, const gp__gemm_t *g,
+                                     const gp__gemm_kernel_t *kernel, cudaStream_t stream);
+/* Production's kernels by number (NULL for any other): what the lab's and the tests' tables take from the library. */
+GP_INTERNAL const gp__gemm_kernel_t *gp__gemm_kernel_production(gp_dtype_t dtype, int number);
+/* The kernel production runs for a dtype and n (before any fallback): the lab marks it. */
+GP_INTERNAL const gp__gemm_kernel_t *gp__gemm_kernel_pick(gp_dtype_t dtype, size_t n);
 GP_INTERNAL gp_status_t gp__gemm_cpu(gp_dtype_t dtype, const gp__gemm_t *g, int parallel);
 /* A strided batch of GEMMs in canonical form: count problems, operand i at A + i sa, B + i sb, C + i sc (elements;
  * 0 = one matrix for all). NULL or count 1: one GEMM. */
@@ -109,10 +122,12 @@ GP_INTERNAL unsigned gp__gemm_wgmma_splits(size_t M, size_t N, size_t K, size_t 
 /* Whether gp__gemm_wgmma takes the TMA kernel for g (kind not GP__WG_CPASYNC, K > 0, sizes within its 32-bit
  * coordinates): only that kernel reads an N-inner 16-bit B directly (b_kin 0). */
 GP_INTERNAL int gp__gemm_wgmma_tma_ok(const gp__gemm_t *g, size_t K, int kind);
-/* Which tensor-core kernel gp_gemm_ex runs on sm_90: 0 the production choice (wgmma fed by TMA, shape by
- * gp__gemm_wgmma_pick), 1 mma.sync, 2 wgmma fed by cp.async, 3..7 the TMA kernel with the GP__WG_TMA_* shape of that
- * number (the tests run them all; the lab and the tuning bench time them). */
-GP_INTERNAL extern int gp__gemm_tc_path;
+/* Which tensor-core kernel gp_gemm_ex / gp_gemm_batched run on sm_90 for this context: 0 the production choice
+ * (wgmma fed by TMA, shape by gp__gemm_wgmma_pick), 1 mma.sync, 2 wgmma fed by cp.async, 3..7 the TMA kernel with the
+ * GP__WG_TMA_* shape of that number. A plan kept on the context (the tests run them all; the lab times them);
+ * set returns GP_ERR_INVALID_ARG outside 0..7. */
+GP_INTERNAL gp_status_t gp__gemm_tc_plan_set(gp_ctx_t *ctx, int kernel);
+GP_INTERNAL int gp__gemm_tc_plan(gp_ctx_t *ctx);
 /* gemm_cpu.c: the widest micro-kernel allowed (2 AVX-512, 1 AVX2+FMA, 0 portable; tests lower it), and the one in
  * use */
 GP_INTERNAL extern int gp__gemm_cpu_max_isa;
