@@ -24,11 +24,10 @@ build: $(BUILD)/CMakeCache.txt
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The demo builds quietly (the log is kept in $(BUILD)/build.log and shown only when the build fails).
+# The demo builds with a progress line (the log is kept in $(BUILD)/build.log and shown when the build fails).
 demo: | deps
 	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
-	@echo "building gpuprim (log: $(BUILD)/build.log) ..."
-	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { tail -40 $(BUILD)/build.log; exit 1; }
+	@sh scripts/build.sh $(BUILD) $(JOBS)
 	@$(BUILD)/gpuprim demo
 
 # libFuzzer runs of the parsers' fuzz targets (clang; FUZZ_SECONDS per target, default 60). ctest replays their corpus.

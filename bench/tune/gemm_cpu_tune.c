@@ -1,5 +1,5 @@
 /* gemm_cpu_tune.c — times the CPU backend's GEMM alone (gp__gemm_cpu, f32 NN, row-major) for the block sizes it was
- * compiled with (-DGP_GEMM_KC, -DGP_GEMM_MC); scripts/gemm_cpu_tune.sh builds one per choice and prints a table. */
+ * compiled with (-DGP_GEMM_KC, -DGP_GEMM_MC); bench/tune/gemm_cpu_tune.sh builds one per choice and prints a table. */
 #define _POSIX_C_SOURCE 200809L
 #include "matrix/matrix_internal.h"
 

@@ -2,7 +2,7 @@
 # gemm_cpu_tune.sh [SIZES...] — the CPU GEMM's block sizes tried on this machine: one build of bench/tune per
 # (KC, MC), each timing gp__gemm_cpu alone (best of 5). The defaults live in src/matrix/gemm_cpu.c.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 sizes=${*:-2048 4096}
 cuda=$(dirname "$(dirname "$(command -v nvcc)")")
 out=${TMPDIR:-/tmp}/gemm_cpu_tune

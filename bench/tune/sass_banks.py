@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Register-bank conflicts of the FFMAs in a cuobjdump -sass listing, under a 2-bank model (docs/MATRIX.md, f32).
+"""Register-bank conflicts of the FFMAs in a cuobjdump -sass listing, under a 2-bank model (docs/design/matrix.md, f32).
 
 Model (ours, fitted to the SGEMM measurements of 2026-11-25; NVIDIA documents no register banks): a register's bank
 is its number mod 2; an FFMA's source operand is served by the reuse cache when the FFMA just before it (non-FFMA
 instructions in between do not reset the cache) read the same register in the same slot with .reuse set; the other
 distinct source registers are read from the file, and two of them in one bank cost one extra cycle each.
 
-Usage: scripts/sass_banks.py LISTING  (cuobjdump -sass output; one line per kernel: FFMAs, conflicting FFMAs, %)
+Usage: bench/tune/sass_banks.py LISTING  (cuobjdump -sass output; one line per kernel: FFMAs, conflicting FFMAs, %)
 """
 import re
 import sys

@@ -1,5 +1,5 @@
 /* startup_probe.c — where a GPU run's start-up goes, phase by phase. Built and run by
- * scripts/device_check.sh startup on a machine with a GPU; prints one line per phase in milliseconds. */
+ * bench/tune/startup.sh on a machine with a GPU; prints one line per phase in milliseconds. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
 #include <stdio.h>
