@@ -3,7 +3,7 @@
  * (a scan reads and writes every element once, like a copy): inclusive sum f32 and exclusive sum u32 at n (default
  * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20). GB/s counts bytes read + written; ratio =
  * CUB time / our time (> 1: we are faster). Every result is checked: on a GPU, bit for bit against the CPU backend
- * (the same association order, docs/SCAN.md), and the u32 exclusive sum also against CUB's.
+ * (the same association order, docs/design/scan.md), and the u32 exclusive sum also against CUB's.
  */
 #include "bench.h"
 
@@ -136,7 +136,7 @@ static int suite_scan(int argc, char **argv)
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
     report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceScan) from the CUDA toolkit" : "none on the CPU backend");
-    report_meta(&r, "check", "%s", gpu ? "bits = the CPU backend (docs/SCAN.md); u32 also = CUB" : "the CPU backend");
+    report_meta(&r, "check", "%s", gpu ? "bits = the CPU backend (docs/design/scan.md); u32 also = CUB" : "the CPU backend");
     bench_ceilings_t ce = {0, 0, 0};
     if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK ||
         (gpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK)) {

@@ -1,5 +1,5 @@
 /*
- * gpu_scan.c — gp_scan on the GPU gives the CPU reference's bits (docs/SCAN.md) for every op x dtype, inclusive and
+ * gpu_scan.c — gp_scan on the GPU gives the CPU reference's bits (docs/design/scan.md) for every op x dtype, inclusive and
  * exclusive, at sizes across the run, tile and look-back-window edges (and 4097 tiles), from misaligned pointers and in
  * place, outputs poisoned first; twice the same bits; a graph replay the same bits; the scanner's pieces on two
  * streams = one pass; a u32 sum past 2^32 elements

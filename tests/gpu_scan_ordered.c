@@ -1,5 +1,5 @@
 /*
- * gpu_scan_ordered.c — gp_scan_ordered on the GPU gives the CPU backend's bits (docs/SCAN.md) for every op x dtype,
+ * gpu_scan_ordered.c — gp_scan_ordered on the GPU gives the CPU backend's bits (docs/design/scan.md) for every op x dtype,
  * inclusive and exclusive, at sizes across the run, tile and look-back-window edges, from pointers one value off
  * (the kernel's unvectorized path) and in place, outputs poisoned first; the last prefix within rounding of the
  * serial left fold; the same bits twice and from a graph replay; first / last of every dtype. Exit 77 without a GPU.

@@ -16,6 +16,17 @@ for f in include/gpuprim.h lib/libgpuprim.so lib/libgpuprim.a lib/pkgconfig/gpup
          share/doc/gpuprim/README.md; do
   [ -e "$work/prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done
+# every doc the README links is installed beside it
+doc=$work/prefix/share/doc/gpuprim
+for f in $(grep -oE '\]\([A-Za-z0-9_./-]+\.md\)' "$doc/README.md" | sed 's/^](\(.*\))$/\1/' | sort -u); do
+  [ -e "$doc/$f" ] || { echo "the README links $f, which is not installed"; exit 1; }
+done
+# the README's C quickstart builds against the installed tree and runs (on GPU 0, else the CPU backend)
+sed -n '/^```c$/,/^```$/p' "$doc/README.md" | sed '1d;$d' >"$work/quickstart.c"
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags gpuprim) "$work/quickstart.c" -o "$work/quickstart" \
+   $(pkg-config --libs gpuprim) -Wl,-rpath,"$(pkg-config --variable=libdir gpuprim)" ||
+  { echo "the README's C quickstart does not build"; exit 1; }
+env -u LD_LIBRARY_PATH "$work/quickstart" >/dev/null || { echo "the README's C quickstart failed"; exit 1; }
 cat >"$work/hello.c" <<'C'
 #include <gpuprim.h>
 #include <stdio.h>

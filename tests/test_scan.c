@@ -1,5 +1,5 @@
 /*
- * test_scan.c — the scan's CPU reference (src/scan, docs/SCAN.md): integer scans equal a plain left fold exactly
+ * test_scan.c — the scan's CPU reference (src/scan, docs/design/scan.md): integer scans equal a plain left fold exactly
  * (every op is associative there); float min / max equal it exactly too (first NaN, left on ties); float sums and
  * products are within a rounding bound of a long double prefix, and equal, bit for bit, an independent
  * re-implementation of the documented association order; serial = parallel, in place = out of place, exclusive =

@@ -1,6 +1,6 @@
 /*
  * group_scan.c — the sharded scan: one gp_scan / gp_scan_acc over the whole array, split across the ranks, with the
- * bits of one GPU. The scan's order (docs/SCAN.md) chains tiles of 4096: I_t = I_{t-1} (+) A_t, and a scan resumed
+ * bits of one GPU. The scan's order (docs/design/scan.md) chains tiles of 4096: I_t = I_{t-1} (+) A_t, and a scan resumed
  * from the carry of whole tiles gives one pass's bits. So, with every shard but the last rank's made of whole tiles:
  *   1. each rank computes the aggregates A_t of its tiles (the scan kernel stopped before its look-back: one read);
  *   2. the aggregates are gathered (local groups: straight to the host; ranks of other processes: an all-gather);

@@ -1,6 +1,6 @@
 /*
  * group_segmented.c — the sharded segmented reduction: gp_reduce_segmented over the whole array split across the
- * ranks, with one GPU's bits for every segment. A segment's tree depends only on its length (docs/REDUCE.md): up to
+ * ranks, with one GPU's bits for every segment. A segment's tree depends only on its length (docs/design/reduce.md): up to
  * GP__SEG_CHUNK elements one warp or one block; longer, chunks of GP__SEG_CHUNK from its start, each by the block
  * path, their values folded lane-strided and by the block tree. So:
  *   - a segment inside one shard is reduced there, by gp_reduce_segmented itself (offsets shifted to the shard, the

@@ -3,7 +3,7 @@
  * dtype and these bins), picks the counting strategy (histogram_kernels.cuh) by bin count and device, sizes the
  * grid from the occupancy, and launches. The kernels live in histogram_k_small.cu / histogram_k_large.cu.
  *
- * Automatic choice, by slots S = nbins + 3 (measured on the H200: docs/HISTOGRAM.md):
+ * Automatic choice, by slots S = nbins + 3 (measured on the H200: docs/design/histogram.md):
  *   ident / int binner, 8 warps x S counters <= 64 KiB   WARP        (shared atomics are the limit; one-bin data
  *                                                                   aggregates best per warp)
  *   8-byte dtypes, S counters + the tile ring fit a block BLOCK_BULK (f64: the bytes in flight are the limit)
@@ -229,7 +229,7 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         return gp__error(GP_ERR_INVALID_ARG, "gp_histogram: cluster size %d (2 .. 16)", cluster);
     int st_ = strategy;
     if (st_ == GP__HS_AUTO) {
-        /* measured (docs/HISTOGRAM.md): per-warp histograms where the binner is cheap (ident, int: the shared
+        /* measured (docs/design/histogram.md): per-warp histograms where the binner is cheap (ident, int: the shared
          * atomics are the limit, and one-bin data aggregates best per warp), per-block ones elsewhere */
         if (smem_of(GP__HS_WARP, S, 0) <= 64 * 1024 && (kind == K_IDENT || kind == K_INT)) st_ = GP__HS_WARP;
         else if (gp_dtype_size(dtype) == 8 && fits(GP__HS_BLOCK_BULK, S, optin, 0)) st_ = GP__HS_BLOCK_BULK;

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_CHUNK ((size_t)16 << 20) /* measured best on an H200 host (docs/PERFORMANCE.md) */
+#define DEFAULT_CHUNK ((size_t)16 << 20) /* measured best on an H200 host (docs/design/io.md) */
 #define MAX_BUFFERS 8
 #define SLICE_MIN ((size_t)4 << 20) /* at least this many bytes per reader thread */
 

@@ -6,7 +6,7 @@
  *   gpj_comb(a, b, r), gpj_ident(r)         the binary op (GPJ_BINARY)
  *   GPJ_XIN, GPJ_XT, GPJ_UT, GPJ_OUT; gpj_xin, gpj_map, gpj_out    the map (GPJ_MAP)
  *   GPJ_TR          transform-reduce: the tile tree's elements are gpj_map(gpj_xin(x[i])), x of GPJ_XIN
- *   GPJ_COMM        1: the tile tree of docs/REDUCE.md (gp_reduce's); 0: the ordered tree (gp_reduce_ordered's)
+ *   GPJ_COMM        1: the tile tree of docs/design/reduce.md (gp_reduce's); 0: the ordered tree (gp_reduce_ordered's)
  * Kernels are extern "C" (looked up by name): gpj_reduce (either tree, last-block guard; not in a segmented module,
  * GPJ_SEGM, whose kernel is jit_seg.cuh's) and gpj_transform.
  */

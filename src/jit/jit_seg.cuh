@@ -1,8 +1,8 @@
 /*
  * jit_seg.cuh — a user binary op's segmented reduction: the policy that runs seg_queue.cuh's queue (the built-in
  * segmented reductions' own) over the op, and its kernel. Embedded by src/jit/uop.c after jit_kernels.cuh (GPJ_S,
- * gpj_c, gpj_id, gpj_get and the tree of GPJ_COMM) and seg_queue.cuh. The trees (docs/JIT.md):
- *   commutative  gp_reduce_segmented's (docs/REDUCE.md): a warp up to 2048 elements (lane l folds l, l+32, ...,
+ * gpj_c, gpj_id, gpj_get and the tree of GPJ_COMM) and seg_queue.cuh. The trees (docs/design/jit.md):
+ *   commutative  gp_reduce_segmented's (docs/design/reduce.md): a warp up to 2048 elements (lane l folds l, l+32, ...,
  *                then the shuffle tree), the block up to 16384 (lane l folds the 16-byte groups l, l+256, ...), larger
  *                ones in chunks of 16384 whose values lane l folds l, l+256, ..., then the block tree; so `a + b`
  *                gives gp_reduce_segmented's sum bits on every non-empty segment.

@@ -450,7 +450,7 @@ __device__ typename Red<OP, T>::S seg_self(const T *__restrict__ x, size_t b, si
     return block_tree<OP, T>(f);
 }
 
-/* gp_reduce_segmented's policy for seg_queue.cuh: the tree of docs/REDUCE.md over Red<OP, T>. */
+/* gp_reduce_segmented's policy for seg_queue.cuh: the tree of docs/design/reduce.md over Red<OP, T>. */
 template <int OP, typename T> struct SegP {
     typedef Red<OP, T> R;
     typedef typename R::S S;

@@ -1,6 +1,6 @@
 /*
  * reduce_internal.h — what src/reduce shares with the tests and the CLI: the fixed reduction tree's constants, the
- * GPU launcher and the CPU backend. The tree (docs/REDUCE.md):
+ * GPU launcher and the CPU backend. The tree (docs/design/reduce.md):
  *   tile      64 KiB of input = 256 lanes x 16 vectors of 16 bytes. Lane l takes vectors l, l+256, ..., l+3840 of the
  *             tile and folds their elements in index order into its state (starting from the identity);
  *   in-tile   lanes combine as a warp-shuffle tree: within each warp of 32, for o = 16, 8, 4, 2, 1: s[l] = s[l] (+)
@@ -25,7 +25,7 @@ extern "C" {
 #define GP__COUNTER_REDUCE 1
 #define GP__COUNTER_ORDERED 3
 #define GP__COUNTER_SEGMENTED 4
-/* Segmented reductions: the tree of a segment of L elements (docs/REDUCE.md): L = 0 the identity; L <= WARP_MAX a
+/* Segmented reductions: the tree of a segment of L elements (docs/design/reduce.md): L = 0 the identity; L <= WARP_MAX a
  * warp (lane l folds l, l+32, ..., then the warp's shuffle tree); L <= CHUNK the block (lane l folds the 16-byte
  * groups l, l+256, ... counted from the segment's start, element by element, then the block tree); larger: chunks of
  * CHUNK each reduced like a block, their results folded lane-strided by a block. The queue: seg_queue.cuh. */

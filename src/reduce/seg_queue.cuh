@@ -1,7 +1,7 @@
 /*
  * seg_queue.cuh — the work queue of the segmented reductions, for a policy P: the segments in items of
  * SEGQ_PER_ITEM, each small one by a warp, each medium one by the block, the large ones cut into chunks that any
- * block may take from a shared chunk table (docs/REDUCE.md). Included by reduce.cu (gp_reduce_segmented) and embedded
+ * block may take from a shared chunk table (docs/design/reduce.md). Included by reduce.cu (gp_reduce_segmented) and embedded
  * as text for NVRTC (src/jit: gp_reduce_segmented_uop), so both run the same queue: it uses no header, only CUDA
  * built-ins; the includer defines SEGQ_THREADS (the block size, 256).
  * A policy gives: E (an element), S (a segment's or chunk's value), WARP_MAX and CHUNK (elements: a segment of at most

@@ -1,6 +1,6 @@
 /*
  * scan.c — the public scan (gp_scan): checks, then the CPU reference (scan_cpu.c) or the single-pass GPU kernel
- * (scan.cu), both in the association order of docs/SCAN.md.
+ * (scan.cu), both in the association order of docs/design/scan.md.
  */
 #include "scan_internal.h"
 

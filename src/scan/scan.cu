@@ -1,5 +1,5 @@
 /*
- * scan.cu — the single-pass GPU scan in the association order of scan_internal.h (docs/SCAN.md).
+ * scan.cu — the single-pass GPU scan in the association order of scan_internal.h (docs/design/scan.md).
  *
  * One block per tile of 4096 elements, 256 threads x 16 consecutive items, tiles taken in ticket order (an atomic
  * counter) so that every tile a block waits for belongs to a block already running. A tile
@@ -77,12 +77,11 @@ template <typename T> struct Desc {
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
 constexpr int LOOKBACK_WINDOWS = 8;
 
-/* Tuning knobs, for experiments (CMake GP_SCAN_TUNE; docs/PERFORMANCE.md, "Scans"): blocks per SM the launch bounds
- * ask for (4- and 8-byte types; 4-byte min / max keep 6: at 8 their NaN-aware combine spills 156 bytes and measured
- * 3% slower) and a back-off between polls of a descriptor not yet published (0: poll at once).
- * Neither changes the association order. The defaults are the measured code. */
+/* The scan's tuning table (docs/design/scan.md, "Tuning"; -D overrides for experiments, CMake GP_SCAN_TUNE): blocks
+ * per SM the launch bounds ask for (4- and 8-byte types; 4-byte min / max keep 6) and a back-off between polls of a
+ * descriptor not yet published (0: poll at once). None changes the association order. */
 #ifndef GP_SCAN_MINB4
-#define GP_SCAN_MINB4 8 /* 6 before session 8: 8 measured 8% faster on the f32 sum (docs/PERFORMANCE.md) */
+#define GP_SCAN_MINB4 8
 #endif
 #ifndef GP_SCAN_MINB8
 #define GP_SCAN_MINB8 4
@@ -251,7 +250,7 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? (OP == MIN || OP == 
                 /* fold forward from I_{t-1-32w-k}: ((I (+) A) (+) A ...) (+) A_{t-1} = I_{t-1}. s_win[j] holds tile
                  * t-1-j, so the aggregates after the inclusive prefix are s_win[32w+k-1] down to s_win[0] (a serial chain:
                  * float sums do not reassociate). Unrolled so the shared loads run ahead of the combines; measured on
-                 * an H200 this fold is not what limits the kernel (docs/PERFORMANCE.md, "Scans"). */
+                 * an H200 this fold is not what limits the kernel (docs/design/scan.md, "Limits"). */
                 pre = s_win[w * 32 + k];
 #pragma unroll 8
                 for (int j = w * 32 + k - 1; j >= 0; j--) pre = O::comb(pre, s_win[j]);

@@ -1,5 +1,5 @@
 /*
- * scan_cpu.c — the scan's CPU reference: exactly the association order of scan_internal.h (docs/SCAN.md), serial or
+ * scan_cpu.c — the scan's CPU reference: exactly the association order of scan_internal.h (docs/design/scan.md), serial or
  * OpenMP over tiles (tile aggregates in parallel, their carries folded in order, then every tile's outputs in
  * parallel), the same bits either way.
  */
@@ -384,7 +384,7 @@ gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const vo
 }
 
 /* ---- the narrow and widened scans: chunks of whole tiles widened into the accumulator's type, scanned with the
- * carry of the chunks before (which gives one pass's bits, docs/SCAN.md), narrowed into y. */
+ * carry of the chunks before (which gives one pass's bits, docs/design/scan.md), narrowed into y. */
 static void widen(gp_dtype_t din, gp_dtype_t dacc, const void *x, size_t m, void *a)
 {
     for (size_t i = 0; i < m; i++) {

@@ -1,7 +1,7 @@
 /*
  * scan_general.cu — the look-back scan for values wider than a word or two: ordered (non-commutative) scans (matrix
  * products mat2 / mat3 / mat4 and affine-map compositions) and segmented scans (the scalar ops over (head flag, value)
- * pairs), in the association order of docs/SCAN.md with runs of R elements (gp__oscan_run: 128 bytes of scan values
+ * pairs), in the association order of docs/design/scan.md with runs of R elements (gp__oscan_run: 128 bytes of scan values
  * per run, 16 at most), exactly as the CPU backends (scan_ordered.c, scan_cpu.c) compute it. One launch:
  *   1. a block takes a tile (256 runs) in ticket order; the tile's words are loaded coalesced (16-byte vectors where
  *      aligned) into shared memory at a pitch of WT | 1 words per thread (no bank conflicts when a thread reads its

@@ -1,5 +1,5 @@
 /*
- * scan_internal.h — the scan's fixed association order (docs/SCAN.md) and its CPU reference (scan_cpu.c).
+ * scan_internal.h — the scan's fixed association order (docs/design/scan.md) and its CPU reference (scan_cpu.c).
  * Every backend gives these bits: the CPU reference here, the GPU kernel (scan.cu), behind gp_scan (scan.c).
  *   tile     GP__SCAN_TILE = 256 runs x 16 consecutive elements; a partial tile is padded with the op's exact
  *            two-sided identity (-0.0 for float sums), which changes no output bit;
@@ -131,7 +131,7 @@ GP_INTERNAL gp_status_t gp__scan_cpu_aggs(gp_reduce_op_t op, gp_dtype_t din, gp_
                                           const void *x, void *aggs, int parallel);
 /* The carry chain I = I (+) A over m aggregates (values of dacc), in order, from *carry (in and out): what the scan
  * does between tiles, so folding the aggregates of the tiles before a shard gives the carry into it (the pieces'
- * rule of docs/SCAN.md). The chain of a scan with no carry starts from gp__scan_cpu's padding identity (n = 0). */
+ * rule of docs/design/scan.md). The chain of a scan with no carry starts from gp__scan_cpu's padding identity (n = 0). */
 GP_INTERNAL gp_status_t gp__scan_fold(gp_reduce_op_t op, gp_dtype_t dacc, size_t m, const void *aggs, void *carry);
 /* One accumulator value as the output dtype (narrowed as the scans narrow; a copy when the types agree). */
 GP_INTERNAL void gp__scan_narrow1(gp_dtype_t dacc, gp_dtype_t dout, const void *a, void *o);

@@ -1,5 +1,5 @@
 /*
- * scan_lb.cuh — the decoupled look-back scan of one tile, for a policy P (docs/SCAN.md has the association order;
+ * scan_lb.cuh — the decoupled look-back scan of one tile, for a policy P (docs/design/scan.md has the association order;
  * scan_general.cu describes the steps and the descriptors). Included by scan_general.cu (the ordered and segmented
  * scans) and embedded as text for NVRTC (src/jit: user operators' scans), so both run the same code: it uses no
  * header, only CUDA built-ins, and the includer defines THREADS (the runs per tile, 256).

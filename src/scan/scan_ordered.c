@@ -1,6 +1,6 @@
 /*
  * scan_ordered.c — ordered (non-commutative) scans: gp_scan_ordered's checks, first / last, and the CPU backend of
- * the matrix and affine scans in the association order of docs/SCAN.md with runs of gp__oscan_run(op, dtype)
+ * the matrix and affine scans in the association order of docs/design/scan.md with runs of gp__oscan_run(op, dtype)
  * elements (the GPU kernel, scan_ordered.cu, computes exactly it). Products and sums are rounded one at a time
  * (C11 on x86-64: no contraction into FMA, no excess precision), as in the ordered reductions (reduce/ordered.c).
  * A tile without a carry (tile 0) is never combined with an identity: identity products are not exact in floats

@@ -5,14 +5,14 @@
  * predicate), so both run the same code: it uses no header, only CUDA built-ins. The includer may define the tuning
  * knobs before it (CMake GP_SELECT_TUNE, select.cu only).
  */
-/* Tuning knobs, for experiments (CMake GP_SELECT_TUNE; docs/PERFORMANCE.md, "Select"): warps per block of the single
- * pass, tiles its look-back requests per round trip (a multiple of 32), and a back-off between polls of a descriptor
- * that is not yet published (0: poll at once). The defaults are the measured code. */
+/* The single pass's tuning table (docs/design/scan.md, "Tuning"; -D overrides for experiments, CMake GP_SELECT_TUNE):
+ * warps per block, tiles its look-back requests per round trip (a multiple of 32), and a back-off between polls of a
+ * descriptor not yet published (0: poll at once). */
 #ifndef GP_SELECT_WARPS
 #define GP_SELECT_WARPS 8
 #endif
 #ifndef GP_SELECT_LOOKBACK
-#define GP_SELECT_LOOKBACK 32 /* 128 before session 8: 32 measured 11% faster (docs/PERFORMANCE.md) */
+#define GP_SELECT_LOOKBACK 32
 #endif
 #ifndef GP_SELECT_BACKOFF_NS
 #define GP_SELECT_BACKOFF_NS 0
@@ -208,7 +208,7 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
             if (lane == 0) desc_put(desc, t, 1, A);
             /* LOOKBACK tiles per round trip (each lane reads LOOKBACK / 32 descriptors at once): the inclusive
              * front can advance at most that many tiles per look-back latency, so a window of 32 caps the kernel
-             * below the memory's rate (docs/PERFORMANCE.md, "Select") */
+             * below the memory's rate (docs/design/scan.md, "Limits") */
             for (long long p0 = (long long)t - 1;; p0 -= LOOKBACK) {
                 unsigned long long w[LOOKBACK / 32];
 #pragma unroll

@@ -27,7 +27,7 @@ typedef struct gp__vec_args {
 } gp__vec_args_t;
 
 /* Production, said once: the versions of vector_kernels.cuh that vector.cu runs (vec_version<NN>; chosen from
- * `gpuprim lab vector --op all -n 2^28` on an H200: docs/PERFORMANCE.md), and the CPU backend's number in the lab's
+ * `gpuprim lab vector --op all -n 2^28` on an H200: docs/guide/lab.md), and the CPU backend's number in the lab's
  * table (91, gp__vec_cpu_omp). Promote a version by changing its number here, never by copying its code. */
 #define GP__VEC_PRODUCTION_EW 9   /* vector_v09_vec16_per_thread: copy, scale, add, triad */
 #define GP__VEC_PRODUCTION_DOT 11 /* vector_v11_dot_single_pass */

@@ -238,7 +238,7 @@ static void usage(FILE *f)
                "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n"
                "  --devices: the file split evenly over several GPUs (NCCL), each reading its part; the same bits as\n"
                "  one device (cpu:K / gpu:K: K emulated members on the CPU backend / GPU 0, no NCCL needed).\n"
-               "  Your own operator, C compiled at run time (the input held in memory; docs/JIT.md):\n"
+               "  Your own operator, C compiled at run time (the input held in memory; docs/design/jit.md):\n"
                "    --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]   (K > 1: statements setting r[i])\n"
                "    --map 'EXPR over x' [--map-dtype T] [--op sum|prod|min|max | --op-src ...]   (transform-reduce)\n");
 }

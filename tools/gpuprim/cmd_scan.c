@@ -136,9 +136,9 @@ static void usage(FILE *f)
                "  shape), sums and products of bools and integers narrower than 8 bytes in np.cumsum's int64 / uint64,\n"
                "  f16 / bf16 accumulate in f32. --acc T (not for ordered ops): the accumulator and output dtype (the\n"
                "  input's own: wraps in its width; 'default': gp_reduce's; f64 sums of f16 / bf16 / f32).\n"
-               "  Deterministic: the same bits on every GPU and the CPU backend (docs/SCAN.md).\n"
+               "  Deterministic: the same bits on every GPU and the CPU backend (docs/design/scan.md).\n"
                "  --op-src 'EXPR over a, b' --identity V [--arity K]: your own operator in C, compiled at run time\n"
-               "  (docs/JIT.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n");
+               "  (docs/design/jit.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n");
 }
 
 static const char *o_op, *o_excl, *o_dtype, *o_offset, *o_count, *o_out, *o_acc, *o_opsrc, *o_ident, *o_arity;

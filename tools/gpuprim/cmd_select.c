@@ -95,7 +95,7 @@ static void usage(FILE *f)
                "  the elements PRED keeps, in their order (NumPy's x[pred(x)]), of a .npy or raw file or standard\n"
                "  input, streamed (any size), into OUT (.npy if the name ends so, else raw). PRED: nonzero, eq:X,\n"
                "  ne:X, lt:X, le:X, gt:X, ge:X, in:LO,HI (LO <= x < HI), nan, notnan; integers compare exactly.\n"
-               "  --where-src 'EXPR over x' instead: your own predicate in C, compiled at run time (docs/JIT.md).\n");
+               "  --where-src 'EXPR over x' instead: your own predicate in C, compiled at run time (docs/design/jit.md).\n");
 }
 
 static const char *o_where, *o_dtype, *o_offset, *o_count, *o_out, *o_src;

@@ -76,7 +76,7 @@ static int run(int argc, char **argv);
 /* A verb may leave a GPU context starting in the background (a streaming verb's CPU head finished first): the output is
  * complete, so leave without waiting for the driver, and without tearing the runtime down under that thread. */
 /* The CPU backend's OpenMP teams wait passively unless the user said otherwise: idle workers spinning between regions
- * made a busy 2-core machine slower than one thread (docs/PERFORMANCE.md, "A busy machine"). The policy is read when
+ * made a busy 2-core machine slower than one thread (docs/design/io.md, "Tuning"). The policy is read when
  * the OpenMP runtime loads, before main: so the process starts again, once, with it set. */
 static void passive_openmp(char **argv)
 {

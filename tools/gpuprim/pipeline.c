@@ -1,6 +1,6 @@
 /*
  * pipeline.c — the data verbs' streaming core (pipeline.h). Why a head start, and what it measured:
- * docs/PERFORMANCE.md, "The CPU head start".
+ * docs/design/io.md, "Tuning".
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline.h"
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-/* When the GPU is worth it (docs/PERFORMANCE.md, "The CPU head start"). The head measures its own rate (input bytes
+/* When the GPU is worth it (docs/design/io.md, "Tuning"). The head measures its own rate (input bytes
  * per second after its first chunk, which warms up). A GPU streams the input at about GPU_GBS (the page cache read by 8 threads, the
  * device far faster) after a context that takes OPEN_S, and costs FIXED_S more (its pinned ring, the state moved, the
  * context torn down at exit), and no faster than its outputs can be written (WRITE_GBS, the page cache written while
@@ -202,7 +202,7 @@ int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *l
     if (((p->opening && (!pipe_ready(p) || head_chunks())) || p->deferred || p->cpu_only) &&
         (p->cpu || gp_ctx_create(&p->cpu, GP_DEVICE_CPU) == GP_OK) && ops->bind(stage, LANE_HEAD, p->cpu) == GP_OK) {
         /* Teams of one size for the reads and the tiles, and a core left for the driver's start-up and the output's
-         * writer (docs/PERFORMANCE.md, "The CPU head start"). */
+         * writer (docs/design/io.md, "Tuning"). */
         const int procs = omp_get_num_procs(), saved = omp_get_max_threads();
         const int spare = procs > 4 ? procs - 1 : procs;
         int t = so.threads ? so.threads : spare < saved ? spare : saved;

@@ -108,10 +108,10 @@ void spinner_stop(spinner_t *s)
 }
 
 /* The model behind --device auto. Per-core CPU rates are the CPU backend's on a 2-core AMD EPYC (Zen 5) host,
- * 2026-11-23 (`gpuprim bench ... -d cpu`, docs/PERFORMANCE.md): fast reductions (sum, min, max, arg*, the typed
+ * 2026-11-23 (`gpuprim bench ... -d cpu`, docs/design/io.md): fast reductions (sum, min, max, arg*, the typed
  * paths) 10 GB/s, the generic ones (f16/bf16, prod, bitwise, count) 0.5 GB/s, ordered 1 GB/s, histograms up to 64Ki
  * bins 1.1 GB/s and wider 0.1 GB/s, transpose 4.5 GB/s, GEMM 85 GFLOP/s per core (AVX-512). The GPU side: start-up 0.25 s
- * (process, driver and context, pinned ring; H100, docs/PERFORMANCE.md), the input read from the page cache at
+ * (process, driver and context, pinned ring; H100, docs/design/io.md), the input read from the page cache at
  * 6 GB/s on either backend, device rates far above (H2D 20 GB/s, GEMM 40 TFLOP/s). */
 #define EST_GPU_STARTUP 0.25
 #define EST_READ_GBS 6.0
