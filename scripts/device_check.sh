@@ -21,7 +21,7 @@ EOF
 set -u
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-B=build-device
+B=${BUILD:-build-device}
 G=$B/gpuprim
 summary=()
 note() { summary+=("$*"); echo ">>> $*"; }

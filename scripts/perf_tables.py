@@ -75,8 +75,12 @@ def main(argv):
            "numbers are what they are.", ""]
     for name, s in suites(argv[1:]):
         h = s["head"]
-        out.append("## bench %s" % name)
+        out.append("## bench %s" % name if name != "files" else "## The data verbs on a file")
         out.append("")
+        if not s["reports"]:
+            out.append("(no rows: the suite did not run to the end on that machine; `%s`, commit %s)"
+                       % (h.get("command", ""), h.get("commit", "unknown")))
+            out.append("")
         for rep in s["reports"]:
             if rep.get("title") and len(s["reports"]) > 1:
                 out.append("### %s" % rep["title"])
