@@ -1,12 +1,13 @@
 #!/bin/sh
 # The CLI's surface agrees with its tables: the completions (made from the verb, suite and option tables by
 # `gpuprim completion`) parse, hold every verb, suite and lab topic; each verb's and suite's options in the table are
-# the ones its --help names, both ways; the man page has every verb `gpuprim help` lists.
+# the ones its --help names, both ways; the man page (made from share/gpuprim.1 and the table) has every verb
+# `gpuprim help` lists.
 # $1: the gpuprim executable; $2: the source tree (share/).
 set -u
 . "$(dirname "$0")/cli_common.sh"
 src=$2
-man=$src/share/gpuprim.1
+man=$tmp/gpuprim.1
 bash_c=$tmp/gpuprim.bash
 zsh_c=$tmp/_gpuprim
 expect_rc 0 "completion bash" "$g" completion bash
@@ -14,6 +15,9 @@ cp "$tmp/out" "$bash_c"
 expect_rc 0 "completion zsh" "$g" completion zsh
 cp "$tmp/out" "$zsh_c"
 expect_rc 2 "completion of an unknown shell" "$g" completion fish
+expect_rc 0 "completion man" "$g" completion man "$src/share/gpuprim.1"
+cp "$tmp/out" "$man"
+expect_rc 1 "completion man of a missing page" "$g" completion man "$tmp/no-such-page"
 if command -v bash >/dev/null 2>&1; then bash -n "$bash_c" && ok || bad "the bash completion does not parse"; fi
 if command -v zsh >/dev/null 2>&1; then zsh -n "$zsh_c" && ok || bad "the zsh completion does not parse"; fi
 

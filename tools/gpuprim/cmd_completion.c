@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* What an option's value completes to: a word list, or files. */
@@ -187,8 +188,59 @@ static void zsh(FILE *f)
     fputs("  *) _files;;\nesac\n", f);
 }
 
-int cmd_completion(int argc, char **argv)
+/* Text for roff: '-' as \- (a real minus), nothing else needs escaping in the tables' words. */
+static void roff(FILE *f, const char *s)
 {
+    for (; *s; s++) *s == '-' ? fputs("\\-", f) : fputc(*s, f);
+}
+
+/* The man page: the hand-written PAGE with its .TH line carrying this version, and before DESCRIPTION every verb of
+ * the table with its arguments and summary (and the sub-commands of those that have them), so that a new verb is on
+ * the page without an edit there; the hand-written VERBS section adds what a line cannot say. */
+static int man(const char *page)
+{
+    FILE *in = fopen(page, "r");
+    if (!in) {
+        fprintf(stderr, "gpuprim completion man: %s: %s\n", page, strerror(errno));
+        return EXIT_FAIL;
+    }
+    char line[4096];
+    while (fgets(line, sizeof line, in)) {
+        if (strncmp(line, ".TH ", 4) == 0) {
+            char date[32] = "";
+            const char *q = strchr(line, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+            if (q && e && (size_t)(e - q - 1) < sizeof date) memcpy(date, q + 1, (size_t)(e - q - 1)), date[e - q - 1] = 0;
+            printf(".TH GPUPRIM 1 \"%s\" \"gpuprim %d.%d.%d\" \"User Commands\"\n", date, GP_VERSION_MAJOR,
+                   GP_VERSION_MINOR, GP_VERSION_PATCH);
+            continue;
+        }
+        if (strncmp(line, ".SH DESCRIPTION", 15) == 0) {
+            printf(".PP\nThe verbs (gpuprim help):\n");
+            for (int i = 0; i < cli_nverbs; i++) {
+                printf(".TP\n.B ");
+                roff(stdout, cli_verbs[i]->name);
+                if (cli_verbs[i]->args[0]) printf(" "), roff(stdout, cli_verbs[i]->args);
+                printf("\n");
+                roff(stdout, cli_verbs[i]->summary);
+                const verb_t *const *subs = cli_verbs[i]->subs ? cli_verbs[i]->subs() : NULL;
+                for (int t = 0; subs && subs[t]; t++) printf("%s", t ? ", " : ": "), roff(stdout, subs[t]->name);
+                printf(".\n");
+            }
+        }
+        fputs(line, stdout);
+    }
+    const int bad = ferror(in);
+    fclose(in);
+    if (bad) {
+        fprintf(stderr, "gpuprim completion man: %s: read error\n", page);
+        return EXIT_FAIL;
+    }
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int cmd_completion(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "man") == 0) return man(argv[2]);
     if (argc == 2 && strcmp(argv[1], "bash") == 0) {
         bash(stdout);
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
@@ -198,10 +250,11 @@ int cmd_completion(int argc, char **argv)
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
     }
     FILE *f = argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) ? stdout : stderr;
-    fprintf(f, "usage: gpuprim completion bash|zsh   (the completion script on standard output; the build installs "
-               "both)\n");
+    fprintf(f, "usage: gpuprim completion bash|zsh   (the completion script on standard output)\n"
+               "       gpuprim completion man PAGE   (the man page PAGE with every verb of the table; the build installs "
+               "all three)\n");
     return f == stdout ? EXIT_OK : EXIT_USAGE;
 }
 
-const verb_t verb_completion = {"completion", "bash|zsh", "the shell completion script, made from these tables",
+const verb_t verb_completion = {"completion", "bash|zsh|man PAGE", "the shell completions and the man page's verb list, made from these tables",
                          NULL, cmd_completion, NULL};
