@@ -70,7 +70,8 @@ static int cmd_demo(int argc, char **argv)
         if ((k = step("reductions on the CPU backend (the GPU's bits, by the same tree)", 10, br)) != EXIT_OK)
             rc = k;
         char *lab[] = {"lab", "vector", "--device", "cpu", "--op", "all", "-n", "2^20", "--reps", "3"};
-        if ((k = step("the vector lab's CPU versions, each verified", 10, lab)) != EXIT_OK) rc = k;
+        /* a CPU-only build (no CUDA toolkit) has no lab topics: the step says so and the tour goes on */
+        if ((k = step("the vector lab's CPU versions, each verified", 10, lab)) != EXIT_OK && k != EXIT_NO_DRIVER) rc = k;
     }
     /* The data verbs on files made here: 2^22 normal f32 values (.npy) and a 1000 x 3000 matrix. */
     char dir[] = "/tmp/gpuprim-demo-XXXXXX", vec[64], mat[64], matt[64];

@@ -117,6 +117,10 @@ static int run_topic(const lab_topic_t *t, int argc, char **argv)
 
 static int cmd_lab(int argc, char **argv)
 {
+    if (lab_topics[0] == NULL) { /* a CPU-only build: the topics' versions are kernels */
+        fprintf(stderr, "gpuprim lab: this gpuprim was built without the CUDA toolkit: it has no lab topics\n");
+        return EXIT_NO_DRIVER;
+    }
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         lab_usage(argc < 2 ? stderr : stdout);
         if (argc >= 2) list_topics(stdout);
