@@ -6,7 +6,8 @@
  * rows must be 16-byte aligned, which the launcher ensures by packing), fragments by ldmatrix (16-bit types; .trans
  * for an M- or N-inner operand) or 32-bit shared loads (TF32), rows padded by 16 bytes so neither conflicts in the
  * banks. Epilogue: alpha * acc + beta * C in f32, written as f32 or the input type (nearest even).
- * This is the issue-17 baseline on every architecture; Hopper's wgmma / TMA path is the next step (docs/design/matrix.md).
+ * This is the kernel on every architecture from sm_80 but Hopper, where gemm_wgmma.cu's wgmma / TMA kernels run
+ * (docs/design/matrix.md).
  */
 #ifndef GP_GEMM_TC_CUH
 #define GP_GEMM_TC_CUH
