@@ -424,22 +424,9 @@ __device__ __forceinline__ void dmma_m16n8k16(double (&d)[4], const double (&a)[
                    "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 
-/* dgemm_cp (sm_90): both operands with 16-byte rows and bases; MODE 2 any layout (AK: A K-inner, else M-inner; BK: B
- * K-inner, else N-inner), MODE 0 / 1 A K-inner and B N-inner (row-major NN) only. Block tile 128 x BN,
- * BK 16, 2 BN threads = 2 x (BN / 32) warps of 64 x 32, mma.sync m16n8k8 (MODE 1: m16n8k16) .f64; a DC_ST-deep
- * cp.async ring (every operand byte goes global -> shared without registers; the bytes past M, N or the K range
- * zero-filled); BN 64: two blocks per SM (production uses BN 64 only: 128 x 128 with one block per SM measured
- * slower).
- * Shared memory per stage, each operand as it is stored: a K-inner one as [rows][pitch] (pitch 20 doubles; MODE 0 / 1:
- * 18), an M- / N-inner one as [16 k][rows] (the 16-byte chunk c of row k stored at c ^ 2 (k mod 4); MODE 0 / 1:
- * c ^ 2 (k / 4 mod 4)); 4 stages, 3 when both are K-inner (shared memory for two blocks per SM).
- * MODE 2: natural fragment slots, each double read by an 8-byte load straight into the register the instruction
- * wants. MODE 0 / 1 read 16-byte pairs (below) — half the load instructions, but ptxas then rebuilds each
- * instruction's consecutive register quad with moves (IMAD.MOV: 371 in the loop for 32 DMMAs, measured in the SASS).
- * Fragment map (an instruction's slots need not be consecutive k or n): k slot t + 4r is k 4t + r of the 16, so a
- * thread's four A values of a row are adjacent (two 16-byte loads); column slot g of n-tiles 2h and 2h + 1 is column
- * 16h + 2g and 16h + 2g + 1, so a thread's B values of a tile pair are adjacent (one load). With pitch 18 (A) and
- * the swizzle (B) every quarter-warp's 16-byte loads cover the 32 banks once. */
+/* dgemm_cp (sm_90): FP64 mma.sync fed by a DC_ST-deep cp.async ring, 128 x BN blocks, operands with 16-byte rows; MODE 2
+ * takes any layout, MODE 0 / 1 (paired fragment loads) A K-inner and B N-inner only. The shared layouts, the fragment
+ * map and why: docs/design/matrix.md, "f64: the FP64 tensor cores". */
 constexpr int DC_BK = 16, DC_ST = 4;
 __host__ __device__ constexpr int dgemm_cp_pitch(int mode) { return mode == 2 ? 20 : 18; }
 /* stages: 4, or 3 where both operands are K-inner (two blocks of 4 stages would pass the SM's shared memory) */
@@ -673,26 +660,9 @@ __global__ void __launch_bounds__(2 * BN, BN == 64 ? 2 : 1)
     }
 }
 
-/* sgemm_cp (f32 variants 15, 16, 18, 20, 25, 30; 30 is production): exact FP32 (fmaf) on the CUDA cores, fed by an
- * ST-deep ring of shared stages (both operands' rows and bases 16-byte aligned; what lies past M, N or the K range is
- * zero-filled), one barrier per k tile of 16. BM x BN block tiles, 256 threads (8 warps), each thread 8 x TN results,
- * lanes 8 (lm) x 4 (ln): 128 x 128 with TN 8 (warp tile 64 x 32, two blocks per SM, at most 128 registers), or
- * 256 x 128 / 128 x 256 with TN 16 (warp tile 64 x 64, one block per SM, up to 255 registers: the shape of cuBLAS's
- * sm80_xmma_gemm_f32f32_..._tilesize256x128x8_stage3_warpsize4x2x1_ffma, which Nsight Compute names for
- * cublasSgemm on an H200 — twice the FFMAs per shared load).
- * An M- / N-inner operand goes global -> shared by 16-byte cp.async and is kept as [16 k][rows]; a thread reads 16-byte
- * runs along m / n (rows 32 (i / 4) + 4 lm + i % 4, columns 16 (j / 4) + 4 ln + j % 4). A K-inner B is kept as stored,
- * [rows][pitch 20], read 2 k at a time along k (columns ln + 4j: the rows a quarter-warp reads start 20 floats
- * apart, so they cover the banks once). A K-inner A takes one of three ways (AX):
- *  0: kept as stored like B and read 4 k at a time along k (rows lm + 8i) — then the eight a values of one k step
- *     arrive in registers of one parity, and ptxas, keeping FFMA sources apart on the two register banks, renames
- *     accumulators every step; 29-34% of the FFMAs still read two sources from one bank (a 2-bank model of the SASS
- *     whose conflict rate followed the measured speed of every variant tried, scripts/sass_banks.py; 49-56% ->
- *     0.70-0.76x cuBLAS, 29-34% -> 0.79-0.83x, 15% -> 0.94x);
- *  1: transposed into [16 k][BM + 4] by 4-byte cp.async (conflicts 18-19%, but 8 narrow copies per thread and tile
- *     keep the memory pipe busy: 0.79-0.82x);
- *  2: transposed through registers — 8-byte loads issued with the tile's copies, 16-byte shared stores after its
- *     math (6 memory instructions per thread and tile): 0.94x at 4096^3 and 8192^3 (production). */
+/* sgemm_cp: exact FP32 (fmaf) fed by an ST-deep cp.async ring of shared stages, BM x BN blocks of 256 threads; a
+ * K-inner A kept as stored (AX 0), transposed by 4-byte cp.async (1) or through registers (2, production). The lane
+ * map, the shared layouts and the register-bank measurements behind AX 2: docs/design/matrix.md, "f32". */
 __host__ __device__ constexpr int sgemm_cp_so(bool kin, int rows) { return kin ? rows * 20 : 16 * rows; }
 /* a K-inner A transposed on its way in (AX 1, 2): [16 k][BM + 4] */
 __host__ __device__ constexpr int sgemm_cp_sa(bool ak, int bm, int ax) { return ak && ax ? 16 * (bm + 4) : sgemm_cp_so(ak, bm); }

@@ -11,12 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-/* When the GPU is worth it (docs/design/io.md, "Tuning"). The head measures its own rate (input bytes
- * per second after its first chunk, which warms up). A GPU streams the input at about GPU_GBS (the page cache read by 8 threads, the
- * device far faster) after a context that takes OPEN_S, and costs FIXED_S more (its pinned ring, the state moved, the
- * context torn down at exit), and no faster than its outputs can be written (WRITE_GBS, the page cache written while
- * the input is read). The default device opens a context only when the time it would save on what is left once it is
- * up pays for FIXED_S; once it is up, the stream moves to it only when that still holds. */
+/* When the GPU is worth it: a context (OPEN_S) streaming at GPU_GBS, no faster than its outputs are written
+ * (WRITE_GBS), must save more than FIXED_S on what is left; the head measures its own rate first (MEASURE_S).
+ * What set them: docs/design/io.md, "Tuning". */
 #define GPU_GBS 6.0
 #define WRITE_GBS 4.0
 #define OPEN_S 0.3

@@ -107,12 +107,8 @@ void spinner_stop(spinner_t *s)
     s->impl = NULL;
 }
 
-/* The model behind --device auto. Per-core CPU rates are the CPU backend's on a 2-core AMD EPYC (Zen 5) host,
- * 2026-11-23 (`gpuprim bench ... -d cpu`, docs/design/io.md): fast reductions (sum, min, max, arg*, the typed
- * paths) 10 GB/s, the generic ones (f16/bf16, prod, bitwise, count) 0.5 GB/s, ordered 1 GB/s, histograms up to 64Ki
- * bins 1.1 GB/s and wider 0.1 GB/s, transpose 4.5 GB/s, GEMM 85 GFLOP/s per core (AVX-512). The GPU side: start-up 0.25 s
- * (process, driver and context, pinned ring; H100, docs/design/io.md), the input read from the page cache at
- * 6 GB/s on either backend, device rates far above (H2D 20 GB/s, GEMM 40 TFLOP/s). */
+/* The model behind --device auto: per-core CPU rates of the CPU backend, the GPU's start-up, page-cache reads;
+ * the rates below and where they were measured: docs/design/io.md, "Tuning". */
 #define EST_GPU_STARTUP 0.25
 #define EST_READ_GBS 6.0
 #define EST_H2D_GBS 20.0
