@@ -1,10 +1,10 @@
 /*
- * transpose_versions.cu — the transpose lab's table: every version of src/matrix/transpose_kernels.cuh, numbered,
- * from the primers' naive kernels to production (the version GP__TRANSPOSE_PRODUCTION of the same header, the one
+ * transpose_versions.cu — the transpose lab's table: every version (lab/transpose_teaching.cuh and production),
+ * from the primers' naive kernels to production (the version GP__TRANSPOSE_PRODUCTION of src/matrix/transpose_kernels.cuh, the one
  * gp_matrix_transpose runs). `gpuprim lab transpose` (lab/transpose.c) and the GPU tests run them all.
  */
 #include "lab_versions.h"
-#include "matrix/transpose_kernels.cuh"
+#include "transpose_teaching.cuh"
 
 extern "C" {
 

@@ -1,10 +1,10 @@
 /*
- * vector_versions.cu — the vector lab's table: every version of src/vector/vector_kernels.cuh, numbered, from the
+ * vector_versions.cu — the vector lab's table: every version (src/vector/vector_kernels.cuh, lab/vector_teaching.cuh), from the
  * primers' add<<<1,1>>> to production (the versions vector_internal.h names, the ones gp_vec_* run), and the CPU
  * backend's two loops. `gpuprim lab vector` (lab/vector.c) and the tests run them all.
  */
 #include "lab_versions.h"
-#include "vector/vector_kernels.cuh"
+#include "vector_teaching.cuh"
 
 extern "C" {
 

@@ -24,7 +24,7 @@ missing=$(comm -13 "$tmp/exported" "$tmp/declared" | while read -r f; do
 lab=$(nm -C "$so" | grep -E 'reduce_v[0-9][0-9]_|sgemm_v[0-9][0-9]_|lab_(reduce|gemm|vec|topic)|\blm_[a-z]|bench_(time|ceilings)|report_(init|print)' | head -3)
 [ -z "$lab" ] && ok || bad "lab code inside $so: $lab"
 
-# the teaching kernels of the vector and transpose progressions (src/*/…_kernels.cuh, instantiated by lab/) are not
+# the teaching kernels of the vector and transpose progressions (lab/*_teaching.cuh) are not
 # in the library either: it holds only the production versions
 teach=$(nm -C "$so" | grep -E 'v0[123]_(single_thread|single_block|thread_per_element)|vec16_grid_stride|dot_block_chunk|dot_single_pass<[a-z ]+, 4>|t0[012]_(naive|copy)|t_tile<' | head -3)
 [ -z "$teach" ] && ok || bad "teaching kernels inside $so: $teach"
@@ -49,7 +49,7 @@ only "bench/ (suites, common, suites table)" 'gpuprim\.h|support\.h|bench\.h|pee
   $(cd "$src/bench" && for f in *.c *.h; do case $f in harness.c|force.c|peers_dl.c) ;; *) grep -hoE '^#include "[^"]+"' "$f" | sed 's/#include "\(.*\)"/\1/';; esac; done)
 only "bench/harness.c, force.c (the harness and the forcing reach the library's internals)" \
   'bench\.h|core/(internal|half)\.h|(histogram|matrix)/[a-z_]+_internal\.h' $(includes bench 'harness.c force.c')
-only "lab/" 'gpuprim\.h|support\.h|bench\.h|lab\.h|lab_versions\.h|memory\.h|core/(internal|half)\.h|[a-z]+/[a-z_]+_(internal|kernels)\.(h|cuh)|matrix/gemm_launch\.cuh' \
+only "lab/" 'gpuprim\.h|support\.h|bench\.h|lab\.h|lab_versions\.h|memory\.h|[a-z_]+_teaching\.cuh|core/(internal|half)\.h|[a-z]+/[a-z_]+_(internal|kernels)\.(h|cuh)|matrix/gemm_launch\.cuh' \
   $(includes lab '*.c *.cu *.h')
 only "tools/gpuprim" 'gpuprim\.h|support\.h|bench\.h|lab\.h|commands\.h|util\.h|input\.h|output\.h|pipeline\.h|group_run\.h' \
   $(includes tools/gpuprim '*.c *.h')

@@ -23,7 +23,7 @@ GP_INTERNAL gp_status_t gp__transpose_gpu(gp_ctx_t *ctx, const gp__phys_t *out, 
 GP_INTERNAL void gp__transpose_cpu(const gp__phys_t *out, const gp__phys_t *in);
 
 /* The transpose versions are TV<NN> of transpose_kernels.cuh (the lab's table: lab/transpose_versions.cu); the one
- * gp_matrix_transpose runs on a GPU (transpose.cu) is this one. Promote another by changing the number. */
+ * gp_matrix_transpose runs on a GPU (transpose.cu) is this one. Promote another by moving its template from the lab and changing the number. */
 #define GP__TRANSPOSE_PRODUCTION 21
 
 /* C = alpha * A + beta * B on storage: C is P x Q (ldc); A (B) is stored like C when a_t (b_t) is 0, else

@@ -1,7 +1,7 @@
 /*
  * transpose.cu — the production transpose of storage: the version GP__TRANSPOSE_PRODUCTION (matrix_internal.h) of
  * transpose_kernels.cuh, for 1-, 4- and 8-byte elements. The other versions are the lab's (lab/transpose_versions.cu);
- * promote one by changing that number, never by copying its code.
+ * promote one by moving its template from lab/transpose_teaching.cuh and changing that number.
  */
 #include "transpose_kernels.cuh"
 

@@ -1,7 +1,7 @@
 /*
  * vector.cu — the production vector kernels: the versions GP__VEC_PRODUCTION_EW (copy, scale, add, triad) and
  * GP__VEC_PRODUCTION_DOT (vector_internal.h) of vector_kernels.cuh. The other versions are the lab's
- * (lab/vector_versions.cu); promote one by changing those numbers, never by copying its code.
+ * (lab/vector_teaching.cuh); promote one by moving its template here and changing those numbers.
  */
 #include "vector_kernels.cuh"
 

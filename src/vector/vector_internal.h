@@ -28,7 +28,7 @@ typedef struct gp__vec_args {
 
 /* Production, said once: the versions of vector_kernels.cuh that vector.cu runs (vec_version<NN>; chosen from
  * `gpuprim lab vector --op all -n 2^28` on an H200: docs/guide/lab.md), and the CPU backend's number in the lab's
- * table (91, gp__vec_cpu_omp). Promote a version by changing its number here, never by copying its code. */
+ * table (91, gp__vec_cpu_omp). Promote a version by moving its template from lab/vector_teaching.cuh and changing the number. */
 #define GP__VEC_PRODUCTION_EW 9   /* vector_v09_vec16_per_thread: copy, scale, add, triad */
 #define GP__VEC_PRODUCTION_DOT 11 /* vector_v11_dot_single_pass */
 #define GP__VEC_PRODUCTION_CPU 91 /* vector_cpu_openmp */

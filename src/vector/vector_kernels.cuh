@@ -1,8 +1,9 @@
 /*
- * vector_kernels.cuh — the vector progression, from the primers' add<<<1,1>>> to the production kernels: every kernel
- * and launcher, as templates; version NN is vec_version<NN> at the end. vector.cu instantiates the production ones
- * (GP__VEC_PRODUCTION_EW, GP__VEC_PRODUCTION_DOT in vector_internal.h), the lab's lab/vector_versions.cu all of them
- * (its table names and describes each). Include once per .cu (an anonymous namespace).
+ * vector_kernels.cuh — the vector kernels production runs and falls back to (v04 grid-stride, v09 one 16-byte vector
+ * per thread, the dots v10 / v11 and v11's twin v12), as templates; version NN is vec_version<NN> at the end.
+ * vector.cu instantiates the production ones (GP__VEC_PRODUCTION_EW, GP__VEC_PRODUCTION_DOT in vector_internal.h);
+ * the primers' other versions are the lab's (lab/vector_teaching.cuh), which lab/vector_versions.cu instantiates with
+ * these. Include once per .cu (an anonymous namespace).
  *
  * Elementwise ops: copy y = x, scale y = a*x, add z = x + y, triad z = x + a*y over f32, f64, i32.
  * Dot: sum x*y in double (f32, f64) or wrapping 64-bit integers (i32).
@@ -65,33 +66,7 @@ __device__ __forceinline__ void ew_at(size_t i, T a, const T *__restrict__ x, co
     z[i] = ew<OP>(x[i], uses_y<OP>() ? y[i] : T(0), a);
 }
 
-/* ---------------------------------------------------------------------------------------------- v01..v04 */
-/* v01: the primers' add<<<1, 1>>>: one thread walks the whole array. Correct, and latency-bound: one load
- * outstanding at a time. Next: more threads. */
-template <int OP, typename T>
-__global__ void v01_single_thread(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ z)
-{
-    for (size_t i = 0; i < n; i++) ew_at<OP>(i, a, x, y, z);
-}
-
-/* v02: add<<<1, 256>>>: one block strides the array, so a warp's loads coalesce. Bound by one SM's bandwidth.
- * Next: use every SM. */
-template <int OP, typename T>
-__global__ void v02_single_block(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ z)
-{
-    for (size_t i = threadIdx.x; i < n; i += blockDim.x) ew_at<OP>(i, a, x, y, z);
-}
-
-/* v03: one thread per element, ceil(n / 256) blocks, `if (i < n)`: the primers' final form. Fills the device but
- * pays a block launch per 256 elements and 4-byte accesses. Next: a grid sized from the device. */
-template <int OP, typename T>
-__global__ void v03_thread_per_element(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y,
-                                       T *__restrict__ z)
-{
-    size_t i = gtid();
-    if (i < n) ew_at<OP>(i, a, x, y, z);
-}
-
+/* ---------------------------------------------------------------------------------------------- v04 */
 /* v04: grid-stride loop over a grid that fills the SMs once (SMs x resident blocks). Next: wider accesses. */
 template <int OP, typename T>
 __global__ void v04_grid_stride(size_t n, T a, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ z)
@@ -99,7 +74,7 @@ __global__ void v04_grid_stride(size_t n, T a, const T *__restrict__ x, const T 
     for (size_t i = gtid(); i < n; i += gstride()) ew_at<OP>(i, a, x, y, z);
 }
 
-/* ---------------------------------------------------------------------------------------------- v05..v09 */
+/* ---------------------------------------------------------------------------------------------- v09 */
 /* Vector kernels need x, y, z at the same offset mod 16; `head` scalar elements bring them to a 16-byte boundary,
  * the body moves 16-byte vectors, and a tail of fewer than 16 / sizeof(T) elements remains. */
 template <int OP, typename T>
@@ -110,52 +85,6 @@ __device__ __forceinline__ void head_tail(size_t n, size_t head, size_t nv, T a,
     const size_t t = gtid(), tail0 = head + nv * W;
     if (t < head) ew_at<OP>(t, a, x, y, z);
     if (t < n - tail0) ew_at<OP>(tail0 + t, a, x, y, z);
-}
-
-/* v05..v08 are one kernel with two knobs: U, the 16-byte vectors per input each thread has in flight before its
- * first store, and STREAMING, the evict-first cache hints (ld.global.cs / st.global.cs) for data used once.
- * v05: U = 1, plain: a quarter of v04's memory instructions (LDG.128 / STG.128).
- * v06: U = 4: more bytes in flight per thread (memory-level parallelism).
- * v07: U = 4 with streaming hints.  v08: U = 1 with streaming hints. */
-template <typename V, bool STREAMING> __device__ __forceinline__ V ld16(const V *p)
-{
-    return STREAMING ? __ldcs(p) : *p;
-}
-template <typename V, bool STREAMING> __device__ __forceinline__ void st16(V *p, V v)
-{
-    if (STREAMING)
-        __stcs(p, v);
-    else
-        *p = v;
-}
-
-template <int OP, typename T, int U, bool STREAMING>
-__global__ void vec16_grid_stride(size_t n, size_t head, T a, const T *__restrict__ x, const T *__restrict__ y,
-                                  T *__restrict__ z)
-{
-    typedef typename Vec16<T>::type V;
-    constexpr size_t W = 16 / sizeof(T);
-    const size_t nv = (n - head) / W, s = gstride();
-    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
-    V *zv = reinterpret_cast<V *>(z + head);
-    size_t i = gtid();
-    if (U > 1) {
-        for (; i + (U - 1) * s < nv; i += U * s) {
-            V xr[U], yr[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                xr[u] = ld16<V, STREAMING>(xv + i + u * s);
-                yr[u] = uses_y<OP>() ? ld16<V, STREAMING>(yv + i + u * s) : V();
-            }
-#pragma unroll
-            for (int u = 0; u < U; u++) st16<V, STREAMING>(zv + i + u * s, ewv<OP>(xr[u], yr[u], a));
-        }
-    }
-    for (; i < nv; i += s) {
-        V yy = uses_y<OP>() ? ld16<V, STREAMING>(yv + i) : V();
-        st16<V, STREAMING>(zv + i, ewv<OP>(ld16<V, STREAMING>(xv + i), yy, a));
-    }
-    head_tail<OP>(n, head, nv, a, x, y, z);
 }
 
 /* v09: one 16-byte vector per thread and ceil(n / 4 / 256) blocks, no loop: v03's shape with v05's width. Tests
@@ -188,28 +117,6 @@ template <int OP, typename T> int common_offset16(const gp__vec_args_t *a)
     return (int)ox;
 }
 
-template <int OP, typename T> struct L01 {
-    static void run(gp_ctx_t *, const gp__vec_args_t *a, cudaStream_t s)
-    {
-        v01_single_thread<OP, T><<<1, 1, 0, s>>>(a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y,
-                                                 (T *)a->z);
-    }
-};
-template <int OP, typename T> struct L02 {
-    static void run(gp_ctx_t *, const gp__vec_args_t *a, cudaStream_t s)
-    {
-        v02_single_block<OP, T><<<1, 256, 0, s>>>(a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y,
-                                                  (T *)a->z);
-    }
-};
-template <int OP, typename T> struct L03 {
-    static void run(gp_ctx_t *, const gp__vec_args_t *a, cudaStream_t s)
-    {
-        size_t blocks = (a->n + 255) / 256; /* < 2^31 - 1 for any n that fits a GPU (2^39 elements) */
-        v03_thread_per_element<OP, T><<<(unsigned)blocks, 256, 0, s>>>(
-            a->n, alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y, (T *)a->z);
-    }
-};
 template <int OP, typename T> struct L04 {
     static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
     {
@@ -222,21 +129,6 @@ template <int OP, typename T> size_t head_of(const gp__vec_args_t *a, int off)
     size_t head = ((16 - (size_t)off) & 15) / sizeof(T);
     return head < a->n ? head : a->n;
 }
-template <int U, bool STREAMING> struct LVec {
-    template <int OP, typename T> struct L {
-        static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
-        {
-            int off = common_offset16<OP, T>(a);
-            if (off < 0) return L04<OP, T>::run(ctx, a, s);
-            vec16_grid_stride<OP, T, U, STREAMING><<<gp__fill_grid(ctx, 256), 256, 0, s>>>(
-                a->n, head_of<OP, T>(a, off), alpha_as<T>(a->alpha), (const T *)a->x, (const T *)a->y, (T *)a->z);
-        }
-    };
-};
-template <int OP, typename T> struct L05 : LVec<1, false>::L<OP, T> {};
-template <int OP, typename T> struct L06 : LVec<4, false>::L<OP, T> {};
-template <int OP, typename T> struct L07 : LVec<4, true>::L<OP, T> {};
-template <int OP, typename T> struct L08 : LVec<1, true>::L<OP, T> {};
 template <int OP, typename T> struct L09 {
     static void run(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
     {
@@ -407,30 +299,6 @@ __global__ void dot_single_pass(size_t n, size_t head, const T *__restrict__ x, 
     last_block_sum(block_sum(acc), partials, counter, result);
 }
 
-/* v13: v11 in v09's shape: block b reads the contiguous run of K * 256 vectors that starts at b * K * 256 (the
- * threads of a block stride it together, so loads coalesce), with ceil(nv / (K * 256)) short blocks instead of a
- * persistent grid. Same last-block guard; more partials (one per block) to add at the end. */
-template <typename T, int K>
-__global__ void dot_block_chunk(size_t n, size_t head, const T *__restrict__ x, const T *__restrict__ y,
-                                typename Acc<T>::type *partials, unsigned int *counter, typename Acc<T>::type *result)
-{
-    typedef typename Acc<T>::type A;
-    typedef typename Vec16<T>::type V;
-    constexpr size_t W = 16 / sizeof(T);
-    const size_t nv = (n - head) / W, t = gtid();
-    const V *xv = reinterpret_cast<const V *>(x + head), *yv = reinterpret_cast<const V *>(y + head);
-    A acc = 0;
-    const size_t base = (size_t)blockIdx.x * K * blockDim.x + threadIdx.x;
-#pragma unroll 4
-    for (int k = 0; k < K; k++) {
-        const size_t i = base + (size_t)k * blockDim.x;
-        if (i < nv) acc += dot16<T, A>(xv[i], yv[i]);
-    }
-    acc += dot_head_tail<T, A>(n, head, nv, x, y);
-
-    last_block_sum(block_sum(acc), partials, counter, result);
-}
-
 /* Dot workspace: partials at offset 64 (one 8-byte slot per block). */
 inline gp_status_t dot_workspace(gp_ctx_t *ctx, unsigned grid, void **partials)
 {
@@ -469,51 +337,22 @@ template <typename T, int U> gp_status_t dot_single(gp_ctx_t *ctx, const gp__vec
     return GP_CHECK_LAUNCH(U == 1 ? "vector_v11_dot_single_pass" : "vector_v12_dot_single_pass_ilp");
 }
 
-template <typename T> gp_status_t dot_chunked(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
-{
-    typedef typename Acc<T>::type A;
-    constexpr int K = 16;
-    unsigned ox = (uintptr_t)a->x & 15, oy = (uintptr_t)a->y & 15;
-    if (ox != oy) return dot_v10<T>(ctx, a, s);
-    size_t head = ((16 - (size_t)ox) & 15) / sizeof(T);
-    if (head > a->n) head = a->n;
-    const size_t nv = (a->n - head) / (16 / sizeof(T));
-    size_t blocks = (nv + (size_t)K * 256 - 1) / ((size_t)K * 256);
-    if (blocks == 0) blocks = 1;
-    if (blocks > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "vector_v13_dot_block_chunk: n too large");
-    void *partials = NULL;
-    gp_status_t st = dot_workspace(ctx, (unsigned)blocks, &partials);
-    if (st != GP_OK) return st;
-    dot_block_chunk<T, K><<<(unsigned)blocks, 256, 0, s>>>(a->n, head, (const T *)a->x, (const T *)a->y,
-                                                          (A *)partials, ctx->counters + GP__COUNTER_DOT, (A *)a->z);
-    return GP_CHECK_LAUNCH("vector_v13_dot_block_chunk");
-}
-
 /* ---------------------------------------------------------------------------------------------- versions */
-/* Version NN as one entry point, vec_version<NN>(ctx, a, stream): 01-09 elementwise (any of copy scale add triad),
- * 10-13 dot. Only the versions a .cu calls are instantiated there. */
+/* Version NN as one entry point, vec_version<NN>(ctx, a, stream): here 04 and 09 elementwise (any of copy scale add
+ * triad) and the dots 10-12, the ones production runs or falls back to and their template's twin; the teaching
+ * versions' EwOf / DotOf are lab/vector_teaching.cuh's. Only the versions a .cu calls are instantiated there. */
 template <int ID> struct EwOf;
 constexpr const char *k_ew_names[10] = {"", "vector_v01_single_thread", "vector_v02_single_block",
                                         "vector_v03_thread_per_element", "vector_v04_grid_stride", "vector_v05_vec16",
                                         "vector_v06_vec16_ilp", "vector_v07_vec16_ilp_streaming",
                                         "vector_v08_vec16_streaming", "vector_v09_vec16_per_thread"};
-template <> struct EwOf<1> { template <int OP, typename T> using L = L01<OP, T>; };
-template <> struct EwOf<2> { template <int OP, typename T> using L = L02<OP, T>; };
-template <> struct EwOf<3> { template <int OP, typename T> using L = L03<OP, T>; };
 template <> struct EwOf<4> { template <int OP, typename T> using L = L04<OP, T>; };
-template <> struct EwOf<5> { template <int OP, typename T> using L = L05<OP, T>; };
-template <> struct EwOf<6> { template <int OP, typename T> using L = L06<OP, T>; };
-template <> struct EwOf<7> { template <int OP, typename T> using L = L07<OP, T>; };
-template <> struct EwOf<8> { template <int OP, typename T> using L = L08<OP, T>; };
 template <> struct EwOf<9> { template <int OP, typename T> using L = L09<OP, T>; };
 
-template <int ID, typename T> gp_status_t dot_version(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
-{
-    if constexpr (ID == 10) return dot_v10<T>(ctx, a, s);
-    else if constexpr (ID == 11) return dot_single<T, 1>(ctx, a, s);
-    else if constexpr (ID == 12) return dot_single<T, 4>(ctx, a, s);
-    else return dot_chunked<T>(ctx, a, s);
-}
+template <int ID> struct DotOf;
+template <> struct DotOf<10> { template <typename T> static gp_status_t run(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_v10<T>(c, a, s); } };
+template <> struct DotOf<11> { template <typename T> static gp_status_t run(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_single<T, 1>(c, a, s); } };
+template <> struct DotOf<12> { template <typename T> static gp_status_t run(gp_ctx_t *c, const gp__vec_args_t *a, cudaStream_t s) { return dot_single<T, 4>(c, a, s); } };
 
 template <int ID> gp_status_t vec_version(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t s)
 {
@@ -526,9 +365,9 @@ template <int ID> gp_status_t vec_version(gp_ctx_t *ctx, const gp__vec_args_t *a
             return GP_CHECK_LAUNCH("vector dot (n = 0)");
         }
         switch (a->dtype) {
-        case GP_F32: return dot_version<ID, float>(ctx, a, s);
-        case GP_F64: return dot_version<ID, double>(ctx, a, s);
-        case GP_I32: return dot_version<ID, int>(ctx, a, s);
+        case GP_F32: return DotOf<ID>::template run<float>(ctx, a, s);
+        case GP_F64: return DotOf<ID>::template run<double>(ctx, a, s);
+        case GP_I32: return DotOf<ID>::template run<int>(ctx, a, s);
         default: return gp__error(GP_ERR_UNSUPPORTED, "vector dot: dtype %s", gp_dtype_name(a->dtype));
         }
     }
