@@ -91,6 +91,11 @@ int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r,
 /* The skewed segment mix of the segmented benches: half of n in one segment, then empty (40%), tiny (1-32, 45%),
  * medium (to 8192, 14%) and large (to 2^20, 1%) segments from a fixed generator, up to n. CSR offsets into off (cap
  * values at most); returns the segment count. */
+/* Sampled rows (every m / 13 + 1) of two m x n row-major GEMM results C = A B in device memory, f32 or f64, inputs in
+ * [-1, 1): both within the rounding bound of the exact product, so within twice it of each other (plus extra_tol).
+ * The number of elements outside (n for a failed copy). */
+size_t bench_gemm_differ(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t k, const void *c, const void *ref,
+                         double extra_tol);
 size_t bench_skewed_offsets(int64_t *off, size_t cap, size_t n);
 int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
                      const char *const *cols, const int *num, int ncols, const char *inputs);

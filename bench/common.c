@@ -4,6 +4,7 @@
  */
 #include "bench.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,4 +77,26 @@ size_t bench_skewed_offsets(int64_t *off, size_t cap, size_t n)
         off[k++] = (int64_t)pos;
     }
     return k - 1;
+}
+
+size_t bench_gemm_differ(gp_ctx_t *ctx, int f64, size_t m, size_t n, size_t k, const void *c, const void *ref,
+                         double extra_tol)
+{
+    const size_t es = f64 ? 8 : 4;
+    const double u = f64 ? 0x1p-53 : 0x1p-24, tol = 2.0 * (4.0 * sqrt((double)k) + 8.0) * u * (double)k + extra_tol;
+    char *x = malloc(n * es), *y = malloc(n * es);
+    size_t bad = x && y ? 0 : n;
+    for (size_t i = 0; i < m && x && y; i += m / 13 + 1) {
+        if (gp_memcpy_sync(ctx, x, (const char *)c + i * n * es, n * es) != GP_OK ||
+            gp_memcpy_sync(ctx, y, (const char *)ref + i * n * es, n * es) != GP_OK) {
+            bad = n;
+            break;
+        }
+        for (size_t q = 0; q < n; q++) {
+            const double a = f64 ? ((double *)x)[q] : ((float *)x)[q], b = f64 ? ((double *)y)[q] : ((float *)y)[q];
+            bad += !(fabs(a - b) <= tol);
+        }
+    }
+    free(x), free(y);
+    return bad;
 }

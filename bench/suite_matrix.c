@@ -165,29 +165,12 @@ static gp_status_t gemm_peer(void *u, int rep, gp_stream_t s)
                : GP_OK;
 }
 
-/* Our C against cuBLAS's on sampled rows: both must be within the FP rounding bound of the exact product, so they
- * are within twice it of each other (inputs in [-1, 1): sum |a||b| <= k). TF32: cuBLAS may round its inputs
- * otherwise than ours (each product then off by up to 2^-9 of its size): k 2^-9 more. */
+/* Our C against cuBLAS's on sampled rows (bench_gemm_differ); TF32: cuBLAS may round its inputs otherwise than ours
+ * (each product then off by up to 2^-9 of its size), k 2^-9 more. */
 static size_t gemm_differ(gjob_t *j)
 {
-    const size_t es = j->f64 ? 8 : 4, n = j->n;
-    const double u = j->f64 ? 0x1p-53 : 0x1p-24,
-                 tol = 2.0 * (4.0 * sqrt((double)j->k) + 8.0) * u * (double)j->k +
-                       (j->prec == GP_GEMM_TF32 ? 0x1p-9 * (double)j->k : 0.0);
-    double *x = malloc(n * 8), *y = malloc(n * 8);
-    char *bx = malloc(n * es), *by = malloc(n * es);
-    size_t bad = 0;
-    for (size_t i = 0; i < j->m && x && y && bx && by; i += j->m / 13 + 1) {
-        gp_memcpy_sync(j->ctx, bx, (char *)j->c.data + i * n * es, n * es);
-        gp_memcpy_sync(j->ctx, by, (char *)j->c_peer.data + i * n * es, n * es);
-        for (size_t q = 0; q < n; q++) {
-            x[q] = j->f64 ? ((double *)bx)[q] : ((float *)bx)[q];
-            y[q] = j->f64 ? ((double *)by)[q] : ((float *)by)[q];
-            bad += !(fabs(x[q] - y[q]) <= tol);
-        }
-    }
-    free(x), free(y), free(bx), free(by);
-    return bad;
+    return bench_gemm_differ(j->ctx, j->f64, j->m, j->n, j->k, j->c.data, j->c_peer.data,
+                             j->prec == GP_GEMM_TF32 ? 0x1p-9 * (double)j->k : 0.0);
 }
 
 static void gemm_usage(FILE *f)

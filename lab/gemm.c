@@ -230,27 +230,6 @@ static gp_status_t run_variant(void *u, int rep, gp_stream_t s)
     return gp__gemm_gpu(j->ctx, j->dt, &j->g, j->k, (cudaStream_t)s);
 }
 
-/* C against production's on sampled rows: both within the rounding bound of the exact product (inputs in [-1, 1)),
- * so within twice it of each other */
-static size_t variant_differ(gp_ctx_t *ctx, gp_dtype_t dt, const void *c, const void *ref, size_t n)
-{
-    const size_t es = gp_dtype_size(dt);
-    const double u = dt == GP_F64 ? 0x1p-53 : 0x1p-24, tol = 2.0 * (4.0 * sqrt((double)n) + 8.0) * u * (double)n;
-    char *x = malloc(n * es), *y = malloc(n * es);
-    size_t bad = x && y ? 0 : n;
-    for (size_t i = 0; i < n && x && y; i += n / 13 + 1) {
-        if (gp_memcpy_sync(ctx, x, (const char *)c + i * n * es, n * es) != GP_OK ||
-            gp_memcpy_sync(ctx, y, (const char *)ref + i * n * es, n * es) != GP_OK)
-            return n;
-        for (size_t q = 0; q < n; q++) {
-            const double a = dt == GP_F64 ? ((double *)x)[q] : ((float *)x)[q];
-            const double b = dt == GP_F64 ? ((double *)y)[q] : ((float *)y)[q];
-            bad += !(fabs(a - b) <= tol);
-        }
-    }
-    free(x), free(y);
-    return bad;
-}
 
 static int variants_run(lab_run_t *r, size_t n)
 {
@@ -297,7 +276,7 @@ static int variants_run(lab_run_t *r, size_t n)
             gp_status_t st = j.k ? gp_memset(gpu, bc.device, 0xff, n * n * es, NULL) : GP_ERR_INTERNAL;
             if (st == GP_OK) st = run_variant(&j, 0, NULL);
             if (st == GP_OK) st = gp_stream_sync(gpu, NULL);
-            const size_t bad = st == GP_OK ? variant_differ(gpu, dt, bc.device, bp.device, n) : 0;
+            const size_t bad = st == GP_OK ? bench_gemm_differ(gpu, dt == GP_F64, n, n, n, bc.device, bp.device, 0.0) : 0;
             if (st == GP_OK) st = bench_time(gpu, run_variant, NULL, &j, r->warmup, r->reps, NULL, &bs);
             if (st != GP_OK) {
                 fprintf(stderr, "gpuprim lab gemm --variants: %s %d: %s\n", gp_dtype_name(dt), nums[vi], gp_last_error());

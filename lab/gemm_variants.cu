@@ -11,34 +11,33 @@ using namespace gemml;
 
 namespace {
 
-#define F32(num, name, bm, bn, per_sm, needs, fb, ...) {num, name, GP_F32, bm, bn, per_sm, needs, fb, __VA_ARGS__}
-#define F64(num, name, bm, bn, per_sm, needs, fb, ...) {num, name, GP_F64, bm, bn, per_sm, needs, fb, __VA_ARGS__}
+#define F32(num, name, bm, bn, per_sm, needs, ...) {num, name, GP_F32, bm, bn, per_sm, needs, k_s10, __VA_ARGS__}
+#define F64(num, name, bm, bn, per_sm, needs, ...) {num, name, GP_F64, bm, bn, per_sm, needs, k_d2, __VA_ARGS__}
 
-const gp__gemm_kernel_t *s10() { return gp__gemm_kernel_production(GP_F32, 10); }
-const gp__gemm_kernel_t *d2() { return gp__gemm_kernel_production(GP_F64, 2); }
-
-/* fallback pointers are filled from the library at first use (lab_gemm_kernel), so they stay production's own */
-gp__gemm_kernel_t k_variants[] = {
-    F32(8, "sgemm_128x128 warp tiles, one stage", 128, 128, 2, 0, NULL, s_layouts<false, false>),
-    F32(9, "sgemm_128x128 two stages, register prefetch", 128, 128, 2, 0, NULL, s_layouts<true, false>),
-    F32(11, "sgemm_128x128 two stages, cp.async, one block per SM", 128, 128, 2, 0, NULL, s_layouts<true, true, 2, 1>),
-    F32(13, "sgemm_128x128 fragments loaded ahead, one block per SM", 128, 128, 2, 0, NULL,
+/* where a variant's needs fail, production's general kernel of its dtype runs (the library's own, never a copy) */
+const gp__gemm_kernel_t *const k_s10 = gp__gemm_kernel_production(GP_F32, 10);
+const gp__gemm_kernel_t *const k_d2 = gp__gemm_kernel_production(GP_F64, 2);
+const gp__gemm_kernel_t k_variants[] = {
+    F32(8, "sgemm_128x128 warp tiles, one stage", 128, 128, 2, 0, s_layouts<false, false>),
+    F32(9, "sgemm_128x128 two stages, register prefetch", 128, 128, 2, 0, s_layouts<true, false>),
+    F32(11, "sgemm_128x128 two stages, cp.async, one block per SM", 128, 128, 2, 0, s_layouts<true, true, 2, 1>),
+    F32(13, "sgemm_128x128 fragments loaded ahead, one block per SM", 128, 128, 2, 0,
         s_layouts<true, true, 2, 1, true>),
-    F32(14, "sgemm_128x128 fragments loaded ahead, two blocks per SM", 128, 128, 2, 0, NULL,
+    F32(14, "sgemm_128x128 fragments loaded ahead, two blocks per SM", 128, 128, 2, 0,
         s_layouts<true, true, 2, 2, true>),
-    F32(15, "sgemm_cp 128x128, 3 stages", 128, 128, 2, GP__GEMM_ROWS16, NULL, scp_layouts<3, 128>),
-    F32(16, "sgemm_cp 128x128, 4 stages", 128, 128, 2, GP__GEMM_ROWS16, NULL, scp_layouts<4, 128>),
-    F32(18, "sgemm_cp 256x128, 4 stages", 256, 128, 1, GP__GEMM_ROWS16, NULL, scp_layouts<4, 256>),
-    F32(20, "sgemm_cp 128x256, 4 stages", 128, 256, 1, GP__GEMM_ROWS16, NULL, scp_layouts<4, 128, 256>),
-    F32(25, "sgemm_cp 128x256, A transposed by 4-byte cp.async", 128, 256, 1, GP__GEMM_ROWS16, NULL,
+    F32(15, "sgemm_cp 128x128, 3 stages", 128, 128, 2, GP__GEMM_ROWS16, scp_layouts<3, 128>),
+    F32(16, "sgemm_cp 128x128, 4 stages", 128, 128, 2, GP__GEMM_ROWS16, scp_layouts<4, 128>),
+    F32(18, "sgemm_cp 256x128, 4 stages", 256, 128, 1, GP__GEMM_ROWS16, scp_layouts<4, 256>),
+    F32(20, "sgemm_cp 128x256, 4 stages", 128, 256, 1, GP__GEMM_ROWS16, scp_layouts<4, 128, 256>),
+    F32(25, "sgemm_cp 128x256, A transposed by 4-byte cp.async", 128, 256, 1, GP__GEMM_ROWS16,
         scp_layouts<4, 128, 256, 1>),
-    F32(31, "sgemm_cp 256x64, A through registers", 256, 64, 2, GP__GEMM_ROWS16, NULL, scp_layouts<4, 256, 64, 2>),
-    F64(1, "dgemm_dmma m8n8k4 128x128", 128, 128, 1, 0, NULL, d_layouts<false, 8, 128>),
-    F64(3, "dgemm_dmma m16n8k8 128x128, BK 16", 128, 128, 1, 0, NULL, d_layouts<true, 16, 128>),
-    F64(4, "dgemm_dmma m16n8k8 128x64, two blocks per SM", 128, 64, 2, 0, NULL, d_layouts<true, 8, 64>),
-    F64(5, "dgemm_cp m16n8k8 128x64, 16-byte fragment loads", 128, 64, 2, GP__GEMM_ROWS16 | GP__GEMM_AK_BN, NULL,
+    F32(31, "sgemm_cp 256x64, A through registers", 256, 64, 2, GP__GEMM_ROWS16, scp_layouts<4, 256, 64, 2>),
+    F64(1, "dgemm_dmma m8n8k4 128x128", 128, 128, 1, 0, d_layouts<false, 8, 128>),
+    F64(3, "dgemm_dmma m16n8k8 128x128, BK 16", 128, 128, 1, 0, d_layouts<true, 16, 128>),
+    F64(4, "dgemm_dmma m16n8k8 128x64, two blocks per SM", 128, 64, 2, 0, d_layouts<true, 8, 64>),
+    F64(5, "dgemm_cp m16n8k8 128x64, 16-byte fragment loads", 128, 64, 2, GP__GEMM_ROWS16 | GP__GEMM_AK_BN,
         dcp_launch<64, 0, true, false>),
-    F64(6, "dgemm_cp m16n8k16 128x64, 16-byte fragment loads", 128, 64, 2, GP__GEMM_ROWS16 | GP__GEMM_AK_BN, NULL,
+    F64(6, "dgemm_cp m16n8k16 128x64, 16-byte fragment loads", 128, 64, 2, GP__GEMM_ROWS16 | GP__GEMM_AK_BN,
         dcp_launch<64, 1, true, false>),
 };
 
@@ -48,13 +47,8 @@ extern "C" const gp__gemm_kernel_t *lab_gemm_kernel(gp_dtype_t dtype, int number
 {
     const gp__gemm_kernel_t *k = gp__gemm_kernel_production(dtype, number);
     if (k) return k;
-    for (size_t i = 0; i < sizeof k_variants / sizeof k_variants[0]; i++) {
-        gp__gemm_kernel_t *v = &k_variants[i];
-        if (v->dtype != dtype || v->number != number) continue;
-        /* where a variant's needs fail, production's general kernel of the dtype runs, as it did in the library */
-        if (v->needs && v->fallback == NULL) v->fallback = dtype == GP_F64 ? d2() : s10();
-        return v;
-    }
+    for (size_t i = 0; i < sizeof k_variants / sizeof k_variants[0]; i++)
+        if (k_variants[i].dtype == dtype && k_variants[i].number == number) return &k_variants[i];
     return NULL;
 }
 

@@ -8,8 +8,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
   sanitize [FAMILY]     compute-sanitizer (memcheck, racecheck, synccheck) over the GPU tests of FAMILY, or of every
                         family: vector reduce ordered histogram matrix graph scan select uop lab cli (sanitizer.log)
-  bench [SUITE]         every `gpuprim bench` suite, or one, as tables (bench.txt) and as JSON with the device,
-                        commit and command (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it)
+  bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
+                        (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
   profile SUITE         Nsight Compute over one suite's run, the kernels' summary (profile.txt)
   labs                  every `gpuprim lab` topic at its defaults, each version verified (labs.txt)
   files                 every streaming verb on 1 GiB in the page cache: default, --device cpu, NumPy (files.txt)
@@ -109,13 +109,12 @@ step_bench() { # [SUITE]
   [ -n "$suites" ] || suites=$($G bench --help | awk '/^  [a-z]/ {print $1}')
   for s in $suites; do
     [ "$s" = group ] && [ "$(nvidia-smi -L | wc -l)" -lt 2 ] && { note "bench group: skipped (one GPU)"; continue; }
-    echo "### gpuprim bench $s" >>"$OUT/bench.txt"
-    $G bench "$s" >>"$OUT/bench.txt" 2>&1
     printf '{"suite": "%s", "command": "gpuprim bench %s --json", "commit": "%s"}\n' "$s" "$s" "$commit" >>"$OUT/bench.json"
-    $G bench "$s" --json >>"$OUT/bench.json" 2>>"$OUT/bench.txt"
+    $G bench "$s" --json >>"$OUT/bench.json" 2>>"$OUT/bench.txt" # each suite runs once; its tables come from the JSON
     note "bench $s: exit $?"
   done
-  grep -vE '^(#|device|date|timing|$)' "$OUT/bench.txt" | head -60
+  python3 scripts/perf_tables.py "$OUT/bench.json" >>"$OUT/bench.txt"
+  grep -E '^\| [a-z]' "$OUT/bench.txt" | head -60
 }
 
 step_profile() { # SUITE
