@@ -1,17 +1,18 @@
 /*
  * suite_select.c — `gpuprim bench select`: gp_select / gp_partition (f32, x > 0 on values in [-1, 1): about half
- * kept) and gp_unique (i32 in [-1024, 1023]) against cub::DeviceSelect::If, DevicePartition::If and
- * DeviceSelect::Unique in the same run, with the D2D copy ceiling; n (default 2^28) and select at 2^10 .. 2^20.
- * GB/s counts bytes read + written (the kept elements; partition: all n). ratio = CUB time / ours. Every result is
- * checked on a GPU: the count and the kept elements against the CPU backend, and the count and kept elements against
- * CUB's (both stable; CUB's partition reverses the rejected, so only the kept part is compared with it).
+ * kept), gp_unique and gp_run_length_encode (i32 in [-1024, 1023]) against cub::DeviceSelect::If, DevicePartition::If,
+ * DeviceSelect::Unique and DeviceRunLengthEncode::Encode in the same run, with the D2D copy ceiling; n (default 2^28)
+ * and select at 2^10 .. 2^20. GB/s counts bytes read + written (the kept elements; partition: all n; run-length
+ * encoding: each run's value and u64 length). ratio = CUB time / ours. Every result is checked on a GPU: the count
+ * and the kept elements (runs: values and lengths) against the CPU backend, and against CUB's (both stable; CUB's
+ * partition reverses the rejected, so only the kept part is compared with it).
  */
 #include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_SELECT, J_PARTITION, J_UNIQUE };
+enum { J_SELECT, J_PARTITION, J_UNIQUE, J_RLE };
 
 typedef struct seljob {
     gp_ctx_t *ctx;
@@ -20,7 +21,7 @@ typedef struct seljob {
     size_t n;
     gp_pred_t pred;
     void *x, *y, *peer_out;
-    uint64_t *count;
+    uint64_t *count, *lengths;
     gp_peer_reduce_t peer;
     char err[256];
 } seljob_t;
@@ -30,6 +31,7 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     seljob_t *j = u;
     (void)rep;
     if (j->job == J_UNIQUE) return gp_unique(j->ctx, j->dtype, j->n, j->x, j->y, j->count, s);
+    if (j->job == J_RLE) return gp_run_length_encode(j->ctx, j->dtype, j->n, j->x, j->y, j->lengths, j->count, s);
     return (j->job == J_PARTITION ? gp_partition : gp_select)(j->ctx, j->dtype, j->n, j->x, &j->pred, j->y, j->count, s);
 }
 
@@ -43,9 +45,10 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim bench select [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
-               "  gp_select / gp_partition (f32 x > 0, about half kept) and gp_unique (i32) against CUB's\n"
-               "  DeviceSelect::If, DevicePartition::If and DeviceSelect::Unique and the D2D copy, same run, at n\n"
-               "  (default 2^28; 2^22 on the CPU backend) and select at 2^10 .. 2^20; every result checked.\n");
+               "  gp_select / gp_partition (f32 x > 0, about half kept), gp_unique and gp_run_length_encode (i32)\n"
+               "  against CUB's DeviceSelect::If, DevicePartition::If, DeviceSelect::Unique and\n"
+               "  DeviceRunLengthEncode::Encode and the D2D copy, same run, at n (default 2^28; 2^22 on the CPU\n"
+               "  backend) and select at 2^10 .. 2^20; every result checked.\n");
 }
 
 static const char *o_n;
@@ -89,24 +92,28 @@ static int suite_select(int argc, char **argv)
     cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
     cases[nc].job = J_PARTITION, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_PARTITION_GT0_F32;
     cases[nc].job = J_UNIQUE, cases[nc].dt = GP_I32, cases[nc].n = n, cases[nc++].peer = GP_PEER_UNIQUE_I32;
+    cases[nc].job = J_RLE, cases[nc].dt = GP_I32, cases[nc].n = n, cases[nc++].peer = GP_PEER_RLE_I32;
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
         cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = k, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
     static bench_bars_t bars;
     bars.n = 0;
-    static const char *const names[] = {"select gt:0", "partition gt:0", "unique"};
+    static const char *const names[] = {"select gt:0", "partition gt:0", "unique", "rle"};
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
         const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), bytes = m * es;
-        gp_buffer_t bx = {0}, by = {0}, bp = {0}, bc = {0};
-        seljob_t j = {ctx, cases[ci].job, cases[ci].dt, m, {GP_PRED_GT, 0, 0, NULL}, NULL, NULL, NULL, NULL,
+        gp_buffer_t bx = {0}, by = {0}, bp = {0}, bc = {0}, bl = {0};
+        seljob_t j = {ctx, cases[ci].job, cases[ci].dt, m, {GP_PRED_GT, 0, 0, NULL}, NULL, NULL, NULL, NULL, NULL,
                       cases[ci].peer, ""};
+        const int rle = j.job == J_RLE;
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bc) != GP_OK ||
+            (rle && gp_mem_alloc(ctx, GP_MEM_DEVICE, m * 8, &bl) != GP_OK) ||
             (gpu && gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bp) != GP_OK) ||
             bench_fill_random(ctx, bx.device, m, cases[ci].dt, 11 + (unsigned)ci) != GP_OK) {
             fprintf(stderr, "gpuprim bench select: %zu bytes: %s\n", bytes, gp_last_error());
             rc = EXIT_FAIL;
         }
         j.x = bx.device, j.y = by.device, j.peer_out = bp.device, j.count = (uint64_t *)bc.device;
+        j.lengths = (uint64_t *)bl.device;
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
         if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench select: %s\n", gp_last_error());
@@ -123,34 +130,43 @@ static int suite_select(int argc, char **argv)
         uint64_t kept = 0;
         if (rc == EXIT_OK) {
             void *hx = malloc(bytes), *ho = malloc(bytes), *hr = malloc(bytes);
+            uint64_t *hl = rle ? malloc(m * 8) : NULL, *hw = rle ? malloc(m * 8) : NULL;
             size_t want = 0;
-            same = hx && ho && hr && gp_memcpy_sync(ctx, &kept, bc.device, 8) == GP_OK;
+            same = hx && ho && hr && (!rle || (hl && hw)) && gp_memcpy_sync(ctx, &kept, bc.device, 8) == GP_OK;
             if (same && gpu) {
+                gp_status_t st = GP_OK;
                 same = gp_memcpy_sync(ctx, hx, bx.device, bytes) == GP_OK &&
-                       gp_memcpy_sync(ctx, ho, by.device, bytes) == GP_OK &&
-                       (j.job == J_UNIQUE ? gp_unique_sync(cpu, j.dtype, m, hx, hr, &want)
-                                          : (j.job == J_PARTITION ? gp_partition_sync : gp_select_sync)(
-                                                cpu, j.dtype, m, hx, &j.pred, hr, &want)) == GP_OK &&
-                       want == kept && memcmp(ho, hr, (j.job == J_PARTITION ? m : want) * es) == 0;
+                       gp_memcpy_sync(ctx, ho, by.device, bytes) == GP_OK;
+                if (same) {
+                    if (j.job == J_UNIQUE) st = gp_unique_sync(cpu, j.dtype, m, hx, hr, &want);
+                    else if (rle) st = gp_run_length_encode_sync(cpu, j.dtype, m, hx, hr, hw, &want);
+                    else st = (j.job == J_PARTITION ? gp_partition_sync : gp_select_sync)(cpu, j.dtype, m, hx, &j.pred,
+                                                                                          hr, &want);
+                    same = st == GP_OK && want == kept && memcmp(ho, hr, (j.job == J_PARTITION ? m : want) * es) == 0;
+                }
+                if (same && rle)
+                    same = gp_memcpy_sync(ctx, hl, bl.device, kept * 8) == GP_OK && memcmp(hl, hw, kept * 8) == 0;
                 uint64_t pk = 0;
-                const unsigned long long *pc = gp_peer_selected();
+                const unsigned long long *pc = gp_peer_selected(), *pl = gp_peer_rle_lengths();
                 if (same)
                     same = pc && gp_memcpy_sync(ctx, &pk, pc, 8) == GP_OK && pk == kept &&
                            gp_memcpy_sync(ctx, hr, bp.device, kept * es) == GP_OK && memcmp(ho, hr, kept * es) == 0;
+                if (same && rle)
+                    same = pl && gp_memcpy_sync(ctx, hw, pl, kept * 8) == GP_OK && memcmp(hl, hw, kept * 8) == 0;
             }
             if (!same) rc = EXIT_MISMATCH;
-            free(hx), free(ho), free(hr);
+            free(hx), free(ho), free(hr), free(hl), free(hw);
         }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[48];
             snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
-            const double moved = (double)bytes + (double)(j.job == J_PARTITION ? m : (size_t)kept) * (double)es;
+            const double moved = (double)bytes + (double)(j.job == J_PARTITION ? m : (size_t)kept) * (double)(es + (rle ? 8 : 0));
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_reduce_name(j.peer) : "",
                     gpu ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
             if (gpu) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
         }
-        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bc);
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bc), gp_mem_free(ctx, &bl);
     }
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print(&r, c.fmt, stdout);
@@ -165,4 +181,4 @@ static int suite_select(int argc, char **argv)
     return rc;
 }
 
-const verb_t bench_suite_select = {"select", "", "gp_select / gp_partition / gp_unique against CUB's DeviceSelect", &spec_bench_select, suite_select, NULL};
+const verb_t bench_suite_select = {"select", "", "gp_select / gp_partition / gp_unique / gp_run_length_encode against CUB", &spec_bench_select, suite_select, NULL};

@@ -27,7 +27,7 @@ static void fill_na(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
 }
 
 static int g_quick;
-static const size_t k_sizes[] = {1, 2, 17, 4095, 4096, 4097, 33 * 4096 + 5, (1u << 20) + 3, (4097u * 4096) + 11};
+static const size_t k_sizes[] = {1, 2, 17, 4095, 4096, 4097, 8192, 3 * 4096, 33 * 4096 + 5, (1u << 20) + 3, (4097u * 4096) + 11};
 static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_U64};
 static const gp_reduce_op_t k_ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX,
                                        GP_REDUCE_AND,  GP_REDUCE_OR,   GP_REDUCE_XOR};

@@ -43,6 +43,8 @@ void *g_temp[GP_PEER_REDUCE_COUNT];
 unsigned long long *g_selected; /* DeviceSelect / DevicePartition's count */
 void *g_scan_out;
 size_t g_scan_out_bytes;
+unsigned long long *g_rle_lengths; /* DeviceRunLengthEncode's lengths: n of them */
+size_t g_rle_n;
 size_t g_temp_bytes[GP_PEER_REDUCE_COUNT];
 
 cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, const void *x, void *out,
@@ -71,6 +73,9 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
     case GP_PEER_UNIQUE_I32: return cub::DeviceSelect::Unique(temp, bytes, (const int *)x, (int *)out, g_selected, nn, s);
     case GP_PEER_SCAN_AFFINE_F32:
         return cub::DeviceScan::InclusiveScan(temp, bytes, (const Aff *)x, (Aff *)out, AffThen(), nn, s);
+    case GP_PEER_RLE_I32:
+        return cub::DeviceRunLengthEncode::Encode(temp, bytes, (const int *)x, (int *)out, g_rle_lengths, g_selected,
+                                                  nn, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -82,7 +87,7 @@ extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
                                         "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2",
                                         "cub::InclusiveSum f32", "cub::ExclusiveSum u32", "cub::DeviceSelect::If",
                                         "cub::DevicePartition::If", "cub::DeviceSelect::Unique",
-                                        "cub::InclusiveScan affine"};
+                                        "cub::InclusiveScan affine", "cub::DeviceRunLengthEncode::Encode"};
     return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
 }
 
@@ -96,6 +101,13 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
         g_scan_out_bytes = 0;
         e = cudaMalloc(&g_scan_out, n * sizeof(Mat2));
         if (e == cudaSuccess) g_scan_out_bytes = n * sizeof(Mat2);
+    }
+    if (kind == GP_PEER_RLE_I32 && n > g_rle_n) {
+        if (g_rle_lengths) cudaFree(g_rle_lengths);
+        g_rle_lengths = nullptr;
+        g_rle_n = 0;
+        e = cudaMalloc(&g_rle_lengths, n * sizeof *g_rle_lengths);
+        if (e == cudaSuccess) g_rle_n = n;
     }
     if (e == cudaSuccess && g_selected == nullptr) e = cudaMalloc(&g_selected, sizeof *g_selected);
     if (e == cudaSuccess) e = run(kind, nullptr, bytes, n, nullptr, nullptr, nullptr);
@@ -114,6 +126,7 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
 }
 
 extern "C" unsigned long long *gp_peer_selected(void) { return g_selected; }
+extern "C" unsigned long long *gp_peer_rle_lengths(void) { return g_rle_lengths; }
 
 extern "C" int gp_peer_reduce(gp_peer_t *, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
                               gp_peer_stream_t stream, char *err)

@@ -39,6 +39,8 @@ typedef enum {
     GP_PEER_UNIQUE_I32,     /* DeviceSelect::Unique, int */
     GP_PEER_SCAN_AFFINE_F32, /* DeviceScan::InclusiveScan of f32 affine maps (a, b), x -> a x + b, applied in order:
                                 n pairs into out_dev (the peer of gp_scan_ordered affine) */
+    GP_PEER_RLE_I32,         /* DeviceRunLengthEncode::Encode, int: the runs' values into out_dev, their u64 lengths
+                                into gp_peer_rle_lengths() (count: gp_peer_selected) */
     GP_PEER_REDUCE_COUNT
 } gp_peer_reduce_t;
 int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);
@@ -47,6 +49,8 @@ int gp_peer_reduce(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const void 
 const char *gp_peer_reduce_name(gp_peer_reduce_t kind);
 /* The count the last select / partition / unique peer call wrote (device memory; read after the stream is done). */
 unsigned long long *gp_peer_selected(void);
+/* The run lengths the last run-length-encode peer call wrote (device memory, n u64 after its prepare). */
+unsigned long long *gp_peer_rle_lengths(void);
 /* cub::DeviceSegmentedReduce::Sum of float segments given by CSR int64 offsets (nseg + 1, device memory) into
  * out_dev (nseg floats). prepare sizes and allocates its temporary storage outside any timed region. */
 int gp_peer_segsum_prepare(size_t nseg, const long long *offsets, char *err);

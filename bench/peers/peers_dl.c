@@ -116,6 +116,13 @@ unsigned long long *gp_peer_selected(void)
     return f ? f() : NULL;
 }
 
+unsigned long long *gp_peer_rle_lengths(void)
+{
+    static unsigned long long *(*f)(void);
+    if (!f) *(void **)(&f) = sym("gp_peer_rle_lengths");
+    return f ? f() : NULL;
+}
+
 const char *gp_peer_version(gp_peer_t *peer)
 {
     static const char *(*f)(gp_peer_t *);

@@ -22,6 +22,7 @@ GP_INTERNAL extern const char gp__jit_common_text[];
 GP_INTERNAL extern const char gp__jit_kernels_text[];
 GP_INTERNAL extern const char gp__jit_host_text[];
 GP_INTERNAL extern const char gp__jit_scan_text[];
+GP_INTERNAL extern const char gp__jit_lookback_text[];
 GP_INTERNAL extern const char gp__jit_lb_text[];
 GP_INTERNAL extern const char gp__jit_sel_text[];
 GP_INTERNAL extern const char gp__jit_sellb_text[];

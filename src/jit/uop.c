@@ -203,8 +203,8 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
     if (map && bin) sb_add(&b, "#define GPJ_TR 1\n");
     sb_add(&b, "#line 1 \"%s\"\n%s\n", gpu ? "jit_kernels.cuh" : "jit_host.h", gpu ? gp__jit_kernels_text : gp__jit_host_text);
     if (gpu && op->kind == GP_UOP_PRED) /* gp_select_if: the built-in select's single pass over the predicate */
-        sb_add(&b, "#line 1 \"select_lb.cuh\"\n%s\n#line 1 \"jit_select.cuh\"\n%s\n", gp__jit_sellb_text,
-               gp__jit_sel_text);
+        sb_add(&b, "#line 1 \"lookback.cuh\"\n%s\n#line 1 \"select_lb.cuh\"\n%s\n#line 1 \"jit_select.cuh\"\n%s\n",
+               gp__jit_lookback_text, gp__jit_sellb_text, gp__jit_sel_text);
     if (b.oom) {
         free(b.p);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_uop_create: the module source");
@@ -225,7 +225,8 @@ gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out)
     sb_add(&b, "#line 1 \"jit_common.h\"\n%s\n", gp__jit_common_text);
     add_binary(&b, op, 1);
     sb_add(&b, "#line 1 \"jit_kernels.cuh\"\n%s\n", gp__jit_kernels_text);
-    sb_add(&b, "constexpr int THREADS = 256;\n#line 1 \"scan_lb.cuh\"\n%s\n", gp__jit_lb_text);
+    sb_add(&b, "constexpr int THREADS = 256;\n#line 1 \"lookback.cuh\"\n%s\n#line 1 \"scan_lb.cuh\"\n%s\n",
+           gp__jit_lookback_text, gp__jit_lb_text);
     sb_add(&b, "#line 1 \"jit_scan.cuh\"\n%s\n", gp__jit_scan_text);
     if (b.oom) {
         free(b.p);

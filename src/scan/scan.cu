@@ -30,56 +30,22 @@ namespace {
 constexpr int THREADS = GP__SCAN_RUNS, ITEMS = GP__SCAN_RUN, TILE = GP__SCAN_TILE;
 
 #include "scan_ops.cuh"
-
-/* A tile descriptor: one 8-byte word per 4 bytes of T, each word {status << 32 | 32 bits of the value}, status 0
- * (nothing yet), 1 (the aggregate A_t) or 2 (the inclusive prefix I_t). A word is one single-copy-atomic access, so a
- * reader that sees a status sees the value stored with it: no fences. An 8-byte T spans two words written together;
- * a reader takes them only when both carry the same status (the same publication). */
-template <typename T> struct Desc {
-    static constexpr int WORDS = sizeof(T) / 4;
-    static __device__ __forceinline__ void put(unsigned long long *d, size_t t, unsigned status, T v)
-    {
-        unsigned h[WORDS];
-        memcpy(h, &v, sizeof v);
-        unsigned long long *p = d + (size_t)WORDS * t;
-        if (WORDS == 1) {
-            const unsigned long long w = (unsigned long long)status << 32 | h[0];
-            asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
-        } else {
-            const unsigned long long w0 = (unsigned long long)status << 32 | h[0],
-                                     w1 = (unsigned long long)status << 32 | h[WORDS - 1];
-            asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w0), "l"(w1) : "memory");
-        }
-    }
-    /* the status (0 while the words disagree) and the value */
-    static __device__ __forceinline__ unsigned get(const unsigned long long *d, size_t t, T *v)
-    {
-        const unsigned long long *p = d + (size_t)WORDS * t;
-        unsigned h[WORDS];
-        unsigned st;
-        if (WORDS == 1) {
-            unsigned long long w;
-            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
-            h[0] = (unsigned)w;
-            st = (unsigned)(w >> 32);
-        } else {
-            unsigned long long w0, w1;
-            asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(p) : "memory");
-            h[0] = (unsigned)w0;
-            h[WORDS - 1] = (unsigned)w1;
-            st = (w0 >> 32) == (w1 >> 32) ? (unsigned)(w0 >> 32) : 0u;
-        }
-        memcpy(v, h, sizeof *v);
-        return st;
-    }
-};
+#include "lookback.cuh"
 
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
 constexpr int LOOKBACK_WINDOWS = 8;
 
-/* The scan's tuning table (docs/design/scan.md, "Tuning"; -D overrides for experiments, CMake GP_SCAN_TUNE): blocks
- * per SM the launch bounds ask for (4- and 8-byte types; 4-byte min / max keep 6) and a back-off between polls of a
- * descriptor not yet published (0: poll at once). None changes the association order. */
+/* The scan's tuning table (docs/design/scan.md, "Tuning"; -D overrides for experiments, CMake GP_SCAN_TUNE): tiles
+ * per block for 4-byte accumulators (8-byte ones take one), blocks per SM the launch bounds ask for (a block of two
+ * tiles, a block of one 4-byte tile, a block of one 8-byte tile) and a back-off between polls of a descriptor not yet
+ * published (0: poll at once). None changes the association order: a block of two tiles publishes each tile's
+ * descriptor and forms each tile's carry as two tiles in two blocks would. */
+#ifndef GP_SCAN_TILES4
+#define GP_SCAN_TILES4 2
+#endif
+#ifndef GP_SCAN_MINB_2T
+#define GP_SCAN_MINB_2T 4
+#endif
 #ifndef GP_SCAN_MINB4
 #define GP_SCAN_MINB4 8
 #endif
@@ -89,6 +55,18 @@ constexpr int LOOKBACK_WINDOWS = 8;
 #ifndef GP_SCAN_BACKOFF_NS
 #define GP_SCAN_BACKOFF_NS 0
 #endif
+
+template <typename T> __host__ __device__ constexpr int tiles_per_block() { return sizeof(T) == 4 ? GP_SCAN_TILES4 : 1; }
+template <typename T> __host__ __device__ constexpr int min_blocks()
+{
+    return sizeof(T) != 4 ? GP_SCAN_MINB8 : tiles_per_block<T>() > 1 ? GP_SCAN_MINB_2T : GP_SCAN_MINB4;
+}
+/* the window folds as an ordered tree where the operator is exactly associative with an exact identity (every op
+ * but float sums and products), else serially in one lane */
+template <typename T, int OP> __host__ __device__ constexpr bool tree_fold()
+{
+    return std::is_integral<T>::value || OP == MIN || OP == MAX;
+}
 
 /* Storage types of the 2-byte floats (their bits), and the conversions between storage and scan (accumulator)
  * types: widening is exact; narrowing rounds to nearest even (floats: gp__f32_to_f16 / _bf16, the CPU's routine) or
@@ -112,203 +90,218 @@ template <> struct Narrow<BF16, float> {
     static __device__ __forceinline__ BF16 go(float v) { return BF16{gp__f32_to_bf16(v)}; }
 };
 
-/* TI: the input's storage type, T: the scan's (accumulator) type, TO: the output's storage type. */
+/* TI: the input's storage type, T: the scan's (accumulator) type, TO: the output's storage type. A block scans K
+ * consecutive tiles (tiles_per_block<T>), tiles bK .. bK + K - 1 for its ticket b. */
 template <typename TI, typename T, typename TO, int OP>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? (OP == MIN || OP == MAX ? 6 : GP_SCAN_MINB4) : GP_SCAN_MINB8)
+__global__ void __launch_bounds__(THREADS, min_blocks<T>())
     k_scan(const TI *x, TO *y, size_t n, int excl, const T *cin, T *cout, unsigned *ticket, unsigned long long *desc)
 {
     typedef Op<T, OP> O;
-    typedef Desc<T> D;
-    __shared__ unsigned s_tile;
-    __shared__ T s_g[THREADS / 32], s_last[THREADS / 32], s_agg, s_pre;
+    typedef LbPacked<T> D;
+    constexpr int K = tiles_per_block<T>();
+    __shared__ T s_g[K][THREADS / 32], s_last[K][THREADS / 32], s_agg[K], s_pre[K];
     __shared__ T s_win[LOOKBACK_WINDOWS * 32];
-    /* the tile's items in 16-byte chunks: global memory is read and written warp-striped (coalesced), each thread
+    /* each tile's items in 16-byte chunks: global memory is read and written warp-striped (coalesced), each thread
      * takes its 16 consecutive items from here; the chunk order is swizzled so both patterns are free of bank
      * conflicts. CI / CHUNKS / CO: chunks per thread of the input, the scan values and the output. */
     constexpr int CHUNKS = ITEMS * (int)sizeof(T) / 16;
     constexpr int CI = ITEMS * (int)sizeof(TI) / 16, PCI = 16 / (int)sizeof(TI);
     constexpr int CO = ITEMS * (int)sizeof(TO) / 16, PCO = 16 / (int)sizeof(TO);
     constexpr int CMAX = CHUNKS > CI ? (CHUNKS > CO ? CHUNKS : CO) : (CI > CO ? CI : CO);
-    __shared__ uint4 s_items[THREADS * CMAX];
+    __shared__ uint4 s_items[K][THREADS * CMAX];
     const auto swz = [](int c) { return c ^ ((c >> 3) & (CHUNKS - 1)); };
     const auto swzi = [](int c) { return c ^ ((c >> 3) & (CI - 1)); };
     const auto swzo = [](int c) { return c ^ ((c >> 3) & (CO - 1)); };
-    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const size_t t = s_tile, t0 = t * TILE;
+    const auto comb = [](T a, T b) { return O::comb(a, b); };
+    const size_t b = lb_ticket(ticket), ntiles = (n + TILE - 1) / TILE, tb = b * K;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-    /* 1. the items (coalesced through shared memory), the run, the tile scan */
-    T v[ITEMS];
+    /* 1. the items of the K tiles (all loads issued before any is used), the runs, the tile scans */
+    T v[K][ITEMS];
     {
-        if (t0 + TILE <= n && ((uintptr_t)(x + t0) & 15) == 0) {
-            const uint4 *p = reinterpret_cast<const uint4 *>(x + t0);
-            uint4 w[CI];
+        uint4 w[K][CI];
+        bool full[K];
 #pragma unroll
-            for (int i = 0; i < CI; i++) w[i] = p[i * THREADS + threadIdx.x];
+        for (int j = 0; j < K; j++) {
+            const size_t t0 = (tb + j) * TILE;
+            full[j] = t0 + TILE <= n && ((uintptr_t)(x + t0) & 15) == 0;
+            if (full[j]) {
+                const uint4 *p = reinterpret_cast<const uint4 *>(x + t0);
 #pragma unroll
-            for (int i = 0; i < CI; i++) s_items[swzi(i * THREADS + threadIdx.x)] = w[i];
-        } else {
-            TI *se = reinterpret_cast<TI *>(s_items);
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const int e = i * THREADS + threadIdx.x;
-                if (t0 + e < n) se[swzi(e / PCI) * PCI + e % PCI] = x[t0 + e];
+                for (int i = 0; i < CI; i++) w[j][i] = p[i * THREADS + threadIdx.x];
             }
         }
-        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const size_t t0 = (tb + j) * TILE;
+            if (full[j]) {
+#pragma unroll
+                for (int i = 0; i < CI; i++) s_items[j][swzi(i * THREADS + threadIdx.x)] = w[j][i];
+            } else {
+                TI *se = reinterpret_cast<TI *>(s_items[j]);
+#pragma unroll
+                for (int i = 0; i < ITEMS; i++) {
+                    const int e = i * THREADS + threadIdx.x;
+                    if (t0 + e < n) se[swzi(e / PCI) * PCI + e % PCI] = x[t0 + e];
+                }
+            }
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < K; j++) {
         uint4 w[CI];
 #pragma unroll
-        for (int q = 0; q < CI; q++) w[q] = s_items[swzi(threadIdx.x * CI + q)];
+        for (int q = 0; q < CI; q++) w[q] = s_items[j][swzi(threadIdx.x * CI + q)];
         TI vi[ITEMS];
         memcpy(vi, w, sizeof vi);
-        const size_t mine = t0 + (size_t)threadIdx.x * ITEMS;
+        const size_t mine = (tb + j) * TILE + (size_t)threadIdx.x * ITEMS;
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) v[k] = mine + k < n ? widen<T>(vi[k]) : O::pad();
+        for (int k = 0; k < ITEMS; k++) v[j][k] = mine + k < n ? widen<T>(vi[k]) : O::pad();
+#pragma unroll
+        for (int k = 1; k < ITEMS; k++) v[j][k] = O::comb(v[j][k - 1], v[j][k]);
     }
+    T S[K];
 #pragma unroll
-    for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
-    T S = v[ITEMS - 1];
+    for (int j = 0; j < K; j++) S[j] = v[j][ITEMS - 1];
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const T o = __shfl_up_sync(0xffffffffu, S, d);
-        if (lane >= d) S = O::comb(o, S);
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const T o = __shfl_up_sync(0xffffffffu, S[j], d);
+            if (lane >= d) S[j] = O::comb(o, S[j]);
+        }
     }
-    if (lane == 31) s_g[warp] = S;
+    if (lane == 31)
+#pragma unroll
+        for (int j = 0; j < K; j++) s_g[j][warp] = S[j];
     __syncthreads();
     if (warp == 0) {
-        T g = lane < THREADS / 32 ? s_g[lane] : O::pad();
 #pragma unroll
-        for (int d = 1; d < THREADS / 32; d <<= 1) {
-            const T o = __shfl_up_sync(0xffffffffu, g, d);
-            if (lane >= d && lane < THREADS / 32) g = O::comb(o, g);
+        for (int j = 0; j < K; j++) {
+            T g = lane < THREADS / 32 ? s_g[j][lane] : O::pad();
+#pragma unroll
+            for (int d = 1; d < THREADS / 32; d <<= 1) {
+                const T o = __shfl_up_sync(0xffffffffu, g, d);
+                if (lane >= d && lane < THREADS / 32) g = O::comb(o, g);
+            }
+            if (lane < THREADS / 32) s_g[j][lane] = g;
         }
-        if (lane < THREADS / 32) s_g[lane] = g;
     }
-    const T Sprev = __shfl_up_sync(0xffffffffu, S, 1);
-    __syncthreads();
-    if (warp || lane) {
-        const T E = warp && lane ? O::comb(s_g[warp - 1], Sprev) : warp ? s_g[warp - 1] : Sprev;
+    T Sprev[K];
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) v[k] = O::comb(E, v[k]);
+    for (int j = 0; j < K; j++) Sprev[j] = __shfl_up_sync(0xffffffffu, S[j], 1);
+    __syncthreads();
+    if (warp || lane)
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const T E = warp && lane ? O::comb(s_g[j][warp - 1], Sprev[j]) : warp ? s_g[j][warp - 1] : Sprev[j];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) v[j][k] = O::comb(E, v[j][k]);
+        }
+    /* the previous thread's last L (the exclusive scan's first item), each tile's aggregate */
+    T prevL[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        prevL[j] = __shfl_up_sync(0xffffffffu, v[j][ITEMS - 1], 1);
+        if (lane == 31) s_last[j][warp] = v[j][ITEMS - 1];
+        if (threadIdx.x == THREADS - 1) s_agg[j] = v[j][ITEMS - 1];
     }
-    /* the previous thread's last L (the exclusive scan's first item), the tile's aggregate */
-    T prevL = __shfl_up_sync(0xffffffffu, v[ITEMS - 1], 1);
-    if (lane == 31) s_last[warp] = v[ITEMS - 1];
-    if (threadIdx.x == THREADS - 1) s_agg = v[ITEMS - 1];
     __syncthreads();
     if (y == nullptr) { /* aggregates only (a sharded scan's first pass): cout[t] = A_t; no look-back, no outputs */
-        if (threadIdx.x == 0) cout[t] = s_agg;
+        if (threadIdx.x < K && tb + threadIdx.x < ntiles) cout[tb + threadIdx.x] = s_agg[threadIdx.x];
         return;
     }
-    if (lane == 0 && warp) prevL = s_last[warp - 1];
-    { /* the L values wait in shared memory (the thread's own chunks) while warp 0 looks back: fewer registers */
-        uint4 w[CHUNKS];
-        memcpy(w, v, sizeof v);
+    if (lane == 0 && warp)
 #pragma unroll
-        for (int q = 0; q < CHUNKS; q++) s_items[swz(threadIdx.x * CHUNKS + q)] = w[q];
+        for (int j = 0; j < K; j++) prevL[j] = s_last[j][warp - 1];
+    /* the L values wait in shared memory (the thread's own chunks) while warp 0 looks back: fewer registers */
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        uint4 w[CHUNKS];
+        memcpy(w, v[j], sizeof v[j]);
+#pragma unroll
+        for (int q = 0; q < CHUNKS; q++) s_items[j][swz(threadIdx.x * CHUNKS + q)] = w[q];
     }
 
-    /* 2. publish the aggregate, look back, publish the inclusive prefix */
+    /* 2. publish the aggregates, look back from the block's first tile, publish the inclusive prefixes: I_{tb+j} =
+     * I_{tb+j-1} (+) A_{tb+j}, each tile's as if it had its own block */
     if (warp == 0) {
-        const T A = s_agg;
         T pre = O::pad();
-        if (t == 0) {
+        if (tb == 0) {
             if (cin) pre = *cin; /* a carry in: I_{-1}, the last inclusive value of the pieces before */
-            if (lane == 0) D::put(desc, 0, 2u, O::comb(pre, A));
         } else {
-            if (lane == 0) D::put(desc, t, 1u, A);
-            /* window w: lane l holds tile t - 1 - 32 w - l (tiles below 0 do not exist: tile 0 is inclusive, so a
-             * window that reaches it stops there). Each lane waits for at least the aggregate; the nearest tile
-             * holding its inclusive prefix ends the look-back; after LOOKBACK_WINDOWS windows without one, the
-             * oldest tile of the last window is waited for. */
-            int w = 0, k = 31;
-            for (;; w++) {
-                const long long p = (long long)t - 1 - 32LL * w - lane;
-                unsigned f = 2u;
-                T val = O::pad();
-                if (p >= 0) {
-                    while ((f = D::get(desc, (size_t)p, &val)) == 0u) {
-                        if (GP_SCAN_BACKOFF_NS) __nanosleep(GP_SCAN_BACKOFF_NS);
-                    }
-                }
-                unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
-                if (!m && w == LOOKBACK_WINDOWS - 1) {
-                    if (lane == 31)
-                        while (D::get(desc, (size_t)p, &val) != 2u) {
-                        }
-                    m = 1u << 31;
-                }
-                s_win[w * 32 + lane] = val;
-                if (m) {
-                    k = __ffs(m) - 1;
-                    break;
-                }
-            }
-            __syncwarp();
-            if (lane == 0) {
-                /* fold forward from I_{t-1-32w-k}: ((I (+) A) (+) A ...) (+) A_{t-1} = I_{t-1}. s_win[j] holds tile
-                 * t-1-j, so the aggregates after the inclusive prefix are s_win[32w+k-1] down to s_win[0] (a serial chain:
-                 * float sums do not reassociate). Unrolled so the shared loads run ahead of the combines; measured on
-                 * an H200 this fold is not what limits the kernel (docs/design/scan.md, "Limits"). */
-                pre = s_win[w * 32 + k];
-#pragma unroll 8
-                for (int j = w * 32 + k - 1; j >= 0; j--) pre = O::comb(pre, s_win[j]);
-                D::put(desc, t, 2u, O::comb(pre, A));
-            }
+            if (lane == 0)
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    if (tb + j < ntiles) D::put(desc, tb + j, LB_AGG, s_agg[j]);
+            const int N = lb_window<LOOKBACK_WINDOWS, GP_SCAN_BACKOFF_NS>(
+                (long long)tb, s_win, O::pad(), [&](size_t p, T *val) { return D::get(desc, p, val); });
+            if constexpr (tree_fold<T, OP>()) pre = lb_fold_tree(s_win, N, O::pad(), comb);
+            else if (lane == 0) pre = lb_fold_serial(s_win, N, comb);
         }
-        if (lane == 0) s_pre = pre;
+        if (lane == 0)
+#pragma unroll
+            for (int j = 0; j < K; j++) {
+                s_pre[j] = pre;
+                pre = O::comb(pre, s_agg[j]);
+                if (tb + j < ntiles) D::put(desc, tb + j, LB_INCL, pre);
+            }
     }
     __syncthreads();
-    const T C = s_pre;
 
-    /* 3. the outputs */
-    {
-        uint4 w[CHUNKS];
+    /* 3. the outputs, tile by tile */
 #pragma unroll
-        for (int q = 0; q < CHUNKS; q++) w[q] = s_items[swz(threadIdx.x * CHUNKS + q)];
-        memcpy(v, w, sizeof v);
-    }
-    /* the carry out: the inclusive value of element n - 1, C (+) L of it — what the reference carries. (Not the
-     * tile's aggregate: in a partial last tile the padding's place in the Kogge-Stone steps groups the real runs
-     * differently, so the L at the tile's end can differ from the last element's in a float sum's last bit.) */
-    if (cout && t == gridDim.x - 1) {
-        const size_t last = n - 1 - t0;
-        if (threadIdx.x == last / ITEMS) {
-            T lv = v[0];
+    for (int j = 0; j < K; j++) {
+        const size_t t = tb + j, t0 = t * TILE;
+        if (t0 >= n) break;
+        const T C = s_pre[j];
+        {
+            uint4 w[CHUNKS];
 #pragma unroll
-            for (int k = 1; k < ITEMS; k++)
-                if ((size_t)k == last % ITEMS) lv = v[k];
-            *cout = O::comb(C, lv);
+            for (int q = 0; q < CHUNKS; q++) w[q] = s_items[j][swz(threadIdx.x * CHUNKS + q)];
+            memcpy(v[j], w, sizeof v[j]);
         }
-    }
-    /* in place: the exclusive scan shifts by one, from the last item down */
-    if (!excl) {
+        /* the carry out: the inclusive value of element n - 1, C (+) L of it — what the reference carries. (Not the
+         * tile's aggregate: in a partial last tile the padding's place in the Kogge-Stone steps groups the real runs
+         * differently, so the L at the tile's end can differ from the last element's in a float sum's last bit.) */
+        if (cout && t == ntiles - 1) {
+            const size_t last = n - 1 - t0;
+            if (threadIdx.x == last / ITEMS) {
+                T lv = v[j][0];
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) v[k] = O::comb(C, v[k]);
-    } else {
+                for (int k = 1; k < ITEMS; k++)
+                    if ((size_t)k == last % ITEMS) lv = v[j][k];
+                *cout = O::comb(C, lv);
+            }
+        }
+        /* in place: the exclusive scan shifts by one, from the last item down */
+        if (!excl) {
 #pragma unroll
-        for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(C, v[k - 1]);
-        v[0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : C) : O::comb(C, prevL);
-    }
-    /* back through shared memory (each thread its own chunks, read long before; when the output's chunks are laid
-     * out differently from the scan values', every thread must have read its values first), then coalesced stores */
-    {
+            for (int k = 0; k < ITEMS; k++) v[j][k] = O::comb(C, v[j][k]);
+        } else {
+#pragma unroll
+            for (int k = ITEMS - 1; k > 0; k--) v[j][k] = O::comb(C, v[j][k - 1]);
+            v[j][0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : C) : O::comb(C, prevL[j]);
+        }
+        /* back through shared memory (each thread its own chunks, read long before; when the output's chunks are
+         * laid out differently from the scan values', every thread must have read its values first), then
+         * coalesced stores */
         TO vo[ITEMS];
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) vo[k] = Narrow<TO, T>::go(v[k]);
+        for (int k = 0; k < ITEMS; k++) vo[k] = Narrow<TO, T>::go(v[j][k]);
         uint4 w[CO];
         memcpy(w, vo, sizeof vo);
         if constexpr (CO != CHUNKS) __syncthreads();
 #pragma unroll
-        for (int q = 0; q < CO; q++) s_items[swzo(threadIdx.x * CO + q)] = w[q];
+        for (int q = 0; q < CO; q++) s_items[j][swzo(threadIdx.x * CO + q)] = w[q];
         __syncthreads();
         if (t0 + TILE <= n && ((uintptr_t)(y + t0) & 15) == 0) {
             uint4 *p = reinterpret_cast<uint4 *>(y + t0);
 #pragma unroll
-            for (int i = 0; i < CO; i++) p[i * THREADS + threadIdx.x] = s_items[swzo(i * THREADS + threadIdx.x)];
+            for (int i = 0; i < CO; i++) p[i * THREADS + threadIdx.x] = s_items[j][swzo(i * THREADS + threadIdx.x)];
         } else {
-            const TO *se = reinterpret_cast<const TO *>(s_items);
+            const TO *se = reinterpret_cast<const TO *>(s_items[j]);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 const int e = i * THREADS + threadIdx.x;
@@ -329,15 +322,16 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
     /* workspace: the ticket, then the tile descriptors; all zeroed on the stream */
-    const size_t bytes = workspace_bytes(ntiles, Desc<T>::WORDS);
+    const size_t bytes = workspace_bytes(ntiles, LbPacked<T>::WORDS);
     void *ws = NULL;
     gp_status_t st = gp__workspace(ctx, bytes, &ws);
     if (st != GP_OK) return st;
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
-    k_scan<TI, T, TO, OP><<<(unsigned)ntiles, THREADS, 0, s>>>((const TI *)x, (TO *)y, n, excl, (const T *)cin,
-                                                               (T *)cout, (unsigned *)w, (unsigned long long *)(w + 16));
+    constexpr size_t K = tiles_per_block<T>();
+    k_scan<TI, T, TO, OP><<<(unsigned)((ntiles + K - 1) / K), THREADS, 0, s>>>(
+        (const TI *)x, (TO *)y, n, excl, (const T *)cin, (T *)cout, (unsigned *)w, (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
 

@@ -34,6 +34,7 @@ constexpr int THREADS = GP__SCAN_RUNS;
 
 #include "../reduce/ordered_ops.cuh"
 
+#include "lookback.cuh"
 #include "scan_lb.cuh"
 
 template <int OP, typename T> struct OS {

@@ -2,36 +2,13 @@
  * scan_lb.cuh — the decoupled look-back scan of one tile, for a policy P (docs/design/scan.md has the association order;
  * scan_general.cu describes the steps and the descriptors). Included by scan_general.cu (the ordered and segmented
  * scans) and embedded as text for NVRTC (src/jit: user operators' scans), so both run the same code: it uses no
- * header, only CUDA built-ins, and the includer defines THREADS (the runs per tile, 256).
+ * header, only CUDA built-ins and lookback.cuh (included or embedded before it), and the includer defines THREADS
+ * (the runs per tile, 256).
  * A policy gives: V (the scan value), E (an element: EW words), R (elements per run), TILE, WT (words per run),
  * PITCH (WT | 1), WINDOWS (look-back windows before waiting on the oldest), SEG (head flags), comb, shfl_up, pad (a
  * value that changes no real element's), first (the exclusive scan's first output), make (E, head) -> V,
  * out (V) -> E, flag (V: its head bit) and load_cg (a published V, through L2).
  */
-/* a value another block published (after its status was acquired): word by word through L2 */
-template <typename V> __device__ __forceinline__ V ldcg_value(const V *p)
-{
-    constexpr int VW = (int)sizeof(V) / 4;
-    unsigned w[VW];
-    const unsigned *q = reinterpret_cast<const unsigned *>(p);
-#pragma unroll
-    for (int i = 0; i < VW; i++) w[i] = __ldcg(q + i);
-    V v;
-    memcpy(&v, w, sizeof v);
-    return v;
-}
-
-__device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
-{
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void st_release(unsigned *p, unsigned v)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 /* One tile of the scan, for a policy P. x, y: n elements of P::E; heads: n bytes (P::SEG). Called by every thread of
  * a block of THREADS from the kernel (a grid of one block per tile). */
 template <class P>
@@ -42,13 +19,10 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
     typedef typename P::V V;
     typedef typename P::E E;
     constexpr int R = P::R, WT = P::WT, PITCH = P::PITCH, EW = P::EW;
-    __shared__ unsigned s_tile;
     __shared__ unsigned s_w[THREADS * PITCH];
     __shared__ V s_g[THREADS / 32], s_last[THREADS / 32], s_win[P::WINDOWS * 32];
     __shared__ V s_agg, s_pre;
-    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const size_t t = s_tile, e0 = t * (size_t)P::TILE, w0 = e0 * EW, nw = n * (size_t)EW;
+    const size_t t = lb_ticket(ticket), e0 = t * (size_t)P::TILE, w0 = e0 * EW, nw = n * (size_t)EW;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned *xw = reinterpret_cast<const unsigned *>(x);
     unsigned *yw = reinterpret_cast<unsigned *>(y);
@@ -162,39 +136,17 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
         const V A = s_agg;
         if (lane == 0) {
             agg[t] = A;
-            st_release(status + t, 1u);
+            st_release(status + t, LB_AGG);
         }
-        int w = 0, k = 31;
-        for (;; w++) {
-            const long long p = (long long)t - 1 - 32LL * w - lane;
-            unsigned f = 2u;
-            V val = P::pad();
-            if (p >= 0) {
-                while ((f = ld_acquire(status + p)) == 0u) {
-                }
-                val = P::load_cg(f == 2u ? incl + p : agg + p);
-            }
-            unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == 2u);
-            if (!m && w == P::WINDOWS - 1) {
-                if (lane == 31) {
-                    while (ld_acquire(status + p) != 2u) {
-                    }
-                    val = P::load_cg(incl + p);
-                }
-                m = 1u << 31;
-            }
-            s_win[w * 32 + lane] = val;
-            if (m) {
-                k = __ffs(m) - 1;
-                break;
-            }
-        }
-        __syncwarp();
+        const int N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(), [&](size_t p, V *val) {
+            const unsigned f = ld_acquire(status + p);
+            if (f != LB_NONE) *val = P::load_cg(f == LB_INCL ? incl + p : agg + p);
+            return f;
+        });
         if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
-            V pre = s_win[w * 32 + k];
-            for (int j = w * 32 + k - 1; j >= 0; j--) pre = P::comb(pre, s_win[j]);
+            const V pre = lb_fold_serial(s_win, N, [](const V &a, const V &b) { return P::comb(a, b); });
             incl[t] = P::comb(pre, A);
-            st_release(status + t, 2u);
+            st_release(status + t, LB_INCL);
             s_pre = pre;
         }
     } else if (warp == 0 && lane == 0) { /* tile 0: its aggregate is its inclusive prefix, after a carry in (I_-1) */
@@ -205,7 +157,7 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
         } else {
             incl[0] = s_agg;
         }
-        st_release(status, 2u);
+        st_release(status, LB_INCL);
     }
     __syncthreads();
     const bool has = t > 0 || cin != nullptr;

@@ -50,8 +50,9 @@ template <typename F, int OP> struct FloatOp {
         switch (OP) {
         case SUM: return add_rn(a, b);
         case PROD: return mul_rn(a, b);
-        case MIN: return isnan(a) ? a : isnan(b) ? b : b < a ? b : a;
-        default: return isnan(a) ? a : isnan(b) ? b : b > a ? b : a;
+        /* b when a is a number and b is NaN or beyond it: the first NaN wins, ties keep a (two compares, a select) */
+        case MIN: return a == a && !(b >= a) ? b : a;
+        default: return a == a && !(b <= a) ? b : a;
         }
     }
     __device__ static F pad()

@@ -17,6 +17,7 @@
 
 namespace {
 
+#include "lookback.cuh"
 #include "select_lb.cuh"
 
 constexpr int THREADS = 256;
@@ -162,14 +163,38 @@ __global__ void __launch_bounds__(SEL_THREADS,
     sel_body<typename E<D>::type, MODE, PART>(x, n, k, y, ticket, desc, total, (unsigned long long *)count_out);
 }
 
-/* partition's first pass: the kept count into *total (zeroed before) */
+/* partition's first pass: the kept count into *total (zeroed before). A predicate on the values reads them as 16-byte
+ * vectors, two per thread per step, where x is aligned (the count is all it needs: a read-only pass at the copy's
+ * read rate); flags and constants read no values. */
 template <gp_dtype_t D>
 __global__ void __launch_bounds__(THREADS)
     k_count(const typename E<D>::type *x, size_t n, gp__pred_t q, unsigned long long *total)
 {
+    typedef typename E<D>::type S;
+    constexpr int VEC = 16 / (int)sizeof(S);
     unsigned c = 0;
     const Range range = make_range(q);
-    for (size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * THREADS)
+    const size_t stride = (size_t)gridDim.x * THREADS, i0 = (size_t)blockIdx.x * THREADS + threadIdx.x;
+    size_t tail = 0; /* where the scalar loop starts */
+    if (q.mode != GP__PM_FLAGS && q.mode != GP__PM_CONST && ((uintptr_t)x & 15) == 0) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x);
+        const size_t nv = n / VEC;
+        size_t i = i0;
+        for (; i + stride < nv; i += 2 * stride) {
+            const uint4 a = xv[i], b = xv[i + stride];
+#pragma unroll
+            for (int k = 0; k < VEC; k++) c += E<D>::keep(q, range, elem<S>(a, k)) != 0;
+#pragma unroll
+            for (int k = 0; k < VEC; k++) c += E<D>::keep(q, range, elem<S>(b, k)) != 0;
+        }
+        if (i < nv) {
+            const uint4 a = xv[i];
+#pragma unroll
+            for (int k = 0; k < VEC; k++) c += E<D>::keep(q, range, elem<S>(a, k)) != 0;
+        }
+        tail = nv * VEC;
+    }
+    for (size_t i = tail + i0; i < n; i += stride)
         c += (q.mode == GP__PM_FLAGS ? q.flags[i] != 0 : q.mode == GP__PM_CONST ? q.value != 0
                                                        : E<D>::keep(q, range, x[i]) != 0);
     c = __reduce_add_sync(0xffffffffu, c);

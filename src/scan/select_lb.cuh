@@ -2,8 +2,8 @@
  * select_lb.cuh — the single pass of select / partition / unique for one tile (keep bits ranked by warp shuffles, a
  * decoupled look-back over the predecessors' kept counts, stores at the global rank), over a keep policy. Included by
  * select.cu (the built-in predicates, unique) and embedded as text for NVRTC (src/jit: gp_select_if, a user's
- * predicate), so both run the same code: it uses no header, only CUDA built-ins. The includer may define the tuning
- * knobs before it (CMake GP_SELECT_TUNE, select.cu only).
+ * predicate), so both run the same code: it uses no header, only CUDA built-ins and lookback.cuh (included or
+ * embedded before it). The includer may define the tuning knobs before it (CMake GP_SELECT_TUNE, select.cu only).
  */
 /* The single pass's tuning table (docs/design/scan.md, "Tuning"; -D overrides for experiments, CMake GP_SELECT_TUNE):
  * warps per block, tiles its look-back requests per round trip (a multiple of 32), and a back-off between polls of a
@@ -22,18 +22,15 @@ constexpr int SEL_THREADS = 32 * GP_SELECT_WARPS;
 /* What the single pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones. */
 enum { MODE_PRED, MODE_HEAD };
 
-/* ---- the single pass (select, partition, unique): one block per tile of 8 warps x 4 rounds x 32 lanes x one
- * 16-byte vector, tiles in ticket order. Each warp holds a contiguous segment; a lane's keep bits per round are
+/* ---- the single pass (select, partition, unique): one block per tile of 8 warps x 4 rounds x 32 lanes x
+ * one 16-byte vector, tiles in ticket order. Each warp holds a contiguous segment; a lane's keep bits per round are
  * counted into 16-bit fields of one 64-bit word (a round's warp total is at most 32 x 16), scanned across the warp by
  * shuffles; the 8 warp totals give the tile's aggregate; warp 0 looks back over the predecessors' descriptors (a count
  * is an integer sum: the window is summed in parallel, any order); then every kept element is stored at its global
- * rank (a warp's stores of one round fill a contiguous range). Descriptors: one 64-bit word per tile, status in the
- * top two bits (1 the aggregate, 2 the inclusive count), the count below — a single-copy-atomic word, no fences. */
+ * rank (a warp's stores of one round fill a contiguous range). Descriptors: lookback.cuh's count words. */
 constexpr int ROUNDS = 4, WARPS = GP_SELECT_WARPS, LOOKBACK = GP_SELECT_LOOKBACK;
-static_assert(LOOKBACK % 32 == 0 && LOOKBACK > 0, "whole windows of 32");
 /* blocks per SM the launch bounds ask for: 6 (5, 4) blocks of 8 warps, scaled to the block's warps */
 __host__ __device__ constexpr int min_blocks(int per8) { return per8 * 8 / WARPS; }
-constexpr unsigned long long ST_SHIFT = 62, VAL_MASK = (1ull << ST_SHIFT) - 1;
 
 template <typename S> __device__ __forceinline__ S shfl_up1(S v)
 {
@@ -85,23 +82,6 @@ template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, 
         *u[k / 4] |= (unsigned)b << (8 * (k % 4));
     }
 }
-__device__ __forceinline__ unsigned long long warp_sum64(unsigned long long v)
-{
-#pragma unroll
-    for (int d = 16; d; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-}
-__device__ __forceinline__ void desc_put(unsigned long long *d, size_t t, unsigned long long st, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(d + t), "l"(st << ST_SHIFT | v) : "memory");
-}
-__device__ __forceinline__ unsigned long long desc_get(const unsigned long long *d, size_t t)
-{
-    unsigned long long w;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(d + t) : "memory");
-    return w;
-}
-
 /* One tile of the single pass over elements S, for a keep policy K: K.prepare() (once per thread, while thread 0
  * takes the ticket), K.keep(e, i, n) (MODE_PRED: is element e at index i kept; i may be past n: the answer is then
  * discarded, but K must not read memory there) and K.eq(a, b) (MODE_HEAD: equal by value). PART: partition (the rejected elements after the kept
@@ -113,15 +93,13 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
                                          unsigned long long *count_out)
 {
     constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
-    __shared__ unsigned s_tile;
     __shared__ unsigned s_wc[WARPS];
     __shared__ unsigned long long s_pre;
     __shared__ S s_stage[WARPS * SEG];
-    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
     keeper.prepare();
-    __syncthreads();
+    const size_t t = lb_ticket(ticket);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const size_t t = s_tile, t0 = t * (size_t)TILE, base = t0 + (size_t)warp * SEG;
+    const size_t t0 = t * (size_t)TILE, base = t0 + (size_t)warp * SEG;
 
     /* the elements stay packed in their 16-byte vectors (one register per 4 bytes whatever the dtype); elem()
      * takes element k out with shifts once the loops are unrolled */
@@ -203,41 +181,11 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
     if (warp == 0) {
         unsigned long long P = 0;
         if (t == 0) {
-            if (lane == 0) desc_put(desc, 0, 2, A);
+            if (lane == 0) lb_count_put(desc, 0, LB_INCL, A);
         } else {
-            if (lane == 0) desc_put(desc, t, 1, A);
-            /* LOOKBACK tiles per round trip (each lane reads LOOKBACK / 32 descriptors at once): the inclusive
-             * front can advance at most that many tiles per look-back latency, so a window of 32 caps the kernel
-             * below the memory's rate (docs/design/scan.md, "Limits") */
-            for (long long p0 = (long long)t - 1;; p0 -= LOOKBACK) {
-                unsigned long long w[LOOKBACK / 32];
-#pragma unroll
-                for (int j = 0; j < LOOKBACK / 32; j++) {
-                    const long long p = p0 - 32 * j - lane;
-                    w[j] = p >= 0 ? desc_get(desc, (size_t)p) : 2ull << ST_SHIFT; /* before tile 0: an inclusive 0 */
-                }
-#pragma unroll
-                for (int j = 0; j < LOOKBACK / 32; j++) {
-                    const long long p = p0 - 32 * j - lane;
-                    while ((w[j] >> ST_SHIFT) == 0) {
-                        if (GP_SELECT_BACKOFF_NS) __nanosleep(GP_SELECT_BACKOFF_NS);
-                        w[j] = desc_get(desc, (size_t)p);
-                    }
-                }
-                int near = -1; /* the nearest inclusive count's distance, 32 j + lane */
-#pragma unroll
-                for (int j = LOOKBACK / 32 - 1; j >= 0; j--) {
-                    const unsigned inc = __ballot_sync(0xffffffffu, (w[j] >> ST_SHIFT) == 2);
-                    if (inc) near = 32 * j + __ffs(inc) - 1;
-                }
-                unsigned long long sum = 0;
-#pragma unroll
-                for (int j = 0; j < LOOKBACK / 32; j++)
-                    if (near < 0 || 32 * j + lane <= near) sum += w[j] & VAL_MASK;
-                P += warp_sum64(sum);
-                if (near >= 0) break;
-            }
-            if (lane == 0) desc_put(desc, t, 2, P + A);
+            if (lane == 0) lb_count_put(desc, t, LB_AGG, A);
+            P = lb_count_lookback<LOOKBACK, GP_SELECT_BACKOFF_NS>(desc, (long long)t);
+            if (lane == 0) lb_count_put(desc, t, LB_INCL, P + A);
         }
         if (lane == 0) {
             s_pre = P;
