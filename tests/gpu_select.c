@@ -97,14 +97,16 @@ static void test_runs(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8, &dl));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &dc));
     const long before = tc_fail;
-    /* the sizes with short runs, then 2^20 + 3 with runs of ~20000 (tiles without a head: zero aggregates) */
-    for (size_t si = 0; si <= sizeof k_sizes / sizeof k_sizes[0]; si++) {
-        const int lng = si == sizeof k_sizes / sizeof k_sizes[0];
+    /* the sizes with short runs, then 2^20 + 3 with runs of ~20000 (tiles without a head: zero aggregates), then
+     * one run of them all (no head after the first tile) */
+    const size_t nk = sizeof k_sizes / sizeof k_sizes[0];
+    for (size_t si = 0; si <= nk + 1; si++) {
+        const int lng = si >= nk;
         const size_t n = lng ? maxn : k_sizes[si];
         if (g_quick && n > 5000) continue;
         sel_fill_runs(hx, n, dt);
         for (size_t i = 1; lng && i < n; i++)
-            if (tc_next() % 20000) memcpy(hx + i * es, hx + (i - 1) * es, es);
+            if (si > nk || tc_next() % 20000) memcpy(hx + i * es, hx + (i - 1) * es, es);
         OK(gp_memcpy_sync(ctx, dx.device, hx, n * es));
         const size_t want = sel_runs_reference(dt, n, hx, ref, rlen);
         size_t k = 0;

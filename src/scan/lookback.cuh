@@ -149,60 +149,84 @@ template <typename V, class C> __device__ __forceinline__ V lb_fold_tree(const V
 }
 
 /* ---- descriptors of counts (select's kept elements, a radix pass's digit counts): one 64-bit word per tile, the
- * status in its top two bits and the count below — a single-copy-atomic word, no fences */
+ * status in its top two bits and the count below — a single-copy-atomic word, no fences. PAIR: two such words per
+ * tile, a count and a position (run-length encoding: the runs so far, and where the last one began, + 1), written by
+ * one 16-byte store and taken only when both carry the same status (each status is published once). Counts add,
+ * positions take the larger. */
 constexpr unsigned long long LB_ST_SHIFT = 62, LB_VAL_MASK = (1ull << LB_ST_SHIFT) - 1;
-__device__ __forceinline__ void lb_count_put(unsigned long long *d, size_t t, unsigned long long st,
-                                             unsigned long long v)
+struct LbCount {
+    unsigned long long c, h; /* h: PAIR only */
+};
+template <bool PAIR>
+__device__ __forceinline__ void lb_count_put(unsigned long long *d, size_t t, unsigned long long st, LbCount v)
 {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(d + t), "l"(st << LB_ST_SHIFT | v) : "memory");
+    if (PAIR)
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(d + 2 * t), "l"(st << LB_ST_SHIFT | v.c),
+                     "l"(st << LB_ST_SHIFT | v.h)
+                     : "memory");
+    else asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(d + t), "l"(st << LB_ST_SHIFT | v.c) : "memory");
 }
-__device__ __forceinline__ unsigned long long lb_count_get(const unsigned long long *d, size_t t)
+/* the status (LB_NONE while a pair's words disagree) and the value */
+template <bool PAIR> __device__ __forceinline__ unsigned lb_count_get(const unsigned long long *d, size_t t, LbCount *v)
 {
-    unsigned long long w;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(d + t) : "memory");
-    return w;
+    unsigned long long w0, w1 = 0;
+    if (PAIR)
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(d + 2 * t) : "memory");
+    else asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w0) : "l"(d + t) : "memory");
+    v->c = w0 & LB_VAL_MASK;
+    v->h = w1 & LB_VAL_MASK;
+    const unsigned st = (unsigned)(w0 >> LB_ST_SHIFT);
+    return !PAIR || st == (unsigned)(w1 >> LB_ST_SHIFT) ? st : (unsigned)LB_NONE;
 }
-__device__ __forceinline__ unsigned long long lb_warp_sum64(unsigned long long v)
-{
-#pragma unroll
-    for (int d = 16; d; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-}
-/* The count of every tile before t (t > 0), in every lane of the calling warp, after tile t's aggregate A was
- * published. A count is an integer sum: each round trip reads LOOKBACK descriptors (LOOKBACK / 32 per lane) and sums
- * them in parallel up to the nearest inclusive count. */
-template <int LOOKBACK, int BACKOFF_NS>
-__device__ __forceinline__ unsigned long long lb_count_lookback(const unsigned long long *desc, long long t)
+/* The counts of every tile before t (t > 0) — their sum, and (PAIR) the largest position — in every lane of the
+ * calling warp, after tile t's aggregate was published. Integer sums and maxima: each round trip reads LOOKBACK
+ * descriptors (LOOKBACK / 32 per lane) and combines them in parallel up to the nearest inclusive one. */
+template <int LOOKBACK, int BACKOFF_NS, bool PAIR = false>
+__device__ __forceinline__ LbCount lb_count_lookback(const unsigned long long *desc, long long t)
 {
     static_assert(LOOKBACK % 32 == 0 && LOOKBACK > 0, "whole windows of 32");
     const int lane = threadIdx.x & 31;
-    unsigned long long P = 0;
+    LbCount P = {0, 0};
     for (long long p0 = t - 1;; p0 -= LOOKBACK) {
-        unsigned long long w[LOOKBACK / 32];
+        LbCount w[LOOKBACK / 32];
+        unsigned st[LOOKBACK / 32];
 #pragma unroll
         for (int j = 0; j < LOOKBACK / 32; j++) {
             const long long p = p0 - 32 * j - lane;
-            w[j] = p >= 0 ? lb_count_get(desc, (size_t)p) : (unsigned long long)LB_INCL << LB_ST_SHIFT;
+            w[j] = LbCount{0, 0};
+            st[j] = p >= 0 ? lb_count_get<PAIR>(desc, (size_t)p, &w[j]) : (unsigned)LB_INCL; /* before tile 0: 0 */
         }
 #pragma unroll
         for (int j = 0; j < LOOKBACK / 32; j++) {
             const long long p = p0 - 32 * j - lane;
-            while ((w[j] >> LB_ST_SHIFT) == LB_NONE) {
+            while (st[j] == LB_NONE) {
                 if (BACKOFF_NS) __nanosleep(BACKOFF_NS);
-                w[j] = lb_count_get(desc, (size_t)p);
+                st[j] = lb_count_get<PAIR>(desc, (size_t)p, &w[j]);
             }
         }
         int near = -1; /* the nearest inclusive count's distance, 32 j + lane */
 #pragma unroll
         for (int j = LOOKBACK / 32 - 1; j >= 0; j--) {
-            const unsigned inc = __ballot_sync(0xffffffffu, (w[j] >> LB_ST_SHIFT) == LB_INCL);
+            const unsigned inc = __ballot_sync(0xffffffffu, st[j] == LB_INCL);
             if (inc) near = 32 * j + __ffs(inc) - 1;
         }
-        unsigned long long sum = 0;
+        unsigned long long sum = 0, h = 0;
 #pragma unroll
         for (int j = 0; j < LOOKBACK / 32; j++)
-            if (near < 0 || 32 * j + lane <= near) sum += w[j] & LB_VAL_MASK;
-        P += lb_warp_sum64(sum);
+            if (near < 0 || 32 * j + lane <= near) {
+                sum += w[j].c;
+                h = w[j].h > h ? w[j].h : h;
+            }
+#pragma unroll
+        for (int d = 16; d; d >>= 1) {
+            sum += __shfl_xor_sync(0xffffffffu, sum, d);
+            if (PAIR) {
+                const unsigned long long o = __shfl_xor_sync(0xffffffffu, h, d);
+                h = o > h ? o : h;
+            }
+        }
+        P.c += sum;
+        P.h = h > P.h ? h : P.h;
         if (near >= 0) return P;
     }
 }

@@ -5,8 +5,11 @@
  * over the predecessors' kept counts (decoupled look-back, exact: integer sums), and stores each kept element at its
  * global rank: read n, write the kept ones. Partition: a counting pass first (the kept total, where the rejected ones
  * begin), then the same kernel also stores each rejected element at total + (its index - its rank): both stable.
- * Run-length encoding: keep flags (heads), their exclusive scan by gp_scan's kernel with the run count as its carry
- * out, then the heads' values and starts, then the tails turn starts into lengths (four launches).
+ * Run-length encoding: the same pass keeps each run's first element and writes its length — where the next head is
+ * in the tile, from the staged heads' places; else the tile holding the next head writes it, from the place of the
+ * last head before it, which the look-back carries beside the count (the last tile writes the last run's). 1-byte
+ * types: keep flags (heads), their exclusive scan by gp_scan's kernel with the run count as its carry out, then the
+ * heads' values and starts, then the tails turn starts into lengths (four launches).
  */
 #include "scan_internal.h"
 
@@ -156,11 +159,12 @@ template <gp_dtype_t D, int MODE, int PART>
 __global__ void __launch_bounds__(SEL_THREADS,
                                   min_blocks(sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? 6 : 5))
     k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
-             unsigned long long *desc, const unsigned long long *total, uint64_t *count_out)
+             unsigned long long *desc, const unsigned long long *total, uint64_t *count_out, uint64_t *lengths)
 {
     KeepQ<D> k;
     k.q = q;
-    sel_body<typename E<D>::type, MODE, PART>(x, n, k, y, ticket, desc, total, (unsigned long long *)count_out);
+    sel_body<typename E<D>::type, MODE, PART>(x, n, k, y, ticket, desc, total, (unsigned long long *)count_out,
+                                              (unsigned long long *)lengths);
 }
 
 /* partition's first pass: the kept count into *total (zeroed before). A predicate on the values reads them as 16-byte
@@ -208,16 +212,18 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* job 0 select, 1 partition, 2 unique, 3 run-length encoding (2- to 8-byte types): the single pass */
 template <gp_dtype_t D>
 gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred_t &q, int job, void *y,
-                          uint64_t *count_dev, cudaStream_t s)
+                          uint64_t *lengths, uint64_t *count_dev, cudaStream_t s)
 {
     typedef typename E<D>::type S;
     constexpr size_t TILE = (size_t)WARPS * 32 * ROUNDS * (16 / sizeof(S));
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_select: %zu tiles (at most 2^31 - 1)", ntiles);
-    /* workspace: the ticket, the partition's total, the descriptors; all zeroed on the stream */
-    const size_t bytes = 32 + ntiles * 8;
+    /* workspace: the ticket, the partition's total, the descriptors (run-length encoding: pairs); all zeroed on the
+     * stream */
+    const size_t bytes = 32 + ntiles * (job == 3 ? 16 : 8);
     void *ws = NULL;
     GP_TRY_RET(gp__workspace(ctx, bytes, &ws));
     char *w = (char *)ws;
@@ -225,24 +231,36 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_select: clearing the tile descriptors", __FILE__, __LINE__);
     unsigned *ticket = (unsigned *)w;
     unsigned long long *total = (unsigned long long *)(w + 16), *desc = (unsigned long long *)(w + 32);
-    if (job == 1) {
+    const unsigned grid = (unsigned)ntiles;
+    switch (job) {
+    case 0:
+        k_select<D, MODE_PRED, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                               count_dev, NULL);
+        break;
+    case 1: {
         const unsigned fill = gp__fill_grid(ctx, THREADS);
         const size_t need = (n + THREADS - 1) / THREADS;
         k_count<D><<<need < fill ? (unsigned)need : fill, THREADS, 0, s>>>((const S *)x, n, q, total);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_partition (count)"));
-        k_select<D, MODE_PRED, 1><<<(unsigned)ntiles, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                                       count_dev);
-    } else if (job == 0) {
-        k_select<D, MODE_PRED, 0><<<(unsigned)ntiles, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                                       count_dev);
-    } else {
-        k_select<D, MODE_HEAD, 0><<<(unsigned)ntiles, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                                       count_dev);
+        k_select<D, MODE_PRED, 1><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                               count_dev, NULL);
+        break;
     }
-    return GP_CHECK_LAUNCH(job == 1 ? "gp_partition" : job == 0 ? "gp_select" : "gp_unique");
+    case 2:
+        k_select<D, MODE_HEAD, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                               count_dev, NULL);
+        break;
+    default:
+        if constexpr (sizeof(S) >= 2)
+            k_select<D, MODE_RLE, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+                                                                  count_dev, lengths);
+        break;
+    }
+    static const char *const what[] = {"gp_select", "gp_partition", "gp_unique", "gp_run_length_encode"};
+    return GP_CHECK_LAUNCH(what[job]);
 }
 
-/* ---- run-length encoding: flags, their scan, two scatters */
+/* ---- run-length encoding of 1-byte types: flags, their scan, two scatters */
 template <gp_dtype_t D, typename F>
 gp_status_t launch(gp_ctx_t *ctx, gp_dtype_t fd, size_t n, const void *x, void *y, uint64_t *lengths,
                    uint64_t *count_dev, cudaStream_t s)
@@ -270,9 +288,12 @@ template <gp_dtype_t D>
 gp_status_t by_width(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred_t &q, int job, void *y, uint64_t *lengths,
                      uint64_t *count_dev, cudaStream_t s)
 {
-    if (job < 3) return launch_single<D>(ctx, n, x, q, job, y, count_dev, s);
-    if (n <= UINT32_MAX) return launch<D, uint32_t>(ctx, GP_U32, n, x, y, lengths, count_dev, s);
-    return launch<D, unsigned long long>(ctx, GP_U64, n, x, y, lengths, count_dev, s);
+    if (job < 3 || sizeof(typename E<D>::type) >= 2) return launch_single<D>(ctx, n, x, q, job, y, lengths, count_dev, s);
+    if constexpr (sizeof(typename E<D>::type) == 1) {
+        if (n <= UINT32_MAX) return launch<D, uint32_t>(ctx, GP_U32, n, x, y, lengths, count_dev, s);
+        return launch<D, unsigned long long>(ctx, GP_U64, n, x, y, lengths, count_dev, s);
+    }
+    return GP_OK;
 }
 
 } // namespace

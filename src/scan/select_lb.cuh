@@ -19,8 +19,9 @@
 #endif
 constexpr int SEL_THREADS = 32 * GP_SELECT_WARPS;
 
-/* What the single pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones. */
-enum { MODE_PRED, MODE_HEAD };
+/* What the single pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones,
+ * MODE_RLE those and each run's length. */
+enum { MODE_PRED, MODE_HEAD, MODE_RLE };
 
 /* ---- the single pass (select, partition, unique): one block per tile of 8 warps x 4 rounds x 32 lanes x
  * one 16-byte vector, tiles in ticket order. Each warp holds a contiguous segment; a lane's keep bits per round are
@@ -82,20 +83,25 @@ template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, 
         *u[k / 4] |= (unsigned)b << (8 * (k % 4));
     }
 }
-/* One tile of the single pass over elements S, for a keep policy K: K.prepare() (once per thread, while thread 0
- * takes the ticket), K.keep(e, i, n) (MODE_PRED: is element e at index i kept; i may be past n: the answer is then
- * discarded, but K must not read memory there) and K.eq(a, b) (MODE_HEAD: equal by value). PART: partition (the rejected elements after the kept
- * ones; *total = the kept count, known before this launch). Called by every thread of a block of SEL_THREADS from
- * the kernel (a grid of one block per tile). */
+/* One tile of the single pass over elements S, for a keep policy K: K.prepare() (once per thread, before the
+ * ticket), K.keep(e, i, n) (MODE_PRED: is element e at index i kept; i may be past n: the answer is then discarded,
+ * but K must not read memory there) and K.eq(a, b) (MODE_HEAD, MODE_RLE: equal by value). PART: partition (the
+ * rejected elements after the kept ones; *total = the kept count, known before this launch). MODE_RLE: lengths[r] =
+ * run r's length; the descriptors are count-and-position pairs (a run's length needs where the run before the tile's
+ * first head began); 2- to 8-byte S (the heads' positions are staged as 16 bits beside the values). Called by every
+ * thread of a block of SEL_THREADS from the kernel (a grid of one block per tile). */
 template <typename S, int MODE, int PART, class K>
 __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, unsigned *ticket,
                                          unsigned long long *desc, const unsigned long long *total,
-                                         unsigned long long *count_out)
+                                         unsigned long long *count_out, unsigned long long *lengths = nullptr)
 {
     constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
+    constexpr bool RLE = MODE == MODE_RLE;
+    static_assert(!RLE || (sizeof(S) >= 2 && TILE <= 65536), "run-length encoding stages 16-bit positions");
     __shared__ unsigned s_wc[WARPS];
-    __shared__ unsigned long long s_pre;
+    __shared__ unsigned long long s_pre, s_hpre;
     __shared__ S s_stage[WARPS * SEG];
+    __shared__ unsigned short s_pos[RLE ? WARPS * SEG : 1]; /* each staged head's place in the tile */
     keeper.prepare();
     const size_t t = lb_ticket(ticket);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -125,7 +131,7 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
     for (int r = 0; r < ROUNDS; r++) {
         const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
         S prev = (S)0;
-        if constexpr (MODE == MODE_HEAD) {
+        if constexpr (MODE != MODE_PRED) {
             const S up = shfl_up1(elem<S>(v[r], VEC - 1)), w31 = shfl_from(elem<S>(v[r > 0 ? r - 1 : 0], VEC - 1), 31);
             prev = lane ? up : r ? w31 : (i0 > 0 && i0 - 1 < n ? x[i0 - 1] : (S)0);
         }
@@ -135,7 +141,7 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
             const size_t i = i0 + k;
             const S e = elem<S>(v[r], k);
             bool keep;
-            if constexpr (MODE == MODE_HEAD) keep = i == 0 || !keeper.eq(e, k ? elem<S>(v[r], k - 1) : prev);
+            if constexpr (MODE != MODE_PRED) keep = i == 0 || !keeper.eq(e, k ? elem<S>(v[r], k - 1) : prev);
             else keep = keeper.keep(e, i, n);
             m[r] |= (unsigned)(keep && i < n) << k;
         }
@@ -164,37 +170,63 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
             const int rank = (int)off[r] + __popc(m[r] & ((1u << k) - 1));
-            if (m[r] >> k & 1) stage[rank] = elem<S>(v[r], k);
-            else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
+            if (m[r] >> k & 1) {
+                stage[rank] = elem<S>(v[r], k);
+                if (RLE) s_pos[warp * SEG + rank] = (unsigned short)(warp * SEG + li0 + k);
+            } else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
         }
     }
     __syncthreads();
     unsigned wpre = 0, A = 0;
+    int first = -1, last = -1, next = -1; /* RLE: the tile's first and last heads' places, the next head after this
+                                             warp's in the tile (-1: none) */
 #pragma unroll
     for (int j = 0; j < WARPS; j++) {
         const unsigned c = s_wc[j];
         wpre += j < warp ? c : 0u;
         A += c;
+        if (RLE && c) {
+            if (first < 0) first = s_pos[j * SEG];
+            if (j > warp && next < 0) next = s_pos[j * SEG];
+            last = s_pos[j * SEG + c - 1];
+        }
     }
 
-    /* the look-back: P = the kept count of all tiles before this one */
+    /* the look-back: P = the kept count of all tiles before this one (RLE: and H = where the last run before the tile
+     * began, + 1) */
     if (warp == 0) {
-        unsigned long long P = 0;
+        const LbCount a = {A, last >= 0 ? t0 + (size_t)last + 1 : 0};
+        LbCount P = {0, 0};
         if (t == 0) {
-            if (lane == 0) lb_count_put(desc, 0, LB_INCL, A);
+            if (lane == 0) lb_count_put<RLE>(desc, 0, LB_INCL, a);
         } else {
-            if (lane == 0) lb_count_put(desc, t, LB_AGG, A);
-            P = lb_count_lookback<LOOKBACK, GP_SELECT_BACKOFF_NS>(desc, (long long)t);
-            if (lane == 0) lb_count_put(desc, t, LB_INCL, P + A);
+            if (lane == 0) lb_count_put<RLE>(desc, t, LB_AGG, a);
+            P = lb_count_lookback<LOOKBACK, GP_SELECT_BACKOFF_NS, RLE>(desc, (long long)t);
+            if (lane == 0) lb_count_put<RLE>(desc, t, LB_INCL, LbCount{P.c + a.c, a.h > P.h ? a.h : P.h});
         }
         if (lane == 0) {
-            s_pre = P;
-            if (count_out && t == gridDim.x - 1) *count_out = P + A;
+            s_pre = P.c;
+            s_hpre = P.h;
+            if (count_out && t == gridDim.x - 1) *count_out = P.c + A;
         }
     }
     __syncthreads();
     const size_t P = (size_t)s_pre + wpre; /* the warp's first kept element's rank */
     for (unsigned j = lane; j < run; j += 32) y[P + j] = stage[j];
+    if constexpr (RLE) {
+        /* a run's length where its next head is in this tile; the run before the tile's first head, from where it
+         * began (H); the last tile the last run */
+        const unsigned short *pos = s_pos + warp * SEG;
+        for (unsigned j = lane; j < run; j += 32) {
+            const int nx = j + 1 < run ? (int)pos[j + 1] : next;
+            if (nx >= 0) lengths[P + j] = (unsigned long long)(nx - (int)pos[j]);
+        }
+        if (threadIdx.x == 0) {
+            const size_t H = (size_t)s_hpre;
+            if (t > 0 && first >= 0) lengths[s_pre - 1] = t0 + (size_t)first - (H - 1);
+            if (t == gridDim.x - 1) lengths[s_pre + A - 1] = n - (last >= 0 ? t0 + (size_t)last : H - 1);
+        }
+    }
     if (PART) {
         /* the rejected ones: after all kept (tot), at their rank among the rejected (base - P before the warp's) */
         const size_t valid = base < n ? (n - base < (size_t)SEG ? n - base : (size_t)SEG) : 0;
