@@ -71,8 +71,10 @@ racecheck gpu_scan - 300
 synccheck gpu_scan - 200
 memcheck gpu_scan_ordered - 300
 racecheck gpu_scan_ordered - 300
+synccheck gpu_scan_ordered - 200
 memcheck gpu_select - 300
 racecheck gpu_select - 300
+synccheck gpu_select - 200
 memcheck gpu_uop - 300
 memcheck gpu_lab_concurrency - 300
 racecheck gpu_lab_concurrency - 300
