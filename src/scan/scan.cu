@@ -1,20 +1,19 @@
 /*
  * scan.cu — the single-pass GPU scan in the association order of scan_internal.h (docs/design/scan.md).
  *
- * One block per tile of 4096 elements, 256 threads x 16 consecutive items, tiles taken in ticket order (an atomic
- * counter) so that every tile a block waits for belongs to a block already running. A tile
- *   1. loads its items warp-striped (16-byte vectors, coalesced) into shared memory, each thread takes its 16
- *      consecutive items from there, folds them into its run (r_k), scans the 256 run totals (Kogge-Stone by warp
- *      shuffles, then the 8 warp totals) and forms L = E (+) r_k — all without other tiles; the L values wait in
- *      shared memory during the look-back;
- *   2. publishes its aggregate A_t (its last L), then looks back: lane l of warp 0 reads tile t-1-32w-l's descriptor
- *      (window w = 0, 1, ...), waits until it holds at least its aggregate, and the nearest tile holding its
- *      inclusive prefix I_k is folded forward with the aggregates after it, ((I_k (+) A_{k+1}) (+) ...) (+) A_{t-1}
- *      = I_{t-1} exactly, whichever tile published first (after LOOKBACK_WINDOWS windows without one, the oldest
- *      tile read is waited for);
- *   3. publishes I_t = I_{t-1} (+) A_t and writes I_{t-1} (+) L (exclusive: shifted by one, tile 0 starting at the
- *      identity) back through shared memory, coalesced.
- * Descriptors (the workspace): a ticket, then per tile {status, value} words (Desc below): no fences.
+ * Tiles of 4096 elements, 256 threads x 16 consecutive items; a block takes K consecutive tiles (two for a 4-byte
+ * accumulator, one for an 8-byte one) in ticket order (lookback.cuh), so that every tile a block waits for belongs to
+ * a block already running. For each of its tiles a block
+ *   1. loads the items warp-striped (16-byte vectors, coalesced; all K tiles' loads in flight at once) into shared
+ *      memory, each thread takes its 16 consecutive items from there, folds them into its run (r_k), scans the 256 run
+ *      totals (Kogge-Stone by warp shuffles, then the 8 warp totals) and forms L = E (+) r_k — all without other
+ *      tiles; the L values wait in shared memory during the look-back;
+ *   2. publishes the aggregates A_t (each tile's last L); warp 0 looks back once from the block's first tile
+ *      (lookback.cuh: the window, then the forward fold ((I_k (+) A_{k+1}) (+) ...) (+) A_{t-1} = I_{t-1}, exact
+ *      whichever tile published first);
+ *   3. publishes I_t = I_{t-1} (+) A_t tile by tile and writes I_{t-1} (+) L (exclusive: shifted by one, tile 0
+ *      starting at the identity) back through shared memory, coalesced.
+ * Descriptors (the workspace): a ticket, then per tile lookback.cuh's packed {status, value} words: no fences.
  * Float combines are explicitly rounded (no contraction), min / max keep the first NaN and the left operand on ties.
  */
 #include "scan_internal.h"
