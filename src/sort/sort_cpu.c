@@ -1,0 +1,216 @@
+/*
+ * sort_cpu.c — the sort family's CPU backend: a stable LSD radix sort in NumPy's order (sort_internal.h,
+ * docs/design/sort.md). One read makes every digit's histogram, so digits that every key shares are skipped; each
+ * remaining digit is a pass over contiguous chunks, one per thread: the chunk's digit counts, every (digit, chunk)
+ * offset in digit-major order, then each chunk scatters its elements in order — stable. The radix key is computed
+ * from the element's bits on every pass; the elements themselves move (keys keep their bits), their values with them.
+ */
+#include "sort_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 16, CHUNK_MIN = 1 << 14 };
+
+static inline uint64_t load_bits(const unsigned char *p, size_t es)
+{
+    switch (es) {
+    case 1: return *p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static inline void store_index(unsigned char *p, size_t ib, size_t i)
+{
+    if (ib == 4) {
+        const uint32_t v = (uint32_t)i;
+        memcpy(p, &v, 4);
+    } else {
+        const uint64_t v = i;
+        memcpy(p, &v, 8);
+    }
+}
+
+typedef struct {
+    gp_dtype_t kt;
+    size_t ks, vs;  /* key and value bytes (vs: the index's for an argsort) */
+    int argsort;    /* the values are the positions, made by the first pass */
+    int desc;
+    int threads;
+    size_t n;
+} plan_t;
+
+static inline unsigned digit_of(const plan_t *p, const unsigned char *k, int shift, uint64_t mask)
+{
+    return (unsigned)((gp__sort_key(p->kt, load_bits(k, p->ks), p->desc) >> shift) & mask);
+}
+
+/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions */
+static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char *sk, const unsigned char *sv,
+                 unsigned char *dk, unsigned char *dv, size_t *counts /* threads x RADIX */)
+{
+    const size_t n = p->n, ks = p->ks, vs = p->vs;
+    const int T = p->threads;
+#pragma omp parallel num_threads(T) if (T > 1)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
+        size_t *c = counts + (size_t)t * RADIX;
+        memset(c, 0, RADIX * sizeof *c);
+        for (size_t i = a; i < b; i++) c[digit_of(p, sk + i * ks, shift, mask)]++;
+#pragma omp barrier
+#pragma omp single
+        {
+            size_t run = 0;
+            for (unsigned v = 0; v < RADIX; v++)
+                for (int u = 0; u < T; u++) {
+                    const size_t m = counts[(size_t)u * RADIX + v];
+                    counts[(size_t)u * RADIX + v] = run;
+                    run += m;
+                }
+        }
+        for (size_t i = a; i < b; i++) {
+            const unsigned char *k = sk + i * ks;
+            const size_t j = c[digit_of(p, k, shift, mask)]++;
+            memcpy(dk + j * ks, k, ks);
+            if (vs) {
+                if (sv) memcpy(dv + j * vs, sv + i * vs, vs);
+                else store_index(dv + j * vs, vs, i);
+            }
+        }
+    }
+}
+
+/* the digits every key shares: one read, every digit's counts (a digit is skipped where one value holds all n) */
+static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int ndig, int *live)
+{
+    size_t *h = calloc((size_t)ndig * RADIX, sizeof *h);
+    if (h == NULL) return -1;
+    const int T = p->threads;
+#pragma omp parallel num_threads(T) if (T > 1)
+    {
+        size_t *mine = calloc((size_t)ndig * RADIX, sizeof *mine);
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        if (mine == NULL) {
+            /* without a private table this thread's keys are counted straight into h, one at a time */
+            const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
+            for (size_t i = a; i < b; i++) {
+                const uint64_t k = gp__sort_key(p->kt, load_bits(keys + i * p->ks, p->ks), p->desc) >> lo;
+                for (int d = 0; d < ndig; d++) {
+#pragma omp atomic
+                    h[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
+                }
+            }
+        } else {
+            const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
+            for (size_t i = a; i < b; i++) {
+                const uint64_t k = gp__sort_key(p->kt, load_bits(keys + i * p->ks, p->ks), p->desc) >> lo;
+                for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
+            }
+#pragma omp critical
+            for (size_t j = 0; j < (size_t)ndig * RADIX; j++) h[j] += mine[j];
+            free(mine);
+        }
+    }
+    int nlive = 0;
+    for (int d = 0; d < ndig; d++) {
+        int all = 0;
+        for (unsigned v = 0; v < RADIX && !all; v++) all = h[(size_t)d * RADIX + v] == p->n;
+        if (!all) live[nlive++] = d;
+    }
+    free(h);
+    return nlive;
+}
+
+gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
+                         const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit)
+{
+    plan_t p = {kt, gp_dtype_size(kt), vsize, vals_in == NULL && vsize != 0, descending != 0, 1, n};
+    const int width = 8 * (int)p.ks;
+    if (lo_bit < 0 || hi_bit > width || lo_bit >= hi_bit)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_sort: bits [%d, %d) of a %d-bit key", lo_bit, hi_bit, width);
+    if (n == 0) return GP_OK;
+#ifdef _OPENMP
+    if (n >= PAR_MIN) {
+        const size_t most = n / CHUNK_MIN;
+        p.threads = omp_get_max_threads();
+        if ((size_t)p.threads > most) p.threads = (int)most;
+    }
+#endif
+    const int ndig = (hi_bit - lo_bit + DIGIT_BITS - 1) / DIGIT_BITS;
+    int live[8];
+    const int P = n > 1 ? live_digits(&p, keys_in, lo_bit, ndig, live) : 0;
+    if (P < 0) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %d digit tables", ndig);
+
+    const size_t kb = n * p.ks, vb = n * p.vs;
+    unsigned char *tmpk = NULL, *tmpv = NULL, *outk = keys_out, *scratch_out = NULL;
+    size_t *counts = NULL;
+    gp_status_t st = GP_OK;
+    if (outk == NULL && (outk = scratch_out = malloc(kb)) == NULL) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %zu bytes of keys", kb);
+        goto done;
+    }
+    if (P == 0) { /* in order already (by the bits that count): a copy, or the positions */
+        if (outk != keys_in) memmove(outk, keys_in, kb);
+        if (p.argsort)
+            for (size_t i = 0; i < n; i++) store_index((unsigned char *)vals_out + i * p.vs, p.vs, i);
+        else if (p.vs && vals_out != vals_in) memmove(vals_out, vals_in, vb);
+        goto done;
+    }
+    counts = malloc((size_t)p.threads * RADIX * sizeof *counts);
+    tmpk = malloc(kb);
+    tmpv = p.vs ? malloc(vb) : NULL;
+    if (counts == NULL || tmpk == NULL || (p.vs && tmpv == NULL)) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %zu bytes of scratch", kb + vb);
+        goto done;
+    }
+    const unsigned char *sk = keys_in, *sv = p.argsort ? NULL : vals_in;
+    /* pass j writes the output where (P - 1 - j) is even, so the last lands there; an input that is also the output
+     * is first copied aside when the first pass would write over it */
+    const int alias_k = (const void *)outk == keys_in, alias_v = p.vs && !p.argsort && vals_out == vals_in;
+    if ((alias_k || alias_v) && (P - 1) % 2 == 0) {
+        memcpy(tmpk, sk, kb);
+        sk = tmpk;
+        if (p.vs && !p.argsort) {
+            memcpy(tmpv, sv, vb);
+            sv = tmpv;
+        }
+    }
+    for (int j = 0; j < P; j++) {
+        const int to_out = (P - 1 - j) % 2 == 0;
+        unsigned char *dk = to_out ? outk : tmpk, *dv = to_out ? (unsigned char *)vals_out : tmpv;
+        const int shift = lo_bit + DIGIT_BITS * live[j];
+        const int bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
+        pass(&p, shift, (1ull << bits) - 1, sk, sv, dk, dv, counts);
+        sk = dk;
+        sv = dv;
+    }
+done:
+    free(counts), free(tmpk), free(tmpv), free(scratch_out);
+    return st;
+}

@@ -1,0 +1,51 @@
+/*
+ * sort_internal.h — the sort family's order and its CPU backend (docs/design/sort.md).
+ *
+ * The order is NumPy's: ascending, floats as numbers with every NaN last (any sign or payload) and -0.0 equal to
+ * +0.0; every sort is stable (equal keys keep their input order), so an argsort is np.argsort(x, kind='stable').
+ * Descending is torch.sort(x, descending=True, stable=True): NaN first, ties still in input order (not a reversed
+ * ascending sort). A radix sort gets that order from an unsigned radix key per element — the same for equal keys,
+ * ordered as the keys are — computed from the element's bits on every pass; what moves is the element itself, so
+ * the output keeps every bit of the input (NaN payloads, the sign of a zero).
+ */
+#ifndef GP_SORT_INTERNAL_H
+#define GP_SORT_INTERNAL_H
+
+#include "../core/internal.h"
+
+#include <stdint.h>
+
+/* The radix key of an element of dtype dt whose bits are b (zero-extended), ascending; descending is its
+ * complement. Unsigned integers: b. Signed: b with the sign bit flipped. Floats: every NaN -> all ones (last), -0 ->
+ * +0's key, else the sign-magnitude bits made ordered as unsigned (negative: all bits flipped; positive: sign set). */
+static inline uint64_t gp__sort_key(gp_dtype_t dt, uint64_t b, int descending)
+{
+    const int width = 8 * (int)gp_dtype_size(dt);
+    const uint64_t ones = width == 64 ? ~0ull : (1ull << width) - 1, sign = 1ull << (width - 1);
+    uint64_t k;
+    switch (dt) {
+    case GP_I8: case GP_I16: case GP_I32: case GP_I64: k = b ^ sign; break;
+    case GP_F16: case GP_BF16: case GP_F32: case GP_F64: {
+        /* infinity's bits: a larger magnitude is NaN */
+        const uint64_t inf = dt == GP_F64 ? 0x7ff0000000000000ull : dt == GP_F32 ? 0x7f800000ull
+                             : dt == GP_BF16 ? 0x7f80ull : 0x7c00ull;
+        const uint64_t mag = b & (sign - 1);
+        if (mag > inf) k = ones;
+        else if (mag == 0) k = sign; /* +0 and -0 */
+        else k = b & sign ? ~b & ones : b | sign;
+        break;
+    }
+    default: k = b; break;
+    }
+    return descending ? ~k & ones : k;
+}
+
+/* The CPU backend: a stable LSD radix sort of n keys (dtype kt) from keys_in to keys_out, carrying values of vsize
+ * bytes (0: none; 1, 2, 4, 8 or 16) from vals_in to vals_out; idx_bytes (4 or 8, vals_in NULL): the values are the
+ * input positions (an argsort). Bits [lo_bit, hi_bit) of the radix key take part (the whole key: 0 and its width).
+ * keys_out may be keys_in (and vals_out vals_in); keys_out may be NULL for an argsort (a scratch copy is used).
+ * Workspace: one more copy of the keys and the values, from malloc. */
+GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
+                                     const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
+
+#endif

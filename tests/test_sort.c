@@ -1,0 +1,245 @@
+/*
+ * test_sort.c — the sort family's CPU backend (src/sort/sort_cpu.c) against an independent reference: a stable merge
+ * sort of positions under NumPy's comparison, written from the values (floats decoded to double: NaN last ascending
+ * and first descending, -0 == +0; integers as integers), not from the radix keys. Every dtype x ascending /
+ * descending x random values with NaN payloads of both signs, ±0, ±inf and subnormals, few distinct keys, all equal,
+ * sorted, reverse-sorted; n = 0, 1, 2, odd, past the parallel threshold; argsort (u32 and u64 positions), keys (every
+ * output bit: the input's element at the reference position), pairs with 1- to 16-byte values, in place; integer bit
+ * ranges against the bits themselves; the refusals.
+ */
+#include "common.h"
+
+#include "sort/sort_internal.h"
+
+#include <math.h>
+
+static const gp_dtype_t k_types[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32,
+                                     GP_U64, GP_I64, GP_F16, GP_BF16, GP_F32, GP_F64};
+static const size_t k_sizes[] = {0, 1, 2, 31, 4097, 100003, (1u << 20) + 7};
+enum { M_RANDOM, M_FEW, M_EQUAL, M_SORTED, M_REVERSED, M_COUNT };
+
+/* an element as the reference compares it */
+typedef struct {
+    int nan;
+    double f;
+    int64_t s;
+    uint64_t u;
+} val_t;
+
+static gp_dtype_t g_dt;
+static int g_desc, g_lo, g_hi;
+static val_t *g_v;
+
+static uint64_t bits_at(const unsigned char *x, size_t es, size_t i)
+{
+    uint64_t b = 0;
+    memcpy(&b, x + i * es, es); /* little-endian */
+    return b;
+}
+
+static val_t decode(gp_dtype_t dt, uint64_t b)
+{
+    val_t v = {0, 0, 0, 0};
+    const int w = 8 * (int)gp_dtype_size(dt);
+    switch (dt) {
+    case GP_F16: v.f = gp_f16_to_f32((uint16_t)b); break;
+    case GP_BF16: v.f = gp_bf16_to_f32((uint16_t)b); break;
+    case GP_F32: {
+        float f;
+        uint32_t u = (uint32_t)b;
+        memcpy(&f, &u, 4);
+        v.f = f;
+        break;
+    }
+    case GP_F64: memcpy(&v.f, &b, 8); break;
+    case GP_I8: case GP_I16: case GP_I32: case GP_I64:
+        v.s = w == 64 ? (int64_t)b : (int64_t)(b << (64 - w)) >> (64 - w); /* sign-extended */
+        break;
+    default: v.u = b; break;
+    }
+    v.nan = isnan(v.f);
+    /* a bit range: the bits [lo, hi) of the value, the sign bit flipped first for signed integers */
+    if (g_hi - g_lo < w) {
+        uint64_t t = b;
+        if (dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64) t ^= 1ull << (w - 1);
+        t >>= g_lo;
+        if (g_hi - g_lo < 64) t &= (1ull << (g_hi - g_lo)) - 1;
+        v.u = t;
+        v.s = 0;
+    }
+    return v;
+}
+
+/* a strictly before b in the sort's order (not stable by itself) */
+static int before(const val_t *a, const val_t *b)
+{
+    const int fl = g_dt == GP_F16 || g_dt == GP_BF16 || g_dt == GP_F32 || g_dt == GP_F64;
+    if (fl) {
+        if (!g_desc) return a->nan ? 0 : b->nan ? 1 : a->f < b->f;
+        return b->nan ? 0 : a->nan ? 1 : a->f > b->f;
+    }
+    if (a->s != b->s) return g_desc ? a->s > b->s : a->s < b->s;
+    if (a->u != b->u) return g_desc ? a->u > b->u : a->u < b->u;
+    return 0;
+}
+
+/* stable bottom-up merge sort of positions */
+static void ref_argsort(size_t n, size_t *perm)
+{
+    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    for (size_t i = 0; i < n; i++) perm[i] = i;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t a = 0; a < n; a += 2 * w) {
+            const size_t m = a + w < n ? a + w : n, e = a + 2 * w < n ? a + 2 * w : n;
+            size_t i = a, j = m, k = a;
+            while (i < m && j < e) tmp[k++] = before(&g_v[perm[j]], &g_v[perm[i]]) ? perm[j++] : perm[i++];
+            while (i < m) tmp[k++] = perm[i++];
+            while (j < e) tmp[k++] = perm[j++];
+        }
+        memcpy(perm, tmp, n * sizeof *perm);
+    }
+    free(tmp);
+}
+
+static void fill(unsigned char *x, size_t n, gp_dtype_t dt, int mode)
+{
+    const size_t es = gp_dtype_size(dt);
+    const int fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = tc_next();
+        if (mode == M_FEW) b = b % 5 * 0x0101010101010101ull;
+        if (mode == M_EQUAL) b = 0x4141414141414141ull;
+        if (fl && mode == M_RANDOM) {
+            const unsigned r = (unsigned)(tc_next() % 16);
+            const uint64_t sign = 1ull << (8 * es - 1);
+            const uint64_t inf = dt == GP_F64 ? 0x7ff0000000000000ull : dt == GP_F32 ? 0x7f800000ull
+                                 : dt == GP_BF16 ? 0x7f80ull : 0x7c00ull;
+            if (r == 0) b = inf | (b & 0xff) | 1 | (b & sign); /* NaN, a payload, either sign */
+            else if (r == 1) b = b & sign;                        /* ±0 */
+            else if (r == 2) b = inf | (b & sign);                /* ±inf */
+            else if (r == 3) b = (b & 0x3f) | (b & sign);         /* a subnormal */
+            else if (dt == GP_F32 || dt == GP_F64) { /* ordinary numbers with repeats */
+                const double d = (double)(int)(b % 2001) / 8.0 - 125.0;
+                if (dt == GP_F32) {
+                    const float f = (float)d;
+                    uint32_t u;
+                    memcpy(&u, &f, 4);
+                    b = u;
+                } else {
+                    memcpy(&b, &d, 8);
+                }
+            }
+        }
+        memcpy(x + i * es, &b, es);
+    }
+    if (mode == M_SORTED || mode == M_REVERSED) { /* the reference's own order of the random values */
+        g_v = malloc((n ? n : 1) * sizeof *g_v);
+        for (size_t i = 0; i < n; i++) g_v[i] = decode(dt, bits_at(x, es, i));
+        size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+        const int keep = g_desc;
+        g_desc = mode == M_REVERSED;
+        ref_argsort(n, perm);
+        g_desc = keep;
+        unsigned char *y = malloc(n * es + 1);
+        for (size_t i = 0; i < n; i++) memcpy(y + i * es, x + perm[i] * es, es);
+        memcpy(x, y, n * es);
+        free(y), free(perm), free(g_v);
+        g_v = NULL;
+    }
+}
+
+/* every form of the sort of x (n keys of dt) against the reference permutation */
+static void check_all(gp_dtype_t dt, size_t n, const unsigned char *x, int desc, int lo, int hi, int big,
+                      const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    g_dt = dt, g_desc = desc, g_lo = lo, g_hi = hi;
+    g_v = malloc((n ? n : 1) * sizeof *g_v);
+    for (size_t i = 0; i < n; i++) g_v[i] = decode(dt, bits_at(x, es, i));
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    ref_argsort(n, perm);
+    const char *dn = gp_dtype_name(dt), *od = desc ? "desc" : "asc";
+
+    /* argsort, u32 and u64 positions */
+    for (size_t ib = 4; ib <= 8; ib += 4) {
+        if (big && ib == 8) continue;
+        unsigned char *idx = malloc(n * ib + 1);
+        tc_poison(idx, n * ib);
+        OK(gp__sort_cpu(dt, n, x, NULL, ib, NULL, idx, desc, lo, hi));
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) bad += bits_at(idx, ib, i) != perm[i];
+        CHECK(bad == 0, "%s %s %s n=%zu argsort u%zu: %zu positions differ", dn, od, what, n, 8 * ib, bad);
+        free(idx);
+    }
+    /* keys: every output bit is the input element's at the reference position */
+    unsigned char *y = malloc(n * es + 1), *want = malloc(n * es + 1);
+    for (size_t i = 0; i < n; i++) memcpy(want + i * es, x + perm[i] * es, es);
+    tc_poison(y, n * es);
+    OK(gp__sort_cpu(dt, n, x, y, 0, NULL, NULL, desc, lo, hi));
+    CHECK(memcmp(y, want, n * es) == 0, "%s %s %s n=%zu keys differ", dn, od, what, n);
+    /* pairs, values of 1 .. 16 bytes, out of place and in place */
+    static const size_t vsizes[] = {1, 2, 4, 8, 16};
+    for (size_t vi = 0; vi < 5; vi++) {
+        const size_t vs = vsizes[vi];
+        if (big && vs != 8) continue;
+        unsigned char *v = malloc(n * vs + 1), *vo = malloc(n * vs + 1), *vw = malloc(n * vs + 1);
+        for (size_t i = 0; i < n * vs; i++) v[i] = (unsigned char)tc_next();
+        for (size_t i = 0; i < n; i++) memcpy(vw + i * vs, v + perm[i] * vs, vs);
+        tc_poison(y, n * es), tc_poison(vo, n * vs);
+        OK(gp__sort_cpu(dt, n, x, y, vs, v, vo, desc, lo, hi));
+        CHECK(memcmp(y, want, n * es) == 0 && memcmp(vo, vw, n * vs) == 0, "%s %s %s n=%zu pairs (%zu-byte values) differ",
+              dn, od, what, n, vs);
+        if (vs == 4 || vs == 16) { /* in place: keys and values */
+            memcpy(y, x, n * es);
+            OK(gp__sort_cpu(dt, n, y, y, vs, v, v, desc, lo, hi));
+            CHECK(memcmp(y, want, n * es) == 0 && memcmp(v, vw, n * vs) == 0, "%s %s %s n=%zu pairs in place differ",
+                  dn, od, what, n);
+        }
+        free(v), free(vo), free(vw);
+    }
+    free(y), free(want), free(perm), free(g_v);
+    g_v = NULL;
+}
+
+int main(void)
+{
+    tc_seed("test_sort");
+    const size_t maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1];
+    for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
+        const gp_dtype_t dt = k_types[ti];
+        const size_t es = gp_dtype_size(dt);
+        const int w = 8 * (int)es;
+        unsigned char *x = malloc(maxn * es);
+        const long before_fail = tc_fail;
+        for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
+            const size_t n = k_sizes[si];
+            const int big = n > 200000;
+            for (int mode = 0; mode < M_COUNT; mode++) {
+                if (big && mode != M_RANDOM && mode != M_FEW) continue;
+                for (int desc = 0; desc < 2; desc++) {
+                    g_desc = desc, g_lo = 0, g_hi = w;
+                    fill(x, n, dt, mode);
+                    static const char *const names[] = {"random", "few", "equal", "sorted", "reversed"};
+                    check_all(dt, n, x, desc, 0, w, big, names[mode]);
+                }
+            }
+        }
+        /* integer bit ranges: the order of bits [lo, hi) alone (the sign bit flipped for signed types) */
+        if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32 && dt != GP_F64) {
+            for (int r = 0; r < 6; r++) {
+                const int lo = (int)(tc_next() % (unsigned)w), hi = lo + 1 + (int)(tc_next() % (unsigned)(w - lo));
+                g_lo = 0, g_hi = w;
+                fill(x, 4097, dt, M_RANDOM);
+                check_all(dt, 4097, x, r & 1, lo, hi, 0, "bit range");
+            }
+        }
+        printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
+        free(x);
+    }
+    /* refusals: an empty or inverted bit range, bits past the key */
+    unsigned char k[8] = {0}, o[8];
+    CHECK_ST(gp__sort_cpu(GP_U32, 2, k, o, 0, NULL, NULL, 0, 5, 5), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp__sort_cpu(GP_U32, 2, k, o, 0, NULL, NULL, 0, 0, 33), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp__sort_cpu(GP_U16, 2, k, o, 0, NULL, NULL, 0, -1, 8), GP_ERR_INVALID_ARG);
+    return tc_finish("test_sort");
+}
