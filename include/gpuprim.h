@@ -558,6 +558,41 @@ GP_API gp_status_t gp_run_length_encode(gp_ctx_t *ctx, gp_dtype_t dtype, size_t 
 GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
                                              uint64_t *lengths, size_t *runs);
 
+/* ---------------------------------------------------------------------------------------------- sort */
+/* How to sort. Ascending is NumPy's order: floats as numbers with every NaN last (any sign or payload) and -0.0 equal
+ * to +0.0, integers as integers; descending puts NaN first (torch.sort(descending=True, stable=True)). Every sort is
+ * stable: equal keys keep their input order, so gp_argsort is np.argsort(keys, kind='stable'). CUB orders floats by
+ * their bits instead (-0 before +0, negative NaNs first). begin_bit / end_bit: integer keys only — only those bits of
+ * the key take part (signed keys: with the sign bit flipped first, as CUB's); 0 and 0 mean the whole key. NULL opts:
+ * ascending, the whole key. */
+typedef struct gp_sort_opts {
+    int descending;
+    int begin_bit, end_bit;
+} gp_sort_opts_t;
+/* keys_out[0, n) = keys[0, n) in order; every bit of each element is kept (NaN payloads, the sign of zeros). Any
+ * dtype; keys_out may be keys (in place) and must not overlap it otherwise. GPU: an LSD radix sort in 8-bit digits,
+ * asynchronous on the stream; workspace from the context: the digit counts (n / 16 bytes; n / 8 past 2^32 - 1)
+ * and one copy of the keys. CPU backend: the same order (OpenMP), scratch from malloc. */
+GP_API gp_status_t gp_sort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                           const gp_sort_opts_t *opts, gp_stream_t stream);
+/* The same, each key's value (value_bytes: 1, 2, 4, 8 or 16; the pointers aligned to min(value_bytes, 8)) moved with
+ * it; values_out may be values. GPU workspace: also one copy of the values. */
+GP_API gp_status_t gp_sort_pairs(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                                 size_t value_bytes, const void *values, void *values_out, const gp_sort_opts_t *opts,
+                                 gp_stream_t stream);
+/* indices[0, n) = the positions of the keys in sorted order: index_dtype GP_U32 (n <= 2^32) or GP_U64. keys are
+ * left as they are. GPU workspace: the counts, two copies of the keys and one of the indices. */
+GP_API gp_status_t gp_argsort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
+                              void *indices, const gp_sort_opts_t *opts, gp_stream_t stream);
+/* The _sync variants run on the context's default stream and return when the result is in place. */
+GP_API gp_status_t gp_sort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                                const gp_sort_opts_t *opts);
+GP_API gp_status_t gp_sort_pairs_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                                      size_t value_bytes, const void *values, void *values_out,
+                                      const gp_sort_opts_t *opts);
+GP_API gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys,
+                                   gp_dtype_t index_dtype, void *indices, const gp_sort_opts_t *opts);
+
 /* ---------------------------------------------------------------------------------------------- user operators */
 /* Operators written as a line of C, compiled at run time: NVRTC for the context's GPU (libnvrtc is loaded with
  * dlopen on the first gp_uop_create of a GPU context: a program that never creates one does not need it), the

@@ -7,16 +7,11 @@
  * output bit: the input's element at the reference position), pairs with 1- to 16-byte values, in place; integer bit
  * ranges against the bits themselves; the refusals.
  */
-#include "common.h"
-
-#include "sort/sort_internal.h"
+#include "sort_common.h"
 
 #include <math.h>
 
-static const gp_dtype_t k_types[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32,
-                                     GP_U64, GP_I64, GP_F16, GP_BF16, GP_F32, GP_F64};
 static const size_t k_sizes[] = {0, 1, 2, 31, 4097, 100003, (1u << 20) + 7};
-enum { M_RANDOM, M_FEW, M_EQUAL, M_SORTED, M_REVERSED, M_COUNT };
 
 /* an element as the reference compares it */
 typedef struct {
@@ -104,34 +99,7 @@ static void ref_argsort(size_t n, size_t *perm)
 static void fill(unsigned char *x, size_t n, gp_dtype_t dt, int mode)
 {
     const size_t es = gp_dtype_size(dt);
-    const int fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t b = tc_next();
-        if (mode == M_FEW) b = b % 5 * 0x0101010101010101ull;
-        if (mode == M_EQUAL) b = 0x4141414141414141ull;
-        if (fl && mode == M_RANDOM) {
-            const unsigned r = (unsigned)(tc_next() % 16);
-            const uint64_t sign = 1ull << (8 * es - 1);
-            const uint64_t inf = dt == GP_F64 ? 0x7ff0000000000000ull : dt == GP_F32 ? 0x7f800000ull
-                                 : dt == GP_BF16 ? 0x7f80ull : 0x7c00ull;
-            if (r == 0) b = inf | (b & 0xff) | 1 | (b & sign); /* NaN, a payload, either sign */
-            else if (r == 1) b = b & sign;                        /* ±0 */
-            else if (r == 2) b = inf | (b & sign);                /* ±inf */
-            else if (r == 3) b = (b & 0x3f) | (b & sign);         /* a subnormal */
-            else if (dt == GP_F32 || dt == GP_F64) { /* ordinary numbers with repeats */
-                const double d = (double)(int)(b % 2001) / 8.0 - 125.0;
-                if (dt == GP_F32) {
-                    const float f = (float)d;
-                    uint32_t u;
-                    memcpy(&u, &f, 4);
-                    b = u;
-                } else {
-                    memcpy(&b, &d, 8);
-                }
-            }
-        }
-        memcpy(x + i * es, &b, es);
-    }
+    sort_fill(x, n, dt, mode >= M_SORTED ? M_RANDOM : mode);
     if (mode == M_SORTED || mode == M_REVERSED) { /* the reference's own order of the random values */
         g_v = malloc((n ? n : 1) * sizeof *g_v);
         for (size_t i = 0; i < n; i++) g_v[i] = decode(dt, bits_at(x, es, i));
@@ -236,7 +204,59 @@ int main(void)
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x);
     }
-    /* refusals: an empty or inverted bit range, bits past the key */
+    /* the public calls on a CPU context: the backend's answers, and what they refuse */
+    gp_ctx_t *ctx = NULL;
+    REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    {
+        const size_t n = 100003;
+        g_dt = GP_F32, g_desc = 1, g_lo = 0, g_hi = 32;
+        float *x = malloc(n * 4), *y = malloc(n * 4), *want = malloc(n * 4);
+        uint64_t *idx = malloc(n * 8), *v = malloc(n * 8), *vo = malloc(n * 8);
+        uint32_t *idx32 = malloc(n * 4);
+        sort_fill((unsigned char *)x, n, GP_F32, M_RANDOM);
+        for (size_t i = 0; i < n; i++) v[i] = tc_next();
+        g_v = malloc(n * sizeof *g_v);
+        for (size_t i = 0; i < n; i++) g_v[i] = decode(GP_F32, bits_at((unsigned char *)x, 4, i));
+        size_t *perm = malloc(n * sizeof *perm);
+        ref_argsort(n, perm);
+        for (size_t i = 0; i < n; i++) want[i] = x[perm[i]];
+        const gp_sort_opts_t desc = {1, 0, 0};
+        OK(gp_sort(ctx, GP_F32, n, x, y, &desc, NULL));
+        CHECK(memcmp(y, want, n * 4) == 0, "gp_sort f32 descending differs");
+        OK(gp_argsort_sync(ctx, GP_F32, n, x, GP_U64, idx, &desc));
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) bad += idx[i] != perm[i];
+        CHECK(bad == 0, "gp_argsort_sync f32 descending: %zu positions differ", bad);
+        OK(gp_argsort(ctx, GP_F32, n, x, GP_U32, idx32, &desc, NULL));
+        bad = 0;
+        for (size_t i = 0; i < n; i++) bad += idx32[i] != perm[i];
+        CHECK(bad == 0, "gp_argsort f32 descending u32: %zu positions differ", bad);
+        OK(gp_sort_pairs_sync(ctx, GP_F32, n, x, y, 8, v, vo, &desc));
+        bad = 0;
+        for (size_t i = 0; i < n; i++) bad += vo[i] != v[perm[i]];
+        CHECK(bad == 0 && memcmp(y, want, n * 4) == 0, "gp_sort_pairs_sync: %zu values differ", bad);
+        OK(gp_sort_sync(ctx, GP_F32, 0, NULL, NULL, NULL)); /* nothing to sort */
+        /* refusals, each naming the argument */
+        const gp_sort_opts_t fbits = {0, 0, 16}, ibits = {0, 8, 40}, inv = {0, 9, 9};
+        CHECK_ST(gp_sort(ctx, GP_F32, n, x, y, &fbits, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort(ctx, GP_U32, n, x, y, &ibits, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort(ctx, GP_U32, n, x, y, &inv, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort(ctx, (gp_dtype_t)99, n, x, y, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort(ctx, GP_F32, n, NULL, y, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort(ctx, GP_F32, n, x, NULL, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort(ctx, GP_F32, n, x, x + 1, NULL, NULL), GP_ERR_INVALID_ARG); /* overlap, not equal */
+        CHECK_ST(gp_sort(ctx, GP_F32, n - 1, (char *)x + 2, y, NULL, NULL), GP_ERR_INVALID_ARG); /* misaligned */
+        CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 3, v, vo, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 0, v, vo, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 8, v, NULL, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 8, (uint64_t *)x, vo, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_argsort(ctx, GP_F32, n, x, GP_I32, idx, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_argsort(ctx, GP_U8, ((size_t)1 << 32) + 2, x, GP_U32, idx, NULL, NULL), GP_ERR_INVALID_ARG);
+        free(x), free(y), free(want), free(idx), free(v), free(vo), free(idx32), free(perm), free(g_v);
+        g_v = NULL;
+    }
+    OK(gp_ctx_destroy(ctx));
+    /* the backend's refusals: an empty or inverted bit range, bits past the key */
     unsigned char k[8] = {0}, o[8];
     CHECK_ST(gp__sort_cpu(GP_U32, 2, k, o, 0, NULL, NULL, 0, 5, 5), GP_ERR_INVALID_ARG);
     CHECK_ST(gp__sort_cpu(GP_U32, 2, k, o, 0, NULL, NULL, 0, 0, 33), GP_ERR_INVALID_ARG);

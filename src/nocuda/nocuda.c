@@ -8,6 +8,7 @@
 #include "matrix/matrix_internal.h"
 #include "reduce/reduce_internal.h"
 #include "scan/scan_internal.h"
+#include "sort/sort_internal.h"
 #include "vector/vector_internal.h"
 
 #define NOCUDA cudaErrorInsufficientDriver
@@ -213,6 +214,14 @@ gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void
 {
     (void)ctx, (void)dtype, (void)n, (void)x, (void)p, (void)job, (void)y, (void)lengths, (void)count_dev, (void)stream;
     return NOGPU("gp_select");
+}
+gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
+                         const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit,
+                         cudaStream_t stream)
+{
+    (void)ctx, (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)vsize, (void)vals_in, (void)vals_out;
+    (void)descending, (void)lo_bit, (void)hi_bit, (void)stream;
+    return NOGPU("gp_sort");
 }
 gp_status_t gp__vec_gpu(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream)
 {

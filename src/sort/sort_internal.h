@@ -18,9 +18,23 @@
 /* The radix key of an element of dtype dt whose bits are b (zero-extended), ascending; descending is its
  * complement. Unsigned integers: b. Signed: b with the sign bit flipped. Floats: every NaN -> all ones (last), -0 ->
  * +0's key, else the sign-magnitude bits made ordered as unsigned (negative: all bits flipped; positive: sign set). */
-static inline uint64_t gp__sort_key(gp_dtype_t dt, uint64_t b, int descending)
+#ifdef __CUDACC__
+#define GP__SORT_HD __host__ __device__
+#else
+#define GP__SORT_HD
+#endif
+static inline GP__SORT_HD int gp__sort_width(gp_dtype_t dt)
 {
-    const int width = 8 * (int)gp_dtype_size(dt);
+    switch (dt) {
+    case GP_U8: case GP_I8: return 8;
+    case GP_U16: case GP_I16: case GP_F16: case GP_BF16: return 16;
+    case GP_U32: case GP_I32: case GP_F32: return 32;
+    default: return 64;
+    }
+}
+static inline GP__SORT_HD uint64_t gp__sort_key(gp_dtype_t dt, uint64_t b, int descending)
+{
+    const int width = gp__sort_width(dt);
     const uint64_t ones = width == 64 ? ~0ull : (1ull << width) - 1, sign = 1ull << (width - 1);
     uint64_t k;
     switch (dt) {
@@ -40,6 +54,10 @@ static inline uint64_t gp__sort_key(gp_dtype_t dt, uint64_t b, int descending)
     return descending ? ~k & ones : k;
 }
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The CPU backend: a stable LSD radix sort of n keys (dtype kt) from keys_in to keys_out, carrying values of vsize
  * bytes (0: none; 1, 2, 4, 8 or 16) from vals_in to vals_out; idx_bytes (4 or 8, vals_in NULL): the values are the
  * input positions (an argsort). Bits [lo_bit, hi_bit) of the radix key take part (the whole key: 0 and its width).
@@ -48,4 +66,16 @@ static inline uint64_t gp__sort_key(gp_dtype_t dt, uint64_t b, int descending)
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 
+/* The GPU backend (sort.cu), the same arguments and order, asynchronous on the stream: an LSD radix sort in 8-bit
+ * digits, each digit three steps — every tile's digit counts, their exclusive scan in digit-major order (gp_scan's
+ * kernel), a stable scatter (ranks within a tile from warp matches in the tile's element order). Workspace (the
+ * context's, after the scan's own front): the counts, one copy of the keys (two for an argsort without keys_out) and
+ * one of the values. n > 0. */
+GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
+                                     size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
+                                     int hi_bit, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,0 +1,119 @@
+/*
+ * gpu_sort.c — gp_sort, gp_sort_pairs and gp_argsort on a GPU against the CPU backend (test_sort checks that against
+ * an independent reference): every dtype x ascending / descending x random values with NaN payloads of both signs,
+ * ±0, ±inf and subnormals, few distinct keys, all equal, sorted; sizes across the tile (4096) and past 2^20; keys
+ * (every bit), pairs with 1- to 16-byte values, in place, argsort with u32 and u64 positions, integer bit ranges;
+ * outputs poisoned first; the same answer from a second stream.
+ */
+#include "sort_common.h"
+
+static const size_t k_sizes[] = {1, 2, 33, 4095, 4096, 4097, 3 * 4096 + 1, 100003, (1u << 20) + 7};
+static int g_quick;
+
+static void check(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_stream_t s, gp_dtype_t dt, size_t n, const void *hx,
+                  const gp_sort_opts_t *o, const char *what)
+{
+    const size_t es = gp_dtype_size(dt), kb = n * es;
+    const char *dn = gp_dtype_name(dt), *od = o->descending ? "desc" : "asc";
+    gp_buffer_t dx, dy, dv, dvo;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, kb, &dx));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, kb, &dy));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 16, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 16, &dvo));
+    unsigned char *want = malloc(kb), *got = malloc(kb), *hv = malloc(n * 16), *wv = malloc(n * 16),
+                  *gv = malloc(n * 16);
+    OK(gp_memcpy_sync(gpu, dx.device, hx, kb));
+    /* keys */
+    OK(gp_sort(cpu, dt, n, hx, want, o, NULL));
+    OK(gp_memset(gpu, dy.device, 0xff, kb, s));
+    OK(gp_sort(gpu, dt, n, dx.device, dy.device, o, s));
+    OK(gp_stream_sync(gpu, s));
+    OK(gp_memcpy_sync(gpu, got, dy.device, kb));
+    CHECK(memcmp(got, want, kb) == 0, "%s %s %s n=%zu: keys differ from the CPU backend's", dn, od, what, n);
+    /* argsort, u32 and u64 */
+    for (int w64 = 0; w64 < 2; w64++) {
+        const gp_dtype_t it = w64 ? GP_U64 : GP_U32;
+        const size_t ib = w64 ? 8 : 4;
+        OK(gp_argsort(cpu, dt, n, hx, it, wv, o, NULL));
+        OK(gp_memset(gpu, dvo.device, 0xff, n * ib, s));
+        OK(gp_argsort(gpu, dt, n, dx.device, it, dvo.device, o, s));
+        OK(gp_stream_sync(gpu, s));
+        OK(gp_memcpy_sync(gpu, gv, dvo.device, n * ib));
+        CHECK(memcmp(gv, wv, n * ib) == 0, "%s %s %s n=%zu: argsort u%zu differs", dn, od, what, n, 8 * ib);
+    }
+    /* pairs */
+    static const size_t vsizes[] = {1, 2, 4, 8, 16};
+    for (int vi = 0; vi < 5; vi++) {
+        const size_t vs = vsizes[vi];
+        if (g_quick && vs != 4) continue;
+        for (size_t i = 0; i < n * vs; i++) hv[i] = (unsigned char)tc_next();
+        OK(gp_sort_pairs(cpu, dt, n, hx, want, vs, hv, wv, o, NULL));
+        OK(gp_memcpy_sync(gpu, dv.device, hv, n * vs));
+        OK(gp_memset(gpu, dy.device, 0xff, kb, s));
+        OK(gp_memset(gpu, dvo.device, 0xff, n * vs, s));
+        OK(gp_sort_pairs(gpu, dt, n, dx.device, dy.device, vs, dv.device, dvo.device, o, s));
+        OK(gp_stream_sync(gpu, s));
+        OK(gp_memcpy_sync(gpu, got, dy.device, kb));
+        OK(gp_memcpy_sync(gpu, gv, dvo.device, n * vs));
+        CHECK(memcmp(got, want, kb) == 0 && memcmp(gv, wv, n * vs) == 0, "%s %s %s n=%zu: pairs (%zu-byte values) differ",
+              dn, od, what, n, vs);
+        if (vs == 8) { /* in place, keys and values */
+            OK(gp_memcpy_sync(gpu, dy.device, hx, kb));
+            OK(gp_sort_pairs_sync(gpu, dt, n, dy.device, dy.device, vs, dv.device, dv.device, o));
+            OK(gp_memcpy_sync(gpu, got, dy.device, kb));
+            OK(gp_memcpy_sync(gpu, gv, dv.device, n * vs));
+            CHECK(memcmp(got, want, kb) == 0 && memcmp(gv, wv, n * vs) == 0, "%s %s %s n=%zu: pairs in place differ",
+                  dn, od, what, n);
+        }
+    }
+    gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dy), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &dvo);
+    free(want), free(got), free(hv), free(wv), free(gv);
+}
+
+int main(void)
+{
+    tc_require_gpu("gpu_sort");
+    tc_seed("gpu_sort");
+    g_quick = getenv("GP_TEST_QUICK") != NULL;
+    gp_ctx_t *gpu = NULL, *cpu = NULL;
+    REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
+    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    gp_stream_t s = NULL;
+    OK(gp_stream_create(gpu, &s));
+    const size_t maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1];
+    for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
+        const gp_dtype_t dt = k_types[ti];
+        const size_t es = gp_dtype_size(dt);
+        const int w = 8 * (int)es, fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
+        unsigned char *x = malloc(maxn * es);
+        const long before = tc_fail;
+        for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
+            const size_t n = k_sizes[si];
+            if (g_quick && n > 5000) continue;
+            for (int mode = 0; mode < M_REVERSED; mode++) {
+                if (n > 200000 && mode != M_RANDOM) continue;
+                static const char *const names[] = {"random", "few", "equal", "sorted"};
+                sort_fill(x, n, dt, mode == M_SORTED ? M_RANDOM : mode);
+                if (mode == M_SORTED) OK(gp_sort(cpu, dt, n, x, x, NULL, NULL));
+                for (int desc = 0; desc < 2; desc++) {
+                    const gp_sort_opts_t o = {desc, 0, 0};
+                    check(gpu, cpu, s, dt, n, x, &o, names[mode]);
+                }
+            }
+        }
+        if (!fl) { /* integer bit ranges */
+            for (int r = 0; r < 4; r++) {
+                const int lo = (int)(tc_next() % (unsigned)w), hi = lo + 1 + (int)(tc_next() % (unsigned)(w - lo));
+                const gp_sort_opts_t o = {r & 1, lo, hi};
+                sort_fill(x, 100003, dt, M_RANDOM);
+                check(gpu, cpu, s, dt, 100003, x, &o, "bit range");
+            }
+        }
+        printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
+        free(x);
+    }
+    OK(gp_stream_destroy(gpu, s));
+    OK(gp_ctx_destroy(cpu));
+    OK(gp_ctx_destroy(gpu));
+    return tc_finish("gpu_sort");
+}
