@@ -137,6 +137,39 @@ if [ "$cc_ok" = 1 ]; then
   says "max by a user op" '"value": -1.25' "$tmp/out"
 fi
 
+# ---- sort / argsort: np.sort / np.argsort(kind='stable') bit for bit; descending as torch's stable descending (NaN
+# first, ties in input order), here from np.lexsort; pairs; N-d needs --flatten (axis=None)
+for t in f4 f8 f2 i1 u1 i2 u2 i4 u4 i8 u8; do
+  py "rng = np.random.default_rng(); n = 20011; t = np.dtype('$t')
+if t.kind == 'f':
+    x = rng.integers(-50, 50, n).astype(t) / 4; x[rng.integers(0, n, 300)] = np.nan; x[rng.integers(0, n, 300)] = -0.0
+    x[rng.integers(0, n, 100)] = np.inf; x[rng.integers(0, n, 100)] = -np.inf
+    u = x.view('u%d' % t.itemsize); k = rng.integers(0, n, 50); u[k] |= np.array(1 << (8 * t.itemsize - 1), u.dtype)  # negative NaNs and zeros too
+else:
+    x = rng.integers(np.iinfo(t).min, np.iinfo(t).max, n, dtype=t, endpoint=True); x[1::2] = x[::2][:len(x[1::2])]  # ties
+np.save(T + '/k.npy', x); np.save(T + '/v.npy', np.arange(n, dtype='i4') * 3)
+a = np.argsort(x, kind='stable'); np.save(T + '/want_a.npy', a); np.save(T + '/want_s.npy', x[a])
+if t.kind == 'f': d = np.lexsort((np.where(np.isnan(x), 0, -x.astype('f8')), ~np.isnan(x)))
+else: d = np.argsort(~x, kind='stable')
+np.save(T + '/want_d.npy', d); np.save(T + '/want_ds.npy', x[d]); np.save(T + '/want_v.npy', (np.arange(n, dtype='i4') * 3)[a])"
+  expect_rc 0 "sort $t" "$g" sort "$tmp/k.npy" -o "$tmp/s.npy" -d $dev
+  py "a = np.load(T + '/s.npy'); b = np.load(T + '/want_s.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "sort $t: not np.sort's bits (stable, NaN last)"
+  expect_rc 0 "argsort $t" "$g" argsort "$tmp/k.npy" -o "$tmp/a.npy" -d $dev
+  same "$tmp/a.npy" "$tmp/want_a.npy" "argsort $t = np.argsort(kind='stable') (int64)"
+  expect_rc 0 "argsort $t descending" "$g" argsort "$tmp/k.npy" -o "$tmp/d.npy" --descending -d $dev
+  same "$tmp/d.npy" "$tmp/want_d.npy" "argsort $t --descending: NaN first, ties in input order"
+  expect_rc 0 "sort $t --values" "$g" sort "$tmp/k.npy" -o "$tmp/s2.npy" --values "$tmp/v.npy" --values-out "$tmp/vo.npy" -d $dev
+  same "$tmp/vo.npy" "$tmp/want_v.npy" "sort $t --values: the values in the keys' stable order"
+done
+py "np.save(T + '/k2.npy', np.array([[3, 1], [2, 0]], 'i4'))"
+expect_rc 2 "sort of a 2-d array without --flatten" "$g" sort "$tmp/k2.npy" -o "$tmp/s.npy" -d $dev
+says "sort names --flatten" "flatten" "$tmp/err"
+expect_rc 0 "sort --flatten" "$g" sort "$tmp/k2.npy" -o "$tmp/s.npy" --flatten -d $dev
+py "sys.exit(0 if np.load(T + '/s.npy').tolist() == [0, 1, 2, 3] else 1)" && ok || bad "sort --flatten = np.sort(x, axis=None)"
+py "np.save(T + '/e.npy', np.zeros(0, 'f4'))"
+expect_rc 0 "sort of nothing" "$g" sort "$tmp/e.npy" -o "$tmp/s.npy" -d $dev
+py "a = np.load(T + '/s.npy'); sys.exit(0 if a.shape == (0,) and a.dtype == np.float32 else 1)" && ok || bad "sort of an empty array: an empty f4 array"
+
 # ---- output records: whole JSON, bare CSV values, shapes as arrays
 py "np.save(T + '/m4.npy', np.tile(np.eye(4), (5, 1, 1)) * 1.0000000000000002)"
 expect_rc 0 "scan mat4 f64 --json" "$g" scan "$tmp/m4.npy" --op mat4 -o "$tmp/m4s.npy" -d $dev --json

@@ -1,0 +1,242 @@
+/*
+ * cmd_sort.c — `gpuprim sort FILE|- -o OUT [--values V --values-out VOUT]` and `gpuprim argsort FILE|- -o IDX`, each
+ * with [--descending] [--flatten] [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv]: the input held in
+ * memory (device memory on a GPU), sorted by gp_sort / gp_sort_pairs / gp_argsort in NumPy's order (NaN last, -0 ==
+ * +0, stable; docs/design/sort.md), written as .npy or raw, whole or not at all. argsort writes int64 positions, as
+ * np.argsort(x, kind='stable') does. NumPy sorts an N-d array along its last axis; that is a segmented sort, not
+ * here: an N-d input needs --flatten (NumPy's axis=None: the C-order elements as one 1-D array).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "input.h"
+#include "output.h"
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout;
+
+static void usage_sort(FILE *f)
+{
+    fprintf(f, "usage: gpuprim sort FILE|- -o OUT [--descending] [--flatten] [--values V --values-out VOUT]\n"
+               "                   [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "  FILE (.npy, raw with --dtype, or - for stdin) sorted in NumPy's order: ascending, every NaN last,\n"
+               "  -0.0 == +0.0, stable (equal keys keep their order); --descending: NaN first, ties in input order.\n"
+               "  --values V: a second array of as many elements (.npy or raw of the same count; 1-8 byte dtype) moved\n"
+               "  with its keys into VOUT. An N-d .npy needs --flatten (NumPy's axis=None). OUT / VOUT: .npy or raw.\n");
+}
+static void usage_argsort(FILE *f)
+{
+    fprintf(f, "usage: gpuprim argsort FILE|- -o IDX [--descending] [--flatten] [--dtype T] [--offset BYTES]\n"
+               "                      [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "  IDX = the int64 positions of FILE's elements in sorted order: np.argsort(x, kind='stable')\n"
+               "  (--descending: NaN first, ties in input order). An N-d .npy needs --flatten.\n");
+}
+
+static const cli_opt_t opts_sort[] = {{"-o|--output", "OUT", &o_out},           {"--descending", NULL, &o_desc},
+                                      {"--flatten", NULL, &o_flat},     {"--values", "V", &o_vals},
+                                      {"--values-out", "VOUT", &o_vout}, {"--dtype", "T", &o_dtype},
+                                      {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
+                                      {NULL, NULL, NULL}};
+static const cli_opt_t opts_argsort[] = {{"-o|--output", "IDX", &o_out},           {"--descending", NULL, &o_desc},
+                                         {"--flatten", NULL, &o_flat},     {"--dtype", "T", &o_dtype},
+                                         {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
+                                         {NULL, NULL, NULL}};
+static const cli_spec_t spec_sort = {"sort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_sort, 1, usage_sort};
+static const cli_spec_t spec_argsort = {"argsort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_argsort, 1,
+                                        usage_argsort};
+
+/* an input gathered whole on ctx (device memory on a GPU) */
+static int gather_input(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->ctx = ctx;
+    g->es = in->d.elem_size;
+    if (in->want != GP_COUNT_ALL && in->want > 0) {
+        const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s: the sort holds the whole input in %s memory: %s\n", verb, in->name,
+                    kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
+            return EXIT_FAIL;
+        }
+    }
+    const int rc = gather_run(verb, in, ctx, t0, g);
+    if (rc != EXIT_OK) gp_mem_free(ctx, &g->buf);
+    return rc;
+}
+
+static void *at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
+
+/* n elements of es bytes at p on ctx to an open output (through a host copy on a GPU) */
+static int write_out(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es)
+{
+    if (gp_ctx_device(ctx) == GP_DEVICE_CPU) return arr_out_write(a, p, n);
+    const size_t step = ((size_t)16 << 20) / es;
+    void *h = malloc(step * es);
+    if (h == NULL) return -1;
+    int r = 0;
+    for (size_t i = 0; i < n && r == 0; i += step) {
+        const size_t m = n - i < step ? n - i : step;
+        if (gp_memcpy_sync(ctx, h, (const char *)p + i * es, m * es) != GP_OK) r = -1;
+        else r = arr_out_write(a, h, m);
+    }
+    free(h);
+    return r;
+}
+
+static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const char *path = NULL;
+    int npos = 0;
+    const int pr = cli_parse(spec, argc, argv, &c, &path, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (!path || !o_out) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : "-o OUT is required");
+        spec->usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!argsort && (o_vals != NULL) != (o_vout != NULL)) {
+        fprintf(stderr, "gpuprim sort: --values and --values-out go together\n");
+        return EXIT_USAGE;
+    }
+    if (o_vals && strcmp(path, "-") == 0 && strcmp(o_vals, "-") == 0) {
+        fprintf(stderr, "gpuprim sort: the keys and --values cannot both be standard input\n");
+        return EXIT_USAGE;
+    }
+    const char *outs[2] = {o_out, o_vout};
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && (out_same_target(outs[i], path) || (o_vals && out_same_target(outs[i], o_vals)))) {
+            fprintf(stderr, "gpuprim %s: %s is also an input (write elsewhere)\n", verb, outs[i]);
+            return EXIT_USAGE;
+        }
+    if (o_vout && strcmp(o_out, "-") != 0 && out_same_target(o_vout, o_out)) {
+        fprintf(stderr, "gpuprim sort: -o and --values-out name the same file\n");
+        return EXIT_USAGE;
+    }
+    const double t0 = now_seconds();
+    input_t in, vin;
+    memset(&vin, 0, sizeof vin);
+    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    if (rc != EXIT_OK) return rc;
+    gather_t g = {0}, gv = {0};
+    gp_buffer_t ob = {0}, ovb = {0};
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    gp_ctx_t *ctx = NULL;
+    int have_vin = 0;
+    if (in.d.ndim > 1 && !o_flat) {
+        fprintf(stderr, "gpuprim %s: %s is %d-d: NumPy sorts along its last axis (a segmented sort, not here); "
+                        "--flatten sorts all its elements as one array (axis=None)\n", verb, path, in.d.ndim);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (in.d.ndim > 1 && (rc = input_c_order(&in, verb)) != EXIT_OK) goto out;
+    if (o_vals) {
+        if ((rc = input_open_opts(&vin, verb, o_vals, NULL, NULL, NULL)) != EXIT_OK) goto out;
+        have_vin = 1;
+        if (vin.d.elem_size > 8) {
+            fprintf(stderr, "gpuprim sort: --values %s: %zu-byte elements (1 to 8)\n", o_vals, vin.d.elem_size);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if (vin.d.ndim > 1 && (rc = input_c_order(&vin, verb)) != EXIT_OK) goto out;
+    }
+    {
+        const work_t w = {WORK_ORDERED, input_bytes(&in), 0, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+    }
+    if ((rc = pipe_open(&p, verb, &in, c.device, 0, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    if ((rc = gather_input(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
+    const size_t n = g.have, es = in.d.elem_size;
+    if (o_vals) {
+        if ((rc = gather_input(verb, &vin, ctx, t0, &gv)) != EXIT_OK) goto out;
+        if (gv.have != n) {
+            fprintf(stderr, "gpuprim sort: --values %s has %zu elements, the keys %zu\n", o_vals, gv.have, n);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+    }
+    const double t_sort = now_seconds();
+    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    const size_t ob_bytes = argsort ? n * 8 : n * es;
+    gp_status_t st = n ? gp_mem_alloc(ctx, kind, ob_bytes, &ob) : GP_OK;
+    if (st == GP_OK && o_vals && n) st = gp_mem_alloc(ctx, kind, n * vin.d.elem_size, &ovb);
+    const gp_sort_opts_t so = {o_desc != NULL, 0, 0};
+    if (st == GP_OK && n) {
+        if (argsort) st = gp_argsort_sync(ctx, in.d.dtype, n, at(ctx, &g.buf), GP_U64, at(ctx, &ob), &so);
+        else if (o_vals)
+            st = gp_sort_pairs_sync(ctx, in.d.dtype, n, at(ctx, &g.buf), at(ctx, &ob), vin.d.elem_size,
+                                    at(ctx, &gv.buf), at(ctx, &ovb), &so);
+        else st = gp_sort_sync(ctx, in.d.dtype, n, at(ctx, &g.buf), at(ctx, &ob), &so);
+    }
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim %s: %s: %s\n", verb, path, gp_last_error());
+        rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
+        goto out;
+    }
+    const double sort_secs = now_seconds() - t_sort;
+    {
+        arr_out_t a, b;
+        gp_array_desc_t like = in.d;
+        like.ndim = 1;
+        if (argsort) like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
+        if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
+        int ok = write_out(ctx, &a, at(ctx, &ob), n, argsort ? 8 : es) == 0;
+        if (o_vals) {
+            gp_array_desc_t vl = vin.d;
+            vl.ndim = 1;
+            if ((rc = arr_out_open_like(&b, verb, o_vout, &vl)) != EXIT_OK) {
+                arr_out_close(&a, verb, 0);
+                goto out;
+            }
+            ok = ok && write_out(ctx, &b, at(ctx, &ovb), n, vin.d.elem_size) == 0;
+            if (!ok) {
+                arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
+                fprintf(stderr, "gpuprim sort: writing the outputs failed (nothing written)\n");
+                rc = EXIT_FAIL;
+                goto out;
+            }
+            if ((rc = arr_out_close_pair(&a, &b, verb)) != EXIT_OK) goto out;
+        } else {
+            if (!ok) {
+                arr_out_close(&a, verb, 0);
+                fprintf(stderr, "gpuprim %s: writing %s failed (nothing written)\n", verb, o_out);
+                rc = EXIT_FAIL;
+                goto out;
+            }
+            if ((rc = arr_out_close(&a, verb, 1)) != EXIT_OK) goto out;
+        }
+    }
+    {
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        const double secs = now_seconds() - t0;
+        record_t r = {0};
+        rec_add(&r, "verb", 0, "%s", verb);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
+        rec_add(&r, "elements", 1, "%zu", n);
+        rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
+        rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
+        rec_add(&r, "seconds", 1, "%.6f", secs);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_emit(&r, c.fmt, "{verb}: {elements} {dtype} {order}  ({sort_seconds:%.3f} s sorting, {seconds:%.3f} s "
+                            "end to end; {device})\n", summary_stream(o_out));
+    }
+out:
+    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ovb), gp_mem_free(ctx, &g.buf), gp_mem_free(ctx, &gv.buf);
+    pipe_close(&p);
+    if (have_vin) input_close(&vin);
+    input_close(&in);
+    return rc;
+}
+
+static int cmd_sort(int argc, char **argv) { return run("sort", &spec_sort, 0, argc, argv); }
+static int cmd_argsort(int argc, char **argv) { return run("argsort", &spec_argsort, 1, argc, argv); }
+
+const verb_t verb_sort = {"sort", "FILE|- -o OUT", "sort a .npy / raw file or stdin in NumPy's order (stable; keys with values)",
+                          &spec_sort, cmd_sort, NULL};
+const verb_t verb_argsort = {"argsort", "FILE|- -o IDX", "the int64 positions that sort a .npy / raw file or stdin (np.argsort, stable)",
+                             &spec_argsort, cmd_argsort, NULL};
