@@ -4,7 +4,7 @@
  */
 #include "bench.h"
 
-#define SUITES(X) X(vector) X(reduce) X(histogram) X(transpose) X(gemm) X(graph) X(scan) X(select) X(jit) X(group)
+#define SUITES(X) X(vector) X(reduce) X(histogram) X(transpose) X(gemm) X(graph) X(scan) X(select) X(sort) X(jit) X(group)
 
 #define DECLARE(name) extern const verb_t bench_suite_##name;
 SUITES(DECLARE)

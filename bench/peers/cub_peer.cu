@@ -45,6 +45,8 @@ void *g_scan_out;
 size_t g_scan_out_bytes;
 unsigned long long *g_rle_lengths; /* DeviceRunLengthEncode's lengths: n of them */
 size_t g_rle_n;
+unsigned *g_sort_vals; /* DeviceRadixSort::SortPairs' values: n in, then n out */
+size_t g_sort_n;
 size_t g_temp_bytes[GP_PEER_REDUCE_COUNT];
 
 cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, const void *x, void *out,
@@ -73,6 +75,19 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
     case GP_PEER_UNIQUE_I32: return cub::DeviceSelect::Unique(temp, bytes, (const int *)x, (int *)out, g_selected, nn, s);
     case GP_PEER_SCAN_AFFINE_F32:
         return cub::DeviceScan::InclusiveScan(temp, bytes, (const Aff *)x, (Aff *)out, AffThen(), nn, s);
+    case GP_PEER_SORT_U32:
+        return cub::DeviceRadixSort::SortKeys(temp, bytes, (const unsigned *)x, (unsigned *)out, nn, 0, 32, s);
+    case GP_PEER_SORT_F32:
+        return cub::DeviceRadixSort::SortKeys(temp, bytes, (const float *)x, (float *)out, nn, 0, 32, s);
+    case GP_PEER_SORT_U64:
+        return cub::DeviceRadixSort::SortKeys(temp, bytes, (const unsigned long long *)x, (unsigned long long *)out,
+                                              nn, 0, 64, s);
+    case GP_PEER_SORT_PAIRS_U32:
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, (const unsigned *)x, (unsigned *)out, g_sort_vals,
+                                               g_sort_vals + g_sort_n, nn, 0, 32, s);
+    case GP_PEER_SORT_PAIRS_U64:
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, (const unsigned long long *)x, (unsigned long long *)out,
+                                               g_sort_vals, g_sort_vals + g_sort_n, nn, 0, 64, s);
     case GP_PEER_RLE_I32:
         return cub::DeviceRunLengthEncode::Encode(temp, bytes, (const int *)x, (int *)out, g_rle_lengths, g_selected,
                                                   nn, s);
@@ -87,7 +102,10 @@ extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
                                         "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2",
                                         "cub::InclusiveSum f32", "cub::ExclusiveSum u32", "cub::DeviceSelect::If",
                                         "cub::DevicePartition::If", "cub::DeviceSelect::Unique",
-                                        "cub::InclusiveScan affine", "cub::DeviceRunLengthEncode::Encode"};
+                                        "cub::InclusiveScan affine", "cub::DeviceRunLengthEncode::Encode",
+                                        "cub::DeviceRadixSort::SortKeys u32", "cub::DeviceRadixSort::SortKeys f32",
+                                        "cub::DeviceRadixSort::SortKeys u64", "cub::DeviceRadixSort::SortPairs u32/u32",
+                                        "cub::DeviceRadixSort::SortPairs u64/u32"};
     return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
 }
 
@@ -108,6 +126,14 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
         g_rle_n = 0;
         e = cudaMalloc(&g_rle_lengths, n * sizeof *g_rle_lengths);
         if (e == cudaSuccess) g_rle_n = n;
+    }
+    if ((kind == GP_PEER_SORT_PAIRS_U32 || kind == GP_PEER_SORT_PAIRS_U64) && n > g_sort_n) {
+        if (g_sort_vals) cudaFree(g_sort_vals);
+        g_sort_vals = nullptr;
+        g_sort_n = 0;
+        e = cudaMalloc(&g_sort_vals, 2 * n * sizeof *g_sort_vals);
+        if (e == cudaSuccess) e = cudaMemset(g_sort_vals, 0, 2 * n * sizeof *g_sort_vals);
+        if (e == cudaSuccess) g_sort_n = n;
     }
     if (e == cudaSuccess && g_selected == nullptr) e = cudaMalloc(&g_selected, sizeof *g_selected);
     if (e == cudaSuccess) e = run(kind, nullptr, bytes, n, nullptr, nullptr, nullptr);

@@ -41,6 +41,11 @@ typedef enum {
                                 n pairs into out_dev (the peer of gp_scan_ordered affine) */
     GP_PEER_RLE_I32,         /* DeviceRunLengthEncode::Encode, int: the runs' values into out_dev, their u64 lengths
                                 into gp_peer_rle_lengths() (count: gp_peer_selected) */
+    GP_PEER_SORT_U32,        /* DeviceRadixSort::SortKeys, unsigned: n keys into out_dev */
+    GP_PEER_SORT_F32,        /* DeviceRadixSort::SortKeys, float (CUB's bit order: -0 before +0, NaN by sign) */
+    GP_PEER_SORT_U64,        /* DeviceRadixSort::SortKeys, unsigned long long */
+    GP_PEER_SORT_PAIRS_U32,  /* DeviceRadixSort::SortPairs, unsigned keys with u32 values (the module's own) */
+    GP_PEER_SORT_PAIRS_U64,  /* DeviceRadixSort::SortPairs, unsigned long long keys with u32 values */
     GP_PEER_REDUCE_COUNT
 } gp_peer_reduce_t;
 int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);

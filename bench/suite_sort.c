@@ -1,0 +1,174 @@
+/*
+ * suite_sort.c — `gpuprim bench sort`: gp_sort / gp_sort_pairs / gp_argsort against CUB's DeviceRadixSort in the same
+ * run, with the D2D copy ceiling: keys u32, f32, u64 and pairs u32/u32, u64/u32 at n (default 2^28; 2^22 on the CPU
+ * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24. GB/s counts the keys (and
+ * values) read once and written once; ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
+ * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
+ * and gpuprim — as numbers: -0 == +0, NaN last).
+ */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { J_KEYS, J_PAIRS, J_ARG };
+
+typedef struct sortjob {
+    gp_ctx_t *ctx;
+    int job;
+    gp_dtype_t dtype;
+    size_t n;
+    void *x, *y, *v, *vo, *peer_out;
+    gp_peer_reduce_t peer;
+    char err[256];
+} sortjob_t;
+
+static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
+{
+    sortjob_t *j = u;
+    (void)rep;
+    if (j->job == J_ARG) return gp_argsort(j->ctx, j->dtype, j->n, j->x, GP_U32, j->vo, NULL, s);
+    if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
+    return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
+}
+
+static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
+{
+    sortjob_t *j = u;
+    (void)rep;
+    return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim bench sort [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
+               "  gp_sort / gp_sort_pairs / gp_argsort against cub::DeviceRadixSort and the D2D copy, same run: keys\n"
+               "  u32, f32, u64, pairs u32/u32 and u64/u32 at n (default 2^28; 2^22 on the CPU backend), argsort f32,\n"
+               "  keys u32 at 2^16, 2^20, 2^24; every result checked.\n");
+}
+
+static const char *o_n;
+static const cli_opt_t opts_bench_sort[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_sort = {"bench sort", COMMON_ALL, NULL, opts_bench_sort, 0, usage};
+
+static int suite_sort(int argc, char **argv)
+{
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    int npos = 0;
+    const int pr = cli_parse(&spec_bench_sort, argc, argv, &c, NULL, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    size_t n = 0;
+    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 31)))
+        return bad_value("bench sort", "-n", "an element count 1 .. 2^31", o_n);
+    gp_ctx_t *ctx = NULL, *cpu = NULL;
+    report_t r;
+    char desc[512];
+    int rc = bench_begin("gpuprim bench sort", &c, &ctx, &r, desc, sizeof desc);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceRadixSort) from the CUDA toolkit" : "none on the CPU backend");
+    report_meta(&r, "check", "%s", gpu ? "keys and values = the CPU backend's; integer keys = CUB's" : "the CPU backend");
+    bench_ceilings_t ce = {0, 0, 0};
+    if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK ||
+        (gpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK)) {
+        fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+        report_free(&r);
+        gp_ctx_destroy(ctx);
+        return EXIT_FAIL;
+    }
+    struct {
+        int job;
+        gp_dtype_t dt;
+        size_t n;
+        int peer; /* a gp_peer_reduce_t, or -1 */
+    } cases[12];
+    int nc = 0;
+#define CASE(J, D, N, P) cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc++].peer = (P)
+    CASE(J_KEYS, GP_U32, n, GP_PEER_SORT_U32);
+    CASE(J_KEYS, GP_F32, n, GP_PEER_SORT_F32);
+    CASE(J_KEYS, GP_U64, n, GP_PEER_SORT_U64);
+    CASE(J_PAIRS, GP_U32, n, GP_PEER_SORT_PAIRS_U32);
+    CASE(J_PAIRS, GP_U64, n, GP_PEER_SORT_PAIRS_U64);
+    CASE(J_ARG, GP_F32, n, -1);
+    for (size_t k = 1u << 16; k <= (1u << 24) && k < n; k <<= 4) CASE(J_KEYS, GP_U32, k, GP_PEER_SORT_U32);
+#undef CASE
+    static bench_bars_t bars;
+    bars.n = 0;
+    static const char *const names[] = {"keys", "pairs +u32", "argsort u32"};
+    for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
+        const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), kb = m * es, vb = m * 4;
+        const int has_peer = gpu && cases[ci].peer >= 0;
+        gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0};
+        sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, NULL, NULL, NULL, NULL, NULL,
+                       (gp_peer_reduce_t)(has_peer ? cases[ci].peer : 0), ""};
+        if (gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &by) != GP_OK ||
+            gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bv) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bvo) != GP_OK ||
+            (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bp) != GP_OK) ||
+            bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 ? GP_F32 : GP_U32, 21 + (unsigned)ci) != GP_OK ||
+            (cases[ci].dt == GP_U64 && bench_fill_random(ctx, (char *)bx.device + kb / 2, m, GP_U32, 99 + (unsigned)ci) != GP_OK) ||
+            bench_fill_random(ctx, bv.device, m, GP_U32, 41 + (unsigned)ci) != GP_OK) {
+            fprintf(stderr, "gpuprim bench sort: %zu bytes: %s\n", kb, gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        j.x = bx.device, j.y = by.device, j.v = bv.device, j.vo = bvo.device, j.peer_out = bp.device;
+        bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
+            fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+        if (rc == EXIT_OK && has_peer &&
+            (gp_peer_reduce_prepare(NULL, j.peer, m, j.err) != 0 ||
+             bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench sort: %s\n", j.err);
+            rc = EXIT_FAIL;
+        }
+        int same = 1;
+        if (rc == EXIT_OK && gpu) { /* the bits against the CPU backend's; integer keys against CUB's */
+            unsigned char *hx = malloc(kb), *ho = malloc(kb), *hr = malloc(kb), *hv = malloc(vb), *hvo = malloc(vb),
+                          *hw = malloc(vb);
+            same = hx && ho && hr && hv && hvo && hw && gp_memcpy_sync(ctx, hx, bx.device, kb) == GP_OK &&
+                   gp_memcpy_sync(ctx, hv, bv.device, vb) == GP_OK;
+            if (same && j.job == J_ARG)
+                same = gp_argsort(cpu, j.dtype, m, hx, GP_U32, hw, NULL, NULL) == GP_OK &&
+                       gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0;
+            else if (same)
+                same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK &&
+                       (j.job == J_PAIRS ? gp_sort_pairs(cpu, j.dtype, m, hx, hr, 4, hv, hw, NULL, NULL)
+                                         : gp_sort(cpu, j.dtype, m, hx, hr, NULL, NULL)) == GP_OK &&
+                       memcmp(ho, hr, kb) == 0 &&
+                       (j.job != J_PAIRS ||
+                        (gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0));
+            if (same && has_peer && j.dtype != GP_F32)
+                same = gp_memcpy_sync(ctx, hr, bp.device, kb) == GP_OK && memcmp(ho, hr, kb) == 0;
+            if (!same) rc = EXIT_MISMATCH;
+            free(hx), free(ho), free(hr), free(hv), free(hvo), free(hw);
+        }
+        if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+            char name[48];
+            snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
+            const double moved = 2.0 * (double)(j.job == J_ARG ? kb + vb : j.job == J_PAIRS ? kb + vb : kb);
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, has_peer ? gp_peer_reduce_name(j.peer) : "",
+                    has_peer ? sp.median_ms : 0);
+            bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
+            if (has_peer) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
+        }
+        gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bv), gp_mem_free(ctx, &bvo),
+            gp_mem_free(ctx, &bp);
+    }
+    if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
+        report_print(&r, c.fmt, stdout);
+        if (c.svg && svg_bar_chart(c.svg, "gpuprim bench sort", "GB/s (keys and values read + written once)",
+                                   bars.labels, bars.values, bars.n, ce.d2d_gbs, "D2D cudaMemcpy") != 0 &&
+            rc == EXIT_OK)
+            rc = EXIT_FAIL;
+    }
+    if (rc == EXIT_MISMATCH) fprintf(stderr, "gpuprim bench sort: a result differs from the CPU backend's or CUB's\n");
+    report_free(&r);
+    gp_ctx_destroy(cpu);
+    gp_ctx_destroy(ctx);
+    return rc;
+}
+
+const verb_t bench_suite_sort = {"sort", "", "gp_sort / gp_sort_pairs / gp_argsort against CUB's DeviceRadixSort",
+                                 &spec_bench_sort, suite_sort, NULL};
