@@ -7,7 +7,7 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   build                 configure and build into build-device/ (build.log)
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
   sanitize [FAMILY]     compute-sanitizer (memcheck, racecheck, synccheck) over the GPU tests of FAMILY, or of every
-                        family: vector reduce ordered histogram matrix graph scan select uop lab cli (sanitizer.log)
+                        family: vector reduce ordered histogram matrix graph scan select sort uop lab cli (sanitizer.log)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
                         (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
   profile SUITE         Nsight Compute over one suite's run, the kernels' summary (profile.txt)
@@ -75,6 +75,9 @@ synccheck gpu_scan_ordered - 200
 memcheck gpu_select - 300
 racecheck gpu_select - 300
 synccheck gpu_select - 200
+memcheck gpu_sort - 300
+racecheck gpu_sort - 300
+synccheck gpu_sort - 200
 memcheck gpu_uop - 300
 memcheck gpu_lab_concurrency - 300
 racecheck gpu_lab_concurrency - 300
