@@ -57,10 +57,44 @@ typedef struct {
     size_t n;
 } plan_t;
 
-static inline unsigned digit_of(const plan_t *p, const unsigned char *k, int shift, uint64_t mask)
+
+/* A thread's chunk [a, b) of one pass: its digit counts, or (counts made, c = its offsets) the scatter. Inlined
+ * with the key and value sizes as constants (pass() switches on them), so each copy is a register move. */
+static inline __attribute__((always_inline)) void chunk_count(const plan_t *p, size_t a, size_t b,
+                                                              const unsigned char *sk, size_t *c, int shift,
+                                                              uint64_t mask, const size_t ks)
 {
-    return (unsigned)((gp__sort_key(p->kt, load_bits(k, p->ks), p->desc) >> shift) & mask);
+    for (size_t i = a; i < b; i++)
+        c[(gp__sort_key(p->kt, load_bits(sk + i * ks, ks), p->desc) >> shift) & mask]++;
 }
+static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p, size_t a, size_t b,
+                                                                const unsigned char *sk, const unsigned char *sv,
+                                                                unsigned char *dk, unsigned char *dv, size_t *c,
+                                                                int shift, uint64_t mask, const size_t ks,
+                                                                const size_t vs)
+{
+    for (size_t i = a; i < b; i++) {
+        const unsigned char *k = sk + i * ks;
+        const size_t j = c[(gp__sort_key(p->kt, load_bits(k, ks), p->desc) >> shift) & mask]++;
+        memcpy(dk + j * ks, k, ks);
+        if (vs) {
+            if (sv) memcpy(dv + j * vs, sv + i * vs, vs);
+            else store_index(dv + j * vs, vs, i);
+        }
+    }
+}
+
+#define GP_SORT_SIZES(F)                                                                                           \
+    switch (ks * 32 + vs) {                                                                                        \
+    case 1 * 32 + 0: F(1, 0); break;  case 1 * 32 + 1: F(1, 1); break;  case 1 * 32 + 2: F(1, 2); break;           \
+    case 1 * 32 + 4: F(1, 4); break;  case 1 * 32 + 8: F(1, 8); break;  case 1 * 32 + 16: F(1, 16); break;         \
+    case 2 * 32 + 0: F(2, 0); break;  case 2 * 32 + 1: F(2, 1); break;  case 2 * 32 + 2: F(2, 2); break;           \
+    case 2 * 32 + 4: F(2, 4); break;  case 2 * 32 + 8: F(2, 8); break;  case 2 * 32 + 16: F(2, 16); break;         \
+    case 4 * 32 + 0: F(4, 0); break;  case 4 * 32 + 1: F(4, 1); break;  case 4 * 32 + 2: F(4, 2); break;           \
+    case 4 * 32 + 4: F(4, 4); break;  case 4 * 32 + 8: F(4, 8); break;  case 4 * 32 + 16: F(4, 16); break;         \
+    case 8 * 32 + 0: F(8, 0); break;  case 8 * 32 + 1: F(8, 1); break;  case 8 * 32 + 2: F(8, 2); break;           \
+    case 8 * 32 + 4: F(8, 4); break;  case 8 * 32 + 8: F(8, 8); break;  default: F(8, 16); break;                 \
+    }
 
 /* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions */
 static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char *sk, const unsigned char *sv,
@@ -78,7 +112,9 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
         const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
         size_t *c = counts + (size_t)t * RADIX;
         memset(c, 0, RADIX * sizeof *c);
-        for (size_t i = a; i < b; i++) c[digit_of(p, sk + i * ks, shift, mask)]++;
+#define COUNT(K, V) chunk_count(p, a, b, sk, c, shift, mask, K)
+        GP_SORT_SIZES(COUNT)
+#undef COUNT
 #pragma omp barrier
 #pragma omp single
         {
@@ -90,15 +126,9 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
                     run += m;
                 }
         }
-        for (size_t i = a; i < b; i++) {
-            const unsigned char *k = sk + i * ks;
-            const size_t j = c[digit_of(p, k, shift, mask)]++;
-            memcpy(dk + j * ks, k, ks);
-            if (vs) {
-                if (sv) memcpy(dv + j * vs, sv + i * vs, vs);
-                else store_index(dv + j * vs, vs, i);
-            }
-        }
+#define SCATTER(K, V) chunk_scatter(p, a, b, sk, sv, dk, dv, c, shift, mask, K, V)
+        GP_SORT_SIZES(SCATTER)
+#undef SCATTER
     }
 }
 
