@@ -88,6 +88,11 @@ extern const int bench_nsuites;
 /* What every suite starts and ends with (bench/common.c): the context, repetitions and report (EXIT_OK or an exit
  * code), and one result row (peer_ms <= 0: no peer). */
 int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen);
+/* bench_begin for a suite measured against a peer and checked on the CPU backend: also *n = 0 made the default (2^28
+ * on a GPU, 2^22 on the CPU backend), the "peer" and "check" lines, the copy ceilings and, on a GPU, a CPU context
+ * for the checks (*cpu, else NULL). EXIT_OK, or the exit code with everything released. */
+int bench_begin_checked(const char *title, cli_common_t *c, const char *peer, const char *check, size_t *n,
+                        gp_ctx_t **ctx, gp_ctx_t **cpu, report_t *r, bench_ceilings_t *ce, char *desc, size_t dlen);
 /* The skewed segment mix of the segmented benches: half of n in one segment, then empty (40%), tiny (1-32, 45%),
  * medium (to 8192, 14%) and large (to 2^20, 1%) segments from a fixed generator, up to n. CSR offsets into off (cap
  * values at most); returns the segment count. */

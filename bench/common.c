@@ -40,6 +40,31 @@ int bench_begin(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r,
     return bench_begin_cols(title, c, ctx, r, desc, dlen, cols, num, 12, NULL);
 }
 
+/* The opening of a suite measured against a CUB peer and checked on the CPU backend: bench_begin, *n = 0 made the
+ * default (2^28 on a GPU, 2^22 on the CPU backend), the peer and check lines, the copy ceilings, and on a GPU a CPU
+ * context for the checks (*cpu, else NULL). Returns EXIT_OK, or the exit code with everything released. */
+int bench_begin_checked(const char *title, cli_common_t *c, const char *peer, const char *check, size_t *n,
+                        gp_ctx_t **ctx, gp_ctx_t **cpu, report_t *r, bench_ceilings_t *ce, char *desc, size_t dlen)
+{
+    *cpu = NULL;
+    const int rc = bench_begin(title, c, ctx, r, desc, dlen);
+    if (rc != EXIT_OK) return rc;
+    const int gpu = gp_ctx_device(*ctx) != GP_DEVICE_CPU;
+    if (*n == 0) *n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
+    report_meta(r, "peer", "%s", gpu ? peer : "none on the CPU backend");
+    report_meta(r, "check", "%s", gpu ? check : "the CPU backend");
+    memset(ce, 0, sizeof *ce);
+    if (bench_ceilings(*ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c->warmup, c->reps, ce) != GP_OK ||
+        (gpu && gp_ctx_create(cpu, GP_DEVICE_CPU) != GP_OK)) {
+        fprintf(stderr, "%s: %s\n", title, gp_last_error());
+        report_free(r);
+        gp_ctx_destroy(*ctx);
+        *ctx = NULL;
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
 int bench_begin_cols(const char *title, cli_common_t *c, gp_ctx_t **ctx, report_t *r, char *desc, size_t dlen,
                      const char *const *cols, const int *num, int ncols, const char *inputs)
 {

@@ -131,20 +131,12 @@ static int suite_scan(int argc, char **argv)
     gp_ctx_t *ctx = NULL, *cpu = NULL;
     report_t r;
     char desc[512];
-    int rc = bench_begin("gpuprim bench scan", &c, &ctx, &r, desc, sizeof desc);
+    bench_ceilings_t ce;
+    int rc = bench_begin_checked("gpuprim bench scan", &c, "CUB (cub::DeviceScan) from the CUDA toolkit",
+                                 "bits = the CPU backend (docs/design/scan.md); u32 also = CUB", &n, &ctx, &cpu, &r,
+                                 &ce, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
-    report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceScan) from the CUDA toolkit" : "none on the CPU backend");
-    report_meta(&r, "check", "%s", gpu ? "bits = the CPU backend (docs/design/scan.md); u32 also = CUB" : "the CPU backend");
-    bench_ceilings_t ce = {0, 0, 0};
-    if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK ||
-        (gpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK)) {
-        fprintf(stderr, "gpuprim bench scan: %s\n", gp_last_error());
-        report_free(&r);
-        gp_ctx_destroy(ctx);
-        return EXIT_FAIL;
-    }
     scase_t cases[16];
     int nc = 0;
     cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32};

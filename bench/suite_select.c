@@ -67,21 +67,11 @@ static int suite_select(int argc, char **argv)
     gp_ctx_t *ctx = NULL, *cpu = NULL;
     report_t r;
     char desc[512];
-    int rc = bench_begin("gpuprim bench select", &c, &ctx, &r, desc, sizeof desc);
+    bench_ceilings_t ce;
+    int rc = bench_begin_checked("gpuprim bench select", &c, "CUB (cub::DeviceSelect, cub::DevicePartition) from the CUDA toolkit",
+                                 "count and kept elements = the CPU backend's and CUB's", &n, &ctx, &cpu, &r, &ce, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
-    report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceSelect, cub::DevicePartition) from the CUDA toolkit"
-                                      : "none on the CPU backend");
-    report_meta(&r, "check", "%s", gpu ? "count and kept elements = the CPU backend's and CUB's" : "the CPU backend");
-    bench_ceilings_t ce = {0, 0, 0};
-    if (bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce) != GP_OK ||
-        (gpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK)) {
-        fprintf(stderr, "gpuprim bench select: %s\n", gp_last_error());
-        report_free(&r);
-        gp_ctx_destroy(ctx);
-        return EXIT_FAIL;
-    }
     struct {
         int job;
         gp_dtype_t dt;
