@@ -1,9 +1,9 @@
 /*
  * gpu_sort.c — gp_sort, gp_sort_pairs and gp_argsort on a GPU against the CPU backend (test_sort checks that against
  * an independent reference): every dtype x ascending / descending x random values with NaN payloads of both signs,
- * ±0, ±inf and subnormals, few distinct keys, all equal, sorted; sizes across the tile (4096) and past 2^20; keys
- * (every bit), pairs with 1- to 16-byte values, in place, argsort with u32 and u64 positions, integer bit ranges;
- * outputs poisoned first; the same answer from a second stream.
+ * ±0, ±inf and subnormals, few distinct keys, all equal, sorted, reverse-sorted; sizes across the tile (4096) and
+ * past 2^20; keys (every bit), pairs with 1- to 16-byte values, in place, argsort with u32 and u64 positions, integer
+ * bit ranges; outputs poisoned first; u8 pairs past 2^32 elements (several look-back portions).
  */
 #include "sort_common.h"
 
@@ -70,6 +70,40 @@ static void check(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_stream_t s, gp_dtype_t dt, si
     free(want), free(got), free(hv), free(wv), free(gv);
 }
 
+/* past 2^32 elements (the look-back's counts run in portions of 2^29): u8 keys with u8 values, every value its
+ * position's low byte plus noise, so the values carry the order of equal keys across portions */
+static void huge(gp_ctx_t *gpu, gp_ctx_t *cpu)
+{
+    const size_t n = ((size_t)1 << 32) + 5;
+    unsigned char *x = malloc(n), *v = malloc(n), *wk = malloc(n), *wv = malloc(n), *gk = malloc(n), *gv = malloc(n);
+    REQUIRE(x && v && wk && wv && gk && gv, "host memory for %zu keys", n);
+    for (size_t i = 0; i < n; i += 8) {
+        const uint64_t r = tc_next();
+        memcpy(x + i, &r, n - i < 8 ? n - i : 8);
+    }
+    for (size_t i = 0; i < n; i++) v[i] = (unsigned char)(i * 7 + (i >> 29));
+    gp_buffer_t dk, dko, dv, dvo;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n, &dk));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n, &dko));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n, &dvo));
+    OK(gp_memcpy_sync(gpu, dk.device, x, n));
+    OK(gp_memcpy_sync(gpu, dv.device, v, n));
+    for (int desc = 0; desc < 2; desc++) {
+        const gp_sort_opts_t o = {desc, 0, 0};
+        OK(gp_sort_pairs(cpu, GP_U8, n, x, wk, 1, v, wv, &o, NULL));
+        OK(gp_memset(gpu, dvo.device, 0xee, n, NULL));
+        OK(gp_sort_pairs_sync(gpu, GP_U8, n, dk.device, dko.device, 1, dv.device, dvo.device, &o));
+        OK(gp_memcpy_sync(gpu, gk, dko.device, n));
+        OK(gp_memcpy_sync(gpu, gv, dvo.device, n));
+        CHECK(memcmp(gk, wk, n) == 0 && memcmp(gv, wv, n) == 0, "u8 pairs n=%zu %s: differ from the CPU backend's", n,
+              desc ? "desc" : "asc");
+        printf("  u8 pairs n = 2^32 + 5 %s: %s\n", desc ? "desc" : "asc", memcmp(gv, wv, n) ? "FAILED" : "ok");
+    }
+    gp_mem_free(gpu, &dk), gp_mem_free(gpu, &dko), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &dvo);
+    free(x), free(v), free(wk), free(wv), free(gk), free(gv);
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_sort");
@@ -90,11 +124,18 @@ int main(void)
         for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
             const size_t n = k_sizes[si];
             if (g_quick && n > 5000) continue;
-            for (int mode = 0; mode < M_REVERSED; mode++) {
+            for (int mode = 0; mode < M_COUNT; mode++) {
                 if (n > 200000 && mode != M_RANDOM) continue;
-                static const char *const names[] = {"random", "few", "equal", "sorted"};
-                sort_fill(x, n, dt, mode == M_SORTED ? M_RANDOM : mode);
-                if (mode == M_SORTED) OK(gp_sort(cpu, dt, n, x, x, NULL, NULL));
+                static const char *const names[] = {"random", "few", "equal", "sorted", "reversed"};
+                sort_fill(x, n, dt, mode >= M_SORTED ? M_RANDOM : mode);
+                if (mode >= M_SORTED) OK(gp_sort(cpu, dt, n, x, x, NULL, NULL));
+                if (mode == M_REVERSED)
+                    for (size_t i = 0; i < n / 2; i++) {
+                        unsigned char tmp[8];
+                        memcpy(tmp, x + i * es, es);
+                        memcpy(x + i * es, x + (n - 1 - i) * es, es);
+                        memcpy(x + (n - 1 - i) * es, tmp, es);
+                    }
                 for (int desc = 0; desc < 2; desc++) {
                     const gp_sort_opts_t o = {desc, 0, 0};
                     check(gpu, cpu, s, dt, n, x, &o, names[mode]);
@@ -112,6 +153,7 @@ int main(void)
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
         free(x);
     }
+    if (!g_quick) huge(gpu, cpu);
     OK(gp_stream_destroy(gpu, s));
     OK(gp_ctx_destroy(cpu));
     OK(gp_ctx_destroy(gpu));
