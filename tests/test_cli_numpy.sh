@@ -140,7 +140,7 @@ fi
 # ---- sort / argsort: np.sort / np.argsort(kind='stable') bit for bit; descending as torch's stable descending (NaN
 # first, ties in input order), here from np.lexsort; pairs; N-d needs --flatten (axis=None)
 for t in f4 f8 f2 i1 u1 i2 u2 i4 u4 i8 u8; do
-  py "rng = np.random.default_rng(); n = 20011; t = np.dtype('$t')
+  py "rng = np.random.default_rng(); n = 20011 if '$dev' == 'cpu' else 300007; t = np.dtype('$t')
 if t.kind == 'f':
     x = rng.integers(-50, 50, n).astype(t) / 4; x[rng.integers(0, n, 300)] = np.nan; x[rng.integers(0, n, 300)] = -0.0
     x[rng.integers(0, n, 100)] = np.inf; x[rng.integers(0, n, 100)] = -np.inf

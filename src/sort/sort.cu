@@ -1,13 +1,15 @@
 /*
  * sort.cu — the GPU radix sort in NumPy's order (sort_internal.h; docs/design/sort.md says why each step is so).
- * LSD over 8-bit digits of the radix key (gp__sort_key, computed from the key's bits each time; the keys move), as
- * Onesweep: one launch counts every digit of every pass (k_hist), then one launch per digit (k_onesweep) —
- *   1. a tile of 4096 elements in element order (warp w: its 32 x ITEMS elements, 32 at a time), each element's rank
- *      among the tile's elements of its digit from warp matches (__match_any_sync) and per-warp digit counters;
- *   2. the tile's digit counts published at once (256 look-back descriptors per tile, {status, count} words), then
- *      thread d walks back over the tiles before for digit d until an inclusive count: where the tile's elements of
- *      digit d go, with the digit's start from the counts of step 0;
- *   3. the tile staged in shared memory in digit order, then stored from there: runs of a digit go out together.
+ * LSD over 8-bit digits of the radix key (Xf: gp__sort_key for one width; the keys themselves move), as Onesweep:
+ * one launch counts every digit of every pass (k_hist), one turns the counts into each digit's start (k_starts),
+ * then one launch per digit (k_onesweep) takes tiles of THREADS x ITEMS elements in ticket order —
+ *   1. the tile's count of each digit (shared atomics) published at once: 256 look-back words per tile, {status,
+ *      count}; the tiles after it wait on these, not on its ranking;
+ *   2. each element's rank among the tile's elements of its digit, in element order (warp w: its 32 x ITEMS elements
+ *      32 at a time): a warp match finds the lanes of a digit, the group's first lane advances the warp's counter;
+ *   3. the tile staged in shared memory in digit order (local places only), then thread d walks back over the tiles
+ *      before for digit d, LB_W words at a time, to the nearest inclusive count;
+ *   4. the stage stored out: a digit's run goes out together; then the values, staged in the same places.
  * Counts inside a look-back are 30-bit: inputs past PORTION elements run as portions, each its own chain of tiles
  * (k_hist counts per portion; a portion's digit starts include the portions before it).
  */
@@ -20,13 +22,13 @@ namespace {
 constexpr int THREADS = 256, WARPS = THREADS / 32, RADIX = 256;
 constexpr unsigned ST_AGG = 1u << 30, ST_INCL = 2u << 30, CNT_MASK = (1u << 30) - 1;
 constexpr size_t PORTION = (size_t)1 << 29; /* elements: a multiple of every tile, its counts below 2^30 */
-constexpr int HIST_BLOCKS_PER_SM = 4, MAX_PASSES = 8;
+constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = 8;
 
-template <int KS> struct Shape { /* elements per thread, by key bytes */
-    static constexpr int ITEMS = 16;
+template <int KS> struct Shape { /* elements per thread and the blocks an SM holds, by key bytes */
+    static constexpr int ITEMS = 24, MINB = 3;
 };
 template <> struct Shape<8> {
-    static constexpr int ITEMS = 16;
+    static constexpr int ITEMS = 16, MINB = 2;
 };
 
 struct V16 {
@@ -40,9 +42,37 @@ template <> struct ValT<4> { typedef uint32_t T; };
 template <> struct ValT<8> { typedef unsigned long long T; };
 template <> struct ValT<16> { typedef V16 T; };
 
-template <typename K> __device__ __forceinline__ uint64_t radix_of(K k, gp_dtype_t dt, int desc)
+/* gp__sort_key for one key width, its dtype's branches resolved on the host into three constants: the same radix key
+ * in a few instructions (the generic form costs ~80 per call). */
+template <typename K> struct Xf {
+    K xr;   /* integers: what is xor-ed in (the sign bit of a signed key) */
+    K inf;  /* floats: infinity's bits (0: an integer key) */
+    K flip; /* descending: all ones */
+    __device__ __forceinline__ K key(K b) const
+    {
+        constexpr K sign = (K)((K)1 << (8 * sizeof(K) - 1));
+        K k;
+        if (inf) {
+            const K mag = (K)(b & (K)~sign);
+            k = mag > inf ? (K)~(K)0 : mag == 0 ? sign : (b & sign) ? (K)~b : (K)(b | sign);
+        } else
+            k = (K)(b ^ xr);
+        return (K)(k ^ flip);
+    }
+    __device__ __forceinline__ unsigned digit(K b, int shift, unsigned mask) const
+    {
+        return (unsigned)(key(b) >> shift) & mask;
+    }
+};
+template <typename K> Xf<K> xf_of(gp_dtype_t dt, int desc)
 {
-    return gp__sort_key(dt, (uint64_t)k, desc);
+    Xf<K> x;
+    const K sign = (K)((K)1 << (8 * sizeof(K) - 1));
+    x.xr = dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64 ? sign : (K)0;
+    x.inf = dt == GP_F64 ? (K)0x7ff0000000000000ull : dt == GP_F32 ? (K)0x7f800000u : dt == GP_BF16 ? (K)0x7f80u
+            : dt == GP_F16 ? (K)0x7c00u : (K)0;
+    x.flip = desc ? (K)~(K)0 : (K)0;
+    return x;
 }
 
 /* exclusive prefix over the block's 256 threads (one value each) and the total; s_w: 8 words of shared memory */
@@ -69,27 +99,56 @@ template <typename T> __device__ __forceinline__ T block_excl(T v, T *s_w, T *to
     return before + x - v;
 }
 
-/* 0. every pass's digit counts of each portion: hist[(q * P + j) * 256 + d]; blockIdx.y = the portion */
+/* 0. every pass's digit counts of each portion: hist[(q * P + j) * 256 + d]; blockIdx.y = the portion. Each thread
+ * loads HIST_LOADS keys before it counts them. */
+constexpr int HIST_LOADS = 8;
 template <typename K>
 __global__ void __launch_bounds__(THREADS)
-    k_hist(const K *keys, size_t n, gp_dtype_t dt, int desc, int lo, int hi, int P, unsigned *hist)
+    k_hist(const K *keys, size_t n, Xf<K> xf, int lo, int hi, int P, unsigned *hist)
 {
-    __shared__ unsigned s_h[MAX_PASSES][RADIX];
-    for (int i = threadIdx.x; i < MAX_PASSES * RADIX; i += THREADS) (&s_h[0][0])[i] = 0;
+    __shared__ unsigned s_h[sizeof(K)][RADIX];
+    for (int i = threadIdx.x; i < (int)sizeof(K) * RADIX; i += THREADS) (&s_h[0][0])[i] = 0;
     __syncthreads();
     const size_t q = blockIdx.y, b = q * PORTION, e_end = b + PORTION < n ? b + PORTION : n;
-    const size_t stride = (size_t)gridDim.x * THREADS;
-    for (size_t e = b + (size_t)blockIdx.x * THREADS + threadIdx.x; e < e_end; e += stride) {
-        const uint64_t r = radix_of(keys[e], dt, desc) >> lo;
-        for (int j = 0; j < P; j++) {
-            const int bits = hi - lo - 8 * j < 8 ? hi - lo - 8 * j : 8;
-            atomicAdd(&s_h[j][(unsigned)(r >> (8 * j)) & ((1u << bits) - 1)], 1u);
+    const size_t chunk = (size_t)HIST_LOADS * THREADS, stride = (size_t)gridDim.x * chunk;
+    for (size_t c0 = b + (size_t)blockIdx.x * chunk; c0 < e_end; c0 += stride) {
+        K x[HIST_LOADS];
+#pragma unroll
+        for (int i = 0; i < HIST_LOADS; i++) {
+            const size_t e = c0 + (size_t)i * THREADS + threadIdx.x;
+            x[i] = e < e_end ? keys[e] : (K)0;
+        }
+#pragma unroll
+        for (int i = 0; i < HIST_LOADS; i++) {
+            if (c0 + (size_t)i * THREADS + threadIdx.x >= e_end) break;
+            const uint64_t r = (uint64_t)xf.key(x[i]) >> lo;
+#pragma unroll
+            for (int j = 0; j < (int)sizeof(K); j++)
+                if (j < P) {
+                    const int bits = hi - lo - 8 * j < 8 ? hi - lo - 8 * j : 8;
+                    atomicAdd(&s_h[j][(unsigned)(r >> (8 * j)) & ((1u << bits) - 1)], 1u);
+                }
         }
     }
     __syncthreads();
     for (int j = 0; j < P; j++) {
         const unsigned c = s_h[j][threadIdx.x];
         if (c) atomicAdd(&hist[(q * P + j) * RADIX + threadIdx.x], c);
+    }
+}
+
+/* 0'. where each digit's elements begin, per pass j (blockIdx.x) and portion q: start[(j * Q + q) * 256 + d] = the
+ * elements of smaller digits in the whole input, then those of digit d in the portions before q */
+__global__ void __launch_bounds__(THREADS) k_starts(const unsigned *hist, int P, int Q, unsigned long long *start)
+{
+    __shared__ unsigned long long s_w[WARPS];
+    const int j = blockIdx.x, d = threadIdx.x;
+    unsigned long long tot = 0;
+    for (int q = 0; q < Q; q++) tot += hist[((size_t)q * P + j) * RADIX + d];
+    unsigned long long all, run = block_excl<unsigned long long>(tot, s_w, &all);
+    for (int q = 0; q < Q; q++) {
+        start[((size_t)j * Q + q) * RADIX + d] = run;
+        run += hist[((size_t)q * P + j) * RADIX + d];
     }
 }
 
@@ -105,119 +164,127 @@ __device__ __forceinline__ void st_relaxed(unsigned *p, unsigned v)
 }
 
 /* 1-3. pass j over portion q (its elements [b, b + pn)): from kin to kout, values from vin (IDX: the elements'
- * positions, an argsort's first pass) to vout. look: the portion's descriptors, zero, and a ticket word before them. */
+ * positions, an argsort's first pass) to vout. look: this launch's descriptors (zero), ticket its tile counter (zero);
+ * look_next: the next launch's, zeroed here for its pt_next tiles (the launch before this one used them). */
 template <typename K, int VS, bool IDX>
-__global__ void __launch_bounds__(THREADS)
-    k_onesweep(const K *kin, K *kout, const void *vin, void *vout, size_t b, size_t pn, gp_dtype_t dt, int desc,
-               int shift, unsigned mask, const unsigned *hist, int Q, int q, int P, int j, unsigned *look)
+__global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
+    k_onesweep(const K *kin, K *kout, const void *vin, void *vout, size_t b, size_t pn, Xf<K> xf,
+               int shift, unsigned mask, const unsigned long long *start, unsigned *ticket,
+               unsigned *look, unsigned *look_next, unsigned pt_next)
 {
     typedef typename ValT<VS>::T V;
     constexpr int ITEMS = Shape<sizeof(K)>::ITEMS, TILE = THREADS * ITEMS;
-    extern __shared__ __align__(16) unsigned char s_stage[]; /* TILE keys, then TILE values */
+    static_assert(ITEMS % 2 == 0 && TILE <= 65536, "places pack in 16 bits");
+    extern __shared__ __align__(16) unsigned char s_stage[]; /* TILE keys, later TILE values */
     __shared__ unsigned s_wc[WARPS][RADIX];                  /* per warp: digit counts, then where its run begins */
     __shared__ unsigned long long s_delta[RADIX];            /* output position of staged slot i: s_delta[d] + i */
     __shared__ unsigned s_loc[RADIX];
+    __shared__ unsigned s_cnt[RADIX];
     __shared__ unsigned char s_dig[VS ? TILE : 1];
-    __shared__ unsigned long long s_w64[WARPS];
     __shared__ unsigned s_w32[WARPS];
     __shared__ unsigned s_ticket;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
-    if (threadIdx.x == 0) s_ticket = atomicAdd(look, 1u);
+    if (threadIdx.x == 0) s_ticket = atomicAdd(ticket, 1u);
     for (int i = lane; i < RADIX; i += 32) s_wc[warp][i] = 0;
+    s_cnt[d] = 0;
     __syncthreads();
     const unsigned t = s_ticket;
-    unsigned *dsc = look + 1 + (size_t)t * RADIX;
+    unsigned *dsc = look + (size_t)t * RADIX;
     const size_t t0 = (size_t)t * TILE, seg = t0 + (size_t)warp * 32 * ITEMS;
-    const size_t cnt_all = pn - t0 < (size_t)TILE ? pn - t0 : (size_t)TILE;
-    const unsigned cnt = (unsigned)cnt_all;
+    const unsigned cnt = pn - t0 < (size_t)TILE ? (unsigned)(pn - t0) : (unsigned)TILE;
+    const unsigned wlim = seg >= pn ? 0u : pn - seg < (size_t)(32 * ITEMS) ? (unsigned)(pn - seg) : 32u * ITEMS;
 
     K key[ITEMS];
-    unsigned slot[ITEMS];
+    unsigned slot2[ITEMS / 2]; /* places in the tile (below 2^16), two per word: registers are what limit the blocks */
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const size_t e = seg + (size_t)k * 32 + lane;
-        key[k] = e < pn ? kin[b + e] : (K)0;
-    }
-    /* 1. ranks within the warp, in element order */
+    for (int k = 0; k < ITEMS; k++) key[k] = (unsigned)(k * 32 + lane) < wlim ? kin[b + seg + k * 32 + lane] : (K)0;
+    for (size_t u = t; u < pt_next; u += gridDim.x) look_next[u * RADIX + d] = 0;
+    const unsigned long long dstart = start[d];
+    /* the tile's count of digit d, published before anything else: the tiles after wait on it */
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++)
+        if ((unsigned)(k * 32 + lane) < wlim) atomicAdd(&s_cnt[xf.digit(key[k], shift, mask)], 1u);
+    __syncthreads();
+    const unsigned c = s_cnt[d];
+    st_relaxed(dsc + d, (t == 0 ? ST_INCL : ST_AGG) | c);
+    /* 1. ranks within the warp, in element order: the lanes of a digit (a match) take their places from the warp's
+     * counter of it, which the group's first lane advances */
     const unsigned lt = (1u << lane) - 1;
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
-        const bool ok = seg + (size_t)k * 32 + lane < pn;
-        const unsigned dg = ok ? (unsigned)(radix_of(key[k], dt, desc) >> shift) & mask : (unsigned)RADIX;
+        const bool ok = (unsigned)(k * 32 + lane) < wlim;
+        const unsigned dg = ok ? xf.digit(key[k], shift, mask) : (unsigned)RADIX;
         const unsigned peers = __match_any_sync(0xffffffffu, dg);
-        slot[k] = ok ? s_wc[warp][dg] + __popc(peers & lt) : 0u;
-        __syncwarp();
-        if (ok && (peers & lt) == 0) s_wc[warp][dg] += __popc(peers);
-        __syncwarp();
+        const int first = __ffs(peers) - 1;
+        unsigned old = 0;
+        if (ok && lane == first) old = atomicAdd(&s_wc[warp][dg], (unsigned)__popc(peers));
+        const unsigned r = __shfl_sync(0xffffffffu, old, first) + __popc(peers & lt);
+        slot2[k / 2] = k % 2 ? slot2[k / 2] | r << 16 : r;
     }
     __syncthreads();
-    /* 2. the tile's count of digit d, the warps' starts within it, published; the digit's start in the tile */
-    unsigned c = 0;
+    /* 2. the warps' starts within the tile's elements of digit d, and the digit's start in the tile */
+    unsigned run = 0;
 #pragma unroll
     for (int w = 0; w < WARPS; w++) {
         const unsigned x = s_wc[w][d];
-        s_wc[w][d] = c;
-        c += x;
+        s_wc[w][d] = run;
+        run += x;
     }
-    st_relaxed(dsc + d, (t == 0 ? ST_INCL : ST_AGG) | c);
-    /* the digit's start in the output: the digits before it in the whole input, then the portions before */
-    unsigned long long tot = 0, before = 0;
-    for (int p = 0; p < Q; p++) {
-        const unsigned long long h = hist[((size_t)p * P + j) * RADIX + d];
-        tot += h;
-        before += p < q ? h : 0ull;
-    }
-    unsigned long long all64;
-    const unsigned long long dstart = block_excl<unsigned long long>(tot, s_w64, &all64) + before;
     unsigned all32;
-    const unsigned loc = block_excl<unsigned>(c, s_w32, &all32);
+    const unsigned loc = block_excl<unsigned>(c, s_w32, &all32); /* its barrier also orders s_wc */
     s_loc[d] = loc;
-    /* the tiles before, for digit d */
+    __syncthreads();
+    /* 3. staged in digit order (local places only: the look-back comes after, its predecessors further along) */
+    K *s_k = reinterpret_cast<K *>(s_stage);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++)
+        if ((unsigned)(k * 32 + lane) < wlim) {
+            const unsigned dg = xf.digit(key[k], shift, mask);
+            const unsigned sl = (k % 2 ? slot2[k / 2] >> 16 : slot2[k / 2] & 0xffffu) + s_loc[dg] + s_wc[warp][dg];
+            slot2[k / 2] = k % 2 ? (slot2[k / 2] & 0xffffu) | sl << 16 : (slot2[k / 2] & 0xffff0000u) | sl;
+            s_k[sl] = key[k];
+        }
+    /* the tiles before, for digit d: LB_W descriptors in flight at once, folded up to the nearest inclusive one */
     unsigned long long prior = 0;
     if (t > 0) {
-        const unsigned *p = dsc - RADIX + d;
-        for (;;) {
-            unsigned w;
-            while (((w = ld_relaxed(p)) & ~CNT_MASK) == 0) {
-            }
-            prior += w & CNT_MASK;
-            if ((w & ~CNT_MASK) == ST_INCL) break;
-            p -= RADIX;
+        for (long long p = (long long)t - 1;; p -= LB_W) {
+            unsigned w[LB_W];
+#pragma unroll
+            for (int i = 0; i < LB_W; i++)
+                w[i] = p - i >= 0 ? ld_relaxed(look + (size_t)(p - i) * RADIX + d) : ST_INCL; /* before tile 0: 0 */
+            bool done = false;
+#pragma unroll
+            for (int i = 0; i < LB_W; i++)
+                if (!done) {
+                    while ((w[i] & ~CNT_MASK) == 0) w[i] = ld_relaxed(look + (size_t)(p - i) * RADIX + d);
+                    prior += w[i] & CNT_MASK;
+                    done = (w[i] & ~CNT_MASK) == ST_INCL;
+                }
+            if (done) break;
         }
         st_relaxed(dsc + d, ST_INCL | (unsigned)(prior + c));
     }
     s_delta[d] = dstart + prior - loc;
     __syncthreads();
-    /* 3. staged in digit order, then stored */
-    K *s_k = reinterpret_cast<K *>(s_stage);
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const bool ok = seg + (size_t)k * 32 + lane < pn;
-        if (ok) {
-            const unsigned dg = (unsigned)(radix_of(key[k], dt, desc) >> shift) & mask;
-            slot[k] += s_loc[dg] + s_wc[warp][dg];
-            s_k[slot[k]] = key[k];
-        }
-    }
-    __syncthreads();
+    /* 4. stored from the stage: a digit's run goes out together */
     for (unsigned i = threadIdx.x; i < cnt; i += THREADS) {
         const K x = s_k[i];
-        const unsigned dg = (unsigned)(radix_of(x, dt, desc) >> shift) & mask;
+        const unsigned dg = xf.digit(x, shift, mask);
         kout[s_delta[dg] + i] = x;
         if constexpr (VS > 0) s_dig[i] = (unsigned char)dg;
     }
     if constexpr (VS > 0) {
-        V *s_v = reinterpret_cast<V *>(s_stage + (size_t)TILE * sizeof(K));
+        V *s_v = reinterpret_cast<V *>(s_stage); /* the keys' stage, once they are out */
+        __syncthreads();
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) {
-            const size_t e = seg + (size_t)k * 32 + lane;
-            if (e < pn) {
+        for (int k = 0; k < ITEMS; k++)
+            if ((unsigned)(k * 32 + lane) < wlim) {
+                const size_t e = seg + k * 32 + lane;
                 V v;
                 if constexpr (IDX) v = (V)(b + e);
                 else v = static_cast<const V *>(vin)[b + e];
-                s_v[slot[k]] = v;
+                s_v[k % 2 ? slot2[k / 2] >> 16 : slot2[k / 2] & 0xffffu] = v;
             }
-        }
         __syncthreads();
         for (unsigned i = threadIdx.x; i < cnt; i += THREADS) static_cast<V *>(vout)[s_delta[s_dig[i]] + i] = s_v[i];
     }
@@ -250,25 +317,31 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     const int P = (hi - lo + 7) / 8;
     /* the workspace: the counts, the descriptors (a ticket word first), a copy of the keys (two for an argsort,
      * which has no keys_out), a copy of the values */
-    const size_t hb = align256(Q * P * RADIX * 4), lb = align256((1 + ptiles_max * RADIX) * 4);
-    const size_t total = hb + lb + align256(kb) * (argsort ? 2 : 1) + align256(vb);
+    const size_t hb = align256(Q * P * RADIX * 4), tb = align256((size_t)P * Q * 4), lb = align256(ptiles_max * RADIX * 4);
+    const size_t sb = align256(Q * P * RADIX * 8), front = hb + tb + 2 * lb + sb, total = front + align256(kb) * (argsort ? 2 : 1) + align256(vb);
     void *ws = NULL;
     GP_TRY_RET(gp__workspace(ctx, total, &ws));
     char *w = (char *)ws;
-    unsigned *hist = (unsigned *)w, *look = (unsigned *)(w + hb);
-    K *tmpk = (K *)(w + hb + lb), *outk = argsort ? (K *)(w + hb + lb + align256(kb)) : (K *)keys_out;
-    void *tmpv = VS ? (void *)(w + hb + lb + align256(kb) * (argsort ? 2 : 1)) : NULL;
+    unsigned *hist = (unsigned *)w, *tickets = (unsigned *)(w + hb), *look[2] = {(unsigned *)(w + hb + tb),
+                                                                               (unsigned *)(w + hb + tb + lb)};
+    unsigned long long *start = (unsigned long long *)(w + hb + tb + 2 * lb);
+    K *tmpk = (K *)(w + front), *outk = argsort ? (K *)(w + front + align256(kb)) : (K *)keys_out;
+    void *tmpv = VS ? (void *)(w + front + align256(kb) * (argsort ? 2 : 1)) : NULL;
     const K *sk = (const K *)keys_in;
     const void *sv = argsort ? NULL : vals_in;
+    const Xf<K> xf = xf_of<K>(dt, desc);
     cudaError_t e;
-    if ((e = cudaMemsetAsync(hist, 0, hb, s)) != cudaSuccess)
+    /* one memset: the counts, the tickets, the first launch's descriptors (each launch zeroes the next one's) */
+    if ((e = cudaMemsetAsync(w, 0, hb + tb + lb, s)) != cudaSuccess)
         return gp__cuda_error(e, "gp_sort (counts)", __FILE__, __LINE__);
     {
-        const unsigned bx = (unsigned)((size_t)ctx->sm_count * HIST_BLOCKS_PER_SM);
-        const size_t need = (ptiles_max * TILE + THREADS - 1) / THREADS;
-        k_hist<K><<<dim3(need < bx ? (unsigned)need : bx, (unsigned)Q), THREADS, 0, s>>>(sk, n, dt, desc, lo, hi, P,
-                                                                                         hist);
+        const size_t bx = (size_t)ctx->sm_count * HIST_BLOCKS_PER_SM, chunk = (size_t)HIST_LOADS * THREADS;
+        const size_t need = ((n < PORTION ? n : PORTION) + chunk - 1) / chunk;
+        k_hist<K><<<dim3((unsigned)(need < bx ? need : bx), (unsigned)Q), THREADS, 0, s>>>(sk, n, xf, lo, hi, P,
+                                                                                          hist);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit counts)"));
+        k_starts<<<P, THREADS, 0, s>>>(hist, P, (int)Q, start);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit starts)"));
     }
     /* pass j writes the output where (P - 1 - j) is even, so the last lands there; an input that is also the output
      * is first copied aside when the first pass would write over it */
@@ -282,7 +355,7 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
             sv = tmpv;
         }
     }
-    const size_t smem = (size_t)TILE * sizeof(K) + (size_t)TILE * VS;
+    const size_t smem = (size_t)TILE * (sizeof(K) > VS ? sizeof(K) : VS);
     for (int j = 0; j < P; j++) {
         const bool to_out = (P - 1 - j) % 2 == 0;
         K *dk = to_out ? outk : tmpk;
@@ -291,20 +364,21 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
         const unsigned mask = (1u << bits) - 1;
         for (size_t q = 0; q < Q; q++) {
             const size_t b = q * PORTION, pn = n - b < PORTION ? n - b : PORTION, pt = (pn + TILE - 1) / TILE;
-            if ((e = cudaMemsetAsync(look, 0, (1 + pt * RADIX) * 4, s)) != cudaSuccess)
-                return gp__cuda_error(e, "gp_sort (look-back)", __FILE__, __LINE__);
+            const size_t L = (size_t)j * Q + q, nb = (q + 1 < Q ? q + 1 : 0) * PORTION; /* the next launch's start */
+            const unsigned pt_next = L + 1 == (size_t)P * Q ? 0u : (unsigned)(((n - nb < PORTION ? n - nb : PORTION) + TILE - 1) / TILE);
+            unsigned *tk = tickets + L, *lk = look[L % 2], *ln = look[(L + 1) % 2];
             bool idx = false;
             if constexpr (VS == 4 || VS == 8) idx = argsort && j == 0;
             if (idx) {
                 if constexpr (VS == 4 || VS == 8) {
                     GP_TRY_RET((smem_ready<K, VS, true>(ctx, smem)));
                     k_onesweep<K, VS, true><<<(unsigned)pt, THREADS, smem, s>>>(
-                        sk, dk, sv, dv, b, pn, dt, desc, shift, mask, hist, (int)Q, (int)q, P, j, look);
+                        sk, dk, sv, dv, b, pn, xf, shift, mask, start + L * RADIX, tk, lk, ln, pt_next);
                 }
             } else {
                 GP_TRY_RET((smem_ready<K, VS, false>(ctx, smem)));
-                k_onesweep<K, VS, false><<<(unsigned)pt, THREADS, smem, s>>>(sk, dk, sv, dv, b, pn, dt, desc, shift,
-                                                                             mask, hist, (int)Q, (int)q, P, j, look);
+                k_onesweep<K, VS, false><<<(unsigned)pt, THREADS, smem, s>>>(
+                    sk, dk, sv, dv, b, pn, xf, shift, mask, start + L * RADIX, tk, lk, ln, pt_next);
             }
             GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (pass)"));
         }

@@ -67,10 +67,9 @@ GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_i
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 
 /* The GPU backend (sort.cu), the same arguments and order, asynchronous on the stream: an LSD radix sort in 8-bit
- * digits, each digit three steps — every tile's digit counts, their exclusive scan in digit-major order (gp_scan's
- * kernel), a stable scatter (ranks within a tile from warp matches in the tile's element order). Workspace (the
- * context's, after the scan's own front): the counts, one copy of the keys (two for an argsort without keys_out) and
- * one of the values. n > 0. */
+ * digits as Onesweep (one counting launch, then one launch per digit with a per-digit look-back). Workspace (the
+ * context's): the digit counts and starts, look-back words (2 KiB per tile of 6144 elements, 4096 for 8-byte keys:
+ * 0.33 or 0.5 bytes per element), one copy of the keys (two for an argsort without keys_out) and one of the values. n > 0, any size (inputs past 2^29 elements run as portions). */
 GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
                                      size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                      int hi_bit, cudaStream_t stream);
