@@ -570,9 +570,9 @@ typedef struct gp_sort_opts {
     int begin_bit, end_bit;
 } gp_sort_opts_t;
 /* keys_out[0, n) = keys[0, n) in order; every bit of each element is kept (NaN payloads, the sign of zeros). Any
- * dtype; keys_out may be keys (in place) and must not overlap it otherwise. GPU: an LSD radix sort in 8-bit digits,
- * asynchronous on the stream; workspace from the context: the digit counts (n / 16 bytes; n / 8 past 2^32 - 1)
- * and one copy of the keys. CPU backend: the same order (OpenMP), scratch from malloc. */
+ * dtype, any n; keys_out may be keys (in place) and must not overlap it otherwise. GPU: an LSD radix sort in 8-bit
+ * digits (Onesweep), asynchronous on the stream; workspace from the context (gp_sort_workspace_bytes): one copy of
+ * the keys and about n / 3 bytes of counts. CPU backend: the same order (OpenMP), scratch from malloc. */
 GP_API gp_status_t gp_sort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                            const gp_sort_opts_t *opts, gp_stream_t stream);
 /* The same, each key's value (value_bytes: 1, 2, 4, 8 or 16; the pointers aligned to min(value_bytes, 8)) moved with
@@ -584,6 +584,11 @@ GP_API gp_status_t gp_sort_pairs(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, cons
  * left as they are. GPU workspace: the counts, two copies of the keys and one of the indices. */
 GP_API gp_status_t gp_argsort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
                               void *indices, const gp_sort_opts_t *opts, gp_stream_t stream);
+/* *bytes = the context workspace a sort of n keys of dtype takes on ctx: value_bytes 0 for gp_sort, 1 to 16 for
+ * gp_sort_pairs; argsort != 0 for gp_argsort, value_bytes then the index bytes (4 or 8). 0 on the CPU backend (its
+ * scratch comes from malloc: a copy of the keys and of the values). */
+GP_API gp_status_t gp_sort_workspace_bytes(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, size_t value_bytes, int argsort,
+                                           size_t *bytes);
 /* The _sync variants run on the context's default stream and return when the result is in place. */
 GP_API gp_status_t gp_sort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                                 const gp_sort_opts_t *opts);

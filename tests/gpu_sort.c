@@ -153,6 +153,15 @@ int main(void)
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
         free(x);
     }
+    { /* the workspace query: at least the copies it names, growing with n */
+        size_t k1 = 0, k2 = 0, pr = 0, ar = 0;
+        OK(gp_sort_workspace_bytes(gpu, GP_U32, 1 << 20, 0, 0, &k1));
+        OK(gp_sort_workspace_bytes(gpu, GP_U32, 1 << 21, 0, 0, &k2));
+        OK(gp_sort_workspace_bytes(gpu, GP_U32, 1 << 20, 8, 0, &pr));
+        OK(gp_sort_workspace_bytes(gpu, GP_U32, 1 << 20, 8, 1, &ar));
+        CHECK(k1 >= (4u << 20) && k2 > k1 && pr >= k1 + (8u << 20) && ar >= k1 + (12u << 20),
+              "gp_sort_workspace_bytes: keys %zu (2x n: %zu), pairs %zu, argsort %zu", k1, k2, pr, ar);
+    }
     if (!g_quick) huge(gpu, cpu);
     OK(gp_stream_destroy(gpu, s));
     OK(gp_ctx_destroy(cpu));

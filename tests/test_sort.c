@@ -252,6 +252,15 @@ int main(void)
         CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 8, (uint64_t *)x, vo, NULL, NULL), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_argsort(ctx, GP_F32, n, x, GP_I32, idx, NULL, NULL), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_argsort(ctx, GP_U8, ((size_t)1 << 32) + 2, x, GP_U32, idx, NULL, NULL), GP_ERR_INVALID_ARG);
+        /* the workspace query: none on the CPU backend; its refusals */
+        size_t wb = 99;
+        OK(gp_sort_workspace_bytes(ctx, GP_F32, n, 8, 0, &wb));
+        CHECK(wb == 0, "gp_sort_workspace_bytes on the CPU backend: %zu, not 0", wb);
+        CHECK_ST(gp_sort_workspace_bytes(ctx, GP_F32, n, 3, 0, &wb), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_workspace_bytes(ctx, GP_F32, n, 2, 1, &wb), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_workspace_bytes(ctx, (gp_dtype_t)99, n, 0, 0, &wb), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_workspace_bytes(ctx, GP_F32, n, 0, 0, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sort_workspace_bytes(ctx, GP_F32, SIZE_MAX / 2, 0, 0, &wb), GP_ERR_OVERFLOW);
         free(x), free(y), free(want), free(idx), free(v), free(vo), free(idx32), free(perm), free(g_v);
         g_v = NULL;
     }

@@ -215,6 +215,10 @@ gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void
     (void)ctx, (void)dtype, (void)n, (void)x, (void)p, (void)job, (void)y, (void)lengths, (void)count_dev, (void)stream;
     return NOGPU("gp_select");
 }
+size_t gp__sort_gpu_workspace_bytes(gp_dtype_t kt, size_t n, size_t vsize, int argsort)
+{
+    return (void)kt, (void)n, (void)vsize, (void)argsort, 0;
+}
 gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                          const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit,
                          cudaStream_t stream)

@@ -122,3 +122,22 @@ gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const voi
     if (!ib) return gp__error(GP_ERR_INVALID_ARG, "gp_argsort_sync: index_dtype %d (GP_U32 or GP_U64)", (int)index_dtype);
     return run("gp_argsort_sync", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, NULL, 1);
 }
+
+gp_status_t gp_sort_workspace_bytes(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, size_t value_bytes, int argsort,
+                                    size_t *bytes)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, "gp_sort_workspace_bytes"));
+    GP_ARG_NONNULL("gp_sort_workspace_bytes", bytes);
+    *bytes = 0;
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_sort_workspace_bytes: dtype %d is not a gp_dtype_t", (int)dtype);
+    if (argsort ? value_bytes != 4 && value_bytes != 8
+                : value_bytes && value_bytes != 1 && value_bytes != 2 && value_bytes != 4 && value_bytes != 8 &&
+                      value_bytes != 16)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_sort_workspace_bytes: value_bytes %zu (%s)", value_bytes,
+                         argsort ? "an argsort's index bytes: 4 or 8" : "0, 1, 2, 4, 8 or 16");
+    if (n > (SIZE_MAX >> 5))
+        return gp__error(GP_ERR_OVERFLOW, "gp_sort_workspace_bytes: n = %zu elements overflow", n);
+    if (!gp__is_cpu(ctx)) *bytes = gp__sort_gpu_workspace_bytes(dtype, n, value_bytes, argsort != 0);
+    return GP_OK;
+}

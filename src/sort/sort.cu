@@ -307,26 +307,42 @@ template <typename K, int VS, bool IDX> gp_status_t smem_ready(const gp_ctx_t *c
     return GP_OK;
 }
 
+/* the workspace: the counts, the tickets, two launches' look-back words, the digit starts, then a copy of the keys
+ * (two for an argsort, which has no keys_out) and a copy of the values */
+struct Layout {
+    size_t Q, ptiles_max, hb, tb, lb, sb, front, kb, total;
+};
+inline Layout layout(size_t ks, int tile, size_t n, size_t vs, bool argsort, int P)
+{
+    Layout L;
+    L.Q = (n + PORTION - 1) / PORTION;
+    L.ptiles_max = ((n < PORTION ? n : PORTION) + tile - 1) / tile;
+    L.hb = align256(L.Q * P * RADIX * 4), L.tb = align256((size_t)P * L.Q * 4);
+    L.lb = align256(L.ptiles_max * RADIX * 4), L.sb = align256(L.Q * P * RADIX * 8);
+    L.front = L.hb + L.tb + 2 * L.lb + L.sb;
+    L.kb = align256(n * ks);
+    L.total = L.front + L.kb * (argsort ? 2 : 1) + align256(n * vs);
+    return L;
+}
+inline int tile_of(size_t ks) { return THREADS * (ks == 8 ? Shape<8>::ITEMS : Shape<4>::ITEMS); }
+
 template <typename K, int VS>
 gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, void *keys_out, const void *vals_in,
                    void *vals_out, bool argsort, int desc, int lo, int hi, cudaStream_t s)
 {
     constexpr int TILE = THREADS * Shape<sizeof(K)>::ITEMS;
-    const size_t Q = (n + PORTION - 1) / PORTION, ptiles_max = ((n < PORTION ? n : PORTION) + TILE - 1) / TILE;
-    const size_t kb = n * sizeof(K), vb = n * VS;
+    static_assert(TILE == (sizeof(K) == 8 ? THREADS * Shape<8>::ITEMS : THREADS * Shape<4>::ITEMS), "tile_of");
     const int P = (hi - lo + 7) / 8;
-    /* the workspace: the counts, the descriptors (a ticket word first), a copy of the keys (two for an argsort,
-     * which has no keys_out), a copy of the values */
-    const size_t hb = align256(Q * P * RADIX * 4), tb = align256((size_t)P * Q * 4), lb = align256(ptiles_max * RADIX * 4);
-    const size_t sb = align256(Q * P * RADIX * 8), front = hb + tb + 2 * lb + sb, total = front + align256(kb) * (argsort ? 2 : 1) + align256(vb);
+    const Layout Ly = layout(sizeof(K), TILE, n, VS, argsort, P);
+    const size_t Q = Ly.Q, kb = n * sizeof(K), vb = n * VS, hb = Ly.hb, tb = Ly.tb, lb = Ly.lb, front = Ly.front;
     void *ws = NULL;
-    GP_TRY_RET(gp__workspace(ctx, total, &ws));
+    GP_TRY_RET(gp__workspace(ctx, Ly.total, &ws));
     char *w = (char *)ws;
     unsigned *hist = (unsigned *)w, *tickets = (unsigned *)(w + hb), *look[2] = {(unsigned *)(w + hb + tb),
                                                                                (unsigned *)(w + hb + tb + lb)};
     unsigned long long *start = (unsigned long long *)(w + hb + tb + 2 * lb);
-    K *tmpk = (K *)(w + front), *outk = argsort ? (K *)(w + front + align256(kb)) : (K *)keys_out;
-    void *tmpv = VS ? (void *)(w + front + align256(kb) * (argsort ? 2 : 1)) : NULL;
+    K *tmpk = (K *)(w + front), *outk = argsort ? (K *)(w + front + Ly.kb) : (K *)keys_out;
+    void *tmpv = VS ? (void *)(w + front + Ly.kb * (argsort ? 2 : 1)) : NULL;
     const K *sk = (const K *)keys_in;
     const void *sv = argsort ? NULL : vals_in;
     const Xf<K> xf = xf_of<K>(dt, desc);
@@ -405,6 +421,12 @@ gp_status_t by_values(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_i
 }
 
 } // namespace
+
+extern "C" size_t gp__sort_gpu_workspace_bytes(gp_dtype_t kt, size_t n, size_t vsize, int argsort)
+{
+    const size_t ks = gp_dtype_size(kt);
+    return n ? layout(ks, tile_of(ks), n, vsize, argsort != 0, (int)ks).total : 0;
+}
 
 extern "C" gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
                                     size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,

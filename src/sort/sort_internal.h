@@ -70,6 +70,9 @@ GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_i
  * digits as Onesweep (one counting launch, then one launch per digit with a per-digit look-back). Workspace (the
  * context's): the digit counts and starts, look-back words (2 KiB per tile of 6144 elements, 4096 for 8-byte keys:
  * 0.33 or 0.5 bytes per element), one copy of the keys (two for an argsort without keys_out) and one of the values. n > 0, any size (inputs past 2^29 elements run as portions). */
+/* The GPU backend's workspace for n keys of kt with values of vsize bytes (argsort: vsize index bytes, two key
+ * copies), the whole key sorted (a bit range needs no more): what gp__sort_gpu asks gp__workspace for. */
+GP_INTERNAL size_t gp__sort_gpu_workspace_bytes(gp_dtype_t kt, size_t n, size_t vsize, int argsort);
 GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
                                      size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                      int hi_bit, cudaStream_t stream);

@@ -66,6 +66,26 @@ static int gather_input(const char *verb, input_t *in, gp_ctx_t *ctx, double t0,
     return rc;
 }
 
+/* a GPU sort holds its input, its outputs and its workspace in device memory: refused at once, with the bytes named,
+ * when the device has less free (inputs of unknown length find out when their memory is allocated) */
+static int fits_gpu(const char *verb, const char *path, gp_ctx_t *ctx, const input_t *in, const input_t *vin, int argsort)
+{
+    if (gp_ctx_device(ctx) == GP_DEVICE_CPU || in->want == GP_COUNT_ALL) return EXIT_OK;
+    const size_t n = in->want, es = in->d.elem_size, vs = vin ? vin->d.elem_size : 0;
+    size_t ws = 0;
+    gp_device_info_t di;
+    if (gp_sort_workspace_bytes(ctx, in->d.dtype, n, argsort ? 8 : vs, argsort, &ws) != GP_OK ||
+        gp_device_info(gp_ctx_device(ctx), &di) != GP_OK)
+        return EXIT_OK; /* the allocations will say */
+    const double need = (double)n * es + (double)n * (argsort ? 8 : es) + 2.0 * n * vs + (double)ws;
+    if (need <= (double)di.free_mem_bytes) return EXIT_OK;
+    fprintf(stderr, "gpuprim %s: %s: %zu elements need %.2f GiB of GPU memory (input, output%s and %.2f GiB of "
+                    "workspace); GPU %d has %.2f GiB free. The sort holds its data in GPU memory: -d cpu sorts in "
+                    "host memory\n", verb, path, n, need / 1073741824.0, vs ? "s, values" : "",
+            (double)ws / 1073741824.0, gp_ctx_device(ctx), (double)di.free_mem_bytes / 1073741824.0);
+    return EXIT_FAIL;
+}
+
 static void *at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
 
 /* n elements of es bytes at p on ctx to an open output (through a host copy on a GPU) */
@@ -149,6 +169,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     }
     if ((rc = pipe_open(&p, verb, &in, c.device, 0, t0)) != EXIT_OK) goto out;
     if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    if ((rc = fits_gpu(verb, path, ctx, &in, o_vals ? &vin : NULL, argsort)) != EXIT_OK) goto out;
     if ((rc = gather_input(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
     const size_t n = g.have, es = in.d.elem_size;
     if (o_vals) {
