@@ -1,7 +1,7 @@
 /*
- * lookback.cuh — the decoupled look-back's parts, shared by every single-pass kernel of the scan family: scan.cu (the
- * scalar scans), scan_lb.cuh (ordered, segmented and user-operator scans) and select_lb.cuh (select, partition,
- * unique; the radix sort's passes count the same way). The tile ticket, three kinds of tile descriptor, the window of
+ * lookback.cuh — the decoupled look-back's parts, shared by every single-pass kernel: scan.cu (the scalar scans),
+ * scan_lb.cuh (ordered, segmented and user-operator scans), select_lb.cuh (select, partition, unique) and the radix
+ * sort's passes (src/sort/sort.cu). The tile ticket, four kinds of tile descriptor, the window of
  * predecessors a warp collects, and the folds of it. It uses no header, only CUDA built-ins: it is also embedded as
  * text for NVRTC ahead of scan_lb.cuh and select_lb.cuh. docs/design/scan.md, "The look-back", says why each is so.
  */
@@ -229,6 +229,20 @@ __device__ __forceinline__ LbCount lb_count_lookback(const unsigned long long *d
         P.h = h > P.h ? h : P.h;
         if (near >= 0) return P;
     }
+}
+
+/* ---- 32-bit count words (the radix sort's look-back, one word per tile and digit): the status in the top two bits,
+ * a count below 2^30 — relaxed single-copy-atomic loads and stores, no fences. */
+constexpr unsigned LB_W_SHIFT = 30, LB_W_MASK = (1u << LB_W_SHIFT) - 1;
+__device__ __forceinline__ unsigned lb_word_get(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void lb_word_put(unsigned *p, unsigned v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 #endif

@@ -14,13 +14,14 @@
  * (k_hist counts per portion; a portion's digit starts include the portions before it).
  */
 #include "sort_internal.h"
+#include "../scan/lookback.cuh"
 
 #include <stdint.h>
 
 namespace {
 
 constexpr int THREADS = 256, WARPS = THREADS / 32, RADIX = 256;
-constexpr unsigned ST_AGG = 1u << 30, ST_INCL = 2u << 30, CNT_MASK = (1u << 30) - 1;
+constexpr unsigned ST_AGG = (unsigned)LB_AGG << LB_W_SHIFT, ST_INCL = (unsigned)LB_INCL << LB_W_SHIFT, CNT_MASK = LB_W_MASK;
 constexpr size_t PORTION = (size_t)1 << 29; /* elements: a multiple of every tile, its counts below 2^30 */
 constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = 8;
 
@@ -152,17 +153,6 @@ __global__ void __launch_bounds__(THREADS) k_starts(const unsigned *hist, int P,
     }
 }
 
-__device__ __forceinline__ unsigned ld_relaxed(const unsigned *p)
-{
-    unsigned v;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void st_relaxed(unsigned *p, unsigned v)
-{
-    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 /* 1-3. pass j over portion q (its elements [b, b + pn)): from kin to kout, values from vin (IDX: the elements'
  * positions, an argsort's first pass) to vout. look: this launch's descriptors (zero), ticket its tile counter (zero);
  * look_next: the next launch's, zeroed here for its pt_next tiles (the launch before this one used them). */
@@ -206,7 +196,7 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
         if ((unsigned)(k * 32 + lane) < wlim) atomicAdd(&s_cnt[xf.digit(key[k], shift, mask)], 1u);
     __syncthreads();
     const unsigned c = s_cnt[d];
-    st_relaxed(dsc + d, (t == 0 ? ST_INCL : ST_AGG) | c);
+    lb_word_put(dsc + d, (t == 0 ? ST_INCL : ST_AGG) | c);
     /* 1. ranks within the warp, in element order: the lanes of a digit (a match) take their places from the warp's
      * counter of it, which the group's first lane advances */
     const unsigned lt = (1u << lane) - 1;
@@ -251,18 +241,18 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
             unsigned w[LB_W];
 #pragma unroll
             for (int i = 0; i < LB_W; i++)
-                w[i] = p - i >= 0 ? ld_relaxed(look + (size_t)(p - i) * RADIX + d) : ST_INCL; /* before tile 0: 0 */
+                w[i] = p - i >= 0 ? lb_word_get(look + (size_t)(p - i) * RADIX + d) : ST_INCL; /* before tile 0: 0 */
             bool done = false;
 #pragma unroll
             for (int i = 0; i < LB_W; i++)
                 if (!done) {
-                    while ((w[i] & ~CNT_MASK) == 0) w[i] = ld_relaxed(look + (size_t)(p - i) * RADIX + d);
+                    while ((w[i] & ~CNT_MASK) == 0) w[i] = lb_word_get(look + (size_t)(p - i) * RADIX + d);
                     prior += w[i] & CNT_MASK;
                     done = (w[i] & ~CNT_MASK) == ST_INCL;
                 }
             if (done) break;
         }
-        st_relaxed(dsc + d, ST_INCL | (unsigned)(prior + c));
+        lb_word_put(dsc + d, ST_INCL | (unsigned)(prior + c));
     }
     s_delta[d] = dstart + prior - loc;
     __syncthreads();
