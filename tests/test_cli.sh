@@ -450,6 +450,7 @@ rm -f "$tmp/ones.u32" "$tmp/s.raw" "$tmp/s.npy"
 # The main job: `make demo` runs this.
 "$g" demo >"$tmp/demo" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "demo finished" "$tmp/demo" && ok || { bad "demo exit $rc"; tail -20 "$tmp/demo" >&2; }
+grep -q "sort: 4194304 f32 ascending" "$tmp/demo" && ok || bad "the demo sorts its .npy file"
 
 
 # ---- bench size sweeps (nccl-tests' -b/-e/-f) and the spinner on long matrix work

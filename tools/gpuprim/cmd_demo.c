@@ -74,7 +74,7 @@ static int cmd_demo(int argc, char **argv)
         if ((k = step("the vector lab's CPU versions, each verified", 10, lab)) != EXIT_OK && k != EXIT_NO_DRIVER) rc = k;
     }
     /* The data verbs on files made here: 2^22 normal f32 values (.npy) and a 1000 x 3000 matrix. */
-    char dir[] = "/tmp/gpuprim-demo-XXXXXX", vec[64], mat[64], matt[64];
+    char dir[] = "/tmp/gpuprim-demo-XXXXXX", vec[64], mat[64], matt[64], srt[64];
     const size_t nv = (size_t)1 << 22, rows = 1000, cols = 3000;
     float *x = malloc(nv * sizeof *x);
     if (x && mkdtemp(dir)) {
@@ -92,6 +92,7 @@ static int cmd_demo(int argc, char **argv)
         snprintf(vec, sizeof vec, "%s/normal.npy", dir);
         snprintf(mat, sizeof mat, "%s/matrix.npy", dir);
         snprintf(matt, sizeof matt, "%s/matrix_t.npy", dir);
+        snprintf(srt, sizeof srt, "%s/sorted.npy", dir);
         const size_t shape[2] = {rows, cols};
         if (gp_npy_save(vec, GP_F32, 1, &nv, 0, x) == GP_OK && gp_npy_save(mat, GP_F32, 2, shape, 0, x) == GP_OK) {
             char *rd[] = {"reduce", vec, "--op", "sum"};
@@ -103,17 +104,21 @@ static int cmd_demo(int argc, char **argv)
             if ((k = step("its histogram, np.histogram's bins over the data's range", 4, hi)) !=
                 EXIT_OK)
                 rc = k;
+            char *so[] = {"sort", vec, "-o", srt};
+            if ((k = step("the values sorted in NumPy's order (stable; NaN last), .npy in and out", 4, so)) != EXIT_OK)
+                rc = k;
             char *tr[] = {"transpose", mat, matt};
             if ((k = step("a 1000 x 3000 matrix transposed, .npy in and out", 3, tr)) != EXIT_OK)
                 rc = k;
         }
-        unlink(vec), unlink(mat), unlink(matt), rmdir(dir);
+        unlink(vec), unlink(mat), unlink(matt), unlink(srt), rmdir(dir);
     }
     free(x);
     printf("\ndemo %s\n", rc == EXIT_OK ? "finished" : "FAILED (see the messages above)");
     printf("\nNext, on your own data (.npy, raw binary with --dtype, or - for a pipe):\n"
            "  gpuprim reduce FILE --op sum|min|max|argmax|...    gpuprim histogram FILE --bins 100 --svg h.svg\n"
            "  gpuprim transpose IN.npy OUT.npy                    gpuprim gemm A.npy B.npy -o C.npy\n"
+           "  gpuprim sort IN.npy -o OUT.npy [--descending]       gpuprim argsort IN.npy -o IDX.npy\n"
            "  gpuprim lab reduce     (every reduction technique of the primers, verified and timed)\n"
            "  gpuprim bench reduce   (against CUB in the same run)   gpuprim <verb> --help for the options\n");
     return rc;
