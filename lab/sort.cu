@@ -1,19 +1,19 @@
 /*
  * sort.cu — `gpuprim lab sort`: the sorts a CUDA course teaches as numbered versions of one ascending sort of n random
- * u32 keys (every version must equal the host's sorted keys exactly), timed side by side:
- *   01 bitonic-global  Batcher's bitonic network, every compare-exchange step one launch over global memory
+ * u32 keys (every version must equal the host's sorted keys exactly), timed side by side (sort_vNN_<idea>):
+ *   01 bitonic_global  Batcher's bitonic network, every compare-exchange step one launch over global memory
  *                      (n padded to a power of two with the largest key): O(n log^2 n) work
- *   02 bitonic-shared  the same network, the steps of stride < 2048 run in shared memory, one launch for them all
- *   03 odd-even-merge  Batcher's odd-even merge network (fewer compare-exchanges than bitonic, less regular)
- *   04 lsd-4bit        radix sort, three kernels a 4-bit digit: tile counts -> their scan (gp_scan) -> a stable
+ *   02 bitonic_shared  the same network, the steps of stride < 2048 run in shared memory, one launch for them all
+ *   03 odd_even_merge  Batcher's odd-even merge network (fewer compare-exchanges than bitonic, less regular)
+ *   04 lsd_4bit        radix sort, three kernels a 4-bit digit: tile counts -> their scan (gp_scan) -> a stable
  *                      scatter ranked in the tile by warp matches (__match_any_sync): 8 passes
- *   05 lsd-8bit        the same with 8-bit digits: 4 passes, 16x the counters
+ *   05 lsd_8bit        the same with 8-bit digits: 4 passes, 16x the counters
  *   06 onesweep        production gp_sort: one counting pass, then one pass a digit with a decoupled look-back and
  *                      staged stores (docs/design/sort.md)
  * CUDA events, medians of --reps; the bitonic and odd-even versions include the copy of the keys they sort in place.
  * The primers' claims are printed with a verdict.
  */
-#include "lab.h"
+#include "lab_versions.h"
 
 #include <cuda_runtime.h>
 
@@ -199,16 +199,19 @@ cudaError_t run_version(Lab &L, int id, size_t n)
     }
 }
 
-const struct {
-    int id;
-    const char *name, *teaches;
-} k_versions[] = {
-    {1, "bitonic-global", "a sorting network: log2(n)(log2(n)+1)/2 launches of n/2 compare-exchanges in global memory"},
-    {2, "bitonic-shared", "the same network, the strides below 2048 in shared memory (one launch for them)"},
-    {3, "odd-even-merge", "Batcher's odd-even merge network: fewer compare-exchanges, a less regular pattern"},
-    {4, "lsd-4bit", "radix sort, 8 passes of counts -> scan -> stable scatter (warp matches rank in a tile)"},
-    {5, "lsd-8bit", "the same in 4 passes of 8-bit digits (16x the counters)"},
-    {6, "onesweep", "production gp_sort: one counting pass, a pass a digit with decoupled look-back, staged stores"},
+const lab_version_t k_versions[] = {
+    {1, "sort_v01_bitonic_global", 1, "a sorting network: log2(n)(log2(n)+1)/2 launches of n/2 compare-exchanges",
+     "n padded to a power of two", 0, 0, 0, NULL},
+    {2, "sort_v02_bitonic_shared", 1, "the strides below 2048 in shared memory, one launch for them; long ones global",
+     "n padded to a power of two", 0, 0, 0, NULL},
+    {3, "sort_v03_odd_even_merge", 1, "Batcher's odd-even merge: fewer compare-exchanges, a less regular pattern",
+     "n padded to a power of two", 0, 0, 0, NULL},
+    {4, "sort_v04_lsd_4bit", 1, "radix: 8 passes of tile counts -> their scan -> a stable scatter ranked by warp matches",
+     "", 0, 0, 0, NULL},
+    {5, "sort_v05_lsd_8bit", 1, "the same in 4 passes of 8-bit digits; the scatter is not staged, the scan a pass",
+     "", 0, 0, 0, NULL},
+    {LAB_SORT_LIBRARY, "sort_v06_onesweep", 1, "gp_sort: a counting pass, then a pass a digit with a decoupled look-back "
+     "and staged stores", "", 0, 0, 0, NULL},
 };
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
 
@@ -292,7 +295,8 @@ int sort_run(lab_run_t *r)
             qsort(t, (size_t)reps, sizeof *t, cmp_f);
             med[v] = t[reps / 2];
             char cid[8], cn[24], cus[24], cg[24];
-            snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id, k_versions[v].id == 6 ? "*" : "");
+            snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id,
+                     lab_is_production(LAB_T_SORT, &k_versions[v]) ? "*" : "");
             snprintf(cn, sizeof cn, "%zu", n);
             snprintf(cus, sizeof cus, "%.1f", med[v] * 1e3);
             snprintf(cg, sizeof cg, "%.2f", (double)n / (med[v] * 1e-3) / 1e9);
@@ -335,12 +339,7 @@ out:
     return r->failed ? EXIT_MISMATCH : EXIT_OK;
 }
 
-void sort_list(FILE *f)
-{
-    for (int v = 0; v < k_nv; v++)
-        fprintf(f, "%02d %-15s %s%s\n", k_versions[v].id, k_versions[v].name, k_versions[v].teaches,
-                k_versions[v].id == 6 ? "  <- production" : "");
-}
+void sort_list(FILE *f) { lab_list_versions(f, LAB_T_SORT, k_versions, k_nv); }
 
 const lab_opt_t k_opts[] = {
     {"-n", "N", "keys (default 2^24; the networks pad to a power of two)"},
