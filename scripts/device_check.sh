@@ -11,6 +11,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
                         (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
   profile SUITE         Nsight Compute over one suite's run, the kernels' summary (profile.txt)
+  stalls SUITE:KERNEL   where one launch of KERNEL (a regex; its second launch in the suite's run) waits: stall
+                        samples and instructions per phase, class and line (bench/tune/ncu_stalls.py; stalls.txt)
   labs                  every `gpuprim lab` topic at its defaults, each version verified (labs.txt)
   files                 every streaming verb on 1 GiB in the page cache: default, --device cpu, NumPy (files.txt)
 Steps run in the order given, e.g. `scripts/device_check.sh build test gpu_ sanitize scan bench scan`.
@@ -25,7 +27,7 @@ B=${BUILD:-build-device}
 G=$B/gpuprim
 summary=()
 note() { summary+=("$*"); echo ">>> $*"; }
-is_step() { case $1 in build|test|sanitize|bench|profile|labs|files) return 0;; *) return 1;; esac; }
+is_step() { case $1 in build|test|sanitize|bench|profile|stalls|labs|files) return 0;; *) return 1;; esac; }
 
 step_build() {
   {
@@ -130,6 +132,19 @@ step_profile() { # SUITE
     $G bench "$s" --reps 2 --warmup 0 >"$OUT/profile.txt" 2>&1
   note "profile $s: exit $?, $(grep -c '^  [a-zA-Z_].*(' "$OUT/profile.txt") kernel launches"
   grep -E '^  [a-zA-Z_].*\(|duration|throughput' "$OUT/profile.txt" | head -60
+}
+
+step_stalls() { # SUITE:KERNEL
+  local s=${1%%:*} k=${1#*:}
+  ncu --kernel-name regex:"$k" --launch-skip 1 --launch-count 1 --set full --import-source yes -f -o /tmp/dc_stalls \
+    $G bench "$s" --reps 1 --warmup 0 >/tmp/dc_stalls.log 2>&1 &&
+    ncu -i /tmp/dc_stalls.ncu-rep --page source --csv --print-source sass >/tmp/dc_stalls.csv 2>>/tmp/dc_stalls.log &&
+    python3 bench/tune/ncu_stalls.py /tmp/dc_stalls.csv >"$OUT/stalls.txt" 2>>/tmp/dc_stalls.log
+  local rc=$?
+  [ $rc = 0 ] || tail -20 /tmp/dc_stalls.log >>"$OUT/stalls.txt"
+  rm -f /tmp/dc_stalls.ncu-rep /tmp/dc_stalls.csv
+  note "stalls $1: exit $rc"
+  head -45 "$OUT/stalls.txt"
 }
 
 step_labs() {
