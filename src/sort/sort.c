@@ -12,6 +12,9 @@ static int overlap(const void *a, size_t an, const void *b, size_t bn)
     return an && bn && x < y + bn && y < x + an;
 }
 
+/* the value sizes a sort carries (0: keys only) */
+static int value_bytes_ok(size_t vb) { return vb == 0 || vb == 1 || vb == 2 || vb == 4 || vb == 8 || vb == 16; }
+
 /* vsize: value bytes (0: keys only); argsort: vals_in NULL, vals_out the indices of vsize bytes; sync: wait */
 static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                        size_t vsize, const void *vals, void *vals_out, int argsort, const gp_sort_opts_t *opts,
@@ -35,7 +38,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
             lo = opts->begin_bit, hi = opts->end_bit;
         }
     }
-    if (!argsort && vsize && vsize != 1 && vsize != 2 && vsize != 4 && vsize != 8 && vsize != 16)
+    if (!argsort && !value_bytes_ok(vsize))
         return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (1, 2, 4, 8 or 16)", fn, vsize);
     const size_t ks = gp_dtype_size(dtype);
     size_t kb = 0, vb = 0;
@@ -131,9 +134,7 @@ gp_status_t gp_sort_workspace_bytes(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, s
     *bytes = 0;
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "gp_sort_workspace_bytes: dtype %d is not a gp_dtype_t", (int)dtype);
-    if (argsort ? value_bytes != 4 && value_bytes != 8
-                : value_bytes && value_bytes != 1 && value_bytes != 2 && value_bytes != 4 && value_bytes != 8 &&
-                      value_bytes != 16)
+    if (argsort ? value_bytes != 4 && value_bytes != 8 : !value_bytes_ok(value_bytes))
         return gp__error(GP_ERR_INVALID_ARG, "gp_sort_workspace_bytes: value_bytes %zu (%s)", value_bytes,
                          argsort ? "an argsort's index bytes: 4 or 8" : "0, 1, 2, 4, 8 or 16");
     if (n > (SIZE_MAX >> 5))

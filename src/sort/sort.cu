@@ -1,6 +1,6 @@
 /*
  * sort.cu — the GPU radix sort in NumPy's order (sort_internal.h; docs/design/sort.md says why each step is so).
- * LSD over 8-bit digits of the radix key (Xf: gp__sort_key for one width; the keys themselves move), as Onesweep:
+ * LSD over 8-bit digits of the radix key (Xf: gp__sort_xf's constants at one key width; the keys move), as Onesweep:
  * one launch counts every digit of every pass (k_hist), one turns the counts into each digit's start (k_starts),
  * then one launch per digit (k_onesweep) takes tiles of THREADS x ITEMS elements in ticket order —
  *   1. the tile's count of each digit (shared atomics) published at once: 256 look-back words per tile, {status,
@@ -21,7 +21,8 @@
 namespace {
 
 constexpr int THREADS = 256, WARPS = THREADS / 32, RADIX = 256;
-constexpr unsigned ST_AGG = (unsigned)LB_AGG << LB_W_SHIFT, ST_INCL = (unsigned)LB_INCL << LB_W_SHIFT, CNT_MASK = LB_W_MASK;
+constexpr unsigned ST_AGG = (unsigned)LB_AGG << LB_W_SHIFT, ST_INCL = (unsigned)LB_INCL << LB_W_SHIFT,
+                   CNT_MASK = LB_W_MASK;
 constexpr size_t PORTION = (size_t)1 << 29; /* elements: a multiple of every tile, its counts below 2^30 */
 constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = 8;
 
@@ -43,8 +44,8 @@ template <> struct ValT<4> { typedef uint32_t T; };
 template <> struct ValT<8> { typedef unsigned long long T; };
 template <> struct ValT<16> { typedef V16 T; };
 
-/* gp__sort_key for one key width, its dtype's branches resolved on the host into three constants: the same radix key
- * in a few instructions (the generic form costs ~80 per call). */
+/* the radix key at one key width from the sort's three constants (gp__sort_xf, made on the host): a few instructions
+ * (a dtype switch per call cost ~80). */
 template <typename K> struct Xf {
     K xr;   /* integers: what is xor-ed in (the sign bit of a signed key) */
     K inf;  /* floats: infinity's bits (0: an integer key) */
@@ -67,13 +68,8 @@ template <typename K> struct Xf {
 };
 template <typename K> Xf<K> xf_of(gp_dtype_t dt, int desc)
 {
-    Xf<K> x;
-    const K sign = (K)((K)1 << (8 * sizeof(K) - 1));
-    x.xr = dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64 ? sign : (K)0;
-    x.inf = dt == GP_F64 ? (K)0x7ff0000000000000ull : dt == GP_F32 ? (K)0x7f800000u : dt == GP_BF16 ? (K)0x7f80u
-            : dt == GP_F16 ? (K)0x7c00u : (K)0;
-    x.flip = desc ? (K)~(K)0 : (K)0;
-    return x;
+    const gp__sort_xf_t c = gp__sort_xf(dt, desc);
+    return Xf<K>{(K)c.xr, (K)c.inf, (K)c.flip};
 }
 
 /* exclusive prefix over the block's 256 threads (one value each) and the total; s_w: 8 words of shared memory */
@@ -290,7 +286,8 @@ template <typename K, int VS, bool IDX> gp_status_t smem_ready(const gp_ctx_t *c
     const unsigned long long bit = 1ull << (ctx->device & 63);
     if (!(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
         const cudaError_t e =
-            cudaFuncSetAttribute((const void *)k_onesweep<K, VS, IDX>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            cudaFuncSetAttribute((const void *)k_onesweep<K, VS, IDX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)smem);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort (shared memory)", __FILE__, __LINE__);
         __atomic_fetch_or(&done, bit, __ATOMIC_RELAXED);
     }
@@ -371,7 +368,8 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
         for (size_t q = 0; q < Q; q++) {
             const size_t b = q * PORTION, pn = n - b < PORTION ? n - b : PORTION, pt = (pn + TILE - 1) / TILE;
             const size_t L = (size_t)j * Q + q, nb = (q + 1 < Q ? q + 1 : 0) * PORTION; /* the next launch's start */
-            const unsigned pt_next = L + 1 == (size_t)P * Q ? 0u : (unsigned)(((n - nb < PORTION ? n - nb : PORTION) + TILE - 1) / TILE);
+            const size_t nn = n - nb < PORTION ? n - nb : PORTION; /* the next launch's elements */
+            const unsigned pt_next = L + 1 == (size_t)P * Q ? 0u : (unsigned)((nn + TILE - 1) / TILE);
             unsigned *tk = tickets + L, *lk = look[L % 2], *ln = look[(L + 1) % 2];
             bool idx = false;
             if constexpr (VS == 4 || VS == 8) idx = argsort && j == 0;

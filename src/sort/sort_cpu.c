@@ -48,39 +48,10 @@ static inline void store_index(unsigned char *p, size_t ib, size_t i)
     }
 }
 
-/* gp__sort_key with the dtype's branches resolved once per sort into three constants (what is xor-ed into an
- * integer key, infinity's bits for a float, all ones for descending): the same key in a few operations per element */
 typedef struct {
-    uint64_t xr, inf, flip;
-} xf_t;
-static xf_t xf_make(gp_dtype_t dt, int desc)
-{
-    const int w = gp__sort_width(dt);
-    const uint64_t ones = w == 64 ? ~0ull : (1ull << w) - 1, sign = 1ull << (w - 1);
-    xf_t x = {0, 0, desc ? ones : 0};
-    if (dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64) x.xr = sign;
-    x.inf = dt == GP_F64 ? 0x7ff0000000000000ull : dt == GP_F32 ? 0x7f800000ull : dt == GP_BF16 ? 0x7f80ull
-            : dt == GP_F16 ? 0x7c00ull : 0;
-    return x;
-}
-static inline __attribute__((always_inline)) uint64_t xf_key(const xf_t *x, uint64_t b, const size_t ks)
-{
-    const uint64_t ones = ks == 8 ? ~0ull : (1ull << (8 * ks)) - 1, sign = 1ull << (8 * ks - 1);
-    uint64_t k;
-    if (x->inf) {
-        const uint64_t mag = b & (sign - 1);
-        k = mag > x->inf ? ones : mag == 0 ? sign : b & sign ? ~b & ones : b | sign;
-    } else
-        k = b ^ x->xr;
-    return k ^ x->flip;
-}
-
-typedef struct {
-    xf_t xf;
-    gp_dtype_t kt;
+    gp__sort_xf_t xf; /* the radix key: the dtype and the order */
     size_t ks, vs;  /* key and value bytes (vs: the index's for an argsort) */
     int argsort;    /* the values are the positions, made by the first pass */
-    int desc;
     int threads;
     size_t n;
 } plan_t;
@@ -93,7 +64,7 @@ static inline __attribute__((always_inline)) void chunk_count(const plan_t *p, s
                                                               uint64_t mask, const size_t ks)
 {
     for (size_t i = a; i < b; i++)
-        c[(xf_key(&p->xf, load_bits(sk + i * ks, ks), ks) >> shift) & mask]++;
+        c[(gp__sort_xf_key(&p->xf, load_bits(sk + i * ks, ks), ks) >> shift) & mask]++;
 }
 static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p, size_t a, size_t b,
                                                                 const unsigned char *sk, const unsigned char *sv,
@@ -103,7 +74,7 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
 {
     for (size_t i = a; i < b; i++) {
         const unsigned char *k = sk + i * ks;
-        const size_t j = c[(xf_key(&p->xf, load_bits(k, ks), ks) >> shift) & mask]++;
+        const size_t j = c[(gp__sort_xf_key(&p->xf, load_bits(k, ks), ks) >> shift) & mask]++;
         memcpy(dk + j * ks, k, ks);
         if (vs) {
             if (sv) memcpy(dv + j * vs, sv + i * vs, vs);
@@ -178,7 +149,7 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int n
             /* without a private table this thread's keys are counted straight into h, one at a time */
             const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
             for (size_t i = a; i < b; i++) {
-                const uint64_t k = xf_key(&p->xf, load_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
+                const uint64_t k = gp__sort_xf_key(&p->xf, load_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
                 for (int d = 0; d < ndig; d++) {
 #pragma omp atomic
                     h[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
@@ -187,7 +158,7 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int n
         } else {
             const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
             for (size_t i = a; i < b; i++) {
-                const uint64_t k = xf_key(&p->xf, load_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
+                const uint64_t k = gp__sort_xf_key(&p->xf, load_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
                 for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
             }
 #pragma omp critical
@@ -208,8 +179,7 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int n
 gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                          const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit)
 {
-    plan_t p = {xf_make(kt, descending), kt, gp_dtype_size(kt), vsize, vals_in == NULL && vsize != 0, descending != 0,
-                1, n};
+    plan_t p = {gp__sort_xf(kt, descending), gp_dtype_size(kt), vsize, vals_in == NULL && vsize != 0, 1, n};
     const int width = 8 * (int)p.ks;
     if (lo_bit < 0 || hi_bit > width || lo_bit >= hi_bit)
         return gp__error(GP_ERR_INVALID_ARG, "gp_sort: bits [%d, %d) of a %d-bit key", lo_bit, hi_bit, width);

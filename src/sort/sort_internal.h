@@ -17,13 +17,10 @@
 
 /* The radix key of an element of dtype dt whose bits are b (zero-extended), ascending; descending is its
  * complement. Unsigned integers: b. Signed: b with the sign bit flipped. Floats: every NaN -> all ones (last), -0 ->
- * +0's key, else the sign-magnitude bits made ordered as unsigned (negative: all bits flipped; positive: sign set). */
-#ifdef __CUDACC__
-#define GP__SORT_HD __host__ __device__
-#else
-#define GP__SORT_HD
-#endif
-static inline GP__SORT_HD int gp__sort_width(gp_dtype_t dt)
+ * +0's key, else the sign-magnitude bits made ordered as unsigned (negative: all bits flipped; positive: sign set).
+ * The dtype's part is resolved once per sort into three constants (gp__sort_xf); gp__sort_xf_key applies them, and
+ * the GPU's passes apply the same three at their key width (sort.cu, Xf). */
+static inline int gp__sort_width(gp_dtype_t dt)
 {
     switch (dt) {
     case GP_U8: case GP_I8: return 8;
@@ -32,26 +29,32 @@ static inline GP__SORT_HD int gp__sort_width(gp_dtype_t dt)
     default: return 64;
     }
 }
-static inline GP__SORT_HD uint64_t gp__sort_key(gp_dtype_t dt, uint64_t b, int descending)
+typedef struct {
+    uint64_t xr;   /* integers: what is xor-ed in (the sign bit of a signed key) */
+    uint64_t inf;  /* floats: infinity's bits (a larger magnitude is NaN); 0: an integer key */
+    uint64_t flip; /* descending: all ones of the key's width */
+} gp__sort_xf_t;
+static inline gp__sort_xf_t gp__sort_xf(gp_dtype_t dt, int descending)
 {
-    const int width = gp__sort_width(dt);
-    const uint64_t ones = width == 64 ? ~0ull : (1ull << width) - 1, sign = 1ull << (width - 1);
+    const int w = gp__sort_width(dt);
+    const uint64_t ones = w == 64 ? ~0ull : (1ull << w) - 1, sign = 1ull << (w - 1);
+    gp__sort_xf_t x = {0, 0, descending ? ones : 0};
+    if (dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64) x.xr = sign;
+    x.inf = dt == GP_F64 ? 0x7ff0000000000000ull : dt == GP_F32 ? 0x7f800000ull : dt == GP_BF16 ? 0x7f80ull
+            : dt == GP_F16 ? 0x7c00ull : 0;
+    return x;
+}
+/* the radix key of bits b of a ks-byte key under x (inlined into the CPU backend's loops, ks a constant there) */
+static inline __attribute__((always_inline)) uint64_t gp__sort_xf_key(const gp__sort_xf_t *x, uint64_t b, size_t ks)
+{
+    const uint64_t ones = ks == 8 ? ~0ull : (1ull << (8 * ks)) - 1, sign = 1ull << (8 * ks - 1);
     uint64_t k;
-    switch (dt) {
-    case GP_I8: case GP_I16: case GP_I32: case GP_I64: k = b ^ sign; break;
-    case GP_F16: case GP_BF16: case GP_F32: case GP_F64: {
-        /* infinity's bits: a larger magnitude is NaN */
-        const uint64_t inf = dt == GP_F64 ? 0x7ff0000000000000ull : dt == GP_F32 ? 0x7f800000ull
-                             : dt == GP_BF16 ? 0x7f80ull : 0x7c00ull;
+    if (x->inf) {
         const uint64_t mag = b & (sign - 1);
-        if (mag > inf) k = ones;
-        else if (mag == 0) k = sign; /* +0 and -0 */
-        else k = b & sign ? ~b & ones : b | sign;
-        break;
-    }
-    default: k = b; break;
-    }
-    return descending ? ~k & ones : k;
+        k = mag > x->inf ? ones : mag == 0 ? sign : b & sign ? ~b & ones : b | sign;
+    } else
+        k = b ^ x->xr;
+    return k ^ x->flip;
 }
 
 #ifdef __cplusplus
@@ -66,13 +69,14 @@ extern "C" {
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 
-/* The GPU backend (sort.cu), the same arguments and order, asynchronous on the stream: an LSD radix sort in 8-bit
- * digits as Onesweep (one counting launch, then one launch per digit with a per-digit look-back). Workspace (the
- * context's): the digit counts and starts, look-back words (2 KiB per tile of 6144 elements, 4096 for 8-byte keys:
- * 0.33 or 0.5 bytes per element), one copy of the keys (two for an argsort without keys_out) and one of the values. n > 0, any size (inputs past 2^29 elements run as portions). */
 /* The GPU backend's workspace for n keys of kt with values of vsize bytes (argsort: vsize index bytes, two key
  * copies), the whole key sorted (a bit range needs no more): what gp__sort_gpu asks gp__workspace for. */
 GP_INTERNAL size_t gp__sort_gpu_workspace_bytes(gp_dtype_t kt, size_t n, size_t vsize, int argsort);
+/* The GPU backend (sort.cu), the same arguments and order, asynchronous on the stream: an LSD radix sort in 8-bit
+ * digits as Onesweep (one counting launch, then one launch per digit with a per-digit look-back). Workspace (the
+ * context's): the digit counts and starts, look-back words (2 KiB per tile of 6144 elements, 4096 for 8-byte keys:
+ * 0.33 or 0.5 bytes per element), one copy of the keys (two for an argsort without keys_out) and one of the values.
+ * n > 0, any size (inputs past 2^29 elements run as portions). */
 GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
                                      size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                      int hi_bit, cudaStream_t stream);
