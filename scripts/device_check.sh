@@ -13,7 +13,7 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   profile SUITE         Nsight Compute over one suite's run, the kernels' summary (profile.txt)
   stalls SUITE:KERNEL   where one launch of KERNEL (a regex; its second launch in the suite's run) waits: stall
                         samples and instructions per phase, class and line (bench/tune/ncu_stalls.py; stalls.txt)
-  labs                  every `gpuprim lab` topic at its defaults, each version verified (labs.txt)
+  labs [TOPIC]          every `gpuprim lab` topic (or one) at its defaults, each version verified (labs.txt)
   files                 every streaming verb on 1 GiB in the page cache: default, --device cpu, NumPy (files.txt)
 Steps run in the order given, e.g. `scripts/device_check.sh build test gpu_ sanitize scan bench scan`.
 An argument that is not a step name belongs to the step before it. COMMIT names the measured commit in bench.json
@@ -36,7 +36,7 @@ step_build() {
     gen=""; command -v ninja >/dev/null && gen="-G Ninja"
     t0=$(date +%s)
     # the tuning knobs' experiment defines are cleared: what is measured and tested is the tree's code
-    cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release -DGP_SELECT_TUNE= -DGP_SCAN_TUNE= && cmake --build $B -j "$(nproc)"
+    cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release -DGP_SELECT_TUNE= -DGP_SCAN_TUNE= -DGP_SORT_TUNE= && cmake --build $B -j "$(nproc)"
     echo "build seconds: $(( $(date +%s) - t0 ))"
   } >"$OUT/build.log" 2>&1
   if [ $? != 0 ] || [ ! -x $G ]; then tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; fi
@@ -78,7 +78,7 @@ memcheck gpu_select - 300
 racecheck gpu_select - 300
 synccheck gpu_select - 200
 memcheck gpu_sort - 300
-racecheck gpu_sort - 300
+racecheck gpu_sort u32,f64 300
 synccheck gpu_sort - 200
 memcheck gpu_uop - 300
 memcheck gpu_lab_concurrency - 300
@@ -147,8 +147,8 @@ step_stalls() { # SUITE:KERNEL
   head -45 "$OUT/stalls.txt"
 }
 
-step_labs() {
-  for t in $($G lab --list | awk 'NF {print $1}'); do
+step_labs() { # [TOPIC]
+  for t in ${1:-$($G lab --list | awk 'NF {print $1}')}; do
     echo "### gpuprim lab $t" >>"$OUT/labs.txt"
     local t0=$SECONDS
     $G lab "$t" >>"$OUT/labs.txt" 2>&1

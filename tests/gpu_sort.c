@@ -1,13 +1,14 @@
 /*
  * gpu_sort.c — gp_sort, gp_sort_pairs and gp_argsort on a GPU against the CPU backend (test_sort checks that against
  * an independent reference): every dtype x ascending / descending x random values with NaN payloads of both signs,
- * ±0, ±inf and subnormals, few distinct keys, all equal, sorted, reverse-sorted; sizes across the tile (4096) and
- * past 2^20; keys (every bit), pairs with 1- to 16-byte values, in place, argsort with u32 and u64 positions, integer
- * bit ranges; outputs poisoned first; u8 pairs past 2^32 elements (several look-back portions).
+ * ±0, ±inf and subnormals, few distinct keys, all equal, sorted, reverse-sorted; sizes across the tiles (4096 elements
+ * for 8-byte keys, 6144 for the rest) and past 2^20; keys (every bit), pairs with 1- to 16-byte values, in place,
+ * argsort with u32 and u64 positions, integer bit ranges; outputs poisoned first; u8 pairs past 2^32 elements
+ * (several look-back portions). GP_TEST_FILTER=u32,f64 sweeps only those dtypes.
  */
 #include "sort_common.h"
 
-static const size_t k_sizes[] = {1, 2, 33, 4095, 4096, 4097, 3 * 4096 + 1, 100003, (1u << 20) + 7};
+static const size_t k_sizes[] = {1, 2, 33, 4095, 4096, 4097, 6144, 6145, 3 * 4096 + 1, 100003, (1u << 20) + 7};
 static int g_quick;
 
 static void check(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_stream_t s, gp_dtype_t dt, size_t n, const void *hx,
@@ -104,11 +105,25 @@ static void huge(gp_ctx_t *gpu, gp_ctx_t *cpu)
     free(x), free(v), free(wk), free(wv), free(gk), free(gv);
 }
 
+/* whether name is one of list's comma-separated names */
+static int name_listed(const char *list, const char *name)
+{
+    const size_t nl = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == nl && strncmp(p, name, l) == 0) return 1;
+        p += l + (e != NULL);
+    }
+    return 0;
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_sort");
     tc_seed("gpu_sort");
     g_quick = getenv("GP_TEST_QUICK") != NULL;
+    const char *filter = getenv("GP_TEST_FILTER"); /* dtype names, e.g. "u32,f64": only their sweeps (sanitizers) */
     gp_ctx_t *gpu = NULL, *cpu = NULL;
     REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
@@ -117,6 +132,7 @@ int main(void)
     const size_t maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1];
     for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
         const gp_dtype_t dt = k_types[ti];
+        if (filter && !name_listed(filter, gp_dtype_name(dt))) continue;
         const size_t es = gp_dtype_size(dt);
         const int w = 8 * (int)es, fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
         unsigned char *x = malloc(maxn * es);

@@ -6,7 +6,7 @@
  *   1. the tile's count of each digit (shared atomics) published at once: 256 look-back words per tile, {status,
  *      count}; the tiles after it wait on these, not on its ranking;
  *   2. each element's rank among the tile's elements of its digit, in element order (warp w: its 32 x ITEMS elements
- *      32 at a time): a warp match finds the lanes of a digit, the group's first lane advances the warp's counter;
+ *      32 at a time): eight ballots find the lanes of a digit, the group's last lane advances the warp's counter;
  *   3. the tile staged in shared memory in digit order (local places only), then thread d walks back over the tiles
  *      before for digit d, LB_W words at a time, to the nearest inclusive count;
  *   4. the stage stored out: a digit's run goes out together; then the values, staged in the same places.
@@ -23,11 +23,26 @@ namespace {
 constexpr int THREADS = 256, WARPS = THREADS / 32, RADIX = 256;
 constexpr unsigned ST_AGG = (unsigned)LB_AGG << LB_W_SHIFT, ST_INCL = (unsigned)LB_INCL << LB_W_SHIFT,
                    CNT_MASK = LB_W_MASK;
-constexpr size_t PORTION = (size_t)1 << 29; /* elements: a multiple of every tile, its counts below 2^30 */
-constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = 8;
+constexpr size_t PORTION = (size_t)1 << 29; /* elements: its counts stay below 2^30 */
+/* tuning knobs (-D for experiments, CMake GP_SORT_TUNE; docs/design/sort.md): GP_SORT_MATCH_ANY ranks with the
+ * hardware's match instruction instead of eight ballots; GP_SORT_LB_W, the look-back words in flight;
+ * GP_SORT_ITEMS4 / GP_SORT_MINB4, the shape of keys up to 4 bytes (below) */
+#ifndef GP_SORT_MATCH_ANY
+#define GP_SORT_MATCH_ANY 0
+#endif
+#ifndef GP_SORT_LB_W
+#define GP_SORT_LB_W 8
+#endif
+constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = GP_SORT_LB_W;
 
+#ifndef GP_SORT_ITEMS4
+#define GP_SORT_ITEMS4 24
+#endif
+#ifndef GP_SORT_MINB4
+#define GP_SORT_MINB4 3
+#endif
 template <int KS> struct Shape { /* elements per thread and the blocks an SM holds, by key bytes */
-    static constexpr int ITEMS = 24, MINB = 3;
+    static constexpr int ITEMS = GP_SORT_ITEMS4, MINB = GP_SORT_MINB4;
 };
 template <> struct Shape<8> {
     static constexpr int ITEMS = 16, MINB = 2;
@@ -44,32 +59,55 @@ template <> struct ValT<4> { typedef uint32_t T; };
 template <> struct ValT<8> { typedef unsigned long long T; };
 template <> struct ValT<16> { typedef V16 T; };
 
-/* the radix key at one key width from the sort's three constants (gp__sort_xf, made on the host): a few instructions
- * (a dtype switch per call cost ~80). */
+/* the radix key at one key width from the sort's three constants (gp__sort_xf, made on the host). The kernels branch
+ * once on the kind (FL: a float's rule, else one xor) around a whole loop over the keys, so a loop carries the few
+ * instructions of its kind only (a dtype switch per key cost ~80, the float rule on integer keys ~10). */
 template <typename K> struct Xf {
     K xr;   /* integers: what is xor-ed in (the sign bit of a signed key) */
     K inf;  /* floats: infinity's bits (0: an integer key) */
     K flip; /* descending: all ones */
-    __device__ __forceinline__ K key(K b) const
+    template <bool FL> __device__ __forceinline__ K key(K b) const
     {
         constexpr K sign = (K)((K)1 << (8 * sizeof(K) - 1));
-        K k;
-        if (inf) {
+        if constexpr (FL) {
             const K mag = (K)(b & (K)~sign);
-            k = mag > inf ? (K)~(K)0 : mag == 0 ? sign : (b & sign) ? (K)~b : (K)(b | sign);
+            const K k = mag > inf ? (K)~(K)0 : mag == 0 ? sign : (b & sign) ? (K)~b : (K)(b | sign);
+            return (K)(k ^ flip);
         } else
-            k = (K)(b ^ xr);
-        return (K)(k ^ flip);
+            return (K)(b ^ (K)(xr ^ flip));
     }
-    __device__ __forceinline__ unsigned digit(K b, int shift, unsigned mask) const
+    template <bool FL> __device__ __forceinline__ unsigned digit(K b, int shift, unsigned mask) const
     {
-        return (unsigned)(key(b) >> shift) & mask;
+        return (unsigned)(key<FL>(b) >> shift) & mask;
     }
 };
 template <typename K> Xf<K> xf_of(gp_dtype_t dt, int desc)
 {
     const gp__sort_xf_t c = gp__sort_xf(dt, desc);
     return Xf<K>{(K)c.xr, (K)c.inf, (K)c.flip};
+}
+
+/* the lanes of the warp whose digit equals this lane's (8 bits). Eight ballots take a fixed few cycles each; the
+ * match instruction's time grows with the distinct values in the warp (~30 of random 8-bit digits). */
+__device__ __forceinline__ unsigned match_digit(unsigned dg)
+{
+#if GP_SORT_MATCH_ANY
+    return __match_any_sync(0xffffffffu, dg);
+#else
+    unsigned peers = 0xffffffffu;
+#pragma unroll
+    for (int bit = 0; bit < 8; bit++) { /* one statement a bit, kept in order: the compiler would hoist them all */
+        unsigned m;
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "setp.ne.u32 p, %1, 0;\n\t"
+                     "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+                     "@!p not.b32 %0, %0;\n\t}"
+                     : "=r"(m)
+                     : "r"(dg & (1u << bit)));
+        peers &= m;
+    }
+    return peers;
+#endif
 }
 
 /* exclusive prefix over the block's 256 threads (one value each) and the total; s_w: 8 words of shared memory */
@@ -99,14 +137,10 @@ template <typename T> __device__ __forceinline__ T block_excl(T v, T *s_w, T *to
 /* 0. every pass's digit counts of each portion: hist[(q * P + j) * 256 + d]; blockIdx.y = the portion. Each thread
  * loads HIST_LOADS keys before it counts them. */
 constexpr int HIST_LOADS = 8;
-template <typename K>
-__global__ void __launch_bounds__(THREADS)
-    k_hist(const K *keys, size_t n, Xf<K> xf, int lo, int hi, int P, unsigned *hist)
+template <typename K, bool FL>
+__device__ __forceinline__ void hist_count(const K *keys, size_t b, size_t e_end, Xf<K> xf, int lo, int hi, int P,
+                                           unsigned (*s_h)[RADIX])
 {
-    __shared__ unsigned s_h[sizeof(K)][RADIX];
-    for (int i = threadIdx.x; i < (int)sizeof(K) * RADIX; i += THREADS) (&s_h[0][0])[i] = 0;
-    __syncthreads();
-    const size_t q = blockIdx.y, b = q * PORTION, e_end = b + PORTION < n ? b + PORTION : n;
     const size_t chunk = (size_t)HIST_LOADS * THREADS, stride = (size_t)gridDim.x * chunk;
     for (size_t c0 = b + (size_t)blockIdx.x * chunk; c0 < e_end; c0 += stride) {
         K x[HIST_LOADS];
@@ -118,7 +152,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int i = 0; i < HIST_LOADS; i++) {
             if (c0 + (size_t)i * THREADS + threadIdx.x >= e_end) break;
-            const uint64_t r = (uint64_t)xf.key(x[i]) >> lo;
+            const uint64_t r = (uint64_t)xf.template key<FL>(x[i]) >> lo;
 #pragma unroll
             for (int j = 0; j < (int)sizeof(K); j++)
                 if (j < P) {
@@ -127,6 +161,17 @@ __global__ void __launch_bounds__(THREADS)
                 }
         }
     }
+}
+template <typename K>
+__global__ void __launch_bounds__(THREADS)
+    k_hist(const K *keys, size_t n, Xf<K> xf, int lo, int hi, int P, unsigned *hist)
+{
+    __shared__ unsigned s_h[sizeof(K)][RADIX];
+    for (int i = threadIdx.x; i < (int)sizeof(K) * RADIX; i += THREADS) (&s_h[0][0])[i] = 0;
+    __syncthreads();
+    const size_t q = blockIdx.y, b = q * PORTION, e_end = b + PORTION < n ? b + PORTION : n;
+    if (xf.inf) hist_count<K, true>(keys, b, e_end, xf, lo, hi, P, s_h);
+    else hist_count<K, false>(keys, b, e_end, xf, lo, hi, P, s_h);
     __syncthreads();
     for (int j = 0; j < P; j++) {
         const unsigned c = s_h[j][threadIdx.x];
@@ -149,6 +194,20 @@ __global__ void __launch_bounds__(THREADS) k_starts(const unsigned *hist, int P,
     }
 }
 
+/* the tile's digits, four to a word (dw[k / 4], byte k % 4); an element past the input (in a last tile) takes digit
+ * 255, which leaves its rank and staged place after every element of the tile (FULL: none is past it) */
+template <bool FL, bool FULL, typename K, int ITEMS>
+__device__ __forceinline__ void tile_digits(const K (&key)[ITEMS], unsigned (&dw)[ITEMS / 4], const Xf<K> &xf,
+                                            int shift, unsigned mask, int lane, unsigned wlim)
+{
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        unsigned dg = xf.template digit<FL>(key[k], shift, mask);
+        if (!FULL && (unsigned)(k * 32 + lane) >= wlim) dg = RADIX - 1;
+        dw[k / 4] = k % 4 ? dw[k / 4] | dg << (8 * (k % 4)) : dg;
+    }
+}
+
 /* 1-3. pass j over portion q (its elements [b, b + pn)): from kin to kout, values from vin (IDX: the elements'
  * positions, an argsort's first pass) to vout. look: this launch's descriptors (zero), ticket its tile counter (zero);
  * look_next: the next launch's, zeroed here for its pt_next tiles (the launch before this one used them). */
@@ -159,14 +218,14 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
                unsigned *look, unsigned *look_next, unsigned pt_next)
 {
     typedef typename ValT<VS>::T V;
-    constexpr int ITEMS = Shape<sizeof(K)>::ITEMS, TILE = THREADS * ITEMS;
-    static_assert(ITEMS % 2 == 0 && TILE <= 65536, "places pack in 16 bits");
+    constexpr int ITEMS = Shape<sizeof(K)>::ITEMS, TILE = THREADS * ITEMS, G = GP_SORT_MATCH_ANY ? 4 : 1; /* G: matches in flight */
+    static_assert(ITEMS % G == 0 && TILE <= 65536, "digits pack in bytes, places in 16 bits");
     extern __shared__ __align__(16) unsigned char s_stage[]; /* TILE keys, later TILE values */
-    __shared__ unsigned s_wc[WARPS][RADIX];                  /* per warp: digit counts, then where its run begins */
-    __shared__ unsigned long long s_delta[RADIX];            /* output position of staged slot i: s_delta[d] + i */
-    __shared__ unsigned s_loc[RADIX];
+    __shared__ unsigned s_wc[WARPS][RADIX]; /* per warp: digit counts, then where its elements of the digit are staged */
+    __shared__ unsigned long long s_delta[RADIX]; /* output position of staged slot i: s_delta[d] + i */
     __shared__ unsigned s_cnt[RADIX];
-    __shared__ unsigned char s_dig[VS ? TILE : 1];
+    __shared__ unsigned char s_dig[TILE]; /* the staged elements' digits */
+    __shared__ unsigned short s_slot[VS ? TILE : 1]; /* element e of the tile is staged at s_slot[e] (for its value) */
     __shared__ unsigned s_w32[WARPS];
     __shared__ unsigned s_ticket;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
@@ -179,57 +238,79 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
     const size_t t0 = (size_t)t * TILE, seg = t0 + (size_t)warp * 32 * ITEMS;
     const unsigned cnt = pn - t0 < (size_t)TILE ? (unsigned)(pn - t0) : (unsigned)TILE;
     const unsigned wlim = seg >= pn ? 0u : pn - seg < (size_t)(32 * ITEMS) ? (unsigned)(pn - seg) : 32u * ITEMS;
+    const bool full = cnt == TILE;
 
     K key[ITEMS];
-    unsigned slot2[ITEMS / 2]; /* places in the tile (below 2^16), two per word: registers are what limit the blocks */
+    unsigned dw[ITEMS / 4];    /* digits, four a word */
+    unsigned slot2[ITEMS / 2]; /* ranks in the tile (below 2^16), two a word: registers limit the blocks */
+    if (full) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) key[k] = (unsigned)(k * 32 + lane) < wlim ? kin[b + seg + k * 32 + lane] : (K)0;
+        for (int k = 0; k < ITEMS; k++) key[k] = kin[b + seg + k * 32 + lane];
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            key[k] = (unsigned)(k * 32 + lane) < wlim ? kin[b + seg + k * 32 + lane] : (K)0;
+    }
     for (size_t u = t; u < pt_next; u += gridDim.x) look_next[u * RADIX + d] = 0;
     const unsigned long long dstart = start[d];
+    if (full) {
+        if (xf.inf) tile_digits<true, true>(key, dw, xf, shift, mask, lane, wlim);
+        else tile_digits<false, true>(key, dw, xf, shift, mask, lane, wlim);
+    } else {
+        if (xf.inf) tile_digits<true, false>(key, dw, xf, shift, mask, lane, wlim);
+        else tile_digits<false, false>(key, dw, xf, shift, mask, lane, wlim);
+    }
+#define DIG(k) ((dw[(k) / 4] >> (8 * ((k) % 4))) & 0xffu)
     /* the tile's count of digit d, published before anything else: the tiles after wait on it */
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++)
-        if ((unsigned)(k * 32 + lane) < wlim) atomicAdd(&s_cnt[xf.digit(key[k], shift, mask)], 1u);
+    for (int k = 0; k < ITEMS; k++) atomicAdd(&s_cnt[DIG(k)], 1u);
     __syncthreads();
-    const unsigned c = s_cnt[d];
+    const unsigned c = s_cnt[d] - (d == RADIX - 1 ? (unsigned)TILE - cnt : 0u); /* less the padding's digit 255 */
     lb_word_put(dsc + d, (t == 0 ? ST_INCL : ST_AGG) | c);
-    /* 1. ranks within the warp, in element order: the lanes of a digit (a match) take their places from the warp's
-     * counter of it, which the group's first lane advances */
-    const unsigned lt = (1u << lane) - 1;
+    unsigned all32;
+    const unsigned loc = block_excl<unsigned>(c, s_w32, &all32); /* where digit d's elements begin in the tile */
+    /* 1. ranks within the warp, in element order: the lanes of a digit (a match; G in flight) take their places from
+     * the warp's counter of it, which the group's last lane advances */
+    const unsigned le = (2u << lane) - 1u;
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const bool ok = (unsigned)(k * 32 + lane) < wlim;
-        const unsigned dg = ok ? xf.digit(key[k], shift, mask) : (unsigned)RADIX;
-        const unsigned peers = __match_any_sync(0xffffffffu, dg);
-        const int first = __ffs(peers) - 1;
-        unsigned old = 0;
-        if (ok && lane == first) old = atomicAdd(&s_wc[warp][dg], (unsigned)__popc(peers));
-        const unsigned r = __shfl_sync(0xffffffffu, old, first) + __popc(peers & lt);
-        slot2[k / 2] = k % 2 ? slot2[k / 2] | r << 16 : r;
+    for (int g = 0; g < ITEMS; g += G) {
+        unsigned pe[G];
+#pragma unroll
+        for (int i = 0; i < G; i++) pe[i] = match_digit(DIG(g + i));
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            const int k = g + i;
+            const unsigned below = __popc(pe[i] & le); /* its group's lanes up to itself */
+            const int last = 31 - __clz(pe[i]);
+            unsigned old = 0;
+            if (lane == last) old = atomicAdd(&s_wc[warp][DIG(k)], below);
+            const unsigned r = __shfl_sync(0xffffffffu, old, last) + below - 1u;
+            slot2[k / 2] = k % 2 ? slot2[k / 2] | r << 16 : r;
+        }
     }
     __syncthreads();
-    /* 2. the warps' starts within the tile's elements of digit d, and the digit's start in the tile */
-    unsigned run = 0;
+    /* 2. where warp w's elements of digit d are staged: the digit's start in the tile, then the warps before */
+    {
+        unsigned run = loc;
 #pragma unroll
-    for (int w = 0; w < WARPS; w++) {
-        const unsigned x = s_wc[w][d];
-        s_wc[w][d] = run;
-        run += x;
+        for (int w = 0; w < WARPS; w++) {
+            const unsigned x = s_wc[w][d];
+            s_wc[w][d] = run;
+            run += x;
+        }
     }
-    unsigned all32;
-    const unsigned loc = block_excl<unsigned>(c, s_w32, &all32); /* its barrier also orders s_wc */
-    s_loc[d] = loc;
     __syncthreads();
     /* 3. staged in digit order (local places only: the look-back comes after, its predecessors further along) */
     K *s_k = reinterpret_cast<K *>(s_stage);
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++)
-        if ((unsigned)(k * 32 + lane) < wlim) {
-            const unsigned dg = xf.digit(key[k], shift, mask);
-            const unsigned sl = (k % 2 ? slot2[k / 2] >> 16 : slot2[k / 2] & 0xffffu) + s_loc[dg] + s_wc[warp][dg];
-            slot2[k / 2] = k % 2 ? (slot2[k / 2] & 0xffffu) | sl << 16 : (slot2[k / 2] & 0xffff0000u) | sl;
-            s_k[sl] = key[k];
-        }
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned dg = DIG(k);
+        const unsigned sl = (k % 2 ? slot2[k / 2] >> 16 : slot2[k / 2] & 0xffffu) + s_wc[warp][dg];
+        s_k[sl] = key[k];
+        s_dig[sl] = (unsigned char)dg;
+        if constexpr (VS > 0) s_slot[warp * 32 * ITEMS + k * 32 + lane] = (unsigned short)sl;
+    }
+#undef DIG
     /* the tiles before, for digit d: LB_W descriptors in flight at once, folded up to the nearest inclusive one */
     unsigned long long prior = 0;
     if (t > 0) {
@@ -252,27 +333,37 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
     }
     s_delta[d] = dstart + prior - loc;
     __syncthreads();
-    /* 4. stored from the stage: a digit's run goes out together */
-    for (unsigned i = threadIdx.x; i < cnt; i += THREADS) {
-        const K x = s_k[i];
-        const unsigned dg = xf.digit(x, shift, mask);
-        kout[s_delta[dg] + i] = x;
-        if constexpr (VS > 0) s_dig[i] = (unsigned char)dg;
-    }
+    /* 4. stored from the stage: a digit's run goes out together (places past cnt hold a last tile's padding) */
+    if (full) {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const unsigned i = k * THREADS + threadIdx.x;
+            kout[s_delta[s_dig[i]] + i] = s_k[i];
+        }
+    } else
+        for (unsigned i = threadIdx.x; i < cnt; i += THREADS) kout[s_delta[s_dig[i]] + i] = s_k[i];
     if constexpr (VS > 0) {
         V *s_v = reinterpret_cast<V *>(s_stage); /* the keys' stage, once they are out */
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; k++)
-            if ((unsigned)(k * 32 + lane) < wlim) {
+            if (full || (unsigned)(k * 32 + lane) < wlim) {
                 const size_t e = seg + k * 32 + lane;
                 V v;
                 if constexpr (IDX) v = (V)(b + e);
                 else v = static_cast<const V *>(vin)[b + e];
-                s_v[k % 2 ? slot2[k / 2] >> 16 : slot2[k / 2] & 0xffffu] = v;
+                s_v[s_slot[warp * 32 * ITEMS + k * 32 + lane]] = v;
             }
         __syncthreads();
-        for (unsigned i = threadIdx.x; i < cnt; i += THREADS) static_cast<V *>(vout)[s_delta[s_dig[i]] + i] = s_v[i];
+        V *vo = static_cast<V *>(vout);
+        if (full) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const unsigned i = k * THREADS + threadIdx.x;
+                vo[s_delta[s_dig[i]] + i] = s_v[i];
+            }
+        } else
+            for (unsigned i = threadIdx.x; i < cnt; i += THREADS) vo[s_delta[s_dig[i]] + i] = s_v[i];
     }
 }
 
