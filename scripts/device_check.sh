@@ -7,7 +7,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   build                 configure and build into build-device/ (build.log)
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
   sanitize [FAMILY]     compute-sanitizer (memcheck, racecheck, synccheck) over the GPU tests of FAMILY, or of every
-                        family: vector reduce ordered histogram matrix graph scan select sort uop lab cli (sanitizer.log)
+                        family: vector reduce ordered histogram matrix graph scan select sort uop lab cli, or of one
+                        test named without its gpu_ (lab_sort) (sanitizer.log)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
                         (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
   profile SUITE         Nsight Compute over one suite's run, the kernels' summary (profile.txt)
