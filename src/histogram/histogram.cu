@@ -14,6 +14,7 @@
  * 12 warps, and that costs more than the bank conflicts they remove.
  */
 #include "histogram_kernels.cuh"
+#include "../core/cluster.cuh"
 
 #include <math.h>
 #include <stdint.h>
@@ -136,39 +137,6 @@ gp_status_t set_smem(const void *k, size_t smem)
     return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_histogram: opt-in shared memory", __FILE__, __LINE__);
 }
 
-/* A launch of grid blocks in clusters of `cluster` (cfg keeps a pointer to at). */
-void cluster_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *at, int cluster, size_t grid, int threads,
-                    size_t smem, cudaStream_t stream)
-{
-    *cfg = cudaLaunchConfig_t{};
-    at->id = cudaLaunchAttributeClusterDimension;
-    at->val.clusterDim.x = (unsigned)cluster, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
-    cfg->gridDim = dim3((unsigned)grid), cfg->blockDim = dim3((unsigned)threads);
-    cfg->dynamicSmemBytes = smem, cfg->stream = stream, cfg->attrs = at, cfg->numAttrs = 1;
-}
-
-/* How many clusters of this size fit the device at once (0: this size cannot run). */
-gp_status_t cluster_capacity(const void *k, int cluster, int threads, size_t smem, cudaStream_t stream, int *nclusters)
-{
-    *nclusters = 0;
-    if (cluster > 8) {
-        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return GP_OK;
-        }
-    }
-    cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute at;
-    cluster_config(&cfg, &at, cluster, (size_t)cluster, threads, smem, stream);
-    cudaError_t e = cudaOccupancyMaxActiveClusters(nclusters, k, &cfg);
-    if (e != cudaSuccess) { /* an unsupported size reads as "none fit" */
-        (void)cudaGetLastError();
-        *nclusters = 0;
-    }
-    return GP_OK;
-}
-
 } // namespace
 
 const char *gp__hist_strategy_name(int s)
@@ -248,7 +216,7 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
             }
             gp_status_t st = set_smem(k, smem_of(GP__HS_CLUSTER, S, c));
             if (st != GP_OK) return st;
-            st = cluster_capacity(k, c, threads, smem_of(GP__HS_CLUSTER, S, c), stream, &ncl);
+            st = gp__cluster_capacity(k, c, threads, smem_of(GP__HS_CLUSTER, S, c), stream, &ncl);
             if (st != GP_OK) return st;
             if (ncl > 0) break;
             if (cluster) break;
@@ -316,7 +284,7 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         if (st_ == GP__HS_CLUSTER) {
             cudaLaunchConfig_t cfg;
             cudaLaunchAttribute at;
-            cluster_config(&cfg, &at, cluster, grid, threads, smem, stream);
+            gp__cluster_config(&cfg, &at, cluster, grid, threads, smem, stream);
             e = cudaLaunchKernelExC(&cfg, k, args);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_histogram (cluster)", __FILE__, __LINE__);
         } else {
