@@ -14,8 +14,10 @@
  * (k_hist counts per portion; a portion's digit starts include the portions before it).
  */
 #include "sort_internal.h"
+#include "../core/cluster.cuh"
 #include "../scan/lookback.cuh"
 
+#include <cooperative_groups.h>
 #include <stdint.h>
 
 namespace {
@@ -26,12 +28,15 @@ constexpr unsigned ST_AGG = (unsigned)LB_AGG << LB_W_SHIFT, ST_INCL = (unsigned)
 constexpr size_t PORTION = (size_t)1 << 29; /* elements: its counts stay below 2^30 */
 /* tuning knobs (-D for experiments, CMake GP_SORT_TUNE; docs/design/sort.md): GP_SORT_MATCH_ANY ranks with the
  * hardware's match instruction instead of eight ballots; GP_SORT_LB_W, the look-back words in flight;
- * GP_SORT_ITEMS4 / GP_SORT_MINB4, the shape of keys up to 4 bytes (below) */
+ * GP_SORT_ITEMS4 / GP_SORT_MINB4, the shape of keys up to 4 bytes (below); GP_SORT_SMALL, the one-cluster path */
 #ifndef GP_SORT_MATCH_ANY
 #define GP_SORT_MATCH_ANY 0
 #endif
 #ifndef GP_SORT_LB_W
 #define GP_SORT_LB_W 8
+#endif
+#ifndef GP_SORT_SMALL /* the one-cluster path for small n (k_small); 0: every n takes the passes */
+#define GP_SORT_SMALL 0
 #endif
 constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = GP_SORT_LB_W;
 
@@ -367,6 +372,122 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
     }
 }
 
+/* ---- small n: one launch, one cluster of C <= 16 blocks (k_small). Block r holds elements [r * S_TILE, (r + 1) *
+ * S_TILE) of the current order; per pass it ranks them as a tile above does, the blocks' digit counts meet in
+ * distributed shared memory (no look-back), and the elements go straight to their places; two cluster barriers a pass.
+ * The keys of a pass are all loaded before its first barrier and stored after it, so they move in place in kout;
+ * values are loaded after it, so they alternate between vout and vtmp (the host keeps vin off the first pass's
+ * destination). Loads go through L2 (another SM stored the data). */
+constexpr int S_THREADS = 1024, S_WARPS = S_THREADS / 32, S_ITEMS = 8, S_TILE = S_THREADS * S_ITEMS;
+
+template <typename T> __device__ __forceinline__ T ld_l2(const T *p)
+{
+    if constexpr (sizeof(T) == 16) {
+        const unsigned long long *q = reinterpret_cast<const unsigned long long *>(p);
+        T v;
+        v.a = __ldcg(q), v.b = __ldcg(q + 1);
+        return v;
+    } else
+        return __ldcg(p);
+}
+
+template <typename K, int VS, bool IDX>
+__global__ void __launch_bounds__(S_THREADS, 1)
+    k_small(const K *kin, K *kout, const void *vin, void *vout, void *vtmp, unsigned n, Xf<K> xf, int lo, int hi)
+{
+    namespace cg = cooperative_groups;
+    typedef typename ValT<VS>::T V;
+    __shared__ unsigned s_wc[S_WARPS][RADIX]; /* per warp: digit counts, then the warps before it */
+    __shared__ unsigned s_cnt[RADIX];         /* this block's count of each digit: the cluster reads it */
+    __shared__ unsigned s_base[RADIX];        /* where this block's elements of digit d begin in the output */
+    __shared__ unsigned s_w[S_WARPS];
+    cg::cluster_group cl = cg::this_cluster();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tid = threadIdx.x;
+    const unsigned r = cl.block_rank(), C = cl.num_blocks();
+    const unsigned seg = r * S_TILE + warp * 32 * S_ITEMS;
+    const unsigned wlim = seg >= n ? 0u : n - seg < 32u * S_ITEMS ? n - seg : 32u * S_ITEMS;
+    const unsigned mine = r * S_TILE >= n ? 0u : n - r * S_TILE < (unsigned)S_TILE ? n - r * S_TILE : S_TILE;
+    const unsigned le = (2u << lane) - 1u;
+    const int P = (hi - lo + 7) / 8;
+    const void *vsrc = vin;
+    for (int j = 0; j < P; j++) {
+        const int shift = lo + 8 * j, bits = hi - shift < 8 ? hi - shift : 8;
+        const unsigned mask = (1u << bits) - 1;
+        const K *ksrc = j == 0 ? kin : kout;
+        void *vdst = (P - 1 - j) % 2 == 0 ? vout : vtmp;
+        for (int i = tid; i < S_WARPS * RADIX; i += S_THREADS) (&s_wc[0][0])[i] = 0;
+        if (tid < RADIX) s_cnt[tid] = 0;
+        __syncthreads();
+        K key[S_ITEMS];
+        unsigned dw[S_ITEMS / 4], rk[S_ITEMS];
+#pragma unroll
+        for (int k = 0; k < S_ITEMS; k++)
+            key[k] = (unsigned)(k * 32 + lane) < wlim ? ld_l2(ksrc + seg + k * 32 + lane) : (K)0;
+        if (xf.inf) tile_digits<true, false>(key, dw, xf, shift, mask, lane, wlim);
+        else tile_digits<false, false>(key, dw, xf, shift, mask, lane, wlim);
+#define DIG(k) ((dw[(k) / 4] >> (8 * ((k) % 4))) & 0xffu)
+#pragma unroll
+        for (int k = 0; k < S_ITEMS; k++) atomicAdd(&s_cnt[DIG(k)], 1u);
+#pragma unroll
+        for (int k = 0; k < S_ITEMS; k++) {
+            const unsigned pe = match_digit(DIG(k)), below = __popc(pe & le);
+            const int last = 31 - __clz(pe);
+            unsigned old = 0;
+            if (lane == last) old = atomicAdd(&s_wc[warp][DIG(k)], below);
+            rk[k] = __shfl_sync(0xffffffffu, old, last) + below - 1u;
+        }
+        __syncthreads();
+        if (tid < RADIX) {
+            unsigned run = 0;
+#pragma unroll 8
+            for (int w = 0; w < S_WARPS; w++) {
+                const unsigned x = s_wc[w][tid];
+                s_wc[w][tid] = run;
+                run += x;
+            }
+            if (tid == RADIX - 1) s_cnt[tid] -= (unsigned)S_TILE - mine; /* the padding's digit 255 */
+        }
+        cl.sync(); /* 1: every block's counts are final; every load of this pass's keys is done */
+        unsigned tot = 0, before = 0;
+        if (tid < RADIX)
+#pragma unroll 4
+            for (unsigned q = 0; q < C; q++) {
+                const unsigned c = *cl.map_shared_rank(&s_cnt[tid], q);
+                tot += c;
+                before += q < r ? c : 0u;
+            }
+        unsigned x = tot; /* the digits' starts: an exclusive scan of tot over threads 0 .. 255 */
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x += y;
+        }
+        if (lane == 31) s_w[warp] = x;
+        __syncthreads();
+        if (tid < RADIX) {
+            unsigned pre = 0;
+            for (int w = 0; w < warp; w++) pre += s_w[w];
+            s_base[tid] = pre + x - tot + before;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < S_ITEMS; k++)
+            if ((unsigned)(k * 32 + lane) < wlim) {
+                const unsigned e = seg + k * 32 + lane, pos = s_base[DIG(k)] + s_wc[warp][DIG(k)] + rk[k];
+                kout[pos] = key[k];
+                if constexpr (VS > 0) {
+                    V v;
+                    if constexpr (IDX) v = j == 0 ? (V)e : ld_l2(static_cast<const V *>(vsrc) + e);
+                    else v = ld_l2(static_cast<const V *>(vsrc) + e);
+                    static_cast<V *>(vdst)[pos] = v;
+                }
+            }
+#undef DIG
+        vsrc = vdst;
+        cl.sync(); /* 2: this pass's stores are seen by every block, and its counts read */
+    }
+}
+
 inline size_t align256(size_t x) { return (x + 255) / 256 * 256; }
 
 /* the kernel's dynamic shared memory allowed once per device (a per-function attribute; setting it again is harmless,
@@ -383,6 +504,31 @@ template <typename K, int VS, bool IDX> gp_status_t smem_ready(const gp_ctx_t *c
         __atomic_fetch_or(&done, bit, __ATOMIC_RELAXED);
     }
     return GP_OK;
+}
+
+/* the largest cluster k_small<K, VS, IDX> runs in on this device (16, or 8 where 16 does not fit; 0: none), asked
+ * once per device */
+template <typename K, int VS, bool IDX> int small_cluster_max_of(const gp_ctx_t *ctx, cudaStream_t s)
+{
+    static int known[64]; /* by device ordinal (mod 64): 0 not asked, -1 none, else the size */
+    int v = __atomic_load_n(&known[ctx->device & 63], __ATOMIC_RELAXED);
+    if (v == 0) {
+        v = -1;
+        for (int size = 16; size >= 8 && v < 0; size -= 8) {
+            int ncl = 0;
+            if (gp__cluster_capacity((const void *)k_small<K, VS, IDX>, size, S_THREADS, 0, s, &ncl) == GP_OK &&
+                ncl > 0)
+                v = size;
+        }
+        __atomic_store_n(&known[ctx->device & 63], v, __ATOMIC_RELAXED);
+    }
+    return v < 0 ? 0 : v;
+}
+template <typename K, int VS> int small_cluster_max(const gp_ctx_t *ctx, bool idx, cudaStream_t s)
+{
+    if constexpr (VS == 4 || VS == 8)
+        if (idx) return small_cluster_max_of<K, VS, true>(ctx, s);
+    return small_cluster_max_of<K, VS, false>(ctx, s);
 }
 
 /* the workspace: the counts, the tickets, two launches' look-back words, the digit starts, then a copy of the keys
@@ -425,6 +571,29 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     const void *sv = argsort ? NULL : vals_in;
     const Xf<K> xf = xf_of<K>(dt, desc);
     cudaError_t e;
+    if (GP_SORT_SMALL && n <= (size_t)16 * S_TILE) {
+        const bool idx0 = argsort && (VS == 4 || VS == 8);
+        const size_t C = (n + S_TILE - 1) / S_TILE;
+        if ((size_t)small_cluster_max<K, VS>(ctx, idx0, s) >= C) {
+            if (VS && !argsort && vals_in == vals_out && (P - 1) % 2 == 0) { /* the first pass would store over vin */
+                if ((e = cudaMemcpyAsync(tmpv, vals_in, vb, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+                    return gp__cuda_error(e, "gp_sort: the values set aside", __FILE__, __LINE__);
+                sv = tmpv;
+            }
+            cudaLaunchConfig_t cfg;
+            cudaLaunchAttribute at;
+            gp__cluster_config(&cfg, &at, (int)C, C, S_THREADS, 0, s);
+            if (idx0) {
+                if constexpr (VS == 4 || VS == 8)
+                    e = cudaLaunchKernelEx(&cfg, k_small<K, VS, true>, sk, outk, sv, vals_out, tmpv, (unsigned)n, xf,
+                                           lo, hi);
+            } else
+                e = cudaLaunchKernelEx(&cfg, k_small<K, VS, false>, sk, outk, sv, vals_out, tmpv, (unsigned)n, xf, lo,
+                                       hi);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort (one cluster)", __FILE__, __LINE__);
+            return GP_CHECK_LAUNCH("gp_sort (one cluster)");
+        }
+    }
     /* one memset: the counts, the tickets, the first launch's descriptors (each launch zeroes the next one's) */
     if ((e = cudaMemsetAsync(w, 0, hb + tb + lb, s)) != cudaSuccess)
         return gp__cuda_error(e, "gp_sort (counts)", __FILE__, __LINE__);
