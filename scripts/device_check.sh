@@ -5,6 +5,8 @@ usage() {
   cat <<'EOF'
 usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   build                 configure and build into build-device/ (build.log)
+  tune VAR=DEFS         rebuild with one file's tuning defines, e.g. tune GP_SORT_TUNE=GP_SORT_SMALL=1 (Ninja rebuilds
+                        that file alone); the steps after it test and measure that variant, and bench.json names it
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
   sanitize [FAMILY]     compute-sanitizer (memcheck, racecheck, synccheck) over the GPU tests of FAMILY, or of every
                         family: vector reduce ordered histogram matrix graph scan select sort uop lab cli, or of one
@@ -18,7 +20,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   files                 every streaming verb on 1 GiB in the page cache: default, --device cpu, NumPy (files.txt)
 Steps run in the order given, e.g. `scripts/device_check.sh build test gpu_ sanitize scan bench scan`.
 An argument that is not a step name belongs to the step before it. COMMIT names the measured commit in bench.json
-(default: git's HEAD, else "unknown").
+(default: git's HEAD, else "unknown"; a lent machine's copy of the tree may carry an older HEAD, so pass
+COMMIT=$(git rev-parse --short HEAD) from the checkout that sent it).
 EOF
 }
 set -u
@@ -28,7 +31,7 @@ B=${BUILD:-build-device}
 G=$B/gpuprim
 summary=()
 note() { summary+=("$*"); echo ">>> $*"; }
-is_step() { case $1 in build|test|sanitize|bench|profile|stalls|labs|files) return 0;; *) return 1;; esac; }
+is_step() { case $1 in build|tune|test|sanitize|bench|profile|stalls|labs|files) return 0;; *) return 1;; esac; }
 
 step_build() {
   {
@@ -42,6 +45,15 @@ step_build() {
   } >"$OUT/build.log" 2>&1
   if [ $? != 0 ] || [ ! -x $G ]; then tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; fi
   note "build: ok ($(grep 'build seconds' "$OUT/build.log"))"
+}
+
+TUNED=""
+step_tune() { # VAR=DEFS
+  local a=${1:?tune needs VAR=DEFS}
+  case ${a%%=*} in GP_SCAN_TUNE|GP_SELECT_TUNE|GP_SORT_TUNE) ;; *) echo "tune: ${a%%=*} is not a tuning variable" >&2; exit 2;; esac
+  { cmake -S . -B $B "-D$a" && cmake --build $B -j "$(nproc)"; } >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "TUNE BUILD FAILED"; exit 1; }
+  TUNED="$TUNED $a"
+  note "tune: rebuilt with $a"
 }
 
 step_test() { # [REGEX]
@@ -119,7 +131,7 @@ step_bench() { # [SUITE]
   [ -n "$suites" ] || suites=$($G bench --help | awk '/^  [a-z]/ {print $1}')
   for s in $suites; do
     [ "$s" = group ] && [ "$(nvidia-smi -L | wc -l)" -lt 2 ] && { note "bench group: skipped (one GPU)"; continue; }
-    printf '{"suite": "%s", "command": "gpuprim bench %s --json", "commit": "%s"}\n' "$s" "$s" "$commit" >>"$OUT/bench.json"
+    printf '{"suite": "%s", "command": "gpuprim bench %s --json%s", "commit": "%s"}\n' "$s" "$s" "${TUNED:+ (built with$TUNED)}" "$commit" >>"$OUT/bench.json"
     $G bench "$s" --json >>"$OUT/bench.json" 2>>"$OUT/bench.txt" # each suite runs once; its tables come from the JSON
     note "bench $s: exit $?"
   done
