@@ -33,6 +33,14 @@ summary=()
 note() { summary+=("$*"); echo ">>> $*"; }
 is_step() { case $1 in build|tune|test|sanitize|bench|profile|stalls|labs|files) return 0;; *) return 1;; esac; }
 
+# A file built with tuning defines is touched before the defines change: clearing them did not rebuild it on a kept
+# build directory (the tuned object stayed, seen as a bench of the variant after a plain build).
+retouch_tuned() {
+  grep -qE '^GP_(SORT|SCAN|SELECT)_TUNE:STRING=.' $B/CMakeCache.txt 2>/dev/null &&
+    touch src/sort/sort.cu src/scan/scan.cu src/scan/select.cu
+  return 0
+}
+
 step_build() {
   {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
@@ -40,6 +48,7 @@ step_build() {
     gen=""; command -v ninja >/dev/null && gen="-G Ninja"
     t0=$(date +%s)
     # the tuning knobs' experiment defines are cleared: what is measured and tested is the tree's code
+    retouch_tuned
     cmake -S . -B $B $gen -DCMAKE_BUILD_TYPE=Release -DGP_SELECT_TUNE= -DGP_SCAN_TUNE= -DGP_SORT_TUNE= && cmake --build $B -j "$(nproc)"
     echo "build seconds: $(( $(date +%s) - t0 ))"
   } >"$OUT/build.log" 2>&1
@@ -51,6 +60,8 @@ TUNED=""
 step_tune() { # VAR=DEFS
   local a=${1:?tune needs VAR=DEFS}
   case ${a%%=*} in GP_SCAN_TUNE|GP_SELECT_TUNE|GP_SORT_TUNE) ;; *) echo "tune: ${a%%=*} is not a tuning variable" >&2; exit 2;; esac
+  retouch_tuned
+  touch "src/$(case ${a%%=*} in GP_SORT_TUNE) echo sort/sort;; GP_SCAN_TUNE) echo scan/scan;; *) echo scan/select;; esac).cu"
   { cmake -S . -B $B "-D$a" && cmake --build $B -j "$(nproc)"; } >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "TUNE BUILD FAILED"; exit 1; }
   TUNED="$TUNED $a"
   note "tune: rebuilt with $a"

@@ -9,7 +9,7 @@
 #include "sort_common.h"
 
 /* sizes across the tiles, the one-cluster path's blocks (8192) and its largest clusters (8 and 16 blocks), then past it;
- * quick runs (sanitizers) take those up to 20000 and K_QUICK_BIG, the first size past the one-cluster path */
+ * quick runs (sanitizers) take those up to 20000, the largest cluster (131072) and K_QUICK_BIG, the first size past it */
 #define K_QUICK_BIG ((size_t)131073)
 static const size_t k_sizes[] = {1,     2,     33,     4095,   4096,        4097,          6144, 6145, 3 * 4096 + 1,
                                  65536, 65537, 100003, 131072, K_QUICK_BIG, (1u << 20) + 7};
@@ -138,7 +138,7 @@ int main(void)
         const long before = tc_fail;
         for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
             const size_t n = k_sizes[si];
-            if (g_quick && n > 20000 && n != K_QUICK_BIG) continue;
+            if (g_quick && n > 20000 && n != 131072 && n != K_QUICK_BIG) continue;
             for (int mode = 0; mode < M_COUNT; mode++) {
                 if ((n > 200000 || (g_quick && n > 5000)) && mode != M_RANDOM) continue; /* quick: several tiles too */
                 static const char *const names[] = {"random", "few", "equal", "sorted", "reversed"};

@@ -36,7 +36,7 @@ constexpr size_t PORTION = (size_t)1 << 29; /* elements: its counts stay below 2
 #ifndef GP_SORT_LB_W
 #define GP_SORT_LB_W 8
 #endif
-#ifndef GP_SORT_SMALL /* the one-cluster path for small n (k_small); 0: every n takes the passes */
+#ifndef GP_SORT_SMALL /* the one-cluster path for small n (k_small): correct, slower than the passes, so 0 */
 #define GP_SORT_SMALL 0
 #endif
 constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = GP_SORT_LB_W;
@@ -54,7 +54,7 @@ template <int KS> struct Shape { /* elements per thread and the blocks an SM hol
 #define GP_SORT_ITEMS8 16
 #endif
 #ifndef GP_SORT_MINB8
-#define GP_SORT_MINB8 2
+#define GP_SORT_MINB8 3
 #endif
 template <> struct Shape<8> {
     static constexpr int ITEMS = GP_SORT_ITEMS8, MINB = GP_SORT_MINB8;
@@ -513,29 +513,18 @@ template <typename K, int VS, bool IDX> gp_status_t smem_ready(const gp_ctx_t *c
     return GP_OK;
 }
 
-/* the largest cluster k_small<K, VS, IDX> runs in on this device (16, or 8 where 16 does not fit; 0: none), asked
- * once per device */
-template <typename K, int VS, bool IDX> int small_cluster_max_of(const gp_ctx_t *ctx, cudaStream_t s)
+/* whether one cluster of C blocks of k_small<K, VS, IDX> fits this device now (asked at each call: the path is a knob,
+ * GP_SORT_SMALL) */
+template <typename K, int VS, bool IDX> bool small_cluster_fits_of(int C, cudaStream_t s)
 {
-    static int known[64]; /* by device ordinal (mod 64): 0 not asked, -1 none, else the size */
-    int v = __atomic_load_n(&known[ctx->device & 63], __ATOMIC_RELAXED);
-    if (v == 0) {
-        v = -1;
-        for (int size = 16; size >= 8 && v < 0; size -= 8) {
-            int ncl = 0;
-            if (gp__cluster_capacity((const void *)k_small<K, VS, IDX>, size, S_THREADS, 0, s, &ncl) == GP_OK &&
-                ncl > 0)
-                v = size;
-        }
-        __atomic_store_n(&known[ctx->device & 63], v, __ATOMIC_RELAXED);
-    }
-    return v < 0 ? 0 : v;
+    int ncl = 0;
+    return gp__cluster_capacity((const void *)k_small<K, VS, IDX>, C, S_THREADS, 0, s, &ncl) == GP_OK && ncl > 0;
 }
-template <typename K, int VS> int small_cluster_max(const gp_ctx_t *ctx, bool idx, cudaStream_t s)
+template <typename K, int VS> bool small_cluster_fits(bool idx, int C, cudaStream_t s)
 {
     if constexpr (VS == 4 || VS == 8)
-        if (idx) return small_cluster_max_of<K, VS, true>(ctx, s);
-    return small_cluster_max_of<K, VS, false>(ctx, s);
+        if (idx) return small_cluster_fits_of<K, VS, true>(C, s);
+    return small_cluster_fits_of<K, VS, false>(C, s);
 }
 
 /* the workspace: the counts, the tickets, two launches' look-back words, the digit starts, then a copy of the keys
@@ -581,7 +570,7 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     if (GP_SORT_SMALL && n <= (size_t)16 * S_TILE) {
         const bool idx0 = argsort && (VS == 4 || VS == 8);
         const size_t C = (n + S_TILE - 1) / S_TILE;
-        if ((size_t)small_cluster_max<K, VS>(ctx, idx0, s) >= C) {
+        if (small_cluster_fits<K, VS>(idx0, (int)C, s)) {
             if (VS && !argsort && vals_in == vals_out && (P - 1) % 2 == 0) { /* the first pass would store over vin */
                 if ((e = cudaMemcpyAsync(tmpv, vals_in, vb, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
                     return gp__cuda_error(e, "gp_sort: the values set aside", __FILE__, __LINE__);
