@@ -598,6 +598,29 @@ GP_API gp_status_t gp_sort_pairs_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n,
 GP_API gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys,
                                    gp_dtype_t index_dtype, void *indices, const gp_sort_opts_t *opts);
 
+/* Searching sorted keys (np.searchsorted). sorted[0, n): ascending in gp_sort's order (NaN last; not checked: an
+ * unsorted input gives some position). out[i] = where queries[i] goes so that the order holds: side 0 ('left'): the
+ * first such place (every key before it is < the query), side 1 ('right'): the last (every key before it is <= the
+ * query). NaN queries go after every number (left: before the NaN keys, right: after them); -0.0 == +0.0, as NumPy.
+ * index_dtype GP_U32 (n < 2^32), GP_I64 or GP_U64. GPU: one thread a query, the first levels of the search from a
+ * sample of the keys in shared memory. CPU backend: host memory (OpenMP). */
+GP_API gp_status_t gp_searchsorted(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
+                                   const void *queries, int side, gp_dtype_t index_dtype, void *out,
+                                   gp_stream_t stream);
+GP_API gp_status_t gp_searchsorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
+                                        const void *queries, int side, gp_dtype_t index_dtype, void *out);
+
+/* Top-k of each of `rows` rows of n elements (C order, rows x n): the k smallest in gp_sort's ascending order, or the
+ * k largest (largest != 0) in its descending order (NaN first, as torch.topk), each row's values[r * k, (r + 1) * k)
+ * and positions within the row, indices (index_dtype GP_U32, GP_I64 or GP_U64) — exactly the first k of that row's
+ * stable sort and argsort: ties go to the lower index. 0 <= k <= n; values or indices may be NULL (not both). GPU: a
+ * radix select (one counting read of the rows per 8-bit digit, only where ties need it a select of the positions),
+ * one read gathering the k, then the k ordered; workspace from the context. CPU backend: the same selection. */
+GP_API gp_status_t gp_topk(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k,
+                           int largest, void *values, gp_dtype_t index_dtype, void *indices, gp_stream_t stream);
+GP_API gp_status_t gp_topk_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k,
+                                int largest, void *values, gp_dtype_t index_dtype, void *indices);
+
 /* ---------------------------------------------------------------------------------------------- user operators */
 /* Operators written as a line of C, compiled at run time: NVRTC for the context's GPU (libnvrtc is loaded with
  * dlopen on the first gp_uop_create of a GPU context: a program that never creates one does not need it), the

@@ -109,14 +109,6 @@ static void huge(gp_ctx_t *gpu, gp_ctx_t *cpu)
     free(x), free(v), free(wk), free(wv), free(gk), free(gv);
 }
 
-/* whether name is one of list's comma-separated names */
-static int name_listed(const char *list, const char *name)
-{
-    char l[256], w[32];
-    snprintf(l, sizeof l, ",%s,", list), snprintf(w, sizeof w, ",%s,", name);
-    return strstr(l, w) != NULL;
-}
-
 int main(void)
 {
     tc_require_gpu("gpu_sort");

@@ -51,4 +51,97 @@ static void sort_fill(unsigned char *x, size_t n, gp_dtype_t dt, int mode)
     }
 }
 
+/* whether name is one of list's comma-separated names */
+static inline int name_listed(const char *list, const char *name)
+{
+    char l[256], w[32];
+    snprintf(l, sizeof l, ",%s,", list), snprintf(w, sizeof w, ",%s,", name);
+    return strstr(l, w) != NULL;
+}
+
+/* ---- the reference order: NumPy's comparison written from the values (floats decoded to double: NaN last ascending
+ * and first descending, -0 == +0; integers as integers; g_lo / g_hi: a bit range), not from the radix keys */
+/* an element as the reference compares it */
+typedef struct {
+    int nan;
+    double f;
+    int64_t s;
+    uint64_t u;
+} val_t;
+
+static gp_dtype_t g_dt;
+static int g_desc, g_lo, g_hi;
+static val_t *g_v;
+
+static inline uint64_t bits_at(const unsigned char *x, size_t es, size_t i)
+{
+    uint64_t b = 0;
+    memcpy(&b, x + i * es, es); /* little-endian */
+    return b;
+}
+
+static inline val_t decode(gp_dtype_t dt, uint64_t b)
+{
+    val_t v = {0, 0, 0, 0};
+    const int w = 8 * (int)gp_dtype_size(dt);
+    switch (dt) {
+    case GP_F16: v.f = gp_f16_to_f32((uint16_t)b); break;
+    case GP_BF16: v.f = gp_bf16_to_f32((uint16_t)b); break;
+    case GP_F32: {
+        float f;
+        uint32_t u = (uint32_t)b;
+        memcpy(&f, &u, 4);
+        v.f = f;
+        break;
+    }
+    case GP_F64: memcpy(&v.f, &b, 8); break;
+    case GP_I8: case GP_I16: case GP_I32: case GP_I64:
+        v.s = w == 64 ? (int64_t)b : (int64_t)(b << (64 - w)) >> (64 - w); /* sign-extended */
+        break;
+    default: v.u = b; break;
+    }
+    v.nan = isnan(v.f);
+    /* a bit range: the bits [lo, hi) of the value, the sign bit flipped first for signed integers */
+    if (g_hi - g_lo < w) {
+        uint64_t t = b;
+        if (dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64) t ^= 1ull << (w - 1);
+        t >>= g_lo;
+        if (g_hi - g_lo < 64) t &= (1ull << (g_hi - g_lo)) - 1;
+        v.u = t;
+        v.s = 0;
+    }
+    return v;
+}
+
+/* a strictly before b in the sort's order (not stable by itself) */
+static inline int before(const val_t *a, const val_t *b)
+{
+    const int fl = g_dt == GP_F16 || g_dt == GP_BF16 || g_dt == GP_F32 || g_dt == GP_F64;
+    if (fl) {
+        if (!g_desc) return a->nan ? 0 : b->nan ? 1 : a->f < b->f;
+        return b->nan ? 0 : a->nan ? 1 : a->f > b->f;
+    }
+    if (a->s != b->s) return g_desc ? a->s > b->s : a->s < b->s;
+    if (a->u != b->u) return g_desc ? a->u > b->u : a->u < b->u;
+    return 0;
+}
+
+/* stable bottom-up merge sort of positions */
+static inline void ref_argsort(size_t n, size_t *perm)
+{
+    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    for (size_t i = 0; i < n; i++) perm[i] = i;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t a = 0; a < n; a += 2 * w) {
+            const size_t m = a + w < n ? a + w : n, e = a + 2 * w < n ? a + 2 * w : n;
+            size_t i = a, j = m, k = a;
+            while (i < m && j < e) tmp[k++] = before(&g_v[perm[j]], &g_v[perm[i]]) ? perm[j++] : perm[i++];
+            while (i < m) tmp[k++] = perm[i++];
+            while (j < e) tmp[k++] = perm[j++];
+        }
+        memcpy(perm, tmp, n * sizeof *perm);
+    }
+    free(tmp);
+}
+
 #endif

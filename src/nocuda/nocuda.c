@@ -227,6 +227,19 @@ gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *key
     (void)descending, (void)lo_bit, (void)hi_bit, (void)stream;
     return NOGPU("gp_sort");
 }
+gp_status_t gp__searchsorted_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size_t m,
+                                 const void *queries, int right, size_t ib, void *out, cudaStream_t stream)
+{
+    (void)ctx, (void)dt, (void)n, (void)sorted, (void)m, (void)queries, (void)right, (void)ib, (void)out, (void)stream;
+    return NOGPU("gp_searchsorted");
+}
+gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k, int largest,
+                         void *values, size_t ib, void *indices, cudaStream_t stream)
+{
+    (void)ctx, (void)dt, (void)rows, (void)n, (void)x, (void)k, (void)largest, (void)values, (void)ib, (void)indices;
+    (void)stream;
+    return NOGPU("gp_topk");
+}
 gp_status_t gp__vec_gpu(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream)
 {
     (void)ctx, (void)a, (void)stream;

@@ -15,28 +15,6 @@
 
 enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 16, CHUNK_MIN = 1 << 14 };
 
-static inline uint64_t load_bits(const unsigned char *p, size_t es)
-{
-    switch (es) {
-    case 1: return *p;
-    case 2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case 4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    }
-}
-
 static inline void store_index(unsigned char *p, size_t ib, size_t i)
 {
     if (ib == 4) {
@@ -64,7 +42,7 @@ static inline __attribute__((always_inline)) void chunk_count(const plan_t *p, s
                                                               uint64_t mask, const size_t ks)
 {
     for (size_t i = a; i < b; i++)
-        c[(gp__sort_xf_key(&p->xf, load_bits(sk + i * ks, ks), ks) >> shift) & mask]++;
+        c[(gp__sort_xf_key(&p->xf, gp__sort_bits(sk + i * ks, ks), ks) >> shift) & mask]++;
 }
 static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p, size_t a, size_t b,
                                                                 const unsigned char *sk, const unsigned char *sv,
@@ -74,7 +52,7 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
 {
     for (size_t i = a; i < b; i++) {
         const unsigned char *k = sk + i * ks;
-        const size_t j = c[(gp__sort_xf_key(&p->xf, load_bits(k, ks), ks) >> shift) & mask]++;
+        const size_t j = c[(gp__sort_xf_key(&p->xf, gp__sort_bits(k, ks), ks) >> shift) & mask]++;
         memcpy(dk + j * ks, k, ks);
         if (vs) {
             if (sv) memcpy(dv + j * vs, sv + i * vs, vs);
@@ -149,7 +127,7 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int n
             /* without a private table this thread's keys are counted straight into h, one at a time */
             const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
             for (size_t i = a; i < b; i++) {
-                const uint64_t k = gp__sort_xf_key(&p->xf, load_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
+                const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
                 for (int d = 0; d < ndig; d++) {
 #pragma omp atomic
                     h[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
@@ -158,7 +136,7 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int n
         } else {
             const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
             for (size_t i = a; i < b; i++) {
-                const uint64_t k = gp__sort_xf_key(&p->xf, load_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
+                const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
                 for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
             }
 #pragma omp critical

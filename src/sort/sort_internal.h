@@ -14,6 +14,7 @@
 #include "../core/internal.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* The radix key of an element of dtype dt whose bits are b (zero-extended), ascending; descending is its
  * complement. Unsigned integers: b. Signed: b with the sign bit flipped. Floats: every NaN -> all ones (last), -0 ->
@@ -57,6 +58,29 @@ static inline __attribute__((always_inline)) uint64_t gp__sort_xf_key(const gp__
     return k ^ x->flip;
 }
 
+/* the bits of the es-byte element at p, zero-extended (host code) */
+static inline __attribute__((always_inline)) uint64_t gp__sort_bits(const void *p, size_t es)
+{
+    switch (es) {
+    case 1: return *(const uint8_t *)p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -80,6 +104,17 @@ GP_INTERNAL size_t gp__sort_gpu_workspace_bytes(gp_dtype_t kt, size_t n, size_t 
 GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
                                      size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                      int hi_bit, cudaStream_t stream);
+
+/* the bytes of an index dtype: GP_U32 4, GP_I64 / GP_U64 8, else 0 (search.c) */
+GP_INTERNAL size_t gp__sort_index_bytes(gp_dtype_t t);
+/* gp_searchsorted on the GPU (search.cu): out[i] (ib = 4 or 8 bytes) for m queries into n sorted keys, right = side
+ * 'right'; n may be 0. Workspace: 2048 keys' sample. */
+GP_INTERNAL gp_status_t gp__searchsorted_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size_t m,
+                                             const void *queries, int right, size_t ib, void *out,
+                                             cudaStream_t stream);
+/* gp_topk on the GPU (topk.cu): rows x n elements, 0 < k <= n, values and/or indices (ib = 4 or 8 bytes). */
+GP_INTERNAL gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k,
+                                     int largest, void *values, size_t ib, void *indices, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

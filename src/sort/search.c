@@ -1,0 +1,86 @@
+/*
+ * search.c — gp_searchsorted: the checks, then the CPU backend (here) or the GPU's (search.cu). Keys and queries are
+ * compared as radix keys (sort_internal.h), so the order is gp_sort's: NaN after every number, -0.0 == +0.0.
+ */
+#include "sort_internal.h"
+
+size_t gp__sort_index_bytes(gp_dtype_t t) { return t == GP_U32 ? 4 : t == GP_U64 || t == GP_I64 ? 8 : 0; }
+
+static void search_cpu(gp_dtype_t dt, size_t n, const unsigned char *a, size_t m, const unsigned char *q, int right,
+                       size_t ib, unsigned char *out)
+{
+    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
+    const size_t ks = gp_dtype_size(dt);
+#pragma omp parallel for schedule(static) if (m > 4096)
+    for (size_t i = 0; i < m; i++) {
+        const uint64_t qk = gp__sort_xf_key(&xf, gp__sort_bits(q + i * ks, ks), ks);
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            const uint64_t v = gp__sort_xf_key(&xf, gp__sort_bits(a + mid * ks, ks), ks);
+            if (right ? v <= qk : v < qk) lo = mid + 1;
+            else hi = mid;
+        }
+        if (ib == 4) {
+            const uint32_t v = (uint32_t)lo;
+            memcpy(out + i * 4, &v, 4);
+        } else {
+            const uint64_t v = lo;
+            memcpy(out + i * 8, &v, 8);
+        }
+    }
+}
+
+static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
+                       const void *queries, int side, gp_dtype_t index_dtype, void *out, gp_stream_t stream, int sync)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    if (side != 0 && side != 1)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: side %d (0: 'left', 1: 'right')", fn, side);
+    const size_t ib = gp__sort_index_bytes(index_dtype), ks = gp_dtype_size(dtype);
+    if (!ib)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %d (GP_U32, GP_I64 or GP_U64)", fn, (int)index_dtype);
+    if (ib == 4 && n > UINT32_MAX)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot hold places up to n = %zu (GP_I64 can)", fn, n);
+    size_t bytes;
+    if (!gp__mul_ok(n, ks, &bytes) || !gp__mul_ok(m, ks > ib ? ks : ib, &bytes) || n > (SIZE_MAX >> 4))
+        return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu keys, m = %zu queries overflow", fn, n, m);
+    if (m == 0) return GP_OK;
+    if (n) GP_ARG_NONNULL(fn, sorted);
+    GP_ARG_NONNULL(fn, queries);
+    GP_ARG_NONNULL(fn, out);
+    if ((n && (uintptr_t)sorted % ks) || (uintptr_t)queries % ks)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn,
+                         n && (uintptr_t)sorted % ks ? "sorted" : "queries", ks);
+    if ((uintptr_t)out % ib) return gp__error(GP_ERR_INVALID_ARG, "%s: out is not %zu-byte aligned", fn, ib);
+    const uintptr_t o = (uintptr_t)out, ob = (uintptr_t)m * ib;
+    if ((n && o < (uintptr_t)sorted + n * ks && (uintptr_t)sorted < o + ob) ||
+        (o < (uintptr_t)queries + m * ks && (uintptr_t)queries < o + ob))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: out overlaps the keys or the queries", fn);
+    if (gp__is_cpu(ctx)) {
+        search_cpu(dtype, n, sorted, m, queries, side, ib, out);
+        return GP_OK;
+    }
+    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
+    if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    GP_TRY_RET(gp__searchsorted_gpu(ctx, dtype, n, sorted, m, queries, side, ib, out, s));
+    if (sync) {
+        const cudaError_t e = cudaStreamSynchronize(s);
+        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    }
+    return GP_OK;
+}
+
+gp_status_t gp_searchsorted(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
+                            const void *queries, int side, gp_dtype_t index_dtype, void *out, gp_stream_t stream)
+{
+    return run("gp_searchsorted", ctx, dtype, n, sorted, m, queries, side, index_dtype, out, stream, 0);
+}
+
+gp_status_t gp_searchsorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
+                                 const void *queries, int side, gp_dtype_t index_dtype, void *out)
+{
+    return run("gp_searchsorted_sync", ctx, dtype, n, sorted, m, queries, side, index_dtype, out, NULL, 1);
+}

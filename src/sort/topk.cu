@@ -1,0 +1,226 @@
+/*
+ * topk.cu — gp_topk on the GPU (topk.c has the checks and the CPU backend, the same selection; docs/design/sort.md).
+ * Every row at once: per 8-bit digit of the radix key, one counting read of the rows (only the keys sharing the digits
+ * chosen so far count) and one tiny launch choosing the digit, which gives each row's k-th key T and how many of its
+ * ties to take; where a row's ties at T are more than that, the same select over their positions finds the last one
+ * taken. One read gathers the k (warp-aggregated appends, so in no fixed order), then they are ordered by (key,
+ * position): in shared memory by counting for k <= ORDER_MAX, else by two stable sorts (by position, then by key).
+ */
+#include "radix_key.cuh"
+
+namespace {
+
+constexpr int TT = 256, ORDER_MAX = 2048, ROWS_PER_PICK = 128;
+
+struct Row {                         /* one row's selection, in the workspace */
+    unsigned long long prefix, want; /* the digits of T chosen so far; T's rank among the keys sharing them */
+    unsigned long long eq;           /* the keys equal to T (after the last digit) */
+    unsigned long long iprefix, iwant; /* the same select over the positions of the ties at T */
+    unsigned long long cnt;          /* elements gathered */
+};
+
+/* the blocks of a launch over every row: bx per row, each a contiguous chunk */
+struct Grid {
+    size_t bx, chunk;
+};
+inline Grid grid_of(const gp_ctx_t *ctx, size_t rows, size_t n)
+{
+    const size_t per = (size_t)TT * 16, want = (n + per - 1) / per, cap = ((size_t)ctx->sm_count * 8 + rows - 1) / rows;
+    Grid g;
+    g.bx = want < cap ? want : cap;
+    if (g.bx == 0) g.bx = 1;
+    g.chunk = (n + g.bx - 1) / g.bx;
+    return g;
+}
+
+/* mode 0: count digit (key >> shift) of the keys sharing the row's prefix above it; mode 1: digit (position >> shift)
+ * of the ties at T sharing iprefix above it (rows that take every tie skip) */
+template <typename K, int MODE>
+__global__ void __launch_bounds__(TT) k_count(const K *x, size_t n, Grid g, RKey<K> xf, int shift, Row *rows,
+                                              unsigned long long *hist)
+{
+    __shared__ unsigned h[256];
+    const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
+    const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
+    const Row st = rows[r];
+    if (MODE == 1 && st.eq == st.iwant) return; /* every tie is taken */
+    h[threadIdx.x] = 0;
+    __syncthreads();
+    const K *row = x + r * n;
+    const bool top = shift + 8 >= 64;
+    const unsigned long long up = top ? 0 : (MODE == 0 ? st.prefix : st.iprefix) >> (shift + 8);
+    for (size_t i = c0 + threadIdx.x; i < c1; i += TT) {
+        const unsigned long long k = rkey(row[i], xf);
+        if (MODE == 0) {
+            if (top || (k >> (shift + 8)) == up) atomicAdd(&h[(k >> shift) & 255], 1u);
+        } else if (k == st.prefix && (top || (i >> (shift + 8)) == up))
+            atomicAdd(&h[(i >> shift) & 255], 1u);
+    }
+    __syncthreads();
+    if (h[threadIdx.x]) atomicAdd(&hist[r * 256 + threadIdx.x], (unsigned long long)h[threadIdx.x]);
+}
+
+__global__ void k_init(size_t nrows, size_t k, Row *rows)
+{
+    const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
+    if (r < nrows) rows[r] = Row{0, (unsigned long long)k, 0, 0, 0, 0};
+}
+
+/* one thread a row: the digit where the wanted rank falls; the counts zeroed for the next launch */
+template <int MODE> __global__ void k_pick(size_t nrows, int shift, int last, Row *rows, unsigned long long *hist)
+{
+    const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
+    if (r >= nrows) return;
+    Row st = rows[r];
+    unsigned long long *h = hist + r * 256;
+    if (MODE == 1 && st.eq == st.iwant) return;
+    unsigned long long want = MODE == 0 ? st.want : st.iwant, below = 0;
+    unsigned d = 0;
+    while (below + h[d] < want) below += h[d++];
+    const unsigned long long eq = h[d];
+    for (int j = 0; j < 256; j++) h[j] = 0;
+    if (MODE == 0) {
+        st.prefix |= (unsigned long long)d << shift, st.want = want - below;
+        if (last) st.eq = eq, st.iwant = st.want, st.iprefix = 0;
+    } else {
+        st.iprefix |= (unsigned long long)d << shift, st.iwant = want - below;
+    }
+    rows[r] = st;
+}
+
+/* every key below T and the ties at T up to position iprefix (all of them where eq == iwant), appended */
+template <typename K, typename I>
+__global__ void __launch_bounds__(TT) k_gather(const K *x, size_t n, size_t k, Grid g, RKey<K> xf, Row *rows,
+                                               K *gx, I *gi)
+{
+    const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
+    const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
+    const Row st = rows[r];
+    const bool all_ties = st.eq == st.iwant;
+    const K *row = x + r * n;
+    const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u;
+    for (size_t b = c0; b < c1; b += TT) {
+        const size_t i = b + threadIdx.x;
+        K v = 0;
+        bool take = false;
+        if (i < c1) {
+            v = row[i];
+            const unsigned long long kk = rkey(v, xf);
+            take = kk < st.prefix || (kk == st.prefix && (all_ties || i <= st.iprefix));
+        }
+        const unsigned m = __ballot_sync(0xffffffffu, take);
+        if (m == 0) continue;
+        unsigned long long base = 0;
+        if (lane == __ffs(m) - 1) base = atomicAdd(&rows[r].cnt, (unsigned long long)__popc(m));
+        base = __shfl_sync(0xffffffffu, base, __ffs(m) - 1);
+        if (take) {
+            const size_t at = r * k + base + __popc(m & lt);
+            gx[at] = v;
+            gi[at] = (I)i;
+        }
+    }
+}
+
+/* one block a row (k <= ORDER_MAX): each element's place = the gathered elements before it in (key, position) */
+template <typename K, typename I>
+__global__ void __launch_bounds__(TT) k_order(size_t k, RKey<K> xf, const K *gx, const I *gi, K *vals, I *idx)
+{
+    extern __shared__ unsigned long long sm[];
+    K *sk = (K *)sm;
+    I *si = (I *)(sm + (k * sizeof(K) + 7) / 8);
+    const size_t r = blockIdx.x;
+    for (size_t j = threadIdx.x; j < k; j += TT) sk[j] = rkey(gx[r * k + j], xf), si[j] = gi[r * k + j];
+    __syncthreads();
+    for (size_t e = threadIdx.x; e < k; e += TT) {
+        const K ke = sk[e];
+        const I ie = si[e];
+        size_t p = 0;
+        for (size_t j = 0; j < k; j++) p += sk[j] < ke || (sk[j] == ke && si[j] < ie);
+        if (vals) vals[r * k + p] = gx[r * k + e];
+        if (idx) idx[r * k + p] = ie;
+    }
+}
+
+size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+template <typename K, typename I>
+gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void *x, size_t k, int largest,
+                void *values, void *indices, cudaStream_t s)
+{
+    const int W = 8 * (int)sizeof(K);
+    const gp_dtype_t idt = sizeof(I) == 4 ? GP_U32 : GP_U64;
+    const RKey<K> xf = rkey_of<K>(dt, largest);
+    const bool small = k <= ORDER_MAX;
+    /* the two sorts of the large-k order use the front of the workspace; this call's buffers follow it (the sorts ask
+     * for less than the whole, so they get the same block, also in a capture) */
+    size_t sort_ws = 0;
+    if (!small) {
+        const size_t a = gp__sort_gpu_workspace_bytes(idt, k, sizeof(K), 0), b = gp__sort_gpu_workspace_bytes(dt, k, sizeof(I), 0);
+        sort_ws = align256(a > b ? a : b);
+    }
+    const size_t rb = align256(nrows * sizeof(Row)), hb = align256(nrows * 256 * 8), gxb = align256(nrows * k * sizeof(K)),
+                 gib = align256(nrows * k * sizeof(I)), xb2 = small ? 0 : align256(k * sizeof(K)),
+                 ib2 = small ? 0 : align256(k * sizeof(I));
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, sort_ws + rb + hb + gxb + gib + xb2 + ib2, &ws));
+    char *w = (char *)ws + sort_ws;
+    Row *rows = (Row *)w;
+    unsigned long long *hist = (unsigned long long *)(w + rb);
+    K *gx = (K *)(w + rb + hb), *gx2 = (K *)(w + rb + hb + gxb + gib);
+    I *gi = (I *)(w + rb + hb + gxb), *gi2 = (I *)(w + rb + hb + gxb + gib + xb2);
+    cudaError_t e;
+    if ((e = cudaMemsetAsync(hist, 0, hb, s)) != cudaSuccess) return gp__cuda_error(e, "gp_topk", __FILE__, __LINE__);
+    k_init<<<(unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK), ROWS_PER_PICK, 0, s>>>(nrows, k, rows);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (init)"));
+    const Grid g = grid_of(ctx, nrows, n);
+    const unsigned blocks = (unsigned)(g.bx * nrows), pick = (unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK);
+    for (int shift = W - 8; shift >= 0; shift -= 8) {
+        k_count<K, 0><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count)"));
+        k_pick<0><<<pick, ROWS_PER_PICK, 0, s>>>(nrows, shift, shift == 0, rows, hist);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick)"));
+    }
+    int ibits = 0; /* the bits of the largest position */
+    while (ibits < 64 && ((n - 1) >> ibits) != 0) ibits++;
+    for (int shift = (ibits + 7) / 8 * 8 - 8; shift >= 0; shift -= 8) {
+        k_count<K, 1><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count ties)"));
+        k_pick<1><<<pick, ROWS_PER_PICK, 0, s>>>(nrows, shift, 0, rows, hist);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick ties)"));
+    }
+    k_gather<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, k, g, xf, rows, gx, gi);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (gather)"));
+    if (small) {
+        const size_t smem = (k * sizeof(K) + 7) / 8 * 8 + k * sizeof(I);
+        k_order<K, I><<<(unsigned)nrows, TT, smem, s>>>(k, xf, gx, gi, (K *)values, (I *)indices);
+        return GP_CHECK_LAUNCH("gp_topk (order)");
+    }
+    for (size_t r = 0; r < nrows; r++) { /* by position, then stably by key */
+        K *vr = values ? (K *)values + r * k : gx + r * k;
+        I *ir = indices ? (I *)indices + r * k : gi + r * k;
+        GP_TRY_RET(gp__sort_gpu(ctx, idt, k, gi + r * k, gi2, sizeof(K), gx + r * k, gx2, 0, 0, 8 * (int)sizeof(I), s));
+        GP_TRY_RET(gp__sort_gpu(ctx, dt, k, gx2, vr, sizeof(I), gi2, ir, largest, 0, W, s));
+    }
+    return GP_OK;
+}
+
+template <typename K>
+gp_status_t by_index(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k, int largest,
+                     void *values, size_t ib, void *indices, cudaStream_t s)
+{
+    return ib == 4 ? run<K, unsigned>(ctx, dt, rows, n, x, k, largest, values, indices, s)
+                   : run<K, unsigned long long>(ctx, dt, rows, n, x, k, largest, values, indices, s);
+}
+
+} // namespace
+
+extern "C" gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k,
+                                    int largest, void *values, size_t ib, void *indices, cudaStream_t s)
+{
+    switch (gp_dtype_size(dt)) {
+    case 1: return by_index<uint8_t>(ctx, dt, rows, n, x, k, largest, values, ib, indices, s);
+    case 2: return by_index<uint16_t>(ctx, dt, rows, n, x, k, largest, values, ib, indices, s);
+    case 4: return by_index<uint32_t>(ctx, dt, rows, n, x, k, largest, values, ib, indices, s);
+    default: return by_index<unsigned long long>(ctx, dt, rows, n, x, k, largest, values, ib, indices, s);
+    }
+}

@@ -1,0 +1,155 @@
+/*
+ * gpu_search.c — gp_searchsorted and gp_topk on the GPU against the CPU backend's answers (test_search.c holds that to
+ * the reference order): every dtype x random (NaN payloads, ±0, ±inf), few distinct and all-equal inputs; searchsorted
+ * across the sample's stride (n around 2048 and its multiples) both sides, u32 and i64 places; top-k smallest and
+ * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position; u8 top-k over
+ * 2^32 + 5 elements with the answer known by construction. Outputs poisoned first. GP_TEST_QUICK=1: the small sizes
+ * (sanitizers); GP_TEST_FILTER=u32,f64: only those dtypes.
+ */
+#include "sort_common.h"
+
+static int g_quick;
+
+static void check_search(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, const unsigned char *x, size_t m,
+                         const unsigned char *q, const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    unsigned char *a = malloc(n * es + 1);
+    OK(gp_sort(cpu, dt, n, x, a, NULL, NULL));
+    gp_buffer_t da, dq, dout;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &da));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, m * es, &dq));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, m * 8, &dout));
+    if (n) OK(gp_memcpy_sync(gpu, da.device, a, n * es));
+    OK(gp_memcpy_sync(gpu, dq.device, q, m * es));
+    unsigned char *want = malloc(m * 8), *got = malloc(m * 8);
+    for (int side = 0; side < 2; side++)
+        for (int w64 = 0; w64 < 2; w64++) {
+            const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
+            const size_t ib = w64 ? 8 : 4;
+            OK(gp_searchsorted_sync(cpu, dt, n, a, m, q, side, it, want));
+            OK(gp_memset(gpu, dout.device, 0xff, m * ib, NULL));
+            OK(gp_searchsorted_sync(gpu, dt, n, da.device, m, dq.device, side, it, dout.device));
+            OK(gp_memcpy_sync(gpu, got, dout.device, m * ib));
+            CHECK(memcmp(got, want, m * ib) == 0, "%s %s n=%zu m=%zu searchsorted %s u%zu: differs from the CPU's",
+                  gp_dtype_name(dt), what, n, m, side ? "right" : "left", 8 * ib);
+        }
+    gp_mem_free(gpu, &da), gp_mem_free(gpu, &dq), gp_mem_free(gpu, &dout);
+    free(a), free(want), free(got);
+}
+
+static void check_topk(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t rows, size_t n, const unsigned char *x,
+                       size_t k, const char *what)
+{
+    const size_t es = gp_dtype_size(dt), vb = rows * k * es;
+    gp_buffer_t dx, dv, di;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, rows * n * es, &dx));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, vb + 1, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, rows * k * 8 + 1, &di));
+    OK(gp_memcpy_sync(gpu, dx.device, x, rows * n * es));
+    unsigned char *wv = malloc(vb + 1), *wi = malloc(rows * k * 8 + 1), *gv = malloc(vb + 1), *gi = malloc(rows * k * 8 + 1);
+    for (int largest = 0; largest < 2; largest++)
+        for (int w64 = 0; w64 < 2; w64++) {
+            const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
+            const size_t ib = w64 ? 8 : 4;
+            OK(gp_topk_sync(cpu, dt, rows, n, x, k, largest, wv, it, wi));
+            OK(gp_memset(gpu, dv.device, 0xff, vb + 1, NULL));
+            OK(gp_memset(gpu, di.device, 0xff, rows * k * ib + 1, NULL));
+            OK(gp_topk_sync(gpu, dt, rows, n, dx.device, k, largest, dv.device, it, di.device));
+            OK(gp_memcpy_sync(gpu, gv, dv.device, vb));
+            OK(gp_memcpy_sync(gpu, gi, di.device, rows * k * ib));
+            CHECK(memcmp(gv, wv, vb) == 0 && memcmp(gi, wi, rows * k * ib) == 0,
+                  "%s %s rows=%zu n=%zu k=%zu %s u%zu: top-k differs from the CPU's", gp_dtype_name(dt), what, rows,
+                  n, k, largest ? "largest" : "smallest", 8 * ib);
+        }
+    /* the indices alone */
+    OK(gp_memset(gpu, di.device, 0xff, rows * k * 4, NULL));
+    OK(gp_topk_sync(cpu, dt, rows, n, x, k, 0, NULL, GP_U32, wi));
+    OK(gp_topk_sync(gpu, dt, rows, n, dx.device, k, 0, NULL, GP_U32, di.device));
+    OK(gp_memcpy_sync(gpu, gi, di.device, rows * k * 4));
+    CHECK(memcmp(gi, wi, rows * k * 4) == 0, "%s %s rows=%zu n=%zu k=%zu: indices alone differ", gp_dtype_name(dt),
+          what, rows, n, k);
+    gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &di);
+    free(wv), free(wi), free(gv), free(gi);
+}
+
+/* u8, n = 2^32 + 5: every element 1 + i % 200 but three zeros (at 5 and past 2^32); the 10 smallest are the zeros,
+ * then the ones at the lowest positions — ties over 33-bit positions */
+static void check_topk_big(gp_ctx_t *gpu)
+{
+    const size_t n = ((size_t)1 << 32) + 5, k = 10;
+    gp_buffer_t dx, dv, di;
+    if (gp_mem_alloc(gpu, GP_MEM_DEVICE, n, &dx) != GP_OK) {
+        printf("  u8 top-k n = 2^32 + 5: not run (%s)\n", gp_last_error());
+        return;
+    }
+    unsigned char *h = malloc((size_t)1 << 26);
+    for (size_t i = 0; i < n; i += (size_t)1 << 26) {
+        const size_t m = n - i < ((size_t)1 << 26) ? n - i : ((size_t)1 << 26);
+        for (size_t j = 0; j < m; j++) h[j] = (unsigned char)(1 + (i + j) % 200);
+        OK(gp_memcpy_sync(gpu, (char *)dx.device + i, h, m));
+    }
+    const size_t zeros[3] = {5, ((size_t)1 << 32) + 1, ((size_t)1 << 32) + 3};
+    for (int z = 0; z < 3; z++) OK(gp_memset(gpu, (char *)dx.device + zeros[z], 0, 1, NULL));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, k, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, k * 8, &di));
+    OK(gp_topk_sync(gpu, GP_U8, 1, n, dx.device, k, 0, dv.device, GP_I64, di.device));
+    unsigned char v[10];
+    uint64_t idx[10];
+    OK(gp_memcpy_sync(gpu, v, dv.device, k));
+    OK(gp_memcpy_sync(gpu, idx, di.device, k * 8));
+    size_t bad = 0;
+    for (size_t j = 0; j < k; j++) {
+        const uint64_t want = j < 3 ? zeros[j] : (j - 3) * 200;
+        bad += v[j] != (j < 3 ? 0 : 1) || idx[j] != want;
+    }
+    CHECK(bad == 0, "u8 top-k n = 2^32 + 5: %zu of 10 differ", bad);
+    printf("  u8 top-k n = 2^32 + 5: %s\n", bad ? "FAILED" : "ok");
+    gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &di);
+    free(h);
+}
+
+int main(void)
+{
+    tc_require_gpu("gpu_search");
+    tc_seed("gpu_search");
+    g_quick = getenv("GP_TEST_QUICK") != NULL;
+    const char *filter = getenv("GP_TEST_FILTER");
+    gp_ctx_t *gpu = NULL, *cpu = NULL;
+    REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
+    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    static const size_t sizes[] = {0, 1, 2, 33, 2047, 2048, 2049, 4097, 100003, (1u << 20) + 7};
+    const size_t maxn = (1u << 20) + 7, m = 100003;
+    for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
+        const gp_dtype_t dt = k_types[ti];
+        if (filter && !name_listed(filter, gp_dtype_name(dt))) continue;
+        const size_t es = gp_dtype_size(dt);
+        const long before_fail = tc_fail;
+        unsigned char *x = malloc(maxn * es), *q = malloc(m * es);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si];
+            if (g_quick && n > 5000) continue;
+            for (int mode = M_RANDOM; mode <= M_EQUAL; mode++) {
+                static const char *const names[] = {"random", "few", "equal"};
+                if (n > 200000 && mode != M_RANDOM) continue;
+                sort_fill(x, n, dt, mode);
+                sort_fill(q, m, dt, M_RANDOM);
+                for (size_t i = 0; i < m && n; i += 3) memcpy(q + i * es, x + (size_t)(tc_next() % n) * es, es);
+                check_search(gpu, cpu, dt, n, x, g_quick ? 4099 : m, q, names[mode]);
+                const size_t ks[] = {1, 16, 2048, 2049, n / 3, n};
+                for (int ki = 0; ki < 6; ki++)
+                    if (ks[ki] && ks[ki] <= n && (!g_quick || ks[ki] <= 2049)) check_topk(gpu, cpu, dt, 1, n, x, ks[ki], names[mode]);
+            }
+        }
+        /* many rows: 300 rows of 1000 (k 1, 16, 1000) and 3 rows of 5000 (k 2049: the two-sort order) */
+        sort_fill(x, 300 * 1000, dt, M_RANDOM);
+        for (size_t k = 1; k <= 1000; k = k == 1 ? 16 : k == 16 ? 1000 : 1001) check_topk(gpu, cpu, dt, 300, 1000, x, k, "rows");
+        sort_fill(x, 3 * 5000, dt, M_FEW);
+        check_topk(gpu, cpu, dt, 3, 5000, x, 2049, "rows few");
+        printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
+        free(x), free(q);
+    }
+    if (!g_quick && !filter) check_topk_big(gpu);
+    gp_ctx_destroy(gpu), gp_ctx_destroy(cpu);
+    return tc_finish("gpu_search");
+}

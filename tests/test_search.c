@@ -1,0 +1,148 @@
+/*
+ * test_search.c — gp_searchsorted and gp_topk on the CPU backend against the reference order of sort_common.h (NumPy's
+ * comparison written from the values): every dtype x random values (NaN payloads of both signs, ±0, ±inf,
+ * subnormals), few distinct, all equal x n = 0, 1, 2, odd, several thousand; searchsorted both sides with queries
+ * taken from the keys (ties, ±0 of the other sign) and fresh ones, u32 and i64 places; top-k smallest and largest,
+ * k = 0, 1, 7, n / 2, n, one row and several, ties to the lower index; the refusals.
+ */
+#include "sort_common.h"
+
+static const size_t k_sizes[] = {0, 1, 2, 31, 4097, 20011};
+
+/* the reference's stable order of the n elements of x (desc: largest first) */
+static size_t *ref_perm(gp_dtype_t dt, const unsigned char *x, size_t n, int desc)
+{
+    const size_t es = gp_dtype_size(dt);
+    g_dt = dt, g_desc = desc, g_lo = 0, g_hi = 8 * (int)es;
+    free(g_v);
+    g_v = malloc((n ? n : 1) * sizeof *g_v);
+    for (size_t i = 0; i < n; i++) g_v[i] = decode(dt, bits_at(x, es, i));
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    ref_argsort(n, perm);
+    return perm;
+}
+
+static void check_search(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
+{
+    const size_t es = gp_dtype_size(dt), m = 2 * n + 40;
+    size_t *perm = ref_perm(dt, x, n, 0);
+    unsigned char *a = malloc(n * es + 1), *q = malloc(m * es);
+    for (size_t i = 0; i < n; i++) memcpy(a + i * es, x + perm[i] * es, es);
+    sort_fill(q, m, dt, M_RANDOM);
+    for (size_t i = 0; i < m && n; i += 2) { /* every other query one of the keys, some with the other zero */
+        uint64_t b = bits_at(a, es, (size_t)(tc_next() % n));
+        const int fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
+        const uint64_t sign = 1ull << (8 * es - 1);
+        if (fl && (b & (sign - 1)) == 0 && (tc_next() & 1)) b ^= sign;
+        memcpy(q + i * es, &b, es);
+    }
+    val_t *va = malloc((n ? n : 1) * sizeof *va);
+    for (size_t i = 0; i < n; i++) va[i] = decode(dt, bits_at(a, es, i));
+    uint64_t *got = malloc(m * 8);
+    for (int side = 0; side < 2; side++)
+        for (int w64 = 0; w64 < 2; w64++) {
+            tc_poison(got, m * 8);
+            OK(gp_searchsorted_sync(ctx, dt, n, a, m, q, side, w64 ? GP_I64 : GP_U32, got));
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < m; i++) {
+                const val_t v = decode(dt, bits_at(q, es, i));
+                size_t want = 0; /* left: the keys before the query; right: the keys not after it */
+                for (size_t j = 0; j < n; j++) want += side ? !before(&v, &va[j]) : before(&va[j], &v);
+                const uint64_t g = w64 ? got[i] : bits_at((const unsigned char *)got, 4, i);
+                if (g != want && bad++ == 0) first = i;
+            }
+            CHECK(bad == 0, "%s %s n=%zu searchsorted %s %s: %zu of %zu places differ (first: query %zu)",
+                  gp_dtype_name(dt), what, n, side ? "right" : "left", w64 ? "i64" : "u32", bad, m, first);
+        }
+    free(perm), free(a), free(q), free(va), free(got);
+}
+
+static void check_topk(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const unsigned char *x, const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    const size_t ks[] = {0, 1, 7, n / 2, n};
+    for (int largest = 0; largest < 2; largest++) {
+        size_t **perm = malloc(rows * sizeof *perm);
+        for (size_t r = 0; r < rows; r++) perm[r] = ref_perm(dt, x + r * n * es, n, largest);
+        for (int ki = 0; ki < 5; ki++) {
+            const size_t k = ks[ki];
+            if (k > n) continue;
+            unsigned char *vals = malloc(rows * k * es + 1), *idx = malloc(rows * k * 8 + 1);
+            for (int w64 = 0; w64 < 2; w64++) {
+                const size_t ib = w64 ? 8 : 4;
+                tc_poison(vals, rows * k * es), tc_poison(idx, rows * k * ib);
+                OK(gp_topk_sync(ctx, dt, rows, n, x, k, largest, vals, w64 ? GP_I64 : GP_U32, idx));
+                size_t bad = 0;
+                for (size_t r = 0; r < rows; r++)
+                    for (size_t j = 0; j < k; j++) {
+                        const size_t p = perm[r][j];
+                        bad += bits_at(idx, ib, r * k + j) != p ||
+                               memcmp(vals + (r * k + j) * es, x + (r * n + p) * es, es) != 0;
+                    }
+                CHECK(bad == 0, "%s %s rows=%zu n=%zu k=%zu %s u%zu: %zu of %zu differ", gp_dtype_name(dt), what,
+                      rows, n, k, largest ? "largest" : "smallest", 8 * ib, bad, rows * k);
+            }
+            if (k) { /* one output alone */
+                tc_poison(vals, rows * k * es);
+                OK(gp_topk_sync(ctx, dt, rows, n, x, k, largest, vals, GP_U32, NULL));
+                size_t bad = 0;
+                for (size_t r = 0; r < rows; r++)
+                    for (size_t j = 0; j < k; j++) bad += memcmp(vals + (r * k + j) * es, x + (r * n + perm[r][j]) * es, es) != 0;
+                CHECK(bad == 0, "%s %s n=%zu k=%zu: values alone differ", gp_dtype_name(dt), what, n, k);
+            }
+            free(vals), free(idx);
+        }
+        for (size_t r = 0; r < rows; r++) free(perm[r]);
+        free(perm);
+    }
+}
+
+int main(void)
+{
+    tc_seed("test_search");
+    gp_ctx_t *ctx = NULL;
+    REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
+        const gp_dtype_t dt = k_types[ti];
+        const size_t es = gp_dtype_size(dt);
+        const long before_fail = tc_fail;
+        unsigned char *x = malloc(3 * 20011 * es);
+        for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
+            const size_t n = k_sizes[si];
+            for (int mode = M_RANDOM; mode <= M_EQUAL; mode++) {
+                static const char *const names[] = {"random", "few", "equal"};
+                sort_fill(x, 3 * n, dt, mode);
+                if (n <= 4097) check_search(ctx, dt, n, x, names[mode]);
+                check_topk(ctx, dt, 1, n, x, names[mode]);
+                if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
+            }
+        }
+        printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
+        free(x);
+    }
+    /* the refusals name the argument and write nothing */
+    {
+        float a[4] = {1, 2, 3, 4}, q[2] = {2, 5};
+        uint64_t out[2] = {7, 7};
+        uint32_t o32[2];
+        CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 2, GP_I64, out), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "side") != NULL, "side refusal names it: %s", gp_last_error());
+        CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 0, GP_F32, out), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, NULL, 0, GP_I64, out), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 0, GP_I64, (uint64_t *)(void *)a), GP_ERR_INVALID_ARG);
+        CHECK(out[0] == 7 && out[1] == 7, "a refused call wrote its output");
+        OK(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 1, GP_U32, o32));
+        CHECK(o32[0] == 2 && o32[1] == 4, "searchsorted right of {2, 5} in {1, 2, 3, 4}: %u %u", o32[0], o32[1]);
+        float v[2];
+        CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 5, 0, v, GP_U32, o32), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "k = 5") != NULL, "k refusal names it: %s", gp_last_error());
+        CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 0, NULL, GP_U32, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 0, v, GP_I8, o32), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 0, a + 1, GP_U32, o32), GP_ERR_INVALID_ARG);
+        OK(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 1, v, GP_U32, o32));
+        CHECK(v[0] == 4 && v[1] == 3 && o32[0] == 3 && o32[1] == 2, "top-2 largest of {1, 2, 3, 4}");
+    }
+    free(g_v);
+    gp_ctx_destroy(ctx);
+    return tc_finish("test_search");
+}
