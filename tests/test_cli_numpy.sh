@@ -170,6 +170,41 @@ py "np.save(T + '/e.npy', np.zeros(0, 'f4'))"
 expect_rc 0 "sort of nothing" "$g" sort "$tmp/e.npy" -o "$tmp/s.npy" -d $dev
 py "a = np.load(T + '/s.npy'); sys.exit(0 if a.shape == (0,) and a.dtype == np.float32 else 1)" && ok || bad "sort of an empty array: an empty f4 array"
 
+# ---- searchsorted / topk: np.searchsorted both sides (NaN and ±0 queries, the queries' shape); top-k along the last
+# axis = the first k of np.argsort(kind='stable') (largest: of the NaN-first descending order)
+for t in f4 f8 f2 i1 u2 i4 u8; do
+  py "rng = np.random.default_rng(); t = np.dtype('$t'); R, n = 6, (3001 if '$dev' == 'cpu' else 50021)
+if t.kind == 'f':
+    x = rng.integers(-40, 40, (R, n)).astype(t) / 4; x[rng.random((R, n)) < 0.02] = np.nan; x[rng.random((R, n)) < 0.02] = -0.0
+else:
+    x = rng.integers(np.iinfo(t).min, np.iinfo(t).max, (R, n), dtype=t, endpoint=True); x[:, 1::3] = x[:, ::3][:, :x[:, 1::3].shape[1]]
+np.save(T + '/x.npy', x); a = np.sort(x.ravel(), kind='stable'); np.save(T + '/a.npy', a)
+q = np.concatenate([x.ravel()[:500], rng.permutation(a)[:500]]).reshape(10, 100)
+if t.kind == 'f': q[0, :3] = [np.nan, -0.0, 0.0]
+np.save(T + '/q.npy', q)
+np.save(T + '/want_l.npy', np.searchsorted(a, q, 'left')); np.save(T + '/want_r.npy', np.searchsorted(a, q, 'right'))
+k = 37; o = np.argsort(x, axis=-1, kind='stable')[:, :k]; np.save(T + '/want_ti.npy', o); np.save(T + '/want_tv.npy', np.take_along_axis(x, o, -1))
+key = np.where(np.isnan(x), 0, -x.astype('f8')) if t.kind == 'f' else ~x
+d = np.stack([np.lexsort((key[r], ~np.isnan(x[r]) if t.kind == 'f' else np.zeros(n, bool)))[:k] for r in range(R)])
+np.save(T + '/want_di.npy', d); np.save(T + '/want_dv.npy', np.take_along_axis(x, d, -1))"
+  expect_rc 0 "searchsorted $t" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/l.npy" -d $dev
+  same "$tmp/l.npy" "$tmp/want_l.npy" "searchsorted $t = np.searchsorted(side='left') (int64, the queries' shape)"
+  expect_rc 0 "searchsorted $t right" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/r.npy" --side right -d $dev
+  same "$tmp/r.npy" "$tmp/want_r.npy" "searchsorted $t --side right"
+  expect_rc 0 "topk $t" "$g" topk "$tmp/x.npy" -k 37 -o "$tmp/tv.npy" --indices "$tmp/ti.npy" -d $dev
+  same "$tmp/ti.npy" "$tmp/want_ti.npy" "topk $t indices = the first 37 of np.argsort(kind='stable') per row"
+  py "a = np.load(T + '/tv.npy'); b = np.load(T + '/want_tv.npy'); sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "topk $t values: not np.sort's first 37 bits per row"
+  expect_rc 0 "topk $t --largest" "$g" topk "$tmp/x.npy" -k 37 --largest -o "$tmp/dv.npy" --indices "$tmp/di.npy" -d $dev
+  same "$tmp/di.npy" "$tmp/want_di.npy" "topk $t --largest: NaN first, ties to the lower index"
+done
+expect_rc 2 "topk -k past the row" "$g" topk "$tmp/x.npy" -k 100000 -o "$tmp/tv.npy" -d $dev
+says "topk names -k" "-k 100000" "$tmp/err"
+expect_rc 0 "topk --rows of a 1-d array" "$g" topk "$tmp/a.npy" --rows 2 -k 3 -o "$tmp/tv.npy" -d $dev
+py "a = np.load(T + '/a.npy'); b = np.load(T + '/tv.npy'); w = np.sort(a.reshape(2, -1), axis=-1, kind='stable')[:, :3]; sys.exit(0 if b.shape == (2, 3) and b.tobytes() == w.tobytes() else 1)" && ok || bad "topk --rows 2: the rows of a 1-d input"
+expect_rc 2 "searchsorted of mixed dtypes" "$g" searchsorted "$tmp/a.npy" "$tmp/k2.npy" -o "$tmp/l.npy" -d $dev
+says "searchsorted names both dtypes" "both of one dtype" "$tmp/err"
+expect_rc 2 "searchsorted --side up" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/l.npy" --side up -d $dev
+
 # ---- output records: whole JSON, bare CSV values, shapes as arrays
 py "np.save(T + '/m4.npy', np.tile(np.eye(4), (5, 1, 1)) * 1.0000000000000002)"
 expect_rc 0 "scan mat4 f64 --json" "$g" scan "$tmp/m4.npy" --op mat4 -o "$tmp/m4s.npy" -d $dev --json

@@ -47,25 +47,6 @@ static const cli_spec_t spec_sort = {"sort", COMMON_DEVICE | COMMON_JSON | COMMO
 static const cli_spec_t spec_argsort = {"argsort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_argsort, 1,
                                         usage_argsort};
 
-/* an input gathered whole on ctx (device memory on a GPU) */
-static int gather_input(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
-{
-    memset(g, 0, sizeof *g);
-    g->ctx = ctx;
-    g->es = in->d.elem_size;
-    if (in->want != GP_COUNT_ALL && in->want > 0) {
-        const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
-        if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: %s: the sort holds the whole input in %s memory: %s\n", verb, in->name,
-                    kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
-            return EXIT_FAIL;
-        }
-    }
-    const int rc = gather_run(verb, in, ctx, t0, g);
-    if (rc != EXIT_OK) gp_mem_free(ctx, &g->buf);
-    return rc;
-}
-
 /* a GPU sort holds its input, its outputs and its workspace in device memory: refused at once, with the bytes named,
  * when the device has less free (inputs of unknown length find out when their memory is allocated) */
 static int fits_gpu(const char *verb, const char *path, gp_ctx_t *ctx, const input_t *in, const input_t *vin, int argsort)
@@ -84,25 +65,6 @@ static int fits_gpu(const char *verb, const char *path, gp_ctx_t *ctx, const inp
                     "host memory\n", verb, path, n, need / 1073741824.0, vs ? "s, values" : "",
             (double)ws / 1073741824.0, gp_ctx_device(ctx), (double)di.free_mem_bytes / 1073741824.0);
     return EXIT_FAIL;
-}
-
-static void *at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
-
-/* n elements of es bytes at p on ctx to an open output (through a host copy on a GPU) */
-static int write_out(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es)
-{
-    if (gp_ctx_device(ctx) == GP_DEVICE_CPU) return arr_out_write(a, p, n);
-    const size_t step = ((size_t)16 << 20) / es;
-    void *h = malloc(step * es);
-    if (h == NULL) return -1;
-    int r = 0;
-    for (size_t i = 0; i < n && r == 0; i += step) {
-        const size_t m = n - i < step ? n - i : step;
-        if (gp_memcpy_sync(ctx, h, (const char *)p + i * es, m * es) != GP_OK) r = -1;
-        else r = arr_out_write(a, h, m);
-    }
-    free(h);
-    return r;
 }
 
 static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, char **argv)
@@ -170,10 +132,10 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     if ((rc = pipe_open(&p, verb, &in, c.device, 0, t0)) != EXIT_OK) goto out;
     if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
     if ((rc = fits_gpu(verb, path, ctx, &in, o_vals ? &vin : NULL, argsort)) != EXIT_OK) goto out;
-    if ((rc = gather_input(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
     const size_t n = g.have, es = in.d.elem_size;
     if (o_vals) {
-        if ((rc = gather_input(verb, &vin, ctx, t0, &gv)) != EXIT_OK) goto out;
+        if ((rc = gather_held(verb, &vin, ctx, t0, &gv)) != EXIT_OK) goto out;
         if (gv.have != n) {
             fprintf(stderr, "gpuprim sort: --values %s has %zu elements, the keys %zu\n", o_vals, gv.have, n);
             rc = EXIT_USAGE;
@@ -187,11 +149,11 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     if (st == GP_OK && o_vals && n) st = gp_mem_alloc(ctx, kind, n * vin.d.elem_size, &ovb);
     const gp_sort_opts_t so = {o_desc != NULL, 0, 0};
     if (st == GP_OK && n) {
-        if (argsort) st = gp_argsort_sync(ctx, in.d.dtype, n, at(ctx, &g.buf), GP_U64, at(ctx, &ob), &so);
+        if (argsort) st = gp_argsort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), GP_U64, buf_at(ctx, &ob), &so);
         else if (o_vals)
-            st = gp_sort_pairs_sync(ctx, in.d.dtype, n, at(ctx, &g.buf), at(ctx, &ob), vin.d.elem_size,
-                                    at(ctx, &gv.buf), at(ctx, &ovb), &so);
-        else st = gp_sort_sync(ctx, in.d.dtype, n, at(ctx, &g.buf), at(ctx, &ob), &so);
+            st = gp_sort_pairs_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob), vin.d.elem_size,
+                                    buf_at(ctx, &gv.buf), buf_at(ctx, &ovb), &so);
+        else st = gp_sort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob), &so);
     }
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim %s: %s: %s\n", verb, path, gp_last_error());
@@ -205,7 +167,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         like.ndim = 1;
         if (argsort) like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
         if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
-        int ok = write_out(ctx, &a, at(ctx, &ob), n, argsort ? 8 : es) == 0;
+        int ok = out_write_ctx(ctx, &a, buf_at(ctx, &ob), n, argsort ? 8 : es) == 0;
         if (o_vals) {
             gp_array_desc_t vl = vin.d;
             vl.ndim = 1;
@@ -213,7 +175,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
                 arr_out_close(&a, verb, 0);
                 goto out;
             }
-            ok = ok && write_out(ctx, &b, at(ctx, &ovb), n, vin.d.elem_size) == 0;
+            ok = ok && out_write_ctx(ctx, &b, buf_at(ctx, &ovb), n, vin.d.elem_size) == 0;
             if (!ok) {
                 arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
                 fprintf(stderr, "gpuprim sort: writing the outputs failed (nothing written)\n");

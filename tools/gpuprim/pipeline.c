@@ -332,3 +332,39 @@ int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, ga
     pipe_close(&p);
     return rc;
 }
+
+int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->ctx = ctx;
+    g->es = in->d.elem_size;
+    if (in->want != GP_COUNT_ALL && in->want > 0) {
+        const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name,
+                    kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
+            return EXIT_FAIL;
+        }
+    }
+    const int rc = gather_run(verb, in, ctx, t0, g);
+    if (rc != EXIT_OK) gp_mem_free(ctx, &g->buf);
+    return rc;
+}
+
+void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
+
+int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es)
+{
+    if (gp_ctx_device(ctx) == GP_DEVICE_CPU) return arr_out_write(a, p, n);
+    const size_t step = ((size_t)16 << 20) / es;
+    void *h = malloc(step * es);
+    if (h == NULL) return -1;
+    int r = 0;
+    for (size_t i = 0; i < n && r == 0; i += step) {
+        const size_t m = n - i < step ? n - i : step;
+        if (gp_memcpy_sync(ctx, h, (const char *)p + i * es, m * es) != GP_OK) r = -1;
+        else r = arr_out_write(a, h, m);
+    }
+    free(h);
+    return r;
+}

@@ -85,6 +85,13 @@ typedef struct gather {
     size_t es, have; /* element size, elements gathered */
 } gather_t;
 int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, gather_t *g);
+/* gather_run into a buffer allocated here when the count is known (the message names the memory that lacks): the
+ * verbs that hold their whole input (sort, searchsorted, topk). g's buffer is freed on failure. */
+int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g);
+/* b's address on ctx: host memory on the CPU backend, else device memory */
+void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
+/* n elements of es bytes at p on ctx to an open output (through host copies on a GPU): 0, or -1 */
+int out_write_ctx(gp_ctx_t *ctx, struct arr_out *a, const void *p, size_t n, size_t es);
 
 /* Releases the contexts; a context still opening is left to finish on its own (main then leaves with _exit). */
 void pipe_close(pipe_t *p);

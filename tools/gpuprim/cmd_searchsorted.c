@@ -1,0 +1,146 @@
+/*
+ * cmd_searchsorted.c — `gpuprim searchsorted SORTED QUERIES -o IDX [--side left|right]`: np.searchsorted(a, v, side)
+ * by gp_searchsorted — both inputs held in memory (device memory on a GPU), the places written as int64 in the
+ * queries' shape, whole or not at all. SORTED is 1-D and ascending in NumPy's order (not checked, as NumPy does not);
+ * both inputs have one dtype (NumPy would cast; here a different dtype is refused with both named).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "input.h"
+#include "output.h"
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *o_out, *o_side, *o_dtype;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim searchsorted SORTED QUERIES -o IDX [--side left|right] [--dtype T]\n"
+               "                           [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "  IDX = np.searchsorted(SORTED, QUERIES, side): int64 places, in the queries' shape. SORTED: 1-D,\n"
+               "  ascending in NumPy's order (NaN last); left: before equal keys, right: after them; NaN queries go\n"
+               "  after every number, -0.0 == +0.0. Both inputs of one dtype (.npy, or raw with --dtype; one may be -).\n");
+}
+
+static const cli_opt_t opts[] = {{"-o|--output", "IDX", &o_out},
+                                 {"--side", "left|right", &o_side},
+                                 {"--dtype", "T", &o_dtype},
+                                 {NULL, NULL, NULL}};
+static const cli_spec_t spec = {"searchsorted", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, usage};
+
+static int cmd_searchsorted(int argc, char **argv)
+{
+    static const char verb[] = "searchsorted";
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (npos < 2 || !o_out) {
+        fprintf(stderr, "gpuprim searchsorted: %s\n", npos < 2 ? "needs SORTED and QUERIES" : "-o IDX is required");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    int side = 0;
+    if (o_side && strcmp(o_side, "left") != 0) {
+        if (strcmp(o_side, "right") != 0) return bad_value(verb, "--side", "left or right", o_side);
+        side = 1;
+    }
+    if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
+        fprintf(stderr, "gpuprim searchsorted: SORTED and QUERIES cannot both be standard input\n");
+        return EXIT_USAGE;
+    }
+    if (out_same_target(o_out, pos[0]) || out_same_target(o_out, pos[1])) {
+        fprintf(stderr, "gpuprim searchsorted: %s is also an input (write elsewhere)\n", o_out);
+        return EXIT_USAGE;
+    }
+    const double t0 = now_seconds();
+    input_t a, q;
+    int rc = input_open_opts(&a, verb, pos[0], o_dtype, NULL, NULL);
+    if (rc != EXIT_OK) return rc;
+    if ((rc = input_open_opts(&q, verb, pos[1], o_dtype, NULL, NULL)) != EXIT_OK) {
+        input_close(&a);
+        return rc;
+    }
+    gather_t ga = {0}, gq = {0};
+    gp_buffer_t ob = {0};
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    gp_ctx_t *ctx = NULL;
+    if (a.d.ndim > 1) {
+        fprintf(stderr, "gpuprim searchsorted: %s is %d-d: the sorted keys are one 1-D array\n", pos[0], a.d.ndim);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (a.d.dtype != q.d.dtype || a.d.bool_values != q.d.bool_values) {
+        fprintf(stderr, "gpuprim searchsorted: SORTED %s is %s, QUERIES %s is %s: both of one dtype (NumPy would "
+                        "cast; convert one first)\n", pos[0], gp_dtype_name(a.d.dtype), pos[1], gp_dtype_name(q.d.dtype));
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (q.d.ndim > 1 && (rc = input_c_order(&q, verb)) != EXIT_OK) goto out;
+    {
+        const work_t w = {WORK_ORDERED, input_bytes(&a) + input_bytes(&q), 0, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+    }
+    if ((rc = pipe_open(&p, verb, &a, c.device, 0, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &a, ctx, t0, &ga)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &q, ctx, t0, &gq)) != EXIT_OK) goto out;
+    const size_t n = ga.have, m = gq.have;
+    const double t_run = now_seconds();
+    gp_status_t st = m ? gp_mem_alloc(ctx, gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE,
+                                      m * 8, &ob)
+                       : GP_OK;
+    if (st == GP_OK && m)
+        st = gp_searchsorted_sync(ctx, a.d.dtype, n, n ? buf_at(ctx, &ga.buf) : NULL, m, buf_at(ctx, &gq.buf), side,
+                                  GP_I64, buf_at(ctx, &ob));
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim searchsorted: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    const double run_secs = now_seconds() - t_run;
+    {
+        arr_out_t o;
+        gp_array_desc_t like = q.d;
+        like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
+        if (like.ndim > 1 && gq.have != like.count) like.ndim = 1; /* a raw or streamed input: 1-D */
+        if ((rc = arr_out_open_like(&o, verb, o_out, &like)) != EXIT_OK) goto out;
+        if (out_write_ctx(ctx, &o, buf_at(ctx, &ob), m, 8) != 0) {
+            arr_out_close(&o, verb, 0);
+            fprintf(stderr, "gpuprim searchsorted: writing %s failed (nothing written)\n", o_out);
+            rc = EXIT_FAIL;
+            goto out;
+        }
+        if ((rc = arr_out_close(&o, verb, 1)) != EXIT_OK) goto out;
+    }
+    {
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        record_t r = {0};
+        rec_add(&r, "verb", 0, "%s", verb);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(a.d.dtype));
+        rec_add(&r, "keys", 1, "%zu", n);
+        rec_add(&r, "queries", 1, "%zu", m);
+        rec_add(&r, "side", 0, "%s", side ? "right" : "left");
+        rec_add(&r, "search_seconds", 1, "%.6f", run_secs);
+        rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_emit(&r, c.fmt, "searchsorted: {queries} queries into {keys} {dtype} keys, side {side}  "
+                            "({search_seconds:%.3f} s searching, {seconds:%.3f} s end to end; {device})\n",
+                 summary_stream(o_out));
+    }
+out:
+    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ga.buf), gp_mem_free(ctx, &gq.buf);
+    pipe_close(&p);
+    input_close(&q);
+    input_close(&a);
+    return rc;
+}
+
+const verb_t verb_searchsorted = {"searchsorted", "SORTED QUERIES -o IDX",
+                                  "where queries go in sorted keys (np.searchsorted, side left or right)", &spec,
+                                  cmd_searchsorted, NULL};

@@ -1,0 +1,178 @@
+/*
+ * cmd_topk.c — `gpuprim topk IN -k K -o VALUES [--indices IDX] [--largest] [--rows R]`: the k smallest (or largest)
+ * along the last axis, as torch.topk(x, k, largest, sorted=True) with ties to the lower index — the first k of NumPy's
+ * stable sort / argsort of each row (largest: NaN first) — by gp_topk. The input is held in memory (device memory on a
+ * GPU); VALUES keeps the input's dtype and leading dimensions with k last, IDX int64 the same shape; written whole or
+ * not at all. A 1-D input is one row; --rows R splits a raw or 1-D input into R rows.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "input.h"
+#include "output.h"
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *o_out, *o_idx, *o_k, *o_largest, *o_rows, *o_dtype, *o_offset, *o_count;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim topk IN -k K -o VALUES [--indices IDX] [--largest] [--rows R] [--dtype T]\n"
+               "                   [--offset BYTES] [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "  the K smallest elements of each row (the last axis of a .npy; --rows R splits a 1-D or raw input)\n"
+               "  in NumPy's sorted order, ties to the lower index: the first K of np.sort / np.argsort(kind='stable');\n"
+               "  --largest: the K largest, NaN first (torch.topk). VALUES: IN's dtype; IDX: int64 positions in the row.\n");
+}
+
+static const cli_opt_t opts[] = {{"-o|--output", "VALUES", &o_out}, {"--indices", "IDX", &o_idx},
+                                 {"-k", "K", &o_k},                  {"--largest", NULL, &o_largest},
+                                 {"--rows", "R", &o_rows},           {"--dtype", "T", &o_dtype},
+                                 {"--offset", "BYTES", &o_offset},   {"--count", "N", &o_count},
+                                 {NULL, NULL, NULL}};
+static const cli_spec_t spec = {"topk", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage};
+
+static int cmd_topk(int argc, char **argv)
+{
+    static const char verb[] = "topk";
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const char *path = NULL;
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (!path || !o_out || !o_k) {
+        fprintf(stderr, "gpuprim topk: %s\n", !path ? "no input (FILE or -)" : !o_k ? "-k K is required" : "-o VALUES is required");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    size_t k = 0, rows_opt = 0;
+    if (parse_size(o_k, &k) != 0) return bad_value(verb, "-k", "a count", o_k);
+    if (o_rows && (parse_size(o_rows, &rows_opt) != 0 || rows_opt == 0))
+        return bad_value(verb, "--rows", "a count of rows (1 or more)", o_rows);
+    const char *outs[2] = {o_out, o_idx};
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && out_same_target(outs[i], path)) {
+            fprintf(stderr, "gpuprim topk: %s is also the input (write elsewhere)\n", outs[i]);
+            return EXIT_USAGE;
+        }
+    if (o_idx && strcmp(o_out, "-") != 0 && out_same_target(o_idx, o_out)) {
+        fprintf(stderr, "gpuprim topk: -o and --indices name the same file\n");
+        return EXIT_USAGE;
+    }
+    const double t0 = now_seconds();
+    input_t in;
+    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    if (rc != EXIT_OK) return rc;
+    gather_t g = {0};
+    gp_buffer_t ob = {0}, oi = {0};
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    gp_ctx_t *ctx = NULL;
+    if (in.d.ndim > 1 && o_rows) {
+        fprintf(stderr, "gpuprim topk: %s is %d-d: its rows are its last axis (--rows is for 1-D and raw inputs)\n", path,
+                in.d.ndim);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (in.d.ndim > 1 && (rc = input_c_order(&in, verb)) != EXIT_OK) goto out;
+    {
+        const work_t w = {WORK_ORDERED, input_bytes(&in), 0, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+    }
+    if ((rc = pipe_open(&p, verb, &in, c.device, 0, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
+    const size_t total = g.have, es = in.d.elem_size;
+    size_t rows = 1, n = total;
+    if (in.d.ndim > 1) n = in.d.shape[in.d.ndim - 1], rows = n ? total / n : 0;
+    else if (rows_opt) {
+        if (total % rows_opt) {
+            fprintf(stderr, "gpuprim topk: %s: %zu elements do not split into %zu rows\n", path, total, rows_opt);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        rows = rows_opt, n = total / rows_opt;
+    }
+    if (k > n) {
+        fprintf(stderr, "gpuprim topk: -k %zu is more than a row's %zu elements\n", k, n);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    const double t_run = now_seconds();
+    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    gp_status_t st = GP_OK;
+    if (rows && k) {
+        st = gp_mem_alloc(ctx, kind, rows * k * es, &ob);
+        if (st == GP_OK && o_idx) st = gp_mem_alloc(ctx, kind, rows * k * 8, &oi);
+        if (st == GP_OK)
+            st = gp_topk_sync(ctx, in.d.dtype, rows, n, buf_at(ctx, &g.buf), k, o_largest != NULL, buf_at(ctx, &ob),
+                              GP_I64, o_idx ? buf_at(ctx, &oi) : NULL);
+    }
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim topk: %s: %s\n", path, gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    const double run_secs = now_seconds() - t_run;
+    {
+        arr_out_t a, b;
+        gp_array_desc_t like = in.d;
+        if (like.ndim <= 1) {
+            like.ndim = rows_opt ? 2 : 1;
+            like.shape[0] = rows_opt ? rows : k;
+            if (rows_opt) like.shape[1] = k;
+        } else
+            like.shape[like.ndim - 1] = k;
+        like.count = rows * k;
+        if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
+        int ok = out_write_ctx(ctx, &a, buf_at(ctx, &ob), rows * k, es) == 0;
+        if (o_idx) {
+            gp_array_desc_t il = like;
+            il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
+            if ((rc = arr_out_open_like(&b, verb, o_idx, &il)) != EXIT_OK) {
+                arr_out_close(&a, verb, 0);
+                goto out;
+            }
+            ok = ok && out_write_ctx(ctx, &b, buf_at(ctx, &oi), rows * k, 8) == 0;
+            if (!ok) {
+                arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
+                fprintf(stderr, "gpuprim topk: writing the outputs failed (nothing written)\n");
+                rc = EXIT_FAIL;
+                goto out;
+            }
+            if ((rc = arr_out_close_pair(&a, &b, verb)) != EXIT_OK) goto out;
+        } else {
+            if (!ok) {
+                arr_out_close(&a, verb, 0);
+                fprintf(stderr, "gpuprim topk: writing %s failed (nothing written)\n", o_out);
+                rc = EXIT_FAIL;
+                goto out;
+            }
+            if ((rc = arr_out_close(&a, verb, 1)) != EXIT_OK) goto out;
+        }
+    }
+    {
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        record_t r = {0};
+        rec_add(&r, "verb", 0, "%s", verb);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
+        rec_add(&r, "rows", 1, "%zu", rows);
+        rec_add(&r, "n", 1, "%zu", n);
+        rec_add(&r, "k", 1, "%zu", k);
+        rec_add(&r, "order", 0, "%s", o_largest ? "largest" : "smallest");
+        rec_add(&r, "topk_seconds", 1, "%.6f", run_secs);
+        rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_emit(&r, c.fmt, "topk: the {k} {order} of {rows} x {n} {dtype}  ({topk_seconds:%.3f} s selecting, "
+                            "{seconds:%.3f} s end to end; {device})\n", summary_stream(o_out));
+    }
+out:
+    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &oi), gp_mem_free(ctx, &g.buf);
+    pipe_close(&p);
+    input_close(&in);
+    return rc;
+}
+
+const verb_t verb_topk = {"topk", "IN -k K -o VALUES", "the k smallest or largest of each row with their positions (torch.topk, ties to the lower index)",
+                          &spec, cmd_topk, NULL};
