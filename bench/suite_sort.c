@@ -1,8 +1,10 @@
 /*
  * suite_sort.c — `gpuprim bench sort`: gp_sort / gp_sort_pairs / gp_argsort against CUB's DeviceRadixSort in the same
  * run, with the D2D copy ceiling: keys u32, f32, u64 and pairs u32/u32, u64/u32 at n (default 2^28; 2^22 on the CPU
- * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24. GB/s counts the keys (and
- * values) read once and written once; ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
+ * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
+ * of n and searchsorted of n / 16 f32 queries into n sorted keys (no CUB peer: torch's figures are in docs). GB/s
+ * counts the keys (and values) read once and written once (top-k: read once; searchsorted: queries and places);
+ * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
  * and gpuprim — as numbers: -0 == +0, NaN last).
  */
@@ -11,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_KEYS, J_PAIRS, J_ARG };
+enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH };
 
 typedef struct sortjob {
     gp_ctx_t *ctx;
     int job;
     gp_dtype_t dtype;
-    size_t n;
+    size_t n, k; /* k: top-k's k, searchsorted's queries */
     void *x, *y, *v, *vo, *peer_out;
     gp_peer_reduce_t peer;
     char err[256];
@@ -28,6 +30,8 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     sortjob_t *j = u;
     (void)rep;
     if (j->job == J_ARG) return gp_argsort(j->ctx, j->dtype, j->n, j->x, GP_U32, j->vo, NULL, s);
+    if (j->job == J_TOPK) return gp_topk(j->ctx, j->dtype, 1, j->n, j->x, j->k, 0, j->y, GP_U32, j->vo, s);
+    if (j->job == J_SEARCH) return gp_searchsorted(j->ctx, j->dtype, j->n, j->y, j->k, j->v, 0, GP_U32, j->vo, s);
     if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
     return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
 }
@@ -73,9 +77,10 @@ static int suite_sort(int argc, char **argv)
         gp_dtype_t dt;
         size_t n;
         int peer; /* a gp_peer_reduce_t, or -1 */
-    } cases[12];
+        size_t k;
+    } cases[16];
     int nc = 0;
-#define CASE(J, D, N, P) cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc++].peer = (P)
+#define CASE(J, D, N, P) cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc].k = 0, cases[nc++].peer = (P)
     CASE(J_KEYS, GP_U32, n, GP_PEER_SORT_U32);
     CASE(J_KEYS, GP_F32, n, GP_PEER_SORT_F32);
     CASE(J_KEYS, GP_U64, n, GP_PEER_SORT_U64);
@@ -83,6 +88,10 @@ static int suite_sort(int argc, char **argv)
     CASE(J_PAIRS, GP_U64, n, GP_PEER_SORT_PAIRS_U64);
     CASE(J_ARG, GP_F32, n, -1);
     for (size_t k = 1u << 16; k <= (1u << 24) && k < n; k <<= 4) CASE(J_KEYS, GP_U32, k, GP_PEER_SORT_U32);
+    static const size_t topks[] = {16, 1000, 65536};
+    for (int t = 0; t < 3; t++)
+        if (topks[t] <= n) CASE(J_TOPK, GP_F32, n, -1), cases[nc - 1].k = topks[t];
+    CASE(J_SEARCH, GP_F32, n, -1), cases[nc - 1].k = n / 16; /* 2^24 queries into 2^28 keys by default */
 #undef CASE
     static bench_bars_t bars;
     bars.n = 0;
@@ -91,7 +100,7 @@ static int suite_sort(int argc, char **argv)
         const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), kb = m * es, vb = m * 4;
         const int has_peer = gpu && cases[ci].peer >= 0;
         gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0};
-        sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, NULL, NULL, NULL, NULL, NULL,
+        sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
                        (gp_peer_reduce_t)(has_peer ? cases[ci].peer : 0), ""};
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &by) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bv) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bvo) != GP_OK ||
@@ -103,6 +112,12 @@ static int suite_sort(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         j.x = bx.device, j.y = by.device, j.v = bv.device, j.vo = bvo.device, j.peer_out = bp.device;
+        if (rc == EXIT_OK && j.job == J_SEARCH && /* sorted keys; queries from the same distribution */
+            (gp_sort_sync(ctx, j.dtype, m, j.x, j.y, NULL) != GP_OK ||
+             bench_fill_random(ctx, bv.device, j.k, GP_F32, 61) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
         if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
@@ -120,7 +135,16 @@ static int suite_sort(int argc, char **argv)
                           *hw = malloc(vb);
             same = hx && ho && hr && hv && hvo && hw && gp_memcpy_sync(ctx, hx, bx.device, kb) == GP_OK &&
                    gp_memcpy_sync(ctx, hv, bv.device, vb) == GP_OK;
-            if (same && j.job == J_ARG)
+            if (same && (j.job == J_TOPK || j.job == J_SEARCH)) {
+                const size_t q = j.k; /* top-k: k values (in ho) and positions; searchsorted: q places */
+                if (j.job == J_TOPK)
+                    same = gp_topk(cpu, j.dtype, 1, m, hx, q, 0, hr, GP_U32, hw, NULL) == GP_OK &&
+                           gp_memcpy_sync(ctx, ho, by.device, q * es) == GP_OK && memcmp(ho, hr, q * es) == 0;
+                else
+                    same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK &&
+                           gp_searchsorted(cpu, j.dtype, m, ho, q, hv, 0, GP_U32, hw, NULL) == GP_OK;
+                same = same && gp_memcpy_sync(ctx, hvo, bvo.device, q * 4) == GP_OK && memcmp(hvo, hw, q * 4) == 0;
+            } else if (same && j.job == J_ARG)
                 same = gp_argsort(cpu, j.dtype, m, hx, GP_U32, hw, NULL, NULL) == GP_OK &&
                        gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0;
             else if (same)
@@ -137,8 +161,12 @@ static int suite_sort(int argc, char **argv)
         }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[48];
-            snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
-            const double moved = 2.0 * (double)(j.job == J_ARG ? kb + vb : j.job == J_PAIRS ? kb + vb : kb);
+            if (j.job == J_TOPK) snprintf(name, sizeof name, "topk k=%zu%s", j.k, same ? "" : " CHECK FAILED");
+            else if (j.job == J_SEARCH) snprintf(name, sizeof name, "searchsorted %zu%s", j.k, same ? "" : " CHECK FAILED");
+            else snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
+            /* top-k: one read of the keys is its floor; searchsorted: the queries read and the places written */
+            const double moved = j.job == J_TOPK ? (double)kb : j.job == J_SEARCH ? 8.0 * (double)j.k
+                                 : 2.0 * (double)(j.job == J_ARG || j.job == J_PAIRS ? kb + vb : kb);
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, has_peer ? gp_peer_reduce_name(j.peer) : "",
                     has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
