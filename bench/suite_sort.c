@@ -2,7 +2,8 @@
  * suite_sort.c — `gpuprim bench sort`: gp_sort / gp_sort_pairs / gp_argsort against CUB's DeviceRadixSort in the same
  * run, with the D2D copy ceiling: keys u32, f32, u64 and pairs u32/u32, u64/u32 at n (default 2^28; 2^22 on the CPU
  * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
- * of n and searchsorted of n / 16 f32 queries into n sorted keys (no CUB peer: torch's figures are in docs). GB/s
+ * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n (no CUB peer
+ * for these: torch's figures are in docs). GB/s
  * counts the keys (and values) read once and written once (top-k: read once; searchsorted: queries and places);
  * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH };
+enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE };
 
 typedef struct sortjob {
     gp_ctx_t *ctx;
@@ -32,6 +33,9 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     if (j->job == J_ARG) return gp_argsort(j->ctx, j->dtype, j->n, j->x, GP_U32, j->vo, NULL, s);
     if (j->job == J_TOPK) return gp_topk(j->ctx, j->dtype, 1, j->n, j->x, j->k, 0, j->y, GP_U32, j->vo, s);
     if (j->job == J_SEARCH) return gp_searchsorted(j->ctx, j->dtype, j->n, j->y, j->k, j->v, 0, GP_U32, j->vo, s);
+    if (j->job == J_MERGE) /* the sorted halves of y into x */
+        return gp_merge(j->ctx, j->dtype, j->n / 2, j->y, j->n - j->n / 2,
+                        (char *)j->y + j->n / 2 * gp_dtype_size(j->dtype), j->x, 0, NULL, NULL, NULL, 0, s);
     if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
     return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
 }
@@ -92,6 +96,7 @@ static int suite_sort(int argc, char **argv)
     for (int t = 0; t < 3; t++)
         if (topks[t] <= n) CASE(J_TOPK, GP_F32, n, -1), cases[nc - 1].k = topks[t];
     CASE(J_SEARCH, GP_F32, n, -1), cases[nc - 1].k = n / 16; /* 2^24 queries into 2^28 keys by default */
+    CASE(J_MERGE, GP_U32, n, -1);
 #undef CASE
     static bench_bars_t bars;
     bars.n = 0;
@@ -112,6 +117,12 @@ static int suite_sort(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         j.x = bx.device, j.y = by.device, j.v = bv.device, j.vo = bvo.device, j.peer_out = bp.device;
+        if (rc == EXIT_OK && j.job == J_MERGE && /* two sorted halves in y */
+            (gp_sort_sync(ctx, j.dtype, m / 2, j.x, j.y, NULL) != GP_OK ||
+             gp_sort_sync(ctx, j.dtype, m - m / 2, (char *)j.x + m / 2 * es, (char *)j.y + m / 2 * es, NULL) != GP_OK)) {
+            fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
         if (rc == EXIT_OK && j.job == J_SEARCH && /* sorted keys; queries from the same distribution */
             (gp_sort_sync(ctx, j.dtype, m, j.x, j.y, NULL) != GP_OK ||
              bench_fill_random(ctx, bv.device, j.k, GP_F32, 61) != GP_OK)) {
@@ -144,6 +155,9 @@ static int suite_sort(int argc, char **argv)
                     same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK &&
                            gp_searchsorted(cpu, j.dtype, m, ho, q, hv, 0, GP_U32, hw, NULL) == GP_OK;
                 same = same && gp_memcpy_sync(ctx, hvo, bvo.device, q * 4) == GP_OK && memcmp(hvo, hw, q * 4) == 0;
+            } else if (same && j.job == J_MERGE) { /* x now holds the merge of y's halves: the sort of y */
+                same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK && gp_memcpy_sync(ctx, hx, bx.device, kb) == GP_OK &&
+                       gp_sort(cpu, j.dtype, m, ho, hr, NULL, NULL) == GP_OK && memcmp(hx, hr, kb) == 0;
             } else if (same && j.job == J_ARG)
                 same = gp_argsort(cpu, j.dtype, m, hx, GP_U32, hw, NULL, NULL) == GP_OK &&
                        gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0;
@@ -163,6 +177,7 @@ static int suite_sort(int argc, char **argv)
             char name[48];
             if (j.job == J_TOPK) snprintf(name, sizeof name, "topk k=%zu%s", j.k, same ? "" : " CHECK FAILED");
             else if (j.job == J_SEARCH) snprintf(name, sizeof name, "searchsorted %zu%s", j.k, same ? "" : " CHECK FAILED");
+            else if (j.job == J_MERGE) snprintf(name, sizeof name, "merge 2 x n/2%s", same ? "" : " CHECK FAILED");
             else snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
             /* top-k: one read of the keys is its floor; searchsorted: the queries read and the places written */
             const double moved = j.job == J_TOPK ? (double)kb : j.job == J_SEARCH ? 8.0 * (double)j.k

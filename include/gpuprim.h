@@ -610,6 +610,19 @@ GP_API gp_status_t gp_searchsorted(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, co
 GP_API gp_status_t gp_searchsorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
                                         const void *queries, int side, gp_dtype_t index_dtype, void *out);
 
+/* Merging two sorted inputs: out[0, na + nb) = a[0, na) and b[0, nb), each in gp_sort's order (ascending, or
+ * descending != 0: NaN first), merged stably — equal keys from a before those from b, each input's in its own order:
+ * the stable sort of a followed by b. Inputs not in order are not checked (the output is then some interleaving).
+ * value_bytes 0: keys only (va, vb, vout NULL); 1, 2, 4, 8 or 16: each key's value moves with it into vout. out and
+ * vout overlap no input. GPU: merge path (a tile's split of a and b found by a binary search along its diagonal, the
+ * tile merged in shared memory). CPU backend: the same splits, a thread each (OpenMP). */
+GP_API gp_status_t gp_merge(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb, const void *b,
+                            void *out, size_t value_bytes, const void *va, const void *vb, void *vout, int descending,
+                            gp_stream_t stream);
+GP_API gp_status_t gp_merge_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb, const void *b,
+                                 void *out, size_t value_bytes, const void *va, const void *vb, void *vout,
+                                 int descending);
+
 /* Top-k of each of `rows` rows of n elements (C order, rows x n): the k smallest in gp_sort's ascending order, or the
  * k largest (largest != 0) in its descending order (NaN first, as torch.topk), each row's values[r * k, (r + 1) * k)
  * and positions within the row, indices (index_dtype GP_U32, GP_I64 or GP_U64) — exactly the first k of that row's

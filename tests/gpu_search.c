@@ -2,7 +2,8 @@
  * gpu_search.c — gp_searchsorted and gp_topk on the GPU against the CPU backend's answers (test_search.c holds that to
  * the reference order): every dtype x random (NaN payloads, ±0, ±inf), few distinct and all-equal inputs; searchsorted
  * across the sample's stride (n around 2048 and its multiples) both sides, u32 and i64 places; top-k smallest and
- * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position; u8 top-k over
+ * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position; merges with
+ * values, both orders, runs across the tiles; u8 top-k over
  * 2^32 + 5 elements with the answer known by construction. Outputs poisoned first. GP_TEST_QUICK=1: the small sizes
  * (sanitizers); GP_TEST_FILTER=u32,f64: only those dtypes.
  */
@@ -73,6 +74,37 @@ static void check_topk(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t rows,
     free(wv), free(wi), free(gv), free(gi);
 }
 
+/* a (na) and b (nb) sorted on the CPU, merged on both with 4-byte values: the same bits */
+static void check_merge(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t na, size_t nb, const unsigned char *x,
+                        int desc, const char *what)
+{
+    const size_t es = gp_dtype_size(dt), n = na + nb;
+    const gp_sort_opts_t o = {desc, 0, 0};
+    unsigned char *ab = malloc(n * es + 1), *want = malloc(n * es + 1), *got = malloc(n * es + 1);
+    uint32_t *v = malloc((n + 1) * 4), *wv = malloc((n + 1) * 4), *gv = malloc((n + 1) * 4);
+    OK(gp_sort(cpu, dt, na, x, ab, &o, NULL));
+    OK(gp_sort(cpu, dt, nb, x + na * es, ab + na * es, &o, NULL));
+    for (size_t i = 0; i < n; i++) v[i] = (uint32_t)tc_next();
+    OK(gp_merge_sync(cpu, dt, na, ab, nb, ab + na * es, want, 4, v, v + na, wv, desc));
+    gp_buffer_t dab, dout, dv, dvo;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &dab));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &dout));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 4 + 4, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 4 + 4, &dvo));
+    OK(gp_memcpy_sync(gpu, dab.device, ab, n * es));
+    OK(gp_memcpy_sync(gpu, dv.device, v, n * 4));
+    OK(gp_memset(gpu, dout.device, 0xff, n * es, NULL));
+    OK(gp_memset(gpu, dvo.device, 0xff, n * 4, NULL));
+    OK(gp_merge_sync(gpu, dt, na, dab.device, nb, (char *)dab.device + na * es, dout.device, 4, dv.device,
+                     (char *)dv.device + na * 4, dvo.device, desc));
+    OK(gp_memcpy_sync(gpu, got, dout.device, n * es));
+    OK(gp_memcpy_sync(gpu, gv, dvo.device, n * 4));
+    CHECK(memcmp(got, want, n * es) == 0 && memcmp(gv, wv, n * 4) == 0,
+          "%s %s merge na=%zu nb=%zu %s: differs from the CPU's", gp_dtype_name(dt), what, na, nb, desc ? "desc" : "asc");
+    gp_mem_free(gpu, &dab), gp_mem_free(gpu, &dout), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &dvo);
+    free(ab), free(want), free(got), free(v), free(wv), free(gv);
+}
+
 /* u8, n = 2^32 + 5: every element 1 + i % 200 but three zeros (at 5 and past 2^32); the 10 smallest are the zeros,
  * then the ones at the lowest positions — ties over 33-bit positions */
 static void check_topk_big(gp_ctx_t *gpu)
@@ -125,17 +157,19 @@ int main(void)
         if (filter && !name_listed(filter, gp_dtype_name(dt))) continue;
         const size_t es = gp_dtype_size(dt);
         const long before_fail = tc_fail;
-        unsigned char *x = malloc(maxn * es), *q = malloc(m * es);
+        unsigned char *x = malloc(2 * maxn * es), *q = malloc(m * es); /* merges take up to 2n */
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             const size_t n = sizes[si];
             if (g_quick && n > 5000) continue;
             for (int mode = M_RANDOM; mode <= M_EQUAL; mode++) {
                 static const char *const names[] = {"random", "few", "equal"};
                 if (n > 200000 && mode != M_RANDOM) continue;
-                sort_fill(x, n, dt, mode);
+                sort_fill(x, 2 * n, dt, mode);
                 sort_fill(q, m, dt, M_RANDOM);
                 for (size_t i = 0; i < m && n; i += 3) memcpy(q + i * es, x + (size_t)(tc_next() % n) * es, es);
                 check_search(gpu, cpu, dt, n, x, g_quick ? 4099 : m, q, names[mode]);
+                for (int desc = 0; desc < 2; desc++) /* runs across the tiles of 2048, either shorter */
+                    check_merge(gpu, cpu, dt, n, n / 3 + 1, x, desc, names[mode]), check_merge(gpu, cpu, dt, n / 7, n, x, desc, names[mode]);
                 const size_t ks[] = {1, 16, 2048, 2049, n / 3, n};
                 for (int ki = 0; ki < 6; ki++)
                     if (ks[ki] && ks[ki] <= n && (!g_quick || ks[ki] <= 2049)) check_topk(gpu, cpu, dt, 1, n, x, ks[ki], names[mode]);

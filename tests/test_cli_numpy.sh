@@ -170,8 +170,9 @@ py "np.save(T + '/e.npy', np.zeros(0, 'f4'))"
 expect_rc 0 "sort of nothing" "$g" sort "$tmp/e.npy" -o "$tmp/s.npy" -d $dev
 py "a = np.load(T + '/s.npy'); sys.exit(0 if a.shape == (0,) and a.dtype == np.float32 else 1)" && ok || bad "sort of an empty array: an empty f4 array"
 
-# ---- searchsorted / topk: np.searchsorted both sides (NaN and ±0 queries, the queries' shape); top-k along the last
-# axis = the first k of np.argsort(kind='stable') (largest: of the NaN-first descending order)
+# ---- searchsorted / topk / merge: np.searchsorted both sides (NaN and ±0 queries, the queries' shape); top-k along
+# the last axis = the first k of np.argsort(kind='stable') (largest: of the NaN-first descending order); merge of two
+# sorted arrays = the stable sort of their concatenation
 for t in f4 f8 f2 i1 u2 i4 u8; do
   py "rng = np.random.default_rng(); t = np.dtype('$t'); R, n = 6, (3001 if '$dev' == 'cpu' else 50021)
 if t.kind == 'f':
@@ -186,7 +187,9 @@ np.save(T + '/want_l.npy', np.searchsorted(a, q, 'left')); np.save(T + '/want_r.
 k = 37; o = np.argsort(x, axis=-1, kind='stable')[:, :k]; np.save(T + '/want_ti.npy', o); np.save(T + '/want_tv.npy', np.take_along_axis(x, o, -1))
 key = np.where(np.isnan(x), 0, -x.astype('f8')) if t.kind == 'f' else ~x
 d = np.stack([np.lexsort((key[r], ~np.isnan(x[r]) if t.kind == 'f' else np.zeros(n, bool)))[:k] for r in range(R)])
-np.save(T + '/want_di.npy', d); np.save(T + '/want_dv.npy', np.take_along_axis(x, d, -1))"
+np.save(T + '/want_di.npy', d); np.save(T + '/want_dv.npy', np.take_along_axis(x, d, -1))
+ma, mb = np.sort(x[0], kind='stable'), np.sort(x[1, : n // 3], kind='stable'); np.save(T + '/ma.npy', ma); np.save(T + '/mb.npy', mb)
+np.save(T + '/want_m.npy', np.sort(np.concatenate([ma, mb]), kind='stable'))"
   expect_rc 0 "searchsorted $t" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/l.npy" -d $dev
   same "$tmp/l.npy" "$tmp/want_l.npy" "searchsorted $t = np.searchsorted(side='left') (int64, the queries' shape)"
   expect_rc 0 "searchsorted $t right" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/r.npy" --side right -d $dev
@@ -196,6 +199,8 @@ np.save(T + '/want_di.npy', d); np.save(T + '/want_dv.npy', np.take_along_axis(x
   py "a = np.load(T + '/tv.npy'); b = np.load(T + '/want_tv.npy'); sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "topk $t values: not np.sort's first 37 bits per row"
   expect_rc 0 "topk $t --largest" "$g" topk "$tmp/x.npy" -k 37 --largest -o "$tmp/dv.npy" --indices "$tmp/di.npy" -d $dev
   same "$tmp/di.npy" "$tmp/want_di.npy" "topk $t --largest: NaN first, ties to the lower index"
+  expect_rc 0 "merge $t" "$g" merge "$tmp/ma.npy" "$tmp/mb.npy" -o "$tmp/m.npy" -d $dev
+  py "a = np.load(T + '/m.npy'); b = np.load(T + '/want_m.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "merge $t: not np.sort(np.concatenate([a, b]), kind='stable')"
 done
 expect_rc 2 "topk -k past the row" "$g" topk "$tmp/x.npy" -k 100000 -o "$tmp/tv.npy" -d $dev
 says "topk names -k" "-k 100000" "$tmp/err"

@@ -3,7 +3,8 @@
  * comparison written from the values): every dtype x random values (NaN payloads of both signs, ±0, ±inf,
  * subnormals), few distinct, all equal x n = 0, 1, 2, odd, several thousand; searchsorted both sides with queries
  * taken from the keys (ties, ±0 of the other sign) and fresh ones, u32 and i64 places; top-k smallest and largest,
- * k = 0, 1, 7, n / 2, n, one row and several, ties to the lower index; the refusals.
+ * k = 0, 1, 7, n / 2, n, one row and several, ties to the lower index; merges of two sorted runs (unequal lengths,
+ * either empty) with values, both orders, equal to the stable sort of a followed by b; the refusals.
  */
 #include "sort_common.h"
 
@@ -97,6 +98,36 @@ static void check_topk(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, cons
     }
 }
 
+/* x's first na elements and the next nb, each sorted (desc: largest first), merged: the reference is the stable
+ * order of a followed by b, with 8-byte values (positions in that concatenation) */
+static void check_merge(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, size_t nb, const unsigned char *x, int desc,
+                        const char *what)
+{
+    const size_t es = gp_dtype_size(dt), n = na + nb;
+    unsigned char *ab = malloc(n * es + 1), *out = malloc(n * es + 1);
+    uint64_t *v = malloc((n + 1) * 8), *vo = malloc((n + 1) * 8);
+    const size_t cut[2][2] = {{0, na}, {na, nb}};
+    for (int h = 0; h < 2; h++) { /* each run sorted by the reference */
+        size_t *p = ref_perm(dt, x + cut[h][0] * es, cut[h][1], desc);
+        for (size_t i = 0; i < cut[h][1]; i++) memcpy(ab + (cut[h][0] + i) * es, x + (cut[h][0] + p[i]) * es, es);
+        free(p);
+    }
+    for (size_t i = 0; i < n; i++) v[i] = i;
+    size_t *want = ref_perm(dt, ab, n, desc);
+    tc_poison(out, n * es), tc_poison(vo, n * 8);
+    OK(gp_merge_sync(ctx, dt, na, ab, nb, ab + na * es, out, 8, v, v + na, vo, desc));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += vo[i] != want[i] || memcmp(out + i * es, ab + want[i] * es, es) != 0;
+    CHECK(bad == 0, "%s %s merge na=%zu nb=%zu %s: %zu of %zu differ", gp_dtype_name(dt), what, na, nb,
+          desc ? "desc" : "asc", bad, n);
+    tc_poison(out, n * es);
+    OK(gp_merge_sync(ctx, dt, na, ab, nb, ab + na * es, out, 0, NULL, NULL, NULL, desc));
+    bad = 0;
+    for (size_t i = 0; i < n; i++) bad += memcmp(out + i * es, ab + want[i] * es, es) != 0;
+    CHECK(bad == 0, "%s %s merge of keys na=%zu nb=%zu: %zu differ", gp_dtype_name(dt), what, na, nb, bad);
+    free(ab), free(out), free(v), free(vo), free(want);
+}
+
 int main(void)
 {
     tc_seed("test_search");
@@ -115,6 +146,10 @@ int main(void)
                 if (n <= 4097) check_search(ctx, dt, n, x, names[mode]);
                 check_topk(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
+                for (int desc = 0; desc < 2; desc++) {
+                    check_merge(ctx, dt, n, n / 3 + (n & 1), x, desc, names[mode]);
+                    check_merge(ctx, dt, n / 5, n, x, desc, names[mode]);
+                }
             }
         }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
@@ -139,6 +174,13 @@ int main(void)
         CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 0, NULL, GP_U32, NULL), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 0, v, GP_I8, o32), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 0, a + 1, GP_U32, o32), GP_ERR_INVALID_ARG);
+        float mo[8];
+        CHECK_ST(gp_merge_sync(ctx, GP_F32, 4, a, 2, q, mo, 3, NULL, NULL, NULL, 0), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "value_bytes") != NULL, "merge names value_bytes: %s", gp_last_error());
+        CHECK_ST(gp_merge_sync(ctx, GP_F32, 4, a, 2, q, a + 2, 0, NULL, NULL, NULL, 0), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_merge_sync(ctx, GP_F32, 4, a, 2, q, mo, 4, NULL, NULL, NULL, 0), GP_ERR_INVALID_ARG);
+        OK(gp_merge_sync(ctx, GP_F32, 4, a, 2, q, mo, 0, NULL, NULL, NULL, 0));
+        CHECK(mo[0] == 1 && mo[1] == 2 && mo[2] == 2 && mo[3] == 3 && mo[4] == 4 && mo[5] == 5, "merge of {1..4} and {2, 5}");
         OK(gp_topk_sync(ctx, GP_F32, 1, 4, a, 2, 1, v, GP_U32, o32));
         CHECK(v[0] == 4 && v[1] == 3 && o32[0] == 3 && o32[1] == 2, "top-2 largest of {1, 2, 3, 4}");
     }

@@ -227,6 +227,14 @@ gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *key
     (void)descending, (void)lo_bit, (void)hi_bit, (void)stream;
     return NOGPU("gp_sort");
 }
+gp_status_t gp__merge_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t nb, const void *b,
+                          void *out, size_t vsize, const void *va, const void *vb, void *vout, int descending,
+                          cudaStream_t stream)
+{
+    (void)ctx, (void)dt, (void)na, (void)a, (void)nb, (void)b, (void)out, (void)vsize, (void)va, (void)vb, (void)vout;
+    (void)descending, (void)stream;
+    return NOGPU("gp_merge");
+}
 gp_status_t gp__searchsorted_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size_t m,
                                  const void *queries, int right, size_t ib, void *out, cudaStream_t stream)
 {

@@ -112,6 +112,10 @@ GP_INTERNAL size_t gp__sort_index_bytes(gp_dtype_t t);
 GP_INTERNAL gp_status_t gp__searchsorted_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size_t m,
                                              const void *queries, int right, size_t ib, void *out,
                                              cudaStream_t stream);
+/* gp_merge on the GPU (merge.cu): na + nb > 0, vsize 0 or 1, 2, 4, 8, 16. */
+GP_INTERNAL gp_status_t gp__merge_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t nb, const void *b,
+                                      void *out, size_t vsize, const void *va, const void *vb, void *vout,
+                                      int descending, cudaStream_t stream);
 /* gp_topk on the GPU (topk.cu): rows x n elements, 0 < k <= n, values and/or indices (ib = 4 or 8 bytes). */
 GP_INTERNAL gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k,
                                      int largest, void *values, size_t ib, void *indices, cudaStream_t stream);

@@ -75,7 +75,7 @@ static gp_status_t topk_cpu(gp_dtype_t dt, size_t rows, size_t n, const unsigned
                         idx ? idx + r * k * ib : NULL, rk);
         free(rk);
         if (s != GP_OK) {
-#pragma omp critical(gp_topk_status)
+#pragma omp critical
             st = s;
         }
     }

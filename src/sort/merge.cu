@@ -1,0 +1,123 @@
+/*
+ * merge.cu — gp_merge on the GPU (merge.c has the checks and the CPU backend; docs/design/sort.md). Merge path: one
+ * launch finds where every tile of 2048 outputs starts in a and b (a binary search along the tile's diagonal), then a
+ * block per tile loads its two runs into shared memory, each thread finds its own 8 outputs' split the same way,
+ * merges them into a shared output stage, and the block stores the tile (and gathers the values) in order.
+ */
+#include "radix_key.cuh"
+
+namespace {
+
+constexpr int MT = 256, MI = 8, MTILE = MT * MI;
+
+template <int VS> struct Val;
+template <> struct Val<1> { typedef uint8_t T; };
+template <> struct Val<2> { typedef uint16_t T; };
+template <> struct Val<4> { typedef uint32_t T; };
+template <> struct Val<8> { typedef unsigned long long T; };
+struct V16 {
+    unsigned long long lo, hi;
+};
+template <> struct Val<16> { typedef V16 T; };
+template <> struct Val<0> { typedef uint8_t T; };
+
+/* how many of the first d merged elements come from a (ties: a first); ka(i) / kb(j): the radix keys */
+template <typename KA, typename KB>
+__device__ __forceinline__ size_t split_at(size_t na, size_t nb, size_t d, KA ka, KB kb)
+{
+    size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    while (lo < hi) {
+        const size_t mid = lo + ((hi - lo) >> 1);
+        if (ka(mid) <= kb(d - mid - 1)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+template <typename K>
+__global__ void k_splits(const K *a, size_t na, const K *b, size_t nb, RKey<K> x, size_t tiles, size_t *sp)
+{
+    const size_t t = (size_t)blockIdx.x * MT + threadIdx.x;
+    if (t > tiles) return;
+    const size_t n = na + nb, d = t * MTILE < n ? t * MTILE : n;
+    sp[t] = split_at(na, nb, d, [&](size_t i) { return rkey(a[i], x); }, [&](size_t j) { return rkey(b[j], x); });
+}
+
+template <typename K, int VS>
+__global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b, size_t nb, const size_t *sp,
+                                              RKey<K> x, K *out, const void *va, const void *vb, void *vout)
+{
+    typedef typename Val<VS>::T V;
+    __shared__ K sk[MTILE], so[MTILE];
+    __shared__ unsigned short ssrc[VS ? MTILE : 1];
+    const size_t t = blockIdx.x, n = na + nb, d0 = t * MTILE, d1 = d0 + MTILE < n ? d0 + MTILE : n;
+    const size_t i0 = sp[t], i1 = sp[t + 1], j0 = d0 - i0;
+    const int ca = (int)(i1 - i0), c = (int)(d1 - d0), cb = c - ca;
+    for (int e = threadIdx.x; e < c; e += MT) sk[e] = e < ca ? a[i0 + e] : b[j0 + (e - ca)];
+    __syncthreads();
+    const int td = threadIdx.x * MI;
+    if (td < c) {
+        int i = (int)split_at((size_t)ca, (size_t)cb, (size_t)td, [&](size_t p) { return rkey(sk[p], x); },
+                              [&](size_t q) { return rkey(sk[ca + q], x); });
+        int j = td - i;
+        const int end = td + MI < c ? td + MI : c;
+        for (int o = td; o < end; o++) {
+            const bool from_a = j >= cb || (i < ca && rkey(sk[i], x) <= rkey(sk[ca + j], x));
+            const int src = from_a ? i++ : ca + j++;
+            so[o] = sk[src];
+            if (VS) ssrc[o] = (unsigned short)src;
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < c; e += MT) {
+        out[d0 + e] = so[e];
+        if (VS) {
+            const int s = ssrc[e];
+            ((V *)vout)[d0 + e] = s < ca ? ((const V *)va)[i0 + s] : ((const V *)vb)[j0 + (s - ca)];
+        }
+    }
+}
+
+template <typename K, int VS>
+gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t nb, const void *b, void *out,
+                const void *va, const void *vb, void *vout, int desc, cudaStream_t s)
+{
+    const RKey<K> x = rkey_of<K>(dt, desc);
+    const size_t n = na + nb, tiles = (n + MTILE - 1) / MTILE;
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, (tiles + 1) * sizeof(size_t), &ws));
+    k_splits<K><<<(unsigned)((tiles + 1 + MT - 1) / MT), MT, 0, s>>>((const K *)a, na, (const K *)b, nb, x, tiles,
+                                                                     (size_t *)ws);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_merge (splits)"));
+    k_merge<K, VS><<<(unsigned)tiles, MT, 0, s>>>((const K *)a, na, (const K *)b, nb, (const size_t *)ws, x, (K *)out,
+                                                  va, vb, vout);
+    return GP_CHECK_LAUNCH("gp_merge");
+}
+
+template <typename K>
+gp_status_t by_values(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t nb, const void *b, void *out,
+                      size_t vs, const void *va, const void *vb, void *vout, int desc, cudaStream_t s)
+{
+    switch (vs) {
+    case 0: return run<K, 0>(ctx, dt, na, a, nb, b, out, va, vb, vout, desc, s);
+    case 1: return run<K, 1>(ctx, dt, na, a, nb, b, out, va, vb, vout, desc, s);
+    case 2: return run<K, 2>(ctx, dt, na, a, nb, b, out, va, vb, vout, desc, s);
+    case 4: return run<K, 4>(ctx, dt, na, a, nb, b, out, va, vb, vout, desc, s);
+    case 8: return run<K, 8>(ctx, dt, na, a, nb, b, out, va, vb, vout, desc, s);
+    default: return run<K, 16>(ctx, dt, na, a, nb, b, out, va, vb, vout, desc, s);
+    }
+}
+
+} // namespace
+
+extern "C" gp_status_t gp__merge_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t nb, const void *b,
+                                     void *out, size_t vs, const void *va, const void *vb, void *vout, int desc,
+                                     cudaStream_t s)
+{
+    switch (gp_dtype_size(dt)) {
+    case 1: return by_values<uint8_t>(ctx, dt, na, a, nb, b, out, vs, va, vb, vout, desc, s);
+    case 2: return by_values<uint16_t>(ctx, dt, na, a, nb, b, out, vs, va, vb, vout, desc, s);
+    case 4: return by_values<uint32_t>(ctx, dt, na, a, nb, b, out, vs, va, vb, vout, desc, s);
+    default: return by_values<unsigned long long>(ctx, dt, na, a, nb, b, out, vs, va, vb, vout, desc, s);
+    }
+}

@@ -1,0 +1,137 @@
+/*
+ * cmd_merge.c — `gpuprim merge A B -o OUT [--descending]`: two sorted 1-D arrays merged stably by gp_merge, equal to
+ * np.sort(np.concatenate([A, B]), kind='stable') when both are in NumPy's order (--descending: both NaN-first
+ * descending, as gpuprim sort --descending leaves them). Both inputs held in memory (device memory on a GPU), one
+ * dtype; OUT written whole or not at all. The inputs' order is not checked.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "commands.h"
+#include "input.h"
+#include "output.h"
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *o_out, *o_desc, *o_dtype;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuprim merge A B -o OUT [--descending] [--dtype T] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "  OUT = A and B, each sorted in NumPy's order (NaN last; --descending: NaN first), merged stably:\n"
+               "  equal keys from A first = np.sort(np.concatenate([A, B]), kind='stable'). 1-D, one dtype (.npy, or\n"
+               "  raw with --dtype; one may be -).\n");
+}
+
+static const cli_opt_t opts[] = {{"-o|--output", "OUT", &o_out},
+                                 {"--descending", NULL, &o_desc},
+                                 {"--dtype", "T", &o_dtype},
+                                 {NULL, NULL, NULL}};
+static const cli_spec_t spec = {"merge", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, usage};
+
+static int cmd_merge(int argc, char **argv)
+{
+    static const char verb[] = "merge";
+    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
+    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
+    if (npos < 2 || !o_out) {
+        fprintf(stderr, "gpuprim merge: %s\n", npos < 2 ? "needs A and B" : "-o OUT is required");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
+        fprintf(stderr, "gpuprim merge: A and B cannot both be standard input\n");
+        return EXIT_USAGE;
+    }
+    if (out_same_target(o_out, pos[0]) || out_same_target(o_out, pos[1])) {
+        fprintf(stderr, "gpuprim merge: %s is also an input (write elsewhere)\n", o_out);
+        return EXIT_USAGE;
+    }
+    const double t0 = now_seconds();
+    input_t a, q;
+    int rc = input_open_opts(&a, verb, pos[0], o_dtype, NULL, NULL);
+    if (rc != EXIT_OK) return rc;
+    if ((rc = input_open_opts(&q, verb, pos[1], o_dtype, NULL, NULL)) != EXIT_OK) {
+        input_close(&a);
+        return rc;
+    }
+    gather_t ga = {0}, gq = {0};
+    gp_buffer_t ob = {0};
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    gp_ctx_t *ctx = NULL;
+    if (a.d.ndim > 1 || q.d.ndim > 1) {
+        fprintf(stderr, "gpuprim merge: %s is %d-d: merges take 1-D arrays\n", a.d.ndim > 1 ? pos[0] : pos[1],
+                a.d.ndim > 1 ? a.d.ndim : q.d.ndim);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (a.d.dtype != q.d.dtype || a.d.bool_values != q.d.bool_values) {
+        fprintf(stderr, "gpuprim merge: A %s is %s, B %s is %s: both of one dtype (NumPy would cast; convert one "
+                        "first)\n", pos[0], gp_dtype_name(a.d.dtype), pos[1], gp_dtype_name(q.d.dtype));
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    {
+        const work_t w = {WORK_ORDERED, input_bytes(&a) + input_bytes(&q), 0, 0};
+        c.device = pick_device(verb, c.device, &w, 0);
+    }
+    if ((rc = pipe_open(&p, verb, &a, c.device, 0, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &a, ctx, t0, &ga)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &q, ctx, t0, &gq)) != EXIT_OK) goto out;
+    const size_t na = ga.have, nb = gq.have, n = na + nb, es = a.d.elem_size;
+    const double t_run = now_seconds();
+    gp_status_t st = n ? gp_mem_alloc(ctx, gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE,
+                                      n * es, &ob)
+                       : GP_OK;
+    if (st == GP_OK && n)
+        st = gp_merge_sync(ctx, a.d.dtype, na, na ? buf_at(ctx, &ga.buf) : NULL, nb, nb ? buf_at(ctx, &gq.buf) : NULL,
+                           buf_at(ctx, &ob), 0, NULL, NULL, NULL, o_desc != NULL);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim merge: %s\n", gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    const double run_secs = now_seconds() - t_run;
+    {
+        arr_out_t o;
+        gp_array_desc_t like = a.d;
+        like.ndim = 1, like.shape[0] = n, like.count = n;
+        if ((rc = arr_out_open_like(&o, verb, o_out, &like)) != EXIT_OK) goto out;
+        if (out_write_ctx(ctx, &o, buf_at(ctx, &ob), n, es) != 0) {
+            arr_out_close(&o, verb, 0);
+            fprintf(stderr, "gpuprim merge: writing %s failed (nothing written)\n", o_out);
+            rc = EXIT_FAIL;
+            goto out;
+        }
+        if ((rc = arr_out_close(&o, verb, 1)) != EXIT_OK) goto out;
+    }
+    {
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        record_t r = {0};
+        rec_add(&r, "verb", 0, "%s", verb);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(a.d.dtype));
+        rec_add(&r, "a", 1, "%zu", na);
+        rec_add(&r, "b", 1, "%zu", nb);
+        rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
+        rec_add(&r, "merge_seconds", 1, "%.6f", run_secs);
+        rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_emit(&r, c.fmt, "merge: {a} + {b} {dtype} {order}  ({merge_seconds:%.3f} s merging, {seconds:%.3f} s "
+                            "end to end; {device})\n", summary_stream(o_out));
+    }
+out:
+    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ga.buf), gp_mem_free(ctx, &gq.buf);
+    pipe_close(&p);
+    input_close(&q);
+    input_close(&a);
+    return rc;
+}
+
+const verb_t verb_merge = {"merge", "A B -o OUT", "two sorted arrays merged stably (equal keys from A first)", &spec,
+                            cmd_merge, NULL};
