@@ -42,54 +42,31 @@ static int cmd_merge(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
-        fprintf(stderr, "gpuprim merge: A and B cannot both be standard input\n");
-        return EXIT_USAGE;
-    }
-    if (out_same_target(o_out, pos[0]) || out_same_target(o_out, pos[1])) {
-        fprintf(stderr, "gpuprim merge: %s is also an input (write elsewhere)\n", o_out);
-        return EXIT_USAGE;
-    }
     const double t0 = now_seconds();
-    input_t a, q;
-    int rc = input_open_opts(&a, verb, pos[0], o_dtype, NULL, NULL);
+    static const char *const names[2] = {"A", "B"};
+    input_t in[2];
+    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, in);
     if (rc != EXIT_OK) return rc;
-    if ((rc = input_open_opts(&q, verb, pos[1], o_dtype, NULL, NULL)) != EXIT_OK) {
-        input_close(&a);
-        return rc;
-    }
-    gather_t ga = {0}, gq = {0};
+    gather_t g[2];
+    memset(g, 0, sizeof g);
     gp_buffer_t ob = {0};
     pipe_t p;
     memset(&p, 0, sizeof p);
     gp_ctx_t *ctx = NULL;
-    if (a.d.ndim > 1 || q.d.ndim > 1) {
-        fprintf(stderr, "gpuprim merge: %s is %d-d: merges take 1-D arrays\n", a.d.ndim > 1 ? pos[0] : pos[1],
-                a.d.ndim > 1 ? a.d.ndim : q.d.ndim);
+    if (in[0].d.ndim > 1 || in[1].d.ndim > 1) {
+        const int w = in[0].d.ndim > 1 ? 0 : 1;
+        fprintf(stderr, "gpuprim merge: %s is %d-d: merges take 1-D arrays\n", pos[w], in[w].d.ndim);
         rc = EXIT_USAGE;
         goto out;
     }
-    if (a.d.dtype != q.d.dtype || a.d.bool_values != q.d.bool_values) {
-        fprintf(stderr, "gpuprim merge: A %s is %s, B %s is %s: both of one dtype (NumPy would cast; convert one "
-                        "first)\n", pos[0], gp_dtype_name(a.d.dtype), pos[1], gp_dtype_name(q.d.dtype));
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    {
-        const work_t w = {WORK_ORDERED, input_bytes(&a) + input_bytes(&q), 0, 0};
-        c.device = pick_device(verb, c.device, &w, 0);
-    }
-    if ((rc = pipe_open(&p, verb, &a, c.device, 0, t0)) != EXIT_OK) goto out;
-    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
-    if ((rc = gather_held(verb, &a, ctx, t0, &ga)) != EXIT_OK) goto out;
-    if ((rc = gather_held(verb, &q, ctx, t0, &gq)) != EXIT_OK) goto out;
-    const size_t na = ga.have, nb = gq.have, n = na + nb, es = a.d.elem_size;
+    if ((rc = held_pair_gather(verb, c.device, in, &p, &ctx, g, t0)) != EXIT_OK) goto out;
+    const size_t na = g[0].have, nb = g[1].have, n = na + nb, es = in[0].d.elem_size;
     const double t_run = now_seconds();
     gp_status_t st = n ? gp_mem_alloc(ctx, gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE,
                                       n * es, &ob)
                        : GP_OK;
     if (st == GP_OK && n)
-        st = gp_merge_sync(ctx, a.d.dtype, na, na ? buf_at(ctx, &ga.buf) : NULL, nb, nb ? buf_at(ctx, &gq.buf) : NULL,
+        st = gp_merge_sync(ctx, in[0].d.dtype, na, na ? buf_at(ctx, &g[0].buf) : NULL, nb, nb ? buf_at(ctx, &g[1].buf) : NULL,
                            buf_at(ctx, &ob), 0, NULL, NULL, NULL, o_desc != NULL);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim merge: %s\n", gp_last_error());
@@ -99,7 +76,7 @@ static int cmd_merge(int argc, char **argv)
     const double run_secs = now_seconds() - t_run;
     {
         arr_out_t o;
-        gp_array_desc_t like = a.d;
+        gp_array_desc_t like = in[0].d;
         like.ndim = 1, like.shape[0] = n, like.count = n;
         if ((rc = arr_out_open_like(&o, verb, o_out, &like)) != EXIT_OK) goto out;
         if (out_write_ctx(ctx, &o, buf_at(ctx, &ob), n, es) != 0) {
@@ -115,7 +92,7 @@ static int cmd_merge(int argc, char **argv)
         describe_device(ctx, desc, sizeof desc);
         record_t r = {0};
         rec_add(&r, "verb", 0, "%s", verb);
-        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(a.d.dtype));
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in[0].d.dtype));
         rec_add(&r, "a", 1, "%zu", na);
         rec_add(&r, "b", 1, "%zu", nb);
         rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
@@ -126,10 +103,10 @@ static int cmd_merge(int argc, char **argv)
                             "end to end; {device})\n", summary_stream(o_out));
     }
 out:
-    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ga.buf), gp_mem_free(ctx, &gq.buf);
+    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &g[0].buf), gp_mem_free(ctx, &g[1].buf);
     pipe_close(&p);
-    input_close(&q);
-    input_close(&a);
+    input_close(&in[1]);
+    input_close(&in[0]);
     return rc;
 }
 

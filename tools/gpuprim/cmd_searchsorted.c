@@ -48,54 +48,31 @@ static int cmd_searchsorted(int argc, char **argv)
         if (strcmp(o_side, "right") != 0) return bad_value(verb, "--side", "left or right", o_side);
         side = 1;
     }
-    if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
-        fprintf(stderr, "gpuprim searchsorted: SORTED and QUERIES cannot both be standard input\n");
-        return EXIT_USAGE;
-    }
-    if (out_same_target(o_out, pos[0]) || out_same_target(o_out, pos[1])) {
-        fprintf(stderr, "gpuprim searchsorted: %s is also an input (write elsewhere)\n", o_out);
-        return EXIT_USAGE;
-    }
     const double t0 = now_seconds();
-    input_t a, q;
-    int rc = input_open_opts(&a, verb, pos[0], o_dtype, NULL, NULL);
+    static const char *const names[2] = {"SORTED", "QUERIES"};
+    input_t in[2];
+    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, in);
     if (rc != EXIT_OK) return rc;
-    if ((rc = input_open_opts(&q, verb, pos[1], o_dtype, NULL, NULL)) != EXIT_OK) {
-        input_close(&a);
-        return rc;
-    }
-    gather_t ga = {0}, gq = {0};
+    gather_t g[2];
+    memset(g, 0, sizeof g);
     gp_buffer_t ob = {0};
     pipe_t p;
     memset(&p, 0, sizeof p);
     gp_ctx_t *ctx = NULL;
-    if (a.d.ndim > 1) {
-        fprintf(stderr, "gpuprim searchsorted: %s is %d-d: the sorted keys are one 1-D array\n", pos[0], a.d.ndim);
+    if (in[0].d.ndim > 1) {
+        fprintf(stderr, "gpuprim searchsorted: %s is %d-d: the sorted keys are one 1-D array\n", pos[0], in[0].d.ndim);
         rc = EXIT_USAGE;
         goto out;
     }
-    if (a.d.dtype != q.d.dtype || a.d.bool_values != q.d.bool_values) {
-        fprintf(stderr, "gpuprim searchsorted: SORTED %s is %s, QUERIES %s is %s: both of one dtype (NumPy would "
-                        "cast; convert one first)\n", pos[0], gp_dtype_name(a.d.dtype), pos[1], gp_dtype_name(q.d.dtype));
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    if (q.d.ndim > 1 && (rc = input_c_order(&q, verb)) != EXIT_OK) goto out;
-    {
-        const work_t w = {WORK_ORDERED, input_bytes(&a) + input_bytes(&q), 0, 0};
-        c.device = pick_device(verb, c.device, &w, 0);
-    }
-    if ((rc = pipe_open(&p, verb, &a, c.device, 0, t0)) != EXIT_OK) goto out;
-    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
-    if ((rc = gather_held(verb, &a, ctx, t0, &ga)) != EXIT_OK) goto out;
-    if ((rc = gather_held(verb, &q, ctx, t0, &gq)) != EXIT_OK) goto out;
-    const size_t n = ga.have, m = gq.have;
+    if (in[1].d.ndim > 1 && (rc = input_c_order(&in[1], verb)) != EXIT_OK) goto out;
+    if ((rc = held_pair_gather(verb, c.device, in, &p, &ctx, g, t0)) != EXIT_OK) goto out;
+    const size_t n = g[0].have, m = g[1].have;
     const double t_run = now_seconds();
     gp_status_t st = m ? gp_mem_alloc(ctx, gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE,
                                       m * 8, &ob)
                        : GP_OK;
     if (st == GP_OK && m)
-        st = gp_searchsorted_sync(ctx, a.d.dtype, n, n ? buf_at(ctx, &ga.buf) : NULL, m, buf_at(ctx, &gq.buf), side,
+        st = gp_searchsorted_sync(ctx, in[0].d.dtype, n, n ? buf_at(ctx, &g[0].buf) : NULL, m, buf_at(ctx, &g[1].buf), side,
                                   GP_I64, buf_at(ctx, &ob));
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim searchsorted: %s\n", gp_last_error());
@@ -105,9 +82,9 @@ static int cmd_searchsorted(int argc, char **argv)
     const double run_secs = now_seconds() - t_run;
     {
         arr_out_t o;
-        gp_array_desc_t like = q.d;
+        gp_array_desc_t like = in[1].d;
         like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
-        if (like.ndim > 1 && gq.have != like.count) like.ndim = 1; /* a raw or streamed input: 1-D */
+        if (like.ndim > 1 && m != like.count) like.ndim = 1; /* a raw or streamed input: 1-D */
         if ((rc = arr_out_open_like(&o, verb, o_out, &like)) != EXIT_OK) goto out;
         if (out_write_ctx(ctx, &o, buf_at(ctx, &ob), m, 8) != 0) {
             arr_out_close(&o, verb, 0);
@@ -122,7 +99,7 @@ static int cmd_searchsorted(int argc, char **argv)
         describe_device(ctx, desc, sizeof desc);
         record_t r = {0};
         rec_add(&r, "verb", 0, "%s", verb);
-        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(a.d.dtype));
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in[0].d.dtype));
         rec_add(&r, "keys", 1, "%zu", n);
         rec_add(&r, "queries", 1, "%zu", m);
         rec_add(&r, "side", 0, "%s", side ? "right" : "left");
@@ -134,10 +111,10 @@ static int cmd_searchsorted(int argc, char **argv)
                  summary_stream(o_out));
     }
 out:
-    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ga.buf), gp_mem_free(ctx, &gq.buf);
+    if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &g[0].buf), gp_mem_free(ctx, &g[1].buf);
     pipe_close(&p);
-    input_close(&q);
-    input_close(&a);
+    input_close(&in[1]);
+    input_close(&in[0]);
     return rc;
 }
 

@@ -351,6 +351,43 @@ int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_
     return rc;
 }
 
+int held_pair_open(const char *verb, const char *const names[2], const char *const pos[2], const char *out,
+                   const char *o_dtype, input_t in[2])
+{
+    if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
+        fprintf(stderr, "gpuprim %s: %s and %s cannot both be standard input\n", verb, names[0], names[1]);
+        return EXIT_USAGE;
+    }
+    if (out_same_target(out, pos[0]) || out_same_target(out, pos[1])) {
+        fprintf(stderr, "gpuprim %s: %s is also an input (write elsewhere)\n", verb, out);
+        return EXIT_USAGE;
+    }
+    int rc = input_open_opts(&in[0], verb, pos[0], o_dtype, NULL, NULL);
+    if (rc != EXIT_OK) return rc;
+    if ((rc = input_open_opts(&in[1], verb, pos[1], o_dtype, NULL, NULL)) != EXIT_OK) {
+        input_close(&in[0]);
+        return rc;
+    }
+    if (in[0].d.dtype != in[1].d.dtype || in[0].d.bool_values != in[1].d.bool_values) {
+        fprintf(stderr, "gpuprim %s: %s %s is %s, %s %s is %s: both of one dtype (NumPy would cast; convert one "
+                        "first)\n", verb, names[0], pos[0], gp_dtype_name(in[0].d.dtype), names[1], pos[1],
+                gp_dtype_name(in[1].d.dtype));
+        input_close(&in[1]), input_close(&in[0]);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_ctx_t **ctx, gather_t g[2], double t0)
+{
+    const work_t w = {WORK_ORDERED, input_bytes(&in[0]) + input_bytes(&in[1]), 0, 0};
+    int rc = pipe_open(p, verb, &in[0], pick_device(verb, device, &w, 0), 0, t0);
+    if (rc == EXIT_OK) rc = pipe_wait(p, ctx);
+    if (rc == EXIT_OK) rc = gather_held(verb, &in[0], *ctx, t0, &g[0]);
+    if (rc == EXIT_OK) rc = gather_held(verb, &in[1], *ctx, t0, &g[1]);
+    return rc;
+}
+
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
 
 int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es)
