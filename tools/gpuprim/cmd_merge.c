@@ -75,17 +75,9 @@ static int cmd_merge(int argc, char **argv)
     }
     const double run_secs = now_seconds() - t_run;
     {
-        arr_out_t o;
         gp_array_desc_t like = in[0].d;
         like.ndim = 1, like.shape[0] = n, like.count = n;
-        if ((rc = arr_out_open_like(&o, verb, o_out, &like)) != EXIT_OK) goto out;
-        if (out_write_ctx(ctx, &o, buf_at(ctx, &ob), n, es) != 0) {
-            arr_out_close(&o, verb, 0);
-            fprintf(stderr, "gpuprim merge: writing %s failed (nothing written)\n", o_out);
-            rc = EXIT_FAIL;
-            goto out;
-        }
-        if ((rc = arr_out_close(&o, verb, 1)) != EXIT_OK) goto out;
+        if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es)) != EXIT_OK) goto out;
     }
     {
         char desc[512];

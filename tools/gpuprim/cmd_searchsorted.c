@@ -81,18 +81,10 @@ static int cmd_searchsorted(int argc, char **argv)
     }
     const double run_secs = now_seconds() - t_run;
     {
-        arr_out_t o;
         gp_array_desc_t like = in[1].d;
         like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
         if (like.ndim > 1 && m != like.count) like.ndim = 1; /* a raw or streamed input: 1-D */
-        if ((rc = arr_out_open_like(&o, verb, o_out, &like)) != EXIT_OK) goto out;
-        if (out_write_ctx(ctx, &o, buf_at(ctx, &ob), m, 8) != 0) {
-            arr_out_close(&o, verb, 0);
-            fprintf(stderr, "gpuprim searchsorted: writing %s failed (nothing written)\n", o_out);
-            rc = EXIT_FAIL;
-            goto out;
-        }
-        if ((rc = arr_out_close(&o, verb, 1)) != EXIT_OK) goto out;
+        if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), m, 8)) != EXIT_OK) goto out;
     }
     {
         char desc[512];

@@ -124,9 +124,11 @@ static int cmd_topk(int argc, char **argv)
         } else
             like.shape[like.ndim - 1] = k;
         like.count = rows * k;
-        if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
-        int ok = out_write_ctx(ctx, &a, buf_at(ctx, &ob), rows * k, es) == 0;
-        if (o_idx) {
+        if (!o_idx) {
+            if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), rows * k, es)) != EXIT_OK) goto out;
+        } else {
+            if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
+            int ok = out_write_ctx(ctx, &a, buf_at(ctx, &ob), rows * k, es) == 0;
             gp_array_desc_t il = like;
             il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
             if ((rc = arr_out_open_like(&b, verb, o_idx, &il)) != EXIT_OK) {
@@ -141,14 +143,6 @@ static int cmd_topk(int argc, char **argv)
                 goto out;
             }
             if ((rc = arr_out_close_pair(&a, &b, verb)) != EXIT_OK) goto out;
-        } else {
-            if (!ok) {
-                arr_out_close(&a, verb, 0);
-                fprintf(stderr, "gpuprim topk: writing %s failed (nothing written)\n", o_out);
-                rc = EXIT_FAIL;
-                goto out;
-            }
-            if ((rc = arr_out_close(&a, verb, 1)) != EXIT_OK) goto out;
         }
     }
     {

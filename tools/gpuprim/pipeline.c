@@ -405,3 +405,17 @@ int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t e
     free(h);
     return r;
 }
+
+int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p, size_t n,
+               size_t es)
+{
+    arr_out_t o;
+    int rc = arr_out_open_like(&o, verb, path, like);
+    if (rc != EXIT_OK) return rc;
+    if (out_write_ctx(ctx, &o, p, n, es) != 0) {
+        arr_out_close(&o, verb, 0);
+        fprintf(stderr, "gpuprim %s: writing %s failed (nothing written)\n", verb, path);
+        return EXIT_FAIL;
+    }
+    return arr_out_close(&o, verb, 1);
+}

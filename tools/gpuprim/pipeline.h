@@ -96,6 +96,10 @@ int held_pair_open(const char *verb, const char *const names[2], const char *con
 /* The pair on device (after pick_device's choice for their bytes): p opened, *ctx its context, g[i] each input held
  * (freed by the caller, also on failure). EXIT_OK, or the exit code after printing why. */
 int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_ctx_t **ctx, gather_t g[2], double t0);
+/* One output written whole from ctx's memory (n elements of es bytes at p; like: its dtype and shape), or removed:
+ * EXIT_OK, or the exit code after printing why. */
+int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p, size_t n,
+               size_t es);
 /* b's address on ctx: host memory on the CPU backend, else device memory */
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
 /* n elements of es bytes at p on ctx to an open output (through host copies on a GPU): 0, or -1 */
