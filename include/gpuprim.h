@@ -558,6 +558,21 @@ GP_API gp_status_t gp_run_length_encode(gp_ctx_t *ctx, gp_dtype_t dtype, size_t 
 GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
                                              uint64_t *lengths, size_t *runs);
 
+/* By key (CUB's ReduceByKey / ScanByKey): runs of equal consecutive keys — gp_unique's equality: floats by value,
+ * NaN equal to nothing, -0.0 == +0.0; integers exactly — group the values (n keys of key_dtype, n values of dtype).
+ * gp_reduce_by_key_sync: for r < *runs, keys_out[r] = the run's first key and values_out[r] = op over the run's values,
+ * the bits of gp_reduce_segmented over the same runs (ops, dtypes and accumulators as there); keys_out and values_out
+ * hold n at most. gp_scan_by_key_sync: y = the scan (kind) restarted at every run, the bits of gp_scan_segmented over
+ * the same runs (ops and dtypes as there; y == values allowed). Both compose gp_run_length_encode, gp_scan and the
+ * segmented op on the context's default stream, hold (n + 1) 8-byte run offsets (and, for the scan, n run keys) in
+ * memory of the context allocated for the call, and return when the result is in place. */
+GP_API gp_status_t gp_reduce_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n,
+                                         const void *keys, gp_dtype_t dtype, const void *values, void *keys_out,
+                                         void *values_out, size_t *runs);
+GP_API gp_status_t gp_scan_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n,
+                                       const void *keys, gp_dtype_t dtype, gp_scan_kind_t kind, const void *values,
+                                       void *y);
+
 /* ---------------------------------------------------------------------------------------------- sort */
 /* How to sort. Ascending is NumPy's order: floats as numbers with every NaN last (any sign or payload) and -0.0 equal
  * to +0.0, integers as integers; descending puts NaN first (torch.sort(descending=True, stable=True)). Every sort is

@@ -9,7 +9,7 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
                         that file alone); the steps after it test and measure that variant, and bench.json names it
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
   sanitize [FAMILY]     compute-sanitizer (memcheck, racecheck, synccheck) over the GPU tests of FAMILY, or of every
-                        family: vector reduce ordered histogram matrix graph scan select sort search uop lab cli, or of one
+                        family: vector reduce ordered histogram matrix graph scan select sort search bykey uop lab cli, or of one
                         test named without its gpu_ (lab_sort) (sanitizer.log)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
                         (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
@@ -107,6 +107,7 @@ synccheck gpu_sort - 200
 memcheck gpu_search - 300
 racecheck gpu_search u32,f64 300
 synccheck gpu_search - 200
+memcheck gpu_bykey - 300
 memcheck gpu_uop - 300
 memcheck gpu_lab_concurrency - 300
 racecheck gpu_lab_concurrency - 300

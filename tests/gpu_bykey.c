@@ -1,0 +1,64 @@
+/*
+ * gpu_bykey.c — gp_reduce_by_key_sync and gp_scan_by_key_sync on the GPU against the CPU backend's bits (test_bykey.c
+ * holds those to the reference runs): key dtypes with NaN and ±0 x value dtypes x sum / min / max, short and long runs,
+ * sizes across the segmented ops' tiles. Outputs poisoned first.
+ */
+#include "bykey_common.h"
+
+static void check(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t kt, gp_dtype_t vt, gp_reduce_op_t op, size_t n, size_t maxrun)
+{
+    const size_t ks = gp_dtype_size(kt), vs = gp_dtype_size(vt), as = 8;
+    unsigned char *k = malloc(n * ks), *v = malloc(n * vs), *wk = malloc(n * ks), *wv = malloc(n * as),
+                  *gk = malloc(n * ks), *gv = malloc(n * as);
+    bykey_fill(k, n, kt, maxrun);
+    tc_fill(v, n, vt == GP_F64 ? GP_F64 : vt == GP_F32 ? GP_F32 : GP_I32);
+    if (vt == GP_U64)
+        for (size_t i = 0; i < n; i++) ((uint64_t *)(void *)v)[i] = tc_next();
+    gp_buffer_t dk, dv, dko, dvo;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * ks, &dk));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * vs, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * ks, &dko));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * as, &dvo));
+    OK(gp_memcpy_sync(gpu, dk.device, k, n * ks));
+    OK(gp_memcpy_sync(gpu, dv.device, v, n * vs));
+    size_t wr = 0, gr = 1;
+    OK(gp_reduce_by_key_sync(cpu, op, kt, n, k, vt, v, wk, wv, &wr));
+    OK(gp_memset(gpu, dko.device, 0xff, n * ks, NULL));
+    OK(gp_memset(gpu, dvo.device, 0xff, n * as, NULL));
+    OK(gp_reduce_by_key_sync(gpu, op, kt, n, dk.device, vt, dv.device, dko.device, dvo.device, &gr));
+    const size_t accb = gp_dtype_size(gp_reduce_acc_dtype(op, vt));
+    OK(gp_memcpy_sync(gpu, gk, dko.device, gr * ks));
+    OK(gp_memcpy_sync(gpu, gv, dvo.device, gr * accb));
+    CHECK(gr == wr && memcmp(gk, wk, wr * ks) == 0 && memcmp(gv, wv, wr * accb) == 0,
+          "reduce_by_key %s keys %s values op %d n=%zu: %zu runs (CPU %zu) or their bits differ", gp_dtype_name(kt),
+          gp_dtype_name(vt), (int)op, n, gr, wr);
+    for (int kind = 0; kind < 2; kind++) {
+        OK(gp_scan_by_key_sync(cpu, op, kt, n, k, vt, (gp_scan_kind_t)kind, v, wv));
+        OK(gp_memset(gpu, dvo.device, 0xff, n * vs, NULL));
+        OK(gp_scan_by_key_sync(gpu, op, kt, n, dk.device, vt, (gp_scan_kind_t)kind, dv.device, dvo.device));
+        OK(gp_memcpy_sync(gpu, gv, dvo.device, n * vs));
+        CHECK(memcmp(gv, wv, n * vs) == 0, "scan_by_key %s keys %s values op %d kind %d n=%zu: differs from the CPU's",
+              gp_dtype_name(kt), gp_dtype_name(vt), (int)op, kind, n);
+    }
+    gp_mem_free(gpu, &dk), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &dko), gp_mem_free(gpu, &dvo);
+    free(k), free(v), free(wk), free(wv), free(gk), free(gv);
+}
+
+int main(void)
+{
+    tc_require_gpu("gpu_bykey");
+    tc_seed("gpu_bykey");
+    const int quick = getenv("GP_TEST_QUICK") != NULL;
+    gp_ctx_t *gpu = NULL, *cpu = NULL;
+    REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
+    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    static const size_t sizes[] = {1, 33, 4097, 100003, (1u << 22) + 3};
+    for (size_t ki = 0; ki < sizeof k_key_types / sizeof k_key_types[0]; ki++)
+        for (size_t vi = 0; vi < sizeof k_val_types / sizeof k_val_types[0]; vi++)
+            for (size_t oi = 0; oi < sizeof k_ops / sizeof k_ops[0]; oi++)
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                    if (!quick || sizes[si] <= 4097) check(gpu, cpu, k_key_types[ki], k_val_types[vi], k_ops[oi], sizes[si], si % 2 ? 8 : 5000);
+    gp_ctx_destroy(gpu), gp_ctx_destroy(cpu);
+    free(g_v);
+    return tc_finish("gpu_bykey");
+}
