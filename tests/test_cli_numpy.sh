@@ -210,6 +210,24 @@ expect_rc 2 "searchsorted of mixed dtypes" "$g" searchsorted "$tmp/a.npy" "$tmp/
 says "searchsorted names both dtypes" "both of one dtype" "$tmp/err"
 expect_rc 2 "searchsorted --side up" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/l.npy" --side up -d $dev
 
+# ---- groupby: np.unique's groups (each NaN key its own, as NumPy's ==) and np.add / np.maximum.reduceat per group
+for t in f4 i2 u8; do
+  py "rng = np.random.default_rng(); t = np.dtype('$t'); n = 20011
+k = rng.integers(0, 300, n).astype(t)
+if t.kind == 'f': k[rng.integers(0, n, 30)] = np.nan; k[rng.integers(0, n, 30)] = -0.0
+v = rng.integers(-1000, 1000, n).astype('i4'); np.save(T + '/gk.npy', k); np.save(T + '/gv.npy', v)
+o = np.argsort(k, kind='stable'); ks, vs = k[o], v[o]; s = np.concatenate([[0], np.nonzero(~(ks[1:] == ks[:-1]))[0] + 1])
+np.save(T + '/want_gk.npy', ks[s]); np.save(T + '/want_gs.npy', np.add.reduceat(vs.astype('i8'), s))
+np.save(T + '/want_gm.npy', np.maximum.reduceat(vs, s).astype('i8'))"
+  expect_rc 0 "groupby $t sum" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op sum -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
+  py "a = np.load(T + '/gko.npy'); b = np.load(T + '/want_gk.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "groupby $t: the group keys are not the sorted distinct keys"
+  same "$tmp/gvo.npy" "$tmp/want_gs.npy" "groupby $t --op sum = np.add.reduceat over the sorted groups (int64)"
+  expect_rc 0 "groupby $t max" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op max -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
+  same "$tmp/gvo.npy" "$tmp/want_gm.npy" "groupby $t --op max = np.maximum.reduceat"
+done
+expect_rc 2 "groupby of unequal lengths" "$g" groupby "$tmp/gk.npy" "$tmp/a.npy" --op sum -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
+expect_rc 2 "groupby --op median" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op median -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
+
 # ---- output records: whole JSON, bare CSV values, shapes as arrays
 py "np.save(T + '/m4.npy', np.tile(np.eye(4), (5, 1, 1)) * 1.0000000000000002)"
 expect_rc 0 "scan mat4 f64 --json" "$g" scan "$tmp/m4.npy" --op mat4 -o "$tmp/m4s.npy" -d $dev --json

@@ -45,7 +45,7 @@ static int cmd_merge(int argc, char **argv)
     const double t0 = now_seconds();
     static const char *const names[2] = {"A", "B"};
     input_t in[2];
-    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, in);
+    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, 1, in);
     if (rc != EXIT_OK) return rc;
     gather_t g[2];
     memset(g, 0, sizeof g);

@@ -352,7 +352,7 @@ int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_
 }
 
 int held_pair_open(const char *verb, const char *const names[2], const char *const pos[2], const char *out,
-                   const char *o_dtype, input_t in[2])
+                   const char *o_dtype, int same_dtype, input_t in[2])
 {
     if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
         fprintf(stderr, "gpuprim %s: %s and %s cannot both be standard input\n", verb, names[0], names[1]);
@@ -368,7 +368,7 @@ int held_pair_open(const char *verb, const char *const names[2], const char *con
         input_close(&in[0]);
         return rc;
     }
-    if (in[0].d.dtype != in[1].d.dtype || in[0].d.bool_values != in[1].d.bool_values) {
+    if (same_dtype && (in[0].d.dtype != in[1].d.dtype || in[0].d.bool_values != in[1].d.bool_values)) {
         fprintf(stderr, "gpuprim %s: %s %s is %s, %s %s is %s: both of one dtype (NumPy would cast; convert one "
                         "first)\n", verb, names[0], pos[0], gp_dtype_name(in[0].d.dtype), names[1], pos[1],
                 gp_dtype_name(in[1].d.dtype));

@@ -88,11 +88,11 @@ int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, ga
 /* gather_run into a buffer allocated here when the count is known (the message names the memory that lacks): the
  * verbs that hold their whole input (sort, searchsorted, topk). g's buffer is freed on failure. */
 int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g);
-/* Two inputs of one dtype held in memory (searchsorted, merge): refuses both on standard input, an output naming
- * either, and two dtypes (names: how the usage calls them); opens both. EXIT_OK with both open, else the exit code
- * after printing why (neither open). */
+/* Two inputs held in memory (searchsorted, merge, groupby): refuses both on standard input, an output naming either,
+ * and (same_dtype) two dtypes (names: how the usage calls them); opens both (o_dtype: a raw input's). EXIT_OK with
+ * both open, else the exit code after printing why (neither open). */
 int held_pair_open(const char *verb, const char *const names[2], const char *const pos[2], const char *out,
-                   const char *o_dtype, input_t in[2]);
+                   const char *o_dtype, int same_dtype, input_t in[2]);
 /* The pair on device (after pick_device's choice for their bytes): p opened, *ctx its context, g[i] each input held
  * (freed by the caller, also on failure). EXIT_OK, or the exit code after printing why. */
 int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_ctx_t **ctx, gather_t g[2], double t0);
