@@ -113,22 +113,12 @@ static int cmd_groupby(int argc, char **argv)
     }
     const double run_secs = now_seconds() - t_run;
     {
-        arr_out_t a, b;
         gp_array_desc_t kl = in[0].d, vl = in[1].d;
         kl.ndim = vl.ndim = 1, kl.shape[0] = vl.shape[0] = runs, kl.count = vl.count = runs;
         vl.dtype = at, vl.elem_size = as, vl.bool_values = 0;
-        if ((rc = arr_out_open_like(&a, verb, o_out, &kl)) != EXIT_OK) goto out;
-        if ((rc = arr_out_open_like(&b, verb, o_vout, &vl)) != EXIT_OK) {
-            arr_out_close(&a, verb, 0);
+        if ((rc = held_write_pair(verb, ctx, o_out, &kl, buf_at(ctx, &ko), runs, ks, o_vout, &vl, buf_at(ctx, &vo), runs,
+                                  as)) != EXIT_OK)
             goto out;
-        }
-        if (out_write_ctx(ctx, &a, buf_at(ctx, &ko), runs, ks) != 0 || out_write_ctx(ctx, &b, buf_at(ctx, &vo), runs, as) != 0) {
-            arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
-            fprintf(stderr, "gpuprim groupby: writing the outputs failed (nothing written)\n");
-            rc = EXIT_FAIL;
-            goto out;
-        }
-        if ((rc = arr_out_close_pair(&a, &b, verb)) != EXIT_OK) goto out;
     }
     {
         char desc[512];

@@ -162,36 +162,17 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     }
     const double sort_secs = now_seconds() - t_sort;
     {
-        arr_out_t a, b;
         gp_array_desc_t like = in.d;
         like.ndim = 1;
         if (argsort) like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
-        if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
-        int ok = out_write_ctx(ctx, &a, buf_at(ctx, &ob), n, argsort ? 8 : es) == 0;
         if (o_vals) {
             gp_array_desc_t vl = vin.d;
             vl.ndim = 1;
-            if ((rc = arr_out_open_like(&b, verb, o_vout, &vl)) != EXIT_OK) {
-                arr_out_close(&a, verb, 0);
-                goto out;
-            }
-            ok = ok && out_write_ctx(ctx, &b, buf_at(ctx, &ovb), n, vin.d.elem_size) == 0;
-            if (!ok) {
-                arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
-                fprintf(stderr, "gpuprim sort: writing the outputs failed (nothing written)\n");
-                rc = EXIT_FAIL;
-                goto out;
-            }
-            if ((rc = arr_out_close_pair(&a, &b, verb)) != EXIT_OK) goto out;
-        } else {
-            if (!ok) {
-                arr_out_close(&a, verb, 0);
-                fprintf(stderr, "gpuprim %s: writing %s failed (nothing written)\n", verb, o_out);
-                rc = EXIT_FAIL;
-                goto out;
-            }
-            if ((rc = arr_out_close(&a, verb, 1)) != EXIT_OK) goto out;
-        }
+            rc = held_write_pair(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es, o_vout, &vl, buf_at(ctx, &ovb), n,
+                                 vin.d.elem_size);
+        } else
+            rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, argsort ? 8 : es);
+        if (rc != EXIT_OK) goto out;
     }
     {
         char desc[512];

@@ -115,7 +115,6 @@ static int cmd_topk(int argc, char **argv)
     }
     const double run_secs = now_seconds() - t_run;
     {
-        arr_out_t a, b;
         gp_array_desc_t like = in.d;
         if (like.ndim <= 1) {
             like.ndim = rows_opt ? 2 : 1;
@@ -127,22 +126,11 @@ static int cmd_topk(int argc, char **argv)
         if (!o_idx) {
             if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), rows * k, es)) != EXIT_OK) goto out;
         } else {
-            if ((rc = arr_out_open_like(&a, verb, o_out, &like)) != EXIT_OK) goto out;
-            int ok = out_write_ctx(ctx, &a, buf_at(ctx, &ob), rows * k, es) == 0;
             gp_array_desc_t il = like;
             il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
-            if ((rc = arr_out_open_like(&b, verb, o_idx, &il)) != EXIT_OK) {
-                arr_out_close(&a, verb, 0);
+            if ((rc = held_write_pair(verb, ctx, o_out, &like, buf_at(ctx, &ob), rows * k, es, o_idx, &il,
+                                      buf_at(ctx, &oi), rows * k, 8)) != EXIT_OK)
                 goto out;
-            }
-            ok = ok && out_write_ctx(ctx, &b, buf_at(ctx, &oi), rows * k, 8) == 0;
-            if (!ok) {
-                arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
-                fprintf(stderr, "gpuprim topk: writing the outputs failed (nothing written)\n");
-                rc = EXIT_FAIL;
-                goto out;
-            }
-            if ((rc = arr_out_close_pair(&a, &b, verb)) != EXIT_OK) goto out;
         }
     }
     {

@@ -100,6 +100,11 @@ int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_
  * EXIT_OK, or the exit code after printing why. */
 int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p, size_t n,
                size_t es);
+/* Two outputs written whole from ctx's memory, both or neither (arr_out_close_pair): a (na elements of esa bytes at pa,
+ * shaped as la) to path_a, b likewise. EXIT_OK, or the exit code after printing why. */
+int held_write_pair(const char *verb, gp_ctx_t *ctx, const char *path_a, const gp_array_desc_t *la, const void *pa,
+                    size_t na, size_t esa, const char *path_b, const gp_array_desc_t *lb, const void *pb, size_t nb,
+                    size_t esb);
 /* b's address on ctx: host memory on the CPU backend, else device memory */
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
 /* n elements of es bytes at p on ctx to an open output (through host copies on a GPU): 0, or -1 */
