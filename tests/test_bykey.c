@@ -64,6 +64,8 @@ int main(void)
     CHECK_ST(gp_reduce_by_key_sync(ctx, GP_REDUCE_SUM, GP_F32, 4, k, GP_F32, v, ko, vo, NULL), GP_ERR_INVALID_ARG);
     CHECK_ST(gp_reduce_by_key_sync(ctx, GP_REDUCE_SUM, (gp_dtype_t)99, 4, k, GP_F32, v, ko, vo, &runs), GP_ERR_INVALID_ARG);
     CHECK(strstr(gp_last_error(), "key_dtype") != NULL, "names key_dtype: %s", gp_last_error());
+    CHECK_ST(gp_scan_by_key_sync(ctx, GP_REDUCE_SUM, GP_F32, 4, k, GP_F32, GP_SCAN_INCLUSIVE, v, NULL), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "gp_scan_by_key_sync") != NULL, "names the call: %s", gp_last_error());
     OK(gp_reduce_by_key_sync(ctx, GP_REDUCE_SUM, GP_F32, 4, k, GP_F32, v, ko, vo, &runs));
     CHECK(runs == 2 && ko[0] == 1 && ko[1] == 2 && vo[0] == 3 && vo[1] == 7, "sums by key of {1,1,2,2} / {1,2,3,4}");
     gp_ctx_destroy(ctx);

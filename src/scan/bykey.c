@@ -70,6 +70,8 @@ gp_status_t gp_scan_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key
     if (n == 0) return GP_OK;
     if (n > (SIZE_MAX >> 4)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu overflows", fn, n);
     GP_ARG_NONNULL(fn, keys);
+    GP_ARG_NONNULL(fn, values);
+    GP_ARG_NONNULL(fn, y);
     GP_NO_CAPTURE(ctx, fn, "it waits for the number of runs");
     const int cpu = gp_ctx_device(ctx) == GP_DEVICE_CPU;
     gp_buffer_t kbuf, buf;
