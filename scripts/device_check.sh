@@ -8,7 +8,7 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   tune VAR=DEFS         rebuild with one file's tuning defines, e.g. tune GP_SORT_TUNE=GP_SORT_SMALL=1 (Ninja rebuilds
                         that file alone); the steps after it test and measure that variant, and bench.json names it
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
-  sanitize [FAMILY]     compute-sanitizer (memcheck, racecheck, synccheck) over the GPU tests of FAMILY, or of every
+  sanitize [FAMILY[:TOOL]]  compute-sanitizer (memcheck, racecheck, synccheck, or TOOL alone) over the GPU tests of FAMILY, or of every
                         family: vector reduce ordered histogram matrix graph scan select sort search bykey uop lab cli, or of one
                         test named without its gpu_ (lab_sort) (sanitizer.log)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
@@ -105,7 +105,7 @@ memcheck gpu_sort - 300
 racecheck gpu_sort u32,f64 300
 synccheck gpu_sort - 200
 memcheck gpu_search - 300
-racecheck gpu_search u32,f64 300
+racecheck gpu_search u32 200
 synccheck gpu_search - 200
 memcheck gpu_bykey - 300
 memcheck gpu_uop - 300
@@ -116,8 +116,10 @@ memcheck gpu_lab_scan - 300
 memcheck gpu_lab_sort - 300'
 
 step_sanitize() { # [FAMILY]
-  local fam=${1:-}
+  local fam=${1:-} only=""
+  case $fam in *:*) only=${fam#*:}; fam=${fam%%:*};; esac
   while read -r tool t filter limit extra; do
+    [ -z "$only" ] || [ "$tool" = "$only" ] || continue
     case $fam in "") ;; cli) continue;; lab) [[ $t == gpu_lab_* ]] || continue;; *) [ "$t" = "gpu_$fam" ] || continue;; esac
     echo "=== compute-sanitizer --tool $tool $t (filter: $filter)" >>"$OUT/sanitizer.log"
     local f=$filter; [ "$f" = - ] && f=""

@@ -191,7 +191,8 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     k_gather<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, k, g, xf, rows, gx, gi);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (gather)"));
     if (small) {
-        const size_t smem = (k * sizeof(K) + 7) / 8 * 8 + k * sizeof(I);
+        /* 16 bytes of slack: ptxas may widen the last shared loads to 16 bytes (memcheck saw it at k = 1) */
+        const size_t smem = (k * sizeof(K) + 7) / 8 * 8 + k * sizeof(I) + 16;
         k_order<K, I><<<(unsigned)nrows, TT, smem, s>>>(k, xf, gx, gi, (K *)values, (I *)indices);
         return GP_CHECK_LAUNCH("gp_topk (order)");
     }
