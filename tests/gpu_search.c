@@ -1,8 +1,10 @@
 /*
  * gpu_search.c — gp_searchsorted and gp_topk on the GPU against the CPU backend's answers (test_search.c holds that to
  * the reference order): every dtype x random (NaN payloads, ±0, ±inf), few distinct and all-equal inputs; searchsorted
- * across the sample's stride (n around 2048 and its multiples) both sides, u32 and i64 places; top-k smallest and
- * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position; merges with
+ * through the line tables (many queries; keys aligned and one element off) and the sample (33 queries), n around the
+ * sample's stride and the tables' sizes, both sides, u32 and i64 places; top-k smallest and
+ * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position, long rows
+ * through the sampled bound and its fallback (sorted rows, equal rows); merges with
  * values, both orders, runs across the tiles; u8 top-k over
  * 2^32 + 5 elements with the answer known by construction. Outputs poisoned first. GP_TEST_QUICK=1: the small sizes
  * (sanitizers); GP_TEST_FILTER=u32,f64: only those dtypes.
@@ -18,23 +20,24 @@ static void check_search(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
     unsigned char *a = malloc(n * es + 1);
     OK(gp_sort(cpu, dt, n, x, a, NULL, NULL));
     gp_buffer_t da, dq, dout;
-    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &da));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 16, &da));
     OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, m * es, &dq));
     OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, m * 8, &dout));
-    if (n) OK(gp_memcpy_sync(gpu, da.device, a, n * es));
     OK(gp_memcpy_sync(gpu, dq.device, q, m * es));
     unsigned char *want = malloc(m * 8), *got = malloc(m * 8);
-    for (int side = 0; side < 2; side++)
-        for (int w64 = 0; w64 < 2; w64++) {
-            const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
-            const size_t ib = w64 ? 8 : 4;
-            OK(gp_searchsorted_sync(cpu, dt, n, a, m, q, side, it, want));
-            OK(gp_memset(gpu, dout.device, 0xff, m * ib, NULL));
-            OK(gp_searchsorted_sync(gpu, dt, n, da.device, m, dq.device, side, it, dout.device));
-            OK(gp_memcpy_sync(gpu, got, dout.device, m * ib));
-            CHECK(memcmp(got, want, m * ib) == 0, "%s %s n=%zu m=%zu searchsorted %s u%zu: differs from the CPU's",
-                  gp_dtype_name(dt), what, n, m, side ? "right" : "left", 8 * ib);
-        }
+    for (int c = 0; c < 5; c++) { /* left / right x u32 / i64 places, then right u32 with the keys one element off */
+        const int side = c & 1, w64 = (c >> 1) & 1;
+        const size_t off = c == 4 ? es : 0;
+        const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
+        const size_t ib = w64 ? 8 : 4;
+        if (n && (c == 0 || c == 4)) OK(gp_memcpy_sync(gpu, (char *)da.device + off, a, n * es));
+        OK(gp_searchsorted_sync(cpu, dt, n, a, m, q, side, it, want));
+        OK(gp_memset(gpu, dout.device, 0xff, m * ib, NULL));
+        OK(gp_searchsorted_sync(gpu, dt, n, (char *)da.device + off, m, dq.device, side, it, dout.device));
+        OK(gp_memcpy_sync(gpu, got, dout.device, m * ib));
+        CHECK(memcmp(got, want, m * ib) == 0, "%s %s n=%zu m=%zu searchsorted %s u%zu%s: differs from the CPU's",
+              gp_dtype_name(dt), what, n, m, side ? "right" : "left", 8 * ib, off ? " (keys misaligned)" : "");
+    }
     gp_mem_free(gpu, &da), gp_mem_free(gpu, &dq), gp_mem_free(gpu, &dout);
     free(a), free(want), free(got);
 }
@@ -167,7 +170,8 @@ int main(void)
                 sort_fill(x, 2 * n, dt, mode);
                 sort_fill(q, m, dt, M_RANDOM);
                 for (size_t i = 0; i < m && n; i += 3) memcpy(q + i * es, x + (size_t)(tc_next() % n) * es, es);
-                check_search(gpu, cpu, dt, n, x, g_quick ? 4099 : m, q, names[mode]);
+                check_search(gpu, cpu, dt, n, x, g_quick ? 4099 : m, q, names[mode]); /* the tables */
+                check_search(gpu, cpu, dt, n, x, 33, q, names[mode]);                  /* few queries */
                 for (int desc = 0; desc < 2; desc++) /* runs across the tiles of 2048, either shorter */
                     check_merge(gpu, cpu, dt, n, n / 3 + 1, x, desc, names[mode]), check_merge(gpu, cpu, dt, n / 7, n, x, desc, names[mode]);
                 const size_t ks[] = {1, 16, 2048, 2049, n / 3, n};
@@ -180,6 +184,21 @@ int main(void)
         for (size_t k = 1; k <= 1000; k = k == 1 ? 16 : k == 16 ? 1000 : 1001) check_topk(gpu, cpu, dt, 300, 1000, x, k, "rows");
         sort_fill(x, 3 * 5000, dt, M_FEW);
         check_topk(gpu, cpu, dt, 3, 5000, x, 2049, "rows few");
+        /* the sampled bound of long rows: a sorted row (samples at exact quantiles), a random row beside a row of equal
+         * keys (the second falls back to the whole row), k = 1, 16, 2049 */
+        {
+            const size_t nb = 70001;
+            const gp_sort_opts_t o = {0, 0, 0};
+            sort_fill(x + nb * es, nb, dt, M_RANDOM);
+            OK(gp_sort(cpu, dt, nb, x + nb * es, x, &o, NULL));
+            sort_fill(x + nb * es, nb, dt, M_EQUAL);
+            for (size_t k = 1; k <= 2049; k = k == 1 ? 16 : k == 16 ? 2049 : 2050) {
+                check_topk(gpu, cpu, dt, 1, nb, x, k, "sorted");
+                check_topk(gpu, cpu, dt, 2, nb, x, k, "sorted+equal rows");
+            }
+            sort_fill(x, nb, dt, M_RANDOM);
+            check_topk(gpu, cpu, dt, 2, nb, x, 16, "random+equal rows");
+        }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x), free(q);
     }

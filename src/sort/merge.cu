@@ -53,7 +53,17 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
     const size_t t = blockIdx.x, n = na + nb, d0 = t * MTILE, d1 = d0 + MTILE < n ? d0 + MTILE : n;
     const size_t i0 = sp[t], i1 = sp[t + 1], j0 = d0 - i0;
     const int ca = (int)(i1 - i0), c = (int)(d1 - d0), cb = c - ca;
-    for (int e = threadIdx.x; e < c; e += MT) sk[e] = e < ca ? a[i0 + e] : b[j0 + (e - ca)];
+    { /* every thread's loads issued before its stores: MI in flight each */
+        K r[MI];
+#pragma unroll
+        for (int u = 0; u < MI; u++) {
+            const int e = u * MT + threadIdx.x;
+            if (e < c) r[u] = e < ca ? a[i0 + e] : b[j0 + (e - ca)];
+        }
+#pragma unroll
+        for (int u = 0; u < MI; u++)
+            if (u * MT + (int)threadIdx.x < c) sk[u * MT + threadIdx.x] = r[u];
+    }
     __syncthreads();
     const int td = threadIdx.x * MI;
     if (td < c) {
@@ -69,11 +79,23 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
         }
     }
     __syncthreads();
-    for (int e = threadIdx.x; e < c; e += MT) {
-        out[d0 + e] = so[e];
-        if (VS) {
-            const int s = ssrc[e];
-            ((V *)vout)[d0 + e] = s < ca ? ((const V *)va)[i0 + s] : ((const V *)vb)[j0 + (s - ca)];
+    V v[VS ? MI : 1];
+    if (VS) {
+#pragma unroll
+        for (int u = 0; u < MI; u++) {
+            const int e = u * MT + threadIdx.x;
+            if (e < c) {
+                const int s = ssrc[e];
+                v[u] = s < ca ? ((const V *)va)[i0 + s] : ((const V *)vb)[j0 + (s - ca)];
+            }
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < MI; u++) {
+        const int e = u * MT + threadIdx.x;
+        if (e < c) {
+            out[d0 + e] = so[e];
+            if (VS) ((V *)vout)[d0 + e] = v[VS ? u : 0];
         }
     }
 }

@@ -1,19 +1,27 @@
 /*
- * search.cu — gp_searchsorted on the GPU (search.c has the checks and the CPU backend; docs/design/sort.md). One
- * thread a query: its place among 2048 keys sampled at an even stride (kept in shared memory) narrows the range, then
- * a binary search of that stride in global memory; keys compared as radix keys, so the order is gp_sort's.
+ * search.cu — gp_searchsorted on the GPU (search.c has the checks and the CPU backend; docs/design/sort.md). Keys
+ * compare as radix keys, so the order is gp_sort's. Many queries: tables of every F-th key, every F^2-th, ... (F keys
+ * a 128-byte line) down to one of at most 32 KiB, held in shared memory; a query's place in that table picks one
+ * line of the next table, and so down to one line of the keys — one line read per level. Few queries: 2048 keys
+ * sampled into shared memory, then a binary search of the stride between two samples.
  */
 #include "radix_key.cuh"
 
 namespace {
 
-constexpr int ST = 256, SAMPLE = 2048;
+constexpr int ST = 256, SAMPLE = 2048, MAX_LEVELS = 8, TOP_BYTES = 32768;
 
 /* s[j] = the radix key of a[j * step], j < ns */
-template <typename K> __global__ void k_sample(const K *a, size_t step, unsigned ns, RKey<K> x, K *s)
+template <typename K> __global__ void k_sample(const K *a, size_t step, size_t ns, RKey<K> x, K *s)
 {
-    const unsigned j = blockIdx.x * ST + threadIdx.x;
-    if (j < ns) s[j] = rkey(a[(size_t)j * step], x);
+    const size_t j = (size_t)blockIdx.x * ST + threadIdx.x;
+    if (j < ns) s[j] = rkey(a[j * step], x);
+}
+/* t[j] = u[j * f], j < nt (the tables above the first) */
+template <typename K> __global__ void k_thin(const K *u, size_t f, size_t nt, K *t)
+{
+    const size_t j = (size_t)blockIdx.x * ST + threadIdx.x;
+    if (j < nt) t[j] = u[j * f];
 }
 
 /* does the key v come before the query's place (left: v < q; right: v <= q) */
@@ -48,6 +56,68 @@ __global__ void __launch_bounds__(ST) k_search(const K *a, size_t n, size_t step
     }
 }
 
+/* the tables of the many-query search: tab[l] holds len[l] radix keys, those of a[j * F^l] (tab[0] unused: a) */
+template <typename K> struct Levels {
+    const K *tab[MAX_LEVELS + 1];
+    size_t len[MAX_LEVELS + 1];
+    int top; /* the level held in shared memory */
+};
+
+/* the keys of one line (F of them from `base`) before the query, of the first `lim` */
+template <typename K, bool RAW>
+__device__ __forceinline__ unsigned line_before(const K *t, size_t base, unsigned lim, K qk, int right, RKey<K> x)
+{
+    constexpr int F = 128 / sizeof(K), V = 16 / sizeof(K);
+    const uint4 *p = (const uint4 *)(t + base);
+    unsigned c = 0;
+#pragma unroll
+    for (int w = 0; w < 8; w++) {
+        const uint4 u = __ldg(p + w);
+        K e[V];
+        memcpy(e, &u, 16);
+#pragma unroll
+        for (int v = 0; v < V; v++) c += (unsigned)(w * V + v) < lim && before(RAW ? rkey(e[v], x) : e[v], qk, right);
+    }
+    (void)F;
+    return c;
+}
+
+template <typename K, typename I>
+__global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, Levels<K> lv, const K *q, size_t m,
+                                                     RKey<K> x, int right, I *out)
+{
+    constexpr size_t F = 128 / sizeof(K);
+    __shared__ K s[TOP_BYTES / sizeof(K)];
+    const int top = lv.top;
+    const unsigned ns = (unsigned)lv.len[top];
+    for (unsigned j = threadIdx.x; j < ns; j += ST) s[j] = top ? lv.tab[top][j] : rkey(a[j], x);
+    __syncthreads();
+    for (size_t i = (size_t)blockIdx.x * ST + threadIdx.x; i < m; i += (size_t)gridDim.x * ST) {
+        const K qk = rkey(q[i], x);
+        unsigned lo = 0, hi = ns;
+        while (lo < hi) {
+            const unsigned mid = (lo + hi) >> 1;
+            if (before(s[mid], qk, right)) lo = mid + 1;
+            else hi = mid;
+        }
+        size_t c = lo; /* the entries of the current level before the place */
+        for (int l = top - 1; l >= 0 && c > 0; l--) {
+            const size_t base = (c - 1) * F, len = lv.len[l];
+            const unsigned lim = (unsigned)(len - base < F ? len - base : F);
+            if (l > 0) {
+                c = base + line_before<K, false>(lv.tab[l], base, lim, qk, right, x);
+            } else if (a_lines && lim == F) {
+                c = base + line_before<K, true>(a, base, lim, qk, right, x);
+            } else { /* a line of a misaligned or the last, short one: key by key */
+                unsigned cnt = 0;
+                for (unsigned e = 0; e < lim; e++) cnt += before(rkey(__ldg(a + base + e), x), qk, right);
+                c = base + cnt;
+            }
+        }
+        out[i] = (I)c;
+    }
+}
+
 template <typename K, typename I>
 gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size_t m, const void *queries, int right,
                 void *out, cudaStream_t s)
@@ -57,15 +127,45 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size
         const cudaError_t e = cudaMemsetAsync(out, 0, m * sizeof(I), s);
         return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_searchsorted", __FILE__, __LINE__);
     }
+    if (m == 0) return GP_OK;
+    const size_t F = 128 / sizeof(K), top_max = TOP_BYTES / sizeof(K), cap = (size_t)ctx->sm_count * 8,
+                 need = (m + ST - 1) / ST, grid = need < cap ? need : cap;
+    /* the tables cost a strided read of n / F keys: worth it where the queries are at least n / 64 */
+    if (m >= n / 64) {
+        Levels<K> lv;
+        lv.tab[0] = (const K *)sorted, lv.len[0] = n, lv.top = 0;
+        size_t bytes = 0;
+        while (lv.len[lv.top] > top_max) {
+            lv.top++;
+            lv.len[lv.top] = (lv.len[lv.top - 1] + F - 1) / F;
+            bytes += (lv.len[lv.top] + F - 1) / F * F * sizeof(K) + 256;
+        }
+        void *ws = NULL;
+        if (bytes) GP_TRY_RET(gp__workspace(ctx, bytes, &ws));
+        char *w = (char *)ws;
+        for (int l = 1; l <= lv.top; l++) {
+            K *t = (K *)w;
+            const size_t nt = lv.len[l];
+            w += ((nt + F - 1) / F * F * sizeof(K) + 255) / 256 * 256;
+            const unsigned b = (unsigned)((nt + ST - 1) / ST);
+            if (l == 1) k_sample<K><<<b, ST, 0, s>>>((const K *)sorted, F, nt, x, t);
+            else k_thin<K><<<b, ST, 0, s>>>(lv.tab[l - 1], F, nt, t);
+            GP_TRY_RET(GP_CHECK_LAUNCH("gp_searchsorted (tables)"));
+            lv.tab[l] = t;
+        }
+        const int a_lines = (uintptr_t)sorted % 16 == 0;
+        k_search_levels<K, I><<<(unsigned)grid, ST, 0, s>>>((const K *)sorted, a_lines, lv, (const K *)queries, m, x,
+                                                            right, (I *)out);
+        return GP_CHECK_LAUNCH("gp_searchsorted");
+    }
     const size_t step = (n + SAMPLE - 1) / SAMPLE;
     const unsigned ns = (unsigned)((n + step - 1) / step);
     void *ws = NULL;
     GP_TRY_RET(gp__workspace(ctx, SAMPLE * sizeof(K), &ws));
     k_sample<K><<<(ns + ST - 1) / ST, ST, 0, s>>>((const K *)sorted, step, ns, x, (K *)ws);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_searchsorted (sample)"));
-    const size_t need = (m + ST - 1) / ST, cap = (size_t)ctx->sm_count * 8;
-    k_search<K, I><<<(unsigned)(need < cap ? need : cap), ST, 0, s>>>((const K *)sorted, n, step, ns, (const K *)ws,
-                                                                       (const K *)queries, m, x, right, (I *)out);
+    k_search<K, I><<<(unsigned)grid, ST, 0, s>>>((const K *)sorted, n, step, ns, (const K *)ws, (const K *)queries, m,
+                                                  x, right, (I *)out);
     return GP_CHECK_LAUNCH("gp_searchsorted");
 }
 

@@ -10,13 +10,15 @@
 
 namespace {
 
-constexpr int TT = 256, ORDER_MAX = 2048, ROWS_PER_PICK = 128;
+constexpr int TT = 256, ORDER_MAX = 2048, ROWS_PER_PICK = 128, SAMPLE_MAX = 4096;
 
 struct Row {                         /* one row's selection, in the workspace */
     unsigned long long prefix, want; /* the digits of T chosen so far; T's rank among the keys sharing them */
     unsigned long long eq;           /* the keys equal to T (after the last digit) */
     unsigned long long iprefix, iwant; /* the same select over the positions of the ties at T */
     unsigned long long cnt;          /* elements gathered */
+    unsigned long long thr, ncand;   /* the sampled bound and the keys at or below it (the candidates) */
+    int fast;                        /* the select reads the candidates (ncand of them) instead of the row */
 };
 
 /* the blocks of a launch over every row: bx per row, each a contiguous chunk */
@@ -33,28 +35,65 @@ inline Grid grid_of(const gp_ctx_t *ctx, size_t rows, size_t n)
     return g;
 }
 
+/* where one block of a launch reads: its row's elements (or candidates, with their positions) and its chunk of them */
+template <typename K, typename I> struct Src {
+    const K *x;
+    const I *pos; /* NULL: the position is the index */
+    size_t c0, c1;
+};
+template <typename K, typename I>
+__device__ __forceinline__ Src<K, I> src_of(const K *x, size_t n, Grid g, const Row &st, const K *cx, const I *ci,
+                                            size_t cap)
+{
+    const size_t r = blockIdx.x / g.bx, b = blockIdx.x % g.bx;
+    Src<K, I> o;
+    size_t len = n;
+    if (st.fast) o.x = cx + r * cap, o.pos = ci + r * cap, len = (size_t)st.ncand;
+    else o.x = x + r * n, o.pos = NULL;
+    const size_t chunk = (len + g.bx - 1) / g.bx;
+    o.c0 = b * chunk < len ? b * chunk : len;
+    o.c1 = o.c0 + chunk < len ? o.c0 + chunk : len;
+    return o;
+}
+
+/* loads in flight per thread: eight 4-byte keys, four 8-byte ones */
+template <typename K> __host__ __device__ constexpr int unroll() { return sizeof(K) == 8 ? 4 : 8; }
+
 /* mode 0: count digit (key >> shift) of the keys sharing the row's prefix above it; mode 1: digit (position >> shift)
  * of the ties at T sharing iprefix above it (rows that take every tie skip) */
-template <typename K, int MODE>
+template <typename K, typename I, int MODE>
 __global__ void __launch_bounds__(TT) k_count(const K *x, size_t n, Grid g, RKey<K> xf, int shift, Row *rows,
-                                              unsigned long long *hist)
+                                              unsigned long long *hist, const K *cx, const I *ci, size_t cap)
 {
+    constexpr int U = unroll<K>();
     __shared__ unsigned h[256];
-    const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
-    const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
+    const size_t r = blockIdx.x / g.bx;
     const Row st = rows[r];
     if (MODE == 1 && st.eq == st.iwant) return; /* every tie is taken */
+    const Src<K, I> sr = src_of<K, I>(x, n, g, st, cx, ci, cap);
     h[threadIdx.x] = 0;
     __syncthreads();
-    const K *row = x + r * n;
     const bool top = shift + 8 >= 64;
     const unsigned long long up = top ? 0 : (MODE == 0 ? st.prefix : st.iprefix) >> (shift + 8);
-    for (size_t i = c0 + threadIdx.x; i < c1; i += TT) {
-        const unsigned long long k = rkey(row[i], xf);
-        if (MODE == 0) {
-            if (top || (k >> (shift + 8)) == up) atomicAdd(&h[(k >> shift) & 255], 1u);
-        } else if (k == st.prefix && (top || (i >> (shift + 8)) == up))
-            atomicAdd(&h[(i >> shift) & 255], 1u);
+    for (size_t b = sr.c0; b < sr.c1; b += (size_t)TT * U) {
+        K v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = b + (size_t)u * TT + threadIdx.x;
+            if (i < sr.c1) v[u] = sr.x[i];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = b + (size_t)u * TT + threadIdx.x;
+            if (i >= sr.c1) break;
+            const unsigned long long k = rkey(v[u], xf);
+            if (MODE == 0) {
+                if (top || (k >> (shift + 8)) == up) atomicAdd(&h[(k >> shift) & 255], 1u);
+            } else if (k == st.prefix) {
+                const unsigned long long p = sr.pos ? (unsigned long long)sr.pos[i] : i;
+                if (top || (p >> (shift + 8)) == up) atomicAdd(&h[(p >> shift) & 255], 1u);
+            }
+        }
     }
     __syncthreads();
     if (h[threadIdx.x]) atomicAdd(&hist[r * 256 + threadIdx.x], (unsigned long long)h[threadIdx.x]);
@@ -63,7 +102,89 @@ __global__ void __launch_bounds__(TT) k_count(const K *x, size_t n, Grid g, RKey
 __global__ void k_init(size_t nrows, size_t k, Row *rows)
 {
     const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
-    if (r < nrows) rows[r] = Row{0, (unsigned long long)k, 0, 0, 0, 0};
+    if (r < nrows) rows[r] = Row{0, (unsigned long long)k, 0, 0, 0, 0, 0, 0, 0};
+}
+
+/* one block a row: the bound is the t-th smallest radix key of `samples` keys spread over the row (one in each of
+ * as many equal stretches, at a hashed place in it), found by the same digit select in shared memory */
+template <typename K>
+__global__ void __launch_bounds__(TT) k_sample(const K *x, size_t n, int samples, int t, RKey<K> xf, Row *rows)
+{
+    constexpr int PER = SAMPLE_MAX / TT;
+    __shared__ unsigned h[256];
+    __shared__ unsigned long long sel[2];
+    const size_t r = blockIdx.x, stretch = n / (size_t)samples;
+    K v[PER];
+#pragma unroll
+    for (int u = 0; u < PER; u++) {
+        const size_t j = (size_t)u * TT + threadIdx.x;
+        if (j < (size_t)samples) {
+            const size_t at = j * stretch + (size_t)((j * 0x9E3779B97F4A7C15ull) >> 40) % stretch;
+            v[u] = rkey(x[r * n + at], xf);
+        }
+    }
+    unsigned long long prefix = 0, want = (unsigned long long)t;
+    for (int shift = 8 * (int)sizeof(K) - 8; shift >= 0; shift -= 8) {
+        h[threadIdx.x] = 0;
+        __syncthreads();
+        const bool top = shift + 8 >= 64;
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            const size_t j = (size_t)u * TT + threadIdx.x;
+            if (j < (size_t)samples && (top || ((unsigned long long)v[u] >> (shift + 8)) == (prefix >> (shift + 8))))
+                atomicAdd(&h[((unsigned long long)v[u] >> shift) & 255], 1u);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned long long below = 0;
+            unsigned d = 0;
+            while (d < 255 && below + h[d] < want) below += h[d++];
+            sel[0] = prefix | (unsigned long long)d << shift, sel[1] = want - below;
+        }
+        __syncthreads();
+        prefix = sel[0], want = sel[1];
+    }
+    if (threadIdx.x == 0) rows[r].thr = prefix;
+}
+
+/* the keys at or below the row's bound and their positions, appended (warp-aggregated) while they fit */
+template <typename K, typename I>
+__global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKey<K> xf, Row *rows, K *cx, I *ci,
+                                               size_t cap)
+{
+    constexpr int U = unroll<K>();
+    const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
+    const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
+    const unsigned long long thr = rows[r].thr;
+    const K *row = x + r * n;
+    const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u;
+    for (size_t b = c0; b < c1; b += (size_t)TT * U) {
+        K v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = b + (size_t)u * TT + threadIdx.x;
+            if (i < c1) v[u] = row[i];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = b + (size_t)u * TT + threadIdx.x;
+            const bool take = i < c1 && (unsigned long long)rkey(v[u], xf) <= thr;
+            const unsigned m = __ballot_sync(0xffffffffu, take);
+            if (m == 0) continue;
+            unsigned long long base = 0;
+            if (lane == __ffs(m) - 1) base = atomicAdd(&rows[r].ncand, (unsigned long long)__popc(m));
+            base = __shfl_sync(0xffffffffu, base, __ffs(m) - 1);
+            const unsigned long long at = base + __popc(m & lt);
+            if (take && at < cap) cx[r * cap + at] = v[u], ci[r * cap + at] = (I)i;
+        }
+    }
+}
+
+/* one thread a row: the candidates serve where they hold the k smallest (at least k of them) and all fit */
+__global__ void k_settle(size_t nrows, size_t k, size_t cap, Row *rows)
+{
+    const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
+    if (r < nrows) rows[r].fast = rows[r].ncand >= k && rows[r].ncand <= cap;
 }
 
 /* one thread a row: the digit where the wanted rank falls; the counts zeroed for the next launch */
@@ -91,32 +212,41 @@ template <int MODE> __global__ void k_pick(size_t nrows, int shift, int last, Ro
 /* every key below T and the ties at T up to position iprefix (all of them where eq == iwant), appended */
 template <typename K, typename I>
 __global__ void __launch_bounds__(TT) k_gather(const K *x, size_t n, size_t k, Grid g, RKey<K> xf, Row *rows,
-                                               K *gx, I *gi)
+                                               K *gx, I *gi, const K *cx, const I *ci, size_t cap)
 {
-    const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
-    const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
+    constexpr int U = unroll<K>();
+    const size_t r = blockIdx.x / g.bx;
     const Row st = rows[r];
+    const Src<K, I> sr = src_of<K, I>(x, n, g, st, cx, ci, cap);
     const bool all_ties = st.eq == st.iwant;
-    const K *row = x + r * n;
     const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u;
-    for (size_t b = c0; b < c1; b += TT) {
-        const size_t i = b + threadIdx.x;
-        K v = 0;
-        bool take = false;
-        if (i < c1) {
-            v = row[i];
-            const unsigned long long kk = rkey(v, xf);
-            take = kk < st.prefix || (kk == st.prefix && (all_ties || i <= st.iprefix));
+    for (size_t b = sr.c0; b < sr.c1; b += (size_t)TT * U) {
+        K v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = b + (size_t)u * TT + threadIdx.x;
+            if (i < sr.c1) v[u] = sr.x[i];
         }
-        const unsigned m = __ballot_sync(0xffffffffu, take);
-        if (m == 0) continue;
-        unsigned long long base = 0;
-        if (lane == __ffs(m) - 1) base = atomicAdd(&rows[r].cnt, (unsigned long long)__popc(m));
-        base = __shfl_sync(0xffffffffu, base, __ffs(m) - 1);
-        if (take) {
-            const size_t at = r * k + base + __popc(m & lt);
-            gx[at] = v;
-            gi[at] = (I)i;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = b + (size_t)u * TT + threadIdx.x;
+            bool take = false;
+            unsigned long long p = 0;
+            if (i < sr.c1) {
+                const unsigned long long kk = rkey(v[u], xf);
+                if (kk <= st.prefix) p = sr.pos ? (unsigned long long)sr.pos[i] : i;
+                take = kk < st.prefix || (kk == st.prefix && (all_ties || p <= st.iprefix));
+            }
+            const unsigned m = __ballot_sync(0xffffffffu, take);
+            if (m == 0) continue;
+            unsigned long long base = 0;
+            if (lane == __ffs(m) - 1) base = atomicAdd(&rows[r].cnt, (unsigned long long)__popc(m));
+            base = __shfl_sync(0xffffffffu, base, __ffs(m) - 1);
+            if (take) {
+                const size_t at = r * k + base + __popc(m & lt);
+                gx[at] = v[u];
+                gi[at] = (I)p;
+            }
         }
     }
 }
@@ -158,24 +288,41 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
         const size_t a = gp__sort_gpu_workspace_bytes(idt, k, sizeof(K), 0), b = gp__sort_gpu_workspace_bytes(dt, k, sizeof(I), 0);
         sort_ws = align256(a > b ? a : b);
     }
+    /* the sampled bound (docs/design/sort.md, "Top-k"): the t-th smallest of SAMPLE_MAX samples, t about twice the
+     * samples expected below the k-th key plus 8, leaves ~t n / SAMPLE_MAX candidates; room for four times that, and
+     * only where that is at most a quarter of the row */
+    const size_t stretch = n / SAMPLE_MAX, t = 2 * ((k * SAMPLE_MAX + n - 1) / (n ? n : 1)) + 8, cap = 4 * t * stretch;
+    const bool fast = n >= (size_t)16 * SAMPLE_MAX && t <= SAMPLE_MAX && cap <= n / 4;
     const size_t rb = align256(nrows * sizeof(Row)), hb = align256(nrows * 256 * 8), gxb = align256(nrows * k * sizeof(K)),
                  gib = align256(nrows * k * sizeof(I)), xb2 = small ? 0 : align256(k * sizeof(K)),
-                 ib2 = small ? 0 : align256(k * sizeof(I));
+                 ib2 = small ? 0 : align256(k * sizeof(I)), cxb = fast ? align256(nrows * cap * sizeof(K)) : 0,
+                 cib = fast ? align256(nrows * cap * sizeof(I)) : 0;
     void *ws = NULL;
-    GP_TRY_RET(gp__workspace(ctx, sort_ws + rb + hb + gxb + gib + xb2 + ib2, &ws));
+    GP_TRY_RET(gp__workspace(ctx, sort_ws + rb + hb + gxb + gib + xb2 + ib2 + cxb + cib, &ws));
     char *w = (char *)ws + sort_ws;
     Row *rows = (Row *)w;
     unsigned long long *hist = (unsigned long long *)(w + rb);
     K *gx = (K *)(w + rb + hb), *gx2 = (K *)(w + rb + hb + gxb + gib);
     I *gi = (I *)(w + rb + hb + gxb), *gi2 = (I *)(w + rb + hb + gxb + gib + xb2);
+    K *cx = fast ? (K *)(w + rb + hb + gxb + gib + xb2 + ib2) : NULL;
+    I *ci = fast ? (I *)(w + rb + hb + gxb + gib + xb2 + ib2 + cxb) : NULL;
     cudaError_t e;
     if ((e = cudaMemsetAsync(hist, 0, hb, s)) != cudaSuccess) return gp__cuda_error(e, "gp_topk", __FILE__, __LINE__);
-    k_init<<<(unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK), ROWS_PER_PICK, 0, s>>>(nrows, k, rows);
+    const unsigned pick = (unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK);
+    k_init<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, rows);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (init)"));
     const Grid g = grid_of(ctx, nrows, n);
-    const unsigned blocks = (unsigned)(g.bx * nrows), pick = (unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK);
+    const unsigned blocks = (unsigned)(g.bx * nrows);
+    if (fast) {
+        k_sample<K><<<(unsigned)nrows, TT, 0, s>>>((const K *)x, n, SAMPLE_MAX, (int)t, xf, rows);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample)"));
+        k_filter<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, rows, cx, ci, cap);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (filter)"));
+        k_settle<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, cap, rows);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (settle)"));
+    }
     for (int shift = W - 8; shift >= 0; shift -= 8) {
-        k_count<K, 0><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist);
+        k_count<K, I, 0><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count)"));
         k_pick<0><<<pick, ROWS_PER_PICK, 0, s>>>(nrows, shift, shift == 0, rows, hist);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick)"));
@@ -183,12 +330,12 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     int ibits = 0; /* the bits of the largest position */
     while (ibits < 64 && ((n - 1) >> ibits) != 0) ibits++;
     for (int shift = (ibits + 7) / 8 * 8 - 8; shift >= 0; shift -= 8) {
-        k_count<K, 1><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist);
+        k_count<K, I, 1><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count ties)"));
         k_pick<1><<<pick, ROWS_PER_PICK, 0, s>>>(nrows, shift, 0, rows, hist);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick ties)"));
     }
-    k_gather<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, k, g, xf, rows, gx, gi);
+    k_gather<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, k, g, xf, rows, gx, gi, cx, ci, cap);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (gather)"));
     if (small) {
         /* 16 bytes of slack: ptxas may widen the last shared loads to 16 bytes (memcheck saw it at k = 1) */
