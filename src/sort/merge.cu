@@ -10,6 +10,11 @@ namespace {
 
 constexpr int MT = 256, MI = 8, MTILE = MT * MI;
 
+/* shared-memory place of tile element e: one element of padding per 128 bytes, so a thread's run of MI (a stride of
+ * MI elements across the warp) falls in distinct banks */
+template <typename K> __device__ __forceinline__ int pd(int e) { return e + e / (128 / (int)sizeof(K)); }
+template <typename K> __host__ __device__ constexpr int padded() { return MTILE + MTILE / (128 / (int)sizeof(K)); }
+
 template <int VS> struct Val;
 template <> struct Val<1> { typedef uint8_t T; };
 template <> struct Val<2> { typedef uint16_t T; };
@@ -48,8 +53,8 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
                                               RKey<K> x, K *out, const void *va, const void *vb, void *vout)
 {
     typedef typename Val<VS>::T V;
-    __shared__ K sk[MTILE], so[MTILE];
-    __shared__ unsigned short ssrc[VS ? MTILE : 1];
+    __shared__ K sk[padded<K>()], so[padded<K>()];
+    __shared__ unsigned short ssrc[VS ? padded<K>() : 1];
     const size_t t = blockIdx.x, n = na + nb, d0 = t * MTILE, d1 = d0 + MTILE < n ? d0 + MTILE : n;
     const size_t i0 = sp[t], i1 = sp[t + 1], j0 = d0 - i0;
     const int ca = (int)(i1 - i0), c = (int)(d1 - d0), cb = c - ca;
@@ -62,20 +67,20 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
         }
 #pragma unroll
         for (int u = 0; u < MI; u++)
-            if (u * MT + (int)threadIdx.x < c) sk[u * MT + threadIdx.x] = r[u];
+            if (u * MT + (int)threadIdx.x < c) sk[pd<K>(u * MT + threadIdx.x)] = r[u];
     }
     __syncthreads();
     const int td = threadIdx.x * MI;
     if (td < c) {
-        int i = (int)split_at((size_t)ca, (size_t)cb, (size_t)td, [&](size_t p) { return rkey(sk[p], x); },
-                              [&](size_t q) { return rkey(sk[ca + q], x); });
+        int i = (int)split_at((size_t)ca, (size_t)cb, (size_t)td, [&](size_t p) { return rkey(sk[pd<K>((int)p)], x); },
+                              [&](size_t q) { return rkey(sk[pd<K>(ca + (int)q)], x); });
         int j = td - i;
         const int end = td + MI < c ? td + MI : c;
         for (int o = td; o < end; o++) {
-            const bool from_a = j >= cb || (i < ca && rkey(sk[i], x) <= rkey(sk[ca + j], x));
+            const bool from_a = j >= cb || (i < ca && rkey(sk[pd<K>(i)], x) <= rkey(sk[pd<K>(ca + j)], x));
             const int src = from_a ? i++ : ca + j++;
-            so[o] = sk[src];
-            if (VS) ssrc[o] = (unsigned short)src;
+            so[pd<K>(o)] = sk[pd<K>(src)];
+            if (VS) ssrc[pd<K>(o)] = (unsigned short)src;
         }
     }
     __syncthreads();
@@ -85,7 +90,7 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
         for (int u = 0; u < MI; u++) {
             const int e = u * MT + threadIdx.x;
             if (e < c) {
-                const int s = ssrc[e];
+                const int s = ssrc[pd<K>(e)];
                 v[u] = s < ca ? ((const V *)va)[i0 + s] : ((const V *)vb)[j0 + (s - ca)];
             }
         }
@@ -94,7 +99,7 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
     for (int u = 0; u < MI; u++) {
         const int e = u * MT + threadIdx.x;
         if (e < c) {
-            out[d0 + e] = so[e];
+            out[d0 + e] = so[pd<K>(e)];
             if (VS) ((V *)vout)[d0 + e] = v[VS ? u : 0];
         }
     }

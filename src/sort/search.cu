@@ -101,7 +101,9 @@ __global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, L
             else hi = mid;
         }
         size_t c = lo; /* the entries of the current level before the place */
-        for (int l = top - 1; l >= 0 && c > 0; l--) {
+#pragma unroll
+        for (int l = MAX_LEVELS - 1; l >= 0; l--) { /* unrolled: lv's fields read at constant indices */
+            if (l >= top || c == 0) continue;
             const size_t base = (c - 1) * F, len = lv.len[l];
             const unsigned lim = (unsigned)(len - base < F ? len - base : F);
             if (l > 0) {
@@ -154,7 +156,12 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size
             lv.tab[l] = t;
         }
         const int a_lines = (uintptr_t)sorted % 16 == 0;
-        k_search_levels<K, I><<<(unsigned)grid, ST, 0, s>>>((const K *)sorted, a_lines, lv, (const K *)queries, m, x,
+        /* one wave of blocks: each takes an equal share of the queries, so a partial second wave would double the time */
+        int per_sm = 1;
+        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_search_levels<K, I>, ST, 0);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_searchsorted", __FILE__, __LINE__);
+        const size_t wave = (size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1), lgrid = need < wave ? need : wave;
+        k_search_levels<K, I><<<(unsigned)lgrid, ST, 0, s>>>((const K *)sorted, a_lines, lv, (const K *)queries, m, x,
                                                             right, (I *)out);
         return GP_CHECK_LAUNCH("gp_searchsorted");
     }

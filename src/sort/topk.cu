@@ -25,9 +25,11 @@ struct Row {                         /* one row's selection, in the workspace */
 struct Grid {
     size_t bx, chunk;
 };
-inline Grid grid_of(const gp_ctx_t *ctx, size_t rows, size_t n)
+inline Grid grid_of(const gp_ctx_t *ctx, int per_sm, size_t rows, size_t n)
 {
-    const size_t per = (size_t)TT * 16, want = (n + per - 1) / per, cap = ((size_t)ctx->sm_count * 8 + rows - 1) / rows;
+    /* one wave: a block's chunk is a fixed share, so blocks past what the SMs hold at once would double the time */
+    const size_t per = (size_t)TT * 16, want = (n + per - 1) / per,
+                 cap = ((size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1) + rows - 1) / rows;
     Grid g;
     g.bx = want < cap ? want : cap;
     if (g.bx == 0) g.bx = 1;
@@ -251,17 +253,19 @@ __global__ void __launch_bounds__(TT) k_gather(const K *x, size_t n, size_t k, G
     }
 }
 
-/* one block a row (k <= ORDER_MAX): each element's place = the gathered elements before it in (key, position) */
+/* k <= ORDER_MAX: each element's place = the gathered elements before it in (key, position); a row's k in shared
+ * memory, each block of the row's `per` placing TT of them */
 template <typename K, typename I>
-__global__ void __launch_bounds__(TT) k_order(size_t k, RKey<K> xf, const K *gx, const I *gi, K *vals, I *idx)
+__global__ void __launch_bounds__(TT) k_order(size_t k, unsigned per, RKey<K> xf, const K *gx, const I *gi, K *vals,
+                                              I *idx)
 {
     extern __shared__ unsigned long long sm[];
     K *sk = (K *)sm;
     I *si = (I *)(sm + (k * sizeof(K) + 7) / 8);
-    const size_t r = blockIdx.x;
+    const size_t r = blockIdx.x / per;
     for (size_t j = threadIdx.x; j < k; j += TT) sk[j] = rkey(gx[r * k + j], xf), si[j] = gi[r * k + j];
     __syncthreads();
-    for (size_t e = threadIdx.x; e < k; e += TT) {
+    for (size_t e = (size_t)(blockIdx.x % per) * TT + threadIdx.x; e < k; e += (size_t)per * TT) {
         const K ke = sk[e];
         const I ie = si[e];
         size_t p = 0;
@@ -311,7 +315,17 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     const unsigned pick = (unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK);
     k_init<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, rows);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (init)"));
-    const Grid g = grid_of(ctx, nrows, n);
+    int per_sm = 8;
+    {
+        int o[3];
+        cudaError_t e1 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[0], k_count<K, I, 0>, TT, 0),
+                    e2 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[1], k_filter<K, I>, TT, 0),
+                    e3 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[2], k_gather<K, I>, TT, 0);
+        if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess)
+            return gp__cuda_error(e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3, "gp_topk", __FILE__, __LINE__);
+        for (int j = 0; j < 3; j++) per_sm = o[j] < per_sm ? o[j] : per_sm;
+    }
+    const Grid g = grid_of(ctx, per_sm, nrows, n);
     const unsigned blocks = (unsigned)(g.bx * nrows);
     if (fast) {
         k_sample<K><<<(unsigned)nrows, TT, 0, s>>>((const K *)x, n, SAMPLE_MAX, (int)t, xf, rows);
@@ -340,7 +354,8 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     if (small) {
         /* 16 bytes of slack: ptxas may widen the last shared loads to 16 bytes (memcheck saw it at k = 1) */
         const size_t smem = (k * sizeof(K) + 7) / 8 * 8 + k * sizeof(I) + 16;
-        k_order<K, I><<<(unsigned)nrows, TT, smem, s>>>(k, xf, gx, gi, (K *)values, (I *)indices);
+        const unsigned per = (unsigned)((k + TT - 1) / TT);
+        k_order<K, I><<<(unsigned)(nrows * per), TT, smem, s>>>(k, per, xf, gx, gi, (K *)values, (I *)indices);
         return GP_CHECK_LAUNCH("gp_topk (order)");
     }
     for (size_t r = 0; r < nrows; r++) { /* by position, then stably by key */
