@@ -1,19 +1,24 @@
 /*
  * merge.cu — gp_merge on the GPU (merge.c has the checks and the CPU backend; docs/design/sort.md). Merge path: one
- * launch finds where every tile of 2048 outputs starts in a and b (a binary search along the tile's diagonal), then a
- * block per tile loads its two runs into shared memory, each thread finds its own 8 outputs' split the same way,
- * merges them into a shared output stage, and the block stores the tile (and gathers the values) in order.
+ * launch finds where every tile of 4096 outputs (2048 for 8-byte keys) starts in a and b (a binary search along the
+ * tile's diagonal), then a block per tile loads its two runs into shared memory, each thread finds its own 16 (8)
+ * outputs' split the same way and merges them in registers, the same shared buffer stages them, and the block stores
+ * the tile (and gathers the values) in order.
  */
 #include "radix_key.cuh"
 
 namespace {
 
-constexpr int MT = 256, MI = 8, MTILE = MT * MI;
+constexpr int MT = 256;
 
-/* shared-memory place of tile element e: one element of padding per 128 bytes, so a thread's run of MI (a stride of
- * MI elements across the warp) falls in distinct banks */
-template <typename K> __device__ __forceinline__ int pd(int e) { return e + e / (128 / (int)sizeof(K)); }
-template <typename K> __host__ __device__ constexpr int padded() { return MTILE + MTILE / (128 / (int)sizeof(K)); }
+/* a thread merges MI outputs (16 of keys up to 4 bytes, 8 of wider ones): a tile of MT * MI */
+template <typename K> __host__ __device__ constexpr int items() { return sizeof(K) <= 4 ? 16 : 8; }
+template <typename K> __host__ __device__ constexpr int tile() { return MT * items<K>(); }
+/* shared-memory place of tile element e: one element of padding per 128 bytes, so a thread's run (a stride of MI
+ * elements across the warp) falls in distinct banks */
+template <typename K> __host__ __device__ constexpr unsigned lg_line() { return sizeof(K) == 1 ? 7 : sizeof(K) == 2 ? 6 : sizeof(K) == 4 ? 5 : 4; }
+template <typename K> __device__ __forceinline__ unsigned pd(unsigned e) { return e + (e >> lg_line<K>()); }
+template <typename K> __host__ __device__ constexpr int padded() { return tile<K>() + (tile<K>() >> lg_line<K>()); }
 
 template <int VS> struct Val;
 template <> struct Val<1> { typedef uint8_t T; };
@@ -44,7 +49,7 @@ __global__ void k_splits(const K *a, size_t na, const K *b, size_t nb, RKey<K> x
 {
     const size_t t = (size_t)blockIdx.x * MT + threadIdx.x;
     if (t > tiles) return;
-    const size_t n = na + nb, d = t * MTILE < n ? t * MTILE : n;
+    const size_t n = na + nb, d = t * tile<K>() < n ? t * tile<K>() : n;
     sp[t] = split_at(na, nb, d, [&](size_t i) { return rkey(a[i], x); }, [&](size_t j) { return rkey(b[j], x); });
 }
 
@@ -53,9 +58,10 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
                                               RKey<K> x, K *out, const void *va, const void *vb, void *vout)
 {
     typedef typename Val<VS>::T V;
-    __shared__ K sk[padded<K>()], so[padded<K>()];
+    constexpr int MI = items<K>(), TILE = tile<K>();
+    __shared__ K sk[padded<K>()];
     __shared__ unsigned short ssrc[VS ? padded<K>() : 1];
-    const size_t t = blockIdx.x, n = na + nb, d0 = t * MTILE, d1 = d0 + MTILE < n ? d0 + MTILE : n;
+    const size_t t = blockIdx.x, n = na + nb, d0 = t * TILE, d1 = d0 + TILE < n ? d0 + TILE : n;
     const size_t i0 = sp[t], i1 = sp[t + 1], j0 = d0 - i0;
     const int ca = (int)(i1 - i0), c = (int)(d1 - d0), cb = c - ca;
     { /* every thread's loads issued before its stores: MI in flight each */
@@ -70,18 +76,36 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
             if (u * MT + (int)threadIdx.x < c) sk[pd<K>(u * MT + threadIdx.x)] = r[u];
     }
     __syncthreads();
+    /* the thread's MI outputs merged in registers: the two heads held as bits and radix keys, one shared load a step */
     const int td = threadIdx.x * MI;
+    K ov[MI];
+    unsigned short os[MI];
     if (td < c) {
-        int i = (int)split_at((size_t)ca, (size_t)cb, (size_t)td, [&](size_t p) { return rkey(sk[pd<K>((int)p)], x); },
-                              [&](size_t q) { return rkey(sk[pd<K>(ca + (int)q)], x); });
+        int i = (int)split_at((size_t)ca, (size_t)cb, (size_t)td, [&](size_t p) { return rkey(sk[pd<K>((unsigned)p)], x); },
+                              [&](size_t q) { return rkey(sk[pd<K>((unsigned)(ca + q))], x); });
         int j = td - i;
-        const int end = td + MI < c ? td + MI : c;
-        for (int o = td; o < end; o++) {
-            const bool from_a = j >= cb || (i < ca && rkey(sk[pd<K>(i)], x) <= rkey(sk[pd<K>(ca + j)], x));
-            const int src = from_a ? i++ : ca + j++;
-            so[pd<K>(o)] = sk[pd<K>(src)];
-            if (VS) ssrc[pd<K>(o)] = (unsigned short)src;
+        K ha = i < ca ? sk[pd<K>(i)] : (K)0, hb = j < cb ? sk[pd<K>(ca + j)] : (K)0;
+        K ka = rkey(ha, x), kb = rkey(hb, x);
+#pragma unroll
+        for (int o = 0; o < MI; o++) {
+            const bool fa = j >= cb || (i < ca && ka <= kb);
+            ov[o] = fa ? ha : hb;
+            os[o] = (unsigned short)(fa ? i : ca + j);
+            if (fa) {
+                if (++i < ca) ha = sk[pd<K>(i)], ka = rkey(ha, x);
+            } else {
+                if (++j < cb) hb = sk[pd<K>(ca + j)], kb = rkey(hb, x);
+            }
         }
+    }
+    __syncthreads(); /* the tile's keys are read: the same buffer stages the outputs */
+    if (td < c) {
+#pragma unroll
+        for (int o = 0; o < MI; o++)
+            if (td + o < c) {
+                sk[pd<K>(td + o)] = ov[o];
+                if (VS) ssrc[pd<K>(td + o)] = os[o];
+            }
     }
     __syncthreads();
     V v[VS ? MI : 1];
@@ -99,7 +123,7 @@ __global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b,
     for (int u = 0; u < MI; u++) {
         const int e = u * MT + threadIdx.x;
         if (e < c) {
-            out[d0 + e] = so[pd<K>(e)];
+            out[d0 + e] = sk[pd<K>(e)];
             if (VS) ((V *)vout)[d0 + e] = v[VS ? u : 0];
         }
     }
@@ -110,7 +134,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t n
                 const void *va, const void *vb, void *vout, int desc, cudaStream_t s)
 {
     const RKey<K> x = rkey_of<K>(dt, desc);
-    const size_t n = na + nb, tiles = (n + MTILE - 1) / MTILE;
+    const size_t n = na + nb, tiles = (n + tile<K>() - 1) / tile<K>();
     void *ws = NULL;
     GP_TRY_RET(gp__workspace(ctx, (tiles + 1) * sizeof(size_t), &ws));
     k_splits<K><<<(unsigned)((tiles + 1 + MT - 1) / MT), MT, 0, s>>>((const K *)a, na, (const K *)b, nb, x, tiles,

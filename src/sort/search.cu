@@ -2,7 +2,8 @@
  * search.cu — gp_searchsorted on the GPU (search.c has the checks and the CPU backend; docs/design/sort.md). Keys
  * compare as radix keys, so the order is gp_sort's. Many queries: tables of every F-th key, every F^2-th, ... (F keys
  * a 128-byte line) down to one of at most 32 KiB, held in shared memory; a query's place in that table picks one
- * line of the next table, and so down to one line of the keys — one line read per level. Few queries: 2048 keys
+ * line of the next table, and so down to one line of the keys — one line read per level, by eight lanes together.
+ * Few queries: 2048 keys
  * sampled into shared memory, then a binary search of the stride between two samples.
  */
 #include "radix_key.cuh"
@@ -63,37 +64,24 @@ template <typename K> struct Levels {
     int top; /* the level held in shared memory */
 };
 
-/* the keys of one line (F of them from `base`) before the query, of the first `lim` */
-template <typename K, bool RAW>
-__device__ __forceinline__ unsigned line_before(const K *t, size_t base, unsigned lim, K qk, int right, RKey<K> x)
-{
-    constexpr int F = 128 / sizeof(K), V = 16 / sizeof(K);
-    const uint4 *p = (const uint4 *)(t + base);
-    unsigned c = 0;
-#pragma unroll
-    for (int w = 0; w < 8; w++) {
-        const uint4 u = __ldg(p + w);
-        K e[V];
-        memcpy(e, &u, 16);
-#pragma unroll
-        for (int v = 0; v < V; v++) c += (unsigned)(w * V + v) < lim && before(RAW ? rkey(e[v], x) : e[v], qk, right);
-    }
-    (void)F;
-    return c;
-}
-
+/* Many queries: eight lanes a query, each holding 16 bytes of the line a level reads (one coalesced 128-byte load
+ * for the eight; a line a thread cost eight L1 wavefronts per query and level), their counts summed by shuffles */
 template <typename K, typename I>
 __global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, Levels<K> lv, const K *q, size_t m,
                                                      RKey<K> x, int right, I *out)
 {
-    constexpr size_t F = 128 / sizeof(K);
+    constexpr int F = 128 / sizeof(K), V = 16 / sizeof(K), G = 8;
     __shared__ K s[TOP_BYTES / sizeof(K)];
     const int top = lv.top;
     const unsigned ns = (unsigned)lv.len[top];
     for (unsigned j = threadIdx.x; j < ns; j += ST) s[j] = top ? lv.tab[top][j] : rkey(a[j], x);
     __syncthreads();
-    for (size_t i = (size_t)blockIdx.x * ST + threadIdx.x; i < m; i += (size_t)gridDim.x * ST) {
-        const K qk = rkey(q[i], x);
+    const unsigned sub = threadIdx.x % G;
+    const size_t groups = (size_t)gridDim.x * (ST / G);
+    for (size_t g0 = ((size_t)blockIdx.x * ST + (threadIdx.x & ~31u)) / G; g0 < m; g0 += groups) {
+        const size_t qi = g0 + (threadIdx.x & 31) / G; /* every lane of the warp runs the loop: shuffles below */
+        const bool active = qi < m;
+        const K qk = active ? rkey(q[qi], x) : (K)0;
         unsigned lo = 0, hi = ns;
         while (lo < hi) {
             const unsigned mid = (lo + hi) >> 1;
@@ -103,20 +91,30 @@ __global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, L
         size_t c = lo; /* the entries of the current level before the place */
 #pragma unroll
         for (int l = MAX_LEVELS - 1; l >= 0; l--) { /* unrolled: lv's fields read at constant indices */
-            if (l >= top || c == 0) continue;
-            const size_t base = (c - 1) * F, len = lv.len[l];
-            const unsigned lim = (unsigned)(len - base < F ? len - base : F);
-            if (l > 0) {
-                c = base + line_before<K, false>(lv.tab[l], base, lim, qk, right, x);
-            } else if (a_lines && lim == F) {
-                c = base + line_before<K, true>(a, base, lim, qk, right, x);
-            } else { /* a line of a misaligned or the last, short one: key by key */
-                unsigned cnt = 0;
-                for (unsigned e = 0; e < lim; e++) cnt += before(rkey(__ldg(a + base + e), x), qk, right);
-                c = base + cnt;
+            if (l >= top) continue;
+            const bool go = active && c > 0;
+            const size_t base = go ? (c - 1) * F : 0, len = lv.len[l];
+            const unsigned lim = go ? (unsigned)(len - base < (size_t)F ? len - base : (size_t)F) : 0;
+            unsigned cnt = 0;
+            if (go) {
+                if (l > 0 || (a_lines && lim == (unsigned)F)) {
+                    const uint4 u = __ldg((const uint4 *)((l > 0 ? lv.tab[l] : a) + base) + sub);
+                    K e[V];
+                    memcpy(e, &u, 16);
+#pragma unroll
+                    for (int v = 0; v < V; v++)
+                        cnt += sub * V + v < lim && before(l > 0 ? e[v] : rkey(e[v], x), qk, right);
+                } else { /* a line of a misaligned or the last, short one: key by key */
+#pragma unroll
+                    for (int v = 0; v < V; v++)
+                        if (sub * V + v < lim) cnt += before(rkey(__ldg(a + base + sub * V + v), x), qk, right);
+                }
             }
+#pragma unroll
+            for (int d = 1; d < G; d <<= 1) cnt += __shfl_xor_sync(0xffffffffu, cnt, d);
+            if (go) c = base + cnt;
         }
-        out[i] = (I)c;
+        if (active && sub == 0) out[qi] = (I)c;
     }
 }
 
@@ -160,7 +158,8 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size
         int per_sm = 1;
         cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_search_levels<K, I>, ST, 0);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_searchsorted", __FILE__, __LINE__);
-        const size_t wave = (size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1), lgrid = need < wave ? need : wave;
+        const size_t wave = (size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1), need8 = (m + ST / 8 - 1) / (ST / 8),
+                     lgrid = need8 < wave ? need8 : wave;
         k_search_levels<K, I><<<(unsigned)lgrid, ST, 0, s>>>((const K *)sorted, a_lines, lv, (const K *)queries, m, x,
                                                             right, (I *)out);
         return GP_CHECK_LAUNCH("gp_searchsorted");

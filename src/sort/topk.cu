@@ -149,17 +149,23 @@ __global__ void __launch_bounds__(TT) k_sample(const K *x, size_t n, int samples
     if (threadIdx.x == 0) rows[r].thr = prefix;
 }
 
-/* the keys at or below the row's bound and their positions, appended (warp-aggregated) while they fit */
+/* the keys at or below the row's bound and their positions, appended while they fit: each warp stages its finds in
+ * shared memory and reserves 32 places at a time (one atomic a candidate on one counter capped the read near 1 TB/s) */
 template <typename K, typename I>
 __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKey<K> xf, Row *rows, K *cx, I *ci,
                                                size_t cap)
 {
     constexpr int U = unroll<K>();
+    __shared__ K wk[TT / 32][64];
+    __shared__ I wi[TT / 32][64];
     const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
     const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
     const unsigned long long thr = rows[r].thr;
     const K *row = x + r * n;
-    const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u;
+    K *ck = cx + r * cap;
+    I *cp = ci + r * cap;
+    const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u, w = threadIdx.x >> 5;
+    unsigned held = 0; /* the warp's staged candidates (the same in every lane) */
     for (size_t b = c0; b < c1; b += (size_t)TT * U) {
         K v[U];
 #pragma unroll
@@ -173,12 +179,27 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
             const bool take = i < c1 && (unsigned long long)rkey(v[u], xf) <= thr;
             const unsigned m = __ballot_sync(0xffffffffu, take);
             if (m == 0) continue;
-            unsigned long long base = 0;
-            if (lane == __ffs(m) - 1) base = atomicAdd(&rows[r].ncand, (unsigned long long)__popc(m));
-            base = __shfl_sync(0xffffffffu, base, __ffs(m) - 1);
-            const unsigned long long at = base + __popc(m & lt);
-            if (take && at < cap) cx[r * cap + at] = v[u], ci[r * cap + at] = (I)i;
+            if (take) wk[w][held + __popc(m & lt)] = v[u], wi[w][held + __popc(m & lt)] = (I)i;
+            held += __popc(m);
+            if (held >= 32) {
+                __syncwarp();
+                unsigned long long base = 0;
+                if (lane == 0) base = atomicAdd(&rows[r].ncand, 32ull);
+                base = __shfl_sync(0xffffffffu, base, 0);
+                if (base + lane < cap) ck[base + lane] = wk[w][lane], cp[base + lane] = wi[w][lane];
+                __syncwarp();
+                if (lane < held - 32) wk[w][lane] = wk[w][32 + lane], wi[w][lane] = wi[w][32 + lane];
+                __syncwarp();
+                held -= 32;
+            }
         }
+    }
+    if (held) {
+        __syncwarp();
+        unsigned long long base = 0;
+        if (lane == 0) base = atomicAdd(&rows[r].ncand, (unsigned long long)held);
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (lane < held && base + lane < cap) ck[base + lane] = wk[w][lane], cp[base + lane] = wi[w][lane];
     }
 }
 
