@@ -64,8 +64,9 @@ template <typename K> struct Levels {
     int top; /* the level held in shared memory */
 };
 
-/* Many queries: eight lanes a query, each holding 16 bytes of the line a level reads (one coalesced 128-byte load
- * for the eight; a line a thread cost eight L1 wavefronts per query and level), their counts summed by shuffles */
+/* Many queries: a warp takes 32; each lane finds its own query's place in the shared-memory table, then eight lanes
+ * a query (four at a time) read each level's 128-byte line together, one 16-byte piece each (one coalesced load; a
+ * line a thread cost eight L1 wavefronts per query and level), their counts summed by shuffles */
 template <typename K, typename I>
 __global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, Levels<K> lv, const K *q, size_t m,
                                                      RKey<K> x, int right, I *out)
@@ -76,45 +77,52 @@ __global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, L
     const unsigned ns = (unsigned)lv.len[top];
     for (unsigned j = threadIdx.x; j < ns; j += ST) s[j] = top ? lv.tab[top][j] : rkey(a[j], x);
     __syncthreads();
-    const unsigned sub = threadIdx.x % G;
-    const size_t groups = (size_t)gridDim.x * (ST / G);
-    for (size_t g0 = ((size_t)blockIdx.x * ST + (threadIdx.x & ~31u)) / G; g0 < m; g0 += groups) {
-        const size_t qi = g0 + (threadIdx.x & 31) / G; /* every lane of the warp runs the loop: shuffles below */
-        const bool active = qi < m;
-        const K qk = active ? rkey(q[qi], x) : (K)0;
+    const unsigned lane = threadIdx.x & 31, sub = lane % G;
+    for (size_t w0 = (size_t)blockIdx.x * ST + (threadIdx.x & ~31u); w0 < m; w0 += (size_t)gridDim.x * ST) {
+        const size_t mine = w0 + lane; /* every lane of the warp runs the loop: shuffles below */
+        const K myq = mine < m ? rkey(q[mine], x) : (K)0;
         unsigned lo = 0, hi = ns;
         while (lo < hi) {
             const unsigned mid = (lo + hi) >> 1;
-            if (before(s[mid], qk, right)) lo = mid + 1;
+            if (before(s[mid], myq, right)) lo = mid + 1;
             else hi = mid;
         }
-        size_t c = lo; /* the entries of the current level before the place */
+        size_t place = lo;
+        for (int round = 0; round < G; round++) { /* 8 rounds of 4 queries: query round * 4 + lane / 8 */
+            const unsigned owner = (unsigned)round * (32 / G) + lane / G;
+            const K qk = __shfl_sync(0xffffffffu, myq, owner);
+            size_t c = __shfl_sync(0xffffffffu, (unsigned long long)place, owner);
+            const bool active = w0 + owner < m;
 #pragma unroll
-        for (int l = MAX_LEVELS - 1; l >= 0; l--) { /* unrolled: lv's fields read at constant indices */
-            if (l >= top) continue;
-            const bool go = active && c > 0;
-            const size_t base = go ? (c - 1) * F : 0, len = lv.len[l];
-            const unsigned lim = go ? (unsigned)(len - base < (size_t)F ? len - base : (size_t)F) : 0;
-            unsigned cnt = 0;
-            if (go) {
-                if (l > 0 || (a_lines && lim == (unsigned)F)) {
-                    const uint4 u = __ldg((const uint4 *)((l > 0 ? lv.tab[l] : a) + base) + sub);
-                    K e[V];
-                    memcpy(e, &u, 16);
+            for (int l = MAX_LEVELS - 1; l >= 0; l--) { /* unrolled: lv's fields read at constant indices */
+                if (l >= top) continue;
+                const bool go = active && c > 0;
+                const size_t base = go ? (c - 1) * F : 0, len = lv.len[l];
+                const unsigned lim = go ? (unsigned)(len - base < (size_t)F ? len - base : (size_t)F) : 0;
+                unsigned cnt = 0;
+                if (go) {
+                    if (l > 0 || (a_lines && lim == (unsigned)F)) {
+                        const uint4 u = __ldg((const uint4 *)((l > 0 ? lv.tab[l] : a) + base) + sub);
+                        K e[V];
+                        memcpy(e, &u, 16);
 #pragma unroll
-                    for (int v = 0; v < V; v++)
-                        cnt += sub * V + v < lim && before(l > 0 ? e[v] : rkey(e[v], x), qk, right);
-                } else { /* a line of a misaligned or the last, short one: key by key */
+                        for (int v = 0; v < V; v++)
+                            cnt += sub * V + v < lim && before(l > 0 ? e[v] : rkey(e[v], x), qk, right);
+                    } else { /* a line of a misaligned or the last, short one: key by key */
 #pragma unroll
-                    for (int v = 0; v < V; v++)
-                        if (sub * V + v < lim) cnt += before(rkey(__ldg(a + base + sub * V + v), x), qk, right);
+                        for (int v = 0; v < V; v++)
+                            if (sub * V + v < lim) cnt += before(rkey(__ldg(a + base + sub * V + v), x), qk, right);
+                    }
                 }
-            }
 #pragma unroll
-            for (int d = 1; d < G; d <<= 1) cnt += __shfl_xor_sync(0xffffffffu, cnt, d);
-            if (go) c = base + cnt;
+                for (int d = 1; d < G; d <<= 1) cnt += __shfl_xor_sync(0xffffffffu, cnt, d);
+                if (go) c = base + cnt;
+            }
+            /* the owner keeps its answer */
+            const size_t got = __shfl_sync(0xffffffffu, (unsigned long long)c, (lane % (32 / G)) * G);
+            if (lane / (32 / G) == (unsigned)round) place = got;
         }
-        if (active && sub == 0) out[qi] = (I)c;
+        if (mine < m) out[mine] = (I)place;
     }
 }
 
@@ -158,8 +166,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size
         int per_sm = 1;
         cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_search_levels<K, I>, ST, 0);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_searchsorted", __FILE__, __LINE__);
-        const size_t wave = (size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1), need8 = (m + ST / 8 - 1) / (ST / 8),
-                     lgrid = need8 < wave ? need8 : wave;
+        const size_t wave = (size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1), lgrid = need < wave ? need : wave;
         k_search_levels<K, I><<<(unsigned)lgrid, ST, 0, s>>>((const K *)sorted, a_lines, lv, (const K *)queries, m, x,
                                                             right, (I *)out);
         return GP_CHECK_LAUNCH("gp_searchsorted");
