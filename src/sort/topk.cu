@@ -52,15 +52,14 @@ __device__ __forceinline__ Src<K, I> src_of(const K *x, size_t n, Grid g, const 
     size_t len = n;
     if (st.fast) o.x = cx + r * cap, o.pos = ci + r * cap, len = (size_t)st.ncand;
     else o.x = x + r * n, o.pos = NULL;
-    /* candidates: at least 4096 a block (fewer blocks flushing counts), the rest of the launch idle */
-    const size_t chunk = st.fast ? ((len + g.bx - 1) / g.bx > 4096 ? (len + g.bx - 1) / g.bx : 4096) : (len + g.bx - 1) / g.bx;
+    const size_t chunk = (len + g.bx - 1) / g.bx;
     o.c0 = b * chunk < len ? b * chunk : len;
     o.c1 = o.c0 + chunk < len ? o.c0 + chunk : len;
     return o;
 }
 
-/* loads in flight per thread: sixteen keys of up to 4 bytes, eight 8-byte ones */
-template <typename K> __host__ __device__ constexpr int unroll() { return sizeof(K) == 8 ? 8 : 16; }
+/* loads in flight per thread: eight 4-byte keys, four 8-byte ones */
+template <typename K> __host__ __device__ constexpr int unroll() { return sizeof(K) == 8 ? 4 : 8; }
 
 /* mode 0: count digit (key >> shift) of the keys sharing the row's prefix above it; mode 1: digit (position >> shift)
  * of the ties at T sharing iprefix above it (rows that take every tie skip) */
