@@ -2,9 +2,9 @@
  * suite_sort.c — `gpuprim bench sort`: gp_sort / gp_sort_pairs / gp_argsort against CUB's DeviceRadixSort in the same
  * run, with the D2D copy ceiling: keys u32, f32, u64 and pairs u32/u32, u64/u32 at n (default 2^28; 2^22 on the CPU
  * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
- * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n (no CUB peer
- * for these: torch's figures are in docs). GB/s
- * counts the keys (and values) read once and written once (top-k: read once; searchsorted: queries and places);
+ * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n, np.unique
+ * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs). GB/s
+ * counts the keys (and values) read once and written once (top-k, unique: read once; searchsorted: queries and places);
  * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
  * and gpuprim — as numbers: -0 == +0, NaN last).
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE };
+enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE };
 
 typedef struct sortjob {
     gp_ctx_t *ctx;
@@ -36,6 +36,10 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     if (j->job == J_MERGE) /* the sorted halves of y into x */
         return gp_merge(j->ctx, j->dtype, j->n / 2, j->y, j->n - j->n / 2,
                         (char *)j->y + j->n / 2 * gp_dtype_size(j->dtype), j->x, 0, NULL, NULL, NULL, 0, s);
+    if (j->job == J_UNIQUE) { /* np.unique with counts (torch.unique(sorted=True, return_counts=True)) */
+        size_t u = 0;
+        return gp_unique_sorted_sync(j->ctx, j->dtype, j->n, j->x, j->y, GP_U32, NULL, NULL, (uint64_t *)j->vo, &u);
+    }
     if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
     return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
 }
@@ -97,12 +101,14 @@ static int suite_sort(int argc, char **argv)
         if (topks[t] <= n) CASE(J_TOPK, GP_F32, n, -1), cases[nc - 1].k = topks[t];
     CASE(J_SEARCH, GP_F32, n, -1), cases[nc - 1].k = n / 16; /* 2^24 queries into 2^28 keys by default */
     CASE(J_MERGE, GP_U32, n, -1);
+    CASE(J_UNIQUE, GP_I32, n, -1); /* 2^20 distinct values */
 #undef CASE
     static bench_bars_t bars;
     bars.n = 0;
     static const char *const names[] = {"keys", "pairs +u32", "argsort u32"};
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
-        const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), kb = m * es, vb = m * 4;
+        const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), kb = m * es,
+                     vb = m * (cases[ci].job == J_UNIQUE ? 8 : 4); /* unique: up to m u64 counts */
         const int has_peer = gpu && cases[ci].peer >= 0;
         gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0};
         sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
@@ -122,6 +128,19 @@ static int suite_sort(int argc, char **argv)
              gp_sort_sync(ctx, j.dtype, m - m / 2, (char *)j.x + m / 2 * es, (char *)j.y + m / 2 * es, NULL) != GP_OK)) {
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
             rc = EXIT_FAIL;
+        }
+        if (rc == EXIT_OK && j.job == J_UNIQUE) { /* i32 keys of 2^20 distinct values, made on the host */
+            int32_t *h = malloc(kb);
+            for (size_t i = 0; h && i < m; i++) {
+                uint64_t z = (uint64_t)i * 0x9e3779b97f4a7c15ull + 77;
+                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull, z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                h[i] = (int32_t)((z ^ (z >> 31)) % (1u << 20)) - (1 << 19);
+            }
+            if (!h || gp_memcpy_sync(ctx, j.x, h, kb) != GP_OK) {
+                fprintf(stderr, "gpuprim bench sort: %s\n", h ? gp_last_error() : "no host memory for the keys");
+                rc = EXIT_FAIL;
+            }
+            free(h);
         }
         if (rc == EXIT_OK && j.job == J_SEARCH && /* sorted keys; queries from the same distribution */
             (gp_sort_sync(ctx, j.dtype, m, j.x, j.y, NULL) != GP_OK ||
@@ -155,6 +174,15 @@ static int suite_sort(int argc, char **argv)
                     same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK &&
                            gp_searchsorted(cpu, j.dtype, m, ho, q, hv, 0, GP_U32, hw, NULL) == GP_OK;
                 same = same && gp_memcpy_sync(ctx, hvo, bvo.device, q * 4) == GP_OK && memcmp(hvo, hw, q * 4) == 0;
+            } else if (same && j.job == J_UNIQUE) { /* the distinct keys and their counts, as the CPU backend's */
+                size_t u = 0, gu = 0;
+                same = gp_unique_sorted_sync(cpu, j.dtype, m, hx, hr, GP_U32, NULL, NULL, (uint64_t *)(void *)hw, &u) ==
+                           GP_OK &&
+                       gp_unique_sorted_sync(ctx, j.dtype, m, j.x, j.y, GP_U32, NULL, NULL, (uint64_t *)j.vo, &gu) ==
+                           GP_OK &&
+                       gu == u && u * 8 <= vb && gp_memcpy_sync(ctx, ho, by.device, u * es) == GP_OK &&
+                       gp_memcpy_sync(ctx, hvo, bvo.device, u * 8) == GP_OK && memcmp(ho, hr, u * es) == 0 &&
+                       memcmp(hvo, hw, u * 8) == 0;
             } else if (same && j.job == J_MERGE) { /* x now holds the merge of y's halves: the sort of y */
                 same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK && gp_memcpy_sync(ctx, hx, bx.device, kb) == GP_OK &&
                        gp_sort(cpu, j.dtype, m, ho, hr, NULL, NULL) == GP_OK && memcmp(hx, hr, kb) == 0;
@@ -178,9 +206,10 @@ static int suite_sort(int argc, char **argv)
             if (j.job == J_TOPK) snprintf(name, sizeof name, "topk k=%zu%s", j.k, same ? "" : " CHECK FAILED");
             else if (j.job == J_SEARCH) snprintf(name, sizeof name, "searchsorted %zu%s", j.k, same ? "" : " CHECK FAILED");
             else if (j.job == J_MERGE) snprintf(name, sizeof name, "merge 2 x n/2%s", same ? "" : " CHECK FAILED");
+            else if (j.job == J_UNIQUE) snprintf(name, sizeof name, "unique +counts%s", same ? "" : " CHECK FAILED");
             else snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
             /* top-k: one read of the keys is its floor; searchsorted: the queries read and the places written */
-            const double moved = j.job == J_TOPK ? (double)kb : j.job == J_SEARCH ? 8.0 * (double)j.k
+            const double moved = j.job == J_TOPK || j.job == J_UNIQUE ? (double)kb : j.job == J_SEARCH ? 8.0 * (double)j.k
                                  : 2.0 * (double)(j.job == J_ARG || j.job == J_PAIRS ? kb + vb : kb);
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, has_peer ? gp_peer_reduce_name(j.peer) : "",
                     has_peer ? sp.median_ms : 0);

@@ -649,6 +649,19 @@ GP_API gp_status_t gp_topk(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t 
 GP_API gp_status_t gp_topk_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k,
                                 int largest, void *values, gp_dtype_t index_dtype, void *indices);
 
+/* np.unique(x, return_index, return_inverse, return_counts): y[0, *count) = the distinct keys of x in gp_sort's order
+ * (ascending, NaN last). Keys are equal as the sort orders them: every NaN equals every other (NumPy's equal_nan) and
+ * -0.0 equals +0.0; each distinct key is written as its first occurrence in x (every bit: a NaN's payload, a zero's
+ * sign). first_index[u] = that first occurrence's position, inverse[i] = the u with y[u] equal to x[i] (so
+ * y[inverse] equals x), counts[u] = how many elements equal y[u]. index_dtype GP_U32 (n <= 2^32), GP_I64 or GP_U64
+ * for first_index and inverse; y, first_index and counts hold n at most, inverse n; any of the four may be NULL (not
+ * wanted), count may not. A stable argsort (gp_argsort), a scan of the run heads and one launch writing the outputs:
+ * on a GPU, 16 bytes an element of device memory allocated for the call, on the context's default stream; returns
+ * when the outputs are in place. */
+GP_API gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                                         gp_dtype_t index_dtype, void *first_index, void *inverse, uint64_t *counts,
+                                         size_t *count);
+
 /* ---------------------------------------------------------------------------------------------- user operators */
 /* Operators written as a line of C, compiled at run time: NVRTC for the context's GPU (libnvrtc is loaded with
  * dlopen on the first gp_uop_create of a GPU context: a program that never creates one does not need it), the

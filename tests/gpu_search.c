@@ -4,7 +4,7 @@
  * through the line tables (many queries; keys aligned and one element off) and the sample (33 queries), n around the
  * sample's stride and the tables' sizes, both sides, u32 and i64 places; top-k smallest and
  * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position, long rows
- * through the sampled bound and its fallback (sorted rows, equal rows); merges with
+ * through the sampled bound and its fallback (sorted rows, equal rows); np.unique's four outputs; merges with
  * values, both orders, runs across the tiles; u8 top-k over
  * 2^32 + 5 elements with the answer known by construction. Outputs poisoned first. GP_TEST_QUICK=1: the small sizes
  * (sanitizers); GP_TEST_FILTER=u32,f64: only those dtypes.
@@ -75,6 +75,43 @@ static void check_topk(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t rows,
           what, rows, n, k);
     gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &di);
     free(wv), free(wi), free(gv), free(gi);
+}
+
+/* np.unique's four outputs on both backends: the same bits */
+static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    gp_buffer_t dx, dy, df, di, dc;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &dx));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &dy));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 8 + 8, &df));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 8 + 8, &di));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 8 + 8, &dc));
+    if (n) OK(gp_memcpy_sync(gpu, dx.device, x, n * es));
+    unsigned char *w = malloc(4 * (n * 8 + 8)), *g = malloc(4 * (n * 8 + 8));
+    for (int w64 = 0; w64 < 2; w64++) {
+        const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
+        const size_t ib = w64 ? 8 : 4, S = n * 8 + 8;
+        size_t wu = 0, gu = 0;
+        OK(gp_unique_sorted_sync(cpu, dt, n, x, w, it, w + S, w + 2 * S, (uint64_t *)(void *)(w + 3 * S), &wu));
+        OK(gp_memset(gpu, dy.device, 0xff, n * es + 1, NULL));
+        OK(gp_memset(gpu, df.device, 0xff, S, NULL));
+        OK(gp_memset(gpu, di.device, 0xff, S, NULL));
+        OK(gp_memset(gpu, dc.device, 0xff, S, NULL));
+        OK(gp_unique_sorted_sync(gpu, dt, n, dx.device, dy.device, it, df.device, di.device, (uint64_t *)dc.device, &gu));
+        if (gu) {
+            OK(gp_memcpy_sync(gpu, g, dy.device, gu * es));
+            OK(gp_memcpy_sync(gpu, g + S, df.device, gu * ib));
+            OK(gp_memcpy_sync(gpu, g + 3 * S, dc.device, gu * 8));
+        }
+        if (n) OK(gp_memcpy_sync(gpu, g + 2 * S, di.device, n * ib));
+        CHECK(gu == wu && memcmp(g, w, gu * es) == 0 && memcmp(g + S, w + S, gu * ib) == 0 &&
+                  memcmp(g + 2 * S, w + 2 * S, n * ib) == 0 && memcmp(g + 3 * S, w + 3 * S, gu * 8) == 0,
+              "%s %s n=%zu unique u%zu: %zu distinct (CPU %zu) or the outputs differ", gp_dtype_name(dt), what, n,
+              8 * ib, gu, wu);
+    }
+    gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dy), gp_mem_free(gpu, &df), gp_mem_free(gpu, &di), gp_mem_free(gpu, &dc);
+    free(w), free(g);
 }
 
 /* a (na) and b (nb) sorted on the CPU, merged on both with 4-byte values: the same bits */
@@ -172,6 +209,7 @@ int main(void)
                 for (size_t i = 0; i < m && n; i += 3) memcpy(q + i * es, x + (size_t)(tc_next() % n) * es, es);
                 check_search(gpu, cpu, dt, n, x, g_quick ? 4099 : m, q, names[mode]); /* the tables */
                 check_search(gpu, cpu, dt, n, x, 33, q, names[mode]);                  /* few queries */
+                check_unique(gpu, cpu, dt, n, x, names[mode]);
                 for (int desc = 0; desc < 2; desc++) /* runs across the tiles of 2048, either shorter */
                     check_merge(gpu, cpu, dt, n, n / 3 + 1, x, desc, names[mode]), check_merge(gpu, cpu, dt, n / 7, n, x, desc, names[mode]);
                 const size_t ks[] = {1, 16, 2048, 2049, n / 3, n};

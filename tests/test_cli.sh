@@ -356,7 +356,7 @@ expect_rc 2 "select bad predicate" "$g" select "$tmp/ones.u32" --dtype u32 --whe
 says "select bad predicate: why" "not a predicate" "$tmp/err"
 [ ! -e "$tmp/x.raw" ] && ok || bad "a refused select left its output"
 # gpuprim unique / rle: one run through all three chunks (joined across both chunk edges), then NumPy's rules.
-expect_rc 0 "unique of one run" "$g" unique "$tmp/ones.u32" --dtype u32 -o "$tmp/u.raw" --json
+expect_rc 0 "unique of one run" "$g" unique --consecutive "$tmp/ones.u32" --dtype u32 -o "$tmp/u.raw" --json
 grep -qF "\"elements\": $n, \"kept\": 1," "$tmp/out" && [ "$(wc -c <"$tmp/u.raw")" = 4 ] && ok || bad "unique of one run: $(cat "$tmp/out")"
 cat "$tmp/ones.u32" | "$g" rle - --dtype u32 -o "$tmp/rv.raw" --lengths "$tmp/rl.raw" --csv >"$tmp/out" 2>"$tmp/err"
 grep -q "^u32,$n,1," "$tmp/out" && [ "$(od -An -tu8 "$tmp/rl.raw" | tr -d ' ')" = "$n" ] &&
@@ -369,7 +369,7 @@ x = np.repeat(r.integers(-2, 3, 2000000).astype(np.int32), r.integers(1, 5, 2000
 np.save('$tmp/runs.npy', x)
 f = np.repeat(np.array([0.0, -0.0, np.nan, np.nan, 1.5, 1.5, -0.0, 0.0]), 3)
 np.save('$tmp/fruns.npy', f)"
-  expect_rc 0 "unique npy" "$g" unique "$tmp/runs.npy" -o "$tmp/u.npy"
+  expect_rc 0 "unique npy" "$g" unique --consecutive "$tmp/runs.npy" -o "$tmp/u.npy"
   expect_rc 0 "rle npy" "$g" rle "$tmp/runs.npy" -o "$tmp/rv.npy" --lengths "$tmp/rl.npy"
   expect_rc 0 "rle floats" "$g" rle "$tmp/fruns.npy" -o "$tmp/fv.npy" --lengths "$tmp/fl.npy"
   python3 - "$tmp" <<'PY' && ok || bad "unique / rle against numpy"
@@ -512,7 +512,7 @@ head -c $(($(wc -c <"$tmp/fin_odd.raw") / 8 * 8)) "$tmp/fin_odd.raw" >"$tmp/fin.
 rm -f "$tmp/fin_src.raw" "$tmp/fin_odd.raw"
 for chunks in 1 3; do
     for args in "scan --op sum" "scan --op max --exclusive" "scan --op affine" "select --where gt:0.5" \
-                "unique" "rle --lengths LEN"; do
+                "unique --consecutive" "rle --lengths LEN"; do
         set -- $args
         v=$1; shift
         src=$tmp/head.raw; [ "$v" = scan ] && src=$tmp/fin.raw

@@ -28,8 +28,10 @@ same "$tmp/sel.npy" "$tmp/want_sel.npy" "x[x > 1] of a Fortran-order array"
 py "np.save(T + '/rF.npy', np.asfortranarray(np.array([[1, 1, 2], [2, 2, 1]], 'i4')))"
 expect_rc 0 "rle of a Fortran-order array" "$g" rle "$tmp/rF.npy" -o "$tmp/rv.npy" --lengths "$tmp/rl.npy" -d $dev
 py "sys.exit(0 if np.load(T + '/rv.npy').tolist() == [1, 2, 1] and np.load(T + '/rl.npy').tolist() == [2, 3, 1] else 1)" && ok || bad "rle walks C order"
-expect_rc 0 "unique of a Fortran-order array" "$g" unique "$tmp/rF.npy" -o "$tmp/u.npy" -d $dev
-py "sys.exit(0 if np.load(T + '/u.npy').tolist() == [1, 2, 1] else 1)" && ok || bad "unique walks C order"
+expect_rc 0 "unique --consecutive of a Fortran-order array" "$g" unique --consecutive "$tmp/rF.npy" -o "$tmp/u.npy" -d $dev
+py "sys.exit(0 if np.load(T + '/u.npy').tolist() == [1, 2, 1] else 1)" && ok || bad "unique --consecutive walks C order"
+expect_rc 0 "unique of a Fortran-order array" "$g" unique "$tmp/rF.npy" -o "$tmp/u.npy" --inverse "$tmp/uinv.npy" -d $dev
+py "a = np.array([[1, 1, 2], [2, 2, 1]], 'i4'); u, v = np.unique(a, return_inverse=True); g = np.load(T + '/uinv.npy'); sys.exit(0 if np.load(T + '/u.npy').tolist() == u.tolist() and g.shape == v.shape and (g == v).all() else 1)" && ok || bad "np.unique of a Fortran-order array: its inverse in the input's shape"
 py "np.save(T + '/aF.npy', np.asfortranarray(np.array([[2, 0.5], [1, 1], [3, -1]], 'f8')))"
 expect_rc 0 "scan affine of a Fortran-order (3, 2)" "$g" scan "$tmp/aF.npy" --op affine -o "$tmp/aff.npy" -d $dev
 py "y = np.load(T + '/aff.npy'); sys.exit(0 if y.shape == (3, 2) and y.tolist() == [[2, 0.5], [2, 1.5], [6, 3.5]] else 1)" && ok || bad "affine scan: rows in C order, shape (n, 2) kept"
@@ -227,6 +229,23 @@ np.save(T + '/want_gm.npy', np.maximum.reduceat(vs, s).astype('i8'))"
 done
 expect_rc 2 "groupby of unequal lengths" "$g" groupby "$tmp/gk.npy" "$tmp/a.npy" --op sum -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
 expect_rc 2 "groupby --op median" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op median -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
+
+# ---- unique: np.unique(x, return_index, return_inverse, return_counts) — with return_index NumPy sorts stably, so
+# even the kept bits match (the first occurrence: a NaN's payload, a zero's sign)
+for t in f4 f8 f2 i2 u8 i8; do
+  py "rng = np.random.default_rng(); t = np.dtype('$t'); x = rng.integers(0, 500, (71, 283)).astype(t)
+if t.kind == 'f':
+    x.flat[rng.integers(0, x.size, 90)] = -0.0; x.flat[rng.integers(0, x.size, 90)] = np.nan
+    b = x.view('u%d' % t.itemsize); i = rng.integers(0, x.size, 40); b.flat[i] |= 1 + (i % 7).astype(b.dtype); b.flat[i[:20]] |= np.array(1 << (8 * t.itemsize - 1), b.dtype)
+np.save(T + '/ux.npy', x); u, i, v, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+np.save(T + '/want_u.npy', u); np.save(T + '/want_ui.npy', i); np.save(T + '/want_uv.npy', v); np.save(T + '/want_uc.npy', c)"
+  expect_rc 0 "unique $t with index, inverse, counts" "$g" unique "$tmp/ux.npy" -o "$tmp/u.npy" --index "$tmp/ui.npy" --inverse "$tmp/uv.npy" --counts "$tmp/uc.npy" -d $dev
+  for o in u ui uv uc; do
+    py "a = np.load(T + '/$o.npy'); b = np.load(T + '/want_$o.npy'); sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "unique $t: $o differs from np.unique's (bits, dtype, shape)"
+  done
+done
+expect_rc 2 "unique --consecutive --index" "$g" unique --consecutive "$tmp/ux.npy" -o "$tmp/u.npy" --index "$tmp/ui.npy" -d $dev
+says "unique --consecutive --index: why" "gpuprim rle" "$tmp/err"
 
 # ---- output records: whole JSON, bare CSV values, shapes as arrays
 py "np.save(T + '/m4.npy', np.tile(np.eye(4), (5, 1, 1)) * 1.0000000000000002)"

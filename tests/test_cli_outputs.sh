@@ -45,18 +45,18 @@ wait $reader
 [ -p "$tmp/fifo" ] && ok || bad "the FIFO was replaced by a file"
 [ "$(wc -c <"$tmp/fifo.out")" = 16 ] && ok || bad "FIFO reader got $(wc -c <"$tmp/fifo.out") bytes, want 16"
 if [ -w /dev/null ] && [ -c /dev/null ]; then
-  expect_rc 0 "unique -o /dev/null" "$g" unique "$tmp/r.i32" --dtype i32 -o /dev/null -d cpu
+  expect_rc 0 "unique -o /dev/null" "$g" unique --consecutive "$tmp/r.i32" --dtype i32 -o /dev/null -d cpu
   [ -c /dev/null ] && ok || bad "/dev/null is no longer a device"
 fi
 printf 'x' >"$tmp/target.raw"
 chmod 640 "$tmp/target.raw"
 ln -s target.raw "$tmp/link.raw"
-expect_rc 0 "unique through a symbolic link" "$g" unique "$tmp/r.i32" --dtype i32 -o "$tmp/link.raw" -d cpu
+expect_rc 0 "unique through a symbolic link" "$g" unique --consecutive "$tmp/r.i32" --dtype i32 -o "$tmp/link.raw" -d cpu
 [ -L "$tmp/link.raw" ] && ok || bad "the link was replaced"
 [ "$(wc -c <"$tmp/target.raw")" = 16 ] && ok || bad "the link's target was not written"
 [ "$(stat -c %a "$tmp/target.raw")" = 640 ] && ok || bad "the target's mode changed to $(stat -c %a "$tmp/target.raw")"
 ln -s "$tmp/newtarget.npy" "$tmp/dangling.npy"
-expect_rc 0 "unique through a dangling link" "$g" unique "$tmp/r.i32" --dtype i32 -o "$tmp/dangling.npy" -d cpu
+expect_rc 0 "unique through a dangling link" "$g" unique --consecutive "$tmp/r.i32" --dtype i32 -o "$tmp/dangling.npy" -d cpu
 [ -L "$tmp/dangling.npy" ] && [ -f "$tmp/newtarget.npy" ] && ok || bad "a dangling link's target was not created"
 
 # ---- a signal mid-write leaves no temporary

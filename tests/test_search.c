@@ -4,7 +4,8 @@
  * subnormals), few distinct, all equal x n = 0, 1, 2, odd, several thousand; searchsorted both sides with queries
  * taken from the keys (ties, ±0 of the other sign) and fresh ones, u32 and i64 places; top-k smallest and largest,
  * k = 0, 1, 7, n / 2, n, one row and several, ties to the lower index; merges of two sorted runs (unequal lengths,
- * either empty) with values, both orders, equal to the stable sort of a followed by b; the refusals.
+ * either empty) with values, both orders, equal to the stable sort of a followed by b; np.unique's values, first
+ * indices, inverse and counts (every NaN one key, ±0 one key, each kept as its first occurrence); the refusals.
  */
 #include "sort_common.h"
 
@@ -128,6 +129,42 @@ static void check_merge(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, size_t nb, cons
     free(ab), free(out), free(v), free(vo), free(want);
 }
 
+/* np.unique with its index, inverse and counts: the reference's stable order, runs of reference-equal neighbours
+ * (every NaN equal, -0 == +0), each kept as its first occurrence */
+static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    size_t *perm = ref_perm(dt, x, n, 0), u = 0;
+    unsigned char *wy = malloc(n * es + 1), *gy = malloc(n * es + 1);
+    uint64_t *wf = malloc(n * 8 + 8), *wi = malloc(n * 8 + 8), *wc = malloc(n * 8 + 8);
+    uint64_t *gf = malloc(n * 8 + 8), *gi = malloc(n * 8 + 8), *gc = malloc(n * 8 + 8);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || before(&g_v[perm[i - 1]], &g_v[perm[i]])) {
+            memcpy(wy + u * es, x + perm[i] * es, es);
+            wf[u] = perm[i], wc[u] = 0, u++;
+        }
+        wi[perm[i]] = u - 1, wc[u - 1]++;
+    }
+    for (int w64 = 0; w64 < 2; w64++) {
+        const size_t ib = w64 ? 8 : 4;
+        size_t got = 7;
+        tc_poison(gy, n * es + 1), tc_poison(gf, n * 8 + 8), tc_poison(gi, n * 8 + 8), tc_poison(gc, n * 8 + 8);
+        OK(gp_unique_sorted_sync(ctx, dt, n, x, gy, w64 ? GP_I64 : GP_U32, gf, gi, gc, &got));
+        size_t bad = got != u;
+        for (size_t j = 0; j < u && !bad; j++) {
+            const uint64_t f = ib == 4 ? ((uint32_t *)gf)[j] : gf[j];
+            bad += memcmp(gy + j * es, wy + j * es, es) != 0 || f != wf[j] || gc[j] != wc[j];
+        }
+        for (size_t i = 0; i < n && !bad; i++) bad += (ib == 4 ? ((uint32_t *)gi)[i] : gi[i]) != wi[i];
+        CHECK(bad == 0, "%s %s n=%zu unique u%zu: %zu distinct, wanted %zu, or the outputs differ", gp_dtype_name(dt),
+              what, n, 8 * ib, got, u);
+    }
+    size_t got = 7; /* the count alone */
+    OK(gp_unique_sorted_sync(ctx, dt, n, x, NULL, GP_U32, NULL, NULL, NULL, &got));
+    CHECK(got == u, "%s %s n=%zu unique count alone: %zu, wanted %zu", gp_dtype_name(dt), what, n, got, u);
+    free(perm), free(wy), free(gy), free(wf), free(wi), free(wc), free(gf), free(gi), free(gc);
+}
+
 int main(void)
 {
     tc_seed("test_search");
@@ -144,6 +181,7 @@ int main(void)
                 static const char *const names[] = {"random", "few", "equal"};
                 sort_fill(x, 3 * n, dt, mode);
                 if (n <= 4097) check_search(ctx, dt, n, x, names[mode]);
+                check_unique(ctx, dt, n, x, names[mode]);
                 check_topk(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
                 for (int desc = 0; desc < 2; desc++) {
@@ -166,6 +204,22 @@ int main(void)
         CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, NULL, 0, GP_I64, out), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 0, GP_I64, (uint64_t *)(void *)a), GP_ERR_INVALID_ARG);
         CHECK(out[0] == 7 && out[1] == 7, "a refused call wrote its output");
+        size_t cnt = 9;
+        CHECK_ST(gp_unique_sorted_sync(ctx, GP_F32, 4, a, q, GP_U32, NULL, NULL, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "count") != NULL, "unique's count refusal names it: %s", gp_last_error());
+        CHECK_ST(gp_unique_sorted_sync(ctx, GP_F32, 4, a, NULL, GP_F32, o32, NULL, NULL, &cnt), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "index_dtype") != NULL && cnt == 0, "unique's index_dtype refusal: %s",
+              gp_last_error());
+        /* np.unique([3, nan, -0., 1, 0., -nan, 3], return_index, return_inverse, return_counts) */
+        const uint32_t ub[7] = {0x40400000u, 0x7fc00123u, 0x80000000u, 0x3f800000u, 0, 0xffc00000u, 0x40400000u};
+        uint32_t uy[7], uf[7], ui[7];
+        uint64_t uc[7];
+        OK(gp_unique_sorted_sync(ctx, GP_F32, 7, ub, uy, GP_U32, uf, ui, uc, &cnt));
+        const uint32_t wy[4] = {0x80000000u, 0x3f800000u, 0x40400000u, 0x7fc00123u}, wf[4] = {2, 3, 0, 1},
+                       wi[7] = {2, 3, 0, 1, 0, 3, 2};
+        const uint64_t wc[4] = {2, 1, 2, 2};
+        CHECK(cnt == 4 && !memcmp(uy, wy, 16) && !memcmp(uf, wf, 16) && !memcmp(ui, wi, 28) && !memcmp(uc, wc, 32),
+              "np.unique of [3, nan, -0, 1, 0, -nan, 3]: %zu distinct", cnt);
         OK(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 1, GP_U32, o32));
         CHECK(o32[0] == 2 && o32[1] == 4, "searchsorted right of {2, 5} in {1, 2, 3, 4}: %u %u", o32[0], o32[1]);
         float v[2];

@@ -1,11 +1,13 @@
 /*
- * cmd_runs.c — `gpuprim unique FILE|- -o OUT` and `gpuprim rle FILE|- -o VALUES --lengths LENGTHS` (each with
- * [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv]): consecutive duplicates removed, or runs of equal
- * consecutive elements (their first element and their length, u64), of a .npy / raw file or standard input, streamed
- * chunk by chunk through gp_unique / gp_run_length_encode (any size). A run that crosses a chunk edge is joined: the
- * last input element of each chunk is kept, and the next chunk's first run merges with the last one held back.
- * Equality is by value (floats as numbers: NaN equals nothing, -0 == +0), as in the library. Outputs .npy or raw,
- * written whole or not at all.
+ * cmd_runs.c — `gpuprim unique FILE|- -o OUT [--index I] [--inverse V] [--counts C]`: np.unique with its optional
+ * outputs by gp_unique_sorted_sync, the input held in memory (device memory on a GPU); and, streamed chunk by chunk,
+ * `gpuprim unique --consecutive` and `gpuprim rle FILE|- -o VALUES --lengths LENGTHS` (each with [--dtype T]
+ * [--offset B] [--count N] [-d cpu|ID] [--json|--csv]): consecutive duplicates removed, or runs of equal consecutive
+ * elements (their first element and their length, u64), through gp_unique / gp_run_length_encode (any size). A run
+ * that crosses a chunk edge is joined: the last input element of each chunk is kept, and the next chunk's first run
+ * merges with the last one held back. Consecutive equality is by value (floats as numbers: NaN equals nothing,
+ * -0 == +0), as in the library; np.unique's is the sort's (every NaN one key). Outputs .npy or raw, written whole or
+ * not at all.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -156,9 +158,13 @@ static const stage_ops_t runs_ops = {runs_bind, NULL, runs_push, NULL, runs_unbi
 
 static void usage_unique(FILE *f)
 {
-    fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
-               "  consecutive duplicates removed (std::unique; NumPy: x[np.r_[True, x[1:] != x[:-1]]]), streamed (any\n"
-               "  size), into OUT (.npy if the name ends so, else raw). Floats compare as numbers: each NaN is kept.\n");
+    fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--index I] [--inverse V] [--counts C] [--consecutive] [--dtype T]\n"
+               "                     [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
+               "  np.unique: the distinct elements in sorted order (NaN last, every NaN one, -0 == +0) into OUT;\n"
+               "  --index: each one's first position, --inverse: for each element its place in OUT (the input's\n"
+               "  shape), --counts: how many each (int64 all three), written all or none. The input is held in memory.\n"
+               "  --consecutive: consecutive duplicates removed instead (std::unique; NumPy: x[np.r_[True, x[1:] !=\n"
+               "  x[:-1]]]), streamed (any size); floats compare as numbers there: each NaN is kept.\n");
 }
 
 static void usage_rle(FILE *f)
@@ -169,15 +175,110 @@ static void usage_rle(FILE *f)
                "  (LENGTHS, u64), streamed (any size); .npy if a name ends so, else raw.\n");
 }
 
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_len;
-static const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype}, {"--offset", "BYTES", &o_offset},
-                                   {"--count", "N", &o_count}, {"-o|--output", "OUT", &o_out},
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_len, *o_consec, *o_index, *o_inverse, *o_counts;
+static const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
+                                   {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
+                                   {"--consecutive", NULL, &o_consec}, {"--index", "I", &o_index},
+                                   {"--inverse", "V", &o_inverse},     {"--counts", "C", &o_counts},
                                    {NULL, NULL, NULL}};
 static const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
                                    {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
                                    {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
 static const cli_spec_t spec_unique = {"unique", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_u, 1, usage_unique};
 static const cli_spec_t spec_rle = {"rle", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_r, 1, usage_rle};
+
+/* np.unique: the input held, gp_unique_sorted_sync, up to four outputs written all or none */
+static int unique_sorted(const char *path, cli_common_t *c)
+{
+    static const char verb[] = "unique";
+    const char *outs[4] = {o_out, o_index, o_inverse, o_counts};
+    static const char *const flags[4] = {"-o", "--index", "--inverse", "--counts"};
+    for (int i = 0; i < 4; i++) {
+        if (outs[i] && out_same_target(outs[i], path)) {
+            fprintf(stderr, "gpuprim unique: %s %s is also the input (write elsewhere)\n", flags[i], outs[i]);
+            return EXIT_USAGE;
+        }
+        for (int j = 0; j < i; j++)
+            if (outs[i] && outs[j] && out_same_target(outs[i], outs[j])) {
+                fprintf(stderr, "gpuprim unique: %s and %s name the same file %s: give one each\n", flags[j], flags[i],
+                        outs[i]);
+                return EXIT_USAGE;
+            }
+    }
+    const double t0 = now_seconds();
+    input_t in;
+    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    if (rc == EXIT_OK && in.d.ndim > 1 && (rc = input_c_order(&in, verb)) != EXIT_OK) input_close(&in);
+    if (rc != EXIT_OK) return rc;
+    gather_t g = {0};
+    gp_buffer_t b[4] = {{0}, {0}, {0}, {0}};
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    gp_ctx_t *ctx = NULL;
+    {
+        const work_t w = {WORK_ORDERED, input_bytes(&in), 0, 0};
+        c->device = pick_device(verb, c->device, &w, 0);
+    }
+    if ((rc = pipe_open(&p, verb, &in, c->device, 0, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
+    const size_t n = g.have, es = in.d.elem_size;
+    const double t_run = now_seconds();
+    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    gp_status_t st = GP_OK;
+    size_t u = 0;
+    for (int i = 0; i < 4 && st == GP_OK; i++)
+        if (outs[i] && n) st = gp_mem_alloc(ctx, kind, n * (i ? 8 : es), &b[i]);
+    if (st == GP_OK)
+        st = gp_unique_sorted_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &b[0]), GP_I64,
+                                   o_index ? buf_at(ctx, &b[1]) : NULL, o_inverse ? buf_at(ctx, &b[2]) : NULL,
+                                   o_counts ? (uint64_t *)buf_at(ctx, &b[3]) : NULL, &u);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim unique: %s: %s\n", path, gp_last_error());
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    const double run_secs = now_seconds() - t_run;
+    {
+        gp_array_desc_t like = in.d, il, inv; /* OUT: 1-D of the input's dtype; the others int64 */
+        like.ndim = 1, like.shape[0] = u, like.count = u;
+        il = like, il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
+        inv = in.d, inv.dtype = GP_I64, inv.bool_values = 0, inv.elem_size = 8;
+        if (inv.ndim == 0) inv.ndim = 1, inv.shape[0] = n;
+        inv.count = n;
+        held_out_t o[4];
+        int no = 0;
+        o[no++] = (held_out_t){o_out, &like, buf_at(ctx, &b[0]), u, es};
+        if (o_index) o[no++] = (held_out_t){o_index, &il, buf_at(ctx, &b[1]), u, 8};
+        if (o_inverse) o[no++] = (held_out_t){o_inverse, &inv, buf_at(ctx, &b[2]), n, 8};
+        if (o_counts) o[no++] = (held_out_t){o_counts, &il, buf_at(ctx, &b[3]), u, 8};
+        if ((rc = held_write_all(verb, ctx, no, o)) != EXIT_OK) goto out;
+    }
+    {
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        record_t r = {0};
+        rec_add(&r, "verb", 0, "%s", verb);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
+        rec_add(&r, "elements", 1, "%zu", n);
+        rec_add(&r, "distinct", 1, "%zu", u);
+        rec_add(&r, "unique_seconds", 1, "%.6f", run_secs);
+        rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_add(&r, "output", 0, "%s", o_out);
+        rec_emit(&r, c->fmt, "unique: {elements} {dtype} elements -> {distinct} distinct -> {output}  "
+                             "({unique_seconds:%.3f} s finding, {seconds:%.3f} s end to end; {device})\n",
+                 summary_stream(o_out));
+    }
+out:
+    if (ctx) {
+        for (int i = 0; i < 4; i++) gp_mem_free(ctx, &b[i]);
+        gp_mem_free(ctx, &g.buf);
+    }
+    pipe_close(&p);
+    input_close(&in);
+    return rc;
+}
 
 static int runs_verb(int argc, char **argv, int rle)
 {
@@ -191,6 +292,12 @@ static int runs_verb(int argc, char **argv, int rle)
         fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !o_out ? "-o OUT is required"
                                                                                : "--lengths LENGTHS is required");
         (rle ? usage_rle : usage_unique)(stderr);
+        return EXIT_USAGE;
+    }
+    if (!rle && !o_consec) return unique_sorted(path, &c);
+    if (!rle && (o_index || o_inverse || o_counts)) {
+        fprintf(stderr, "gpuprim unique: %s is np.unique's (without --consecutive); consecutive runs' lengths: "
+                        "gpuprim rle\n", o_index ? "--index" : o_inverse ? "--inverse" : "--counts");
         return EXIT_USAGE;
     }
 
@@ -269,7 +376,7 @@ out:
 static int cmd_unique(int argc, char **argv) { return runs_verb(argc, argv, 0); }
 static int cmd_rle(int argc, char **argv) { return runs_verb(argc, argv, 1); }
 
-const verb_t verb_unique = {"unique", "FILE|- -o OUT", "consecutive duplicates removed, streamed",
+const verb_t verb_unique = {"unique", "FILE|- -o OUT", "np.unique (sorted distinct, with index, inverse, counts); --consecutive: streamed",
                          &spec_unique, cmd_unique, NULL};
 
 const verb_t verb_rle = {"rle", "FILE|- -o VALUES --lengths LENGTHS", "run-length encoding, streamed",

@@ -253,30 +253,34 @@ int arr_out_close(arr_out_t *a, const char *verb, int ok)
     return EXIT_OK;
 }
 
+int arr_out_close_all(arr_out_t *const *a, int n, const char *verb)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i]->f == NULL) return EXIT_FAIL;
+    for (int i = 0; i < n; i++) /* every output finished before any is committed */
+        if (arr_finish(a[i]) != 0) {
+            for (int j = 0; j < n; j++)
+                if (j < i) out_discard(&a[j]->o);
+                else if (j > i) arr_out_close(a[j], verb, 0);
+            return arr_failed(a[i], verb);
+        }
+    for (int i = 0; i < n; i++)
+        if (out_commit(&a[i]->o) != 0) {
+            a[i]->err = a[i]->o.err;
+            for (int j = i + 1; j < n; j++) out_discard(&a[j]->o);
+            if (i == 0) return arr_failed(a[0], verb);
+            fprintf(stderr, "gpuprim %s: %s could not be written: %s (", verb, a[i]->o.path, strerror(a[i]->err));
+            for (int j = 0; j < i; j++) fprintf(stderr, "%s%s", j ? ", " : "", a[j]->o.path);
+            fprintf(stderr, " %s)\n", i > 1 ? "were written" : "was written");
+            return EXIT_FAIL;
+        }
+    return EXIT_OK;
+}
+
 int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb)
 {
-    if (a->f == NULL || b->f == NULL) return EXIT_FAIL;
-    const int fa = arr_finish(a);
-    if (fa != 0) {
-        arr_out_close(b, verb, 0);
-        return arr_failed(a, verb);
-    }
-    if (arr_finish(b) != 0) {
-        out_discard(&a->o);
-        return arr_failed(b, verb);
-    }
-    if (out_commit(&a->o) != 0) {
-        a->err = a->o.err;
-        out_discard(&b->o);
-        return arr_failed(a, verb);
-    }
-    if (out_commit(&b->o) != 0) {
-        b->err = b->o.err;
-        fprintf(stderr, "gpuprim %s: %s was written, but %s could not be: %s\n", verb, a->o.path, b->o.path,
-                strerror(b->err));
-        return EXIT_FAIL;
-    }
-    return EXIT_OK;
+    arr_out_t *const two[2] = {a, b};
+    return arr_out_close_all(two, 2, verb);
 }
 
 int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_out_t *a, const arr_out_t *b)

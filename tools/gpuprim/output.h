@@ -36,7 +36,9 @@ int arr_out_submit(arr_out_t *a, const void *buf, size_t n);
 void arr_out_release(arr_out_t *a, const void *buf);
 int arr_out_drain(arr_out_t *a);
 int arr_out_close(arr_out_t *a, const char *verb, int ok); /* ok = 0: remove it (returns EXIT_OK) */
-/* Two outputs of one run (rle's values and lengths): both written, or neither (both finished, then both committed). */
+/* The outputs of one run (rle's values and lengths, unique's four): all written, or none (every one finished, then
+ * each committed; a commit that fails after others succeeded names those written). */
+int arr_out_close_all(arr_out_t *const *a, int n, const char *verb);
 int arr_out_close_pair(arr_out_t *a, arr_out_t *b, const char *verb);
 /* Where a verb's summary line goes: stderr when its output is standard output ("-"), else stdout. */
 FILE *summary_stream(const char *out_path);

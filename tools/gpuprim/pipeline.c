@@ -420,21 +420,31 @@ int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array
     return arr_out_close(&o, verb, 1);
 }
 
+int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o)
+{
+    arr_out_t a[HELD_OUTS_MAX], *ap[HELD_OUTS_MAX];
+    if (n > HELD_OUTS_MAX) return EXIT_FAIL;
+    for (int i = 0; i < n; i++) {
+        const int rc = arr_out_open_like(&a[i], verb, o[i].path, o[i].like);
+        if (rc != EXIT_OK) {
+            for (int j = 0; j < i; j++) arr_out_close(&a[j], verb, 0);
+            return rc;
+        }
+        ap[i] = &a[i];
+    }
+    for (int i = 0; i < n; i++)
+        if (out_write_ctx(ctx, &a[i], o[i].p, o[i].n, o[i].es) != 0) {
+            for (int j = 0; j < n; j++) arr_out_close(&a[j], verb, 0);
+            fprintf(stderr, "gpuprim %s: writing the outputs failed (nothing written)\n", verb);
+            return EXIT_FAIL;
+        }
+    return arr_out_close_all(ap, n, verb);
+}
+
 int held_write_pair(const char *verb, gp_ctx_t *ctx, const char *path_a, const gp_array_desc_t *la, const void *pa,
                     size_t na, size_t esa, const char *path_b, const gp_array_desc_t *lb, const void *pb, size_t nb,
                     size_t esb)
 {
-    arr_out_t a, b;
-    int rc = arr_out_open_like(&a, verb, path_a, la);
-    if (rc != EXIT_OK) return rc;
-    if ((rc = arr_out_open_like(&b, verb, path_b, lb)) != EXIT_OK) {
-        arr_out_close(&a, verb, 0);
-        return rc;
-    }
-    if (out_write_ctx(ctx, &a, pa, na, esa) != 0 || out_write_ctx(ctx, &b, pb, nb, esb) != 0) {
-        arr_out_close(&a, verb, 0), arr_out_close(&b, verb, 0);
-        fprintf(stderr, "gpuprim %s: writing the outputs failed (nothing written)\n", verb);
-        return EXIT_FAIL;
-    }
-    return arr_out_close_pair(&a, &b, verb);
+    const held_out_t o[2] = {{path_a, la, pa, na, esa}, {path_b, lb, pb, nb, esb}};
+    return held_write_all(verb, ctx, 2, o);
 }

@@ -105,6 +105,16 @@ int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array
 int held_write_pair(const char *verb, gp_ctx_t *ctx, const char *path_a, const gp_array_desc_t *la, const void *pa,
                     size_t na, size_t esa, const char *path_b, const gp_array_desc_t *lb, const void *pb, size_t nb,
                     size_t esb);
+/* Several outputs written whole from ctx's memory, all or none (arr_out_close_all): o[i].n elements of o[i].es bytes at
+ * o[i].p, shaped as o[i].like, to o[i].path. EXIT_OK, or the exit code after printing why. */
+#define HELD_OUTS_MAX 4
+typedef struct held_out {
+    const char *path;
+    const gp_array_desc_t *like;
+    const void *p;
+    size_t n, es;
+} held_out_t;
+int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o);
 /* b's address on ctx: host memory on the CPU backend, else device memory */
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
 /* n elements of es bytes at p on ctx to an open output (through host copies on a GPU): 0, or -1 */

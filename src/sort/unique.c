@@ -1,0 +1,95 @@
+/*
+ * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable argsort, then the runs of
+ * equal radix keys in sorted order — on the CPU backend in one loop, on the GPU (unique.cu) as run heads, an
+ * inclusive scan of them (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique").
+ */
+#include "sort_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void put_index(void *a, size_t ib, size_t i, uint64_t v)
+{
+    if (ib == 4) ((uint32_t *)a)[i] = (uint32_t)v;
+    else ((uint64_t *)a)[i] = v;
+}
+
+static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, size_t ib, void *first, void *inverse,
+                              uint64_t *counts, size_t *count)
+{
+    const size_t es = gp_dtype_size(dt);
+    uint64_t *perm = malloc(n * 8);
+    if (!perm) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * 8);
+    gp_status_t st = gp__sort_cpu(dt, n, x, NULL, 8, NULL, perm, 0, 0, gp__sort_width(dt));
+    if (st != GP_OK) {
+        free(perm);
+        return st;
+    }
+    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
+    const unsigned char *xb = (const unsigned char *)x;
+    uint64_t prev = 0;
+    size_t u = 0, start = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t p = perm[i], k = gp__sort_xf_key(&xf, gp__sort_bits(xb + p * es, es), es);
+        if (i == 0 || k != prev) {
+            if (i && counts) counts[u - 1] = i - start;
+            if (y) memcpy((unsigned char *)y + u * es, xb + p * es, es);
+            if (first) put_index(first, ib, u, p);
+            start = i, u++, prev = k;
+        }
+        if (inverse) put_index(inverse, ib, p, u - 1);
+    }
+    if (n && counts) counts[u - 1] = n - start;
+    free(perm);
+    *count = u;
+    return GP_OK;
+}
+
+gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                                  gp_dtype_t index_dtype, void *first_index, void *inverse, uint64_t *counts,
+                                  size_t *count)
+{
+    static const char fn[] = "gp_unique_sorted_sync";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_ARG_NONNULL(fn, count);
+    *count = 0;
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    const size_t ib = gp__sort_index_bytes(index_dtype), es = gp_dtype_size(dtype);
+    if ((first_index || inverse) && !ib)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %d (GP_U32, GP_I64 or GP_U64)", fn, (int)index_dtype);
+    if ((first_index || inverse) && ib == 4 && n > (size_t)UINT32_MAX + 1)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index n = %zu elements (GP_I64 can)", fn, n);
+    if (n > (SIZE_MAX >> 5)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu elements overflow", fn, n);
+    if (n == 0) return GP_OK;
+    GP_ARG_NONNULL(fn, x);
+    if ((uintptr_t)x % es || (y && (uintptr_t)y % es))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn, (uintptr_t)x % es ? "x" : "y", es);
+    if ((first_index && (uintptr_t)first_index % ib) || (inverse && (uintptr_t)inverse % ib) ||
+        (counts && (uintptr_t)counts % 8))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not aligned to its elements", fn,
+                         first_index && (uintptr_t)first_index % ib ? "first_index"
+                         : inverse && (uintptr_t)inverse % ib      ? "inverse"
+                                                                   : "counts");
+    if (gp__is_cpu(ctx)) return unique_cpu(dtype, n, x, y, ib ? ib : 8, first_index, inverse, counts, count);
+    GP_NO_CAPTURE(ctx, fn, "it waits for the number of distinct keys");
+    gp_buffer_t pb, hb;
+    GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 8, &pb));
+    gp_status_t st = gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 8, &hb);
+    if (st != GP_OK) {
+        gp_mem_free(ctx, &pb);
+        return st;
+    }
+    uint64_t *perm = (uint64_t *)pb.device, *h = (uint64_t *)hb.device, u = 0;
+    st = gp__sort_gpu(ctx, dtype, n, x, NULL, 8, NULL, perm, 0, 0, gp__sort_width(dtype), NULL);
+    if (st == GP_OK) st = gp__unique_heads_gpu(dtype, n, x, perm, h, NULL);
+    if (st == GP_OK) st = gp_scan(ctx, GP_REDUCE_SUM, GP_U64, GP_SCAN_INCLUSIVE, n, h, h, NULL);
+    if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, h + (n - 1), 8);
+    if (st == GP_OK && counts) st = gp_memset(ctx, counts, 0, u * 8, NULL);
+    if (st == GP_OK)
+        st = gp__unique_emit_gpu(dtype, ib ? ib : 8, n, x, perm, h, y, first_index, inverse, counts, NULL);
+    if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
+    gp_mem_free(ctx, &pb), gp_mem_free(ctx, &hb);
+    if (st == GP_OK) *count = (size_t)u;
+    return st;
+}
