@@ -248,18 +248,22 @@ gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, co
     (void)stream;
     return NOGPU("gp_topk");
 }
-gp_status_t gp__unique_heads_gpu(gp_dtype_t dt, size_t n, const void *x, const uint64_t *perm, uint64_t *h,
-                                 cudaStream_t stream)
+gp_status_t gp__unique_iota_gpu(size_t wb, size_t n, void *p, cudaStream_t stream)
 {
-    (void)dt, (void)n, (void)x, (void)perm, (void)h, (void)stream;
+    (void)wb, (void)n, (void)p, (void)stream;
     return NOGPU("gp_unique_sorted_sync");
 }
-gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t ib, size_t n, const void *x, const uint64_t *perm,
-                                const uint64_t *h, void *y, void *first, void *inverse, uint64_t *counts,
+gp_status_t gp__unique_heads_gpu(gp_dtype_t dt, size_t wb, size_t n, const void *s, void *h, cudaStream_t stream)
+{
+    (void)dt, (void)wb, (void)n, (void)s, (void)h, (void)stream;
+    return NOGPU("gp_unique_sorted_sync");
+}
+gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t wb, size_t ib, size_t n, const void *s, const void *perm,
+                                const void *h, void *y, void *first, void *inverse, uint64_t *counts,
                                 cudaStream_t stream)
 {
-    (void)dt, (void)ib, (void)n, (void)x, (void)perm, (void)h, (void)y, (void)first, (void)inverse, (void)counts;
-    (void)stream;
+    (void)dt, (void)wb, (void)ib, (void)n, (void)s, (void)perm, (void)h, (void)y, (void)first, (void)inverse;
+    (void)counts, (void)stream;
     return NOGPU("gp_unique_sorted_sync");
 }
 gp_status_t gp__vec_gpu(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream)

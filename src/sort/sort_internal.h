@@ -120,14 +120,16 @@ GP_INTERNAL gp_status_t gp__merge_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, c
 GP_INTERNAL gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k,
                                      int largest, void *values, size_t ib, void *indices, cudaStream_t stream);
 
-/* gp_unique_sorted_sync on the GPU (unique.cu): h[i] = 1 where sorted position i starts a run of equal radix keys
- * (perm: the stable argsort); then, with h scanned inclusively (run ids + 1), every wanted output (NULL: not wanted;
- * counts zeroed before). */
-GP_INTERNAL gp_status_t gp__unique_heads_gpu(gp_dtype_t dt, size_t n, const void *x, const uint64_t *perm, uint64_t *h,
+/* gp_unique_sorted_sync on the GPU (unique.cu), wb (4 or 8) the bytes of the positions and run words: p[i] = i (the
+ * values an argsort carries); h[i] = 1 where the sorted keys s start a run of equal radix keys; then, with h scanned
+ * inclusively (run ids + 1), every wanted output (NULL: not wanted; perm: the positions sorted with the keys, needed
+ * for first and inverse; counts zeroed before). */
+GP_INTERNAL gp_status_t gp__unique_iota_gpu(size_t wb, size_t n, void *p, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__unique_heads_gpu(gp_dtype_t dt, size_t wb, size_t n, const void *s, void *h,
                                              cudaStream_t stream);
-GP_INTERNAL gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t ib, size_t n, const void *x, const uint64_t *perm,
-                                            const uint64_t *h, void *y, void *first, void *inverse, uint64_t *counts,
-                                            cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t wb, size_t ib, size_t n, const void *s,
+                                            const void *perm, const void *h, void *y, void *first, void *inverse,
+                                            uint64_t *counts, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /*
- * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable argsort, then the runs of
- * equal radix keys in sorted order — on the CPU backend in one loop, on the GPU (unique.cu) as run heads, an
- * inclusive scan of them (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique").
+ * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable sort, then the runs of
+ * equal radix keys in sorted order — on the CPU backend in one loop over an argsort, on the GPU (unique.cu) the keys
+ * sorted (with their positions only where the index or inverse wants them), run heads, an inclusive scan of them
+ * (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique").
  */
 #include "sort_internal.h"
 
@@ -73,23 +74,33 @@ gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, con
                                                                    : "counts");
     if (gp__is_cpu(ctx)) return unique_cpu(dtype, n, x, y, ib ? ib : 8, first_index, inverse, counts, count);
     GP_NO_CAPTURE(ctx, fn, "it waits for the number of distinct keys");
-    gp_buffer_t pb, hb;
-    GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 8, &pb));
-    gp_status_t st = gp_mem_alloc(ctx, GP_MEM_DEVICE, n * 8, &hb);
+    /* the keys sorted (with their positions where first_index or inverse wants them), run heads as 4-byte words
+     * below 2^32 elements */
+    const size_t wb = n <= (size_t)UINT32_MAX ? 4 : 8;
+    const int want_perm = first_index || inverse;
+    gp_buffer_t sb = {0}, hb = {0}, pb = {0};
+    GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es, &sb));
+    gp_status_t st = gp_mem_alloc(ctx, GP_MEM_DEVICE, n * wb, &hb);
+    if (st == GP_OK && want_perm) st = gp_mem_alloc(ctx, GP_MEM_DEVICE, n * wb, &pb);
     if (st != GP_OK) {
-        gp_mem_free(ctx, &pb);
+        gp_mem_free(ctx, &sb), gp_mem_free(ctx, &hb);
         return st;
     }
-    uint64_t *perm = (uint64_t *)pb.device, *h = (uint64_t *)hb.device, u = 0;
-    st = gp__sort_gpu(ctx, dtype, n, x, NULL, 8, NULL, perm, 0, 0, gp__sort_width(dtype), NULL);
-    if (st == GP_OK) st = gp__unique_heads_gpu(dtype, n, x, perm, h, NULL);
-    if (st == GP_OK) st = gp_scan(ctx, GP_REDUCE_SUM, GP_U64, GP_SCAN_INCLUSIVE, n, h, h, NULL);
-    if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, h + (n - 1), 8);
+    void *s = sb.device, *h = hb.device, *perm = pb.device;
+    uint64_t u = 0;
+    if (want_perm) {
+        st = gp__unique_iota_gpu(wb, n, perm, NULL);
+        if (st == GP_OK) st = gp__sort_gpu(ctx, dtype, n, x, s, wb, perm, perm, 0, 0, gp__sort_width(dtype), NULL);
+    } else
+        st = gp__sort_gpu(ctx, dtype, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
+    if (st == GP_OK) st = gp__unique_heads_gpu(dtype, wb, n, s, h, NULL);
+    if (st == GP_OK) st = gp_scan(ctx, GP_REDUCE_SUM, wb == 4 ? GP_U32 : GP_U64, GP_SCAN_INCLUSIVE, n, h, h, NULL);
+    if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, (char *)h + (n - 1) * wb, wb); /* little-endian: a u32 fits */
     if (st == GP_OK && counts) st = gp_memset(ctx, counts, 0, u * 8, NULL);
     if (st == GP_OK)
-        st = gp__unique_emit_gpu(dtype, ib ? ib : 8, n, x, perm, h, y, first_index, inverse, counts, NULL);
+        st = gp__unique_emit_gpu(dtype, wb, ib ? ib : 8, n, s, perm, h, y, first_index, inverse, counts, NULL);
     if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
-    gp_mem_free(ctx, &pb), gp_mem_free(ctx, &hb);
+    gp_mem_free(ctx, &sb), gp_mem_free(ctx, &hb), gp_mem_free(ctx, &pb);
     if (st == GP_OK) *count = (size_t)u;
     return st;
 }
