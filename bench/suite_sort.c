@@ -3,7 +3,9 @@
  * run, with the D2D copy ceiling: keys u32, f32, u64 and pairs u32/u32, u64/u32 at n (default 2^28; 2^22 on the CPU
  * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
  * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n, np.unique
- * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs). GB/s
+ * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs); the by-key
+ * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 against CUB's ReduceByKey / InclusiveSumByKey
+ * (checked against the CPU backend's bits, the run keys and count against CUB's). GB/s
  * counts the keys (and values) read once and written once (top-k, unique: read once; searchsorted: queries and places);
  * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
@@ -14,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE };
+enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE, J_RBK, J_SBK };
+#define IS_BYKEY(job) ((job) == J_RBK || (job) == J_SBK)
+#define PEER_BYKEY ((int)GP_PEER_REDUCE_COUNT) /* CUB's by-key ops: gp_peer_bykey, not a gp_peer_reduce kind */
 
 typedef struct sortjob {
     gp_ctx_t *ctx;
@@ -40,6 +44,12 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
         size_t u = 0;
         return gp_unique_sorted_sync(j->ctx, j->dtype, j->n, j->x, j->y, GP_U32, NULL, NULL, (uint64_t *)j->vo, &u);
     }
+    if (j->job == J_RBK) { /* sums of runs of i32 keys over f32 values */
+        size_t runs = 0;
+        return gp_reduce_by_key_sync(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, j->v, j->y, j->vo, &runs);
+    }
+    if (j->job == J_SBK)
+        return gp_scan_by_key_sync(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, GP_SCAN_INCLUSIVE, j->v, j->vo);
     if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
     return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
 }
@@ -48,6 +58,11 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 {
     sortjob_t *j = u;
     (void)rep;
+    if (IS_BYKEY(j->job)) /* keys out at peer_out, values after them */
+        return gp_peer_bykey(j->job == J_SBK, j->n, j->x, j->v, j->peer_out,
+                             (float *)(void *)((char *)j->peer_out + j->n * 4), s, j->err)
+                   ? GP_ERR_CUDA
+                   : GP_OK;
     return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
 }
 
@@ -102,6 +117,8 @@ static int suite_sort(int argc, char **argv)
     CASE(J_SEARCH, GP_F32, n, -1), cases[nc - 1].k = n / 16; /* 2^24 queries into 2^28 keys by default */
     CASE(J_MERGE, GP_U32, n, -1);
     CASE(J_UNIQUE, GP_I32, n, -1); /* 2^20 distinct values */
+    CASE(J_RBK, GP_I32, n, PEER_BYKEY); /* i32 keys in runs of 1 to 15, f32 values */
+    CASE(J_SBK, GP_I32, n, PEER_BYKEY);
 #undef CASE
     static bench_bars_t bars;
     bars.n = 0;
@@ -115,10 +132,10 @@ static int suite_sort(int argc, char **argv)
                        (gp_peer_reduce_t)(has_peer ? cases[ci].peer : 0), ""};
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &by) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bv) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bvo) != GP_OK ||
-            (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bp) != GP_OK) ||
+            (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, IS_BYKEY(cases[ci].job) ? kb + vb : kb, &bp) != GP_OK) ||
             bench_fill_random(ctx, bx.device, m, cases[ci].dt == GP_F32 ? GP_F32 : GP_U32, 21 + (unsigned)ci) != GP_OK ||
             (cases[ci].dt == GP_U64 && bench_fill_random(ctx, (char *)bx.device + kb / 2, m, GP_U32, 99 + (unsigned)ci) != GP_OK) ||
-            bench_fill_random(ctx, bv.device, m, GP_U32, 41 + (unsigned)ci) != GP_OK) {
+            bench_fill_random(ctx, bv.device, m, IS_BYKEY(cases[ci].job) ? GP_F32 : GP_U32, 41 + (unsigned)ci) != GP_OK) {
             fprintf(stderr, "gpuprim bench sort: %zu bytes: %s\n", kb, gp_last_error());
             rc = EXIT_FAIL;
         }
@@ -129,12 +146,18 @@ static int suite_sort(int argc, char **argv)
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
-        if (rc == EXIT_OK && j.job == J_UNIQUE) { /* i32 keys of 2^20 distinct values, made on the host */
-            int32_t *h = malloc(kb);
+        if (rc == EXIT_OK && (j.job == J_UNIQUE || IS_BYKEY(j.job))) { /* i32 keys made on the host */
+            int32_t *h = malloc(kb), key = 0;
+            size_t left = 0;
             for (size_t i = 0; h && i < m; i++) {
                 uint64_t z = (uint64_t)i * 0x9e3779b97f4a7c15ull + 77;
                 z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull, z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-                h[i] = (int32_t)((z ^ (z >> 31)) % (1u << 20)) - (1 << 19);
+                z ^= z >> 31;
+                if (j.job == J_UNIQUE) h[i] = (int32_t)(z % (1u << 20)) - (1 << 19); /* 2^20 distinct values */
+                else { /* runs of 1 to 15 (about 8) */
+                    if (left == 0) left = 1 + (size_t)(z % 15), key += 1 + (int32_t)(z >> 60); /* rising */
+                    h[i] = key, left--;
+                }
             }
             if (!h || gp_memcpy_sync(ctx, j.x, h, kb) != GP_OK) {
                 fprintf(stderr, "gpuprim bench sort: %s\n", h ? gp_last_error() : "no host memory for the keys");
@@ -154,7 +177,8 @@ static int suite_sort(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         if (rc == EXIT_OK && has_peer &&
-            (gp_peer_reduce_prepare(NULL, j.peer, m, j.err) != 0 ||
+            ((IS_BYKEY(j.job) ? gp_peer_bykey_prepare(j.job == J_SBK, m, j.err)
+                              : gp_peer_reduce_prepare(NULL, j.peer, m, j.err)) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
             fprintf(stderr, "gpuprim bench sort: %s\n", j.err);
             rc = EXIT_FAIL;
@@ -183,6 +207,22 @@ static int suite_sort(int argc, char **argv)
                        gu == u && u * 8 <= vb && gp_memcpy_sync(ctx, ho, by.device, u * es) == GP_OK &&
                        gp_memcpy_sync(ctx, hvo, bvo.device, u * 8) == GP_OK && memcmp(ho, hr, u * es) == 0 &&
                        memcmp(hvo, hw, u * 8) == 0;
+            } else if (same && IS_BYKEY(j.job)) { /* the CPU backend's bits; the run keys and count as CUB's */
+                size_t runs = 0, gruns = 0;
+                unsigned long long cub_runs = 0;
+                if (j.job == J_RBK)
+                    same = gp_reduce_by_key_sync(cpu, GP_REDUCE_SUM, GP_I32, m, hx, GP_F32, hv, hr, hw, &runs) == GP_OK &&
+                           gp_reduce_by_key_sync(ctx, GP_REDUCE_SUM, GP_I32, m, j.x, GP_F32, j.v, j.y, j.vo, &gruns) ==
+                               GP_OK &&
+                           gruns == runs && gp_memcpy_sync(ctx, ho, by.device, runs * 4) == GP_OK &&
+                           gp_memcpy_sync(ctx, hvo, bvo.device, runs * 4) == GP_OK && memcmp(ho, hr, runs * 4) == 0 &&
+                           memcmp(hvo, hw, runs * 4) == 0 && run_peer(&j, 0, NULL) == GP_OK &&
+                           gp_memcpy_sync(ctx, &cub_runs, gp_peer_selected(), 8) == GP_OK && cub_runs == runs &&
+                           gp_memcpy_sync(ctx, hx, bp.device, runs * 4) == GP_OK && memcmp(hx, hr, runs * 4) == 0;
+                else
+                    same = gp_scan_by_key_sync(cpu, GP_REDUCE_SUM, GP_I32, m, hx, GP_F32, GP_SCAN_INCLUSIVE, hv, hw) ==
+                               GP_OK &&
+                           gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0;
             } else if (same && j.job == J_MERGE) { /* x now holds the merge of y's halves: the sort of y */
                 same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK && gp_memcpy_sync(ctx, hx, bx.device, kb) == GP_OK &&
                        gp_sort(cpu, j.dtype, m, ho, hr, NULL, NULL) == GP_OK && memcmp(hx, hr, kb) == 0;
@@ -196,7 +236,7 @@ static int suite_sort(int argc, char **argv)
                        memcmp(ho, hr, kb) == 0 &&
                        (j.job != J_PAIRS ||
                         (gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0));
-            if (same && has_peer && j.dtype != GP_F32)
+            if (same && has_peer && j.dtype != GP_F32 && !IS_BYKEY(j.job))
                 same = gp_memcpy_sync(ctx, hr, bp.device, kb) == GP_OK && memcmp(ho, hr, kb) == 0;
             if (!same) rc = EXIT_MISMATCH;
             free(hx), free(ho), free(hr), free(hv), free(hvo), free(hw);
@@ -207,14 +247,20 @@ static int suite_sort(int argc, char **argv)
             else if (j.job == J_SEARCH) snprintf(name, sizeof name, "searchsorted %zu%s", j.k, same ? "" : " CHECK FAILED");
             else if (j.job == J_MERGE) snprintf(name, sizeof name, "merge 2 x n/2%s", same ? "" : " CHECK FAILED");
             else if (j.job == J_UNIQUE) snprintf(name, sizeof name, "unique +counts%s", same ? "" : " CHECK FAILED");
+            else if (IS_BYKEY(j.job))
+                snprintf(name, sizeof name, "%s f32%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
+                         same ? "" : " CHECK FAILED");
             else snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
             /* top-k: one read of the keys is its floor; searchsorted: the queries read and the places written */
-            const double moved = j.job == J_TOPK || j.job == J_UNIQUE ? (double)kb : j.job == J_SEARCH ? 8.0 * (double)j.k
+            const double moved = j.job == J_TOPK || j.job == J_UNIQUE ? (double)kb
+                                 : IS_BYKEY(j.job)                 ? (double)(kb + 2 * vb) /* keys, values, sums */
+                                 : j.job == J_SEARCH               ? 8.0 * (double)j.k
                                  : 2.0 * (double)(j.job == J_ARG || j.job == J_PAIRS ? kb + vb : kb);
-            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, has_peer ? gp_peer_reduce_name(j.peer) : "",
-                    has_peer ? sp.median_ms : 0);
+            const char *pname = !has_peer ? "" : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
+                                : j.job == J_RBK ? "cub::DeviceReduce::ReduceByKey" : "cub::DeviceScan::InclusiveSumByKey";
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, pname, has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
-            if (has_peer) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
+            if (has_peer) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", pname);
         }
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bv), gp_mem_free(ctx, &bvo),
             gp_mem_free(ctx, &bp);

@@ -253,3 +253,54 @@ extern "C" int gp_peer_histogram(int u8, size_t n, const void *x, int nbins, dou
     }
     return 0;
 }
+
+namespace {
+void *g_bk_temp[2];
+size_t g_bk_temp_bytes[2];
+struct SumF {
+    __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+cudaError_t bykey(int scan, void *temp, size_t &bytes, size_t n, const int *k, const float *v, int *ko, float *vo,
+                  cudaStream_t s)
+{
+    if (scan) return cub::DeviceScan::InclusiveSumByKey(temp, bytes, k, v, vo, (int)n, ::cuda::std::equal_to<int>(), s);
+    return cub::DeviceReduce::ReduceByKey(temp, bytes, k, ko, v, vo, g_selected, SumF(), (int)n, s);
+}
+} // namespace
+
+extern "C" int gp_peer_bykey_prepare(int scan, size_t n, char *err)
+{
+    size_t bytes = 0;
+    scan = scan != 0;
+    cudaError_t e = n > 0x7fffffff ? cudaErrorInvalidValue : cudaSuccess;
+    if (e == cudaSuccess && g_selected == nullptr) e = cudaMalloc(&g_selected, sizeof *g_selected);
+    if (e == cudaSuccess) e = bykey(scan, nullptr, bytes, n, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (e == cudaSuccess && bytes > g_bk_temp_bytes[scan]) {
+        if (g_bk_temp[scan]) cudaFree(g_bk_temp[scan]);
+        g_bk_temp[scan] = nullptr;
+        g_bk_temp_bytes[scan] = 0;
+        e = cudaMalloc(&g_bk_temp[scan], bytes);
+        if (e == cudaSuccess) g_bk_temp_bytes[scan] = bytes;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "CUB %s temp storage: %s", scan ? "InclusiveSumByKey" : "ReduceByKey",
+                      cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int gp_peer_bykey(int scan, size_t n, const int *keys, const float *vals, int *keys_out, float *vals_out,
+                             gp_peer_stream_t stream, char *err)
+{
+    scan = scan != 0;
+    size_t bytes = g_bk_temp_bytes[scan];
+    cudaError_t e = bykey(scan, g_bk_temp[scan], bytes, n, keys, vals, keys_out, vals_out, stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::%s: %s", scan ? "DeviceScan::InclusiveSumByKey" : "DeviceReduce::ReduceByKey",
+                      cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}

@@ -62,6 +62,14 @@ int gp_peer_segsum_prepare(size_t nseg, const long long *offsets, char *err);
 int gp_peer_segsum(size_t nseg, const long long *offsets, const float *x, float *out_dev, gp_peer_stream_t stream,
                    char *err);
 
+/* CUB's by-key ops over int keys and float values, the peers of gp_reduce_by_key_sync / gp_scan_by_key_sync: scan 0:
+ * cub::DeviceReduce::ReduceByKey with a sum (the runs' keys into keys_out, their sums into vals_out, the run count
+ * into gp_peer_selected()); scan 1: cub::DeviceScan::InclusiveSumByKey (n sums into vals_out; keys_out unused).
+ * prepare sizes and allocates the temporary storage outside any timed region; n < 2^31. */
+int gp_peer_bykey_prepare(int scan, size_t n, char *err);
+int gp_peer_bykey(int scan, size_t n, const int *keys, const float *vals, int *keys_out, float *vals_out,
+                  gp_peer_stream_t stream, char *err);
+
 /* cub::DeviceHistogram::HistogramEven with nbins + 1 levels over [lo, hi) into counts_dev (nbins unsigned, device
  * memory): u8 samples (int levels) when u8, else f32 samples (float levels); n < 2^31. prepare sizes and allocates
  * the temporary storage outside any timed region. */

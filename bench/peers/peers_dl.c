@@ -79,6 +79,9 @@ FORWARD(gp_peer_reduce, (gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const
 FORWARD(gp_peer_segsum_prepare, (size_t nseg, const long long *offsets, char *err), (nseg, offsets, err))
 FORWARD(gp_peer_segsum, (size_t nseg, const long long *offsets, const float *x, float *out_dev,
                          gp_peer_stream_t stream, char *err), (nseg, offsets, x, out_dev, stream, err))
+FORWARD(gp_peer_bykey_prepare, (int scan, size_t n, char *err), (scan, n, err))
+FORWARD(gp_peer_bykey, (int scan, size_t n, const int *keys, const float *vals, int *keys_out, float *vals_out,
+                        gp_peer_stream_t stream, char *err), (scan, n, keys, vals, keys_out, vals_out, stream, err))
 FORWARD(gp_peer_histogram_prepare, (int u8, size_t n, int nbins, double lo, double hi, char *err),
         (u8, n, nbins, lo, hi, err))
 FORWARD(gp_peer_histogram, (int u8, size_t n, const void *x, int nbins, double lo, double hi, unsigned *counts_dev,
