@@ -142,7 +142,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size
     if (m >= n / 64) {
         Levels<K> lv;
         lv.tab[0] = (const K *)sorted, lv.len[0] = n, lv.top = 0;
-        size_t bytes = 0;
+        size_t bytes = 0; /* MAX_LEVELS tables cover 2^44 keys or more (8-byte: 4096 x 16^8), past any GPU's memory */
         while (lv.len[lv.top] > top_max) {
             lv.top++;
             lv.len[lv.top] = (lv.len[lv.top - 1] + F - 1) / F;
