@@ -88,7 +88,7 @@ static int cmd_groupby(int argc, char **argv)
         goto out;
     }
     const double t_run = now_seconds();
-    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    const gp_mem_kind_t kind = held_kind(ctx);
     const size_t as = gp_dtype_size(at);
     size_t runs = 0;
     gp_status_t st = GP_OK;

@@ -62,9 +62,7 @@ static int cmd_merge(int argc, char **argv)
     if ((rc = held_pair_gather(verb, c.device, in, &p, &ctx, g, t0)) != EXIT_OK) goto out;
     const size_t na = g[0].have, nb = g[1].have, n = na + nb, es = in[0].d.elem_size;
     const double t_run = now_seconds();
-    gp_status_t st = n ? gp_mem_alloc(ctx, gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE,
-                                      n * es, &ob)
-                       : GP_OK;
+    gp_status_t st = n ? gp_mem_alloc(ctx, held_kind(ctx), n * es, &ob) : GP_OK;
     if (st == GP_OK && n)
         st = gp_merge_sync(ctx, in[0].d.dtype, na, na ? buf_at(ctx, &g[0].buf) : NULL, nb, nb ? buf_at(ctx, &g[1].buf) : NULL,
                            buf_at(ctx, &ob), 0, NULL, NULL, NULL, o_desc != NULL);

@@ -49,7 +49,7 @@ static int reduce_ordered(gp_ctx_t *ctx, const input_t *in, gp_ordered_op_t op, 
     gp_status_t st = GP_OK;
     int rc = EXIT_OK;
     if (want != GP_COUNT_ALL && want > 0) {
-        const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        const gp_mem_kind_t kind = held_kind(ctx);
         if ((st = gp_mem_alloc(ctx, kind, want * d->elem_size, &g.buf)) != GP_OK) {
             fprintf(stderr, "gpuprim reduce: %s: ordered ops hold the whole input in %s memory: %s\n", name,
                     kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());

@@ -224,7 +224,7 @@ static int unique_sorted(const char *path, cli_common_t *c)
     if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
     const size_t n = g.have, es = in.d.elem_size;
     const double t_run = now_seconds();
-    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    const gp_mem_kind_t kind = held_kind(ctx);
     gp_status_t st = GP_OK;
     size_t u = 0;
     for (int i = 0; i < 4 && st == GP_OK; i++)

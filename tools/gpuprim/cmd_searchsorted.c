@@ -68,9 +68,7 @@ static int cmd_searchsorted(int argc, char **argv)
     if ((rc = held_pair_gather(verb, c.device, in, &p, &ctx, g, t0)) != EXIT_OK) goto out;
     const size_t n = g[0].have, m = g[1].have;
     const double t_run = now_seconds();
-    gp_status_t st = m ? gp_mem_alloc(ctx, gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE,
-                                      m * 8, &ob)
-                       : GP_OK;
+    gp_status_t st = m ? gp_mem_alloc(ctx, held_kind(ctx), m * 8, &ob) : GP_OK;
     if (st == GP_OK && m)
         st = gp_searchsorted_sync(ctx, in[0].d.dtype, n, n ? buf_at(ctx, &g[0].buf) : NULL, m, buf_at(ctx, &g[1].buf), side,
                                   GP_I64, buf_at(ctx, &ob));

@@ -143,7 +143,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         }
     }
     const double t_sort = now_seconds();
-    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    const gp_mem_kind_t kind = held_kind(ctx);
     const size_t ob_bytes = argsort ? n * 8 : n * es;
     gp_status_t st = n ? gp_mem_alloc(ctx, kind, ob_bytes, &ob) : GP_OK;
     if (st == GP_OK && o_vals && n) st = gp_mem_alloc(ctx, kind, n * vin.d.elem_size, &ovb);

@@ -99,7 +99,7 @@ static int cmd_topk(int argc, char **argv)
         goto out;
     }
     const double t_run = now_seconds();
-    const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+    const gp_mem_kind_t kind = held_kind(ctx);
     gp_status_t st = GP_OK;
     if (rows && k) {
         st = gp_mem_alloc(ctx, kind, rows * k * es, &ob);

@@ -300,7 +300,7 @@ static gp_status_t gather_push(void *user, int lane, const void *chunk, size_t c
         gp_buffer_t nb;
         size_t cap = g->buf.bytes ? 2 * g->buf.bytes : ((size_t)64 << 20);
         while (cap < (first + count) * g->es) cap *= 2;
-        const gp_mem_kind_t kind = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        const gp_mem_kind_t kind = held_kind(g->ctx);
         if ((st = gp_stream_sync(g->ctx, stream)) != GP_OK || (st = gp_mem_alloc(g->ctx, kind, cap, &nb)) != GP_OK)
             return st;
         if (g->have && (st = gp_memcpy_sync(g->ctx, kind == GP_MEM_DEVICE ? nb.device : nb.host,
@@ -339,7 +339,7 @@ int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_
     g->ctx = ctx;
     g->es = in->d.elem_size;
     if (in->want != GP_COUNT_ALL && in->want > 0) {
-        const gp_mem_kind_t kind = gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        const gp_mem_kind_t kind = held_kind(ctx);
         if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
             fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name,
                     kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
@@ -387,6 +387,8 @@ int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_
     if (rc == EXIT_OK) rc = gather_held(verb, &in[1], *ctx, t0, &g[1]);
     return rc;
 }
+
+gp_mem_kind_t held_kind(gp_ctx_t *ctx) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? GP_MEM_PAGEABLE : GP_MEM_DEVICE; }
 
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
 

@@ -115,6 +115,8 @@ typedef struct held_out {
     size_t n, es;
 } held_out_t;
 int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o);
+/* The memory the held verbs use on ctx: pageable host memory on the CPU backend, else device memory (buf_at reads it) */
+gp_mem_kind_t held_kind(gp_ctx_t *ctx);
 /* b's address on ctx: host memory on the CPU backend, else device memory */
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
 /* n elements of es bytes at p on ctx to an open output (through host copies on a GPU): 0, or -1 */
