@@ -5,7 +5,9 @@
  * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n, np.unique
  * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs); the by-key
  * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 against CUB's ReduceByKey / InclusiveSumByKey
- * (checked against the CPU backend's bits, the run keys and count against CUB's). GB/s
+ * (checked against the CPU backend's bits, the run keys and count against CUB's); the segmented sort of n u32 keys
+ * in segments of 64, 1024, 65536 and of Pareto lengths (8 up, shape 0.8, at most 2^24) against the better of CUB's
+ * DeviceSegmentedSort and DeviceSegmentedRadixSort (the other's time in the peer's name). GB/s
  * counts the keys (and values) read once and written once (top-k, unique: read once; searchsorted: queries and places);
  * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
@@ -13,12 +15,14 @@
  */
 #include "bench.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE, J_RBK, J_SBK };
+enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE, J_RBK, J_SBK, J_SEG };
 #define IS_BYKEY(job) ((job) == J_RBK || (job) == J_SBK)
 #define PEER_BYKEY ((int)GP_PEER_REDUCE_COUNT) /* CUB's by-key ops: gp_peer_bykey, not a gp_peer_reduce kind */
+#define PEER_SEG (PEER_BYKEY + 1)              /* CUB's two segmented sorts: gp_peer_segsort */
 
 typedef struct sortjob {
     gp_ctx_t *ctx;
@@ -28,6 +32,9 @@ typedef struct sortjob {
     void *x, *y, *v, *vo, *peer_out;
     gp_peer_reduce_t peer;
     char err[256];
+    const long long *off; /* J_SEG: nseg + 1 offsets (device memory) */
+    size_t nseg;
+    int radix; /* J_SEG's peer: 0 cub::DeviceSegmentedSort, 1 cub::DeviceSegmentedRadixSort */
 } sortjob_t;
 
 static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
@@ -50,6 +57,9 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     }
     if (j->job == J_SBK)
         return gp_scan_by_key_sync(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, GP_SCAN_INCLUSIVE, j->v, j->vo);
+    if (j->job == J_SEG)
+        return gp_sort_segmented(j->ctx, j->dtype, j->n, j->x, j->y, 0, NULL, NULL, j->nseg, (const int64_t *)j->off,
+                                 NULL, s);
     if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
     return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
 }
@@ -58,6 +68,8 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 {
     sortjob_t *j = u;
     (void)rep;
+    if (j->job == J_SEG)
+        return gp_peer_segsort(j->radix, j->n, j->nseg, j->off, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
     if (IS_BYKEY(j->job)) /* keys out at peer_out, values after them */
         return gp_peer_bykey(j->job == J_SBK, j->n, j->x, j->v, j->peer_out,
                              (float *)(void *)((char *)j->peer_out + j->n * 4), s, j->err)
@@ -71,7 +83,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuprim bench sort [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
                "  gp_sort / gp_sort_pairs / gp_argsort against cub::DeviceRadixSort and the D2D copy, same run: keys\n"
                "  u32, f32, u64, pairs u32/u32 and u64/u32 at n (default 2^28; 2^22 on the CPU backend), argsort f32,\n"
-               "  keys u32 at 2^16, 2^20, 2^24; every result checked.\n");
+               "  keys u32 at 2^16, 2^20, 2^24; top-k, searchsorted, merge, np.unique, by-key ops; segmented sorts\n"
+               "  of u32 in segments of 64, 1024, 65536 and a power law against CUB's two; every result checked.\n");
 }
 
 static const char *o_n;
@@ -101,7 +114,7 @@ static int suite_sort(int argc, char **argv)
         size_t n;
         int peer; /* a gp_peer_reduce_t, or -1 */
         size_t k;
-    } cases[16];
+    } cases[24];
     int nc = 0;
 #define CASE(J, D, N, P) cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc].k = 0, cases[nc++].peer = (P)
     CASE(J_KEYS, GP_U32, n, GP_PEER_SORT_U32);
@@ -119,6 +132,8 @@ static int suite_sort(int argc, char **argv)
     CASE(J_UNIQUE, GP_I32, n, -1); /* 2^20 distinct values */
     CASE(J_RBK, GP_I32, n, PEER_BYKEY); /* i32 keys in runs of 1 to 15, f32 values */
     CASE(J_SBK, GP_I32, n, PEER_BYKEY);
+    static const size_t seglens[] = {64, 1024, 65536, 0}; /* 0: a power law */
+    for (int t = 0; t < 4; t++) CASE(J_SEG, GP_U32, n, PEER_SEG), cases[nc - 1].k = seglens[t];
 #undef CASE
     static bench_bars_t bars;
     bars.n = 0;
@@ -127,9 +142,35 @@ static int suite_sort(int argc, char **argv)
         const size_t m = cases[ci].n, es = gp_dtype_size(cases[ci].dt), kb = m * es,
                      vb = m * (cases[ci].job == J_UNIQUE ? 8 : 4); /* unique: up to m u64 counts */
         const int has_peer = gpu && cases[ci].peer >= 0;
-        gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0};
+        gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0}, bo = {0};
         sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
-                       (gp_peer_reduce_t)(has_peer ? cases[ci].peer : 0), ""};
+                       (gp_peer_reduce_t)(has_peer && cases[ci].peer < PEER_BYKEY ? cases[ci].peer : 0), "", NULL,
+                       0, 0};
+        int64_t *hoff = NULL; /* J_SEG: the offsets, made on the host */
+        if (rc == EXIT_OK && j.job == J_SEG) {
+            hoff = malloc((m + 1) * sizeof *hoff);
+            size_t at = 0, s = 0;
+            if (hoff) hoff[0] = 0;
+            while (hoff && at < m) {
+                size_t len = j.k;
+                if (len == 0) { /* Pareto lengths from 8 (shape 0.8: a few long segments hold much of it), to 2^24 */
+                    uint64_t z = (uint64_t)s * 0x9e3779b97f4a7c15ull + 5;
+                    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull, z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                    const double u = (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+                    const double l = 8.0 / pow(1.0 - u, 1.25);
+                    len = l > (double)(1u << 24) ? (size_t)1 << 24 : (size_t)l;
+                }
+                at += len < m - at ? len : m - at;
+                hoff[++s] = (int64_t)at;
+            }
+            j.nseg = s;
+            if (!hoff || gp_mem_alloc(ctx, GP_MEM_DEVICE, (s + 1) * 8, &bo) != GP_OK ||
+                gp_memcpy_sync(ctx, bo.device, hoff, (s + 1) * 8) != GP_OK) {
+                fprintf(stderr, "gpuprim bench sort: %s\n", hoff ? gp_last_error() : "no host memory for offsets");
+                rc = EXIT_FAIL;
+            }
+            j.off = bo.device;
+        }
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &by) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bv) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bvo) != GP_OK ||
             (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, IS_BYKEY(cases[ci].job) ? kb + vb : kb, &bp) != GP_OK) ||
@@ -176,7 +217,18 @@ static int suite_sort(int argc, char **argv)
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
-        if (rc == EXIT_OK && has_peer &&
+        bench_stats_t sp_seg[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}}; /* J_SEG: CUB's two, the better one in sp */
+        if (rc == EXIT_OK && has_peer && j.job == J_SEG) {
+            for (j.radix = 0; j.radix < 2 && rc == EXIT_OK; j.radix++)
+                if (gp_peer_segsort_prepare(j.radix, m, j.nseg, j.off, j.err) != 0 ||
+                    bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp_seg[j.radix]) != GP_OK) {
+                    fprintf(stderr, "gpuprim bench sort: %s\n", j.err);
+                    rc = EXIT_FAIL;
+                }
+            j.radix = 1; /* the last one run: its keys are in peer_out */
+            sp = sp_seg[sp_seg[1].median_ms < sp_seg[0].median_ms];
+        }
+        if (rc == EXIT_OK && has_peer && j.job != J_SEG &&
             ((IS_BYKEY(j.job) ? gp_peer_bykey_prepare(j.job == J_SBK, m, j.err)
                               : gp_peer_reduce_prepare(NULL, j.peer, m, j.err)) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
@@ -226,7 +278,11 @@ static int suite_sort(int argc, char **argv)
             } else if (same && j.job == J_MERGE) { /* x now holds the merge of y's halves: the sort of y */
                 same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK && gp_memcpy_sync(ctx, hx, bx.device, kb) == GP_OK &&
                        gp_sort(cpu, j.dtype, m, ho, hr, NULL, NULL) == GP_OK && memcmp(hx, hr, kb) == 0;
-            } else if (same && j.job == J_ARG)
+            } else if (same && j.job == J_SEG) /* the CPU backend's bits (CUB's radix sort's keys: below) */
+                same = gp_memcpy_sync(ctx, ho, by.device, kb) == GP_OK &&
+                       gp_sort_segmented_sync(cpu, j.dtype, m, hx, hr, 0, NULL, NULL, j.nseg, hoff, NULL) == GP_OK &&
+                       memcmp(ho, hr, kb) == 0;
+            else if (same && j.job == J_ARG)
                 same = gp_argsort(cpu, j.dtype, m, hx, GP_U32, hw, NULL, NULL) == GP_OK &&
                        gp_memcpy_sync(ctx, hvo, bvo.device, vb) == GP_OK && memcmp(hvo, hw, vb) == 0;
             else if (same)
@@ -242,11 +298,15 @@ static int suite_sort(int argc, char **argv)
             free(hx), free(ho), free(hr), free(hv), free(hvo), free(hw);
         }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
-            char name[48];
+            char name[64];
             if (j.job == J_TOPK) snprintf(name, sizeof name, "topk k=%zu%s", j.k, same ? "" : " CHECK FAILED");
             else if (j.job == J_SEARCH) snprintf(name, sizeof name, "searchsorted %zu%s", j.k, same ? "" : " CHECK FAILED");
             else if (j.job == J_MERGE) snprintf(name, sizeof name, "merge 2 x n/2%s", same ? "" : " CHECK FAILED");
             else if (j.job == J_UNIQUE) snprintf(name, sizeof name, "unique +counts%s", same ? "" : " CHECK FAILED");
+            else if (j.job == J_SEG && j.k)
+                snprintf(name, sizeof name, "segsort %zu (%zu segs)%s", j.k, j.nseg, same ? "" : " CHECK FAILED");
+            else if (j.job == J_SEG)
+                snprintf(name, sizeof name, "segsort power-law (%zu segs)%s", j.nseg, same ? "" : " CHECK FAILED");
             else if (IS_BYKEY(j.job))
                 snprintf(name, sizeof name, "%s f32%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
                          same ? "" : " CHECK FAILED");
@@ -256,14 +316,19 @@ static int suite_sort(int argc, char **argv)
                                  : IS_BYKEY(j.job)                 ? (double)(kb + 2 * vb) /* keys, values, sums */
                                  : j.job == J_SEARCH               ? 8.0 * (double)j.k
                                  : 2.0 * (double)(j.job == J_ARG || j.job == J_PAIRS ? kb + vb : kb);
-            const char *pname = !has_peer ? "" : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
+            char segpeer[96]; /* the better of CUB's two segmented sorts, the other's time beside it */
+            const int rb = sp_seg[1].median_ms < sp_seg[0].median_ms;
+            snprintf(segpeer, sizeof segpeer, "cub::DeviceSegmented%sSort (%sSort %.1f us)", rb ? "Radix" : "",
+                     rb ? "Segmented" : "SegmentedRadix", 1000.0 * sp_seg[!rb].median_ms);
+            const char *pname = !has_peer ? "" : j.job == J_SEG ? segpeer : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
                                 : j.job == J_RBK ? "cub::DeviceReduce::ReduceByKey" : "cub::DeviceScan::InclusiveSumByKey";
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, pname, has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
             if (has_peer) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", pname);
         }
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bv), gp_mem_free(ctx, &bvo),
-            gp_mem_free(ctx, &bp);
+            gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bo);
+        free(hoff);
     }
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print(&r, c.fmt, stdout);

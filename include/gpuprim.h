@@ -613,6 +613,24 @@ GP_API gp_status_t gp_sort_pairs_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n,
 GP_API gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys,
                                    gp_dtype_t index_dtype, void *indices, const gp_sort_opts_t *opts);
 
+/* Segmented sort: each segment [offsets[i], offsets[i + 1]) of keys sorted on its own, as gp_sort sorts (the order,
+ * stability, every bit kept; opts as gp_sort's), each key's value moved with it (value_bytes 1, 2, 4, 8 or 16; 0:
+ * keys only, values and values_out NULL). offsets: nseg + 1 int64 values, nondecreasing, within [0, n] (checked: a
+ * value out of range or a decrease is GP_ERR_INVALID_ARG naming it, nothing written); elements before offsets[0] and
+ * from offsets[nseg] on are copied as they are. keys_out may be keys (values_out values) and must not overlap it
+ * otherwise. GPU: keys, values and offsets in device memory; the segments are bucketed by length — a warp, a group of
+ * warps or a block sorts a short one in shared memory, a block sorts a long one through global memory, and one past
+ * about n / (2 x SMs) elements goes to the device-wide sort — after one read-back of a summary of the lengths (the call
+ * waits for the stream that far, so it cannot be captured in a graph; a second read-back lists the device-wide ones).
+ * Workspace from the context: the segment lists, and a copy of the keys and values when some segment is long.
+ * CPU backend: host memory, the same bits. */
+GP_API gp_status_t gp_sort_segmented(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                                     size_t value_bytes, const void *values, void *values_out, size_t nseg,
+                                     const int64_t *offsets, const gp_sort_opts_t *opts, gp_stream_t stream);
+GP_API gp_status_t gp_sort_segmented_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys,
+                                          void *keys_out, size_t value_bytes, const void *values, void *values_out,
+                                          size_t nseg, const int64_t *offsets, const gp_sort_opts_t *opts);
+
 /* Searching sorted keys (np.searchsorted). sorted[0, n): ascending in gp_sort's order (NaN last; not checked: an
  * unsorted input gives some position). out[i] = where queries[i] goes so that the order holds: side 0 ('left'): the
  * first such place (every key before it is < the query), side 1 ('right'): the last (every key before it is <= the

@@ -107,6 +107,9 @@ synccheck gpu_sort - 200
 memcheck gpu_search - 300
 racecheck gpu_search u32 200
 synccheck gpu_search - 200
+memcheck gpu_segsort u8,u32,f64 250
+racecheck gpu_segsort u32 200
+synccheck gpu_segsort u32,u64 150
 memcheck gpu_bykey - 300
 memcheck gpu_uop - 300
 memcheck gpu_lab_concurrency - 300

@@ -144,4 +144,58 @@ static inline void ref_argsort(size_t n, size_t *perm)
     free(tmp);
 }
 
+/* ---- segments for the segmented sort: CSR offsets (nseg + 1) over n elements, by mix: 0 random lengths 0 to 70;
+ * 1 the lengths around every bucket's edge (0, 1, 2, 31 .. 33, 63 .. 65, ..., 4095 .. 4097) and longer ones; 2 a
+ * power law (a few long, many short); 3 one segment with elements outside it at both ends. Returns nseg; o holds at
+ * least n + 2 values. */
+enum { SEG_RANDOM, SEG_EDGES, SEG_POWER, SEG_ONE, SEG_MIXES };
+static inline size_t seg_make(int64_t *o, size_t n, int mix)
+{
+    static const size_t edges[] = {0,    1,    2,    31,   32,   33,   63,   64,   65,   255,  256,  257, 1023,
+                                   1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 4100, 9000, 20011, 70001};
+    size_t k = 0, at = 0;
+    if (mix == SEG_ONE) {
+        const size_t a = n > 8 ? 3 : 0, b = n > 8 ? n - 5 : n;
+        o[0] = (int64_t)a, o[1] = (int64_t)b;
+        return 1;
+    }
+    o[0] = 0;
+    while (at < n) {
+        size_t len;
+        if (mix == SEG_RANDOM) len = (size_t)(tc_next() % 71);
+        else if (mix == SEG_EDGES) len = edges[k % (sizeof edges / sizeof edges[0])];
+        else {
+            const double u = (double)(tc_next() >> 11) / 9007199254740992.0; /* [0, 1) */
+            len = (size_t)(2.0 / pow(1.0 - u, 1.4));                            /* Pareto, shape 1 / 1.4 */
+        }
+        if (len > n - at) len = n - at;
+        at += len;
+        o[++k] = (int64_t)at;
+    }
+    return k;
+}
+
+/* the reference segmented sort: each segment's stable argsort by the reference order, the keys (es bytes) and values
+ * (vs bytes) gathered through it; outside every segment a copy */
+static inline void ref_segsort(gp_dtype_t dt, size_t n, const unsigned char *x, const unsigned char *v, size_t vs,
+                               size_t nseg, const int64_t *o, unsigned char *y, unsigned char *vy)
+{
+    const size_t es = gp_dtype_size(dt);
+    memcpy(y, x, n * es);
+    if (vs) memcpy(vy, v, n * vs);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    g_v = realloc(g_v, (n ? n : 1) * sizeof *g_v);
+    g_dt = dt;
+    for (size_t s = 0; s < nseg; s++) {
+        const size_t b = (size_t)o[s], m = (size_t)o[s + 1] - b;
+        for (size_t i = 0; i < m; i++) g_v[i] = decode(dt, bits_at(x, es, b + i));
+        ref_argsort(m, perm);
+        for (size_t i = 0; i < m; i++) {
+            memcpy(y + (b + i) * es, x + (b + perm[i]) * es, es);
+            if (vs) memcpy(vy + (b + i) * vs, v + (b + perm[i]) * vs, vs);
+        }
+    }
+    free(perm);
+}
+
 #endif

@@ -304,3 +304,52 @@ extern "C" int gp_peer_bykey(int scan, size_t n, const int *keys, const float *v
     }
     return 0;
 }
+
+namespace {
+void *g_ss_temp[2];
+size_t g_ss_temp_bytes[2];
+cudaError_t segsort(int radix, void *temp, size_t &bytes, size_t n, size_t nseg, const long long *o,
+                    const unsigned *k, unsigned *ko, cudaStream_t s)
+{
+    if (radix)
+        return cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, k, ko, (int)n, (int)nseg, o, o + 1, 0, 32, s);
+    return cub::DeviceSegmentedSort::SortKeys(temp, bytes, k, ko, (::cuda::std::int64_t)n,
+                                              (::cuda::std::int64_t)nseg, o, o + 1, s);
+}
+} // namespace
+
+extern "C" int gp_peer_segsort_prepare(int radix, size_t n, size_t nseg, const long long *offsets, char *err)
+{
+    size_t bytes = 0;
+    radix = radix != 0;
+    cudaError_t e = n > 0x7fffffff || nseg > 0x7fffffff ? cudaErrorInvalidValue : cudaSuccess;
+    if (e == cudaSuccess) e = segsort(radix, nullptr, bytes, n, nseg, offsets, nullptr, nullptr, nullptr);
+    if (e == cudaSuccess && bytes > g_ss_temp_bytes[radix]) {
+        if (g_ss_temp[radix]) cudaFree(g_ss_temp[radix]);
+        g_ss_temp[radix] = nullptr;
+        g_ss_temp_bytes[radix] = 0;
+        e = cudaMalloc(&g_ss_temp[radix], bytes);
+        if (e == cudaSuccess) g_ss_temp_bytes[radix] = bytes;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "CUB %s temp storage: %s", radix ? "DeviceSegmentedRadixSort" : "DeviceSegmentedSort",
+                      cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int gp_peer_segsort(int radix, size_t n, size_t nseg, const long long *offsets, const unsigned *keys,
+                               unsigned *keys_out, gp_peer_stream_t stream, char *err)
+{
+    radix = radix != 0;
+    size_t bytes = g_ss_temp_bytes[radix];
+    cudaError_t e = segsort(radix, g_ss_temp[radix], bytes, n, nseg, offsets, keys, keys_out, stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::%s::SortKeys: %s", radix ? "DeviceSegmentedRadixSort" : "DeviceSegmentedSort",
+                      cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}

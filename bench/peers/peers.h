@@ -70,6 +70,13 @@ int gp_peer_bykey_prepare(int scan, size_t n, char *err);
 int gp_peer_bykey(int scan, size_t n, const int *keys, const float *vals, int *keys_out, float *vals_out,
                   gp_peer_stream_t stream, char *err);
 
+/* CUB's segmented sorts of u32 keys over CSR int64 offsets (nseg + 1, device memory; segment i is [o[i], o[i + 1])):
+ * radix 0: cub::DeviceSegmentedSort::SortKeys, 1: cub::DeviceSegmentedRadixSort::SortKeys. prepare sizes and
+ * allocates the temporary storage outside any timed region; n and nseg < 2^31. */
+int gp_peer_segsort_prepare(int radix, size_t n, size_t nseg, const long long *offsets, char *err);
+int gp_peer_segsort(int radix, size_t n, size_t nseg, const long long *offsets, const unsigned *keys,
+                    unsigned *keys_out, gp_peer_stream_t stream, char *err);
+
 /* cub::DeviceHistogram::HistogramEven with nbins + 1 levels over [lo, hi) into counts_dev (nbins unsigned, device
  * memory): u8 samples (int levels) when u8, else f32 samples (float levels); n < 2^31. prepare sizes and allocates
  * the temporary storage outside any timed region. */

@@ -82,6 +82,11 @@ FORWARD(gp_peer_segsum, (size_t nseg, const long long *offsets, const float *x, 
 FORWARD(gp_peer_bykey_prepare, (int scan, size_t n, char *err), (scan, n, err))
 FORWARD(gp_peer_bykey, (int scan, size_t n, const int *keys, const float *vals, int *keys_out, float *vals_out,
                         gp_peer_stream_t stream, char *err), (scan, n, keys, vals, keys_out, vals_out, stream, err))
+FORWARD(gp_peer_segsort_prepare, (int radix, size_t n, size_t nseg, const long long *offsets, char *err),
+        (radix, n, nseg, offsets, err))
+FORWARD(gp_peer_segsort, (int radix, size_t n, size_t nseg, const long long *offsets, const unsigned *keys,
+                          unsigned *keys_out, gp_peer_stream_t stream, char *err),
+        (radix, n, nseg, offsets, keys, keys_out, stream, err))
 FORWARD(gp_peer_histogram_prepare, (int u8, size_t n, int nbins, double lo, double hi, char *err),
         (u8, n, nbins, lo, hi, err))
 FORWARD(gp_peer_histogram, (int u8, size_t n, const void *x, int nbins, double lo, double hi, unsigned *counts_dev,

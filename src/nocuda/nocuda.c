@@ -248,6 +248,15 @@ gp_status_t gp__topk_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, co
     (void)stream;
     return NOGPU("gp_topk");
 }
+gp_status_t gp__sort_segmented_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out,
+                                   size_t vsize, const void *vals_in, void *vals_out, size_t nseg,
+                                   const int64_t *offsets, int descending, int lo_bit, int hi_bit, const char *fn,
+                                   cudaStream_t stream)
+{
+    (void)ctx, (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)vsize, (void)vals_in, (void)vals_out;
+    (void)nseg, (void)offsets, (void)descending, (void)lo_bit, (void)hi_bit, (void)stream;
+    return NOGPU(fn);
+}
 gp_status_t gp__unique_iota_gpu(size_t wb, size_t n, void *p, cudaStream_t stream)
 {
     (void)wb, (void)n, (void)p, (void)stream;

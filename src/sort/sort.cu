@@ -13,7 +13,7 @@
  * Counts inside a look-back are 30-bit: inputs past PORTION elements run as portions, each its own chain of tiles
  * (k_hist counts per portion; a portion's digit starts include the portions before it).
  */
-#include "sort_internal.h"
+#include "radix_key.cuh"
 #include "../core/cluster.cuh"
 #include "../scan/lookback.cuh"
 
@@ -99,26 +99,14 @@ template <typename K> Xf<K> xf_of(gp_dtype_t dt, int desc)
     return Xf<K>{(K)c.xr, (K)c.inf, (K)c.flip};
 }
 
-/* the lanes of the warp whose digit equals this lane's (8 bits). Eight ballots take a fixed few cycles each; the
- * match instruction's time grows with the distinct values in the warp (~30 of random 8-bit digits). */
+/* the lanes of the warp whose digit equals this lane's (8 bits): eight ballots (radix_key.cuh), or the match
+ * instruction (its time grows with the distinct values in the warp: ~30 of random 8-bit digits) */
 __device__ __forceinline__ unsigned match_digit(unsigned dg)
 {
 #if GP_SORT_MATCH_ANY
     return __match_any_sync(0xffffffffu, dg);
 #else
-    unsigned peers = 0xffffffffu;
-#pragma unroll
-    for (int bit = 0; bit < 8; bit++) { /* one statement a bit, kept in order: the compiler would hoist them all */
-        unsigned m;
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "setp.ne.u32 p, %1, 0;\n\t"
-                     "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
-                     "@!p not.b32 %0, %0;\n\t}"
-                     : "=r"(m)
-                     : "r"(dg & (1u << bit)));
-        peers &= m;
-    }
-    return peers;
+    return match8(dg);
 #endif
 }
 

@@ -105,6 +105,13 @@ GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, con
                                      size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                      int hi_bit, cudaStream_t stream);
 
+/* gp_sort_segmented on the GPU (segmented.cu): nseg + 1 offsets in device memory, checked there (fn names the call in
+ * the message), then the segments bucketed by length and sorted, asynchronous on the stream after the read-back. */
+GP_INTERNAL gp_status_t gp__sort_segmented_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in,
+                                               void *keys_out, size_t vsize, const void *vals_in, void *vals_out,
+                                               size_t nseg, const int64_t *offsets, int descending, int lo_bit,
+                                               int hi_bit, const char *fn, cudaStream_t stream);
+
 /* the bytes of an index dtype: GP_U32 4, GP_I64 / GP_U64 8, else 0 (search.c) */
 GP_INTERNAL size_t gp__sort_index_bytes(gp_dtype_t t);
 /* gp_searchsorted on the GPU (search.cu): out[i] (ib = 4 or 8 bytes) for m queries into n sorted keys, right = side

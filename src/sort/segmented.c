@@ -1,0 +1,169 @@
+/*
+ * segmented.c — gp_sort_segmented: the checks, then the CPU backend (here) or the GPU's (segmented.cu). Each segment
+ * is sorted as gp_sort sorts (docs/design/sort.md, "Segmented sort"); on the CPU short segments are sorted a thread
+ * each (insertion below 24 elements, else the serial radix sort), long ones one after another with every thread.
+ */
+#include "sort_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+enum { SHORT_MAX = 24, PAR_SEG = 1 << 16 /* gp__sort_cpu's own threads from here (PAR_MIN there) */ };
+
+static int overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+/* a stable insertion sort of out[0, m) (values vout) by the radix key's bits [lo, hi) */
+static void insertion(const gp__sort_xf_t *xf, size_t ks, size_t vs, unsigned char *out, unsigned char *vout,
+                      size_t m, int lo, int hi)
+{
+    const uint64_t mask = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+    unsigned char kt[8], vt[16];
+    for (size_t i = 1; i < m; i++) {
+        const uint64_t k = (gp__sort_xf_key(xf, gp__sort_bits(out + i * ks, ks), ks) >> lo) & mask;
+        size_t j = i;
+        while (j > 0 && ((gp__sort_xf_key(xf, gp__sort_bits(out + (j - 1) * ks, ks), ks) >> lo) & mask) > k) j--;
+        if (j == i) continue;
+        memcpy(kt, out + i * ks, ks);
+        memmove(out + (j + 1) * ks, out + j * ks, (i - j) * ks);
+        memcpy(out + j * ks, kt, ks);
+        if (vs) {
+            memcpy(vt, vout + i * vs, vs);
+            memmove(vout + (j + 1) * vs, vout + j * vs, (i - j) * vs);
+            memcpy(vout + j * vs, vt, vs);
+        }
+    }
+}
+
+static gp_status_t segmented_cpu(gp_dtype_t dt, size_t n, const unsigned char *keys, unsigned char *out, size_t vs,
+                                 const unsigned char *vals, unsigned char *vout, size_t nseg, const int64_t *o,
+                                 int desc, int lo, int hi)
+{
+    const size_t ks = gp_dtype_size(dt);
+    const gp__sort_xf_t xf = gp__sort_xf(dt, desc);
+    if (out != keys) { /* the elements outside every segment, as they are */
+        memcpy(out, keys, (size_t)o[0] * ks);
+        memcpy(out + (size_t)o[nseg] * ks, keys + (size_t)o[nseg] * ks, (n - (size_t)o[nseg]) * ks);
+    }
+    if (vs && vout != vals) {
+        memcpy(vout, vals, (size_t)o[0] * vs);
+        memcpy(vout + (size_t)o[nseg] * vs, vals + (size_t)o[nseg] * vs, (n - (size_t)o[nseg]) * vs);
+    }
+    gp_status_t st = GP_OK;
+#pragma omp parallel for schedule(dynamic, 64) if (nseg > 64)
+    for (size_t s = 0; s < nseg; s++) {
+        const size_t b = (size_t)o[s], m = (size_t)o[s + 1] - b;
+        if (m >= PAR_SEG) continue;
+        gp_status_t e = GP_OK;
+        if (m <= SHORT_MAX) {
+            if (out != keys) memcpy(out + b * ks, keys + b * ks, m * ks);
+            if (vs && vout != vals) memcpy(vout + b * vs, vals + b * vs, m * vs);
+            insertion(&xf, ks, vs, out + b * ks, vs ? vout + b * vs : NULL, m, lo, hi);
+        } else
+            e = gp__sort_cpu(dt, m, keys + b * ks, out + b * ks, vs, vs ? vals + b * vs : NULL,
+                             vs ? vout + b * vs : NULL, desc, lo, hi);
+        if (e != GP_OK) {
+#pragma omp critical
+            st = e;
+        }
+    }
+    for (size_t s = 0; s < nseg && st == GP_OK; s++) {
+        const size_t b = (size_t)o[s], m = (size_t)o[s + 1] - b;
+        if (m >= PAR_SEG)
+            st = gp__sort_cpu(dt, m, keys + b * ks, out + b * ks, vs, vs ? vals + b * vs : NULL,
+                              vs ? vout + b * vs : NULL, desc, lo, hi);
+    }
+    return st;
+}
+
+static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                       size_t vs, const void *vals, void *vals_out, size_t nseg, const int64_t *offsets,
+                       const gp_sort_opts_t *opts, gp_stream_t stream, int sync)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    const int width = 8 * (int)gp_dtype_size(dtype);
+    const int fl = dtype == GP_F16 || dtype == GP_BF16 || dtype == GP_F32 || dtype == GP_F64;
+    int lo = 0, hi = width, desc = 0;
+    if (opts) {
+        desc = opts->descending != 0;
+        if (opts->begin_bit != 0 || opts->end_bit != 0) {
+            if (fl)
+                return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d): %s keys sort on the whole key", fn,
+                                 opts->begin_bit, opts->end_bit, gp_dtype_name(dtype));
+            if (opts->begin_bit < 0 || opts->end_bit > width || opts->begin_bit >= opts->end_bit)
+                return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d) of a %d-bit key", fn, opts->begin_bit,
+                                 opts->end_bit, width);
+            lo = opts->begin_bit, hi = opts->end_bit;
+        }
+    }
+    if (!(vs == 0 || vs == 1 || vs == 2 || vs == 4 || vs == 8 || vs == 16))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (0, 1, 2, 4, 8 or 16)", fn, vs);
+    const size_t ks = gp_dtype_size(dtype);
+    size_t kb = 0, vb = 0;
+    if (!gp__mul_ok(n, ks, &kb) || !gp__mul_ok(n, vs, &vb) || n > (SIZE_MAX >> 5) || nseg > (SIZE_MAX >> 4))
+        return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu elements, nseg = %zu segments overflow", fn, n, nseg);
+    GP_ARG_NONNULL(fn, offsets);
+    if ((uintptr_t)offsets % 8) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets are not 8-byte aligned", fn);
+    if (n) {
+        GP_ARG_NONNULL(fn, keys);
+        GP_ARG_NONNULL(fn, keys_out);
+        if ((uintptr_t)keys % ks || (uintptr_t)keys_out % ks)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: keys are not %zu-byte aligned", fn, ks);
+        if (keys_out != keys && overlap(keys, kb, keys_out, kb))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: keys and keys_out overlap (equal pointers sort in place)", fn);
+        if (vs) {
+            GP_ARG_NONNULL(fn, vals);
+            GP_ARG_NONNULL(fn, vals_out);
+            const size_t va = vs < 8 ? vs : 8;
+            if ((uintptr_t)vals % va || (uintptr_t)vals_out % va)
+                return gp__error(GP_ERR_INVALID_ARG, "%s: values are not %zu-byte aligned", fn, va);
+            if (vals_out != vals && overlap(vals, vb, vals_out, vb))
+                return gp__error(GP_ERR_INVALID_ARG, "%s: values and values_out overlap (equal pointers: in place)", fn);
+            if (overlap(vals_out, vb, keys, kb) || overlap(vals_out, vb, keys_out, kb) || overlap(vals, vb, keys, kb) ||
+                overlap(vals, vb, keys_out, kb))
+                return gp__error(GP_ERR_INVALID_ARG, "%s: the values overlap the keys", fn);
+        }
+    }
+    if (gp__is_cpu(ctx)) {
+        for (size_t i = 0; i <= nseg; i++)
+            if (offsets[i] < 0 || (uint64_t)offsets[i] > n || (i && offsets[i] < offsets[i - 1]))
+                return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%zu] = %lld %s", fn, i, (long long)offsets[i],
+                                 offsets[i] < 0 || (uint64_t)offsets[i] > n ? "is outside [0, n]"
+                                                                             : "is below the offset before it");
+        if (n == 0) return GP_OK;
+        return segmented_cpu(dtype, n, keys, keys_out, vs, vals, vals_out, nseg, offsets, desc, lo, hi);
+    }
+    GP_NO_CAPTURE(ctx, fn, "it reads the segments' lengths back");
+    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
+    GP_TRY_RET(gp__sort_segmented_gpu(ctx, dtype, n, keys, keys_out, vs, vals, vals_out, nseg, offsets, desc, lo, hi,
+                                      fn, s));
+    if (sync) {
+        const cudaError_t e = cudaStreamSynchronize(s);
+        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    }
+    return GP_OK;
+}
+
+gp_status_t gp_sort_segmented(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                              size_t value_bytes, const void *values, void *values_out, size_t nseg,
+                              const int64_t *offsets, const gp_sort_opts_t *opts, gp_stream_t stream)
+{
+    return run("gp_sort_segmented", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, nseg, offsets,
+               opts, stream, 0);
+}
+
+gp_status_t gp_sort_segmented_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
+                                   size_t value_bytes, const void *values, void *values_out, size_t nseg,
+                                   const int64_t *offsets, const gp_sort_opts_t *opts)
+{
+    return run("gp_sort_segmented_sync", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, nseg,
+               offsets, opts, NULL, 1);
+}

@@ -1,0 +1,617 @@
+/*
+ * segmented.cu — gp_sort_segmented on the GPU (segmented.c has the checks and the CPU backend; docs/design/sort.md,
+ * "Segmented sort"). Every sort here is an LSD radix sort in 8-bit digits of gp_sort's radix key, each pass a stable
+ * ranking (rank_pass: a warp's elements in element order by ballots, then the warps in order), so equal keys keep
+ * their order and the elements keep their bits.
+ *   1. k_census checks the offsets and counts the segments and their elements per length class (ceil log2);
+ *      the host reads that summary back and gives each class a way:
+ *   2. k_lists writes each segment's id into its way's list (a one-element segment is copied there and then);
+ *   3. k_tile<WPS, ITEMS>: a group of WPS warps sorts a segment of up to 32 x WPS x ITEMS elements in shared memory,
+ *      one load and one store (values gathered through the sorted positions);
+ *   4. k_long: a block sorts a longer segment through global memory, a tile at a time per pass (every pass's digit
+ *      counts from one read first; a digit that every key of the segment shares is skipped);
+ *   5. the longest segments, where one block each would be the critical path, go to the device-wide sort (gp_sort),
+ *      listed by a second read-back.
+ */
+#include "radix_key.cuh"
+
+#include <math.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int RADIX = 256, BT = 256, BINS = 65;
+
+/* the ways a segment is sorted, by its length class */
+enum Way : unsigned char { W_NONE = 0, W_COPY, W_T64, W_T256, W_T1K, W_T4K, W_LONG, W_DEVICE, W_COUNT };
+
+struct Summary { /* what k_census finds, read back */
+    unsigned long long segs[BINS], elems[BINS]; /* bin c: lengths in (2^(c-1), 2^c]; bin 0: length 1 */
+    unsigned long long bad;                     /* the first offset out of range or below its predecessor */
+    long long first, last;                      /* offsets[0] and offsets[nseg] */
+};
+struct WayOf {
+    unsigned char w[BINS];
+};
+
+__device__ __forceinline__ int bin_of(unsigned long long len)
+{
+    return len <= 1 ? 0 : 64 - __clzll(len - 1);
+}
+
+__global__ void __launch_bounds__(BT) k_census(const long long *o, size_t nseg, size_t n, Summary *sum)
+{
+    __shared__ unsigned long long s_segs[BINS], s_elems[BINS];
+    for (int i = threadIdx.x; i < BINS; i += BT) s_segs[i] = 0, s_elems[i] = 0;
+    __syncthreads();
+    for (size_t i = (size_t)blockIdx.x * BT + threadIdx.x; i <= nseg; i += (size_t)gridDim.x * BT) {
+        const long long a = o[i];
+        if (a < 0 || (unsigned long long)a > n || (i && a < o[i - 1])) {
+            atomicMin(&sum->bad, (unsigned long long)i);
+            continue;
+        }
+        if (i == 0) sum->first = a;
+        if (i == nseg) {
+            sum->last = a;
+            continue;
+        }
+        const long long e = o[i + 1];
+        if (e < a || (unsigned long long)e > n) continue; /* reported by thread i + 1 */
+        const unsigned long long len = (unsigned long long)(e - a);
+        if (len == 0) continue;
+        const int c = bin_of(len);
+        atomicAdd(&s_segs[c], 1ull);
+        atomicAdd(&s_elems[c], len);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < BINS; i += BT)
+        if (s_segs[i]) atomicAdd(&sum->segs[i], s_segs[i]), atomicAdd(&sum->elems[i], s_elems[i]);
+}
+
+/* one element's bytes, by size */
+__device__ __forceinline__ void copy_elem(const void *src, void *dst, size_t i, size_t es)
+{
+    switch (es) {
+    case 1: static_cast<uint8_t *>(dst)[i] = static_cast<const uint8_t *>(src)[i]; break;
+    case 2: static_cast<uint16_t *>(dst)[i] = static_cast<const uint16_t *>(src)[i]; break;
+    case 4: static_cast<uint32_t *>(dst)[i] = static_cast<const uint32_t *>(src)[i]; break;
+    case 8: static_cast<unsigned long long *>(dst)[i] = static_cast<const unsigned long long *>(src)[i]; break;
+    default: static_cast<uint4 *>(dst)[i] = static_cast<const uint4 *>(src)[i]; break;
+    }
+}
+
+/* list[base[w] + j] = the j-th segment of way w (in no fixed order: warps append); W_DEVICE segments as their
+ * [begin, end) in dev; one-element segments copied where the output is not the input */
+__global__ void __launch_bounds__(BT)
+    k_lists(const long long *o, size_t nseg, WayOf way, const unsigned long long *base, unsigned long long *cnt,
+            unsigned long long *list, long long *dev, const void *kin, void *kout, size_t ks, const void *vin,
+            void *vout, size_t vs)
+{
+    const int lane = threadIdx.x & 31;
+    const size_t stride = (size_t)gridDim.x * BT;
+    for (size_t i0 = (size_t)blockIdx.x * BT + (threadIdx.x & ~31u); i0 < nseg; i0 += stride) {
+        const size_t i = i0 + lane;
+        unsigned w = W_NONE;
+        long long a = 0, e = 0;
+        if (i < nseg) {
+            a = o[i], e = o[i + 1];
+            if (e > a) w = way.w[bin_of((unsigned long long)(e - a))];
+        }
+        if (w == W_COPY) {
+            if (kout != kin) copy_elem(kin, kout, (size_t)a, ks);
+            if (vs && vout != vin) copy_elem(vin, vout, (size_t)a, vs);
+            w = W_NONE;
+        }
+        const unsigned peers = __match_any_sync(0xffffffffu, w);
+        if (w != W_NONE) {
+            const int leader = __ffs(peers) - 1;
+            unsigned long long at = 0;
+            if (lane == leader) at = atomicAdd(&cnt[w], (unsigned long long)__popc(peers));
+            at = __shfl_sync(peers, at, leader) + __popc(peers & ((1u << lane) - 1u));
+            if (w == W_DEVICE) dev[2 * at] = a, dev[2 * at + 1] = e;
+            else list[base[w] + at] = i;
+        }
+    }
+}
+
+/* a group of WPS warps of the block: its own barrier */
+template <int WPS> __device__ __forceinline__ void group_sync(int g)
+{
+    if constexpr (WPS == 1) __syncwarp();
+    else if constexpr (WPS * 32 == BT) __syncthreads();
+    else asm volatile("bar.sync %0, %1;" ::"r"(g + 1), "r"(WPS * 32) : "memory");
+}
+
+template <int WPS> struct RankSmem {
+    unsigned wc[WPS][RADIX]; /* per warp: digit counts, then where its elements of each digit go */
+    unsigned wsum[WPS];
+};
+
+/* One stable pass of a tile of 32 x WPS x ITEMS elements held by a group (item k of lane l of warp w is element
+ * w * 32 * ITEMS + k * 32 + l; elements from m on are padding): slot[k] = where item k goes when the tile is ordered by
+ * the digit (key >> shift) & mask, ties in element order; padding takes digit 255 and so stays last. dg[k]: the
+ * digits. tstart (optional, RADIX words): where each digit's run begins in the tile; tcnt: its length. */
+template <typename K, int WPS, int ITEMS>
+__device__ __forceinline__ void rank_pass(int g, RankSmem<WPS> &s, const K (&key)[ITEMS], unsigned m, RKey<K> xf,
+                                          int shift, unsigned mask, unsigned (&slot)[ITEMS], unsigned (&dg)[ITEMS],
+                                          unsigned *tstart, unsigned *tcnt)
+{
+    constexpr int GT = 32 * WPS, DPT = RADIX / GT;
+    const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % WPS, t = w * 32 + lane;
+#pragma unroll
+    for (int i = 0; i < RADIX / 32; i++) s.wc[w][i * 32 + lane] = 0;
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned e = (unsigned)(w * 32 * ITEMS + k * 32 + lane);
+        dg[k] = e < m ? (unsigned)(rkey<K>(key[k], xf) >> shift) & mask : RADIX - 1u;
+    }
+    const unsigned le = (2u << lane) - 1u;
+    unsigned r[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned pe = match8(dg[k]), below = __popc(pe & le);
+        const int last = 31 - __clz(pe);
+        unsigned old = 0;
+        if (lane == last) old = atomicAdd(&s.wc[w][dg[k]], below);
+        r[k] = __shfl_sync(0xffffffffu, old, last) + below - 1u;
+    }
+    group_sync<WPS>(g);
+    unsigned tot[DPT], sum = 0;
+#pragma unroll
+    for (int i = 0; i < DPT; i++) {
+        const int d = t * DPT + i;
+        unsigned run = 0;
+#pragma unroll
+        for (int v = 0; v < WPS; v++) {
+            const unsigned x = s.wc[v][d];
+            s.wc[v][d] = run;
+            run += x;
+        }
+        tot[i] = run;
+        sum += run;
+    }
+    unsigned x = sum;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    unsigned pre = 0;
+    if constexpr (WPS > 1) {
+        if (lane == 31) s.wsum[w] = x;
+        group_sync<WPS>(g);
+#pragma unroll
+        for (int v = 0; v < WPS; v++) pre += v < w ? s.wsum[v] : 0u;
+    }
+    unsigned ex = pre + x - sum;
+#pragma unroll
+    for (int i = 0; i < DPT; i++) {
+        const int d = t * DPT + i;
+#pragma unroll
+        for (int v = 0; v < WPS; v++) s.wc[v][d] += ex;
+        if (tstart) tstart[d] = ex, tcnt[d] = tot[i];
+        ex += tot[i];
+    }
+    group_sync<WPS>(g);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) slot[k] = s.wc[w][dg[k]] + r[k];
+}
+
+/* values gathered through the sorted positions ix (the group's own segment, so all read before any is written:
+ * values_out may be values) */
+template <typename V, int WPS, int ITEMS>
+__device__ __forceinline__ void gather_values(int g, const void *vin, void *vout, size_t b, unsigned m,
+                                              const unsigned short *ix)
+{
+    constexpr int GT = 32 * WPS;
+    const int t = threadIdx.x % GT;
+    V v[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned i = (unsigned)(k * GT + t);
+        if (i < m) v[k] = static_cast<const V *>(vin)[b + ix[i]];
+    }
+    group_sync<WPS>(g);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned i = (unsigned)(k * GT + t);
+        if (i < m) static_cast<V *>(vout)[b + i] = v[k];
+    }
+}
+
+/* 3. a group of WPS warps sorts the segment list[j] (j = this group's) of up to 32 x WPS x ITEMS elements */
+template <typename K, int WPS, int ITEMS>
+__global__ void __launch_bounds__(BT)
+    k_tile(const unsigned long long *list, unsigned long long count, const long long *o, const K *kin, K *kout,
+           const void *vin, void *vout, int vs, RKey<K> xf, int lo, int hi)
+{
+    constexpr int G = BT / (32 * WPS), GT = 32 * WPS, TILE = GT * ITEMS;
+    static_assert(TILE <= 65536, "positions in 16 bits");
+    struct Smem {
+        RankSmem<WPS> r;
+        K k[TILE];
+        unsigned short ix[TILE];
+    };
+    __shared__ Smem sm[G];
+    const int g = threadIdx.x / GT, lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % WPS, t = threadIdx.x % GT;
+    const unsigned long long j = (unsigned long long)blockIdx.x * G + g;
+    if (j >= count) return; /* a whole group leaves: the groups' barriers are their own */
+    Smem &s = sm[g];
+    const unsigned long long id = list[j];
+    const size_t b = (size_t)o[id];
+    const unsigned m = (unsigned)((size_t)o[id + 1] - b);
+    K key[ITEMS];
+    unsigned short ix[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned e = (unsigned)(w * 32 * ITEMS + k * 32 + lane);
+        key[k] = e < m ? kin[b + e] : (K)0;
+        ix[k] = (unsigned short)e;
+    }
+    const int P = (hi - lo + 7) / 8;
+    for (int p = 0; p < P; p++) {
+        const int shift = lo + 8 * p, bits = hi - shift < 8 ? hi - shift : 8;
+        unsigned slot[ITEMS], dg[ITEMS];
+        rank_pass<K, WPS, ITEMS>(g, s.r, key, m, xf, shift, (1u << bits) - 1u, slot, dg, nullptr, nullptr);
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) s.k[slot[k]] = key[k], s.ix[slot[k]] = ix[k];
+        group_sync<WPS>(g);
+        if (p + 1 < P) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const int e = w * 32 * ITEMS + k * 32 + lane;
+                key[k] = s.k[e], ix[k] = s.ix[e];
+            }
+        }
+    }
+    /* out: every key read before any store (the keys are in registers or the stage), so kout may be kin */
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned i = (unsigned)(k * GT + t);
+        if (i < m) kout[b + i] = s.k[i];
+    }
+    switch (vs) {
+    case 0: break;
+    case 1: gather_values<uint8_t, WPS, ITEMS>(g, vin, vout, b, m, s.ix); break;
+    case 2: gather_values<uint16_t, WPS, ITEMS>(g, vin, vout, b, m, s.ix); break;
+    case 4: gather_values<uint32_t, WPS, ITEMS>(g, vin, vout, b, m, s.ix); break;
+    case 8: gather_values<unsigned long long, WPS, ITEMS>(g, vin, vout, b, m, s.ix); break;
+    default: gather_values<uint4, WPS, ITEMS>(g, vin, vout, b, m, s.ix); break;
+    }
+}
+
+template <int VS> struct ValOf { typedef unsigned char T; };
+template <> struct ValOf<1> { typedef uint8_t T; };
+template <> struct ValOf<2> { typedef uint16_t T; };
+template <> struct ValOf<4> { typedef uint32_t T; };
+template <> struct ValOf<8> { typedef unsigned long long T; };
+template <> struct ValOf<16> { typedef uint4 T; };
+
+template <typename K> __host__ __device__ constexpr int long_items() { return sizeof(K) == 8 ? 8 : 16; }
+template <typename K, int VS> constexpr size_t long_stage_bytes()
+{
+    return (size_t)BT * long_items<K>() * (sizeof(K) > (size_t)VS ? sizeof(K) : (size_t)VS);
+}
+
+/* exclusive prefix over the block's 256 threads (one value each); s_w: 8 words */
+__device__ __forceinline__ unsigned block_excl(unsigned v, unsigned *s_w)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) s_w[warp] = x;
+    __syncthreads();
+    unsigned before = 0;
+#pragma unroll
+    for (int w = 0; w < BT / 32; w++) before += w < warp ? s_w[w] : 0u;
+    __syncthreads();
+    return before + x - v;
+}
+
+/* 4. a block sorts segment list[blockIdx.x] (below 2^32 elements) through global memory: kin -> kout, tmp the other
+ * buffer of the passes (indexed as the output) */
+template <typename K, int VS>
+__global__ void __launch_bounds__(BT)
+    k_long(const unsigned long long *list, const long long *o, const K *kin, K *kout, K *ktmp, const void *vin,
+           void *vout, void *vtmp, RKey<K> xf, int lo, int hi)
+{
+    typedef typename ValOf<VS>::T V;
+    constexpr int ITEMS = long_items<K>(), TILE = BT * ITEMS, PMAX = sizeof(K);
+    extern __shared__ __align__(16) unsigned char s_stage[]; /* TILE keys, then TILE values */
+    __shared__ RankSmem<8> s_r;
+    __shared__ unsigned s_hist[PMAX][RADIX];
+    __shared__ unsigned s_tstart[RADIX], s_tcnt[RADIX], s_delta[RADIX], s_w[8];
+    __shared__ unsigned char s_dig[TILE];
+    __shared__ int s_live[PMAX], s_nlive;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
+    const unsigned long long id = list[blockIdx.x];
+    const size_t b = (size_t)o[id];
+    const unsigned m = (unsigned)((size_t)o[id + 1] - b);
+    const int P = (hi - lo + 7) / 8;
+    /* every pass's digit counts, one read */
+    for (int i = threadIdx.x; i < PMAX * RADIX; i += BT) (&s_hist[0][0])[i] = 0;
+    __syncthreads();
+    for (unsigned e = threadIdx.x; e < m; e += BT) {
+        const unsigned long long r = (unsigned long long)rkey<K>(kin[b + e], xf) >> lo;
+#pragma unroll
+        for (int p = 0; p < PMAX; p++)
+            if (p < P) {
+                const int bits = hi - lo - 8 * p < 8 ? hi - lo - 8 * p : 8;
+                atomicAdd(&s_hist[p][(unsigned)(r >> (8 * p)) & ((1u << bits) - 1u)], 1u);
+            }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) { /* the digits some key differs in: the passes that move anything */
+        int nl = 0;
+        for (int p = 0; p < P; p++) {
+            bool all = false;
+            for (int v = 0; v < RADIX && !all; v++) all = s_hist[p][v] == m;
+            if (!all) s_live[nl++] = p;
+        }
+        s_nlive = nl;
+    }
+    __syncthreads();
+    const int Q = s_nlive;
+    const K *src = kin;
+    const V *vsrc = static_cast<const V *>(vin);
+    if (Q == 0 || ((kin == kout || (VS > 0 && vin == vout)) && (Q - 1) % 2 == 0)) {
+        /* nothing moves (a copy where the output is not the input), or the first pass would write over its input:
+         * the segment set aside in tmp first */
+        K *to = Q == 0 ? kout : ktmp;
+        V *vto = static_cast<V *>(Q == 0 ? vout : vtmp);
+        if (to != kin)
+            for (unsigned e = threadIdx.x; e < m; e += BT) to[b + e] = kin[b + e];
+        if constexpr (VS > 0)
+            if ((const void *)vto != vin)
+                for (unsigned e = threadIdx.x; e < m; e += BT) vto[b + e] = vsrc[b + e];
+        if (Q == 0) return;
+        __syncthreads();
+        src = ktmp, vsrc = static_cast<const V *>(vtmp);
+    }
+    for (int q = 0; q < Q; q++) {
+        const int p = s_live[q], shift = lo + 8 * p, bits = hi - shift < 8 ? hi - shift : 8;
+        K *dst = (Q - 1 - q) % 2 == 0 ? kout : ktmp;
+        V *vdst = static_cast<V *>((Q - 1 - q) % 2 == 0 ? vout : vtmp);
+        unsigned base = block_excl(s_hist[p][d], s_w); /* where digit d's elements begin in the segment */
+        for (unsigned t0 = 0; t0 < m; t0 += TILE) {
+            const unsigned cnt = m - t0 < (unsigned)TILE ? m - t0 : (unsigned)TILE;
+            K key[ITEMS];
+            V val[VS ? ITEMS : 1];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
+                key[k] = e < cnt ? src[b + t0 + e] : (K)0;
+                if constexpr (VS > 0)
+                    if (e < cnt) val[k] = vsrc[b + t0 + e];
+            }
+            unsigned slot[ITEMS], dg[ITEMS];
+            rank_pass<K, 8, ITEMS>(0, s_r, key, cnt, xf, shift, (1u << bits) - 1u, slot, dg, s_tstart, s_tcnt);
+            K *s_k = reinterpret_cast<K *>(s_stage);
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) s_k[slot[k]] = key[k], s_dig[slot[k]] = (unsigned char)dg[k];
+            s_delta[d] = base - s_tstart[d]; /* staged place i of digit d goes to base + (i - tstart) */
+            base += s_tcnt[d];
+            __syncthreads();
+            for (unsigned i = threadIdx.x; i < cnt; i += BT) dst[b + (unsigned)(s_delta[s_dig[i]] + i)] = s_k[i];
+            if constexpr (VS > 0) {
+                V *s_v = reinterpret_cast<V *>(s_stage);
+                __syncthreads();
+#pragma unroll
+                for (int k = 0; k < ITEMS; k++)
+                    if ((unsigned)(warp * 32 * ITEMS + k * 32 + lane) < cnt) s_v[slot[k]] = val[k];
+                __syncthreads();
+                for (unsigned i = threadIdx.x; i < cnt; i += BT)
+                    vdst[b + (unsigned)(s_delta[s_dig[i]] + i)] = s_v[i];
+            }
+            __syncthreads();
+        }
+        src = dst, vsrc = vdst;
+    }
+}
+
+inline size_t al256(size_t x) { return (x + 255) / 256 * 256; }
+
+template <typename K, int WPS, int ITEMS>
+gp_status_t launch_tile(const unsigned long long *list, unsigned long long count, const long long *o, const void *kin,
+                        void *kout, const void *vin, void *vout, size_t vs, RKey<K> xf, int lo, int hi,
+                        cudaStream_t s)
+{
+    constexpr int G = BT / (32 * WPS);
+    if (count == 0) return GP_OK;
+    const unsigned long long blocks = (count + G - 1) / G;
+    k_tile<K, WPS, ITEMS><<<(unsigned)blocks, BT, 0, s>>>(list, count, o, (const K *)kin, (K *)kout, vin, vout,
+                                                          (int)vs, xf, lo, hi);
+    return GP_CHECK_LAUNCH("gp_sort_segmented (segments in shared memory)");
+}
+
+template <typename K, int VS>
+gp_status_t launch_long(const gp_ctx_t *ctx, const unsigned long long *list, unsigned long long count,
+                        const long long *o, const void *kin, void *kout, void *ktmp, const void *vin, void *vout,
+                        void *vtmp, RKey<K> xf, int lo, int hi, cudaStream_t s)
+{
+    static unsigned long long done; /* the dynamic shared memory allowed, per device (bit: ordinal mod 64) */
+    const size_t smem = long_stage_bytes<K, VS>();
+    const unsigned long long bit = 1ull << (ctx->device & 63);
+    if (!(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
+        const cudaError_t e = cudaFuncSetAttribute((const void *)k_long<K, VS>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort_segmented (shared memory)", __FILE__, __LINE__);
+        __atomic_fetch_or(&done, bit, __ATOMIC_RELAXED);
+    }
+    k_long<K, VS><<<(unsigned)count, BT, smem, s>>>(list, o, (const K *)kin, (K *)kout, (K *)ktmp, vin, vout, vtmp,
+                                                     xf, lo, hi);
+    return GP_CHECK_LAUNCH("gp_sort_segmented (long segments)");
+}
+
+template <typename K>
+gp_status_t long_by_values(const gp_ctx_t *ctx, size_t vs, const unsigned long long *list, unsigned long long count,
+                           const long long *o, const void *kin, void *kout, void *ktmp, const void *vin, void *vout,
+                           void *vtmp, RKey<K> xf, int lo, int hi, cudaStream_t s)
+{
+    if (count == 0) return GP_OK;
+    switch (vs) {
+    case 0: return launch_long<K, 0>(ctx, list, count, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, s);
+    case 1: return launch_long<K, 1>(ctx, list, count, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, s);
+    case 2: return launch_long<K, 2>(ctx, list, count, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, s);
+    case 4: return launch_long<K, 4>(ctx, list, count, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, s);
+    case 8: return launch_long<K, 8>(ctx, list, count, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, s);
+    default: return launch_long<K, 16>(ctx, list, count, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, s);
+    }
+}
+
+/* The way of each length class. Short classes by the shared-memory tile that holds them; past that a block each
+ * (W_LONG), except the longest classes, sent to the device-wide sort where that shortens the estimated time: a
+ * block sorts about R_BLOCK keys a second per pass (one SM's share of the device when every SM holds two), the
+ * device sort R_DEVICE keys a second per pass plus ~30 us of launches per segment (H100/H200 figures, rough: the
+ * choice moves time, never bits). */
+inline WayOf ways_of(const Summary &sm, size_t ks, int P, int sms, int tile4k_bin)
+{
+    WayOf wo;
+    for (int c = 0; c < BINS; c++)
+        wo.w[c] = c == 0 ? W_COPY : c <= 6 ? W_T64 : c <= 8 ? W_T256 : c <= 10 ? W_T1K : c <= tile4k_bin ? W_T4K
+                                                                                                 : W_LONG;
+    (void)ks;
+    const double r_dev = 180e9 / (P > 0 ? P : 1), r_blk = r_dev / (2.0 * (sms > 0 ? sms : 1)), launch = 30e-6;
+    /* cut: classes above it go to the device sort; the estimate is the device sorts in turn, then the blocks */
+    double best = -1;
+    int cut = BINS - 1;
+    for (int c = BINS - 1; c >= tile4k_bin; c--) {
+        double dev = 0, rest = 0;
+        int top = 0;
+        for (int x = tile4k_bin + 1; x < BINS; x++) {
+            if (!sm.segs[x]) continue;
+            if (x > c) dev += sm.segs[x] * launch + sm.elems[x] / r_dev;
+            else rest += sm.elems[x], top = x;
+        }
+        double t = rest / r_dev, one = top ? ldexp(1.0, top) / r_blk : 0;
+        t = dev + (t > one ? t : one);
+        if (best < 0 || t < best) best = t, cut = c;
+    }
+    for (int c = cut + 1; c < BINS; c++) wo.w[c] = W_DEVICE;
+    for (int c = 32; c < BINS; c++) wo.w[c] = W_DEVICE; /* a block's positions are below 2^32 */
+    return wo;
+}
+
+template <typename K>
+gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *kout, size_t vs, const void *vin,
+                void *vout, size_t nseg, const long long *o, int desc, int lo, int hi, const char *fn,
+                cudaStream_t s)
+{
+    const size_t ks = sizeof(K);
+    const int P = (hi - lo + 7) / 8;
+    cudaError_t e;
+    /* 1. the census, read back */
+    void *ws = NULL;
+    GP_TRY_RET(gp__workspace(ctx, al256(sizeof(Summary)), &ws));
+    Summary *d_sum = (Summary *)ws, sm;
+    if ((e = cudaMemsetAsync(d_sum, 0, sizeof(Summary), s)) != cudaSuccess ||
+        (e = cudaMemsetAsync(&d_sum->bad, 0xff, 8, s)) != cudaSuccess)
+        return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    {
+        const size_t want = (nseg + 1 + BT - 1) / BT, cap = (size_t)ctx->sm_count * 8;
+        k_census<<<(unsigned)(want < cap ? want : cap), BT, 0, s>>>(o, nseg, n, d_sum);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (census)"));
+    }
+    if ((e = cudaMemcpyAsync(&sm, d_sum, sizeof sm, cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(s)) != cudaSuccess)
+        return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    if (sm.bad != ~0ull) {
+        long long v = 0;
+        if ((e = cudaMemcpy(&v, o + sm.bad, 8, cudaMemcpyDeviceToHost)) != cudaSuccess)
+            return gp__cuda_error(e, fn, __FILE__, __LINE__);
+        return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%llu] = %lld %s", fn, sm.bad, v,
+                         v < 0 || (unsigned long long)v > n ? "is outside [0, n]" : "is below the offset before it");
+    }
+    if (n == 0) return GP_OK;
+    /* the elements outside every segment */
+    const size_t first = (size_t)sm.first, last = (size_t)sm.last;
+    if (kout != kin) {
+        if (first && (e = cudaMemcpyAsync(kout, kin, first * ks, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+            return gp__cuda_error(e, fn, __FILE__, __LINE__);
+        if (last < n && (e = cudaMemcpyAsync((char *)kout + last * ks, (const char *)kin + last * ks,
+                                             (n - last) * ks, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+            return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    }
+    if (vs && vout != vin) {
+        if (first && (e = cudaMemcpyAsync(vout, vin, first * vs, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+            return gp__cuda_error(e, fn, __FILE__, __LINE__);
+        if (last < n && (e = cudaMemcpyAsync((char *)vout + last * vs, (const char *)vin + last * vs,
+                                             (n - last) * vs, cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+            return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    }
+    /* 2. the ways and their lists */
+    const int tile4k_bin = ks == 8 ? 11 : 12;
+    const WayOf wo = ways_of(sm, ks, P, ctx->sm_count, tile4k_bin);
+    unsigned long long per[W_COUNT] = {0}, base[W_COUNT] = {0};
+    for (int c = 0; c < BINS; c++) per[wo.w[c]] += sm.segs[c];
+    unsigned long long at = 0;
+    for (int w = W_T64; w <= W_LONG; w++) base[w] = at, at += per[w];
+    const size_t nlist = (size_t)at, ndev = (size_t)per[W_DEVICE];
+    if (nlist == 0 && ndev == 0 && per[W_COPY] == 0) return GP_OK;
+    const size_t o_cnt = 0, o_base = 256, o_list = o_base + 256, o_dev = o_list + al256(nlist * 8),
+                 o_tk = o_dev + al256(ndev * 16), o_tv = o_tk + (per[W_LONG] ? al256(n * ks) : 0),
+                 total = o_tv + (per[W_LONG] ? al256(n * vs) : 0);
+    GP_TRY_RET(gp__workspace(ctx, total, &ws));
+    char *w = (char *)ws;
+    unsigned long long *d_cnt = (unsigned long long *)(w + o_cnt), *d_base = (unsigned long long *)(w + o_base),
+                       *d_list = (unsigned long long *)(w + o_list);
+    long long *d_dev = (long long *)(w + o_dev);
+    if ((e = cudaMemsetAsync(d_cnt, 0, W_COUNT * 8, s)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(d_base, base, sizeof base, cudaMemcpyHostToDevice, s)) != cudaSuccess)
+        return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    {
+        const size_t want = (nseg + BT - 1) / BT, cap = (size_t)ctx->sm_count * 8;
+        k_lists<<<(unsigned)(want < cap ? want : cap), BT, 0, s>>>(o, nseg, wo, d_base, d_cnt, d_list, d_dev, kin,
+                                                                   kout, ks, vin, vout, vs);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (lists)"));
+    }
+    /* 3-4. the ways of blocks and warps */
+    const RKey<K> xf = rkey_of<K>(dt, desc);
+    GP_TRY_RET((launch_tile<K, 1, 2>(d_list + base[W_T64], per[W_T64], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_tile<K, 1, 8>(d_list + base[W_T256], per[W_T256], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_tile<K, 4, 8>(d_list + base[W_T1K], per[W_T1K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    if constexpr (sizeof(K) == 8)
+        GP_TRY_RET((launch_tile<K, 8, 8>(d_list + base[W_T4K], per[W_T4K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    else
+        GP_TRY_RET((launch_tile<K, 8, 16>(d_list + base[W_T4K], per[W_T4K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET(long_by_values<K>(ctx, vs, d_list + base[W_LONG], per[W_LONG], o, kin, kout, w + o_tk, vin, vout,
+                                 w + o_tv, xf, lo, hi, s));
+    if (ndev == 0) return GP_OK;
+    /* 5. the device-wide ones, listed by a second read-back (the workspace is then theirs) */
+    long long *hb = (long long *)malloc(ndev * 16);
+    if (!hb) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu long segments' bounds", fn, ndev);
+    if ((e = cudaMemcpyAsync(hb, d_dev, ndev * 16, cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(s)) != cudaSuccess) {
+        free(hb);
+        return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    }
+    gp_status_t st = GP_OK;
+    for (size_t i = 0; i < ndev && st == GP_OK; i++) {
+        const size_t a = (size_t)hb[2 * i], len = (size_t)(hb[2 * i + 1] - hb[2 * i]);
+        st = gp__sort_gpu(ctx, dt, len, (const char *)kin + a * ks, (char *)kout + a * ks, vs,
+                          vs ? (const char *)vin + a * vs : NULL, vs ? (char *)vout + a * vs : NULL, desc, lo, hi, s);
+    }
+    free(hb);
+    return st;
+}
+
+} // namespace
+
+extern "C" gp_status_t gp__sort_segmented_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in,
+                                              void *keys_out, size_t vsize, const void *vals_in, void *vals_out,
+                                              size_t nseg, const int64_t *offsets, int descending, int lo_bit,
+                                              int hi_bit, const char *fn, cudaStream_t stream)
+{
+    const long long *o = (const long long *)offsets;
+    switch (gp_dtype_size(kt)) {
+    case 1: return run<uint8_t>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, nseg, o, descending, lo_bit, hi_bit, fn, stream);
+    case 2: return run<uint16_t>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, nseg, o, descending, lo_bit, hi_bit, fn, stream);
+    case 4: return run<uint32_t>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, nseg, o, descending, lo_bit, hi_bit, fn, stream);
+    default: return run<unsigned long long>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, nseg, o, descending, lo_bit, hi_bit, fn, stream);
+    }
+}
