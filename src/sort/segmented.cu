@@ -25,8 +25,18 @@ constexpr int RADIX = 256, BT = 256, BINS = 65;
 /* the ways a segment is sorted, by its length class */
 enum Way : unsigned char { W_NONE = 0, W_COPY, W_T64, W_T256, W_T1K, W_T4K, W_LONG, W_DEVICE, W_COUNT };
 
+/* the packed tiles (k_pack): TILE_P consecutive elements of the input, sorting every segment that lies inside */
+template <typename K> __host__ __device__ constexpr int pack_items() { return sizeof(K) == 8 ? 8 : 16; }
+template <typename K> __host__ __device__ constexpr unsigned long long pack_tile() { return BT * pack_items<K>(); }
+/* a non-empty segment [a, e) lies inside one packed tile */
+__host__ __device__ inline bool packed(unsigned long long a, unsigned long long e, unsigned long long tile)
+{
+    return a / tile == (e - 1) / tile;
+}
+
 struct Summary { /* what k_census finds, read back */
-    unsigned long long segs[BINS], elems[BINS]; /* bin c: lengths in (2^(c-1), 2^c]; bin 0: length 1 */
+    unsigned long long segs[BINS], elems[BINS]; /* segments not packed, bin c: lengths in (2^(c-1), 2^c]; bin 0: 1 */
+    unsigned long long packed;                  /* segments inside a packed tile */
     unsigned long long bad;                     /* the first offset out of range or below its predecessor */
     long long first, last;                      /* offsets[0] and offsets[nseg] */
 };
@@ -39,10 +49,12 @@ __device__ __forceinline__ int bin_of(unsigned long long len)
     return len <= 1 ? 0 : 64 - __clzll(len - 1);
 }
 
-__global__ void __launch_bounds__(BT) k_census(const long long *o, size_t nseg, size_t n, Summary *sum)
+__global__ void __launch_bounds__(BT)
+    k_census(const long long *o, size_t nseg, size_t n, unsigned long long tile, Summary *sum)
 {
-    __shared__ unsigned long long s_segs[BINS], s_elems[BINS];
+    __shared__ unsigned long long s_segs[BINS], s_elems[BINS], s_packed;
     for (int i = threadIdx.x; i < BINS; i += BT) s_segs[i] = 0, s_elems[i] = 0;
+    if (threadIdx.x == 0) s_packed = 0;
     __syncthreads();
     for (size_t i = (size_t)blockIdx.x * BT + threadIdx.x; i <= nseg; i += (size_t)gridDim.x * BT) {
         const long long a = o[i];
@@ -59,6 +71,10 @@ __global__ void __launch_bounds__(BT) k_census(const long long *o, size_t nseg, 
         if (e < a || (unsigned long long)e > n) continue; /* reported by thread i + 1 */
         const unsigned long long len = (unsigned long long)(e - a);
         if (len == 0) continue;
+        if (packed((unsigned long long)a, (unsigned long long)e, tile)) {
+            atomicAdd(&s_packed, 1ull);
+            continue;
+        }
         const int c = bin_of(len);
         atomicAdd(&s_segs[c], 1ull);
         atomicAdd(&s_elems[c], len);
@@ -66,6 +82,7 @@ __global__ void __launch_bounds__(BT) k_census(const long long *o, size_t nseg, 
     __syncthreads();
     for (int i = threadIdx.x; i < BINS; i += BT)
         if (s_segs[i]) atomicAdd(&sum->segs[i], s_segs[i]), atomicAdd(&sum->elems[i], s_elems[i]);
+    if (threadIdx.x == 0 && s_packed) atomicAdd(&sum->packed, s_packed);
 }
 
 /* one element's bytes, by size */
@@ -83,9 +100,9 @@ __device__ __forceinline__ void copy_elem(const void *src, void *dst, size_t i, 
 /* list[base[w] + j] = the j-th segment of way w (in no fixed order: warps append); W_DEVICE segments as their
  * [begin, end) in dev; one-element segments copied where the output is not the input */
 __global__ void __launch_bounds__(BT)
-    k_lists(const long long *o, size_t nseg, WayOf way, const unsigned long long *base, unsigned long long *cnt,
-            unsigned long long *list, long long *dev, const void *kin, void *kout, size_t ks, const void *vin,
-            void *vout, size_t vs)
+    k_lists(const long long *o, size_t nseg, unsigned long long tile, WayOf way, const unsigned long long *base,
+            unsigned long long *cnt, unsigned long long *list, long long *dev, const void *kin, void *kout, size_t ks,
+            const void *vin, void *vout, size_t vs)
 {
     const int lane = threadIdx.x & 31;
     const size_t stride = (size_t)gridDim.x * BT;
@@ -95,7 +112,8 @@ __global__ void __launch_bounds__(BT)
         long long a = 0, e = 0;
         if (i < nseg) {
             a = o[i], e = o[i + 1];
-            if (e > a) w = way.w[bin_of((unsigned long long)(e - a))];
+            if (e > a && !packed((unsigned long long)a, (unsigned long long)e, tile))
+                w = way.w[bin_of((unsigned long long)(e - a))];
         }
         if (w == W_COPY) {
             if (kout != kin) copy_elem(kin, kout, (size_t)a, ks);
@@ -127,25 +145,31 @@ template <int WPS> struct RankSmem {
     unsigned wsum[WPS];
 };
 
-/* One stable pass of a tile of 32 x WPS x ITEMS elements held by a group (item k of lane l of warp w is element
- * w * 32 * ITEMS + k * 32 + l; elements from m on are padding): slot[k] = where item k goes when the tile is ordered by
- * the digit (key >> shift) & mask, ties in element order; padding takes digit 255 and so stays last. dg[k]: the
- * digits. tstart (optional, RADIX words): where each digit's run begins in the tile; tcnt: its length. */
+/* The digits of a group's tile of 32 x WPS x ITEMS elements (item k of lane l of warp w is element
+ * w * 32 * ITEMS + k * 32 + l; elements from m on are padding, digit 255, so they stay last): (key >> shift) & mask. */
 template <typename K, int WPS, int ITEMS>
-__device__ __forceinline__ void rank_pass(int g, RankSmem<WPS> &s, const K (&key)[ITEMS], unsigned m, RKey<K> xf,
-                                          int shift, unsigned mask, unsigned (&slot)[ITEMS], unsigned (&dg)[ITEMS],
-                                          unsigned *tstart, unsigned *tcnt)
+__device__ __forceinline__ void key_digits(const K (&key)[ITEMS], unsigned m, RKey<K> xf, int shift, unsigned mask,
+                                           unsigned (&dg)[ITEMS])
+{
+    const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % WPS;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned e = (unsigned)(w * 32 * ITEMS + k * 32 + lane);
+        dg[k] = e < m ? (unsigned)(rkey<K>(key[k], xf) >> shift) & mask : RADIX - 1u;
+    }
+}
+
+/* One stable pass over such a tile: slot[k] = where item k goes when the tile is ordered by its digit dg[k], ties in
+ * element order. tstart (optional, RADIX words): where each digit's run begins in the tile; tcnt: its length. */
+template <int WPS, int ITEMS>
+__device__ __forceinline__ void rank_pass(int g, RankSmem<WPS> &s, const unsigned (&dg)[ITEMS],
+                                          unsigned (&slot)[ITEMS], unsigned *tstart, unsigned *tcnt)
 {
     constexpr int GT = 32 * WPS, DPT = RADIX / GT;
     const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % WPS, t = w * 32 + lane;
 #pragma unroll
     for (int i = 0; i < RADIX / 32; i++) s.wc[w][i * 32 + lane] = 0;
     __syncwarp();
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const unsigned e = (unsigned)(w * 32 * ITEMS + k * 32 + lane);
-        dg[k] = e < m ? (unsigned)(rkey<K>(key[k], xf) >> shift) & mask : RADIX - 1u;
-    }
     const unsigned le = (2u << lane) - 1u;
     unsigned r[ITEMS];
 #pragma unroll
@@ -198,11 +222,10 @@ __device__ __forceinline__ void rank_pass(int g, RankSmem<WPS> &s, const K (&key
     for (int k = 0; k < ITEMS; k++) slot[k] = s.wc[w][dg[k]] + r[k];
 }
 
-/* values gathered through the sorted positions ix (the group's own segment, so all read before any is written:
- * values_out may be values) */
-template <typename V, int WPS, int ITEMS>
-__device__ __forceinline__ void gather_values(int g, const void *vin, void *vout, size_t b, unsigned m,
-                                              const unsigned short *ix)
+/* values gathered through the sorted positions ix (the low 16 bits; the group's own elements, so all read before any
+ * is written: values_out may be values) */
+template <typename V, int WPS, int ITEMS, typename I>
+__device__ __forceinline__ void gather_values(int g, const void *vin, void *vout, size_t b, unsigned m, const I *ix)
 {
     constexpr int GT = 32 * WPS;
     const int t = threadIdx.x % GT;
@@ -210,7 +233,7 @@ __device__ __forceinline__ void gather_values(int g, const void *vin, void *vout
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
         const unsigned i = (unsigned)(k * GT + t);
-        if (i < m) v[k] = static_cast<const V *>(vin)[b + ix[i]];
+        if (i < m) v[k] = static_cast<const V *>(vin)[b + ((unsigned)ix[i] & 0xffffu)];
     }
     group_sync<WPS>(g);
 #pragma unroll
@@ -253,7 +276,8 @@ __global__ void __launch_bounds__(BT)
     for (int p = 0; p < P; p++) {
         const int shift = lo + 8 * p, bits = hi - shift < 8 ? hi - shift : 8;
         unsigned slot[ITEMS], dg[ITEMS];
-        rank_pass<K, WPS, ITEMS>(g, s.r, key, m, xf, shift, (1u << bits) - 1u, slot, dg, nullptr, nullptr);
+        key_digits<K, WPS, ITEMS>(key, m, xf, shift, (1u << bits) - 1u, dg);
+        rank_pass<WPS, ITEMS>(g, s.r, dg, slot, nullptr, nullptr);
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) s.k[slot[k]] = key[k], s.ix[slot[k]] = ix[k];
         group_sync<WPS>(g);
@@ -281,19 +305,6 @@ __global__ void __launch_bounds__(BT)
     }
 }
 
-template <int VS> struct ValOf { typedef unsigned char T; };
-template <> struct ValOf<1> { typedef uint8_t T; };
-template <> struct ValOf<2> { typedef uint16_t T; };
-template <> struct ValOf<4> { typedef uint32_t T; };
-template <> struct ValOf<8> { typedef unsigned long long T; };
-template <> struct ValOf<16> { typedef uint4 T; };
-
-template <typename K> __host__ __device__ constexpr int long_items() { return sizeof(K) == 8 ? 8 : 16; }
-template <typename K, int VS> constexpr size_t long_stage_bytes()
-{
-    return (size_t)BT * long_items<K>() * (sizeof(K) > (size_t)VS ? sizeof(K) : (size_t)VS);
-}
-
 /* exclusive prefix over the block's 256 threads (one value each); s_w: 8 words */
 __device__ __forceinline__ unsigned block_excl(unsigned v, unsigned *s_w)
 {
@@ -311,6 +322,129 @@ __device__ __forceinline__ unsigned block_excl(unsigned v, unsigned *s_w)
     for (int w = 0; w < BT / 32; w++) before += w < warp ? s_w[w] : 0u;
     __syncthreads();
     return before + x - v;
+}
+
+/* the offsets of each packed tile t ([t x tile, (t + 1) x tile) of the input): se[2t] = the first offset at or after
+ * its start, se[2t + 1] = one past the last offset at or before its end (two binary searches a thread) */
+__global__ void __launch_bounds__(BT)
+    k_tiles(const long long *o, size_t nseg, size_t n, unsigned long long tile, size_t ntiles, unsigned long long *se)
+{
+    const size_t t = (size_t)blockIdx.x * BT + threadIdx.x;
+    if (t >= ntiles) return;
+    const long long lo = (long long)(t * tile), hi = (long long)(t * tile + tile < n ? t * tile + tile : n);
+    size_t a = 0, b = nseg + 1; /* first o[i] >= lo */
+    while (a < b) {
+        const size_t mid = (a + b) / 2;
+        if (o[mid] < lo) a = mid + 1;
+        else b = mid;
+    }
+    size_t c = a, d = nseg + 1; /* first o[i] > hi */
+    while (c < d) {
+        const size_t mid = (c + d) / 2;
+        if (o[mid] <= hi) c = mid + 1;
+        else d = mid;
+    }
+    se[2 * t] = a, se[2 * t + 1] = c;
+}
+
+/* 3'. a block sorts every segment inside its packed tile at once: the elements between the tile's first and last
+ * offsets (consecutive, the segments in order) ordered by (segment, key) — an LSD radix sort over the key's digits,
+ * then one or two over the segment's number within the tile (its run id: the offsets up to it, a scan of head
+ * flags) — so each segment lands sorted where it was */
+template <typename K>
+__global__ void __launch_bounds__(BT, 3)
+    k_pack(const unsigned long long *se, const long long *o, const K *kin, K *kout, const void *vin, void *vout,
+           int vs, RKey<K> xf, int lo, int hi)
+{
+    constexpr int ITEMS = pack_items<K>(), T = BT * ITEMS;
+    __shared__ RankSmem<8> s_r;
+    __shared__ K s_k[T];
+    __shared__ unsigned s_ir[T]; /* each element's position in the tile (low half) and run id (high half) */
+    __shared__ unsigned s_w[8];
+    unsigned short *s_rid = reinterpret_cast<unsigned short *>(s_ir); /* the run ids by position, at first */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tid = threadIdx.x;
+    const unsigned long long a = se[2 * blockIdx.x], b = se[2 * blockIdx.x + 1];
+    if (a + 1 >= b) return; /* fewer than two offsets in the tile: nothing inside it */
+    const size_t pf = (size_t)o[a];
+    const unsigned cnt = (unsigned)((size_t)o[b - 1] - pf);
+    if (cnt == 0) return;
+    /* run ids: head flags where an offset falls inside, scanned */
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) s_rid[k * BT + tid] = 0;
+    __syncthreads();
+    for (unsigned long long i = a + 1 + tid; i + 1 < b; i += BT) {
+        const unsigned p = (unsigned)((size_t)o[i] - pf);
+        if (p > 0 && p < cnt) s_rid[p] = 1;
+    }
+    __syncthreads();
+    unsigned f[ITEMS], mine = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) f[k] = s_rid[tid * ITEMS + k], mine += f[k];
+    unsigned run = block_excl(mine, s_w);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) run += f[k], s_rid[tid * ITEMS + k] = (unsigned short)run;
+    __syncthreads();
+    const unsigned nr = (unsigned)s_rid[cnt - 1] + 1u;
+    K key[ITEMS];
+    unsigned ir[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
+        key[k] = e < cnt ? kin[pf + e] : (K)0;
+        ir[k] = e | (e < cnt ? (unsigned)s_rid[e] << 16 : 0u);
+    }
+    __syncthreads(); /* s_ir is the stage from here */
+    const int P = (hi - lo + 7) / 8, R = nr <= 1 ? 0 : nr <= RADIX ? 1 : 2;
+    for (int p = 0; p < P + R; p++) {
+        unsigned slot[ITEMS], dg[ITEMS];
+        if (p < P) {
+            const int shift = lo + 8 * p, bits = hi - shift < 8 ? hi - shift : 8;
+            key_digits<K, 8, ITEMS>(key, cnt, xf, shift, (1u << bits) - 1u, dg);
+        } else {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
+                dg[k] = e < cnt ? (ir[k] >> (16 + 8 * (p - P))) & 255u : RADIX - 1u;
+            }
+        }
+        rank_pass<8, ITEMS>(0, s_r, dg, slot, nullptr, nullptr);
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) s_k[slot[k]] = key[k], s_ir[slot[k]] = ir[k];
+        __syncthreads();
+        if (p + 1 < P + R) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const int e = warp * 32 * ITEMS + k * 32 + lane;
+                key[k] = s_k[e], ir[k] = s_ir[e];
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned i = (unsigned)(k * BT + tid);
+        if (i < cnt) kout[pf + i] = s_k[i];
+    }
+    switch (vs) {
+    case 0: break;
+    case 1: gather_values<uint8_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
+    case 2: gather_values<uint16_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
+    case 4: gather_values<uint32_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
+    case 8: gather_values<unsigned long long, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
+    default: gather_values<uint4, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
+    }
+}
+
+template <int VS> struct ValOf { typedef unsigned char T; };
+template <> struct ValOf<1> { typedef uint8_t T; };
+template <> struct ValOf<2> { typedef uint16_t T; };
+template <> struct ValOf<4> { typedef uint32_t T; };
+template <> struct ValOf<8> { typedef unsigned long long T; };
+template <> struct ValOf<16> { typedef uint4 T; };
+
+template <typename K> __host__ __device__ constexpr int long_items() { return sizeof(K) == 8 ? 8 : 16; }
+template <typename K, int VS> constexpr size_t long_stage_bytes()
+{
+    return (size_t)BT * long_items<K>() * (sizeof(K) > (size_t)VS ? sizeof(K) : (size_t)VS);
 }
 
 /* 4. a block sorts segment list[blockIdx.x] (below 2^32 elements) through global memory: kin -> kout, tmp the other
@@ -390,7 +524,8 @@ __global__ void __launch_bounds__(BT)
                     if (e < cnt) val[k] = vsrc[b + t0 + e];
             }
             unsigned slot[ITEMS], dg[ITEMS];
-            rank_pass<K, 8, ITEMS>(0, s_r, key, cnt, xf, shift, (1u << bits) - 1u, slot, dg, s_tstart, s_tcnt);
+            key_digits<K, 8, ITEMS>(key, cnt, xf, shift, (1u << bits) - 1u, dg);
+            rank_pass<8, ITEMS>(0, s_r, dg, slot, s_tstart, s_tcnt);
             K *s_k = reinterpret_cast<K *>(s_stage);
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) s_k[slot[k]] = key[k], s_dig[slot[k]] = (unsigned char)dg[k];
@@ -514,7 +649,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
         return gp__cuda_error(e, fn, __FILE__, __LINE__);
     {
         const size_t want = (nseg + 1 + BT - 1) / BT, cap = (size_t)ctx->sm_count * 8;
-        k_census<<<(unsigned)(want < cap ? want : cap), BT, 0, s>>>(o, nseg, n, d_sum);
+        k_census<<<(unsigned)(want < cap ? want : cap), BT, 0, s>>>(o, nseg, n, pack_tile<K>(), d_sum);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (census)"));
     }
     if ((e = cudaMemcpyAsync(&sm, d_sum, sizeof sm, cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
@@ -552,9 +687,11 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
     unsigned long long at = 0;
     for (int w = W_T64; w <= W_LONG; w++) base[w] = at, at += per[w];
     const size_t nlist = (size_t)at, ndev = (size_t)per[W_DEVICE];
-    if (nlist == 0 && ndev == 0 && per[W_COPY] == 0) return GP_OK;
+    const size_t ntiles = sm.packed ? (n + pack_tile<K>() - 1) / pack_tile<K>() : 0;
+    if (nlist == 0 && ndev == 0 && per[W_COPY] == 0 && ntiles == 0) return GP_OK;
     const size_t o_cnt = 0, o_base = 256, o_list = o_base + 256, o_dev = o_list + al256(nlist * 8),
-                 o_tk = o_dev + al256(ndev * 16), o_tv = o_tk + (per[W_LONG] ? al256(n * ks) : 0),
+                 o_se = o_dev + al256(ndev * 16), o_tk = o_se + al256(ntiles * 16),
+                 o_tv = o_tk + (per[W_LONG] ? al256(n * ks) : 0),
                  total = o_tv + (per[W_LONG] ? al256(n * vs) : 0);
     GP_TRY_RET(gp__workspace(ctx, total, &ws));
     char *w = (char *)ws;
@@ -566,12 +703,19 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
         return gp__cuda_error(e, fn, __FILE__, __LINE__);
     {
         const size_t want = (nseg + BT - 1) / BT, cap = (size_t)ctx->sm_count * 8;
-        k_lists<<<(unsigned)(want < cap ? want : cap), BT, 0, s>>>(o, nseg, wo, d_base, d_cnt, d_list, d_dev, kin,
-                                                                   kout, ks, vin, vout, vs);
+        k_lists<<<(unsigned)(want < cap ? want : cap), BT, 0, s>>>(o, nseg, pack_tile<K>(), wo, d_base, d_cnt,
+                                                                   d_list, d_dev, kin, kout, ks, vin, vout, vs);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (lists)"));
     }
-    /* 3-4. the ways of blocks and warps */
+    /* 3-4. the packed tiles, then the ways of warps and blocks */
     const RKey<K> xf = rkey_of<K>(dt, desc);
+    if (ntiles) {
+        unsigned long long *d_se = (unsigned long long *)(w + o_se);
+        k_tiles<<<(unsigned)((ntiles + BT - 1) / BT), BT, 0, s>>>(o, nseg, n, pack_tile<K>(), ntiles, d_se);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (tiles)"));
+        k_pack<K><<<(unsigned)ntiles, BT, 0, s>>>(d_se, o, (const K *)kin, (K *)kout, vin, vout, (int)vs, xf, lo, hi);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (packed tiles)"));
+    }
     GP_TRY_RET((launch_tile<K, 1, 2>(d_list + base[W_T64], per[W_T64], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_tile<K, 1, 8>(d_list + base[W_T256], per[W_T256], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_tile<K, 4, 8>(d_list + base[W_T1K], per[W_T1K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
