@@ -23,15 +23,19 @@ namespace {
 constexpr int RADIX = 256, BT = 256, BINS = 65;
 
 /* the ways a segment is sorted, by its length class */
-enum Way : unsigned char { W_NONE = 0, W_COPY, W_T64, W_T256, W_T1K, W_T4K, W_LONG, W_DEVICE, W_COUNT };
+enum Way : unsigned char {
+    W_NONE = 0, W_COPY, W_B8, W_B32, W_B64, W_B128, W_T256, W_T1K, W_T4K, W_LONG, W_DEVICE, W_COUNT
+};
 
 /* the packed tiles (k_pack): TILE_P consecutive elements of the input, sorting every segment that lies inside */
 template <typename K> __host__ __device__ constexpr int pack_items() { return sizeof(K) == 8 ? 8 : 16; }
 template <typename K> __host__ __device__ constexpr unsigned long long pack_tile() { return BT * pack_items<K>(); }
-/* a non-empty segment [a, e) lies inside one packed tile */
+/* the segments a packed tile sorts: longer than a warp's sorting network takes (WARP_MAX), at most PACK_MAX, inside
+ * one tile */
+constexpr unsigned long long WARP_MAX = 128, PACK_MAX = 512;
 __host__ __device__ inline bool packed(unsigned long long a, unsigned long long e, unsigned long long tile)
 {
-    return a / tile == (e - 1) / tile;
+    return e - a > WARP_MAX && e - a <= PACK_MAX && a / tile == (e - 1) / tile;
 }
 
 struct Summary { /* what k_census finds, read back */
@@ -225,7 +229,8 @@ __device__ __forceinline__ void rank_pass(int g, RankSmem<WPS> &s, const unsigne
 /* values gathered through the sorted positions ix (the low 16 bits; the group's own elements, so all read before any
  * is written: values_out may be values) */
 template <typename V, int WPS, int ITEMS, typename I>
-__device__ __forceinline__ void gather_values(int g, const void *vin, void *vout, size_t b, unsigned m, const I *ix)
+__device__ __forceinline__ void gather_values(int g, const void *vin, void *vout, size_t b, unsigned m, const I *ix,
+                                              const unsigned *skip = nullptr)
 {
     constexpr int GT = 32 * WPS;
     const int t = threadIdx.x % GT;
@@ -239,7 +244,7 @@ __device__ __forceinline__ void gather_values(int g, const void *vin, void *vout
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
         const unsigned i = (unsigned)(k * GT + t);
-        if (i < m) static_cast<V *>(vout)[b + i] = v[k];
+        if (i < m && !(skip && (skip[i / 32] >> (i % 32) & 1u))) static_cast<V *>(vout)[b + i] = v[k];
     }
 }
 
@@ -305,6 +310,129 @@ __global__ void __launch_bounds__(BT)
     }
 }
 
+/* a key and its position in the segment, compared as a pair (the sort stays stable), for the sorting networks */
+template <typename K> struct KeyPos { /* keys up to 4 bytes: one 64-bit word, the key above 16 bits of position */
+    unsigned long long w;
+    __device__ __forceinline__ static KeyPos make(unsigned long long k, unsigned i) { return KeyPos{k << 16 | i}; }
+    __device__ __forceinline__ static KeyPos pad() { return KeyPos{~0ull}; }
+    __device__ __forceinline__ unsigned pos() const { return (unsigned)w & 0xffffu; }
+    __device__ __forceinline__ bool less(const KeyPos &o) const { return w < o.w; }
+    __device__ __forceinline__ KeyPos xor_shfl(int m) const { return KeyPos{__shfl_xor_sync(0xffffffffu, w, m)}; }
+};
+template <> struct KeyPos<unsigned long long> {
+    unsigned long long k;
+    unsigned i;
+    __device__ __forceinline__ static KeyPos make(unsigned long long k, unsigned i) { return KeyPos{k, i}; }
+    __device__ __forceinline__ static KeyPos pad() { return KeyPos{~0ull, ~0u}; }
+    __device__ __forceinline__ unsigned pos() const { return i; }
+    __device__ __forceinline__ bool less(const KeyPos &o) const { return k < o.k || (k == o.k && i < o.i); }
+    __device__ __forceinline__ KeyPos xor_shfl(int m) const
+    {
+        return KeyPos{__shfl_xor_sync(0xffffffffu, k, m), __shfl_xor_sync(0xffffffffu, i, m)};
+    }
+};
+
+/* 3. LANES lanes sort a segment of up to LANES x E elements in registers: a bitonic network over (key bits [lo, hi),
+ * position) — network place sl x E + item; within a lane below E, across lanes (shuffles) above. The keys' bits come
+ * from the lanes that loaded them (shuffles), the values are read before any is written: in place works. */
+template <typename K, int LANES, int E>
+__global__ void __launch_bounds__(BT)
+    k_warp(const unsigned long long *list, unsigned long long count, const long long *o, const K *kin, K *kout,
+           const void *vin, void *vout, int vs, RKey<K> xf, int lo, int hi)
+{
+    typedef KeyPos<K> C;
+    constexpr int N = LANES * E, SEGS = BT / LANES;
+    const int sl = threadIdx.x % LANES;
+    const unsigned long long j = (unsigned long long)blockIdx.x * SEGS + threadIdx.x / LANES;
+    size_t b = 0;
+    unsigned m = 0;
+    if (j < count) { /* lanes past the list take part as padding: every shuffle has the whole warp */
+        const unsigned long long id = list[j];
+        b = (size_t)o[id];
+        m = (unsigned)((size_t)o[id + 1] - b);
+    }
+    const unsigned long long mask = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+    K orig[E];
+    C c[E];
+#pragma unroll
+    for (int it = 0; it < E; it++) { /* element it x LANES + sl: the loads coalesce */
+        const unsigned e = (unsigned)(it * LANES + sl);
+        orig[it] = e < m ? kin[b + e] : (K)0;
+        c[it] = e < m ? C::make(((unsigned long long)rkey<K>(orig[it], xf) >> lo) & mask, e) : C::pad();
+    }
+#pragma unroll
+    for (int k = 2; k <= N; k <<= 1)
+#pragma unroll
+        for (int h = k >> 1; h > 0; h >>= 1) {
+            if (h < E) {
+#pragma unroll
+                for (int it = 0; it < E; it++)
+                    if ((it & h) == 0) {
+                        const int p = it | h, i = sl * E + it;
+                        const bool asc = (i & k) == 0, sw = asc ? c[p].less(c[it]) : c[it].less(c[p]);
+                        if (sw) {
+                            const C t = c[it];
+                            c[it] = c[p], c[p] = t;
+                        }
+                    }
+            } else {
+#pragma unroll
+                for (int it = 0; it < E; it++) {
+                    const int i = sl * E + it;
+                    const C oth = c[it].xor_shfl(h / E);
+                    const bool lower = (i & h) == 0, asc = (i & k) == 0, take_min = lower == asc;
+                    if (take_min == oth.less(c[it])) c[it] = oth;
+                }
+            }
+        }
+    /* out: place sl x E + it holds rank that; its key's bits from the lane that loaded them */
+    unsigned pos[E];
+#pragma unroll
+    for (int it = 0; it < E; it++) {
+        pos[it] = c[it].pos();
+        const unsigned src = pos[it] < (unsigned)N ? pos[it] : 0u, from = (threadIdx.x & 31) / LANES * LANES + src % LANES;
+        K bits = (K)0;
+#pragma unroll
+        for (int t = 0; t < E; t++) {
+            const K v = __shfl_sync(0xffffffffu, orig[t], (int)from);
+            if (src / LANES == (unsigned)t) bits = v;
+        }
+        const unsigned r = (unsigned)(sl * E + it);
+        if (r < m) kout[b + r] = bits;
+    }
+    if (vs == 0) return;
+    __syncwarp();
+#define GP_WARP_VALUES(V)                                                                                           \
+    {                                                                                                              \
+        V v[E];                                                                                                    \
+        _Pragma("unroll") for (int it = 0; it < E; it++) if ((unsigned)(sl * E + it) < m) v[it] =                 \
+            static_cast<const V *>(vin)[b + pos[it]];                                                              \
+        __syncwarp();                                                                                              \
+        _Pragma("unroll") for (int it = 0; it < E; it++) if ((unsigned)(sl * E + it) < m)                         \
+            static_cast<V *>(vout)[b + sl * E + it] = v[it];                                                       \
+    }
+    switch (vs) {
+    case 1: GP_WARP_VALUES(uint8_t) break;
+    case 2: GP_WARP_VALUES(uint16_t) break;
+    case 4: GP_WARP_VALUES(uint32_t) break;
+    case 8: GP_WARP_VALUES(unsigned long long) break;
+    default: GP_WARP_VALUES(uint4) break;
+    }
+#undef GP_WARP_VALUES
+}
+
+template <typename K, int LANES, int E>
+gp_status_t launch_warp(const unsigned long long *list, unsigned long long count, const long long *o, const void *kin,
+                        void *kout, const void *vin, void *vout, size_t vs, RKey<K> xf, int lo, int hi,
+                        cudaStream_t s)
+{
+    constexpr int SEGS = BT / LANES;
+    if (count == 0) return GP_OK;
+    k_warp<K, LANES, E><<<(unsigned)((count + SEGS - 1) / SEGS), BT, 0, s>>>(list, count, o, (const K *)kin,
+                                                                            (K *)kout, vin, vout, (int)vs, xf, lo, hi);
+    return GP_CHECK_LAUNCH("gp_sort_segmented (segments in registers)");
+}
+
 /* exclusive prefix over the block's 256 threads (one value each); s_w: 8 words */
 __device__ __forceinline__ unsigned block_excl(unsigned v, unsigned *s_w)
 {
@@ -360,7 +488,7 @@ __global__ void __launch_bounds__(BT, 3)
     __shared__ RankSmem<8> s_r;
     __shared__ K s_k[T];
     __shared__ unsigned s_ir[T]; /* each element's position in the tile (low half) and run id (high half) */
-    __shared__ unsigned s_w[8];
+    __shared__ unsigned s_w[8], s_ex[T / 32], s_any; /* s_ex: the places of segments another way sorts */
     unsigned short *s_rid = reinterpret_cast<unsigned short *>(s_ir); /* the run ids by position, at first */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tid = threadIdx.x;
     const unsigned long long a = se[2 * blockIdx.x], b = se[2 * blockIdx.x + 1];
@@ -368,15 +496,28 @@ __global__ void __launch_bounds__(BT, 3)
     const size_t pf = (size_t)o[a];
     const unsigned cnt = (unsigned)((size_t)o[b - 1] - pf);
     if (cnt == 0) return;
-    /* run ids: head flags where an offset falls inside, scanned */
+    /* run ids: head flags where an offset falls inside, scanned; the segments outside (WARP_MAX, PACK_MAX] marked */
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) s_rid[k * BT + tid] = 0;
+    for (int i = tid; i < T / 32; i += BT) s_ex[i] = 0;
+    if (tid == 0) s_any = 0;
     __syncthreads();
-    for (unsigned long long i = a + 1 + tid; i + 1 < b; i += BT) {
-        const unsigned p = (unsigned)((size_t)o[i] - pf);
+    for (unsigned long long i = a + tid; i + 1 < b; i += BT) {
+        const unsigned p = (unsigned)((size_t)o[i] - pf), q = (unsigned)((size_t)o[i + 1] - pf);
         if (p > 0 && p < cnt) s_rid[p] = 1;
+        if (q == p) continue;
+        if (q - p > WARP_MAX && q - p <= PACK_MAX) {
+            s_any = 1;
+            continue;
+        }
+        for (unsigned x = p; x < q;) { /* a word at a time */
+            const unsigned wd = x / 32, hi_bit = q - wd * 32 < 32 ? q - wd * 32 : 32, lo_bit = x - wd * 32;
+            atomicOr(&s_ex[wd], (hi_bit == 32 ? ~0u : (1u << hi_bit) - 1u) & ~((1u << lo_bit) - 1u));
+            x = wd * 32 + hi_bit;
+        }
     }
     __syncthreads();
+    if (!s_any) return;
     unsigned f[ITEMS], mine = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) f[k] = s_rid[tid * ITEMS + k], mine += f[k];
@@ -419,18 +560,19 @@ __global__ void __launch_bounds__(BT, 3)
             }
         }
     }
+    /* out: the places of the packed segments (the others' are another way's) */
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
         const unsigned i = (unsigned)(k * BT + tid);
-        if (i < cnt) kout[pf + i] = s_k[i];
+        if (i < cnt && !(s_ex[i / 32] >> (i % 32) & 1u)) kout[pf + i] = s_k[i];
     }
     switch (vs) {
     case 0: break;
-    case 1: gather_values<uint8_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
-    case 2: gather_values<uint16_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
-    case 4: gather_values<uint32_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
-    case 8: gather_values<unsigned long long, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
-    default: gather_values<uint4, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir); break;
+    case 1: gather_values<uint8_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir, s_ex); break;
+    case 2: gather_values<uint16_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir, s_ex); break;
+    case 4: gather_values<uint32_t, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir, s_ex); break;
+    case 8: gather_values<unsigned long long, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir, s_ex); break;
+    default: gather_values<uint4, 8, ITEMS>(0, vin, vout, pf, cnt, s_ir, s_ex); break;
     }
 }
 
@@ -608,8 +750,8 @@ inline WayOf ways_of(const Summary &sm, size_t ks, int P, int sms, int tile4k_bi
 {
     WayOf wo;
     for (int c = 0; c < BINS; c++)
-        wo.w[c] = c == 0 ? W_COPY : c <= 6 ? W_T64 : c <= 8 ? W_T256 : c <= 10 ? W_T1K : c <= tile4k_bin ? W_T4K
-                                                                                                 : W_LONG;
+        wo.w[c] = c == 0 ? W_COPY : c <= 3 ? W_B8 : c <= 5 ? W_B32 : c == 6 ? W_B64 : c == 7 ? W_B128 : c == 8 ? W_T256
+                  : c <= 10 ? W_T1K : c <= tile4k_bin ? W_T4K : W_LONG;
     (void)ks;
     const double r_dev = 180e9 / (P > 0 ? P : 1), r_blk = r_dev / (2.0 * (sms > 0 ? sms : 1)), launch = 30e-6;
     /* cut: classes above it go to the device sort; the estimate is the device sorts in turn, then the blocks */
@@ -685,7 +827,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
     unsigned long long per[W_COUNT] = {0}, base[W_COUNT] = {0};
     for (int c = 0; c < BINS; c++) per[wo.w[c]] += sm.segs[c];
     unsigned long long at = 0;
-    for (int w = W_T64; w <= W_LONG; w++) base[w] = at, at += per[w];
+    for (int w = W_B8; w <= W_LONG; w++) base[w] = at, at += per[w];
     const size_t nlist = (size_t)at, ndev = (size_t)per[W_DEVICE];
     const size_t ntiles = sm.packed ? (n + pack_tile<K>() - 1) / pack_tile<K>() : 0;
     if (nlist == 0 && ndev == 0 && per[W_COPY] == 0 && ntiles == 0) return GP_OK;
@@ -716,7 +858,10 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
         k_pack<K><<<(unsigned)ntiles, BT, 0, s>>>(d_se, o, (const K *)kin, (K *)kout, vin, vout, (int)vs, xf, lo, hi);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (packed tiles)"));
     }
-    GP_TRY_RET((launch_tile<K, 1, 2>(d_list + base[W_T64], per[W_T64], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_warp<K, 4, 2>(d_list + base[W_B8], per[W_B8], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_warp<K, 16, 2>(d_list + base[W_B32], per[W_B32], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_warp<K, 32, 2>(d_list + base[W_B64], per[W_B64], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_warp<K, 32, 4>(d_list + base[W_B128], per[W_B128], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_tile<K, 1, 8>(d_list + base[W_T256], per[W_T256], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_tile<K, 4, 8>(d_list + base[W_T1K], per[W_T1K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     if constexpr (sizeof(K) == 8)
