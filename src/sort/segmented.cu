@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <type_traits>
 
 namespace {
 
@@ -56,37 +57,46 @@ __device__ __forceinline__ int bin_of(unsigned long long len)
 __global__ void __launch_bounds__(BT)
     k_census(const long long *o, size_t nseg, size_t n, unsigned long long tile, Summary *sum)
 {
-    __shared__ unsigned long long s_segs[BINS], s_elems[BINS], s_packed;
-    for (int i = threadIdx.x; i < BINS; i += BT) s_segs[i] = 0, s_elems[i] = 0;
-    if (threadIdx.x == 0) s_packed = 0;
+    __shared__ unsigned long long s_segs[BINS + 1], s_elems[BINS]; /* s_segs[BINS]: the packed ones */
+    for (int i = threadIdx.x; i <= BINS; i += BT) s_segs[i] = 0, s_elems[i < BINS ? i : 0] = 0;
     __syncthreads();
-    for (size_t i = (size_t)blockIdx.x * BT + threadIdx.x; i <= nseg; i += (size_t)gridDim.x * BT) {
-        const long long a = o[i];
-        if (a < 0 || (unsigned long long)a > n || (i && a < o[i - 1])) {
-            atomicMin(&sum->bad, (unsigned long long)i);
-            continue;
+    const int lane = threadIdx.x & 31;
+    const size_t stride = (size_t)gridDim.x * BT;
+    for (size_t i0 = (size_t)blockIdx.x * BT + (threadIdx.x & ~31u); i0 <= nseg; i0 += stride) {
+        const size_t i = i0 + lane;
+        int c = -1; /* the class counted: a bin, BINS (packed), or none */
+        unsigned long long len = 0;
+        if (i <= nseg) {
+            const long long a = o[i];
+            if (a < 0 || (unsigned long long)a > n || (i && a < o[i - 1])) atomicMin(&sum->bad, (unsigned long long)i);
+            else {
+                if (i == 0) sum->first = a;
+                if (i == nseg) sum->last = a;
+            }
+            if (i < nseg && a >= 0) {
+                const long long e = o[i + 1]; /* out of range: reported by thread i + 1 */
+                if (e > a && (unsigned long long)e <= n) {
+                    len = (unsigned long long)(e - a);
+                    c = packed((unsigned long long)a, (unsigned long long)e, tile) ? BINS : bin_of(len);
+                }
+            }
         }
-        if (i == 0) sum->first = a;
-        if (i == nseg) {
-            sum->last = a;
-            continue;
-        }
-        const long long e = o[i + 1];
-        if (e < a || (unsigned long long)e > n) continue; /* reported by thread i + 1 */
-        const unsigned long long len = (unsigned long long)(e - a);
-        if (len == 0) continue;
-        if (packed((unsigned long long)a, (unsigned long long)e, tile)) {
-            atomicAdd(&s_packed, 1ull);
-            continue;
-        }
-        const int c = bin_of(len);
-        atomicAdd(&s_segs[c], 1ull);
-        atomicAdd(&s_elems[c], len);
+        /* lanes of a class together: one shared atomic per class a warp meets */
+        const unsigned peers = __match_any_sync(0xffffffffu, c);
+        if (c < 0) continue;
+        const int leader = __ffs(peers) - 1;
+        if (c <= 26) { /* up to 2^26 elements a segment: 32 of them sum in 32 bits */
+            const unsigned tot = __reduce_add_sync(peers, (unsigned)len);
+            if (lane == leader) atomicAdd(&s_segs[c], (unsigned long long)__popc(peers)), atomicAdd(&s_elems[c], (unsigned long long)tot);
+        } else if (c == BINS) {
+            if (lane == leader) atomicAdd(&s_segs[BINS], (unsigned long long)__popc(peers));
+        } else
+            atomicAdd(&s_segs[c], 1ull), atomicAdd(&s_elems[c], len);
     }
     __syncthreads();
     for (int i = threadIdx.x; i < BINS; i += BT)
         if (s_segs[i]) atomicAdd(&sum->segs[i], s_segs[i]), atomicAdd(&sum->elems[i], s_elems[i]);
-    if (threadIdx.x == 0 && s_packed) atomicAdd(&sum->packed, s_packed);
+    if (threadIdx.x == 0 && s_segs[BINS]) atomicAdd(&sum->packed, s_segs[BINS]);
 }
 
 /* one element's bytes, by size */
@@ -332,15 +342,26 @@ template <> struct KeyPos<unsigned long long> {
     }
 };
 
+/* integer keys of up to 4 bytes, whole, without values: equal keys are equal bits, so the network orders the radix
+ * keys alone (one 32-bit word), and the radix key gives the bits back */
+struct RawKey {
+    unsigned w;
+    __device__ __forceinline__ static RawKey make(unsigned long long k, unsigned) { return RawKey{(unsigned)k}; }
+    __device__ __forceinline__ static RawKey pad() { return RawKey{~0u}; }
+    __device__ __forceinline__ bool less(const RawKey &o) const { return w < o.w; }
+    __device__ __forceinline__ RawKey xor_shfl(int m) const { return RawKey{__shfl_xor_sync(0xffffffffu, w, m)}; }
+};
+
 /* 3. LANES lanes sort a segment of up to LANES x E elements in registers: a bitonic network over (key bits [lo, hi),
  * position) — network place sl x E + item; within a lane below E, across lanes (shuffles) above. The keys' bits come
- * from the lanes that loaded them (shuffles), the values are read before any is written: in place works. */
-template <typename K, int LANES, int E>
+ * from the lanes that loaded them (shuffles), the values are read before any is written: in place works. RAW: the
+ * radix keys alone (RawKey). */
+template <typename K, int LANES, int E, bool RAW>
 __global__ void __launch_bounds__(BT)
     k_warp(const unsigned long long *list, unsigned long long count, const long long *o, const K *kin, K *kout,
            const void *vin, void *vout, int vs, RKey<K> xf, int lo, int hi)
 {
-    typedef KeyPos<K> C;
+    typedef typename std::conditional<RAW, RawKey, KeyPos<K>>::type C;
     constexpr int N = LANES * E, SEGS = BT / LANES;
     const int sl = threadIdx.x % LANES;
     const unsigned long long j = (unsigned long long)blockIdx.x * SEGS + threadIdx.x / LANES;
@@ -385,6 +406,14 @@ __global__ void __launch_bounds__(BT)
                 }
             }
         }
+    if constexpr (RAW) {
+#pragma unroll
+        for (int it = 0; it < E; it++) {
+            const unsigned r = (unsigned)(sl * E + it);
+            if (r < m) kout[b + r] = (K)(c[it].w ^ (unsigned)(K)(xf.xr ^ xf.flip));
+        }
+        return;
+    }
     /* out: place sl x E + it holds rank that; its key's bits from the lane that loaded them */
     unsigned pos[E];
 #pragma unroll
@@ -428,8 +457,13 @@ gp_status_t launch_warp(const unsigned long long *list, unsigned long long count
 {
     constexpr int SEGS = BT / LANES;
     if (count == 0) return GP_OK;
-    k_warp<K, LANES, E><<<(unsigned)((count + SEGS - 1) / SEGS), BT, 0, s>>>(list, count, o, (const K *)kin,
-                                                                            (K *)kout, vin, vout, (int)vs, xf, lo, hi);
+    const unsigned blocks = (unsigned)((count + SEGS - 1) / SEGS);
+    if (sizeof(K) <= 4 && vs == 0 && xf.inf == 0 && lo == 0 && hi == 8 * (int)sizeof(K))
+        k_warp<K, LANES, E, true><<<blocks, BT, 0, s>>>(list, count, o, (const K *)kin, (K *)kout, vin, vout, 0, xf,
+                                                         lo, hi);
+    else
+        k_warp<K, LANES, E, false><<<blocks, BT, 0, s>>>(list, count, o, (const K *)kin, (K *)kout, vin, vout,
+                                                          (int)vs, xf, lo, hi);
     return GP_CHECK_LAUNCH("gp_sort_segmented (segments in registers)");
 }
 
@@ -741,11 +775,10 @@ gp_status_t long_by_values(const gp_ctx_t *ctx, size_t vs, const unsigned long l
     }
 }
 
-/* The way of each length class. Short classes by the shared-memory tile that holds them; past that a block each
- * (W_LONG), except the longest classes, sent to the device-wide sort where that shortens the estimated time: a
- * block sorts about R_BLOCK keys a second per pass (one SM's share of the device when every SM holds two), the
- * device sort R_DEVICE keys a second per pass plus ~30 us of launches per segment (H100/H200 figures, rough: the
- * choice moves time, never bits). */
+/* The way of each length class. Short classes by the network or shared-memory tile that holds them; past that a block
+ * each (W_LONG), except the longest classes, sent to the device-wide sort where that shortens the estimated time: the
+ * device sort takes r_dev keys a second plus ~30 us of launches per segment, a block r_dev / (4 x SMs) (measured on an
+ * H200: 65536 keys in 0.76 ms a block, three blocks an SM; rough figures: the choice moves time, never bits). */
 inline WayOf ways_of(const Summary &sm, size_t ks, int P, int sms, int tile4k_bin)
 {
     WayOf wo;
@@ -753,7 +786,7 @@ inline WayOf ways_of(const Summary &sm, size_t ks, int P, int sms, int tile4k_bi
         wo.w[c] = c == 0 ? W_COPY : c <= 3 ? W_B8 : c <= 5 ? W_B32 : c == 6 ? W_B64 : c == 7 ? W_B128 : c == 8 ? W_T256
                   : c <= 10 ? W_T1K : c <= tile4k_bin ? W_T4K : W_LONG;
     (void)ks;
-    const double r_dev = 180e9 / (P > 0 ? P : 1), r_blk = r_dev / (2.0 * (sms > 0 ? sms : 1)), launch = 30e-6;
+    const double r_dev = 180e9 / (P > 0 ? P : 1), r_blk = r_dev / (4.0 * (sms > 0 ? sms : 1)), launch = 30e-6;
     /* cut: classes above it go to the device sort; the estimate is the device sorts in turn, then the blocks */
     double best = -1;
     int cut = BINS - 1;
