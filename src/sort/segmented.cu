@@ -352,6 +352,47 @@ struct RawKey {
     __device__ __forceinline__ RawKey xor_shfl(int m) const { return RawKey{__shfl_xor_sync(0xffffffffu, w, m)}; }
 };
 
+/* k_warp's output with positions: place sl x E + it holds rank that; its key's bits from the lane that loaded them */
+template <typename K, int LANES, int E>
+__device__ __forceinline__ void warp_out(const KeyPos<K> (&c)[E], const K (&orig)[E], int sl, size_t b, unsigned m,
+                                         K *kout, const void *vin, void *vout, int vs)
+{
+    constexpr int N = LANES * E;
+    unsigned pos[E];
+#pragma unroll
+    for (int it = 0; it < E; it++) {
+        pos[it] = c[it].pos();
+        const unsigned src = pos[it] < (unsigned)N ? pos[it] : 0u, from = (threadIdx.x & 31) / LANES * LANES + src % LANES;
+        K bits = (K)0;
+#pragma unroll
+        for (int t = 0; t < E; t++) {
+            const K v = __shfl_sync(0xffffffffu, orig[t], (int)from);
+            if (src / LANES == (unsigned)t) bits = v;
+        }
+        const unsigned r = (unsigned)(sl * E + it);
+        if (r < m) kout[b + r] = bits;
+    }
+    if (vs == 0) return;
+    __syncwarp();
+#define GP_WARP_VALUES(V)                                                                                           \
+    {                                                                                                              \
+        V v[E];                                                                                                    \
+        _Pragma("unroll") for (int it = 0; it < E; it++) if ((unsigned)(sl * E + it) < m) v[it] =                 \
+            static_cast<const V *>(vin)[b + pos[it]];                                                              \
+        __syncwarp();                                                                                              \
+        _Pragma("unroll") for (int it = 0; it < E; it++) if ((unsigned)(sl * E + it) < m)                         \
+            static_cast<V *>(vout)[b + sl * E + it] = v[it];                                                       \
+    }
+    switch (vs) {
+    case 1: GP_WARP_VALUES(uint8_t) break;
+    case 2: GP_WARP_VALUES(uint16_t) break;
+    case 4: GP_WARP_VALUES(uint32_t) break;
+    case 8: GP_WARP_VALUES(unsigned long long) break;
+    default: GP_WARP_VALUES(uint4) break;
+    }
+#undef GP_WARP_VALUES
+}
+
 /* 3. LANES lanes sort a segment of up to LANES x E elements in registers: a bitonic network over (key bits [lo, hi),
  * position) — network place sl x E + item; within a lane below E, across lanes (shuffles) above. The keys' bits come
  * from the lanes that loaded them (shuffles), the values are read before any is written: in place works. RAW: the
@@ -412,42 +453,8 @@ __global__ void __launch_bounds__(BT)
             const unsigned r = (unsigned)(sl * E + it);
             if (r < m) kout[b + r] = (K)(c[it].w ^ (unsigned)(K)(xf.xr ^ xf.flip));
         }
-        return;
-    }
-    /* out: place sl x E + it holds rank that; its key's bits from the lane that loaded them */
-    unsigned pos[E];
-#pragma unroll
-    for (int it = 0; it < E; it++) {
-        pos[it] = c[it].pos();
-        const unsigned src = pos[it] < (unsigned)N ? pos[it] : 0u, from = (threadIdx.x & 31) / LANES * LANES + src % LANES;
-        K bits = (K)0;
-#pragma unroll
-        for (int t = 0; t < E; t++) {
-            const K v = __shfl_sync(0xffffffffu, orig[t], (int)from);
-            if (src / LANES == (unsigned)t) bits = v;
-        }
-        const unsigned r = (unsigned)(sl * E + it);
-        if (r < m) kout[b + r] = bits;
-    }
-    if (vs == 0) return;
-    __syncwarp();
-#define GP_WARP_VALUES(V)                                                                                           \
-    {                                                                                                              \
-        V v[E];                                                                                                    \
-        _Pragma("unroll") for (int it = 0; it < E; it++) if ((unsigned)(sl * E + it) < m) v[it] =                 \
-            static_cast<const V *>(vin)[b + pos[it]];                                                              \
-        __syncwarp();                                                                                              \
-        _Pragma("unroll") for (int it = 0; it < E; it++) if ((unsigned)(sl * E + it) < m)                         \
-            static_cast<V *>(vout)[b + sl * E + it] = v[it];                                                       \
-    }
-    switch (vs) {
-    case 1: GP_WARP_VALUES(uint8_t) break;
-    case 2: GP_WARP_VALUES(uint16_t) break;
-    case 4: GP_WARP_VALUES(uint32_t) break;
-    case 8: GP_WARP_VALUES(unsigned long long) break;
-    default: GP_WARP_VALUES(uint4) break;
-    }
-#undef GP_WARP_VALUES
+    } else
+        warp_out<K, LANES, E>(c, orig, sl, b, m, kout, vin, vout, vs);
 }
 
 template <typename K, int LANES, int E>
