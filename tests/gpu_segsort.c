@@ -3,7 +3,8 @@
  * reference order): every dtype x random (NaN payloads, ±0, ±inf), few distinct and all-equal keys x the segment mixes
  * (random short ones, every bucket's edge — the warp, group and block tiles and the blocks through global memory —,
  * a power law, one segment with elements outside it), both orders, values of every size, in place and not, a bit
- * range; segments of 2^20 and more (the device-wide sort beside the blocks); the refusals (a decrease, a value past
+ * range; long segments (a block each to 2^15, then the passes over all of them at once), one past 2^29 (the
+ * device-wide sort); the refusals (a decrease, a value past
  * n: named, nothing written). Outputs poisoned first. GP_TEST_QUICK=1: the small sizes (sanitizers);
  * GP_TEST_FILTER=u32,f64: only those dtypes.
  */
@@ -101,11 +102,15 @@ int main(void)
                 }
             }
         }
-        { /* blocks through global memory (segments of 9000) */
+        { /* blocks through global memory (segments of 9000), passes over tiles (40000) */
             sort_fill(x, 40000, dt, M_RANDOM);
             const size_t nseg = seg_long(o, 40000, 9000);
             check(gpu, cpu, dt, 40000, x, o, nseg, 0, 4, 0, 0, w, "long 9000");
             check(gpu, cpu, dt, 40000, x, o, nseg, 1, 1, 1, 0, w, "long 9000");
+            sort_fill(x, 150000, dt, M_RANDOM); /* past 2^15: the passes over every long segment's tiles */
+            const size_t nseg2 = seg_long(o, 150000, 40000);
+            check(gpu, cpu, dt, 150000, x, o, nseg2, 0, 8, 0, 0, w, "sweep 40000");
+            check(gpu, cpu, dt, 150000, x, o, nseg2, 1, 0, 1, 0, w, "sweep 40000");
         }
         if (!quick) { /* more of them, and the device-wide sort (segments of 70001 and 2^20) */
             const size_t n = maxn;
@@ -122,6 +127,14 @@ int main(void)
             check(gpu, cpu, dt, (size_t)1 << 20, x, o, nseg, 0, 8, 1, 0, w, "long few");
         }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
+        free(x);
+    }
+    if (!quick && (!filter || name_listed(filter, "u8"))) { /* a segment past 2^29: the device-wide sort */
+        const size_t n = ((size_t)1 << 29) + 3000;
+        unsigned char *x = malloc(n);
+        sort_fill(x, n, GP_U8, M_RANDOM);
+        const int64_t o3[4] = {0, 500, 500 + ((size_t)1 << 29) + 1, (int64_t)n};
+        check(gpu, cpu, GP_U8, n, x, o3, 3, 0, 2, 0, 0, 8, "past 2^29");
         free(x);
     }
     /* the refusals: named, nothing written */

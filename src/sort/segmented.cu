@@ -14,8 +14,8 @@
  *      listed by a second read-back.
  */
 #include "radix_key.cuh"
+#include "../scan/lookback.cuh"
 
-#include <math.h>
 #include <stdint.h>
 #include <type_traits>
 
@@ -25,7 +25,7 @@ constexpr int RADIX = 256, BT = 256, BINS = 65;
 
 /* the ways a segment is sorted, by its length class */
 enum Way : unsigned char {
-    W_NONE = 0, W_COPY, W_B8, W_B32, W_B64, W_B128, W_T256, W_T1K, W_T4K, W_LONG, W_DEVICE, W_COUNT
+    W_NONE = 0, W_COPY, W_B8, W_B32, W_B64, W_B128, W_T256, W_T1K, W_T4K, W_LONG, W_SWEEP, W_DEVICE, W_COUNT
 };
 
 /* the packed tiles (k_pack): TILE_P consecutive elements of the input, sorting every segment that lies inside */
@@ -732,6 +732,227 @@ __global__ void __launch_bounds__(BT)
     }
 }
 
+/* ---- 4'. the long segments together (W_SWEEP), as gp_sort's passes (sort.cu) with a chain of tiles per segment:
+ * segment j (list[j]) has tiles ts[j] .. ts[j + 1] - 1 of TILE elements; every pass's digit counts per segment from
+ * one read (k_sw_hist), their starts within the segment (k_sw_starts), then one launch per digit (k_sweep) taking
+ * tiles in ticket order: a tile ranks its elements, publishes its digit counts, folds its predecessors' in the same
+ * segment (look-back) and stores each element at the segment's digit start + the tiles before + its rank. */
+constexpr unsigned SW_AGG = (unsigned)LB_AGG << LB_W_SHIFT, SW_INCL = (unsigned)LB_INCL << LB_W_SHIFT;
+
+/* ts[j] = the tiles of the segments before j (one block: a chunk of the list a thread, then a block scan) */
+__global__ void __launch_bounds__(BT)
+    k_sw_plan(const unsigned long long *list, unsigned L, const long long *o, unsigned tile, unsigned *ts)
+{
+    __shared__ unsigned s_w[8];
+    const unsigned per = (L + BT - 1) / BT, a = threadIdx.x * per < L ? threadIdx.x * per : L,
+                   e = a + per < L ? a + per : L;
+    unsigned mine = 0;
+    for (unsigned j = a; j < e; j++) {
+        const unsigned long long id = list[j];
+        mine += (unsigned)(((unsigned long long)(o[id + 1] - o[id]) + tile - 1) / tile);
+    }
+    unsigned run = block_excl(mine, s_w);
+    for (unsigned j = a; j < e; j++) {
+        const unsigned long long id = list[j];
+        ts[j] = run;
+        run += (unsigned)(((unsigned long long)(o[id + 1] - o[id]) + tile - 1) / tile);
+    }
+    if (threadIdx.x == BT - 1) ts[L] = run;
+}
+
+/* the segment of tile t: the last j with ts[j] <= t */
+__device__ __forceinline__ unsigned seg_of_tile(const unsigned *ts, unsigned L, unsigned t)
+{
+    unsigned a = 0, b = L;
+    while (b - a > 1) {
+        const unsigned mid = (a + b) / 2;
+        if (ts[mid] <= t) a = mid;
+        else b = mid;
+    }
+    return a;
+}
+
+/* hist[(j * P + p) * 256 + d]: segment j's keys of digit d in pass p */
+template <typename K>
+__global__ void __launch_bounds__(BT)
+    k_sw_hist(const unsigned long long *list, unsigned L, const unsigned *ts, const long long *o, const K *kin,
+              RKey<K> xf, int lo, int hi, unsigned *hist)
+{
+    constexpr int TILE = BT * long_items<K>(), PMAX = sizeof(K);
+    __shared__ unsigned s_h[PMAX][RADIX];
+    const unsigned t = blockIdx.x;
+    if (t >= ts[L]) return;
+    const unsigned j = seg_of_tile(ts, L, t);
+    const unsigned long long id = list[j];
+    const size_t b = (size_t)o[id] + (size_t)(t - ts[j]) * TILE, e_end = (size_t)o[id + 1];
+    const unsigned cnt = e_end - b < (size_t)TILE ? (unsigned)(e_end - b) : (unsigned)TILE;
+    const int P = (hi - lo + 7) / 8;
+    for (int i = threadIdx.x; i < PMAX * RADIX; i += BT) (&s_h[0][0])[i] = 0;
+    __syncthreads();
+    for (unsigned e = threadIdx.x; e < cnt; e += BT) {
+        const unsigned long long r = (unsigned long long)rkey<K>(kin[b + e], xf) >> lo;
+#pragma unroll
+        for (int p = 0; p < PMAX; p++)
+            if (p < P) {
+                const int bits = hi - lo - 8 * p < 8 ? hi - lo - 8 * p : 8;
+                atomicAdd(&s_h[p][(unsigned)(r >> (8 * p)) & ((1u << bits) - 1u)], 1u);
+            }
+    }
+    __syncthreads();
+    for (int p = 0; p < P; p++) {
+        const unsigned c = s_h[p][threadIdx.x];
+        if (c) atomicAdd(&hist[((size_t)j * P + p) * RADIX + threadIdx.x], c);
+    }
+}
+
+/* the counts made the digits' starts within each segment, in place (a block a segment) */
+__global__ void __launch_bounds__(BT) k_sw_starts(int P, unsigned *hist)
+{
+    __shared__ unsigned s_w[8];
+    for (int p = 0; p < P; p++) {
+        unsigned *h = hist + ((size_t)blockIdx.x * P + p) * RADIX;
+        const unsigned v = h[threadIdx.x];
+        h[threadIdx.x] = block_excl(v, s_w);
+    }
+}
+
+/* pass p (digit (key >> shift) & mask) of every long segment: src -> dst; look: 256 zeroed words a tile */
+template <typename K, int VS>
+__global__ void __launch_bounds__(BT)
+    k_sweep(const unsigned long long *list, unsigned L, const unsigned *ts, const long long *o, const K *src, K *dst,
+            const void *vsrc, void *vdst, RKey<K> xf, int shift, unsigned mask, const unsigned *starts, int p, int P,
+            unsigned *ticket, unsigned *look)
+{
+    typedef typename ValOf<VS>::T V;
+    constexpr int ITEMS = long_items<K>(), TILE = BT * ITEMS;
+    extern __shared__ __align__(16) unsigned char s_stage[]; /* TILE keys, then TILE values */
+    __shared__ RankSmem<8> s_r;
+    __shared__ unsigned s_tstart[RADIX], s_tcnt[RADIX], s_delta[RADIX];
+    __shared__ unsigned char s_dig[TILE];
+    __shared__ unsigned s_t, s_j;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(ticket, 1u);
+        s_t = t, s_j = t < ts[L] ? seg_of_tile(ts, L, t) : 0u;
+    }
+    __syncthreads();
+    const unsigned t = s_t, j = s_j;
+    if (t >= ts[L]) return;
+    const unsigned i = t - ts[j];
+    const unsigned long long id = list[j];
+    const size_t b = (size_t)o[id], t0 = (size_t)i * TILE, len = (size_t)o[id + 1] - b;
+    const unsigned cnt = len - t0 < (size_t)TILE ? (unsigned)(len - t0) : (unsigned)TILE;
+    K key[ITEMS];
+    V val[VS ? ITEMS : 1];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
+        key[k] = e < cnt ? src[b + t0 + e] : (K)0;
+        if constexpr (VS > 0)
+            if (e < cnt) val[k] = static_cast<const V *>(vsrc)[b + t0 + e];
+    }
+    unsigned slot[ITEMS], dg[ITEMS];
+    key_digits<K, 8, ITEMS>(key, cnt, xf, shift, mask, dg);
+    rank_pass<8, ITEMS>(0, s_r, dg, slot, s_tstart, s_tcnt);
+    const unsigned c = s_tcnt[d] - (d == RADIX - 1 ? (unsigned)TILE - cnt : 0u); /* less the padding's digit 255 */
+    unsigned *mine = look + (size_t)t * RADIX + d;
+    lb_word_put(mine, (i == 0 ? SW_INCL : SW_AGG) | c);
+    K *s_k = reinterpret_cast<K *>(s_stage);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) s_k[slot[k]] = key[k], s_dig[slot[k]] = (unsigned char)dg[k];
+    unsigned prior = 0;
+    if (i > 0) { /* the tiles before in the segment, back to the nearest inclusive count */
+        for (unsigned q = t - 1;; q--) {
+            unsigned w;
+            do w = lb_word_get(look + (size_t)q * RADIX + d);
+            while ((w & ~LB_W_MASK) == 0);
+            prior += w & LB_W_MASK;
+            if ((w & ~LB_W_MASK) == SW_INCL) break;
+        }
+        lb_word_put(mine, SW_INCL | (prior + c));
+    }
+    s_delta[d] = starts[((size_t)j * P + p) * RADIX + d] + prior - s_tstart[d];
+    __syncthreads();
+    for (unsigned x = threadIdx.x; x < cnt; x += BT) dst[b + (unsigned)(s_delta[s_dig[x]] + x)] = s_k[x];
+    if constexpr (VS > 0) {
+        V *s_v = reinterpret_cast<V *>(s_stage);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if ((unsigned)(warp * 32 * ITEMS + k * 32 + lane) < cnt) s_v[slot[k]] = val[k];
+        __syncthreads();
+        for (unsigned x = threadIdx.x; x < cnt; x += BT)
+            static_cast<V *>(vdst)[b + (unsigned)(s_delta[s_dig[x]] + x)] = s_v[x];
+    }
+}
+
+/* the long segments' passes: ws_* in the workspace (hist: L x P x 256 words, ts: L + 1, look: tiles x 256 words,
+ * tickets: P words); tiles_max bounds the tiles (the grids) */
+template <typename K, int VS>
+gp_status_t sweep(const gp_ctx_t *ctx, const unsigned long long *list, unsigned L, size_t tiles_max,
+                  const long long *o, const void *kin, void *kout, void *ktmp, const void *vin, void *vout,
+                  void *vtmp, RKey<K> xf, int lo, int hi, unsigned *hist, unsigned *ts, unsigned *look,
+                  unsigned *tickets, size_t n, cudaStream_t s)
+{
+    constexpr int TILE = BT * long_items<K>();
+    const int P = (hi - lo + 7) / 8;
+    const size_t smem = long_stage_bytes<K, VS>();
+    static unsigned long long done; /* the dynamic shared memory allowed, per device (bit: ordinal mod 64) */
+    const unsigned long long bit = 1ull << (ctx->device & 63);
+    cudaError_t e;
+    if (!(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
+        if ((e = cudaFuncSetAttribute((const void *)k_sweep<K, VS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)smem)) != cudaSuccess)
+            return gp__cuda_error(e, "gp_sort_segmented (shared memory)", __FILE__, __LINE__);
+        __atomic_fetch_or(&done, bit, __ATOMIC_RELAXED);
+    }
+    if ((e = cudaMemsetAsync(hist, 0, (size_t)L * P * RADIX * 4, s)) != cudaSuccess ||
+        (e = cudaMemsetAsync(tickets, 0, (size_t)P * 4, s)) != cudaSuccess)
+        return gp__cuda_error(e, "gp_sort_segmented (counts)", __FILE__, __LINE__);
+    k_sw_plan<<<1, BT, 0, s>>>(list, L, o, (unsigned)TILE, ts);
+    k_sw_hist<K><<<(unsigned)tiles_max, BT, 0, s>>>(list, L, ts, o, (const K *)kin, xf, lo, hi, hist);
+    k_sw_starts<<<L, BT, 0, s>>>(P, hist);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (long segments' counts)"));
+    const void *sk = kin, *sv = vin;
+    if ((kin == kout || (VS && vin == vout)) && (P - 1) % 2 == 0) { /* the first pass would store over its input */
+        if ((e = cudaMemcpyAsync(ktmp, kin, n * sizeof(K), cudaMemcpyDeviceToDevice, s)) != cudaSuccess ||
+            (VS && (e = cudaMemcpyAsync(vtmp, vin, n * VS, cudaMemcpyDeviceToDevice, s)) != cudaSuccess))
+            return gp__cuda_error(e, "gp_sort_segmented: the input set aside", __FILE__, __LINE__);
+        sk = ktmp, sv = vtmp;
+    }
+    for (int p = 0; p < P; p++) {
+        const bool to_out = (P - 1 - p) % 2 == 0;
+        void *dk = to_out ? kout : ktmp, *dv = to_out ? vout : vtmp;
+        const int shift = lo + 8 * p, bits = hi - shift < 8 ? hi - shift : 8;
+        if ((e = cudaMemsetAsync(look, 0, tiles_max * RADIX * 4, s)) != cudaSuccess)
+            return gp__cuda_error(e, "gp_sort_segmented (look-back)", __FILE__, __LINE__);
+        k_sweep<K, VS><<<(unsigned)tiles_max, BT, smem, s>>>(list, L, ts, o, (const K *)sk, (K *)dk, sv, dv, xf,
+                                                              shift, (1u << bits) - 1u, hist, p, P, tickets + p, look);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (long segments' pass)"));
+        sk = dk, sv = dv;
+    }
+    return GP_OK;
+}
+
+template <typename K>
+gp_status_t sweep_by_values(const gp_ctx_t *ctx, size_t vs, const unsigned long long *list, unsigned L,
+                            size_t tiles_max, const long long *o, const void *kin, void *kout, void *ktmp,
+                            const void *vin, void *vout, void *vtmp, RKey<K> xf, int lo, int hi, unsigned *hist,
+                            unsigned *ts, unsigned *look, unsigned *tickets, size_t n, cudaStream_t s)
+{
+    if (L == 0) return GP_OK;
+#define GP_SWEEP(VS) sweep<K, VS>(ctx, list, L, tiles_max, o, kin, kout, ktmp, vin, vout, vtmp, xf, lo, hi, hist, ts, look, tickets, n, s)
+    switch (vs) {
+    case 0: return GP_SWEEP(0);
+    case 1: return GP_SWEEP(1);
+    case 2: return GP_SWEEP(2);
+    case 4: return GP_SWEEP(4);
+    case 8: return GP_SWEEP(8);
+    default: return GP_SWEEP(16);
+    }
+#undef GP_SWEEP
+}
+
 inline size_t al256(size_t x) { return (x + 255) / 256 * 256; }
 
 template <typename K, int WPS, int ITEMS>
@@ -782,35 +1003,15 @@ gp_status_t long_by_values(const gp_ctx_t *ctx, size_t vs, const unsigned long l
     }
 }
 
-/* The way of each length class. Short classes by the network or shared-memory tile that holds them; past that a block
- * each (W_LONG), except the longest classes, sent to the device-wide sort where that shortens the estimated time: the
- * device sort takes r_dev keys a second plus ~30 us of launches per segment, a block r_dev / (4 x SMs) (measured on an
- * H200: 65536 keys in 0.76 ms a block, three blocks an SM; rough figures: the choice moves time, never bits). */
-inline WayOf ways_of(const Summary &sm, size_t ks, int P, int sms, int tile4k_bin)
+/* The way of each length class: the networks up to 128, the shared-memory tiles up to 4096 (2048 for 8-byte keys), a
+ * block each up to 2^15 (W_LONG: the longest is one block's time), then all the rest together in passes over
+ * every one's tiles (W_SWEEP), past 2^29 (the look-back's 30-bit counts) the device-wide sort one by one. */
+inline WayOf ways_of(int tile4k_bin)
 {
     WayOf wo;
     for (int c = 0; c < BINS; c++)
         wo.w[c] = c == 0 ? W_COPY : c <= 3 ? W_B8 : c <= 5 ? W_B32 : c == 6 ? W_B64 : c == 7 ? W_B128 : c == 8 ? W_T256
-                  : c <= 10 ? W_T1K : c <= tile4k_bin ? W_T4K : W_LONG;
-    (void)ks;
-    const double r_dev = 180e9 / (P > 0 ? P : 1), r_blk = r_dev / (4.0 * (sms > 0 ? sms : 1)), launch = 30e-6;
-    /* cut: classes above it go to the device sort; the estimate is the device sorts in turn, then the blocks */
-    double best = -1;
-    int cut = BINS - 1;
-    for (int c = BINS - 1; c >= tile4k_bin; c--) {
-        double dev = 0, rest = 0;
-        int top = 0;
-        for (int x = tile4k_bin + 1; x < BINS; x++) {
-            if (!sm.segs[x]) continue;
-            if (x > c) dev += sm.segs[x] * launch + sm.elems[x] / r_dev;
-            else rest += sm.elems[x], top = x;
-        }
-        double t = rest / r_dev, one = top ? ldexp(1.0, top) / r_blk : 0;
-        t = dev + (t > one ? t : one);
-        if (best < 0 || t < best) best = t, cut = c;
-    }
-    for (int c = cut + 1; c < BINS; c++) wo.w[c] = W_DEVICE;
-    for (int c = 32; c < BINS; c++) wo.w[c] = W_DEVICE; /* a block's positions are below 2^32 */
+                  : c <= 10 ? W_T1K : c <= tile4k_bin ? W_T4K : c <= 15 ? W_LONG : c <= 29 ? W_SWEEP : W_DEVICE;
     return wo;
 }
 
@@ -863,18 +1064,26 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
     }
     /* 2. the ways and their lists */
     const int tile4k_bin = ks == 8 ? 11 : 12;
-    const WayOf wo = ways_of(sm, ks, P, ctx->sm_count, tile4k_bin);
+    const WayOf wo = ways_of(tile4k_bin);
     unsigned long long per[W_COUNT] = {0}, base[W_COUNT] = {0};
     for (int c = 0; c < BINS; c++) per[wo.w[c]] += sm.segs[c];
     unsigned long long at = 0;
-    for (int w = W_B8; w <= W_LONG; w++) base[w] = at, at += per[w];
+    for (int w = W_B8; w <= W_SWEEP; w++) base[w] = at, at += per[w];
     const size_t nlist = (size_t)at, ndev = (size_t)per[W_DEVICE];
     const size_t ntiles = sm.packed ? (n + pack_tile<K>() - 1) / pack_tile<K>() : 0;
     if (nlist == 0 && ndev == 0 && per[W_COPY] == 0 && ntiles == 0) return GP_OK;
+    /* the long segments' passes: their tiles (at most one partial a segment), counts, look-back words */
+    const size_t L = (size_t)per[W_SWEEP], stile = (size_t)BT * long_items<K>();
+    unsigned long long swe = 0;
+    for (int c = 0; c < BINS; c++)
+        if (wo.w[c] == W_SWEEP) swe += sm.elems[c];
+    const size_t sw_tiles = L ? (size_t)(swe / stile) + L : 0;
+    const bool tmp = per[W_LONG] || L;
     const size_t o_cnt = 0, o_base = 256, o_list = o_base + 256, o_dev = o_list + al256(nlist * 8),
-                 o_se = o_dev + al256(ndev * 16), o_tk = o_se + al256(ntiles * 16),
-                 o_tv = o_tk + (per[W_LONG] ? al256(n * ks) : 0),
-                 total = o_tv + (per[W_LONG] ? al256(n * vs) : 0);
+                 o_se = o_dev + al256(ndev * 16), o_hist = o_se + al256(ntiles * 16),
+                 o_ts = o_hist + al256(L * P * RADIX * 4), o_look = o_ts + al256((L + 1) * 4),
+                 o_tick = o_look + al256(sw_tiles * RADIX * 4), o_tk = o_tick + 256,
+                 o_tv = o_tk + (tmp ? al256(n * ks) : 0), total = o_tv + (tmp ? al256(n * vs) : 0);
     GP_TRY_RET(gp__workspace(ctx, total, &ws));
     char *w = (char *)ws;
     unsigned long long *d_cnt = (unsigned long long *)(w + o_cnt), *d_base = (unsigned long long *)(w + o_base),
@@ -910,6 +1119,9 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
         GP_TRY_RET((launch_tile<K, 8, 16>(d_list + base[W_T4K], per[W_T4K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET(long_by_values<K>(ctx, vs, d_list + base[W_LONG], per[W_LONG], o, kin, kout, w + o_tk, vin, vout,
                                  w + o_tv, xf, lo, hi, s));
+    GP_TRY_RET(sweep_by_values<K>(ctx, vs, d_list + base[W_SWEEP], (unsigned)L, sw_tiles, o, kin, kout, w + o_tk, vin,
+                                  vout, w + o_tv, xf, lo, hi, (unsigned *)(w + o_hist), (unsigned *)(w + o_ts),
+                                  (unsigned *)(w + o_look), (unsigned *)(w + o_tick), n, s));
     if (ndev == 0) return GP_OK;
     /* 5. the device-wide ones, listed by a second read-back (the workspace is then theirs) */
     long long *hb = (long long *)malloc(ndev * 16);
