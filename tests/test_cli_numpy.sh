@@ -140,7 +140,7 @@ if [ "$cc_ok" = 1 ]; then
 fi
 
 # ---- sort / argsort: np.sort / np.argsort(kind='stable') bit for bit; descending as torch's stable descending (NaN
-# first, ties in input order), here from np.lexsort; pairs; N-d needs --flatten (axis=None)
+# first, ties in input order), here from np.lexsort; pairs; --flatten (axis=None)
 for t in f4 f8 f2 i1 u1 i2 u2 i4 u4 i8 u8; do
   py "rng = np.random.default_rng(); n = 20011 if '$dev' == 'cpu' else 300007; t = np.dtype('$t')
 if t.kind == 'f':
@@ -164,10 +164,40 @@ np.save(T + '/want_d.npy', d); np.save(T + '/want_ds.npy', x[d]); np.save(T + '/
   same "$tmp/vo.npy" "$tmp/want_v.npy" "sort $t --values: the values in the keys' stable order"
 done
 py "np.save(T + '/k2.npy', np.array([[3, 1], [2, 0]], 'i4'))"
-expect_rc 2 "sort of a 2-d array without --flatten" "$g" sort "$tmp/k2.npy" -o "$tmp/s.npy" -d $dev
-says "sort names --flatten" "flatten" "$tmp/err"
 expect_rc 0 "sort --flatten" "$g" sort "$tmp/k2.npy" -o "$tmp/s.npy" --flatten -d $dev
 py "sys.exit(0 if np.load(T + '/s.npy').tolist() == [0, 1, 2, 3] else 1)" && ok || bad "sort --flatten = np.sort(x, axis=None)"
+# N-d along the last axis (np.sort(x) / np.argsort(x, kind='stable'), F order too) and --segments (int64 CSR offsets,
+# each segment np.sort's bits, the elements outside kept; a decrease refused, naming it, nothing written)
+for t in f4 f8 i2 u8; do
+  py "rng = np.random.default_rng(); t = np.dtype('$t'); R, C = (37, 201) if '$dev' == 'cpu' else (300, 1001)
+x = (rng.integers(-40, 40, (R, C)) / (4 if t.kind == 'f' else 1)).astype(t)
+if t.kind == 'f': x[rng.integers(0, R, 40), rng.integers(0, C, 40)] = np.nan; x[rng.integers(0, R, 40), rng.integers(0, C, 40)] = -0.0
+np.save(T + '/k3.npy', x); np.save(T + '/k3f.npy', np.asfortranarray(x)); np.save(T + '/want_s3.npy', np.sort(x, kind='stable'))
+np.save(T + '/want_a3.npy', np.argsort(x, kind='stable'))
+f = x.ravel(); o = np.cumsum(np.concatenate([[5], rng.integers(0, 300, 200)])); o = np.append(o[o < f.size - 9], f.size - 9).astype('i8')
+w = f.copy()
+for a, b in zip(o[:-1], o[1:]): w[a:b] = np.sort(f[a:b], kind='stable')
+np.save(T + '/k1.npy', f); np.save(T + '/o1.npy', o); np.save(T + '/want_s1.npy', w)"
+  expect_rc 0 "sort $t 2-d along the last axis" "$g" sort "$tmp/k3.npy" -o "$tmp/s.npy" -d $dev
+  py "a = np.load(T + '/s.npy'); b = np.load(T + '/want_s3.npy'); sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "sort $t 2-d: not np.sort(x)'s bits and shape"
+  expect_rc 0 "sort $t 2-d F order" "$g" sort "$tmp/k3f.npy" -o "$tmp/s.npy" -d $dev
+  py "a = np.load(T + '/s.npy'); b = np.load(T + '/want_s3.npy'); sys.exit(0 if a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "sort $t 2-d F order: not np.sort(x)'s bits"
+  expect_rc 0 "argsort $t 2-d" "$g" argsort "$tmp/k3.npy" -o "$tmp/a.npy" -d $dev
+  same "$tmp/a.npy" "$tmp/want_a3.npy" "argsort $t 2-d = np.argsort(x, axis=-1, kind='stable')"
+  expect_rc 0 "sort $t --segments" "$g" sort "$tmp/k1.npy" -o "$tmp/s.npy" --segments "$tmp/o1.npy" -d $dev
+  py "a = np.load(T + '/s.npy'); b = np.load(T + '/want_s1.npy'); sys.exit(0 if a.tobytes() == b.tobytes() else 1)" && ok || bad "sort $t --segments: not each segment's np.sort"
+done
+py "np.save(T + '/ob.npy', np.array([0, 5, 3], 'i8')); np.save(T + '/o4.npy', np.array([0, 2], 'i4'))"
+rm -f "$tmp/nope.npy"
+expect_rc 1 "sort --segments decreasing" "$g" sort "$tmp/k1.npy" -o "$tmp/nope.npy" --segments "$tmp/ob.npy" -d $dev
+says "a decreasing offset is named" "offsets\[2\] = 3" "$tmp/err"
+expect_rc 2 "sort --segments int32" "$g" sort "$tmp/k1.npy" -o "$tmp/nope.npy" --segments "$tmp/o4.npy" -d $dev
+says "--segments names int64" "int64" "$tmp/err"
+expect_rc 2 "sort --segments of a 2-d input" "$g" sort "$tmp/k3.npy" -o "$tmp/nope.npy" --segments "$tmp/o1.npy" -d $dev
+[ ! -e "$tmp/nope.npy" ] && ok || bad "a refused segmented sort wrote its output"
+py "np.save(T + '/e2.npy', np.zeros((4, 0), 'f4'))"
+expect_rc 0 "sort of rows of nothing" "$g" sort "$tmp/e2.npy" -o "$tmp/s.npy" -d $dev
+py "sys.exit(0 if np.load(T + '/s.npy').shape == (4, 0) else 1)" && ok || bad "sort of a (4, 0) array: (4, 0)"
 py "np.save(T + '/e.npy', np.zeros(0, 'f4'))"
 expect_rc 0 "sort of nothing" "$g" sort "$tmp/e.npy" -o "$tmp/s.npy" -d $dev
 py "a = np.load(T + '/s.npy'); sys.exit(0 if a.shape == (0,) and a.dtype == np.float32 else 1)" && ok || bad "sort of an empty array: an empty f4 array"

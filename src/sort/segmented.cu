@@ -1108,8 +1108,8 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *kin, void *k
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort_segmented (packed tiles)"));
     }
     GP_TRY_RET((launch_warp<K, 4, 2>(d_list + base[W_B8], per[W_B8], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
-    GP_TRY_RET((launch_warp<K, 16, 2>(d_list + base[W_B32], per[W_B32], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
-    GP_TRY_RET((launch_warp<K, 32, 2>(d_list + base[W_B64], per[W_B64], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_warp<K, 8, 4>(d_list + base[W_B32], per[W_B32], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
+    GP_TRY_RET((launch_warp<K, 16, 4>(d_list + base[W_B64], per[W_B64], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_warp<K, 32, 4>(d_list + base[W_B128], per[W_B128], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_tile<K, 1, 8>(d_list + base[W_T256], per[W_T256], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));
     GP_TRY_RET((launch_tile<K, 4, 8>(d_list + base[W_T1K], per[W_T1K], o, kin, kout, vin, vout, vs, xf, lo, hi, s)));

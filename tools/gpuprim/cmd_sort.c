@@ -1,10 +1,11 @@
 /*
- * cmd_sort.c — `gpuprim sort FILE|- -o OUT [--values V --values-out VOUT]` and `gpuprim argsort FILE|- -o IDX`, each
- * with [--descending] [--flatten] [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv]: the input held in
- * memory (device memory on a GPU), sorted by gp_sort / gp_sort_pairs / gp_argsort in NumPy's order (NaN last, -0 ==
- * +0, stable; docs/design/sort.md), written as .npy or raw, whole or not at all. argsort writes int64 positions, as
- * np.argsort(x, kind='stable') does. NumPy sorts an N-d array along its last axis; that is a segmented sort, not
- * here: an N-d input needs --flatten (NumPy's axis=None: the C-order elements as one 1-D array).
+ * cmd_sort.c — `gpuprim sort FILE|- -o OUT [--values V --values-out VOUT] [--segments OFFSETS]` and `gpuprim argsort
+ * FILE|- -o IDX`, each with [--descending] [--flatten] [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv]:
+ * the input held in memory (device memory on a GPU), sorted by gp_sort / gp_sort_pairs / gp_argsort in NumPy's order
+ * (NaN last, -0 == +0, stable; docs/design/sort.md), written as .npy or raw, whole or not at all. argsort writes int64
+ * positions, as np.argsort(x, kind='stable') does. An N-d input is sorted along its last axis, as NumPy does (each row
+ * a segment of gp_sort_segmented; argsort: the positions within the row); --flatten sorts its C-order elements as one
+ * array (axis=None). --segments: int64 CSR offsets, each segment sorted on its own (gp_sort_segmented).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -15,30 +16,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout;
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs;
 
 static void usage_sort(FILE *f)
 {
     fprintf(f, "usage: gpuprim sort FILE|- -o OUT [--descending] [--flatten] [--values V --values-out VOUT]\n"
-               "                   [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                   [--segments OFFSETS] [--dtype T] [--offset BYTES] [--count N]\n"
+               "                   [-d cpu|ID|auto|fastest] [--json|--csv]\n"
                "  FILE (.npy, raw with --dtype, or - for stdin) sorted in NumPy's order: ascending, every NaN last,\n"
                "  -0.0 == +0.0, stable (equal keys keep their order); --descending: NaN first, ties in input order.\n"
                "  --values V: a second array of as many elements (.npy or raw of the same count; 1-8 byte dtype) moved\n"
-               "  with its keys into VOUT. An N-d .npy needs --flatten (NumPy's axis=None). OUT / VOUT: .npy or raw.\n");
+               "  with its keys into VOUT. An N-d .npy is sorted along its last axis (np.sort(x)); --flatten sorts all\n"
+               "  its elements as one array (axis=None). --segments OFFSETS: an int64 .npy of nseg + 1 nondecreasing\n"
+               "  offsets in [0, n]; each segment [o[i], o[i+1]) sorted on its own, the elements outside them kept.\n"
+               "  OUT / VOUT: .npy or raw.\n");
 }
 static void usage_argsort(FILE *f)
 {
     fprintf(f, "usage: gpuprim argsort FILE|- -o IDX [--descending] [--flatten] [--dtype T] [--offset BYTES]\n"
                "                      [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
                "  IDX = the int64 positions of FILE's elements in sorted order: np.argsort(x, kind='stable')\n"
-               "  (--descending: NaN first, ties in input order). An N-d .npy needs --flatten.\n");
+               "  (--descending: NaN first, ties in input order). An N-d .npy: along its last axis (the positions\n"
+               "  within each row, np.argsort(x, axis=-1)); --flatten: of all its elements (axis=None).\n");
 }
 
 static const cli_opt_t opts_sort[] = {{"-o|--output", "OUT", &o_out},           {"--descending", NULL, &o_desc},
                                       {"--flatten", NULL, &o_flat},     {"--values", "V", &o_vals},
                                       {"--values-out", "VOUT", &o_vout}, {"--dtype", "T", &o_dtype},
                                       {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                                      {NULL, NULL, NULL}};
+                                      {"--segments", "OFFSETS", &o_segs}, {NULL, NULL, NULL}};
 static const cli_opt_t opts_argsort[] = {{"-o|--output", "IDX", &o_out},           {"--descending", NULL, &o_desc},
                                          {"--flatten", NULL, &o_flat},     {"--dtype", "T", &o_dtype},
                                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
@@ -65,6 +71,65 @@ static int fits_gpu(const char *verb, const char *path, gp_ctx_t *ctx, const inp
                     "host memory\n", verb, path, n, need / 1073741824.0, vs ? "s, values" : "",
             (double)ws / 1073741824.0, gp_ctx_device(ctx), (double)di.free_mem_bytes / 1073741824.0);
     return EXIT_FAIL;
+}
+
+/* The segments in held memory: rows of `last` elements (last > 0: an N-d input along its last axis; an argsort also
+ * gets each element's position within its row in *pos), else the int64 offsets of --segments (nothing checked here:
+ * gp_sort_segmented names a bad one). */
+static int segments_held(const char *verb, gp_ctx_t *ctx, size_t last, size_t n, int argsort, double t0,
+                         gp_buffer_t *segb, gp_buffer_t *pos, size_t *nseg)
+{
+    const gp_mem_kind_t kind = held_kind(ctx);
+    if (last == 0 && !o_segs) { /* an N-d input with no elements in a row */
+        *nseg = 0;
+        return gp_mem_alloc(ctx, kind, 8, segb) == GP_OK && gp_memset(ctx, buf_at(ctx, segb), 0, 8, NULL) == GP_OK
+                   ? EXIT_OK
+                   : (fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error()), EXIT_FAIL);
+    }
+    if (o_segs) {
+        input_t si;
+        gather_t gs = {0};
+        int rc = input_open_opts(&si, verb, o_segs, NULL, NULL, NULL);
+        if (rc != EXIT_OK) return rc;
+        if (si.d.dtype != GP_I64 && si.d.dtype != GP_U64) {
+            fprintf(stderr, "gpuprim %s: --segments %s: offsets are int64 (np.int64; np.cumsum gives them), not %s\n",
+                    verb, o_segs, gp_dtype_name(si.d.dtype));
+            input_close(&si);
+            return EXIT_USAGE;
+        }
+        if (si.d.ndim > 1) rc = input_c_order(&si, verb);
+        if (rc == EXIT_OK) rc = gather_held(verb, &si, ctx, t0, &gs);
+        input_close(&si);
+        if (rc != EXIT_OK) return rc;
+        if (gs.have == 0) {
+            fprintf(stderr, "gpuprim %s: --segments %s: no offsets (nseg + 1 of them, at least one)\n", verb, o_segs);
+            gp_mem_free(ctx, &gs.buf);
+            return EXIT_USAGE;
+        }
+        *segb = gs.buf;
+        *nseg = gs.have - 1;
+        return EXIT_OK;
+    }
+    const size_t r = n / last;
+    int64_t *h = malloc((r + 1) * sizeof *h);
+    int64_t *p = argsort ? malloc((n ? n : 1) * sizeof *p) : NULL;
+    int rc = EXIT_OK;
+    if (!h || (argsort && !p)) {
+        fprintf(stderr, "gpuprim %s: no host memory for %zu rows' offsets\n", verb, r);
+        rc = EXIT_FAIL;
+    }
+    for (size_t i = 0; rc == EXIT_OK && i <= r; i++) h[i] = (int64_t)(i * last);
+    for (size_t i = 0; rc == EXIT_OK && p && i < n; i++) p[i] = (int64_t)(i % last);
+    if (rc == EXIT_OK && (gp_mem_alloc(ctx, kind, (r + 1) * 8, segb) != GP_OK ||
+                          gp_memcpy_sync(ctx, buf_at(ctx, segb), h, (r + 1) * 8) != GP_OK ||
+                          (p && n && (gp_mem_alloc(ctx, kind, n * 8, pos) != GP_OK ||
+                                      gp_memcpy_sync(ctx, buf_at(ctx, pos), p, n * 8) != GP_OK)))) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
+        rc = EXIT_FAIL;
+    }
+    free(h), free(p);
+    *nseg = r;
+    return rc;
 }
 
 static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, char **argv)
@@ -103,14 +168,20 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
     if (rc != EXIT_OK) return rc;
     gather_t g = {0}, gv = {0};
-    gp_buffer_t ob = {0}, ovb = {0};
+    gp_buffer_t ob = {0}, ovb = {0}, segb = {0}, posb = {0}, kb = {0};
     pipe_t p;
     memset(&p, 0, sizeof p);
     gp_ctx_t *ctx = NULL;
     int have_vin = 0;
-    if (in.d.ndim > 1 && !o_flat) {
-        fprintf(stderr, "gpuprim %s: %s is %d-d: NumPy sorts along its last axis (a segmented sort, not here); "
-                        "--flatten sorts all its elements as one array (axis=None)\n", verb, path, in.d.ndim);
+    const int rows = in.d.ndim > 1 && !o_flat; /* along the last axis: each row a segment */
+    if (rows && o_segs) {
+        fprintf(stderr, "gpuprim %s: --segments sorts a 1-D input; %s is %d-d (its rows are sorted as segments, or "
+                        "--flatten)\n", verb, path, in.d.ndim);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (o_segs && strcmp(o_segs, "-") == 0) {
+        fprintf(stderr, "gpuprim sort: --segments is a file (not standard input)\n");
         rc = EXIT_USAGE;
         goto out;
     }
@@ -142,13 +213,31 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
             goto out;
         }
     }
-    const double t_sort = now_seconds();
     const gp_mem_kind_t kind = held_kind(ctx);
+    /* segments: the rows' offsets (and an argsort's positions within them) made here, or --segments read */
+    size_t nseg = 0;
+    if (rows || o_segs) {
+        if ((rc = segments_held(verb, ctx, rows ? in.d.shape[in.d.ndim - 1] : 0, n, argsort, t0, &segb, &posb,
+                                &nseg)) != EXIT_OK)
+            goto out;
+    }
+    const int seg = rows || o_segs;
+    const double t_sort = now_seconds();
     const size_t ob_bytes = argsort ? n * 8 : n * es;
     gp_status_t st = n ? gp_mem_alloc(ctx, kind, ob_bytes, &ob) : GP_OK;
     if (st == GP_OK && o_vals && n) st = gp_mem_alloc(ctx, kind, n * vin.d.elem_size, &ovb);
+    if (st == GP_OK && seg && argsort && n) st = gp_mem_alloc(ctx, kind, n * es, &kb); /* the keys, sorted aside */
     const gp_sort_opts_t so = {o_desc != NULL, 0, 0};
-    if (st == GP_OK && n) {
+    const int64_t *offs = seg ? (const int64_t *)buf_at(ctx, &segb) : NULL;
+    if (st == GP_OK && seg && (n || nseg)) {
+        if (argsort) /* the positions within each row carried as values */
+            st = gp_sort_segmented_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &kb), 8,
+                                        buf_at(ctx, &posb), buf_at(ctx, &ob), nseg, offs, &so);
+        else
+            st = gp_sort_segmented_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob),
+                                        o_vals ? vin.d.elem_size : 0, o_vals ? buf_at(ctx, &gv.buf) : NULL,
+                                        o_vals ? buf_at(ctx, &ovb) : NULL, nseg, offs, &so);
+    } else if (st == GP_OK && n) {
         if (argsort) st = gp_argsort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), GP_U64, buf_at(ctx, &ob), &so);
         else if (o_vals)
             st = gp_sort_pairs_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob), vin.d.elem_size,
@@ -163,11 +252,11 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     const double sort_secs = now_seconds() - t_sort;
     {
         gp_array_desc_t like = in.d;
-        like.ndim = 1;
+        if (!rows) like.ndim = 1;
         if (argsort) like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
         if (o_vals) {
             gp_array_desc_t vl = vin.d;
-            vl.ndim = 1;
+            if (!rows) vl.ndim = 1;
             rc = held_write_pair(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es, o_vout, &vl, buf_at(ctx, &ovb), n,
                                  vin.d.elem_size);
         } else
@@ -183,6 +272,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
         rec_add(&r, "elements", 1, "%zu", n);
         rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
+        rec_add(&r, "segments", 1, "%zu", seg ? nseg : (size_t)1);
         rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
         rec_add(&r, "seconds", 1, "%.6f", secs);
         rec_add(&r, "device", 0, "%s", desc);
@@ -191,6 +281,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     }
 out:
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ovb), gp_mem_free(ctx, &g.buf), gp_mem_free(ctx, &gv.buf);
+    if (ctx) gp_mem_free(ctx, &segb), gp_mem_free(ctx, &posb), gp_mem_free(ctx, &kb);
     pipe_close(&p);
     if (have_vin) input_close(&vin);
     input_close(&in);

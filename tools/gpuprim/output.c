@@ -25,7 +25,7 @@ static gp_status_t arr_header(const arr_out_t *a, size_t count, size_t min_bytes
     size_t inner = 1;
     for (int k = 1; k < d.ndim; k++) inner *= d.shape[k];
     if (d.ndim == 0 && count != 1) d.ndim = 1; /* a 0-d input cannot hold another count */
-    if (d.ndim >= 1) d.shape[0] = count == (size_t)-1 ? count : inner ? count / inner : 0;
+    if (d.ndim >= 1) d.shape[0] = count == (size_t)-1 ? count : inner ? count / inner : d.shape[0]; /* (r, 0): r */
     if (d.ndim >= 1 && count != (size_t)-1 && inner && count % inner) d.ndim = 1, d.shape[0] = count;
     if (count == (size_t)-1) /* the longest header any count can need */
         for (int k = 0; k < d.ndim; k++) d.shape[k] = (size_t)-1;
