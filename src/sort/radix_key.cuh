@@ -1,7 +1,7 @@
 /*
  * radix_key.cuh — gp__sort_xf's radix key (sort_internal.h) on the GPU at the key's own width, for the sort family's
  * kernels outside sort.cu (searchsorted, top-k, segmented); sort.cu specialises the same rule per loop (its Xf). Also
- * the warp's match of an 8-bit digit, which every radix ranking uses.
+ * the warp's match of an 8-bit digit, which every radix ranking uses, and a block's exclusive prefix.
  */
 #ifndef GP_RADIX_KEY_CUH
 #define GP_RADIX_KEY_CUH
@@ -47,6 +47,31 @@ __device__ __forceinline__ unsigned match8(unsigned dg)
         peers &= m;
     }
     return peers;
+}
+
+/* exclusive prefix over a block of NT threads (one value each, a multiple of 32) and the total; s_w: NT / 32 words
+ * of shared memory; every thread calls it (two barriers) */
+template <typename T, int NT = 256> __device__ __forceinline__ T block_excl(T v, T *s_w, T *total = nullptr)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    T x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const T y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) s_w[warp] = x;
+    __syncthreads();
+    T before = 0, all = 0;
+#pragma unroll
+    for (int w = 0; w < NT / 32; w++) {
+        const T c = s_w[w];
+        before += w < warp ? c : (T)0;
+        all += c;
+    }
+    __syncthreads();
+    if (total) *total = all;
+    return before + x - v;
 }
 
 #endif

@@ -89,21 +89,8 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
-    const int width = 8 * (int)gp_dtype_size(dtype);
-    const int fl = dtype == GP_F16 || dtype == GP_BF16 || dtype == GP_F32 || dtype == GP_F64;
-    int lo = 0, hi = width, desc = 0;
-    if (opts) {
-        desc = opts->descending != 0;
-        if (opts->begin_bit != 0 || opts->end_bit != 0) {
-            if (fl)
-                return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d): %s keys sort on the whole key", fn,
-                                 opts->begin_bit, opts->end_bit, gp_dtype_name(dtype));
-            if (opts->begin_bit < 0 || opts->end_bit > width || opts->begin_bit >= opts->end_bit)
-                return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d) of a %d-bit key", fn, opts->begin_bit,
-                                 opts->end_bit, width);
-            lo = opts->begin_bit, hi = opts->end_bit;
-        }
-    }
+    int lo = 0, hi = 0, desc = 0;
+    GP_TRY_RET(gp__sort_opts(fn, dtype, opts, &desc, &lo, &hi));
     if (!(vs == 0 || vs == 1 || vs == 2 || vs == 4 || vs == 8 || vs == 16))
         return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (0, 1, 2, 4, 8 or 16)", fn, vs);
     const size_t ks = gp_dtype_size(dtype);

@@ -474,25 +474,6 @@ gp_status_t launch_warp(const unsigned long long *list, unsigned long long count
     return GP_CHECK_LAUNCH("gp_sort_segmented (segments in registers)");
 }
 
-/* exclusive prefix over the block's 256 threads (one value each); s_w: 8 words */
-__device__ __forceinline__ unsigned block_excl(unsigned v, unsigned *s_w)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned x = v;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const unsigned y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) s_w[warp] = x;
-    __syncthreads();
-    unsigned before = 0;
-#pragma unroll
-    for (int w = 0; w < BT / 32; w++) before += w < warp ? s_w[w] : 0u;
-    __syncthreads();
-    return before + x - v;
-}
-
 /* the offsets of each packed tile t ([t x tile, (t + 1) x tile) of the input): se[2t] = the first offset at or after
  * its start, se[2t + 1] = one past the last offset at or before its end (two binary searches a thread) */
 __global__ void __launch_bounds__(BT)
@@ -562,7 +543,7 @@ __global__ void __launch_bounds__(BT, 3)
     unsigned f[ITEMS], mine = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) f[k] = s_rid[tid * ITEMS + k], mine += f[k];
-    unsigned run = block_excl(mine, s_w);
+    unsigned run = block_excl<unsigned>(mine, s_w);
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) run += f[k], s_rid[tid * ITEMS + k] = (unsigned short)run;
     __syncthreads();
@@ -617,6 +598,28 @@ __global__ void __launch_bounds__(BT, 3)
     }
 }
 
+/* s_h[p][d] = the keys x[0, m) of digit d in pass p (the radix key's bits lo + 8p on), zeroed first; a block's
+ * threads together, barriers on both sides */
+template <typename K>
+__device__ __forceinline__ void count_digits(const K *x, unsigned m, RKey<K> xf, int lo, int hi,
+                                             unsigned (*s_h)[RADIX])
+{
+    constexpr int PMAX = sizeof(K);
+    const int P = (hi - lo + 7) / 8;
+    for (int i = threadIdx.x; i < PMAX * RADIX; i += BT) (&s_h[0][0])[i] = 0;
+    __syncthreads();
+    for (unsigned e = threadIdx.x; e < m; e += BT) {
+        const unsigned long long r = (unsigned long long)rkey<K>(x[e], xf) >> lo;
+#pragma unroll
+        for (int p = 0; p < PMAX; p++)
+            if (p < P) {
+                const int bits = hi - lo - 8 * p < 8 ? hi - lo - 8 * p : 8;
+                atomicAdd(&s_h[p][(unsigned)(r >> (8 * p)) & ((1u << bits) - 1u)], 1u);
+            }
+    }
+    __syncthreads();
+}
+
 template <int VS> struct ValOf { typedef unsigned char T; };
 template <> struct ValOf<1> { typedef uint8_t T; };
 template <> struct ValOf<2> { typedef uint16_t T; };
@@ -628,6 +631,45 @@ template <typename K> __host__ __device__ constexpr int long_items() { return si
 template <typename K, int VS> constexpr size_t long_stage_bytes()
 {
     return (size_t)BT * long_items<K>() * (sizeof(K) > (size_t)VS ? sizeof(K) : (size_t)VS);
+}
+
+/* a block's tile of cnt elements from base (item k of lane l of warp w: element w x 32 x ITEMS + k x 32 + l; padding
+ * keys 0), with their values */
+template <typename K, int VS, int ITEMS>
+__device__ __forceinline__ void load_tile(const K *src, const typename ValOf<VS>::T *vsrc, size_t base, unsigned cnt,
+                                          K (&key)[ITEMS], typename ValOf<VS>::T (&val)[VS ? ITEMS : 1])
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
+        key[k] = e < cnt ? src[base + e] : (K)0;
+        if constexpr (VS > 0)
+            if (e < cnt) val[k] = vsrc[base + e];
+    }
+}
+
+/* A staged tile stored out (after a barrier that follows s_delta): place i of digit s_dig[i] goes to b + s_delta[d] + i,
+ * a digit's run together; then the values (held in val[] by the items' slots), staged where the keys were. */
+template <typename K, int VS, int ITEMS>
+__device__ __forceinline__ void store_staged(unsigned char *s_stage, const unsigned char *s_dig, const unsigned *s_delta,
+                                             unsigned cnt, const unsigned (&slot)[ITEMS],
+                                             const typename ValOf<VS>::T (&val)[VS ? ITEMS : 1], K *dst,
+                                             typename ValOf<VS>::T *vdst, size_t b)
+{
+    typedef typename ValOf<VS>::T V;
+    const K *s_k = reinterpret_cast<const K *>(s_stage);
+    for (unsigned i = threadIdx.x; i < cnt; i += BT) dst[b + (unsigned)(s_delta[s_dig[i]] + i)] = s_k[i];
+    if constexpr (VS > 0) {
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        V *s_v = reinterpret_cast<V *>(s_stage);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if ((unsigned)(warp * 32 * ITEMS + k * 32 + lane) < cnt) s_v[slot[k]] = val[k];
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < cnt; i += BT) vdst[b + (unsigned)(s_delta[s_dig[i]] + i)] = s_v[i];
+    }
 }
 
 /* 4. a block sorts segment list[blockIdx.x] (below 2^32 elements) through global memory: kin -> kout, tmp the other
@@ -645,24 +687,12 @@ __global__ void __launch_bounds__(BT)
     __shared__ unsigned s_tstart[RADIX], s_tcnt[RADIX], s_delta[RADIX], s_w[8];
     __shared__ unsigned char s_dig[TILE];
     __shared__ int s_live[PMAX], s_nlive;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
+    const int d = threadIdx.x;
     const unsigned long long id = list[blockIdx.x];
     const size_t b = (size_t)o[id];
     const unsigned m = (unsigned)((size_t)o[id + 1] - b);
     const int P = (hi - lo + 7) / 8;
-    /* every pass's digit counts, one read */
-    for (int i = threadIdx.x; i < PMAX * RADIX; i += BT) (&s_hist[0][0])[i] = 0;
-    __syncthreads();
-    for (unsigned e = threadIdx.x; e < m; e += BT) {
-        const unsigned long long r = (unsigned long long)rkey<K>(kin[b + e], xf) >> lo;
-#pragma unroll
-        for (int p = 0; p < PMAX; p++)
-            if (p < P) {
-                const int bits = hi - lo - 8 * p < 8 ? hi - lo - 8 * p : 8;
-                atomicAdd(&s_hist[p][(unsigned)(r >> (8 * p)) & ((1u << bits) - 1u)], 1u);
-            }
-    }
-    __syncthreads();
+    count_digits<K>(kin + b, m, xf, lo, hi, s_hist); /* every pass's digit counts, one read */
     if (threadIdx.x == 0) { /* the digits some key differs in: the passes that move anything */
         int nl = 0;
         for (int p = 0; p < P; p++) {
@@ -694,18 +724,12 @@ __global__ void __launch_bounds__(BT)
         const int p = s_live[q], shift = lo + 8 * p, bits = hi - shift < 8 ? hi - shift : 8;
         K *dst = (Q - 1 - q) % 2 == 0 ? kout : ktmp;
         V *vdst = static_cast<V *>((Q - 1 - q) % 2 == 0 ? vout : vtmp);
-        unsigned base = block_excl(s_hist[p][d], s_w); /* where digit d's elements begin in the segment */
+        unsigned base = block_excl<unsigned>(s_hist[p][d], s_w); /* where digit d's elements begin in the segment */
         for (unsigned t0 = 0; t0 < m; t0 += TILE) {
             const unsigned cnt = m - t0 < (unsigned)TILE ? m - t0 : (unsigned)TILE;
             K key[ITEMS];
             V val[VS ? ITEMS : 1];
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++) {
-                const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
-                key[k] = e < cnt ? src[b + t0 + e] : (K)0;
-                if constexpr (VS > 0)
-                    if (e < cnt) val[k] = vsrc[b + t0 + e];
-            }
+            load_tile<K, VS, ITEMS>(src, vsrc, b + t0, cnt, key, val);
             unsigned slot[ITEMS], dg[ITEMS];
             key_digits<K, 8, ITEMS>(key, cnt, xf, shift, (1u << bits) - 1u, dg);
             rank_pass<8, ITEMS>(0, s_r, dg, slot, s_tstart, s_tcnt);
@@ -715,21 +739,23 @@ __global__ void __launch_bounds__(BT)
             s_delta[d] = base - s_tstart[d]; /* staged place i of digit d goes to base + (i - tstart) */
             base += s_tcnt[d];
             __syncthreads();
-            for (unsigned i = threadIdx.x; i < cnt; i += BT) dst[b + (unsigned)(s_delta[s_dig[i]] + i)] = s_k[i];
-            if constexpr (VS > 0) {
-                V *s_v = reinterpret_cast<V *>(s_stage);
-                __syncthreads();
-#pragma unroll
-                for (int k = 0; k < ITEMS; k++)
-                    if ((unsigned)(warp * 32 * ITEMS + k * 32 + lane) < cnt) s_v[slot[k]] = val[k];
-                __syncthreads();
-                for (unsigned i = threadIdx.x; i < cnt; i += BT)
-                    vdst[b + (unsigned)(s_delta[s_dig[i]] + i)] = s_v[i];
-            }
+            store_staged<K, VS, ITEMS>(s_stage, s_dig, s_delta, cnt, slot, val, dst, vdst, b);
             __syncthreads();
         }
         src = dst, vsrc = vdst;
     }
+}
+
+/* a kernel's dynamic shared memory allowed up to smem, once per device (done: a bit per ordinal mod 64; setting it
+ * again is harmless, so racing threads may both set it) */
+inline gp_status_t smem_allowed(const gp_ctx_t *ctx, const void *fn, size_t smem, unsigned long long *done)
+{
+    const unsigned long long bit = 1ull << (ctx->device & 63);
+    if (__atomic_load_n(done, __ATOMIC_RELAXED) & bit) return GP_OK;
+    const cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort_segmented (shared memory)", __FILE__, __LINE__);
+    __atomic_fetch_or(done, bit, __ATOMIC_RELAXED);
+    return GP_OK;
 }
 
 /* ---- 4'. the long segments together (W_SWEEP), as gp_sort's passes (sort.cu) with a chain of tiles per segment:
@@ -751,7 +777,7 @@ __global__ void __launch_bounds__(BT)
         const unsigned long long id = list[j];
         mine += (unsigned)(((unsigned long long)(o[id + 1] - o[id]) + tile - 1) / tile);
     }
-    unsigned run = block_excl(mine, s_w);
+    unsigned run = block_excl<unsigned>(mine, s_w);
     for (unsigned j = a; j < e; j++) {
         const unsigned long long id = list[j];
         ts[j] = run;
@@ -787,18 +813,7 @@ __global__ void __launch_bounds__(BT)
     const size_t b = (size_t)o[id] + (size_t)(t - ts[j]) * TILE, e_end = (size_t)o[id + 1];
     const unsigned cnt = e_end - b < (size_t)TILE ? (unsigned)(e_end - b) : (unsigned)TILE;
     const int P = (hi - lo + 7) / 8;
-    for (int i = threadIdx.x; i < PMAX * RADIX; i += BT) (&s_h[0][0])[i] = 0;
-    __syncthreads();
-    for (unsigned e = threadIdx.x; e < cnt; e += BT) {
-        const unsigned long long r = (unsigned long long)rkey<K>(kin[b + e], xf) >> lo;
-#pragma unroll
-        for (int p = 0; p < PMAX; p++)
-            if (p < P) {
-                const int bits = hi - lo - 8 * p < 8 ? hi - lo - 8 * p : 8;
-                atomicAdd(&s_h[p][(unsigned)(r >> (8 * p)) & ((1u << bits) - 1u)], 1u);
-            }
-    }
-    __syncthreads();
+    count_digits<K>(kin + b, cnt, xf, lo, hi, s_h);
     for (int p = 0; p < P; p++) {
         const unsigned c = s_h[p][threadIdx.x];
         if (c) atomicAdd(&hist[((size_t)j * P + p) * RADIX + threadIdx.x], c);
@@ -812,7 +827,7 @@ __global__ void __launch_bounds__(BT) k_sw_starts(int P, unsigned *hist)
     for (int p = 0; p < P; p++) {
         unsigned *h = hist + ((size_t)blockIdx.x * P + p) * RADIX;
         const unsigned v = h[threadIdx.x];
-        h[threadIdx.x] = block_excl(v, s_w);
+        h[threadIdx.x] = block_excl<unsigned>(v, s_w);
     }
 }
 
@@ -830,7 +845,7 @@ __global__ void __launch_bounds__(BT)
     __shared__ unsigned s_tstart[RADIX], s_tcnt[RADIX], s_delta[RADIX];
     __shared__ unsigned char s_dig[TILE];
     __shared__ unsigned s_t, s_j;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
+    const int d = threadIdx.x;
     if (threadIdx.x == 0) {
         const unsigned t = atomicAdd(ticket, 1u);
         s_t = t, s_j = t < ts[L] ? seg_of_tile(ts, L, t) : 0u;
@@ -844,13 +859,7 @@ __global__ void __launch_bounds__(BT)
     const unsigned cnt = len - t0 < (size_t)TILE ? (unsigned)(len - t0) : (unsigned)TILE;
     K key[ITEMS];
     V val[VS ? ITEMS : 1];
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const unsigned e = (unsigned)(warp * 32 * ITEMS + k * 32 + lane);
-        key[k] = e < cnt ? src[b + t0 + e] : (K)0;
-        if constexpr (VS > 0)
-            if (e < cnt) val[k] = static_cast<const V *>(vsrc)[b + t0 + e];
-    }
+    load_tile<K, VS, ITEMS>(src, static_cast<const V *>(vsrc), b + t0, cnt, key, val);
     unsigned slot[ITEMS], dg[ITEMS];
     key_digits<K, 8, ITEMS>(key, cnt, xf, shift, mask, dg);
     rank_pass<8, ITEMS>(0, s_r, dg, slot, s_tstart, s_tcnt);
@@ -873,17 +882,7 @@ __global__ void __launch_bounds__(BT)
     }
     s_delta[d] = starts[((size_t)j * P + p) * RADIX + d] + prior - s_tstart[d];
     __syncthreads();
-    for (unsigned x = threadIdx.x; x < cnt; x += BT) dst[b + (unsigned)(s_delta[s_dig[x]] + x)] = s_k[x];
-    if constexpr (VS > 0) {
-        V *s_v = reinterpret_cast<V *>(s_stage);
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < ITEMS; k++)
-            if ((unsigned)(warp * 32 * ITEMS + k * 32 + lane) < cnt) s_v[slot[k]] = val[k];
-        __syncthreads();
-        for (unsigned x = threadIdx.x; x < cnt; x += BT)
-            static_cast<V *>(vdst)[b + (unsigned)(s_delta[s_dig[x]] + x)] = s_v[x];
-    }
+    store_staged<K, VS, ITEMS>(s_stage, s_dig, s_delta, cnt, slot, val, dst, static_cast<V *>(vdst), b);
 }
 
 /* the long segments' passes: ws_* in the workspace (hist: L x P x 256 words, ts: L + 1, look: tiles x 256 words,
@@ -897,15 +896,9 @@ gp_status_t sweep(const gp_ctx_t *ctx, const unsigned long long *list, unsigned 
     constexpr int TILE = BT * long_items<K>();
     const int P = (hi - lo + 7) / 8;
     const size_t smem = long_stage_bytes<K, VS>();
-    static unsigned long long done; /* the dynamic shared memory allowed, per device (bit: ordinal mod 64) */
-    const unsigned long long bit = 1ull << (ctx->device & 63);
+    static unsigned long long done;
+    GP_TRY_RET(smem_allowed(ctx, (const void *)k_sweep<K, VS>, smem, &done));
     cudaError_t e;
-    if (!(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
-        if ((e = cudaFuncSetAttribute((const void *)k_sweep<K, VS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)smem)) != cudaSuccess)
-            return gp__cuda_error(e, "gp_sort_segmented (shared memory)", __FILE__, __LINE__);
-        __atomic_fetch_or(&done, bit, __ATOMIC_RELAXED);
-    }
     if ((e = cudaMemsetAsync(hist, 0, (size_t)L * P * RADIX * 4, s)) != cudaSuccess ||
         (e = cudaMemsetAsync(tickets, 0, (size_t)P * 4, s)) != cudaSuccess)
         return gp__cuda_error(e, "gp_sort_segmented (counts)", __FILE__, __LINE__);
@@ -973,15 +966,9 @@ gp_status_t launch_long(const gp_ctx_t *ctx, const unsigned long long *list, uns
                         const long long *o, const void *kin, void *kout, void *ktmp, const void *vin, void *vout,
                         void *vtmp, RKey<K> xf, int lo, int hi, cudaStream_t s)
 {
-    static unsigned long long done; /* the dynamic shared memory allowed, per device (bit: ordinal mod 64) */
+    static unsigned long long done;
     const size_t smem = long_stage_bytes<K, VS>();
-    const unsigned long long bit = 1ull << (ctx->device & 63);
-    if (!(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
-        const cudaError_t e = cudaFuncSetAttribute((const void *)k_long<K, VS>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort_segmented (shared memory)", __FILE__, __LINE__);
-        __atomic_fetch_or(&done, bit, __ATOMIC_RELAXED);
-    }
+    GP_TRY_RET(smem_allowed(ctx, (const void *)k_long<K, VS>, smem, &done));
     k_long<K, VS><<<(unsigned)count, BT, smem, s>>>(list, o, (const K *)kin, (K *)kout, (K *)ktmp, vin, vout, vtmp,
                                                      xf, lo, hi);
     return GP_CHECK_LAUNCH("gp_sort_segmented (long segments)");

@@ -15,6 +15,24 @@ static int overlap(const void *a, size_t an, const void *b, size_t bn)
 /* the value sizes a sort carries (0: keys only) */
 static int value_bytes_ok(size_t vb) { return vb == 0 || vb == 1 || vb == 2 || vb == 4 || vb == 8 || vb == 16; }
 
+gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp_sort_opts_t *opts, int *desc, int *lo, int *hi)
+{
+    const int width = 8 * (int)gp_dtype_size(dtype);
+    const int fl = dtype == GP_F16 || dtype == GP_BF16 || dtype == GP_F32 || dtype == GP_F64;
+    *lo = 0, *hi = width, *desc = 0;
+    if (!opts) return GP_OK;
+    *desc = opts->descending != 0;
+    if (opts->begin_bit == 0 && opts->end_bit == 0) return GP_OK;
+    if (fl)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d): %s keys sort on the whole key", fn,
+                         opts->begin_bit, opts->end_bit, gp_dtype_name(dtype));
+    if (opts->begin_bit < 0 || opts->end_bit > width || opts->begin_bit >= opts->end_bit)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d) of a %d-bit key", fn, opts->begin_bit,
+                         opts->end_bit, width);
+    *lo = opts->begin_bit, *hi = opts->end_bit;
+    return GP_OK;
+}
+
 /* vsize: value bytes (0: keys only); argsort: vals_in NULL, vals_out the indices of vsize bytes; sync: wait */
 static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                        size_t vsize, const void *vals, void *vals_out, int argsort, const gp_sort_opts_t *opts,
@@ -23,21 +41,8 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
-    const int width = 8 * (int)gp_dtype_size(dtype);
-    const int fl = dtype == GP_F16 || dtype == GP_BF16 || dtype == GP_F32 || dtype == GP_F64;
-    int lo = 0, hi = width, desc = 0;
-    if (opts) {
-        desc = opts->descending != 0;
-        if (opts->begin_bit != 0 || opts->end_bit != 0) {
-            if (fl)
-                return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d): %s keys sort on the whole key", fn,
-                                 opts->begin_bit, opts->end_bit, gp_dtype_name(dtype));
-            if (opts->begin_bit < 0 || opts->end_bit > width || opts->begin_bit >= opts->end_bit)
-                return gp__error(GP_ERR_INVALID_ARG, "%s: opts bits [%d, %d) of a %d-bit key", fn, opts->begin_bit,
-                                 opts->end_bit, width);
-            lo = opts->begin_bit, hi = opts->end_bit;
-        }
-    }
+    int lo = 0, hi = 0, desc = 0;
+    GP_TRY_RET(gp__sort_opts(fn, dtype, opts, &desc, &lo, &hi));
     if (!argsort && !value_bytes_ok(vsize))
         return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (1, 2, 4, 8 or 16)", fn, vsize);
     const size_t ks = gp_dtype_size(dtype);

@@ -110,30 +110,6 @@ __device__ __forceinline__ unsigned match_digit(unsigned dg)
 #endif
 }
 
-/* exclusive prefix over the block's 256 threads (one value each) and the total; s_w: 8 words of shared memory */
-template <typename T> __device__ __forceinline__ T block_excl(T v, T *s_w, T *total)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    T x = v;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const T y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) s_w[warp] = x;
-    __syncthreads();
-    T before = 0, all = 0;
-#pragma unroll
-    for (int w = 0; w < WARPS; w++) {
-        const T c = s_w[w];
-        before += w < warp ? c : (T)0;
-        all += c;
-    }
-    __syncthreads();
-    *total = all;
-    return before + x - v;
-}
-
 /* 0. every pass's digit counts of each portion: hist[(q * P + j) * 256 + d]; blockIdx.y = the portion. Each thread
  * loads HIST_LOADS keys before it counts them. */
 constexpr int HIST_LOADS = 8;

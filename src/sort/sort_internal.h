@@ -85,6 +85,10 @@ static inline __attribute__((always_inline)) uint64_t gp__sort_bits(const void *
 extern "C" {
 #endif
 
+/* opts checked for dtype (NULL: ascending, the whole key): *desc, and the radix key's bits [*lo, *hi) (sort.c) */
+GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp_sort_opts_t *opts, int *desc,
+                                      int *lo, int *hi);
+
 /* The CPU backend: a stable LSD radix sort of n keys (dtype kt) from keys_in to keys_out, carrying values of vsize
  * bytes (0: none; 1, 2, 4, 8 or 16) from vals_in to vals_out; idx_bytes (4 or 8, vals_in NULL): the values are the
  * input positions (an argsort). Bits [lo_bit, hi_bit) of the radix key take part (the whole key: 0 and its width).
