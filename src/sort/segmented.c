@@ -1,7 +1,8 @@
 /*
  * segmented.c — gp_sort_segmented: the checks, then the CPU backend (here) or the GPU's (segmented.cu). Each segment
  * is sorted as gp_sort sorts (docs/design/sort.md, "Segmented sort"); on the CPU short segments are sorted a thread
- * each (insertion below 24 elements, else the serial radix sort), long ones one after another with every thread.
+ * each (insertion of their radix keys up to 64 elements, else the serial radix sort), long ones one after another with
+ * every thread.
  */
 #include "sort_internal.h"
 
@@ -11,7 +12,7 @@
 #include <omp.h>
 #endif
 
-enum { SHORT_MAX = 24, PAR_SEG = 1 << 16 /* gp__sort_cpu's own threads from here (PAR_MIN there) */ };
+enum { SHORT_MAX = 64, PAR_SEG = 1 << 16 /* gp__sort_cpu's own threads from here (PAR_MIN there) */ };
 
 static int overlap(const void *a, size_t an, const void *b, size_t bn)
 {
@@ -19,26 +20,27 @@ static int overlap(const void *a, size_t an, const void *b, size_t bn)
     return an && bn && x < y + bn && y < x + an;
 }
 
-/* a stable insertion sort of out[0, m) (values vout) by the radix key's bits [lo, hi) */
-static void insertion(const gp__sort_xf_t *xf, size_t ks, size_t vs, unsigned char *out, unsigned char *vout,
-                      size_t m, int lo, int hi)
+/* a short segment (m <= SHORT_MAX): its radix keys' bits [lo, hi) sorted by insertion with their places (stable: a
+ * key moves past strictly greater ones only), then the elements gathered into out through the places (read before
+ * written: out may be in) */
+static void short_sort(const gp__sort_xf_t *xf, size_t ks, size_t vs, const unsigned char *in,
+                       const unsigned char *vin, unsigned char *out, unsigned char *vout, size_t m, int lo, int hi)
 {
     const uint64_t mask = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1;
-    unsigned char kt[8], vt[16];
-    for (size_t i = 1; i < m; i++) {
-        const uint64_t k = (gp__sort_xf_key(xf, gp__sort_bits(out + i * ks, ks), ks) >> lo) & mask;
+    uint64_t k[SHORT_MAX];
+    unsigned char p[SHORT_MAX], tk[SHORT_MAX * 8], tv[SHORT_MAX * 16];
+    for (size_t i = 0; i < m; i++) {
+        const uint64_t key = (gp__sort_xf_key(xf, gp__sort_bits(in + i * ks, ks), ks) >> lo) & mask;
         size_t j = i;
-        while (j > 0 && ((gp__sort_xf_key(xf, gp__sort_bits(out + (j - 1) * ks, ks), ks) >> lo) & mask) > k) j--;
-        if (j == i) continue;
-        memcpy(kt, out + i * ks, ks);
-        memmove(out + (j + 1) * ks, out + j * ks, (i - j) * ks);
-        memcpy(out + j * ks, kt, ks);
-        if (vs) {
-            memcpy(vt, vout + i * vs, vs);
-            memmove(vout + (j + 1) * vs, vout + j * vs, (i - j) * vs);
-            memcpy(vout + j * vs, vt, vs);
-        }
+        for (; j > 0 && k[j - 1] > key; j--) k[j] = k[j - 1], p[j] = p[j - 1];
+        k[j] = key, p[j] = (unsigned char)i;
     }
+    for (size_t i = 0; i < m; i++) {
+        memcpy(tk + i * ks, in + (size_t)p[i] * ks, ks);
+        if (vs) memcpy(tv + i * vs, vin + (size_t)p[i] * vs, vs);
+    }
+    memcpy(out, tk, m * ks);
+    if (vs) memcpy(vout, tv, m * vs);
 }
 
 static gp_status_t segmented_cpu(gp_dtype_t dt, size_t n, const unsigned char *keys, unsigned char *out, size_t vs,
@@ -61,11 +63,10 @@ static gp_status_t segmented_cpu(gp_dtype_t dt, size_t n, const unsigned char *k
         const size_t b = (size_t)o[s], m = (size_t)o[s + 1] - b;
         if (m >= PAR_SEG) continue;
         gp_status_t e = GP_OK;
-        if (m <= SHORT_MAX) {
-            if (out != keys) memcpy(out + b * ks, keys + b * ks, m * ks);
-            if (vs && vout != vals) memcpy(vout + b * vs, vals + b * vs, m * vs);
-            insertion(&xf, ks, vs, out + b * ks, vs ? vout + b * vs : NULL, m, lo, hi);
-        } else
+        if (m <= SHORT_MAX)
+            short_sort(&xf, ks, vs, keys + b * ks, vs ? vals + b * vs : NULL, out + b * ks, vs ? vout + b * vs : NULL,
+                       m, lo, hi);
+        else
             e = gp__sort_cpu(dt, m, keys + b * ks, out + b * ks, vs, vs ? vals + b * vs : NULL,
                              vs ? vout + b * vs : NULL, desc, lo, hi);
         if (e != GP_OK) {
