@@ -1,17 +1,18 @@
 /*
  * segmented.cu — gp_sort_segmented on the GPU (segmented.c has the checks and the CPU backend; docs/design/sort.md,
- * "Segmented sort"). Every sort here is an LSD radix sort in 8-bit digits of gp_sort's radix key, each pass a stable
- * ranking (rank_pass: a warp's elements in element order by ballots, then the warps in order), so equal keys keep
- * their order and the elements keep their bits.
- *   1. k_census checks the offsets and counts the segments and their elements per length class (ceil log2);
- *      the host reads that summary back and gives each class a way:
- *   2. k_lists writes each segment's id into its way's list (a one-element segment is copied there and then);
- *   3. k_tile<WPS, ITEMS>: a group of WPS warps sorts a segment of up to 32 x WPS x ITEMS elements in shared memory,
- *      one load and one store (values gathered through the sorted positions);
- *   4. k_long: a block sorts a longer segment through global memory, a tile at a time per pass (every pass's digit
- *      counts from one read first; a digit that every key of the segment shares is skipped);
- *   5. the longest segments, where one block each would be the critical path, go to the device-wide sort (gp_sort),
- *      listed by a second read-back.
+ * "Segmented sort", says why each way is so). Every way sorts in gp_sort's order and keeps each element's bits:
+ * sorting networks over (radix key, position), or LSD radix sorts in 8-bit digits whose passes are stable rankings
+ * (rank_pass: a warp's elements in element order by ballots, then the warps in order).
+ *   1. k_census checks the offsets and counts the segments and their elements per length class (ceil log2); the
+ *      host reads that summary back and gives each class a way (ways_of); k_lists lists each segment under it
+ *      (a one-element segment is copied there and then);
+ *   2. k_warp: up to 128 elements, a bitonic network in registers, several segments a warp;
+ *   3. k_pack: 129 to 512 elements inside one 4096-element tile, every such segment of the tile at once, ordered
+ *      by (segment, key);
+ *   4. k_tile<WPS, ITEMS>: up to 4096 (2048) elements, a group of WPS warps in shared memory;
+ *   5. k_long: up to 2^15, a block through global memory, a tile at a time per pass;
+ *   6. k_sweep: up to 2^29, all of them together in passes over their tiles, a look-back chain per segment;
+ *      past that, the device-wide sort (gp_sort), listed by a second read-back.
  */
 #include "radix_key.cuh"
 #include "../scan/lookback.cuh"
