@@ -692,6 +692,8 @@ GP_API gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t
  *                  gp_reduce_ordered (any size; a left fold up to rounding).
  *   GP_UOP_MAP     an expression (or body) over `x` of type T giving out_dtype's value type U (arity 1).
  *   GP_UOP_PRED    an expression over `x` of type T, nonzero = keep (arity 1; gp_select_if).
+ *   GP_UOP_LESS    an expression (or body) over keys `a` and `b`, nonzero when a goes before b (gp_sort_uop): of type
+ *                  T for arity 1, `const T *` with components a[0] .. a[k-1] for arity k > 1 (keys of k components).
  * T is the dtype's value type: the C integer types, float, double; f16 and bf16 are computed in float (values widen
  * on load, map outputs round to nearest even). Integer arithmetic is the C type's (u8 a + b wraps at 8 bits: widen
  * with a map first). Floating point: no FMA contraction on either side, so + - * / and sqrt give the same bits on
@@ -711,11 +713,11 @@ GP_API gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t
  * others and matching their key and checksum, and written through a private temporary renamed into place; compiles
  * run in a private directory (mode 0700) removed after. A uop is used with the context it was created on and
  * destroyed before it. */
-typedef enum gp_uop_kind { GP_UOP_BINARY = 0, GP_UOP_MAP = 1, GP_UOP_PRED = 2 } gp_uop_kind_t;
+typedef enum gp_uop_kind { GP_UOP_BINARY = 0, GP_UOP_MAP = 1, GP_UOP_PRED = 2, GP_UOP_LESS = 3 } gp_uop_kind_t;
 typedef struct gp_uop_desc {
     gp_uop_kind_t kind;
     gp_dtype_t dtype;     /* the element's (or x's) dtype */
-    int arity;            /* binary: components per element, 1..16 (0: 1); maps and predicates: 0 or 1 */
+    int arity;            /* binary, less: components per element, 1..16 (0: 1); maps and predicates: 0 or 1 */
     gp_dtype_t out_dtype; /* maps: the output dtype; ignored otherwise */
     const char *src;
     const char *identity; /* binary: the identity's components */
@@ -768,6 +770,22 @@ GP_API gp_status_t gp_select_if(gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, c
                                 uint64_t *count_dev, gp_stream_t stream);
 GP_API gp_status_t gp_select_if_sync(gp_ctx_t *ctx, const gp_uop_t *pred, size_t n, const void *x, void *y,
                                      size_t *count);
+
+/* A stable sort by a comparison (GP_UOP_LESS): keys_out[0, n) = keys[0, n) (n keys of the op's arity components of
+ * its dtype) ordered by less, equal keys (neither less than the other) in their input order, so with a strict weak
+ * order the result is unique and the GPU and the CPU backend give the same bits. Each key's value (value_bytes 0, 1,
+ * 2, 4, 8 or 16; pointers aligned to min(value_bytes, 8)) moves with it; keys_out may be keys and values_out values
+ * (in place), other overlaps are refused. less must be a strict weak order: `a < b` over floats with NaN is not (use
+ * `a < b || (a == a && b != b)` for NumPy's NaN-last order); with one that is not, the output is an unspecified
+ * arrangement of input elements (never outside the arrays), and may repeat or drop some. GPU: a merge sort (tiles of
+ * up to 4096 keys sorted per block, then merge-path passes that double the sorted runs), asynchronous on the
+ * stream; workspace from the context: one copy of the keys and values and 8 bytes per tile; the first call with
+ * values of a new size compiles their kernels. CPU backend: sorted runs merged in parallel (OpenMP), scratch from
+ * malloc; a trap in less gives GP_ERR_USER_TRAP. */
+GP_API gp_status_t gp_sort_uop(gp_ctx_t *ctx, const gp_uop_t *less, size_t n, const void *keys, void *keys_out,
+                               size_t value_bytes, const void *values, void *values_out, gp_stream_t stream);
+GP_API gp_status_t gp_sort_uop_sync(gp_ctx_t *ctx, const gp_uop_t *less, size_t n, const void *keys, void *keys_out,
+                                    size_t value_bytes, const void *values, void *values_out);
 
 /* ---------------------------------------------------------------------------------------------- histogram */
 /* Histograms of n values (dtype u8, u16, i32, u32, f32 or f64) into counts: nbins bin counts, then three more:

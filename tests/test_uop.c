@@ -207,6 +207,9 @@ static void test_nvrtc(void)
         {GP_UOP_MAP, GP_U8, 1, GP_F64, "{ double t = x; return sqrt(t); }", NULL, 1},
         {GP_UOP_MAP, GP_BF16, 1, GP_I32, "(int)x", NULL, 1},
         {GP_UOP_PRED, GP_F32, 1, 0, "x > 0.5f && !isnan(x)", NULL, 1},
+        {GP_UOP_LESS, GP_U32, 1, 0, "a < b", NULL, 1},
+        {GP_UOP_LESS, GP_F16, 1, 0, "{ if (a != a) return 0; return a < b || b != b; }", NULL, 1},
+        {GP_UOP_LESS, GP_F64, 16, 0, "a[15] < b[15]", NULL, 1},
     };
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         memset(&d, 0, sizeof d);
@@ -222,6 +225,10 @@ static void test_nvrtc(void)
         if (cs[c].kind == GP_UOP_BINARY && (cs[c].k * gp_dtype_size(cs[c].dt)) % 4 == 0) {
             st = gp__uop_compile_test(&d, "sm_90", 1, &src, &sec);
             CHECK(st == GP_OK, "NVRTC: the scan of '%s' over %s", cs[c].src, gp_dtype_name(cs[c].dt));
+        }
+        if (cs[c].kind == GP_UOP_LESS) { /* the sort kernels moving 16-byte values */
+            st = gp__uop_compile_test(&d, "sm_90", 3, &src, &sec);
+            CHECK(st == GP_OK, "NVRTC: the sort by '%s' over %s with values", cs[c].src, gp_dtype_name(cs[c].dt));
         }
         if (cs[c].kind == GP_UOP_BINARY) { /* the segmented module (seg_queue.cuh + jit_seg.cuh) */
             st = gp__uop_compile_test(&d, "sm_90", 2, &src, &sec);

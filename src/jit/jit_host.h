@@ -357,3 +357,81 @@ GPJ_EXPORT void gpj_h_map(const void *xv, void *yv, size_t i0, size_t i1)
     for (size_t i = i0; i < i1; i++) y[i] = gpj_out(gpj_map(gpj_xin(x[i])));
 }
 #endif
+
+#if defined(GPJ_LESS)
+/* gp_sort_uop: a stable merge sort by gpj_less (jit_sort.cuh's order of ties: the earlier run's key first).
+ *   gpj_h_split(a, na, b, nb, diag)                       the merge-path split: elements of a before output diag
+ *   gpj_h_merge(ka, va, na, kb, vb, nb, vbytes, ko, vo, c) the first c outputs of the merge of a and b
+ *   gpj_h_sortrun(k, v, n, vbytes, tk, tv)                 k[0, n) sorted in place (tk, tv: scratch of n) */
+#define GPJ_HRUN 24
+GPJ_EXPORT size_t gpj_h_split(const void *av, size_t na, const void *bv, size_t nb, size_t diag)
+{
+    const GPJ_KEY *a = (const GPJ_KEY *)av, *b = (const GPJ_KEY *)bv;
+    size_t lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (gpj_less(b[diag - 1 - mid], a[mid])) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+GPJ_EXPORT void gpj_h_merge(const void *kav, const void *vav, size_t na, const void *kbv, const void *vbv, size_t nb,
+                            size_t vbytes, void *kov, void *vov, size_t cnt)
+{
+    const GPJ_KEY *ka = (const GPJ_KEY *)kav, *kb = (const GPJ_KEY *)kbv;
+    const unsigned char *va = (const unsigned char *)vav, *vb = (const unsigned char *)vbv;
+    GPJ_KEY *ko = (GPJ_KEY *)kov;
+    unsigned char *vo = (unsigned char *)vov;
+    size_t i = 0, j = 0;
+    for (size_t o = 0; o < cnt; o++) {
+        if (j < nb && (i >= na || gpj_less(kb[j], ka[i]))) {
+            ko[o] = kb[j];
+            if (vbytes) memcpy(vo + o * vbytes, vb + j * vbytes, vbytes);
+            j++;
+        } else {
+            ko[o] = ka[i];
+            if (vbytes) memcpy(vo + o * vbytes, va + i * vbytes, vbytes);
+            i++;
+        }
+    }
+}
+GPJ_EXPORT void gpj_h_sortrun(void *kv, void *vv, size_t n, size_t vbytes, void *tkv, void *tvv)
+{
+    GPJ_KEY *k = (GPJ_KEY *)kv, *tk = (GPJ_KEY *)tkv;
+    unsigned char *v = (unsigned char *)vv, *tv = (unsigned char *)tvv, hold[16];
+    for (size_t r0 = 0; r0 < n; r0 += GPJ_HRUN) { /* runs by insertion: a key moves past strictly greater ones only */
+        const size_t r1 = r0 + GPJ_HRUN < n ? r0 + GPJ_HRUN : n;
+        for (size_t i = r0 + 1; i < r1; i++) {
+            const GPJ_KEY x = k[i];
+            size_t j = i;
+            if (vbytes) memcpy(hold, v + i * vbytes, vbytes);
+            while (j > r0 && gpj_less(x, k[j - 1])) {
+                k[j] = k[j - 1];
+                if (vbytes) memcpy(v + j * vbytes, v + (j - 1) * vbytes, vbytes);
+                j--;
+            }
+            k[j] = x;
+            if (vbytes) memcpy(v + j * vbytes, hold, vbytes);
+        }
+    }
+    GPJ_KEY *sk = k, *dk = tk;
+    unsigned char *sv = v, *dv = tv;
+    for (size_t w = GPJ_HRUN; w < n; w *= 2) {
+        for (size_t s = 0; s < n; s += 2 * w) {
+            const size_t na = w < n - s ? w : n - s, nb = n - s - na < w ? n - s - na : w;
+            gpj_h_merge(sk + s, sv + s * vbytes, na, sk + s + na, sv + (s + na) * vbytes, nb, vbytes, dk + s,
+                        dv + s * vbytes, na + nb);
+        }
+        GPJ_KEY *t = sk;
+        sk = dk;
+        dk = t;
+        unsigned char *u = sv;
+        sv = dv;
+        dv = u;
+    }
+    if (sk != k) {
+        memcpy(k, sk, n * sizeof *k);
+        if (vbytes) memcpy(v, sv, n * vbytes);
+    }
+}
+#endif

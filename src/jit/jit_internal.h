@@ -3,7 +3,8 @@
  *   uop.c        the public handle: checks, the module's source (preamble + embedded templates), create / destroy
  *   jit_build.c  NVRTC (dlopen) to a cubin, the system C compiler to a shared object, the disk cache
  *   jit_run.c    gp_reduce_uop, gp_reduce_segmented_uop, gp_transform, gp_transform_reduce, gp_scan_uop, gp_select_if
- *                on both backends
+ *                on both backends, and the CPU backend's guard around user code
+ *   jit_sort.c   gp_sort_uop (a comparison's merge sort) on both backends
  * A module is one compiled translation unit (a binary op's reduce kernel, a map's transform kernel, or a map and a
  * binary op fused for transform-reduce), kept in the context's list by its key until the context is destroyed.
  */
@@ -12,6 +13,7 @@
 
 #include "../core/internal.h"
 
+#include <signal.h>
 #include <stdint.h>
 
 #define GP__COUNTER_JIT 5
@@ -28,6 +30,7 @@ GP_INTERNAL extern const char gp__jit_sel_text[];
 GP_INTERNAL extern const char gp__jit_sellb_text[];
 GP_INTERNAL extern const char gp__jit_segq_text[];
 GP_INTERNAL extern const char gp__jit_seg_text[];
+GP_INTERNAL extern const char gp__jit_sort_text[];
 
 typedef struct gp__jit_mod {
     uint64_t key[2];
@@ -35,6 +38,7 @@ typedef struct gp__jit_mod {
     /* GPU */
     cudaLibrary_t lib;
     cudaKernel_t k_reduce, k_transform, k_scan, k_select, k_seg;
+    cudaKernel_t k_bsort, k_part, k_merge; /* a comparison's sort (jit_sort.cuh) */
     int blocks_per_sm; /* of k_reduce at 256 threads */
     size_t smem;       /* k_reduce's dynamic shared memory */
     /* CPU */
@@ -49,6 +53,10 @@ typedef struct gp__jit_mod {
     size_t (*h_count)(const void *, size_t, size_t);
     size_t (*h_select)(const void *, size_t, size_t, void *);
     int (*h_seg)(const void *, size_t, const long long *, size_t, size_t, void *);
+    size_t (*h_split)(const void *, size_t, const void *, size_t, size_t);
+    void (*h_merge)(const void *, const void *, size_t, const void *, const void *, size_t, size_t, void *, void *,
+                    size_t);
+    void (*h_sortrun)(void *, void *, size_t, size_t, void *, void *);
     size_t tile_elems, group_elems;
     struct gp__jit_mod *next;
 } gp__jit_mod_t;
@@ -68,6 +76,7 @@ struct gp_uop {
     gp__jit_mod_t *tr_mod;
     gp__jit_mod_t *scan_mod; /* binary ops on a GPU: the scan kernel's module, built on the first gp_scan_uop */
     gp__jit_mod_t *seg_mod;  /* binary ops on a GPU: the segmented kernel's module (first gp_reduce_segmented_uop) */
+    gp__jit_mod_t *sort_mod[5]; /* comparisons on a GPU: the sort modules with values of 1, 2, 4, 8, 16 bytes */
 };
 
 /* Where a module's code came from (gp_uop_build_seconds). */
@@ -102,12 +111,26 @@ GP_INTERNAL gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, 
 GP_INTERNAL gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out);
 /* The GPU source of a binary op's segmented module (jit_seg.cuh over seg_queue.cuh). */
 GP_INTERNAL gp_status_t gp__jit_seg_source(const gp_uop_t *op, char **out);
+/* The GPU source of a comparison's sort module moving values of vb bytes (jit_sort.cuh; vb 0 is the op's own). */
+GP_INTERNAL gp_status_t gp__jit_sort_source(const gp_uop_t *op, size_t vb, char **out);
+/* Keys per lane of the sort kernels for keys of es bytes and values of vb (jit_sort.cuh's GPJ_IPT) */
+GP_INTERNAL int gp__jit_sort_ipt(size_t es, size_t vb);
 /* Elements per lane's run in the ordered tree for elements of es bytes (64 words, as gp_reduce_ordered; the
  * templates' GPJ_R is the same rule) */
 GP_INTERNAL size_t gp__jit_ordered_run(size_t es);
 /* Elements per run of a user scan (the ordered scans' rule for a value of vbytes) */
 GP_INTERNAL int gp__jit_scan_run(size_t vbytes);
-/* Test hook: the GPU source of desc (which: 0 its module, 1 its scan module, 2 its segmented module) compiled by
+/* The CPU backend's guard around user code (jit_run.c): a trap while run(arg) runs on this thread jumps back and
+ * is recorded; traps_off restores the handlers and returns GP_ERR_USER_TRAP naming the signal, if one was met. */
+typedef struct gp__jit_traps {
+    struct sigaction old[4];
+    int trap; /* the signal a guarded call met (0: none) */
+} gp__jit_traps_t;
+GP_INTERNAL void gp__jit_traps_on(gp__jit_traps_t *t);
+GP_INTERNAL gp_status_t gp__jit_traps_off(gp__jit_traps_t *t, const char *fn);
+GP_INTERNAL int gp__jit_guarded(gp__jit_traps_t *t, void (*run)(void *), void *arg);
+/* Test hook: the GPU source of desc (which: 0 its module, 1 its scan module, 2 its segmented module, 3 a
+ * comparison's sort module moving 16-byte values) compiled by
  * NVRTC for arch through the disk cache, without a device. */
 GP_INTERNAL gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, int which, int *source,
                                              double *seconds);

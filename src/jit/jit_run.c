@@ -28,12 +28,9 @@ static void on_trap(int sig)
     signal(sig, SIG_DFL); /* not an operator's: the fault repeats with the default action */
 }
 
-typedef struct traps {
-    struct sigaction old[4];
-    int trap; /* the signal a guarded call met (0: none) */
-} traps_t;
+typedef gp__jit_traps_t traps_t;
 
-static void traps_on(traps_t *t)
+void gp__jit_traps_on(traps_t *t)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -43,7 +40,7 @@ static void traps_on(traps_t *t)
     for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &sa, &t->old[i]);
 }
 
-static gp_status_t traps_off(traps_t *t, const char *fn)
+gp_status_t gp__jit_traps_off(traps_t *t, const char *fn)
 {
     for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &t->old[i], NULL);
     const int s = t->trap;
@@ -52,6 +49,22 @@ static gp_status_t traps_off(traps_t *t, const char *fn)
                      fn, s == SIGFPE ? "SIGFPE" : s == SIGILL ? "SIGILL" : s == SIGSEGV ? "SIGSEGV" : "SIGBUS",
                      s == SIGFPE ? ": an integer division by zero or overflow"
                      : s == SIGSEGV || s == SIGBUS ? ": an invalid memory access" : "");
+}
+
+/* Runs run(arg) on this thread under the trap guard (its own frame: nothing here changes after sigsetjmp). Returns
+ * 0, or 1 after a trap (recorded in t->trap). */
+__attribute__((noinline)) int gp__jit_guarded(traps_t *t, void (*run)(void *), void *arg)
+{
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 1) != 0) {
+        t_jb = NULL;
+        __atomic_store_n(&t->trap, (int)t_sig, __ATOMIC_RELAXED);
+        return 1;
+    }
+    t_jb = &jb;
+    run(arg);
+    t_jb = NULL;
+    return 0;
 }
 
 /* One call into the operator's module, run under the guard: which function and its arguments. */
@@ -88,21 +101,8 @@ static void ucall_run(ucall_t *u)
     }
 }
 
-/* Runs u on this thread under the trap guard (its own frame: nothing here changes after sigsetjmp). Returns 0, or 1
- * after a trap (recorded in tr->trap). */
-static __attribute__((noinline)) int guarded(traps_t *tr, ucall_t *u)
-{
-    sigjmp_buf jb;
-    if (sigsetjmp(jb, 1) != 0) {
-        t_jb = NULL;
-        __atomic_store_n(&tr->trap, (int)t_sig, __ATOMIC_RELAXED);
-        return 1;
-    }
-    t_jb = &jb;
-    ucall_run(u);
-    t_jb = NULL;
-    return 0;
-}
+static void ucall_thunk(void *u) { ucall_run(u); }
+static int guarded(traps_t *tr, ucall_t *u) { return gp__jit_guarded(tr, ucall_thunk, u); }
 
 static dim3 dim3_make(unsigned x)
 {
@@ -192,10 +192,10 @@ static gp_status_t reduce_cpu(const char *fn, gp__jit_mod_t *m, size_t vbytes, s
         return gp__error(GP_ERR_INTERNAL, "%s: the module has no reduce functions", fn);
     traps_t tr;
     if (n == 0) {
-        traps_on(&tr);
+        gp__jit_traps_on(&tr);
         ucall_t u = {U_IDENT, m, NULL, NULL, result, NULL, NULL, 0, 0, 0, 0, 0};
         guarded(&tr, &u);
-        return traps_off(&tr, fn);
+        return gp__jit_traps_off(&tr, fn);
     }
     const size_t ntiles = (n + m->tile_elems - 1) / m->tile_elems;
     char *a = malloc(ntiles * vbytes), *b = malloc(((ntiles + m->group_elems - 1) / m->group_elems) * vbytes + 1);
@@ -206,7 +206,7 @@ static gp_status_t reduce_cpu(const char *fn, gp__jit_mod_t *m, size_t vbytes, s
     }
     const size_t per = 16, chunks = (ntiles + per - 1) / per;
     const int par = gp__cpu_par(1, n * es);
-    traps_on(&tr);
+    gp__jit_traps_on(&tr);
 #pragma omp parallel for schedule(dynamic, 1) if (par)
     for (long c = 0; c < (long)chunks; c++) {
         const size_t t0 = (size_t)c * per, t1 = t0 + per < ntiles ? t0 + per : ntiles;
@@ -223,7 +223,7 @@ static gp_status_t reduce_cpu(const char *fn, gp__jit_mod_t *m, size_t vbytes, s
         b = t;
         mm = groups;
     }
-    const gp_status_t st = traps_off(&tr, fn);
+    const gp_status_t st = gp__jit_traps_off(&tr, fn);
     if (st == GP_OK) memcpy(result, a, vbytes);
     free(a);
     free(b);
@@ -282,7 +282,7 @@ gp_status_t gp_reduce_segmented_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n,
         int fail = 0;
         const int par = gp__cpu_par(1, n * es) && chunks > 1;
         traps_t tr;
-        traps_on(&tr);
+        gp__jit_traps_on(&tr);
 #pragma omp parallel for schedule(dynamic, 1) if (par) reduction(| : fail)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t s0 = (size_t)c * per, s1 = s0 + per < nseg ? s0 + per : nseg;
@@ -291,7 +291,7 @@ gp_status_t gp_reduce_segmented_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n,
             if (guarded(&tr, &u) == 0) f = u.ret != 0;
             fail |= f;
         }
-        GP_TRY_RET(traps_off(&tr, fn));
+        GP_TRY_RET(gp__jit_traps_off(&tr, fn));
         return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "%s: tile values of a segment", fn) : GP_OK;
     }
     gp_uop_t *mo = (gp_uop_t *)op;
@@ -345,14 +345,14 @@ gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const voi
         const size_t per = 65536, chunks = (n + per - 1) / per;
         const int par = gp__cpu_par(1, n * (gp_dtype_size(map->dtype) + gp_dtype_size(map->out_dtype)));
         traps_t tr;
-        traps_on(&tr);
+        gp__jit_traps_on(&tr);
 #pragma omp parallel for schedule(static) if (par)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
             ucall_t u = {U_MAP, m, x, NULL, y, NULL, NULL, i0, i1, 0, 0, 0};
             guarded(&tr, &u);
         }
-        return traps_off(&tr, fn);
+        return gp__jit_traps_off(&tr, fn);
     }
     if (!m->k_transform) return gp__error(GP_ERR_INTERNAL, "%s: the module has no transform kernel", fn);
     const size_t want = (n + 1023) / 1024, cap = (size_t)ctx->sm_count * 8;
@@ -435,7 +435,7 @@ static gp_status_t scan_cpu(const char *fn, gp__jit_mod_t *mod, size_t vb, size_
     int fail = C == NULL;
     const int par = gp__cpu_par(1, n * eb) && nt > 1;
     traps_t tr;
-    traps_on(&tr);
+    gp__jit_traps_on(&tr);
 #pragma omp parallel if (par) reduction(| : fail)
     {
         char *L = malloc((tile + 256 + 8) * vb);
@@ -468,7 +468,7 @@ static gp_status_t scan_cpu(const char *fn, gp__jit_mod_t *mod, size_t vb, size_
         free(L);
     }
     free(C);
-    GP_TRY_RET(traps_off(&tr, fn));
+    GP_TRY_RET(gp__jit_traps_off(&tr, fn));
     return fail ? gp__error(GP_ERR_OUT_OF_MEMORY, "%s: tile buffers", fn) : GP_OK;
 }
 
@@ -542,7 +542,7 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
         if (!off) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu chunk counts", fn, chunks);
         const int par = gp__cpu_par(1, n * es);
         traps_t tr;
-        traps_on(&tr);
+        gp__jit_traps_on(&tr);
 #pragma omp parallel for schedule(static) if (par)
         for (long c = 0; c < (long)chunks; c++) {
             const size_t i0 = (size_t)c * per, i1 = i0 + per < n ? i0 + per : n;
@@ -552,7 +552,7 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
         }
         if (tr.trap) {
             free(off);
-            return traps_off(&tr, fn);
+            return gp__jit_traps_off(&tr, fn);
         }
         off[0] = 0;
         for (size_t c = 0; c < chunks; c++) off[c + 1] += off[c];
@@ -564,7 +564,7 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
         }
         const size_t kept = off[chunks];
         free(off);
-        GP_TRY_RET(traps_off(&tr, fn));
+        GP_TRY_RET(gp__jit_traps_off(&tr, fn));
         if (count_dev) *count_dev = kept;
         if (count_host) *count_host = kept;
         return GP_OK;

@@ -159,6 +159,39 @@ static void add_map(sbuf_t *b, const gp_uop_t *op, int gpu)
     sb_add(b, "#undef T\n#undef U\n");
 }
 
+/* A comparison: gpj_less over two keys of arity components (f16 / bf16 compared as the floats they widen to). */
+static void add_less(sbuf_t *b, const gp_uop_t *op, int gpu)
+{
+    const char *fn = gpu ? "static __device__ __forceinline__" : "static inline";
+    const gp_dtype_t d = op->dtype;
+    sb_add(b, "#define GPJ_LESS 1\n#define GPJ_K %d\n#define GPJ_T %s\n#define GPJ_IN %s\n#define GPJ_ESZ %zu\n",
+           op->arity, value_c(d), storage_c(d), (size_t)op->arity * gp_dtype_size(d));
+    const char *conv = d == GP_F16 ? "gpj_h2f" : d == GP_BF16 ? "gpj_b2f" : "(GPJ_T)";
+    sb_add(b, "%s GPJ_T gpj_in(GPJ_IN v) { return %s(v); }\ntypedef struct { GPJ_IN c[GPJ_K]; } GPJ_KEY;\n#define T GPJ_T\n",
+           fn, conv);
+    const char *args = op->arity == 1 ? "T a, T b" : "const T *a, const T *b";
+    if (is_body(op->src))
+        sb_add(b, "%s int gpj_user_less(%s)\n{\n#line 1 \"less\"\n%s\n#line %d \"gpuprim-jit\"\n}\n", fn, args,
+               op->src, TEMPLATE_LINE);
+    else
+        sb_add(b, "%s int gpj_user_less(%s)\n{\nreturn (\n#line 1 \"less\"\n%s\n) ? 1 : 0;\n#line %d \"gpuprim-jit\"\n}\n",
+               fn, args, op->src, TEMPLATE_LINE);
+    if (op->arity == 1)
+        sb_add(b, "%s int gpj_less(GPJ_KEY a, GPJ_KEY b) { return gpj_user_less(gpj_in(a.c[0]), gpj_in(b.c[0])) != 0; }\n",
+               fn);
+    else
+        sb_add(b, "%s int gpj_less(GPJ_KEY a, GPJ_KEY b)\n{\n    T x[GPJ_K], y[GPJ_K];\n"
+                  "    for (int i = 0; i < GPJ_K; i++) {\n        x[i] = gpj_in(a.c[i]);\n        y[i] = gpj_in(b.c[i]);\n"
+                  "    }\n    return gpj_user_less(x, y) != 0;\n}\n", fn);
+    sb_add(b, "#undef T\n");
+}
+
+int gp__jit_sort_ipt(size_t es, size_t vb)
+{
+    const size_t ipt = 64 / (es + vb);
+    return ipt < 1 ? 1 : ipt > 16 ? 16 : (int)ipt;
+}
+
 static void add_pred(sbuf_t *b, const gp_uop_t *op, int gpu)
 {
     const char *fn = gpu ? "static __device__ __forceinline__" : "static inline";
@@ -197,6 +230,20 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
     }
     sb_add(&b, "#line 1 \"jit_common.h\"\n%s\n", gp__jit_common_text);
     const gp_uop_t *map = op->kind == GP_UOP_MAP ? op : NULL, *bin = op->kind == GP_UOP_BINARY ? op : op2;
+    if (op->kind == GP_UOP_LESS) {
+        add_less(&b, op, gpu);
+        if (gpu)
+            sb_add(&b, "#define GPJ_SORT 1\n#define GPJ_VB 0\n#define GPJ_IPT %d\n#line 1 \"jit_sort.cuh\"\n%s\n",
+                   gp__jit_sort_ipt((size_t)op->arity * gp_dtype_size(op->dtype), 0), gp__jit_sort_text);
+        else
+            sb_add(&b, "#line 1 \"jit_host.h\"\n%s\n", gp__jit_host_text);
+        if (b.oom) {
+            free(b.p);
+            return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_uop_create: the module source");
+        }
+        *out = b.p;
+        return GP_OK;
+    }
     if (op->kind == GP_UOP_PRED) add_pred(&b, op, gpu);
     if (map) add_map(&b, map, gpu);
     if (bin) add_binary(&b, bin, gpu);
@@ -231,6 +278,22 @@ gp_status_t gp__jit_scan_source(const gp_uop_t *op, char **out)
     if (b.oom) {
         free(b.p);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_scan_uop: the module source");
+    }
+    *out = b.p;
+    return GP_OK;
+}
+
+gp_status_t gp__jit_sort_source(const gp_uop_t *op, size_t vb, char **out)
+{
+    sbuf_t b = {0};
+    sb_add(&b, "/* gpuprim %d user comparison sort module (NVRTC) */\n", gp_version());
+    sb_add(&b, "%s#line 1 \"jit_common.h\"\n%s\n", GPU_PRELUDE, gp__jit_common_text);
+    add_less(&b, op, 1);
+    sb_add(&b, "#define GPJ_SORT 1\n#define GPJ_VB %zu\n#define GPJ_IPT %d\n#line 1 \"jit_sort.cuh\"\n%s\n", vb,
+           gp__jit_sort_ipt((size_t)op->arity * gp_dtype_size(op->dtype), vb), gp__jit_sort_text);
+    if (b.oom) {
+        free(b.p);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort_uop: the module source");
     }
     *out = b.p;
     return GP_OK;
@@ -280,8 +343,9 @@ gp_status_t gp__jit_check_text(const char *fn, const char *what, const char *t)
 
 static gp_status_t check_desc(const char *fn, const gp_uop_desc_t *d)
 {
-    if ((unsigned)d->kind > GP_UOP_PRED)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: desc->kind %d is not GP_UOP_BINARY, GP_UOP_MAP or GP_UOP_PRED", fn,
+    if ((unsigned)d->kind > GP_UOP_LESS)
+        return gp__error(GP_ERR_INVALID_ARG,
+                         "%s: desc->kind %d is not GP_UOP_BINARY, GP_UOP_MAP, GP_UOP_PRED or GP_UOP_LESS", fn,
                          (int)d->kind);
     if ((unsigned)d->dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: desc->dtype %d is not a dtype", fn, (int)d->dtype);
@@ -311,6 +375,9 @@ static gp_status_t check_desc(const char *fn, const gp_uop_desc_t *d)
             return gp__error(GP_ERR_UNSUPPORTED,
                              "%s: a commutative op's element must be 1, 2, 4, 8 or 16 bytes (the tile tree's 16-byte "
                              "vectors), not %zu: pass commutative = 0 (the ordered tree)", fn, es);
+    } else if (d->kind == GP_UOP_LESS) {
+        if (k < 1 || k > GP__JIT_MAX_ARITY)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: desc->arity %d is not in 1..%d", fn, d->arity, GP__JIT_MAX_ARITY);
     } else {
         if (k != 1) return gp__error(GP_ERR_INVALID_ARG, "%s: desc->arity %d: maps and predicates take one value", fn, d->arity);
         if (d->kind == GP_UOP_MAP && (unsigned)d->out_dtype >= GP_DTYPE_COUNT)
@@ -425,6 +492,13 @@ static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp
             return gp__cuda_error(e, "a user operator's scan kernel", __FILE__, __LINE__);
         return GP_OK;
     }
+    if (strstr(src, "#define GPJ_SORT 1")) {
+        if ((e = cudaLibraryGetKernel(&m->k_bsort, m->lib, "gpj_bsort")) != cudaSuccess ||
+            (e = cudaLibraryGetKernel(&m->k_part, m->lib, "gpj_part")) != cudaSuccess ||
+            (e = cudaLibraryGetKernel(&m->k_merge, m->lib, "gpj_merge")) != cudaSuccess)
+            return gp__cuda_error(e, "a user comparison's sort kernels", __FILE__, __LINE__);
+        return GP_OK;
+    }
     if (strstr(src, "#define GPJ_SEGM 1")) {
         if ((e = cudaLibraryGetKernel(&m->k_seg, m->lib, "gpj_seg")) != cudaSuccess)
             return gp__cuda_error(e, "a user operator's segmented kernel", __FILE__, __LINE__);
@@ -503,6 +577,9 @@ gp_status_t gp__jit_module(gp_ctx_t *ctx, const char *what, const char *src, siz
         if ((p = sym(m->so, "gpj_h_count"))) memcpy(&m->h_count, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_select"))) memcpy(&m->h_select, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_seg"))) memcpy(&m->h_seg, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_split"))) memcpy(&m->h_split, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_merge"))) memcpy(&m->h_merge, &p, sizeof p);
+        if ((p = sym(m->so, "gpj_h_sortrun"))) memcpy(&m->h_sortrun, &p, sizeof p);
         if ((p = sym(m->so, "gpj_h_tile_elems"))) m->tile_elems = *(const size_t *)p;
         if ((p = sym(m->so, "gpj_h_group_elems"))) m->group_elems = *(const size_t *)p;
     }
@@ -545,6 +622,7 @@ gp_status_t gp__uop_compile_test(const gp_uop_desc_t *desc, const char *arch, in
     if (st == GP_OK)
         st = which == 1 ? gp__jit_scan_source(&op, &src)
              : which == 2 ? gp__jit_seg_source(&op, &src)
+             : which == 3 ? gp__jit_sort_source(&op, 16, &src)
                           : gp__jit_source(&op, NULL, 1, &src);
     const double t0 = now_s();
     void *cubin = NULL;
