@@ -7,7 +7,8 @@
  * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 against CUB's ReduceByKey / InclusiveSumByKey
  * (checked against the CPU backend's bits, the run keys and count against CUB's); the segmented sort of n u32 keys
  * in segments of 64, 1024, 65536 and of Pareto lengths (8 up, shape 0.8, at most 2^24) against the better of CUB's
- * DeviceSegmentedSort and DeviceSegmentedRadixSort (the other's time in the peer's name). GB/s
+ * DeviceSegmentedSort and DeviceSegmentedRadixSort (the other's time in the peer's name); gp_sort_uop of n / 4 u32
+ * keys by the comparison `a < b` (NVRTC) against cub::DeviceMergeSort with the same functor. GB/s
  * counts the keys (and values) read once and written once (top-k, unique: read once; searchsorted: queries and places);
  * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
@@ -19,10 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE, J_RBK, J_SBK, J_SEG };
+enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE, J_RBK, J_SBK, J_SEG, J_UOP };
 #define IS_BYKEY(job) ((job) == J_RBK || (job) == J_SBK)
 #define PEER_BYKEY ((int)GP_PEER_REDUCE_COUNT) /* CUB's by-key ops: gp_peer_bykey, not a gp_peer_reduce kind */
 #define PEER_SEG (PEER_BYKEY + 1)              /* CUB's two segmented sorts: gp_peer_segsort */
+#define PEER_MSORT (PEER_SEG + 1)              /* CUB's merge sort with a functor: gp_peer_mergesort */
 
 typedef struct sortjob {
     gp_ctx_t *ctx;
@@ -35,6 +37,7 @@ typedef struct sortjob {
     const long long *off; /* J_SEG: nseg + 1 offsets (device memory) */
     size_t nseg;
     int radix; /* J_SEG's peer: 0 cub::DeviceSegmentedSort, 1 cub::DeviceSegmentedRadixSort */
+    gp_uop_t *less; /* J_UOP: `a < b` over u32 */
 } sortjob_t;
 
 static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
@@ -60,6 +63,7 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
     if (j->job == J_SEG)
         return gp_sort_segmented(j->ctx, j->dtype, j->n, j->x, j->y, 0, NULL, NULL, j->nseg, (const int64_t *)j->off,
                                  NULL, s);
+    if (j->job == J_UOP) return gp_sort_uop(j->ctx, j->less, j->n, j->x, j->y, 0, NULL, NULL, s);
     if (j->job == J_PAIRS) return gp_sort_pairs(j->ctx, j->dtype, j->n, j->x, j->y, 4, j->v, j->vo, NULL, s);
     return gp_sort(j->ctx, j->dtype, j->n, j->x, j->y, NULL, s);
 }
@@ -70,6 +74,7 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
     (void)rep;
     if (j->job == J_SEG)
         return gp_peer_segsort(j->radix, j->n, j->nseg, j->off, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+    if (j->job == J_UOP) return gp_peer_mergesort(j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
     if (IS_BYKEY(j->job)) /* keys out at peer_out, values after them */
         return gp_peer_bykey(j->job == J_SBK, j->n, j->x, j->v, j->peer_out,
                              (float *)(void *)((char *)j->peer_out + j->n * 4), s, j->err)
@@ -84,7 +89,8 @@ static void usage(FILE *f)
                "  gp_sort / gp_sort_pairs / gp_argsort against cub::DeviceRadixSort and the D2D copy, same run: keys\n"
                "  u32, f32, u64, pairs u32/u32 and u64/u32 at n (default 2^28; 2^22 on the CPU backend), argsort f32,\n"
                "  keys u32 at 2^16, 2^20, 2^24; top-k, searchsorted, merge, np.unique, by-key ops; segmented sorts\n"
-               "  of u32 in segments of 64, 1024, 65536 and a power law against CUB's two; every result checked.\n");
+               "  of u32 in segments of 64, 1024, 65536 and a power law against CUB's two; gp_sort_uop of n/4 u32\n"
+               "  by `a < b` against cub::DeviceMergeSort; every result checked.\n");
 }
 
 static const char *o_n;
@@ -134,6 +140,7 @@ static int suite_sort(int argc, char **argv)
     CASE(J_SBK, GP_I32, n, PEER_BYKEY);
     static const size_t seglens[] = {64, 1024, 65536, 0}; /* 0: a power law */
     for (int t = 0; t < 4; t++) CASE(J_SEG, GP_U32, n, PEER_SEG), cases[nc - 1].k = seglens[t];
+    if (n >= 4) CASE(J_UOP, GP_U32, n / 4, PEER_MSORT); /* 2^26 by default */
 #undef CASE
     static bench_bars_t bars;
     bars.n = 0;
@@ -145,7 +152,18 @@ static int suite_sort(int argc, char **argv)
         gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0}, bo = {0};
         sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
                        (gp_peer_reduce_t)(has_peer && cases[ci].peer < PEER_BYKEY ? cases[ci].peer : 0), "", NULL,
-                       0, 0};
+                       0, 0, NULL};
+        if (j.job == J_UOP) { /* the comparison compiled (or taken from the cache) before any timing */
+            gp_uop_desc_t d;
+            memset(&d, 0, sizeof d);
+            d.kind = GP_UOP_LESS;
+            d.dtype = GP_U32;
+            d.src = "a < b";
+            if (gp_uop_create(ctx, &d, &j.less) != GP_OK) {
+                fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+            }
+        }
         int64_t *hoff = NULL; /* J_SEG: the offsets, made on the host */
         if (rc == EXIT_OK && j.job == J_SEG) {
             hoff = malloc((m + 1) * sizeof *hoff);
@@ -229,8 +247,9 @@ static int suite_sort(int argc, char **argv)
             sp = sp_seg[sp_seg[1].median_ms < sp_seg[0].median_ms];
         }
         if (rc == EXIT_OK && has_peer && j.job != J_SEG &&
-            ((IS_BYKEY(j.job) ? gp_peer_bykey_prepare(j.job == J_SBK, m, j.err)
-                              : gp_peer_reduce_prepare(NULL, j.peer, m, j.err)) != 0 ||
+            ((IS_BYKEY(j.job)     ? gp_peer_bykey_prepare(j.job == J_SBK, m, j.err)
+              : j.job == J_UOP ? gp_peer_mergesort_prepare(m, j.err)
+                               : gp_peer_reduce_prepare(NULL, j.peer, m, j.err)) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
             fprintf(stderr, "gpuprim bench sort: %s\n", j.err);
             rc = EXIT_FAIL;
@@ -307,6 +326,7 @@ static int suite_sort(int argc, char **argv)
                 snprintf(name, sizeof name, "segsort %zu (%zu segs)%s", j.k, j.nseg, same ? "" : " CHECK FAILED");
             else if (j.job == J_SEG)
                 snprintf(name, sizeof name, "segsort power-law (%zu segs)%s", j.nseg, same ? "" : " CHECK FAILED");
+            else if (j.job == J_UOP) snprintf(name, sizeof name, "sort_uop a < b%s", same ? "" : " CHECK FAILED");
             else if (IS_BYKEY(j.job))
                 snprintf(name, sizeof name, "%s f32%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
                          same ? "" : " CHECK FAILED");
@@ -320,7 +340,9 @@ static int suite_sort(int argc, char **argv)
             const int rb = sp_seg[1].median_ms < sp_seg[0].median_ms;
             snprintf(segpeer, sizeof segpeer, "cub::DeviceSegmented%sSort (%sSort %.1f us)", rb ? "Radix" : "",
                      rb ? "Segmented" : "SegmentedRadix", 1000.0 * sp_seg[!rb].median_ms);
-            const char *pname = !has_peer ? "" : j.job == J_SEG ? segpeer : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
+            const char *pname = !has_peer ? "" : j.job == J_SEG ? segpeer
+                                : j.job == J_UOP ? "cub::DeviceMergeSort::SortKeysCopy (a < b functor)"
+                                : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
                                 : j.job == J_RBK ? "cub::DeviceReduce::ReduceByKey" : "cub::DeviceScan::InclusiveSumByKey";
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, pname, has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
@@ -329,6 +351,7 @@ static int suite_sort(int argc, char **argv)
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bv), gp_mem_free(ctx, &bvo),
             gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bo);
         free(hoff);
+        gp_uop_destroy(j.less);
     }
     if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
         report_print(&r, c.fmt, stdout);

@@ -112,6 +112,9 @@ racecheck gpu_segsort u32 200
 synccheck gpu_segsort u32,u64 150
 memcheck gpu_bykey - 300
 memcheck gpu_uop - 300
+memcheck gpu_sortuop - 300
+racecheck gpu_sortuop - 300
+synccheck gpu_sortuop - 200
 memcheck gpu_lab_concurrency - 300
 racecheck gpu_lab_concurrency - 300
 memcheck gpu_lab_memory - 300

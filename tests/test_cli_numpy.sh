@@ -195,6 +195,35 @@ expect_rc 2 "sort --segments int32" "$g" sort "$tmp/k1.npy" -o "$tmp/nope.npy" -
 says "--segments names int64" "int64" "$tmp/err"
 expect_rc 2 "sort --segments of a 2-d input" "$g" sort "$tmp/k3.npy" -o "$tmp/nope.npy" --segments "$tmp/o1.npy" -d $dev
 [ ! -e "$tmp/nope.npy" ] && ok || bad "a refused segmented sort wrote its output"
+# --cmp-src: a comparison compiled at run time (needs the C compiler on the CPU backend): NumPy's stable order by a
+# key spelled in C (C's % truncates, as np.fmod), 1-D and along the last axis, with values and as argsort; compile errors
+# at less:L:C, nothing written
+if [ $cc_ok = 1 ] || [ "$dev" != cpu ]; then
+  py "rng = np.random.default_rng(); x = rng.standard_normal(5001).astype('f4'); x[rng.integers(0, 5001, 60)] = np.nan
+x[rng.integers(0, 5001, 60)] = -0.0; x[rng.integers(0, 5001, 60)] = 0.5
+k = np.abs(x); o = np.argsort(np.where(np.isnan(k), np.inf, k), kind='stable')
+v = rng.integers(0, 1 << 30, 5001).astype('u4'); y = rng.integers(-99, 99, (23, 177)).astype('i8')
+np.save(T + '/c1.npy', x); np.save(T + '/cv.npy', v); np.save(T + '/want_c1.npy', x[o]); np.save(T + '/want_cv.npy', v[o])
+np.save(T + '/want_ca.npy', o.astype('i8')); np.save(T + '/c2.npy', y)
+o2 = np.argsort(-np.fmod(y, 7), axis=-1, kind='stable'); np.save(T + '/want_c2.npy', np.take_along_axis(y, o2, -1)); np.save(T + '/want_c2a.npy', o2)"
+  absf='fabsf(a) < fabsf(b) || (a == a && b != b)'
+  expect_rc 0 "sort --cmp-src |x|" "$g" sort "$tmp/c1.npy" -o "$tmp/s.npy" --values "$tmp/cv.npy" --values-out "$tmp/sv.npy" --cmp-src "$absf" -d $dev
+  py "a = np.load(T + '/s.npy'); b = np.load(T + '/want_c1.npy'); sys.exit(0 if a.tobytes() == b.tobytes() else 1)" && ok || bad "sort --cmp-src |x|: not the stable order by |x| (NaN last)"
+  same "$tmp/sv.npy" "$tmp/want_cv.npy" "sort --cmp-src: the values moved with their keys"
+  expect_rc 0 "argsort --cmp-src |x|" "$g" argsort "$tmp/c1.npy" -o "$tmp/a.npy" --cmp-src "$absf" -d $dev
+  same "$tmp/a.npy" "$tmp/want_ca.npy" "argsort --cmp-src = np.argsort(|x|, kind='stable')"
+  expect_rc 0 "sort --cmp-src 2-d rows" "$g" sort "$tmp/c2.npy" -o "$tmp/s.npy" --cmp-src "b % 7 < a % 7" -d $dev
+  same "$tmp/s.npy" "$tmp/want_c2.npy" "sort --cmp-src along the last axis"
+  expect_rc 0 "argsort --cmp-src 2-d rows" "$g" argsort "$tmp/c2.npy" -o "$tmp/a.npy" --cmp-src "b % 7 < a % 7" -d $dev
+  same "$tmp/a.npy" "$tmp/want_c2a.npy" "argsort --cmp-src: positions within each row"
+  rm -f "$tmp/nope.npy"
+  expect_rc 2 "sort --cmp-src that does not compile" "$g" sort "$tmp/c1.npy" -o "$tmp/nope.npy" --cmp-src "a < c" -d $dev
+  says "the compile error at less:1:5" "less:1:5" "$tmp/err"
+  expect_rc 2 "sort --cmp-src with --descending" "$g" sort "$tmp/c1.npy" -o "$tmp/nope.npy" --cmp-src "a < b" --descending -d $dev
+  [ ! -e "$tmp/nope.npy" ] && ok || bad "a refused --cmp-src sort wrote its output"
+else
+  echo "test_cli_numpy: --cmp-src cases SKIPPED (no C compiler)"
+fi
 py "np.save(T + '/e2.npy', np.zeros((4, 0), 'f4'))"
 expect_rc 0 "sort of rows of nothing" "$g" sort "$tmp/e2.npy" -o "$tmp/s.npy" -d $dev
 py "sys.exit(0 if np.load(T + '/s.npy').shape == (4, 0) else 1)" && ok || bad "sort of a (4, 0) array: (4, 0)"

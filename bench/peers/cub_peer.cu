@@ -353,3 +353,43 @@ extern "C" int gp_peer_segsort(int radix, size_t n, size_t nseg, const long long
     }
     return 0;
 }
+
+namespace {
+struct less_u32 {
+    __device__ bool operator()(unsigned a, unsigned b) const { return a < b; }
+};
+void *g_ms_temp;
+size_t g_ms_temp_bytes;
+} // namespace
+
+extern "C" int gp_peer_mergesort_prepare(size_t n, char *err)
+{
+    size_t bytes = 0;
+    cudaError_t e = n > 0x7fffffff ? cudaErrorInvalidValue
+                                   : cub::DeviceMergeSort::SortKeysCopy(nullptr, bytes, (const unsigned *)nullptr,
+                                                                        (unsigned *)nullptr, (int)n, less_u32());
+    if (e == cudaSuccess && bytes > g_ms_temp_bytes) {
+        if (g_ms_temp) cudaFree(g_ms_temp);
+        g_ms_temp = nullptr;
+        g_ms_temp_bytes = 0;
+        e = cudaMalloc(&g_ms_temp, bytes);
+        if (e == cudaSuccess) g_ms_temp_bytes = bytes;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "CUB DeviceMergeSort temp storage: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int gp_peer_mergesort(size_t n, const unsigned *keys, unsigned *keys_out, gp_peer_stream_t stream, char *err)
+{
+    size_t bytes = g_ms_temp_bytes;
+    cudaError_t e = cub::DeviceMergeSort::SortKeysCopy(g_ms_temp, bytes, keys, keys_out, (int)n, less_u32(), stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, 256, "cub::DeviceMergeSort::SortKeysCopy: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}

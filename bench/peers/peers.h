@@ -77,6 +77,11 @@ int gp_peer_segsort_prepare(int radix, size_t n, size_t nseg, const long long *o
 int gp_peer_segsort(int radix, size_t n, size_t nseg, const long long *offsets, const unsigned *keys,
                     unsigned *keys_out, gp_peer_stream_t stream, char *err);
 
+/* cub::DeviceMergeSort::SortKeysCopy of u32 keys with a device functor `a < b` (n < 2^31): prepare sizes and
+ * allocates the temporary storage outside any timed region. */
+int gp_peer_mergesort_prepare(size_t n, char *err);
+int gp_peer_mergesort(size_t n, const unsigned *keys, unsigned *keys_out, gp_peer_stream_t stream, char *err);
+
 /* cub::DeviceHistogram::HistogramEven with nbins + 1 levels over [lo, hi) into counts_dev (nbins unsigned, device
  * memory): u8 samples (int levels) when u8, else f32 samples (float levels); n < 2^31. prepare sizes and allocates
  * the temporary storage outside any timed region. */

@@ -87,6 +87,9 @@ FORWARD(gp_peer_segsort_prepare, (int radix, size_t n, size_t nseg, const long l
 FORWARD(gp_peer_segsort, (int radix, size_t n, size_t nseg, const long long *offsets, const unsigned *keys,
                           unsigned *keys_out, gp_peer_stream_t stream, char *err),
         (radix, n, nseg, offsets, keys, keys_out, stream, err))
+FORWARD(gp_peer_mergesort_prepare, (size_t n, char *err), (n, err))
+FORWARD(gp_peer_mergesort, (size_t n, const unsigned *keys, unsigned *keys_out, gp_peer_stream_t stream, char *err),
+        (n, keys, keys_out, stream, err))
 FORWARD(gp_peer_histogram_prepare, (int u8, size_t n, int nbins, double lo, double hi, char *err),
         (u8, n, nbins, lo, hi, err))
 FORWARD(gp_peer_histogram, (int u8, size_t n, const void *x, int nbins, double lo, double hi, unsigned *counts_dev,

@@ -5,7 +5,8 @@
  * (NaN last, -0 == +0, stable; docs/design/sort.md), written as .npy or raw, whole or not at all. argsort writes int64
  * positions, as np.argsort(x, kind='stable') does. An N-d input is sorted along its last axis, as NumPy does (each row
  * a segment of gp_sort_segmented; argsort: the positions within the row); --flatten sorts its C-order elements as one
- * array (axis=None). --segments: int64 CSR offsets, each segment sorted on its own (gp_sort_segmented).
+ * array (axis=None). --segments: int64 CSR offsets, each segment sorted on its own (gp_sort_segmented). --cmp-src:
+ * the user's comparison compiled at run time, each row (or the whole input) sorted by gp_sort_uop.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -16,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs;
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs, *o_cmp;
 
 static void usage_sort(FILE *f)
 {
     fprintf(f, "usage: gpuprim sort FILE|- -o OUT [--descending] [--flatten] [--values V --values-out VOUT]\n"
-               "                   [--segments OFFSETS] [--dtype T] [--offset BYTES] [--count N]\n"
+               "                   [--segments OFFSETS] [--cmp-src 'EXPR'] [--dtype T] [--offset BYTES] [--count N]\n"
                "                   [-d cpu|ID|auto|fastest] [--json|--csv]\n"
                "  FILE (.npy, raw with --dtype, or - for stdin) sorted in NumPy's order: ascending, every NaN last,\n"
                "  -0.0 == +0.0, stable (equal keys keep their order); --descending: NaN first, ties in input order.\n"
@@ -29,26 +30,30 @@ static void usage_sort(FILE *f)
                "  with its keys into VOUT. An N-d .npy is sorted along its last axis (np.sort(x)); --flatten sorts all\n"
                "  its elements as one array (axis=None). --segments OFFSETS: an int64 .npy of nseg + 1 nondecreasing\n"
                "  offsets in [0, n]; each segment [o[i], o[i+1]) sorted on its own, the elements outside them kept.\n"
+               "  --cmp-src 'EXPR over a, b': your comparison (nonzero: a goes first; a strict weak order), a stable\n"
+               "  merge sort compiled at run time (code run with your rights; docs/JIT.md), e.g. 'fabsf(a) < fabsf(b)'.\n"
                "  OUT / VOUT: .npy or raw.\n");
 }
 static void usage_argsort(FILE *f)
 {
     fprintf(f, "usage: gpuprim argsort FILE|- -o IDX [--descending] [--flatten] [--dtype T] [--offset BYTES]\n"
-               "                      [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                      [--count N] [--cmp-src 'EXPR'] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
                "  IDX = the int64 positions of FILE's elements in sorted order: np.argsort(x, kind='stable')\n"
                "  (--descending: NaN first, ties in input order). An N-d .npy: along its last axis (the positions\n"
-               "  within each row, np.argsort(x, axis=-1)); --flatten: of all its elements (axis=None).\n");
+               "  within each row, np.argsort(x, axis=-1)); --flatten: of all its elements (axis=None).\n"
+               "  --cmp-src 'EXPR over a, b': by your comparison (stable; as gpuprim sort --cmp-src).\n");
 }
 
 static const cli_opt_t opts_sort[] = {{"-o|--output", "OUT", &o_out},           {"--descending", NULL, &o_desc},
                                       {"--flatten", NULL, &o_flat},     {"--values", "V", &o_vals},
                                       {"--values-out", "VOUT", &o_vout}, {"--dtype", "T", &o_dtype},
                                       {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                                      {"--segments", "OFFSETS", &o_segs}, {NULL, NULL, NULL}};
+                                      {"--segments", "OFFSETS", &o_segs}, {"--cmp-src", "EXPR", &o_cmp},
+                                      {NULL, NULL, NULL}};
 static const cli_opt_t opts_argsort[] = {{"-o|--output", "IDX", &o_out},           {"--descending", NULL, &o_desc},
                                          {"--flatten", NULL, &o_flat},     {"--dtype", "T", &o_dtype},
                                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                                         {NULL, NULL, NULL}};
+                                         {"--cmp-src", "EXPR", &o_cmp},     {NULL, NULL, NULL}};
 static const cli_spec_t spec_sort = {"sort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_sort, 1, usage_sort};
 static const cli_spec_t spec_argsort = {"argsort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_argsort, 1,
                                         usage_argsort};
@@ -132,6 +137,47 @@ static int segments_held(const char *verb, gp_ctx_t *ctx, size_t last, size_t n,
     return rc;
 }
 
+/* --cmp-src: n keys in rows of `last` (the whole input: last = n) sorted by the user's comparison into out (an
+ * argsort: the int64 positions within each row into out, the keys sorted aside), vb-byte values moved with them.
+ * A failure to compile or allocate sets *rc and was printed (a compile error with the user's line and a caret). */
+static gp_status_t sort_by_cmp(const char *verb, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, size_t last, int argsort,
+                               const void *keys, void *out, size_t vb, const void *vals, void *vals_out, int *rc)
+{
+    gp_uop_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.kind = GP_UOP_LESS;
+    d.dtype = dtype;
+    d.src = o_cmp;
+    gp_uop_t *less = NULL;
+    if ((*rc = jit_make_uop(verb, ctx, &d, &less)) != EXIT_OK) return GP_ERR_INVALID_ARG;
+    const size_t es = gp_dtype_size(dtype);
+    gp_buffer_t kb = {0}, pb = {0};
+    gp_status_t st = GP_OK;
+    if (argsort) { /* the positions within each row moved as values; the keys sorted aside */
+        int64_t *h = malloc(n * sizeof *h);
+        for (size_t i = 0; h && i < n; i++) h[i] = (int64_t)(i % last);
+        const gp_mem_kind_t kind = held_kind(ctx);
+        if (!h) {
+            fprintf(stderr, "gpuprim %s: no host memory for %zu positions\n", verb, n);
+            *rc = EXIT_FAIL;
+            st = GP_ERR_OUT_OF_MEMORY;
+        } else if ((st = gp_mem_alloc(ctx, kind, n * es, &kb)) == GP_OK &&
+                   (st = gp_mem_alloc(ctx, kind, n * 8, &pb)) == GP_OK) {
+            st = gp_memcpy_sync(ctx, buf_at(ctx, &pb), h, n * 8);
+        }
+        free(h);
+        vb = 8, vals = buf_at(ctx, &pb), vals_out = out, out = buf_at(ctx, &kb);
+    }
+    for (size_t r0 = 0; st == GP_OK && r0 < n; r0 += last)
+        st = gp_sort_uop(ctx, less, last, (const char *)keys + r0 * es, (char *)out + r0 * es, vb,
+                         vb ? (const char *)vals + r0 * vb : NULL, vb ? (char *)vals_out + r0 * vb : NULL, NULL);
+    if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
+    gp_mem_free(ctx, &kb);
+    gp_mem_free(ctx, &pb);
+    gp_uop_destroy(less);
+    return st;
+}
+
 static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
@@ -180,6 +226,13 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         rc = EXIT_USAGE;
         goto out;
     }
+    if (o_cmp && (o_desc || o_segs)) {
+        fprintf(stderr, "gpuprim %s: --cmp-src orders by your comparison alone: %s\n", verb,
+                o_desc ? "write the descending order into it (b < a), not --descending"
+                       : "--segments is not taken with it (sort each segment's file, or rows of an N-d input)");
+        rc = EXIT_USAGE;
+        goto out;
+    }
     if (o_segs && strcmp(o_segs, "-") == 0) {
         fprintf(stderr, "gpuprim sort: --segments is a file (not standard input)\n");
         rc = EXIT_USAGE;
@@ -216,12 +269,12 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     const gp_mem_kind_t kind = held_kind(ctx);
     /* segments: the rows' offsets (and an argsort's positions within them) made here, or --segments read */
     size_t nseg = 0;
-    if (rows || o_segs) {
+    if ((rows || o_segs) && !o_cmp) {
         if ((rc = segments_held(verb, ctx, rows ? in.d.shape[in.d.ndim - 1] : 0, n, argsort, t0, &segb, &posb,
                                 &nseg)) != EXIT_OK)
             goto out;
     }
-    const int seg = rows || o_segs;
+    const int seg = (rows || o_segs) && !o_cmp;
     const double t_sort = now_seconds();
     const size_t ob_bytes = argsort ? n * 8 : n * es;
     gp_status_t st = n ? gp_mem_alloc(ctx, kind, ob_bytes, &ob) : GP_OK;
@@ -229,7 +282,11 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     if (st == GP_OK && seg && argsort && n) st = gp_mem_alloc(ctx, kind, n * es, &kb); /* the keys, sorted aside */
     const gp_sort_opts_t so = {o_desc != NULL, 0, 0};
     const int64_t *offs = seg ? (const int64_t *)buf_at(ctx, &segb) : NULL;
-    if (st == GP_OK && seg && (n || nseg)) {
+    if (st == GP_OK && o_cmp && n) /* your comparison: each row (or the whole input) by gp_sort_uop */
+        st = sort_by_cmp(verb, ctx, in.d.dtype, n, rows ? in.d.shape[in.d.ndim - 1] : n, argsort, buf_at(ctx, &g.buf),
+                         buf_at(ctx, &ob), o_vals ? vin.d.elem_size : 0, o_vals ? buf_at(ctx, &gv.buf) : NULL,
+                         o_vals ? buf_at(ctx, &ovb) : NULL, &rc);
+    else if (st == GP_OK && seg && (n || nseg)) {
         if (argsort) /* the positions within each row carried as values */
             st = gp_sort_segmented_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &kb), 8,
                                         buf_at(ctx, &posb), buf_at(ctx, &ob), nseg, offs, &so);
@@ -244,6 +301,7 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
                                     buf_at(ctx, &gv.buf), buf_at(ctx, &ovb), &so);
         else st = gp_sort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob), &so);
     }
+    if (st != GP_OK && rc != EXIT_OK) goto out; /* sort_by_cmp said why */
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim %s: %s: %s\n", verb, path, gp_last_error());
         rc = st == GP_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
@@ -271,8 +329,9 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         rec_add(&r, "verb", 0, "%s", verb);
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
         rec_add(&r, "elements", 1, "%zu", n);
-        rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
-        rec_add(&r, "segments", 1, "%zu", seg ? nseg : (size_t)1);
+        rec_add(&r, "order", 0, "%s", o_cmp ? o_cmp : o_desc ? "descending" : "ascending");
+        const size_t last = rows ? in.d.shape[in.d.ndim - 1] : 0;
+        rec_add(&r, "segments", 1, "%zu", seg ? nseg : rows && last ? n / last : (size_t)1);
         rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
         rec_add(&r, "seconds", 1, "%.6f", secs);
         rec_add(&r, "device", 0, "%s", desc);
