@@ -11,6 +11,10 @@
  */
 #define GPJ_ST 256
 #define GPJ_TILE (GPJ_ST * GPJ_IPT)
+/* A tile's element i lives at GPJ_P(i) in shared memory: one spare slot per 32 elements, so the lanes of a warp
+ * reading or writing their GPJ_IPT consecutive elements (a stride of GPJ_IPT) meet distinct banks. */
+#define GPJ_P(i) ((i) + ((i) >> 5))
+#define GPJ_SMEM (GPJ_TILE + GPJ_TILE / 32)
 
 #if GPJ_VB == 1
 typedef unsigned char GPJ_V;
@@ -29,64 +33,89 @@ typedef unsigned char GPJ_V; /* keys only: never read */
 #endif
 
 /* Elements of a taken from [0, na) before the diag-th output of the stable merge of a and b (a's keys first on
- * ties): the merge-path split. */
-template <typename I>
-static __device__ __forceinline__ I gpj_split(const GPJ_KEY *a, I na, const GPJ_KEY *b, I nb, I diag)
+ * ties): the merge-path split, over global memory. */
+static __device__ __forceinline__ unsigned long long gpj_split(const GPJ_KEY *a, unsigned long long na,
+                                                               const GPJ_KEY *b, unsigned long long nb,
+                                                               unsigned long long diag)
 {
-    I lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+    unsigned long long lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
     while (lo < hi) {
-        const I mid = (lo + hi) >> 1;
+        const unsigned long long mid = (lo + hi) >> 1;
         if (gpj_less(b[diag - 1 - mid], a[mid])) hi = mid;
         else lo = mid + 1;
     }
     return lo;
 }
 
-/* GPJ_IPT outputs of the merge of s[ia, aend) and s[ib, bend) (both in shared memory) into k, with their places in
- * s; past both ends the outputs are not used. */
+/* The same over a tile in shared memory: runs s[a0, a0 + na) and s[b0, b0 + nb) (logical places). */
+static __device__ __forceinline__ int gpj_split_s(const GPJ_KEY *s, int a0, int na, int b0, int nb, int diag)
+{
+    int lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (gpj_less(s[GPJ_P(b0 + diag - 1 - mid)], s[GPJ_P(a0 + mid)])) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* GPJ_IPT outputs of the merge of s[ia, aend) and s[ib, bend) (logical places in shared memory) into k, with their
+ * places; past both ends the outputs are not used. */
 static __device__ __forceinline__ void gpj_serial(const GPJ_KEY *s, int ia, int aend, int ib, int bend,
                                                   GPJ_KEY (&k)[GPJ_IPT], int (&at)[GPJ_IPT])
 {
     GPJ_KEY ka, kb;
-    if (ia < aend) ka = s[ia];
-    if (ib < bend) kb = s[ib];
+    if (ia < aend) ka = s[GPJ_P(ia)];
+    if (ib < bend) kb = s[GPJ_P(ib)];
 #pragma unroll
     for (int i = 0; i < GPJ_IPT; i++) {
         const bool takeb = ib < bend && (ia >= aend || gpj_less(kb, ka));
         k[i] = takeb ? kb : ka;
         at[i] = takeb ? ib : ia;
         if (takeb) {
-            if (++ib < bend) kb = s[ib];
+            if (++ib < bend) kb = s[GPJ_P(ib)];
         } else {
-            if (++ia < aend) ka = s[ia];
+            if (++ia < aend) ka = s[GPJ_P(ia)];
         }
     }
 }
 
+/* Lane t's GPJ_IPT strided elements i = t + 256 j of a tile of cnt (all loads issued before any is stored). */
+#define GPJ_STAGE(T, dst, src, cnt)                                                                                 \
+    do {                                                                                                           \
+        T r_[GPJ_IPT];                                                                                             \
+        _Pragma("unroll") for (int j_ = 0; j_ < GPJ_IPT; j_++) {                                                   \
+            const int i_ = t + j_ * GPJ_ST;                                                                        \
+            if (i_ < (cnt)) r_[j_] = src;                                                                          \
+        }                                                                                                          \
+        _Pragma("unroll") for (int j_ = 0; j_ < GPJ_IPT; j_++) {                                                   \
+            const int i_ = t + j_ * GPJ_ST;                                                                        \
+            if (i_ < (cnt)) dst[GPJ_P(i_)] = r_[j_];                                                               \
+        }                                                                                                          \
+    } while (0)
+
 extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *keys, const GPJ_V *vals,
                                                                unsigned long long n, GPJ_KEY *ko, GPJ_V *vo)
 {
-    __shared__ GPJ_KEY sk[GPJ_TILE];
+    __shared__ GPJ_KEY sk[GPJ_SMEM];
 #if GPJ_VB
-    __shared__ int si[GPJ_TILE];
-    __shared__ GPJ_V sv[GPJ_TILE];
+    __shared__ int si[GPJ_SMEM];
+    __shared__ GPJ_V sv[GPJ_SMEM];
 #endif
     const unsigned long long base = (unsigned long long)blockIdx.x * GPJ_TILE;
     const int cnt = n - base < (unsigned long long)GPJ_TILE ? (int)(n - base) : GPJ_TILE;
     const int t = threadIdx.x, my0 = t * GPJ_IPT;
     const int myn = cnt - my0 >= GPJ_IPT ? GPJ_IPT : cnt - my0 > 0 ? cnt - my0 : 0;
-    for (int i = t; i < cnt; i += GPJ_ST) {
-        sk[i] = keys[base + i];
+    GPJ_STAGE(GPJ_KEY, sk, keys[base + i_], cnt);
 #if GPJ_VB
-        sv[i] = vals[base + i];
+    GPJ_STAGE(GPJ_V, sv, vals[base + i_], cnt);
 #endif
-    }
     __syncthreads();
     GPJ_KEY k[GPJ_IPT];
     int at[GPJ_IPT];
 #pragma unroll
     for (int i = 0; i < GPJ_IPT; i++) {
-        if (i < myn) k[i] = sk[my0 + i];
+        if (i < myn) k[i] = sk[GPJ_P(my0 + i)];
         at[i] = my0 + i;
     }
     /* odd-even transposition: a swap only where the later key is strictly less keeps equal keys in order */
@@ -109,9 +138,9 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *ke
 #pragma unroll
         for (int i = 0; i < GPJ_IPT; i++)
             if (i < myn) {
-                sk[my0 + i] = k[i];
+                sk[GPJ_P(my0 + i)] = k[i];
 #if GPJ_VB
-                si[my0 + i] = at[i];
+                si[GPJ_P(my0 + i)] = at[i];
 #endif
             }
         __syncthreads();
@@ -119,12 +148,12 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *ke
             const int start = my0 / (2 * w) * (2 * w);
             const int a1 = start + w < cnt ? start + w : cnt, b1 = start + 2 * w < cnt ? start + 2 * w : cnt;
             const int diag = my0 - start;
-            const int sp = gpj_split<int>(sk + start, a1 - start, sk + a1, b1 - a1, diag);
+            const int sp = gpj_split_s(sk, start, a1 - start, a1, b1 - a1, diag);
             int pos[GPJ_IPT];
             gpj_serial(sk, start + sp, a1, a1 + diag - sp, b1, k, pos);
 #if GPJ_VB
 #pragma unroll
-            for (int i = 0; i < GPJ_IPT; i++) at[i] = i < myn ? si[pos[i]] : 0;
+            for (int i = 0; i < GPJ_IPT; i++) at[i] = i < myn ? si[GPJ_P(pos[i])] : 0;
 #else
             (void)pos;
 #endif
@@ -134,17 +163,21 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *ke
 #pragma unroll
     for (int i = 0; i < GPJ_IPT; i++)
         if (i < myn) {
-            sk[my0 + i] = k[i];
+            sk[GPJ_P(my0 + i)] = k[i];
 #if GPJ_VB
-            si[my0 + i] = at[i];
+            si[GPJ_P(my0 + i)] = at[i];
 #endif
         }
     __syncthreads();
-    for (int i = t; i < cnt; i += GPJ_ST) {
-        ko[base + i] = sk[i];
+#pragma unroll
+    for (int j = 0; j < GPJ_IPT; j++) {
+        const int i = t + j * GPJ_ST;
+        if (i < cnt) {
+            ko[base + i] = sk[GPJ_P(i)];
 #if GPJ_VB
-        vo[base + i] = sv[si[i]];
+            vo[base + i] = sv[GPJ_P(si[GPJ_P(i)])];
 #endif
+        }
     }
 }
 
@@ -157,17 +190,17 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_part(const GPJ_KEY *k, 
     if (t >= ntiles) return;
     const unsigned long long pos = t * GPJ_TILE, start = pos / (2 * w) * (2 * w);
     const unsigned long long a1 = start + w < n ? start + w : n, b1 = start + 2 * w < n ? start + 2 * w : n;
-    parts[t] = gpj_split<unsigned long long>(k + start, a1 - start, k + a1, b1 - a1, pos - start);
+    parts[t] = gpj_split(k + start, a1 - start, k + a1, b1 - a1, pos - start);
 }
 
 extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_merge(const GPJ_KEY *k, const GPJ_V *v, unsigned long long n,
                                                                unsigned long long w, const unsigned long long *parts,
                                                                GPJ_KEY *ko, GPJ_V *vo)
 {
-    __shared__ GPJ_KEY sk[GPJ_TILE];
+    __shared__ GPJ_KEY sk[GPJ_SMEM];
 #if GPJ_VB
-    __shared__ int si[GPJ_TILE];
-    __shared__ GPJ_V sv[GPJ_TILE];
+    __shared__ int si[GPJ_SMEM];
+    __shared__ GPJ_V sv[GPJ_SMEM];
 #endif
     const unsigned long long tile = blockIdx.x, pos = tile * GPJ_TILE, start = pos / (2 * w) * (2 * w);
     const unsigned long long a1 = start + w < n ? start + w : n, gend = start + 2 * w < n ? start + 2 * w : n;
@@ -179,36 +212,38 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_merge(const GPJ_KEY *k,
         ib1 = end - start - ia1;
     }
     const int la = (int)(ia1 - ia0), cnt = (int)(end - pos);
-    const GPJ_KEY *ka = k + start + ia0, *kb = k + a1 + ib0 - la; /* kb[i] for i in [la, cnt) */
+    const unsigned long long fa = start + ia0, fb = a1 + ib0 - la; /* tile element i < la: fa + i, else fb + i */
     const int t = threadIdx.x, my0 = t * GPJ_IPT;
     const int myn = cnt - my0 >= GPJ_IPT ? GPJ_IPT : cnt - my0 > 0 ? cnt - my0 : 0;
-    for (int i = t; i < cnt; i += GPJ_ST) {
-        sk[i] = i < la ? ka[i] : kb[i];
+    GPJ_STAGE(GPJ_KEY, sk, k[(i_ < la ? fa : fb) + i_], cnt);
 #if GPJ_VB
-        sv[i] = i < la ? v[start + ia0 + i] : v[a1 + ib0 - la + i];
+    GPJ_STAGE(GPJ_V, sv, v[(i_ < la ? fa : fb) + i_], cnt);
 #endif
-    }
     __syncthreads();
     GPJ_KEY r[GPJ_IPT];
     int pos_[GPJ_IPT];
     if (myn > 0) {
-        const int sp = gpj_split<int>(sk, la, sk + la, cnt - la, my0);
+        const int sp = gpj_split_s(sk, 0, la, la, cnt - la, my0);
         gpj_serial(sk, sp, la, la + my0 - sp, cnt, r, pos_);
     }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < GPJ_IPT; i++)
         if (i < myn) {
-            sk[my0 + i] = r[i];
+            sk[GPJ_P(my0 + i)] = r[i];
 #if GPJ_VB
-            si[my0 + i] = pos_[i];
+            si[GPJ_P(my0 + i)] = pos_[i];
 #endif
         }
     __syncthreads();
-    for (int i = t; i < cnt; i += GPJ_ST) {
-        ko[pos + i] = sk[i];
+#pragma unroll
+    for (int j = 0; j < GPJ_IPT; j++) {
+        const int i = t + j * GPJ_ST;
+        if (i < cnt) {
+            ko[pos + i] = sk[GPJ_P(i)];
 #if GPJ_VB
-        vo[pos + i] = sv[si[i]];
+            vo[pos + i] = sv[GPJ_P(si[GPJ_P(i)])];
 #endif
+        }
     }
 }
