@@ -47,36 +47,39 @@ static __device__ __forceinline__ unsigned long long gpj_split(const GPJ_KEY *a,
     return lo;
 }
 
-/* The same over a tile in shared memory: runs s[a0, a0 + na) and s[b0, b0 + nb) (logical places). */
+/* The same over a tile in shared memory: runs s[a0, a0 + na) and s[b0, b0 + nb) (logical places); the step is a
+ * select, not a branch, so the lanes of a warp stay together. */
 static __device__ __forceinline__ int gpj_split_s(const GPJ_KEY *s, int a0, int na, int b0, int nb, int diag)
 {
     int lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
-        if (gpj_less(s[GPJ_P(b0 + diag - 1 - mid)], s[GPJ_P(a0 + mid)])) hi = mid;
-        else lo = mid + 1;
+        const bool left = gpj_less(s[GPJ_P(b0 + diag - 1 - mid)], s[GPJ_P(a0 + mid)]);
+        hi = left ? mid : hi;
+        lo = left ? lo : mid + 1;
     }
     return lo;
 }
 
-/* GPJ_IPT outputs of the merge of s[ia, aend) and s[ib, bend) (logical places in shared memory) into k, with their
- * places; past both ends the outputs are not used. */
+/* GPJ_IPT outputs of the merge of s[ia, aend) and s[ib, bend) (logical places in shared memory, aend <= ib) into k,
+ * with their places; past both ends the outputs are not used. Branch-free: every step compares, selects, advances
+ * one side and reads that side's next key (a place past its end reads some other key of the tile, never used). */
 static __device__ __forceinline__ void gpj_serial(const GPJ_KEY *s, int ia, int aend, int ib, int bend,
                                                   GPJ_KEY (&k)[GPJ_IPT], int (&at)[GPJ_IPT])
 {
-    GPJ_KEY ka, kb;
-    if (ia < aend) ka = s[GPJ_P(ia)];
-    if (ib < bend) kb = s[GPJ_P(ib)];
+    const int last = bend > 0 ? bend - 1 : 0;
+    GPJ_KEY ka = s[GPJ_P(ia < last ? ia : last)], kb = s[GPJ_P(ib < last ? ib : last)];
 #pragma unroll
     for (int i = 0; i < GPJ_IPT; i++) {
-        const bool takeb = ib < bend && (ia >= aend || gpj_less(kb, ka));
+        const bool takeb = (ib < bend) & ((ia >= aend) | (gpj_less(kb, ka) != 0));
         k[i] = takeb ? kb : ka;
         at[i] = takeb ? ib : ia;
-        if (takeb) {
-            if (++ib < bend) kb = s[GPJ_P(ib)];
-        } else {
-            if (++ia < aend) ka = s[GPJ_P(ia)];
-        }
+        ib += takeb;
+        ia += !takeb;
+        const int nx = takeb ? ib : ia;
+        const GPJ_KEY x = s[GPJ_P(nx < last ? nx : last)];
+        kb = takeb ? x : kb;
+        ka = takeb ? ka : x;
     }
 }
 
