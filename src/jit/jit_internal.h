@@ -115,6 +115,8 @@ GP_INTERNAL gp_status_t gp__jit_seg_source(const gp_uop_t *op, char **out);
 GP_INTERNAL gp_status_t gp__jit_sort_source(const gp_uop_t *op, size_t vb, char **out);
 /* Keys per lane of the sort kernels for keys of es bytes and values of vb (jit_sort.cuh's GPJ_IPT) */
 GP_INTERNAL int gp__jit_sort_ipt(size_t es, size_t vb);
+/* Lanes of the block sort (GPJ_BST): 512 where its tile fits static shared memory, else 256 */
+GP_INTERNAL int gp__jit_sort_bst(size_t es, size_t vb);
 /* Elements per lane's run in the ordered tree for elements of es bytes (64 words, as gp_reduce_ordered; the
  * templates' GPJ_R is the same rule) */
 GP_INTERNAL size_t gp__jit_ordered_run(size_t es);

@@ -48,10 +48,12 @@ static gp_status_t sort_gpu(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
     }
     if (!m->k_bsort || !m->k_part || !m->k_merge)
         return gp__error(GP_ERR_INTERNAL, "%s: the module has no sort kernels", fn);
+    /* block-sorted runs of btile, then passes over output tiles of `tile` (a divisor of btile) */
     const size_t tile = (size_t)256 * (size_t)gp__jit_sort_ipt(es, vb), ntiles = (n + tile - 1) / tile;
-    if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^31 - 1)", fn, ntiles);
+    const size_t bst = (size_t)gp__jit_sort_bst(es, vb), btile = tile / 256 * bst, nbt = (n + btile - 1) / btile;
+    if (ntiles > 0x7fffffffu / 32) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^26 - 1)", fn, ntiles);
     int passes = 0;
-    while (((size_t)1 << passes) < ntiles) passes++;
+    while (((size_t)1 << passes) < nbt) passes++;
     /* buffers: [0] the output, [1] the workspace; the block sort writes where `passes` merges end in [0] */
     char *kbuf[2] = {keys_out, NULL}, *vbuf[2] = {vals_out, NULL};
     unsigned long long *parts = NULL;
@@ -63,17 +65,17 @@ static gp_status_t sort_gpu(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
         vbuf[1] = (char *)ws + kb;
         parts = (unsigned long long *)((char *)ws + kb + vbb);
     }
-    unsigned long long nn = n, w = tile, nt = ntiles;
+    unsigned long long nn = n, w = btile, nt = ntiles;
     const void *kin = keys, *vin = vals;
     void *kout = kbuf[passes & 1], *vout = vbuf[passes & 1];
     void *a0[] = {(void *)&kin, (void *)&vin, &nn, &kout, &vout};
-    cudaError_t e = cudaLaunchKernel((const void *)m->k_bsort, dim3_of(ntiles), dim3_of(256), a0, 0, s);
+    cudaError_t e = cudaLaunchKernel((const void *)m->k_bsort, dim3_of(nbt), dim3_of(bst), a0, 0, s);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     for (int p = 0; p < passes; p++, w *= 2) {
         const void *ksrc = kbuf[(passes - p) & 1], *vsrc = vbuf[(passes - p) & 1];
         void *kdst = kbuf[(passes - p - 1) & 1], *vdst = vbuf[(passes - p - 1) & 1];
         void *a1[] = {(void *)&ksrc, &nn, &w, &nt, (void *)&parts};
-        e = cudaLaunchKernel((const void *)m->k_part, dim3_of((ntiles + 255) / 256), dim3_of(256), a1, 0, s);
+        e = cudaLaunchKernel((const void *)m->k_part, dim3_of((ntiles * 32 + 255) / 256), dim3_of(256), a1, 0, s);
         if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
         void *a2[] = {(void *)&ksrc, (void *)&vsrc, &nn, &w, (void *)&parts, &kdst, &vdst};
         e = cudaLaunchKernel((const void *)m->k_merge, dim3_of(ntiles), dim3_of(256), a2, 0, s);

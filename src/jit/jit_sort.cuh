@@ -1,16 +1,20 @@
 /*
  * jit_sort.cuh — gp_sort_uop on the GPU: a stable merge sort by the user's `less` (embedded by src/jit/uop.c after
  * the comparator's preamble: GPJ_KEY, gpj_less, GPJ_IPT, GPJ_VB). docs/design/jit.md "Sorting by a comparator".
- *   gpj_bsort  one tile of 256 x GPJ_IPT keys per block: each lane sorts its GPJ_IPT keys in registers (odd-even
- *              transposition, stable), then log2(256) rounds merge lists of lanes through shared memory;
- *   gpj_part   the merge-path split of every output tile of one global pass (runs of w merged in pairs);
+ *   gpj_bsort  one tile of GPJ_BST x GPJ_IPT keys per block: each lane sorts its GPJ_IPT keys in registers
+ *              (odd-even transposition, stable), then log2(GPJ_BST) rounds merge lists of lanes through shared
+ *              memory (a round in a block costs far less than a global pass: the largest tile that fits);
+ *   gpj_part   the merge-path split of every output tile of one global pass (runs of w merged in pairs), a warp
+ *              per tile probing 32 places at a time;
  *   gpj_merge  one output tile per block: its slices of the two runs staged in shared memory, each lane merging
  *              GPJ_IPT outputs from its own split.
  * Ties take the first run's key (the earlier input) first, so the sort is stable. With values, keys are merged with
  * their places in the staged tile and each value moves once per pass, gathered through shared memory.
  */
 #define GPJ_ST 256
-#define GPJ_TILE (GPJ_ST * GPJ_IPT)
+#define GPJ_TILE (GPJ_ST * GPJ_IPT)                 /* a merge's output tile */
+#define GPJ_BTILE (GPJ_BST * GPJ_IPT)               /* a block sort's tile (GPJ_BST lanes: 512 where it fits) */
+#define GPJ_BSMEM (GPJ_BTILE + GPJ_BTILE / 32)
 /* A tile's element i lives at GPJ_P(i) in shared memory: one spare slot per 32 elements, so the lanes of a warp
  * reading or writing their GPJ_IPT consecutive elements (a stride of GPJ_IPT) meet distinct banks. */
 #define GPJ_P(i) ((i) + ((i) >> 5))
@@ -32,23 +36,9 @@ typedef struct {
 typedef unsigned char GPJ_V; /* keys only: never read */
 #endif
 
-/* Elements of a taken from [0, na) before the diag-th output of the stable merge of a and b (a's keys first on
- * ties): the merge-path split, over global memory. */
-static __device__ __forceinline__ unsigned long long gpj_split(const GPJ_KEY *a, unsigned long long na,
-                                                               const GPJ_KEY *b, unsigned long long nb,
-                                                               unsigned long long diag)
-{
-    unsigned long long lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
-    while (lo < hi) {
-        const unsigned long long mid = (lo + hi) >> 1;
-        if (gpj_less(b[diag - 1 - mid], a[mid])) hi = mid;
-        else lo = mid + 1;
-    }
-    return lo;
-}
-
-/* The same over a tile in shared memory: runs s[a0, a0 + na) and s[b0, b0 + nb) (logical places); the step is a
- * select, not a branch, so the lanes of a warp stay together. */
+/* Elements of s[a0, a0 + na) taken before the diag-th output of the stable merge with s[b0, b0 + nb) (logical
+ * places in shared memory; a's keys first on ties): the merge-path split. The step is a select, not a branch, so the
+ * lanes of a warp stay together. */
 static __device__ __forceinline__ int gpj_split_s(const GPJ_KEY *s, int a0, int na, int b0, int nb, int diag)
 {
     int lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
@@ -84,34 +74,34 @@ static __device__ __forceinline__ void gpj_serial(const GPJ_KEY *s, int ia, int 
 }
 
 /* Lane t's GPJ_IPT strided elements i = t + 256 j of a tile of cnt (all loads issued before any is stored). */
-#define GPJ_STAGE(T, dst, src, cnt)                                                                                 \
+#define GPJ_STAGE(T, NT, dst, src, cnt)                                                                               \
     do {                                                                                                           \
         T r_[GPJ_IPT];                                                                                             \
         _Pragma("unroll") for (int j_ = 0; j_ < GPJ_IPT; j_++) {                                                   \
-            const int i_ = t + j_ * GPJ_ST;                                                                        \
+            const int i_ = t + j_ * (NT);                                                                          \
             if (i_ < (cnt)) r_[j_] = src;                                                                          \
         }                                                                                                          \
         _Pragma("unroll") for (int j_ = 0; j_ < GPJ_IPT; j_++) {                                                   \
-            const int i_ = t + j_ * GPJ_ST;                                                                        \
+            const int i_ = t + j_ * (NT);                                                                          \
             if (i_ < (cnt)) dst[GPJ_P(i_)] = r_[j_];                                                               \
         }                                                                                                          \
     } while (0)
 
-extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *keys, const GPJ_V *vals,
-                                                               unsigned long long n, GPJ_KEY *ko, GPJ_V *vo)
+extern "C" __global__ void __launch_bounds__(GPJ_BST) gpj_bsort(const GPJ_KEY *keys, const GPJ_V *vals,
+                                                                unsigned long long n, GPJ_KEY *ko, GPJ_V *vo)
 {
-    __shared__ GPJ_KEY sk[GPJ_SMEM];
+    __shared__ GPJ_KEY sk[GPJ_BSMEM];
 #if GPJ_VB
-    __shared__ int si[GPJ_SMEM];
-    __shared__ GPJ_V sv[GPJ_SMEM];
+    __shared__ int si[GPJ_BSMEM];
+    __shared__ GPJ_V sv[GPJ_BSMEM];
 #endif
-    const unsigned long long base = (unsigned long long)blockIdx.x * GPJ_TILE;
-    const int cnt = n - base < (unsigned long long)GPJ_TILE ? (int)(n - base) : GPJ_TILE;
+    const unsigned long long base = (unsigned long long)blockIdx.x * GPJ_BTILE;
+    const int cnt = n - base < (unsigned long long)GPJ_BTILE ? (int)(n - base) : GPJ_BTILE;
     const int t = threadIdx.x, my0 = t * GPJ_IPT;
     const int myn = cnt - my0 >= GPJ_IPT ? GPJ_IPT : cnt - my0 > 0 ? cnt - my0 : 0;
-    GPJ_STAGE(GPJ_KEY, sk, keys[base + i_], cnt);
+    GPJ_STAGE(GPJ_KEY, GPJ_BST, sk, keys[base + i_], cnt);
 #if GPJ_VB
-    GPJ_STAGE(GPJ_V, sv, vals[base + i_], cnt);
+    GPJ_STAGE(GPJ_V, GPJ_BST, sv, vals[base + i_], cnt);
 #endif
     __syncthreads();
     GPJ_KEY k[GPJ_IPT];
@@ -136,7 +126,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *ke
             }
         }
     }
-    for (int w = GPJ_IPT; w < GPJ_TILE; w *= 2) {
+    for (int w = GPJ_IPT; w < GPJ_BTILE; w *= 2) {
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < GPJ_IPT; i++)
@@ -174,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *ke
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < GPJ_IPT; j++) {
-        const int i = t + j * GPJ_ST;
+        const int i = t + j * GPJ_BST;
         if (i < cnt) {
             ko[base + i] = sk[GPJ_P(i)];
 #if GPJ_VB
@@ -184,16 +174,35 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_bsort(const GPJ_KEY *ke
     }
 }
 
-/* parts[t] = the split of output tile t of a pass over runs of w (t < ntiles) */
+/* parts[t] = the split of output tile t of a pass over runs of w (t < ntiles): a warp per tile, each step probing
+ * 32 places of the diagonal and keeping the gap between the last "a first" and the first "b first" (the searches
+ * are chains of dependent loads: a 32-way step takes a fifth of the binary search's steps) */
 extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_part(const GPJ_KEY *k, unsigned long long n,
                                                               unsigned long long w, unsigned long long ntiles,
                                                               unsigned long long *parts)
 {
-    const unsigned long long t = (unsigned long long)blockIdx.x * GPJ_ST + threadIdx.x;
-    if (t >= ntiles) return;
+    const unsigned long long t = ((unsigned long long)blockIdx.x * GPJ_ST + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (t >= ntiles) return; /* the whole warp */
     const unsigned long long pos = t * GPJ_TILE, start = pos / (2 * w) * (2 * w);
     const unsigned long long a1 = start + w < n ? start + w : n, b1 = start + 2 * w < n ? start + 2 * w : n;
-    parts[t] = gpj_split(k + start, a1 - start, k + a1, b1 - a1, pos - start);
+    const unsigned long long na = a1 - start, nb = b1 - a1, diag = pos - start;
+    const GPJ_KEY *a = k + start, *b = k + a1;
+    unsigned long long lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+    while (lo < hi) { /* the answer is the first place whose b key goes before its a key; hi counts as one */
+        const unsigned long long step = (hi - lo + 31) / 32, i = lo + (unsigned long long)lane * step;
+        const bool bfirst = i >= hi || gpj_less(b[diag - 1 - i], a[i]);
+        const unsigned m = __ballot_sync(0xffffffffu, bfirst);
+        if (m == 0) {
+            lo += 31 * step + 1;
+        } else {
+            const int f = __ffs(m) - 1;
+            const unsigned long long at = lo + (unsigned long long)f * step;
+            hi = at < hi ? at : hi;
+            lo = f == 0 ? hi : lo + (unsigned long long)(f - 1) * step + 1;
+        }
+    }
+    if (lane == 0) parts[t] = lo;
 }
 
 extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_merge(const GPJ_KEY *k, const GPJ_V *v, unsigned long long n,
@@ -218,9 +227,9 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_merge(const GPJ_KEY *k,
     const unsigned long long fa = start + ia0, fb = a1 + ib0 - la; /* tile element i < la: fa + i, else fb + i */
     const int t = threadIdx.x, my0 = t * GPJ_IPT;
     const int myn = cnt - my0 >= GPJ_IPT ? GPJ_IPT : cnt - my0 > 0 ? cnt - my0 : 0;
-    GPJ_STAGE(GPJ_KEY, sk, k[(i_ < la ? fa : fb) + i_], cnt);
+    GPJ_STAGE(GPJ_KEY, GPJ_ST, sk, k[(i_ < la ? fa : fb) + i_], cnt);
 #if GPJ_VB
-    GPJ_STAGE(GPJ_V, sv, v[(i_ < la ? fa : fb) + i_], cnt);
+    GPJ_STAGE(GPJ_V, GPJ_ST, sv, v[(i_ < la ? fa : fb) + i_], cnt);
 #endif
     __syncthreads();
     GPJ_KEY r[GPJ_IPT];

@@ -192,6 +192,12 @@ int gp__jit_sort_ipt(size_t es, size_t vb)
     return ipt < 1 ? 1 : ipt > 16 ? 16 : (int)ipt;
 }
 
+int gp__jit_sort_bst(size_t es, size_t vb)
+{
+    const size_t tile = (size_t)512 * (size_t)gp__jit_sort_ipt(es, vb), per = es + (vb ? 4 + vb : 0);
+    return (tile + tile / 32) * per + 64 <= 48 * 1024 ? 512 : 256; /* static shared memory: 48 KiB */
+}
+
 static void add_pred(sbuf_t *b, const gp_uop_t *op, int gpu)
 {
     const char *fn = gpu ? "static __device__ __forceinline__" : "static inline";
@@ -233,8 +239,10 @@ gp_status_t gp__jit_source(const gp_uop_t *op, const gp_uop_t *op2, int gpu, cha
     if (op->kind == GP_UOP_LESS) {
         add_less(&b, op, gpu);
         if (gpu)
-            sb_add(&b, "#define GPJ_SORT 1\n#define GPJ_VB 0\n#define GPJ_IPT %d\n#line 1 \"jit_sort.cuh\"\n%s\n",
-                   gp__jit_sort_ipt((size_t)op->arity * gp_dtype_size(op->dtype), 0), gp__jit_sort_text);
+            sb_add(&b, "#define GPJ_SORT 1\n#define GPJ_VB 0\n#define GPJ_IPT %d\n#define GPJ_BST %d\n"
+                       "#line 1 \"jit_sort.cuh\"\n%s\n",
+                   gp__jit_sort_ipt((size_t)op->arity * gp_dtype_size(op->dtype), 0),
+                   gp__jit_sort_bst((size_t)op->arity * gp_dtype_size(op->dtype), 0), gp__jit_sort_text);
         else
             sb_add(&b, "#line 1 \"jit_host.h\"\n%s\n", gp__jit_host_text);
         if (b.oom) {
@@ -289,8 +297,9 @@ gp_status_t gp__jit_sort_source(const gp_uop_t *op, size_t vb, char **out)
     sb_add(&b, "/* gpuprim %d user comparison sort module (NVRTC) */\n", gp_version());
     sb_add(&b, "%s#line 1 \"jit_common.h\"\n%s\n", GPU_PRELUDE, gp__jit_common_text);
     add_less(&b, op, 1);
-    sb_add(&b, "#define GPJ_SORT 1\n#define GPJ_VB %zu\n#define GPJ_IPT %d\n#line 1 \"jit_sort.cuh\"\n%s\n", vb,
-           gp__jit_sort_ipt((size_t)op->arity * gp_dtype_size(op->dtype), vb), gp__jit_sort_text);
+    const size_t es = (size_t)op->arity * gp_dtype_size(op->dtype);
+    sb_add(&b, "#define GPJ_SORT 1\n#define GPJ_VB %zu\n#define GPJ_IPT %d\n#define GPJ_BST %d\n#line 1 \"jit_sort.cuh\"\n%s\n",
+           vb, gp__jit_sort_ipt(es, vb), gp__jit_sort_bst(es, vb), gp__jit_sort_text);
     if (b.oom) {
         free(b.p);
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort_uop: the module source");
