@@ -79,6 +79,9 @@ struct gp_uop {
     gp__jit_mod_t *sort_mod[5]; /* comparisons on a GPU: the sort modules with values of 1, 2, 4, 8, 16 bytes */
 };
 
+/* "binary op", "map", "predicate" or "comparison" (messages) */
+GP_INTERNAL const char *gp__uop_kind_name(gp_uop_kind_t kind);
+
 /* Where a module's code came from (gp_uop_build_seconds). */
 enum { GP__JIT_COMPILED = 0, GP__JIT_DISK = 1, GP__JIT_MEMORY = 2 };
 

@@ -127,9 +127,8 @@ static gp_status_t check_common(const char *fn, gp_ctx_t *ctx, const gp_uop_t *o
     if (op->ctx != ctx)
         return gp__error(GP_ERR_INVALID_ARG, "%s: %s was created on another context", fn, which);
     if (op->kind != kind)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is a %s, not a %s", fn, which,
-                         op->kind == GP_UOP_BINARY ? "binary op" : op->kind == GP_UOP_MAP ? "map" : "predicate",
-                         kind == GP_UOP_BINARY ? "binary op" : kind == GP_UOP_MAP ? "map" : "predicate");
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is a %s, not a %s", fn, which, gp__uop_kind_name(op->kind),
+                         gp__uop_kind_name(kind));
     return GP_OK;
 }
 

@@ -186,7 +186,7 @@ static gp_status_t sort_uop(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
     if (op->ctx != ctx) return gp__error(GP_ERR_INVALID_ARG, "%s: less was created on another context", fn);
     if (op->kind != GP_UOP_LESS)
         return gp__error(GP_ERR_INVALID_ARG, "%s: less is a %s, not a comparison (GP_UOP_LESS)", fn,
-                         op->kind == GP_UOP_BINARY ? "binary op" : op->kind == GP_UOP_MAP ? "map" : "predicate");
+                         gp__uop_kind_name(op->kind));
     if (vb != 0 && vslot(vb) < 0)
         return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (0, 1, 2, 4, 8 or 16)", fn, vb);
     const size_t ts = gp_dtype_size(op->dtype), es = (size_t)op->arity * ts;

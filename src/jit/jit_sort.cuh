@@ -15,6 +15,13 @@
 #define GPJ_TILE (GPJ_ST * GPJ_IPT)                 /* a merge's output tile */
 #define GPJ_BTILE (GPJ_BST * GPJ_IPT)               /* a block sort's tile (GPJ_BST lanes: 512 where it fits) */
 #define GPJ_BSMEM (GPJ_BTILE + GPJ_BTILE / 32)
+#if GPJ_VB /* a kernel's shared arrays of places and values (none without values) */
+#define GPJ_SI si
+#define GPJ_SV sv
+#else
+#define GPJ_SI ((int *)0)
+#define GPJ_SV ((const GPJ_V *)0)
+#endif
 /* A tile's element i lives at GPJ_P(i) in shared memory: one spare slot per 32 elements, so the lanes of a warp
  * reading or writing their GPJ_IPT consecutive elements (a stride of GPJ_IPT) meet distinct banks. */
 #define GPJ_P(i) ((i) + ((i) >> 5))
@@ -73,6 +80,35 @@ static __device__ __forceinline__ void gpj_serial(const GPJ_KEY *s, int ia, int 
     }
 }
 
+/* A lane's GPJ_IPT sorted keys (and their places, with values) into the tile in shared memory. */
+static __device__ __forceinline__ void gpj_put(GPJ_KEY *sk, int *si, const GPJ_KEY (&k)[GPJ_IPT],
+                                               const int (&at)[GPJ_IPT], int my0, int myn)
+{
+#pragma unroll
+    for (int i = 0; i < GPJ_IPT; i++)
+        if (i < myn) {
+            sk[GPJ_P(my0 + i)] = k[i];
+            if (GPJ_VB) si[GPJ_P(my0 + i)] = at[i];
+        }
+    (void)si;
+}
+
+/* The tile out, lane-strided: keys, and the values gathered by the places the keys carry. */
+template <int NT>
+static __device__ __forceinline__ void gpj_store(const GPJ_KEY *sk, const int *si, const GPJ_V *sv, int t, int cnt,
+                                                 GPJ_KEY *ko, GPJ_V *vo)
+{
+#pragma unroll
+    for (int j = 0; j < GPJ_IPT; j++) {
+        const int i = t + j * NT;
+        if (i < cnt) {
+            ko[i] = sk[GPJ_P(i)];
+            if (GPJ_VB) vo[i] = sv[GPJ_P(si[GPJ_P(i)])];
+        }
+    }
+    (void)si, (void)sv, (void)vo;
+}
+
 /* Lane t's GPJ_IPT strided elements i = t + 256 j of a tile of cnt (all loads issued before any is stored). */
 #define GPJ_STAGE(T, NT, dst, src, cnt)                                                                               \
     do {                                                                                                           \
@@ -128,14 +164,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_BST) gpj_bsort(const GPJ_KEY *k
     }
     for (int w = GPJ_IPT; w < GPJ_BTILE; w *= 2) {
         __syncthreads();
-#pragma unroll
-        for (int i = 0; i < GPJ_IPT; i++)
-            if (i < myn) {
-                sk[GPJ_P(my0 + i)] = k[i];
-#if GPJ_VB
-                si[GPJ_P(my0 + i)] = at[i];
-#endif
-            }
+        gpj_put(sk, GPJ_SI, k, at, my0, myn);
         __syncthreads();
         if (myn > 0) {
             const int start = my0 / (2 * w) * (2 * w);
@@ -153,25 +182,9 @@ extern "C" __global__ void __launch_bounds__(GPJ_BST) gpj_bsort(const GPJ_KEY *k
         }
     }
     __syncthreads();
-#pragma unroll
-    for (int i = 0; i < GPJ_IPT; i++)
-        if (i < myn) {
-            sk[GPJ_P(my0 + i)] = k[i];
-#if GPJ_VB
-            si[GPJ_P(my0 + i)] = at[i];
-#endif
-        }
+    gpj_put(sk, GPJ_SI, k, at, my0, myn);
     __syncthreads();
-#pragma unroll
-    for (int j = 0; j < GPJ_IPT; j++) {
-        const int i = t + j * GPJ_BST;
-        if (i < cnt) {
-            ko[base + i] = sk[GPJ_P(i)];
-#if GPJ_VB
-            vo[base + i] = sv[GPJ_P(si[GPJ_P(i)])];
-#endif
-        }
-    }
+    gpj_store<GPJ_BST>(sk, GPJ_SI, GPJ_SV, t, cnt, ko + base, vo + (GPJ_VB ? base : 0));
 }
 
 /* parts[t] = the split of output tile t of a pass over runs of w (t < ntiles): a warp per tile, each step probing
@@ -218,11 +231,8 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_merge(const GPJ_KEY *k,
     const unsigned long long a1 = start + w < n ? start + w : n, gend = start + 2 * w < n ? start + 2 * w : n;
     const unsigned long long end = pos + GPJ_TILE < gend ? pos + GPJ_TILE : gend;
     const unsigned long long ia0 = parts[tile], ib0 = pos - start - ia0;
-    unsigned long long ia1 = a1 - start, ib1 = gend - a1;
-    if (end < gend) {
-        ia1 = parts[tile + 1];
-        ib1 = end - start - ia1;
-    }
+    /* the tile's end in the first run: the next tile's split, or the whole run where the tile ends the group */
+    const unsigned long long ia1 = end < gend ? parts[tile + 1] : a1 - start;
     const int la = (int)(ia1 - ia0), cnt = (int)(end - pos);
     const unsigned long long fa = start + ia0, fb = a1 + ib0 - la; /* tile element i < la: fa + i, else fb + i */
     const int t = threadIdx.x, my0 = t * GPJ_IPT;
@@ -239,23 +249,7 @@ extern "C" __global__ void __launch_bounds__(GPJ_ST) gpj_merge(const GPJ_KEY *k,
         gpj_serial(sk, sp, la, la + my0 - sp, cnt, r, pos_);
     }
     __syncthreads();
-#pragma unroll
-    for (int i = 0; i < GPJ_IPT; i++)
-        if (i < myn) {
-            sk[GPJ_P(my0 + i)] = r[i];
-#if GPJ_VB
-            si[GPJ_P(my0 + i)] = pos_[i];
-#endif
-        }
+    gpj_put(sk, GPJ_SI, r, pos_, my0, myn);
     __syncthreads();
-#pragma unroll
-    for (int j = 0; j < GPJ_IPT; j++) {
-        const int i = t + j * GPJ_ST;
-        if (i < cnt) {
-            ko[pos + i] = sk[GPJ_P(i)];
-#if GPJ_VB
-            vo[pos + i] = sv[GPJ_P(si[GPJ_P(i)])];
-#endif
-        }
-    }
+    gpj_store<GPJ_ST>(sk, GPJ_SI, GPJ_SV, t, cnt, ko + pos, vo + (GPJ_VB ? pos : 0));
 }

@@ -350,6 +350,11 @@ gp_status_t gp__jit_check_text(const char *fn, const char *what, const char *t)
     return GP_OK;
 }
 
+const char *gp__uop_kind_name(gp_uop_kind_t kind)
+{
+    return kind == GP_UOP_BINARY ? "binary op" : kind == GP_UOP_MAP ? "map" : kind == GP_UOP_PRED ? "predicate" : "comparison";
+}
+
 static gp_status_t check_desc(const char *fn, const gp_uop_desc_t *d)
 {
     if ((unsigned)d->kind > GP_UOP_LESS)
