@@ -37,7 +37,7 @@ typedef struct lab_version {
 } lab_version_t;
 
 /* Which topic a table belongs to, for lab_is_production. */
-typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM, LAB_T_GEMM_TC, LAB_T_SORT } lab_table_t;
+typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM, LAB_T_GEMM_TC, LAB_T_SORT, LAB_T_SEGSORT } lab_table_t;
 /* 1 when v is the version the library runs in production (read from the family's one place: gp__vec_production_id,
  * GP__TRANSPOSE_PRODUCTION, gp__gemm_kernel_pick, the histogram's automatic pick, reduce's gp_reduce row, sort's
  * gp_sort row). */
@@ -47,6 +47,8 @@ void lab_list_versions(FILE *f, lab_table_t t, const lab_version_t *v, int n);
 
 /* sort (lab/sort.cu): the row that calls gp_sort itself */
 #define LAB_SORT_LIBRARY 6
+/* segsort (lab/segsort.cu): the row that calls gp_sort_segmented itself */
+#define LAB_SEGSORT_LIBRARY 4
 
 /* vector (lab/vector_versions.cu): the op of a (elementwise z = f(x, y), or dot into the 8 bytes at z). */
 typedef gp_status_t (*lab_vec_fn)(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);
