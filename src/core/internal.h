@@ -89,6 +89,12 @@ GP_INTERNAL gp_status_t gp__check_launch(const char *kernel, const char *file, i
  * 87 us serially). Below GP__CPU_PAR_BYTES of memory traffic (or as many multiply-adds) loops run serially. */
 #define GP__CPU_PAR_BYTES ((size_t)16 << 20)
 static inline int gp__cpu_par(int parallel, size_t bytes) { return parallel && bytes >= GP__CPU_PAR_BYTES; }
+/* Whether the byte ranges [a, a + an) and [b, b + bn) share a byte (an empty range shares none). */
+static inline int gp__overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
 
 /* a * b into *out; returns 0 on overflow. */
 static inline int gp__mul_ok(size_t a, size_t b, size_t *out)

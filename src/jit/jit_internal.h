@@ -79,6 +79,13 @@ struct gp_uop {
     gp__jit_mod_t *sort_mod[5]; /* comparisons on a GPU: the sort modules with values of 1, 2, 4, 8, 16 bytes */
 };
 
+/* A one-dimensional launch shape of x blocks or threads. */
+static inline dim3 gp__jit_dim3(size_t x)
+{
+    dim3 d = {(unsigned)x, 1, 1};
+    return d;
+}
+
 /* "binary op", "map", "predicate" or "comparison" (messages) */
 GP_INTERNAL const char *gp__uop_kind_name(gp_uop_kind_t kind);
 

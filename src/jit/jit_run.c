@@ -104,12 +104,6 @@ static void ucall_run(ucall_t *u)
 static void ucall_thunk(void *u) { ucall_run(u); }
 static int guarded(traps_t *tr, ucall_t *u) { return gp__jit_guarded(tr, ucall_thunk, u); }
 
-static dim3 dim3_make(unsigned x)
-{
-    dim3 d = {x, 1, 1};
-    return d;
-}
-
 /* Bytes of one input element of a reduce: arity components of dtype (transform-reduce: one x). */
 static size_t elem_bytes(const gp_uop_t *op) { return (size_t)op->arity * gp_dtype_size(op->dtype); }
 
@@ -165,8 +159,8 @@ static gp_status_t reduce_gpu(gp_ctx_t *ctx, const char *fn, gp__jit_mod_t *m, i
     cudaLaunchAttribute at[1];
     memset(&cfg, 0, sizeof cfg);
     memset(at, 0, sizeof at);
-    cfg.gridDim = dim3_make(grid);
-    cfg.blockDim = dim3_make(256);
+    cfg.gridDim = gp__jit_dim3(grid);
+    cfg.blockDim = gp__jit_dim3(256);
     cfg.dynamicSmemBytes = m->smem;
     cfg.stream = stream;
     if (ctx->cc_major >= 9) {
@@ -325,7 +319,7 @@ gp_status_t gp_reduce_segmented_uop(gp_ctx_t *ctx, const gp_uop_t *op, size_t n,
     void *q = w, *desc = w + 512, *part = w + part_off, *cnt = w + cnt_off;
     size_t nn = n, ns = nseg, cp = cap;
     void *args[] = {(void *)&x, &nn, &ns, (void *)&offsets, &out, &q, &desc, &part, &cnt, &cp};
-    e = cudaLaunchKernel((const void *)m->k_seg, dim3_make((unsigned)grid), dim3_make(256), args, 0, s);
+    e = cudaLaunchKernel((const void *)m->k_seg, gp__jit_dim3((unsigned)grid), gp__jit_dim3(256), args, 0, s);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     return GP_CHECK_LAUNCH(fn);
 }
@@ -358,7 +352,7 @@ gp_status_t gp_transform(gp_ctx_t *ctx, const gp_uop_t *map, size_t n, const voi
     const unsigned grid = (unsigned)(want < cap ? want : cap);
     size_t nn = n;
     void *args[] = {(void *)&x, &y, &nn};
-    cudaError_t e = cudaLaunchKernel((const void *)m->k_transform, dim3_make(grid), dim3_make(256), args, 0,
+    cudaError_t e = cudaLaunchKernel((const void *)m->k_transform, gp__jit_dim3(grid), gp__jit_dim3(256), args, 0,
                                      (cudaStream_t)stream);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     return GP_CHECK_LAUNCH(fn);
@@ -517,7 +511,7 @@ gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, 
     size_t nn = n;
     int excl = kind == GP_SCAN_EXCLUSIVE;
     void *args[] = {(void *)&x, &y, &heads, &nn, &excl, &ticket, &status, &agg, &incl, &cin, &cout};
-    e = cudaLaunchKernel((const void *)m->k_scan, dim3_make((unsigned)ntiles), dim3_make(256), args, 0,
+    e = cudaLaunchKernel((const void *)m->k_scan, gp__jit_dim3((unsigned)ntiles), gp__jit_dim3(256), args, 0,
                          (cudaStream_t)stream);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     return GP_CHECK_LAUNCH(fn);
@@ -588,7 +582,7 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
         void *ticket = w, *total = w + 16, *desc = w + 32;
         size_t nn = n;
         void *args[] = {(void *)&x, &nn, &y, &ticket, &desc, &total, &cnt};
-        if ((e = cudaLaunchKernel((const void *)m->k_select, dim3_make((unsigned)ntiles), dim3_make(256), args, 0, s)) !=
+        if ((e = cudaLaunchKernel((const void *)m->k_select, gp__jit_dim3((unsigned)ntiles), gp__jit_dim3(256), args, 0, s)) !=
             cudaSuccess)
             return gp__cuda_error(e, fn, __FILE__, __LINE__);
         GP_TRY_RET(GP_CHECK_LAUNCH(fn));

@@ -12,19 +12,7 @@
 #include <omp.h>
 #endif
 
-static int overlap(const void *a, size_t an, const void *b, size_t bn)
-{
-    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 static int vslot(size_t vb) { return vb == 1 ? 0 : vb == 2 ? 1 : vb == 4 ? 2 : vb == 8 ? 3 : vb == 16 ? 4 : -1; }
-
-static dim3 dim3_of(size_t x)
-{
-    dim3 d = {(unsigned)x, 1, 1};
-    return d;
-}
 
 /* ------------------------------------------------------------------------------------------ GPU */
 static gp_status_t sort_gpu(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, size_t es, size_t n,
@@ -69,16 +57,16 @@ static gp_status_t sort_gpu(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
     const void *kin = keys, *vin = vals;
     void *kout = kbuf[passes & 1], *vout = vbuf[passes & 1];
     void *a0[] = {(void *)&kin, (void *)&vin, &nn, &kout, &vout};
-    cudaError_t e = cudaLaunchKernel((const void *)m->k_bsort, dim3_of(nbt), dim3_of(bst), a0, 0, s);
+    cudaError_t e = cudaLaunchKernel((const void *)m->k_bsort, gp__jit_dim3(nbt), gp__jit_dim3(bst), a0, 0, s);
     if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     for (int p = 0; p < passes; p++, w *= 2) {
         const void *ksrc = kbuf[(passes - p) & 1], *vsrc = vbuf[(passes - p) & 1];
         void *kdst = kbuf[(passes - p - 1) & 1], *vdst = vbuf[(passes - p - 1) & 1];
         void *a1[] = {(void *)&ksrc, &nn, &w, &nt, (void *)&parts};
-        e = cudaLaunchKernel((const void *)m->k_part, dim3_of((ntiles * 32 + 255) / 256), dim3_of(256), a1, 0, s);
+        e = cudaLaunchKernel((const void *)m->k_part, gp__jit_dim3((ntiles * 32 + 255) / 256), gp__jit_dim3(256), a1, 0, s);
         if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
         void *a2[] = {(void *)&ksrc, (void *)&vsrc, &nn, &w, (void *)&parts, &kdst, &vdst};
-        e = cudaLaunchKernel((const void *)m->k_merge, dim3_of(ntiles), dim3_of(256), a2, 0, s);
+        e = cudaLaunchKernel((const void *)m->k_merge, gp__jit_dim3(ntiles), gp__jit_dim3(256), a2, 0, s);
         if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
     }
     return GP_CHECK_LAUNCH(fn);
@@ -200,7 +188,7 @@ static gp_status_t sort_uop(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
         if ((uintptr_t)keys % ts || (uintptr_t)keys_out % ts)
             return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not aligned to its dtype (%zu bytes)", fn,
                              (uintptr_t)keys % ts ? "keys" : "keys_out", ts);
-        if (keys_out != keys && overlap(keys, kb, keys_out, kb))
+        if (keys_out != keys && gp__overlap(keys, kb, keys_out, kb))
             return gp__error(GP_ERR_INVALID_ARG, "%s: keys and keys_out overlap (equal pointers sort in place)", fn);
         if (vb) {
             GP_ARG_NONNULL(fn, vals);
@@ -209,10 +197,10 @@ static gp_status_t sort_uop(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
             if ((uintptr_t)vals % va || (uintptr_t)vals_out % va)
                 return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn,
                                  (uintptr_t)vals % va ? "values" : "values_out", va);
-            if (vals_out != vals && overlap(vals, vbb, vals_out, vbb))
+            if (vals_out != vals && gp__overlap(vals, vbb, vals_out, vbb))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: values and values_out overlap (equal pointers: in place)", fn);
-            if (overlap(vals_out, vbb, keys, kb) || overlap(vals_out, vbb, keys_out, kb) || overlap(vals, vbb, keys, kb) ||
-                overlap(vals, vbb, keys_out, kb))
+            if (gp__overlap(vals_out, vbb, keys, kb) || gp__overlap(vals_out, vbb, keys_out, kb) || gp__overlap(vals, vbb, keys, kb) ||
+                gp__overlap(vals, vbb, keys_out, kb))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: the values overlap the keys", fn);
         }
     }

@@ -273,12 +273,6 @@ static size_t runs_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, uint64_t
     }
 }
 
-static int overlap(const void *a, size_t an, const void *b, size_t bn)
-{
-    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 /* job: 0 select, 1 partition, 2 unique, 3 run-length encoding (y = values; lengths). */
 static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
                        int job, void *y, uint64_t *lengths, uint64_t *count_dev, size_t *count_host,
@@ -304,9 +298,9 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
                                                 job == 3 ? "values" : "y", es);
         if (job == 3 && (uintptr_t)lengths % 8)
             return gp__error(GP_ERR_INVALID_ARG, "%s: lengths is not 8-byte aligned", fn);
-        if (overlap(x, bytes, y, bytes)) return gp__error(GP_ERR_INVALID_ARG, "%s: x and %s overlap", fn,
+        if (gp__overlap(x, bytes, y, bytes)) return gp__error(GP_ERR_INVALID_ARG, "%s: x and %s overlap", fn,
                                                           job == 3 ? "values" : "y");
-        if (job == 3 && (overlap(lengths, n * 8, x, bytes) || overlap(lengths, n * 8, y, bytes)))
+        if (job == 3 && (gp__overlap(lengths, n * 8, x, bytes) || gp__overlap(lengths, n * 8, y, bytes)))
             return gp__error(GP_ERR_INVALID_ARG, "%s: lengths overlaps x or values", fn);
     }
     if (gp__is_cpu(ctx)) {

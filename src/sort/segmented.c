@@ -14,12 +14,6 @@
 
 enum { SHORT_MAX = 64, PAR_SEG = 1 << 16 /* gp__sort_cpu's own threads from here (PAR_MIN there) */ };
 
-static int overlap(const void *a, size_t an, const void *b, size_t bn)
-{
-    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 /* a short segment (m <= SHORT_MAX): its radix keys' bits [lo, hi) sorted by insertion with their places (stable: a
  * key moves past strictly greater ones only), then the elements gathered into out through the places (read before
  * written: out may be in) */
@@ -105,7 +99,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         GP_ARG_NONNULL(fn, keys_out);
         if ((uintptr_t)keys % ks || (uintptr_t)keys_out % ks)
             return gp__error(GP_ERR_INVALID_ARG, "%s: keys are not %zu-byte aligned", fn, ks);
-        if (keys_out != keys && overlap(keys, kb, keys_out, kb))
+        if (keys_out != keys && gp__overlap(keys, kb, keys_out, kb))
             return gp__error(GP_ERR_INVALID_ARG, "%s: keys and keys_out overlap (equal pointers sort in place)", fn);
         if (vs) {
             GP_ARG_NONNULL(fn, vals);
@@ -113,10 +107,10 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
             const size_t va = vs < 8 ? vs : 8;
             if ((uintptr_t)vals % va || (uintptr_t)vals_out % va)
                 return gp__error(GP_ERR_INVALID_ARG, "%s: values are not %zu-byte aligned", fn, va);
-            if (vals_out != vals && overlap(vals, vb, vals_out, vb))
+            if (vals_out != vals && gp__overlap(vals, vb, vals_out, vb))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: values and values_out overlap (equal pointers: in place)", fn);
-            if (overlap(vals_out, vb, keys, kb) || overlap(vals_out, vb, keys_out, kb) || overlap(vals, vb, keys, kb) ||
-                overlap(vals, vb, keys_out, kb))
+            if (gp__overlap(vals_out, vb, keys, kb) || gp__overlap(vals_out, vb, keys_out, kb) || gp__overlap(vals, vb, keys, kb) ||
+                gp__overlap(vals, vb, keys_out, kb))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: the values overlap the keys", fn);
         }
     }

@@ -6,12 +6,6 @@
 
 #include <string.h>
 
-static int overlap(const void *a, size_t an, const void *b, size_t bn)
-{
-    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return an && bn && x < y + bn && y < x + an;
-}
-
 /* the value sizes a sort carries (0: keys only) */
 static int value_bytes_ok(size_t vb) { return vb == 0 || vb == 1 || vb == 2 || vb == 4 || vb == 8 || vb == 16; }
 
@@ -57,7 +51,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         if (!argsort) GP_ARG_NONNULL(fn, keys_out);
         if ((uintptr_t)keys % ks || (keys_out && (uintptr_t)keys_out % ks))
             return gp__error(GP_ERR_INVALID_ARG, "%s: keys are not %zu-byte aligned", fn, ks);
-        if (keys_out && keys_out != keys && overlap(keys, kb, keys_out, kb))
+        if (keys_out && keys_out != keys && gp__overlap(keys, kb, keys_out, kb))
             return gp__error(GP_ERR_INVALID_ARG, "%s: keys and keys_out overlap (equal pointers sort in place)", fn);
         if (vsize) {
             const char *vo = argsort ? "indices" : "values_out";
@@ -66,10 +60,10 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
             const size_t va = vsize < 8 ? vsize : 8;
             if ((vals && (uintptr_t)vals % va) || (uintptr_t)vals_out % va)
                 return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn, vals && (uintptr_t)vals % va ? "values" : vo, va);
-            if (vals && vals_out != vals && overlap(vals, vb, vals_out, vb))
+            if (vals && vals_out != vals && gp__overlap(vals, vb, vals_out, vb))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: values and values_out overlap (equal pointers: in place)", fn);
-            if (overlap(vals_out, vb, keys, kb) || (keys_out && overlap(vals_out, vb, keys_out, kb)) ||
-                (vals && (overlap(vals, vb, keys, kb) || (keys_out && overlap(vals, vb, keys_out, kb)))))
+            if (gp__overlap(vals_out, vb, keys, kb) || (keys_out && gp__overlap(vals_out, vb, keys_out, kb)) ||
+                (vals && (gp__overlap(vals, vb, keys, kb) || (keys_out && gp__overlap(vals, vb, keys_out, kb)))))
                 return gp__error(GP_ERR_INVALID_ARG, "%s: the values overlap the keys", fn);
         }
     }
