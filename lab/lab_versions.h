@@ -37,7 +37,10 @@ typedef struct lab_version {
 } lab_version_t;
 
 /* Which topic a table belongs to, for lab_is_production. */
-typedef enum { LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM, LAB_T_GEMM_TC, LAB_T_SORT, LAB_T_SEGSORT } lab_table_t;
+typedef enum {
+    LAB_T_VECTOR, LAB_T_REDUCE, LAB_T_HISTOGRAM, LAB_T_TRANSPOSE, LAB_T_GEMM, LAB_T_GEMM_TC, LAB_T_SORT, LAB_T_SEGSORT,
+    LAB_T_SELECT
+} lab_table_t;
 /* 1 when v is the version the library runs in production (read from the family's one place: gp__vec_production_id,
  * GP__TRANSPOSE_PRODUCTION, gp__gemm_kernel_pick, the histogram's automatic pick, reduce's gp_reduce row, sort's
  * gp_sort row). */
@@ -45,10 +48,23 @@ int lab_is_production(lab_table_t t, const lab_version_t *v);
 /* `gpuprim lab TOPIC --list`: id, name, on, teaches [constraints], production marked. */
 void lab_list_versions(FILE *f, lab_table_t t, const lab_version_t *v, int n);
 
+/* One GPU version (number id, called name) timed the lab's way: warm-up + reps runs (reps capped at 64) on stream s,
+ * each after the n 32-bit output words at out are poisoned, between two CUDA events; the first timed run's output is
+ * copied back into got and compared word by word with ref (a mismatch: lab_fail naming the `what` and its position,
+ * *bad = 1). launch(ctx, id, n) enqueues the version (a library call's failure returned as cudaErrorUnknown, its
+ * message in gp_last_error()).
+ * Returns 0 with the median in *ms, or -1 after saying on stderr which version failed how (lab/timing.c). */
+typedef cudaError_t (*lab_launch_fn)(void *ctx, int id, size_t n);
+int lab_time_checked(lab_run_t *r, int id, const char *name, int reps, cudaStream_t s, lab_launch_fn launch,
+                     void *ctx, uint32_t *out, size_t n, const uint32_t *ref, uint32_t *got, const char *what,
+                     float *ms, int *bad);
+
 /* sort (lab/sort.cu): the row that calls gp_sort itself */
 #define LAB_SORT_LIBRARY 6
 /* segsort (lab/segsort.cu): the row that calls gp_sort_segmented itself */
 #define LAB_SEGSORT_LIBRARY 4
+/* select (lab/select.cu): the row that calls gp_topk itself */
+#define LAB_SELECT_LIBRARY 4
 
 /* vector (lab/vector_versions.cu): the op of a (elementwise z = f(x, y), or dot into the 8 bytes at z). */
 typedef gp_status_t (*lab_vec_fn)(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);

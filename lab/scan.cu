@@ -12,7 +12,7 @@
  *   07 look-back    production: gp_scan (decoupled look-back, docs/design/scan.md)
  * CUDA events, medians of --reps. The primers' claims are printed with a verdict.
  */
-#include "lab.h"
+#include "lab_versions.h"
 
 #include <cuda_runtime.h>
 
@@ -202,6 +202,8 @@ cudaError_t run_version(Lab &L, int id, size_t n)
     }
 }
 
+cudaError_t launch(void *L, int id, size_t n) { return run_version(*(Lab *)L, id, n); }
+
 const struct {
     int id;
     const char *name, *teaches;
@@ -217,12 +219,6 @@ const struct {
 };
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
 
-int cmp_f(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
 int scan_run(lab_run_t *r)
 {
     size_t n = lab_opt(r, "--quick") ? (size_t)1 << 18 : (size_t)1 << 24;
@@ -234,11 +230,9 @@ int scan_run(lab_run_t *r)
     /* block totals: n/1024 + n/1024^2 + ... < n/1023 + 64, and the chained scan's 4 + 2 n/1024 words */
     L.ws_words = 2 * (n / 1000) + 256;
     unsigned *h = (unsigned *)malloc(n * 4), *ref = (unsigned *)malloc(n * 4), *got = (unsigned *)malloc(n * 4);
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
     if (!h || !ref || !got || cudaSetDevice(gp_ctx_device(r->gpu)) != cudaSuccess ||
         cudaMalloc(&L.x, n * 4) != cudaSuccess || cudaMalloc(&L.y, n * 4) != cudaSuccess ||
-        cudaMalloc(&L.ws, L.ws_words * 4) != cudaSuccess || cudaStreamCreate(&L.s) != cudaSuccess ||
-        cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+        cudaMalloc(&L.ws, L.ws_words * 4) != cudaSuccess || cudaStreamCreate(&L.s) != cudaSuccess) {
         fprintf(stderr, "gpuprim lab scan: %zu elements: %s\n", n, cudaGetErrorString(cudaGetLastError()));
         L.rc = EXIT_FAIL;
         goto out;
@@ -266,33 +260,12 @@ int scan_run(lab_run_t *r)
         for (int v = 0; v < k_nv && L.rc == EXIT_OK; v++) {
             const size_t m = k_versions[v].cap && k_versions[v].cap < n ? k_versions[v].cap : n;
             const int reps = k_versions[v].id == 1 ? 3 : r->reps;
-            float t[64];
             int bad = 0;
-            for (int k = 0; k < r->warmup + reps && k < r->warmup + 64; k++) {
-                cudaMemsetAsync(L.y, 0xa5, m * 4, L.s);
-                cudaEventRecord(e0, L.s);
-                cudaError_t e = run_version(L, k_versions[v].id, m);
-                cudaEventRecord(e1, L.s);
-                if (e == cudaSuccess) e = cudaEventSynchronize(e1);
-                if (e != cudaSuccess) {
-                    fprintf(stderr, "gpuprim lab scan: %s: %s\n", k_versions[v].name, cudaGetErrorString(e));
-                    L.rc = EXIT_FAIL;
-                    break;
-                }
-                if (k >= r->warmup) cudaEventElapsedTime(&t[k - r->warmup], e0, e1);
-                if (k == r->warmup) { /* check one timed run's output */
-                    if (cudaMemcpy(got, L.y, m * 4, cudaMemcpyDeviceToHost) != cudaSuccess) bad = 1;
-                    for (size_t i = 0; !bad && i < m; i++)
-                        if (got[i] != ref[i]) {
-                            lab_fail(r, k_versions[v].name, "element %zu: %u, want %u", i, got[i], ref[i]);
-                            bad = 1;
-                        }
-                }
+            if (lab_time_checked(r, k_versions[v].id, k_versions[v].name, reps, L.s, launch, &L, L.y, m, ref, got,
+                                 "element", &med[v], &bad) != 0) {
+                L.rc = EXIT_FAIL;
+                break;
             }
-            if (L.rc != EXIT_OK) break;
-            const int nt = reps < 64 ? reps : 64;
-            qsort(t, (size_t)nt, sizeof *t, cmp_f);
-            med[v] = t[nt / 2];
             char cid[8], cn[24], cus[24], cg[24];
             snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id, k_versions[v].id == 7 ? "*" : "");
             snprintf(cn, sizeof cn, "%zu", m);
@@ -324,8 +297,6 @@ int scan_run(lab_run_t *r)
     }
 out:
     if (L.s) cudaStreamDestroy(L.s);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
     cudaFree(L.x), cudaFree(L.y), cudaFree(L.ws);
     free(h), free(ref), free(got);
     if (L.rc != EXIT_OK) return L.rc;

@@ -114,6 +114,8 @@ cudaError_t run_version(Lab &L, int id)
     }
 }
 
+cudaError_t launch(void *L, int id, size_t) { return run_version(*(Lab *)L, id); }
+
 const lab_version_t k_versions[] = {
     {1, "segsort_v01_one_array", 1, "one sort of (segment, key) as 64-bit keys: the segment's bits cost radix passes",
      "16 n bytes of composite keys", 0, 0, 0, NULL},
@@ -125,12 +127,6 @@ const lab_version_t k_versions[] = {
      "short segments, a census read back", "", 0, 0, 0, NULL},
 };
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
-
-int cmp_f(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
 
 int segsort_run(lab_run_t *r)
 {
@@ -145,7 +141,6 @@ int segsort_run(lab_run_t *r)
     int rc = EXIT_OK;
     unsigned *h = (unsigned *)malloc(n * 4), *ref = (unsigned *)malloc(n * 4), *got = (unsigned *)malloc(n * 4);
     int64_t *off = (int64_t *)malloc((n + 1) * 8);
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
     if (!h || !ref || !got || !off) {
         fprintf(stderr, "gpuprim lab segsort: no host memory for %zu keys\n", n);
         rc = EXIT_FAIL;
@@ -169,8 +164,7 @@ int segsort_run(lab_run_t *r)
     if (cudaSetDevice(gp_ctx_device(r->gpu)) != cudaSuccess || cudaMalloc(&L.x, n * 4) != cudaSuccess ||
         cudaMalloc(&L.y, n * 4) != cudaSuccess || cudaMalloc(&L.off, (L.nseg + 1) * 8) != cudaSuccess ||
         cudaMalloc(&L.w, n * 8) != cudaSuccess || cudaMalloc(&L.w2, n * 8) != cudaSuccess ||
-        cudaStreamCreate(&L.s) != cudaSuccess || cudaEventCreate(&e0) != cudaSuccess ||
-        cudaEventCreate(&e1) != cudaSuccess || cudaMemcpy(L.x, h, n * 4, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaStreamCreate(&L.s) != cudaSuccess || cudaMemcpy(L.x, h, n * 4, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(L.off, off, (L.nseg + 1) * 8, cudaMemcpyHostToDevice) != cudaSuccess) {
         fprintf(stderr, "gpuprim lab segsort: %zu keys: %s\n", n, cudaGetErrorString(cudaGetLastError()));
         rc = EXIT_FAIL;
@@ -192,34 +186,12 @@ int segsort_run(lab_run_t *r)
     {
         float med[4] = {0};
         for (int v = 0; v < k_nv && rc == EXIT_OK; v++) {
-            float t[64];
             int bad = 0;
-            const int reps = r->reps < 64 ? r->reps : 64;
-            for (int k = 0; k < r->warmup + reps; k++) {
-                cudaMemsetAsync(L.y, 0xa5, n * 4, L.s);
-                cudaEventRecord(e0, L.s);
-                cudaError_t e = run_version(L, k_versions[v].id);
-                cudaEventRecord(e1, L.s);
-                if (e == cudaSuccess) e = cudaEventSynchronize(e1);
-                if (e != cudaSuccess) {
-                    fprintf(stderr, "gpuprim lab segsort: %s: %s\n", k_versions[v].name,
-                            e == cudaErrorUnknown ? gp_last_error() : cudaGetErrorString(e));
-                    rc = EXIT_FAIL;
-                    break;
-                }
-                if (k >= r->warmup) cudaEventElapsedTime(&t[k - r->warmup], e0, e1);
-                if (k == r->warmup) { /* check one timed run's output */
-                    if (cudaMemcpy(got, L.y, n * 4, cudaMemcpyDeviceToHost) != cudaSuccess) bad = 1;
-                    for (size_t i = 0; !bad && i < n; i++)
-                        if (got[i] != ref[i]) {
-                            lab_fail(r, k_versions[v].name, "key %zu: %u, want %u", i, got[i], ref[i]);
-                            bad = 1;
-                        }
-                }
+            if (lab_time_checked(r, k_versions[v].id, k_versions[v].name, r->reps, L.s, launch, &L, L.y, n, ref, got,
+                                 "key", &med[v], &bad) != 0) {
+                rc = EXIT_FAIL;
+                break;
             }
-            if (rc != EXIT_OK) break;
-            qsort(t, (size_t)reps, sizeof *t, cmp_f);
-            med[v] = t[reps / 2];
             char cid[8], cn[24], cs[24], cus[24], cg[24];
             snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id,
                      lab_is_production(LAB_T_SEGSORT, &k_versions[v]) ? "*" : "");
@@ -249,8 +221,6 @@ int segsort_run(lab_run_t *r)
     }
 out:
     if (L.s) cudaStreamDestroy(L.s);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
     cudaFree(L.x), cudaFree(L.y), cudaFree(L.off), cudaFree(L.w), cudaFree(L.w2);
     free(h), free(ref), free(got), free(off);
     if (rc != EXIT_OK) return rc;

@@ -199,6 +199,8 @@ cudaError_t run_version(Lab &L, int id, size_t n)
     }
 }
 
+cudaError_t launch(void *L, int id, size_t n) { return run_version(*(Lab *)L, id, n); }
+
 const lab_version_t k_versions[] = {
     {1, "sort_v01_bitonic_global", 1, "a sorting network: log2(n)(log2(n)+1)/2 launches of n/2 compare-exchanges",
      "n padded to a power of two", 0, 0, 0, NULL},
@@ -215,12 +217,6 @@ const lab_version_t k_versions[] = {
 };
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
 
-int cmp_f(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
 int sort_run(lab_run_t *r)
 {
     size_t n = lab_opt(r, "--quick") ? (size_t)1 << 18 : (size_t)1 << 24;
@@ -232,12 +228,10 @@ int sort_run(lab_run_t *r)
     while (L.N < n) L.N <<= 1;
     const size_t nc = 256 * (n / TILE + 1);
     unsigned *h = (unsigned *)malloc(L.N * 4), *ref = (unsigned *)malloc(n * 4), *got = (unsigned *)malloc(n * 4);
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
     if (!h || !ref || !got || cudaSetDevice(gp_ctx_device(r->gpu)) != cudaSuccess ||
         cudaMalloc(&L.x, L.N * 4) != cudaSuccess || cudaMalloc(&L.y, L.N * 4) != cudaSuccess ||
         cudaMalloc(&L.tmp, n * 4) != cudaSuccess || cudaMalloc(&L.counts, nc * 4) != cudaSuccess ||
-        cudaStreamCreate(&L.s) != cudaSuccess || cudaEventCreate(&e0) != cudaSuccess ||
-        cudaEventCreate(&e1) != cudaSuccess) {
+        cudaStreamCreate(&L.s) != cudaSuccess) {
         fprintf(stderr, "gpuprim lab sort: %zu keys: %s\n", n, cudaGetErrorString(cudaGetLastError()));
         L.rc = EXIT_FAIL;
         goto out;
@@ -266,34 +260,12 @@ int sort_run(lab_run_t *r)
     {
         float med[8] = {0};
         for (int v = 0; v < k_nv && L.rc == EXIT_OK; v++) {
-            float t[64];
             int bad = 0;
-            const int reps = r->reps < 64 ? r->reps : 64;
-            for (int k = 0; k < r->warmup + reps; k++) {
-                cudaMemsetAsync(L.y, 0xa5, n * 4, L.s);
-                cudaEventRecord(e0, L.s);
-                cudaError_t e = run_version(L, k_versions[v].id, n);
-                cudaEventRecord(e1, L.s);
-                if (e == cudaSuccess) e = cudaEventSynchronize(e1);
-                if (e != cudaSuccess) {
-                    fprintf(stderr, "gpuprim lab sort: %s: %s\n", k_versions[v].name,
-                            e == cudaErrorUnknown ? gp_last_error() : cudaGetErrorString(e));
-                    L.rc = EXIT_FAIL;
-                    break;
-                }
-                if (k >= r->warmup) cudaEventElapsedTime(&t[k - r->warmup], e0, e1);
-                if (k == r->warmup) { /* check one timed run's output */
-                    if (cudaMemcpy(got, L.y, n * 4, cudaMemcpyDeviceToHost) != cudaSuccess) bad = 1;
-                    for (size_t i = 0; !bad && i < n; i++)
-                        if (got[i] != ref[i]) {
-                            lab_fail(r, k_versions[v].name, "key %zu: %u, want %u", i, got[i], ref[i]);
-                            bad = 1;
-                        }
-                }
+            if (lab_time_checked(r, k_versions[v].id, k_versions[v].name, r->reps, L.s, launch, &L, L.y, n, ref, got,
+                                 "key", &med[v], &bad) != 0) {
+                L.rc = EXIT_FAIL;
+                break;
             }
-            if (L.rc != EXIT_OK) break;
-            qsort(t, (size_t)reps, sizeof *t, cmp_f);
-            med[v] = t[reps / 2];
             char cid[8], cn[24], cus[24], cg[24];
             snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id,
                      lab_is_production(LAB_T_SORT, &k_versions[v]) ? "*" : "");
@@ -331,8 +303,6 @@ int sort_run(lab_run_t *r)
     }
 out:
     if (L.s) cudaStreamDestroy(L.s);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
     cudaFree(L.x), cudaFree(L.y), cudaFree(L.tmp), cudaFree(L.counts);
     free(h), free(ref), free(got);
     if (L.rc != EXIT_OK) return L.rc;
