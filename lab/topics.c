@@ -4,14 +4,14 @@
 
 #ifndef GP_CPU_ONLY
 extern const lab_topic_t lab_topic_vector, lab_topic_reduce, lab_topic_scan, lab_topic_sort, lab_topic_segsort,
-    lab_topic_histogram, lab_topic_transpose, lab_topic_gemm, lab_topic_memory, lab_topic_concurrency;
+    lab_topic_select, lab_topic_histogram, lab_topic_transpose, lab_topic_gemm, lab_topic_memory, lab_topic_concurrency;
 #endif
 
 #ifdef GP_CPU_ONLY /* a CPU-only build has no kernels, so no topics (the runner says so) */
 const lab_topic_t *const lab_topics[] = {NULL};
 #else
 const lab_topic_t *const lab_topics[] = {
-    &lab_topic_vector, &lab_topic_reduce, &lab_topic_scan, &lab_topic_sort, &lab_topic_segsort, &lab_topic_histogram,
-    &lab_topic_transpose, &lab_topic_gemm, &lab_topic_memory, &lab_topic_concurrency, NULL,
+    &lab_topic_vector, &lab_topic_reduce, &lab_topic_scan, &lab_topic_sort, &lab_topic_segsort, &lab_topic_select,
+    &lab_topic_histogram, &lab_topic_transpose, &lab_topic_gemm, &lab_topic_memory, &lab_topic_concurrency, NULL,
 };
 #endif

@@ -16,6 +16,7 @@ int lab_is_production(lab_table_t t, const lab_version_t *v)
     case LAB_T_REDUCE: return v->id == LAB_REDUCE_LIBRARY;
     case LAB_T_SORT: return v->id == LAB_SORT_LIBRARY;
     case LAB_T_SEGSORT: return v->id == LAB_SEGSORT_LIBRARY;
+    case LAB_T_SELECT: return v->id == LAB_SELECT_LIBRARY;
     case LAB_T_HISTOGRAM: return v->gpu && (int)v->sel == GP__HS_AUTO;
     case LAB_T_TRANSPOSE: return v->gpu && v->id == GP__TRANSPOSE_PRODUCTION;
     case LAB_T_GEMM: return v->gpu && v->id == gp__gemm_kernel_pick(GP_F32, 4096)->number;

@@ -120,7 +120,9 @@ racecheck gpu_lab_concurrency - 300
 memcheck gpu_lab_memory - 300
 memcheck gpu_lab_scan - 300
 memcheck gpu_lab_sort - 300
-memcheck gpu_lab_segsort - 300'
+memcheck gpu_lab_segsort - 300
+memcheck gpu_lab_select - 300
+racecheck gpu_lab_select - 300'
 
 step_sanitize() { # [FAMILY]
   local fam=${1:-} only=""
