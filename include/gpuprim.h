@@ -1006,6 +1006,30 @@ GP_API gp_status_t gp_group_create_local(gp_group_t **group, int ndev, const int
 GP_API gp_status_t gp_group_create_rank(gp_group_t **group, const gp_group_id_t *id, int nranks, int rank,
                                         int device);
 GP_API gp_status_t gp_group_create_emulated(gp_group_t **group, int nmembers, int device);
+/* Processes started by a launcher (mpirun, srun, torchrun-style scripts, or by hand on each host) join one group
+ * through the environment they already get. gp_group_env reads rank, size and local rank from the first family of
+ * variables present, in this order (a family is present when its rank or size variable is set; its local rank
+ * defaults to the rank):
+ *   GPUPRIM_RANK, GPUPRIM_SIZE, GPUPRIM_LOCAL_RANK           (by hand)
+ *   RANK, WORLD_SIZE, LOCAL_RANK                             (torchrun)
+ *   OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK                 (Open MPI's mpirun)
+ *   PMI_RANK, PMI_SIZE, MPI_LOCALRANKID                      (MPICH / Hydra)
+ *   SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID                (srun)
+ * A missing half (a rank without a size), a value that is not a whole number, or a rank or local rank not below the
+ * size is GP_ERR_INVALID_ARG naming the variable; none at all says how to set them. source names the family.
+ * gp_group_create_from_env is gp_group_create_rank for this process: its GPU is GPUPRIM_DEVICE if set, else GPU 0
+ * where the process sees one (the launcher split CUDA_VISIBLE_DEVICES), else its local rank. The ranks meet through
+ * NCCL's own bootstrap: NCCL_COMM_ID=HOST:PORT if set, else MASTER_ADDR:MASTER_PORT (one port up where
+ * TORCHELASTIC_USE_AGENT_STORE says torchrun's agent holds MASTER_PORT), which the call puts in NCCL_COMM_ID while it
+ * runs (so other threads should not change the environment meanwhile): rank 0's NCCL listens there and every rank
+ * derives the same id from it. A size above 1 with neither is GP_ERR_INVALID_ARG. Waits until every rank has
+ * joined. */
+typedef struct gp_group_env {
+    int rank, size, local_rank;
+    char source[16]; /* "GPUPRIM", "torchrun", "Open MPI", "PMI", "Slurm" */
+} gp_group_env_t;
+GP_API gp_status_t gp_group_env(gp_group_env_t *env);
+GP_API gp_status_t gp_group_create_from_env(gp_group_t **group);
 GP_API gp_status_t gp_group_destroy(gp_group_t *group); /* NULL is accepted; waits for the members' work */
 GP_API int gp_group_size(const gp_group_t *group);         /* ranks in the group (0 for NULL) */
 GP_API int gp_group_local_count(const gp_group_t *group);  /* members in this process (0 for NULL) */

@@ -689,6 +689,18 @@ head -c 1000 "$tmp/grp.bin" >"$tmp/short.bin"
 expect_rc 1 "reduce --devices short file" "$g" reduce "$tmp/short.bin" --dtype i32 --count 1000 --op sum --devices cpu:2
 grep -q "byte 1000" "$tmp/err" && ok || bad "short file: the byte offset"
 
+# --ranks env: the launcher's variables are checked before any GPU is looked for (two GPUs: gpu_cli_ranks)
+noranks="env -u GPUPRIM_RANK -u GPUPRIM_SIZE -u GPUPRIM_LOCAL_RANK -u RANK -u WORLD_SIZE -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u PMI_RANK -u PMI_SIZE -u SLURM_PROCID -u SLURM_NTASKS -u NCCL_COMM_ID -u MASTER_ADDR -u MASTER_PORT"
+expect_rc 2 "reduce --ranks env, no variables" $noranks "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --ranks env
+says "--ranks env without variables names them" "GPUPRIM_RANK and GPUPRIM_SIZE" "$tmp/err"
+expect_rc 2 "reduce --ranks env, no meeting point" $noranks GPUPRIM_RANK=1 GPUPRIM_SIZE=2 "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --ranks env
+says "--ranks env without a meeting point says how" "NCCL_COMM_ID=HOST:PORT" "$tmp/err"
+expect_rc 2 "histogram --ranks env, half a family" $noranks WORLD_SIZE=2 "$g" histogram "$tmp/grp.bin" --dtype i32 --bins 10 --ranks env
+says "--ranks env names the missing variable" "WORLD_SIZE is set but RANK is not" "$tmp/err"
+expect_rc 2 "reduce --ranks bad spec" "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --ranks mpi
+expect_rc 2 "reduce --ranks with --devices" "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --ranks env --devices cpu:2
+expect_rc 2 "histogram --ranks with --device" "$g" histogram "$tmp/grp.bin" --dtype i32 --bins 10 --ranks env -d cpu
+
 expect_rc 0 "bench group on cpu:2" "$g" bench group --devices cpu:2 -n 2^18 -e 64K --reps 2 --warmup 0 --json
 json_ok "$tmp/out" && ok || bad "bench group --json is not JSON"
 [ "$(grep -o '"bits": "same"' "$tmp/out" | wc -l)" = 4 ] && ok || bad "bench group: the group's results are not one device's"

@@ -22,6 +22,7 @@ static const struct {
     {"--read", "pread map"},
     {"--order", "c f"},
     {"--devices", "all cpu:2 gpu:2 0,1"},
+    {"--ranks", "env"},
     {"--where", "nonzero nan notnan eq: ne: lt: le: gt: ge: in:"},
     {"-o --output --svg --lengths --c", NULL},
 };

@@ -124,14 +124,16 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim histogram FILE|- --bins N [--range LO,HI | --edges E0,E1,... | --direct] [--half-open]\n"
                "                         [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]\n"
-               "                         [--devices all|0,1,..|cpu:K|gpu:K]\n"
+               "                         [--devices all|0,1,..|cpu:K|gpu:K | --ranks env]\n"
                "  NumPy's np.histogram: N even bins over [LO, HI] (default: the data's min and max, found in a first\n"
                "  pass; a pipe is spooled to a temporary file for it), or explicit increasing edges; every bin is\n"
                "  half-open except the last, which holds HI (--half-open: the last too, so HI counts as above).\n"
                "  --direct: bin = value (integer input). Values below, above and NaN are counted apart.\n"
                "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n"
                "  --devices: a file split evenly over several GPUs, each counting its part, the counts summed through\n"
-               "  NCCL (cpu:K / gpu:K: K emulated members); the same counts as one device.\n");
+               "  NCCL (cpu:K / gpu:K: K emulated members); the same counts as one device.\n"
+               "  --ranks env: this process is one rank of a group a launcher started (docs/cli.md); each rank counts\n"
+               "  its part of FILE (the same path on every host), rank 0 prints the counts.\n");
 }
 
 static gp_status_t range_push(void *user, int member, const void *chunk, size_t count, size_t first, gp_stream_t s)
@@ -217,12 +219,13 @@ have:
     return EXIT_OK;
 }
 
-static const char *o_bins, *o_range, *o_edges, *o_direct, *o_half, *o_dtype, *o_offset, *o_count, *o_devices;
+static const char *o_bins, *o_range, *o_edges, *o_direct, *o_half, *o_dtype, *o_offset, *o_count, *o_devices, *o_ranks;
 static const cli_opt_t opts_histogram[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
                           {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
                           {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
                           {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                          {"--devices", "SPEC", &o_devices}, {NULL, NULL, NULL}};
+                          {"--devices", "SPEC", &o_devices}, {"--ranks", "env", &o_ranks},
+                          {NULL, NULL, NULL}};
 static const cli_spec_t spec_histogram = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts_histogram, 1, usage};
 
 static int cmd_histogram(int argc, char **argv)
@@ -354,13 +357,15 @@ static int cmd_histogram(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
-    if (o_devices) {
-        if (c.device != DEVICE_AUTO) {
-            fprintf(stderr, "gpuprim histogram: --devices goes without --device\n");
+    if (o_devices || o_ranks) {
+        if (c.device != DEVICE_AUTO || (o_devices && o_ranks)) {
+            fprintf(stderr, "gpuprim histogram: %s goes without --device%s\n", o_devices ? "--devices" : "--ranks",
+                    o_devices && o_ranks ? " and --ranks" : "");
             rc = EXIT_USAGE;
             goto out;
         }
-        if ((rc = group_open("histogram", o_devices, &grp)) != EXIT_OK) goto out;
+        rc = o_ranks ? group_open_ranks("histogram", o_ranks, &grp) : group_open("histogram", o_devices, &grp);
+        if (rc != EXIT_OK) goto out;
         ctx = gp_group_ctx(grp, 0);
     } else {
         const work_t w = {nbins > 65536 ? WORK_HIST_WIDE : WORK_HIST, input_bytes(&in), 0, 0};
@@ -420,9 +425,9 @@ static int cmd_histogram(int argc, char **argv)
         }
         j.ctx = ctx, j.dcounts = jobs[0].dcounts;
         if ((rc = group_stream("histogram", grp, &in, 1, count_member, jobs)) != EXIT_OK) goto out;
-        for (int m = 0; m < members; m++) j.elements += jobs[m].elements;
         st = gp_group_allreduce(grp, GP_U64, slots, bufs); /* the members' counts summed (NCCL) */
         if (st == GP_OK) st = gp_group_sync(grp);
+        j.elements = in.want; /* the whole file's, every rank's part counted */
         if (st == GP_OK && j.elements == 0) /* no data: still validate the bins (and report zeros) */
             st = count_chunk(&j, NULL, 0, 0, NULL);
         if (st == GP_OK) st = gp_memcpy_sync(ctx, j.total, j.dcounts, slots * 8); /* waits for every chunk */
@@ -445,6 +450,7 @@ static int cmd_histogram(int argc, char **argv)
         goto out;
     }
     if (fold_above) j.total[nbins - 1] += j.total[nbins + 1], j.total[nbins + 1] = 0;
+    if (grp && gp_group_rank(grp, 0) != 0) goto out; /* one answer for the group: rank 0's */
     {
         const double secs = now_seconds() - t0, bytes = (double)j.elements * (double)in.d.elem_size;
         const double glo = mode == 0 ? numpy_edge(et, lo_np, hi_np, nbins, 0) : mode == 1 ? edges[0] : 0,

@@ -190,14 +190,15 @@ static gp_status_t group_push(void *user, int member, const void *chunk, size_t 
     return gp_group_reducer_push(user, member, first, count, chunk, s);
 }
 
-/* --devices: the file split evenly over the group, every member streaming its part into one gp_group_reducer;
- * the result has the bits of one device reducing the whole file. */
-static int reduce_group(const char *spec, input_t *in, gp_reduce_op_t op, gp_dtype_t acc, out_format_t fmt, double t0)
+/* --devices / --ranks: the file split evenly over the group, every member streaming its part into one
+ * gp_group_reducer; the result has the bits of one device reducing the whole file (printed by rank 0 alone). */
+static int reduce_group(const char *devices, const char *ranks, input_t *in, gp_reduce_op_t op, gp_dtype_t acc,
+                        out_format_t fmt, double t0)
 {
     gp_group_t *g = NULL;
     gp_group_reducer_t *red = NULL;
     const double t_ctx = now_seconds();
-    int rc = group_open("reduce", spec, &g);
+    int rc = ranks ? group_open_ranks("reduce", ranks, &g) : group_open("reduce", devices, &g);
     if (rc != EXIT_OK) return rc;
     const double ctx_secs = now_seconds() - t_ctx;
     gp_status_t st = gp_group_reducer_create(g, op, in->d.dtype, acc, &red);
@@ -213,7 +214,7 @@ static int reduce_group(const char *spec, input_t *in, gp_reduce_op_t op, gp_dty
         fprintf(stderr, "gpuprim reduce: %s: %s\n", in->name, gp_last_error());
         rc = EXIT_FAIL;
     }
-    if (rc == EXIT_OK) {
+    if (rc == EXIT_OK && gp_group_rank(g, 0) == 0) { /* one answer for the group: rank 0's */
         char desc[512];
         group_describe(g, desc, sizeof desc);
         const timing_t tm = {now_seconds() - t0, now_seconds() - t_stream, ctx_secs, -1, 0};
@@ -229,7 +230,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
                "                      [--json|--csv]\n"
                "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map] [--no-overlap]\n"
-               "                      [--devices all|0,1,..|cpu:K|gpu:K]\n"
+               "                      [--devices all|0,1,..|cpu:K|gpu:K | --ranks env]\n"
                "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero, or an ordered (non-commutative)\n"
                "      op over row-major tuples: mat2 mat3 mat4 (f32 f64 u32), affine (f32 f64), first, last (held in\n"
                "      GPU memory whole; the result is the tuple)\n"
@@ -238,12 +239,16 @@ static void usage(FILE *f)
                "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n"
                "  --devices: the file split evenly over several GPUs (NCCL), each reading its part; the same bits as\n"
                "  one device (cpu:K / gpu:K: K emulated members on the CPU backend / GPU 0, no NCCL needed).\n"
+               "  --ranks env: this process is one rank of a group a launcher started (mpirun, srun, torchrun or by\n"
+               "  hand: GPUPRIM_RANK/SIZE, NCCL_COMM_ID or MASTER_ADDR/PORT; docs/cli.md); each rank reads its part\n"
+               "  of FILE (the same path on every host), rank 0 prints the result.\n"
                "  Your own operator, C compiled at run time (the input held in memory; docs/design/jit.md):\n"
                "    --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]   (K > 1: statements setting r[i])\n"
                "    --map 'EXPR over x' [--map-dtype T] [--op sum|prod|min|max | --op-src ...]   (transform-reduce)\n");
 }
 
-static const char *o_op, *o_dtype, *o_offset, *o_count, *o_acc, *o_noov, *o_read, *o_chunk, *o_threads, *o_opsrc, *o_ident, *o_ord, *o_arity, *o_map, *o_mapdt, *o_devices;
+static const char *o_op, *o_dtype, *o_offset, *o_count, *o_acc, *o_noov, *o_read, *o_chunk, *o_threads, *o_opsrc, *o_ident, *o_ord, *o_arity, *o_map, *o_mapdt, *o_devices,
+    *o_ranks;
 static const cli_opt_t opts_reduce[] = {{"--op", "OP", &o_op},           {"--dtype", "T", &o_dtype},
                           {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                           {"--acc", "T", &o_acc},           {"--no-overlap", NULL, &o_noov},
@@ -252,7 +257,7 @@ static const cli_opt_t opts_reduce[] = {{"--op", "OP", &o_op},           {"--dty
                           {"--identity", "V", &o_ident},    {"--ordered", NULL, &o_ord},
                           {"--arity", "K", &o_arity},       {"--map", "EXPR", &o_map},
                           {"--map-dtype", "T", &o_mapdt},   {"--devices", "SPEC", &o_devices},
-                          {NULL, NULL, NULL}};
+                          {"--ranks", "env", &o_ranks},     {NULL, NULL, NULL}};
 static const cli_spec_t spec_reduce = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_reduce, 1, usage};
 
 static int cmd_reduce(int argc, char **argv)
@@ -271,9 +276,14 @@ static int cmd_reduce(int argc, char **argv)
     int npos = 0;
     const int pr = cli_parse(&spec_reduce, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_devices && (o_opsrc || o_map || o_noov || o_read || o_chunk || o_threads || c.device != DEVICE_AUTO)) {
-        fprintf(stderr, "gpuprim reduce: --devices goes without --device, --op-src, --map, --no-overlap, --read, "
-                        "--chunk and --threads\n");
+    if (o_devices && o_ranks) {
+        fprintf(stderr, "gpuprim reduce: --devices and --ranks: give one (a launcher's rank uses its own GPU)\n");
+        return EXIT_USAGE;
+    }
+    const char *grouped = o_devices ? "--devices" : o_ranks ? "--ranks" : NULL;
+    if (grouped && (o_opsrc || o_map || o_noov || o_read || o_chunk || o_threads || c.device != DEVICE_AUTO)) {
+        fprintf(stderr, "gpuprim reduce: %s goes without --device, --op-src, --map, --no-overlap, --read, "
+                        "--chunk and --threads\n", grouped);
         return EXIT_USAGE;
     }
     if (o_opsrc || o_map) { /* a user operator (cmd_jit.c) */
@@ -357,12 +367,13 @@ static int cmd_reduce(int argc, char **argv)
     memset(&p, 0, sizeof p);
     reduce_stage_t rs = {op, in.d.dtype, acc, {NULL, NULL}, 0};
     int lane = LANE_MAIN;
-    if (o_devices) {
+    if (grouped) {
         if (ordered) {
-            fprintf(stderr, "gpuprim reduce: --devices takes the commutative ops (the ordered ones run on one device)\n");
+            fprintf(stderr, "gpuprim reduce: %s takes the commutative ops (the ordered ones run on one device)\n",
+                    grouped);
             rc = EXIT_USAGE;
         } else {
-            rc = reduce_group(o_devices, &in, op, acc, c.fmt, t0);
+            rc = reduce_group(o_devices, o_ranks, &in, op, acc, c.fmt, t0);
         }
         goto out;
     }

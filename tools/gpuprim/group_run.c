@@ -58,8 +58,8 @@ static void *job_main(void *p)
 int group_stream(const char *verb, gp_group_t *g, const input_t *in, size_t granule, member_chunk_fn fn, void *user)
 {
     if (!in->owned || strcmp(in->name, "-") == 0 || in->want == GP_COUNT_ALL) {
-        fprintf(stderr, "gpuprim %s: --devices needs a file of known length (each GPU reads its own part); "
-                        "standard input goes to one device\n", verb);
+        fprintf(stderr, "gpuprim %s: --devices and --ranks need a file of known length (each GPU reads its own "
+                        "part); standard input goes to one device\n", verb);
         return EXIT_USAGE;
     }
     const int k = gp_group_local_count(g);

@@ -146,8 +146,25 @@ int group_open(const char *verb, const char *spec, gp_group_t **g)
     return EXIT_OK;
 }
 
+int group_open_ranks(const char *verb, const char *spec, gp_group_t **g)
+{
+    *g = NULL;
+    if (strcmp(spec, "env") != 0) return bad_value(verb, "--ranks", "env (rank and size from the launcher)", spec);
+    const gp_status_t st = gp_group_create_from_env(g);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpuprim %s: --ranks env: %s\n", verb, gp_last_error());
+        return st == GP_ERR_INVALID_ARG ? EXIT_USAGE : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
 void group_describe(gp_group_t *g, char *buf, size_t len)
 {
+    if (gp_group_local_count(g) < gp_group_size(g)) { /* one rank of a group spread over processes */
+        snprintf(buf, len, "rank %d of %d (%s: GPU %d)", gp_group_rank(g, 0), gp_group_size(g),
+                 gp_group_transport(g), gp_ctx_device(gp_group_ctx(g, 0)));
+        return;
+    }
     const int k = gp_group_local_count(g);
     const int cpu = gp_ctx_device(gp_group_ctx(g, 0)) == GP_DEVICE_CPU;
     size_t at = (size_t)snprintf(buf, len, "%d %s (%s:", k, cpu ? "CPU-backend members" : k == 1 ? "GPU" : "GPUs",

@@ -231,7 +231,10 @@ void report_meta_device(report_t *r, gp_ctx_t *ctx);
  * emulated members on the CPU backend / on GPU 0: the same results without NCCL). Returns EXIT_OK or the exit code
  * after printing why. */
 int group_open(const char *verb, const char *spec, gp_group_t **g);
-/* "2 GPUs (nccl: 0, 1)" and the like. */
+/* The group --ranks names. SPEC: "env" (this process is one rank of a group a launcher started; rank, size, GPU and
+ * meeting point from the environment: gp_group_create_from_env). Returns EXIT_OK or the exit code after printing why. */
+int group_open_ranks(const char *verb, const char *spec, gp_group_t **g);
+/* "2 GPUs (nccl: 0, 1)" and the like; a rank of a launcher's group: "rank 1 of 2 (nccl: GPU 1)". */
 void group_describe(gp_group_t *g, char *buf, size_t len);
 
 #ifdef __cplusplus
