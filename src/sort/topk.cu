@@ -10,7 +10,7 @@
 
 namespace {
 
-constexpr int TT = 256, ORDER_MAX = 2048, ROWS_PER_PICK = 128, SAMPLE_MAX = 4096;
+constexpr int TT = 256, ORDER_MAX = 2048, ROWS_PER_PICK = 128, PICK_ROWS = 4, SAMPLE_MAX = 4096;
 
 struct Row {                         /* one row's selection, in the workspace */
     unsigned long long prefix, want; /* the digits of T chosen so far; T's rank among the keys sharing them */
@@ -107,35 +107,39 @@ __global__ void k_init(size_t nrows, size_t k, Row *rows)
     if (r < nrows) rows[r] = Row{0, (unsigned long long)k, 0, 0, 0, 0, 0, 0, 0};
 }
 
-/* one block a row: the bound is the t-th smallest radix key of `samples` keys spread over the row (one in each of
- * as many equal stretches, at a hashed place in it), found by the same digit select in shared memory */
+/* the samples' radix keys, SAMPLE_MAX a row (one in each of as many equal stretches, at a hashed place in it), read
+ * by TT-sample blocks spread over the SMs: scattered reads from one block waited on one SM's misses (43 us) */
 template <typename K>
-__global__ void __launch_bounds__(TT) k_sample(const K *x, size_t n, int samples, int t, RKey<K> xf, Row *rows)
+__global__ void __launch_bounds__(TT) k_sample_read(const K *x, size_t n, RKey<K> xf, K *sk)
+{
+    constexpr unsigned per_row = SAMPLE_MAX / TT;
+    const size_t r = blockIdx.x / per_row, j = (size_t)(blockIdx.x % per_row) * TT + threadIdx.x,
+                 stretch = n / (size_t)SAMPLE_MAX;
+    const size_t at = j * stretch + (size_t)((j * 0x9E3779B97F4A7C15ull) >> 40) % stretch;
+    sk[r * SAMPLE_MAX + j] = rkey(x[r * n + at], xf);
+}
+
+/* one block a row: the bound is the t-th smallest of the row's sampled keys, found by the same digit select in
+ * shared memory */
+template <typename K>
+__global__ void __launch_bounds__(TT) k_sample(const K *sk, int t, Row *rows)
 {
     constexpr int PER = SAMPLE_MAX / TT;
     __shared__ unsigned h[256];
     __shared__ unsigned long long sel[2];
-    const size_t r = blockIdx.x, stretch = n / (size_t)samples;
+    const size_t r = blockIdx.x;
     K v[PER];
 #pragma unroll
-    for (int u = 0; u < PER; u++) {
-        const size_t j = (size_t)u * TT + threadIdx.x;
-        if (j < (size_t)samples) {
-            const size_t at = j * stretch + (size_t)((j * 0x9E3779B97F4A7C15ull) >> 40) % stretch;
-            v[u] = rkey(x[r * n + at], xf);
-        }
-    }
+    for (int u = 0; u < PER; u++) v[u] = sk[r * SAMPLE_MAX + (size_t)u * TT + threadIdx.x];
     unsigned long long prefix = 0, want = (unsigned long long)t;
     for (int shift = 8 * (int)sizeof(K) - 8; shift >= 0; shift -= 8) {
         h[threadIdx.x] = 0;
         __syncthreads();
         const bool top = shift + 8 >= 64;
 #pragma unroll
-        for (int u = 0; u < PER; u++) {
-            const size_t j = (size_t)u * TT + threadIdx.x;
-            if (j < (size_t)samples && (top || ((unsigned long long)v[u] >> (shift + 8)) == (prefix >> (shift + 8))))
+        for (int u = 0; u < PER; u++)
+            if (top || ((unsigned long long)v[u] >> (shift + 8)) == (prefix >> (shift + 8)))
                 atomicAdd(&h[((unsigned long long)v[u] >> shift) & 255], 1u);
-        }
         __syncthreads();
         if (threadIdx.x == 0) {
             unsigned long long below = 0;
@@ -166,17 +170,33 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
     I *cp = ci + r * cap;
     const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u, w = threadIdx.x >> 5;
     unsigned held = 0; /* the warp's staged candidates (the same in every lane) */
+    const K kt = (K)thr;   /* a radix key of K's width */
+    K v[U], nv[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const size_t i = c0 + (size_t)u * TT + threadIdx.x;
+        v[u] = i < c1 ? row[i] : (K)0;
+    }
     for (size_t b = c0; b < c1; b += (size_t)TT * U) {
-        K v[U];
+        /* the next tile's loads issued before this one is looked at; a tile without a candidate in the warp costs
+         * one vote (almost every tile: ~t / 4096 of the keys are candidates) */
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            const size_t i = b + (size_t)u * TT + threadIdx.x;
-            if (i < c1) v[u] = row[i];
+            const size_t i = b + (size_t)(U + u) * TT + threadIdx.x;
+            nv[u] = i < c1 ? row[i] : (K)0;
+        }
+        bool any = false;
+#pragma unroll
+        for (int u = 0; u < U; u++) any |= b + (size_t)u * TT + threadIdx.x < c1 && rkey(v[u], xf) <= kt;
+        if (!__any_sync(0xffffffffu, any)) {
+#pragma unroll
+            for (int u = 0; u < U; u++) v[u] = nv[u];
+            continue;
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const size_t i = b + (size_t)u * TT + threadIdx.x;
-            const bool take = i < c1 && (unsigned long long)rkey(v[u], xf) <= thr;
+            const bool take = i < c1 && rkey(v[u], xf) <= kt;
             const unsigned m = __ballot_sync(0xffffffffu, take);
             if (m == 0) continue;
             if (take) wk[w][held + __popc(m & lt)] = v[u], wi[w][held + __popc(m & lt)] = (I)i;
@@ -193,6 +213,8 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
                 held -= 32;
             }
         }
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = nv[u];
     }
     if (held) {
         __syncwarp();
@@ -210,19 +232,34 @@ __global__ void k_settle(size_t nrows, size_t k, size_t cap, Row *rows)
     if (r < nrows) rows[r].fast = rows[r].ncand >= k && rows[r].ncand <= cap;
 }
 
-/* one thread a row: the digit where the wanted rank falls; the counts zeroed for the next launch */
-template <int MODE> __global__ void k_pick(size_t nrows, int shift, int last, Row *rows, unsigned long long *hist)
+/* a warp a row (PICK_ROWS rows a block): the digit where the wanted rank falls, from a scan of the row's 256 counts
+ * (eight a lane), and the counts zeroed for the next launch; a thread walking them alone took 6 us a launch */
+template <int MODE> __global__ void __launch_bounds__(32 * PICK_ROWS) k_pick(size_t nrows, int shift, int last,
+                                                                            Row *rows, unsigned long long *hist)
 {
-    const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
-    if (r >= nrows) return;
+    const size_t r = (size_t)blockIdx.x * PICK_ROWS + (threadIdx.x >> 5);
+    const unsigned lane = threadIdx.x & 31;
+    if (r >= nrows) return; /* the whole warp */
     Row st = rows[r];
-    unsigned long long *h = hist + r * 256;
     if (MODE == 1 && st.eq == st.iwant) return;
-    unsigned long long want = MODE == 0 ? st.want : st.iwant, below = 0;
+    unsigned long long *h = hist + r * 256 + lane * 8, c[8], tot = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) c[j] = h[j], tot += c[j], h[j] = 0;
+    unsigned long long inc = tot; /* the counts of lanes 0 .. lane */
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned long long y = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= (unsigned)o) inc += y;
+    }
+    const unsigned long long want = MODE == 0 ? st.want : st.iwant;
+    const unsigned hit = __ballot_sync(0xffffffffu, inc >= want && inc - tot < want);
+    const unsigned src = hit ? (unsigned)__ffs((int)hit) - 1u : 31u; /* none: the last digit, as a walk would stop */
+    if (lane != src) return;
+    unsigned long long below = inc - tot;
     unsigned d = 0;
-    while (below + h[d] < want) below += h[d++];
-    const unsigned long long eq = h[d];
-    for (int j = 0; j < 256; j++) h[j] = 0;
+    while (d < 7 && below + c[d] < want) below += c[d++];
+    const unsigned long long eq = c[d];
+    d += lane * 8;
     if (MODE == 0) {
         st.prefix |= (unsigned long long)d << shift, st.want = want - below;
         if (last) st.eq = eq, st.iwant = st.want, st.iprefix = 0;
@@ -321,9 +358,10 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     const size_t rb = align256(nrows * sizeof(Row)), hb = align256(nrows * 256 * 8), gxb = align256(nrows * k * sizeof(K)),
                  gib = align256(nrows * k * sizeof(I)), xb2 = small ? 0 : align256(k * sizeof(K)),
                  ib2 = small ? 0 : align256(k * sizeof(I)), cxb = fast ? align256(nrows * cap * sizeof(K)) : 0,
-                 cib = fast ? align256(nrows * cap * sizeof(I)) : 0;
+                 cib = fast ? align256(nrows * cap * sizeof(I)) : 0,
+                 skb = fast ? align256(nrows * SAMPLE_MAX * sizeof(K)) : 0;
     void *ws = NULL;
-    GP_TRY_RET(gp__workspace(ctx, sort_ws + rb + hb + gxb + gib + xb2 + ib2 + cxb + cib, &ws));
+    GP_TRY_RET(gp__workspace(ctx, sort_ws + rb + hb + gxb + gib + xb2 + ib2 + cxb + cib + skb, &ws));
     char *w = (char *)ws + sort_ws;
     Row *rows = (Row *)w;
     unsigned long long *hist = (unsigned long long *)(w + rb);
@@ -331,9 +369,11 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     I *gi = (I *)(w + rb + hb + gxb), *gi2 = (I *)(w + rb + hb + gxb + gib + xb2);
     K *cx = fast ? (K *)(w + rb + hb + gxb + gib + xb2 + ib2) : NULL;
     I *ci = fast ? (I *)(w + rb + hb + gxb + gib + xb2 + ib2 + cxb) : NULL;
+    K *sk = fast ? (K *)(w + rb + hb + gxb + gib + xb2 + ib2 + cxb + cib) : NULL; /* the sampled keys */
     cudaError_t e;
     if ((e = cudaMemsetAsync(hist, 0, hb, s)) != cudaSuccess) return gp__cuda_error(e, "gp_topk", __FILE__, __LINE__);
-    const unsigned pick = (unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK);
+    const unsigned pick = (unsigned)((nrows + ROWS_PER_PICK - 1) / ROWS_PER_PICK),
+                   pickw = (unsigned)((nrows + PICK_ROWS - 1) / PICK_ROWS);
     k_init<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, rows);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (init)"));
     int per_sm = 8;
@@ -349,7 +389,9 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     const Grid g = grid_of(ctx, per_sm, nrows, n);
     const unsigned blocks = (unsigned)(g.bx * nrows);
     if (fast) {
-        k_sample<K><<<(unsigned)nrows, TT, 0, s>>>((const K *)x, n, SAMPLE_MAX, (int)t, xf, rows);
+        k_sample_read<K><<<(unsigned)(nrows * (SAMPLE_MAX / TT)), TT, 0, s>>>((const K *)x, n, xf, sk);
+        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample read)"));
+        k_sample<K><<<(unsigned)nrows, TT, 0, s>>>(sk, (int)t, rows);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample)"));
         k_filter<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, rows, cx, ci, cap);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (filter)"));
@@ -359,7 +401,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     for (int shift = W - 8; shift >= 0; shift -= 8) {
         k_count<K, I, 0><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count)"));
-        k_pick<0><<<pick, ROWS_PER_PICK, 0, s>>>(nrows, shift, shift == 0, rows, hist);
+        k_pick<0><<<pickw, 32 * PICK_ROWS, 0, s>>>(nrows, shift, shift == 0, rows, hist);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick)"));
     }
     int ibits = 0; /* the bits of the largest position */
@@ -367,7 +409,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     for (int shift = (ibits + 7) / 8 * 8 - 8; shift >= 0; shift -= 8) {
         k_count<K, I, 1><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count ties)"));
-        k_pick<1><<<pick, ROWS_PER_PICK, 0, s>>>(nrows, shift, 0, rows, hist);
+        k_pick<1><<<pickw, 32 * PICK_ROWS, 0, s>>>(nrows, shift, 0, rows, hist);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick ties)"));
     }
     k_gather<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, k, g, xf, rows, gx, gi, cx, ci, cap);
