@@ -236,6 +236,9 @@ int main(void)
             }
             sort_fill(x, nb, dt, M_RANDOM);
             check_topk(gpu, cpu, dt, 2, nb, x, 16, "random+equal rows");
+            /* rows starting at every alignment the filter's 16-byte loads meet (a head before the first aligned key) */
+            sort_fill(x, 3 * (nb + 2), dt, M_RANDOM);
+            check_topk(gpu, cpu, dt, 3, nb + 2, x, 16, "random rows, misaligned");
         }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x), free(q);

@@ -10,7 +10,7 @@
 
 namespace {
 
-constexpr int TT = 256, ORDER_MAX = 2048, ROWS_PER_PICK = 128, PICK_ROWS = 4, SAMPLE_MAX = 4096;
+constexpr int TT = 256, ORDER_MAX = 2048, ORDER_PER = 32, ROWS_PER_PICK = 128, PICK_ROWS = 4, SAMPLE_MAX = 4096;
 
 struct Row {                         /* one row's selection, in the workspace */
     unsigned long long prefix, want; /* the digits of T chosen so far; T's rank among the keys sharing them */
@@ -154,67 +154,79 @@ __global__ void __launch_bounds__(TT) k_sample(const K *sk, int t, Row *rows)
 }
 
 /* the keys at or below the row's bound and their positions, appended while they fit: each warp stages its finds in
- * shared memory and reserves 32 places at a time (one atomic a candidate on one counter capped the read near 1 TB/s) */
+ * shared memory and reserves 32 places at a time (one atomic a candidate on one counter capped the read near 1 TB/s).
+ * The chunk is read with 16-byte loads, FL of them in flight a thread, between a scalar head up to the first aligned
+ * key and a scalar tail (four-byte loads, eight a thread, held the read near 65% of DRAM peak); a tile where no lane
+ * of the warp has a candidate costs one vote. */
 template <typename K, typename I>
 __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKey<K> xf, Row *rows, K *cx, I *ci,
                                                size_t cap)
 {
-    constexpr int U = unroll<K>();
+    constexpr int V = 16 / (int)sizeof(K), FL = sizeof(K) >= 4 ? 4 : sizeof(K) == 2 ? 2 : 1; /* 16 .. 64 keys */
     __shared__ K wk[TT / 32][64];
     __shared__ I wi[TT / 32][64];
     const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
     const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
-    const unsigned long long thr = rows[r].thr;
+    const K kt = (K)rows[r].thr; /* a radix key of K's width */
     const K *row = x + r * n;
     K *ck = cx + r * cap;
     I *cp = ci + r * cap;
     const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u, w = threadIdx.x >> 5;
     unsigned held = 0; /* the warp's staged candidates (the same in every lane) */
-    const K kt = (K)thr;   /* a radix key of K's width */
-    K v[U], nv[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-        const size_t i = c0 + (size_t)u * TT + threadIdx.x;
-        v[u] = i < c1 ? row[i] : (K)0;
-    }
-    for (size_t b = c0; b < c1; b += (size_t)TT * U) {
-        /* the next tile's loads issued before this one is looked at; a tile without a candidate in the warp costs
-         * one vote (almost every tile: ~t / 4096 of the keys are candidates) */
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const size_t i = b + (size_t)(U + u) * TT + threadIdx.x;
-            nv[u] = i < c1 ? row[i] : (K)0;
+    /* every lane of the warp calls it together */
+    auto offer = [&](bool take, K v, size_t i) {
+        const unsigned m = __ballot_sync(0xffffffffu, take);
+        if (m == 0) return;
+        if (take) wk[w][held + __popc(m & lt)] = v, wi[w][held + __popc(m & lt)] = (I)i;
+        held += __popc(m);
+        if (held >= 32) {
+            __syncwarp();
+            unsigned long long base = 0;
+            if (lane == 0) base = atomicAdd(&rows[r].ncand, 32ull);
+            base = __shfl_sync(0xffffffffu, base, 0);
+            if (base + lane < cap) ck[base + lane] = wk[w][lane], cp[base + lane] = wi[w][lane];
+            __syncwarp();
+            if (lane < held - 32) wk[w][lane] = wk[w][32 + lane], wi[w][lane] = wi[w][32 + lane];
+            __syncwarp();
+            held -= 32;
         }
-        bool any = false;
-#pragma unroll
-        for (int u = 0; u < U; u++) any |= b + (size_t)u * TT + threadIdx.x < c1 && rkey(v[u], xf) <= kt;
-        if (!__any_sync(0xffffffffu, any)) {
-#pragma unroll
-            for (int u = 0; u < U; u++) v[u] = nv[u];
-            continue;
+    };
+    if (c0 < c1) {
+        const size_t mis = ((size_t)(uintptr_t)(row + c0) / sizeof(K)) % V;
+        const size_t head = mis ? (V - mis < c1 - c0 ? V - mis : c1 - c0) : 0, vb = c0 + head,
+                     nvec = (c1 - vb) / V, tail = vb + nvec * V;
+        { /* the head (fewer than V keys) and the tail (fewer than V) */
+            const size_t i = threadIdx.x < head ? c0 + threadIdx.x : tail + threadIdx.x - head;
+            const bool in = threadIdx.x < head || (threadIdx.x >= head && i < c1);
+            const K v = in ? row[i] : (K)0;
+            offer(in && rkey(v, xf) <= kt, v, i);
         }
+        const uint4 *vp = (const uint4 *)(row + vb);
+        for (size_t q = 0; q < nvec; q += (size_t)TT * FL) {
+            uint4 u4[FL];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            const size_t i = b + (size_t)u * TT + threadIdx.x;
-            const bool take = i < c1 && rkey(v[u], xf) <= kt;
-            const unsigned m = __ballot_sync(0xffffffffu, take);
-            if (m == 0) continue;
-            if (take) wk[w][held + __popc(m & lt)] = v[u], wi[w][held + __popc(m & lt)] = (I)i;
-            held += __popc(m);
-            if (held >= 32) {
-                __syncwarp();
-                unsigned long long base = 0;
-                if (lane == 0) base = atomicAdd(&rows[r].ncand, 32ull);
-                base = __shfl_sync(0xffffffffu, base, 0);
-                if (base + lane < cap) ck[base + lane] = wk[w][lane], cp[base + lane] = wi[w][lane];
-                __syncwarp();
-                if (lane < held - 32) wk[w][lane] = wk[w][32 + lane], wi[w][lane] = wi[w][32 + lane];
-                __syncwarp();
-                held -= 32;
+            for (int l = 0; l < FL; l++) {
+                const size_t j = q + (size_t)l * TT + threadIdx.x;
+                u4[l] = j < nvec ? vp[j] : make_uint4(0, 0, 0, 0);
+            }
+            K kv[FL][V];
+            bool any = false;
+#pragma unroll
+            for (int l = 0; l < FL; l++) {
+                memcpy(kv[l], &u4[l], 16);
+                const bool in = q + (size_t)l * TT + threadIdx.x < nvec;
+#pragma unroll
+                for (int e = 0; e < V; e++) any |= in && rkey(kv[l][e], xf) <= kt;
+            }
+            if (!__any_sync(0xffffffffu, any)) continue;
+#pragma unroll
+            for (int l = 0; l < FL; l++) {
+                const size_t j = q + (size_t)l * TT + threadIdx.x;
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    offer(j < nvec && rkey(kv[l][e], xf) <= kt, kv[l][e], vb + j * V + (size_t)e);
             }
         }
-#pragma unroll
-        for (int u = 0; u < U; u++) v[u] = nv[u];
     }
     if (held) {
         __syncwarp();
@@ -312,7 +324,8 @@ __global__ void __launch_bounds__(TT) k_gather(const K *x, size_t n, size_t k, G
 }
 
 /* k <= ORDER_MAX: each element's place = the gathered elements before it in (key, position); a row's k in shared
- * memory, each block of the row's `per` placing TT of them */
+ * memory, each block of the row's `per` placing ORDER_PER of them, a warp counting for one element at a time (a
+ * thread counting alone walked all k: 65 us at k = 1000 on four blocks) */
 template <typename K, typename I>
 __global__ void __launch_bounds__(TT) k_order(size_t k, unsigned per, RKey<K> xf, const K *gx, const I *gi, K *vals,
                                               I *idx)
@@ -320,16 +333,21 @@ __global__ void __launch_bounds__(TT) k_order(size_t k, unsigned per, RKey<K> xf
     extern __shared__ unsigned long long sm[];
     K *sk = (K *)sm;
     I *si = (I *)(sm + (k * sizeof(K) + 7) / 8);
-    const size_t r = blockIdx.x / per;
+    const size_t r = blockIdx.x / per, e0 = (size_t)(blockIdx.x % per) * ORDER_PER;
+    const size_t e1 = e0 + ORDER_PER < k ? e0 + ORDER_PER : k;
     for (size_t j = threadIdx.x; j < k; j += TT) sk[j] = rkey(gx[r * k + j], xf), si[j] = gi[r * k + j];
     __syncthreads();
-    for (size_t e = (size_t)(blockIdx.x % per) * TT + threadIdx.x; e < k; e += (size_t)per * TT) {
+    const unsigned lane = threadIdx.x & 31;
+    for (size_t e = e0 + (threadIdx.x >> 5); e < e1; e += TT / 32) {
         const K ke = sk[e];
         const I ie = si[e];
-        size_t p = 0;
-        for (size_t j = 0; j < k; j++) p += sk[j] < ke || (sk[j] == ke && si[j] < ie);
-        if (vals) vals[r * k + p] = gx[r * k + e];
-        if (idx) idx[r * k + p] = ie;
+        unsigned c = 0;
+        for (size_t j = lane; j < k; j += 32) c += sk[j] < ke || (sk[j] == ke && si[j] < ie);
+        const size_t p = __reduce_add_sync(0xffffffffu, c);
+        if (lane == 0) {
+            if (vals) vals[r * k + p] = gx[r * k + e];
+            if (idx) idx[r * k + p] = ie;
+        }
     }
 }
 
@@ -417,7 +435,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     if (small) {
         /* 16 bytes of slack: ptxas may widen the last shared loads to 16 bytes (memcheck saw it at k = 1) */
         const size_t smem = (k * sizeof(K) + 7) / 8 * 8 + k * sizeof(I) + 16;
-        const unsigned per = (unsigned)((k + TT - 1) / TT);
+        const unsigned per = (unsigned)((k + ORDER_PER - 1) / ORDER_PER);
         k_order<K, I><<<(unsigned)(nrows * per), TT, smem, s>>>(k, per, xf, gx, gi, (K *)values, (I *)indices);
         return GP_CHECK_LAUNCH("gp_topk (order)");
     }
