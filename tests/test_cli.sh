@@ -689,6 +689,36 @@ head -c 1000 "$tmp/grp.bin" >"$tmp/short.bin"
 expect_rc 1 "reduce --devices short file" "$g" reduce "$tmp/short.bin" --dtype i32 --count 1000 --op sum --devices cpu:2
 grep -q "byte 1000" "$tmp/err" && ok || bad "short file: the byte offset"
 
+# out of core (--mem-limit): runs in an unlinked file beside the output, merged; the in-memory sort's bits, from a
+# file or a pipe; keys only; nothing left behind (the ±0 / NaN-payload ties across runs: cli_numpy)
+head -c 1200004 /dev/urandom >"$tmp/oc.bin"   # 300001 f32 (NaNs with payloads among them), 1200004 u8
+"$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/oc_mem.bin" -d cpu >/dev/null 2>&1
+expect_rc 0 "sort out of core" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/oc_ext.bin" -d cpu --mem-limit 150K --json
+grep -q '"out_of_core": 1' "$tmp/out" && ok || bad "--mem-limit 150K did not sort out of core"
+cmp -s "$tmp/oc_mem.bin" "$tmp/oc_ext.bin" && ok || bad "out-of-core sort differs from the in-memory one"
+expect_rc 0 "sort out of core from a pipe" sh -c "cat '$tmp/oc.bin' | '$g' sort - --dtype f32 -o '$tmp/oc_pipe.bin' -d cpu --mem-limit 150K"
+cmp -s "$tmp/oc_mem.bin" "$tmp/oc_pipe.bin" && ok || bad "out-of-core sort of a pipe differs"
+"$g" sort "$tmp/oc.bin" --dtype u8 -o "$tmp/oc_mem8.npy" -d cpu >/dev/null 2>&1
+expect_rc 0 "sort u8 out of core to .npy" "$g" sort "$tmp/oc.bin" --dtype u8 -o "$tmp/oc_ext8.npy" -d cpu --mem-limit 100K
+cmp -s "$tmp/oc_mem8.npy" "$tmp/oc_ext8.npy" && ok || bad "out-of-core u8 .npy differs"
+expect_rc 0 "sort out of core to stdout" sh -c "'$g' sort '$tmp/oc.bin' --dtype f32 -o - -d cpu --mem-limit 150K >'$tmp/oc_out.bin'"
+cmp -s "$tmp/oc_mem.bin" "$tmp/oc_out.bin" && ok || bad "out-of-core sort to standard output differs"
+ls -a "$tmp" | grep -q gpuprim-sort-runs && bad "a runs file was left behind" || ok
+expect_rc 0 "sort an empty pipe out of core" sh -c "printf '' | '$g' sort - --dtype f32 -o '$tmp/oc_empty.bin' -d cpu --mem-limit 64K"
+[ -f "$tmp/oc_empty.bin" ] && [ ! -s "$tmp/oc_empty.bin" ] && ok || bad "empty out-of-core output"
+expect_rc 2 "--mem-limit with --descending" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/nope.bin" -d cpu --mem-limit 64K --descending
+says "--mem-limit names what it does not take" "not --descending" "$tmp/err"
+expect_rc 2 "--mem-limit with --values" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/nope.bin" -d cpu --mem-limit 64K --values "$tmp/oc.bin" --values-out "$tmp/nope2.bin"
+expect_rc 2 "--mem-limit junk" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/nope.bin" -d cpu --mem-limit lots
+expect_rc 2 "--mem-limit too small" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/nope.bin" -d cpu --mem-limit 1K
+expect_rc 2 "--mem-limit too small to merge" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/nope.bin" -d cpu --mem-limit 40K
+says "too many runs says so" "to merge" "$tmp/err"
+[ ! -e "$tmp/nope.bin" ] && ok || bad "a refused out-of-core sort wrote its output"
+head -c 1000 "$tmp/oc_ext8.npy" >"$tmp/oc_short.npy"
+expect_rc 1 "out of core, short .npy" "$g" sort "$tmp/oc_short.npy" -o "$tmp/nope.npy" -d cpu --mem-limit 64K
+says "short input: the byte offset" "byte 1000" "$tmp/err"
+[ ! -e "$tmp/nope.npy" ] && ok || bad "a failed out-of-core sort wrote its output"
+
 # --ranks env: the launcher's variables are checked before any GPU is looked for (two GPUs: gpu_cli_ranks)
 noranks="env -u GPUPRIM_RANK -u GPUPRIM_SIZE -u GPUPRIM_LOCAL_RANK -u RANK -u WORLD_SIZE -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u PMI_RANK -u PMI_SIZE -u SLURM_PROCID -u SLURM_NTASKS -u NCCL_COMM_ID -u MASTER_ADDR -u MASTER_PORT"
 expect_rc 2 "reduce --ranks env, no variables" $noranks "$g" reduce "$tmp/grp.bin" --dtype i32 --op sum --ranks env

@@ -156,6 +156,12 @@ else: d = np.argsort(~x, kind='stable')
 np.save(T + '/want_d.npy', d); np.save(T + '/want_ds.npy', x[d]); np.save(T + '/want_v.npy', (np.arange(n, dtype='i4') * 3)[a])"
   expect_rc 0 "sort $t" "$g" sort "$tmp/k.npy" -o "$tmp/s.npy" -d $dev
   py "a = np.load(T + '/s.npy'); b = np.load(T + '/want_s.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "sort $t: not np.sort's bits (stable, NaN last)"
+  # out of core: --mem-limit 1/8 of the input (at least 8192 elements' worth), runs merged: the same bits
+  n=20011; [ "$dev" = cpu ] || n=300007
+  es=${t#?}; lim=$((n * es / 8)); [ $lim -ge $((8192 * es)) ] || lim=$((8192 * es))
+  expect_rc 0 "sort $t out of core" "$g" sort "$tmp/k.npy" -o "$tmp/so.npy" --mem-limit $lim -d $dev --json
+  grep -q '"out_of_core": 1' "$tmp/out" && ok || bad "sort $t --mem-limit $lim did not go out of core: $(head -c 300 "$tmp/out")"
+  py "a = np.load(T + '/so.npy'); b = np.load(T + '/want_s.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "sort $t out of core: not np.sort's bits (stable, NaN last)"
   expect_rc 0 "argsort $t" "$g" argsort "$tmp/k.npy" -o "$tmp/a.npy" -d $dev
   same "$tmp/a.npy" "$tmp/want_a.npy" "argsort $t = np.argsort(kind='stable') (int64)"
   expect_rc 0 "argsort $t descending" "$g" argsort "$tmp/k.npy" -o "$tmp/d.npy" --descending -d $dev

@@ -13,17 +13,18 @@
 #include "input.h"
 #include "output.h"
 #include "pipeline.h"
+#include "sort_external.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs, *o_cmp;
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs, *o_cmp, *o_mem;
 
 static void usage_sort(FILE *f)
 {
     fprintf(f, "usage: gpuprim sort FILE|- -o OUT [--descending] [--flatten] [--values V --values-out VOUT]\n"
                "                   [--segments OFFSETS] [--cmp-src 'EXPR'] [--dtype T] [--offset BYTES] [--count N]\n"
-               "                   [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                   [--mem-limit BYTES] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
                "  FILE (.npy, raw with --dtype, or - for stdin) sorted in NumPy's order: ascending, every NaN last,\n"
                "  -0.0 == +0.0, stable (equal keys keep their order); --descending: NaN first, ties in input order.\n"
                "  --values V: a second array of as many elements (.npy or raw of the same count; 1-8 byte dtype) moved\n"
@@ -32,7 +33,10 @@ static void usage_sort(FILE *f)
                "  offsets in [0, n]; each segment [o[i], o[i+1]) sorted on its own, the elements outside them kept.\n"
                "  --cmp-src 'EXPR over a, b': your comparison (nonzero: a goes first; a strict weak order), a stable\n"
                "  merge sort compiled at run time (code run with your rights; docs/JIT.md), e.g. 'fabsf(a) < fabsf(b)'.\n"
-               "  OUT / VOUT: .npy or raw.\n");
+               "  OUT / VOUT: .npy or raw.\n"
+               "  Larger than memory (the GPU's free memory, half the host's on the CPU backend, or --mem-limit BYTES):\n"
+               "  sorted runs in an unlinked temporary file beside OUT ($TMPDIR for stdout), then merged into OUT;\n"
+               "  keys only, ascending, 1-D or --flatten (docs/design/sort.md, \"Out of core\").\n");
 }
 static void usage_argsort(FILE *f)
 {
@@ -49,7 +53,7 @@ static const cli_opt_t opts_sort[] = {{"-o|--output", "OUT", &o_out},           
                                       {"--values-out", "VOUT", &o_vout}, {"--dtype", "T", &o_dtype},
                                       {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                                       {"--segments", "OFFSETS", &o_segs}, {"--cmp-src", "EXPR", &o_cmp},
-                                      {NULL, NULL, NULL}};
+                                      {"--mem-limit", "BYTES", &o_mem}, {NULL, NULL, NULL}};
 static const cli_opt_t opts_argsort[] = {{"-o|--output", "IDX", &o_out},           {"--descending", NULL, &o_desc},
                                          {"--flatten", NULL, &o_flat},     {"--dtype", "T", &o_dtype},
                                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
@@ -255,6 +259,31 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     }
     if ((rc = pipe_open(&p, verb, &in, c.device, 0, t0)) != EXIT_OK) goto out;
     if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
+    { /* larger than the memory the sort may use: out of core (keys only) */
+        size_t limit = 0;
+        if (o_mem && (parse_size(o_mem, &limit) != 0 || limit == 0)) {
+            rc = bad_value(verb, "--mem-limit", "a byte count (e.g. 64M, 2G)", o_mem);
+            goto out;
+        }
+        const double need = ext_sort_need(ctx, &in);
+        if (!limit) limit = ext_sort_default_limit(ctx);
+        const int plain = !argsort && !o_vals && !o_segs && !o_cmp && !o_desc && !rows;
+        if ((o_mem && need == 0) || (limit && need > (double)limit)) { /* a pipe under --mem-limit: out of core too */
+            if (!plain && o_mem) {
+                fprintf(stderr, "gpuprim %s: --mem-limit: the out-of-core sort takes the keys of a 1-D input (or "
+                                "--flatten) in ascending order: not %s\n", verb,
+                        argsort ? "argsort" : o_vals ? "--values" : o_segs ? "--segments" : o_cmp ? "--cmp-src"
+                        : o_desc ? "--descending" : "the rows of an N-d input");
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            if (plain) {
+                const ext_sort_t e = {verb, path, o_out, &in, ctx, limit, t0, c.fmt};
+                rc = ext_sort_run(&e);
+                goto out;
+            }
+        }
+    }
     if ((rc = fits_gpu(verb, path, ctx, &in, o_vals ? &vin : NULL, argsort)) != EXIT_OK) goto out;
     if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
     const size_t n = g.have, es = in.d.elem_size;

@@ -1,0 +1,368 @@
+/* sort_external.c — the out-of-core sort (sort_external.h): runs, then windows merged in run order. */
+#define _POSIX_C_SOURCE 200809L
+#include "sort_external.h"
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+enum { MIN_RUN = 1024, MIN_BUF = 256 };
+
+typedef struct run {
+    size_t first, count; /* elements of the runs' file */
+    size_t read;         /* of them read into buf so far */
+    unsigned char *buf;  /* B elements of room */
+    size_t have;         /* elements in buf, from its start */
+} run_t;
+
+double ext_sort_need(gp_ctx_t *ctx, const input_t *in)
+{
+    if (in->want == GP_COUNT_ALL) return 0;
+    const size_t n = in->want, es = in->d.elem_size;
+    size_t ws = 0;
+    if (gp_sort_workspace_bytes(ctx, in->d.dtype, n, 0, 0, &ws) != GP_OK) ws = 0;
+    /* the CPU backend's scratch is a copy of the keys (malloc'd by the call) */
+    return 2.0 * (double)n * (double)es + (double)ws + (gp_ctx_device(ctx) == GP_DEVICE_CPU ? (double)n * es : 0);
+}
+
+size_t ext_sort_default_limit(gp_ctx_t *ctx)
+{
+    if (gp_ctx_device(ctx) == GP_DEVICE_CPU) {
+        gp_cpu_info_t ci;
+        return gp_cpu_info(&ci) == GP_OK ? ci.avail_mem_bytes / 2 : 0;
+    }
+    gp_device_info_t di;
+    return gp_device_info(gp_ctx_device(ctx), &di) == GP_OK ? di.free_mem_bytes / 10 * 9 : 0;
+}
+
+/* where the runs go: beside the output (a path), else $TMPDIR or /tmp (standard output, a FIFO, a device) */
+static void runs_dir(const char *out, char *dir, size_t len)
+{
+    struct stat st;
+    const int beside = strcmp(out, "-") != 0 && !(stat(out, &st) == 0 && !S_ISREG(st.st_mode));
+    if (!beside) {
+        const char *t = getenv("TMPDIR");
+        snprintf(dir, len, "%s", t && t[0] ? t : "/tmp");
+        return;
+    }
+    snprintf(dir, len, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, len, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+}
+
+static int write_all(int fd, const void *p, size_t bytes, off_t at)
+{
+    const unsigned char *b = p;
+    while (bytes) {
+        const ssize_t w = pwrite(fd, b, bytes, at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        b += w, bytes -= (size_t)w, at += w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *p, size_t bytes, off_t at)
+{
+    unsigned char *b = p;
+    while (bytes) {
+        const ssize_t r = pread(fd, b, bytes, at);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        b += r, bytes -= (size_t)r, at += r;
+    }
+    return 0;
+}
+
+/* the run length: the largest R with its sort's memory (keys in and out, the workspace; the CPU backend's copy of the
+ * keys) within the limit */
+static size_t plan_run(gp_ctx_t *ctx, gp_dtype_t dt, size_t es, size_t limit)
+{
+    const int cpu = gp_ctx_device(ctx) == GP_DEVICE_CPU;
+    size_t r = limit / ((cpu ? 3 : 2) * es);
+    for (int i = 0; i < 64 && r >= MIN_RUN; i++) {
+        size_t ws = 0;
+        if (gp_sort_workspace_bytes(ctx, dt, r, 0, 0, &ws) != GP_OK) return 0;
+        if ((double)(cpu ? 3 : 2) * r * es + (double)ws <= (double)limit) return r;
+        r -= r / 8;
+    }
+    return 0;
+}
+
+/* a window's pieces (in run order, np of them, at off[] in a) merged pairwise, stably, until one is left: in a or b
+ * (*res) */
+static gp_status_t merge_pieces(gp_ctx_t *ctx, gp_dtype_t dt, size_t es, int np, size_t *off, unsigned char *a,
+                                unsigned char *b, unsigned char **res)
+{
+    while (np > 1) {
+        int q = 0;
+        for (int i = 0; i < np; i += 2) {
+            const size_t na = off[i + 1] - off[i];
+            gp_status_t st;
+            if (i + 1 < np)
+                st = gp_merge_sync(ctx, dt, na, a + off[i] * es, off[i + 2] - off[i + 1], a + off[i + 1] * es,
+                                   b + off[i] * es, 0, NULL, NULL, NULL, 0);
+            else
+                st = gp_memcpy_sync(ctx, b + off[i] * es, a + off[i] * es, na * es);
+            if (st != GP_OK) return st;
+            off[q++] = off[i];
+        }
+        off[q] = off[np];
+        np = q;
+        unsigned char *t = a;
+        a = b, b = t;
+    }
+    *res = a;
+    return GP_OK;
+}
+
+int ext_sort_run(const ext_sort_t *e)
+{
+    const char *verb = e->verb;
+    input_t *in = e->in;
+    gp_ctx_t *ctx = e->ctx, *cpu = NULL;
+    const gp_dtype_t dt = in->d.dtype;
+    const size_t es = in->d.elem_size, known = in->want;
+    const int on_cpu = gp_ctx_device(ctx) == GP_DEVICE_CPU;
+    const gp_sort_opts_t so = {0, 0, 0};
+    char dir[4096];
+    runs_dir(e->out, dir, sizeof dir);
+    int rc = EXIT_FAIL, fd = -1;
+    run_t *runs = NULL;
+    size_t nruns = 0, total = 0, cap_runs = 0;
+    unsigned char *h = NULL, *h2 = NULL, *rbuf = NULL, *win = NULL, *lasts = NULL, *sorted = NULL;
+    size_t *off = NULL, *take = NULL;
+    gp_buffer_t d0 = {0}, d1 = {0};
+    arr_out_t ao;
+    memset(&ao, 0, sizeof ao);
+    int ao_open = 0;
+    const size_t R = plan_run(ctx, dt, es, e->limit);
+    if (R == 0) {
+        fprintf(stderr, "gpuprim %s: --mem-limit %zu bytes is too small to sort runs of at least %d %s keys out of "
+                        "core\n", verb, e->limit, MIN_RUN, gp_dtype_name(dt));
+        return EXIT_USAGE;
+    }
+    if (known != GP_COUNT_ALL) { /* the runs' space (and the output's, where it is written on the same file system) */
+        struct statvfs vs;
+        struct stat a, b;
+        char odir[4096];
+        const char *t = getenv("TMPDIR");
+        if (strcmp(e->out, "-") == 0) snprintf(odir, sizeof odir, "%s", t && t[0] ? t : "/tmp");
+        else runs_dir(e->out, odir, sizeof odir);
+        const double need = (double)known * es *
+                            (stat(dir, &a) == 0 && stat(odir, &b) == 0 && a.st_dev == b.st_dev ? 2.0 : 1.0);
+        if (statvfs(dir, &vs) == 0 && (double)vs.f_bavail * vs.f_frsize < need) {
+            fprintf(stderr, "gpuprim %s: %s: out of core: the sorted runs (and the output beside them) need %.2f GiB "
+                            "in %s, which has %.2f GiB free; nothing written\n", verb, e->path, need / 1073741824.0,
+                    dir, (double)vs.f_bavail * vs.f_frsize / 1073741824.0);
+            return EXIT_FAIL;
+        }
+    }
+    {
+        char tmpl[4200];
+        snprintf(tmpl, sizeof tmpl, "%s/.gpuprim-sort-runs-XXXXXX", dir);
+        if ((fd = mkstemp(tmpl)) < 0) {
+            fprintf(stderr, "gpuprim %s: out of core: cannot make the runs' file in %s: %s\n", verb, dir,
+                    strerror(errno));
+            return EXIT_FAIL;
+        }
+        unlink(tmpl); /* gone with the process, however it ends */
+    }
+    if (!on_cpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
+        goto out;
+    }
+    if (on_cpu) cpu = ctx;
+    /* ---- the runs: R keys read, sorted, written */
+    h = malloc(R * es), h2 = malloc(R * es);
+    if (!h || !h2 || (!on_cpu && (gp_mem_alloc(ctx, GP_MEM_DEVICE, R * es, &d0) != GP_OK ||
+                                  gp_mem_alloc(ctx, GP_MEM_DEVICE, R * es, &d1) != GP_OK))) {
+        fprintf(stderr, "gpuprim %s: out of core: runs of %zu keys: no memory (%s)\n", verb, R,
+                h && h2 ? gp_last_error() : "host");
+        goto out;
+    }
+    for (;;) {
+        const size_t want = known == GP_COUNT_ALL ? R : known - total < R ? known - total : R;
+        if (want == 0) break;
+        const size_t got = fread(h, es, want, in->f);
+        if (got < want && known != GP_COUNT_ALL) {
+            const double at = (double)in->d.data_offset + (double)(total + got) * es;
+            fprintf(stderr, "gpuprim %s: %s: %s at byte %.0f: expected %zu elements of %zu bytes (nothing written)\n",
+                    verb, e->path, ferror(in->f) ? strerror(errno) : "the data ends", at, known, es);
+            goto out;
+        }
+        if (got == 0) break;
+        gp_status_t st;
+        unsigned char *sorted_run = h2;
+        if (on_cpu) {
+            st = gp_sort_sync(ctx, dt, got, h, h2, &so);
+        } else {
+            st = gp_memcpy_sync(ctx, d0.device, h, got * es);
+            if (st == GP_OK) st = gp_sort_sync(ctx, dt, got, d0.device, d1.device, &so);
+            if (st == GP_OK) st = gp_memcpy_sync(ctx, h2, d1.device, got * es);
+        }
+        if (st != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s: out of core: %s\n", verb, e->path, gp_last_error());
+            goto out;
+        }
+        if (nruns == cap_runs) {
+            cap_runs = cap_runs ? 2 * cap_runs : 16;
+            run_t *nr = realloc(runs, cap_runs * sizeof *nr);
+            if (!nr) {
+                fprintf(stderr, "gpuprim %s: out of host memory\n", verb);
+                goto out;
+            }
+            runs = nr;
+        }
+        if (write_all(fd, sorted_run, got * es, (off_t)(total * es)) != 0) {
+            fprintf(stderr, "gpuprim %s: out of core: writing the runs in %s: %s (nothing written)\n", verb, dir,
+                    strerror(errno));
+            goto out;
+        }
+        runs[nruns++] = (run_t){total, got, 0, NULL, 0};
+        total += got;
+        if (got < want) break; /* standard input's end */
+    }
+    free(h), free(h2), h = h2 = NULL;
+    gp_mem_free(ctx, &d0), gp_mem_free(ctx, &d1);
+    /* ---- the merge: each run's next B keys in host memory; a window = every buffered key that must come before
+     * any key still in the runs' file, merged pairwise in run order (stable), written */
+    {
+        gp_array_desc_t like = in->d;
+        like.ndim = 1;
+        if ((rc = arr_out_open_like(&ao, verb, e->out, &like)) != EXIT_OK) goto out;
+        ao_open = 1;
+        rc = EXIT_FAIL;
+    }
+    const double t_merge = now_seconds();
+    size_t B = 0, W = 0;
+    if (nruns) {
+        B = e->limit / ((on_cpu ? 3 : 2) * nruns * es) / 16 * 15; /* a sixteenth for the merges' workspace */
+        if (B > R) B = R;
+        if (B < MIN_BUF) {
+            fprintf(stderr, "gpuprim %s: out of core: %zu runs need %zu bytes of --mem-limit at least to merge (%d "
+                            "keys a run at a time); give more, or --mem-limit nearer the input's size\n", verb, nruns,
+                    (size_t)MIN_BUF * (on_cpu ? 3 : 2) * nruns * es * 16 / 15, MIN_BUF);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        W = B * nruns;
+        rbuf = malloc(W * es), lasts = malloc(nruns * es), sorted = malloc(nruns * es), off = malloc((nruns + 1) * sizeof *off);
+        if (!on_cpu) win = malloc(W * es);
+        const gp_mem_kind_t kind = on_cpu ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        if (!rbuf || !lasts || !sorted || !off || (!on_cpu && !win) || gp_mem_alloc(ctx, kind, W * es, &d0) != GP_OK ||
+            gp_mem_alloc(ctx, kind, W * es, &d1) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: out of core: merging %zu runs: no memory\n", verb, nruns);
+            goto out;
+        }
+        for (size_t j = 0; j < nruns; j++) runs[j].buf = rbuf + j * B * es;
+    }
+    unsigned char *w0 = on_cpu ? (unsigned char *)d0.host : (unsigned char *)d0.device,
+                  *w1 = on_cpu ? (unsigned char *)d1.host : (unsigned char *)d1.device;
+    size_t written = 0, windows = 0;
+    if (nruns && (take = malloc(nruns * sizeof *take)) == NULL) goto out;
+    while (written < total) {
+        size_t m = 0; /* refill; the constraining runs' last keys */
+        for (size_t j = 0; j < nruns; j++) {
+            run_t *r = &runs[j];
+            const size_t more = r->count - r->read, room = B - r->have, k = more < room ? more : room;
+            if (k && read_all(fd, r->buf + r->have * es, k * es, (off_t)((r->first + r->read) * es)) != 0) {
+                fprintf(stderr, "gpuprim %s: out of core: reading the runs back: %s\n", verb, strerror(errno));
+                goto out;
+            }
+            r->have += k, r->read += k;
+            if (r->have && r->read < r->count) memcpy(lasts + m++ * es, r->buf + (r->have - 1) * es, es);
+        }
+        const unsigned char *S = NULL; /* the smallest last key of a run with keys left in the file */
+        if (m) {
+            if (gp_sort_sync(cpu, dt, m, lasts, sorted, &so) != GP_OK) goto fail_gp;
+            S = sorted;
+        }
+        /* every key before S, and the keys equal to S from the runs up to the first one whose keys equal to S may
+         * go on in the file: later runs' equal keys wait, so equal keys leave in run order (stable) */
+        int seen_open_tie = 0;
+        size_t np = 0, wn = 0;
+        for (size_t j = 0; j < nruns; j++) {
+            run_t *r = &runs[j];
+            size_t t = r->have;
+            if (S && r->have) {
+                uint64_t le = 0, lt = 0;
+                if (gp_searchsorted_sync(cpu, dt, r->have, r->buf, 1, S, 1, GP_U64, &le) != GP_OK ||
+                    gp_searchsorted_sync(cpu, dt, r->have, r->buf, 1, S, 0, GP_U64, &lt) != GP_OK)
+                    goto fail_gp;
+                t = seen_open_tie ? (size_t)lt : (size_t)le;
+                if (!seen_open_tie && le == r->have && r->read < r->count) seen_open_tie = 1;
+            }
+            take[j] = t;
+            if (t) {
+                off[np++] = wn;
+                if (gp_memcpy_sync(ctx, w0 + wn * es, r->buf, t * es) != GP_OK) goto fail_gp;
+                wn += t;
+            }
+        }
+        off[np] = wn;
+        unsigned char *res = NULL;
+        if (merge_pieces(ctx, dt, es, (int)np, off, w0, w1, &res) != GP_OK) goto fail_gp;
+        const unsigned char *outp = res;
+        if (!on_cpu) {
+            if (gp_memcpy_sync(ctx, win, res, wn * es) != GP_OK) goto fail_gp;
+            outp = win;
+        }
+        if (arr_out_write(&ao, outp, wn) != 0) {
+            rc = stream_failed(verb, e->path, GP_OK, &ao, NULL);
+            goto out;
+        }
+        for (size_t j = 0; j < nruns; j++) {
+            run_t *r = &runs[j];
+            if (take[j] && take[j] < r->have) memmove(r->buf, r->buf + take[j] * es, (r->have - take[j]) * es);
+            r->have -= take[j];
+        }
+        written += wn;
+        windows++;
+    }
+    if ((rc = arr_out_close(&ao, verb, 1)) != EXIT_OK) {
+        ao_open = 0;
+        goto out;
+    }
+    ao_open = 0;
+    {
+        char desc[512];
+        describe_device(ctx, desc, sizeof desc);
+        record_t rec = {0};
+        rec_add(&rec, "verb", 0, "%s", verb);
+        rec_add(&rec, "dtype", 0, "%s", gp_dtype_name(dt));
+        rec_add(&rec, "elements", 1, "%zu", total);
+        rec_add(&rec, "order", 0, "ascending");
+        rec_add(&rec, "out_of_core", 1, "1");
+        rec_add(&rec, "mem_limit_bytes", 1, "%zu", e->limit);
+        rec_add(&rec, "runs", 1, "%zu", nruns);
+        rec_add(&rec, "run_elements", 1, "%zu", R);
+        rec_add(&rec, "merge_windows", 1, "%zu", windows);
+        rec_add(&rec, "runs_dir", 0, "%s", dir);
+        rec_add(&rec, "merge_seconds", 1, "%.6f", now_seconds() - t_merge);
+        rec_add(&rec, "seconds", 1, "%.6f", now_seconds() - e->t0);
+        rec_add(&rec, "device", 0, "%s", desc);
+        rec_emit(&rec, e->fmt, "{verb}: {elements} {dtype} ascending out of core: {runs} runs of {run_elements}, "
+                               "{merge_windows} merge windows ({seconds:%.3f} s end to end; {device})\n",
+                 summary_stream(e->out));
+    }
+    rc = EXIT_OK;
+    goto out;
+fail_gp:
+    fprintf(stderr, "gpuprim %s: %s: out of core: %s (nothing written)\n", verb, e->path, gp_last_error());
+    rc = EXIT_FAIL;
+out:
+    if (ao_open) arr_out_close(&ao, verb, 0);
+    if (fd >= 0) close(fd);
+    gp_mem_free(ctx, &d0), gp_mem_free(ctx, &d1);
+    if (cpu && cpu != ctx) gp_ctx_destroy(cpu);
+    free(runs), free(h), free(h2), free(rbuf), free(win), free(lasts), free(sorted), free(off), free(take);
+    return rc;
+}
