@@ -96,6 +96,13 @@ static size_t plan_run(gp_ctx_t *ctx, gp_dtype_t dt, size_t es, size_t limit)
     return 0;
 }
 
+/* the most runs one merge pass takes within the limit: MIN_BUF keys of each buffered (the host buffers and the two
+ * windows: twice the runs' keys on a GPU, three times on the CPU backend), a sixteenth kept for the merges */
+static size_t max_fan_in(size_t limit, size_t es, int on_cpu)
+{
+    return limit / 16 * 15 / ((on_cpu ? 3 : 2) * es * MIN_BUF);
+}
+
 /* a window's pieces (in run order, np of them, at off[] in a) merged pairwise, stably, until one is left: in a or b
  * (*res) */
 static gp_status_t merge_pieces(gp_ctx_t *ctx, gp_dtype_t dt, size_t es, int np, size_t *off, unsigned char *a,
@@ -121,6 +128,124 @@ static gp_status_t merge_pieces(gp_ctx_t *ctx, gp_dtype_t dt, size_t es, int np,
     }
     *res = a;
     return GP_OK;
+}
+
+/* the merge's memory: each run's next B keys in host memory (F runs at most a pass), windows of F B keys twice on
+ * the device (host memory on the CPU backend), the scratch of the window's split */
+typedef struct merger {
+    const char *verb, *path;
+    gp_ctx_t *ctx, *cpu;
+    gp_dtype_t dt;
+    size_t es, B, F;
+    int on_cpu;
+    unsigned char *rbuf, *win, *lasts, *sorted, *w0, *w1;
+    size_t *off, *take, windows;
+} merger_t;
+
+/* a merge's destination: the output, or a runs file from byte `at` on */
+typedef struct sink {
+    arr_out_t *ao;
+    int fd;
+    off_t at;
+} sink_t;
+
+static int merge_failed(const merger_t *m)
+{
+    fprintf(stderr, "gpuprim %s: %s: out of core: %s (nothing written)\n", m->verb, m->path, gp_last_error());
+    return EXIT_FAIL;
+}
+
+/* runs[0, nr) of the file fd merged into sk, window by window: a window is every buffered key that must come before
+ * any key still in the file — with S the smallest last buffered key of the runs not wholly read, the keys below S
+ * from every run, and the keys equal to S from the runs up to the first whose keys equal to S may go on in the file
+ * (later runs' equal keys wait, so equal keys leave in run order: stable) — merged pairwise in run order. */
+static int merge_runs(merger_t *m, int fd, run_t *runs, size_t nr, sink_t *sk)
+{
+    const size_t es = m->es, B = m->B;
+    size_t total = 0, written = 0;
+    for (size_t j = 0; j < nr; j++) {
+        runs[j].buf = m->rbuf + j * B * es, runs[j].read = runs[j].have = 0;
+        total += runs[j].count;
+    }
+    const gp_sort_opts_t so = {0, 0, 0};
+    while (written < total) {
+        size_t nl = 0; /* refill; the last keys of the runs with keys left in the file */
+        for (size_t j = 0; j < nr; j++) {
+            run_t *r = &runs[j];
+            const size_t more = r->count - r->read, room = B - r->have, k = more < room ? more : room;
+            if (k && read_all(fd, r->buf + r->have * es, k * es, (off_t)((r->first + r->read) * es)) != 0) {
+                fprintf(stderr, "gpuprim %s: out of core: reading the runs back: %s\n", m->verb, strerror(errno));
+                return EXIT_FAIL;
+            }
+            r->have += k, r->read += k;
+            if (r->have && r->read < r->count) memcpy(m->lasts + nl++ * es, r->buf + (r->have - 1) * es, es);
+        }
+        const unsigned char *S = NULL;
+        if (nl) {
+            if (gp_sort_sync(m->cpu, m->dt, nl, m->lasts, m->sorted, &so) != GP_OK) return merge_failed(m);
+            S = m->sorted;
+        }
+        int open_tie = 0;
+        size_t np = 0, wn = 0;
+        for (size_t j = 0; j < nr; j++) {
+            run_t *r = &runs[j];
+            size_t t = r->have;
+            if (S && r->have) {
+                uint64_t le = 0, lt = 0;
+                if (gp_searchsorted_sync(m->cpu, m->dt, r->have, r->buf, 1, S, 1, GP_U64, &le) != GP_OK ||
+                    gp_searchsorted_sync(m->cpu, m->dt, r->have, r->buf, 1, S, 0, GP_U64, &lt) != GP_OK)
+                    return merge_failed(m);
+                t = open_tie ? (size_t)lt : (size_t)le;
+                if (!open_tie && le == r->have && r->read < r->count) open_tie = 1;
+            }
+            m->take[j] = t;
+            if (t) {
+                m->off[np++] = wn;
+                if (gp_memcpy_sync(m->ctx, m->w0 + wn * es, r->buf, t * es) != GP_OK) return merge_failed(m);
+                wn += t;
+            }
+        }
+        m->off[np] = wn;
+        unsigned char *res = NULL;
+        if (merge_pieces(m->ctx, m->dt, es, (int)np, m->off, m->w0, m->w1, &res) != GP_OK) return merge_failed(m);
+        const unsigned char *outp = res;
+        if (!m->on_cpu) {
+            if (gp_memcpy_sync(m->ctx, m->win, res, wn * es) != GP_OK) return merge_failed(m);
+            outp = m->win;
+        }
+        if (sk->ao && arr_out_write(sk->ao, outp, wn) != 0) return stream_failed(m->verb, m->path, GP_OK, sk->ao, NULL);
+        if (!sk->ao) {
+            if (write_all(sk->fd, outp, wn * es, sk->at) != 0) {
+                fprintf(stderr, "gpuprim %s: out of core: writing merged runs: %s (nothing written)\n", m->verb,
+                        strerror(errno));
+                return EXIT_FAIL;
+            }
+            sk->at += (off_t)(wn * es);
+        }
+        for (size_t j = 0; j < nr; j++) {
+            run_t *r = &runs[j];
+            if (m->take[j] && m->take[j] < r->have)
+                memmove(r->buf, r->buf + m->take[j] * es, (r->have - m->take[j]) * es);
+            r->have -= m->take[j];
+        }
+        written += wn;
+        m->windows++;
+    }
+    return EXIT_OK;
+}
+
+/* an unlinked temporary file in dir (mode 0600, made by mkstemp: never through a planted link) */
+static int temp_file(const char *verb, const char *dir)
+{
+    char tmpl[4200];
+    snprintf(tmpl, sizeof tmpl, "%s/.gpuprim-sort-runs-XXXXXX", dir);
+    const int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        fprintf(stderr, "gpuprim %s: out of core: cannot make the runs' file in %s: %s\n", verb, dir, strerror(errno));
+        return -1;
+    }
+    unlink(tmpl); /* gone with the process, however it ends */
+    return fd;
 }
 
 int ext_sort_run(const ext_sort_t *e)
@@ -156,8 +281,10 @@ int ext_sort_run(const ext_sort_t *e)
         const char *t = getenv("TMPDIR");
         if (strcmp(e->out, "-") == 0) snprintf(odir, sizeof odir, "%s", t && t[0] ? t : "/tmp");
         else runs_dir(e->out, odir, sizeof odir);
+        const size_t runs_est = (known + R - 1) / R;
         const double need = (double)known * es *
-                            (stat(dir, &a) == 0 && stat(odir, &b) == 0 && a.st_dev == b.st_dev ? 2.0 : 1.0);
+                            ((runs_est > max_fan_in(e->limit, es, on_cpu) ? 2.0 : 1.0) +
+                             (stat(dir, &a) == 0 && stat(odir, &b) == 0 && a.st_dev == b.st_dev ? 1.0 : 0.0));
         if (statvfs(dir, &vs) == 0 && (double)vs.f_bavail * vs.f_frsize < need) {
             fprintf(stderr, "gpuprim %s: %s: out of core: the sorted runs (and the output beside them) need %.2f GiB "
                             "in %s, which has %.2f GiB free; nothing written\n", verb, e->path, need / 1073741824.0,
@@ -165,16 +292,7 @@ int ext_sort_run(const ext_sort_t *e)
             return EXIT_FAIL;
         }
     }
-    {
-        char tmpl[4200];
-        snprintf(tmpl, sizeof tmpl, "%s/.gpuprim-sort-runs-XXXXXX", dir);
-        if ((fd = mkstemp(tmpl)) < 0) {
-            fprintf(stderr, "gpuprim %s: out of core: cannot make the runs' file in %s: %s\n", verb, dir,
-                    strerror(errno));
-            return EXIT_FAIL;
-        }
-        unlink(tmpl); /* gone with the process, however it ends */
-    }
+    if ((fd = temp_file(verb, dir)) < 0) return EXIT_FAIL;
     if (!on_cpu && gp_ctx_create(&cpu, GP_DEVICE_CPU) != GP_OK) {
         fprintf(stderr, "gpuprim %s: %s\n", verb, gp_last_error());
         goto out;
@@ -232,100 +350,61 @@ int ext_sort_run(const ext_sort_t *e)
     }
     free(h), free(h2), h = h2 = NULL;
     gp_mem_free(ctx, &d0), gp_mem_free(ctx, &d1);
-    /* ---- the merge: each run's next B keys in host memory; a window = every buffered key that must come before
-     * any key still in the runs' file, merged pairwise in run order (stable), written */
+    const size_t runs_made = nruns;
+    /* ---- the merge: passes of F runs at most (merge_runs) until the last writes the output */
+    const double t_merge = now_seconds();
+    merger_t mg = {verb, e->path, ctx, cpu, dt, es, 0, 0, on_cpu, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    size_t passes = 0;
+    if (nruns) {
+        const size_t fmax = max_fan_in(e->limit, es, on_cpu);
+        if (fmax < 2) {
+            fprintf(stderr, "gpuprim %s: --mem-limit %zu bytes is too small to merge runs out of core (two runs of "
+                            "%d keys at least)\n", verb, e->limit, MIN_BUF);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        mg.F = nruns < fmax ? nruns : fmax;
+        mg.B = e->limit / ((on_cpu ? 3 : 2) * mg.F * es) / 16 * 15; /* a sixteenth for the merges' workspace */
+        if (mg.B > R) mg.B = R;
+        const size_t W = mg.B * mg.F;
+        mg.rbuf = rbuf = malloc(W * es), mg.lasts = lasts = malloc(mg.F * es), mg.sorted = sorted = malloc(mg.F * es);
+        mg.off = off = malloc((mg.F + 1) * sizeof *off), mg.take = take = malloc(mg.F * sizeof *take);
+        if (!on_cpu) mg.win = win = malloc(W * es);
+        const gp_mem_kind_t kind = on_cpu ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
+        if (!rbuf || !lasts || !sorted || !off || !take || (!on_cpu && !win) ||
+            gp_mem_alloc(ctx, kind, W * es, &d0) != GP_OK || gp_mem_alloc(ctx, kind, W * es, &d1) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: out of core: merging %zu runs: no memory\n", verb, nruns);
+            goto out;
+        }
+        mg.w0 = on_cpu ? (unsigned char *)d0.host : (unsigned char *)d0.device;
+        mg.w1 = on_cpu ? (unsigned char *)d1.host : (unsigned char *)d1.device;
+        while (nruns > mg.F) { /* a pass: each F consecutive runs into one, in a second file at the same places */
+            const int fd2 = temp_file(verb, dir);
+            if (fd2 < 0) goto out;
+            size_t nn = 0;
+            for (size_t g = 0; g < nruns; g += mg.F) {
+                const size_t k = nruns - g < mg.F ? nruns - g : mg.F;
+                sink_t sk = {NULL, fd2, (off_t)(runs[g].first * es)};
+                if ((rc = merge_runs(&mg, fd, runs + g, k, &sk)) != EXIT_OK) {
+                    close(fd2);
+                    goto out;
+                }
+                size_t cnt = 0;
+                for (size_t j = g; j < g + k; j++) cnt += runs[j].count;
+                runs[nn++] = (run_t){runs[g].first, cnt, 0, NULL, 0};
+            }
+            close(fd);
+            fd = fd2, nruns = nn, passes++;
+        }
+    }
     {
         gp_array_desc_t like = in->d;
         like.ndim = 1;
         if ((rc = arr_out_open_like(&ao, verb, e->out, &like)) != EXIT_OK) goto out;
         ao_open = 1;
-        rc = EXIT_FAIL;
-    }
-    const double t_merge = now_seconds();
-    size_t B = 0, W = 0;
-    if (nruns) {
-        B = e->limit / ((on_cpu ? 3 : 2) * nruns * es) / 16 * 15; /* a sixteenth for the merges' workspace */
-        if (B > R) B = R;
-        if (B < MIN_BUF) {
-            fprintf(stderr, "gpuprim %s: out of core: %zu runs need %zu bytes of --mem-limit at least to merge (%d "
-                            "keys a run at a time); give more, or --mem-limit nearer the input's size\n", verb, nruns,
-                    (size_t)MIN_BUF * (on_cpu ? 3 : 2) * nruns * es * 16 / 15, MIN_BUF);
-            rc = EXIT_USAGE;
-            goto out;
-        }
-        W = B * nruns;
-        rbuf = malloc(W * es), lasts = malloc(nruns * es), sorted = malloc(nruns * es), off = malloc((nruns + 1) * sizeof *off);
-        if (!on_cpu) win = malloc(W * es);
-        const gp_mem_kind_t kind = on_cpu ? GP_MEM_PAGEABLE : GP_MEM_DEVICE;
-        if (!rbuf || !lasts || !sorted || !off || (!on_cpu && !win) || gp_mem_alloc(ctx, kind, W * es, &d0) != GP_OK ||
-            gp_mem_alloc(ctx, kind, W * es, &d1) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: out of core: merging %zu runs: no memory\n", verb, nruns);
-            goto out;
-        }
-        for (size_t j = 0; j < nruns; j++) runs[j].buf = rbuf + j * B * es;
-    }
-    unsigned char *w0 = on_cpu ? (unsigned char *)d0.host : (unsigned char *)d0.device,
-                  *w1 = on_cpu ? (unsigned char *)d1.host : (unsigned char *)d1.device;
-    size_t written = 0, windows = 0;
-    if (nruns && (take = malloc(nruns * sizeof *take)) == NULL) goto out;
-    while (written < total) {
-        size_t m = 0; /* refill; the constraining runs' last keys */
-        for (size_t j = 0; j < nruns; j++) {
-            run_t *r = &runs[j];
-            const size_t more = r->count - r->read, room = B - r->have, k = more < room ? more : room;
-            if (k && read_all(fd, r->buf + r->have * es, k * es, (off_t)((r->first + r->read) * es)) != 0) {
-                fprintf(stderr, "gpuprim %s: out of core: reading the runs back: %s\n", verb, strerror(errno));
-                goto out;
-            }
-            r->have += k, r->read += k;
-            if (r->have && r->read < r->count) memcpy(lasts + m++ * es, r->buf + (r->have - 1) * es, es);
-        }
-        const unsigned char *S = NULL; /* the smallest last key of a run with keys left in the file */
-        if (m) {
-            if (gp_sort_sync(cpu, dt, m, lasts, sorted, &so) != GP_OK) goto fail_gp;
-            S = sorted;
-        }
-        /* every key before S, and the keys equal to S from the runs up to the first one whose keys equal to S may
-         * go on in the file: later runs' equal keys wait, so equal keys leave in run order (stable) */
-        int seen_open_tie = 0;
-        size_t np = 0, wn = 0;
-        for (size_t j = 0; j < nruns; j++) {
-            run_t *r = &runs[j];
-            size_t t = r->have;
-            if (S && r->have) {
-                uint64_t le = 0, lt = 0;
-                if (gp_searchsorted_sync(cpu, dt, r->have, r->buf, 1, S, 1, GP_U64, &le) != GP_OK ||
-                    gp_searchsorted_sync(cpu, dt, r->have, r->buf, 1, S, 0, GP_U64, &lt) != GP_OK)
-                    goto fail_gp;
-                t = seen_open_tie ? (size_t)lt : (size_t)le;
-                if (!seen_open_tie && le == r->have && r->read < r->count) seen_open_tie = 1;
-            }
-            take[j] = t;
-            if (t) {
-                off[np++] = wn;
-                if (gp_memcpy_sync(ctx, w0 + wn * es, r->buf, t * es) != GP_OK) goto fail_gp;
-                wn += t;
-            }
-        }
-        off[np] = wn;
-        unsigned char *res = NULL;
-        if (merge_pieces(ctx, dt, es, (int)np, off, w0, w1, &res) != GP_OK) goto fail_gp;
-        const unsigned char *outp = res;
-        if (!on_cpu) {
-            if (gp_memcpy_sync(ctx, win, res, wn * es) != GP_OK) goto fail_gp;
-            outp = win;
-        }
-        if (arr_out_write(&ao, outp, wn) != 0) {
-            rc = stream_failed(verb, e->path, GP_OK, &ao, NULL);
-            goto out;
-        }
-        for (size_t j = 0; j < nruns; j++) {
-            run_t *r = &runs[j];
-            if (take[j] && take[j] < r->have) memmove(r->buf, r->buf + take[j] * es, (r->have - take[j]) * es);
-            r->have -= take[j];
-        }
-        written += wn;
-        windows++;
+        sink_t sk = {&ao, -1, 0};
+        if (nruns && (rc = merge_runs(&mg, fd, runs, nruns, &sk)) != EXIT_OK) goto out;
+        passes++;
     }
     if ((rc = arr_out_close(&ao, verb, 1)) != EXIT_OK) {
         ao_open = 0;
@@ -342,22 +421,20 @@ int ext_sort_run(const ext_sort_t *e)
         rec_add(&rec, "order", 0, "ascending");
         rec_add(&rec, "out_of_core", 1, "1");
         rec_add(&rec, "mem_limit_bytes", 1, "%zu", e->limit);
-        rec_add(&rec, "runs", 1, "%zu", nruns);
+        rec_add(&rec, "runs", 1, "%zu", runs_made);
         rec_add(&rec, "run_elements", 1, "%zu", R);
-        rec_add(&rec, "merge_windows", 1, "%zu", windows);
+        rec_add(&rec, "merge_passes", 1, "%zu", passes);
+        rec_add(&rec, "merge_windows", 1, "%zu", mg.windows);
         rec_add(&rec, "runs_dir", 0, "%s", dir);
         rec_add(&rec, "merge_seconds", 1, "%.6f", now_seconds() - t_merge);
         rec_add(&rec, "seconds", 1, "%.6f", now_seconds() - e->t0);
         rec_add(&rec, "device", 0, "%s", desc);
         rec_emit(&rec, e->fmt, "{verb}: {elements} {dtype} ascending out of core: {runs} runs of {run_elements}, "
-                               "{merge_windows} merge windows ({seconds:%.3f} s end to end; {device})\n",
+                               "{merge_passes} merge pass(es), {merge_windows} windows ({seconds:%.3f} s end to end; "
+                               "{device})\n",
                  summary_stream(e->out));
     }
     rc = EXIT_OK;
-    goto out;
-fail_gp:
-    fprintf(stderr, "gpuprim %s: %s: out of core: %s (nothing written)\n", verb, e->path, gp_last_error());
-    rc = EXIT_FAIL;
 out:
     if (ao_open) arr_out_close(&ao, verb, 0);
     if (fd >= 0) close(fd);
