@@ -1113,6 +1113,18 @@ GP_API gp_status_t gp_group_scan(gp_group_t *group, gp_reduce_op_t op, gp_dtype_
 GP_API gp_status_t gp_group_reduce_segmented(gp_group_t *group, gp_reduce_op_t op, gp_dtype_t dtype,
                                              const size_t *counts, const void *const *shards, size_t nseg,
                                              const int64_t *offsets, void *out_host);
+/* Sharded sort: the whole array (rank order is array order; counts[i] keys at keys[i], member i's memory) sorted as
+ * gp_sort / gp_sort_pairs sorts it on one GPU — stable, NumPy's order, descending != 0 as gp_sort_opts — and laid out
+ * again over the same shard sizes: member i's keys_out[i] holds elements [first_i, first_i + counts[i]) of the
+ * sorted whole, so the ranks' outputs concatenated are one GPU's bits. value_bytes 0: keys only (values and
+ * values_out NULL); 1, 2, 4, 8 or 16: values[i] move with their keys into values_out[i]. Outputs overlap no input.
+ * Each rank sorts its shard (gp_sort), the split points of every output shard are found by a bisection over the
+ * radix keys (an all-gather of the ranks' counts a step, the ties at a split taken in rank order), the slices are
+ * exchanged (NCCL grouped send / receive; emulated: copies), and each rank merges its pieces in rank order
+ * (gp_merge). Scratch: two more copies of the keys (and values) in member memory, for the call. Waits. */
+GP_API gp_status_t gp_group_sort(gp_group_t *group, gp_dtype_t dtype, const size_t *counts, const void *const *keys,
+                                 void *const *keys_out, size_t value_bytes, const void *const *values,
+                                 void *const *values_out, int descending);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,11 @@
 /*
  * gpu_group_mp.c — the multi-process path: two processes, one GPU each, join one group through
  * gp_group_create_rank (the id made by this process and passed on the command line, as a caller would pass it
- * through MPI or a file), and reduce and histogram their shards; each checks the group's bits against the CPU
- * backend over the whole array (same seed, same data in both). Then the same twice more as a launcher would start
- * the processes: nothing on the command line, only the environment (GPUPRIM_RANK/SIZE/LOCAL_RANK and NCCL_COMM_ID;
- * then torchrun's RANK/WORLD_SIZE/LOCAL_RANK and MASTER_ADDR/MASTER_PORT), each joining through
- * gp_group_create_from_env. Needs two GPUs (NCCL refuses two ranks on one GPU): exit 77 with fewer, or without NCCL.
+ * through MPI or a file), and reduce, histogram, scan, reduce by segments and sort their shards; each checks the
+ * group's bits against the CPU backend over the whole array (same seed, same data in both). Then twice more as a
+ * launcher would start the processes: nothing on the command line, only the environment (GPUPRIM_RANK/SIZE/
+ * LOCAL_RANK and NCCL_COMM_ID; then torchrun's RANK/WORLD_SIZE/LOCAL_RANK and MASTER_ADDR/MASTER_PORT), each joining
+ * through gp_group_create_from_env. Needs two GPUs (NCCL refuses two ranks on one GPU): exit 77 with fewer, or without NCCL.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "group_common.h"
@@ -36,6 +36,7 @@ static int child(int rank, const char *hex, const char *seed)
     gc_test_copies(g, cpu, what);
     gc_test_scan(g, cpu, what);
     gc_test_segmented(g, cpu, what);
+    gc_test_sort(g, cpu, what);
     gp_ctx_destroy(cpu);
     gp_group_destroy(g);
     return tc_finish(what);

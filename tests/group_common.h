@@ -705,6 +705,113 @@ static inline void gc_test_segmented(gp_group_t *g, gp_ctx_t *ref, const char *w
            what, gc_quick ? "3 cases" : "8 dtype x op cases", tc_fail == before ? "ok" : "FAILED");
 }
 
+/* Keys with ties across shards (a third repeat earlier keys) and, for floats, NaNs of random payload and sign and
+ * zeros of either sign: the cases where the order of equal keys shows. */
+static inline void gc_fill_sortable(void *x, gp_dtype_t dt, size_t n)
+{
+    const size_t es = gp_dtype_size(dt);
+    gc_fill(x, dt, n);
+    const int fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = tc_next();
+        if (i && r % 3 == 0) memcpy((char *)x + i * es, (char *)x + (size_t)(r >> 8) % i * es, es);
+        else if (fl && r % 50 == 1) { /* a NaN: exponent all ones, a mantissa bit set, either sign */
+            const int eb = dt == GP_F16 ? 5 : dt == GP_BF16 ? 8 : dt == GP_F32 ? 8 : 11, mb = (int)es * 8 - 1 - eb;
+            uint64_t b = ((uint64_t)1 << eb) - 1;
+            b = b << mb | ((r >> 16) & (((uint64_t)1 << mb) - 1)) | (uint64_t)1 << (mb - 1);
+            b |= (r >> 40 & 1) << (es * 8 - 1);
+            memcpy((char *)x + i * es, &b, es);
+        } else if (fl && r % 50 == 2) {
+            const uint64_t b = (r >> 40 & 1) << (es * 8 - 1);
+            memcpy((char *)x + i * es, &b, es);
+        }
+    }
+}
+
+/* gp_group_sort against ref's gp_sort_pairs over the whole array, bit for bit: dtypes, ascending and descending,
+ * values of 0, 4 and 16 bytes (each value its element's index, so the order of ties shows), every layout. */
+static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
+{
+    long before = tc_fail;
+    const gp_dtype_t dts[] = {GP_F32, GP_U8, GP_I16, GP_F64, GP_U64, GP_F16, GP_I32, GP_BF16};
+    const size_t sizes[] = {0, 1, 7, 1000, 65537, 300001}, vbs[] = {0, 4, 16};
+    const int k = gp_group_size(g);
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        if (gc_quick && d > 2) continue;
+        const gp_dtype_t dt = dts[d];
+        const size_t es = gp_dtype_size(dt);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            if (gc_quick && si > 4) continue;
+            const size_t n = sizes[si];
+            for (int desc = 0; desc < 2; desc++) {
+                const size_t vb = vbs[(d + si + (size_t)desc) % 3];
+                char *xh = malloc(n * es + 16), *vh = malloc(n * vb + 16), *want = malloc(n * es + 16);
+                char *wantv = malloc(n * vb + 16), *got = malloc(n * (es > vb ? es : vb) + 16);
+                gc_fill_sortable(xh, dt, n);
+                for (size_t i = 0; i < n * vb; i++) vh[i] = (char)((i / vb) >> (8 * (i % vb % 8)));
+                gp_buffer_t rx, rv, ry, rw;
+                void *px = gc_ref_upload(ref, xh, n * es, &rx), *pv = gc_ref_upload(ref, vh, n * vb, &rv);
+                REQUIRE(gp_mem_alloc(ref, GP_MEM_DEVICE, n * es, &ry) == GP_OK && gp_mem_alloc(ref, GP_MEM_DEVICE, n * vb, &rw) == GP_OK, "alloc");
+                void *py = ry.device ? ry.device : ry.host, *pw = rw.device ? rw.device : rw.host;
+                const gp_sort_opts_t so = {desc, 0, 0};
+                if (n) {
+                    if (vb) OK(gp_sort_pairs_sync(ref, dt, n, px, py, vb, pv, pw, &so));
+                    else OK(gp_sort_sync(ref, dt, n, px, py, &so));
+                    OK(gp_memcpy_sync(ref, want, py, n * es));
+                    if (vb) OK(gp_memcpy_sync(ref, wantv, pw, n * vb));
+                }
+                for (int layout = 0; layout < GC_NLAYOUTS; layout++) {
+                    if (gc_quick && layout > 1) continue;
+                    size_t cut[65];
+                    gc_cuts(g, dt, n, layout, cut);
+                    gc_shards_t xs, vs, ys, ws;
+                    memset(got, 0x5a, n * (es > vb ? es : vb));
+                    gc_shards_make(g, xh, es, cut, &xs);
+                    gc_shards_make(g, vh, vb, cut, &vs);
+                    gc_shards_make(g, got, es, cut, &ys); /* poisoned outputs */
+                    gc_shards_make(g, got, vb, cut, &ws);
+                    OK(gp_group_sort(g, dt, xs.counts, xs.p, (void *const *)ys.p, vb, vb ? vs.p : NULL,
+                                     vb ? (void *const *)ws.p : NULL, desc));
+                    int ok = 1, okv = 1;
+                    for (int m = 0; m < xs.k; m++) {
+                        if (!xs.counts[m]) continue;
+                        OK(gp_memcpy_sync(gp_group_ctx(g, m), got, ys.p[m], xs.counts[m] * es));
+                        if (memcmp(got, want + xs.first[m] * es, xs.counts[m] * es)) ok = 0;
+                        if (!vb) continue;
+                        OK(gp_memcpy_sync(gp_group_ctx(g, m), got, ws.p[m], xs.counts[m] * vb));
+                        if (memcmp(got, wantv + xs.first[m] * vb, xs.counts[m] * vb)) okv = 0;
+                    }
+                    CHECK(ok && okv, "%s: group sort %s%s n=%zu values %zu layout %d over %d ranks: %s differ from one "
+                          "context's sort", what, gp_dtype_name(dt), desc ? " descending" : "", n, vb, layout, k,
+                          ok ? "values" : "keys");
+                    gc_shards_free(g, &xs), gc_shards_free(g, &vs), gc_shards_free(g, &ys), gc_shards_free(g, &ws);
+                }
+                gp_mem_free(ref, &rx), gp_mem_free(ref, &rv), gp_mem_free(ref, &ry), gp_mem_free(ref, &rw);
+                free(xh), free(vh), free(want), free(wantv), free(got);
+            }
+        }
+    }
+    /* refusals before any exchange: a bad value size (every rank alike); outputs over the inputs (a member's own
+     * check: only where every rank is in this process, as another process's ranks would go on to the exchange) */
+    {
+        gc_shards_t xs;
+        size_t cut[65];
+        char xh[64] = {0};
+        for (int r = 0; r <= k; r++) cut[r] = (size_t)r * 64 / (size_t)k;
+        gc_shards_make(g, xh, 1, cut, &xs);
+        if (gp_group_local_count(g) == k)
+            CHECK_ST(gp_group_sort(g, GP_U8, xs.counts, xs.p, (void *const *)xs.p, 0, NULL, NULL, 0),
+                     GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_group_sort(g, GP_U8, xs.counts, xs.p, (void *const *)xs.p, 3, xs.p, (void *const *)xs.p, 0),
+                 GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_group_sort(NULL, GP_U8, xs.counts, xs.p, (void *const *)xs.p, 0, NULL, NULL, 0), GP_ERR_INVALID_ARG);
+        gc_shards_free(g, &xs);
+    }
+    printf("  %s: sorts (%s, ascending and descending, values 0 / 4 / 16 B, %s): %s\n", what,
+           gc_quick ? "3 dtypes" : "8 dtypes with NaN payloads, +-0 and ties", gc_quick ? "2 layouts" : "5 layouts",
+           tc_fail == before ? "ok" : "FAILED");
+}
+
 /* The suite every group runs against a context of its members' kind (views into one array: the members share it). */
 static inline void gc_run_suite(gp_group_t *g, gp_ctx_t *ref, const char *what)
 {
@@ -714,6 +821,7 @@ static inline void gc_run_suite(gp_group_t *g, gp_ctx_t *ref, const char *what)
     gc_test_errors(g, what);
     gc_test_scan(g, ref, what);
     gc_test_segmented(g, ref, what);
+    gc_test_sort(g, ref, what);
 }
 
 #endif

@@ -29,6 +29,8 @@ static struct {
     ncclResult_t (*destroy)(ncclComm_t);
     ncclResult_t (*all_gather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
     ncclResult_t (*all_reduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
+    ncclResult_t (*send)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+    ncclResult_t (*recv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
     ncclResult_t (*group_start)(void);
     ncclResult_t (*group_end)(void);
     const char *(*errstr)(ncclResult_t);
@@ -72,6 +74,7 @@ static void nccl_load(void)
              NSYM(group_start, "ncclGroupStart") && NSYM(group_end, "ncclGroupEnd") &&
              NSYM(errstr, "ncclGetErrorString") && NSYM(get_version, "ncclGetVersion");
     if (ok && !NSYM(last_error, "ncclGetLastError")) g_nccl.last_error = NULL; /* optional */
+    if (ok && (!NSYM(send, "ncclSend") || !NSYM(recv, "ncclRecv"))) g_nccl.send = NULL, g_nccl.recv = NULL; /* 2.7+ */
     if (!ok) {
         dlclose(g_nccl.h);
         g_nccl.h = NULL;
@@ -522,6 +525,68 @@ gp_status_t gp__group_allgather(gp_group_t *g, const void *const *send, void *co
         }
     (void)st;
     (void)fn;
+    return GP_OK;
+}
+
+gp_status_t gp__group_alltoallv(gp_group_t *g, const void *const *send, const size_t *soff, const size_t *sbytes,
+                                void *const *recv, const size_t *roff, const size_t *rbytes)
+{
+    static const char fn[] = "gp_group (all-to-all)";
+    const int R = g->size;
+#ifdef GP_HAVE_NCCL
+    if (g->nccl) {
+        if (!g_nccl.send || !g_nccl.recv)
+            return gp__error(GP_ERR_UNSUPPORTED, "%s: this NCCL has no ncclSend / ncclRecv (2.7 or later needed)", fn);
+        gp_status_t st = GP_OK;
+        int open = 0;
+        NCCL_TRY(fn, "ncclGroupStart", NULL, g_nccl.group_start());
+        open = 1;
+        for (int i = 0; i < g->nlocal; i++) {
+            const ncclComm_t c = (ncclComm_t)g->comm[i];
+            const int me = g->rank0 + i;
+            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+            for (int j = 0; j < R; j++) {
+                const size_t k = (size_t)i * R + (size_t)j;
+                if (j == me) { /* its own slice: a copy on its stream */
+                    if (sbytes[k])
+                        GP_CUDA_TRY(cudaMemcpyAsync((char *)recv[i] + roff[k], (const char *)send[i] + soff[k],
+                                                    sbytes[k], cudaMemcpyDeviceToDevice, g->stream[i]));
+                    continue;
+                }
+                if (sbytes[k])
+                    NCCL_TRY(fn, "ncclSend", c, g_nccl.send((const char *)send[i] + soff[k], sbytes[k], ncclUint8, j, c,
+                                                            g->stream[i]));
+                if (rbytes[k])
+                    NCCL_TRY(fn, "ncclRecv", c, g_nccl.recv((char *)recv[i] + roff[k], rbytes[k], ncclUint8, j, c,
+                                                            g->stream[i]));
+            }
+        }
+        open = 0;
+        NCCL_TRY(fn, "ncclGroupEnd", NULL, g_nccl.group_end());
+        return GP_OK;
+    fail:
+        if (open) g_nccl.group_end();
+        return st;
+    }
+#endif
+    /* Emulated: every member is here (rank = member); each receives on its own stream once all sends are complete */
+    GP_TRY_RET(gp_group_sync(g));
+    for (int i = 0; i < g->nlocal; i++)
+        for (int q = 0; q < R; q++) {
+            const size_t k = (size_t)i * R + (size_t)q, ks = (size_t)q * R + (size_t)i;
+            if (!rbytes[k]) continue;
+            if (rbytes[k] != sbytes[ks])
+                return gp__error(GP_ERR_INTERNAL, "%s: rank %d sends %zu bytes to rank %d, which expects %zu", fn, q,
+                                 sbytes[ks], i, rbytes[k]);
+            char *dst = (char *)recv[i] + roff[k];
+            const char *src = (const char *)send[q] + soff[ks];
+            if (!g->gpu) {
+                memcpy(dst, src, rbytes[k]);
+                continue;
+            }
+            cudaError_t e = cudaMemcpyAsync(dst, src, rbytes[k], cudaMemcpyDeviceToDevice, g->stream[i]);
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_group (emulated all-to-all)", __FILE__, __LINE__);
+        }
     return GP_OK;
 }
 

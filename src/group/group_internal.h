@@ -58,6 +58,17 @@ GP_INTERNAL gp_status_t gp__group_scratch(gp_group_t *g, int member, int slot, s
  * from the members run at full speed and the pages are not faulted in again on every call). Valid until the next
  * gp__group_host_scratch of the same slot; callers wait for their copies before returning. */
 GP_INTERNAL gp_status_t gp__group_host_scratch(gp_group_t *g, int slot, size_t bytes, void **p);
+/* All-to-all of byte counts that differ per pair: member i (rank r) sends sbytes[i * size + j] bytes from
+ * send[i] + soff[i * size + j] to rank j and receives rbytes[i * size + q] bytes from rank q into recv[i] +
+ * roff[i * size + q]. Enqueued on the members' streams (NCCL grouped send / receive, a rank's own part a copy);
+ * emulated: copies between the members once their streams are done. */
+GP_INTERNAL gp_status_t gp__group_alltoallv(gp_group_t *g, const void *const *send, const size_t *soff,
+                                            const size_t *sbytes, void *const *recv, const size_t *roff,
+                                            const size_t *rbytes);
+/* group_sort.cu: out[q] = how many of the n sorted keys (device memory, gp_sort's order for descending) have a
+ * radix key <= rq[q] (nq queries in device memory), one thread a query, on stream. */
+GP_INTERNAL gp_status_t gp__group_sort_count_gpu(gp_dtype_t dtype, int descending, size_t n, const void *sorted, int nq,
+                                                 const uint64_t *rq, uint64_t *out, cudaStream_t stream);
 /* Member memory: device memory of its GPU (cudaMalloc) or host memory; free with gp__group_free. */
 GP_INTERNAL gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p);
 GP_INTERNAL void gp__group_free(gp_group_t *g, int member, void *p);

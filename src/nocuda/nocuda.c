@@ -4,6 +4,7 @@
  * define in a full build, each refusing. No GPU context can be made, so the public API reaches the CPU backend alone.
  */
 #include "core/internal.h"
+#include "group/group_internal.h"
 #include "histogram/histogram_internal.h"
 #include "matrix/matrix_internal.h"
 #include "reduce/reduce_internal.h"
@@ -279,4 +280,11 @@ gp_status_t gp__vec_gpu(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t str
 {
     (void)ctx, (void)a, (void)stream;
     return NOGPU("gp_vec");
+}
+
+gp_status_t gp__group_sort_count_gpu(gp_dtype_t dtype, int descending, size_t n, const void *sorted, int nq,
+                                     const uint64_t *rq, uint64_t *out, cudaStream_t stream)
+{
+    (void)dtype, (void)descending, (void)n, (void)sorted, (void)nq, (void)rq, (void)out, (void)stream;
+    return NOGPU("gp_group_sort");
 }
