@@ -16,6 +16,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* what every rank checks against the CPU backend over the whole array (each rank the same calls in the same order);
+ * the group is destroyed */
+static int rank_checks(gp_group_t *g, const char *what)
+{
+    gp_ctx_t *cpu = NULL;
+    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    gc_test_copies(g, cpu, what);
+    gc_test_scan(g, cpu, what);
+    gc_test_segmented(g, cpu, what);
+    gc_test_sort(g, cpu, what);
+    gp_ctx_destroy(cpu);
+    gp_group_destroy(g);
+    return tc_finish(what);
+}
+
 static int child(int rank, const char *hex, const char *seed)
 {
     tc_state = strtoull(seed, NULL, 0);
@@ -29,17 +44,9 @@ static int child(int rank, const char *hex, const char *seed)
     gp_status_t st = gp_group_create_rank(&g, &id, 2, rank, rank);
     REQUIRE(st == GP_OK, "rank %d: gp_group_create_rank: %s", rank, gp_status_string(st));
     CHECK(gp_group_size(g) == 2 && gp_group_local_count(g) == 1 && gp_group_rank(g, 0) == rank, "rank %d", rank);
-    gp_ctx_t *cpu = NULL;
-    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
     char what[32];
     snprintf(what, sizeof what, "process rank %d of 2", rank);
-    gc_test_copies(g, cpu, what);
-    gc_test_scan(g, cpu, what);
-    gc_test_segmented(g, cpu, what);
-    gc_test_sort(g, cpu, what);
-    gp_ctx_destroy(cpu);
-    gp_group_destroy(g);
-    return tc_finish(what);
+    return rank_checks(g, what);
 }
 
 /* a rank started with the environment alone (GP_MP_SEED and GP_MP_SOURCE are this test's own) */
@@ -57,15 +64,9 @@ static int env_child(void)
           "rank %d: size %d, rank %d, GPU %d", e.rank, gp_group_size(g), gp_group_rank(g, 0),
           gp_ctx_device(gp_group_ctx(g, 0)));
     CHECK(getenv("NCCL_COMM_ID") == NULL || strcmp(e.source, "GPUPRIM") == 0, "NCCL_COMM_ID left set");
-    gp_ctx_t *cpu = NULL;
-    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
     char what[64];
     snprintf(what, sizeof what, "%s rank %d of 2", e.source, e.rank);
-    gc_test_copies(g, cpu, what);
-    gc_test_scan(g, cpu, what);
-    gp_ctx_destroy(cpu);
-    gp_group_destroy(g);
-    return tc_finish(what);
+    return rank_checks(g, what);
 }
 
 /* a TCP port free on this host just now */
