@@ -85,40 +85,47 @@ static int free_port(void)
     return port;
 }
 
-/* two ranks started with the launcher variables of `family` and nothing on their command line */
-static void run_env_ranks(const char *self, const char *argv0, int family, const char *seed)
+/* two rank processes of this test: family < 0 with the group's id on their command line; else with nothing there
+ * and the launcher variables of family (0: GPUPRIM_* and NCCL_COMM_ID, 1: torchrun's and MASTER_ADDR / MASTER_PORT) */
+static void run_ranks(const char *argv0, int family, const char *hex, const char *seed)
 {
-    const int port = free_port();
-    REQUIRE(port > 0, "a free port");
-    char ps[16], addr[64];
-    snprintf(ps, sizeof ps, "%d", port);
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    static const char *const how[] = {"id on the command line", "GPUPRIM variables", "torchrun variables"};
+    char ps[16] = "", addr[64] = "";
+    if (family >= 0) {
+        const int port = free_port();
+        REQUIRE(port > 0, "a free port");
+        snprintf(ps, sizeof ps, "%d", port);
+        snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    }
     pid_t pid[2];
     for (int r = 0; r < 2; r++) {
         pid[r] = fork();
         REQUIRE(pid[r] >= 0, "fork");
-        if (pid[r] == 0) {
-            char rs[8];
-            snprintf(rs, sizeof rs, "%d", r);
-            setenv("GP_MP_SEED", seed, 1);
-            if (family == 0) {
-                setenv("GP_MP_SOURCE", "GPUPRIM", 1);
-                setenv("GPUPRIM_RANK", rs, 1), setenv("GPUPRIM_SIZE", "2", 1), setenv("GPUPRIM_LOCAL_RANK", rs, 1);
-                setenv("NCCL_COMM_ID", addr, 1);
-            } else {
-                setenv("GP_MP_SOURCE", "torchrun", 1);
-                setenv("RANK", rs, 1), setenv("WORLD_SIZE", "2", 1), setenv("LOCAL_RANK", rs, 1);
-                setenv("MASTER_ADDR", "127.0.0.1", 1), setenv("MASTER_PORT", ps, 1);
-            }
-            execl(self, argv0, "env", (char *)NULL);
+        if (pid[r] != 0) continue;
+        char rs[8];
+        snprintf(rs, sizeof rs, "%d", r);
+        if (family < 0) {
+            execl("/proc/self/exe", argv0, rs, hex, seed, (char *)NULL);
             _exit(127);
         }
+        setenv("GP_MP_SEED", seed, 1);
+        if (family == 0) {
+            setenv("GP_MP_SOURCE", "GPUPRIM", 1);
+            setenv("GPUPRIM_RANK", rs, 1), setenv("GPUPRIM_SIZE", "2", 1), setenv("GPUPRIM_LOCAL_RANK", rs, 1);
+            setenv("NCCL_COMM_ID", addr, 1);
+        } else {
+            setenv("GP_MP_SOURCE", "torchrun", 1);
+            setenv("RANK", rs, 1), setenv("WORLD_SIZE", "2", 1), setenv("LOCAL_RANK", rs, 1);
+            setenv("MASTER_ADDR", "127.0.0.1", 1), setenv("MASTER_PORT", ps, 1);
+        }
+        execl("/proc/self/exe", argv0, "env", (char *)NULL);
+        _exit(127);
     }
     for (int r = 0; r < 2; r++) {
         int ws = 0;
         waitpid(pid[r], &ws, 0);
-        CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: rank %d's process exited with %d",
-              family ? "torchrun variables" : "GPUPRIM variables", r, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "%s: rank %d's process exited with %d", how[family + 1], r,
+              WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
     }
 }
 
@@ -144,23 +151,6 @@ int main(int argc, char **argv)
     char hex[257], seed[32];
     for (int i = 0; i < 128; i++) snprintf(hex + 2 * i, 3, "%02x", id.bytes[i]);
     snprintf(seed, sizeof seed, "0x%llx", (unsigned long long)tc_state);
-    pid_t pid[2];
-    for (int r = 0; r < 2; r++) {
-        pid[r] = fork();
-        REQUIRE(pid[r] >= 0, "fork");
-        if (pid[r] == 0) {
-            char rs[8];
-            snprintf(rs, sizeof rs, "%d", r);
-            execl("/proc/self/exe", argv[0], rs, hex, seed, (char *)NULL);
-            _exit(127);
-        }
-    }
-    for (int r = 0; r < 2; r++) {
-        int ws = 0;
-        waitpid(pid[r], &ws, 0);
-        CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "rank %d's process exited with %d", r,
-              WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
-    }
-    for (int family = 0; family < 2; family++) run_env_ranks("/proc/self/exe", argv[0], family, seed);
+    for (int family = -1; family < 2; family++) run_ranks(argv[0], family, hex, seed);
     return tc_finish("gpu_group_mp");
 }
