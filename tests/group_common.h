@@ -784,7 +784,35 @@ static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
                     CHECK(ok && okv, "%s: group sort %s%s n=%zu values %zu layout %d over %d ranks: %s differ from one "
                           "context's sort", what, gp_dtype_name(dt), desc ? " descending" : "", n, vb, layout, k,
                           ok ? "values" : "keys");
-                    gc_shards_free(g, &xs), gc_shards_free(g, &vs), gc_shards_free(g, &ys), gc_shards_free(g, &ws);
+                    gc_shards_free(g, &ys), gc_shards_free(g, &ws);
+                    if (!vb) { /* the argsort of the same shards: one context's gp_argsort, u32 or u64 by layout */
+                        const gp_dtype_t it = layout % 2 ? GP_U32 : GP_U64;
+                        const size_t ib = gp_dtype_size(it);
+                        char *wanti = malloc(n * ib + 16), *goti = malloc(n * ib + 16);
+                        gp_buffer_t ri;
+                        REQUIRE(gp_mem_alloc(ref, GP_MEM_DEVICE, n * ib, &ri) == GP_OK, "alloc");
+                        if (n) {
+                            OK(gp_argsort_sync(ref, dt, n, px, it, ri.device ? ri.device : ri.host, &so));
+                            OK(gp_memcpy_sync(ref, wanti, ri.device ? ri.device : ri.host, n * ib));
+                        }
+                        memset(goti, 0x5a, n * ib);
+                        gc_shards_t is;
+                        gc_shards_make(g, goti, ib, cut, &is); /* poisoned */
+                        OK(gp_group_argsort(g, dt, xs.counts, xs.p, it, (void *const *)is.p, desc));
+                        int oki = 1;
+                        for (int m = 0; m < xs.k; m++) {
+                            if (!xs.counts[m]) continue;
+                            OK(gp_memcpy_sync(gp_group_ctx(g, m), goti, is.p[m], xs.counts[m] * ib));
+                            if (memcmp(goti, wanti + xs.first[m] * ib, xs.counts[m] * ib)) oki = 0;
+                        }
+                        CHECK(oki, "%s: group argsort %s%s n=%zu -> %s layout %d over %d ranks differs from one "
+                              "context's argsort", what, gp_dtype_name(dt), desc ? " descending" : "", n,
+                              gp_dtype_name(it), layout, k);
+                        gc_shards_free(g, &is);
+                        gp_mem_free(ref, &ri);
+                        free(wanti), free(goti);
+                    }
+                    gc_shards_free(g, &xs), gc_shards_free(g, &vs);
                 }
                 gp_mem_free(ref, &rx), gp_mem_free(ref, &rv), gp_mem_free(ref, &ry), gp_mem_free(ref, &rw);
                 free(xh), free(vh), free(want), free(wantv), free(got);
@@ -805,9 +833,13 @@ static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
         CHECK_ST(gp_group_sort(g, GP_U8, xs.counts, xs.p, (void *const *)xs.p, 3, xs.p, (void *const *)xs.p, 0),
                  GP_ERR_INVALID_ARG);
         CHECK_ST(gp_group_sort(NULL, GP_U8, xs.counts, xs.p, (void *const *)xs.p, 0, NULL, NULL, 0), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_group_argsort(g, GP_U8, xs.counts, xs.p, GP_I32, (void *const *)xs.p, 0), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "index_dtype") != NULL, "argsort names index_dtype: %s", gp_last_error());
+        CHECK_ST(gp_group_argsort(g, GP_U8, xs.counts, xs.p, GP_U64, NULL, 0), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_group_sort(g, GP_U8, xs.counts, xs.p, NULL, 0, NULL, NULL, 0), GP_ERR_INVALID_ARG);
         gc_shards_free(g, &xs);
     }
-    printf("  %s: sorts (%s, ascending and descending, values 0 / 4 / 16 B, %s): %s\n", what,
+    printf("  %s: sorts and argsorts (%s, ascending and descending, values 0 / 4 / 16 B, %s): %s\n", what,
            gc_quick ? "3 dtypes" : "8 dtypes with NaN payloads, +-0 and ties", gc_quick ? "2 layouts" : "5 layouts",
            tc_fail == before ? "ok" : "FAILED");
 }

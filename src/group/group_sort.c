@@ -1,11 +1,12 @@
 /*
- * group_sort.c — the sharded sort (gp_group_sort): one gp_sort of the whole array, split across the ranks, laid out
- * again over the same shard sizes, with one GPU's bits (docs/design/group.md, "Sorting").
- *   1. each rank sorts its shard (gp_sort / gp_sort_pairs: stable);
- *   2. the split of every output shard: output rank j starts at global place P_j; a bisection over the radix keys
- *      finds the least v_j whose count of keys <= v_j (summed over the ranks: an all-gather of each rank's counts a
- *      step) reaches P_j; then each rank gives its keys below v_j, and the ties at v_j go in rank order until P_j
- *      are given — equal keys keep their global index order, as a stable sort of the whole keeps them;
+ * group_sort.c — the sharded sort (gp_group_sort, gp_group_argsort): one gp_sort of the whole array, split across the
+ * ranks, laid out again over the same shard sizes, with one GPU's bits (docs/design/group.md, "Sorting").
+ *   1. each rank sorts its shard (gp_sort / gp_sort_pairs: stable; argsort: pairs with the global positions);
+ *   2. the split of every output shard: output rank j starts at global place P_j; a search over the radix keys finds
+ *      the least v_j whose count of keys <= v_j (summed over the ranks: an all-gather of each rank's counts a round,
+ *      SPLIT_Q candidates per split and round) reaches P_j; then each rank gives its keys below v_j, and the ties at
+ *      v_j go in rank order until P_j are given — equal keys keep their global index order, as a stable sort keeps
+ *      them;
  *   3. rank r's slice between its splits j and j + 1 goes to rank j (NCCL grouped send / receive);
  *   4. each rank merges its pieces in rank order (gp_merge, stable: the first input's ties first).
  */
@@ -15,10 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the buffers of one member */
+/* candidates per split and round: the range of a split's key shrinks by this factor a round (32-bit keys: 5 rounds) */
+#define SPLIT_Q 128
+
+/* the buffers of one member (its scratch slots: a, av, k, dq in slot 0; b, bv in slot 1) */
 typedef struct part {
     void *a, *av; /* its shard sorted (keys, values) */
-    void *b, *bv; /* the pieces it receives, then merge scratch */
+    void *b, *bv; /* the pieces it receives, then merge scratch (bv: argsort's positions before the sort) */
+    void *k;      /* argsort: the sorted keys (the caller gets only the positions) */
+    void *dq;     /* the split search's queries and counts */
 } part_t;
 
 /* member i's counts of keys with radix key <= q[k] (nq queries) into out (host) */
@@ -49,10 +55,10 @@ static gp_status_t count_le(gp_group_t *g, int i, gp_dtype_t dt, int desc, size_
 
 /* every rank's counts for the same queries: all[r * nq + k] */
 static gp_status_t counts_all(gp_group_t *g, gp_dtype_t dt, int desc, const size_t *counts, part_t *pt,
-                              const uint64_t *q, int nq, uint64_t *local, uint64_t *all, void **dq)
+                              const uint64_t *q, int nq, uint64_t *local, uint64_t *all)
 {
     for (int i = 0; i < g->nlocal; i++)
-        GP_TRY_RET(count_le(g, i, dt, desc, counts[i], pt[i].a, q, nq, local + (size_t)i * nq, dq[i]));
+        GP_TRY_RET(count_le(g, i, dt, desc, counts[i], pt[i].a, q, nq, local + (size_t)i * nq, pt[i].dq));
     return gp__group_allgather_host(g, local, all, (size_t)nq * 8);
 }
 
@@ -86,107 +92,128 @@ static gp_status_t merge_pieces(gp_group_t *g, int i, gp_dtype_t dt, size_t vb, 
     return GP_OK;
 }
 
-gp_status_t gp_group_sort(gp_group_t *g, gp_dtype_t dt, const size_t *counts, const void *const *keys,
-                          void *const *keys_out, size_t vb, const void *const *values, void *const *values_out,
-                          int desc)
+/* member i's global positions base + k (ib-byte unsigned) into out */
+static gp_status_t positions(gp_group_t *g, int i, size_t ib, size_t n, uint64_t base, void *out)
 {
-    static const char fn[] = "gp_group_sort";
-    GP_TRY_RET(gp__group_check(fn, g));
-    if ((unsigned)dt >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d", fn, (int)dt);
-    if (vb != 0 && vb != 1 && vb != 2 && vb != 4 && vb != 8 && vb != 16)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (0, 1, 2, 4, 8 or 16)", fn, vb);
-    GP_TRY_RET(gp__group_check_shards(fn, g, dt, counts, keys, "keys"));
-    GP_TRY_RET(gp__group_check_shards(fn, g, dt, counts, (const void *const *)keys_out, "keys_out"));
-    if (vb) {
-        const gp_dtype_t vt = vb == 1 ? GP_U8 : vb == 2 ? GP_U16 : vb == 4 ? GP_U32 : GP_U64; /* alignment by size */
-        GP_TRY_RET(gp__group_check_shards(fn, g, vt, counts, values, "values"));
-        GP_TRY_RET(gp__group_check_shards(fn, g, vt, counts, (const void *const *)values_out, "values_out"));
+    if (g->gpu) {
+        GP_TRY_RET(gp__ctx_enter(g->ctx[i], "gp_group_argsort"));
+        return gp__group_sort_iota_gpu(ib, n, base, out, g->stream[i]);
     }
+    for (size_t k = 0; k < n; k++) {
+        if (ib == 4) ((uint32_t *)out)[k] = (uint32_t)(base + k);
+        else ((uint64_t *)out)[k] = base + k;
+    }
+    return GP_OK;
+}
+
+static size_t up256(size_t b) { return (b + 255) / 256 * 256; }
+
+/* member i's scratch: slot 0 holds a, av, k, dq; slot 1 holds b, bv (kept by the group for its next call) */
+static gp_status_t part_make(gp_group_t *g, int i, size_t n, size_t es, size_t vb, int argsort, int nq, part_t *p)
+{
+    const size_t ka = up256(n * es), va = up256(n * vb), kk = argsort ? ka : 0, qa = up256((size_t)nq * 16);
+    void *s0 = NULL, *s1 = NULL;
+    GP_TRY_RET(gp__group_scratch(g, i, 0, ka + va + kk + qa, &s0));
+    GP_TRY_RET(gp__group_scratch(g, i, 1, ka + va, &s1));
+    char *c0 = s0, *c1 = s1;
+    p->a = c0, p->av = vb ? c0 + ka : NULL, p->k = argsort ? c0 + ka + va : NULL, p->dq = c0 + ka + va + kk;
+    p->b = c1, p->bv = vb ? c1 + ka : NULL;
+    return GP_OK;
+}
+
+/* keys_out NULL: argsort (values_out the positions in index dtype ib = vb; values unused) */
+static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, const size_t *counts,
+                              const void *const *keys, void *const *keys_out, size_t vb, const void *const *values,
+                              void *const *values_out, int desc)
+{
+    const int argsort = keys_out == NULL;
     const size_t es = gp_dtype_size(dt);
-    for (int i = 0; i < g->nlocal; i++) {
-        if (!counts[i]) continue;
-        if (gp__overlap(keys_out[i], counts[i] * es, keys[i], counts[i] * es) ||
-            (vb && (gp__overlap(values_out[i], counts[i] * vb, values[i], counts[i] * vb) ||
-                    gp__overlap(values_out[i], counts[i] * vb, keys[i], counts[i] * es) ||
-                    gp__overlap(keys_out[i], counts[i] * es, values[i], counts[i] * vb) ||
-                    gp__overlap(values_out[i], counts[i] * vb, keys_out[i], counts[i] * es))))
-            return gp__error(GP_ERR_INVALID_ARG, "%s: member %d's outputs overlap its inputs or each other", fn, i);
-    }
-    const int R = g->size, L = g->nlocal, nq = R - 1 > 0 ? R - 1 : 1;
+    const int R = g->size, L = g->nlocal, ns = R - 1 > 0 ? R - 1 : 1, nq = ns * SPLIT_Q;
     const int W = gp__sort_width(dt);
     gp_status_t st = GP_OK;
     part_t *pt = calloc((size_t)L, sizeof *pt);
     size_t *all = calloc((size_t)R, sizeof *all), *P = calloc((size_t)R + 1, sizeof *P);
-    uint64_t *lo = calloc((size_t)nq, 8), *hi = calloc((size_t)nq, 8), *mid = calloc((size_t)nq, 8);
-    uint64_t *local = calloc((size_t)L * 2 * nq, 8), *cnt = calloc((size_t)R * 2 * nq, 8);
+    uint64_t *lo = calloc((size_t)ns, 8), *hi = calloc((size_t)ns, 8), *q = calloc((size_t)nq, 8);
+    uint64_t *local = calloc((size_t)L * nq, 8), *cnt = calloc((size_t)R * nq, 8);
     size_t *split = calloc((size_t)R * (R + 1), sizeof *split); /* split[r * (R + 1) + j]: rank r's cut j */
     size_t *soff = calloc((size_t)L * R, sizeof *soff), *sb = calloc((size_t)L * R, sizeof *sb);
     size_t *roff = calloc((size_t)L * R, sizeof *roff), *rb = calloc((size_t)L * R, sizeof *rb);
     size_t *voff = calloc((size_t)L * R * 4, sizeof *voff), *off = calloc((size_t)R + 1, sizeof *off);
-    void **dq = calloc((size_t)L, sizeof *dq), **sa = calloc((size_t)L * 4, sizeof *sa);
-    if (!pt || !all || !P || !lo || !hi || !mid || !local || !cnt || !split || !soff || !sb || !roff || !rb || !voff ||
-        !off || !dq || !sa) {
+    void **sa = calloc((size_t)L * 4, sizeof *sa), **kout = calloc((size_t)L, sizeof *kout);
+    if (!pt || !all || !P || !lo || !hi || !q || !local || !cnt || !split || !soff || !sb || !roff || !rb || !voff ||
+        !off || !sa || !kout) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d ranks", fn, R);
         goto fail;
     }
     /* every rank's count (the same checks everywhere: all refuse together, before any exchange) */
     GP_TRY(gp__group_allgather_host(g, counts, all, sizeof *all));
     for (int r = 0; r < R; r++) P[r + 1] = P[r] + all[r];
-    /* 1. each shard sorted into a */
+    if (argsort && vb == 4 && P[R] > ((size_t)1 << 32)) {
+        st = gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 holds positions below 2^32; the ranks hold %zu keys "
+                                           "(use u64)", fn, P[R]);
+        goto fail;
+    }
+    /* 1. each shard sorted into a (argsort: its global positions sorted along, into av) */
     const gp_sort_opts_t so = {desc, 0, 0};
     for (int i = 0; i < L; i++) {
         const size_t n = counts[i];
-        GP_TRY(gp__group_alloc(g, i, n * es, &pt[i].a));
-        GP_TRY(gp__group_alloc(g, i, n * es, &pt[i].b));
-        if (vb) {
-            GP_TRY(gp__group_alloc(g, i, n * vb, &pt[i].av));
-            GP_TRY(gp__group_alloc(g, i, n * vb, &pt[i].bv));
-        }
-        if (g->gpu) GP_TRY(gp__group_alloc(g, i, (size_t)nq * 4 * 8, &dq[i])); /* 2 nq queries and counts */
+        GP_TRY(part_make(g, i, n, es, vb, argsort, nq, &pt[i]));
+        kout[i] = argsort ? pt[i].k : keys_out[i];
         if (!n) continue;
+        const void *v = vb && values ? values[i] : NULL;
+        if (argsort) {
+            GP_TRY(positions(g, i, vb, n, P[g->rank0 + i], pt[i].bv));
+            v = pt[i].bv;
+        }
         if (vb) {
-            GP_TRY(gp_sort_pairs(g->ctx[i], dt, n, keys[i], pt[i].a, vb, values[i], pt[i].av, &so,
-                                 gp_group_stream(g, i)));
+            GP_TRY(gp_sort_pairs(g->ctx[i], dt, n, keys[i], pt[i].a, vb, v, pt[i].av, &so, gp_group_stream(g, i)));
         } else {
             GP_TRY(gp_sort(g->ctx[i], dt, n, keys[i], pt[i].a, &so, gp_group_stream(g, i)));
         }
     }
-    /* 2. the least radix key v_j whose count of keys at or below it reaches P_j (j = 1 .. R - 1), by bisection */
+    /* 2. the least radix key v_j whose count of keys at or below it reaches P_j (j = 1 .. R - 1): each round asks
+     *    SPLIT_Q candidates spread over [lo_j, hi_j] (the last hi_j); the first that reaches P_j and the one before it
+     *    bound the next range. Invariant: count(<= hi_j) >= P_j > count(< lo_j). */
     if (R > 1) {
         const uint64_t top = W == 64 ? ~0ull : (1ull << W) - 1;
-        for (int j = 0; j < nq; j++) lo[j] = 0, hi[j] = top;
-        for (int step = 0; step <= W; step++) {
+        for (int j = 0; j < ns; j++) lo[j] = 0, hi[j] = top;
+        for (;;) {
             int open = 0;
-            for (int j = 0; j < nq; j++) {
-                mid[j] = lo[j] + (hi[j] - lo[j]) / 2;
-                open |= lo[j] < hi[j];
+            for (int j = 0; j < ns; j++) {
+                uint64_t *qj = q + (size_t)j * SPLIT_Q;
+                const uint64_t span = hi[j] - lo[j], w = span / SPLIT_Q + 1;
+                open |= span > 0;
+                for (int k = 0; k < SPLIT_Q - 1; k++) {
+                    const uint64_t o = (uint64_t)(k + 1) * w - 1;
+                    qj[k] = lo[j] + (o < span ? o : span);
+                }
+                qj[SPLIT_Q - 1] = hi[j];
             }
             if (!open) break;
-            GP_TRY(counts_all(g, dt, desc, counts, pt, mid, nq, local, cnt, dq));
-            for (int j = 0; j < nq; j++) {
+            GP_TRY(counts_all(g, dt, desc, counts, pt, q, nq, local, cnt));
+            for (int j = 0; j < ns; j++) {
                 if (lo[j] >= hi[j]) continue;
-                uint64_t sum = 0;
-                for (int r = 0; r < R; r++) sum += cnt[(size_t)r * nq + j];
-                if (sum >= P[j + 1]) hi[j] = mid[j];
-                else lo[j] = mid[j] + 1;
+                const uint64_t *qj = q + (size_t)j * SPLIT_Q;
+                int k = 0;
+                for (; k < SPLIT_Q - 1; k++) {
+                    uint64_t sum = 0;
+                    for (int r = 0; r < R; r++) sum += cnt[(size_t)r * nq + (size_t)j * SPLIT_Q + k];
+                    if (sum >= P[j + 1]) break;
+                }
+                const uint64_t nlo = k ? qj[k - 1] + 1 : lo[j];
+                hi[j] = qj[k];
+                lo[j] = nlo;
             }
         }
         /* every rank's counts at or below v_j and below it (at or below v_j - 1; none below 0) */
-        uint64_t *q2 = calloc((size_t)2 * nq, 8);
-        if (!q2) {
-            st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d ranks", fn, R);
-            goto fail;
-        }
-        for (int j = 0; j < nq; j++) q2[j] = lo[j], q2[nq + j] = lo[j] ? lo[j] - 1 : 0;
-        st = counts_all(g, dt, desc, counts, pt, q2, 2 * nq, local, cnt, dq);
-        free(q2);
-        if (st != GP_OK) goto fail;
-        for (int j = 0; j < nq; j++) { /* the keys below v_j go, then the ties at it rank by rank: stable */
+        for (int j = 0; j < ns; j++) q[j] = lo[j], q[ns + j] = lo[j] ? lo[j] - 1 : 0;
+        GP_TRY(counts_all(g, dt, desc, counts, pt, q, 2 * ns, local, cnt));
+        for (int j = 0; j < ns; j++) { /* the keys below v_j go, then the ties at it rank by rank: stable */
             const uint64_t *c = cnt;
             uint64_t need = P[j + 1];
-            for (int r = 0; r < R; r++) need -= lo[j] ? c[(size_t)r * 2 * nq + nq + j] : 0;
+            for (int r = 0; r < R; r++) need -= lo[j] ? c[(size_t)r * 2 * ns + ns + j] : 0;
             for (int r = 0; r < R; r++) {
-                const uint64_t le = c[(size_t)r * 2 * nq + j], lt = lo[j] ? c[(size_t)r * 2 * nq + nq + j] : 0;
+                const uint64_t le = c[(size_t)r * 2 * ns + j], lt = lo[j] ? c[(size_t)r * 2 * ns + ns + j] : 0;
                 const uint64_t t = le - lt < need ? le - lt : need;
                 split[(size_t)r * (R + 1) + j + 1] = (size_t)(lt + t);
                 need -= t;
@@ -201,6 +228,10 @@ gp_status_t gp_group_sort(gp_group_t *g, gp_dtype_t dt, const size_t *counts, co
         for (int j = 0; j < R; j++) {
             const size_t k = (size_t)i * R + (size_t)j;
             const size_t *sp = split + (size_t)me * (R + 1), *rp = split + (size_t)j * (R + 1);
+            if (sp[j + 1] < sp[j] || rp[me + 1] < rp[me]) {
+                st = gp__error(GP_ERR_INTERNAL, "%s: rank %d's splits are not in order", fn, me);
+                goto fail;
+            }
             soff[k] = sp[j] * es, sb[k] = (sp[j + 1] - sp[j]) * es;
             roff[k] = at * es, rb[k] = (rp[me + 1] - rp[me]) * es;
             voff[k] = sp[j] * vb, voff[(size_t)L * R + k] = (sp[j + 1] - sp[j]) * vb;
@@ -212,11 +243,11 @@ gp_status_t gp_group_sort(gp_group_t *g, gp_dtype_t dt, const size_t *counts, co
             goto fail;
         }
     }
-    /* the pieces land where the merge's last level then writes keys_out: in b when the levels are odd in number */
+    /* the pieces land where the merge's last level then writes the output: in b when the levels are odd in number */
     int levels = 0;
     while ((1 << levels) < R) levels++;
     for (int i = 0; i < L; i++) {
-        sa[i] = pt[i].a, sa[L + i] = levels % 2 ? pt[i].b : keys_out[i];
+        sa[i] = pt[i].a, sa[L + i] = levels % 2 ? pt[i].b : kout[i];
         sa[2 * L + i] = pt[i].av, sa[3 * L + i] = levels % 2 ? pt[i].bv : (vb ? values_out[i] : NULL);
     }
     GP_TRY(gp__group_alltoallv(g, (const void *const *)sa, soff, sb, sa + L, roff, rb));
@@ -228,23 +259,70 @@ gp_status_t gp_group_sort(gp_group_t *g, gp_dtype_t dt, const size_t *counts, co
     for (int i = 0; i < L; i++) {
         const int me = g->rank0 + i;
         off[0] = 0;
-        for (int q = 0; q < R; q++) off[q + 1] = off[q] + (split[(size_t)q * (R + 1) + me + 1] - split[(size_t)q * (R + 1) + me]);
+        for (int r = 0; r < R; r++) off[r + 1] = off[r] + (split[(size_t)r * (R + 1) + me + 1] - split[(size_t)r * (R + 1) + me]);
         void *src = sa[L + i], *srcv = sa[3 * L + i];
-        void *dst = src == keys_out[i] ? pt[i].b : keys_out[i];
+        void *dst = src == kout[i] ? pt[i].b : kout[i];
         void *dstv = vb ? (srcv == values_out[i] ? pt[i].bv : values_out[i]) : NULL;
         GP_TRY(merge_pieces(g, i, dt, vb, desc, R, off, src, srcv, dst, dstv));
     }
     GP_TRY(gp_group_sync(g));
 fail:
-    if (pt) {
-        if (st != GP_OK) gp_group_sync(g); /* nothing freed while still in use */
-        for (int i = 0; i < L; i++) {
-            gp__group_free(g, i, pt[i].a), gp__group_free(g, i, pt[i].b);
-            gp__group_free(g, i, pt[i].av), gp__group_free(g, i, pt[i].bv);
-            if (dq) gp__group_free(g, i, dq[i]);
-        }
-    }
-    free(pt), free(all), free(P), free(lo), free(hi), free(mid), free(local), free(cnt), free(split), free(soff);
-    free(sb), free(roff), free(rb), free(voff), free(off), free(dq), free(sa);
+    if (st != GP_OK && pt) gp_group_sync(g); /* the scratch is the group's: nothing runs on it after a refusal */
+    free(pt), free(all), free(P), free(lo), free(hi), free(q), free(local), free(cnt), free(split), free(soff);
+    free(sb), free(roff), free(rb), free(voff), free(off), free(sa), free(kout);
     return st;
+}
+
+/* the checks both calls make: the group, the dtype, the shards (ib: the bytes of each value or position) */
+static gp_status_t check_args(const char *fn, gp_group_t *g, gp_dtype_t dt, const size_t *counts,
+                              const void *const *keys, void *const *keys_out, size_t vb, const void *const *values,
+                              void *const *values_out, const char *vname)
+{
+    GP_TRY_RET(gp__group_check(fn, g));
+    if ((unsigned)dt >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d", fn, (int)dt);
+    GP_TRY_RET(gp__group_check_shards(fn, g, dt, counts, keys, "keys"));
+    if (keys_out) GP_TRY_RET(gp__group_check_shards(fn, g, dt, counts, (const void *const *)keys_out, "keys_out"));
+    if (vb) {
+        const gp_dtype_t vt = vb == 1 ? GP_U8 : vb == 2 ? GP_U16 : vb == 4 ? GP_U32 : GP_U64; /* alignment by size */
+        if (values) GP_TRY_RET(gp__group_check_shards(fn, g, vt, counts, values, "values"));
+        GP_TRY_RET(gp__group_check_shards(fn, g, vt, counts, (const void *const *)values_out, vname));
+    }
+    const size_t es = gp_dtype_size(dt);
+    for (int i = 0; i < g->nlocal; i++) {
+        if (!counts[i]) continue;
+        const size_t nv = counts[i] * vb, nk = counts[i] * es;
+        if ((keys_out && gp__overlap(keys_out[i], nk, keys[i], nk)) ||
+            (vb && ((values && gp__overlap(values_out[i], nv, values[i], nv)) ||
+                    gp__overlap(values_out[i], nv, keys[i], nk) ||
+                    (keys_out && values && gp__overlap(keys_out[i], nk, values[i], nv)) ||
+                    (keys_out && gp__overlap(values_out[i], nv, keys_out[i], nk)))))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: member %d's outputs overlap its inputs or each other", fn, i);
+    }
+    return GP_OK;
+}
+
+gp_status_t gp_group_sort(gp_group_t *g, gp_dtype_t dt, const size_t *counts, const void *const *keys,
+                          void *const *keys_out, size_t vb, const void *const *values, void *const *values_out,
+                          int desc)
+{
+    static const char fn[] = "gp_group_sort";
+    GP_TRY_RET(gp__group_check(fn, g));
+    if (vb != 0 && vb != 1 && vb != 2 && vb != 4 && vb != 8 && vb != 16)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: value_bytes %zu (0, 1, 2, 4, 8 or 16)", fn, vb);
+    if (!keys_out) return gp__error(GP_ERR_INVALID_ARG, "%s: keys_out is NULL", fn);
+    if (vb && !values) return gp__error(GP_ERR_INVALID_ARG, "%s: values is NULL with value_bytes %zu", fn, vb);
+    GP_TRY_RET(check_args(fn, g, dt, counts, keys, keys_out, vb, values, values_out, "values_out"));
+    return group_sort(fn, g, dt, counts, keys, keys_out, vb, values, values_out, desc);
+}
+
+gp_status_t gp_group_argsort(gp_group_t *g, gp_dtype_t dt, const size_t *counts, const void *const *keys,
+                             gp_dtype_t index_dtype, void *const *indices, int desc)
+{
+    static const char fn[] = "gp_group_argsort";
+    if (index_dtype != GP_U32 && index_dtype != GP_U64)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %s (u32 or u64)", fn,
+                         (unsigned)index_dtype < GP_DTYPE_COUNT ? gp_dtype_name(index_dtype) : "?");
+    const size_t ib = gp_dtype_size(index_dtype);
+    GP_TRY_RET(check_args(fn, g, dt, counts, keys, NULL, ib, NULL, indices, "indices"));
+    return group_sort(fn, g, dt, counts, keys, NULL, ib, NULL, indices, desc);
 }

@@ -1,7 +1,8 @@
 /*
  * group_sort.cu — the sharded sort's one kernel (group_sort.c has the rest): how many keys of a rank's sorted shard
  * have a radix key at or below each query, one thread a query binary-searching the shard (the radix key of
- * src/sort/radix_key.cuh, so the count follows gp_sort's order: every NaN one key, -0 == +0, descending too).
+ * src/sort/radix_key.cuh, so the count follows gp_sort's order: every NaN one key, -0 == +0, descending too); and the
+ * argsort's global positions.
  */
 #include "group_internal.h"
 #include "../sort/radix_key.cuh"
@@ -21,6 +22,12 @@ __global__ void k_count_le(const K *x, size_t n, RKey<K> xf, int nq, const uint6
         else hi = mid;
     }
     out[q] = lo;
+}
+
+template <typename W> __global__ void k_iota(size_t n, W base, W *out)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = base + (W)i;
 }
 
 template <typename K>
@@ -44,4 +51,13 @@ extern "C" gp_status_t gp__group_sort_count_gpu(gp_dtype_t dt, int descending, s
     case 4: return launch<uint32_t>(dt, descending, n, sorted, nq, rq, out, s);
     default: return launch<unsigned long long>(dt, descending, n, sorted, nq, rq, out, s);
     }
+}
+
+extern "C" gp_status_t gp__group_sort_iota_gpu(size_t ib, size_t n, uint64_t base, void *out, cudaStream_t s)
+{
+    if (!n) return GP_OK;
+    const size_t blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
+    if (ib == 4) k_iota<uint32_t><<<(unsigned)blocks, 256, 0, s>>>(n, (uint32_t)base, (uint32_t *)out);
+    else k_iota<unsigned long long><<<(unsigned)blocks, 256, 0, s>>>(n, base, (unsigned long long *)out);
+    return GP_CHECK_LAUNCH("gp_group_argsort (positions)");
 }

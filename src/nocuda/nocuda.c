@@ -288,3 +288,9 @@ gp_status_t gp__group_sort_count_gpu(gp_dtype_t dtype, int descending, size_t n,
     (void)dtype, (void)descending, (void)n, (void)sorted, (void)nq, (void)rq, (void)out, (void)stream;
     return NOGPU("gp_group_sort");
 }
+
+gp_status_t gp__group_sort_iota_gpu(size_t ib, size_t n, uint64_t base, void *out, cudaStream_t stream)
+{
+    (void)ib, (void)n, (void)base, (void)out, (void)stream;
+    return NOGPU("gp_group_argsort");
+}
