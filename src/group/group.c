@@ -117,11 +117,12 @@ static gp_status_t group_alloc(gp_group_t **out, int nlocal)
     if (g) {
         g->ctx = calloc((size_t)nlocal, sizeof *g->ctx);
         g->stream = calloc((size_t)nlocal, sizeof *g->stream);
+        g->cstream = calloc((size_t)nlocal, sizeof *g->cstream);
         g->comm = calloc((size_t)nlocal, sizeof *g->comm);
         g->scr = calloc((size_t)nlocal * GP__GROUP_SLOTS, sizeof *g->scr);
         g->scr_cap = calloc((size_t)nlocal * GP__GROUP_SLOTS, sizeof *g->scr_cap);
     }
-    if (!g || !g->ctx || !g->stream || !g->comm || !g->scr || !g->scr_cap) {
+    if (!g || !g->ctx || !g->stream || !g->cstream || !g->comm || !g->scr || !g->scr_cap) {
         gp_group_destroy(g); /* no members yet: frees the arrays */
         return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group_create: %d members", nlocal);
     }
@@ -138,6 +139,7 @@ static gp_status_t group_members(gp_group_t *g, const int *dev, int same_device)
         if (st != GP_OK) return st;
         if (!gp__is_cpu(g->ctx[i])) {
             cudaError_t e = cudaStreamCreateWithFlags(&g->stream[i], cudaStreamNonBlocking);
+            if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g->cstream[i], cudaStreamNonBlocking);
             if (e != cudaSuccess) return gp__cuda_error(e, "gp_group_create: cudaStreamCreate", __FILE__, __LINE__);
         }
     }
@@ -164,6 +166,7 @@ gp_status_t gp_group_destroy(gp_group_t *g)
         if (g->ctx[i] && g->stream[i]) {
             cudaSetDevice(gp_ctx_device(g->ctx[i]));
             cudaStreamDestroy(g->stream[i]);
+            if (g->cstream[i]) cudaStreamDestroy(g->cstream[i]);
         }
         for (int k = 0; k < GP__GROUP_SLOTS; k++) gp__group_free(g, i, g->scr[i * GP__GROUP_SLOTS + k]);
         const gp_status_t cs = gp_ctx_destroy(g->ctx[i]);
@@ -171,6 +174,7 @@ gp_status_t gp_group_destroy(gp_group_t *g)
     }
     free(g->ctx);
     free(g->stream);
+    free(g->cstream);
     free(g->comm);
     free(g->scr);
     free(g->scr_cap);

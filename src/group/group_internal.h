@@ -24,6 +24,8 @@ struct gp_group {
     int rank_path;         /* made by gp_group_create_rank: exchanges always go through NCCL */
     gp_ctx_t **ctx;        /* nlocal contexts, owned */
     cudaStream_t *stream;  /* nlocal non-blocking streams (NULL on the CPU backend) */
+    cudaStream_t *cstream; /* nlocal more, for copies that overlap the members' kernels (work joined back into
+                            * stream[i] before a call returns) */
     void **comm;           /* nlocal ncclComm_t (nccl) */
     struct gp_group_reducer *cached; /* gp_group_reduce's reducer, kept for the next call of the same kind */
     void **scr;            /* nlocal * GP__GROUP_SLOTS scratch buffers in the members' memory (gp__group_scratch) */
@@ -69,6 +71,8 @@ GP_INTERNAL gp_status_t gp__group_alltoallv(gp_group_t *g, const void *const *se
  * radix key <= rq[q] (nq queries in device memory), one thread a query, on stream. */
 GP_INTERNAL gp_status_t gp__group_sort_count_gpu(gp_dtype_t dtype, int descending, size_t n, const void *sorted, int nq,
                                                  const uint64_t *rq, uint64_t *out, cudaStream_t stream);
+/* group_sort.cu: out[k] = base + k for k < n, ib-byte (4 or 8) unsigned values in device memory, on stream. */
+GP_INTERNAL gp_status_t gp__group_sort_iota_gpu(size_t ib, size_t n, uint64_t base, void *out, cudaStream_t stream);
 /* Member memory: device memory of its GPU (cudaMalloc) or host memory; free with gp__group_free. */
 GP_INTERNAL gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p);
 GP_INTERNAL void gp__group_free(gp_group_t *g, int member, void *p);

@@ -20,6 +20,9 @@
 #include <string.h>
 
 #define CH ((size_t)GP__SEG_CHUNK)
+#define NPIECE 8           /* a GPU member's own segments go in up to this many calls, their copies beside them */
+#define PIECE_MIN 4096     /* segments, at least, in a piece */
+#define NEV (3 * NPIECE + 4) /* events a GPU member's pieces use */
 
 typedef struct {
     size_t F, C;          /* the shard: elements [F, F + C) of the whole array */
@@ -92,11 +95,16 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     if (nseg > (size_t)INT64_MAX / 16) return gp__error(GP_ERR_OVERFLOW, "%s: nseg %zu", fn, nseg);
     if (nseg && !offsets) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is NULL with nseg = %zu", fn, nseg);
     if (nseg && !out_host) return gp__error(GP_ERR_INVALID_ARG, "%s: out_host is NULL with nseg = %zu", fn, nseg);
-    for (size_t s = 0; s < nseg; s++)
-        if (offsets[s + 1] < offsets[s])
-            return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%zu] = %lld is below offsets[%zu] = %lld (the sharded "
-                                                 "reduction takes nondecreasing offsets)", fn, s + 1,
-                             (long long)offsets[s + 1], s, (long long)offsets[s]);
+    {
+        long long bad = (long long)nseg; /* the first decrease, in parallel: the check is on every call's path */
+#pragma omp parallel for schedule(static) reduction(min : bad) if (nseg > 65536)
+        for (long long s = 0; s < (long long)nseg; s++)
+            if (offsets[s + 1] < offsets[s] && s < bad) bad = s;
+        if (bad < (long long)nseg)
+            return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%lld] = %lld is below offsets[%lld] = %lld (the sharded "
+                                                 "reduction takes nondecreasing offsets)", fn, bad + 1,
+                             (long long)offsets[bad + 1], bad, (long long)offsets[bad]);
+    }
     const int P = g->size, L = g->nlocal;
     const size_t es = gp_dtype_size(dtype), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
     gp_status_t st = GP_OK;
@@ -108,7 +116,9 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     int64_t **offs = NULL; /* each member's offsets (in the group's host scratch), read by its call */
     void **blob = calloc(2 * (size_t)L, sizeof *blob);
     offs = calloc((size_t)L, sizeof *offs);
-    if (!rk || !all || !blob || !offs) {
+    cudaEvent_t *evs = calloc((size_t)L * NEV, sizeof *evs);
+    int *nev = calloc((size_t)L, sizeof *nev), *npiece = calloc((size_t)L, sizeof *npiece);
+    if (!rk || !all || !blob || !offs || !evs || !nev || !npiece) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu segments over %d ranks", fn, nseg, P);
         goto fail;
     }
@@ -219,35 +229,73 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
                 at += (rk[g->rank0 + i].nvals + 1) * sizeof(int64_t);
             }
     }
-    /* the members' calls and blobs */
+    /* each member's CSR: its segments shifted to the shard, then the runs: the right edge's segment's chunks (from
+     * its start, which is where the shard's own segments end), then the left edge's (below that): the junk segments
+     * between the parts are empty or decreasing, so no element is reduced twice */
     for (int i = 0; i < L; i++) {
         const rk_t *k = &rk[g->rank0 + i];
-        GP_TRY(gp__group_scratch(g, i, 0, maxblob, &blob[i]));
         if (!k->C) continue;
-        const size_t E = k->nvals + 1;
         int64_t *off = offs[i];
-        /* its segments shifted to the shard, then the runs: the right edge's segment's chunks (from its start, which
-         * is where the shard's own segments end), then the left edge's (below that): the junk segments between the
-         * parts are empty or decreasing, so no element is reduced twice */
-        if (k->hi > k->lo)
-            for (size_t s = k->lo; s <= k->hi; s++) off[s - k->lo] = (int64_t)(O(s) - k->F);
+        if (k->hi > k->lo) {
+            const long long lo = (long long)k->lo, hi = (long long)k->hi;
+#pragma omp parallel for schedule(static) if (hi - lo > 65536)
+            for (long long s = lo; s <= hi; s++) off[s - lo] = (int64_t)(O((size_t)s) - k->F);
+        }
         for (int j = 0; j < 2; j++) {
             const long long s = j == 0 ? k->sr : k->sl;
             for (size_t c = k->k0[j]; k->k1[j] > k->k0[j] && c <= k->k1[j]; c++)
                 off[k->base[j] + (c - k->k0[j])] = (int64_t)(O(s) + c * CH - k->F);
         }
-        void *doff = NULL;
+    }
+    /* the members' calls: a GPU member's own segments go in up to NPIECE pieces, each piece's offsets copied in on
+     * the member's copy stream and (every rank here) its values copied out there as soon as its kernel is done, so
+     * copies run beside the kernels; then one call for the runs, and the elements shipped to the host */
+    for (int i = 0; i < L; i++) {
+        const int r = g->rank0 + i;
+        const rk_t *k = &rk[r];
+        GP_TRY(gp__group_scratch(g, i, 0, maxblob, &blob[i]));
+        if (!k->C) continue;
+        const size_t E = k->nvals + 1, own = k->hi > k->lo ? k->hi - k->lo : 0;
         const size_t vo = (k->nvals * vb + 15) / 16 * 16;
-        if (g->gpu) GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-        if (k->nvals) {
-            if (g->gpu) {
-                GP_TRY(gp__group_scratch(g, i, 1, E * sizeof *off, &doff));
-                GP_CUDA_TRY(cudaMemcpyAsync(doff, off, E * sizeof *off, cudaMemcpyHostToDevice, g->stream[i]));
-            } else {
-                doff = off;
+        int64_t *off = offs[i];
+        if (!g->gpu) {
+            if (k->nvals)
+                GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], k->nvals, off, blob[i], NULL));
+        } else {
+            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+            cudaStream_t ks = g->stream[i], cs = g->cstream[i];
+            cudaEvent_t *ev = evs + (size_t)i * NEV;
+            nev[i] = NEV;
+            for (int e = 0; e < NEV; e++) GP_CUDA_TRY(cudaEventCreateWithFlags(&ev[e], cudaEventDisableTiming));
+            void *doff = NULL;
+            GP_TRY(gp__group_scratch(g, i, 1, E * sizeof *off, &doff));
+            int64_t *dof = doff;
+            const int np = own ? (int)((own + PIECE_MIN - 1) / PIECE_MIN < NPIECE ? (own + PIECE_MIN - 1) / PIECE_MIN
+                                                                                   : NPIECE) : 0;
+            npiece[i] = np;
+            GP_CUDA_TRY(cudaEventRecord(ev[0], ks)); /* the copy stream starts after the member's earlier work */
+            GP_CUDA_TRY(cudaStreamWaitEvent(cs, ev[0], 0));
+            size_t done = 0; /* offsets entries [0, done) copied */
+            for (int c = 0; c <= np; c++) { /* piece np: the runs (entries [own, E)) */
+                const size_t s0 = c < np ? own * (size_t)c / (size_t)np : own, s1 = c < np ? own * (size_t)(c + 1) / (size_t)np : E - 1;
+                if (c == np && k->nvals <= own) break;
+                if (s1 + 1 > done) {
+                    GP_CUDA_TRY(cudaMemcpyAsync(dof + done, off + done, (s1 + 1 - done) * sizeof *off,
+                                                cudaMemcpyHostToDevice, cs));
+                    done = s1 + 1;
+                }
+                GP_CUDA_TRY(cudaEventRecord(ev[1 + c], cs));
+                GP_CUDA_TRY(cudaStreamWaitEvent(ks, ev[1 + c], 0));
+                GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], s1 - s0, dof + s0,
+                                           (char *)blob[i] + s0 * vb, (gp_stream_t)ks));
+                if (L == P && c < np) { /* the piece's values to the host blob, beside the next piece's kernel */
+                    GP_CUDA_TRY(cudaEventRecord(ev[1 + NPIECE + 1 + c], ks));
+                    GP_CUDA_TRY(cudaStreamWaitEvent(cs, ev[1 + NPIECE + 1 + c], 0));
+                    GP_CUDA_TRY(cudaMemcpyAsync(host + (size_t)r * maxblob + s0 * vb, (char *)blob[i] + s0 * vb,
+                                                (s1 - s0) * vb, cudaMemcpyDeviceToHost, cs));
+                    GP_CUDA_TRY(cudaEventRecord(ev[2 * NPIECE + 3 + c], cs));
+                }
             }
-            GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], k->nvals, doff, blob[i],
-                                       (gp_stream_t)g->stream[i]));
         }
         size_t at = vo;
         for (size_t t = 0; t < nitems; t++) {
@@ -262,11 +310,20 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
                 memcpy((char *)blob[i] + at, src, (hi - lo) * es);
             at += (hi - lo) * es;
         }
+        if (g->gpu && L == P && at > own * vb) { /* the runs' values and the shipped elements */
+            GP_CUDA_TRY(cudaMemcpyAsync(host + (size_t)r * maxblob + own * vb, (char *)blob[i] + own * vb,
+                                        at - own * vb, cudaMemcpyDeviceToHost, g->stream[i]));
+        }
+        if (g->gpu) { /* the copy stream's work joined into the member's stream */
+            cudaEvent_t *ev = evs + (size_t)i * NEV;
+            GP_CUDA_TRY(cudaEventRecord(ev[NEV - 1], g->cstream[i]));
+            GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[NEV - 1], 0));
+        }
     }
-    if (L == P) {
+    if (L == P && !g->gpu) {
         for (int i = 0; i < L; i++)
-            if (rk[i].C) GP_TRY(gp__group_to_host(g, i, host + (size_t)i * maxblob, blob[i], maxblob));
-    } else {
+            if (rk[i].C) memcpy(host + (size_t)i * maxblob, blob[i], maxblob);
+    } else if (L != P) {
         for (int i = 0; i < L; i++) GP_TRY(gp__group_scratch(g, i, 1, hbytes, &blob[L + i]));
         GP_TRY(gp__group_allgather(g, (const void *const *)blob, blob + L, maxblob));
         GP_TRY(gp__group_to_host(g, 0, host, blob[L], hbytes));
@@ -285,15 +342,31 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         const int64_t zero[2] = {0, 0};
         gp__reduce_cpu_segmented(op, dtype, 0, NULL, 1, (const long long *)zero, idv, 0);
     }
-    /* the identity everywhere (a rank of 0 elements has no values), each rank's own segments as a block (empty
-     * segments on an edge belong to both ranks: the identity from either), then the crossing ones */
-    if (vb == 4)
-        for (size_t s = 0; s < nseg; s++) memcpy((unsigned char *)out_host + s * 4, idv, 4);
-    else
-        for (size_t s = 0; s < nseg; s++) memcpy((unsigned char *)out_host + s * 8, idv, 8);
-    for (int r = 0; r < P; r++)
-        if (rk[r].C && rk[r].hi > rk[r].lo)
-            memcpy((unsigned char *)out_host + rk[r].lo * vb, host + (size_t)r * maxblob, (rk[r].hi - rk[r].lo) * vb);
+    /* the identity where no rank's own segments are (a rank of 0 elements has none; the crossing segments are
+     * written below), each rank's own segments as a block (empty segments on an edge belong to both ranks: the
+     * identity from either) — a GPU rank's piece by piece as its copies land — then the crossing ones */
+    {
+        size_t cur = 0;
+        for (int r = 0; r < P; r++) {
+            if (!rk[r].C || rk[r].hi <= rk[r].lo) continue;
+            for (size_t s = cur; s < rk[r].lo; s++) memcpy((unsigned char *)out_host + s * vb, idv, vb);
+            if (rk[r].hi > cur) cur = rk[r].hi;
+        }
+        for (size_t s = cur; s < nseg; s++) memcpy((unsigned char *)out_host + s * vb, idv, vb);
+    }
+    for (int r = 0; r < P; r++) {
+        if (!rk[r].C || rk[r].hi <= rk[r].lo) continue;
+        const size_t own = rk[r].hi - rk[r].lo;
+        const int i = r - g->rank0, np = L == P && g->gpu ? npiece[i] : 0;
+        for (int c = 0; c < np; c++) {
+            const size_t s0 = own * (size_t)c / (size_t)np, s1 = own * (size_t)(c + 1) / (size_t)np;
+            GP_CUDA_TRY(cudaEventSynchronize(evs[(size_t)i * NEV + 2 * NPIECE + 3 + c]));
+            memcpy((unsigned char *)out_host + (rk[r].lo + s0) * vb, host + (size_t)r * maxblob + s0 * vb,
+                   (s1 - s0) * vb);
+        }
+        if (!np) memcpy((unsigned char *)out_host + rk[r].lo * vb, host + (size_t)r * maxblob, own * vb);
+    }
+    if (g->gpu && L == P) GP_TRY(gp_group_sync(g)); /* the runs' values and the shipped elements are in */
     size_t it = 0;
     for (size_t c = 0; c < ncross; c++) {
         const size_t s = cross[c];
@@ -332,9 +405,21 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     }
 #undef O
 fail:
-    if (st != GP_OK && g->gpu) gp_group_sync(g);
+    if (g->gpu) { /* every copy into or out of the host scratch is done (the copy streams too, after an error) */
+        for (int i = 0; i < L && evs && nev; i++) {
+            if (!nev[i]) continue;
+            (void)gp__ctx_enter(g->ctx[i], fn);
+            if (st != GP_OK) cudaStreamSynchronize(g->cstream[i]);
+            for (int e = 0; e < nev[i]; e++)
+                if (evs[(size_t)i * NEV + e]) cudaEventDestroy(evs[(size_t)i * NEV + e]);
+        }
+        const gp_status_t ss = gp_group_sync(g);
+        if (st == GP_OK) st = ss;
+    }
     free(rk);
-    if (st == GP_OK && g->gpu) gp_group_sync(g); /* every copy out of the host scratch has been read */
+    free(evs);
+    free(nev);
+    free(npiece);
     free(all);
     free(cross);
     free(cursor);
