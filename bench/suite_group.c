@@ -13,6 +13,8 @@
  *              compared through the host after the timing.
  *   segmented  gp_group_reduce_segmented sum f32 over segments of 4096 elements (host offsets, host results),
  *              against gp_reduce_segmented on GPU 0 with its sums read back; the sums must be equal.
+ *   sort       gp_group_sort of --sort-n (2^30) random u32 keys, laid out over the same even shards, against gp_sort
+ *              on GPU 0 over the whole array; every output bit compared through the host after the timing.
  * ratio = one GPU's time / the group's (the speed-up). Times are host wall clock (medians of --reps), the group
  * and one GPU run alternately.
  */
@@ -25,13 +27,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim bench group [--devices all|0,1,..|gpu:K|cpu:K] [-n N (2^31)] [-b B -e B -f F]\n"
-               "                           [--reps N] [--warmup N] [--json|--csv] [--skip-sweep]\n"
+    fprintf(f, "usage: gpuprim bench group [--devices all|0,1,..|gpu:K|cpu:K] [-n N (2^31)] [--sort-n N (2^30)]\n"
+               "                           [-b B -e B -f F] [--reps N] [--warmup N] [--json|--csv] [--skip-sweep]\n"
                "  A group of GPUs (default: every GPU, NCCL) against one GPU in the same run: the NCCL all-reduce\n"
                "  bus bandwidth over -b/-e/-f bytes (8 B to 1 GiB by 2), then reduce sum f32 and a 65536-bin f32\n"
                "  histogram, inclusive sum scan and segmented sum (4096-element segments) of N elements resident\n"
                "  on the members (even split), end to end with the combine, against gp_reduce / gp_histogram_even /\n"
-               "  gp_scan / gp_reduce_segmented on GPU 0 over the whole array. ratio = one GPU / group.\n");
+               "  gp_scan / gp_reduce_segmented on GPU 0 over the whole array; then a sort of --sort-n u32 keys\n"
+               "  against gp_sort on GPU 0. ratio = one GPU / group.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -99,6 +102,12 @@ typedef struct job {
     const int64_t *off_d;
     float *seg_h;          /* the group's segment sums (host) */
     void *seg_d;           /* GPU 0's */
+    size_t sn;             /* sort: sn u32 keys, the whole on GPU 0 (keys, sorted) and the members' shards */
+    const void *kwhole;
+    void *kwhole_out;
+    size_t kcounts[64];
+    const void *kshards[64];
+    void *kouts[64];
 } job_t;
 #define SEG 4096
 
@@ -169,8 +178,21 @@ static gp_status_t run_one_seg(void *u)
     return st;
 }
 
-/* the group's scan output against GPU 0's, piece by piece through the host */
-static gp_status_t scan_same(job_t *j, int *same)
+static gp_status_t run_group_sort(void *u)
+{
+    job_t *j = u;
+    return gp_group_sort(j->g, GP_U32, j->kcounts, j->kshards, j->kouts, 0, NULL, NULL, 0);
+}
+
+static gp_status_t run_one_sort(void *u)
+{
+    job_t *j = u;
+    const gp_status_t st = gp_sort(j->one, GP_U32, j->sn, j->kwhole, j->kwhole_out, NULL, NULL);
+    return st == GP_OK ? gp_stream_sync(j->one, NULL) : st;
+}
+
+/* the members' outputs (4-byte elements, counts[m] each) against GPU 0's whole, piece by piece through the host */
+static gp_status_t same_as_whole(job_t *j, const size_t *counts, void *const *outs, const void *whole, int *same)
 {
     const size_t piece = (size_t)1 << 24;
     float *a = malloc(piece * 4), *b = malloc(piece * 4);
@@ -178,13 +200,13 @@ static gp_status_t scan_same(job_t *j, int *same)
     *same = 1;
     size_t at = 0;
     for (int m = 0; m < j->k && st == GP_OK; m++) {
-        for (size_t i = 0; i < j->counts[m] && st == GP_OK; i += piece) {
-            const size_t c = j->counts[m] - i < piece ? j->counts[m] - i : piece;
-            st = gp_memcpy_sync(gp_group_ctx(j->g, m), a, (const float *)j->ys[m] + i, c * 4);
-            if (st == GP_OK) st = gp_memcpy_sync(j->one, b, (const float *)j->ywhole + at + i, c * 4);
+        for (size_t i = 0; i < counts[m] && st == GP_OK; i += piece) {
+            const size_t c = counts[m] - i < piece ? counts[m] - i : piece;
+            st = gp_memcpy_sync(gp_group_ctx(j->g, m), a, (const float *)outs[m] + i, c * 4);
+            if (st == GP_OK) st = gp_memcpy_sync(j->one, b, (const float *)whole + at + i, c * 4);
             if (st == GP_OK && memcmp(a, b, c * 4)) *same = 0;
         }
-        at += j->counts[m];
+        at += counts[m];
     }
     free(a);
     free(b);
@@ -214,9 +236,9 @@ static void add_row(report_t *r, const char *op, size_t n, double bytes, double 
 }
 
 static sweep_t sw_bench_group;
-static const char *o_devices, *o_n, *o_skip;
-static const cli_opt_t opts_bench_group[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--skip-sweep", NULL, &o_skip},
-                          {NULL, NULL, NULL}};
+static const char *o_devices, *o_n, *o_sn, *o_skip;
+static const cli_opt_t opts_bench_group[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--sort-n", "N", &o_sn},
+                                             {"--skip-sweep", NULL, &o_skip}, {NULL, NULL, NULL}};
 static const cli_spec_t spec_bench_group = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_group, opts_bench_group, 0, usage};
 
 static int suite_group(int argc, char **argv)
@@ -228,6 +250,9 @@ static int suite_group(int argc, char **argv)
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = (size_t)1 << 31;
     if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench group", "-n", "an element count > 0", o_n);
+    size_t sn = (size_t)1 << 30;
+    if (o_sn && (parse_size(o_sn, &sn) != 0 || sn == 0))
+        return bad_value("bench group", "--sort-n", "an element count > 0", o_sn);
     if (sweep_check("bench group", &sw_bench_group) != 0) return EXIT_USAGE;
     const int reps = c.reps > 0 ? c.reps : 10, warmup = c.warmup >= 0 ? c.warmup : 2;
     gp_group_t *g = NULL;
@@ -239,7 +264,10 @@ static int suite_group(int argc, char **argv)
     j.k = gp_group_local_count(g);
     j.n = n;
     const int cpu = gp_ctx_device(gp_group_ctx(g, 0)) == GP_DEVICE_CPU;
-    gp_buffer_t ab[64], sb[64], yb[64], whole = {0}, hd = {0}, yw = {0}, od = {0}, sd = {0};
+    gp_buffer_t ab[64], sb[64], yb[64], kb[64], kob[64], whole = {0}, hd = {0}, yw = {0}, od = {0}, sd = {0};
+    gp_buffer_t kw = {0}, kwo = {0};
+    memset(kb, 0, sizeof kb);
+    memset(kob, 0, sizeof kob);
     memset(ab, 0, sizeof ab);
     memset(sb, 0, sizeof sb);
     memset(yb, 0, sizeof yb);
@@ -254,7 +282,8 @@ static int suite_group(int argc, char **argv)
     report_meta(&r, "group", "%s", desc);
     report_meta(&r, "date", "%s", date);
     report_meta(&r, "one",
-                "gp_reduce_sync / gp_histogram_even / gp_scan / gp_reduce_segmented (+ read-backs) on member 0's device");
+                "gp_reduce_sync / gp_histogram_even / gp_scan / gp_reduce_segmented (+ read-backs) / gp_sort on member 0's "
+                "device");
     const char *nvls = getenv("NCCL_NVLS_ENABLE");
     report_meta(&r, "env", "NCCL_NVLS_ENABLE=%s", nvls ? nvls : "(unset)");
     gp_status_t st = GP_OK;
@@ -350,7 +379,7 @@ static int suite_group(int argc, char **argv)
         /* the scan (y = x scanned: read + write) and the segmented sum */
         int same = 0;
         if (st == GP_OK && (st = run_group_scan(&j)) == GP_OK && (st = run_one_scan(&j)) == GP_OK)
-            st = scan_same(&j, &same);
+            st = same_as_whole(&j, j.counts, j.ys, j.ywhole, &same);
         if (st == GP_OK) st = time_pair_host(run_group_scan, run_one_scan, &j, warmup, reps, &gm, &gmin, &om, &omin);
         if (st == GP_OK) {
             const double bytes = (double)n * 8;
@@ -374,6 +403,43 @@ static int suite_group(int argc, char **argv)
         }
         free(sh);
     }
+    /* 4. the sort: its own u32 keys (the arrays above freed first: one GPU sorting sn keys needs room for three
+     *    copies of them and the group's members two more of their shards) */
+    if (st == GP_OK && rc == EXIT_OK) {
+        for (int m = 0; m < j.k; m++) gp_mem_free(gp_group_ctx(g, m), &sb[m]), gp_mem_free(gp_group_ctx(g, m), &yb[m]);
+        gp_mem_free(one, &yw);
+        gp_mem_free(one, &whole);
+        j.sn = sn;
+        if ((st = gp_mem_alloc(one, GP_MEM_DEVICE, sn * 4, &kw)) == GP_OK)
+            st = gp_mem_alloc(one, GP_MEM_DEVICE, sn * 4, &kwo);
+        j.kwhole = cpu ? kw.host : kw.device;
+        j.kwhole_out = cpu ? kwo.host : kwo.device;
+        if (st == GP_OK) st = bench_fill_random(one, (void *)j.kwhole, sn, GP_U32, 2027);
+        if (st == GP_OK) st = gp_stream_sync(one, NULL);
+        for (int m = 0; m < j.k && st == GP_OK; m++) {
+            size_t f = 0, cnt = 0;
+            gp_group_split(g, GP_U32, sn, gp_group_rank(g, m), &f, &cnt);
+            gp_ctx_t *mc = gp_group_ctx(g, m);
+            if ((st = gp_mem_alloc(mc, GP_MEM_DEVICE, cnt * 4, &kb[m])) != GP_OK) break;
+            if ((st = gp_mem_alloc(mc, GP_MEM_DEVICE, cnt * 4, &kob[m])) != GP_OK) break;
+            j.kshards[m] = kb[m].device ? kb[m].device : kb[m].host;
+            j.kouts[m] = kob[m].device ? kob[m].device : kob[m].host;
+            j.kcounts[m] = cnt;
+            if (cnt) st = gp_memcpy(mc, (void *)j.kshards[m], (const uint32_t *)j.kwhole + f, cnt * 4, NULL);
+            if (st == GP_OK) st = gp_stream_sync(mc, NULL);
+        }
+        double gm, gmin, om, omin;
+        int same = 0;
+        if (st == GP_OK && (st = run_group_sort(&j)) == GP_OK && (st = run_one_sort(&j)) == GP_OK)
+            st = same_as_whole(&j, j.kcounts, j.kouts, j.kwhole_out, &same);
+        if (st == GP_OK) st = time_pair_host(run_group_sort, run_one_sort, &j, warmup, reps, &gm, &gmin, &om, &omin);
+        if (st == GP_OK) {
+            const double bytes = (double)sn * 8; /* the keys read and written once: the floor of any sort */
+            add_row(&r, "sort u32 keys", sn, bytes, gm, gmin, bytes / (gm * 1e-3) / 1e9, 0, "one gp_sort", om,
+                    same ? "same" : "DIFFER");
+            if (!same) rc = EXIT_MISMATCH;
+        }
+    }
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim bench group: %s\n", gp_last_error());
         rc = EXIT_FAIL;
@@ -381,7 +447,12 @@ static int suite_group(int argc, char **argv)
     report_print(&r, c.fmt, stdout);
     report_free(&r);
     free(j.hh);
-    for (int m = 0; m < j.k; m++) gp_mem_free(gp_group_ctx(g, m), &sb[m]), gp_mem_free(gp_group_ctx(g, m), &yb[m]);
+    for (int m = 0; m < j.k; m++) {
+        gp_ctx_t *mc = gp_group_ctx(g, m);
+        gp_mem_free(mc, &sb[m]), gp_mem_free(mc, &yb[m]), gp_mem_free(mc, &kb[m]), gp_mem_free(mc, &kob[m]);
+    }
+    gp_mem_free(one, &kw);
+    gp_mem_free(one, &kwo);
     gp_mem_free(one, &yw);
     gp_mem_free(one, &od);
     gp_mem_free(one, &sd);
@@ -393,4 +464,4 @@ static int suite_group(int argc, char **argv)
     return rc;
 }
 
-const verb_t bench_suite_group = {"group", "", "a group of GPUs (NCCL) against one GPU: all-reduce, reduce, histogram", &spec_bench_group, suite_group, NULL};
+const verb_t bench_suite_group = {"group", "", "a group of GPUs (NCCL) against one GPU: all-reduce, reduce, histogram, scan, segmented sum, sort", &spec_bench_group, suite_group, NULL};

@@ -9,7 +9,7 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
                         that file alone); the steps after it test and measure that variant, and bench.json names it
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
   sanitize [FAMILY[:TOOL]]  compute-sanitizer (memcheck, racecheck, synccheck, or TOOL alone) over the GPU tests of FAMILY, or of every
-                        family: vector reduce ordered histogram matrix graph scan select sort search bykey uop lab cli, or of one
+                        family: vector reduce ordered histogram matrix graph scan select sort search bykey uop lab group cli, or of one
                         test named without its gpu_ (lab_sort) (sanitizer.log)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
                         (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
@@ -122,7 +122,11 @@ memcheck gpu_lab_scan - 300
 memcheck gpu_lab_sort - 300
 memcheck gpu_lab_segsort - 300
 memcheck gpu_lab_select - 300
-racecheck gpu_lab_select - 300'
+racecheck gpu_lab_select - 300
+memcheck gpu_group emulated 500
+racecheck gpu_group emulated 500
+synccheck gpu_group emulated 400
+memcheck gpu_group nccl 500 SPLIT'
 
 step_sanitize() { # [FAMILY]
   local fam=${1:-} only=""
@@ -132,10 +136,21 @@ step_sanitize() { # [FAMILY]
     case $fam in "") ;; cli) continue;; lab) [[ $t == gpu_lab_* ]] || continue;; *) [ "$t" = "gpu_$fam" ] || continue;; esac
     echo "=== compute-sanitizer --tool $tool $t (filter: $filter)" >>"$OUT/sanitizer.log"
     local f=$filter; [ "$f" = - ] && f=""
+    if [ "$extra" = SPLIT ]; then # NCCL beside our kernels: its records counted apart (scripts/sanitizer_split.py)
+      env GP_TEST_QUICK=1 ${f:+GP_TEST_FILTER=$f} timeout "$limit" compute-sanitizer --tool "$tool" \
+        $B/tests/$t >/tmp/dc_san.log 2>&1
+      local rc=$?
+      cat /tmp/dc_san.log >>"$OUT/sanitizer.log"
+      local split; split=$(python3 scripts/sanitizer_split.py /tmp/dc_san.log)
+      local src=$?
+      echo "$split" >>"$OUT/sanitizer.log"
+      note "compute-sanitizer $tool $t ($f, $(nvidia-smi -L | wc -l) GPUs): exit $rc, $(echo "$split" | head -1), split exit $src"
+      continue
+    fi
     # shellcheck disable=SC2086
     env GP_TEST_QUICK=1 ${f:+GP_TEST_FILTER=$f} timeout "$limit" compute-sanitizer --tool "$tool" \
       --error-exitcode 9 $extra $B/tests/$t >>"$OUT/sanitizer.log" 2>&1
-    note "compute-sanitizer $tool $t: exit $?, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+    note "compute-sanitizer $tool $t${f:+ ($f)}: exit $?, $(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/sanitizer.log" | tail -1)"
   done <<<"$SAN_LIST"
   if [ -z "$fam" ] || [ "$fam" = cli ]; then # the CLI's streaming verbs with their CPU head start handed to the GPU
     head -c $((64 << 20)) /dev/urandom >/tmp/dc.raw
@@ -156,7 +171,13 @@ step_bench() { # [SUITE]
   local commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)} suites=${1:-}
   [ -n "$suites" ] || suites=$($G bench --help | awk '/^  [a-z]/ {print $1}')
   for s in $suites; do
-    [ "$s" = group ] && [ "$(nvidia-smi -L | wc -l)" -lt 2 ] && { note "bench group: skipped (one GPU)"; continue; }
+    local ngpu; ngpu=$(nvidia-smi -L | wc -l)
+    [ "$s" = group ] && [ "$ngpu" -lt 2 ] && { note "bench group: skipped (one GPU)"; continue; }
+    if [ "$s" = group ] && [ "$ngpu" -gt 2 ]; then # two GPUs of the host as well as all of them
+      printf '{"suite": "group", "command": "gpuprim bench group --devices 0,1 --json", "commit": "%s"}\n' "$commit" >>"$OUT/bench.json"
+      $G bench group --devices 0,1 --skip-sweep --json >>"$OUT/bench.json" 2>>"$OUT/bench.txt"
+      note "bench group --devices 0,1: exit $?"
+    fi
     printf '{"suite": "%s", "command": "gpuprim bench %s --json%s", "commit": "%s"}\n' "$s" "$s" "${TUNED:+ (built with$TUNED)}" "$commit" >>"$OUT/bench.json"
     $G bench "$s" --json >>"$OUT/bench.json" 2>>"$OUT/bench.txt" # each suite runs once; its tables come from the JSON
     note "bench $s: exit $?"

@@ -3,7 +3,8 @@
  * op and shard layout against one GPU context's gp_reduce, bit for bit; three tree levels), the NCCL groups this
  * machine can form (gp_group_create_local over every GPU; gp_group_create_rank with one rank), and the CPU
  * backend's bits for the same data. The two-process test is gpu_group_mp. Exit 77 without a GPU.
- * GP_TEST_QUICK=1 (compute-sanitizer): no three-level case.
+ * GP_TEST_QUICK=1 (compute-sanitizer): no three-level case. GP_TEST_FILTER=emulated: the emulated groups alone (no
+ * NCCL: every kernel of ours, nothing of NCCL's, for the sanitizer); =nccl: the NCCL groups alone.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "group_common.h"
@@ -20,10 +21,12 @@ int main(void)
     tc_seed("gpu_group");
     const int quick = getenv("GP_TEST_QUICK") != NULL;
     gc_quick = quick;
+    const char *only = getenv("GP_TEST_FILTER");
+    const int emulated = !only || strcmp(only, "nccl") != 0, nccl = !only || strcmp(only, "emulated") != 0;
     gp_ctx_t *ref = NULL;
     REQUIRE(gp_ctx_create(&ref, 0) == GP_OK, "GPU context");
     const int sizes[] = {1, 2, 3};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    for (size_t s = 0; emulated && s < sizeof sizes / sizeof sizes[0]; s++) {
         gp_group_t *g = NULL;
         REQUIRE(gp_group_create_emulated(&g, sizes[s], 0) == GP_OK, "emulated group");
         char what[64];
@@ -34,7 +37,7 @@ int main(void)
     gp_ctx_t *cpu = NULL;
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
     /* The GPU group against the CPU backend: the same bits (the contract the host combine relies on). */
-    {
+    if (emulated) {
         gp_group_t *g = NULL;
         REQUIRE(gp_group_create_emulated(&g, 3, 0) == GP_OK, "emulated group");
         const size_t n = 7 * 16384 + 11;
@@ -59,8 +62,10 @@ int main(void)
     int ndev = 0;
     gp_device_count(&ndev);
     gp_group_t *g = NULL;
-    gp_status_t st = gp_group_create_local(&g, 0, NULL);
-    if (st == GP_ERR_UNSUPPORTED) {
+    gp_status_t st = nccl ? gp_group_create_local(&g, 0, NULL) : GP_OK;
+    if (!nccl) {
+        printf("  NCCL groups: not run (GP_TEST_FILTER=%s)\n", only);
+    } else if (st == GP_ERR_UNSUPPORTED) {
         printf("  NCCL groups: not run: %s\n", gp_last_error());
     } else {
         OK(st);
@@ -71,6 +76,7 @@ int main(void)
             gc_test_copies(g, cpu, what);
             gc_test_scan(g, cpu, what); /* shards on each GPU against the CPU backend: the same bits */
             gc_test_segmented(g, cpu, what);
+            gc_test_sort(g, cpu, what);
             gc_test_split(g, what);
             gc_test_errors(g, what);
             if (ndev == 1) { /* one GPU: the views into one array work too */
