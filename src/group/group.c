@@ -659,8 +659,8 @@ gp_status_t gp__group_allgather_host(gp_group_t *g, const void *local, void *all
     void **dev = calloc((size_t)g->nlocal * 2, sizeof *dev);
     if (!dev) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_group: %d buffers", g->nlocal);
     for (int i = 0; i < g->nlocal; i++) {
-        GP_TRY(gp__group_scratch(g, i, 0, bytes, &dev[i]));
-        GP_TRY(gp__group_scratch(g, i, 1, (size_t)g->size * bytes, &dev[g->nlocal + i]));
+        GP_TRY(gp__group_scratch(g, i, 2, bytes, &dev[i]));
+        GP_TRY(gp__group_scratch(g, i, 3, (size_t)g->size * bytes, &dev[g->nlocal + i]));
         if (g->gpu) {
             GP_CUDA_TRY(cudaMemcpyAsync(dev[i], (const char *)local + (size_t)i * bytes, bytes, cudaMemcpyHostToDevice,
                                         g->stream[i]));

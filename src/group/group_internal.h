@@ -33,7 +33,7 @@ struct gp_group {
     void *hscr[GP__GROUP_HSLOTS];   /* host scratch (gp__group_host_scratch): pinned on GPU groups */
     size_t hscr_cap[GP__GROUP_HSLOTS];
 };
-#define GP__GROUP_SLOTS 2
+#define GP__GROUP_SLOTS 4 /* 0, 1: the primitives' own; 2, 3: gp__group_allgather_host's staging */
 
 /* Validates a group argument ("fn: group is NULL"). */
 GP_INTERNAL gp_status_t gp__group_check(const char *fn, const gp_group_t *g);
@@ -53,8 +53,9 @@ GP_INTERNAL gp_status_t gp__group_allgather_host(gp_group_t *g, const void *loca
 GP_INTERNAL gp_status_t gp__group_allsum(gp_group_t *g, void *const *buf, size_t count, gp_dtype_t dtype);
 /* Copies bytes of member `member`'s memory to host and waits for its stream. */
 GP_INTERNAL gp_status_t gp__group_to_host(gp_group_t *g, int member, void *host, const void *src, size_t bytes);
-/* Scratch of at least bytes in member memory, slot 0 or 1, kept by the group for the next call (grown, never
- * shrunk; growing waits for the member's stream). Valid until the next gp__group_scratch of the same slot. */
+/* Scratch of at least bytes in member memory, slot 0 or 1 (2 and 3 are gp__group_allgather_host's, so a primitive's
+ * buffers live through its exchanges of host values), kept by the group for the next call (grown, never shrunk;
+ * growing waits for the member's stream). Valid until the next gp__group_scratch of the same slot. */
 GP_INTERNAL gp_status_t gp__group_scratch(gp_group_t *g, int member, int slot, size_t bytes, void **p);
 /* Host scratch of at least bytes, slot 0 or 1, kept by the group (page-locked on GPU groups, so the copies to and
  * from the members run at full speed and the pages are not faulted in again on every call). Valid until the next
