@@ -4,7 +4,8 @@
  * ±0, ±inf and subnormals, few distinct keys, all equal, sorted, reverse-sorted; sizes across the tiles (4096 elements
  * for 8-byte keys, 6144 for the rest) and past 2^20; keys (every bit), pairs with 1- to 16-byte values, in place,
  * argsort with u32 and u64 positions, integer bit ranges; outputs poisoned first; u8 pairs past 2^32 elements
- * (several look-back portions). GP_TEST_FILTER=u32,f64 sweeps only those dtypes.
+ * (several look-back portions), u32 pairs and f64 keys past 2^29 (two portions over several passes).
+ * GP_TEST_FILTER=u32,f64 sweeps only those dtypes.
  */
 #include "sort_common.h"
 
@@ -109,6 +110,45 @@ static void huge(gp_ctx_t *gpu, gp_ctx_t *cpu)
     free(x), free(v), free(wk), free(wv), free(gk), free(gv);
 }
 
+/* past one look-back portion (2^29 elements) with several passes: every pass after the first reads portions that
+ * hold other elements than the input's. u32 keys (ties: 30 random bits) with their positions as values, and f64 keys
+ * (four passes more) descending, against the CPU backend bit for bit. */
+static void portions(gp_ctx_t *gpu, gp_ctx_t *cpu)
+{
+    const size_t n = ((size_t)1 << 29) + 4099;
+    uint32_t *x = malloc(n * 4), *v = malloc(n * 4), *wk = malloc(n * 8), *wv = malloc(n * 4), *gk = malloc(n * 8);
+    uint32_t *gv = malloc(n * 4);
+    REQUIRE(x && v && wk && wv && gk && gv, "host memory for %zu keys", n);
+    for (size_t i = 0; i < n; i++) x[i] = (uint32_t)(tc_next() >> 34), v[i] = (uint32_t)i;
+    gp_buffer_t dk, dko, dv, dvo;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 8, &dk));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 8, &dko));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 4, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * 4, &dvo));
+    const gp_sort_opts_t asc = {0, 0, 0}, desc = {1, 0, 0};
+    OK(gp_memcpy_sync(gpu, dk.device, x, n * 4));
+    OK(gp_memcpy_sync(gpu, dv.device, v, n * 4));
+    OK(gp_sort_pairs(cpu, GP_U32, n, x, wk, 4, v, wv, &asc, NULL));
+    OK(gp_memset(gpu, dvo.device, 0xee, n * 4, NULL));
+    OK(gp_sort_pairs_sync(gpu, GP_U32, n, dk.device, dko.device, 4, dv.device, dvo.device, &asc));
+    OK(gp_memcpy_sync(gpu, gk, dko.device, n * 4));
+    OK(gp_memcpy_sync(gpu, gv, dvo.device, n * 4));
+    int ok = memcmp(gk, wk, n * 4) == 0 && memcmp(gv, wv, n * 4) == 0;
+    CHECK(ok, "u32 pairs n=2^29+4099: differ from the CPU backend's");
+    printf("  u32 pairs n = 2^29 + 4099 (two portions, four passes): %s\n", ok ? "ok" : "FAILED");
+    double *xd = (double *)gk; /* f64 keys: the u32 draws spread over signs and exponents */
+    for (size_t i = 0; i < n; i++) xd[i] = ((double)x[i] - 536870912.0) * ((i & 7) ? 1.0 : 1e-300);
+    OK(gp_memcpy_sync(gpu, dk.device, xd, n * 8));
+    OK(gp_sort(cpu, GP_F64, n, xd, wk, &desc, NULL));
+    OK(gp_sort_sync(gpu, GP_F64, n, dk.device, dko.device, &desc));
+    OK(gp_memcpy_sync(gpu, gk, dko.device, n * 8));
+    ok = memcmp(gk, wk, n * 8) == 0;
+    CHECK(ok, "f64 keys descending n=2^29+4099: differ from the CPU backend's");
+    printf("  f64 keys descending n = 2^29 + 4099 (two portions, eight passes): %s\n", ok ? "ok" : "FAILED");
+    gp_mem_free(gpu, &dk), gp_mem_free(gpu, &dko), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &dvo);
+    free(x), free(v), free(wk), free(wv), free(gk), free(gv);
+}
+
 int main(void)
 {
     tc_require_gpu("gpu_sort");
@@ -170,6 +210,7 @@ int main(void)
               "gp_sort_workspace_bytes: keys %zu (2x n: %zu), pairs %zu, argsort %zu", k1, k2, pr, ar);
     }
     if (!g_quick) huge(gpu, cpu);
+    if (!g_quick) portions(gpu, cpu);
     OK(gp_stream_destroy(gpu, s));
     OK(gp_ctx_destroy(cpu));
     OK(gp_ctx_destroy(gpu));

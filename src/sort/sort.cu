@@ -11,7 +11,9 @@
  *      before for digit d, LB_W words at a time, to the nearest inclusive count;
  *   4. the stage stored out: a digit's run goes out together; then the values, staged in the same places.
  * Counts inside a look-back are 30-bit: inputs past PORTION elements run as portions, each its own chain of tiles
- * (k_hist counts per portion; a portion's digit starts include the portions before it).
+ * (k_hist counts per portion; a portion's digit starts include the portions before it). A pass after the first
+ * reads the previous pass's output, whose portions hold other elements than the input's: its counts per portion are
+ * taken again from that output before it runs (one more read of the keys a pass, past PORTION elements only).
  */
 #include "radix_key.cuh"
 #include "../core/cluster.cuh"
@@ -494,7 +496,7 @@ template <typename K, int VS> bool small_cluster_fits(bool idx, int C, cudaStrea
 /* the workspace: the counts, the tickets, two launches' look-back words, the digit starts, then a copy of the keys
  * (two for an argsort, which has no keys_out) and a copy of the values */
 struct Layout {
-    size_t Q, ptiles_max, hb, tb, lb, sb, front, kb, total;
+    size_t Q, ptiles_max, hb, tb, lb, sb, h1, front, kb, total;
 };
 inline Layout layout(size_t ks, int tile, size_t n, size_t vs, bool argsort, int P)
 {
@@ -503,7 +505,8 @@ inline Layout layout(size_t ks, int tile, size_t n, size_t vs, bool argsort, int
     L.ptiles_max = ((n < PORTION ? n : PORTION) + tile - 1) / tile;
     L.hb = align256(L.Q * P * RADIX * 4), L.tb = align256((size_t)P * L.Q * 4);
     L.lb = align256(L.ptiles_max * RADIX * 4), L.sb = align256(L.Q * P * RADIX * 8);
-    L.front = L.hb + L.tb + 2 * L.lb + L.sb;
+    L.h1 = L.Q > 1 ? align256(L.Q * RADIX * 4) : 0; /* one pass's counts per portion, taken again (Q > 1) */
+    L.front = L.hb + L.tb + 2 * L.lb + L.sb + L.h1;
     L.kb = align256(n * ks);
     L.total = L.front + L.kb * (argsort ? 2 : 1) + align256(n * vs);
     return L;
@@ -525,6 +528,7 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     unsigned *hist = (unsigned *)w, *tickets = (unsigned *)(w + hb), *look[2] = {(unsigned *)(w + hb + tb),
                                                                                (unsigned *)(w + hb + tb + lb)};
     unsigned long long *start = (unsigned long long *)(w + hb + tb + 2 * lb);
+    unsigned *hist1 = (unsigned *)(w + hb + tb + 2 * lb + Ly.sb);
     K *tmpk = (K *)(w + front), *outk = argsort ? (K *)(w + front + Ly.kb) : (K *)keys_out;
     void *tmpv = VS ? (void *)(w + front + Ly.kb * (argsort ? 2 : 1)) : NULL;
     const K *sk = (const K *)keys_in;
@@ -557,11 +561,11 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     /* one memset: the counts, the tickets, the first launch's descriptors (each launch zeroes the next one's) */
     if ((e = cudaMemsetAsync(w, 0, hb + tb + lb, s)) != cudaSuccess)
         return gp__cuda_error(e, "gp_sort (counts)", __FILE__, __LINE__);
+    const size_t hbx = (size_t)ctx->sm_count * HIST_BLOCKS_PER_SM, hchunk = (size_t)HIST_LOADS * THREADS;
+    const size_t hneed = ((n < PORTION ? n : PORTION) + hchunk - 1) / hchunk;
+    const unsigned hgrid = (unsigned)(hneed < hbx ? hneed : hbx);
     {
-        const size_t bx = (size_t)ctx->sm_count * HIST_BLOCKS_PER_SM, chunk = (size_t)HIST_LOADS * THREADS;
-        const size_t need = ((n < PORTION ? n : PORTION) + chunk - 1) / chunk;
-        k_hist<K><<<dim3((unsigned)(need < bx ? need : bx), (unsigned)Q), THREADS, 0, s>>>(sk, n, xf, lo, hi, P,
-                                                                                          hist);
+        k_hist<K><<<dim3(hgrid, (unsigned)Q), THREADS, 0, s>>>(sk, n, xf, lo, hi, P, hist);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit counts)"));
         k_starts<<<P, THREADS, 0, s>>>(hist, P, (int)Q, start);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit starts)"));
@@ -585,6 +589,14 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
         void *dv = to_out ? vals_out : tmpv;
         const int shift = lo + 8 * j, bits = hi - shift < 8 ? hi - shift : 8;
         const unsigned mask = (1u << bits) - 1;
+        if (j > 0 && Q > 1) { /* this pass's input is the last pass's output: its portions' counts of digit j anew */
+            if ((e = cudaMemsetAsync(hist1, 0, Q * RADIX * 4, s)) != cudaSuccess)
+                return gp__cuda_error(e, "gp_sort (counts)", __FILE__, __LINE__);
+            k_hist<K><<<dim3(hgrid, (unsigned)Q), THREADS, 0, s>>>(sk, n, xf, shift, shift + bits, 1, hist1);
+            GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit counts)"));
+            k_starts<<<1, THREADS, 0, s>>>(hist1, 1, (int)Q, start + (size_t)j * Q * RADIX);
+            GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit starts)"));
+        }
         for (size_t q = 0; q < Q; q++) {
             const size_t b = q * PORTION, pn = n - b < PORTION ? n - b : PORTION, pt = (pn + TILE - 1) / TILE;
             const size_t L = (size_t)j * Q + q, nb = (q + 1 < Q ? q + 1 : 0) * PORTION; /* the next launch's start */
