@@ -191,23 +191,44 @@ static gp_status_t run_one_sort(void *u)
     return st == GP_OK ? gp_stream_sync(j->one, NULL) : st;
 }
 
-/* the members' outputs (4-byte elements, counts[m] each) against GPU 0's whole, piece by piece through the host */
-static gp_status_t same_as_whole(job_t *j, const size_t *counts, void *const *outs, const void *whole, int *same)
+/* the members' outputs (4-byte elements, counts[m] each) against GPU 0's whole, piece by piece through the host;
+ * the first difference said on stderr, and (sorted != 0) whether each side is in ascending u32 order */
+static gp_status_t same_as_whole(job_t *j, const char *what, const size_t *counts, void *const *outs,
+                                 const void *whole, int sorted, int *same)
 {
     const size_t piece = (size_t)1 << 24;
-    float *a = malloc(piece * 4), *b = malloc(piece * 4);
+    uint32_t *a = malloc(piece * 4), *b = malloc(piece * 4);
     gp_status_t st = a && b ? GP_OK : GP_ERR_OUT_OF_MEMORY;
     *same = 1;
-    size_t at = 0;
+    size_t at = 0, ga = 0, gb = 0; /* the first place each side is out of order (+1; 0: none) */
+    uint32_t pa = 0, pb = 0;
     for (int m = 0; m < j->k && st == GP_OK; m++) {
         for (size_t i = 0; i < counts[m] && st == GP_OK; i += piece) {
             const size_t c = counts[m] - i < piece ? counts[m] - i : piece;
-            st = gp_memcpy_sync(gp_group_ctx(j->g, m), a, (const float *)outs[m] + i, c * 4);
-            if (st == GP_OK) st = gp_memcpy_sync(j->one, b, (const float *)whole + at + i, c * 4);
-            if (st == GP_OK && memcmp(a, b, c * 4)) *same = 0;
+            st = gp_memcpy_sync(gp_group_ctx(j->g, m), a, (const uint32_t *)outs[m] + i, c * 4);
+            if (st == GP_OK) st = gp_memcpy_sync(j->one, b, (const uint32_t *)whole + at + i, c * 4);
+            if (st == GP_OK && memcmp(a, b, c * 4)) {
+                size_t d = 0;
+                while (a[d] == b[d]) d++;
+                if (*same)
+                    fprintf(stderr, "gpuprim bench group: %s: first difference at element %zu (member %d's %zu): "
+                                    "group 0x%08x, one GPU 0x%08x\n", what, at + i + d, m, i + d, a[d], b[d]);
+                *same = 0;
+            }
+            for (size_t q = 0; sorted && st == GP_OK && q < c; q++) {
+                const size_t e = at + i + q;
+                if (e && !ga && a[q] < pa) ga = e + 1;
+                if (e && !gb && b[q] < pb) gb = e + 1;
+                pa = a[q], pb = b[q];
+            }
         }
         at += counts[m];
     }
+    if (sorted && !*same)
+        fprintf(stderr, "gpuprim bench group: %s: the group's output is %s, one GPU's is %s\n", what,
+                ga ? "out of order" : "in order", gb ? "out of order" : "in order");
+    if (ga) fprintf(stderr, "gpuprim bench group: %s: the group's output first decreases at element %zu\n", what, ga - 1);
+    if (gb) fprintf(stderr, "gpuprim bench group: %s: one GPU's output first decreases at element %zu\n", what, gb - 1);
     free(a);
     free(b);
     return st;
@@ -379,7 +400,7 @@ static int suite_group(int argc, char **argv)
         /* the scan (y = x scanned: read + write) and the segmented sum */
         int same = 0;
         if (st == GP_OK && (st = run_group_scan(&j)) == GP_OK && (st = run_one_scan(&j)) == GP_OK)
-            st = same_as_whole(&j, j.counts, j.ys, j.ywhole, &same);
+            st = same_as_whole(&j, "scan", j.counts, j.ys, j.ywhole, 0, &same);
         if (st == GP_OK) st = time_pair_host(run_group_scan, run_one_scan, &j, warmup, reps, &gm, &gmin, &om, &omin);
         if (st == GP_OK) {
             const double bytes = (double)n * 8;
@@ -431,7 +452,7 @@ static int suite_group(int argc, char **argv)
         double gm, gmin, om, omin;
         int same = 0;
         if (st == GP_OK && (st = run_group_sort(&j)) == GP_OK && (st = run_one_sort(&j)) == GP_OK)
-            st = same_as_whole(&j, j.kcounts, j.kouts, j.kwhole_out, &same);
+            st = same_as_whole(&j, "sort", j.kcounts, j.kouts, j.kwhole_out, 1, &same);
         if (st == GP_OK) st = time_pair_host(run_group_sort, run_one_sort, &j, warmup, reps, &gm, &gmin, &om, &omin);
         if (st == GP_OK) {
             const double bytes = (double)sn * 8; /* the keys read and written once: the floor of any sort */

@@ -79,6 +79,20 @@ static void run_of(size_t a, size_t b, size_t F, size_t C, size_t *k0, size_t *k
     if (*k1 < *k0) *k1 = *k0;
 }
 
+/* GP_ERR_INVALID_ARG naming the first decrease of offsets (in parallel: the check is on every call's path) */
+static gp_status_t check_order(const char *fn, const int64_t *offsets, size_t nseg)
+{
+    long long bad = (long long)nseg;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (nseg > 65536)
+    for (long long s = 0; s < (long long)nseg; s++)
+        if (offsets[s + 1] < offsets[s] && s < bad) bad = s;
+    if (bad < (long long)nseg)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%lld] = %lld is below offsets[%lld] = %lld (the sharded "
+                                             "reduction takes nondecreasing offsets)", fn, bad + 1,
+                         (long long)offsets[bad + 1], bad, (long long)offsets[bad]);
+    return GP_OK;
+}
+
 gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, const size_t *counts,
                                       const void *const *shards, size_t nseg, const int64_t *offsets, void *out_host)
 {
@@ -95,16 +109,9 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     if (nseg > (size_t)INT64_MAX / 16) return gp__error(GP_ERR_OVERFLOW, "%s: nseg %zu", fn, nseg);
     if (nseg && !offsets) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is NULL with nseg = %zu", fn, nseg);
     if (nseg && !out_host) return gp__error(GP_ERR_INVALID_ARG, "%s: out_host is NULL with nseg = %zu", fn, nseg);
-    {
-        long long bad = (long long)nseg; /* the first decrease, in parallel: the check is on every call's path */
-#pragma omp parallel for schedule(static) reduction(min : bad) if (nseg > 65536)
-        for (long long s = 0; s < (long long)nseg; s++)
-            if (offsets[s + 1] < offsets[s] && s < bad) bad = s;
-        if (bad < (long long)nseg)
-            return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%lld] = %lld is below offsets[%lld] = %lld (the sharded "
-                                                 "reduction takes nondecreasing offsets)", fn, bad + 1,
-                             (long long)offsets[bad + 1], bad, (long long)offsets[bad]);
-    }
+    /* the offsets' order: checked here on CPU groups; a GPU group checks them while its kernels run (the plan and
+     * the kernels are safe with any offsets, and nothing reaches out_host before the check) */
+    if (!g->gpu) GP_TRY_RET(check_order(fn, offsets, nseg));
     const int P = g->size, L = g->nlocal;
     const size_t es = gp_dtype_size(dtype), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
     gp_status_t st = GP_OK;
@@ -117,8 +124,9 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     void **blob = calloc(2 * (size_t)L, sizeof *blob);
     offs = calloc((size_t)L, sizeof *offs);
     cudaEvent_t *evs = calloc((size_t)L * NEV, sizeof *evs);
+    int64_t **doff = calloc((size_t)L, sizeof *doff); /* each GPU member's offsets in its memory */
     int *nev = calloc((size_t)L, sizeof *nev), *npiece = calloc((size_t)L, sizeof *npiece);
-    if (!rk || !all || !blob || !offs || !evs || !nev || !npiece) {
+    if (!rk || !all || !blob || !offs || !evs || !doff || !nev || !npiece) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu segments over %d ranks", fn, nseg, P);
         goto fail;
     }
@@ -229,74 +237,84 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
                 at += (rk[g->rank0 + i].nvals + 1) * sizeof(int64_t);
             }
     }
-    /* each member's CSR: its segments shifted to the shard, then the runs: the right edge's segment's chunks (from
-     * its start, which is where the shard's own segments end), then the left edge's (below that): the junk segments
-     * between the parts are empty or decreasing, so no element is reduced twice */
+    /* each member's CSR (offs[i]): its segments shifted to the shard, then the runs: the right edge's segment's
+     * chunks (from its start, which is where the shard's own segments end), then the left edge's (below that): the
+     * junk segments between the parts are empty or decreasing, so no element is reduced twice. The runs' entries
+     * now; the own segments' as each piece goes (a GPU member's first piece starts at once) */
     for (int i = 0; i < L; i++) {
         const rk_t *k = &rk[g->rank0 + i];
         if (!k->C) continue;
-        int64_t *off = offs[i];
-        if (k->hi > k->lo) {
-            const long long lo = (long long)k->lo, hi = (long long)k->hi;
-#pragma omp parallel for schedule(static) if (hi - lo > 65536)
-            for (long long s = lo; s <= hi; s++) off[s - lo] = (int64_t)(O((size_t)s) - k->F);
-        }
         for (int j = 0; j < 2; j++) {
-            const long long s = j == 0 ? k->sr : k->sl;
+            const long long sj = j == 0 ? k->sr : k->sl;
             for (size_t c = k->k0[j]; k->k1[j] > k->k0[j] && c <= k->k1[j]; c++)
-                off[k->base[j] + (c - k->k0[j])] = (int64_t)(O(s) + c * CH - k->F);
+                offs[i][k->base[j] + (c - k->k0[j])] = (int64_t)(O(sj) + c * CH - k->F);
+        }
+        if (!g->gpu && k->hi > k->lo)
+            for (size_t q = k->lo; q <= k->hi; q++) offs[i][q - k->lo] = (int64_t)(O(q) - k->F);
+    }
+    /* the members' calls. A CPU member: one. A GPU member: its own segments in up to NPIECE pieces, round-robin over
+     * the members, each piece's offsets copied in on the member's copy stream and (every rank here) its values copied
+     * out there as soon as its kernel is done, so the copies and the host's staging run beside the kernels; then one
+     * call for the runs */
+    for (int i = 0; i < L; i++) {
+        const rk_t *k = &rk[g->rank0 + i];
+        GP_TRY(gp__group_scratch(g, i, 0, maxblob, &blob[i]));
+        if (!k->C) continue;
+        const size_t own = k->hi > k->lo ? k->hi - k->lo : 0;
+        if (!g->gpu) {
+            if (k->nvals)
+                GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], k->nvals, offs[i], blob[i], NULL));
+            continue;
+        }
+        GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+        cudaEvent_t *ev = evs + (size_t)i * NEV;
+        nev[i] = NEV;
+        for (int e = 0; e < NEV; e++) GP_CUDA_TRY(cudaEventCreateWithFlags(&ev[e], cudaEventDisableTiming));
+        void *dp = NULL;
+        GP_TRY(gp__group_scratch(g, i, 1, (k->nvals + 1) * sizeof(int64_t), &dp));
+        doff[i] = dp;
+        npiece[i] = own ? (int)((own + PIECE_MIN - 1) / PIECE_MIN < NPIECE ? (own + PIECE_MIN - 1) / PIECE_MIN : NPIECE)
+                        : 0;
+        GP_CUDA_TRY(cudaEventRecord(ev[0], g->stream[i])); /* the copy stream starts after the member's earlier work */
+        GP_CUDA_TRY(cudaStreamWaitEvent(g->cstream[i], ev[0], 0));
+    }
+    for (int c = 0; g->gpu && c <= NPIECE; c++) {
+        for (int i = 0; i < L; i++) {
+            const int r = g->rank0 + i, np = npiece[i];
+            const rk_t *k = &rk[r];
+            const size_t own = k->hi > k->lo ? k->hi - k->lo : 0;
+            if (!k->C || c > np || (c == np && k->nvals <= own)) continue; /* piece np: the runs, entries [own, E) */
+            const size_t s0 = c < np ? own * (size_t)c / (size_t)np : own;
+            const size_t s1 = c < np ? own * (size_t)(c + 1) / (size_t)np : k->nvals;
+            int64_t *off = offs[i], *dof = doff[i];
+            cudaStream_t ks = g->stream[i], cs = g->cstream[i];
+            cudaEvent_t *ev = evs + (size_t)i * NEV;
+            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
+            const size_t from = c ? s0 + 1 : 0; /* entry s0 went with the piece before */
+            if (c < np)
+                for (size_t q = from; q <= s1; q++) off[q] = (int64_t)(O(k->lo + q) - k->F);
+            GP_CUDA_TRY(cudaMemcpyAsync(dof + from, off + from, (s1 + 1 - from) * sizeof *off, cudaMemcpyHostToDevice,
+                                        cs));
+            GP_CUDA_TRY(cudaEventRecord(ev[1 + c], cs));
+            GP_CUDA_TRY(cudaStreamWaitEvent(ks, ev[1 + c], 0));
+            GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], s1 - s0, dof + s0,
+                                       (char *)blob[i] + s0 * vb, (gp_stream_t)ks));
+            if (L == P && c < np) { /* the piece's values to the host blob, beside the next piece's kernel */
+                GP_CUDA_TRY(cudaEventRecord(ev[NPIECE + 2 + c], ks));
+                GP_CUDA_TRY(cudaStreamWaitEvent(cs, ev[NPIECE + 2 + c], 0));
+                GP_CUDA_TRY(cudaMemcpyAsync(host + (size_t)r * maxblob + s0 * vb, (char *)blob[i] + s0 * vb,
+                                            (s1 - s0) * vb, cudaMemcpyDeviceToHost, cs));
+                GP_CUDA_TRY(cudaEventRecord(ev[2 * NPIECE + 3 + c], cs));
+            }
         }
     }
-    /* the members' calls: a GPU member's own segments go in up to NPIECE pieces, each piece's offsets copied in on
-     * the member's copy stream and (every rank here) its values copied out there as soon as its kernel is done, so
-     * copies run beside the kernels; then one call for the runs, and the elements shipped to the host */
+    /* the elements shipped to the host, and (every rank here) the runs' values and those elements read back */
     for (int i = 0; i < L; i++) {
         const int r = g->rank0 + i;
         const rk_t *k = &rk[r];
-        GP_TRY(gp__group_scratch(g, i, 0, maxblob, &blob[i]));
         if (!k->C) continue;
-        const size_t E = k->nvals + 1, own = k->hi > k->lo ? k->hi - k->lo : 0;
-        const size_t vo = (k->nvals * vb + 15) / 16 * 16;
-        int64_t *off = offs[i];
-        if (!g->gpu) {
-            if (k->nvals)
-                GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], k->nvals, off, blob[i], NULL));
-        } else {
-            GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-            cudaStream_t ks = g->stream[i], cs = g->cstream[i];
-            cudaEvent_t *ev = evs + (size_t)i * NEV;
-            nev[i] = NEV;
-            for (int e = 0; e < NEV; e++) GP_CUDA_TRY(cudaEventCreateWithFlags(&ev[e], cudaEventDisableTiming));
-            void *doff = NULL;
-            GP_TRY(gp__group_scratch(g, i, 1, E * sizeof *off, &doff));
-            int64_t *dof = doff;
-            const int np = own ? (int)((own + PIECE_MIN - 1) / PIECE_MIN < NPIECE ? (own + PIECE_MIN - 1) / PIECE_MIN
-                                                                                   : NPIECE) : 0;
-            npiece[i] = np;
-            GP_CUDA_TRY(cudaEventRecord(ev[0], ks)); /* the copy stream starts after the member's earlier work */
-            GP_CUDA_TRY(cudaStreamWaitEvent(cs, ev[0], 0));
-            size_t done = 0; /* offsets entries [0, done) copied */
-            for (int c = 0; c <= np; c++) { /* piece np: the runs (entries [own, E)) */
-                const size_t s0 = c < np ? own * (size_t)c / (size_t)np : own, s1 = c < np ? own * (size_t)(c + 1) / (size_t)np : E - 1;
-                if (c == np && k->nvals <= own) break;
-                if (s1 + 1 > done) {
-                    GP_CUDA_TRY(cudaMemcpyAsync(dof + done, off + done, (s1 + 1 - done) * sizeof *off,
-                                                cudaMemcpyHostToDevice, cs));
-                    done = s1 + 1;
-                }
-                GP_CUDA_TRY(cudaEventRecord(ev[1 + c], cs));
-                GP_CUDA_TRY(cudaStreamWaitEvent(ks, ev[1 + c], 0));
-                GP_TRY(gp_reduce_segmented(g->ctx[i], op, dtype, k->C, shards[i], s1 - s0, dof + s0,
-                                           (char *)blob[i] + s0 * vb, (gp_stream_t)ks));
-                if (L == P && c < np) { /* the piece's values to the host blob, beside the next piece's kernel */
-                    GP_CUDA_TRY(cudaEventRecord(ev[1 + NPIECE + 1 + c], ks));
-                    GP_CUDA_TRY(cudaStreamWaitEvent(cs, ev[1 + NPIECE + 1 + c], 0));
-                    GP_CUDA_TRY(cudaMemcpyAsync(host + (size_t)r * maxblob + s0 * vb, (char *)blob[i] + s0 * vb,
-                                                (s1 - s0) * vb, cudaMemcpyDeviceToHost, cs));
-                    GP_CUDA_TRY(cudaEventRecord(ev[2 * NPIECE + 3 + c], cs));
-                }
-            }
-        }
+        const size_t own = k->hi > k->lo ? k->hi - k->lo : 0, vo = (k->nvals * vb + 15) / 16 * 16;
+        if (g->gpu) GP_TRY(gp__ctx_enter(g->ctx[i], fn));
         size_t at = vo;
         for (size_t t = 0; t < nitems; t++) {
             const size_t lo = items[t].p > k->F ? items[t].p : k->F;
@@ -310,16 +328,15 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
                 memcpy((char *)blob[i] + at, src, (hi - lo) * es);
             at += (hi - lo) * es;
         }
-        if (g->gpu && L == P && at > own * vb) { /* the runs' values and the shipped elements */
+        if (!g->gpu) continue;
+        if (L == P && at > own * vb)
             GP_CUDA_TRY(cudaMemcpyAsync(host + (size_t)r * maxblob + own * vb, (char *)blob[i] + own * vb,
                                         at - own * vb, cudaMemcpyDeviceToHost, g->stream[i]));
-        }
-        if (g->gpu) { /* the copy stream's work joined into the member's stream */
-            cudaEvent_t *ev = evs + (size_t)i * NEV;
-            GP_CUDA_TRY(cudaEventRecord(ev[NEV - 1], g->cstream[i]));
-            GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[NEV - 1], 0));
-        }
+        cudaEvent_t *ev = evs + (size_t)i * NEV; /* the copy stream's work joined into the member's stream */
+        GP_CUDA_TRY(cudaEventRecord(ev[NEV - 1], g->cstream[i]));
+        GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[NEV - 1], 0));
     }
+    if (g->gpu) GP_TRY(check_order(fn, offsets, nseg)); /* while the kernels run */
     if (L == P && !g->gpu) {
         for (int i = 0; i < L; i++)
             if (rk[i].C) memcpy(host + (size_t)i * maxblob, blob[i], maxblob);
@@ -418,6 +435,7 @@ fail:
     }
     free(rk);
     free(evs);
+    free(doff);
     free(nev);
     free(npiece);
     free(all);
