@@ -688,6 +688,33 @@ expect_rc 2 "reduce --devices ordered" "$g" reduce "$tmp/grp.bin" --dtype f32 --
 head -c 1000 "$tmp/grp.bin" >"$tmp/short.bin"
 expect_rc 1 "reduce --devices short file" "$g" reduce "$tmp/short.bin" --dtype i32 --count 1000 --op sum --devices cpu:2
 grep -q "byte 1000" "$tmp/err" && ok || bad "short file: the byte offset"
+# scan, sort and argsort over a group: the file held over the members, one device's bits (.npy and raw outputs)
+for k in 1 2 5; do
+  "$g" scan "$tmp/grp.bin" --dtype f32 --op sum -o "$tmp/one_scan.npy" -d cpu >/dev/null 2>&1
+  expect_rc 0 "scan --devices cpu:$k" "$g" scan "$tmp/grp.bin" --dtype f32 --op sum -o "$tmp/grp_scan.npy" --devices cpu:$k
+  cmp -s "$tmp/one_scan.npy" "$tmp/grp_scan.npy" && ok || bad "scan --devices cpu:$k differs from one device's"
+  "$g" scan "$tmp/grp.bin" --dtype i16 --op sum --exclusive -o "$tmp/one_scan.bin" -d cpu >/dev/null 2>&1
+  "$g" scan "$tmp/grp.bin" --dtype i16 --op sum --exclusive -o "$tmp/grp_scan.bin" --devices cpu:$k >/dev/null 2>&1
+  cmp -s "$tmp/one_scan.bin" "$tmp/grp_scan.bin" && ok || bad "scan i16 (int64 sums) --devices cpu:$k differs"
+  for v in sort argsort; do
+    "$g" $v "$tmp/grp.bin" --dtype f32 --descending -o "$tmp/one_$v.npy" -d cpu >/dev/null 2>&1
+    expect_rc 0 "$v --devices cpu:$k" "$g" $v "$tmp/grp.bin" --dtype f32 --descending -o "$tmp/grp_$v.npy" --devices cpu:$k
+    cmp -s "$tmp/one_$v.npy" "$tmp/grp_$v.npy" && ok || bad "$v --devices cpu:$k differs from one device's"
+  done
+  "$g" sort "$tmp/grp.bin" --dtype u16 -o "$tmp/one_sort.bin" -d cpu >/dev/null 2>&1
+  "$g" sort "$tmp/grp.bin" --dtype u16 -o "$tmp/grp_sort.bin" --devices cpu:$k >/dev/null 2>&1
+  cmp -s "$tmp/one_sort.bin" "$tmp/grp_sort.bin" && ok || bad "sort u16 --devices cpu:$k differs"
+done
+expect_rc 0 "sort --devices json" "$g" sort "$tmp/grp.bin" --dtype i32 -o "$tmp/grp_sort.bin" --devices cpu:2 --json
+grep -q '"device": "2 CPU-backend members' "$tmp/out" && ok || bad "sort --devices names the group"
+expect_rc 2 "scan --devices ordered op" "$g" scan "$tmp/grp.bin" --dtype f32 --op affine -o "$tmp/nope.bin" --devices cpu:2
+expect_rc 2 "sort --devices with --values" "$g" sort "$tmp/grp.bin" --dtype f32 -o "$tmp/nope.bin" --devices cpu:2 --values "$tmp/grp.bin" --values-out "$tmp/nope2.bin"
+says "sort --devices names what it does not take" "without --values" "$tmp/err"
+expect_rc 2 "sort --devices from a pipe" sh -c "cat '$tmp/grp.bin' | '$g' sort - --dtype f32 -o '$tmp/nope.bin' --devices cpu:2"
+expect_rc 2 "scan --devices with --device" "$g" scan "$tmp/grp.bin" --dtype f32 --op sum -o "$tmp/nope.bin" --devices cpu:2 -d cpu
+expect_rc 2 "scan --ranks with --devices" "$g" scan "$tmp/grp.bin" --dtype f32 --op sum -o "$tmp/nope.bin" --ranks env --devices cpu:2
+expect_rc 1 "scan --devices short file" "$g" scan "$tmp/short.bin" --dtype i32 --count 1000 --op sum -o "$tmp/nope.bin" --devices cpu:2
+[ ! -e "$tmp/nope.bin" ] && ok || bad "a refused group run wrote its output"
 
 # out of core (--mem-limit): runs in an unlinked file beside the output, merged; the in-memory sort's bits, from a
 # file or a pipe; keys only; nothing left behind (the ±0 / NaN-payload ties across runs: cli_numpy)

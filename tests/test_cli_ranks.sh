@@ -1,7 +1,8 @@
 # test_cli_ranks.sh — `--ranks env` as two hosts would use it, on one two-GPU machine: two `gpuprim` processes started
 # with nothing but a launcher's variables (GPUPRIM_* and NCCL_COMM_ID, then torchrun's RANK/WORLD_SIZE/LOCAL_RANK and
 # MASTER_ADDR/MASTER_PORT) reduce and histogram one file: rank 0 prints what one GPU prints over the whole file,
-# rank 1 prints nothing. Exit 77 with fewer than two GPUs.
+# rank 1 prints nothing; scan, sort and argsort write their parts, which joined are one GPU's output. Exit 77 with
+# fewer than two GPUs.
 . "$(dirname "$0")/cli_common.sh"
 ngpu=$("$g" info 2>/dev/null | grep -c '^GPU [0-9]')
 if [ "$ngpu" -lt 2 ]; then echo "gpu_cli_ranks: SKIPPED: $ngpu GPU(s); two ranks need a GPU each"; exit 77; fi
@@ -40,6 +41,19 @@ for fam in gpuprim torchrun; do
   [ -s "$tmp/one" ] && cmp -s "$tmp/one" "$tmp/g0" && ok || bad "$fam: histogram counts differ from one GPU's"
   [ ! -s "$tmp/g1" ] && ok || bad "$fam: histogram: rank 1 printed"
 done
+# scan, sort and argsort: each rank writes its part to OUT.RANK (rank 0's with the .npy header), the parts
+# concatenated are one GPU's output
+parts_check() { # verb args...: one GPU's output, then two ranks' parts joined
+  "$g" "$@" -o "$tmp/one.npy" -d 0 >/dev/null 2>&1
+  port=$((port + 2))
+  two_ranks torchrun $port "$tmp/g0" "$tmp/g1" "$@" -o "$tmp/parts.npy" --ranks env
+  cat "$tmp/parts.npy.0" "$tmp/parts.npy.1" >"$tmp/joined.npy" 2>/dev/null
+  [ -s "$tmp/one.npy" ] && cmp -s "$tmp/one.npy" "$tmp/joined.npy" && ok || bad "$1 --ranks env: the parts joined differ from one GPU's output"
+  rm -f "$tmp/parts.npy.0" "$tmp/parts.npy.1" "$tmp/one.npy"
+}
+parts_check scan "$tmp/x.bin" --dtype f32 --op sum
+parts_check sort "$tmp/x.bin" --dtype f32
+parts_check argsort "$tmp/x.bin" --dtype i32 --descending
 port=$((port + 2))
 two_ranks gpuprim $port "$tmp/g0" "$tmp/g1" reduce "$tmp/x.bin" --dtype f32 --op sum --ranks env --json
 grep -q '"device": "rank 0 of 2 (nccl: GPU 0)"' "$tmp/g0" && ok || bad "the report names the rank: $(head -c 300 "$tmp/g0")"

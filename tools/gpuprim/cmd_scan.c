@@ -7,10 +7,12 @@
  * 1-D .npy of the output dtype (the input's, or the accumulator's with --acc: gp_scan_acc; its header reserved up front and rewritten with the count at the end, so standard
  * input of unknown length works), anything else raw elements; written whole or not at all. A progress bar on a
  * terminal after a second. Prints a one-line summary; --json / --csv: op, kind, dtype, elements, the last value,
- * seconds, GB/s (bytes read + written), device, output.
+ * seconds, GB/s (bytes read + written), device, output. --devices SPEC / --ranks env: the file held over a group of
+ * GPUs (gp_group_scan: one device's bits), written by rank order (group_run.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "group_run.h"
 #include "input.h"
 #include "output.h"
 #include "pipeline.h"
@@ -123,6 +125,63 @@ static int s_explain(void *s, gp_status_t st)
 
 static const stage_ops_t sstage_ops = {s_bind, s_granule, s_push, s_handoff, s_unbind, CHUNK_BYTES, 2, s_explain};
 
+/* --devices / --ranks: the file split over the group's members (whole scan tiles), held in their memory, scanned by
+ * gp_group_scan (one device's bits over the whole file) and written in rank order; the summary from rank 0 */
+static int scan_group(const char *devices, const char *ranks, input_t *in, const sstage_t *j, gp_dtype_t odt,
+                      const gp_array_desc_t *like, const char *out, out_format_t fmt, double t0)
+{
+    gp_group_t *g = NULL;
+    int rc = ranks ? group_open_ranks("scan", ranks, &g) : group_open("scan", devices, &g);
+    if (rc != EXIT_OK) return rc;
+    group_data_t d;
+    const size_t os = gp_dtype_size(odt);
+    rc = group_data_load("scan", g, in, os, &d);
+    char written[4096] = "";
+    if (rc == EXIT_OK) {
+        const gp_status_t st = gp_group_scan(g, j->op, j->dtype, j->use_acc ? j->acc : j->dtype, j->kind, d.counts,
+                                             d.x, d.y);
+        if (st != GP_OK) {
+            fprintf(stderr, "gpuprim scan: %s (nothing written)\n", gp_last_error());
+            rc = EXIT_FAIL;
+        }
+    }
+    if (rc == EXIT_OK) rc = group_data_write("scan", &d, out, like, os, written, sizeof written);
+    if (rc == EXIT_OK && gp_group_rank(g, 0) == 0) {
+        const double secs = now_seconds() - t0, bytes = (double)d.total * (double)(j->es + os);
+        char desc[512], total[96] = "null";
+        group_describe(g, desc, sizeof desc);
+        for (int i = d.k - 1; i >= 0 && gp_group_local_count(g) == gp_group_size(g); i--) { /* the last value */
+            if (!d.counts[i]) continue;
+            unsigned char v[16];
+            char *mj = NULL;
+            size_t lm = 0;
+            FILE *m = NULL;
+            if (gp_memcpy_sync(gp_group_ctx(g, i), v, (const char *)d.y[i] + (d.counts[i] - 1) * os, os) == GP_OK &&
+                (m = open_memstream(&mj, &lm)) != NULL) {
+                print_elem(m, odt, v, 1);
+                fclose(m);
+                snprintf(total, sizeof total, "%s", mj);
+            }
+            free(mj);
+            break;
+        }
+        record_t r = {0};
+        rec_add(&r, "op", 0, "%s", gp_reduce_op_name(j->op));
+        rec_add(&r, "kind", 0, "%s", j->kind ? "exclusive" : "inclusive");
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j->dtype));
+        rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(like->dtype));
+        rec_add(&r, "elements", 1, "%zu", d.total);
+        rec_add(&r, "total", 1, "%s", total);
+        rec_add_run(&r, secs, bytes, 0, desc);
+        rec_add(&r, "output", 0, "%s", written);
+        rec_emit(&r, fmt, "{op} scan ({kind}) of {elements} {dtype} elements -> {output} ({out_dtype}): total {total}  "
+                          "({seconds:%.3f} s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(out));
+    }
+    group_data_free(&d);
+    gp_group_destroy(g);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim scan FILE|- --op OP -o OUT [--exclusive] [--dtype T] [--acc T] [--offset BYTES]\n"
@@ -138,16 +197,22 @@ static void usage(FILE *f)
                "  input's own: wraps in its width; 'default': gp_reduce's; f64 sums of f16 / bf16 / f32).\n"
                "  Deterministic: the same bits on every GPU and the CPU backend (docs/design/scan.md).\n"
                "  --op-src 'EXPR over a, b' --identity V [--arity K]: your own operator in C, compiled at run time\n"
-               "  (docs/design/jit.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n");
+               "  (docs/design/jit.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n"
+               "  --devices all|0,1,..|cpu:K|gpu:K: a regular file split over a group of GPUs, held in their memory\n"
+               "  (one device's bits); --ranks env: this process is one rank of a group a launcher started: each rank\n"
+               "  reads its part of the file and writes it to OUT.RANK (rank 0's with OUT's .npy header: the parts\n"
+               "  concatenated are OUT) (docs/cli.md). Scalar ops.\n");
 }
 
-static const char *o_op, *o_excl, *o_dtype, *o_offset, *o_count, *o_out, *o_acc, *o_opsrc, *o_ident, *o_arity;
+static const char *o_op, *o_excl, *o_dtype, *o_offset, *o_count, *o_out, *o_acc, *o_opsrc, *o_ident, *o_arity,
+    *o_devices, *o_ranks;
 static const cli_opt_t opts_scan[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
                           {"--dtype", "T", &o_dtype},      {"--acc", "T", &o_acc},
                           {"--offset", "BYTES", &o_offset},
                           {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
                           {"--op-src", "EXPR", &o_opsrc},   {"--identity", "V", &o_ident},
-                          {"--arity", "K", &o_arity},       {NULL, NULL, NULL}};
+                          {"--arity", "K", &o_arity},       {"--devices", "SPEC", &o_devices},
+                          {"--ranks", "env", &o_ranks},     {NULL, NULL, NULL}};
 static const cli_spec_t spec_scan = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_scan, 1, usage};
 
 static int cmd_scan(int argc, char **argv)
@@ -158,6 +223,11 @@ static int cmd_scan(int argc, char **argv)
     const int pr = cli_parse(&spec_scan, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     gp_reduce_op_t op = GP_REDUCE_SUM;
+    if ((o_devices || o_ranks) && (o_opsrc || (o_devices && o_ranks) || c.device != DEVICE_AUTO)) {
+        fprintf(stderr, "gpuprim scan: %s goes without %s\n", o_devices ? "--devices" : "--ranks",
+                o_opsrc ? "--op-src" : o_devices && o_ranks ? "--ranks" : "--device");
+        return EXIT_USAGE;
+    }
     if (o_opsrc) { /* a user operator (cmd_jit.c) */
         size_t k = 1;
         if (o_arity && (parse_size(o_arity, &k) != 0 || k < 1 || k > 16))
@@ -242,6 +312,20 @@ static int cmd_scan(int argc, char **argv)
         goto out;
     }
     j.os = gp_dtype_size(odt);
+    if (o_devices || o_ranks) {
+        if (ordered) {
+            fprintf(stderr, "gpuprim scan: --devices and --ranks take the scalar ops (sum prod min max and or xor), "
+                            "not %s\n", gp_ordered_op_name(ord));
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        gp_array_desc_t like = in.d;
+        like.dtype = as_i64 ? GP_I64 : odt;
+        like.bool_values = in.d.bool_values && odt == GP_U8;
+        like.ndim = 1;
+        rc = scan_group(o_devices, o_ranks, &in, &j, odt, &like, o_out, c.fmt, t0);
+        goto out;
+    }
     /* cap: elements per chunk, whole granules; a chunk holds cap * w values */
     j.cap = CHUNK_BYTES / (j.os > j.es ? j.os : j.es) / j.w / GP_SCAN_GRANULE * GP_SCAN_GRANULE;
     {

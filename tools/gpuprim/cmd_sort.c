@@ -6,10 +6,13 @@
  * positions, as np.argsort(x, kind='stable') does. An N-d input is sorted along its last axis, as NumPy does (each row
  * a segment of gp_sort_segmented; argsort: the positions within the row); --flatten sorts its C-order elements as one
  * array (axis=None). --segments: int64 CSR offsets, each segment sorted on its own (gp_sort_segmented). --cmp-src:
- * the user's comparison compiled at run time, each row (or the whole input) sorted by gp_sort_uop.
+ * the user's comparison compiled at run time, each row (or the whole input) sorted by gp_sort_uop. --devices SPEC /
+ * --ranks env: the keys of a 1-D file held over a group of GPUs, gp_group_sort / gp_group_argsort (one device's bits),
+ * written in rank order (group_run.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
+#include "group_run.h"
 #include "input.h"
 #include "output.h"
 #include "pipeline.h"
@@ -18,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs, *o_cmp, *o_mem;
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_desc, *o_flat, *o_vals, *o_vout, *o_segs, *o_cmp, *o_mem,
+    *o_devices, *o_ranks;
 
 static void usage_sort(FILE *f)
 {
@@ -36,7 +40,11 @@ static void usage_sort(FILE *f)
                "  OUT / VOUT: .npy or raw.\n"
                "  Larger than memory (the GPU's free memory, half the host's on the CPU backend, or --mem-limit BYTES):\n"
                "  sorted runs in an unlinked temporary file beside OUT ($TMPDIR for stdout), then merged into OUT;\n"
-               "  keys only, ascending, 1-D or --flatten (docs/design/sort.md, \"Out of core\").\n");
+               "  keys only, ascending, 1-D or --flatten (docs/design/sort.md, \"Out of core\").\n"
+               "  --devices all|0,1,..|cpu:K|gpu:K: the keys of a regular file (1-D or --flatten) split over a group\n"
+               "  of GPUs and sorted across them (one device's bits); --ranks env: this process is one rank of a group\n"
+               "  a launcher started, writing its part to OUT.RANK (rank 0's with OUT's .npy header: the parts\n"
+               "  concatenated are OUT) (docs/cli.md).\n");
 }
 static void usage_argsort(FILE *f)
 {
@@ -45,7 +53,8 @@ static void usage_argsort(FILE *f)
                "  IDX = the int64 positions of FILE's elements in sorted order: np.argsort(x, kind='stable')\n"
                "  (--descending: NaN first, ties in input order). An N-d .npy: along its last axis (the positions\n"
                "  within each row, np.argsort(x, axis=-1)); --flatten: of all its elements (axis=None).\n"
-               "  --cmp-src 'EXPR over a, b': by your comparison (stable; as gpuprim sort --cmp-src).\n");
+               "  --cmp-src 'EXPR over a, b': by your comparison (stable; as gpuprim sort --cmp-src).\n"
+               "  --devices SPEC / --ranks env: over a group of GPUs, as gpuprim sort's (1-D or --flatten).\n");
 }
 
 static const cli_opt_t opts_sort[] = {{"-o|--output", "OUT", &o_out},           {"--descending", NULL, &o_desc},
@@ -53,11 +62,13 @@ static const cli_opt_t opts_sort[] = {{"-o|--output", "OUT", &o_out},           
                                       {"--values-out", "VOUT", &o_vout}, {"--dtype", "T", &o_dtype},
                                       {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
                                       {"--segments", "OFFSETS", &o_segs}, {"--cmp-src", "EXPR", &o_cmp},
-                                      {"--mem-limit", "BYTES", &o_mem}, {NULL, NULL, NULL}};
+                                      {"--mem-limit", "BYTES", &o_mem}, {"--devices", "SPEC", &o_devices},
+                                      {"--ranks", "env", &o_ranks},     {NULL, NULL, NULL}};
 static const cli_opt_t opts_argsort[] = {{"-o|--output", "IDX", &o_out},           {"--descending", NULL, &o_desc},
                                          {"--flatten", NULL, &o_flat},     {"--dtype", "T", &o_dtype},
                                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                                         {"--cmp-src", "EXPR", &o_cmp},     {NULL, NULL, NULL}};
+                                         {"--cmp-src", "EXPR", &o_cmp},     {"--devices", "SPEC", &o_devices},
+                                         {"--ranks", "env", &o_ranks},     {NULL, NULL, NULL}};
 static const cli_spec_t spec_sort = {"sort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_sort, 1, usage_sort};
 static const cli_spec_t spec_argsort = {"argsort", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_argsort, 1,
                                         usage_argsort};
@@ -182,6 +193,54 @@ static gp_status_t sort_by_cmp(const char *verb, gp_ctx_t *ctx, gp_dtype_t dtype
     return st;
 }
 
+/* --devices / --ranks: the keys split over the group's members, held in their memory, sorted across them
+ * (gp_group_sort / gp_group_argsort to int64 positions) and written in rank order; the summary from rank 0 */
+static int sort_group(const char *verb, int argsort, input_t *in, out_format_t fmt, double t0)
+{
+    gp_group_t *g = NULL;
+    int rc = o_ranks ? group_open_ranks(verb, o_ranks, &g) : group_open(verb, o_devices, &g);
+    if (rc != EXIT_OK) return rc;
+    group_data_t d;
+    const size_t es = in->d.elem_size, os = argsort ? 8 : es;
+    rc = group_data_load(verb, g, in, os, &d);
+    char written[4096] = "";
+    double sort_secs = 0;
+    if (rc == EXIT_OK) {
+        const double ts = now_seconds();
+        const gp_status_t st = argsort ? gp_group_argsort(g, in->d.dtype, d.counts, d.x, GP_U64, d.y, o_desc != NULL)
+                                       : gp_group_sort(g, in->d.dtype, d.counts, d.x, d.y, 0, NULL, NULL,
+                                                       o_desc != NULL);
+        sort_secs = now_seconds() - ts;
+        if (st != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s (nothing written)\n", verb, gp_last_error());
+            rc = EXIT_FAIL;
+        }
+    }
+    gp_array_desc_t like = in->d;
+    like.ndim = 1;
+    if (argsort) like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
+    if (rc == EXIT_OK) rc = group_data_write(verb, &d, o_out, &like, os, written, sizeof written);
+    if (rc == EXIT_OK && gp_group_rank(g, 0) == 0) {
+        char desc[512];
+        group_describe(g, desc, sizeof desc);
+        record_t r = {0};
+        rec_add(&r, "verb", 0, "%s", verb);
+        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in->d.dtype));
+        rec_add(&r, "elements", 1, "%zu", d.total);
+        rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
+        rec_add(&r, "segments", 1, "%zu", (size_t)1);
+        rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
+        rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
+        rec_add(&r, "device", 0, "%s", desc);
+        rec_add(&r, "output", 0, "%s", written);
+        rec_emit(&r, fmt, "{verb}: {elements} {dtype} {order} -> {output}  ({sort_seconds:%.3f} s sorting, "
+                          "{seconds:%.3f} s end to end; {device})\n", summary_stream(o_out));
+    }
+    group_data_free(&d);
+    gp_group_destroy(g);
+    return rc;
+}
+
 static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, char **argv)
 {
     cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
@@ -197,6 +256,15 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     if (!argsort && (o_vals != NULL) != (o_vout != NULL)) {
         fprintf(stderr, "gpuprim sort: --values and --values-out go together\n");
         return EXIT_USAGE;
+    }
+    if (o_devices || o_ranks) {
+        const char *no = c.device != DEVICE_AUTO ? "--device" : o_devices && o_ranks ? "--ranks" : o_vals ? "--values"
+                         : o_segs ? "--segments" : o_cmp ? "--cmp-src" : o_mem ? "--mem-limit" : NULL;
+        if (no) {
+            fprintf(stderr, "gpuprim %s: %s goes without %s (a group sorts the keys of a 1-D input)\n", verb,
+                    o_devices ? "--devices" : "--ranks", no);
+            return EXIT_USAGE;
+        }
     }
     if (o_vals && strcmp(path, "-") == 0 && strcmp(o_vals, "-") == 0) {
         fprintf(stderr, "gpuprim sort: the keys and --values cannot both be standard input\n");
@@ -243,6 +311,16 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         goto out;
     }
     if (in.d.ndim > 1 && (rc = input_c_order(&in, verb)) != EXIT_OK) goto out;
+    if (o_devices || o_ranks) {
+        if (rows) {
+            fprintf(stderr, "gpuprim %s: %s is %d-d: a group sorts it as one array with --flatten (not along its "
+                            "rows)\n", verb, path, in.d.ndim);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        rc = sort_group(verb, argsort, &in, c.fmt, t0);
+        goto out;
+    }
     if (o_vals) {
         if ((rc = input_open_opts(&vin, verb, o_vals, NULL, NULL, NULL)) != EXIT_OK) goto out;
         have_vin = 1;

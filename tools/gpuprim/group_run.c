@@ -1,6 +1,7 @@
 /* group_run.c — `--devices` for the data verbs: see group_run.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "group_run.h"
+#include "output.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -89,4 +90,95 @@ int group_stream(const char *verb, gp_group_t *g, const input_t *in, size_t gran
     }
     free(jobs), free(th), free(started);
     return rc;
+}
+
+/* ------------------------------------------------------------------------------------ data held over the group */
+static gp_status_t load_chunk(void *user, int member, const void *chunk, size_t count, size_t first, gp_stream_t s)
+{
+    group_data_t *d = user;
+    return gp_memcpy(gp_group_ctx(d->g, member), (char *)d->x[member] + (first - d->first[member]) * d->es, chunk,
+                     count * d->es, s);
+}
+
+void group_data_free(group_data_t *d)
+{
+    for (int i = 0; i < d->k && d->xb; i++) {
+        gp_mem_free(gp_group_ctx(d->g, i), &d->xb[i]);
+        gp_mem_free(gp_group_ctx(d->g, i), &d->yb[i]);
+    }
+    free(d->first), free(d->counts), free(d->xb), free(d->yb), free(d->x), free(d->y);
+    memset(d, 0, sizeof *d);
+}
+
+int group_data_load(const char *verb, gp_group_t *g, const input_t *in, size_t out_es, group_data_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->g = g;
+    d->k = gp_group_local_count(g);
+    d->total = in->want;
+    const size_t k = (size_t)d->k;
+    d->first = calloc(k, sizeof *d->first), d->counts = calloc(k, sizeof *d->counts);
+    d->xb = calloc(k, sizeof *d->xb), d->yb = calloc(k, sizeof *d->yb);
+    d->x = calloc(k, sizeof *d->x), d->y = calloc(k, sizeof *d->y);
+    if (!d->first || !d->counts || !d->xb || !d->yb || !d->x || !d->y) {
+        fprintf(stderr, "gpuprim %s: out of memory\n", verb);
+        group_data_free(d);
+        return EXIT_FAIL;
+    }
+    if (in->want == GP_COUNT_ALL) return group_stream(verb, g, in, 1, load_chunk, d); /* refused there */
+    const size_t es = d->es = in->d.elem_size;
+    for (int i = 0; i < d->k; i++) {
+        gp_ctx_t *c = gp_group_ctx(g, i);
+        gp_group_split(g, in->d.dtype, in->want, gp_group_rank(g, i), &d->first[i], &d->counts[i]);
+        const size_t n = d->counts[i] ? d->counts[i] : 1;
+        if (gp_mem_alloc(c, GP_MEM_DEVICE, n * es, &d->xb[i]) != GP_OK ||
+            gp_mem_alloc(c, GP_MEM_DEVICE, n * out_es, &d->yb[i]) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: member %d (elements %zu .. %zu of %s): %s\n", verb, i, d->first[i],
+                    d->first[i] + d->counts[i], in->name, gp_last_error());
+            group_data_free(d);
+            return EXIT_FAIL;
+        }
+        d->x[i] = d->xb[i].device ? d->xb[i].device : d->xb[i].host;
+        d->y[i] = d->yb[i].device ? d->yb[i].device : d->yb[i].host;
+    }
+    return group_stream(verb, g, in, 1, load_chunk, d);
+}
+
+int group_data_write(const char *verb, const group_data_t *d, const char *out, const gp_array_desc_t *like,
+                     size_t out_es, char *written, size_t wlen)
+{
+    const int all_here = gp_group_local_count(d->g) == gp_group_size(d->g), rank = gp_group_rank(d->g, 0);
+    arr_out_t ao;
+    int rc;
+    if (all_here) {
+        snprintf(written, wlen, "%s", out);
+        rc = arr_out_open_like(&ao, verb, out, like);
+    } else {
+        if (strcmp(out, "-") == 0) {
+            fprintf(stderr, "gpuprim %s: -o -: the ranks of a launcher each write their part to OUT.RANK (a file, "
+                            "not standard output)\n", verb);
+            return EXIT_USAGE;
+        }
+        const size_t l = strlen(out);
+        snprintf(written, wlen, "%s.%d", out, rank);
+        rc = arr_out_open_part(&ao, verb, written, like, rank == 0 && l >= 4 && strcmp(out + l - 4, ".npy") == 0,
+                               d->total);
+    }
+    if (rc != EXIT_OK) return rc;
+    const size_t piece = ((size_t)16 << 20) / out_es;
+    void *h = malloc(piece * out_es);
+    gp_status_t st = h ? GP_OK : GP_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < d->k && st == GP_OK; i++)
+        for (size_t at = 0; at < d->counts[i] && st == GP_OK; at += piece) {
+            const size_t c = d->counts[i] - at < piece ? d->counts[i] - at : piece;
+            st = gp_memcpy_sync(gp_group_ctx(d->g, i), h, (const char *)d->y[i] + at * out_es, c * out_es);
+            if (st == GP_OK && arr_out_write(&ao, h, c) != 0) st = GP_ERR_IO;
+        }
+    free(h);
+    if (st != GP_OK) {
+        rc = stream_failed(verb, written, st, &ao, NULL);
+        arr_out_close(&ao, verb, 0);
+        return rc;
+    }
+    return arr_out_close(&ao, verb, 1);
 }

@@ -17,4 +17,28 @@ typedef gp_status_t (*member_chunk_fn)(void *user, int member, const void *chunk
  * printing why (with the byte offset for a short file). */
 int group_stream(const char *verb, gp_group_t *g, const input_t *in, size_t granule, member_chunk_fn fn, void *user);
 
+/* A verb's data held over a group (scan, sort, argsort with --devices / --ranks): each member's part of the input
+ * (gp_group_split with the input's dtype: whole scan tiles and 64 KiB tiles before the last) read into its memory
+ * (x), room for its part of the output (y, out_es bytes an element); the members' outputs then written in rank order.
+ * Arrays of gp_group_local_count members. */
+typedef struct group_data {
+    gp_group_t *g;
+    int k;
+    size_t total;       /* elements of the whole input */
+    size_t es;          /* bytes of an input element */
+    size_t *first, *counts;
+    gp_buffer_t *xb, *yb;
+    const void **x;
+    void **y;
+} group_data_t;
+/* Reads the input into the members (a regular file of known length, as group_stream). EXIT_OK or the exit code after
+ * printing why (a member's memory named when it does not fit). */
+int group_data_load(const char *verb, gp_group_t *g, const input_t *in, size_t out_es, group_data_t *d);
+/* Writes the members' outputs (out_es-byte elements shaped as `like`): every rank in this process, OUT whole; one
+ * rank r of a group of several processes, its part as OUT.r (rank 0's with OUT's .npy header for the whole, so
+ * `cat OUT.0 OUT.1 ... > OUT` is one device's OUT). *written: the path written. Each written whole or not at all. */
+int group_data_write(const char *verb, const group_data_t *d, const char *out, const gp_array_desc_t *like,
+                     size_t out_es, char *written, size_t wlen);
+void group_data_free(group_data_t *d);
+
 #endif

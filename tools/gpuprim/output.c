@@ -33,11 +33,13 @@ static gp_status_t arr_header(const arr_out_t *a, size_t count, size_t min_bytes
     return gp_npy_header_desc(&d, min_bytes, head, cap, bytes);
 }
 
-int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like)
+static int arr_open(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like, int npy, int whole,
+                    size_t total)
 {
     memset(a, 0, sizeof *a);
     a->like = *like;
-    a->npy = arr_ends_with(path, ".npy");
+    a->npy = npy;
+    a->whole = whole, a->total = total;
     if ((a->f = out_open(&a->o, path)) == NULL) {
         fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, path, strerror(a->o.err));
         return EXIT_FAIL;
@@ -59,6 +61,17 @@ int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp
         }
     }
     return EXIT_OK;
+}
+
+int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like)
+{
+    return arr_open(a, verb, path, like, arr_ends_with(path, ".npy"), 0, 0);
+}
+
+int arr_out_open_part(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like, int npy,
+                      size_t total)
+{
+    return arr_open(a, verb, path, like, npy, 1, total);
 }
 
 int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype)
@@ -218,7 +231,8 @@ static int arr_finish(arr_out_t *a)
     if (ok && a->npy) { /* the real count into the reserved header */
         unsigned char head[1024];
         size_t h2 = 0;
-        if (arr_header(a, a->count, a->hbytes, head, sizeof head, &h2) != GP_OK || h2 != a->hbytes ||
+        if (arr_header(a, a->whole ? a->total : a->count, a->hbytes, head, sizeof head, &h2) != GP_OK ||
+            h2 != a->hbytes ||
             fflush(a->f) != 0 || fseeko(a->f, 0, SEEK_SET) != 0 || fwrite(head, 1, h2, a->f) != h2)
             ok = 0, a->err = errno ? errno : EIO;
     }

@@ -21,12 +21,19 @@ typedef struct arr_out {
     int npy;
     gp_array_desc_t like; /* dtype, bool_values, ndim and shape[1..] of the output */
     size_t hbytes, count;
+    int whole;            /* the header's count is `total` (a part of a bigger array: arr_out_open_part) */
+    size_t total;
     int err;              /* errno of a failed write (set by the writer thread; read after arr_out_drain) */
     struct arr_writer *w; /* the writer thread and its queue (NULL: writes happen in the caller) */
 } arr_out_t;
 int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype);
 /* like->dtype, bool_values, ndim and shape (shape[0] ignored: the count decides it). */
 int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like);
+/* One part of an array written by several processes (a launcher's ranks): raw elements, or with npy != 0 the .npy
+ * header of the whole array of `total` elements first (the first part), so the parts concatenated in order are the
+ * whole .npy. Written whole or not at all, as the others. */
+int arr_out_open_part(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like, int npy,
+                      size_t total);
 int arr_out_write(arr_out_t *a, const void *data, size_t n);
 /* The writes go to a thread of the output's own, in order, so that writing overlaps reading and computing:
  * arr_out_write copies the data (the caller may reuse it at once); arr_out_submit queues the caller's buffer itself,
