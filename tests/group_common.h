@@ -734,7 +734,7 @@ static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
 {
     long before = tc_fail;
     const gp_dtype_t dts[] = {GP_F32, GP_U8, GP_I16, GP_F64, GP_U64, GP_F16, GP_I32, GP_BF16};
-    const size_t sizes[] = {0, 1, 7, 1000, 65537, 300001}, vbs[] = {0, 4, 16};
+    const size_t sizes[] = {0, 1, 7, 1000, 65537, 300001}, vbs[] = {0, 4, 16, 1, 8, 2};
     const int k = gp_group_size(g);
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
         if (gc_quick && d > 2) continue;
@@ -744,7 +744,7 @@ static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
             if (gc_quick && si > 4) continue;
             const size_t n = sizes[si];
             for (int desc = 0; desc < 2; desc++) {
-                const size_t vb = vbs[(d + si + (size_t)desc) % 3];
+                const size_t vb = vbs[(d + si + (size_t)desc) % 6];
                 char *xh = malloc(n * es + 16), *vh = malloc(n * vb + 16), *want = malloc(n * es + 16);
                 char *wantv = malloc(n * vb + 16), *got = malloc(n * (es > vb ? es : vb) + 16);
                 gc_fill_sortable(xh, dt, n);
@@ -785,7 +785,8 @@ static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
                           "context's sort", what, gp_dtype_name(dt), desc ? " descending" : "", n, vb, layout, k,
                           ok ? "values" : "keys");
                     gc_shards_free(g, &ys), gc_shards_free(g, &ws);
-                    if (!vb) { /* the argsort of the same shards: one context's gp_argsort, u32 or u64 by layout */
+                    if (vb == 0 || vb == 2) { /* the argsort of the same shards against one context's gp_argsort:
+                                                * u32 or u64 by layout */
                         const gp_dtype_t it = layout % 2 ? GP_U32 : GP_U64;
                         const size_t ib = gp_dtype_size(it);
                         char *wanti = malloc(n * ib + 16), *goti = malloc(n * ib + 16);
@@ -839,7 +840,7 @@ static inline void gc_test_sort(gp_group_t *g, gp_ctx_t *ref, const char *what)
         CHECK_ST(gp_group_sort(g, GP_U8, xs.counts, xs.p, NULL, 0, NULL, NULL, 0), GP_ERR_INVALID_ARG);
         gc_shards_free(g, &xs);
     }
-    printf("  %s: sorts and argsorts (%s, ascending and descending, values 0 / 4 / 16 B, %s): %s\n", what,
+    printf("  %s: sorts and argsorts (%s, ascending and descending, values 0 / 1 / 2 / 4 / 8 / 16 B, %s): %s\n", what,
            gc_quick ? "3 dtypes" : "8 dtypes with NaN payloads, +-0 and ties", gc_quick ? "2 layouts" : "5 layouts",
            tc_fail == before ? "ok" : "FAILED");
 }
