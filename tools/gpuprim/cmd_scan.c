@@ -125,6 +125,24 @@ static int s_explain(void *s, gp_status_t st)
 
 static const stage_ops_t sstage_ops = {s_bind, s_granule, s_push, s_handoff, s_unbind, CHUNK_BYTES, 2, s_explain};
 
+/* The run's one-record report (both paths: streamed on one device, held over a group) */
+static void scan_report(out_format_t fmt, const char *op, gp_scan_kind_t kind, gp_dtype_t dtype, gp_dtype_t odt,
+                        size_t elements, const char *total, double secs, double bytes, size_t head, const char *desc,
+                        const char *output, const char *out_path)
+{
+    record_t r = {0};
+    rec_add(&r, "op", 0, "%s", op);
+    rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
+    rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
+    rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
+    rec_add(&r, "elements", 1, "%zu", elements);
+    rec_add(&r, "total", 1, "%s", total);
+    rec_add_run(&r, secs, bytes, head, desc);
+    rec_add(&r, "output", 0, "%s", output);
+    rec_emit(&r, fmt, "{op} scan ({kind}) of {elements} {dtype} elements -> {output} ({out_dtype}): total {total}  "
+                      "({seconds:%.3f} s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(out_path));
+}
+
 /* --devices / --ranks: the file split over the group's members (whole scan tiles), held in their memory, scanned by
  * gp_group_scan (one device's bits over the whole file) and written in rank order; the summary from rank 0 */
 static int scan_group(const char *devices, const char *ranks, input_t *in, const sstage_t *j, gp_dtype_t odt,
@@ -165,17 +183,8 @@ static int scan_group(const char *devices, const char *ranks, input_t *in, const
             free(mj);
             break;
         }
-        record_t r = {0};
-        rec_add(&r, "op", 0, "%s", gp_reduce_op_name(j->op));
-        rec_add(&r, "kind", 0, "%s", j->kind ? "exclusive" : "inclusive");
-        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j->dtype));
-        rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(like->dtype));
-        rec_add(&r, "elements", 1, "%zu", d.total);
-        rec_add(&r, "total", 1, "%s", total);
-        rec_add_run(&r, secs, bytes, 0, desc);
-        rec_add(&r, "output", 0, "%s", written);
-        rec_emit(&r, fmt, "{op} scan ({kind}) of {elements} {dtype} elements -> {output} ({out_dtype}): total {total}  "
-                          "({seconds:%.3f} s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(out));
+        scan_report(fmt, gp_reduce_op_name(j->op), j->kind, j->dtype, like->dtype, d.total, total, secs, bytes, 0, desc,
+                    written, out);
     }
     group_data_free(&d);
     gp_group_destroy(g);
@@ -367,17 +376,9 @@ static int cmd_scan(int argc, char **argv)
             fputs(tw > 1 ? "]" : "", mj);
             fclose(mj);
         }
-        record_t r = {0};
-        rec_add(&r, "op", 0, "%s", ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op));
-        rec_add(&r, "kind", 0, "%s", kind ? "exclusive" : "inclusive");
-        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
-        rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(as_i64 ? GP_I64 : odt));
-        rec_add(&r, "elements", 1, "%zu", j.elements);
-        rec_add(&r, "total", 1, "%s", jval ? jval : "null");
-        rec_add_run(&r, secs, bytes, pp.head_elements, desc);
-        rec_add(&r, "output", 0, "%s", o_out);
-        rec_emit(&r, c.fmt, "{op} scan ({kind}) of {elements} {dtype} elements -> {output} ({out_dtype}): total {total}  "
-                            "({seconds:%.3f} s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(o_out));
+        scan_report(c.fmt, ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op), kind, dtype,
+                    as_i64 ? GP_I64 : odt, j.elements, jval ? jval : "null", secs, bytes, pp.head_elements, desc, o_out,
+                    o_out);
         free(jval);
     }
 out:

@@ -193,6 +193,28 @@ static gp_status_t sort_by_cmp(const char *verb, gp_ctx_t *ctx, gp_dtype_t dtype
     return st;
 }
 
+/* The run's one-record report (output: the part written, only where it is not -o's OUT: a group's rank) */
+static void sort_report(out_format_t fmt, const char *verb, gp_dtype_t dtype, size_t n, const char *order,
+                        size_t segments, double sort_secs, double secs, const char *desc, const char *output)
+{
+    record_t r = {0};
+    rec_add(&r, "verb", 0, "%s", verb);
+    rec_add(&r, "dtype", 0, "%s", gp_dtype_name(dtype));
+    rec_add(&r, "elements", 1, "%zu", n);
+    rec_add(&r, "order", 0, "%s", order);
+    rec_add(&r, "segments", 1, "%zu", segments);
+    rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
+    rec_add(&r, "seconds", 1, "%.6f", secs);
+    rec_add(&r, "device", 0, "%s", desc);
+    if (output) rec_add(&r, "output", 0, "%s", output);
+    rec_emit(&r, fmt,
+             output ? "{verb}: {elements} {dtype} {order} -> {output}  ({sort_seconds:%.3f} s sorting, {seconds:%.3f} s "
+                      "end to end; {device})\n"
+                    : "{verb}: {elements} {dtype} {order}  ({sort_seconds:%.3f} s sorting, {seconds:%.3f} s end to end; "
+                      "{device})\n",
+             summary_stream(o_out));
+}
+
 /* --devices / --ranks: the keys split over the group's members, held in their memory, sorted across them
  * (gp_group_sort / gp_group_argsort to int64 positions) and written in rank order; the summary from rank 0 */
 static int sort_group(const char *verb, int argsort, input_t *in, out_format_t fmt, double t0)
@@ -223,18 +245,8 @@ static int sort_group(const char *verb, int argsort, input_t *in, out_format_t f
     if (rc == EXIT_OK && gp_group_rank(g, 0) == 0) {
         char desc[512];
         group_describe(g, desc, sizeof desc);
-        record_t r = {0};
-        rec_add(&r, "verb", 0, "%s", verb);
-        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in->d.dtype));
-        rec_add(&r, "elements", 1, "%zu", d.total);
-        rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
-        rec_add(&r, "segments", 1, "%zu", (size_t)1);
-        rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
-        rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
-        rec_add(&r, "device", 0, "%s", desc);
-        rec_add(&r, "output", 0, "%s", written);
-        rec_emit(&r, fmt, "{verb}: {elements} {dtype} {order} -> {output}  ({sort_seconds:%.3f} s sorting, "
-                          "{seconds:%.3f} s end to end; {device})\n", summary_stream(o_out));
+        sort_report(fmt, verb, in->d.dtype, d.total, o_desc ? "descending" : "ascending", 1, sort_secs,
+                    now_seconds() - t0, desc, written);
     }
     group_data_free(&d);
     gp_group_destroy(g);
@@ -432,18 +444,9 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         const double secs = now_seconds() - t0;
-        record_t r = {0};
-        rec_add(&r, "verb", 0, "%s", verb);
-        rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
-        rec_add(&r, "elements", 1, "%zu", n);
-        rec_add(&r, "order", 0, "%s", o_cmp ? o_cmp : o_desc ? "descending" : "ascending");
         const size_t last = rows ? in.d.shape[in.d.ndim - 1] : 0;
-        rec_add(&r, "segments", 1, "%zu", seg ? nseg : rows && last ? n / last : (size_t)1);
-        rec_add(&r, "sort_seconds", 1, "%.6f", sort_secs);
-        rec_add(&r, "seconds", 1, "%.6f", secs);
-        rec_add(&r, "device", 0, "%s", desc);
-        rec_emit(&r, c.fmt, "{verb}: {elements} {dtype} {order}  ({sort_seconds:%.3f} s sorting, {seconds:%.3f} s "
-                            "end to end; {device})\n", summary_stream(o_out));
+        sort_report(c.fmt, verb, in.d.dtype, n, o_cmp ? o_cmp : o_desc ? "descending" : "ascending",
+                    seg ? nseg : rows && last ? n / last : (size_t)1, sort_secs, secs, desc, NULL);
     }
 out:
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ovb), gp_mem_free(ctx, &g.buf), gp_mem_free(ctx, &gv.buf);
