@@ -1,5 +1,7 @@
 /* group_phases.c — where gp_group_reduce's time goes on one GPU (a device-run experiment, not a test): host wall
- * clock medians of the pieces against gp_reduce_sync. Build (repository root, after a build into build-device): nvcc -O2 -x cu -Iinclude -Isrc bench/tune/group_phases.c build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp -o /tmp/gphases */
+ * clock medians of the pieces against gp_reduce_sync. Build (repository root, after a build into build-device; -x cu
+ * applies to every later file, so the object is linked apart): nvcc -O2 -x cu -Iinclude -Isrc -c bench/tune/group_phases.c
+ * -o /tmp/gph.o && nvcc /tmp/gph.o build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp -o /tmp/gphases */
 #define _POSIX_C_SOURCE 200809L
 #include "group/group_internal.h"
 #include "reduce/reduce_internal.h"
