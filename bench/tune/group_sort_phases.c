@@ -1,7 +1,9 @@
 /* group_sort_phases.c — where gp_group_sort's and gp_group_reduce_segmented's time goes on a local group (a
  * device-run experiment, not a test): host wall-clock medians of each phase run alone on the same shards, against the
- * whole call. Build (repository root, after a build into build-device):
- *   nvcc -O2 -x cu -Iinclude -Isrc -Xcompiler -fopenmp -c bench/tune/group_sort_phases.c -o /tmp/gsp.o &&
+ * whole call; and the calls themselves built here from their sources with a timer at their phase marks (GP__PHASE),
+ * once with a wait for the members' streams at each mark (the phase's device time), once without (the host's).
+ * Build (repository root, after a build into build-device; C, then linked by nvcc):
+ *   gcc -std=c11 -O2 -fopenmp -Iinclude -Isrc -I/usr/local/cuda/include -c bench/tune/group_sort_phases.c -o /tmp/gsp.o &&
  *   nvcc /tmp/gsp.o build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp -o /tmp/gsphases &&
  *   NCCL_NVLS_ENABLE=0 /tmp/gsphases [NDEV (all)] [SORT_N (2^30)]
  */
@@ -20,8 +22,57 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+
 static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 #define REPS 9
+
+/* the phase marks: each call's marks (name, time since the call began or the last mark) */
+#define MAXPH 16
+static int ph_sync, ph_n;
+static double ph_last, ph_dt[MAXPH];
+static const char *ph_name[MAXPH];
+static void phase_mark(gp_group_t *g, const char *name)
+{
+    if (ph_sync) gp_group_sync(g);
+    const double t = now();
+    if (ph_n < MAXPH) ph_name[ph_n] = name, ph_dt[ph_n++] = (t - ph_last) * 1e6;
+    ph_last = t;
+}
+#define GP__PHASE(g, name) phase_mark((g), (name))
+#define gp_group_sort probe_group_sort
+#define gp_group_argsort probe_group_argsort
+#define gp_group_reduce_segmented probe_group_reduce_segmented
+#include "group/group_sort.c"
+#include "group/group_segmented.c"
+#undef gp_group_sort
+#undef gp_group_argsort
+#undef gp_group_reduce_segmented
+#undef GP__PHASE
+
+/* call body REPS + 2 times, with and without the waits at the marks: each phase's median */
+#define PHASES(label, body)                                                                                        \
+    for (int sync_ = 1; sync_ >= 0; sync_--) {                                                                    \
+        double d_[MAXPH][REPS], tot_[REPS];                                                                        \
+        int np_ = 0;                                                                                               \
+        ph_sync = sync_;                                                                                           \
+        for (int i_ = 0; i_ < REPS + 2; i_++) {                                                                    \
+            ph_n = 0;                                                                                              \
+            const double a_ = ph_last = now();                                                                     \
+            body;                                                                                                  \
+            gp_group_sync(g);                                                                                      \
+            if (i_ < 2) continue;                                                                                  \
+            np_ = ph_n;                                                                                            \
+            tot_[i_ - 2] = (now() - a_) * 1e6;                                                                     \
+            for (int p_ = 0; p_ < ph_n; p_++) d_[p_][i_ - 2] = ph_dt[p_];                                          \
+        }                                                                                                          \
+        qsort(tot_, REPS, sizeof tot_[0], cmpd);                                                                   \
+        printf("%s, %s: median %.1f us\n", label, sync_ ? "waiting at each mark" : "host marks only", tot_[REPS / 2]); \
+        for (int p_ = 0; p_ < np_; p_++) {                                                                         \
+            qsort(d_[p_], REPS, sizeof d_[p_][0], cmpd);                                                           \
+            printf("    %-30s median %9.1f us  min %9.1f us\n", ph_name[p_], d_[p_][REPS / 2], d_[p_][0]);         \
+        }                                                                                                          \
+        fflush(stdout);                                                                                            \
+    }
 #define TIME(label, ...)                                                                                           \
     do {                                                                                                           \
         double t_[REPS];                                                                                           \
@@ -70,6 +121,7 @@ int main(int argc, char **argv)
     }
     /* 1. the sort */
     TIME("gp_group_sort", CK(gp_group_sort(g, GP_U32, cnt, (const void *const *)keys, out, 0, NULL, NULL, 0)));
+    PHASES("gp_group_sort's phases", CK(probe_group_sort(g, GP_U32, cnt, (const void *const *)keys, out, 0, NULL, NULL, 0)));
     TIME("local gp_sort on every member", for (int i = 0; i < R; i++)
              CK(gp_sort(gp_group_ctx(g, i), GP_U32, cnt[i], keys[i], tmp[i], NULL, gp_group_stream(g, i))));
     TIME("local gp_sort on member 0 alone",
@@ -151,6 +203,8 @@ int main(int argc, char **argv)
     }
     float *res = (float *)malloc(nseg * 4);
     TIME("gp_group_reduce_segmented sum f32 2^31 / 4096", CK(gp_group_reduce_segmented(g, GP_REDUCE_SUM, GP_F32, mc,
+                                                         (const void *const *)x, nseg, off, res)));
+    PHASES("gp_group_reduce_segmented's phases", CK(probe_group_reduce_segmented(g, GP_REDUCE_SUM, GP_F32, mc,
                                                          (const void *const *)x, nseg, off, res)));
     TIME("per-member gp_reduce_segmented, device offsets", for (int i = 0; i < R; i++)
              CK(gp_reduce_segmented(gp_group_ctx(g, i), GP_REDUCE_SUM, GP_F32, mc[i], x[i], nseg / R, dof[i], dout[i],

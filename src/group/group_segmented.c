@@ -24,6 +24,11 @@
 #define PIECE_MIN 4096     /* segments, at least, in a piece */
 #define NEV (3 * NPIECE + 4) /* events a GPU member's pieces use */
 
+/* a phase boundary: nothing here; bench/tune/group_sort_phases.c builds this file with a timer in it */
+#ifndef GP__PHASE
+#define GP__PHASE(g, name) ((void)0)
+#endif
+
 typedef struct {
     size_t F, C;          /* the shard: elements [F, F + C) of the whole array */
     size_t lo, hi;        /* the segments inside it: [lo, hi) (monotone offsets: a range), values 0 .. hi - lo */
@@ -131,6 +136,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         goto fail;
     }
     GP_TRY(gp__group_allgather_host(g, counts, all, sizeof *all));
+    GP__PHASE(g, "counts gathered");
     size_t N = 0;
     for (int r = 0; r < P; r++) {
         rk[r].F = N;
@@ -194,6 +200,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
             if (b - a <= CH) break;
         }
     }
+    GP__PHASE(g, "plan");
     /* each rank's call: its values (the segments, a junk segment, each run's chunks) and its shipped elements */
     size_t maxblob = 16;
     for (int r = 0; r < P; r++) {
@@ -278,6 +285,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         GP_CUDA_TRY(cudaEventRecord(ev[0], g->stream[i])); /* the copy stream starts after the member's earlier work */
         GP_CUDA_TRY(cudaStreamWaitEvent(g->cstream[i], ev[0], 0));
     }
+    GP__PHASE(g, "runs staged");
     for (int c = 0; g->gpu && c <= NPIECE; c++) {
         for (int i = 0; i < L; i++) {
             const int r = g->rank0 + i, np = npiece[i];
@@ -336,7 +344,9 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         GP_CUDA_TRY(cudaEventRecord(ev[NEV - 1], g->cstream[i]));
         GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[NEV - 1], 0));
     }
+    GP__PHASE(g, "pieces launched");
     if (g->gpu) GP_TRY(check_order(fn, offsets, nseg)); /* while the kernels run */
+    GP__PHASE(g, "order checked");
     if (L == P && !g->gpu) {
         for (int i = 0; i < L; i++)
             if (rk[i].C) memcpy(host + (size_t)i * maxblob, blob[i], maxblob);
@@ -383,7 +393,9 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         }
         if (!np) memcpy((unsigned char *)out_host + rk[r].lo * vb, host + (size_t)r * maxblob, own * vb);
     }
+    GP__PHASE(g, "own values in");
     if (g->gpu && L == P) GP_TRY(gp_group_sync(g)); /* the runs' values and the shipped elements are in */
+    GP__PHASE(g, "synced");
     size_t it = 0;
     for (size_t c = 0; c < ncross; c++) {
         const size_t s = cross[c];
@@ -421,6 +433,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         if (b - a > CH) gp__reduce_cpu_seg_fold(op, dtype, nch, vals, dst);
     }
 #undef O
+    GP__PHASE(g, "crossing segments");
 fail:
     if (g->gpu) { /* every copy into or out of the host scratch is done (the copy streams too, after an error) */
         for (int i = 0; i < L && evs && nev; i++) {

@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a phase boundary: nothing here; bench/tune/group_sort_phases.c builds this file with a timer in it */
+#ifndef GP__PHASE
+#define GP__PHASE(g, name) ((void)0)
+#endif
+
 /* candidates per split and round: the range of a split's key shrinks by this factor a round (32-bit keys: 5 rounds) */
 #define SPLIT_Q 128
 
@@ -148,6 +153,7 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
     /* every rank's count (the same checks everywhere: all refuse together, before any exchange) */
     GP_TRY(gp__group_allgather_host(g, counts, all, sizeof *all));
     for (int r = 0; r < R; r++) P[r + 1] = P[r] + all[r];
+    GP__PHASE(g, "counts gathered");
     if (argsort && vb == 4 && P[R] > ((size_t)1 << 32)) {
         st = gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 holds positions below 2^32; the ranks hold %zu keys "
                                            "(use u64)", fn, P[R]);
@@ -171,6 +177,7 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
             GP_TRY(gp_sort(g->ctx[i], dt, n, keys[i], pt[i].a, &so, gp_group_stream(g, i)));
         }
     }
+    GP__PHASE(g, "local sorts");
     /* 2. the least radix key v_j whose count of keys at or below it reaches P_j (j = 1 .. R - 1): each round asks
      *    SPLIT_Q candidates spread over [lo_j, hi_j] (the last hi_j); the first that reaches P_j and the one before it
      *    bound the next range. Invariant: count(<= hi_j) >= P_j > count(< lo_j). */
@@ -221,6 +228,7 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
         }
     }
     for (int r = 0; r < R; r++) split[(size_t)r * (R + 1)] = 0, split[(size_t)r * (R + 1) + R] = all[r];
+    GP__PHASE(g, "splits");
     /* 3. rank r's slice [split r,j ; split r,j+1) to rank j, received in rank order */
     for (int i = 0; i < L; i++) {
         const int me = g->rank0 + i;
@@ -255,6 +263,7 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
         GP_TRY(gp__group_alltoallv(g, (const void *const *)(sa + 2 * L), voff, voff + (size_t)L * R, sa + 3 * L,
                                    voff + (size_t)2 * L * R, voff + (size_t)3 * L * R));
     }
+    GP__PHASE(g, "all-to-all");
     /* 4. the pieces merged in rank order */
     for (int i = 0; i < L; i++) {
         const int me = g->rank0 + i;
@@ -265,6 +274,7 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
         void *dstv = vb ? (srcv == values_out[i] ? pt[i].bv : values_out[i]) : NULL;
         GP_TRY(merge_pieces(g, i, dt, vb, desc, R, off, src, srcv, dst, dstv));
     }
+    GP__PHASE(g, "merges");
     GP_TRY(gp_group_sync(g));
 fail:
     if (st != GP_OK && pt) gp_group_sync(g); /* the scratch is the group's: nothing runs on it after a refusal */
