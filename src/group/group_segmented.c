@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define CH ((size_t)GP__SEG_CHUNK)
-#define NPIECE 8           /* a GPU member's own segments go in up to this many calls, their copies beside them */
+#define NPIECE 4           /* a GPU member's own segments go in up to this many calls, their copies beside them */
 #define PIECE_MIN 4096     /* segments, at least, in a piece */
 #define NEV (3 * NPIECE + 4) /* events a GPU member's pieces use */
 
@@ -84,11 +84,13 @@ static void run_of(size_t a, size_t b, size_t F, size_t C, size_t *k0, size_t *k
     if (*k1 < *k0) *k1 = *k0;
 }
 
-/* GP_ERR_INVALID_ARG naming the first decrease of offsets (in parallel: the check is on every call's path) */
-static gp_status_t check_order(const char *fn, const int64_t *offsets, size_t nseg)
+/* GP_ERR_INVALID_ARG naming the first decrease of offsets. par: in parallel (a CPU group, before its work); a GPU
+ * group checks on this thread while its kernels run (waking a thread team cost more than the check on the device
+ * machines: docs/design/group.md) */
+static gp_status_t check_order(const char *fn, const int64_t *offsets, size_t nseg, int par)
 {
     long long bad = (long long)nseg;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (nseg > 65536)
+#pragma omp parallel for schedule(static) reduction(min : bad) if (par && nseg > 65536)
     for (long long s = 0; s < (long long)nseg; s++)
         if (offsets[s + 1] < offsets[s] && s < bad) bad = s;
     if (bad < (long long)nseg)
@@ -116,7 +118,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     if (nseg && !out_host) return gp__error(GP_ERR_INVALID_ARG, "%s: out_host is NULL with nseg = %zu", fn, nseg);
     /* the offsets' order: checked here on CPU groups; a GPU group checks them while its kernels run (the plan and
      * the kernels are safe with any offsets, and nothing reaches out_host before the check) */
-    if (!g->gpu) GP_TRY_RET(check_order(fn, offsets, nseg));
+    if (!g->gpu) GP_TRY_RET(check_order(fn, offsets, nseg, 1));
     const int P = g->size, L = g->nlocal;
     const size_t es = gp_dtype_size(dtype), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
     gp_status_t st = GP_OK;
@@ -345,7 +347,7 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[NEV - 1], 0));
     }
     GP__PHASE(g, "pieces launched");
-    if (g->gpu) GP_TRY(check_order(fn, offsets, nseg)); /* while the kernels run */
+    if (g->gpu) GP_TRY(check_order(fn, offsets, nseg, 0)); /* while the kernels run */
     GP__PHASE(g, "order checked");
     if (L == P && !g->gpu) {
         for (int i = 0; i < L; i++)

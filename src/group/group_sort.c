@@ -32,67 +32,78 @@ typedef struct part {
     void *dq;     /* the split search's queries and counts */
 } part_t;
 
-/* member i's counts of keys with radix key <= q[k] (nq queries) into out (host) */
-static gp_status_t count_le(gp_group_t *g, int i, gp_dtype_t dt, int desc, size_t n, const void *sorted,
-                            const uint64_t *q, int nq, uint64_t *out, void *dq)
-{
-    if (!g->gpu) {
-        const gp__sort_xf_t xf = gp__sort_xf(dt, desc);
-        const size_t es = gp_dtype_size(dt);
-        for (int k = 0; k < nq; k++) {
-            size_t lo = 0, hi = n;
-            while (lo < hi) {
-                const size_t mid = lo + (hi - lo) / 2;
-                if (gp__sort_xf_key(&xf, gp__sort_bits((const char *)sorted + mid * es, es), es) <= q[k]) lo = mid + 1;
-                else hi = mid;
-            }
-            out[k] = lo;
-        }
-        return GP_OK;
-    }
-    GP_TRY_RET(gp__ctx_enter(g->ctx[i], "gp_group_sort"));
-    uint64_t *dqq = dq, *dout = (uint64_t *)dq + nq;
-    cudaError_t e = cudaMemcpyAsync(dqq, q, (size_t)nq * 8, cudaMemcpyHostToDevice, g->stream[i]);
-    if (e != cudaSuccess) return gp__cuda_error(e, "gp_group_sort", __FILE__, __LINE__);
-    GP_TRY_RET(gp__group_sort_count_gpu(dt, desc, n, sorted, nq, dqq, dout, g->stream[i]));
-    return gp__group_to_host(g, i, out, dout, (size_t)nq * 8);
-}
-
-/* every rank's counts for the same queries: all[r * nq + k] */
+/* every rank's counts of keys with radix key <= q[k] (nq queries): all[r * nq + k]. q and local are host scratch
+ * (page-locked on a GPU group): each member's count is launched, then all are waited for */
 static gp_status_t counts_all(gp_group_t *g, gp_dtype_t dt, int desc, const size_t *counts, part_t *pt,
                               const uint64_t *q, int nq, uint64_t *local, uint64_t *all)
 {
-    for (int i = 0; i < g->nlocal; i++)
-        GP_TRY_RET(count_le(g, i, dt, desc, counts[i], pt[i].a, q, nq, local + (size_t)i * nq, pt[i].dq));
+    for (int i = 0; i < g->nlocal; i++) {
+        const size_t n = counts[i];
+        uint64_t *out = local + (size_t)i * nq;
+        if (!g->gpu) {
+            const gp__sort_xf_t xf = gp__sort_xf(dt, desc);
+            const size_t es = gp_dtype_size(dt);
+            for (int k = 0; k < nq; k++) {
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                    const size_t mid = lo + (hi - lo) / 2;
+                    if (gp__sort_xf_key(&xf, gp__sort_bits((const char *)pt[i].a + mid * es, es), es) <= q[k])
+                        lo = mid + 1;
+                    else hi = mid;
+                }
+                out[k] = lo;
+            }
+            continue;
+        }
+        GP_TRY_RET(gp__ctx_enter(g->ctx[i], "gp_group_sort"));
+        uint64_t *dqq = pt[i].dq, *dout = (uint64_t *)pt[i].dq + nq;
+        cudaError_t e = cudaMemcpyAsync(dqq, q, (size_t)nq * 8, cudaMemcpyHostToDevice, g->stream[i]);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_group_sort", __FILE__, __LINE__);
+        GP_TRY_RET(gp__group_sort_count_gpu(dt, desc, n, pt[i].a, nq, dqq, dout, g->stream[i]));
+        e = cudaMemcpyAsync(out, dout, (size_t)nq * 8, cudaMemcpyDeviceToHost, g->stream[i]);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_group_sort", __FILE__, __LINE__);
+    }
+    if (g->gpu) GP_TRY_RET(gp_group_sync(g));
     return gp__group_allgather_host(g, local, all, (size_t)nq * 8);
 }
 
-/* member i's pieces, merged pairwise in rank order until one is left in out (and vout): levels alternate between
- * out and b, the pieces received into whichever makes the last level write out */
-static gp_status_t merge_pieces(gp_group_t *g, int i, gp_dtype_t dt, size_t vb, int desc, int np, size_t *off,
-                                void *src, void *srcv, void *dst, void *dstv)
+/* member i's np pieces (keys pk[k], values pv[k], len[k] each, anywhere), merged pairwise in rank order until one is
+ * left in out (and outv): level l of the L writes out when L - l is even, else tmp, so the last writes out; the first
+ * level reads the pieces where they are, the later ones the contiguous runs of the level before (off: np + 1) */
+static gp_status_t merge_pieces(gp_group_t *g, int i, gp_dtype_t dt, size_t vb, int desc, int np, const char *const *pk,
+                                const char *const *pv, const size_t *len, size_t *off, void *out, void *outv,
+                                void *tmp, void *tmpv)
 {
     const size_t es = gp_dtype_size(dt);
     gp_ctx_t *c = g->ctx[i];
     const gp_stream_t s = gp_group_stream(g, i);
-    while (np > 1) {
+    int levels = 0;
+    while ((1 << levels) < np) levels++;
+    char *dst = levels % 2 ? out : tmp, *dstv = levels % 2 ? outv : tmpv; /* level 1 */
+    const char *src = NULL, *srcv = NULL;
+    for (int l = 1; np > 1; l++) {
         int q = 0;
+        size_t at = 0;
         for (int k = 0; k < np; k += 2) {
-            const size_t na = off[k + 1] - off[k], nb = k + 1 < np ? off[k + 2] - off[k + 1] : 0;
-            char *d = (char *)dst + off[k] * es, *dv = vb ? (char *)dstv + off[k] * vb : NULL;
-            const char *x = (const char *)src + off[k] * es, *xv = vb ? (const char *)srcv + off[k] * vb : NULL;
+            const size_t na = l == 1 ? len[k] : off[k + 1] - off[k];
+            const size_t nb = k + 1 >= np ? 0 : l == 1 ? len[k + 1] : off[k + 2] - off[k + 1];
+            const char *x = l == 1 ? pk[k] : src + off[k] * es, *xv = !vb ? NULL : l == 1 ? pv[k] : srcv + off[k] * vb;
+            const char *y = l == 1 ? (k + 1 < np ? pk[k + 1] : NULL) : x + na * es;
+            const char *yv = !vb ? NULL : l == 1 ? (k + 1 < np ? pv[k + 1] : NULL) : xv + na * vb;
+            char *d = dst + at * es, *dv = vb ? dstv + at * vb : NULL;
             if (na && nb) {
-                GP_TRY_RET(gp_merge(c, dt, na, x, nb, x + na * es, d, vb, xv, vb ? xv + na * vb : NULL, dv, desc, s));
-            } else if (na + nb) { /* one side empty: its neighbour moves as it is */
-                GP_TRY_RET(gp_memcpy(c, d, x, (na + nb) * es, s));
-                if (vb) GP_TRY_RET(gp_memcpy(c, dv, xv, (na + nb) * vb, s));
+                GP_TRY_RET(gp_merge(c, dt, na, x, nb, y, d, vb, xv, yv, dv, desc, s));
+            } else if (na + nb) { /* one side empty: the other moves as it is */
+                GP_TRY_RET(gp_memcpy(c, d, na ? x : y, (na + nb) * es, s));
+                if (vb) GP_TRY_RET(gp_memcpy(c, dv, na ? xv : yv, (na + nb) * vb, s));
             }
-            off[q++] = off[k];
+            off[q++] = at;
+            at += na + nb;
         }
-        off[q] = off[np];
+        off[q] = at;
         np = q;
-        void *t = src, *tv = srcv;
-        src = dst, srcv = dstv, dst = t, dstv = tv;
+        src = dst, srcv = dstv;
+        dst = src == (char *)out ? tmp : out, dstv = src == (char *)out ? tmpv : outv;
     }
     return GP_OK;
 }
@@ -112,17 +123,24 @@ static gp_status_t positions(gp_group_t *g, int i, size_t ib, size_t n, uint64_t
 }
 
 static size_t up256(size_t b) { return (b + 255) / 256 * 256; }
+/* where a piece of bytes that starts at src_off in its sender lands after at: the next place with the sender's
+ * alignment within 16 bytes (NCCL's copies run at full width only between addresses congruent mod 16) */
+static size_t congruent(size_t at, size_t src_off) { return (at + 15) / 16 * 16 + src_off % 16; }
 
-/* member i's scratch: slot 0 holds a, av, k, dq; slot 1 holds b, bv (kept by the group for its next call) */
-static gp_status_t part_make(gp_group_t *g, int i, size_t n, size_t es, size_t vb, int argsort, int nq, part_t *p)
+/* member i's scratch: slot 0 holds a, av, k, dq; slot 1 holds b, bv, each with 32 bytes a piece for the pieces'
+ * alignment (congruent: at most 30) (kept by the group for its next call) */
+static gp_status_t part_make(gp_group_t *g, int i, size_t n, size_t es, size_t vb, int argsort, int nq, int R,
+                             part_t *p)
 {
+    const size_t pad = 32 * ((size_t)R + 1);
     const size_t ka = up256(n * es), va = up256(n * vb), kk = argsort ? ka : 0, qa = up256((size_t)nq * 16);
+    const size_t kb = up256(n * es + pad), vbb = vb ? up256(n * vb + pad) : 0;
     void *s0 = NULL, *s1 = NULL;
     GP_TRY_RET(gp__group_scratch(g, i, 0, ka + va + kk + qa, &s0));
-    GP_TRY_RET(gp__group_scratch(g, i, 1, ka + va, &s1));
+    GP_TRY_RET(gp__group_scratch(g, i, 1, kb + vbb, &s1));
     char *c0 = s0, *c1 = s1;
     p->a = c0, p->av = vb ? c0 + ka : NULL, p->k = argsort ? c0 + ka + va : NULL, p->dq = c0 + ka + va + kk;
-    p->b = c1, p->bv = vb ? c1 + ka : NULL;
+    p->b = c1, p->bv = vb ? c1 + kb : NULL;
     return GP_OK;
 }
 
@@ -135,20 +153,31 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
     const size_t es = gp_dtype_size(dt);
     const int R = g->size, L = g->nlocal, ns = R - 1 > 0 ? R - 1 : 1, nq = ns * SPLIT_Q;
     const int W = gp__sort_width(dt);
+    int levels = 0;
+    while ((1 << levels) < R) levels++;
+    /* the own piece is merged where it is, unless the first merge level writes there (an even number of levels) */
+    const int copy_own = levels % 2 == 0;
     gp_status_t st = GP_OK;
     part_t *pt = calloc((size_t)L, sizeof *pt);
     size_t *all = calloc((size_t)R, sizeof *all), *P = calloc((size_t)R + 1, sizeof *P);
-    uint64_t *lo = calloc((size_t)ns, 8), *hi = calloc((size_t)ns, 8), *q = calloc((size_t)nq, 8);
-    uint64_t *local = calloc((size_t)L * nq, 8), *cnt = calloc((size_t)R * nq, 8);
+    uint64_t *lo = calloc((size_t)ns, 8), *hi = calloc((size_t)ns, 8), *q = NULL, *local = NULL;
+    uint64_t *cnt = calloc((size_t)R * nq, 8);
     size_t *split = calloc((size_t)R * (R + 1), sizeof *split); /* split[r * (R + 1) + j]: rank r's cut j */
     size_t *soff = calloc((size_t)L * R, sizeof *soff), *sb = calloc((size_t)L * R, sizeof *sb);
     size_t *roff = calloc((size_t)L * R, sizeof *roff), *rb = calloc((size_t)L * R, sizeof *rb);
     size_t *voff = calloc((size_t)L * R * 4, sizeof *voff), *off = calloc((size_t)R + 1, sizeof *off);
+    size_t *len = calloc((size_t)L * R, sizeof *len);
+    const char **pk = calloc((size_t)L * R * 2, sizeof *pk);
     void **sa = calloc((size_t)L * 4, sizeof *sa), **kout = calloc((size_t)L, sizeof *kout);
-    if (!pt || !all || !P || !lo || !hi || !q || !local || !cnt || !split || !soff || !sb || !roff || !rb || !voff ||
-        !off || !sa || !kout) {
+    if (!pt || !all || !P || !lo || !hi || !cnt || !split || !soff || !sb || !roff || !rb || !voff || !off || !len ||
+        !pk || !sa || !kout) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d ranks", fn, R);
         goto fail;
+    }
+    {   /* the queries and each member's counts in host scratch (page-locked on a GPU: the copies overlap) */
+        void *h = NULL;
+        GP_TRY(gp__group_host_scratch(g, 0, ((size_t)nq + (size_t)L * nq) * 8, &h));
+        q = h, local = q + nq;
     }
     /* every rank's count (the same checks everywhere: all refuse together, before any exchange) */
     GP_TRY(gp__group_allgather_host(g, counts, all, sizeof *all));
@@ -159,11 +188,11 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
                                            "(use u64)", fn, P[R]);
         goto fail;
     }
-    /* 1. each shard sorted into a (argsort: its global positions sorted along, into av) */
+    /* 1. each shard sorted into a (argsort: its global positions sorted along, into av); one rank: into the outputs */
     const gp_sort_opts_t so = {desc, 0, 0};
     for (int i = 0; i < L; i++) {
         const size_t n = counts[i];
-        GP_TRY(part_make(g, i, n, es, vb, argsort, nq, &pt[i]));
+        GP_TRY(part_make(g, i, n, es, vb, argsort, nq, R, &pt[i]));
         kout[i] = argsort ? pt[i].k : keys_out[i];
         if (!n) continue;
         const void *v = vb && values ? values[i] : NULL;
@@ -171,17 +200,22 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
             GP_TRY(positions(g, i, vb, n, P[g->rank0 + i], pt[i].bv));
             v = pt[i].bv;
         }
+        void *ko = R == 1 ? kout[i] : pt[i].a, *vo = R == 1 ? (vb ? values_out[i] : NULL) : pt[i].av;
         if (vb) {
-            GP_TRY(gp_sort_pairs(g->ctx[i], dt, n, keys[i], pt[i].a, vb, v, pt[i].av, &so, gp_group_stream(g, i)));
+            GP_TRY(gp_sort_pairs(g->ctx[i], dt, n, keys[i], ko, vb, v, vo, &so, gp_group_stream(g, i)));
         } else {
-            GP_TRY(gp_sort(g->ctx[i], dt, n, keys[i], pt[i].a, &so, gp_group_stream(g, i)));
+            GP_TRY(gp_sort(g->ctx[i], dt, n, keys[i], ko, &so, gp_group_stream(g, i)));
         }
     }
     GP__PHASE(g, "local sorts");
+    if (R == 1) {
+        GP_TRY(gp_group_sync(g));
+        goto fail; /* done: st is GP_OK */
+    }
     /* 2. the least radix key v_j whose count of keys at or below it reaches P_j (j = 1 .. R - 1): each round asks
      *    SPLIT_Q candidates spread over [lo_j, hi_j] (the last hi_j); the first that reaches P_j and the one before it
      *    bound the next range. Invariant: count(<= hi_j) >= P_j > count(< lo_j). */
-    if (R > 1) {
+    {
         const uint64_t top = W == 64 ? ~0ull : (1ull << W) - 1;
         for (int j = 0; j < ns; j++) lo[j] = 0, hi[j] = top;
         for (;;) {
@@ -229,10 +263,12 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
     }
     for (int r = 0; r < R; r++) split[(size_t)r * (R + 1)] = 0, split[(size_t)r * (R + 1) + R] = all[r];
     GP__PHASE(g, "splits");
-    /* 3. rank r's slice [split r,j ; split r,j+1) to rank j, received in rank order */
+    /* 3. rank r's slice [split r,j ; split r,j+1) to rank j. The receiver places each piece after the one before at
+     *    the sender's alignment within 16 bytes (keys in b, values in bv); its own piece stays in a unless
+     *    copy_own */
     for (int i = 0; i < L; i++) {
         const int me = g->rank0 + i;
-        size_t at = 0;
+        size_t at = 0, atv = 0, total = 0;
         for (int j = 0; j < R; j++) {
             const size_t k = (size_t)i * R + (size_t)j;
             const size_t *sp = split + (size_t)me * (R + 1), *rp = split + (size_t)j * (R + 1);
@@ -240,23 +276,25 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
                 st = gp__error(GP_ERR_INTERNAL, "%s: rank %d's splits are not in order", fn, me);
                 goto fail;
             }
-            soff[k] = sp[j] * es, sb[k] = (sp[j + 1] - sp[j]) * es;
-            roff[k] = at * es, rb[k] = (rp[me + 1] - rp[me]) * es;
-            voff[k] = sp[j] * vb, voff[(size_t)L * R + k] = (sp[j + 1] - sp[j]) * vb;
-            voff[(size_t)2 * L * R + k] = at * vb, voff[(size_t)3 * L * R + k] = (rp[me + 1] - rp[me]) * vb;
-            at += rp[me + 1] - rp[me];
+            const size_t m = rp[me + 1] - rp[me]; /* the piece from rank j */
+            const int self = j == me && !copy_own;
+            soff[k] = sp[j] * es, sb[k] = self ? 0 : (sp[j + 1] - sp[j]) * es;
+            voff[k] = sp[j] * vb, voff[(size_t)L * R + k] = self ? 0 : (sp[j + 1] - sp[j]) * vb;
+            roff[k] = congruent(at, rp[me] * es), rb[k] = self ? 0 : m * es;
+            voff[(size_t)2 * L * R + k] = vb ? congruent(atv, rp[me] * vb) : 0;
+            voff[(size_t)3 * L * R + k] = self ? 0 : m * vb;
+            pk[k] = self ? (const char *)pt[i].a + rp[me] * es : (const char *)pt[i].b + roff[k];
+            pk[(size_t)L * R + k] = !vb ? NULL : self ? (const char *)pt[i].av + rp[me] * vb
+                                                      : (const char *)pt[i].bv + voff[(size_t)2 * L * R + k];
+            len[k] = m;
+            at = roff[k] + m * es, atv = vb ? voff[(size_t)2 * L * R + k] + m * vb : 0;
+            total += m;
         }
-        if (at != counts[i]) {
-            st = gp__error(GP_ERR_INTERNAL, "%s: rank %d would receive %zu keys for its %zu", fn, me, at, counts[i]);
+        if (total != counts[i]) {
+            st = gp__error(GP_ERR_INTERNAL, "%s: rank %d would receive %zu keys for its %zu", fn, me, total, counts[i]);
             goto fail;
         }
-    }
-    /* the pieces land where the merge's last level then writes the output: in b when the levels are odd in number */
-    int levels = 0;
-    while ((1 << levels) < R) levels++;
-    for (int i = 0; i < L; i++) {
-        sa[i] = pt[i].a, sa[L + i] = levels % 2 ? pt[i].b : kout[i];
-        sa[2 * L + i] = pt[i].av, sa[3 * L + i] = levels % 2 ? pt[i].bv : (vb ? values_out[i] : NULL);
+        sa[i] = pt[i].a, sa[L + i] = pt[i].b, sa[2 * L + i] = pt[i].av, sa[3 * L + i] = pt[i].bv;
     }
     GP_TRY(gp__group_alltoallv(g, (const void *const *)sa, soff, sb, sa + L, roff, rb));
     if (vb) {
@@ -264,22 +302,16 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
                                    voff + (size_t)2 * L * R, voff + (size_t)3 * L * R));
     }
     GP__PHASE(g, "all-to-all");
-    /* 4. the pieces merged in rank order */
-    for (int i = 0; i < L; i++) {
-        const int me = g->rank0 + i;
-        off[0] = 0;
-        for (int r = 0; r < R; r++) off[r + 1] = off[r] + (split[(size_t)r * (R + 1) + me + 1] - split[(size_t)r * (R + 1) + me]);
-        void *src = sa[L + i], *srcv = sa[3 * L + i];
-        void *dst = src == kout[i] ? pt[i].b : kout[i];
-        void *dstv = vb ? (srcv == values_out[i] ? pt[i].bv : values_out[i]) : NULL;
-        GP_TRY(merge_pieces(g, i, dt, vb, desc, R, off, src, srcv, dst, dstv));
-    }
+    /* 4. the pieces merged in rank order (a is free once the exchange has read it) */
+    for (int i = 0; i < L; i++)
+        GP_TRY(merge_pieces(g, i, dt, vb, desc, R, pk + (size_t)i * R, pk + (size_t)L * R + (size_t)i * R,
+                            len + (size_t)i * R, off, kout[i], vb ? values_out[i] : NULL, pt[i].a, pt[i].av));
     GP__PHASE(g, "merges");
     GP_TRY(gp_group_sync(g));
 fail:
     if (st != GP_OK && pt) gp_group_sync(g); /* the scratch is the group's: nothing runs on it after a refusal */
-    free(pt), free(all), free(P), free(lo), free(hi), free(q), free(local), free(cnt), free(split), free(soff);
-    free(sb), free(roff), free(rb), free(voff), free(off), free(sa), free(kout);
+    free(pt), free(all), free(P), free(lo), free(hi), free(cnt), free(split), free(soff), free(sb), free(roff);
+    free(rb), free(voff), free(off), free(len), free(pk), free(sa), free(kout);
     return st;
 }
 
