@@ -84,20 +84,22 @@ static void run_of(size_t a, size_t b, size_t F, size_t C, size_t *k0, size_t *k
     if (*k1 < *k0) *k1 = *k0;
 }
 
-/* GP_ERR_INVALID_ARG naming the first decrease of offsets. par: in parallel (a CPU group, before its work); a GPU
- * group checks on this thread while its kernels run (waking a thread team cost more than the check on the device
- * machines: docs/design/group.md) */
-static gp_status_t check_order(const char *fn, const int64_t *offsets, size_t nseg, int par)
+/* The first s in [a, b) with offsets[s + 1] < offsets[s] (b if none); par: in parallel */
+static size_t first_decrease(const int64_t *offsets, size_t a, size_t b, int par)
 {
-    long long bad = (long long)nseg;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (par && nseg > 65536)
-    for (long long s = 0; s < (long long)nseg; s++)
+    long long bad = (long long)b;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (par && b - a > 65536)
+    for (long long s = (long long)a; s < (long long)b; s++)
         if (offsets[s + 1] < offsets[s] && s < bad) bad = s;
-    if (bad < (long long)nseg)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%lld] = %lld is below offsets[%lld] = %lld (the sharded "
-                                             "reduction takes nondecreasing offsets)", fn, bad + 1,
-                         (long long)offsets[bad + 1], bad, (long long)offsets[bad]);
-    return GP_OK;
+    return (size_t)bad;
+}
+
+/* GP_ERR_INVALID_ARG naming the decrease at s */
+static gp_status_t order_error(const char *fn, const int64_t *offsets, size_t s)
+{
+    return gp__error(GP_ERR_INVALID_ARG, "%s: offsets[%zu] = %lld is below offsets[%zu] = %lld (the sharded reduction "
+                                         "takes nondecreasing offsets)", fn, s + 1, (long long)offsets[s + 1], s,
+                     (long long)offsets[s]);
 }
 
 gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, const size_t *counts,
@@ -116,16 +118,21 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
     if (nseg > (size_t)INT64_MAX / 16) return gp__error(GP_ERR_OVERFLOW, "%s: nseg %zu", fn, nseg);
     if (nseg && !offsets) return gp__error(GP_ERR_INVALID_ARG, "%s: offsets is NULL with nseg = %zu", fn, nseg);
     if (nseg && !out_host) return gp__error(GP_ERR_INVALID_ARG, "%s: out_host is NULL with nseg = %zu", fn, nseg);
-    /* the offsets' order: checked here on CPU groups; a GPU group checks them while its kernels run (the plan and
-     * the kernels are safe with any offsets, and nothing reaches out_host before the check) */
-    if (!g->gpu) GP_TRY_RET(check_order(fn, offsets, nseg, 1));
+    /* the offsets' order: checked here on CPU groups (in parallel); a GPU group checks them on this thread, the
+     * members' own segments as it stages them and the rest while the kernels run (the plan and the kernels are safe
+     * with any offsets, and nothing reaches out_host before the check; waking a thread team for it cost more than
+     * the check itself on the device machines: docs/design/group.md) */
+    if (!g->gpu) {
+        const size_t bad = first_decrease(offsets, 0, nseg, 1);
+        if (bad < nseg) return order_error(fn, offsets, bad);
+    }
     const int P = g->size, L = g->nlocal;
     const size_t es = gp_dtype_size(dtype), vb = gp_dtype_size(gp_reduce_acc_dtype(op, dtype));
     gp_status_t st = GP_OK;
     rk_t *rk = calloc((size_t)P, sizeof *rk);
     size_t *all = calloc((size_t)P, sizeof *all), *cross = NULL, ncross = 0, *cursor = NULL;
     item_t *items = NULL;
-    size_t nitems = 0, capitems = 0;
+    size_t nitems = 0, capitems = 0, bad = nseg; /* the first decrease of offsets found */
     unsigned char *host = NULL, *tmp = NULL, *vals = NULL;
     int64_t **offs = NULL; /* each member's offsets (in the group's host scratch), read by its call */
     void **blob = calloc(2 * (size_t)L, sizeof *blob);
@@ -302,7 +309,10 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
             GP_TRY(gp__ctx_enter(g->ctx[i], fn));
             const size_t from = c ? s0 + 1 : 0; /* entry s0 went with the piece before */
             if (c < np)
-                for (size_t q = from; q <= s1; q++) off[q] = (int64_t)(O(k->lo + q) - k->F);
+                for (size_t q = from; q <= s1; q++) {
+                    off[q] = (int64_t)(O(k->lo + q) - k->F);
+                    if (q && offsets[k->lo + q] < offsets[k->lo + q - 1] && k->lo + q - 1 < bad) bad = k->lo + q - 1;
+                }
             GP_CUDA_TRY(cudaMemcpyAsync(dof + from, off + from, (s1 + 1 - from) * sizeof *off, cudaMemcpyHostToDevice,
                                         cs));
             GP_CUDA_TRY(cudaEventRecord(ev[1 + c], cs));
@@ -347,7 +357,24 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
         GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[NEV - 1], 0));
     }
     GP__PHASE(g, "pieces launched");
-    if (g->gpu) GP_TRY(check_order(fn, offsets, nseg, 0)); /* while the kernels run */
+    if (g->gpu) { /* the order of the offsets the staging did not read, while the kernels run */
+        size_t at = 0;
+        for (int i = 0; i <= L; i++) { /* invariant: every pair below at is checked */
+            const rk_t *k = i < L ? &rk[g->rank0 + i] : NULL;
+            const int staged = k && k->C && npiece[i] && k->hi > k->lo; /* its pairs [lo, hi) were */
+            if (i < L && !staged) continue;
+            const size_t end = i < L ? k->lo : nseg;
+            if (end > at) {
+                const size_t b = first_decrease(offsets, at, end, 0);
+                if (b < bad) bad = b;
+            }
+            if (i < L && k->hi > at) at = k->hi;
+        }
+        if (bad < nseg) {
+            st = order_error(fn, offsets, bad);
+            goto fail;
+        }
+    }
     GP__PHASE(g, "order checked");
     if (L == P && !g->gpu) {
         for (int i = 0; i < L; i++)

@@ -123,12 +123,15 @@ static gp_status_t positions(gp_group_t *g, int i, size_t ib, size_t n, uint64_t
 }
 
 static size_t up256(size_t b) { return (b + 255) / 256 * 256; }
-/* where a piece of bytes that starts at src_off in its sender lands after at: the next place with the sender's
- * alignment within 16 bytes (NCCL's copies run at full width only between addresses congruent mod 16) */
-static size_t congruent(size_t at, size_t src_off) { return (at + 15) / 16 * 16 + src_off % 16; }
+static size_t down16(size_t b) { return b / 16 * 16; }
+static size_t up16(size_t b) { return (b + 15) / 16 * 16; }
+/* A slice of bytes [x, y) of its sender travels as [down16(x), up16(y)) (empty: nothing), from and to 16-byte aligned
+ * places: NCCL's copies between misaligned places ran at ~60% of the aligned rate (bench/tune/group_sort_phases.c).
+ * The bytes around the slice are read from the sender's buffer, which they never pass, and ignored on arrival. */
+static size_t wire(size_t x, size_t y) { return y > x ? up16(y) - down16(x) : 0; }
 
-/* member i's scratch: slot 0 holds a, av, k, dq; slot 1 holds b, bv, each with 32 bytes a piece for the pieces'
- * alignment (congruent: at most 30) (kept by the group for its next call) */
+/* member i's scratch: slot 0 holds a, av, k, dq; slot 1 holds b, bv, each with 32 bytes a piece for the pieces' own
+ * alignment (kept by the group for its next call) */
 static gp_status_t part_make(gp_group_t *g, int i, size_t n, size_t es, size_t vb, int argsort, int nq, int R,
                              part_t *p)
 {
@@ -263,9 +266,8 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
     }
     for (int r = 0; r < R; r++) split[(size_t)r * (R + 1)] = 0, split[(size_t)r * (R + 1) + R] = all[r];
     GP__PHASE(g, "splits");
-    /* 3. rank r's slice [split r,j ; split r,j+1) to rank j. The receiver places each piece after the one before at
-     *    the sender's alignment within 16 bytes (keys in b, values in bv); its own piece stays in a unless
-     *    copy_own */
+    /* 3. rank r's slice [split r,j ; split r,j+1) to rank j (as wire() widens it), each piece received at the next
+     *    16-byte place after the one before (keys in b, values in bv); the own piece stays in a unless copy_own */
     for (int i = 0; i < L; i++) {
         const int me = g->rank0 + i;
         size_t at = 0, atv = 0, total = 0;
@@ -276,18 +278,17 @@ static gp_status_t group_sort(const char *fn, gp_group_t *g, gp_dtype_t dt, cons
                 st = gp__error(GP_ERR_INTERNAL, "%s: rank %d's splits are not in order", fn, me);
                 goto fail;
             }
-            const size_t m = rp[me + 1] - rp[me]; /* the piece from rank j */
+            const size_t m = rp[me + 1] - rp[me]; /* the piece from rank j: its keys [rp[me], rp[me + 1]) there */
             const int self = j == me && !copy_own;
-            soff[k] = sp[j] * es, sb[k] = self ? 0 : (sp[j + 1] - sp[j]) * es;
-            voff[k] = sp[j] * vb, voff[(size_t)L * R + k] = self ? 0 : (sp[j + 1] - sp[j]) * vb;
-            roff[k] = congruent(at, rp[me] * es), rb[k] = self ? 0 : m * es;
-            voff[(size_t)2 * L * R + k] = vb ? congruent(atv, rp[me] * vb) : 0;
-            voff[(size_t)3 * L * R + k] = self ? 0 : m * vb;
-            pk[k] = self ? (const char *)pt[i].a + rp[me] * es : (const char *)pt[i].b + roff[k];
+            soff[k] = down16(sp[j] * es), sb[k] = self ? 0 : wire(sp[j] * es, sp[j + 1] * es);
+            voff[k] = down16(sp[j] * vb), voff[(size_t)L * R + k] = self ? 0 : wire(sp[j] * vb, sp[j + 1] * vb);
+            roff[k] = at, rb[k] = self ? 0 : wire(rp[me] * es, rp[me + 1] * es);
+            voff[(size_t)2 * L * R + k] = atv, voff[(size_t)3 * L * R + k] = self ? 0 : wire(rp[me] * vb, rp[me + 1] * vb);
+            pk[k] = self ? (const char *)pt[i].a + rp[me] * es : (const char *)pt[i].b + at + rp[me] * es % 16;
             pk[(size_t)L * R + k] = !vb ? NULL : self ? (const char *)pt[i].av + rp[me] * vb
-                                                      : (const char *)pt[i].bv + voff[(size_t)2 * L * R + k];
+                                                      : (const char *)pt[i].bv + atv + rp[me] * vb % 16;
             len[k] = m;
-            at = roff[k] + m * es, atv = vb ? voff[(size_t)2 * L * R + k] + m * vb : 0;
+            at += rb[k], atv += voff[(size_t)3 * L * R + k];
             total += m;
         }
         if (total != counts[i]) {
