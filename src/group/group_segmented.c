@@ -84,7 +84,7 @@ static void run_of(size_t a, size_t b, size_t F, size_t C, size_t *k0, size_t *k
     if (*k1 < *k0) *k1 = *k0;
 }
 
-/* The first s in [a, b) with offsets[s + 1] < offsets[s] (b if none); par: in parallel */
+/* The first s in [a, b) with offsets[s + 1] < offsets[s] (b if none: not a place to report); par: in parallel */
 static size_t first_decrease(const int64_t *offsets, size_t a, size_t b, int par)
 {
     long long bad = (long long)b;
@@ -365,8 +365,8 @@ gp_status_t gp_group_reduce_segmented(gp_group_t *g, gp_reduce_op_t op, gp_dtype
             if (i < L && !staged) continue;
             const size_t end = i < L ? k->lo : nseg;
             if (end > at) {
-                const size_t b = first_decrease(offsets, at, end, 0);
-                if (b < bad) bad = b;
+                const size_t f = first_decrease(offsets, at, end, 0);
+                if (f < end && f < bad) bad = f;
             }
             if (i < L && k->hi > at) at = k->hi;
         }
