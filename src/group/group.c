@@ -543,8 +543,6 @@ gp_status_t gp__group_alltoallv(gp_group_t *g, const void *const *send, const si
             return gp__error(GP_ERR_UNSUPPORTED, "%s: this NCCL has no ncclSend / ncclRecv (2.7 or later needed)", fn);
         gp_status_t st = GP_OK;
         int open = 0;
-        cudaEvent_t *ev = calloc(2 * (size_t)g->nlocal, sizeof *ev); /* the own copies' start and end */
-        if (!ev) return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %d events", fn, 2 * g->nlocal);
         NCCL_TRY(fn, "ncclGroupStart", NULL, g_nccl.group_start());
         open = 1;
         for (int i = 0; i < g->nlocal; i++) {
@@ -553,16 +551,10 @@ gp_status_t gp__group_alltoallv(gp_group_t *g, const void *const *send, const si
             GP_TRY(gp__ctx_enter(g->ctx[i], fn));
             for (int j = 0; j < R; j++) {
                 const size_t k = (size_t)i * R + (size_t)j;
-                if (j == me) { /* its own slice: a copy on the member's copy stream, beside NCCL's kernel */
-                    if (sbytes[k]) {
-                        GP_CUDA_TRY(cudaEventCreateWithFlags(&ev[2 * i], cudaEventDisableTiming));
-                        GP_CUDA_TRY(cudaEventCreateWithFlags(&ev[2 * i + 1], cudaEventDisableTiming));
-                        GP_CUDA_TRY(cudaEventRecord(ev[2 * i], g->stream[i]));
-                        GP_CUDA_TRY(cudaStreamWaitEvent(g->cstream[i], ev[2 * i], 0));
+                if (j == me) { /* its own slice: a copy on its stream */
+                    if (sbytes[k])
                         GP_CUDA_TRY(cudaMemcpyAsync((char *)recv[i] + roff[k], (const char *)send[i] + soff[k],
-                                                    sbytes[k], cudaMemcpyDeviceToDevice, g->cstream[i]));
-                        GP_CUDA_TRY(cudaEventRecord(ev[2 * i + 1], g->cstream[i]));
-                    }
+                                                    sbytes[k], cudaMemcpyDeviceToDevice, g->stream[i]));
                     continue;
                 }
                 if (sbytes[k])
@@ -575,21 +567,9 @@ gp_status_t gp__group_alltoallv(gp_group_t *g, const void *const *send, const si
         }
         open = 0;
         NCCL_TRY(fn, "ncclGroupEnd", NULL, g_nccl.group_end());
-        for (int i = 0; i < g->nlocal; i++) /* the member's stream goes on when its own copy is done too */
-            if (ev[2 * i + 1]) {
-                GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-                GP_CUDA_TRY(cudaStreamWaitEvent(g->stream[i], ev[2 * i + 1], 0));
-            }
+        return GP_OK;
     fail:
         if (open) g_nccl.group_end();
-        for (int i = 0; i < g->nlocal; i++) {
-            if (!ev[2 * i]) continue;
-            (void)gp__ctx_enter(g->ctx[i], fn);
-            if (st != GP_OK) cudaStreamSynchronize(g->cstream[i]); /* nothing left on the copy stream after a failure */
-            cudaEventDestroy(ev[2 * i]);
-            if (ev[2 * i + 1]) cudaEventDestroy(ev[2 * i + 1]);
-        }
-        free(ev);
         return st;
     }
 #endif
