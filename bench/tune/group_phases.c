@@ -1,22 +1,17 @@
 /* group_phases.c — where gp_group_reduce's time goes on one GPU (a device-run experiment, not a test): host wall
- * clock medians of the pieces against gp_reduce_sync. Build (repository root, after a build into build-device; -x cu
- * applies to every later file, so the object is linked apart): nvcc -O2 -x cu -Iinclude -Isrc -c bench/tune/group_phases.c
- * -o /tmp/gph.o && nvcc /tmp/gph.o build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp -o /tmp/gphases */
+ * clock medians of the pieces against gp_reduce_sync. Build (repository root, after a build into build-device; C,
+ * then linked by nvcc):
+ *   gcc -std=c11 -O2 -fopenmp -Iinclude -Isrc -I/usr/local/cuda/include -c bench/tune/group_phases.c -o /tmp/gph.o &&
+ *   nvcc /tmp/gph.o build-device/libgpuprim.a -lcuda -Xcompiler -fopenmp -o /tmp/gphases
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "group/group_internal.h"
 #include "reduce/reduce_internal.h"
 
+#include "probe_clock.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 #define TIME(label, body)                                                                                          \
     do {                                                                                                           \
         double t_[21];                                                                                             \

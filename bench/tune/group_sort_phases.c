@@ -10,20 +10,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "group/group_internal.h"
 
+#include "probe_clock.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 #define REPS 9
 
 /* the phase marks: each call's marks (name, time since the call began or the last mark) */
