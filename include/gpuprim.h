@@ -1118,11 +1118,12 @@ GP_API gp_status_t gp_group_reduce_segmented(gp_group_t *group, gp_reduce_op_t o
  * again over the same shard sizes: member i's keys_out[i] holds elements [first_i, first_i + counts[i]) of the
  * sorted whole, so the ranks' outputs concatenated are one GPU's bits. value_bytes 0: keys only (values and
  * values_out NULL); 1, 2, 4, 8 or 16: values[i] move with their keys into values_out[i]. Outputs overlap no input.
- * Each rank sorts its shard (gp_sort), the split points of every output shard are found by a search over the radix
- * keys (an all-gather of the ranks' counts a round, the ties at a split taken in rank order), the slices are
- * exchanged (NCCL grouped send / receive; emulated: copies), and each rank merges its pieces in rank order
- * (gp_merge). Scratch: two more copies of the keys (and values) in member memory, kept by the group for its next
- * call until gp_group_destroy (docs/design/group.md). Waits. */
+ * Each rank sorts its shard (gp_sort), the split points of every output shard's sub-ranges are found by a search
+ * over the radix keys (an all-gather of the ranks' counts a round, the ties at a split taken in rank order), the
+ * slices are exchanged in rounds (NCCL grouped send / receive; emulated: copies), and each rank merges a round's
+ * pieces in rank order (gp_merge) while the next round moves. Scratch: two more copies of the keys (and values) in
+ * member memory, three from three ranks up, kept by the group for its next call until gp_group_destroy
+ * (docs/design/group.md). Waits. */
 GP_API gp_status_t gp_group_sort(gp_group_t *group, gp_dtype_t dtype, const size_t *counts, const void *const *keys,
                                  void *const *keys_out, size_t value_bytes, const void *const *values,
                                  void *const *values_out, int descending);
