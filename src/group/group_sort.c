@@ -130,7 +130,7 @@ static size_t down16(size_t b) { return b / 16 * 16; }
 static size_t up16(size_t b) { return (b + 15) / 16 * 16; }
 /* A slice of bytes [x, y) of its sender travels as [down16(x), up16(y)) (empty: nothing), from and to 16-byte aligned
  * places: NCCL's copies between misaligned places ran at ~60% of the aligned rate (bench/tune/group_sort_phases.c).
- * The bytes around the slice are read from the sender's buffer, which they never pass, and ignored on arrival. */
+ * The bytes around the slice are read from within the sender's buffer and ignored on arrival. */
 static size_t wire(size_t x, size_t y) { return y > x ? up16(y) - down16(x) : 0; }
 
 /* member i's scratch: slot 0 holds a, av, k, dq; slot 1 holds b, bv (with 32 bytes a piece for the pieces' own
