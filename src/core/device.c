@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -126,7 +127,8 @@ gp_status_t gp_cpu_info(gp_cpu_info_t *info)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c.logical_cores = ncpu > 0 ? (int)ncpu : 1;
 #ifdef _OPENMP
-    c.omp_max_threads = omp_get_max_threads();
+    c.omp_max_threads = omp_get_max_threads(); /* what a team may get: OMP_THREAD_LIMIT bounds it */
+    if (omp_get_thread_limit() < c.omp_max_threads) c.omp_max_threads = omp_get_thread_limit();
 #else
     c.omp_max_threads = 1;
 #endif
@@ -134,4 +136,24 @@ gp_status_t gp_cpu_info(gp_cpu_info_t *info)
     c.avail_mem_bytes = meminfo_kb("MemAvailable") * 1024;
     *info = c;
     return GP_OK;
+}
+
+/* GP_CPU_PAR_BYTES: a whole number of bytes (suffix k, M or G: 2^10, 2^20, 2^30), else the default. Read once. */
+size_t gp__cpu_par_bytes(void)
+{
+    static size_t cached; /* 0: not read yet (a value of 0 is kept as 1) */
+    size_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v) return v;
+    v = GP__CPU_PAR_BYTES;
+    const char *e = getenv("GP_CPU_PAR_BYTES");
+    if (e && *e >= '0' && *e <= '9') {
+        char *end = NULL;
+        unsigned long long x = strtoull(e, &end, 10);
+        const int sh = *end == 'k' || *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        if (sh) end++;
+        if (*end == '\0' && x <= (~0ull >> 30)) v = (size_t)(x << sh);
+    }
+    if (v == 0) v = 1;
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    return v;
 }

@@ -86,9 +86,11 @@ GP_INTERNAL gp_status_t gp__check_launch(const char *kernel, const char *file, i
 
 /* CPU backend: an OpenMP team only for work long enough to pay for waking one. An idle team starts in microseconds,
  * but on busy cores every region can wait for a scheduler slice (8 ms measured for a 2^20-element copy that takes
- * 87 us serially). Below GP__CPU_PAR_BYTES of memory traffic (or as many multiply-adds) loops run serially. */
+ * 87 us serially). Below gp__cpu_par_bytes() of memory traffic (or as many multiply-adds) loops run serially:
+ * GP__CPU_PAR_BYTES, or the environment's GP_CPU_PAR_BYTES (read once; docs/design/core.md). */
 #define GP__CPU_PAR_BYTES ((size_t)16 << 20)
-static inline int gp__cpu_par(int parallel, size_t bytes) { return parallel && bytes >= GP__CPU_PAR_BYTES; }
+GP_INTERNAL size_t gp__cpu_par_bytes(void);
+static inline int gp__cpu_par(int parallel, size_t bytes) { return parallel && bytes >= gp__cpu_par_bytes(); }
 /* Whether the byte ranges [a, a + an) and [b, b + bn) share a byte (an empty range shares none). */
 static inline int gp__overlap(const void *a, size_t an, const void *b, size_t bn)
 {

@@ -1,8 +1,9 @@
 /*
  * sort_cpu.c — the sort family's CPU backend: a stable LSD radix sort in NumPy's order (sort_internal.h,
  * docs/design/sort.md). One read makes every digit's histogram, so digits that every key shares are skipped; each
- * remaining digit is a pass over contiguous chunks, one per thread: the chunk's digit counts, every (digit, chunk)
- * offset in digit-major order, then each chunk scatters its elements in order — stable. The radix key is computed
+ * remaining digit is a pass over contiguous chunks (as many as the threads asked for, shared over the team that
+ * starts): the chunk's digit counts, every (digit, chunk) offset in digit-major order, then each chunk scatters its
+ * elements in order — stable. The radix key is computed
  * from the element's bits on every pass; the elements themselves move (keys keep their bits), their values with them.
  */
 #include "sort_internal.h"
@@ -73,26 +74,25 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
     case 8 * 32 + 4: F(8, 4); break;  case 8 * 32 + 8: F(8, 8); break;  default: F(8, 16); break;                 \
     }
 
-/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions */
+/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions. The
+ * plan's chunks are fixed (p->threads of them) and shared out over the team OpenMP actually starts, which may be
+ * smaller (nested regions, OMP_THREAD_LIMIT, OMP_DYNAMIC): a thread may count and scatter several chunks. */
 static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char *sk, const unsigned char *sv,
-                 unsigned char *dk, unsigned char *dv, size_t *counts /* threads x RADIX */)
+                 unsigned char *dk, unsigned char *dv, size_t *counts /* chunks x RADIX */)
 {
     const size_t n = p->n, ks = p->ks, vs = p->vs;
     const int T = p->threads;
 #pragma omp parallel num_threads(T) if (T > 1)
     {
-#ifdef _OPENMP
-        const int t = omp_get_thread_num();
-#else
-        const int t = 0;
-#endif
-        const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
-        size_t *c = counts + (size_t)t * RADIX;
-        memset(c, 0, RADIX * sizeof *c);
+#pragma omp for schedule(static)
+        for (int t = 0; t < T; t++) {
+            const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
+            size_t *c = counts + (size_t)t * RADIX;
+            memset(c, 0, RADIX * sizeof *c);
 #define COUNT(K, V) chunk_count(p, a, b, sk, c, shift, mask, K)
-        GP_SORT_SIZES(COUNT)
+            GP_SORT_SIZES(COUNT)
 #undef COUNT
-#pragma omp barrier
+        }
 #pragma omp single
         {
             size_t run = 0;
@@ -103,47 +103,36 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
                     run += m;
                 }
         }
+#pragma omp for schedule(static)
+        for (int t = 0; t < T; t++) {
+            const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
+            size_t *c = counts + (size_t)t * RADIX;
 #define SCATTER(K, V) chunk_scatter(p, a, b, sk, sv, dk, dv, c, shift, mask, K, V)
-        GP_SORT_SIZES(SCATTER)
+            GP_SORT_SIZES(SCATTER)
 #undef SCATTER
+        }
     }
 }
 
-/* the digits every key shares: one read, every digit's counts (a digit is skipped where one value holds all n) */
+/* the digits every key shares: one read, every digit's counts (a digit is skipped where one value holds all n). Each
+ * of the plan's chunks is counted into its own table, whichever thread of the team takes it. */
 static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int ndig, int *live)
 {
-    size_t *h = calloc((size_t)ndig * RADIX, sizeof *h);
-    if (h == NULL) return -1;
     const int T = p->threads;
-#pragma omp parallel num_threads(T) if (T > 1)
-    {
-        size_t *mine = calloc((size_t)ndig * RADIX, sizeof *mine);
-#ifdef _OPENMP
-        const int t = omp_get_thread_num();
-#else
-        const int t = 0;
-#endif
-        if (mine == NULL) {
-            /* without a private table this thread's keys are counted straight into h, one at a time */
-            const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
-            for (size_t i = a; i < b; i++) {
-                const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
-                for (int d = 0; d < ndig; d++) {
-#pragma omp atomic
-                    h[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
-                }
-            }
-        } else {
-            const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
-            for (size_t i = a; i < b; i++) {
-                const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
-                for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
-            }
-#pragma omp critical
-            for (size_t j = 0; j < (size_t)ndig * RADIX; j++) h[j] += mine[j];
-            free(mine);
+    const size_t cells = (size_t)ndig * RADIX;
+    size_t *h = calloc(cells * (size_t)T, sizeof *h);
+    if (h == NULL) return -1;
+#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        size_t *mine = h + cells * (size_t)t;
+        const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
+        for (size_t i = a; i < b; i++) {
+            const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
+            for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
         }
     }
+    for (int t = 1; t < T; t++)
+        for (size_t j = 0; j < cells; j++) h[j] += h[cells * (size_t)t + j];
     int nlive = 0;
     for (int d = 0; d < ndig; d++) {
         int all = 0;
