@@ -146,8 +146,8 @@ static inline void ref_argsort(size_t n, size_t *perm)
 
 /* ---- segments for the segmented sort: CSR offsets (nseg + 1) over n elements, by mix: 0 random lengths 0 to 70;
  * 1 the lengths around every bucket's edge (0, 1, 2, 31 .. 33, 63 .. 65, ..., 4095 .. 4097) and longer ones; 2 a
- * power law (a few long, many short); 3 one segment with elements outside it at both ends. Returns nseg; o holds at
- * least n + 2 values. */
+ * power law (a few long, many short); 3 one segment with elements outside it at both ends. Returns nseg <= n + 1 (empty
+ * segments included); o holds at least n + 2 values. */
 enum { SEG_RANDOM, SEG_EDGES, SEG_POWER, SEG_ONE, SEG_MIXES };
 static inline size_t seg_make(int64_t *o, size_t n, int mix)
 {
@@ -168,7 +168,7 @@ static inline size_t seg_make(int64_t *o, size_t n, int mix)
             const double u = (double)(tc_next() >> 11) / 9007199254740992.0; /* [0, 1) */
             len = (size_t)(2.0 / pow(1.0 - u, 1.4));                            /* Pareto, shape 1 / 1.4 */
         }
-        if (len > n - at) len = n - at;
+        if (len > n - at || k == n) len = n - at; /* o[n + 1] at most: the (n + 1)-th segment takes the rest */
         at += len;
         o[++k] = (int64_t)at;
     }
