@@ -699,14 +699,18 @@ GP_API gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t
  * with a map first). Floating point: no FMA contraction on either side, so + - * / and sqrt give the same bits on
  * the GPU and the CPU; other library functions (expf, ...) may differ in the last place. The source is compiled in
  * a translation unit of its own; it may use the C math functions and INFINITY / NAN (an identity may also say inf,
- * -inf and nan); preprocessor directives are refused (no #include, #define: GP_ERR_INVALID_ARG), and src and identity
- * are at most 16 KiB each. Compile errors return GP_ERR_COMPILE with the messages at line:column of src (or of
+ * -inf and nan) and call nothing else: on the CPU backend a call of any other function (exit, abort, a misspelt name)
+ * is GP_ERR_COMPILE naming it, found in the compiled object before any of it runs; preprocessor directives are
+ * refused (no #include, #define: GP_ERR_INVALID_ARG), and src and identity are at most 16 KiB each. Compile errors return GP_ERR_COMPILE with the messages at line:column of src (or of
  * identity) in gp_last_error(). The C compiler runs bounded: GP_JIT_TIMEOUT seconds (default 60) and GP_JIT_MEMORY
  * MiB of address space (default 4096), else GP_ERR_COMPILE saying which limit it met.
  * SECURITY: src is code run with the caller's rights, in the caller's process (CPU backend) or on its GPU; compile
- * only text you would run yourself. On the CPU backend a trap in it (integer division by zero, an invalid address)
- * becomes GP_ERR_USER_TRAP for the call (handlers for SIGFPE, SIGILL, SIGSEGV and SIGBUS are installed while the
- * operator runs, then restored) and its output is undefined. Compiled code is cached per context and on disk
+ * only text you would run yourself. The check of the functions it calls is no sandbox: code can still make a system
+ * call itself (inline assembly, a computed address) and end or harm the process. On the CPU backend a trap in it
+ * (integer division by zero, an invalid address, a stack overflow) becomes GP_ERR_USER_TRAP for the call (handlers
+ * for SIGFPE, SIGILL, SIGSEGV and SIGBUS are installed while an operator runs on any thread, then restored; they run
+ * on the thread's alternate signal stack, one of 64 KiB made and kept where the thread has none) and its output is
+ * undefined. Compiled code is cached per context and on disk
  * (GP_JIT_CACHE=DIR, or "off"; else $XDG_CACHE_HOME/gpuprim or ~/.cache/gpuprim): the directory is created mode
  * 0700 and used only while it is owned by the caller and writable by nobody else (otherwise gp_uop_create fails
  * naming it); entries are opened without following links, used only when owned by the caller, not writable by

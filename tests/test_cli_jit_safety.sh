@@ -85,5 +85,24 @@ says "segfault reported" "SIGSEGV" "$tmp/err"
 py "import struct,sys; sys.stdout.buffer.write(struct.pack('<3i', 7, 0, 2))" >"$tmp/z.i32"
 expect_rc 1 "select with a trapping predicate" "$g" select "$tmp/z.i32" --dtype i32 --where-src '10 / x > 1' -o "$tmp/y5.raw" -d cpu
 says "predicate trap reported" "trapped" "$tmp/err"
+# a stack overflow in user code is a trap too (the handlers run on an alternate stack)
+expect_rc 1 "a stack overflow in a comparison" "$g" sort "$tmp/x.i32" --dtype i32 -o "$tmp/y6.raw" -d cpu \
+  --cmp-src '({ volatile char big[1 << 26]; big[0] = 1; big[1 << 25] = 2; a < b; })'
+says "stack overflow reported" "stack overflow" "$tmp/err"
+[ -e "$tmp/y6.raw" ] && bad "output written after a stack overflow" || ok
+# an operator calls only <math.h>: exit, abort and names that do not exist are refused before anything runs
+expect_rc 2 "exit() in a comparison" "$g" sort "$tmp/x.i32" --dtype i32 -o "$tmp/y7.raw" -d cpu --cmp-src '({ exit(0); a < b; })'
+says "exit refused by name" "calls 'exit'" "$tmp/err"
+[ -e "$tmp/y7.raw" ] && bad "output written for an operator calling exit" || ok
+expect_rc 2 "abort() in a map" "$g" map "$tmp/x.i32" --dtype i32 --src '(abort(), x)' -o "$tmp/y7.raw" -d cpu
+says "abort refused by name" "calls 'abort'" "$tmp/err"
+expect_rc 2 "an unknown function" "$g" sort "$tmp/x.i32" --dtype i32 -o "$tmp/y7.raw" -d cpu --cmp-src 'foo(a) < b'
+says "unknown function named" "calls 'foo'" "$tmp/err"
+expect_rc 0 "math functions are fine" "$g" sort "$tmp/x.i32" --dtype i32 -o "$tmp/y7.raw" -d cpu \
+  --cmp-src 'fabs(sin((double)a)) + floor(sqrt(fabs((double)a))) < fabs(sin((double)b)) + floor(sqrt(fabs((double)b)))'
+for cache in "$tmp/cache2" off; do # a refused operator is refused again, cached or not
+  expect_rc 2 "exit() again (cache $cache)" env GP_JIT_CACHE="$cache" "$g" sort "$tmp/x.i32" --dtype i32 -o "$tmp/y7.raw" -d cpu \
+    --cmp-src '({ exit(3); a < b; })'
+done
 
 cli_finish test_cli_jit_safety

@@ -549,8 +549,13 @@ gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source
         size_t n = 0;
         int efd = -1;
         if (entry_read(dfd, name, key, &payload, &n, &efd)) {
+            const gp_status_t ck = gp__jit_check_imports(what, payload, n);
             free(payload);
             close(efd);
+            if (ck != GP_OK) {
+                close(dfd);
+                return ck;
+            }
             void *h = dlopen_entry(dfd, name);
             if (h) {
                 close(dfd);
@@ -665,14 +670,22 @@ gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source
             goto done;
         }
     }
-    if (dfd >= 0) { /* the object into the cache, then loaded from the entry checked */
-        void *payload = NULL;
+    {
+        /* the object read back, its imports checked, then cached and loaded from the entry checked (or, with no
+         * cache, from the private directory) */
         char *obj = NULL;
+        size_t nobj = 0;
         const int ofd = openat(bfd, "op.so", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         struct stat sb;
         if (ofd >= 0 && fstat(ofd, &sb) == 0 && sb.st_size > 0 && sb.st_size < (1l << 30) &&
-            (obj = malloc((size_t)sb.st_size)) && pread(ofd, obj, (size_t)sb.st_size, 0) == (ssize_t)sb.st_size) {
-            entry_write(dfd, name, key, obj, (size_t)sb.st_size);
+            (obj = malloc((size_t)sb.st_size)) && pread(ofd, obj, (size_t)sb.st_size, 0) == (ssize_t)sb.st_size)
+            nobj = (size_t)sb.st_size;
+        if (ofd >= 0) close(ofd);
+        st = nobj ? gp__jit_check_imports(what, obj, nobj)
+                  : gp__error(GP_ERR_IO, "%s: reading the compiled operator %s: %s", what, opath, strerror(errno));
+        if (st == GP_OK && dfd >= 0) {
+            void *payload = NULL;
+            entry_write(dfd, name, key, obj, nobj);
             size_t n = 0;
             int efd = -1;
             if (entry_read(dfd, name, key, &payload, &n, &efd)) {
@@ -680,11 +693,10 @@ gp_status_t gp__jit_so(const char *what, const char *src, void **so, int *source
                 void *h = dlopen_entry(dfd, name);
                 if (h) *so = h, *source = GP__JIT_COMPILED;
             }
+            free(payload);
         }
-        if (ofd >= 0) close(ofd);
         free(obj);
-        free(payload);
-        if (*so) goto done;
+        if (st != GP_OK || *so) goto done;
     }
     {
         void *h = dlopen(opath, RTLD_NOW | RTLD_LOCAL); /* the private directory's own object */

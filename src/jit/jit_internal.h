@@ -5,6 +5,7 @@
  *   jit_run.c    gp_reduce_uop, gp_reduce_segmented_uop, gp_transform, gp_transform_reduce, gp_scan_uop, gp_select_if
  *                on both backends, and the CPU backend's guard around user code
  *   jit_sort.c   gp_sort_uop (a comparison's merge sort) on both backends
+ *   jit_imports.c what a compiled CPU operator may call, read from its ELF before it is loaded
  * A module is one compiled translation unit (a binary op's reduce kernel, a map's transform kernel, or a map and a
  * binary op fused for transform-reduce), kept in the context's list by its key until the context is destroyed.
  */
@@ -13,7 +14,6 @@
 
 #include "../core/internal.h"
 
-#include <signal.h>
 #include <stdint.h>
 
 #define GP__COUNTER_JIT 5
@@ -132,10 +132,12 @@ GP_INTERNAL int gp__jit_sort_bst(size_t es, size_t vb);
 GP_INTERNAL size_t gp__jit_ordered_run(size_t es);
 /* Elements per run of a user scan (the ordered scans' rule for a value of vbytes) */
 GP_INTERNAL int gp__jit_scan_run(size_t vbytes);
+/* GP_OK when every function the compiled CPU operator obj (n bytes of ELF) imports is one it may call
+ * (jit_imports.c), else GP_ERR_COMPILE naming the first that is not. */
+GP_INTERNAL gp_status_t gp__jit_check_imports(const char *what, const void *obj, size_t n);
 /* The CPU backend's guard around user code (jit_run.c): a trap while run(arg) runs on this thread jumps back and
  * is recorded; traps_off restores the handlers and returns GP_ERR_USER_TRAP naming the signal, if one was met. */
 typedef struct gp__jit_traps {
-    struct sigaction old[4];
     int trap; /* the signal a guarded call met (0: none) */
 } gp__jit_traps_t;
 GP_INTERNAL void gp__jit_traps_on(gp__jit_traps_t *t);

@@ -6,18 +6,25 @@
 #define _GNU_SOURCE
 #include "jit_internal.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------ traps (CPU backend) */
-/* A trap in user code (an integer division by zero, an invalid address) while a CPU operator runs jumps back to the
- * guard around that call on its own thread, and the call returns GP_ERR_USER_TRAP (gpuprim.h). The handlers are
- * the process's only while the operator runs; a fault outside a guard gets the default action. */
+/* A trap in user code (an integer division by zero, an invalid address, a stack overflow) while a CPU operator runs
+ * jumps back to the guard around that call on its own thread, and the call returns GP_ERR_USER_TRAP (gpuprim.h).
+ * The handlers are the process's while any thread runs an operator (counted: calls on several threads, each on its
+ * own context, share one installation), then the earlier ones come back; a fault outside a guard is handed to the
+ * earlier handler. They run on an alternate stack of the thread's (its own, or one made here and kept for the
+ * thread's life), so a stack overflow in user code reaches them. */
 static __thread sigjmp_buf *t_jb;
 static __thread volatile sig_atomic_t t_sig;
 static const int k_trap_sigs[4] = {SIGFPE, SIGILL, SIGSEGV, SIGBUS};
+static pthread_mutex_t g_trap_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_trap_users;                /* threads inside gp__jit_traps_on .. off */
+static struct sigaction g_trap_old[4]; /* the handlers before the first of them */
 
 static void on_trap(int sig)
 {
@@ -25,36 +32,83 @@ static void on_trap(int sig)
         t_sig = sig;
         siglongjmp(*t_jb, 1);
     }
-    signal(sig, SIG_DFL); /* not an operator's: the fault repeats with the default action */
+    for (int i = 0; i < 4; i++) /* not an operator's: the fault repeats under the earlier handler */
+        if (k_trap_sigs[i] == sig) sigaction(sig, &g_trap_old[i], NULL);
 }
 
 typedef gp__jit_traps_t traps_t;
 
 void gp__jit_traps_on(traps_t *t)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_trap;
-    sigemptyset(&sa.sa_mask);
     t->trap = 0;
-    for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &sa, &t->old[i]);
+    pthread_mutex_lock(&g_trap_lock);
+    if (g_trap_users++ == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_trap;
+        sa.sa_flags = SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &sa, &g_trap_old[i]);
+    }
+    pthread_mutex_unlock(&g_trap_lock);
 }
 
 gp_status_t gp__jit_traps_off(traps_t *t, const char *fn)
 {
-    for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &t->old[i], NULL);
+    pthread_mutex_lock(&g_trap_lock);
+    if (--g_trap_users == 0)
+        for (int i = 0; i < 4; i++) sigaction(k_trap_sigs[i], &g_trap_old[i], NULL);
+    pthread_mutex_unlock(&g_trap_lock);
     const int s = t->trap;
     if (s == 0) return GP_OK;
     return gp__error(GP_ERR_USER_TRAP, "%s: the operator trapped on the CPU backend (%s%s); its output is undefined",
                      fn, s == SIGFPE ? "SIGFPE" : s == SIGILL ? "SIGILL" : s == SIGSEGV ? "SIGSEGV" : "SIGBUS",
                      s == SIGFPE ? ": an integer division by zero or overflow"
-                     : s == SIGSEGV || s == SIGBUS ? ": an invalid memory access" : "");
+                     : s == SIGSEGV || s == SIGBUS ? ": an invalid memory access or a stack overflow" : "");
+}
+
+/* The thread's alternate signal stack: kept if it has one, else one made here, freed when the thread ends. */
+enum { ALT_STACK_BYTES = 64 * 1024 };
+static pthread_key_t g_alt_key;
+static pthread_once_t g_alt_once = PTHREAD_ONCE_INIT;
+static __thread int t_alt_ready;
+static void alt_free(void *p)
+{
+    stack_t off;
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, NULL);
+    free(p);
+}
+static void alt_key_make(void) { pthread_key_create(&g_alt_key, alt_free); }
+static void alt_stack_ensure(void)
+{
+    if (t_alt_ready) return;
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+        t_alt_ready = 1;
+        return;
+    }
+    pthread_once(&g_alt_once, alt_key_make);
+    void *mem = malloc(ALT_STACK_BYTES);
+    if (!mem) return; /* then a stack overflow is not caught: the process ends as it would have */
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = mem;
+    ss.ss_size = ALT_STACK_BYTES;
+    if (sigaltstack(&ss, NULL) != 0) {
+        free(mem);
+        return;
+    }
+    pthread_setspecific(g_alt_key, mem);
+    t_alt_ready = 1;
 }
 
 /* Runs run(arg) on this thread under the trap guard (its own frame: nothing here changes after sigsetjmp). Returns
  * 0, or 1 after a trap (recorded in t->trap). */
 __attribute__((noinline)) int gp__jit_guarded(traps_t *t, void (*run)(void *), void *arg)
 {
+    alt_stack_ensure();
     sigjmp_buf jb;
     if (sigsetjmp(jb, 1) != 0) {
         t_jb = NULL;

@@ -291,18 +291,26 @@ static int takes_value(const cli_spec_t *spec, const char *a)
 static char **g_split[64];
 static int g_nsplit;
 
+/* Whether argv[i] is split at '=': a "--name=value" argument that is not the value of the option before it
+ * (`-o --odd=name` gives -o the whole text). */
+static int splits(const cli_spec_t *spec, char **argv, int i)
+{
+    return i > 0 && strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') != NULL &&
+           !(i > 1 && strchr(argv[i - 1], '=') == NULL && takes_value(spec, argv[i - 1]));
+}
+
 /* "--name=value" arguments split in two (copies that live to the process's end; the caller's argv is untouched). */
-static char **split_eq(int argc, char **argv, int *nargc)
+static char **split_eq(const cli_spec_t *spec, int argc, char **argv, int *nargc)
 {
     int extra = 0;
-    for (int i = 1; i < argc; i++) extra += strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') != NULL;
+    for (int i = 1; i < argc; i++) extra += splits(spec, argv, i);
     *nargc = argc;
     if (extra == 0) return argv;
     char **out = malloc(sizeof *out * (size_t)(argc + extra + 1));
     if (out == NULL || g_nsplit >= 64) return free(out), argv;
     int n = 0;
     for (int i = 0; i < argc; i++) {
-        const char *eq = i > 0 && strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        const char *eq = splits(spec, argv, i) ? strchr(argv[i], '=') : NULL;
         if (eq == NULL) {
             out[n++] = argv[i];
             continue;
@@ -324,7 +332,7 @@ int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, co
     const char *v = spec->verb;
     *npos = 0;
     for (const cli_opt_t *o = spec->opts; o && o->names; o++) *o->value = NULL; /* a verb may run twice (the demo) */
-    argv = split_eq(argc, argv, &argc);
+    argv = split_eq(spec, argc, argv, &argc);
     unsigned char seen[64] = {0}; /* which of the verb's options were given */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
