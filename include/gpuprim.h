@@ -655,6 +655,11 @@ GP_API gp_status_t gp_merge(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const vo
 GP_API gp_status_t gp_merge_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb, const void *b,
                                  void *out, size_t value_bytes, const void *va, const void *vb, void *vout,
                                  int descending);
+/* Whether keys are in gp_sort's order (a check of gp_merge's and gp_searchsorted's inputs; std::is_sorted_until):
+ * *until = the first i in [1, n) whose key goes before x[i - 1] (ascending: NaN last, -0.0 == +0.0; descending != 0:
+ * NaN first), or n when x[0, n) is in order. Host memory (any context's data read back first), any dtype, OpenMP for
+ * long arrays; no context: a check, not a device operation. */
+GP_API gp_status_t gp_sorted_until(gp_dtype_t dtype, size_t n, const void *x, int descending, size_t *until);
 
 /* Top-k of each of `rows` rows of n elements (C order, rows x n): the k smallest in gp_sort's ascending order, or the
  * k largest (largest != 0) in its descending order (NaN first, as torch.topk), each row's values[r * k, (r + 1) * k)

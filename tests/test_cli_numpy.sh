@@ -269,6 +269,18 @@ np.save(T + '/want_m.npy', np.sort(np.concatenate([ma, mb]), kind='stable'))"
   expect_rc 0 "merge $t" "$g" merge "$tmp/ma.npy" "$tmp/mb.npy" -o "$tmp/m.npy" -d $dev
   py "a = np.load(T + '/m.npy'); b = np.load(T + '/want_m.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "merge $t: not np.sort(np.concatenate([a, b]), kind='stable')"
 done
+# merge of inputs out of order: refused naming the first inversion, nothing written (OUT is checked as it is written)
+py "np.save(T + '/mu.npy', np.array([1, 2, 5, 3, 7], 'f4')); np.save(T + '/mv.npy', np.array([0, 4, np.nan], 'f4'))
+np.save(T + '/mw.npy', np.concatenate([np.arange(70000.0), [5.0], np.arange(70000.0, 80000)]).astype('f4'))"
+rm -f "$tmp/m.npy"
+expect_rc 1 "merge of an unsorted A" "$g" merge "$tmp/mu.npy" "$tmp/mv.npy" -o "$tmp/m.npy" -d $dev
+says "merge names A's inversion" "A\[3\] = 3 goes before A\[2\] = 5" "$tmp/err"
+[ -e "$tmp/m.npy" ] && bad "merge wrote OUT for an unsorted input" || ok
+expect_rc 1 "merge of a long unsorted B" "$g" merge "$tmp/mv.npy" "$tmp/mw.npy" -o "$tmp/m.npy" -d $dev
+says "merge names B's inversion" "B\[70000\] = 5 goes before B\[69999\] = 69999" "$tmp/err"
+expect_rc 1 "merge --descending of ascending inputs" "$g" merge "$tmp/mv.npy" "$tmp/mv.npy" -o "$tmp/m.npy" --descending -d $dev
+says "merge names the descending order" "not in descending order" "$tmp/err"
+[ -e "$tmp/m.npy" ] && bad "merge wrote OUT for inputs out of order" || ok
 expect_rc 2 "topk -k past the row" "$g" topk "$tmp/x.npy" -k 100000 -o "$tmp/tv.npy" -d $dev
 says "topk names -k" "-k 100000" "$tmp/err"
 expect_rc 0 "topk --rows of a 1-d array" "$g" topk "$tmp/a.npy" --rows 2 -k 3 -o "$tmp/tv.npy" -d $dev

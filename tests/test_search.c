@@ -129,6 +129,41 @@ static void check_merge(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, size_t nb, cons
     free(ab), free(out), free(v), free(vo), free(want);
 }
 
+/* gp_sorted_until against the reference order: in order (n), and with one inversion made at a random place the
+ * first i whose element the reference puts strictly before its predecessor */
+static size_t ref_until(gp_dtype_t dt, size_t n, const unsigned char *x, int desc)
+{
+    const size_t es = gp_dtype_size(dt);
+    g_dt = dt, g_desc = desc, g_lo = 0, g_hi = 8 * (int)es;
+    for (size_t i = 1; i < n; i++) {
+        const val_t a = decode(dt, bits_at(x, es, i)), b = decode(dt, bits_at(x, es, i - 1));
+        if (before(&a, &b)) return i;
+    }
+    return n;
+}
+static void check_sorted_until(gp_dtype_t dt, size_t n, const unsigned char *x, int desc, const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    unsigned char *s = malloc(n * es + 1);
+    size_t *p = ref_perm(dt, x, n, desc);
+    for (size_t i = 0; i < n; i++) memcpy(s + i * es, x + p[i] * es, es);
+    free(p);
+    size_t until = 7;
+    OK(gp_sorted_until(dt, n, s, desc, &until));
+    CHECK(until == n, "%s %s sorted_until of the sorted n=%zu %s: %zu", gp_dtype_name(dt), what, n, desc ? "desc" : "asc",
+          until);
+    for (int k = 0; k < 3 && n > 1; k++) { /* swap a pair of neighbours: an inversion unless they tie */
+        const size_t i = 1 + (size_t)(tc_next() % (n - 1));
+        unsigned char t[8];
+        memcpy(t, s + i * es, es), memcpy(s + i * es, s + (i - 1) * es, es), memcpy(s + (i - 1) * es, t, es);
+        const size_t want = ref_until(dt, n, s, desc);
+        OK(gp_sorted_until(dt, n, s, desc, &until));
+        CHECK(until == want, "%s %s sorted_until n=%zu %s after a swap at %zu: %zu, want %zu", gp_dtype_name(dt), what,
+              n, desc ? "desc" : "asc", i, until, want);
+    }
+    free(s);
+}
+
 /* np.unique with its index, inverse and counts: the reference's stable order, runs of reference-equal neighbours
  * (every NaN equal, -0 == +0), each kept as its first occurrence */
 static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
@@ -187,6 +222,7 @@ int main(void)
                 for (int desc = 0; desc < 2; desc++) {
                     check_merge(ctx, dt, n, n / 3 + (n & 1), x, desc, names[mode]);
                     check_merge(ctx, dt, n / 5, n, x, desc, names[mode]);
+                    check_sorted_until(dt, n, x, desc, names[mode]);
                 }
             }
         }
@@ -204,6 +240,17 @@ int main(void)
         CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, NULL, 0, GP_I64, out), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 0, GP_I64, (uint64_t *)(void *)a), GP_ERR_INVALID_ARG);
         CHECK(out[0] == 7 && out[1] == 7, "a refused call wrote its output");
+        size_t until = 9;
+        CHECK_ST(gp_sorted_until((gp_dtype_t)99, 4, a, 0, &until), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "dtype 99") != NULL, "sorted_until names the dtype: %s", gp_last_error());
+        CHECK_ST(gp_sorted_until(GP_F32, 4, NULL, 0, &until), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sorted_until(GP_F32, 4, a, 2, &until), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_sorted_until(GP_F32, 4, a, 0, NULL), GP_ERR_INVALID_ARG);
+        CHECK(until == 9, "a refused gp_sorted_until wrote its answer");
+        OK(gp_sorted_until(GP_F32, 0, NULL, 0, &until));
+        CHECK(until == 0, "sorted_until of nothing: %zu", until);
+        OK(gp_sorted_until(GP_F32, 4, a, 1, &until));
+        CHECK(until == 1, "ascending keys, descending order: %zu", until);
         size_t cnt = 9;
         CHECK_ST(gp_unique_sorted_sync(ctx, GP_F32, 4, a, q, GP_U32, NULL, NULL, NULL, NULL), GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "count") != NULL, "unique's count refusal names it: %s", gp_last_error());

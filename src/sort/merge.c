@@ -126,3 +126,39 @@ gp_status_t gp_merge_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void
 {
     return run("gp_merge_sync", ctx, dtype, na, a, nb, b, out, value_bytes, va, vb, vout, descending, NULL, 1);
 }
+
+/* gp_sorted_until: chunks of the keys checked in parallel for large n, each chunk's first key against the one before
+ * it; the first inversion is the smallest found. */
+gp_status_t gp_sorted_until(gp_dtype_t dtype, size_t n, const void *x, int descending, size_t *until)
+{
+    static const char fn[] = "gp_sorted_until";
+    GP_ARG_NONNULL(fn, until);
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    if (descending != 0 && descending != 1)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: descending %d (0 or 1)", fn, descending);
+    const size_t ks = gp_dtype_size(dtype);
+    if (n > SIZE_MAX / ks) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu keys of %zu bytes overflow", fn, n, ks);
+    if (n > 1) GP_ARG_NONNULL(fn, x);
+    if (n > 1 && (uintptr_t)x % ks) return gp__error(GP_ERR_INVALID_ARG, "%s: x is not %zu-byte aligned", fn, ks);
+    const gp__sort_xf_t xf = gp__sort_xf(dtype, descending);
+    const unsigned char *p = x;
+    enum { CHUNK = 1 << 16 };
+    const size_t chunks = n > 1 ? (n - 1 + CHUNK - 1) / CHUNK : 0;
+    size_t first = n;
+#pragma omp parallel for schedule(static) reduction(min : first) if (gp__cpu_par(1, n * ks))
+    for (size_t c = 0; c < chunks; c++) {
+        const size_t a = 1 + c * CHUNK, b = a + CHUNK < n ? a + CHUNK : n;
+        uint64_t prev = gp__sort_xf_key(&xf, gp__sort_bits(p + (a - 1) * ks, ks), ks);
+        for (size_t i = a; i < b; i++) {
+            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(p + i * ks, ks), ks);
+            if (k < prev) {
+                if (i < first) first = i;
+                break;
+            }
+            prev = k;
+        }
+    }
+    *until = first;
+    return GP_OK;
+}

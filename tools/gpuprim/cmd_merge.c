@@ -2,7 +2,9 @@
  * cmd_merge.c — `gpuprim merge A B -o OUT [--descending]`: two sorted 1-D arrays merged stably by gp_merge, equal to
  * np.sort(np.concatenate([A, B]), kind='stable') when both are in NumPy's order (--descending: both NaN-first
  * descending, as gpuprim sort --descending leaves them). Both inputs held in memory (device memory on a GPU), one
- * dtype; OUT written whole or not at all. The inputs' order is not checked.
+ * dtype; OUT written whole or not at all. The inputs' order is checked as OUT is written: a merge keeps each input's
+ * elements in their order, so OUT is in order exactly when both are; when it is not, the first inversion of A or B
+ * is named and nothing is written.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "commands.h"
@@ -28,6 +30,56 @@ static const cli_opt_t opts[] = {{"-o|--output", "OUT", &o_out},
                                  {"--dtype", "T", &o_dtype},
                                  {NULL, NULL, NULL}};
 static const cli_spec_t spec = {"merge", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, usage};
+
+/* OUT's order, piece by piece (the last key of the piece before carried): the first inversion, if any */
+typedef struct {
+    gp_dtype_t dt;
+    size_t es;
+    int desc, have_prev, bad;
+    unsigned char prev[8];
+} order_check_t;
+static int check_piece(void *user, const void *host, size_t n, size_t first)
+{
+    order_check_t *k = user;
+    (void)first;
+    if (n == 0) return 0;
+    size_t until = n;
+    if (k->have_prev) {
+        unsigned char two[16];
+        memcpy(two, k->prev, k->es), memcpy(two + k->es, host, k->es);
+        if (gp_sorted_until(k->dt, 2, two, k->desc, &until) != GP_OK || until < 2) return k->bad = 1;
+    }
+    if (gp_sorted_until(k->dt, n, host, k->desc, &until) != GP_OK || until < n) return k->bad = 1;
+    memcpy(k->prev, (const unsigned char *)host + (n - 1) * k->es, k->es);
+    k->have_prev = 1;
+    return 0;
+}
+
+/* OUT was out of order: the first inversion of A or B (read back from a GPU), said with its values */
+static void name_inversion(gp_ctx_t *ctx, const char *const pos[2], const gather_t g[2], gp_dtype_t dt, size_t es,
+                           int desc)
+{
+    static const char *const names[2] = {"A", "B"};
+    for (int w = 0; w < 2; w++) {
+        const size_t n = g[w].have;
+        unsigned char *h = n > 1 ? malloc(n * es) : NULL;
+        size_t until = n;
+        if (h && gp_memcpy_sync(ctx, h, buf_at(ctx, &g[w].buf), n * es) == GP_OK &&
+            gp_sorted_until(dt, n, h, desc, &until) == GP_OK && until < n) {
+            fprintf(stderr, "gpuprim merge: %s (%s) is not in %s order: %s[%zu] = ", names[w], pos[w],
+                    desc ? "descending" : "ascending", names[w], until);
+            print_elem(stderr, dt, h + until * es, 0);
+            fprintf(stderr, " goes before %s[%zu] = ", names[w], until - 1);
+            print_elem(stderr, dt, h + (until - 1) * es, 0);
+            fprintf(stderr, " (%s); sort it first (gpuprim sort%s); nothing written\n",
+                    desc ? "NaN first" : "NumPy's order, NaN last", desc ? " --descending" : "");
+            free(h);
+            return;
+        }
+        free(h);
+    }
+    fprintf(stderr, "gpuprim merge: the inputs are not in %s order; nothing written\n", desc ? "descending" : "ascending");
+}
 
 static int cmd_merge(int argc, char **argv)
 {
@@ -75,7 +127,11 @@ static int cmd_merge(int argc, char **argv)
     {
         gp_array_desc_t like = in[0].d;
         like.ndim = 1, like.shape[0] = n, like.count = n;
-        if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es)) != EXIT_OK) goto out;
+        order_check_t k = {in[0].d.dtype, es, o_desc != NULL, 0, 0, {0}};
+        if ((rc = held_write_checked(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es, check_piece, &k)) != EXIT_OK) {
+            if (k.bad) name_inversion(ctx, pos, g, in[0].d.dtype, es, o_desc != NULL);
+            goto out;
+        }
     }
     {
         char desc[512];

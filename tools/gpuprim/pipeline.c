@@ -392,16 +392,24 @@ gp_mem_kind_t held_kind(gp_ctx_t *ctx) { return gp_ctx_device(ctx) == GP_DEVICE_
 
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
 
-int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es)
+int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es, out_check_fn check, void *user)
 {
-    if (gp_ctx_device(ctx) == GP_DEVICE_CPU) return arr_out_write(a, p, n);
     const size_t step = ((size_t)16 << 20) / es;
+    if (gp_ctx_device(ctx) == GP_DEVICE_CPU) {
+        for (size_t i = 0; i < n; i += step) { /* checked a piece ahead of its write, as on a GPU */
+            const size_t m = n - i < step ? n - i : step;
+            if (check && check(user, (const char *)p + i * es, m, i)) return -2;
+            if (arr_out_write(a, (const char *)p + i * es, m) != 0) return -1;
+        }
+        return 0;
+    }
     void *h = malloc(step * es);
     if (h == NULL) return -1;
     int r = 0;
     for (size_t i = 0; i < n && r == 0; i += step) {
         const size_t m = n - i < step ? n - i : step;
         if (gp_memcpy_sync(ctx, h, (const char *)p + i * es, m * es) != GP_OK) r = -1;
+        else if (check && check(user, h, m, i)) r = -2;
         else r = arr_out_write(a, h, m);
     }
     free(h);
@@ -411,12 +419,19 @@ int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t e
 int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p, size_t n,
                size_t es)
 {
+    return held_write_checked(verb, ctx, path, like, p, n, es, NULL, NULL);
+}
+
+int held_write_checked(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p,
+                       size_t n, size_t es, out_check_fn check, void *user)
+{
     arr_out_t o;
     int rc = arr_out_open_like(&o, verb, path, like);
     if (rc != EXIT_OK) return rc;
-    if (out_write_ctx(ctx, &o, p, n, es) != 0) {
+    const int w = out_write_ctx(ctx, &o, p, n, es, check, user);
+    if (w != 0) {
         arr_out_close(&o, verb, 0);
-        fprintf(stderr, "gpuprim %s: writing %s failed (nothing written)\n", verb, path);
+        if (w == -1) fprintf(stderr, "gpuprim %s: writing %s failed (nothing written)\n", verb, path);
         return EXIT_FAIL;
     }
     return arr_out_close(&o, verb, 1);
@@ -435,7 +450,7 @@ int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o)
         ap[i] = &a[i];
     }
     for (int i = 0; i < n; i++)
-        if (out_write_ctx(ctx, &a[i], o[i].p, o[i].n, o[i].es) != 0) {
+        if (out_write_ctx(ctx, &a[i], o[i].p, o[i].n, o[i].es, NULL, NULL) != 0) {
             for (int j = 0; j < n; j++) arr_out_close(&a[j], verb, 0);
             fprintf(stderr, "gpuprim %s: writing the outputs failed (nothing written)\n", verb);
             return EXIT_FAIL;

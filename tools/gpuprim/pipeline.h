@@ -100,6 +100,12 @@ int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_
  * EXIT_OK, or the exit code after printing why. */
 int held_write(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p, size_t n,
                size_t es);
+/* A look at an output's elements on the host as they are written, in order, in pieces (host: n elements, the first
+ * being element `first` of the output): nonzero stops the write, and the output is removed. */
+typedef int (*out_check_fn)(void *user, const void *host, size_t n, size_t first);
+/* held_write with check seeing every element (the exit code EXIT_FAIL when it stops the write; it says why) */
+int held_write_checked(const char *verb, gp_ctx_t *ctx, const char *path, const gp_array_desc_t *like, const void *p,
+                       size_t n, size_t es, out_check_fn check, void *user);
 /* Two outputs written whole from ctx's memory, both or neither (arr_out_close_pair): a (na elements of esa bytes at pa,
  * shaped as la) to path_a, b likewise. EXIT_OK, or the exit code after printing why. */
 int held_write_pair(const char *verb, gp_ctx_t *ctx, const char *path_a, const gp_array_desc_t *la, const void *pa,
@@ -119,8 +125,9 @@ int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o);
 gp_mem_kind_t held_kind(gp_ctx_t *ctx);
 /* b's address on ctx: host memory on the CPU backend, else device memory */
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
-/* n elements of es bytes at p on ctx to an open output (through host copies on a GPU): 0, or -1 */
-int out_write_ctx(gp_ctx_t *ctx, struct arr_out *a, const void *p, size_t n, size_t es);
+/* n elements of es bytes at p on ctx to an open output (through host copies on a GPU), each piece shown to check
+ * first (NULL: none): 0, -1 (a failure), or -2 (check stopped it) */
+int out_write_ctx(gp_ctx_t *ctx, struct arr_out *a, const void *p, size_t n, size_t es, out_check_fn check, void *user);
 
 /* Releases the contexts; a context still opening is left to finish on its own (main then leaves with _exit). */
 void pipe_close(pipe_t *p);
