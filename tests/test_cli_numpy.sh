@@ -116,6 +116,19 @@ expect_rc 2 "--range with inf" "$g" histogram "$tmp/z.npy" --bins 2 --range 0,in
 says "infinite range named" "not finite" "$tmp/err"
 expect_rc 0 "--edges with inf" "$g" histogram "$tmp/z.npy" --edges=-inf,1,inf -d $dev --json
 says "infinite edges taken" '"counts": \[0, 2\]' "$tmp/out"
+# NumPy's test_precision: a range past float32's precision over float32 data, as Python floats (the data's type,
+# NEP 50) and as a float64 array (--range-dtype f64: double edges), each against NumPy itself
+py "np.save(T + '/one32.npy', np.array([1.0], np.float32))"
+for r in "1.0000000000000002,2.0" "0.0,0.9999999999999999"; do
+  for rd in data f64; do
+    expect_rc 0 "histogram --range $r --range-dtype $rd" "$g" histogram "$tmp/one32.npy" --bins 1 --range "$r" --range-dtype $rd -d $dev --json
+    py "lo, hi = $r; rg = (lo, hi) if '$rd' == 'data' else np.array([lo, hi], np.float64)
+c, e = np.histogram(np.array([1.0], np.float32), 1, rg); print(json.dumps(c.tolist()))" >"$tmp/want"
+    hasf "--range $r --range-dtype $rd = NumPy" "\"counts\": $(cat "$tmp/want")" "$tmp/out"
+  done
+done
+expect_rc 2 "--range-dtype without --range" "$g" histogram "$tmp/one32.npy" --bins 1 --range-dtype f64 -d $dev
+expect_rc 2 "--range-dtype f32" "$g" histogram "$tmp/one32.npy" --bins 1 --range 0,1 --range-dtype f32 -d $dev
 
 # ---- gemm: f32 inputs rounded to bf16 / fp16 as torch's .bfloat16() / .half() do
 py "

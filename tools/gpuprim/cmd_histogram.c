@@ -122,13 +122,17 @@ static int even_is_numpy(gp_dtype_t data) { return data != GP_F16; }
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim histogram FILE|- --bins N [--range LO,HI | --edges E0,E1,... | --direct] [--half-open]\n"
+    fprintf(f, "usage: gpuprim histogram FILE|- --bins N [--range LO,HI [--range-dtype data|f64] | --edges E0,E1,... |\n"
+               "                         --direct] [--half-open]\n"
                "                         [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]\n"
                "                         [--devices all|0,1,..|cpu:K|gpu:K | --ranks env]\n"
                "  NumPy's np.histogram: N even bins over [LO, HI] (default: the data's min and max, found in a first\n"
                "  pass; a pipe is spooled to a temporary file for it), or explicit increasing edges; every bin is\n"
                "  half-open except the last, which holds HI (--half-open: the last too, so HI counts as above).\n"
                "  --direct: bin = value (integer input). Values below, above and NaN are counted apart.\n"
+               "  --range-dtype: the range's type as NumPy sees it: data (default: Python floats, which take the\n"
+               "  data's float type, range=(LO, HI)) or f64 (a float64 array, range=np.array([LO, HI]): edges and\n"
+               "  comparisons in double, so LO = 1.0000000000000002 over float32 data is not 1).\n"
                "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n"
                "  --devices: a file split evenly over several GPUs, each counting its part, the counts summed through\n"
                "  NCCL (cpu:K / gpu:K: K emulated members); the same counts as one device.\n"
@@ -219,8 +223,10 @@ have:
     return EXIT_OK;
 }
 
-static const char *o_bins, *o_range, *o_edges, *o_direct, *o_half, *o_dtype, *o_offset, *o_count, *o_devices, *o_ranks;
+static const char *o_bins, *o_range, *o_range_dtype, *o_edges, *o_direct, *o_half, *o_dtype, *o_offset, *o_count,
+    *o_devices, *o_ranks;
 static const cli_opt_t opts_histogram[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
+                          {"--range-dtype", "data|f64", &o_range_dtype},
                           {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
                           {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
                           {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
@@ -255,6 +261,16 @@ static int cmd_histogram(int argc, char **argv)
         }
         lo = list[0], hi = list[1], mode = 0, have_range = 1;
         free(list);
+    }
+    int range_f64 = 0;
+    if (o_range_dtype) {
+        if (!o_range) {
+            fprintf(stderr, "gpuprim histogram: --range-dtype goes with --range\n");
+            return EXIT_USAGE;
+        }
+        if (strcmp(o_range_dtype, "f64") != 0 && strcmp(o_range_dtype, "data") != 0)
+            return bad_value("histogram", "--range-dtype", "data or f64", o_range_dtype);
+        range_f64 = strcmp(o_range_dtype, "f64") == 0;
     }
     if (o_edges) {
         nedges = parse_number_list(o_edges, &edges);
@@ -374,7 +390,10 @@ static int cmd_histogram(int argc, char **argv)
     }
     const int derived = mode == 0 && !have_range; /* even bins over the data's own range */
     if (derived && (rc = data_range(&pp, grp, &in, path, &lo, &hi)) != EXIT_OK) goto out;
-    const edge_type_t et = edge_type(in.from);
+    /* --range-dtype f64: the range as a float64 array, whose type joins the data's (np.histogram(x32,
+     * range=np.array([lo, hi])): double edges and comparisons); by default the range is Python floats, which take
+     * the data's float type (NEP 50), as np.histogram(x32, range=(lo, hi)) does. */
+    const edge_type_t et = range_f64 ? EDGE_F64 : edge_type(in.from);
     double lo_np = lo, hi_np = hi; /* NumPy's range, before its edges are rounded to their type */
     if (mode == 0) {
         if (lo == hi) { /* NumPy widens an empty range, in the data's float type when it is the data's */
@@ -390,7 +409,7 @@ static int cmd_histogram(int argc, char **argv)
                 rc = EXIT_USAGE;
                 goto out;
             }
-        if (!even_is_numpy(in.from)) { /* NumPy's edges as range bins */
+        if (!even_is_numpy(in.from) || et != edge_type(in.from)) { /* NumPy's edges as range bins */
             if ((edges = malloc((nbins + 1) * sizeof *edges)) == NULL) {
                 fprintf(stderr, "gpuprim histogram: %zu edges: out of memory\n", nbins + 1);
                 rc = EXIT_FAIL;
