@@ -684,6 +684,16 @@ GP_API gp_status_t gp_topk_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, si
 GP_API gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                          gp_dtype_t index_dtype, void *first_index, void *inverse, uint64_t *counts,
                                          size_t *count);
+/* gp_unique_sorted_sync's options; zero-initialized (or opts NULL) = np.unique's defaults. */
+typedef struct gp_unique_opts {
+    size_t size;      /* sizeof(gp_unique_opts_t), or 0: the fields below (the struct may grow; older sizes stay valid) */
+    int nan_distinct; /* 0: every NaN equals every other (np.unique's equal_nan=True); 1: each NaN is a key of its
+                       * own (equal_nan=False): kept in y as it is, after every number in input order, count 1, its
+                       * own first_index and inverse slot. Integers: no effect. */
+} gp_unique_opts_t;
+GP_API gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                                              gp_dtype_t index_dtype, void *first_index, void *inverse,
+                                              uint64_t *counts, size_t *count, const gp_unique_opts_t *opts);
 
 /* ---------------------------------------------------------------------------------------------- user operators */
 /* Operators written as a line of C, compiled at run time: NVRTC for the context's GPU (libnvrtc is loaded with

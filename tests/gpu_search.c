@@ -78,8 +78,11 @@ static void check_topk(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t rows,
 }
 
 /* np.unique's four outputs on both backends: the same bits */
-static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
+/* nan_distinct: np.unique(equal_nan=False) on both */
+static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what,
+                         int nan_distinct)
 {
+    const gp_unique_opts_t uo = {sizeof uo, nan_distinct};
     const size_t es = gp_dtype_size(dt);
     gp_buffer_t dx, dy, df, di, dc;
     OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, n * es + 1, &dx));
@@ -93,12 +96,13 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
         const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
         const size_t ib = w64 ? 8 : 4, S = n * 8 + 8;
         size_t wu = 0, gu = 0;
-        OK(gp_unique_sorted_sync(cpu, dt, n, x, w, it, w + S, w + 2 * S, (uint64_t *)(void *)(w + 3 * S), &wu));
+        OK(gp_unique_sorted_opts_sync(cpu, dt, n, x, w, it, w + S, w + 2 * S, (uint64_t *)(void *)(w + 3 * S), &wu, &uo));
         OK(gp_memset(gpu, dy.device, 0xff, n * es + 1, NULL));
         OK(gp_memset(gpu, df.device, 0xff, S, NULL));
         OK(gp_memset(gpu, di.device, 0xff, S, NULL));
         OK(gp_memset(gpu, dc.device, 0xff, S, NULL));
-        OK(gp_unique_sorted_sync(gpu, dt, n, dx.device, dy.device, it, df.device, di.device, (uint64_t *)dc.device, &gu));
+        OK(gp_unique_sorted_opts_sync(gpu, dt, n, dx.device, dy.device, it, df.device, di.device, (uint64_t *)dc.device,
+                                      &gu, &uo));
         if (gu) {
             OK(gp_memcpy_sync(gpu, g, dy.device, gu * es));
             OK(gp_memcpy_sync(gpu, g + S, df.device, gu * ib));
@@ -107,8 +111,8 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
         if (n) OK(gp_memcpy_sync(gpu, g + 2 * S, di.device, n * ib));
         CHECK(gu == wu && memcmp(g, w, gu * es) == 0 && memcmp(g + S, w + S, gu * ib) == 0 &&
                   memcmp(g + 2 * S, w + 2 * S, n * ib) == 0 && memcmp(g + 3 * S, w + 3 * S, gu * 8) == 0,
-              "%s %s n=%zu unique u%zu: %zu distinct (CPU %zu) or the outputs differ", gp_dtype_name(dt), what, n,
-              8 * ib, gu, wu);
+              "%s %s n=%zu unique%s u%zu: %zu distinct (CPU %zu) or the outputs differ", gp_dtype_name(dt), what, n,
+              nan_distinct ? " (NaNs distinct)" : "", 8 * ib, gu, wu);
     }
     gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dy), gp_mem_free(gpu, &df), gp_mem_free(gpu, &di), gp_mem_free(gpu, &dc);
     free(w), free(g);
@@ -209,7 +213,8 @@ int main(void)
                 for (size_t i = 0; i < m && n; i += 3) memcpy(q + i * es, x + (size_t)(tc_next() % n) * es, es);
                 check_search(gpu, cpu, dt, n, x, g_quick ? 4099 : m, q, names[mode]); /* the tables */
                 check_search(gpu, cpu, dt, n, x, 33, q, names[mode]);                  /* few queries */
-                check_unique(gpu, cpu, dt, n, x, names[mode]);
+                check_unique(gpu, cpu, dt, n, x, names[mode], 0);
+                check_unique(gpu, cpu, dt, n, x, names[mode], 1);
                 for (int desc = 0; desc < 2; desc++) /* runs across the tiles of 2048, either shorter */
                     check_merge(gpu, cpu, dt, n, n / 3 + 1, x, desc, names[mode]), check_merge(gpu, cpu, dt, n / 7, n, x, desc, names[mode]);
                 const size_t ks[] = {1, 16, 2048, 2049, n / 3, n};

@@ -327,13 +327,20 @@ for t in f4 f8 f2 i2 u8 i8; do
 if t.kind == 'f':
     x.flat[rng.integers(0, x.size, 90)] = -0.0; x.flat[rng.integers(0, x.size, 90)] = np.nan
     b = x.view('u%d' % t.itemsize); i = rng.integers(0, x.size, 40); b.flat[i] |= 1 + (i % 7).astype(b.dtype); b.flat[i[:20]] |= np.array(1 << (8 * t.itemsize - 1), b.dtype)
-np.save(T + '/ux.npy', x); u, i, v, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
-np.save(T + '/want_u.npy', u); np.save(T + '/want_ui.npy', i); np.save(T + '/want_uv.npy', v); np.save(T + '/want_uc.npy', c)"
-  expect_rc 0 "unique $t with index, inverse, counts" "$g" unique "$tmp/ux.npy" -o "$tmp/u.npy" --index "$tmp/ui.npy" --inverse "$tmp/uv.npy" --counts "$tmp/uc.npy" -d $dev
-  for o in u ui uv uc; do
-    py "a = np.load(T + '/$o.npy'); b = np.load(T + '/want_$o.npy'); sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "unique $t: $o differs from np.unique's (bits, dtype, shape)"
+np.save(T + '/ux.npy', x)
+for eq, tag in ((True, ''), (False, 'd')):
+    u, i, v, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=eq)
+    np.save(T + '/want_u%s.npy' % tag, u); np.save(T + '/want_ui%s.npy' % tag, i); np.save(T + '/want_uv%s.npy' % tag, v); np.save(T + '/want_uc%s.npy' % tag, c)"
+  for eq in yes no; do
+    tag=; [ $eq = no ] && tag=d
+    expect_rc 0 "unique $t with index, inverse, counts, --equal-nan $eq" "$g" unique "$tmp/ux.npy" -o "$tmp/u.npy" --index "$tmp/ui.npy" --inverse "$tmp/uv.npy" --counts "$tmp/uc.npy" --equal-nan $eq -d $dev
+    for o in u ui uv uc; do
+      py "a = np.load(T + '/$o.npy'); b = np.load(T + '/want_$o$tag.npy'); sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes() else 1)" && ok || bad "unique $t --equal-nan $eq: $o differs from np.unique's (bits, dtype, shape)"
+    done
   done
 done
+expect_rc 2 "unique --equal-nan maybe" "$g" unique "$tmp/ux.npy" -o "$tmp/u.npy" --equal-nan maybe -d $dev
+says "--equal-nan's values named" "yes or no" "$tmp/err"
 expect_rc 2 "unique --consecutive --index" "$g" unique --consecutive "$tmp/ux.npy" -o "$tmp/u.npy" --index "$tmp/ui.npy" -d $dev
 says "unique --consecutive --index: why" "gpuprim rle" "$tmp/err"
 

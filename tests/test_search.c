@@ -166,15 +166,18 @@ static void check_sorted_until(gp_dtype_t dt, size_t n, const unsigned char *x, 
 
 /* np.unique with its index, inverse and counts: the reference's stable order, runs of reference-equal neighbours
  * (every NaN equal, -0 == +0), each kept as its first occurrence */
-static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
+/* nan_distinct: np.unique(equal_nan=False), each NaN a run of its own */
+static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what,
+                         int nan_distinct)
 {
+    const gp_unique_opts_t uo = {sizeof uo, nan_distinct};
     const size_t es = gp_dtype_size(dt);
     size_t *perm = ref_perm(dt, x, n, 0), u = 0;
     unsigned char *wy = malloc(n * es + 1), *gy = malloc(n * es + 1);
     uint64_t *wf = malloc(n * 8 + 8), *wi = malloc(n * 8 + 8), *wc = malloc(n * 8 + 8);
     uint64_t *gf = malloc(n * 8 + 8), *gi = malloc(n * 8 + 8), *gc = malloc(n * 8 + 8);
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || before(&g_v[perm[i - 1]], &g_v[perm[i]])) {
+        if (i == 0 || before(&g_v[perm[i - 1]], &g_v[perm[i]]) || (nan_distinct && g_v[perm[i]].nan)) {
             memcpy(wy + u * es, x + perm[i] * es, es);
             wf[u] = perm[i], wc[u] = 0, u++;
         }
@@ -184,18 +187,18 @@ static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned 
         const size_t ib = w64 ? 8 : 4;
         size_t got = 7;
         tc_poison(gy, n * es + 1), tc_poison(gf, n * 8 + 8), tc_poison(gi, n * 8 + 8), tc_poison(gc, n * 8 + 8);
-        OK(gp_unique_sorted_sync(ctx, dt, n, x, gy, w64 ? GP_I64 : GP_U32, gf, gi, gc, &got));
+        OK(gp_unique_sorted_opts_sync(ctx, dt, n, x, gy, w64 ? GP_I64 : GP_U32, gf, gi, gc, &got, &uo));
         size_t bad = got != u;
         for (size_t j = 0; j < u && !bad; j++) {
             const uint64_t f = ib == 4 ? ((uint32_t *)gf)[j] : gf[j];
             bad += memcmp(gy + j * es, wy + j * es, es) != 0 || f != wf[j] || gc[j] != wc[j];
         }
         for (size_t i = 0; i < n && !bad; i++) bad += (ib == 4 ? ((uint32_t *)gi)[i] : gi[i]) != wi[i];
-        CHECK(bad == 0, "%s %s n=%zu unique u%zu: %zu distinct, wanted %zu, or the outputs differ", gp_dtype_name(dt),
-              what, n, 8 * ib, got, u);
+        CHECK(bad == 0, "%s %s n=%zu unique%s u%zu: %zu distinct, wanted %zu, or the outputs differ", gp_dtype_name(dt),
+              what, n, nan_distinct ? " (NaNs distinct)" : "", 8 * ib, got, u);
     }
     size_t got = 7; /* the count alone */
-    OK(gp_unique_sorted_sync(ctx, dt, n, x, NULL, GP_U32, NULL, NULL, NULL, &got));
+    OK(gp_unique_sorted_opts_sync(ctx, dt, n, x, NULL, GP_U32, NULL, NULL, NULL, &got, &uo));
     CHECK(got == u, "%s %s n=%zu unique count alone: %zu, wanted %zu", gp_dtype_name(dt), what, n, got, u);
     free(perm), free(wy), free(gy), free(wf), free(wi), free(wc), free(gf), free(gi), free(gc);
 }
@@ -216,7 +219,8 @@ int main(void)
                 static const char *const names[] = {"random", "few", "equal"};
                 sort_fill(x, 3 * n, dt, mode);
                 if (n <= 4097) check_search(ctx, dt, n, x, names[mode]);
-                check_unique(ctx, dt, n, x, names[mode]);
+                check_unique(ctx, dt, n, x, names[mode], 0);
+                check_unique(ctx, dt, n, x, names[mode], 1);
                 check_topk(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
                 for (int desc = 0; desc < 2; desc++) {
@@ -240,6 +244,14 @@ int main(void)
         CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, NULL, 0, GP_I64, out), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_searchsorted_sync(ctx, GP_F32, 4, a, 2, q, 0, GP_I64, (uint64_t *)(void *)a), GP_ERR_INVALID_ARG);
         CHECK(out[0] == 7 && out[1] == 7, "a refused call wrote its output");
+        const gp_unique_opts_t small = {4, 1}, two = {sizeof two, 2};
+        size_t ucount = 9;
+        CHECK_ST(gp_unique_sorted_opts_sync(ctx, GP_F32, 4, a, q, GP_U32, NULL, NULL, NULL, &ucount, &small),
+                 GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "opts->size 4") != NULL, "unique's opts size named: %s", gp_last_error());
+        CHECK_ST(gp_unique_sorted_opts_sync(ctx, GP_F32, 4, a, q, GP_U32, NULL, NULL, NULL, &ucount, &two),
+                 GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "nan_distinct 2") != NULL, "nan_distinct named: %s", gp_last_error());
         size_t until = 9;
         CHECK_ST(gp_sorted_until((gp_dtype_t)99, 4, a, 0, &until), GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "dtype 99") != NULL, "sorted_until names the dtype: %s", gp_last_error());

@@ -58,6 +58,13 @@ static inline __attribute__((always_inline)) uint64_t gp__sort_xf_key(const gp__
     return k ^ x->flip;
 }
 
+/* a quiet NaN's bits of a float dtype (whose radix key is every NaN's); 0 for the integers */
+static inline uint64_t gp__sort_nan_bits(gp_dtype_t dt)
+{
+    return dt == GP_F64 ? 0x7ff8000000000000ull : dt == GP_F32 ? 0x7fc00000ull : dt == GP_BF16 ? 0x7fc0ull
+           : dt == GP_F16 ? 0x7e00ull : 0;
+}
+
 /* the bits of the es-byte element at p, zero-extended (host code) */
 static inline __attribute__((always_inline)) uint64_t gp__sort_bits(const void *p, size_t es)
 {

@@ -2,7 +2,9 @@
  * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable sort, then the runs of
  * equal radix keys in sorted order — on the CPU backend in one loop over an argsort, on the GPU (unique.cu) the keys
  * sorted (with their positions only where the index or inverse wants them), run heads, an inclusive scan of them
- * (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique").
+ * (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique"). With nan_distinct
+ * (np.unique's equal_nan=False) every NaN is a run of its own: on the GPU the heads of the sorted keys' NaN tail (found
+ * by a search for NaN) are set before the scan.
  */
 #include "sort_internal.h"
 
@@ -15,8 +17,10 @@ static void put_index(void *a, size_t ib, size_t i, uint64_t v)
     else ((uint64_t *)a)[i] = v;
 }
 
+static int is_float(gp_dtype_t dt) { return dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64; }
+
 static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, size_t ib, void *first, void *inverse,
-                              uint64_t *counts, size_t *count)
+                              uint64_t *counts, size_t *count, int nan_distinct)
 {
     const size_t es = gp_dtype_size(dt);
     uint64_t *perm = malloc(n * 8);
@@ -28,11 +32,14 @@ static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, s
     }
     const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
     const unsigned char *xb = (const unsigned char *)x;
+    /* every NaN has the one radix key above every number's (sort_internal.h) */
+    const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
+    nan_distinct = nan_distinct && is_float(dt);
     uint64_t prev = 0;
     size_t u = 0, start = 0;
     for (size_t i = 0; i < n; i++) {
         const uint64_t p = perm[i], k = gp__sort_xf_key(&xf, gp__sort_bits(xb + p * es, es), es);
-        if (i == 0 || k != prev) {
+        if (i == 0 || k != prev || (nan_distinct && k == nan_key)) {
             if (i && counts) counts[u - 1] = i - start;
             if (y) memcpy((unsigned char *)y + u * es, xb + p * es, es);
             if (first) put_index(first, ib, u, p);
@@ -46,14 +53,57 @@ static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, s
     return GP_OK;
 }
 
+/* the first position of the NaN tail of n sorted keys s (device memory), n when there is none */
+static gp_status_t nan_tail_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *s, size_t *first)
+{
+    const size_t es = gp_dtype_size(dt);
+    const uint64_t nb = gp__sort_nan_bits(dt);
+    gp_buffer_t q = {0};
+    uint64_t at = n;
+    GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, 16, &q));
+    gp_status_t st = gp_memcpy_sync(ctx, q.device, &nb, es); /* little-endian: the low es bytes */
+    if (st == GP_OK) st = gp_searchsorted(ctx, dt, n, s, 1, q.device, 0, GP_U64, (char *)q.device + 8, NULL);
+    if (st == GP_OK) st = gp_memcpy_sync(ctx, &at, (char *)q.device + 8, 8);
+    gp_mem_free(ctx, &q);
+    *first = (size_t)at;
+    return st;
+}
+
+/* h[a, n) = 1, words of wb bytes on the device (copies of a host run of ones) */
+static gp_status_t heads_set_gpu(gp_ctx_t *ctx, size_t wb, size_t a, size_t n, void *h)
+{
+    enum { RUN = 1 << 16 };
+    unsigned char *ones = calloc(RUN, wb);
+    if (!ones) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", (size_t)RUN * wb);
+    for (size_t i = 0; i < RUN; i++) ones[i * wb] = 1; /* little-endian words of 1 */
+    gp_status_t st = GP_OK;
+    for (size_t i = a; i < n && st == GP_OK; i += RUN)
+        st = gp_memcpy_sync(ctx, (char *)h + i * wb, ones, (n - i < RUN ? n - i : RUN) * wb);
+    free(ones);
+    return st;
+}
+
 gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                   gp_dtype_t index_dtype, void *first_index, void *inverse, uint64_t *counts,
                                   size_t *count)
+{
+    return gp_unique_sorted_opts_sync(ctx, dtype, n, x, y, index_dtype, first_index, inverse, counts, count, NULL);
+}
+
+gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
+                                       gp_dtype_t index_dtype, void *first_index, void *inverse, uint64_t *counts,
+                                       size_t *count, const gp_unique_opts_t *opts)
 {
     static const char fn[] = "gp_unique_sorted_sync";
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     GP_ARG_NONNULL(fn, count);
     *count = 0;
+    if (opts && opts->size != 0 && opts->size < sizeof *opts)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts->size %zu (sizeof(gp_unique_opts_t) = %zu, or 0)", fn,
+                         opts->size, sizeof *opts);
+    const int nan_distinct = opts ? opts->nan_distinct : 0;
+    if (nan_distinct != 0 && nan_distinct != 1)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts->nan_distinct %d (0 or 1)", fn, nan_distinct);
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
     const size_t ib = gp__sort_index_bytes(index_dtype), es = gp_dtype_size(dtype);
@@ -72,7 +122,8 @@ gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, con
                          first_index && (uintptr_t)first_index % ib ? "first_index"
                          : inverse && (uintptr_t)inverse % ib      ? "inverse"
                                                                    : "counts");
-    if (gp__is_cpu(ctx)) return unique_cpu(dtype, n, x, y, ib ? ib : 8, first_index, inverse, counts, count);
+    if (gp__is_cpu(ctx))
+        return unique_cpu(dtype, n, x, y, ib ? ib : 8, first_index, inverse, counts, count, nan_distinct);
     GP_NO_CAPTURE(ctx, fn, "it waits for the number of distinct keys");
     /* the keys sorted (with their positions where first_index or inverse wants them), run heads as 4-byte words
      * below 2^32 elements */
@@ -94,6 +145,11 @@ gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, con
     } else
         st = gp__sort_gpu(ctx, dtype, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
     if (st == GP_OK) st = gp__unique_heads_gpu(dtype, wb, n, s, h, NULL);
+    if (st == GP_OK && nan_distinct && is_float(dtype)) { /* every NaN a run of its own */
+        size_t a = n;
+        st = nan_tail_gpu(ctx, dtype, n, s, &a);
+        if (st == GP_OK && a < n) st = heads_set_gpu(ctx, wb, a, n, h);
+    }
     if (st == GP_OK) st = gp_scan(ctx, GP_REDUCE_SUM, wb == 4 ? GP_U32 : GP_U64, GP_SCAN_INCLUSIVE, n, h, h, NULL);
     if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, (char *)h + (n - 1) * wb, wb); /* little-endian: a u32 fits */
     if (st == GP_OK && counts) st = gp_memset(ctx, counts, 0, u * 8, NULL);

@@ -158,11 +158,13 @@ static const stage_ops_t runs_ops = {runs_bind, NULL, runs_push, NULL, runs_unbi
 
 static void usage_unique(FILE *f)
 {
-    fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--index I] [--inverse V] [--counts C] [--consecutive] [--dtype T]\n"
-               "                     [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
+    fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--index I] [--inverse V] [--counts C] [--equal-nan yes|no]\n"
+               "                     [--consecutive] [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
                "  np.unique: the distinct elements in sorted order (NaN last, every NaN one, -0 == +0) into OUT;\n"
                "  --index: each one's first position, --inverse: for each element its place in OUT (the input's\n"
                "  shape), --counts: how many each (int64 all three), written all or none. The input is held in memory.\n"
+               "  --equal-nan no: each NaN a distinct element of its own (np.unique(equal_nan=False)), after the\n"
+               "  numbers in input order; default yes.\n"
                "  --consecutive: consecutive duplicates removed instead (std::unique; NumPy: x[np.r_[True, x[1:] !=\n"
                "  x[:-1]]]), streamed (any size); floats compare as numbers there: each NaN is kept.\n");
 }
@@ -175,12 +177,13 @@ static void usage_rle(FILE *f)
                "  (LENGTHS, u64), streamed (any size); .npy if a name ends so, else raw.\n");
 }
 
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_len, *o_consec, *o_index, *o_inverse, *o_counts;
+static const char *o_dtype, *o_offset, *o_count, *o_out, *o_len, *o_consec, *o_index, *o_inverse, *o_counts,
+    *o_equal_nan;
 static const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
                                    {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
                                    {"--consecutive", NULL, &o_consec}, {"--index", "I", &o_index},
                                    {"--inverse", "V", &o_inverse},     {"--counts", "C", &o_counts},
-                                   {NULL, NULL, NULL}};
+                                   {"--equal-nan", "yes|no", &o_equal_nan}, {NULL, NULL, NULL}};
 static const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
                                    {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
                                    {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
@@ -204,6 +207,13 @@ static int unique_sorted(const char *path, cli_common_t *c)
                         outs[i]);
                 return EXIT_USAGE;
             }
+    }
+    gp_unique_opts_t uo = {sizeof uo, 0};
+    if (o_equal_nan) {
+        const int no = !strcmp(o_equal_nan, "no") || !strcmp(o_equal_nan, "false") || !strcmp(o_equal_nan, "0");
+        if (!no && strcmp(o_equal_nan, "yes") && strcmp(o_equal_nan, "true") && strcmp(o_equal_nan, "1"))
+            return bad_value(verb, "--equal-nan", "yes or no", o_equal_nan);
+        uo.nan_distinct = no;
     }
     const double t0 = now_seconds();
     input_t in;
@@ -230,9 +240,9 @@ static int unique_sorted(const char *path, cli_common_t *c)
     for (int i = 0; i < 4 && st == GP_OK; i++)
         if (outs[i] && n) st = gp_mem_alloc(ctx, kind, n * (i ? 8 : es), &b[i]);
     if (st == GP_OK)
-        st = gp_unique_sorted_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &b[0]), GP_I64,
-                                   o_index ? buf_at(ctx, &b[1]) : NULL, o_inverse ? buf_at(ctx, &b[2]) : NULL,
-                                   o_counts ? (uint64_t *)buf_at(ctx, &b[3]) : NULL, &u);
+        st = gp_unique_sorted_opts_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &b[0]), GP_I64,
+                                        o_index ? buf_at(ctx, &b[1]) : NULL, o_inverse ? buf_at(ctx, &b[2]) : NULL,
+                                        o_counts ? (uint64_t *)buf_at(ctx, &b[3]) : NULL, &u, &uo);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim unique: %s: %s\n", path, gp_last_error());
         rc = EXIT_FAIL;
@@ -295,9 +305,10 @@ static int runs_verb(int argc, char **argv, int rle)
         return EXIT_USAGE;
     }
     if (!rle && !o_consec) return unique_sorted(path, &c);
-    if (!rle && (o_index || o_inverse || o_counts)) {
+    if (!rle && (o_index || o_inverse || o_counts || o_equal_nan)) {
         fprintf(stderr, "gpuprim unique: %s is np.unique's (without --consecutive); consecutive runs' lengths: "
-                        "gpuprim rle\n", o_index ? "--index" : o_inverse ? "--inverse" : "--counts");
+                        "gpuprim rle\n", o_index ? "--index" : o_inverse ? "--inverse" : o_counts ? "--counts"
+                                                                                  : "--equal-nan");
         return EXIT_USAGE;
     }
 
