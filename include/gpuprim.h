@@ -671,6 +671,17 @@ GP_API gp_status_t gp_topk(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t 
                            int largest, void *values, gp_dtype_t index_dtype, void *indices, gp_stream_t stream);
 GP_API gp_status_t gp_topk_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k,
                                 int largest, void *values, gp_dtype_t index_dtype, void *indices);
+/* np.partition / np.argpartition along rows (rows x n, C order): each row rearranged so its k smallest in gp_sort's
+ * order come first, in that order (the first k of its stable sort: ties to the lower index), then the row's other
+ * n - k elements in their input order. So for every kth < k the element at kth is the one a sort puts there, every
+ * element before it is not after it and none after it is before it: NumPy's guarantee for kth (for several kth, k =
+ * the largest + 1), with a placement NumPy leaves unspecified made deterministic. values (rows x n of dtype) and
+ * indices (rows x n positions within the row, index_dtype GP_U32, GP_I64 or GP_U64): either may be NULL, not both;
+ * 0 <= k <= n; neither overlaps x. The CPU backend selects as gp_topk does; on a GPU the k are gp_topk's on the device
+ * and the rest of each row is gathered on the host (the rows read back and written back: the same bits, with a copy
+ * of the rows each way). */
+GP_API gp_status_t gp_partition_kth_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x,
+                                         size_t k, void *values, gp_dtype_t index_dtype, void *indices);
 
 /* np.unique(x, return_index, return_inverse, return_counts): y[0, *count) = the distinct keys of x in gp_sort's order
  * (ascending, NaN last). Keys are equal as the sort orders them: every NaN equals every other (NumPy's equal_nan) and

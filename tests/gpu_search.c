@@ -77,6 +77,34 @@ static void check_topk(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t rows,
     free(wv), free(wi), free(gv), free(gi);
 }
 
+/* gp_partition_kth_sync on both backends (the GPU's k by gp_topk, the rest gathered on the host): the same bits */
+static void check_partition(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t rows, size_t n,
+                            const unsigned char *x, size_t k, const char *what)
+{
+    const size_t es = gp_dtype_size(dt), t = rows * n;
+    gp_buffer_t dx, dv, di;
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, t * es + 1, &dx));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, t * es + 1, &dv));
+    OK(gp_mem_alloc(gpu, GP_MEM_DEVICE, t * 8 + 1, &di));
+    OK(gp_memcpy_sync(gpu, dx.device, x, t * es));
+    unsigned char *wv = malloc(t * es + 1), *wi = malloc(t * 8 + 1), *gv = malloc(t * es + 1), *gi = malloc(t * 8 + 1);
+    for (int w64 = 0; w64 < 2; w64++) {
+        const gp_dtype_t it = w64 ? GP_I64 : GP_U32;
+        const size_t ib = w64 ? 8 : 4;
+        OK(gp_partition_kth_sync(cpu, dt, rows, n, x, k, wv, it, wi));
+        OK(gp_memset(gpu, dv.device, 0xff, t * es + 1, NULL));
+        OK(gp_memset(gpu, di.device, 0xff, t * ib + 1, NULL));
+        OK(gp_partition_kth_sync(gpu, dt, rows, n, dx.device, k, dv.device, it, di.device));
+        OK(gp_memcpy_sync(gpu, gv, dv.device, t * es));
+        OK(gp_memcpy_sync(gpu, gi, di.device, t * ib));
+        CHECK(memcmp(gv, wv, t * es) == 0 && memcmp(gi, wi, t * ib) == 0,
+              "%s %s rows=%zu n=%zu k=%zu u%zu: the partition differs from the CPU's", gp_dtype_name(dt), what, rows, n,
+              k, 8 * ib);
+    }
+    gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dv), gp_mem_free(gpu, &di);
+    free(wv), free(wi), free(gv), free(gi);
+}
+
 /* np.unique's four outputs on both backends: the same bits */
 /* nan_distinct: np.unique(equal_nan=False) on both */
 static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what,
@@ -227,6 +255,9 @@ int main(void)
         for (size_t k = 1; k <= 1000; k = k == 1 ? 16 : k == 16 ? 1000 : 1001) check_topk(gpu, cpu, dt, 300, 1000, x, k, "rows");
         sort_fill(x, 3 * 5000, dt, M_FEW);
         check_topk(gpu, cpu, dt, 3, 5000, x, 2049, "rows few");
+        check_partition(gpu, cpu, dt, 3, 5000, x, 2049, "rows");
+        check_partition(gpu, cpu, dt, 1, 70001, x, 1, "one row");
+        check_partition(gpu, cpu, dt, 30, 1000, x, 1000, "whole rows");
         /* the sampled bound of long rows: a sorted row (samples at exact quantiles), a random row beside a row of equal
          * keys (the second falls back to the whole row), k = 1, 16, 2049 */
         {

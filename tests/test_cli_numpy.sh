@@ -282,6 +282,38 @@ np.save(T + '/want_m.npy', np.sort(np.concatenate([ma, mb]), kind='stable'))"
   expect_rc 0 "merge $t" "$g" merge "$tmp/ma.npy" "$tmp/mb.npy" -o "$tmp/m.npy" -d $dev
   py "a = np.load(T + '/m.npy'); b = np.load(T + '/want_m.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "merge $t: not np.sort(np.concatenate([a, b]), kind='stable')"
 done
+# partition / argpartition: NumPy's guarantee for every kth (the element there is np.sort's, none before it larger,
+# none after it smaller; each row a permutation), and the deterministic placement (the first max(kth) + 1 sorted,
+# stably, then the rest in input order); both along the last axis and --flatten
+for t in f4 i2 u8 f2; do
+  py "rng = np.random.default_rng(); t = np.dtype('$t'); x = rng.integers(0, 60, (5, 7, 301)).astype(t)
+if t.kind == 'f': x.flat[rng.integers(0, x.size, 40)] = np.nan; x.flat[rng.integers(0, x.size, 40)] = -0.0
+np.save(T + '/px.npy', x)"
+  for kth in 0 -1 150 "3,-7,299" 300; do
+    for fl in "" --flatten; do
+      expect_rc 0 "partition $t --kth $kth $fl" "$g" partition "$tmp/px.npy" --kth "$kth" $fl -o "$tmp/pp.npy" -d $dev
+      expect_rc 0 "argpartition $t --kth $kth $fl" "$g" argpartition "$tmp/px.npy" --kth "$kth" $fl -o "$tmp/pa.npy" -d $dev
+      py "x = np.load(T + '/px.npy'); p = np.load(T + '/pp.npy'); a = np.load(T + '/pa.npy'); fl = '$fl' != ''
+if fl: x = x.ravel()
+kth = [int(v) for v in '$kth'.split(',')]; n = x.shape[-1]; s = np.sort(x, axis=-1); ok = p.dtype == x.dtype and p.shape == x.shape and a.dtype == np.int64 and a.shape == x.shape
+ok = ok and np.array_equal(np.take_along_axis(x, a, -1).view('u%d' % x.itemsize), p.view('u%d' % x.itemsize))
+ok = ok and np.array_equal(np.sort(p, axis=-1), s, equal_nan=True)
+key = lambda v: np.where(np.isnan(v), np.inf, v) if v.dtype.kind == 'f' else v
+for k in kth:
+    k %= n; ok = ok and np.array_equal(p[..., k], s[..., k], equal_nan=True)
+    ok = ok and (key(p[..., :k]) <= key(p[..., k:k+1])).all() and (key(p[..., k+1:]) >= key(p[..., k:k+1])).all()
+m = max(k % n for k in kth) + 1; o = np.argsort(x, axis=-1, kind='stable')
+ok = ok and np.array_equal(a[..., :m], o[..., :m])
+ok = ok and all((np.diff(a.reshape(-1, n)[r, m:]) > 0).all() for r in range(a.size // n))
+sys.exit(0 if ok else 1)" && ok || bad "partition / argpartition $t --kth $kth $fl: not NumPy's guarantee or not our placement"
+    done
+  done
+done
+expect_rc 2 "partition --kth past the row" "$g" partition "$tmp/px.npy" --kth 301 -o "$tmp/pp.npy" -d $dev
+says "kth out of bounds named" "out of bounds" "$tmp/err"
+expect_rc 2 "partition --kth 1.5" "$g" partition "$tmp/px.npy" --kth 1.5 -o "$tmp/pp.npy" -d $dev
+py "np.save(T + '/p0.npy', np.array(3.0))"
+expect_rc 2 "partition of a 0-d array" "$g" partition "$tmp/p0.npy" --kth 0 -o "$tmp/pp.npy" -d $dev
 # merge of inputs out of order: refused naming the first inversion, nothing written (OUT is checked as it is written)
 py "np.save(T + '/mu.npy', np.array([1, 2, 5, 3, 7], 'f4')); np.save(T + '/mv.npy', np.array([0, 4, np.nan], 'f4'))
 np.save(T + '/mw.npy', np.concatenate([np.arange(70000.0), [5.0], np.arange(70000.0, 80000)]).astype('f4'))"

@@ -99,6 +99,42 @@ static void check_topk(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, cons
     }
 }
 
+/* gp_partition_kth_sync: each row's first k = its stable sort's first k, then the other positions in input order */
+static void check_partition(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const unsigned char *x,
+                            const char *what)
+{
+    const size_t es = gp_dtype_size(dt);
+    const size_t ks[] = {0, 1, 7, n / 2, n};
+    size_t **perm = malloc(rows * sizeof *perm);
+    for (size_t r = 0; r < rows; r++) perm[r] = ref_perm(dt, x + r * n * es, n, 0);
+    unsigned char *vals = malloc(rows * n * es + 1), *idx = malloc(rows * n * 8 + 1), *mark = malloc(n + 1);
+    size_t *want = malloc((n + 1) * sizeof *want);
+    for (int ki = 0; ki < 5; ki++) {
+        const size_t k = ks[ki];
+        if (k > n) continue;
+        for (int w64 = 0; w64 < 2; w64++) {
+            const size_t ib = w64 ? 8 : 4;
+            tc_poison(vals, rows * n * es), tc_poison(idx, rows * n * ib);
+            OK(gp_partition_kth_sync(ctx, dt, rows, n, x, k, w64 ? vals : NULL, w64 ? GP_I64 : GP_U32, idx));
+            if (!w64) OK(gp_partition_kth_sync(ctx, dt, rows, n, x, k, vals, GP_U32, NULL));
+            size_t bad = 0;
+            for (size_t r = 0; r < rows; r++) {
+                memset(mark, 0, n);
+                for (size_t j = 0; j < k; j++) want[j] = perm[r][j], mark[perm[r][j]] = 1;
+                for (size_t i = 0, o = k; i < n; i++)
+                    if (!mark[i]) want[o++] = i;
+                for (size_t j = 0; j < n; j++)
+                    bad += bits_at(idx, ib, r * n + j) != want[j] ||
+                           memcmp(vals + (r * n + j) * es, x + (r * n + want[j]) * es, es) != 0;
+            }
+            CHECK(bad == 0, "%s %s partition rows=%zu n=%zu k=%zu u%zu: %zu of %zu differ", gp_dtype_name(dt), what,
+                  rows, n, k, 8 * ib, bad, rows * n);
+        }
+    }
+    for (size_t r = 0; r < rows; r++) free(perm[r]);
+    free(perm), free(vals), free(idx), free(mark), free(want);
+}
+
 /* x's first na elements and the next nb, each sorted (desc: largest first), merged: the reference is the stable
  * order of a followed by b, with 8-byte values (positions in that concatenation) */
 static void check_merge(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, size_t nb, const unsigned char *x, int desc,
@@ -223,6 +259,8 @@ int main(void)
                 check_unique(ctx, dt, n, x, names[mode], 1);
                 check_topk(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
+                check_partition(ctx, dt, 1, n, x, names[mode]);
+                if (n <= 4097) check_partition(ctx, dt, 3, n, x, names[mode]);
                 for (int desc = 0; desc < 2; desc++) {
                     check_merge(ctx, dt, n, n / 3 + (n & 1), x, desc, names[mode]);
                     check_merge(ctx, dt, n / 5, n, x, desc, names[mode]);
@@ -252,6 +290,15 @@ int main(void)
         CHECK_ST(gp_unique_sorted_opts_sync(ctx, GP_F32, 4, a, q, GP_U32, NULL, NULL, NULL, &ucount, &two),
                  GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "nan_distinct 2") != NULL, "nan_distinct named: %s", gp_last_error());
+        int64_t pi[4] = {7, 7, 7, 7};
+        CHECK_ST(gp_partition_kth_sync(ctx, GP_F32, 1, 4, a, 5, NULL, GP_I64, pi), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "k = 5") != NULL, "partition names k: %s", gp_last_error());
+        CHECK_ST(gp_partition_kth_sync(ctx, GP_F32, 1, 4, a, 2, NULL, GP_I16, pi), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "index_dtype i16") != NULL, "partition names the index dtype: %s",
+              gp_last_error());
+        CHECK_ST(gp_partition_kth_sync(ctx, GP_F32, 1, 4, a, 2, NULL, GP_I64, NULL), GP_ERR_INVALID_ARG);
+        CHECK_ST(gp_partition_kth_sync(ctx, GP_F32, 1, 4, a, 2, a, GP_I64, NULL), GP_ERR_INVALID_ARG);
+        CHECK(pi[0] == 7 && pi[3] == 7, "a refused partition wrote its output");
         size_t until = 9;
         CHECK_ST(gp_sorted_until((gp_dtype_t)99, 4, a, 0, &until), GP_ERR_INVALID_ARG);
         CHECK(strstr(gp_last_error(), "dtype 99") != NULL, "sorted_until names the dtype: %s", gp_last_error());

@@ -2,15 +2,26 @@
  * topk.c — gp_topk: the checks, then the CPU backend (here) or the GPU's (topk.cu); docs/design/sort.md. Both select
  * the same k per row: the k-th radix key T by a radix select (8-bit digits from the top, counting only the keys that
  * share the digits chosen so far), every key below T and the first ties at T in index order, then those k ordered by
- * (key, position) — the first k of the row's stable sort.
+ * (key, position) — the first k of the row's stable sort. gp_partition_kth_sync (np.partition / np.argpartition)
+ * is the same selection with the rest of each row after the k, in input order.
  */
 #include "sort_internal.h"
 
 #include <stdlib.h>
 
-/* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rk: n words of scratch */
+static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
+{
+    if (ib == 4) {
+        const uint32_t w = (uint32_t)v;
+        memcpy(idx + j * 4, &w, 4);
+    } else
+        memcpy(idx + j * 8, &v, 8);
+}
+
+/* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
+ * after them (vals + k, idx + k) in input order; rk: n words of scratch */
 static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest, unsigned char *vals,
-                           size_t ib, unsigned char *idx, uint64_t *rk)
+                           size_t ib, unsigned char *idx, uint64_t *rk, int rest)
 {
     const gp__sort_xf_t xf = gp__sort_xf(dt, largest);
     const size_t es = gp_dtype_size(dt);
@@ -37,32 +48,32 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu elements of scratch", k);
         goto done;
     }
-    size_t c = 0;
-    for (size_t i = 0; i < n && c < k; i++)
-        if (rk[i] < prefix || (rk[i] == prefix && want > 0)) {
+    size_t c = 0, o = k;
+    for (size_t i = 0; i < n && (c < k || rest); i++)
+        if (c < k && (rk[i] < prefix || (rk[i] == prefix && want > 0))) {
             if (rk[i] == prefix) want--;
             memcpy(gx + c * es, x + i * es, es);
             gi[c++] = i;
+        } else if (rest) { /* the partition's rest */
+            if (vals) memcpy(vals + o * es, x + i * es, es);
+            if (idx) put_pos(idx, ib, o, i);
+            o++;
         }
     /* in index order already: a stable sort by the key gives (key, position) order */
     if ((st = gp__sort_cpu(dt, k, gx, sx, 8, gi, si, largest, 0, w)) != GP_OK) goto done;
     if (vals) memcpy(vals, sx, k * es);
     if (idx)
-        for (size_t j = 0; j < k; j++) {
-            if (ib == 4) {
-                const uint32_t v = (uint32_t)si[j];
-                memcpy(idx + j * 4, &v, 4);
-            } else
-                memcpy(idx + j * 8, &si[j], 8);
-        }
+        for (size_t j = 0; j < k; j++) put_pos(idx, ib, j, si[j]);
 done:
     free(gx), free(sx), free(gi), free(si);
     return st;
 }
 
+/* rows on the CPU: the k of each (vals / idx at a stride of k), or with rest the whole row partitioned (stride n) */
 static gp_status_t topk_cpu(gp_dtype_t dt, size_t rows, size_t n, const unsigned char *x, size_t k, int largest,
-                            unsigned char *vals, size_t ib, unsigned char *idx)
+                            unsigned char *vals, size_t ib, unsigned char *idx, int rest)
 {
+    const size_t stride = rest ? n : k;
     const size_t es = gp_dtype_size(dt);
     gp_status_t st = GP_OK;
 #pragma omp parallel for schedule(dynamic, 1) if (rows > 1)
@@ -71,8 +82,8 @@ static gp_status_t topk_cpu(gp_dtype_t dt, size_t rows, size_t n, const unsigned
         uint64_t *rk = malloc(n * 8);
         if (rk == NULL) s = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu keys of scratch", n);
         else
-            s = row_cpu(dt, x + r * n * es, n, k, largest, vals ? vals + r * k * es : NULL, ib,
-                        idx ? idx + r * k * ib : NULL, rk);
+            s = row_cpu(dt, x + r * n * es, n, k, largest, vals ? vals + r * stride * es : NULL, ib,
+                        idx ? idx + r * stride * ib : NULL, rk, rest);
         free(rk);
         if (s != GP_OK) {
 #pragma omp critical
@@ -112,7 +123,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t r
     if ((values && va < xe && xa < ve) || (indices && ia < xe && xa < ie) ||
         (values && indices && va < ie && ia < ve))
         return gp__error(GP_ERR_INVALID_ARG, "%s: x, values and indices overlap", fn);
-    if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, largest != 0, values, ib, indices);
+    if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, largest != 0, values, ib, indices, 0);
     cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
     if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
     GP_TRY_RET(gp__topk_gpu(ctx, dtype, rows, n, x, k, largest != 0, values, ib, indices, s));
@@ -133,4 +144,94 @@ gp_status_t gp_topk_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n,
                          void *values, gp_dtype_t index_dtype, void *indices)
 {
     return run("gp_topk_sync", ctx, dtype, rows, n, x, k, largest, values, index_dtype, indices, NULL, 1);
+}
+
+/* The partition on a GPU context: the k of each row by gp_topk on the device, the rest of the rows gathered on the
+ * host (the rows and the k's positions read back, the rows written back whole): the same bits as the CPU backend's. */
+static gp_status_t partition_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const void *x, size_t k,
+                                 void *values, size_t ib, void *indices)
+{
+    static const char fn[] = "gp_partition_kth_sync";
+    const size_t es = gp_dtype_size(dt);
+    unsigned char *hx = malloc(rows * n * es), *hv = values ? malloc(rows * n * es) : NULL;
+    unsigned char *hi = malloc(rows * n * 8), *mark = malloc(n);
+    gp_buffer_t tk = {0};
+    gp_status_t st = GP_OK;
+    if (!hx || !hi || !mark || (values && !hv)) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu x %zu elements of host scratch", fn, rows, n);
+        goto done;
+    }
+    if (k && (st = gp_mem_alloc(ctx, GP_MEM_DEVICE, rows * k * 8, &tk)) != GP_OK) goto done;
+    if (k) st = gp_topk_sync(ctx, dt, rows, n, x, k, 0, NULL, GP_U64, tk.device);
+    if (st == GP_OK && k) st = gp_memcpy_sync(ctx, hi, tk.device, rows * k * 8);
+    if (st == GP_OK) st = gp_memcpy_sync(ctx, hx, x, rows * n * es);
+    if (st != GP_OK) goto done;
+    /* each row, from its end, so the k positions read at hi + r * k are used before row r's output covers them */
+    for (size_t r = rows; r-- > 0;) {
+        const uint64_t *sel = (const uint64_t *)(void *)(hi + r * k * 8);
+        uint64_t *oi = (uint64_t *)(void *)(hi + r * n * 8);
+        const unsigned char *row = hx + r * n * es;
+        memset(mark, 0, n);
+        uint64_t *kept = malloc((k ? k : 1) * 8);
+        if (!kept) {
+            st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu positions of host scratch", fn, k);
+            goto done;
+        }
+        for (size_t j = 0; j < k; j++) kept[j] = sel[j], mark[sel[j]] = 1;
+        for (size_t j = 0; j < k; j++) oi[j] = kept[j];
+        free(kept);
+        for (size_t i = 0, o = k; i < n; i++)
+            if (!mark[i]) oi[o++] = i;
+        if (hv)
+            for (size_t j = 0; j < n; j++) memcpy(hv + (r * n + j) * es, row + oi[j] * es, es);
+    }
+    if (hv) st = gp_memcpy_sync(ctx, values, hv, rows * n * es);
+    if (st == GP_OK && indices) {
+        if (ib == 4) /* narrowed in place: word j goes to bytes 4j, below the 8j it was read from */
+            for (size_t j = 0; j < rows * n; j++) {
+                uint64_t v;
+                memcpy(&v, hi + j * 8, 8);
+                const uint32_t w = (uint32_t)v;
+                memcpy(hi + j * 4, &w, 4);
+            }
+        st = gp_memcpy_sync(ctx, indices, hi, rows * n * ib);
+    }
+done:
+    gp_mem_free(ctx, &tk);
+    free(hx), free(hv), free(hi), free(mark);
+    return st;
+}
+
+gp_status_t gp_partition_kth_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k,
+                                  void *values, gp_dtype_t index_dtype, void *indices)
+{
+    static const char fn[] = "gp_partition_kth_sync";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    if ((unsigned)dtype >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
+    if (k > n) return gp__error(GP_ERR_INVALID_ARG, "%s: k = %zu is more than the row's n = %zu", fn, k, n);
+    const size_t es = gp_dtype_size(dtype), ib = indices ? gp__sort_index_bytes(index_dtype) : 8;
+    if (!ib)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
+                         gp_dtype_name(index_dtype));
+    if (indices && ib == 4 && n > (size_t)UINT32_MAX + 1)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index rows of n = %zu (GP_I64 can)", fn, n);
+    size_t total, bytes;
+    if (!gp__mul_ok(rows, n, &total) || !gp__mul_ok(total, 16, &bytes) || total > (SIZE_MAX >> 5))
+        return gp__error(GP_ERR_OVERFLOW, "%s: rows = %zu x n = %zu overflow", fn, rows, n);
+    if (total == 0) return GP_OK;
+    GP_ARG_NONNULL(fn, x);
+    if (!values && !indices) return gp__error(GP_ERR_INVALID_ARG, "%s: values and indices are both NULL", fn);
+    if ((uintptr_t)x % es || (values && (uintptr_t)values % es))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn, (uintptr_t)x % es ? "x" : "values",
+                         es);
+    if (indices && (uintptr_t)indices % ib)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: indices is not %zu-byte aligned", fn, ib);
+    if ((values && gp__overlap(x, total * es, values, total * es)) ||
+        (indices && gp__overlap(x, total * es, indices, total * ib)) ||
+        (values && indices && gp__overlap(values, total * es, indices, total * ib)))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: x, values and indices overlap", fn);
+    if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, 0, values, ib, indices, 1);
+    GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    return partition_gpu(ctx, dtype, rows, n, x, k, values, ib, indices);
 }

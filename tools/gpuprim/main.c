@@ -12,7 +12,7 @@
 /* The verbs, in the order `gpuprim help` lists them: a verb is one cmd_<verb>.c defining `const verb_t verb_<name>`
  * and one word here (commands.h says what reads this table). */
 #define VERBS(X) X(info) X(bandwidth) X(reduce) X(histogram) X(scan) X(select) X(map) X(unique) X(rle) X(sort) \
-    X(argsort) X(searchsorted) X(topk) X(merge) X(groupby) X(transpose) X(gemm) X(bench) X(lab) X(demo) X(completion) X(version) X(help)
+    X(argsort) X(searchsorted) X(topk) X(partition) X(argpartition) X(merge) X(groupby) X(transpose) X(gemm) X(bench) X(lab) X(demo) X(completion) X(version) X(help)
 
 #define DECLARE(name) extern const verb_t verb_##name;
 VERBS(DECLARE)
