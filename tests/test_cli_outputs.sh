@@ -121,6 +121,30 @@ if command -v "${GP_CC:-cc}" >/dev/null 2>&1; then
   grep -q "No such file" "$tmp/err" && bad "bf16 .npy says: $(cat "$tmp/err")" || ok
   says "bf16 .npy reason" "bfloat16" "$tmp/err"
 fi
+# a target whose directory takes no new files: the step named, not "No such file or directory" alone
+if [ -r /proc/version ]; then
+  expect_rc 1 "-o /proc/version" "$g" scan "$tmp/r.i32" --dtype i32 --op sum -o /proc/version -d cpu
+  says "/proc named as a directory that takes no files" "takes no new files" "$tmp/err"
+fi
+# a stream that takes part of the output: the bytes it took are said, not "nothing written"
+py "import struct,sys; sys.stdout.buffer.write(struct.pack('<50000i', *range(50000)))" >"$tmp/big.i32"
+sh -c "trap '' PIPE; \"$g\" scan \"$tmp/big.i32\" --dtype i32 --op sum -o - -d cpu 2>\"$tmp/err\"; echo \$? >\"$tmp/rc\"" |
+  head -c 100000 >/dev/null
+[ "$(cat "$tmp/rc")" = 1 ] && ok || bad "a stdout closed after 100000 bytes: exit $(cat "$tmp/rc"), wanted 1"
+says "partial stdout said with its bytes" "bytes: the output there is incomplete" "$tmp/err"
+grep -q "nothing written" "$tmp/err" && bad "partial stdout called 'nothing written': $(cat "$tmp/err")" || ok
+expect_rc 1 "-o - into /dev/full" sh -c "exec \"$g\" scan \"$tmp/r.i32\" --dtype i32 --op sum -o - -d cpu >/dev/full"
+says "a full stdout took nothing" "No space left on device; nothing written" "$tmp/err"
+# a temporary a killed run left (its PID gone) is removed by the next write to the same OUT; others' stay
+printf x >"$tmp/k.raw.tmp-999999999-0"
+printf x >"$tmp/k.raw.tmp-1-0"              # PID 1 runs: kept
+printf x >"$tmp/k.raw.tmp-999999999-0x"     # not the pattern: kept
+printf x >"$tmp/kk.raw.tmp-999999999-0"     # another target's: kept
+expect_rc 0 "scan beside a killed run's temporary" "$g" scan "$tmp/r.i32" --dtype i32 --op sum -o "$tmp/k.raw" -d cpu
+[ -e "$tmp/k.raw.tmp-999999999-0" ] && bad "a dead process's temporary stayed" || ok
+[ -e "$tmp/k.raw.tmp-1-0" ] && [ -e "$tmp/k.raw.tmp-999999999-0x" ] && [ -e "$tmp/kk.raw.tmp-999999999-0" ] && ok ||
+  bad "a temporary not a dead run's of this target was removed"
+rm -f "$tmp/k.raw.tmp-1-0" "$tmp/k.raw.tmp-999999999-0x" "$tmp/kk.raw.tmp-999999999-0"
 ls "$tmp" | grep -q '\.tmp-' && bad "temporaries left: $(ls "$tmp" | grep '\.tmp-')" || ok
 
 cli_finish test_cli_outputs

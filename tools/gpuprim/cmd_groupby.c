@@ -20,7 +20,7 @@ static const char *o_out, *o_vout, *o_op, *o_sorted, *o_dtype;
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim groupby KEYS VALUES --op OP -o KEYS_OUT --values-out OUT [--sorted] [--dtype T]\n"
-               "                      [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                      [-d cpu|ID|auto] [--json|--csv]\n"
                "  OUT[g] = OP over the VALUES whose key is KEYS_OUT[g], the groups in NumPy's sorted key order\n"
                "  (np.unique(KEYS) with np.add.reduceat for sum); each NaN key is a group of its own. OP: sum prod min\n"
                "  max and or xor count_nonzero; OUT in its accumulator dtype. --sorted: KEYS are sorted already (no sort;\n"

@@ -136,7 +136,7 @@ static void usage(FILE *f)
                "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n"
                "  --devices: a file split evenly over several GPUs, each counting its part, the counts summed through\n"
                "  NCCL (cpu:K / gpu:K: K emulated members); the same counts as one device.\n"
-               "  --ranks env: this process is one rank of a group a launcher started (docs/cli.md); each rank counts\n"
+               "  --ranks env: this process is one rank of a group a launcher started (docs/guide/cli.md); each rank counts\n"
                "  its part of FILE (the same path on every host), rank 0 prints the counts.\n");
 }
 

@@ -19,7 +19,7 @@ static const char *o_out, *o_desc, *o_dtype;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuprim merge A B -o OUT [--descending] [--dtype T] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+    fprintf(f, "usage: gpuprim merge A B -o OUT [--descending] [--dtype T] [-d cpu|ID|auto] [--json|--csv]\n"
                "  OUT = A and B, each sorted in NumPy's order (NaN last; --descending: NaN first), merged stably:\n"
                "  equal keys from A first = np.sort(np.concatenate([A, B]), kind='stable'). 1-D, one dtype (.npy, or\n"
                "  raw with --dtype; one may be -).\n");

@@ -240,7 +240,7 @@ static void usage(FILE *f)
                "  --devices: the file split evenly over several GPUs (NCCL), each reading its part; the same bits as\n"
                "  one device (cpu:K / gpu:K: K emulated members on the CPU backend / GPU 0, no NCCL needed).\n"
                "  --ranks env: this process is one rank of a group a launcher started (mpirun, srun, torchrun or by\n"
-               "  hand: GPUPRIM_RANK/SIZE, NCCL_COMM_ID or MASTER_ADDR/PORT; docs/cli.md); each rank reads its part\n"
+               "  hand: GPUPRIM_RANK/SIZE, NCCL_COMM_ID or MASTER_ADDR/PORT; docs/guide/cli.md); each rank reads its part\n"
                "  of FILE (the same path on every host), rank 0 prints the result.\n"
                "  Your own operator, C compiled at run time (the input held in memory; docs/design/jit.md):\n"
                "    --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]   (K > 1: statements setting r[i])\n"

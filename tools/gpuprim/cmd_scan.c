@@ -210,7 +210,7 @@ static void usage(FILE *f)
                "  --devices all|0,1,..|cpu:K|gpu:K: a regular file split over a group of GPUs, held in their memory\n"
                "  (one device's bits); --ranks env: this process is one rank of a group a launcher started: each rank\n"
                "  reads its part of the file and writes it to OUT.RANK (rank 0's with OUT's .npy header: the parts\n"
-               "  concatenated are OUT) (docs/cli.md). Scalar ops.\n");
+               "  concatenated are OUT) (docs/guide/cli.md). Scalar ops.\n");
 }
 
 static const char *o_op, *o_excl, *o_dtype, *o_offset, *o_count, *o_out, *o_acc, *o_opsrc, *o_ident, *o_arity,

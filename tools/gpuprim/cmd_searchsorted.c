@@ -18,7 +18,7 @@ static const char *o_out, *o_side, *o_dtype;
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim searchsorted SORTED QUERIES -o IDX [--side left|right] [--dtype T]\n"
-               "                           [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                           [-d cpu|ID|auto] [--json|--csv]\n"
                "  IDX = np.searchsorted(SORTED, QUERIES, side): int64 places, in the queries' shape. SORTED: 1-D,\n"
                "  ascending in NumPy's order (NaN last); left: before equal keys, right: after them; NaN queries go\n"
                "  after every number, -0.0 == +0.0. Both inputs of one dtype (.npy, or raw with --dtype; one may be -).\n");

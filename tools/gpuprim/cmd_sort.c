@@ -28,7 +28,7 @@ static void usage_sort(FILE *f)
 {
     fprintf(f, "usage: gpuprim sort FILE|- -o OUT [--descending] [--flatten] [--values V --values-out VOUT]\n"
                "                   [--segments OFFSETS] [--cmp-src 'EXPR'] [--dtype T] [--offset BYTES] [--count N]\n"
-               "                   [--mem-limit BYTES] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                   [--mem-limit BYTES] [-d cpu|ID|auto] [--json|--csv]\n"
                "  FILE (.npy, raw with --dtype, or - for stdin) sorted in NumPy's order: ascending, every NaN last,\n"
                "  -0.0 == +0.0, stable (equal keys keep their order); --descending: NaN first, ties in input order.\n"
                "  --values V: a second array of as many elements (.npy or raw of the same count; 1-8 byte dtype) moved\n"
@@ -36,7 +36,7 @@ static void usage_sort(FILE *f)
                "  its elements as one array (axis=None). --segments OFFSETS: an int64 .npy of nseg + 1 nondecreasing\n"
                "  offsets in [0, n]; each segment [o[i], o[i+1]) sorted on its own, the elements outside them kept.\n"
                "  --cmp-src 'EXPR over a, b': your comparison (nonzero: a goes first; a strict weak order), a stable\n"
-               "  merge sort compiled at run time (code run with your rights; docs/JIT.md), e.g. 'fabsf(a) < fabsf(b)'.\n"
+               "  merge sort compiled at run time (code run with your rights; docs/design/jit.md), e.g. 'fabsf(a) < fabsf(b)'.\n"
                "  OUT / VOUT: .npy or raw.\n"
                "  Larger than memory (the GPU's free memory, half the host's on the CPU backend, or --mem-limit BYTES):\n"
                "  sorted runs in an unlinked temporary file beside OUT ($TMPDIR for stdout), then merged into OUT;\n"
@@ -44,12 +44,12 @@ static void usage_sort(FILE *f)
                "  --devices all|0,1,..|cpu:K|gpu:K: the keys of a regular file (1-D or --flatten) split over a group\n"
                "  of GPUs and sorted across them (one device's bits); --ranks env: this process is one rank of a group\n"
                "  a launcher started, writing its part to OUT.RANK (rank 0's with OUT's .npy header: the parts\n"
-               "  concatenated are OUT) (docs/cli.md).\n");
+               "  concatenated are OUT) (docs/guide/cli.md).\n");
 }
 static void usage_argsort(FILE *f)
 {
     fprintf(f, "usage: gpuprim argsort FILE|- -o IDX [--descending] [--flatten] [--dtype T] [--offset BYTES]\n"
-               "                      [--count N] [--cmp-src 'EXPR'] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                      [--count N] [--cmp-src 'EXPR'] [-d cpu|ID|auto] [--json|--csv]\n"
                "  IDX = the int64 positions of FILE's elements in sorted order: np.argsort(x, kind='stable')\n"
                "  (--descending: NaN first, ties in input order). An N-d .npy: along its last axis (the positions\n"
                "  within each row, np.argsort(x, axis=-1)); --flatten: of all its elements (axis=None).\n"

@@ -19,7 +19,7 @@ static const char *o_out, *o_idx, *o_k, *o_largest, *o_rows, *o_dtype, *o_offset
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim topk IN -k K -o VALUES [--indices IDX] [--largest] [--rows R] [--dtype T]\n"
-               "                   [--offset BYTES] [--count N] [-d cpu|ID|auto|fastest] [--json|--csv]\n"
+               "                   [--offset BYTES] [--count N] [-d cpu|ID|auto] [--json|--csv]\n"
                "  the K smallest elements of each row (the last axis of a .npy; --rows R splits a 1-D or raw input)\n"
                "  in NumPy's sorted order, ties to the lower index: the first K of np.sort / np.argsort(kind='stable');\n"
                "  --largest: the K largest, NaN first (torch.topk). VALUES: IN's dtype; IDX: int64 positions in the row.\n");

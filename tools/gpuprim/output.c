@@ -41,7 +41,9 @@ static int arr_open(arr_out_t *a, const char *verb, const char *path, const gp_a
     a->npy = npy;
     a->whole = whole, a->total = total;
     if ((a->f = out_open(&a->o, path)) == NULL) {
-        fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, path, strerror(a->o.err));
+        char why[4400];
+        out_describe(&a->o, 0, why, sizeof why);
+        fprintf(stderr, "gpuprim %s: cannot write %s: %s\n", verb, path, why);
         return EXIT_FAIL;
     }
     if (a->npy) { /* room for the longest count */
@@ -246,7 +248,9 @@ static int arr_finish(arr_out_t *a)
 
 static int arr_failed(const arr_out_t *a, const char *verb)
 {
-    fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb, a->o.path, strerror(a->err ? a->err : EIO));
+    char why[4400];
+    out_describe(&a->o, a->err, why, sizeof why);
+    fprintf(stderr, "gpuprim %s: cannot write %s: %s\n", verb, a->o.path, why);
     return EXIT_FAIL;
 }
 
@@ -301,8 +305,10 @@ int stream_failed(const char *verb, const char *path, gp_status_t st, const arr_
 {
     const int err = a && a->err ? a->err : b && b->err ? b->err : 0;
     if (err) {
-        fprintf(stderr, "gpuprim %s: cannot write %s: %s (nothing written)\n", verb,
-                a && a->err ? a->o.path : b->o.path, strerror(err));
+        const arr_out_t *w = a && a->err ? a : b;
+        char why[4400];
+        out_describe(&w->o, err, why, sizeof why);
+        fprintf(stderr, "gpuprim %s: cannot write %s: %s\n", verb, w->o.path, why);
         return EXIT_FAIL;
     }
     const char *e = gp_last_error(), *p = strstr(e, "byte ");

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +88,71 @@ static int follow_links(const char *path, char *out, size_t cap)
     return ELOOP;
 }
 
+/* TARGET.tmp-PID-N files of the caller's whose PID no longer runs (a process killed with SIGKILL leaves its
+ * temporary): removed, and nothing else — the name must match exactly, the file be a regular one of the caller's. */
+static void sweep_dead_temporaries(const char *target)
+{
+    char dir[4096];
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - target) + (slash == target), target);
+    else snprintf(dir, sizeof dir, ".");
+    const size_t bl = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    const int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, bl) != 0 || strncmp(n + bl, ".tmp-", 5) != 0) continue;
+        char *end = NULL;
+        const long pid = strtol(n + bl + 5, &end, 10);
+        if (pid <= 0 || end == n + bl + 5 || *end != '-') continue;
+        const char *serial = end + 1;
+        if (*serial == 0 || strspn(serial, "0123456789") != strlen(serial)) continue;
+        struct stat sb;
+        if (pid == (long)getpid() || fstatat(dfd, n, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+            sb.st_uid != geteuid())
+            continue;
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) unlinkat(dfd, n, 0);
+    }
+    closedir(d);
+}
+
+void out_describe(const out_file_t *o, int err, char *buf, size_t cap)
+{
+    if (err == 0) err = o->err ? o->err : EIO;
+    const char *what = strerror(err);
+    switch (o->stage) {
+    case OUT_AT_TMP: {
+        /* the target's directory refused a new file: /proc, a read-only mount, a directory of someone else's */
+        struct stat sb;
+        const int exists = stat(o->target, &sb) == 0;
+        snprintf(buf, cap, "no temporary can be made beside it (%s: %s)%s; nothing written", o->tmp, what,
+                 err == ENOENT && exists   ? ": its directory takes no new files"
+                 : err == EROFS            ? ": a read-only file system"
+                 : err == EACCES           ? ": its directory is not writable by you"
+                                           : "");
+        break;
+    }
+    case OUT_AT_COMMIT:
+        snprintf(buf, cap, "renaming %s over it: %s; nothing written", o->tmp, what);
+        break;
+    case OUT_AT_COPY:
+        if (o->copied)
+            snprintf(buf, cap, "%s after %llu bytes: the output there is incomplete", what, o->copied);
+        else
+            snprintf(buf, cap, "%s; nothing written", what);
+        break;
+    case OUT_AT_TARGET:
+        snprintf(buf, cap, "%s; nothing written", what);
+        break;
+    default:
+        snprintf(buf, cap, "%s; nothing written", what);
+        break;
+    }
+}
+
 FILE *out_open(out_file_t *o, const char *path)
 {
     static unsigned serial;
@@ -94,8 +161,10 @@ FILE *out_open(out_file_t *o, const char *path)
     o->slot = -1;
     if (path == NULL || strlen(path) + 32 >= sizeof o->tmp) {
         o->err = path ? ENAMETOOLONG : EINVAL;
+        o->stage = OUT_AT_TARGET;
         return NULL;
     }
+    o->stage = OUT_AT_TARGET;
     struct stat sb;
     if (strcmp(path, "-") == 0) {
         snprintf(o->target, sizeof o->target, "-");
@@ -113,6 +182,8 @@ FILE *out_open(out_file_t *o, const char *path)
         }
     }
     int fd = -1;
+    o->stage = OUT_AT_TMP;
+    if (!o->stream) sweep_dead_temporaries(o->target);
     if (o->stream) { /* a private file: mkstemp makes it 0600 with O_EXCL */
         const char *dir = getenv("TMPDIR");
         if (dir == NULL || *dir == 0 || strlen(dir) + 32 >= sizeof o->tmp) dir = "/tmp";
@@ -134,6 +205,7 @@ FILE *out_open(out_file_t *o, const char *path)
         return NULL;
     }
     o->slot = slot_take(o->tmp);
+    o->stage = OUT_AT_WRITE;
     if (o->keep_mode && fchmod(fd, o->mode) != 0) { /* as np.save writing through the old file would keep it */
         o->err = errno;
     } else if ((o->f = fdopen(fd, o->stream ? "w+b" : "wb")) == NULL) {
@@ -167,7 +239,7 @@ static int copy_out(out_file_t *o)
             const ssize_t k = write(out, buf + w, (size_t)(n - w));
             if (k < 0 && errno == EINTR) continue;
             if (k < 0) err = errno;
-            else w += k;
+            else w += k, o->copied += (unsigned long long)k;
         }
     }
     if (in >= 0) close(in);
@@ -195,6 +267,7 @@ int out_finish(out_file_t *o, int ok)
 int out_commit(out_file_t *o)
 {
     if (o->tmp[0] == 0) return -1;
+    o->stage = o->stream ? OUT_AT_COPY : OUT_AT_COMMIT;
     int err = o->stream ? copy_out(o) : rename(o->tmp, o->target) != 0 ? errno : 0;
     if (o->stream || err) unlink(o->tmp);
     slot_free(o);

@@ -160,7 +160,8 @@ void json_string(FILE *f, const char *s);
 /* Output files are written whole or not at all (lab/outfile.c). out_open writes to a private temporary: for a path
  * (a symbolic link is followed to its target) "TARGET.tmp-PID-N" beside the target, renamed over it by out_close
  * (an existing file keeps its permission bits); for "-" (standard output), a FIFO or a character device, a file in
- * $TMPDIR (else /tmp) that out_close copies there and removes. A temporary is removed on SIGINT, SIGTERM, SIGHUP and
+ * $TMPDIR (else /tmp) that out_close copies there and removes. Temporaries "TARGET.tmp-PID-N" of the caller's whose
+ * process no longer runs (killed with SIGKILL) are removed when the same target is next opened. A temporary is removed on SIGINT, SIGTERM, SIGHUP and
  * SIGPIPE too. out_open returns NULL on failure (errno-style reason in o->err). out_close(o, ok) = out_finish (every
  * byte flushed and the temporary closed) then out_commit; two outputs that must appear together are finished both,
  * then committed. Each returns 0 when it succeeded. */
@@ -174,8 +175,14 @@ typedef struct out_file {
     int keep_mode;     /* mode: the permission bits of the file replaced */
     unsigned mode;
     int slot;          /* its place in the signal handler's list (-1: none) */
+    int stage;         /* where it failed (out_stage_t) */
+    unsigned long long copied; /* bytes a stream target took before a failure (its output is then incomplete) */
 } out_file_t;
+typedef enum { OUT_AT_NONE = 0, OUT_AT_TARGET, OUT_AT_TMP, OUT_AT_WRITE, OUT_AT_COMMIT, OUT_AT_COPY } out_stage_t;
 FILE *out_open(out_file_t *o, const char *path);
+/* Why o failed, as the end of a message after "cannot write PATH: ": the step, the reason, and what became of the
+ * target ("nothing written", or for a stream the bytes it took before the failure). */
+void out_describe(const out_file_t *o, int err, char *buf, size_t cap);
 int out_finish(out_file_t *o, int ok);
 int out_commit(out_file_t *o);
 int out_close(out_file_t *o, int ok);
