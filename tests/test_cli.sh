@@ -742,6 +742,15 @@ expect_rc 0 "sort out of core, more runs than one merge takes" "$g" sort "$tmp/o
 grep -q '"merge_passes": 2' "$tmp/out" && ok || bad "--mem-limit 40K: not two merge passes: $(head -c 300 "$tmp/out")"
 cmp -s "$tmp/oc_mem.bin" "$tmp/oc_mp.bin" && ok || bad "a two-pass out-of-core sort differs"
 [ ! -e "$tmp/nope.bin" ] && ok || bad "a refused out-of-core sort wrote its output"
+# a file system too small for the runs: refused up front with the bytes needed, free and short (GiB with two digits hid
+# the shortfall); needs root to mount a 1 MiB tmpfs, else skipped
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/small" && mount -t tmpfs -o size=1m tmpfs "$tmp/small" 2>/dev/null; then
+  expect_rc 1 "out of core on a full file system" "$g" sort "$tmp/oc.bin" --dtype f32 -o "$tmp/small/oc.bin" -d cpu --mem-limit 150K
+  says "space named in bytes" "need 2400008 bytes" "$tmp/err"
+  says "shortfall named" "bytes short" "$tmp/err"
+  [ -z "$(ls -A "$tmp/small")" ] && ok || bad "a refused out-of-core sort left $(ls -A "$tmp/small")"
+  umount "$tmp/small"
+fi
 head -c 1000 "$tmp/oc_ext8.npy" >"$tmp/oc_short.npy"
 expect_rc 1 "out of core, short .npy" "$g" sort "$tmp/oc_short.npy" -o "$tmp/nope.npy" -d cpu --mem-limit 64K
 says "short input: the byte offset" "byte 1000" "$tmp/err"

@@ -121,6 +121,32 @@ if command -v "${GP_CC:-cc}" >/dev/null 2>&1; then
   grep -q "No such file" "$tmp/err" && bad "bf16 .npy says: $(cat "$tmp/err")" || ok
   says "bf16 .npy reason" "bfloat16" "$tmp/err"
 fi
+# --ranks env / --devices without a driver: exit 4, as -d 0 (3 without a device)
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  GPUPRIM_RANK=0 GPUPRIM_SIZE=1 "$g" reduce "$tmp/r.i32" --dtype i32 --op sum --ranks env >/dev/null 2>"$tmp/err"
+  rc=$?
+  { [ "$rc" = 4 ] || [ "$rc" = 3 ]; } && ok || bad "--ranks env without a driver: exit $rc, wanted 4 (or 3): $(cat "$tmp/err")"
+  "$g" reduce "$tmp/r.i32" --dtype i32 --op sum --devices 0,1 >/dev/null 2>"$tmp/err"
+  rc=$?
+  { [ "$rc" = 4 ] || [ "$rc" = 3 ]; } && ok || bad "--devices 0,1 without a driver: exit $rc, wanted 4 (or 3): $(cat "$tmp/err")"
+fi
+# --segments: a 2-D offsets file refused; u64 offsets past 2^63 named as given; --values of another shape refused
+py "
+import struct
+def npy(path, descr, shape, fmt, vals):
+    d = (\"{'descr': '%s', 'fortran_order': False, 'shape': %s, }\" % (descr, shape)).encode()
+    h = d + b' ' * ((64 - (10 + len(d) + 1) % 64) % 64) + b'\\n'
+    open(path, 'wb').write(b'\\x93NUMPY\\x01\\x00' + bytes([len(h), 0]) + h + struct.pack('<%d%s' % (len(vals), fmt), *vals))
+npy('$tmp/off2d.npy', '<i8', '(2, 2)', 'q', [0, 3, 5, 8])
+npy('$tmp/offu.npy', '<u8', '(3,)', 'Q', [0, 3, 2**64 - 1])
+npy('$tmp/keys8.npy', '<i4', '(8,)', 'i', [5, 4, 3, 2, 1, 0, 7, 6])
+npy('$tmp/vals24.npy', '<i4', '(2, 4)', 'i', list(range(8)))"
+expect_rc 2 "--segments of a 2-D array" "$g" sort "$tmp/keys8.npy" -o "$tmp/s.npy" --segments "$tmp/off2d.npy" -d cpu
+says "2-D offsets refused" "is 2-d: offsets are a 1-D" "$tmp/err"
+expect_rc 2 "--segments u64 past 2^63" "$g" sort "$tmp/keys8.npy" -o "$tmp/s.npy" --segments "$tmp/offu.npy" -d cpu
+says "u64 offset named as given" "offsets\[2\] = 18446744073709551615 is outside" "$tmp/err"
+expect_rc 2 "--values of another shape" "$g" sort "$tmp/keys8.npy" -o "$tmp/s.npy" --values "$tmp/vals24.npy" --values-out "$tmp/v.npy" -d cpu
+says "values' shape named" "has shape (2, 4), the keys (8,)" "$tmp/err"
 # a target whose directory takes no new files: the step named, not "No such file or directory" alone
 if [ -r /proc/version ]; then
   expect_rc 1 "-o /proc/version" "$g" scan "$tmp/r.i32" --dtype i32 --op sum -o /proc/version -d cpu

@@ -77,7 +77,7 @@ static void hash_parts(uint64_t key[2], const char *const *parts, int np)
 }
 
 /* The disk cache: *dfd the directory open (-1: the cache is off), its path in buf. A directory that exists but is not
- * safe to load code from (a link, another user's, writable by others) fails the create, naming it; one that cannot
+ * safe to load code from (a link, another user's, writable by its group or by others) fails the create, naming it; one that cannot
  * be made (no HOME, a read-only file system) turns the cache off. */
 static gp_status_t cache_open(const char *what, char *buf, size_t size, int *dfd)
 {
@@ -120,7 +120,10 @@ static gp_status_t cache_open(const char *what, char *buf, size_t size, int *dfd
         close(fd);
         return gp__error(GP_ERR_INVALID_ARG, "%s: the operator cache %s is %s (mode %03o): refused, since code is "
                          "loaded from it (use a directory only you can write, or GP_JIT_CACHE=off)", what, buf,
-                         sb.st_uid != geteuid() ? "another user's" : "writable by others", (unsigned)(sb.st_mode & 0777));
+                         sb.st_uid != geteuid() ? "another user's"
+                         : (sb.st_mode & 002)   ? "writable by others"
+                                                : "writable by its group",
+                         (unsigned)(sb.st_mode & 0777));
     }
     if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0) { /* ours but read-only: used neither way */
         close(fd);

@@ -117,7 +117,12 @@ static int segments_held(const char *verb, gp_ctx_t *ctx, size_t last, size_t n,
             input_close(&si);
             return EXIT_USAGE;
         }
-        if (si.d.ndim > 1) rc = input_c_order(&si, verb);
+        if (si.d.ndim != 1) {
+            fprintf(stderr, "gpuprim %s: --segments %s is %d-d: offsets are a 1-D int64 array (nseg + 1 of them)\n",
+                    verb, o_segs, si.d.ndim);
+            input_close(&si);
+            return EXIT_USAGE;
+        }
         if (rc == EXIT_OK) rc = gather_held(verb, &si, ctx, t0, &gs);
         input_close(&si);
         if (rc != EXIT_OK) return rc;
@@ -125,6 +130,21 @@ static int segments_held(const char *verb, gp_ctx_t *ctx, size_t last, size_t n,
             fprintf(stderr, "gpuprim %s: --segments %s: no offsets (nseg + 1 of them, at least one)\n", verb, o_segs);
             gp_mem_free(ctx, &gs.buf);
             return EXIT_USAGE;
+        }
+        if (si.d.dtype == GP_U64) { /* the library reads int64: a u64 past 2^63 - 1 is named as the value given */
+            uint64_t *u = malloc(gs.have * 8);
+            size_t bad = gs.have;
+            if (u && gp_memcpy_sync(ctx, u, buf_at(ctx, &gs.buf), gs.have * 8) == GP_OK)
+                for (size_t i = 0; i < gs.have && bad == gs.have; i++)
+                    if (u[i] > (uint64_t)INT64_MAX) bad = i;
+            if (bad < gs.have)
+                fprintf(stderr, "gpuprim %s: --segments %s: offsets[%zu] = %llu is outside [0, n] (n = %zu)\n", verb,
+                        o_segs, bad, (unsigned long long)u[bad], n);
+            free(u);
+            if (bad < gs.have) {
+                gp_mem_free(ctx, &gs.buf);
+                return EXIT_USAGE;
+            }
         }
         *segb = gs.buf;
         *nseg = gs.have - 1;
@@ -338,6 +358,22 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         have_vin = 1;
         if (vin.d.elem_size > 8) {
             fprintf(stderr, "gpuprim sort: --values %s: %zu-byte elements (1 to 8)\n", o_vals, vin.d.elem_size);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        /* values move with their keys: of the keys' shape (a raw file, 1-D by its count, matches by count) */
+        int same = vin.d.ndim == in.d.ndim || vin.d.version_major == 0 || in.d.version_major == 0;
+        for (int k = 0; same && vin.d.version_major && in.d.version_major && k < in.d.ndim; k++)
+            same = vin.d.shape[k] == in.d.shape[k];
+        if (!same) {
+            char ks[256] = "", vs[256] = "";
+            for (int k = 0; k < in.d.ndim; k++)
+                snprintf(ks + strlen(ks), sizeof ks - strlen(ks), "%s%zu", k ? ", " : "", in.d.shape[k]);
+            for (int k = 0; k < vin.d.ndim; k++)
+                snprintf(vs + strlen(vs), sizeof vs - strlen(vs), "%s%zu", k ? ", " : "", vin.d.shape[k]);
+            fprintf(stderr, "gpuprim sort: --values %s has shape (%s%s), the keys (%s%s): values move with their keys, "
+                            "so give them the keys' shape (reshape first)\n", o_vals, vs, vin.d.ndim == 1 ? "," : "",
+                    ks, in.d.ndim == 1 ? "," : "");
             rc = EXIT_USAGE;
             goto out;
         }

@@ -286,9 +286,10 @@ int ext_sort_run(const ext_sort_t *e)
                             ((runs_est > max_fan_in(e->limit, es, on_cpu) ? 2.0 : 1.0) +
                              (stat(dir, &a) == 0 && stat(odir, &b) == 0 && a.st_dev == b.st_dev ? 1.0 : 0.0));
         if (statvfs(dir, &vs) == 0 && (double)vs.f_bavail * vs.f_frsize < need) {
-            fprintf(stderr, "gpuprim %s: %s: out of core: the sorted runs (and the output beside them) need %.2f GiB "
-                            "in %s, which has %.2f GiB free; nothing written\n", verb, e->path, need / 1073741824.0,
-                    dir, (double)vs.f_bavail * vs.f_frsize / 1073741824.0);
+            const double avail = (double)vs.f_bavail * vs.f_frsize;
+            fprintf(stderr, "gpuprim %s: %s: out of core: the sorted runs (and the output beside them) need %.0f bytes "
+                            "(%.3f GiB) in %s, which has %.0f bytes (%.3f GiB) free: %.0f bytes short; nothing written\n",
+                    verb, e->path, need, need / 1073741824.0, dir, avail, avail / 1073741824.0, need - avail);
             return EXIT_FAIL;
         }
     }

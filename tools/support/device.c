@@ -114,6 +114,14 @@ void report_meta_device(report_t *r, gp_ctx_t *ctx)
 }
 
 
+/* the exit code of a group that could not be made: as -d ID's (no device 3, no driver 4) */
+static int group_exit(gp_status_t st)
+{
+    return st == GP_ERR_INVALID_ARG ? EXIT_USAGE : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU
+           : st == GP_ERR_NO_DRIVER   ? EXIT_NO_DRIVER
+                                      : EXIT_FAIL;
+}
+
 int group_open(const char *verb, const char *spec, gp_group_t **g)
 {
     *g = NULL;
@@ -141,7 +149,7 @@ int group_open(const char *verb, const char *spec, gp_group_t **g)
     }
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim %s: --devices %s: %s\n", verb, spec, gp_last_error());
-        return st == GP_ERR_INVALID_ARG ? EXIT_USAGE : EXIT_FAIL;
+        return group_exit(st);
     }
     return EXIT_OK;
 }
@@ -153,7 +161,7 @@ int group_open_ranks(const char *verb, const char *spec, gp_group_t **g)
     const gp_status_t st = gp_group_create_from_env(g);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim %s: --ranks env: %s\n", verb, gp_last_error());
-        return st == GP_ERR_INVALID_ARG ? EXIT_USAGE : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
+        return group_exit(st);
     }
     return EXIT_OK;
 }
