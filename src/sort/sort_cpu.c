@@ -1,9 +1,9 @@
 /*
  * sort_cpu.c — the sort family's CPU backend: a stable LSD radix sort in NumPy's order (sort_internal.h,
- * docs/design/sort.md). One read makes every digit's histogram, so digits that every key shares are skipped; each
- * remaining digit is a pass over contiguous chunks (as many as the threads asked for, shared over the team that
- * starts): the chunk's digit counts, every (digit, chunk) offset in digit-major order, then each chunk scatters its
- * elements in order — stable. The radix key is computed
+ * docs/design/sort.md). One read makes every digit's counts per chunk, so digits that every key shares are skipped and
+ * the first pass has its counts; each remaining digit is a pass over contiguous chunks (as many as the threads asked
+ * for, shared over the team that starts): the chunk's digit counts (after the first pass), every (digit, chunk)
+ * place in digit-major order, then each chunk scatters its elements in order — stable. The radix key is computed
  * from the element's bits on every pass; the elements themselves move (keys keep their bits), their values with them.
  */
 #include "sort_internal.h"
@@ -14,7 +14,7 @@
 #include <omp.h>
 #endif
 
-enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 16, CHUNK_MIN = 1 << 14 };
+enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 16, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
 
 static inline void store_index(unsigned char *p, size_t ib, size_t i)
 {
@@ -36,8 +36,11 @@ typedef struct {
 } plan_t;
 
 
-/* A thread's chunk [a, b) of one pass: its digit counts, or (counts made, c = its offsets) the scatter. Inlined
- * with the key and value sizes as constants (pass() switches on them), so each copy is a register move. */
+/* The plan's chunks: chunk t of n elements in T chunks is [chunk_at(n, T, t), chunk_at(n, T, t + 1)). */
+static inline size_t chunk_at(size_t n, int T, size_t t) { return (size_t)((unsigned __int128)n * t / (unsigned)T); }
+
+/* A thread's chunk [a, b) of one pass: its digit counts, or (counts made, c = its places) the scatter. Inlined with
+ * the key and value sizes as constants (pass() switches on them), so each copy is a register move. */
 static inline __attribute__((always_inline)) void chunk_count(const plan_t *p, size_t a, size_t b,
                                                               const unsigned char *sk, size_t *c, int shift,
                                                               uint64_t mask, const size_t ks)
@@ -74,28 +77,30 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
     case 8 * 32 + 4: F(8, 4); break;  case 8 * 32 + 8: F(8, 8); break;  default: F(8, 16); break;                 \
     }
 
-/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions. The
- * plan's chunks are fixed (p->threads of them) and shared out over the team OpenMP actually starts, which may be
- * smaller (nested regions, OMP_THREAD_LIMIT, OMP_DYNAMIC): a thread may count and scatter several chunks. */
+/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions.
+ * counts (chunks x RADIX): each chunk's digit counts, made here unless have_counts (the first pass has them from the
+ * one read). The plan's chunks are fixed (p->threads of them) and shared out over the team OpenMP actually starts,
+ * which may be smaller (nested regions, OMP_THREAD_LIMIT, OMP_DYNAMIC): a thread may take several chunks. */
 static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char *sk, const unsigned char *sv,
-                 unsigned char *dk, unsigned char *dv, size_t *counts /* chunks x RADIX */)
+                 unsigned char *dk, unsigned char *dv, size_t *counts, int have_counts)
 {
     const size_t n = p->n, ks = p->ks, vs = p->vs;
     const int T = p->threads;
 #pragma omp parallel num_threads(T) if (T > 1)
     {
+        if (!have_counts) {
 #pragma omp for schedule(static)
-        for (int t = 0; t < T; t++) {
-            const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
-            size_t *c = counts + (size_t)t * RADIX;
-            memset(c, 0, RADIX * sizeof *c);
-#define COUNT(K, V) chunk_count(p, a, b, sk, c, shift, mask, K)
-            GP_SORT_SIZES(COUNT)
+            for (int t = 0; t < T; t++) {
+                size_t *c = counts + (size_t)t * RADIX;
+                memset(c, 0, RADIX * sizeof *c);
+#define COUNT(K, V) chunk_count(p, chunk_at(n, T, (size_t)t), chunk_at(n, T, (size_t)t + 1), sk, c, shift, mask, K)
+                GP_SORT_SIZES(COUNT)
 #undef COUNT
+            }
         }
 #pragma omp single
         {
-            size_t run = 0;
+            size_t run = 0; /* every (digit, chunk) place in digit-major order: stable */
             for (unsigned v = 0; v < RADIX; v++)
                 for (int u = 0; u < T; u++) {
                     const size_t m = counts[(size_t)u * RADIX + v];
@@ -105,41 +110,45 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
         }
 #pragma omp for schedule(static)
         for (int t = 0; t < T; t++) {
-            const size_t a = n * (size_t)t / (size_t)T, b = n * (size_t)(t + 1) / (size_t)T;
             size_t *c = counts + (size_t)t * RADIX;
-#define SCATTER(K, V) chunk_scatter(p, a, b, sk, sv, dk, dv, c, shift, mask, K, V)
+#define SCATTER(K, V) chunk_scatter(p, chunk_at(n, T, (size_t)t), chunk_at(n, T, (size_t)t + 1), sk, sv, dk, dv, c, \
+                                    shift, mask, K, V)
             GP_SORT_SIZES(SCATTER)
 #undef SCATTER
         }
     }
 }
 
-/* the digits every key shares: one read, every digit's counts (a digit is skipped where one value holds all n). Each
- * of the plan's chunks is counted into its own table, whichever thread of the team takes it. */
-static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int ndig, int *live)
+/* the digits every key shares: one read, every digit's counts per chunk (h: chunks x ndig x RADIX, kept for the
+ * first pass); a digit is skipped where one value holds all n. Each of the plan's chunks is counted into its own
+ * table, whichever thread of the team takes it. */
+static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int hi, int ndig, int *live, size_t *h)
 {
     const int T = p->threads;
     const size_t cells = (size_t)ndig * RADIX;
-    size_t *h = calloc(cells * (size_t)T, sizeof *h);
-    if (h == NULL) return -1;
+    uint64_t dmask[8]; /* each digit's bits within [lo, hi): the last may be narrower */
+    for (int d = 0; d < ndig; d++) dmask[d] = (1ull << (hi - lo - DIGIT_BITS * d < DIGIT_BITS ? hi - lo - DIGIT_BITS * d
+                                                                                              : DIGIT_BITS)) - 1;
+    memset(h, 0, cells * (size_t)T * sizeof *h);
 #pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
     for (int t = 0; t < T; t++) {
         size_t *mine = h + cells * (size_t)t;
-        const size_t a = p->n * (size_t)t / (size_t)T, b = p->n * (size_t)(t + 1) / (size_t)T;
+        const size_t a = chunk_at(p->n, T, (size_t)t), b = chunk_at(p->n, T, (size_t)t + 1);
         for (size_t i = a; i < b; i++) {
             const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
-            for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & (RADIX - 1))]++;
+            for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dmask[d])]++;
         }
     }
-    for (int t = 1; t < T; t++)
-        for (size_t j = 0; j < cells; j++) h[j] += h[cells * (size_t)t + j];
     int nlive = 0;
     for (int d = 0; d < ndig; d++) {
         int all = 0;
-        for (unsigned v = 0; v < RADIX && !all; v++) all = h[(size_t)d * RADIX + v] == p->n;
+        for (unsigned v = 0; v < RADIX && !all; v++) {
+            size_t tot = 0;
+            for (int t = 0; t < T; t++) tot += h[cells * (size_t)t + (size_t)d * RADIX + v];
+            all = tot == p->n;
+        }
         if (!all) live[nlive++] = d;
     }
-    free(h);
     return nlive;
 }
 
@@ -156,12 +165,15 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         const size_t most = n / CHUNK_MIN;
         p.threads = omp_get_max_threads();
         if ((size_t)p.threads > most) p.threads = (int)most;
+        if (p.threads > MAX_CHUNKS) p.threads = MAX_CHUNKS;
     }
 #endif
+    const int T = p.threads;
     const int ndig = (hi_bit - lo_bit + DIGIT_BITS - 1) / DIGIT_BITS;
     int live[8];
-    const int P = n > 1 ? live_digits(&p, keys_in, lo_bit, ndig, live) : 0;
-    if (P < 0) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %d digit tables", ndig);
+    size_t *hist = calloc((size_t)T * (size_t)ndig * RADIX, sizeof *hist);
+    if (hist == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %d digit tables", ndig);
+    const int P = n > 1 ? live_digits(&p, keys_in, lo_bit, hi_bit, ndig, live, hist) : 0;
 
     const size_t kb = n * p.ks, vb = n * p.vs;
     unsigned char *tmpk = NULL, *tmpv = NULL, *outk = keys_out, *scratch_out = NULL;
@@ -178,13 +190,15 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         else if (p.vs && vals_out != vals_in) memmove(vals_out, vals_in, vb);
         goto done;
     }
-    counts = malloc((size_t)p.threads * RADIX * sizeof *counts);
+    counts = malloc((size_t)T * RADIX * sizeof *counts);
     tmpk = malloc(kb);
     tmpv = p.vs ? malloc(vb) : NULL;
     if (counts == NULL || tmpk == NULL || (p.vs && tmpv == NULL)) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %zu bytes of scratch", kb + vb);
         goto done;
     }
+    for (int t = 0; t < T; t++) /* the first pass's counts: the chunks' own, from the one read */
+        memcpy(counts + (size_t)t * RADIX, hist + ((size_t)t * ndig + live[0]) * RADIX, RADIX * sizeof *counts);
     const unsigned char *sk = keys_in, *sv = p.argsort ? NULL : vals_in;
     /* pass j writes the output where (P - 1 - j) is even, so the last lands there; an input that is also the output
      * is first copied aside when the first pass would write over it */
@@ -202,11 +216,11 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         unsigned char *dk = to_out ? outk : tmpk, *dv = to_out ? (unsigned char *)vals_out : tmpv;
         const int shift = lo_bit + DIGIT_BITS * live[j];
         const int bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
-        pass(&p, shift, (1ull << bits) - 1, sk, sv, dk, dv, counts);
+        pass(&p, shift, (1ull << bits) - 1, sk, sv, dk, dv, counts, j == 0);
         sk = dk;
         sv = dv;
     }
 done:
-    free(counts), free(tmpk), free(tmpv), free(scratch_out);
+    free(hist), free(counts), free(tmpk), free(tmpv), free(scratch_out);
     return st;
 }
