@@ -73,6 +73,14 @@ void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...) __attri
  * (floats in [-1, 1), i32 in [-1024, 1023], u8 / u32 uniform over all values) derived from seed. */
 gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype, unsigned long long seed);
 
+/* NumPy as the CPU backend's peer (bench/numpy_peer.c): the version of python3's NumPy, or NULL without one (said
+ * once on stderr); and the median and min milliseconds of a NumPy statement over arrays saved from host memory
+ * (names[i] = data[i]: counts[i] elements of dtypes[i], 1-D), warm-up and reps as the bench's. 0, or -1: no peer. */
+const char *bench_numpy_version(void);
+int bench_numpy_time(const char *stmt, int narrays, const char *const *names, const void *const *data,
+                     const gp_dtype_t *dtypes, const size_t *counts, int warmup, int reps, double *median_ms,
+                     double *min_ms);
+
 /* ---------------------------------------------------------------------------------------------- forcing */
 /* What the benches force or read back of the library's own choices (bench/force.c), so that no verb needs an internal
  * header. Experimental: for the lab and the benches, not part of the library's API. */

@@ -10,7 +10,9 @@
  * DeviceSegmentedSort and DeviceSegmentedRadixSort (the other's time in the peer's name); gp_sort_uop of n / 4 u32
  * keys by the comparison `a < b` (NVRTC) against cub::DeviceMergeSort with the same functor. GB/s
  * counts the keys (and values) read once and written once (top-k, unique: read once; searchsorted: queries and places);
- * ratio = CUB time / ours. Every result is checked on a GPU: the keys' bits (and
+ * ratio = CUB time / ours. On the CPU backend the peer is NumPy's nearest call (np.sort, np.argsort(kind='stable'),
+ * argpartition + sort of the k, np.searchsorted, the stable sort of the halves concatenated, np.unique with counts)
+ * over the same arrays, timed in the same run by python3 (bench/numpy_peer.c). Every result is checked on a GPU: the keys' bits (and
  * values) against the CPU backend's, and the integer keys against CUB's (CUB orders floats by their bits, NumPy —
  * and gpuprim — as numbers: -0 == +0, NaN last).
  */
@@ -235,6 +237,40 @@ static int suite_sort(int argc, char **argv)
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
+        /* the CPU backend's peer: NumPy's nearest call on the same arrays, timed in the same run */
+        char np_name[128] = "";
+        double np_ms = 0, np_min = 0;
+        if (rc == EXIT_OK && !gpu && bench_numpy_version()) {
+            char stmt[256] = "";
+            const char *nm[2] = {"x", "v"};
+            const void *dp[2] = {j.x, j.v};
+            gp_dtype_t dt2[2] = {j.dtype, GP_U32};
+            size_t cnt[2] = {m, m};
+            int na = 1;
+            const char *what = NULL;
+            if (j.job == J_KEYS) what = "np.sort", snprintf(stmt, sizeof stmt, "np.sort(x)");
+            else if (j.job == J_PAIRS)
+                what = "argsort(stable) + 2 gathers", na = 2,
+                snprintf(stmt, sizeof stmt, "o = np.argsort(x, kind='stable'); x[o]; v[o]");
+            else if (j.job == J_ARG) what = "np.argsort(stable)", snprintf(stmt, sizeof stmt, "np.argsort(x, kind='stable')");
+            else if (j.job == J_TOPK)
+                what = "argpartition + sort of k",
+                snprintf(stmt, sizeof stmt, "i = np.argpartition(x, %zu)[:%zu]; i = i[np.argsort(x[i], kind='stable')]; x[i]",
+                         j.k - 1, j.k);
+            else if (j.job == J_SEARCH)
+                what = "np.searchsorted", na = 2, dp[0] = j.y, dt2[1] = j.dtype, cnt[1] = j.k,
+                snprintf(stmt, sizeof stmt, "np.searchsorted(x, v)");
+            else if (j.job == J_MERGE)
+                what = "np.sort(concatenate, stable)", na = 2, nm[0] = "a", nm[1] = "b", dp[0] = j.y,
+                dp[1] = (char *)j.y + m / 2 * es, dt2[1] = j.dtype, cnt[0] = m / 2, cnt[1] = m - m / 2,
+                snprintf(stmt, sizeof stmt, "np.sort(np.concatenate((a, b)), kind='stable')");
+            else if (j.job == J_UNIQUE)
+                what = "np.unique(return_counts)", snprintf(stmt, sizeof stmt, "np.unique(x, return_counts=True)");
+            if (what && bench_numpy_time(stmt, na, nm, dp, dt2, cnt, c.warmup, c.reps, &np_ms, &np_min) == 0)
+                snprintf(np_name, sizeof np_name, "NumPy %s %s", bench_numpy_version(), what);
+            else
+                np_ms = 0;
+        }
         bench_stats_t sp_seg[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}}; /* J_SEG: CUB's two, the better one in sp */
         if (rc == EXIT_OK && has_peer && j.job == J_SEG) {
             for (j.radix = 0; j.radix < 2 && rc == EXIT_OK; j.radix++)
@@ -344,9 +380,11 @@ static int suite_sort(int argc, char **argv)
                                 : j.job == J_UOP ? "cub::DeviceMergeSort::SortKeysCopy (a < b functor)"
                                 : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
                                 : j.job == J_RBK ? "cub::DeviceReduce::ReduceByKey" : "cub::DeviceScan::InclusiveSumByKey";
-            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, pname, has_peer ? sp.median_ms : 0);
+            if (np_ms > 0) pname = np_name;
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, pname,
+                    has_peer ? sp.median_ms : np_ms);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
-            if (has_peer) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", pname);
+            if (has_peer || np_ms > 0) bench_bars_add(&bars, bench_gbs(moved, has_peer ? sp.median_ms : np_ms), "%s", pname);
         }
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bv), gp_mem_free(ctx, &bvo),
             gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bo);

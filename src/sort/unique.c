@@ -23,6 +23,32 @@ static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, s
                               uint64_t *counts, size_t *count, int nan_distinct)
 {
     const size_t es = gp_dtype_size(dt);
+    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
+    if (!first && !inverse) { /* the keys sorted alone: no positions to move (as the GPU path) */
+        unsigned char *s = malloc(n * es);
+        if (!s) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * es);
+        gp_status_t st = gp__sort_cpu(dt, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dt));
+        if (st != GP_OK) {
+            free(s);
+            return st;
+        }
+        const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
+        const int distinct = nan_distinct && is_float(dt);
+        uint64_t prev = 0;
+        size_t u = 0, start = 0;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(s + i * es, es), es);
+            if (i == 0 || k != prev || (distinct && k == nan_key)) {
+                if (i && counts) counts[u - 1] = i - start;
+                if (y) memcpy((unsigned char *)y + u * es, s + i * es, es);
+                start = i, u++, prev = k;
+            }
+        }
+        if (counts) counts[u - 1] = n - start;
+        free(s);
+        *count = u;
+        return GP_OK;
+    }
     uint64_t *perm = malloc(n * 8);
     if (!perm) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * 8);
     gp_status_t st = gp__sort_cpu(dt, n, x, NULL, 8, NULL, perm, 0, 0, gp__sort_width(dt));
@@ -30,7 +56,6 @@ static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, s
         free(perm);
         return st;
     }
-    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
     const unsigned char *xb = (const unsigned char *)x;
     /* every NaN has the one radix key above every number's (sort_internal.h) */
     const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
