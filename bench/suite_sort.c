@@ -116,6 +116,9 @@ static int suite_sort(int argc, char **argv)
                                  "keys and values = the CPU backend's; integer keys = CUB's", &n, &ctx, &cpu, &r, &ce, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (!gpu && bench_numpy_version())
+        report_meta(&r, "peer", "NumPy %s (python3, one thread) on the same arrays, the nearest call each row",
+                    bench_numpy_version());
     struct {
         int job;
         gp_dtype_t dt;

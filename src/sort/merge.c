@@ -30,18 +30,39 @@ static size_t split(const mrg_t *m, size_t d)
     return lo;
 }
 
-/* outputs [d0, d1) */
-static void merge_range(const mrg_t *m, size_t d0, size_t d1, unsigned char *out, unsigned char *vout)
+/* outputs [d0, d1): the two heads' radix keys kept, one recomputed a step (an exhausted side's key is past every
+ * key: all ones and a flag, since all ones is also a key) */
+static inline __attribute__((always_inline)) void merge_range_k(const mrg_t *m, size_t d0, size_t d1,
+                                                                unsigned char *out, unsigned char *vout,
+                                                                const size_t ks, const size_t vs)
 {
     size_t i = split(m, d0), j = d0 - i;
+    uint64_t ka = i < m->na ? key_a(m, i) : 0, kb = j < m->nb ? key_b(m, j) : 0;
     for (size_t d = d0; d < d1; d++) {
-        const int from_a = j >= m->nb || (i < m->na && key_a(m, i) <= key_b(m, j));
-        const unsigned char *k = from_a ? m->a + i * m->ks : m->b + j * m->ks;
-        memcpy(out + d * m->ks, k, m->ks);
-        if (m->vs) memcpy(vout + d * m->vs, from_a ? m->va + i * m->vs : m->vb + j * m->vs, m->vs);
-        if (from_a) i++;
-        else j++;
+        const int from_a = j >= m->nb || (i < m->na && ka <= kb);
+        const unsigned char *k = from_a ? m->a + i * ks : m->b + j * ks;
+        memcpy(out + d * ks, k, ks);
+        if (vs) memcpy(vout + d * vs, from_a ? m->va + i * vs : m->vb + j * vs, vs);
+        if (from_a) {
+            if (++i < m->na) ka = gp__sort_xf_key(&m->xf, gp__sort_bits(m->a + i * ks, ks), ks);
+        } else if (++j < m->nb)
+            kb = gp__sort_xf_key(&m->xf, gp__sort_bits(m->b + j * ks, ks), ks);
     }
+}
+static void merge_range(const mrg_t *m, size_t d0, size_t d1, unsigned char *out, unsigned char *vout)
+{
+    /* the key and value sizes as constants, so each copy is a register move */
+#define MR(K, V) merge_range_k(m, d0, d1, out, vout, K, V)
+    const size_t ks = m->ks, vs = m->vs;
+    if (vs == 0) {
+        if (ks == 1) MR(1, 0);
+        else if (ks == 2) MR(2, 0);
+        else if (ks == 4) MR(4, 0);
+        else MR(8, 0);
+    } else if (ks == 4 && vs == 4) MR(4, 4);
+    else if (ks == 8 && vs == 8) MR(8, 8);
+    else MR(ks, vs);
+#undef MR
 }
 
 static void merge_cpu(gp_dtype_t dt, size_t na, const void *a, size_t nb, const void *b, void *out, size_t vs,

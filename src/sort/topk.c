@@ -18,54 +18,120 @@ static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
         memcpy(idx + j * 8, &v, 8);
 }
 
+enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64 };
 /* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
- * after them (vals + k, idx + k) in input order; rk: n words of scratch */
+ * after them (vals + k, idx + k) in input order. The row is cut into chunks (OpenMP over them where the row is alone:
+ * nested regions take one thread). The k-th radix key T: the top digit's counts per chunk, the keys sharing the chosen
+ * top digit gathered in index order, the lower digits selected among them alone. Each chunk's share of the k (its keys
+ * below T, and its ties at T while the first `want` in index order last) follows from those counts, so one more read
+ * writes every chunk's selection, and the rest, at their places. */
 static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest, unsigned char *vals,
-                           size_t ib, unsigned char *idx, uint64_t *rk, int rest)
+                           size_t ib, unsigned char *idx, int rest)
 {
     const gp__sort_xf_t xf = gp__sort_xf(dt, largest);
     const size_t es = gp_dtype_size(dt);
-    const int w = 8 * (int)es;
-    for (size_t i = 0; i < n; i++) rk[i] = gp__sort_xf_key(&xf, gp__sort_bits(x + i * es, es), es);
-    uint64_t prefix = 0;
-    size_t want = k; /* the rank of T among the keys that share prefix's digits so far (1-based) */
-    for (int shift = w - 8; shift >= 0; shift -= 8) {
-        size_t h[256] = {0};
-        const int top = shift + 8 >= 64;
-        for (size_t i = 0; i < n; i++)
-            if (top || (rk[i] >> (shift + 8)) == (prefix >> (shift + 8))) h[(rk[i] >> shift) & 255]++;
-        unsigned d = 0;
-        size_t below = 0;
-        while (below + h[d] < want) below += h[d++];
-        prefix |= (uint64_t)d << shift;
-        want -= below;
-    }
-    /* every key below T, and the first `want` keys equal to it, in index order */
-    unsigned char *gx = malloc(k * es), *sx = malloc(k * es);
-    uint64_t *gi = malloc(k * 8), *si = malloc(k * 8);
+    const int w = 8 * (int)es, top = w - 8;
+    size_t C = n / ROW_CHUNK;
+    if (C < 1) C = 1;
+    if (C > ROW_CHUNKS_MAX) C = ROW_CHUNKS_MAX;
+    size_t *hc = calloc(C * 256, sizeof *hc), *cs = calloc(C + 1, sizeof *cs), *lt = calloc(C, sizeof *lt);
+    size_t *tk = calloc(C, sizeof *tk), *so = calloc(C, sizeof *so), *ro = calloc(C, sizeof *ro);
+    uint64_t *cand = NULL;
+    unsigned char *gx = NULL, *sx = NULL;
+    uint64_t *gi = NULL, *si = NULL;
     gp_status_t st = GP_OK;
+    if (!hc || !cs || !lt || !tk || !so || !ro) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu counts of scratch", C * 256);
+        goto done;
+    }
+    const int par = gp__cpu_par(1, n * es) && C > 1;
+#define KEY(i) gp__sort_xf_key(&xf, gp__sort_bits(x + (i) * es, es), es)
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < C; c++) {
+        size_t *h = hc + c * 256;
+        for (size_t i = n * c / C; i < n * (c + 1) / C; i++) h[KEY(i) >> top]++;
+    }
+    size_t want = k, below = 0; /* want: the rank of T among the keys that share prefix's digits so far (1-based) */
+    unsigned d = 0;
+    {
+        size_t h[256] = {0};
+        for (size_t c = 0; c < C; c++)
+            for (unsigned v = 0; v < 256; v++) h[v] += hc[c * 256 + v];
+        while (d < 255 && below + h[d] < want) below += h[d++];
+    }
+    uint64_t prefix = (uint64_t)d << top;
+    want -= below;
+    for (size_t c = 0; c < C; c++) { /* each chunk's keys below the top digit, and its place among digit d's keys */
+        for (unsigned v = 0; v < d; v++) lt[c] += hc[c * 256 + v];
+        cs[c + 1] = cs[c] + hc[c * 256 + d];
+    }
+    const size_t m = cs[C];
+    if ((cand = malloc((m ? m : 1) * sizeof *cand)) == NULL) {
+        st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu keys of scratch", m);
+        goto done;
+    }
+    if (top > 0) {
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t c = 0; c < C; c++) {
+            size_t o = cs[c];
+            for (size_t i = n * c / C; i < n * (c + 1) / C; i++) {
+                const uint64_t r = KEY(i);
+                if ((r >> top) == d) cand[o++] = r;
+            }
+        }
+        for (int shift = top - 8; shift >= 0; shift -= 8) {
+            size_t h[256] = {0};
+            for (size_t i = 0; i < m; i++)
+                if ((cand[i] >> (shift + 8)) == (prefix >> (shift + 8))) h[(cand[i] >> shift) & 255]++;
+            unsigned e = 0;
+            size_t b = 0;
+            while (e < 255 && b + h[e] < want) b += h[e++];
+            prefix |= (uint64_t)e << shift;
+            want -= b;
+        }
+    } else {
+        for (size_t i = 0; i < m; i++) cand[i] = prefix; /* one-byte keys: digit d's keys are T */
+    }
+    /* each chunk's keys below T and ties taken (the first `want` ties in index order), then everyone's places */
+    for (size_t c = 0, left = want, sel = 0, r = k; c < C; c++) {
+        size_t eq = 0;
+        for (size_t i = cs[c]; i < cs[c + 1]; i++) lt[c] += cand[i] < prefix, eq += cand[i] == prefix;
+        tk[c] = eq < left ? eq : left;
+        left -= tk[c];
+        so[c] = sel, sel += lt[c] + tk[c];
+        ro[c] = r, r += n * (c + 1) / C - n * c / C - lt[c] - tk[c];
+    }
+    gx = malloc((k ? k : 1) * es), sx = malloc((k ? k : 1) * es);
+    gi = malloc((k ? k : 1) * 8), si = malloc((k ? k : 1) * 8);
     if (!gx || !sx || !gi || !si) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu elements of scratch", k);
         goto done;
     }
-    size_t c = 0, o = k;
-    for (size_t i = 0; i < n && (c < k || rest); i++)
-        if (c < k && (rk[i] < prefix || (rk[i] == prefix && want > 0))) {
-            if (rk[i] == prefix) want--;
-            memcpy(gx + c * es, x + i * es, es);
-            gi[c++] = i;
-        } else if (rest) { /* the partition's rest */
-            if (vals) memcpy(vals + o * es, x + i * es, es);
-            if (idx) put_pos(idx, ib, o, i);
-            o++;
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < C; c++) {
+        size_t o = so[c], ties = tk[c], q = ro[c];
+        const size_t end = so[c] + lt[c] + tk[c];
+        for (size_t i = n * c / C; i < n * (c + 1) / C && (o < end || rest); i++) {
+            const uint64_t r = KEY(i);
+            if (r < prefix || (r == prefix && ties > 0)) {
+                if (r == prefix) ties--;
+                memcpy(gx + o * es, x + i * es, es);
+                gi[o++] = i;
+            } else if (rest) { /* the partition's rest */
+                if (vals) memcpy(vals + q * es, x + i * es, es);
+                if (idx) put_pos(idx, ib, q, i);
+                q++;
+            }
         }
+    }
+#undef KEY
     /* in index order already: a stable sort by the key gives (key, position) order */
     if ((st = gp__sort_cpu(dt, k, gx, sx, 8, gi, si, largest, 0, w)) != GP_OK) goto done;
     if (vals) memcpy(vals, sx, k * es);
     if (idx)
         for (size_t j = 0; j < k; j++) put_pos(idx, ib, j, si[j]);
 done:
-    free(gx), free(sx), free(gi), free(si);
+    free(hc), free(cs), free(lt), free(tk), free(so), free(ro), free(cand), free(gx), free(sx), free(gi), free(si);
     return st;
 }
 
@@ -78,13 +144,8 @@ static gp_status_t topk_cpu(gp_dtype_t dt, size_t rows, size_t n, const unsigned
     gp_status_t st = GP_OK;
 #pragma omp parallel for schedule(dynamic, 1) if (rows > 1)
     for (size_t r = 0; r < rows; r++) {
-        gp_status_t s;
-        uint64_t *rk = malloc(n * 8);
-        if (rk == NULL) s = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu keys of scratch", n);
-        else
-            s = row_cpu(dt, x + r * n * es, n, k, largest, vals ? vals + r * stride * es : NULL, ib,
-                        idx ? idx + r * stride * ib : NULL, rk, rest);
-        free(rk);
+        const gp_status_t s = row_cpu(dt, x + r * n * es, n, k, largest, vals ? vals + r * stride * es : NULL, ib,
+                                      idx ? idx + r * stride * ib : NULL, rest);
         if (s != GP_OK) {
 #pragma omp critical
             st = s;

@@ -26,13 +26,15 @@ void report_init(report_t *r, const char *title, const char *const *cols, const 
 
 void report_meta(report_t *r, const char *key, const char *fmt, ...)
 {
-    if (r->nmeta >= REPORT_MAX_META) return;
-    snprintf(r->meta_key[r->nmeta], sizeof r->meta_key[0], "%s", key);
+    int at = 0; /* a key given again replaces its value */
+    while (at < r->nmeta && strcmp(r->meta_key[at], key) != 0) at++;
+    if (at >= REPORT_MAX_META) return;
+    snprintf(r->meta_key[at], sizeof r->meta_key[0], "%s", key);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->meta_val[r->nmeta], sizeof r->meta_val[0], fmt, ap);
+    vsnprintf(r->meta_val[at], sizeof r->meta_val[0], fmt, ap);
     va_end(ap);
-    r->nmeta++;
+    if (at == r->nmeta) r->nmeta++;
 }
 
 int report_row(report_t *r, const char *const *cells)

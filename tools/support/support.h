@@ -133,6 +133,7 @@ typedef struct report {
 } report_t;
 
 void report_init(report_t *r, const char *title, const char *const *cols, const int *numeric, int ncols);
+/* A metadata line (key: value); a key given again replaces its value. */
 void report_meta(report_t *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Appends a row; the cells are printf-formatted by the caller. Returns the row index, or -1 when out of memory. */
 int report_row(report_t *r, const char *const *cells);
