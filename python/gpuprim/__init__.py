@@ -1,0 +1,606 @@
+"""gpuprim: GPU parallel primitives from Python, over libgpuprim's C API.
+
+NumPy arrays run on the CPU backend (the same bits as a GPU), or on a GPU when asked (device=0: copied in and out, the
+result a NumPy array). CuPy arrays, torch tensors and anything else with __dlpack__ or __cuda_array_interface__ run
+on the GPU they live on, read in place, ordered on the producer's stream; their results are gpuprim.DeviceArray
+objects that torch.from_dlpack / cupy.from_dlpack take without a copy. NumPy's names and signatures where NumPy has
+the function; the deliberate differences are listed in docs/guide/python.md.
+"""
+import builtins as _builtins
+import ctypes
+
+import numpy as np
+
+from . import _lib as L
+from ._arrays import DeviceArray, take, output, give, context, gp_dtype, np_dtype
+from ._lib import Error
+
+__all__ = ["Error", "DeviceArray", "version", "info", "sum", "prod", "min", "max", "argmin", "argmax",
+           "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
+           "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose"]
+
+_v = L.gp_version()
+__version__ = "%d.%d.%d" % (_v // 10000, _v // 100 % 100, _v % 100)
+
+
+def version():
+    return __version__
+
+
+def _norm(x):
+    """A CPU tensor given by DLPack (NumPy, torch on the CPU, ...) as a NumPy array over its memory (no copy)."""
+    if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__") and not hasattr(x, "__cuda_array_interface__"):
+        dev = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
+        if dev == 1:
+            return np.from_dlpack(x)
+    return x
+
+
+def _host(x):
+    """Whether a result for x goes back as NumPy (x is not a device array)."""
+    if isinstance(x, DeviceArray):
+        return False
+    if hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray):
+        return False
+    if hasattr(x, "__dlpack_device__") and not isinstance(x, np.ndarray):
+        try:
+            return x.__dlpack_device__()[0] != 2
+        except Exception:
+            return True
+    return True
+
+
+def _axis_error(axis, ndim):
+    return np.exceptions.AxisError(axis, ndim) if hasattr(np, "exceptions") else ValueError(
+        "axis %d is out of bounds for array of dimension %d" % (axis, ndim))
+
+
+def _rows_last(x, axis, name):
+    """x as NumPy with `axis` moved last (C order), for the row-wise calls of NumPy inputs: (array, undo)."""
+    a = np.asarray(x)
+    if a.ndim == 0:
+        raise _axis_error(axis, 0)
+    ax = axis + a.ndim if axis < 0 else axis
+    if not 0 <= ax < a.ndim:
+        raise _axis_error(axis, a.ndim)
+    if ax == a.ndim - 1:
+        return a, lambda r: r
+    return np.ascontiguousarray(np.moveaxis(a, ax, -1)), lambda r: np.moveaxis(r, -1, ax)
+
+
+def _offsets(arg, rows, n):
+    """CSR offsets of rows of n (int64) beside arg: host memory, or device memory on arg's GPU."""
+    off = np.arange(rows + 1, dtype=np.int64) * n
+    if not arg.on_gpu:
+        return off, off.ctypes.data
+    d = DeviceArray(arg.ctx, off.shape, off.dtype, arg.stream)
+    L.check(L.gp_memcpy_sync(arg.ctx.p, d.ptr, off.ctypes.data, off.nbytes), "gpuprim: offsets")
+    return d, d.ptr
+
+
+# ---------------------------------------------------------------------------------------------- info
+def info():
+    """What `gpuprim info` shows that matters: the library's version, the CPU backend and each GPU."""
+    ci = L.CpuInfo()
+    L.check(L.gp_cpu_info(ctypes.byref(ci)))
+    out = {"version": __version__, "cpu": {"model": ci.model.decode(errors="replace"), "cores": ci.logical_cores,
+                                          "threads": ci.omp_max_threads, "memory_bytes": ci.total_mem_bytes}}
+    n = ctypes.c_int(0)
+    st = L.gp_device_count(ctypes.byref(n))
+    out["gpus"] = []
+    if st != L.GP_OK:
+        out["gpu_error"] = L.last_error()
+    for d in range(n.value):
+        di = L.DeviceInfo()
+        if L.gp_device_info(d, ctypes.byref(di)) == L.GP_OK:
+            out["gpus"].append({f: (getattr(di, f).decode(errors="replace") if isinstance(getattr(di, f), bytes)
+                                    else list(getattr(di, f)) if f in ("max_block_dim", "max_grid_dim")
+                                    else getattr(di, f)) for f, _ in L.DeviceInfo._fields_})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- reductions
+_ACC_INT = {"sum", "prod"}
+
+
+def _reduce_flat(op, x, device):
+    a = take(x, device)
+    if a.size == 0 and op in ("min", "max", "argmin", "argmax"):
+        raise ValueError("zero-size array to reduction operation %s which has no identity"
+                         % {"min": "minimum", "max": "maximum"}.get(op, op))
+    r = L.ReduceResult()
+    L.check(L.gp_reduce_sync(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, ctypes.byref(r)), "gpuprim.%s" % op)
+    acc = r.acc_dtype
+    v = r.value.f64 if acc == L.GP_F64 else r.value.f32 if acc == L.GP_F32 else r.value.i64 if acc == L.GP_I64 \
+        else r.value.u64
+    if op in ("argmin", "argmax"):
+        return np.int64(r.index)
+    dt = a.dtype
+    if op in _ACC_INT or op == "count_nonzero":
+        if op == "count_nonzero":
+            return int(v)
+        if dt == np.bool_ or dt.kind == "i":
+            return np.int64(v)
+        if dt.kind == "u":
+            return np.uint64(r.value.u64)
+        return dt.type(v)
+    return dt.type(v)  # min / max: the input's dtype (NumPy's)
+
+
+def _reduce(op, x, axis, device):
+    x = _norm(x)
+    if axis is None:
+        return _reduce_flat(op, x, device)
+    if not _host(x):
+        raise ValueError("gpuprim.%s: a device array reduces with axis=None (NumPy inputs take any axis)" % op)
+    a, _ = _rows_last(x, axis, op)
+    rows, n = int(np.prod(a.shape[:-1], dtype=np.int64)), a.shape[-1]
+    if op in ("argmin", "argmax") or n == 0:
+        if n == 0 and op in ("min", "max", "argmin", "argmax"):
+            raise ValueError("zero-size array to reduction operation %s which has no identity"
+                             % {"min": "minimum", "max": "maximum"}.get(op, op))
+        res = [_reduce_flat(op, a.reshape(rows, n)[r], device) for r in range(rows)]
+        out = np.array(res, dtype=np.int64 if op in ("argmin", "argmax", "count_nonzero") else None)
+        return out.reshape(a.shape[:-1])
+    arg = take(a, device)
+    acc = L.lib.gp_reduce_acc_dtype
+    acc.restype, acc.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int]
+    adt = acc(L.OP[op], arg.gp)
+    if adt == L.GP_DTYPE_COUNT:
+        raise TypeError("gpuprim.%s: not over %s" % (op, a.dtype))
+    res, rp = output(arg, (rows,), np_dtype(adt) if adt != L.GP_F32 else np.float32)
+    off, op_ = _offsets(arg, rows, n)
+    L.check(L.gp_reduce_segmented(arg.ctx.p, L.OP[op], arg.gp, arg.size, arg.ptr, rows, op_, rp, arg.stream),
+            "gpuprim.%s" % op)
+    res = give(res, arg, True).reshape(a.shape[:-1])
+    dt = a.dtype
+    if op in ("sum", "prod"):
+        want = np.int64 if dt == np.bool_ or dt.kind == "i" else np.uint64 if dt.kind == "u" else dt
+        return res.astype(want)
+    if op == "count_nonzero":
+        return res.astype(np.int64)
+    return res.astype(dt)
+
+
+def sum(a, axis=None, *, device=None):
+    """np.sum (axis None or one int). Deterministic: a fixed tree (docs/design/reduce.md), so float sums may differ from
+    NumPy's pairwise sums in the last bits; float16 accumulates in float32."""
+    return _reduce("sum", a, axis, device)
+
+
+def prod(a, axis=None, *, device=None):
+    return _reduce("prod", a, axis, device)
+
+
+def min(a, axis=None, *, device=None):
+    """np.min: NaN wins; an empty array raises ValueError."""
+    return _reduce("min", a, axis, device)
+
+
+def max(a, axis=None, *, device=None):
+    return _reduce("max", a, axis, device)
+
+
+def argmin(a, axis=None, *, device=None):
+    """np.argmin: the first index of the minimum (of the first NaN when there is one)."""
+    return _reduce("argmin", a, axis, device)
+
+
+def argmax(a, axis=None, *, device=None):
+    return _reduce("argmax", a, axis, device)
+
+
+def count_nonzero(a, axis=None, *, device=None):
+    return _reduce("count_nonzero", a, axis, device)
+
+
+# ---------------------------------------------------------------------------------------------- scans
+def _scan(op, a, axis, dtype, device):
+    a = _norm(a)
+    host = _host(a)
+    if not host and (axis is not None or dtype is not None):
+        raise ValueError("gpuprim.cum%s: a device array scans with axis=None in its own result dtype" % op)
+    if not host:
+        arg = take(a, device)
+        out_dt = L.lib.gp_scan_out_dtype
+        out_dt.restype, out_dt.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        odt = out_dt(L.OP[op], arg.gp, L.GP_DTYPE_COUNT)
+        res, rp = output(arg, (arg.size,), np_dtype(odt))
+        L.check(L.gp_scan_acc(arg.ctx.p, L.OP[op], arg.gp, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, arg.size, arg.ptr,
+                              rp, arg.stream), "gpuprim.cum" + op)
+        return res
+    x = np.asarray(a)
+    want = (np.cumsum if op == "sum" else np.cumprod)(np.zeros(0, x.dtype), dtype=dtype).dtype  # NumPy's dtype
+    if axis is None:
+        x, undo = np.ascontiguousarray(x).reshape(-1), None
+    else:
+        x, undo = _rows_last(x, axis, "cum" + op)
+    x = x.astype(want, copy=False)  # scanned in the result's dtype, as NumPy accumulates
+    arg = take(x, device)
+    res, rp = output(arg, arg.shape, arg.dtype)
+    if undo is None:
+        L.check(L.gp_scan(arg.ctx.p, L.OP[op], arg.gp, L.GP_SCAN_INCLUSIVE, arg.size, arg.ptr, rp, arg.stream),
+                "gpuprim.cum" + op)
+        return give(res, arg, True)
+    rows, n = int(np.prod(arg.shape[:-1], dtype=np.int64)), arg.shape[-1]
+    off, op_ = _offsets(arg, rows, n)
+    L.check(L.gp_scan_segmented(arg.ctx.p, L.OP[op], arg.gp, L.GP_SCAN_INCLUSIVE, arg.size, arg.ptr, rows, op_, rp,
+                                arg.stream), "gpuprim.cum" + op)
+    return undo(give(res, arg, True))
+
+
+def cumsum(a, axis=None, dtype=None, *, device=None):
+    """np.cumsum in NumPy's result dtype (int64 / uint64 for narrower integers and bools). Deterministic (the scan's
+    association order, docs/design/scan.md): float sums may differ from NumPy's left fold in the last bits."""
+    return _scan("sum", a, axis, dtype, device)
+
+
+def cumprod(a, axis=None, dtype=None, *, device=None):
+    return _scan("prod", a, axis, dtype, device)
+
+
+# ---------------------------------------------------------------------------------------------- histogram
+_HIST_TYPES = {np.dtype(t) for t in (np.uint8, np.uint16, np.int32, np.uint32, np.float32, np.float64)}
+
+
+def histogram(a, bins=10, range=None, density=False, weights=None, *, device=None):
+    """np.histogram: (counts int64, bin_edges), NumPy's edges (np.linspace in the data's float type, the last bin
+    closed), counted by gpuprim. weights are not taken (TypeError)."""
+    a = _norm(a)
+    if weights is not None:
+        raise TypeError("gpuprim.histogram: weights are not supported (np.histogram takes them)")
+    host = _host(a)
+    x = np.asarray(a).ravel() if host else a
+    if host:
+        if x.dtype == np.bool_:
+            x = x.astype(np.uint8)
+        if x.dtype not in _HIST_TYPES:  # as NumPy compares: integers as float64, float16 widened exactly
+            x = x.astype(np.float32 if x.dtype == np.float16 else np.float64 if x.dtype.kind in "iu" else x.dtype)
+    arg = take(x, device)
+    orig = np.asarray(a).dtype if host else arg.dtype
+    if np.ndim(bins) == 1:
+        edges = np.asarray(bins)
+        if np.any(edges[:-1] > edges[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
+    else:
+        nb = int(bins)
+        if nb < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is not None:
+            first, last = range
+            if first > last:
+                raise ValueError("max must be larger than min in range parameter.")
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise ValueError("supplied range of [%s, %s] is not finite" % (first, last))
+        elif arg.size == 0:
+            first, last = 0, 1
+        else:
+            r = L.ReduceResult()
+            L.check(L.gp_reduce_sync(arg.ctx.p, L.OP["minmax"], arg.gp, arg.size, arg.ptr, ctypes.byref(r)),
+                    "gpuprim.histogram")
+            acc = r.acc_dtype
+            get = (lambda s: s.f64) if acc == L.GP_F64 else (lambda s: s.f32) if acc == L.GP_F32 else \
+                (lambda s: s.i64) if acc == L.GP_I64 else (lambda s: s.u64)
+            first, last = orig.type(get(r.value)), orig.type(get(r.value2))
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise ValueError("autodetected range of [%s, %s] is not finite" % (first, last))
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        bin_type = np.result_type(first, last, orig)
+        if np.issubdtype(bin_type, np.integer):
+            bin_type = np.result_type(bin_type, float)
+        edges = np.linspace(first, last, nb + 1, endpoint=True, dtype=bin_type)
+    e64 = np.ascontiguousarray(edges, dtype=np.float64)
+    if len(e64) < 2:
+        raise ValueError("`bins` must have at least 2 edges")
+    if np.any(e64[:-1] >= e64[1:]):
+        raise ValueError("too many bins for data range: edges must increase strictly")
+    nbins = len(e64) - 1
+    b = L.HistBins(L.GP_HIST_RANGE, nbins, 0.0, 0.0, e64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), 1, 0)
+    counts, cp = output(arg, (nbins + 3,), np.uint64)
+    L.check(L.gp_memset(arg.ctx.p, cp, 0, (nbins + 3) * 8, arg.stream), "gpuprim.histogram")
+    L.check(L.gp_histogram_accumulate(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(b), L.GP_U64, cp,
+                                      arg.stream), "gpuprim.histogram")
+    c = np.asarray(counts if not isinstance(counts, DeviceArray) else counts.get())[:nbins].astype(np.int64)
+    if density:
+        db = np.diff(edges).astype(float)
+        return c / db / c.sum(), edges
+    return c, edges
+
+
+# ---------------------------------------------------------------------------------------------- sorting
+def _opts(descending):
+    return L.SortOpts(1 if descending else 0, 0, 0)
+
+
+def _sort_impl(a, axis, descending, device, arg_out):
+    a = _norm(a)
+    host = _host(a)
+    name = "argsort" if arg_out else "sort"
+    if host:
+        x = np.asarray(a)
+        if axis is None:
+            x, undo = np.ascontiguousarray(x).reshape(-1), (lambda r: r)
+        elif x.ndim == 0:
+            if arg_out:  # np.argsort of a 0-d array: [0]
+                return np.zeros(1, np.int64)
+            raise _axis_error(axis, 0)
+        else:
+            x, undo = _rows_last(x, axis, name)
+    else:
+        x, undo = a, (lambda r: r)
+        if axis is not None and axis not in (-1, len(getattr(a, "shape", ())) - 1):
+            raise ValueError("gpuprim.%s: a device array sorts along its last axis (or axis=None)" % name)
+    arg = take(x, device)
+    shape = arg.shape if axis is not None else (arg.size,)
+    n = shape[-1] if shape else 1
+    rows = arg.size // n if n else 0
+    opts = _opts(descending)
+    if not arg_out:
+        res, rp = output(arg, shape, arg.dtype)
+        if rows <= 1 or len(shape) == 1:
+            L.check(L.gp_sort(arg.ctx.p, arg.gp, arg.size, arg.ptr, rp, ctypes.byref(opts), arg.stream), "gpuprim.sort")
+        else:
+            off, op_ = _offsets(arg, rows, n)
+            L.check(L.gp_sort_segmented(arg.ctx.p, arg.gp, arg.size, arg.ptr, rp, 0, None, None, rows, op_,
+                                        ctypes.byref(opts), arg.stream), "gpuprim.sort")
+        out = give(res, arg, host)
+    else:
+        res, rp = output(arg, shape, np.int64)
+        if rows <= 1 or len(shape) == 1:
+            L.check(L.gp_argsort(arg.ctx.p, arg.gp, arg.size, arg.ptr, L.GP_U64, rp, ctypes.byref(opts), arg.stream),
+                    "gpuprim.argsort")
+        else:  # each row a segment, its positions within the row moved with the keys
+            pos = np.tile(np.arange(n, dtype=np.int64), rows)
+            parg = take(pos, arg.ctx.device if arg.on_gpu else None)
+            keys, kp = output(arg, shape, arg.dtype)
+            off, op_ = _offsets(arg, rows, n)
+            L.check(L.gp_sort_segmented(arg.ctx.p, arg.gp, arg.size, arg.ptr, kp, 8, parg.ptr, rp, rows, op_,
+                                        ctypes.byref(opts), arg.stream), "gpuprim.argsort")
+        out = give(res, arg, host)
+    if host:
+        if x.dtype == np.bool_ and not arg_out:
+            out = out.view(np.bool_)
+        return undo(out)
+    return out
+
+
+def sort(a, axis=-1, kind=None, order=None, *, descending=False, device=None):
+    """np.sort: NumPy's order (NaN last, -0.0 == +0.0), stable whatever `kind` says; descending=True puts NaN first
+    (torch.sort(descending=True, stable=True))."""
+    if order is not None:
+        raise TypeError("gpuprim.sort: structured arrays (order=) are not supported")
+    return _sort_impl(a, axis, descending, device, False)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, descending=False, device=None):
+    """np.argsort(kind='stable'), int64 positions (within each row along axis)."""
+    if order is not None:
+        raise TypeError("gpuprim.argsort: structured arrays (order=) are not supported")
+    return _sort_impl(a, axis, descending, device, True)
+
+
+def searchsorted(a, v, side="left", sorter=None, *, device=None):
+    """np.searchsorted: int64 places in v's shape (a scalar for a scalar v). a must be sorted (not checked: see
+    is_sorted_until)."""
+    a, v = _norm(a), _norm(v)
+    if side not in ("left", "right"):
+        raise ValueError("side must be 'left' or 'right' (got %r)" % (side,))
+    host = _host(a) and _host(v)
+    if host:
+        aa = np.asarray(a)
+        if aa.ndim != 1:
+            raise ValueError("object too deep for desired array" if aa.ndim > 1 else "object of too small depth")
+        if sorter is not None:
+            aa = aa[np.asarray(sorter)]
+        vv = np.asarray(v)
+        common = np.result_type(aa, vv)
+        aa, vv = aa.astype(common, copy=False), vv.astype(common, copy=False)
+    else:
+        aa, vv = a, v
+    sa = take(aa, device)
+    qa = take(np.ascontiguousarray(vv).reshape(-1) if host else vv, sa.ctx.device if sa.on_gpu else None)
+    res, rp = output(qa, (qa.size,), np.int64)
+    L.check(L.gp_searchsorted(sa.ctx.p, sa.gp, sa.size, sa.ptr, qa.size, qa.ptr, 0 if side == "left" else 1,
+                              L.GP_I64, rp, qa.stream), "gpuprim.searchsorted")
+    out = give(res, qa, host)
+    if host:
+        out = np.asarray(out).reshape(np.shape(v))
+        return out[()] if out.ndim == 0 else out
+    return out
+
+
+def _kth(kth, n):
+    ks = np.atleast_1d(np.asarray(kth))
+    if ks.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    k = 0
+    for t in ks.tolist():
+        if t >= n or t < -n:
+            raise ValueError("kth(=%d) out of bounds (%d)" % (t, n))
+        k = _builtins.max(k, (t % n if n else 0) + 1)
+    return k
+
+
+def _partition_impl(a, kth, axis, device, arg_out):
+    a = _norm(a)
+    host = _host(a)
+    name = "argpartition" if arg_out else "partition"
+    if not host:
+        raise ValueError("gpuprim.%s takes NumPy arrays (the GPU path runs with device=N)" % name)
+    x = np.asarray(a)
+    if axis is None:
+        x, undo = np.ascontiguousarray(x).reshape(-1), (lambda r: r)
+    else:
+        x, undo = _rows_last(x, axis, name)
+    n = x.shape[-1]
+    rows = x.size // n if n else 0
+    k = _kth(kth, n)
+    arg = take(x, device)
+    if arg_out:
+        res, rp = output(arg, arg.shape, np.int64)
+        L.check(L.gp_partition_kth_sync(arg.ctx.p, arg.gp, rows, n, arg.ptr, k, None, L.GP_I64, rp), "gpuprim." + name)
+    else:
+        res, rp = output(arg, arg.shape, arg.dtype)
+        L.check(L.gp_partition_kth_sync(arg.ctx.p, arg.gp, rows, n, arg.ptr, k, rp, L.GP_I64, None), "gpuprim." + name)
+    out = give(res, arg, True)
+    if x.dtype == np.bool_ and not arg_out:
+        out = out.view(np.bool_)
+    return undo(out)
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None, *, device=None):
+    """np.partition: for every kth the element there is np.sort's, none before it larger, none after it smaller.
+    Deterministic where NumPy is not: the first max(kth) + 1 in sorted order, then the rest in input order."""
+    return _partition_impl(a, kth, axis, device, False)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, device=None):
+    return _partition_impl(a, kth, axis, device, True)
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True, *, device=None):
+    """torch.topk: (values, indices int64) of the k largest (largest=False: smallest) along the last dim, in order,
+    ties to the lower index (the first k of the stable sort; largest: NaN first)."""
+    x = _norm(x)
+    if dim not in (-1, len(np.shape(x)) - 1):
+        raise ValueError("gpuprim.topk: along the last dim only")
+    host = _host(x)
+    arg = take(x, device)
+    n = arg.shape[-1] if arg.shape else 1
+    if not 0 <= k <= n:
+        raise ValueError("selected index k out of range (k = %d, the dim's size %d)" % (k, n))
+    rows = arg.size // n if n else 0
+    shape = tuple(arg.shape[:-1]) + (k,)
+    vals, vp = output(arg, shape, arg.dtype)
+    idx, ip = output(arg, shape, np.int64)
+    if rows and k:
+        L.check(L.gp_topk(arg.ctx.p, arg.gp, rows, n, arg.ptr, k, 1 if largest else 0, vp, L.GP_I64, ip, arg.stream),
+                "gpuprim.topk")
+    return give(vals, arg, host), give(idx, arg, host)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           device=None):
+    """np.unique (axis=None): the sorted distinct values (each the first occurrence's bits), with first indices,
+    inverse (the input's shape) and counts as asked, int64. equal_nan=False keeps each NaN."""
+    ar = _norm(ar)
+    if axis is not None:
+        raise TypeError("gpuprim.unique: axis=None only (the distinct elements)")
+    host = _host(ar)
+    x = np.ascontiguousarray(np.asarray(ar)).reshape(-1) if host else ar
+    arg = take(x, device)
+    n = arg.size
+    y, yp = output(arg, (n,), arg.dtype)
+    fi, fp = output(arg, (n,), np.int64) if return_index else (None, None)
+    inv, vp = output(arg, (n,), np.int64) if return_inverse else (None, None)
+    cnt, cp = output(arg, (n,), np.uint64) if return_counts else (None, None)
+    u = ctypes.c_size_t(0)
+    opts = L.UniqueOpts(ctypes.sizeof(L.UniqueOpts), 0 if equal_nan else 1)
+    L.check(L.gp_unique_sorted_opts_sync(arg.ctx.p, arg.gp, n, arg.ptr, yp, L.GP_I64, fp, vp, cp, ctypes.byref(u),
+                                         ctypes.byref(opts)), "gpuprim.unique")
+    m = u.value
+
+    def cut(r, length, dt=None):
+        r = give(r, arg, host)
+        r = r[:length] if host else r
+        return r.astype(dt) if dt is not None and host else r
+
+    out = [cut(y, m)]
+    if host and np.asarray(ar).dtype == np.bool_:
+        out[0] = out[0].view(np.bool_)
+    if return_index:
+        out.append(cut(fi, m))
+    if return_inverse:
+        r = cut(inv, n)
+        out.append(r.reshape(np.shape(ar)) if host else r)
+    if return_counts:
+        out.append(cut(cnt, m, np.int64))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def merge(a, b, *, descending=False, check=True, device=None):
+    """a and b, each sorted (NumPy's order; descending: NaN first), merged stably: np.sort(np.concatenate([a, b]),
+    kind='stable'). check: refuse inputs out of order (ValueError naming the first inversion)."""
+    a, b = _norm(a), _norm(b)
+    host = _host(a) and _host(b)
+    aa = np.ascontiguousarray(np.asarray(a)).reshape(-1) if host else a
+    bb = np.ascontiguousarray(np.asarray(b)).reshape(-1) if host else b
+    if host:
+        if aa.dtype != bb.dtype:
+            common = np.result_type(aa, bb)
+            aa, bb = aa.astype(common), bb.astype(common)
+        if check:
+            for name, z in (("a", aa), ("b", bb)):
+                i = is_sorted_until(z, descending=descending)
+                if i < len(z):
+                    raise ValueError("gpuprim.merge: %s is not in %s order: %s[%d] goes before %s[%d]"
+                                     % (name, "descending" if descending else "ascending", name, i, name, i - 1))
+    ea = take(aa, device)
+    eb = take(bb, ea.ctx.device if ea.on_gpu else None)
+    res, rp = output(ea, (ea.size + eb.size,), ea.dtype)
+    L.check(L.gp_merge(ea.ctx.p, ea.gp, ea.size, ea.ptr, eb.size, eb.ptr, rp, 0, None, None, None,
+                       1 if descending else 0, ea.stream), "gpuprim.merge")
+    out = give(res, ea, host)
+    return out.view(np.bool_) if host and aa.dtype == np.bool_ else out
+
+
+def is_sorted_until(a, *, descending=False):
+    """The first index whose element goes before the one before it in NumPy's order (std::is_sorted_until); len(a)
+    when a (1-D, host memory) is in order."""
+    x = np.ascontiguousarray(np.asarray(_norm(a))).reshape(-1)
+    u = ctypes.c_size_t(0)
+    L.check(L.gp_sorted_until(gp_dtype(x.dtype), x.size, x.ctypes.data, 1 if descending else 0, ctypes.byref(u)),
+            "gpuprim.is_sorted_until")
+    return u.value
+
+
+# ---------------------------------------------------------------------------------------------- matrices
+def matmul(a, b, *, device=None):
+    """a @ b for 2-D float32 / float64 matrices (gp_gemm: exact FP32 on a GPU, f32 products summed in double on the
+    CPU backend, so the bits may differ from NumPy's BLAS in the last places)."""
+    a, b = _norm(a), _norm(b)
+    host = _host(a) and _host(b)
+    if not host:
+        raise ValueError("gpuprim.matmul takes NumPy arrays (device=N runs them on a GPU)")
+    x, y = np.asarray(a), np.asarray(b)
+    if x.ndim != 2 or y.ndim != 2:
+        raise ValueError("gpuprim.matmul: 2-D matrices (got %d-D and %d-D)" % (x.ndim, y.ndim))
+    if x.shape[1] != y.shape[0]:
+        raise ValueError("matmul: Input operand 1 has a mismatch in its core dimension 0 (size %d is different from "
+                         "%d)" % (y.shape[0], x.shape[1]))
+    dt = np.result_type(x, y)
+    if dt not in (np.float32, np.float64):
+        raise TypeError("gpuprim.matmul: float32 or float64 (got %s)" % dt)
+    ax, bx = take(x.astype(dt, copy=False), device), None
+    bx = take(y.astype(dt, copy=False), ax.ctx.device if ax.on_gpu else None)
+    m, k, n = x.shape[0], x.shape[1], y.shape[1]
+    c, cp = output(ax, (m, n), dt)
+    g = gp_dtype(dt)
+    A = L.Matrix(ax.ptr, m, k, k, g, L.GP_ROW_MAJOR)
+    B = L.Matrix(bx.ptr, k, n, n, g, L.GP_ROW_MAJOR)
+    C = L.Matrix(cp, m, n, n, g, L.GP_ROW_MAJOR)
+    L.check(L.gp_gemm(ax.ctx.p, L.GP_OP_N, L.GP_OP_N, 1.0, ctypes.byref(A), ctypes.byref(B), 0.0, ctypes.byref(C),
+                      ax.stream), "gpuprim.matmul")
+    return give(c, ax, True)
+
+
+def transpose(a, *, device=None):
+    """The transpose of a 2-D array as a new C-ordered array (NumPy returns a view; this is its copy)."""
+    a = _norm(a)
+    host = _host(a)
+    if not host:
+        raise ValueError("gpuprim.transpose takes NumPy arrays (device=N runs them on a GPU)")
+    x = np.asarray(a)
+    if x.ndim < 2:
+        return x.copy()
+    if x.ndim != 2:
+        raise ValueError("gpuprim.transpose: 2-D arrays")
+    arg = take(x, device)
+    r, c = x.shape
+    out, op_ = output(arg, (c, r), arg.dtype)
+    src = L.Matrix(arg.ptr, r, c, c, arg.gp, L.GP_ROW_MAJOR)
+    dst = L.Matrix(op_, c, r, r, arg.gp, L.GP_ROW_MAJOR)
+    L.check(L.gp_matrix_transpose(arg.ctx.p, ctypes.byref(dst), ctypes.byref(src), arg.stream), "gpuprim.transpose")
+    res = give(out, arg, True)
+    return res.view(np.bool_) if x.dtype == np.bool_ else res

@@ -1,0 +1,383 @@
+"""Arrays in and out of gpuprim's calls: NumPy arrays (the CPU backend, or a GPU when asked: copied in and out),
+objects with __dlpack__ (CPU or CUDA tensors, read in place) or __cuda_array_interface__ (read in place), contexts
+made once per (device, thread), and gpuprim's own DeviceArray for results left on a GPU (both protocols exported).
+
+Streams: a CUDA producer's stream (its CAI v3 'stream', the stream given to its __dlpack__, else the legacy stream) is
+the one the work is ordered on; nothing waits for the device unless a host result is asked for.
+"""
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _lib as L
+
+# ---------------------------------------------------------------------------------------------- dtypes
+_NP_TO_GP = {
+    np.dtype(np.uint8): L.GP_U8, np.dtype(np.int8): L.GP_I8, np.dtype(np.uint16): L.GP_U16,
+    np.dtype(np.int16): L.GP_I16, np.dtype(np.uint32): L.GP_U32, np.dtype(np.int32): L.GP_I32,
+    np.dtype(np.uint64): L.GP_U64, np.dtype(np.int64): L.GP_I64, np.dtype(np.float16): L.GP_F16,
+    np.dtype(np.float32): L.GP_F32, np.dtype(np.float64): L.GP_F64,
+}
+_GP_TO_NP = {v: k for k, v in _NP_TO_GP.items()}
+
+
+def gp_dtype(dt, what="a"):
+    """gpuprim's dtype of a NumPy dtype (bool is read as uint8); TypeError for one gpuprim has not."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return L.GP_U8
+    if dt.byteorder == ">":
+        raise TypeError("%s: big-endian %s (use .astype(%s))" % (what, dt, dt.newbyteorder("=")))
+    g = _NP_TO_GP.get(dt.newbyteorder("=") if dt.byteorder not in "=|" else dt)
+    if g is None:
+        raise TypeError("%s: dtype %s is not one of gpuprim's (uint8..int64, float16, float32, float64, bool)" % (what, dt))
+    return g
+
+
+def np_dtype(g):
+    return _GP_TO_NP[g]
+
+
+# ---------------------------------------------------------------------------------------------- contexts
+_local = threading.local()
+
+
+def context(device):
+    """The calling thread's context of device (None or 'cpu': the CPU backend; an int: that GPU), made once."""
+    key = L.GP_DEVICE_CPU if device is None or device == "cpu" else int(device)
+    cache = getattr(_local, "ctxs", None)
+    if cache is None:
+        cache = _local.ctxs = {}
+    ctx = cache.get(key)
+    if ctx is None:
+        p = ctypes.c_void_p()
+        L.check(L.gp_ctx_create(ctypes.byref(p), key), "gpuprim: device %s" % ("cpu" if key < 0 else key))
+        ctx = cache[key] = _Ctx(p)
+    return ctx
+
+
+class _Ctx:
+    def __init__(self, p):
+        self.p = p
+        self.device = L.gp_ctx_device(p)
+
+    def __del__(self):
+        try:
+            L.gp_ctx_destroy(self.p)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+# ---------------------------------------------------------------------------------------------- device memory
+class DeviceArray:
+    """A result in GPU memory gpuprim allocated: read it in place with torch.from_dlpack / cupy.from_dlpack (or
+    __cuda_array_interface__), or copy it to the host with .get() / np.asarray(). Freed when the last reference goes."""
+
+    def __init__(self, ctx, shape, dtype, stream=None):
+        self._ctx = ctx
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        self.stream = stream
+        self._buf = L.Buffer()
+        n = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        L.check(L.gp_mem_alloc(ctx.p, L.GP_MEM_DEVICE, n, ctypes.byref(self._buf)), "gpuprim: device memory")
+        self.ptr = self._buf.device or 0
+        self.nbytes = n
+
+    @property
+    def device(self):
+        return self._ctx.device
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __del__(self):
+        try:
+            if self._buf.bytes:
+                L.gp_mem_free(self._ctx.p, ctypes.byref(self._buf))
+        except Exception:
+            pass
+
+    def get(self):
+        """A NumPy copy (waits for the work on the array's stream first)."""
+        out = np.empty(self.shape, self.dtype)
+        if self.nbytes:
+            L.check(L.gp_stream_sync(self._ctx.p, self.stream), "gpuprim: waiting for the result")
+            L.check(L.gp_memcpy_sync(self._ctx.p, out.ctypes.data, self.ptr, self.nbytes), "gpuprim: copy to host")
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.get()
+        return a if dtype is None else a.astype(dtype)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return "gpuprim.DeviceArray(shape=%s, dtype=%s, device=%d)" % (self.shape, self.dtype, self.device)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False), "version": 3,
+                "strides": None, "stream": _cai_stream(self.stream)}
+
+    def __dlpack_device__(self):
+        return (2, self.device)  # kDLCUDA
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        # the consumer's stream waits (on the device) for the work that made this array on its own stream
+        if stream is not None and stream != -1:
+            _stream_wait(self.stream, None if stream in (1, 2) else stream)
+        return _dlpack_export(self)
+
+
+def _cudart(name, *argtypes):
+    f = getattr(L.lib, name)  # the CUDA runtime libgpuprim links, reached through its handle
+    f.restype = ctypes.c_int
+    f.argtypes = list(argtypes)
+    return f
+
+
+def _stream_wait(producer, consumer):
+    """consumer (a stream handle; None: the legacy stream) waits on the device for producer's work so far."""
+    if producer == consumer:
+        return
+    ev = ctypes.c_void_p()
+    create = _cudart("cudaEventCreateWithFlags", ctypes.c_void_p, ctypes.c_uint)
+    record = _cudart("cudaEventRecord", ctypes.c_void_p, ctypes.c_void_p)
+    wait = _cudart("cudaStreamWaitEvent", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint)
+    destroy = _cudart("cudaEventDestroy", ctypes.c_void_p)
+    if create(ctypes.byref(ev), 2) != 0:  # cudaEventDisableTiming
+        raise L.Error(L.GP_ERR_UNSUPPORTED, "gpuprim: cudaEventCreate failed")
+    try:
+        if record(ev, producer) != 0 or wait(consumer, ev, 0) != 0:
+            raise L.Error(L.GP_ERR_UNSUPPORTED, "gpuprim: ordering the consumer's stream after the result failed")
+    finally:
+        destroy(ev)
+
+
+def _cai_stream(s):
+    if s is None:
+        return 1  # the legacy default stream, as CAI v3 numbers it
+    return int(s)
+
+
+# ---------------------------------------------------------------------------------------------- DLPack
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+
+_api = ctypes.pythonapi
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+_DL_CODE = {0: "i", 1: "u", 2: "f", 6: "b"}  # kDLInt, kDLUInt, kDLFloat, kDLBool
+
+
+class _Imported:
+    """A DLPack tensor taken from its capsule: its pointer and layout, the capsule's deleter called when released."""
+
+    def __init__(self, capsule):
+        p = _api.PyCapsule_GetPointer(capsule, b"dltensor")
+        self._mt = ctypes.cast(p, ctypes.POINTER(_DLManagedTensor))
+        _api.PyCapsule_SetName(capsule, b"used_dltensor")
+        t = self._mt.contents.dl_tensor
+        code = _DL_CODE.get(t.dtype.code)
+        if code is None or t.dtype.lanes != 1:
+            self.release()
+            raise TypeError("gpuprim: a DLPack tensor of type code %d x%d lanes is not an array gpuprim takes"
+                            % (t.dtype.code, t.dtype.lanes))
+        self.dtype = np.dtype(np.bool_) if code == "b" else np.dtype("%s%d" % (code, t.dtype.bits // 8))
+        self.shape = tuple(t.shape[i] for i in range(t.ndim))
+        self.strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
+        self.ptr = (t.data or 0) + t.byte_offset
+        self.device_type, self.device_id = t.device.device_type, t.device.device_id
+
+    def contiguous(self):
+        if self.strides is None or 0 in self.shape:
+            return True
+        want = 1
+        for dim, st in zip(reversed(self.shape), reversed(self.strides)):
+            if dim != 1 and st != want:
+                return False
+            want *= dim
+        return True
+
+    def release(self):
+        if self._mt is not None:
+            d = self._mt.contents.deleter
+            if d:
+                d(self._mt)
+            self._mt = None
+
+    def __del__(self):
+        self.release()
+
+
+_exports = {}  # id of the managed tensor -> (its struct, the array kept alive, its shape array)
+
+
+@_DELETER
+def _export_deleter(mt):
+    _exports.pop(ctypes.addressof(mt.contents), None)
+
+
+_capsule_destructor_t = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+@_capsule_destructor_t
+def _capsule_destructor(cap):
+    # a capsule never consumed (still named "dltensor") frees its tensor here
+    if _api.PyCapsule_IsValid(ctypes.cast(cap, ctypes.py_object), b"dltensor"):
+        p = _api.PyCapsule_GetPointer(ctypes.cast(cap, ctypes.py_object), b"dltensor")
+        _exports.pop(p, None)
+
+
+def _dlpack_export(arr):
+    """A DLPack capsule of a DeviceArray (or a NumPy array for the CPU: its own __dlpack__ is used instead)."""
+    mt = _DLManagedTensor()
+    shape = (ctypes.c_int64 * max(1, arr.ndim))(*arr.shape)
+    kind = {"i": 0, "u": 1, "f": 2, "b": 6}[arr.dtype.kind]
+    mt.dl_tensor = _DLTensor(arr.ptr, _DLDevice(2, arr.device), arr.ndim,
+                             _DLDataType(kind, arr.dtype.itemsize * 8, 1), shape, None, 0)
+    mt.manager_ctx = None
+    mt.deleter = _export_deleter
+    _exports[ctypes.addressof(mt)] = (mt, arr, shape)
+    return _api.PyCapsule_New(ctypes.addressof(mt), b"dltensor", ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+
+
+# ---------------------------------------------------------------------------------------------- arguments
+class Arg:
+    """One array argument as a call sees it: ptr, shape, dtype (NumPy's), gp (gpuprim's dtype), ctx, stream, and
+    what keeps its memory alive. host: the NumPy array when the data is host memory."""
+
+    def __init__(self, ptr, shape, dtype, ctx, stream=None, keep=None, host=None):
+        self.ptr, self.shape, self.dtype, self.ctx, self.stream, self.keep, self.host = (
+            ptr, tuple(shape), np.dtype(dtype), ctx, stream, keep, host)
+        self.gp = gp_dtype(self.dtype)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def on_gpu(self):
+        return self.ctx.device >= 0
+
+
+def _cai_device(ptr):
+    """The device a CUDA pointer lives on (cudaPointerGetAttributes through the runtime libgpuprim links)."""
+
+    class Attr(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("device", ctypes.c_int), ("devicePointer", ctypes.c_void_p),
+                    ("hostPointer", ctypes.c_void_p)]
+
+    a = Attr()
+    f = L.lib.cudaPointerGetAttributes if hasattr(L.lib, "cudaPointerGetAttributes") else None
+    if f is None:
+        try:
+            f = ctypes.CDLL("libcudart.so").cudaPointerGetAttributes
+        except OSError:
+            return 0
+    f.restype = ctypes.c_int
+    if f(ctypes.byref(a), ctypes.c_void_p(ptr)) != 0:
+        return 0
+    return a.device
+
+
+def take(x, device=None, name="x"):
+    """x as an Arg: a CUDA tensor read in place on its device; a NumPy array (or anything np.asarray takes) on the
+    CPU backend, or copied to GPU `device` when one is asked for. Views that are not C-contiguous are copied."""
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None and not isinstance(x, np.ndarray):
+        shape = tuple(cai["shape"])
+        dt = np.dtype(cai["typestr"])
+        strides = cai.get("strides")
+        if strides is not None and not _c_contiguous(shape, strides, dt.itemsize):
+            raise ValueError("gpuprim: %s is a strided CUDA view: make it contiguous first (.contiguous() / "
+                             "cupy.ascontiguousarray)" % name)
+        ptr = cai["data"][0] or 0
+        dev = _cai_device(ptr) if ptr else (device or 0)
+        stream = cai.get("stream")
+        stream = None if stream in (None, 1, 2) else stream
+        return Arg(ptr, shape, dt, context(dev), stream, keep=x)
+    if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
+        dev_type, dev_id = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+        if dev_type == 2:
+            imp = _Imported(x.__dlpack__(stream=1))
+            if not imp.contiguous():
+                raise ValueError("gpuprim: %s is a strided CUDA view: make it contiguous first" % name)
+            return Arg(imp.ptr, imp.shape, imp.dtype, context(imp.device_id), None, keep=(imp, x))
+        if dev_type == 1:
+            x = np.from_dlpack(x)
+        else:
+            raise TypeError("gpuprim: %s lives on DLPack device type %d (CPU and CUDA are taken)" % (name, dev_type))
+    a = np.asarray(x)
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("="))
+    a = np.ascontiguousarray(a)
+    if device is None or device == "cpu":
+        return Arg(a.ctypes.data, a.shape, a.dtype, context(None), keep=a, host=a)
+    ctx = context(device)
+    d = DeviceArray(ctx, a.shape, a.dtype)
+    if a.nbytes:
+        L.check(L.gp_memcpy_sync(ctx.p, d.ptr, a.ctypes.data, a.nbytes), "gpuprim: copy to device %s" % device)
+    return Arg(d.ptr, a.shape, a.dtype, ctx, keep=d, host=None)
+
+
+def _c_contiguous(shape, strides, item):
+    if 0 in shape:
+        return True
+    want = item
+    for dim, st in zip(reversed(shape), reversed(strides)):
+        if dim != 1 and st != want:
+            return False
+        want *= dim
+    return True
+
+
+def output(like, shape, dtype):
+    """A result buffer beside the argument like: a NumPy array on the CPU backend (returned as it is), else a
+    DeviceArray on like's device and stream."""
+    if not like.on_gpu:
+        a = np.empty(shape, dtype)
+        return a, a.ctypes.data
+    d = DeviceArray(like.ctx, shape, dtype, like.stream)
+    return d, d.ptr
+
+
+def give(result, like, host_in):
+    """What a call returns: NumPy for NumPy inputs (copied back when they ran on a GPU), the DeviceArray for
+    device inputs."""
+    if isinstance(result, DeviceArray) and host_in:
+        return result.get()
+    return result

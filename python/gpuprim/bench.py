@@ -1,0 +1,145 @@
+"""python -m gpuprim.bench [--device cpu|N] [--sizes 16,20,24] [--reps R]: gpuprim's Python functions against their
+peers in the same run — NumPy on the CPU backend, torch and CuPy on CUDA tensors of a GPU — and against the C call
+itself (the same library call made straight through ctypes), so the wrapper's cost shows: the ratio 'vs C' is the
+C call's time over the Python function's (1.0: no overhead). Times are medians of R runs (CUDA events on a GPU,
+perf_counter on the CPU), in microseconds; ratio = peer / gpuprim."""
+import argparse
+import ctypes
+import statistics
+import time
+
+import numpy as np
+
+import gpuprim as g
+from . import _lib as L
+from ._arrays import take
+
+
+def _time_cpu(fn, reps):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return 1e6 * statistics.median(ts)
+
+
+def _time_gpu(fn, reps, sync):
+    fn()
+    sync()
+    ts = []
+    for _ in range(reps):
+        sync()
+        t = time.perf_counter()
+        fn()
+        sync()
+        ts.append(time.perf_counter() - t)
+    return 1e6 * statistics.median(ts)
+
+
+def _c_sort(arg):
+    """gp_sort straight through ctypes on arg's memory (the C call the Python function wraps)."""
+    out = take(np.empty(arg.shape, arg.dtype), None) if not arg.on_gpu else None
+    if arg.on_gpu:
+        from ._arrays import DeviceArray
+        d = DeviceArray(arg.ctx, arg.shape, arg.dtype, arg.stream)
+        ptr = d.ptr
+    else:
+        d, ptr = out, out.ptr
+    o = L.SortOpts(0, 0, 0)
+
+    def run():
+        L.check(L.gp_sort(arg.ctx.p, arg.gp, arg.size, arg.ptr, ptr, ctypes.byref(o), arg.stream))
+    return run, d
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m gpuprim.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--sizes", default=None, help="log2 sizes, comma-separated (default: 10,16,20,22 on the CPU, "
+                                                   "10,16,20,24,28 on a GPU)")
+    ap.add_argument("--reps", type=int, default=7)
+    a = ap.parse_args(argv)
+    cpu = a.device == "cpu"
+    sizes = [int(s) for s in (a.sizes or ("10,16,20,22" if cpu else "10,16,20,24,28")).split(",")]
+    rng = np.random.default_rng(1)
+    rows = []
+    if cpu:
+        sync = None
+        for lg in sizes:
+            n = 1 << lg
+            x = rng.standard_normal(n).astype(np.float32)
+            xi = rng.integers(0, 1 << 20, n).astype(np.int32)
+            s = np.sort(x)
+            q = x[: max(1, n // 16)].copy()
+            cases = [("sort f32", lambda: g.sort(x), lambda: np.sort(x)),
+                     ("argsort f32", lambda: g.argsort(x), lambda: np.argsort(x, kind="stable")),
+                     ("topk 100 f32", lambda: g.topk(x, min(100, n)),
+                      lambda: np.argpartition(x, n - min(100, n))[n - min(100, n):]),
+                     ("unique+counts i32", lambda: g.unique(xi, return_counts=True),
+                      lambda: np.unique(xi, return_counts=True)),
+                     ("searchsorted f32", lambda: g.searchsorted(s, q), lambda: np.searchsorted(s, q)),
+                     ("cumsum f32", lambda: g.cumsum(x), lambda: np.cumsum(x)),
+                     ("histogram 100 f32", lambda: g.histogram(x, 100), lambda: np.histogram(x, 100)),
+                     ("sum f32", lambda: g.sum(x), lambda: np.sum(x))]
+            arg = take(x)
+            crun, _keep = _c_sort(arg)
+            c_us = _time_cpu(crun, a.reps)
+            for name, ours, peer in cases:
+                o = _time_cpu(ours, a.reps)
+                p = _time_cpu(peer, a.reps)
+                rows.append((name, n, o, "NumPy %s" % np.__version__, p, p / o,
+                             (c_us / o) if name == "sort f32" else None))
+    else:
+        dev = int(a.device)
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        try:
+            import cupy
+        except ImportError:
+            cupy = None
+        if torch is None and cupy is None:
+            raise SystemExit("python -m gpuprim.bench: a GPU run needs torch or CuPy as the peer")
+        sync = (lambda: torch.cuda.synchronize()) if torch is not None else (lambda: cupy.cuda.Device().synchronize())
+        for lg in sizes:
+            n = 1 << lg
+            if torch is not None:
+                t = torch.randn(n, device="cuda:%d" % dev)
+                ti = torch.randint(0, 1 << 20, (n,), device="cuda:%d" % dev, dtype=torch.int32)
+                s = torch.sort(t).values
+                q = t[: max(1, n // 16)].contiguous()
+                cases = [("sort f32", lambda: g.sort(t), lambda: torch.sort(t)),
+                         ("argsort f32", lambda: g.argsort(t), lambda: torch.argsort(t, stable=True)),
+                         ("topk 100 f32", lambda: g.topk(t, min(100, n)), lambda: torch.topk(t, min(100, n))),
+                         ("unique+counts i32", lambda: g.unique(ti, return_counts=True),
+                          lambda: torch.unique(ti, return_counts=True)),
+                         ("searchsorted f32", lambda: g.searchsorted(s, q), lambda: torch.searchsorted(s, q)),
+                         ("cumsum f32", lambda: g.cumsum(t), lambda: torch.cumsum(t, 0)),
+                         ("sum f32", lambda: g.sum(t), lambda: torch.sum(t).item())]
+                peer = "torch %s" % torch.__version__
+                arg = take(t)
+            else:
+                c = cupy.random.standard_normal(n, dtype=cupy.float32)
+                cases = [("sort f32", lambda: g.sort(c), lambda: cupy.sort(c)),
+                         ("argsort f32", lambda: g.argsort(c), lambda: cupy.argsort(c)),
+                         ("cumsum f32", lambda: g.cumsum(c), lambda: cupy.cumsum(c))]
+                peer = "CuPy %s" % cupy.__version__
+                arg = take(c)
+            crun, _keep = _c_sort(arg)
+            c_us = _time_gpu(crun, a.reps, sync)
+            for name, ours, pf in cases:
+                o = _time_gpu(ours, a.reps, sync)
+                p = _time_gpu(pf, a.reps, sync)
+                rows.append((name, n, o, peer, p, p / o, (c_us / o) if name == "sort f32" else None))
+    print("%-20s %10s %12s %-14s %12s %7s %6s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio", "vs C"))
+    for r in rows:
+        print("%-20s %10d %12.1f %-14s %12.1f %7.3f %6s" % (r[0], r[1], r[2], r[3], r[4], r[5],
+                                                            "" if r[6] is None else "%.3f" % r[6]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

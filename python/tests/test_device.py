@@ -1,0 +1,101 @@
+"""gpuprim's Python functions on CUDA tensors (torch, CuPy) read in place: every function's bits = the CPU backend's,
+the input not copied (the allocators' counters: what a call allocates is its outputs and scratch, never a copy of the
+input), work ordered on the producer's non-default stream, results taken by torch.from_dlpack / cupy.from_dlpack
+without a copy. Needs a GPU and torch or CuPy; run by ctest (gpu_python: exit 77 without them)."""
+import os
+import sys
+import unittest
+
+import numpy as np
+
+import gpuprim as g
+
+try:
+    import torch
+    HAVE_TORCH = torch.cuda.is_available()
+except Exception:
+    HAVE_TORCH = False
+try:
+    import cupy
+    HAVE_CUPY = cupy.cuda.runtime.getDeviceCount() > 0
+except Exception:
+    HAVE_CUPY = False
+
+rng = np.random.default_rng(int.from_bytes(os.urandom(4), "little"))
+
+
+def cpu(fn, *a, **k):
+    return fn(*a, **k)
+
+
+def bits(x):
+    x = np.asarray(x)
+    return x.dtype, x.shape, x.tobytes()
+
+
+@unittest.skipUnless(HAVE_TORCH, "no torch with CUDA")
+class TestTorch(unittest.TestCase):
+    def test_functions_bits(self):
+        x = rng.standard_normal(1 << 20).astype(np.float32)
+        x[::97] = np.nan
+        t = torch.from_numpy(x).cuda()
+        for name, fn in (("sort", g.sort), ("argsort", g.argsort), ("cumsum", g.cumsum), ("unique", g.unique)):
+            got = fn(t)
+            self.assertIsInstance(got, g.DeviceArray, name)
+            self.assertEqual(bits(torch.from_dlpack(got).cpu().numpy()), bits(fn(x)), name)
+        v, i = g.topk(t, 100)
+        wv, wi = g.topk(x, 100)
+        self.assertEqual(bits(torch.from_dlpack(v).cpu().numpy()), bits(wv))
+        self.assertEqual(bits(torch.from_dlpack(i).cpu().numpy()), bits(wi))
+        s = torch.sort(t).values
+        q = t[:1000].contiguous()
+        self.assertEqual(bits(torch.from_dlpack(g.searchsorted(s, q)).cpu().numpy()),
+                         bits(g.searchsorted(s.cpu().numpy(), q.cpu().numpy())))
+        self.assertEqual(g.sum(t), g.sum(x))
+
+    def test_no_input_copy(self):
+        t = torch.randn(1 << 24, device="cuda")
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        r = g.sort(t)  # gpuprim's own output allocation does not go through torch's allocator
+        torch.cuda.synchronize()
+        self.assertEqual(torch.cuda.memory_allocated(), before)
+        out = torch.from_dlpack(r)
+        self.assertEqual(out.data_ptr(), r.ptr)  # the result read in place
+
+    def test_stream_order(self):
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            t = torch.randn(1 << 22, device="cuda") * 3  # made on s
+            r = g.sort(t)  # ordered after it on s (DLPack's stream, CAI v3's)
+            out = torch.from_dlpack(r)
+            w = torch.sort(t).values
+        s.synchronize()
+        self.assertTrue(torch.equal(out, w))
+
+
+@unittest.skipUnless(HAVE_CUPY, "no CuPy with a GPU")
+class TestCupy(unittest.TestCase):
+    def test_functions_bits(self):
+        x = rng.integers(-1000, 1000, 1 << 20).astype(np.int32)
+        c = cupy.asarray(x)
+        for name, fn in (("sort", g.sort), ("argsort", g.argsort), ("cumsum", g.cumsum)):
+            got = fn(c)
+            self.assertEqual(bits(cupy.from_dlpack(got).get()), bits(fn(x)), name)
+            self.assertEqual(bits(cupy.asarray(got).get()), bits(fn(x)), name + " (CAI)")
+        u, n = g.unique(c, return_counts=True)
+        wu, wn = g.unique(x, return_counts=True)
+        self.assertEqual(bits(cupy.from_dlpack(u).get()[: len(wu)]), bits(wu))
+
+    def test_no_input_copy(self):
+        c = cupy.random.standard_normal(1 << 24, dtype=cupy.float32)
+        pool = cupy.get_default_memory_pool()
+        used = pool.used_bytes()
+        r = g.sort(c)
+        cupy.cuda.Device().synchronize()
+        self.assertEqual(pool.used_bytes(), used)
+        self.assertEqual(cupy.from_dlpack(r).data.ptr, r.ptr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,295 @@
+"""gpuprim's Python functions on the CPU backend against NumPy itself: every dtype, NaN payloads and +-0 where floats
+are ordered, empty and 0-d inputs, Fortran order and strided views (copied, never read wrong), the arguments refused
+(each with a message), and DLPack input (NumPy's own __dlpack__ through a wrapper). Fresh random data every run
+(GP_TEST_SEED to replay). Run by ctest (python_numpy) with GPUPRIM_LIB and PYTHONPATH set."""
+import os
+import unittest
+
+import numpy as np
+
+import gpuprim as g
+
+SEED = int(os.environ.get("GP_TEST_SEED", "0") or 0) or int.from_bytes(os.urandom(4), "little")
+print("test_numpy: seed GP_TEST_SEED=%d" % SEED)
+rng = np.random.default_rng(SEED)
+
+INTS = [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64]
+FLOATS = [np.float16, np.float32, np.float64]
+SIZES = [0, 1, 2, 31, 33, 1025, 70001]
+
+
+def data(dt, n, nan=True):
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return rng.random(n) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+        if n > 10:
+            x[rng.integers(0, n, n // 5)] = x[0]  # repeats
+        return x
+    x = (rng.integers(-50, 50, n) / 4).astype(dt)
+    if nan and n > 3:
+        bits = x.view("u%d" % dt.itemsize)
+        i = rng.integers(0, n, 1 + n // 50)
+        x[i] = np.nan
+        bits[i[: len(i) // 2]] |= np.array(1 + (i[: len(i) // 2] % 5), bits.dtype)  # payloads
+        bits[i[::3]] |= np.array(1 << (8 * dt.itemsize - 1), bits.dtype)  # negative NaNs
+        x[rng.integers(0, n, 1 + n // 50)] = -0.0
+    return x
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+class Dl:
+    """Only the DLPack protocol of a NumPy array: gpuprim must read it through the capsule."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None, **kw):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+class TestSort(unittest.TestCase):
+    def test_sort_every_dtype(self):
+        for dt in INTS + FLOATS + [np.bool_]:
+            for n in SIZES:
+                x = data(dt, n)
+                want = np.sort(x, kind="stable")
+                got = g.sort(x)
+                # NumPy's NaNs: its stable sort keeps their input order and bits, as gpuprim does
+                self.assertTrue(same_bits(got, want), "sort %s n=%d" % (np.dtype(dt), n))
+                self.assertTrue(same_bits(g.argsort(x), np.argsort(x, kind="stable")), "argsort %s n=%d" % (np.dtype(dt), n))
+
+    def test_sort_axes_and_layouts(self):
+        x = data(np.float32, 7 * 11 * 13).reshape(7, 11, 13)
+        for axis in (-1, 0, 1, 2, None):
+            self.assertTrue(same_bits(g.sort(x, axis=axis), np.sort(x, axis=axis, kind="stable")), "axis %s" % axis)
+            self.assertTrue(same_bits(g.argsort(x, axis=axis), np.argsort(x, axis=axis, kind="stable")), "arg %s" % axis)
+        f = np.asfortranarray(x)
+        self.assertTrue(same_bits(g.sort(f), np.sort(f, kind="stable")))
+        v = x[:, ::2, 1:]
+        self.assertTrue(same_bits(g.sort(v), np.sort(v, kind="stable")))
+        self.assertTrue(same_bits(g.argsort(np.array(3.0)), np.argsort(np.array(3.0))))
+        with self.assertRaises(np.exceptions.AxisError):
+            g.sort(np.array(3.0))
+        with self.assertRaises(np.exceptions.AxisError):
+            g.sort(x, axis=3)
+
+    def test_descending(self):
+        x = data(np.float64, 5000)
+        got = g.sort(x, descending=True)
+        key = np.where(np.isnan(x), 0, -x)
+        o = np.lexsort((key, ~np.isnan(x)))
+        self.assertTrue(same_bits(got, x[o]))
+
+    def test_dlpack_input(self):
+        x = data(np.int32, 4097)
+        self.assertTrue(same_bits(g.sort(Dl(x)), np.sort(x)))
+        self.assertTrue(same_bits(g.unique(Dl(x)), np.unique(x)))
+
+    def test_dlpack_parse(self):
+        """the capsule reader the CUDA path uses, on NumPy's own capsules"""
+        from gpuprim import _arrays
+        for x in (data(np.float32, 12).reshape(3, 4), data(np.uint16, 7), np.zeros((2, 0), np.int64)):
+            imp = _arrays._Imported(x.__dlpack__())
+            self.assertEqual(imp.shape, x.shape)
+            self.assertEqual(imp.dtype, x.dtype)
+            self.assertEqual(imp.ptr, x.ctypes.data if x.size else imp.ptr)
+            self.assertTrue(imp.contiguous())
+            self.assertEqual(imp.device_type, 1)
+            imp.release()
+        imp = _arrays._Imported(data(np.float64, 20)[::2].__dlpack__())
+        self.assertFalse(imp.contiguous())
+
+    def test_refusals(self):
+        with self.assertRaises(TypeError):
+            g.sort(np.array(["a", "b"]))
+        with self.assertRaises(TypeError):
+            g.sort(np.zeros(3, np.complex64))
+        with self.assertRaises(TypeError):
+            g.sort(np.zeros(3), order="x")
+
+
+class TestSearch(unittest.TestCase):
+    def test_searchsorted(self):
+        for dt in [np.int16, np.uint32, np.float32, np.float64]:
+            a = np.sort(data(dt, 3001))
+            q = np.concatenate([data(dt, 500), a[::7]])
+            for side in ("left", "right"):
+                self.assertTrue(same_bits(g.searchsorted(a, q, side), np.searchsorted(a, q, side)), "%s %s" % (np.dtype(dt), side))
+        a = np.array([1.0, 2.0, 3.0])
+        self.assertEqual(g.searchsorted(a, 2.5), np.searchsorted(a, 2.5))
+        self.assertTrue(same_bits(g.searchsorted(a, np.array([[0.5, 9.0]])), np.searchsorted(a, np.array([[0.5, 9.0]]))))
+        s = np.array([3, 1, 2])
+        self.assertTrue(same_bits(g.searchsorted(s, [2], sorter=np.argsort(s)), np.searchsorted(s, [2], sorter=np.argsort(s))))
+        with self.assertRaises(ValueError):
+            g.searchsorted(a, 1.0, side="middle")
+
+    def test_topk(self):
+        x = data(np.float32, 6 * 301).reshape(6, 301)
+        for largest in (False, True):
+            v, i = g.topk(x, 17, largest=largest)
+            key = np.where(np.isnan(x), 0, -x.astype("f8")) if largest else x
+            o = np.stack([np.lexsort((key[r], ~np.isnan(x[r]))) if largest else np.argsort(x[r], kind="stable")
+                          for r in range(6)])[:, :17]
+            self.assertTrue(same_bits(i, o), "largest=%s" % largest)
+            self.assertTrue(same_bits(v, np.take_along_axis(x, o, -1)))
+        with self.assertRaises(ValueError):
+            g.topk(x, 302)
+
+    def test_partition(self):
+        for dt in (np.float32, np.int8, np.uint64):
+            x = data(dt, 5 * 211).reshape(5, 211)
+            s = np.sort(x, axis=-1)
+            for kth in (0, 100, -1, [3, 50, 209]):
+                p = g.partition(x, kth)
+                a = g.argpartition(x, kth)
+                self.assertTrue(same_bits(np.take_along_axis(x, a, -1), p))
+                for k in np.atleast_1d(kth):
+                    self.assertTrue(np.array_equal(p[:, k], s[:, k], equal_nan=True), "kth %s" % k)
+        with self.assertRaises(ValueError):
+            g.partition(np.arange(5), 5)
+        with self.assertRaises(TypeError):
+            g.partition(np.arange(5), 1.5)
+
+    def test_merge(self):
+        a, b = np.sort(data(np.float32, 1001)), np.sort(data(np.float32, 777))
+        self.assertTrue(same_bits(g.merge(a, b), np.sort(np.concatenate([a, b]), kind="stable")))
+        with self.assertRaises(ValueError):
+            g.merge(np.array([1, 3, 2]), np.array([1]))
+        self.assertEqual(g.is_sorted_until(np.array([1, 2, 2, 1, 5])), 3)
+
+
+class TestUnique(unittest.TestCase):
+    def test_unique(self):
+        for dt in INTS + FLOATS + [np.bool_]:
+            for n in SIZES:
+                x = data(dt, n)
+                if n > 5:
+                    x = x.reshape(-1, 1) if n % 2 else x
+                for eq in (True, False):
+                    w = np.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=eq)
+                    got = g.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=eq)
+                    for k in range(4):
+                        self.assertTrue(same_bits(got[k], w[k]), "%s n=%d eq=%s output %d" % (np.dtype(dt), n, eq, k))
+        self.assertTrue(same_bits(g.unique(np.array([2, 1, 2])), np.unique(np.array([2, 1, 2]))))
+        with self.assertRaises(TypeError):
+            g.unique(np.zeros((2, 2)), axis=0)
+
+
+class TestReduce(unittest.TestCase):
+    def test_exact_reductions(self):
+        for dt in INTS + [np.bool_]:
+            x = data(dt, 70001)
+            self.assertEqual(g.sum(x), np.sum(x), np.dtype(dt))
+            self.assertEqual(type(g.sum(x)), type(np.sum(x)), np.dtype(dt))
+            self.assertEqual(g.min(x), np.min(x))
+            self.assertEqual(g.max(x), np.max(x))
+            self.assertEqual(g.argmin(x), np.argmin(x))
+            self.assertEqual(g.argmax(x), np.argmax(x))
+            self.assertEqual(g.count_nonzero(x), np.count_nonzero(x))
+
+    def test_float_reductions(self):
+        for dt in FLOATS:
+            x = data(dt, 70001, nan=False)
+            self.assertTrue(np.isclose(g.sum(x), np.sum(x.astype("f8")), rtol=1e-3 if dt == np.float16 else 1e-5, atol=0.5))
+            self.assertEqual(g.min(x), np.min(x))
+            self.assertEqual(g.argmax(x), np.argmax(x))
+            y = data(dt, 1000)
+            self.assertTrue(np.isnan(g.max(y)) and np.isnan(np.max(y)))
+            self.assertEqual(g.argmin(y), np.argmin(y))
+            self.assertEqual(np.dtype(type(g.min(x))), np.dtype(dt))
+
+    def test_axis(self):
+        x = data(np.int32, 5 * 7 * 9).reshape(5, 7, 9)
+        for axis in (0, 1, 2, -1):
+            self.assertTrue(same_bits(g.sum(x, axis=axis), np.sum(x, axis=axis)), axis)
+            self.assertTrue(same_bits(g.max(x, axis=axis), np.max(x, axis=axis)), axis)
+            self.assertTrue(same_bits(g.argmin(x, axis=axis), np.argmin(x, axis=axis)), axis)
+
+    def test_empty(self):
+        e = np.zeros(0, np.float32)
+        self.assertEqual(g.sum(e), 0)
+        with self.assertRaises(ValueError):
+            g.min(e)
+        with self.assertRaises(ValueError):
+            g.argmax(e)
+
+
+class TestScan(unittest.TestCase):
+    def test_cumsum_dtypes(self):
+        for dt in INTS + [np.bool_]:
+            x = data(dt, 4099)
+            self.assertTrue(same_bits(g.cumsum(x), np.cumsum(x)), np.dtype(dt))
+        x = data(np.int16, 6 * 501).reshape(6, 501)
+        for axis in (0, 1, None):
+            self.assertTrue(same_bits(g.cumsum(x, axis=axis), np.cumsum(x, axis=axis)), axis)
+        self.assertTrue(same_bits(g.cumprod(np.array([1, 2, 3], np.int8)), np.cumprod(np.array([1, 2, 3], np.int8))))
+
+    def test_cumsum_floats(self):
+        x = data(np.float32, 10001, nan=False)
+        got, want = g.cumsum(x), np.cumsum(x.astype("f8"))
+        self.assertEqual(got.dtype, np.float32)
+        self.assertTrue(np.allclose(got, want, rtol=1e-4, atol=1e-2))
+
+
+class TestHistogram(unittest.TestCase):
+    def test_histogram(self):
+        for dt in [np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64]:
+            x = data(dt, 20011, nan=False)
+            for bins in (1, 7, 256):
+                c, e = g.histogram(x, bins)
+                wc, we = np.histogram(x, bins)
+                self.assertTrue(same_bits(c, wc) and same_bits(e, we), "%s bins=%d" % (np.dtype(dt), bins))
+            c, e = g.histogram(x, 10, range=(-3, 5))
+            wc, we = np.histogram(x, 10, range=(-3, 5))
+            self.assertTrue(same_bits(c, wc) and same_bits(e, we), "%s range" % np.dtype(dt))
+        x = data(np.float64, 5000, nan=False)
+        edges = np.array([-10, -1, 0, 0.5, 3, 20.0])
+        self.assertTrue(same_bits(g.histogram(x, edges)[0], np.histogram(x, edges)[0]))
+        self.assertTrue(np.allclose(g.histogram(x, 5, density=True)[0], np.histogram(x, 5, density=True)[0]))
+        self.assertTrue(same_bits(g.histogram(np.array([1.0], np.float32), 1, range=(1.0000000000000002, 2.0))[0],
+                                  np.histogram(np.array([1.0], np.float32), 1, range=(1.0000000000000002, 2.0))[0]))
+        with self.assertRaises(ValueError):
+            g.histogram(np.array([np.nan, 1.0]))
+        with self.assertRaises(ValueError):
+            g.histogram(x, np.array([3.0, 1.0]))
+        with self.assertRaises(TypeError):
+            g.histogram(x, weights=x)
+
+
+class TestMatrix(unittest.TestCase):
+    def test_matmul_transpose(self):
+        a = rng.standard_normal((33, 65)).astype(np.float32)
+        b = rng.standard_normal((65, 17)).astype(np.float32)
+        self.assertTrue(np.allclose(g.matmul(a, b), a.astype("f8") @ b.astype("f8"), rtol=1e-5, atol=1e-4))
+        self.assertTrue(same_bits(g.transpose(a), np.ascontiguousarray(a.T)))
+        with self.assertRaises(ValueError):
+            g.matmul(a, a)
+        with self.assertRaises(TypeError):
+            g.matmul(np.ones((2, 2), np.int32), np.ones((2, 2), np.int32))
+
+
+class TestModule(unittest.TestCase):
+    def test_info(self):
+        i = g.info()
+        self.assertIn("cpu", i)
+        self.assertEqual(i["version"], g.__version__)
+
+    def test_errors_carry_the_library_text(self):
+        try:
+            g.partition(np.arange(5), 7)
+        except ValueError as e:
+            self.assertIn("out of bounds", str(e))
+
+
+if __name__ == "__main__":
+    unittest.main()
