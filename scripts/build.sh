@@ -6,7 +6,10 @@ b=${1:-build} j=${2:-2}
 log=$b/build.log
 tty=0; [ -t 1 ] && tty=1
 echo "building gpuprim (log: $log) ..."
-{ cmake --build "$b" -j "$j" 2>&1; echo "gpuprim-build-status $?"; } | tee "$log" | awk -v tty="$tty" '
+# mawk (Debian's awk) buffers its input from a pipe unless told -W interactive: the progress would stall for minutes
+awk_i=awk
+[ -z "$(awk -W interactive 'BEGIN{}' </dev/null 2>&1)" ] && awk_i="awk -W interactive"
+{ cmake --build "$b" -j "$j" 2>&1; echo "gpuprim-build-status $?"; } | tee "$log" | $awk_i -v tty="$tty" '
   function show(p, what) {
     if (tty) { printf "\r  %3d%%  %-70.70s", p, what; fflush() }
     else if (p >= last + 10 || p == 100) { printf "  %3d%%  %s\n", p, what; fflush(); last = p - p % 10 }

@@ -326,6 +326,18 @@ says "merge names B's inversion" "B\[70000\] = 5 goes before B\[69999\] = 69999"
 expect_rc 1 "merge --descending of ascending inputs" "$g" merge "$tmp/mv.npy" "$tmp/mv.npy" -o "$tmp/m.npy" --descending -d $dev
 says "merge names the descending order" "not in descending order" "$tmp/err"
 [ -e "$tmp/m.npy" ] && bad "merge wrote OUT for inputs out of order" || ok
+# the positions alone (no -o); a 0-d sort refused as NumPy does (argsort of it is [0]); .NPY is .npy
+expect_rc 0 "topk --indices alone" "$g" topk "$tmp/x.npy" -k 37 --indices "$tmp/ti2.npy" -d $dev
+same "$tmp/ti2.npy" "$tmp/want_ti.npy" "topk --indices alone = the first 37 of np.argsort(kind='stable')"
+py "np.save(T + '/zd.npy', np.array(2.5))"
+expect_rc 2 "sort of a 0-d array" "$g" sort "$tmp/zd.npy" -o "$tmp/zs.npy" -d $dev
+says "0-d sort refused as NumPy" "AxisError" "$tmp/err"
+expect_rc 0 "argsort of a 0-d array" "$g" argsort "$tmp/zd.npy" -o "$tmp/za.npy" -d $dev
+py "sys.exit(0 if np.load(T + '/za.npy').tolist() == np.argsort(np.array(2.5)).tolist() else 1)" && ok || bad "argsort of a 0-d array is not np.argsort's [0]"
+expect_rc 0 "sort -o NAME.NPY" "$g" sort "$tmp/a.npy" -o "$tmp/upper.NPY" -d $dev
+py "np.load(T + '/upper.NPY')" && ok || bad "-o x.NPY was not written as .npy"
+expect_rc 0 "sort -o a name with no extension" "$g" sort "$tmp/a.npy" -o "$tmp/noext" -d $dev
+says "raw output said" "does not end in .npy" "$tmp/err"
 expect_rc 2 "topk -k past the row" "$g" topk "$tmp/x.npy" -k 100000 -o "$tmp/tv.npy" -d $dev
 says "topk names -k" "-k 100000" "$tmp/err"
 expect_rc 0 "topk --rows of a 1-d array" "$g" topk "$tmp/a.npy" --rows 2 -k 3 -o "$tmp/tv.npy" -d $dev

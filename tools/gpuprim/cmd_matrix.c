@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ends_with(const char *s, const char *suf)
-{
-    const size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 typedef struct mat_src {
     const char *path;
     int raw;          /* --shape given: a raw file */
@@ -77,7 +71,7 @@ static int save_array(const char *verb, const char *path, const gp_matrix_t *m, 
     const size_t es = gp_dtype_size(m->dtype), inner = m->layout == GP_ROW_MAJOR ? m->cols : m->rows,
                  outer = m->layout == GP_ROW_MAJOR ? m->rows : m->cols;
     int ok = f != NULL;
-    if (ok && ends_with(path, ".npy")) {
+    if (ok && out_is_npy(path)) {
         gp_array_desc_t d;
         memset(&d, 0, sizeof d);
         d.dtype = m->dtype, d.ndim = 2, d.shape[0] = m->rows, d.shape[1] = m->cols;

@@ -324,6 +324,12 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     gp_ctx_t *ctx = NULL;
     int have_vin = 0;
     const int rows = in.d.ndim > 1 && !o_flat; /* along the last axis: each row a segment */
+    if (in.d.ndim == 0 && in.d.version_major && !o_flat && !argsort) { /* np.argsort of a 0-d array is [0] */
+        fprintf(stderr, "gpuprim sort: %s is 0-d: it has no axis to sort along (NumPy: AxisError); --flatten sorts "
+                        "its one element (axis=None)\n", path);
+        input_close(&in);
+        return EXIT_USAGE;
+    }
     if (rows && o_segs) {
         fprintf(stderr, "gpuprim %s: --segments sorts a 1-D input; %s is %d-d (its rows are sorted as segments, or "
                         "--flatten)\n", verb, path, in.d.ndim);

@@ -19,6 +19,7 @@ static const char *o_out, *o_idx, *o_k, *o_largest, *o_rows, *o_dtype, *o_offset
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuprim topk IN -k K -o VALUES [--indices IDX] [--largest] [--rows R] [--dtype T]\n"
+               "       gpuprim topk IN -k K --indices IDX ...   (the positions alone)\n"
                "                   [--offset BYTES] [--count N] [-d cpu|ID|auto] [--json|--csv]\n"
                "  the K smallest elements of each row (the last axis of a .npy; --rows R splits a 1-D or raw input)\n"
                "  in NumPy's sorted order, ties to the lower index: the first K of np.sort / np.argsort(kind='stable');\n"
@@ -40,8 +41,9 @@ static int cmd_topk(int argc, char **argv)
     int npos = 0;
     const int pr = cli_parse(&spec, argc, argv, &c, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (!path || !o_out || !o_k) {
-        fprintf(stderr, "gpuprim topk: %s\n", !path ? "no input (FILE or -)" : !o_k ? "-k K is required" : "-o VALUES is required");
+    if (!path || (!o_out && !o_idx) || !o_k) {
+        fprintf(stderr, "gpuprim topk: %s\n", !path ? "no input (FILE or -)" : !o_k ? "-k K is required"
+                                                                      : "-o VALUES or --indices IDX is required");
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -55,7 +57,7 @@ static int cmd_topk(int argc, char **argv)
             fprintf(stderr, "gpuprim topk: %s is also the input (write elsewhere)\n", outs[i]);
             return EXIT_USAGE;
         }
-    if (o_idx && strcmp(o_out, "-") != 0 && out_same_target(o_idx, o_out)) {
+    if (o_idx && o_out && strcmp(o_out, "-") != 0 && out_same_target(o_idx, o_out)) {
         fprintf(stderr, "gpuprim topk: -o and --indices name the same file\n");
         return EXIT_USAGE;
     }
@@ -102,11 +104,11 @@ static int cmd_topk(int argc, char **argv)
     const gp_mem_kind_t kind = held_kind(ctx);
     gp_status_t st = GP_OK;
     if (rows && k) {
-        st = gp_mem_alloc(ctx, kind, rows * k * es, &ob);
+        st = o_out ? gp_mem_alloc(ctx, kind, rows * k * es, &ob) : GP_OK;
         if (st == GP_OK && o_idx) st = gp_mem_alloc(ctx, kind, rows * k * 8, &oi);
         if (st == GP_OK)
-            st = gp_topk_sync(ctx, in.d.dtype, rows, n, buf_at(ctx, &g.buf), k, o_largest != NULL, buf_at(ctx, &ob),
-                              GP_I64, o_idx ? buf_at(ctx, &oi) : NULL);
+            st = gp_topk_sync(ctx, in.d.dtype, rows, n, buf_at(ctx, &g.buf), k, o_largest != NULL,
+                              o_out ? buf_at(ctx, &ob) : NULL, GP_I64, o_idx ? buf_at(ctx, &oi) : NULL);
     }
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim topk: %s: %s\n", path, gp_last_error());
@@ -123,8 +125,12 @@ static int cmd_topk(int argc, char **argv)
         } else
             like.shape[like.ndim - 1] = k;
         like.count = rows * k;
+        gp_array_desc_t il0 = like;
+        il0.dtype = GP_I64, il0.bool_values = 0, il0.elem_size = 8;
         if (!o_idx) {
             if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), rows * k, es)) != EXIT_OK) goto out;
+        } else if (!o_out) { /* the positions alone */
+            if ((rc = held_write(verb, ctx, o_idx, &il0, buf_at(ctx, &oi), rows * k, 8)) != EXIT_OK) goto out;
         } else {
             gp_array_desc_t il = like;
             il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
@@ -147,7 +153,7 @@ static int cmd_topk(int argc, char **argv)
         rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
         rec_add(&r, "device", 0, "%s", desc);
         rec_emit(&r, c.fmt, "topk: the {k} {order} of {rows} x {n} {dtype}  ({topk_seconds:%.3f} s selecting, "
-                            "{seconds:%.3f} s end to end; {device})\n", summary_stream(o_out));
+                            "{seconds:%.3f} s end to end; {device})\n", summary_stream(o_out ? o_out : o_idx));
     }
 out:
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &oi), gp_mem_free(ctx, &g.buf);

@@ -159,9 +159,8 @@ int group_data_write(const char *verb, const group_data_t *d, const char *out, c
                             "not standard output)\n", verb);
             return EXIT_USAGE;
         }
-        const size_t l = strlen(out);
         snprintf(written, wlen, "%s.%d", out, rank);
-        rc = arr_out_open_part(&ao, verb, written, like, rank == 0 && l >= 4 && strcmp(out + l - 4, ".npy") == 0,
+        rc = arr_out_open_part(&ao, verb, written, like, rank == 0 && out_is_npy(out),
                                d->total);
     }
     if (rc != EXIT_OK) return rc;

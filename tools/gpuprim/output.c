@@ -8,12 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int arr_ends_with(const char *s, const char *suf)
-{
-    const size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
+#include <sys/stat.h>
 
 FILE *summary_stream(const char *out_path) { return out_path && strcmp(out_path, "-") == 0 ? stderr : stdout; }
 
@@ -67,7 +62,16 @@ static int arr_open(arr_out_t *a, const char *verb, const char *path, const gp_a
 
 int arr_out_open_like(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like)
 {
-    return arr_open(a, verb, path, like, arr_ends_with(path, ".npy"), 0, 0);
+    const int npy = out_is_npy(path);
+    if (!npy && strcmp(path, "-") != 0) { /* a name with no extension at all: said, since np.save would add .npy */
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        struct stat sb;
+        if (!strchr(base, '.') && !(stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+            fprintf(stderr, "gpuprim %s: note: %s does not end in .npy: raw elements written (name it .npy for a "
+                            ".npy file)\n", verb, path);
+    }
+    return arr_open(a, verb, path, like, npy, 0, 0);
 }
 
 int arr_out_open_part(arr_out_t *a, const char *verb, const char *path, const gp_array_desc_t *like, int npy,

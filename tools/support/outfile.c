@@ -300,3 +300,12 @@ int out_same_target(const char *path, const char *other)
     struct stat sa, sb;
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+int out_is_npy(const char *path)
+{
+    const size_t n = path ? strlen(path) : 0;
+    if (n < 4 || path[n - 4] != '.') return 0;
+    for (int i = 0; i < 3; i++)
+        if ((path[n - 3 + i] | 0x20) != "npy"[i]) return 0;
+    return 1;
+}

@@ -191,6 +191,8 @@ int out_close(out_file_t *o, int ok);
 void out_discard(out_file_t *o);
 /* path and other name the same file (after links; "-" is standard output), so two outputs of one run collide. */
 int out_same_target(const char *path, const char *other);
+/* Whether an output named path is written as .npy: its name ends in .npy, in any case (.NPY too). */
+int out_is_npy(const char *path);
 
 /* ---------------------------------------------------------------------------------------------- charts */
 /* A histogram as a column chart of any bin count: adjacent bins summed into at most 240 columns, a y axis with
