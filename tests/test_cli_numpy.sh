@@ -346,20 +346,41 @@ expect_rc 2 "searchsorted of mixed dtypes" "$g" searchsorted "$tmp/a.npy" "$tmp/
 says "searchsorted names both dtypes" "both of one dtype" "$tmp/err"
 expect_rc 2 "searchsorted --side up" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/l.npy" --side up -d $dev
 
-# ---- groupby: np.unique's groups (each NaN key its own, as NumPy's ==) and np.add / np.maximum.reduceat per group
+# ---- groupby: np.unique(KEYS)'s groups (every NaN key one; --equal-nan no: each its own, as NumPy's ==) and the op
+# per group in NumPy's dtype: np.add.reduceat widened as np.sum, min / max in the values' dtype, count, np.mean
 for t in f4 i2 u8; do
+  for vt in i4 i1 f2; do
   py "rng = np.random.default_rng(); t = np.dtype('$t'); n = 20011
 k = rng.integers(0, 300, n).astype(t)
 if t.kind == 'f': k[rng.integers(0, n, 30)] = np.nan; k[rng.integers(0, n, 30)] = -0.0
-v = rng.integers(-1000, 1000, n).astype('i4'); np.save(T + '/gk.npy', k); np.save(T + '/gv.npy', v)
-o = np.argsort(k, kind='stable'); ks, vs = k[o], v[o]; s = np.concatenate([[0], np.nonzero(~(ks[1:] == ks[:-1]))[0] + 1])
-np.save(T + '/want_gk.npy', ks[s]); np.save(T + '/want_gs.npy', np.add.reduceat(vs.astype('i8'), s))
-np.save(T + '/want_gm.npy', np.maximum.reduceat(vs, s).astype('i8'))"
-  expect_rc 0 "groupby $t sum" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op sum -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
-  py "a = np.load(T + '/gko.npy'); b = np.load(T + '/want_gk.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "groupby $t: the group keys are not the sorted distinct keys"
-  same "$tmp/gvo.npy" "$tmp/want_gs.npy" "groupby $t --op sum = np.add.reduceat over the sorted groups (int64)"
-  expect_rc 0 "groupby $t max" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op max -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
-  same "$tmp/gvo.npy" "$tmp/want_gm.npy" "groupby $t --op max = np.maximum.reduceat"
+v = rng.integers(-100, 100, n).astype('$vt'); np.save(T + '/gk.npy', k); np.save(T + '/gv.npy', v)
+o = np.argsort(k, kind='stable'); ks, vs = k[o], v[o]
+for eq, tag in ((True, ''), (False, 'd')):
+    same = (ks[1:] == ks[:-1]) | (eq & np.isnan(ks[1:]) & np.isnan(ks[:-1])) if t.kind == 'f' else ks[1:] == ks[:-1]
+    s = np.concatenate([[0], np.nonzero(~same)[0] + 1])
+    np.save(T + '/want_gk%s.npy' % tag, ks[s])
+    acc = vs.astype('f8' if vs.dtype.kind == 'f' else 'i8')
+    np.save(T + '/want_gs%s.npy' % tag, np.add.reduceat(acc, s).astype(np.sum(vs[:1]).dtype))
+    np.save(T + '/want_gm%s.npy' % tag, np.maximum.reduceat(vs, s))
+    np.save(T + '/want_gc%s.npy' % tag, np.diff(np.append(s, n)).astype('i8'))
+    np.save(T + '/want_gmean%s.npy' % tag, np.array([vs[a:b].mean() for a, b in zip(s, np.append(s[1:], n))], np.mean(vs[:2]).dtype))"
+  for eq in yes no; do
+    tag=; [ $eq = no ] && tag=d
+    expect_rc 0 "groupby $t/$vt sum --equal-nan $eq" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op sum -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" --equal-nan $eq -d $dev
+    py "a = np.load(T + '/gko.npy'); b = np.load(T + '/want_gk$tag.npy'); sys.exit(0 if a.dtype == b.dtype and a.tobytes() == b.tobytes() else 1)" && ok || bad "groupby $t/$vt --equal-nan $eq: the group keys are not np.unique's"
+    if [ $vt = f2 ]; then
+      py "a = np.load(T + '/gvo.npy'); b = np.load(T + '/want_gs$tag.npy'); sys.exit(0 if a.dtype == b.dtype and np.allclose(a.astype('f8'), b.astype('f8'), rtol=2e-3, atol=0.5) else 1)" && ok || bad "groupby $t/$vt sum (float16, to rounding)"
+    else
+      same "$tmp/gvo.npy" "$tmp/want_gs$tag.npy" "groupby $t/$vt --op sum = np.add.reduceat, np.sum's dtype"
+    fi
+    expect_rc 0 "groupby $t/$vt max" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op max -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" --equal-nan $eq -d $dev
+    same "$tmp/gvo.npy" "$tmp/want_gm$tag.npy" "groupby $t/$vt --op max = np.maximum.reduceat (the values' dtype)"
+    expect_rc 0 "groupby $t/$vt count" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op count -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" --equal-nan $eq -d $dev
+    same "$tmp/gvo.npy" "$tmp/want_gc$tag.npy" "groupby $t/$vt --op count (int64)"
+    expect_rc 0 "groupby $t/$vt mean" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op mean -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" --equal-nan $eq -d $dev
+    py "a = np.load(T + '/gvo.npy'); b = np.load(T + '/want_gmean$tag.npy'); sys.exit(0 if a.dtype == b.dtype and np.allclose(a.astype('f8'), b.astype('f8'), rtol=1e-3) else 1)" && ok || bad "groupby $t/$vt --op mean: not np.mean's (dtype, values)"
+  done
+  done
 done
 expect_rc 2 "groupby of unequal lengths" "$g" groupby "$tmp/gk.npy" "$tmp/a.npy" --op sum -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
 expect_rc 2 "groupby --op median" "$g" groupby "$tmp/gk.npy" "$tmp/gv.npy" --op median -o "$tmp/gko.npy" --values-out "$tmp/gvo.npy" -d $dev
