@@ -595,8 +595,8 @@ GP_API gp_status_t gp_sort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void
 GP_API gp_status_t gp_sort_pairs(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                                  size_t value_bytes, const void *values, void *values_out, const gp_sort_opts_t *opts,
                                  gp_stream_t stream);
-/* indices[0, n) = the positions of the keys in sorted order: index_dtype GP_U32 (n <= 2^32) or GP_U64. keys are
- * left as they are. GPU workspace: the counts, two copies of the keys and one of the indices. */
+/* indices[0, n) = the positions of the keys in sorted order: index_dtype GP_I64 (NumPy's), GP_U64, or GP_U32
+ * (n <= 2^32). keys are left as they are. GPU workspace: the counts, two copies of the keys and one of the indices. */
 GP_API gp_status_t gp_argsort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
                               void *indices, const gp_sort_opts_t *opts, gp_stream_t stream);
 /* *bytes = the context workspace a sort of n keys of dtype takes on ctx: value_bytes 0 for gp_sort, 1 to 16 for

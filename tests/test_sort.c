@@ -168,7 +168,15 @@ int main(void)
         CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 8, v, NULL, NULL, NULL), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_sort_pairs(ctx, GP_F32, n, x, y, 8, (uint64_t *)x, vo, NULL, NULL), GP_ERR_INVALID_ARG);
         CHECK_ST(gp_argsort(ctx, GP_F32, n, x, GP_I32, idx, NULL, NULL), GP_ERR_INVALID_ARG);
+        CHECK(strstr(gp_last_error(), "index dtype i32") != NULL, "argsort names the index dtype: %s", gp_last_error());
         CHECK_ST(gp_argsort(ctx, GP_U8, ((size_t)1 << 32) + 2, x, GP_U32, idx, NULL, NULL), GP_ERR_INVALID_ARG);
+        { /* int64 positions, as NumPy's argsort gives (and every other call of the family takes) */
+            const float k3[3] = {2.0f, -1.0f, 0.5f};
+            int64_t p3[3] = {9, 9, 9};
+            OK(gp_argsort_sync(ctx, GP_F32, 3, k3, GP_I64, p3, NULL));
+            CHECK(p3[0] == 1 && p3[1] == 2 && p3[2] == 0, "argsort into int64: %lld %lld %lld", (long long)p3[0],
+                  (long long)p3[1], (long long)p3[2]);
+        }
         /* the workspace query: none on the CPU backend; its refusals */
         size_t wb = 99;
         OK(gp_sort_workspace_bytes(ctx, GP_F32, n, 8, 0, &wb));

@@ -348,7 +348,7 @@ def _sort_impl(a, axis, descending, device, arg_out):
     else:
         res, rp = output(arg, shape, np.int64)
         if rows <= 1 or len(shape) == 1:
-            L.check(L.gp_argsort(arg.ctx.p, arg.gp, arg.size, arg.ptr, L.GP_U64, rp, ctypes.byref(opts), arg.stream),
+            L.check(L.gp_argsort(arg.ctx.p, arg.gp, arg.size, arg.ptr, L.GP_I64, rp, ctypes.byref(opts), arg.stream),
                     "gpuprim.argsort")
         else:  # each row a segment, its positions within the row moved with the keys
             pos = np.tile(np.arange(n, dtype=np.int64), rows)

@@ -58,7 +58,11 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         return gp__error(GP_ERR_INVALID_ARG, "%s: side %d (0: 'left', 1: 'right')", fn, side);
     const size_t ib = gp__sort_index_bytes(index_dtype), ks = gp_dtype_size(dtype);
     if (!ib)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %d (GP_U32, GP_I64 or GP_U64)", fn, (int)index_dtype);
+    {
+        char lb[16];
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
+                         GP__DTYPE_LABEL(lb, index_dtype));
+    }
     if (ib == 4 && n > UINT32_MAX)
         return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot hold places up to n = %zu (GP_I64 can)", fn, n);
     size_t bytes;

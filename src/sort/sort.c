@@ -80,7 +80,6 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     return GP_OK;
 }
 
-static size_t index_bytes(gp_dtype_t t) { return t == GP_U32 ? 4 : t == GP_U64 ? 8 : 0; }
 
 gp_status_t gp_sort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                     const gp_sort_opts_t *opts, gp_stream_t stream)
@@ -112,16 +111,22 @@ gp_status_t gp_sort_pairs_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const 
 gp_status_t gp_argsort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
                        void *indices, const gp_sort_opts_t *opts, gp_stream_t stream)
 {
-    const size_t ib = index_bytes(index_dtype);
-    if (!ib) return gp__error(GP_ERR_INVALID_ARG, "gp_argsort: index_dtype %d (GP_U32 or GP_U64)", (int)index_dtype);
+    const size_t ib = gp__sort_index_bytes(index_dtype);
+    char lb[16];
+    if (!ib)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_argsort: index dtype %s (GP_U32, GP_I64 or GP_U64)",
+                         GP__DTYPE_LABEL(lb, index_dtype));
     return run("gp_argsort", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, stream, 0);
 }
 
 gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
                             void *indices, const gp_sort_opts_t *opts)
 {
-    const size_t ib = index_bytes(index_dtype);
-    if (!ib) return gp__error(GP_ERR_INVALID_ARG, "gp_argsort_sync: index_dtype %d (GP_U32 or GP_U64)", (int)index_dtype);
+    const size_t ib = gp__sort_index_bytes(index_dtype);
+    char lb[16];
+    if (!ib)
+        return gp__error(GP_ERR_INVALID_ARG, "gp_argsort_sync: index dtype %s (GP_U32, GP_I64 or GP_U64)",
+                         GP__DTYPE_LABEL(lb, index_dtype));
     return run("gp_argsort_sync", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, NULL, 1);
 }
 

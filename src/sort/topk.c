@@ -164,7 +164,11 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t r
     if (k > n) return gp__error(GP_ERR_INVALID_ARG, "%s: k = %zu is more than the row's n = %zu", fn, k, n);
     const size_t es = gp_dtype_size(dtype), ib = indices ? gp__sort_index_bytes(index_dtype) : 8;
     if (!ib)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %d (GP_U32, GP_I64 or GP_U64)", fn, (int)index_dtype);
+    {
+        char lb[16];
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
+                         GP__DTYPE_LABEL(lb, index_dtype));
+    }
     if (indices && ib == 4 && n > (size_t)UINT32_MAX + 1)
         return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index rows of n = %zu (GP_I64 can)", fn, n);
     size_t total, kb;
@@ -273,8 +277,11 @@ gp_status_t gp_partition_kth_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, 
     if (k > n) return gp__error(GP_ERR_INVALID_ARG, "%s: k = %zu is more than the row's n = %zu", fn, k, n);
     const size_t es = gp_dtype_size(dtype), ib = indices ? gp__sort_index_bytes(index_dtype) : 8;
     if (!ib)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
-                         gp_dtype_name(index_dtype));
+    {
+        char lb[16];
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
+                         GP__DTYPE_LABEL(lb, index_dtype));
+    }
     if (indices && ib == 4 && n > (size_t)UINT32_MAX + 1)
         return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index rows of n = %zu (GP_I64 can)", fn, n);
     size_t total, bytes;

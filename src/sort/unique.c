@@ -133,7 +133,11 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
     const size_t ib = gp__sort_index_bytes(index_dtype), es = gp_dtype_size(dtype);
     if ((first_index || inverse) && !ib)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype %d (GP_U32, GP_I64 or GP_U64)", fn, (int)index_dtype);
+    {
+        char lb[16];
+        return gp__error(GP_ERR_INVALID_ARG, "%s: index dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
+                         GP__DTYPE_LABEL(lb, index_dtype));
+    }
     if ((first_index || inverse) && ib == 4 && n > (size_t)UINT32_MAX + 1)
         return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index n = %zu elements (GP_I64 can)", fn, n);
     if (n > (SIZE_MAX >> 5)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu elements overflow", fn, n);
