@@ -169,6 +169,8 @@ static int merge_runs(merger_t *m, int fd, run_t *runs, size_t nr, sink_t *sk)
     }
     const gp_sort_opts_t so = {0, 0, 0};
     while (written < total) {
+        if (sk->ao) /* the window buffers the writer may still hold (they are queued, not copied: the limit holds) */
+            arr_out_release(sk->ao, m->w0), arr_out_release(sk->ao, m->w1), arr_out_release(sk->ao, m->win);
         size_t nl = 0; /* refill; the last keys of the runs with keys left in the file */
         for (size_t j = 0; j < nr; j++) {
             run_t *r = &runs[j];
@@ -213,7 +215,7 @@ static int merge_runs(merger_t *m, int fd, run_t *runs, size_t nr, sink_t *sk)
             if (gp_memcpy_sync(m->ctx, m->win, res, wn * es) != GP_OK) return merge_failed(m);
             outp = m->win;
         }
-        if (sk->ao && arr_out_write(sk->ao, outp, wn) != 0) return stream_failed(m->verb, m->path, GP_OK, sk->ao, NULL);
+        if (sk->ao && arr_out_submit(sk->ao, outp, wn) != 0) return stream_failed(m->verb, m->path, GP_OK, sk->ao, NULL);
         if (!sk->ao) {
             if (write_all(sk->fd, outp, wn * es, sk->at) != 0) {
                 fprintf(stderr, "gpuprim %s: out of core: writing merged runs: %s (nothing written)\n", m->verb,
