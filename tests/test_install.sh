@@ -10,7 +10,7 @@ rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
-for f in include/gpuprim.h lib/libgpuprim.so lib/libgpuprim.a lib/pkgconfig/gpuprim.pc \
+for f in include/gpuprim.h lib/libgpuprim.so lib/libgpuprim.a lib/pkgconfig/gpuprim.pc lib/pkgconfig/gpuprim-static.pc \
          lib/cmake/gpuprim/gpuprimConfig.cmake bin/gpuprim share/man/man1/gpuprim.1 \
          share/bash-completion/completions/gpuprim share/zsh/site-functions/_gpuprim share/doc/gpuprim/LICENSE \
          share/doc/gpuprim/README.md; do
@@ -50,6 +50,13 @@ pass=0
 cc -std=c11 -pedantic -Wall -Wextra -Werror $(pkg-config --cflags gpuprim) "$work/hello.c" -o "$work/hello" \
    $(pkg-config --libs gpuprim) -Wl,-rpath,"$(pkg-config --variable=libdir gpuprim)"
 env -u LD_LIBRARY_PATH "$work/hello" && pass=$((pass + 1))
+# the static library through pkg-config: gpuprim-static links the archive (no libgpuprim.so needed at run time)
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags gpuprim-static) "$work/hello.c" -o "$work/hello_static" \
+   $(pkg-config --libs gpuprim-static)
+if ldd "$work/hello_static" 2>/dev/null | grep -q libgpuprim; then
+  echo "pkg-config gpuprim-static linked libgpuprim.so"; exit 1
+fi
+env -u LD_LIBRARY_PATH "$work/hello_static" >/dev/null && pass=$((pass + 1))
 # A C-only CMake project: both exported targets must link with the C linker (no libstdc++ needed).
 mkdir -p "$work/cm"
 cp "$work/hello.c" "$work/cm/hello.c"
@@ -69,5 +76,5 @@ env -u LD_LIBRARY_PATH "$work/cm/build/hello_shared" && pass=$((pass + 1))
 # The installed CLI finds its peers module in lib/gpuprim (none in a CPU-only build) and runs without LD_LIBRARY_PATH.
 { [ "${3:-full}" = cpu-only ] || [ -e "$work/prefix/lib/gpuprim/libgpuprim_peers.so" ]; } && pass=$((pass + 1))
 env -u LD_LIBRARY_PATH "$work/prefix/bin/gpuprim" version >/dev/null && pass=$((pass + 1))
-echo "install_pkgconfig: $pass passed, $((5 - pass)) failed"
-[ "$pass" = 5 ]
+echo "install_pkgconfig: $pass passed, $((6 - pass)) failed"
+[ "$pass" = 6 ]
