@@ -439,8 +439,13 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
     const int seg = (rows || o_segs) && !o_cmp;
     const double t_sort = now_seconds();
     const size_t ob_bytes = argsort ? n * 8 : n * es;
-    gp_status_t st = n ? gp_mem_alloc(ctx, kind, ob_bytes, &ob) : GP_OK;
-    if (st == GP_OK && o_vals && n) st = gp_mem_alloc(ctx, kind, n * vin.d.elem_size, &ovb);
+    /* the keys (and values) sorted where they were read, where the library sorts in place: no second copy of them,
+     * nor its pages to touch; rows, segments and comparisons keep their own outputs */
+    const int in_place = !argsort && !seg && !o_cmp;
+    gp_status_t st = n && !in_place ? gp_mem_alloc(ctx, kind, ob_bytes, &ob) : GP_OK;
+    if (st == GP_OK && o_vals && n && !in_place) st = gp_mem_alloc(ctx, kind, n * vin.d.elem_size, &ovb);
+    void *keys_at = in_place ? buf_at(ctx, &g.buf) : buf_at(ctx, &ob);
+    void *vals_at = o_vals ? (in_place ? buf_at(ctx, &gv.buf) : buf_at(ctx, &ovb)) : NULL;
     if (st == GP_OK && seg && argsort && n) st = gp_mem_alloc(ctx, kind, n * es, &kb); /* the keys, sorted aside */
     const gp_sort_opts_t so = {o_desc != NULL, 0, 0};
     const int64_t *offs = seg ? (const int64_t *)buf_at(ctx, &segb) : NULL;
@@ -457,11 +462,11 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
                                         o_vals ? vin.d.elem_size : 0, o_vals ? buf_at(ctx, &gv.buf) : NULL,
                                         o_vals ? buf_at(ctx, &ovb) : NULL, nseg, offs, &so);
     } else if (st == GP_OK && n) {
-        if (argsort) st = gp_argsort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), GP_U64, buf_at(ctx, &ob), &so);
+        if (argsort) st = gp_argsort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), GP_I64, buf_at(ctx, &ob), &so);
         else if (o_vals)
-            st = gp_sort_pairs_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob), vin.d.elem_size,
-                                    buf_at(ctx, &gv.buf), buf_at(ctx, &ovb), &so);
-        else st = gp_sort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &ob), &so);
+            st = gp_sort_pairs_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), keys_at, vin.d.elem_size,
+                                    buf_at(ctx, &gv.buf), vals_at, &so);
+        else st = gp_sort_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), keys_at, &so);
     }
     if (st != GP_OK && rc != EXIT_OK) goto out; /* sort_by_cmp said why */
     if (st != GP_OK) {
@@ -477,10 +482,9 @@ static int run(const char *verb, const cli_spec_t *spec, int argsort, int argc, 
         if (o_vals) {
             gp_array_desc_t vl = vin.d;
             if (!rows) vl.ndim = 1;
-            rc = held_write_pair(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es, o_vout, &vl, buf_at(ctx, &ovb), n,
-                                 vin.d.elem_size);
+            rc = held_write_pair(verb, ctx, o_out, &like, keys_at, n, es, o_vout, &vl, vals_at, n, vin.d.elem_size);
         } else
-            rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, argsort ? 8 : es);
+            rc = held_write(verb, ctx, o_out, &like, argsort ? buf_at(ctx, &ob) : keys_at, n, argsort ? 8 : es);
         if (rc != EXIT_OK) goto out;
     }
     {

@@ -8,7 +8,10 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* When the GPU is worth it: a context (OPEN_S) streaming at GPU_GBS, no faster than its outputs are written
@@ -333,6 +336,57 @@ int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, ga
     return rc;
 }
 
+/* A regular file's elements read straight into the held host buffer (the CPU backend): slices of it by pread, one a
+ * thread, no staging copy. Only where the bytes need no change on the way (host byte order, no conversion); bools
+ * are made 0 / 1 after. EXIT_OK; -1 when this input is not one for it (the streamed path takes it); else the exit
+ * code after printing why. */
+static int gather_direct(const char *verb, input_t *in, gather_t *g)
+{
+    if (in->want == GP_COUNT_ALL || in->mem || in->under || in->src || in->pre.npre || in->d.big_endian) return -1;
+    const int fd = fileno(in->f);
+    struct stat sb;
+    const off_t at = ftello(in->f);
+    if (fd < 0 || at < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) return -1;
+    const size_t bytes = in->want * in->d.elem_size;
+    unsigned char *dst = g->buf.host;
+    enum { SLICE = 8 << 20 };
+    const size_t slices = (bytes + SLICE - 1) / SLICE;
+    long bad = -1; /* the first slice that came short */
+    int err = 0;
+#pragma omp parallel for schedule(static) if (slices > 1)
+    for (size_t k = 0; k < slices; k++) {
+        const size_t a = k * SLICE, b = a + SLICE < bytes ? a + SLICE : bytes;
+        size_t done = 0;
+        while (a + done < b) {
+            const ssize_t r = pread(fd, dst + a + done, b - a - done, at + (off_t)(a + done));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+#pragma omp critical
+                {
+                    if (bad < 0 || (long)k < bad) bad = (long)k, err = r < 0 ? errno : 0;
+                }
+                break;
+            }
+            done += (size_t)r;
+        }
+    }
+    if (bad >= 0) {
+        const double end = (double)sb.st_size; /* where the file ends */
+        if (err)
+            fprintf(stderr, "gpuprim %s: %s: reading at byte %.0f: %s (nothing written)\n", verb, in->name,
+                    (double)at + (double)bad * SLICE, strerror(err));
+        else
+            fprintf(stderr, "gpuprim %s: %s: the data ends at byte %.0f: expected %zu elements of %zu bytes from byte "
+                            "%.0f (nothing written)\n", verb, in->name, end, in->want, in->d.elem_size, (double)at);
+        return EXIT_FAIL;
+    }
+    if (in->d.bool_values)
+        for (size_t i = 0; i < bytes; i++) dst[i] = dst[i] != 0;
+    fseeko(in->f, at + (off_t)bytes, SEEK_SET);
+    g->have = in->want;
+    return EXIT_OK;
+}
+
 int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
 {
     memset(g, 0, sizeof *g);
@@ -346,7 +400,9 @@ int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_
             return EXIT_FAIL;
         }
     }
-    const int rc = gather_run(verb, in, ctx, t0, g);
+    int rc = -1;
+    if (gp_ctx_device(ctx) == GP_DEVICE_CPU && g->buf.host) rc = gather_direct(verb, in, g);
+    if (rc < 0) rc = gather_run(verb, in, ctx, t0, g);
     if (rc != EXIT_OK) gp_mem_free(ctx, &g->buf);
     return rc;
 }
@@ -396,10 +452,12 @@ int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t e
 {
     const size_t step = ((size_t)16 << 20) / es;
     if (gp_ctx_device(ctx) == GP_DEVICE_CPU) {
-        for (size_t i = 0; i < n; i += step) { /* checked a piece ahead of its write, as on a GPU */
+        /* host memory written as it is (queued, not copied: the caller keeps it until the output is closed), each
+         * piece checked before it is queued */
+        for (size_t i = 0; i < n; i += step) {
             const size_t m = n - i < step ? n - i : step;
             if (check && check(user, (const char *)p + i * es, m, i)) return -2;
-            if (arr_out_write(a, (const char *)p + i * es, m) != 0) return -1;
+            if (arr_out_submit(a, (const char *)p + i * es, m) != 0) return -1;
         }
         return 0;
     }
