@@ -6,6 +6,7 @@ Streams: a CUDA producer's stream (its CAI v3 'stream', the stream given to its 
 the one the work is ordered on; nothing waits for the device unless a host result is asked for.
 """
 import ctypes
+import math
 import threading
 
 import numpy as np
@@ -24,6 +25,9 @@ _GP_TO_NP = {v: k for k, v in _NP_TO_GP.items()}
 
 def gp_dtype(dt, what="a"):
     """gpuprim's dtype of a NumPy dtype (bool is read as uint8); TypeError for one gpuprim has not."""
+    g = _NP_TO_GP.get(dt)
+    if g is not None:
+        return g
     dt = np.dtype(dt)
     if dt == np.bool_:
         return L.GP_U8
@@ -45,6 +49,10 @@ _local = threading.local()
 
 def context(device):
     """The calling thread's context of device (None or 'cpu': the CPU backend; an int: that GPU), made once."""
+    if device is None:
+        c = getattr(_local, "cpu", None)
+        if c is not None:
+            return c
     key = L.GP_DEVICE_CPU if device is None or device == "cpu" else int(device)
     cache = getattr(_local, "ctxs", None)
     if cache is None:
@@ -54,6 +62,8 @@ def context(device):
         p = ctypes.c_void_p()
         L.check(L.gp_ctx_create(ctypes.byref(p), key), "gpuprim: device %s" % ("cpu" if key < 0 else key))
         ctx = cache[key] = _Ctx(p)
+        if key == L.GP_DEVICE_CPU:
+            _local.cpu = ctx
     return ctx
 
 
@@ -277,17 +287,16 @@ def _dlpack_export(arr):
 
 # ---------------------------------------------------------------------------------------------- arguments
 class Arg:
-    """One array argument as a call sees it: ptr, shape, dtype (NumPy's), gp (gpuprim's dtype), ctx, stream, and
+    """One array argument as a call sees it: ptr, shape, size, dtype (NumPy's), gp (gpuprim's dtype), ctx, stream, and
     what keeps its memory alive. host: the NumPy array when the data is host memory."""
+
+    __slots__ = ("ptr", "shape", "size", "dtype", "ctx", "stream", "keep", "host", "gp")
 
     def __init__(self, ptr, shape, dtype, ctx, stream=None, keep=None, host=None):
         self.ptr, self.shape, self.dtype, self.ctx, self.stream, self.keep, self.host = (
             ptr, tuple(shape), np.dtype(dtype), ctx, stream, keep, host)
+        self.size = math.prod(self.shape)
         self.gp = gp_dtype(self.dtype)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def on_gpu(self):
@@ -317,6 +326,8 @@ def _cai_device(ptr):
 def take(x, device=None, name="x"):
     """x as an Arg: a CUDA tensor read in place on its device; a NumPy array (or anything np.asarray takes) on the
     CPU backend, or copied to GPU `device` when one is asked for. Views that are not C-contiguous are copied."""
+    if device is None and type(x) is np.ndarray and x.flags.c_contiguous and x.dtype.isnative:
+        return Arg(x.ctypes.data, x.shape, x.dtype, context(None), keep=x, host=x)  # the common case, at once
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None and not isinstance(x, np.ndarray):
         shape = tuple(cai["shape"])

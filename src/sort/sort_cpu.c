@@ -1,8 +1,9 @@
 /*
  * sort_cpu.c — the sort family's CPU backend: a stable LSD radix sort in NumPy's order (sort_internal.h,
  * docs/design/sort.md). One read makes every digit's counts per chunk, so digits that every key shares are skipped and
- * the first pass has its counts; each remaining digit is a pass over contiguous chunks (as many as the threads asked
- * for, shared over the team that starts): the chunk's digit counts (after the first pass), every (digit, chunk)
+ * the first pass has its counts (every pass, when the keys are one chunk); each remaining digit is a pass over
+ * contiguous chunks (as many as the threads asked for, shared over the team that starts): the chunk's digit counts
+ * (after the first pass), every (digit, chunk)
  * place in digit-major order, then each chunk scatters its elements in order — stable. The radix key is computed
  * from the element's bits on every pass; the elements themselves move (keys keep their bits), their values with them.
  */
@@ -86,7 +87,25 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
 {
     const size_t n = p->n, ks = p->ks, vs = p->vs;
     const int T = p->threads;
-#pragma omp parallel num_threads(T) if (T > 1)
+    if (T == 1) { /* one chunk: no team (entering a region costs more than a small sort) */
+        size_t *c = counts, run = 0;
+        if (!have_counts) {
+            memset(c, 0, RADIX * sizeof *c);
+#define COUNT(K, V) chunk_count(p, 0, n, sk, c, shift, mask, K)
+            GP_SORT_SIZES(COUNT)
+#undef COUNT
+        }
+        for (unsigned v = 0; v < RADIX; v++) {
+            const size_t m = c[v];
+            c[v] = run;
+            run += m;
+        }
+#define SCATTER(K, V) chunk_scatter(p, 0, n, sk, sv, dk, dv, c, shift, mask, K, V)
+        GP_SORT_SIZES(SCATTER)
+#undef SCATTER
+        return;
+    }
+#pragma omp parallel num_threads(T)
     {
         if (!have_counts) {
 #pragma omp for schedule(static)
@@ -130,15 +149,22 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int h
     for (int d = 0; d < ndig; d++) dmask[d] = (1ull << (hi - lo - DIGIT_BITS * d < DIGIT_BITS ? hi - lo - DIGIT_BITS * d
                                                                                               : DIGIT_BITS)) - 1;
     memset(h, 0, cells * (size_t)T * sizeof *h);
-#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
-    for (int t = 0; t < T; t++) {
-        size_t *mine = h + cells * (size_t)t;
-        const size_t a = chunk_at(p->n, T, (size_t)t), b = chunk_at(p->n, T, (size_t)t + 1);
-        for (size_t i = a; i < b; i++) {
-            const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;
-            for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dmask[d])]++;
-        }
+#define DIGITS_OF_CHUNK(t)                                                                                           \
+    do {                                                                                                             \
+        size_t *mine = h + cells * (size_t)(t);                                                                      \
+        const size_t a = chunk_at(p->n, T, (size_t)(t)), b = chunk_at(p->n, T, (size_t)(t) + 1);                     \
+        for (size_t i = a; i < b; i++) {                                                                             \
+            const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;        \
+            for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dmask[d])]++;         \
+        }                                                                                                            \
+    } while (0)
+    if (T == 1) {
+        DIGITS_OF_CHUNK(0);
+    } else {
+#pragma omp parallel for schedule(static) num_threads(T)
+        for (int t = 0; t < T; t++) DIGITS_OF_CHUNK(t);
     }
+#undef DIGITS_OF_CHUNK
     int nlive = 0;
     for (int d = 0; d < ndig; d++) {
         int all = 0;
@@ -216,7 +242,9 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         unsigned char *dk = to_out ? outk : tmpk, *dv = to_out ? (unsigned char *)vals_out : tmpv;
         const int shift = lo_bit + DIGIT_BITS * live[j];
         const int bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
-        pass(&p, shift, (1ull << bits) - 1, sk, sv, dk, dv, counts, j == 0);
+        /* one chunk: a digit's counts do not depend on the order, so every pass has them from the one read */
+        if (j > 0 && T == 1) memcpy(counts, hist + (size_t)live[j] * RADIX, RADIX * sizeof *counts);
+        pass(&p, shift, (1ull << bits) - 1, sk, sv, dk, dv, counts, j == 0 || T == 1);
         sk = dk;
         sv = dv;
     }
