@@ -1,14 +1,14 @@
 # gpuprim — the two commands of the README:
 #   make demo   build, then run the main job (`gpuprim demo`: on the GPU if there is one, else the CPU backend)
 #   make test   build, then run every test with ctest (GPU tests are skipped, exit 77, where no GPU is present)
-# Other targets: make build | make install PREFIX=/usr/local | make python | make clean. Variables: BUILD, JOBS, CMAKE_FLAGS
+# Other targets: make build | make install PREFIX=/usr/local | make python | make cli-reference | make clean. Variables: BUILD, JOBS, CMAKE_FLAGS
 # (e.g. CMAKE_FLAGS=-DCMAKE_CUDA_ARCHITECTURES=80 or CUDAARCHS=80 in the environment).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo install clean fuzz asan python
+.PHONY: all deps build test demo install clean fuzz asan python cli-reference
 
 all: build
 
@@ -29,6 +29,10 @@ demo: | deps
 	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	@sh scripts/build.sh $(BUILD) $(JOBS)
 	@$(BUILD)/gpuprim demo
+
+# docs/guide/cli-reference.md, written from the option tables (tests/test_cli_surface.sh fails when it is stale).
+cli-reference: build
+	$(BUILD)/gpuprim completion markdown > docs/guide/cli-reference.md.tmp && mv docs/guide/cli-reference.md.tmp docs/guide/cli-reference.md
 
 # libFuzzer runs of the parsers' fuzz targets (clang; FUZZ_SECONDS per target, default 60). ctest replays their corpus.
 fuzz: build

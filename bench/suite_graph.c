@@ -48,38 +48,40 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench graph [-d DEVICE] [-n N] [--calls K] [--reps N] [--warmup N] [--json|--csv]\n"
-               "  K small calls (default 100, each of N = 4096 f32 elements) issued one by one against the same calls\n"
-               "  captured once into a CUDA graph and replayed (gp_graph_begin / end / launch): host wall time per\n"
-               "  call until a stream synchronize returns, median of --reps (default 20) after --warmup (3); every\n"
-               "  replay's results equal the direct calls' bit for bit. Needs a GPU.\n");
-}
-
-static const char *o_n, *o_calls;
-static const cli_opt_t opts_bench_graph[] = {{"-n", "N", &o_n}, {"--calls", "K", &o_calls}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_graph = {"bench graph", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
-                         NULL, opts_bench_graph, 0, usage};
+typedef struct graph_opts {
+    const char *n, *calls;
+} graph_opts_t;
+static const cli_opt_t opts_bench_graph[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(graph_opts_t, n), "f32 elements of each call", "4096", NULL, NULL},
+    {"--calls", OPT_COUNT, "K", OPT_AT(graph_opts_t, calls), "small calls issued, then captured and replayed", "100",
+     NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_graph = {
+    "bench graph", COMMON_ALL & ~COMMON_SVG, NULL, opts_bench_graph, 0, "[options]",
+    "K small calls issued one by one against the same calls captured once into a CUDA graph and replayed\n"
+    "(gp_graph_begin / end / launch): host wall time per call until a stream synchronize returns, median of the\n"
+    "repetitions (default 20 after 3); every replay's results equal the direct calls' bit for bit. Needs a GPU.",
+    NULL};
 
 static int suite_graph(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 20, 3, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 20, 3, 0};
+    graph_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_graph, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_graph, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 4096, calls = 100;
-    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 24)))
-        return bad_value("bench graph", "-n", "an element count 1 .. 2^24", o_n);
-    if (o_calls && (parse_size(o_calls, &calls) != 0 || calls == 0 || calls > 10000))
-        return bad_value("bench graph", "--calls", "a count 1 .. 10000", o_calls);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n == 0 || n > ((size_t)1 << 24)))
+        return bad_value("bench graph", "-n", "an element count 1 .. 2^24", opt.n);
+    if (opt.calls && (parse_size(opt.calls, &calls) != 0 || calls == 0 || calls > 10000))
+        return bad_value("bench graph", "--calls", "a count 1 .. 10000", opt.calls);
     if (c.device == GP_DEVICE_CPU) {
         fprintf(stderr, "gpuprim bench graph: graphs replay GPU work; the CPU backend runs each call as it is made\n");
         return EXIT_USAGE;
     }
     gp_ctx_t *ctx = NULL;
     /* a GPU or nothing: the default is GPU 0, with no CPU fallback */
-    const int orc = open_context_verb("bench graph", c.device == DEVICE_AUTO ? 0 : c.device, &ctx);
+    const int orc = open_context_verb("bench graph", c.device == DEVICE_DEFAULT ? 0 : c.device, &ctx);
     if (orc != EXIT_OK) return orc;
     static const char *const cols[] = {"work", "n", "calls", "direct_us_per_call", "graph_us_per_call", "speedup",
                                        "check"};

@@ -25,18 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench group [--devices all|0,1,..|gpu:K|cpu:K] [-n N (2^31)] [--sort-n N (2^30)]\n"
-               "                           [-b B -e B -f F] [--reps N] [--warmup N] [--json|--csv] [--skip-sweep]\n"
-               "  A group of GPUs (default: every GPU, NCCL) against one GPU in the same run: the NCCL all-reduce\n"
-               "  bus bandwidth over -b/-e/-f bytes (8 B to 1 GiB by 2), then reduce sum f32 and a 65536-bin f32\n"
-               "  histogram, inclusive sum scan and segmented sum (4096-element segments) of N elements resident\n"
-               "  on the members (even split), end to end with the combine, against gp_reduce / gp_histogram_even /\n"
-               "  gp_scan / gp_reduce_segmented on GPU 0 over the whole array; then a sort of --sort-n u32 keys\n"
-               "  against gp_sort on GPU 0. ratio = one GPU / group.\n");
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -257,27 +245,45 @@ static void add_row(report_t *r, const char *op, size_t n, double bytes, double 
 }
 
 static sweep_t sw_bench_group;
-static const char *o_devices, *o_n, *o_sn, *o_skip;
-static const cli_opt_t opts_bench_group[] = {{"--devices", "SPEC", &o_devices}, {"-n", "N", &o_n}, {"--sort-n", "N", &o_sn},
-                                             {"--skip-sweep", NULL, &o_skip}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_group = {"bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_group, opts_bench_group, 0, usage};
+typedef struct group_opts {
+    const char *devices, *n, *sn, *skip;
+} group_opts_t;
+static const cli_opt_t opts_bench_group[] = {
+    {"--devices", OPT_TEXT, "SPEC", OPT_AT(group_opts_t, devices), "the group: all (every GPU, NCCL), 0,1,.. (those "
+     "GPUs), gpu:K / cpu:K (K members emulated on GPU 0 / the CPU backend)",
+     "all", NULL, "all cpu:2 gpu:2 0,1"},
+    {"-n", OPT_COUNT, "N", OPT_AT(group_opts_t, n), "elements of the reduce, histogram, scan and segmented cases",
+     "2^31", NULL, NULL},
+    {"--sort-n", OPT_COUNT, "N", OPT_AT(group_opts_t, sn), "u32 keys of the sort case", "2^30", NULL, NULL},
+    {"--skip-sweep", OPT_FLAG, NULL, OPT_AT(group_opts_t, skip), "no all-reduce bus bandwidth sweep", NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_group = {
+    "bench group", COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_group, opts_bench_group, 0,
+    "[options]",
+    "A group of GPUs against one GPU in the same run: the NCCL all-reduce bus bandwidth over the sweep, then\n"
+    "reduce sum f32 and a 65536-bin f32 histogram, inclusive sum scan and segmented sum (4096-element segments)\n"
+    "of N elements resident on the members (even split), end to end with the combine, against gp_reduce /\n"
+    "gp_histogram_even / gp_scan / gp_reduce_segmented on GPU 0 over the whole array; then a sort of u32 keys\n"
+    "against gp_sort on GPU 0. ratio = one GPU / group.",
+    "bytes of each all-reduce, 8 B to 1 GiB by 2"};
 
 static int suite_group(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
     sw_bench_group = (sweep_t){8, (size_t)1 << 30, 2, 0};
+    group_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_group, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_group, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = (size_t)1 << 31;
-    if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench group", "-n", "an element count > 0", o_n);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n == 0)) return bad_value("bench group", "-n", "an element count > 0", opt.n);
     size_t sn = (size_t)1 << 30;
-    if (o_sn && (parse_size(o_sn, &sn) != 0 || sn == 0))
-        return bad_value("bench group", "--sort-n", "an element count > 0", o_sn);
+    if (opt.sn && (parse_size(opt.sn, &sn) != 0 || sn == 0))
+        return bad_value("bench group", "--sort-n", "an element count > 0", opt.sn);
     if (sweep_check("bench group", &sw_bench_group) != 0) return EXIT_USAGE;
     const int reps = c.reps > 0 ? c.reps : 10, warmup = c.warmup >= 0 ? c.warmup : 2;
     gp_group_t *g = NULL;
-    int rc = group_open("bench group", o_devices ? o_devices : "all", &g);
+    int rc = group_open("bench group", opt.devices ? opt.devices : "all", &g);
     if (rc != EXIT_OK) return rc;
     job_t j;
     memset(&j, 0, sizeof j);
@@ -309,7 +315,7 @@ static int suite_group(int argc, char **argv)
     report_meta(&r, "env", "NCCL_NVLS_ENABLE=%s", nvls ? nvls : "(unset)");
     gp_status_t st = GP_OK;
     /* 1. the all-reduce sweep */
-    if (!o_skip) {
+    if (!opt.skip) {
         size_t sizes[64];
         const size_t ns = sweep_sizes(&sw_bench_group, sizes, 64);
         const size_t maxb = sizes[ns - 1] < 4 ? 4 : sizes[ns - 1];

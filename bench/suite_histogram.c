@@ -37,32 +37,32 @@ static gp_status_t run_cub(void *u, int rep, gp_stream_t s)
                : GP_OK;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench histogram [-d DEVICE|cpu] [--bytes B | -b B -e B -f FACTOR] [--reps N]\n"
-               "                               [--warmup N] [--json|--csv] [--svg FILE]\n"
-               "  gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run:\n"
-               "  u8 256 bins over [0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random\n"
-               "  data), and all values in one bin (u8, f32). Inputs of B bytes (default 1 GiB; 64 MiB on the\n"
-               "  CPU backend). -b/-e/-f: every case over a sweep of input sizes in bytes instead (nccl-tests'\n"
-               "  convention; default 1 MiB to 1 GiB by 4, at most 2^31).\n");
-}
-
 static sweep_t sw_bench_histogram;
-static const char *o_bytes;
-static const cli_opt_t opts_bench_histogram[] = {{"--bytes", "B", &o_bytes}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_histogram = {"bench histogram", COMMON_ALL, &sw_bench_histogram, opts_bench_histogram, 0, usage};
+typedef struct histogram_opts {
+    const char *bytes;
+} histogram_opts_t;
+static const cli_opt_t opts_bench_histogram[] = {
+    {"--bytes", OPT_COUNT, "B", OPT_AT(histogram_opts_t, bytes), "bytes of each input",
+     "1 GiB; 64 MiB on the CPU backend", NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_histogram = {
+    "bench histogram", COMMON_ALL, &sw_bench_histogram, opts_bench_histogram, 0, "[options]",
+    "gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run: u8 256 bins over\n"
+    "[0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random data), and all values in one bin\n"
+    "(u8, f32). The sweep: every case over input sizes instead.",
+    "bytes of each input, 1 MiB to 1 GiB by 4, at most 2^31"};
 
 static int suite_histogram(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
     size_t bytes = 0;
     sw_bench_histogram = (sweep_t){1u << 20, (size_t)1 << 30, 4, 0};
+    histogram_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_histogram, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_histogram, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_bytes && (parse_size(o_bytes, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)))
-        return bad_value("bench histogram", "--bytes", "64 .. 2^31", o_bytes);
+    if (opt.bytes && (parse_size(opt.bytes, &bytes) != 0 || bytes < 64 || bytes > ((size_t)1 << 31)))
+        return bad_value("bench histogram", "--bytes", "64 .. 2^31", opt.bytes);
     if (sweep_check("bench histogram", &sw_bench_histogram) != 0) return EXIT_USAGE;
     if (sw_bench_histogram.given && (bytes || sw_bench_histogram.e > ((size_t)1 << 31))) {
         fprintf(stderr, "gpuprim bench histogram: -b/-e: sizes up to 2^31 bytes, not with --bytes\n");

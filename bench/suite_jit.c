@@ -117,16 +117,6 @@ static int seg_row(gp_ctx_t *ctx, gp_uop_t *sum, size_t n, report_t *r, const cl
     return rc;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench jit [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
-               "  user operators against the built-ins computing the same, same run, at n (default 2^28; 2^22 on the\n"
-               "  CPU backend): a + b (f32) vs gp_reduce sum, x * x then a + b (one pass) vs a plain sum, the affine\n"
-               "  map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce max, the affine scan vs\n"
-               "  gp_scan_ordered, the select x > 0 vs gp_select gt:0, a + b segmented (a skewed mix) vs\n"
-               "  gp_reduce_segmented sum; first compile and disk hit.\n");
-}
-
 static void rm_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -156,19 +146,30 @@ static gp_uop_t *mk(gp_ctx_t *ctx, gp_uop_kind_t kind, gp_dtype_t dt, int k, gp_
 
 static const char AFF[] = "r[0] = b[0] * a[0]; r[1] = b[0] * a[1] + b[1];";
 
-static const char *o_n;
-static const cli_opt_t opts_bench_jit[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_jit = {"bench jit", COMMON_ALL, NULL, opts_bench_jit, 0, usage};
+typedef struct jit_opts {
+    const char *n;
+} jit_opts_t;
+static const cli_opt_t opts_bench_jit[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(jit_opts_t, n), "elements of each case", "2^28; 2^22 on the CPU backend", NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_jit = {
+    "bench jit", COMMON_ALL, NULL, opts_bench_jit, 0, "[options]",
+    "User operators against the built-ins computing the same, same run: a + b (f32) vs gp_reduce sum, x * x then\n"
+    "a + b (one pass) vs a plain sum, the affine map (f32 pairs) vs gp_reduce_ordered, a max (i32) vs gp_reduce\n"
+    "max, the affine scan vs gp_scan_ordered, the select x > 0 vs gp_select gt:0, a + b segmented (a skewed mix)\n"
+    "vs gp_reduce_segmented sum; first compile and disk hit.",
+    NULL};
 
 static int suite_jit(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
+    jit_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_jit, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_jit, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 0;
-    if (o_n && (parse_size(o_n, &n) != 0 || n < 2 || n > ((size_t)1 << 31)))
-        return bad_value("bench jit", "-n", "an element count 2 .. 2^31", o_n);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n < 2 || n > ((size_t)1 << 31)))
+        return bad_value("bench jit", "-n", "an element count 2 .. 2^31", opt.n);
     gp_ctx_t *ctx = NULL, *ctx2 = NULL;
     report_t r;
     char desc[512];

@@ -34,25 +34,19 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
                : GP_OK;
 }
 
-static void transpose_usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench transpose [-d DEVICE|cpu] [-b SIDE -e SIDE -f FACTOR] [--reps N] [--warmup N]\n"
-               "                               [--json|--csv]\n"
-               "  gp_matrix_transpose (f32) against cublasSgeam and the D2D copy, 16384 x 16384 and 8191 x 16411\n"
-               "  (1024 x 1024 and 511 x 1027 on the CPU backend).\n"
-               "  -b/-e/-f: instead, square matrices of side -b to -e by factor -f (default 1024 to 16384 by 2).\n");
-}
-
 static sweep_t sw_bench_transpose;
-static const cli_spec_t spec_bench_transpose = {"bench transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP,
-                         &sw_bench_transpose, NULL, 0, transpose_usage};
+static const cli_spec_t spec_bench_transpose = {
+    "bench transpose", COMMON_ALL & ~COMMON_SVG, &sw_bench_transpose, NULL, 0, "[options]",
+    "gp_matrix_transpose (f32) against cublasSgeam and the D2D copy, 16384 x 16384 and 8191 x 16411 (1024 x 1024\n"
+    "and 511 x 1027 on the CPU backend). The sweep: square matrices instead.",
+    "the matrices' side, 1024 to 16384 by 2"};
 
 static int suite_transpose(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
     sw_bench_transpose = (sweep_t){1024, 16384, 2, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_transpose, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_transpose, argc, argv, &c, NULL, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     if (sweep_check("bench transpose", &sw_bench_transpose) != 0) return EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
@@ -173,49 +167,47 @@ static size_t gemm_differ(gjob_t *j)
                              j->prec == GP_GEMM_TF32 ? 0x1p-9 * (double)j->k : 0.0);
 }
 
-static void gemm_usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench gemm [-d DEVICE|cpu] [-b SIDE] [-e SIDE] [-f FACTOR] [--dtype f32|f64]\n"
-               "                          [--precision fp32|tf32|bf16|fp16] [--reps N] [--warmup N] [--json|--csv]\n"
-               "  gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH,\n"
-               "  true FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and 8192;\n"
-               "  gp_gemm_ex TF32, BF16 and FP16 (f32 c)\n"
-               "  at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F).\n"
-               "  and a batch of 1024 BF16 256^3 (gp_gemm_batched) against cublasGemmStridedBatchedEx.\n"
-               "  --precision P: P alone at 4096, 8192, 4097, 1000, 8192 x 64 x 8192 and (not fp32) 1024 x 256^3\n"
-               "  batched (with -b/-e/-f: P's squares).\n"
-               "  (Problems 1/32 the side on the CPU backend.) Answers are checked against cuBLAS's. The kernels\n"
-               "  production does not run: the lab's gemm topic with its variants option.\n"
-               "  -b/-e/-f: instead, square problems m = n = k from side -b to -e by factor -f (default 256 to\n"
-               "  4096 by 2), in --dtype (default f32), on any backend.\n");
-}
-
 static sweep_t sw_bench_gemm;
-static const char *o_dtype, *o_prec;
-static const cli_opt_t opts_bench_gemm[] = {{"--dtype", "f32|f64", &o_dtype}, {"--precision", "fp32|tf32|bf16|fp16", &o_prec},
-                          {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_gemm = {"bench gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bench_gemm,
-                         opts_bench_gemm, 0, gemm_usage};
+typedef struct gemm_opts {
+    const char *dtype, *prec;
+} gemm_opts_t;
+static const cli_opt_t opts_bench_gemm[] = {
+    {"--dtype", OPT_DTYPE, "T", OPT_AT(gemm_opts_t, dtype), "the sweep's element type: f32 or f64", "f32", NULL,
+     "f32 f64"},
+    {"--precision", OPT_WORD, "fp32|tf32|bf16|fp16", OPT_AT(gemm_opts_t, prec), "that precision alone at 4096, 8192, "
+     "4097, 1000, 8192 x 64 x 8192 and (not fp32) 1024 x 256^3 batched (with the sweep: its squares)",
+     NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_gemm = {
+    "bench gemm", COMMON_ALL & ~COMMON_SVG, &sw_bench_gemm, opts_bench_gemm, 0, "[options]",
+    "gp_gemm (row-major NN, alpha 1, beta 0) against cuBLAS in the same run: SGEMM (CUBLAS_PEDANTIC_MATH, true\n"
+    "FP32) at 2048, 4096, 8192, 4097, 1000 and 8192 x 64 x 8192 (m x n x k); DGEMM at 4096 and 8192; gp_gemm_ex\n"
+    "TF32, BF16 and FP16 (f32 c) at 4096 and 8192 against cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32 / _32F);\n"
+    "a batch of 1024 BF16 256^3 (gp_gemm_batched) against cublasGemmStridedBatchedEx. Problems 1/32 the side on\n"
+    "the CPU backend. Answers are checked against cuBLAS's. The kernels production does not run: gpuprim lab gemm\n"
+    "with its variants. The sweep: square problems m = n = k instead, on any backend.",
+    "the problems' side, 256 to 4096 by 2"};
 
 static int suite_gemm(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
     sw_bench_gemm = (sweep_t){256, 4096, 2, 0};
     int sweep_f64 = 0;
+    gemm_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_gemm, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_gemm, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_dtype) {
+    if (opt.dtype) {
         gp_dtype_t d;
-        if (gp_dtype_parse(o_dtype, &d) != GP_OK || (d != GP_F32 && d != GP_F64))
-            return bad_value("bench gemm", "--dtype", "f32 or f64", o_dtype);
+        if (gp_dtype_parse(opt.dtype, &d) != GP_OK || (d != GP_F32 && d != GP_F64))
+            return bad_value("bench gemm", "--dtype", "f32 or f64", opt.dtype);
         sweep_f64 = d == GP_F64;
     }
     int only = -1; /* --precision: that one alone */
-    if (o_prec) {
+    if (opt.prec) {
         for (int p = 0; p < 4; p++)
-            if (strcmp(o_prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) only = p;
-        if (only < 0) return bad_value("bench gemm", "--precision", "fp32, tf32, bf16 or fp16", o_prec);
+            if (strcmp(opt.prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) only = p;
+        if (only < 0) return bad_value("bench gemm", "--precision", "fp32, tf32, bf16 or fp16", opt.prec);
     }
     if (sweep_check("bench gemm", &sw_bench_gemm) != 0) return EXIT_USAGE;
     static const char *const cols[] = {"op", "dtype", "m", "n", "k", "median_us", "min_us", "TFLOP/s", "peer",

@@ -15,7 +15,7 @@ typedef struct rjob {
     int nsets;
     void **x;
     void *out; /* 256 device bytes: ours at 0, the peer's at 64 */
-    gp_peer_reduce_t peer;
+    gp_peer_cub_t peer;
     char err[256];
     int ordered; /* a gp_ordered_op_t, or -1 */
     int wide;    /* accumulate in f64 (gp_reduce_acc) */
@@ -35,7 +35,7 @@ static gp_status_t run_reduce(void *u, int rep, gp_stream_t s)
 static gp_status_t run_reduce_peer(void *u, int rep, gp_stream_t s)
 {
     rjob_t *j = u;
-    return gp_peer_reduce(NULL, j->peer, j->n, j->x[rep % j->nsets], (char *)j->out + 64, s, j->err) ? GP_ERR_CUDA
+    return gp_peer_cub(NULL, j->peer, j->n, j->x[rep % j->nsets], (char *)j->out + 64, s, j->err) ? GP_ERR_CUDA
                                                                                                       : GP_OK;
 }
 
@@ -43,7 +43,7 @@ typedef struct rcase {
     gp_reduce_op_t op;
     gp_dtype_t dtype;
     size_t n;
-    int peer;    /* gp_peer_reduce_t, or -1 */
+    int peer;    /* gp_peer_cub_t, or -1 */
     int ordered; /* a gp_ordered_op_t (then op is ignored), or -1 */
     int wide;    /* accumulate in f64 */
 } rcase_t;
@@ -124,31 +124,32 @@ static int bench_segmented_rows(gp_ctx_t *ctx, report_t *r, size_t n, const cli_
     return rc;
 }
 
-static void bench_reduce_usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench reduce [-d DEVICE|cpu] [-n N | -b BYTES -e BYTES -f FACTOR] [--reps N]\n"
-               "                            [--warmup N] [--json|--csv] [--svg F]\n"
-               "  gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at\n"
-               "  n (default 2^28), the u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered\n"
-               "  (non-commutative) reductions over the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan).\n"
-               "  -b/-e/-f: instead, sum/max/argmax f32 and sum/min i32 over a sweep of input sizes in bytes\n"
-               "  (nccl-tests' convention; default 1 MiB to 1 GiB by 4).\n");
-}
-
 static sweep_t sw_bench_reduce;
-static const char *o_n;
-static const cli_opt_t opts_bench_reduce[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_reduce = {"bench reduce", COMMON_ALL, &sw_bench_reduce, opts_bench_reduce, 0, bench_reduce_usage};
+typedef struct reduce_opts {
+    const char *n;
+} reduce_opts_t;
+static const cli_opt_t opts_bench_reduce[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(reduce_opts_t, n), "elements of each case (not with the sweep)",
+     "2^28; 2^22 on the CPU backend", NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_reduce = {
+    "bench reduce", COMMON_ALL, &sw_bench_reduce, opts_bench_reduce, 0, "[options]",
+    "gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at n, the\n"
+    "u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered (non-commutative) reductions over\n"
+    "the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan). The sweep: instead, sum/max/argmax f32\n"
+    "and sum/min i32 over input sizes.",
+    "bytes of each input, 1 MiB to 1 GiB by 4"};
 
 static int suite_reduce(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
     size_t n = 0;
     sw_bench_reduce = (sweep_t){1u << 20, (size_t)1 << 30, 4, 0};
+    reduce_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_reduce, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_reduce, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_n && (parse_size(o_n, &n) != 0 || n == 0)) return bad_value("bench reduce", "-n", "an element count > 0", o_n);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n == 0)) return bad_value("bench reduce", "-n", "an element count > 0", opt.n);
     if (sweep_check("bench reduce", &sw_bench_reduce) != 0) return EXIT_USAGE;
     if (sw_bench_reduce.given && n) return fprintf(stderr, "gpuprim bench reduce: -n and -b/-e exclude each other\n"), EXIT_USAGE;
     gp_ctx_t *ctx = NULL;
@@ -210,7 +211,7 @@ static int suite_reduce(int argc, char **argv)
         const int nsets = bench_rotation_sets(ctx, bytes, 16);
         gp_buffer_t *bufs = calloc((size_t)nsets, sizeof *bufs);
         void **ptrs = calloc((size_t)nsets, sizeof *ptrs);
-        rjob_t j = {ctx, k->op, k->dtype, k->n, nsets, ptrs, out.device, (gp_peer_reduce_t)(k->peer < 0 ? 0 : k->peer), "",
+        rjob_t j = {ctx, k->op, k->dtype, k->n, nsets, ptrs, out.device, (gp_peer_cub_t)(k->peer < 0 ? 0 : k->peer), "",
                     k->ordered, k->wide};
         const char *opname = k->ordered >= 0 ? gp_ordered_op_name(k->ordered)
                              : k->wide       ? "sum>f64"
@@ -233,18 +234,18 @@ static int suite_reduce(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         const int has_peer = gpu && k->peer >= 0 && rc == EXIT_OK;
-        if (has_peer && (gp_peer_reduce_prepare(NULL, j.peer, k->n, j.err) != 0 ||
+        if (has_peer && (gp_peer_cub_prepare(NULL, j.peer, k->n, j.err) != 0 ||
                          bench_time(ctx, run_reduce_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
             fprintf(stderr, "gpuprim bench reduce: %s\n", j.err);
             rc = EXIT_FAIL;
         }
         if (rc == EXIT_OK) {
             vec_row(&r, opname, gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,
-                    has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
+                    has_peer ? gp_peer_cub_name(j.peer) : "", has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s %s n=%zu", opname,
                            gp_dtype_name(k->dtype), k->n);
             if (has_peer)
-                bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "%s (peer)", gp_peer_reduce_name(j.peer));
+                bench_bars_add(&bars, bench_gbs((double)bytes, sp.median_ms), "%s (peer)", gp_peer_cub_name(j.peer));
         }
         for (int s = 0; s < nsets; s++) gp_mem_free(ctx, &bufs[s]);
         free(bufs);

@@ -18,7 +18,7 @@ typedef struct sjob {
     gp_scan_kind_t kind;
     size_t n;
     void *x, *y, *peer_out;
-    gp_peer_reduce_t peer;
+    gp_peer_cub_t peer;
     char err[256];
     size_t nseg;
     const int64_t *offsets; /* device */
@@ -40,7 +40,7 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 {
     sjob_t *j = u;
     (void)rep;
-    return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+    return gp_peer_cub(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
 }
 
 typedef struct scase {
@@ -49,7 +49,7 @@ typedef struct scase {
     gp_dtype_t dt;
     gp_scan_kind_t kind;
     size_t n;
-    int peer; /* a gp_peer_reduce_t, or -1 */
+    int peer; /* a gp_peer_cub_t, or -1 */
 } scase_t;
 
 /* Well-conditioned ordered inputs (host), so that products over 2^27 elements stay finite and NaN-free (NaN bits
@@ -104,30 +104,32 @@ static gp_status_t seg_cpu(gp_ctx_t *cpu, const sjob_t *j, const void *hx, void 
     return st;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench scan [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
-               "  gp_scan against cub::DeviceScan (InclusiveSum f32, ExclusiveSum u32) and the D2D copy, same run:\n"
-               "  inclusive sum f32, exclusive sum u32, inclusive max f32 at n (default 2^28; 2^22 on the CPU\n"
-               "  backend), inclusive sum f64 at n / 2, the ordered scans affine f32 (n / 2 pairs, against CUB's\n"
-               "  InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against CUB's with a 2x2\n"
-               "  product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at 2^10 .. 2^20. Each result is checked bit for bit against the CPU backend\n"
-               "  (on a GPU).\n");
-}
-
-static const char *o_n;
-static const cli_opt_t opts_bench_scan[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_scan = {"bench scan", COMMON_ALL, NULL, opts_bench_scan, 0, usage};
+typedef struct scan_opts {
+    const char *n;
+} scan_opts_t;
+static const cli_opt_t opts_bench_scan[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(scan_opts_t, n), "elements of each case", "2^28; 2^22 on the CPU backend", NULL,
+     NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_scan = {
+    "bench scan", COMMON_ALL, NULL, opts_bench_scan, 0, "[options]",
+    "gp_scan against cub::DeviceScan (InclusiveSum f32, ExclusiveSum u32) and the D2D copy, same run: inclusive\n"
+    "sum f32, exclusive sum u32, inclusive max f32 at n, inclusive sum f64 at n / 2, the ordered scans affine f32\n"
+    "(n / 2 pairs, against CUB's InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against\n"
+    "CUB's with a 2x2 product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at\n"
+    "2^10 .. 2^20. Each result is checked bit for bit against the CPU backend (on a GPU).",
+    NULL};
 
 static int suite_scan(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
+    scan_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_scan, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_scan, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 0;
-    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 32)))
-        return bad_value("bench scan", "-n", "an element count 1 .. 2^32", o_n);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n == 0 || n > ((size_t)1 << 32)))
+        return bad_value("bench scan", "-n", "an element count 1 .. 2^32", opt.n);
     gp_ctx_t *ctx = NULL, *cpu = NULL;
     report_t r;
     char desc[512];
@@ -161,7 +163,7 @@ static int suite_scan(int argc, char **argv)
                      bytes = m * es;
         gp_buffer_t bx = {0}, by = {0}, bp = {0}, bo = {0};
         sjob_t j = {ctx, ord, cases[ci].op, cases[ci].dt, cases[ci].kind, m, NULL, NULL, NULL,
-                    (gp_peer_reduce_t)(cases[ci].peer < 0 ? 0 : cases[ci].peer), "", 0, NULL};
+                    (gp_peer_cub_t)(cases[ci].peer < 0 ? 0 : cases[ci].peer), "", 0, NULL};
         const int has_peer = gpu && cases[ci].peer >= 0;
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &by) != GP_OK ||
             (has_peer && gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &bp) != GP_OK) ||
@@ -179,7 +181,7 @@ static int suite_scan(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         if (rc == EXIT_OK && has_peer &&
-            (gp_peer_reduce_prepare(NULL, j.peer, m, j.err) != 0 ||
+            (gp_peer_cub_prepare(NULL, j.peer, m, j.err) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
             fprintf(stderr, "gpuprim bench scan: %s\n", j.err);
             rc = EXIT_FAIL;
@@ -207,10 +209,10 @@ static int suite_scan(int argc, char **argv)
                                       : gp_reduce_op_name(j.op),
                      same ? "" : " CHECK FAILED");
             vec_row(&r, name, gp_dtype_name(j.dtype), m, 2.0 * (double)bytes, &so, &ce,
-                    has_peer ? gp_peer_reduce_name(j.peer) : "", has_peer ? sp.median_ms : 0);
+                    has_peer ? gp_peer_cub_name(j.peer) : "", has_peer ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, so.median_ms), "%s %s n=%zu", name,
                            gp_dtype_name(j.dtype), m);
-            if (has_peer) bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
+            if (has_peer) bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, sp.median_ms), "%s", gp_peer_cub_name(j.peer));
         }
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bo);
     }

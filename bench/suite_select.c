@@ -22,7 +22,7 @@ typedef struct seljob {
     gp_pred_t pred;
     void *x, *y, *peer_out;
     uint64_t *count, *lengths;
-    gp_peer_reduce_t peer;
+    gp_peer_cub_t peer;
     char err[256];
 } seljob_t;
 
@@ -39,31 +39,33 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
 {
     seljob_t *j = u;
     (void)rep;
-    return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+    return gp_peer_cub(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench select [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
-               "  gp_select / gp_partition (f32 x > 0, about half kept), gp_unique and gp_run_length_encode (i32)\n"
-               "  against CUB's DeviceSelect::If, DevicePartition::If, DeviceSelect::Unique and\n"
-               "  DeviceRunLengthEncode::Encode and the D2D copy, same run, at n (default 2^28; 2^22 on the CPU\n"
-               "  backend) and select at 2^10 .. 2^20; every result checked.\n");
-}
-
-static const char *o_n;
-static const cli_opt_t opts_bench_select[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_select = {"bench select", COMMON_ALL, NULL, opts_bench_select, 0, usage};
+typedef struct select_opts {
+    const char *n;
+} select_opts_t;
+static const cli_opt_t opts_bench_select[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(select_opts_t, n), "elements of each case", "2^28; 2^22 on the CPU backend", NULL,
+     NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_select = {
+    "bench select", COMMON_ALL, NULL, opts_bench_select, 0, "[options]",
+    "gp_select / gp_partition (f32 x > 0, about half kept), gp_unique and gp_run_length_encode (i32) against CUB's\n"
+    "DeviceSelect::If, DevicePartition::If, DeviceSelect::Unique and DeviceRunLengthEncode::Encode and the D2D\n"
+    "copy, same run, at n and select at 2^10 .. 2^20; every result checked.",
+    NULL};
 
 static int suite_select(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
+    select_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_select, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_select, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 0;
-    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 31)))
-        return bad_value("bench select", "-n", "an element count 1 .. 2^31", o_n);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n == 0 || n > ((size_t)1 << 31)))
+        return bad_value("bench select", "-n", "an element count 1 .. 2^31", opt.n);
     gp_ctx_t *ctx = NULL, *cpu = NULL;
     report_t r;
     char desc[512];
@@ -76,7 +78,7 @@ static int suite_select(int argc, char **argv)
         int job;
         gp_dtype_t dt;
         size_t n;
-        gp_peer_reduce_t peer;
+        gp_peer_cub_t peer;
     } cases[16];
     int nc = 0;
     cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
@@ -110,7 +112,7 @@ static int suite_select(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         if (rc == EXIT_OK && gpu &&
-            (gp_peer_reduce_prepare(NULL, j.peer, m, j.err) != 0 ||
+            (gp_peer_cub_prepare(NULL, j.peer, m, j.err) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
             fprintf(stderr, "gpuprim bench select: %s\n", j.err);
             rc = EXIT_FAIL;
@@ -151,10 +153,10 @@ static int suite_select(int argc, char **argv)
             char name[48];
             snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
             const double moved = (double)bytes + (double)(j.job == J_PARTITION ? m : (size_t)kept) * (double)(es + (rle ? 8 : 0));
-            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_reduce_name(j.peer) : "",
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_cub_name(j.peer) : "",
                     gpu ? sp.median_ms : 0);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
-            if (gpu) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_reduce_name(j.peer));
+            if (gpu) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_cub_name(j.peer));
         }
         gp_mem_free(ctx, &bx), gp_mem_free(ctx, &by), gp_mem_free(ctx, &bp), gp_mem_free(ctx, &bc), gp_mem_free(ctx, &bl);
     }

@@ -24,7 +24,7 @@
 
 enum { J_KEYS, J_PAIRS, J_ARG, J_TOPK, J_SEARCH, J_MERGE, J_UNIQUE, J_RBK, J_SBK, J_SEG, J_UOP };
 #define IS_BYKEY(job) ((job) == J_RBK || (job) == J_SBK)
-#define PEER_BYKEY ((int)GP_PEER_REDUCE_COUNT) /* CUB's by-key ops: gp_peer_bykey, not a gp_peer_reduce kind */
+#define PEER_BYKEY ((int)GP_PEER_CUB_COUNT) /* CUB's by-key ops: gp_peer_bykey, not a gp_peer_cub kind */
 #define PEER_SEG (PEER_BYKEY + 1)              /* CUB's two segmented sorts: gp_peer_segsort */
 #define PEER_MSORT (PEER_SEG + 1)              /* CUB's merge sort with a functor: gp_peer_mergesort */
 
@@ -34,7 +34,7 @@ typedef struct sortjob {
     gp_dtype_t dtype;
     size_t n, k; /* k: top-k's k, searchsorted's queries */
     void *x, *y, *v, *vo, *peer_out;
-    gp_peer_reduce_t peer;
+    gp_peer_cub_t peer;
     char err[256];
     const long long *off; /* J_SEG: nseg + 1 offsets (device memory) */
     size_t nseg;
@@ -82,32 +82,35 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
                              (float *)(void *)((char *)j->peer_out + j->n * 4), s, j->err)
                    ? GP_ERR_CUDA
                    : GP_OK;
-    return gp_peer_reduce(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
+    return gp_peer_cub(NULL, j->peer, j->n, j->x, j->peer_out, s, j->err) ? GP_ERR_CUDA : GP_OK;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench sort [-d DEVICE|cpu] [-n N] [--reps N] [--warmup N] [--json|--csv] [--svg F]\n"
-               "  gp_sort / gp_sort_pairs / gp_argsort against cub::DeviceRadixSort and the D2D copy, same run: keys\n"
-               "  u32, f32, u64, pairs u32/u32 and u64/u32 at n (default 2^28; 2^22 on the CPU backend), argsort f32,\n"
-               "  keys u32 at 2^16, 2^20, 2^24; top-k, searchsorted, merge, np.unique, by-key ops; segmented sorts\n"
-               "  of u32 in segments of 64, 1024, 65536 and a power law against CUB's two; gp_sort_uop of n/4 u32\n"
-               "  by `a < b` against cub::DeviceMergeSort; every result checked.\n");
-}
-
-static const char *o_n;
-static const cli_opt_t opts_bench_sort[] = {{"-n", "N", &o_n}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_sort = {"bench sort", COMMON_ALL, NULL, opts_bench_sort, 0, usage};
+typedef struct sort_opts {
+    const char *n;
+} sort_opts_t;
+static const cli_opt_t opts_bench_sort[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(sort_opts_t, n), "elements of each case", "2^28; 2^22 on the CPU backend", NULL,
+     NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_sort = {
+    "bench sort", COMMON_ALL, NULL, opts_bench_sort, 0, "[options]",
+    "gp_sort / gp_sort_pairs / gp_argsort against cub::DeviceRadixSort and the D2D copy, same run: keys u32, f32,\n"
+    "u64, pairs u32/u32 and u64/u32 at n, argsort f32, keys u32 at 2^16, 2^20, 2^24; top-k, searchsorted, merge,\n"
+    "np.unique, by-key ops; segmented sorts of u32 in segments of 64, 1024, 65536 and a power law against CUB's\n"
+    "two; gp_sort_uop of n/4 u32 by `a < b` against cub::DeviceMergeSort; every result checked. On the CPU\n"
+    "backend NumPy's sort is timed in the same run where python3 has NumPy.",
+    NULL};
 
 static int suite_sort(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
+    sort_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_sort, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_sort, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     size_t n = 0;
-    if (o_n && (parse_size(o_n, &n) != 0 || n == 0 || n > ((size_t)1 << 31)))
-        return bad_value("bench sort", "-n", "an element count 1 .. 2^31", o_n);
+    if (opt.n && (parse_size(opt.n, &n) != 0 || n == 0 || n > ((size_t)1 << 31)))
+        return bad_value("bench sort", "-n", "an element count 1 .. 2^31", opt.n);
     gp_ctx_t *ctx = NULL, *cpu = NULL;
     report_t r;
     char desc[512];
@@ -123,7 +126,7 @@ static int suite_sort(int argc, char **argv)
         int job;
         gp_dtype_t dt;
         size_t n;
-        int peer; /* a gp_peer_reduce_t, or -1 */
+        int peer; /* a gp_peer_cub_t, or -1 */
         size_t k;
     } cases[24];
     int nc = 0;
@@ -156,7 +159,7 @@ static int suite_sort(int argc, char **argv)
         const int has_peer = gpu && cases[ci].peer >= 0;
         gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0}, bo = {0};
         sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
-                       (gp_peer_reduce_t)(has_peer && cases[ci].peer < PEER_BYKEY ? cases[ci].peer : 0), "", NULL,
+                       (gp_peer_cub_t)(has_peer && cases[ci].peer < PEER_BYKEY ? cases[ci].peer : 0), "", NULL,
                        0, 0, NULL};
         if (j.job == J_UOP) { /* the comparison compiled (or taken from the cache) before any timing */
             gp_uop_desc_t d;
@@ -288,7 +291,7 @@ static int suite_sort(int argc, char **argv)
         if (rc == EXIT_OK && has_peer && j.job != J_SEG &&
             ((IS_BYKEY(j.job)     ? gp_peer_bykey_prepare(j.job == J_SBK, m, j.err)
               : j.job == J_UOP ? gp_peer_mergesort_prepare(m, j.err)
-                               : gp_peer_reduce_prepare(NULL, j.peer, m, j.err)) != 0 ||
+                               : gp_peer_cub_prepare(NULL, j.peer, m, j.err)) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
             fprintf(stderr, "gpuprim bench sort: %s\n", j.err);
             rc = EXIT_FAIL;
@@ -381,7 +384,7 @@ static int suite_sort(int argc, char **argv)
                      rb ? "Segmented" : "SegmentedRadix", 1000.0 * sp_seg[!rb].median_ms);
             const char *pname = !has_peer ? "" : j.job == J_SEG ? segpeer
                                 : j.job == J_UOP ? "cub::DeviceMergeSort::SortKeysCopy (a < b functor)"
-                                : !IS_BYKEY(j.job) ? gp_peer_reduce_name(j.peer)
+                                : !IS_BYKEY(j.job) ? gp_peer_cub_name(j.peer)
                                 : j.job == J_RBK ? "cub::DeviceReduce::ReduceByKey" : "cub::DeviceScan::InclusiveSumByKey";
             if (np_ms > 0) pname = np_name;
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, pname,

@@ -51,40 +51,42 @@ static gp_status_t run_peer(void *u, int rep, gp_stream_t s)
     return bad ? GP_ERR_CUDA : GP_OK;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bench vector [-d DEVICE|cpu] [-n N | -b BYTES -e BYTES -f FACTOR] [--dtype f32|f64|i32|all]\n"
-               "                            [--reps N] [--warmup N] [--json|--csv] [--svg FILE]\n"
-               "  times copy, scale, add, triad (z = x + a*y), dot against D2D cudaMemcpy and a read-only kernel,\n"
-               "  and against cuBLAS axpy / dot measured in the same run. Default n = 2^28 on a GPU, 2^24 on the CPU.\n"
-               "  -b/-e/-f: a sweep of array sizes in bytes instead (nccl-tests' convention; default 1 MiB to 1 GiB\n"
-               "  by 4).\n");
-}
-
 static sweep_t sw_bench_vector;
-static const char *o_n, *o_dtype;
-static const cli_opt_t opts_bench_vector[] = {{"-n", "N", &o_n}, {"--dtype", "T|all", &o_dtype}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bench_vector = {"bench vector", COMMON_ALL, &sw_bench_vector, opts_bench_vector, 0, usage};
+typedef struct vector_opts {
+    const char *n, *dtype;
+} vector_opts_t;
+static const cli_opt_t opts_bench_vector[] = {
+    {"-n", OPT_COUNT, "N", OPT_AT(vector_opts_t, n), "elements of each array (not with the sweep)",
+     "2^28 on a GPU, 2^24 on the CPU", NULL, NULL},
+    {"--dtype", OPT_DTYPE, "T|all", OPT_AT(vector_opts_t, dtype), "the element type: f32, f64, i32 or all", "f32",
+     NULL, "f32 f64 i32 all"},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bench_vector = {
+    "bench vector", COMMON_ALL, &sw_bench_vector, opts_bench_vector, 0, "[options]",
+    "Times copy, scale, add, triad (z = x + a*y), dot against D2D cudaMemcpy and a read-only kernel, and against\n"
+    "cuBLAS axpy / dot measured in the same run. The sweep: array sizes instead.",
+    "bytes of each array, 1 MiB to 1 GiB by 4"};
 
 static int suite_vector(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, -1, -1, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, -1, -1, 0};
     size_t n_opt = 0;
     sw_bench_vector = (sweep_t){1u << 20, (size_t)1 << 30, 4, 0};
     int dts[3] = {GP_F32, -1, -1}, ndt = 1;
+    vector_opts_t opt;
     int npos = 0;
-    const int pr = cli_parse(&spec_bench_vector, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_bench_vector, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_n && (parse_size(o_n, &n_opt) != 0 || n_opt == 0))
-        return bad_value("bench vector", "-n", "an element count > 0", o_n);
-    if (o_dtype) {
+    if (opt.n && (parse_size(opt.n, &n_opt) != 0 || n_opt == 0))
+        return bad_value("bench vector", "-n", "an element count > 0", opt.n);
+    if (opt.dtype) {
         gp_dtype_t d;
-        if (strcmp(o_dtype, "all") == 0)
+        if (strcmp(opt.dtype, "all") == 0)
             dts[0] = GP_F32, dts[1] = GP_F64, dts[2] = GP_I32, ndt = 3;
-        else if (gp_dtype_parse(o_dtype, &d) == GP_OK && (d == GP_F32 || d == GP_F64 || d == GP_I32))
+        else if (gp_dtype_parse(opt.dtype, &d) == GP_OK && (d == GP_F32 || d == GP_F64 || d == GP_I32))
             dts[0] = d, ndt = 1;
         else
-            return bad_value("bench vector", "--dtype", "f32, f64, i32 or all", o_dtype);
+            return bad_value("bench vector", "--dtype", "f32, f64, i32 or all", opt.dtype);
     }
     if (sweep_check("bench vector", &sw_bench_vector) != 0) return EXIT_USAGE;
     if (sw_bench_vector.given && n_opt) return fprintf(stderr, "gpuprim bench vector: -n and -b/-e exclude each other\n"), EXIT_USAGE;

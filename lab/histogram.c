@@ -72,7 +72,7 @@ static int parse_bins_list(const char *v, size_t *bins, int max)
     return k;
 }
 
-static int run(lab_run_t *r)
+static int histogram_topic(lab_run_t *r)
 {
     size_t n = 0, bins[8] = {256, 4096, 65536, (size_t)1 << 20};
     int nbins = 4, rc = EXIT_OK;
@@ -227,5 +227,5 @@ const lab_topic_t lab_topic_histogram = {
     "privatized, warp, cluster (distributed shared memory) and global histograms",
     "  every histogram version on the same random data, checked against the CPU backend's counts and timed side by\n"
     "  side. Ranges: floats [-1, 1), u8 [0, 256), u16 [0, 65536), i32 [-1024, 1024), u32 [0, 2^32).",
-    k_opts, 0, 0, 0, list, run,
+    k_opts, 0, 0, 0, list, histogram_topic,
 };

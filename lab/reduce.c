@@ -25,7 +25,7 @@ static gp_status_t run_version(void *u, int rep, gp_stream_t s)
     return LAB_FN(lab_reduce_fn, j->v)(j->ctx, j->x, j->n, j->out, (cudaStream_t)s);
 }
 
-static int run(lab_run_t *r)
+static int reduce_topic(lab_run_t *r)
 {
     size_t n = (size_t)1 << 24;
     const char *val = lab_opt(r, "-n");
@@ -130,5 +130,5 @@ const lab_topic_t lab_topic_reduce = {
     "the primers' reduction progression, atomics to the deterministic tile tree",
     "  the primers' reduction progression (f32 sum) on the same data, each version checked for the exact answer\n"
     "  (integer-valued inputs make every order exact), timed side by side.",
-    k_opts, 0, 0, 0, list, run,
+    k_opts, 0, 0, 0, list, reduce_topic,
 };

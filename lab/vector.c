@@ -180,7 +180,7 @@ out:
     return rc;
 }
 
-static int run(lab_run_t *r)
+static int vector_topic(lab_run_t *r)
 {
     size_t n = (size_t)1 << 24;
     gp_dtype_t dt = GP_F32;
@@ -226,5 +226,5 @@ const lab_topic_t lab_topic_vector = {
     "the vector progression: add<<<1,1>>> to vectorized grid-stride copy/scale/add/triad/dot",
     "  validates every version against a higher-precision reference on random data (outputs poisoned first) and\n"
     "  times them side by side; speedups compare GB/s.",
-    k_opts, 0, 0, 0, list, run,
+    k_opts, 0, 0, 0, list, vector_topic,
 };

@@ -33,8 +33,7 @@ sources() {
   case $1 in
     npy_header) echo "src/io/npy.c src/core/status.c $nocuda" ;;
     options) echo "tools/support/options.c $lib" ;;
-    input) echo "tools/support/options.c tools/support/device.c tools/support/report.c tools/gpuprim/util.c
-                 tools/gpuprim/input.c $lib" ;;
+    input) echo "tools/support/options.c tools/support/device.c tools/support/report.c tools/gpuprim/input.c $lib" ;;
     *) echo "$lib" ;;
   esac
 }

@@ -405,7 +405,7 @@ for eq, tag in ((True, ''), (False, 'd')):
   done
 done
 expect_rc 2 "unique --equal-nan maybe" "$g" unique "$tmp/ux.npy" -o "$tmp/u.npy" --equal-nan maybe -d $dev
-says "--equal-nan's values named" "yes or no" "$tmp/err"
+says "--equal-nan's values named" "expected one of yes no" "$tmp/err"
 expect_rc 2 "unique --consecutive --index" "$g" unique --consecutive "$tmp/ux.npy" -o "$tmp/u.npy" --index "$tmp/ui.npy" -d $dev
 says "unique --consecutive --index: why" "gpuprim rle" "$tmp/err"
 

@@ -1,5 +1,5 @@
 // cub_peer.cu — CUB reductions for `gpuprim bench reduce` (C++ allowed here only; never linked into the library).
-// Temporary storage is kept per kind and grown in gp_peer_reduce_prepare, so timed calls only launch.
+// Temporary storage is kept per kind and grown in gp_peer_cub_prepare, so timed calls only launch.
 #include "peers.h"
 
 #include <cub/cub.cuh>
@@ -39,7 +39,7 @@ struct AffThen { /* x applied first, then y */
     __host__ __device__ Aff operator()(const Aff &x, const Aff &y) const { return Aff{y.a * x.a, y.a * x.b + y.b}; }
 };
 
-void *g_temp[GP_PEER_REDUCE_COUNT];
+void *g_temp[GP_PEER_CUB_COUNT];
 unsigned long long *g_selected; /* DeviceSelect / DevicePartition's count */
 void *g_scan_out;
 size_t g_scan_out_bytes;
@@ -47,9 +47,9 @@ unsigned long long *g_rle_lengths; /* DeviceRunLengthEncode's lengths: n of them
 size_t g_rle_n;
 unsigned *g_sort_vals; /* DeviceRadixSort::SortPairs' values: n in, then n out */
 size_t g_sort_n;
-size_t g_temp_bytes[GP_PEER_REDUCE_COUNT];
+size_t g_temp_bytes[GP_PEER_CUB_COUNT];
 
-cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, const void *x, void *out,
+cudaError_t run(gp_peer_cub_t kind, void *temp, size_t &bytes, size_t n, const void *x, void *out,
                 cudaStream_t s)
 {
     const int64_t nn = (int64_t)n;
@@ -96,7 +96,7 @@ cudaError_t run(gp_peer_reduce_t kind, void *temp, size_t &bytes, size_t n, cons
 }
 } // namespace
 
-extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
+extern "C" const char *gp_peer_cub_name(gp_peer_cub_t kind)
 {
     static const char *const names[] = {"cub::Sum f32", "cub::Sum i32", "cub::Max f32", "cub::Min i32",
                                         "cub::TransformReduce u8>u64", "cub::InclusiveScan mat2",
@@ -106,10 +106,10 @@ extern "C" const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
                                         "cub::DeviceRadixSort::SortKeys u32", "cub::DeviceRadixSort::SortKeys f32",
                                         "cub::DeviceRadixSort::SortKeys u64", "cub::DeviceRadixSort::SortPairs u32/u32",
                                         "cub::DeviceRadixSort::SortPairs u64/u32"};
-    return (unsigned)kind < GP_PEER_REDUCE_COUNT ? names[kind] : "?";
+    return (unsigned)kind < GP_PEER_CUB_COUNT ? names[kind] : "?";
 }
 
-extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t n, char *err)
+extern "C" int gp_peer_cub_prepare(gp_peer_t *, gp_peer_cub_t kind, size_t n, char *err)
 {
     size_t bytes = 0;
     cudaError_t e = cudaSuccess;
@@ -145,7 +145,7 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
         if (e == cudaSuccess) g_temp_bytes[kind] = bytes;
     }
     if (e != cudaSuccess) {
-        std::snprintf(err, 256, "CUB %s temp storage: %s", gp_peer_reduce_name(kind), cudaGetErrorString(e));
+        std::snprintf(err, 256, "CUB %s temp storage: %s", gp_peer_cub_name(kind), cudaGetErrorString(e));
         return 1;
     }
     return 0;
@@ -154,14 +154,14 @@ extern "C" int gp_peer_reduce_prepare(gp_peer_t *, gp_peer_reduce_t kind, size_t
 extern "C" unsigned long long *gp_peer_selected(void) { return g_selected; }
 extern "C" unsigned long long *gp_peer_rle_lengths(void) { return g_rle_lengths; }
 
-extern "C" int gp_peer_reduce(gp_peer_t *, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
+extern "C" int gp_peer_cub(gp_peer_t *, gp_peer_cub_t kind, size_t n, const void *x, void *out_dev,
                               gp_peer_stream_t stream, char *err)
 {
     size_t bytes = g_temp_bytes[kind];
     cudaError_t e = run(kind, g_temp[kind], bytes, n, x, out_dev, stream);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) {
-        std::snprintf(err, 256, "%s: %s", gp_peer_reduce_name(kind), cudaGetErrorString(e));
+        std::snprintf(err, 256, "%s: %s", gp_peer_cub_name(kind), cudaGetErrorString(e));
         return 1;
     }
     return 0;

@@ -22,8 +22,9 @@ int gp_peer_axpy(gp_peer_t *peer, int dtype_size, size_t n, double alpha, const 
 /* cuBLAS dot: *result_dev = x . y (float or double in device memory; the peer of dot). */
 int gp_peer_dot(gp_peer_t *peer, int dtype_size, size_t n, const void *x, const void *y, void *result_dev,
                 gp_peer_stream_t stream, char *err);
-/* CUB reductions (cub::DeviceReduce), the peers of gp_reduce. Temporary storage is sized and allocated by
- * gp_peer_reduce_prepare (outside any timed region); gp_peer_reduce then only launches. */
+/* One-input CUB device algorithms (reductions, scans, selections, run-length encoding, radix sorts), the peers of
+ * gp_reduce, gp_scan, gp_select and the sorts. Temporary storage is sized and allocated by gp_peer_cub_prepare
+ * (outside any timed region); gp_peer_cub then only launches. */
 typedef enum {
     GP_PEER_SUM_F32 = 0, /* DeviceReduce::Sum, float -> float */
     GP_PEER_SUM_I32,     /* DeviceReduce::Sum, int -> int */
@@ -46,12 +47,12 @@ typedef enum {
     GP_PEER_SORT_U64,        /* DeviceRadixSort::SortKeys, unsigned long long */
     GP_PEER_SORT_PAIRS_U32,  /* DeviceRadixSort::SortPairs, unsigned keys with u32 values (the module's own) */
     GP_PEER_SORT_PAIRS_U64,  /* DeviceRadixSort::SortPairs, unsigned long long keys with u32 values */
-    GP_PEER_REDUCE_COUNT
-} gp_peer_reduce_t;
-int gp_peer_reduce_prepare(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err);
-int gp_peer_reduce(gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
+    GP_PEER_CUB_COUNT
+} gp_peer_cub_t;
+int gp_peer_cub_prepare(gp_peer_t *peer, gp_peer_cub_t kind, size_t n, char *err);
+int gp_peer_cub(gp_peer_t *peer, gp_peer_cub_t kind, size_t n, const void *x, void *out_dev,
                    gp_peer_stream_t stream, char *err);
-const char *gp_peer_reduce_name(gp_peer_reduce_t kind);
+const char *gp_peer_cub_name(gp_peer_cub_t kind);
 /* The count the last select / partition / unique peer call wrote (device memory; read after the stream is done). */
 unsigned long long *gp_peer_selected(void);
 /* The run lengths the last run-length-encode peer call wrote (device memory, n u64 after its prepare). */

@@ -73,8 +73,8 @@ FORWARD(gp_peer_axpy, (gp_peer_t *peer, int dtype_size, size_t n, double alpha, 
                        gp_peer_stream_t stream, char *err), (peer, dtype_size, n, alpha, x, y, stream, err))
 FORWARD(gp_peer_dot, (gp_peer_t *peer, int dtype_size, size_t n, const void *x, const void *y, void *result_dev,
                       gp_peer_stream_t stream, char *err), (peer, dtype_size, n, x, y, result_dev, stream, err))
-FORWARD(gp_peer_reduce_prepare, (gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, char *err), (peer, kind, n, err))
-FORWARD(gp_peer_reduce, (gp_peer_t *peer, gp_peer_reduce_t kind, size_t n, const void *x, void *out_dev,
+FORWARD(gp_peer_cub_prepare, (gp_peer_t *peer, gp_peer_cub_t kind, size_t n, char *err), (peer, kind, n, err))
+FORWARD(gp_peer_cub, (gp_peer_t *peer, gp_peer_cub_t kind, size_t n, const void *x, void *out_dev,
                          gp_peer_stream_t stream, char *err), (peer, kind, n, x, out_dev, stream, err))
 FORWARD(gp_peer_segsum_prepare, (size_t nseg, const long long *offsets, char *err), (nseg, offsets, err))
 FORWARD(gp_peer_segsum, (size_t nseg, const long long *offsets, const float *x, float *out_dev,
@@ -113,10 +113,10 @@ void gp_peer_destroy(gp_peer_t *peer)
     if (f) f(peer);
 }
 
-const char *gp_peer_reduce_name(gp_peer_reduce_t kind)
+const char *gp_peer_cub_name(gp_peer_cub_t kind)
 {
-    static const char *(*f)(gp_peer_reduce_t);
-    if (!f) *(void **)(&f) = sym("gp_peer_reduce_name");
+    static const char *(*f)(gp_peer_cub_t);
+    if (!f) *(void **)(&f) = sym("gp_peer_cub_name");
     return f ? f(kind) : "CUB (unavailable)";
 }
 

@@ -23,14 +23,22 @@ static void fuzz_cli(const char *s)
     argv[argc++] = "verb";
     for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " ")) argv[argc++] = t;
     argv[argc] = NULL;
-    const char *o_op = NULL, *o_flag = NULL, *o_out = NULL, *pos[1] = {NULL};
-    const cli_opt_t opts[] = {{"--op", "OP", &o_op}, {"--flag", NULL, &o_flag}, {"-o|--output", "OUT", &o_out},
-                              {NULL, NULL, NULL}};
+    typedef struct { const char *op, *flag, *out, *mode; } vals_t;
+    const cli_opt_t opts[] = {{"--op", OPT_TEXT, "OP", OPT_AT(vals_t, op), "op", NULL, "--mode", NULL},
+                              {"--flag", OPT_FLAG, NULL, OPT_AT(vals_t, flag), "flag", NULL, NULL, NULL},
+                              {"-o|--output", OPT_FILE, "OUT", OPT_AT(vals_t, out), "out", NULL, NULL, NULL},
+                              {"--mode", OPT_WORD, "a|b", OPT_AT(vals_t, mode), "mode", NULL, NULL, NULL},
+                              {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
     sweep_t sw = {1, 2, 2.0, 0};
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
-    const cli_spec_t spec = {"verb", COMMON_ALL, &sw, opts, 1, NULL};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    const cli_spec_t spec = {"verb", COMMON_ALL | COMMON_AUTO, &sw, opts, 1, "[options]", "A verb.", "bytes"};
     int npos = 0;
-    const int r = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    vals_t v;
+    const char *pos[1] = {NULL};
+    const int r = cli_parse(&spec, argc, argv, &c, &v, pos, &npos);
+    const char *o_op = v.op, *o_out = v.out;
+    if (r == EXIT_OK && v.mode && strcmp(v.mode, "a") != 0 && strcmp(v.mode, "b") != 0) abort();
+    if (r == EXIT_OK && v.op && v.mode) abort();
     if (r != EXIT_OK && r != EXIT_USAGE && r != CLI_HELP) abort();
     if (npos < 0 || npos > 1) abort();
     const char *set[] = {o_op, o_out, npos ? pos[0] : NULL, c.svg};
@@ -44,6 +52,13 @@ static void fuzz_cli(const char *s)
         if (!found) abort();
     }
     if (r == EXIT_OK && (c.given & COMMON_JSON) && (c.given & COMMON_CSV)) abort();
+}
+
+/* --help prints the help on stdout: sent to /dev/null (libFuzzer reports on stderr) */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    return freopen("/dev/null", "w", stdout) ? 0 : 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -63,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (parse_number(s, &x) == 0 && !isfinite(x)) abort();
     (void)parse_pair(s, &a, &b);
     int dev = 0;
-    if (parse_device(s, &dev) == 0 && dev < GP_DEVICE_CPU && dev != DEVICE_FASTEST) abort();
+    if (parse_device(s, &dev) == 0 && dev < GP_DEVICE_CPU && dev != DEVICE_AUTO) abort();
     double *list = NULL;
     const size_t nl = parse_number_list(s, &list);
     if ((nl == 0) != (list == NULL)) abort();

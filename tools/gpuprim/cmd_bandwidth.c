@@ -68,16 +68,6 @@ static const char *test_name(test_t t)
     return n[t];
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim bandwidth [-d DEVICE] [-b BEGIN] [-e END] [-f FACTOR] [--kinds K,K,...]\n"
-               "                         [--reps N] [--warmup N] [--json|--csv]\n"
-               "  transfer bandwidth for each host memory kind (pageable pinned portable write_combined mapped\n"
-               "  registered managed): copy-engine H2D, D2H, bidirectional; kernel reads/writes of host and managed\n"
-               "  memory; managed prefetch; device-to-device by copy engine and SMs. Sizes BEGIN..END (default\n"
-               "  1M..256M) times FACTOR (default 4); K/M/G suffixes are powers of 1024.\n");
-}
-
 typedef struct host_set {
     gp_mem_kind_t kind;
     gp_buffer_t a, b;
@@ -126,23 +116,33 @@ static int add_row(report_t *r, const char *test, const char *kind, const char *
 }
 
 static sweep_t sw_bandwidth;
-static const char *o_kinds;
-static const cli_opt_t opts_bandwidth[] = {{"--kinds", "K[,K...]", &o_kinds}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_bandwidth = {"bandwidth", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_REPS | COMMON_WARMUP, &sw_bandwidth,
-                         opts_bandwidth, 0, usage};
+typedef struct bandwidth_opts {
+    const char *kinds;
+} bandwidth_opts_t;
+static const cli_opt_t opts_bandwidth[] = {
+    {"--kinds", OPT_TEXT, "K[,K...]", OPT_AT(bandwidth_opts_t, kinds), "the host memory kinds measured", "all of them",
+     NULL, "pageable pinned portable write_combined mapped registered managed"},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_bandwidth = {
+    "bandwidth", COMMON_ALL & ~COMMON_SVG, &sw_bandwidth, opts_bandwidth, 0, "[options]",
+    "Transfer bandwidth for each host memory kind (pageable pinned portable write_combined mapped registered\n"
+    "managed): copy-engine H2D, D2H, bidirectional; kernel reads / writes of host and managed memory; managed\n"
+    "prefetch; device-to-device by copy engine and SMs. Sizes 1M..256M by a factor of 4 unless the sweep says.",
+    "bytes; K/M/G are powers of 1024"};
 
 static int cmd_bandwidth(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 10, 2, 0};
     sw_bandwidth = (sweep_t){1u << 20, 256u << 20, 4, 0};
     int want[GP_MEM_KIND_COUNT] = {0};
     int any_kind = 0;
     int npos = 0;
-    const int pr = cli_parse(&spec_bandwidth, argc, argv, &c, NULL, &npos);
+    bandwidth_opts_t opt;
+    const int pr = cli_parse(&spec_bandwidth, argc, argv, &c, &opt, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_kinds) {
+    if (opt.kinds) {
         char buf[256];
-        snprintf(buf, sizeof buf, "%s", o_kinds);
+        snprintf(buf, sizeof buf, "%s", opt.kinds);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             gp_mem_kind_t kind;
             if (gp_mem_kind_parse(t, &kind) != GP_OK || kind == GP_MEM_DEVICE) {
@@ -159,7 +159,7 @@ static int cmd_bandwidth(int argc, char **argv)
         fprintf(stderr, "gpuprim bandwidth: transfers need a GPU; the CPU backend has none to measure\n");
         return EXIT_USAGE;
     }
-    int dev = c.device == DEVICE_AUTO ? 0 : c.device;
+    int dev = c.device == DEVICE_DEFAULT ? 0 : c.device;
     gp_ctx_t *ctx = NULL;
     gp_status_t st = gp_ctx_create(&ctx, dev);
     if (st != GP_OK) {

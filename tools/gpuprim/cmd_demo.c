@@ -25,18 +25,14 @@ static int step(const char *title, int argc, char **argv)
     return rc;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim demo\n  a short tour: info, bandwidth, bench vector, bench reduce, lab vector.\n");
-}
-
-static const cli_spec_t spec_demo = {"demo", 0, NULL, NULL, 0, usage};
+static const cli_spec_t spec_demo = {"demo", 0, NULL, NULL, 0, NULL,
+                                     "A short tour: info, bandwidth, bench vector, bench reduce, lab vector.", NULL};
 
 static int cmd_demo(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec_demo, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_demo, argc, argv, &c, NULL, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     int n = 0;
     gp_status_t st = gp_device_count(&n);

@@ -19,24 +19,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_out, *o_vout, *o_op, *o_sorted, *o_dtype, *o_eqnan;
+typedef struct groupby_opts {
+    const char *out, *vout, *op, *sorted, *dtype, *eqnan;
+} groupby_opts_t;
+#define AT(m) OPT_AT(groupby_opts_t, m)
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim groupby KEYS VALUES --op OP -o KEYS_OUT --values-out OUT [--sorted] [--equal-nan yes|no]\n"
-               "                      [--dtype T] [-d cpu|ID|auto] [--json|--csv]\n"
-               "  OUT[g] = OP over the VALUES whose key is KEYS_OUT[g], the groups in NumPy's sorted key order\n"
-               "  (np.unique(KEYS): every NaN key one group; --equal-nan no: each NaN its own). OP: sum prod min max\n"
-               "  and or xor count_nonzero count mean; OUT in NumPy's dtype for it (min / max: the values' dtype; sums\n"
-               "  of integers int64 / uint64 as np.sum; count int64; mean float64 for integers, else the values').\n"
-               "  --sorted: KEYS are sorted already (no sort; then the groups are the runs of equal keys in input order).\n");
-}
-
-static const cli_opt_t opts[] = {{"-o|--output", "KEYS_OUT", &o_out}, {"--values-out", "OUT", &o_vout},
-                                 {"--op", "OP", &o_op},               {"--sorted", NULL, &o_sorted},
-                                 {"--equal-nan", "yes|no", &o_eqnan}, {"--dtype", "T", &o_dtype},
-                                 {NULL, NULL, NULL}};
-static const cli_spec_t spec = {"groupby", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, usage};
+static const cli_opt_t opts[] = {
+    {"--op", OPT_WORD, "OP", AT(op), "the reduction of each group's values", NULL, NULL,
+     "sum prod min max and or xor count_nonzero count mean"},
+    {"-o|--output", OPT_FILE, "KEYS_OUT", AT(out), "each group's key, in sorted order (.npy or raw)", NULL, NULL, NULL},
+    {"--values-out", OPT_FILE, "OUT", AT(vout), "each group's reduced values, in NumPy's dtype for OP", NULL, NULL,
+     NULL},
+    {"--sorted", OPT_FLAG, NULL, AT(sorted), "KEYS are sorted already: no sort, the groups are the runs of equal keys",
+     NULL, NULL, NULL},
+    {"--equal-nan", OPT_WORD, "yes|no", AT(eqnan), "every NaN key one group (no: each NaN its own, as NumPy's ==)",
+     "yes", NULL, YES_NO_WORDS},
+    {"--dtype", OPT_DTYPE, "T", AT(dtype), "raw inputs' dtype (a .npy's header must agree)", NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec = {
+    "groupby", COMMON_DATA, NULL, opts, 2, "KEYS VALUES --op OP -o KEYS_OUT --values-out OUT [options]",
+    "OUT[g] = OP over the VALUES whose key is KEYS_OUT[g], the groups in NumPy's sorted key order (np.unique(KEYS)).\n"
+    "OUT's dtype is NumPy's for OP: min / max / and / or / xor keep the values' dtype; sums and products of integers\n"
+    "are int64 / uint64 as np.sum's; count and count_nonzero int64; mean float64 for integers, else the values'.\n"
+    "KEYS and VALUES: 1-D of one length (.npy, or raw with --dtype; one may be -).",
+    NULL};
 
 static int is_float(gp_dtype_t t) { return t == GP_F16 || t == GP_BF16 || t == GP_F32 || t == GP_F64; }
 
@@ -120,41 +126,34 @@ static void store_as(gp_dtype_t t, void *dst, gp_dtype_t at, const void *src)
 static int cmd_groupby(int argc, char **argv)
 {
     static const char verb[] = "groupby";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    groupby_opts_t opt;
     const char *pos[2] = {NULL, NULL};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    const int pr = cli_parse(&spec, argc, argv, &c, &opt, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (npos < 2 || !o_out || !o_vout || !o_op) {
-        fprintf(stderr, "gpuprim groupby: %s\n", npos < 2 ? "needs KEYS and VALUES" : !o_op ? "--op OP is required"
+    if (npos < 2 || !opt.out || !opt.vout || !opt.op) {
+        fprintf(stderr, "gpuprim groupby: %s\n", npos < 2 ? "needs KEYS and VALUES" : !opt.op ? "--op OP is required"
                                                                                     : "-o and --values-out are required");
-        usage(stderr);
+        cli_usage(&spec, stderr);
         return EXIT_USAGE;
     }
     gp_reduce_op_t op = GP_REDUCE_SUM;
-    const int mean = strcmp(o_op, "mean") == 0, count = strcmp(o_op, "count") == 0;
-    if (!mean && !count && (gp_reduce_op_parse(o_op, &op) != GP_OK || op == GP_REDUCE_MINMAX || op == GP_REDUCE_ARGMIN ||
-                            op == GP_REDUCE_ARGMAX))
-        return bad_value(verb, "--op", "sum prod min max and or xor count_nonzero count mean", o_op);
-    int one_nan = 1;
-    if (o_eqnan) {
-        const int no = !strcmp(o_eqnan, "no") || !strcmp(o_eqnan, "false") || !strcmp(o_eqnan, "0");
-        if (!no && strcmp(o_eqnan, "yes") && strcmp(o_eqnan, "true") && strcmp(o_eqnan, "1"))
-            return bad_value(verb, "--equal-nan", "yes or no", o_eqnan);
-        one_nan = !no;
-    }
-    if (strcmp(o_out, "-") != 0 && out_same_target(o_vout, o_out)) {
+    const int mean = strcmp(opt.op, "mean") == 0, count = strcmp(opt.op, "count") == 0;
+    if (!mean && !count && gp_reduce_op_parse(opt.op, &op) != GP_OK) return bad_value(verb, "--op", "an op", opt.op);
+    const int one_nan = opt_yes(opt.eqnan, 1);
+    if (strcmp(opt.out, "-") != 0 && out_same_target(opt.vout, opt.out)) {
         fprintf(stderr, "gpuprim groupby: -o and --values-out name the same file\n");
         return EXIT_USAGE;
     }
-    if (out_same_target(o_vout, pos[0]) || out_same_target(o_vout, pos[1])) {
-        fprintf(stderr, "gpuprim groupby: %s is also an input (write elsewhere)\n", o_vout);
+    if (out_same_target(opt.vout, pos[0]) || out_same_target(opt.vout, pos[1])) {
+        fprintf(stderr, "gpuprim groupby: %s is also an input (write elsewhere)\n", opt.vout);
         return EXIT_USAGE;
     }
     const double t0 = now_seconds();
     static const char *const names[2] = {"KEYS", "VALUES"};
     input_t in[2];
-    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, 0, in);
+    int rc = held_pair_open(verb, names, pos, opt.out, opt.dtype, 0, in);
     if (rc != EXIT_OK) return rc;
     gather_t g[2];
     memset(g, 0, sizeof g);
@@ -179,7 +178,7 @@ static int cmd_groupby(int argc, char **argv)
         goto out;
     }
     if (at == GP_DTYPE_COUNT) {
-        fprintf(stderr, "gpuprim groupby: --op %s does not reduce %s values\n", o_op, gp_dtype_name(vt));
+        fprintf(stderr, "gpuprim groupby: --op %s does not reduce %s values\n", opt.op, gp_dtype_name(vt));
         rc = EXIT_USAGE;
         goto out;
     }
@@ -197,7 +196,7 @@ static int cmd_groupby(int argc, char **argv)
     gp_status_t st = GP_OK;
     if (n) {
         const void *k = buf_at(ctx, &g[0].buf), *v = buf_at(ctx, &g[1].buf);
-        if (!o_sorted) {
+        if (!opt.sorted) {
             st = gp_mem_alloc(ctx, kind, n * ks, &sk);
             if (st == GP_OK) st = gp_mem_alloc(ctx, kind, n * vs, &sv);
             if (st == GP_OK)
@@ -272,7 +271,7 @@ static int cmd_groupby(int argc, char **argv)
         unsigned char *hk = runs ? malloc(runs * ks) : NULL;
         if (runs && (!hk || gp_memcpy_sync(ctx, hk, buf_at(ctx, &ko), runs * ks) != GP_OK)) rc = EXIT_FAIL;
         if (rc == EXIT_OK)
-            rc = held_write_pair(verb, hctx, o_out, &kl, hk, runs, ks, o_vout, &vl, hr, runs, rs);
+            rc = held_write_pair(verb, hctx, opt.out, &kl, hk, runs, ks, opt.vout, &vl, hr, runs, rs);
         free(hk);
         gp_ctx_destroy(hctx);
         if (rc != EXIT_OK) goto out;
@@ -292,7 +291,7 @@ static int cmd_groupby(int argc, char **argv)
         rec_add(&r, "device", 0, "%s", desc);
         rec_emit(&r, c.fmt, "groupby: {op} of {elements} {values} values into {groups} groups of {keys} keys  "
                             "({groupby_seconds:%.3f} s, {seconds:%.3f} s end to end; {device})\n",
-                 summary_stream(o_out));
+                 summary_stream(opt.out));
     }
 out:
     if (ctx)

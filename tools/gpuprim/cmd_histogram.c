@@ -120,26 +120,6 @@ static double numpy_edge(edge_type_t t, double lo, double hi, size_t n, size_t k
  * edges are computed here too for the report and the "too many bins" refusal. */
 static int even_is_numpy(gp_dtype_t data) { return data != GP_F16; }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim histogram FILE|- --bins N [--range LO,HI [--range-dtype data|f64] | --edges E0,E1,... |\n"
-               "                         --direct] [--half-open]\n"
-               "                         [--dtype T] [--offset B] [--count N] [-d cpu|ID] [--json|--csv] [--svg FILE]\n"
-               "                         [--devices all|0,1,..|cpu:K|gpu:K | --ranks env]\n"
-               "  NumPy's np.histogram: N even bins over [LO, HI] (default: the data's min and max, found in a first\n"
-               "  pass; a pipe is spooled to a temporary file for it), or explicit increasing edges; every bin is\n"
-               "  half-open except the last, which holds HI (--half-open: the last too, so HI counts as above).\n"
-               "  --direct: bin = value (integer input). Values below, above and NaN are counted apart.\n"
-               "  --range-dtype: the range's type as NumPy sees it: data (default: Python floats, which take the\n"
-               "  data's float type, range=(LO, HI)) or f64 (a float64 array, range=np.array([LO, HI]): edges and\n"
-               "  comparisons in double, so LO = 1.0000000000000002 over float32 data is not 1).\n"
-               "  Input: .npy (dtype from its header), raw (--dtype) or '-'.\n"
-               "  --devices: a file split evenly over several GPUs, each counting its part, the counts summed through\n"
-               "  NCCL (cpu:K / gpu:K: K emulated members); the same counts as one device.\n"
-               "  --ranks env: this process is one rank of a group a launcher started (docs/guide/cli.md); each rank counts\n"
-               "  its part of FILE (the same path on every host), rank 0 prints the counts.\n");
-}
-
 static gp_status_t range_push(void *user, int member, const void *chunk, size_t count, size_t first, gp_stream_t s)
 {
     return gp_group_reducer_push(user, member, first, count, chunk, s);
@@ -223,20 +203,35 @@ have:
     return EXIT_OK;
 }
 
-static const char *o_bins, *o_range, *o_range_dtype, *o_edges, *o_direct, *o_half, *o_dtype, *o_offset, *o_count,
-    *o_devices, *o_ranks;
-static const cli_opt_t opts_histogram[] = {{"--bins", "N", &o_bins},         {"--range", "LO,HI", &o_range},
-                          {"--range-dtype", "data|f64", &o_range_dtype},
-                          {"--edges", "E0,E1,...", &o_edges}, {"--direct", NULL, &o_direct},
-                          {"--half-open", NULL, &o_half},   {"--dtype", "T", &o_dtype},
-                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                          {"--devices", "SPEC", &o_devices}, {"--ranks", "env", &o_ranks},
-                          {NULL, NULL, NULL}};
-static const cli_spec_t spec_histogram = {"histogram", COMMON_DEVICE | COMMON_JSON | COMMON_CSV | COMMON_SVG, NULL, opts_histogram, 1, usage};
+typedef struct histogram_opts {
+    const char *bins, *range, *range_dtype, *edges, *direct, *half, *dtype, *offset, *count, *devices, *ranks;
+} histogram_opts_t;
+#define AT(m) OPT_AT(histogram_opts_t, m)
+static const cli_opt_t opts_histogram[] = {
+    {"--bins", OPT_COUNT, "N", AT(bins), "how many bins (--edges gives them)", NULL, NULL, NULL},
+    {"--range", OPT_TEXT, "LO,HI", AT(range), "N even bins over [LO, HI]", "the data's min and max, found in a first "
+     "pass (a pipe is spooled to a temporary file for it)",
+     "--edges|--direct", NULL},
+    {"--range-dtype", OPT_WORD, "data|f64", AT(range_dtype), "the range's type as NumPy sees it: data (Python floats, "
+     "which take the data's float type: range=(LO, HI)) or f64 (a float64 array, range=np.array([LO, HI]): edges and "
+     "comparisons in double); with --range",
+     "data", NULL, NULL},
+    {"--edges", OPT_TEXT, "E0,E1,...", AT(edges), "explicit, strictly increasing bin edges", NULL, "--direct", NULL},
+    {"--direct", OPT_FLAG, NULL, AT(direct), "bin = value, for integer input", NULL, NULL, NULL},
+    {"--half-open", OPT_FLAG, NULL, AT(half), "the last bin half-open too, so HI counts as above", NULL, NULL, NULL},
+    INPUT_OPTIONS(histogram_opts_t),
+    GROUP_OPTIONS(histogram_opts_t, "each counts its part of FILE (the same path on every host), rank 0 prints the "
+                                    "counts"),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_histogram = {
+    "histogram", COMMON_DATA | COMMON_SVG, NULL, opts_histogram, 1, "FILE|- --bins N [options]",
+    "NumPy's np.histogram of a .npy (dtype from its header), a raw file (--dtype) or standard input: every bin is\n"
+    "half-open except the last, which holds HI. Values below, above and NaN are counted apart.",
+    NULL};
 
 static int cmd_histogram(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
     size_t nbins = 0, offset = 0, count = GP_COUNT_ALL;
     int have_dtype = 0, have_offset = 0, mode = -1, have_range = 0, half_open = 0;
@@ -244,61 +239,56 @@ static int cmd_histogram(int argc, char **argv)
     double lo = 0, hi = 0, *edges = NULL;
     size_t nedges = 0;
     int npos = 0;
-    const int pr = cli_parse(&spec_histogram, argc, argv, &c, &path, &npos);
+    histogram_opts_t opt;
+    const int pr = cli_parse(&spec_histogram, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_bins && (parse_size(o_bins, &nbins) != 0 || nbins == 0))
-        return bad_value("histogram", "--bins", "a bin count > 0", o_bins);
-    if ((o_range != NULL) + (o_edges != NULL) + (o_direct != NULL) > 1) {
-        fprintf(stderr, "gpuprim histogram: --range, --edges and --direct choose the bins: give one of them\n");
-        return EXIT_USAGE;
-    }
-    if (o_range) {
+    if (opt.bins && (parse_size(opt.bins, &nbins) != 0 || nbins == 0))
+        return bad_value("histogram", "--bins", "a bin count > 0", opt.bins);
+    if (opt.range) {
         double *list = NULL;
-        const size_t m = parse_number_list(o_range, &list);
+        const size_t m = parse_number_list(opt.range, &list);
         if (m != 2) {
             free(list);
-            return bad_value("histogram", "--range", "LO,HI", o_range);
+            return bad_value("histogram", "--range", "LO,HI", opt.range);
         }
         lo = list[0], hi = list[1], mode = 0, have_range = 1;
         free(list);
     }
     int range_f64 = 0;
-    if (o_range_dtype) {
-        if (!o_range) {
+    if (opt.range_dtype) {
+        if (!opt.range) {
             fprintf(stderr, "gpuprim histogram: --range-dtype goes with --range\n");
             return EXIT_USAGE;
         }
-        if (strcmp(o_range_dtype, "f64") != 0 && strcmp(o_range_dtype, "data") != 0)
-            return bad_value("histogram", "--range-dtype", "data or f64", o_range_dtype);
-        range_f64 = strcmp(o_range_dtype, "f64") == 0;
+        range_f64 = strcmp(opt.range_dtype, "f64") == 0;
     }
-    if (o_edges) {
-        nedges = parse_number_list(o_edges, &edges);
+    if (opt.edges) {
+        nedges = parse_number_list(opt.edges, &edges);
         if (nedges < 2) {
             free(edges);
-            return bad_value("histogram", "--edges", "at least two numbers", o_edges);
+            return bad_value("histogram", "--edges", "at least two numbers", opt.edges);
         }
         mode = 1;
     }
-    if (o_direct) mode = 2;
-    half_open = o_half != NULL;
-    if (o_dtype) {
-        if (gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+    if (opt.direct) mode = 2;
+    half_open = opt.half != NULL;
+    if (opt.dtype) {
+        if (gp_dtype_parse(opt.dtype, &dtype) != GP_OK) {
             fprintf(stderr, "gpuprim histogram: --dtype: %s\n", gp_last_error());
             free(edges);
             return EXIT_USAGE;
         }
         have_dtype = 1;
     }
-    if (o_offset && parse_size(o_offset, &offset) != 0) {
+    if (opt.offset && parse_size(opt.offset, &offset) != 0) {
         free(edges);
-        return bad_value("histogram", "--offset", "a byte count", o_offset);
+        return bad_value("histogram", "--offset", "a byte count", opt.offset);
     }
-    if (o_count && parse_size(o_count, &count) != 0) {
+    if (opt.count && parse_size(opt.count, &count) != 0) {
         free(edges);
-        return bad_value("histogram", "--count", "an element count", o_count);
+        return bad_value("histogram", "--count", "an element count", opt.count);
     }
-    have_offset = o_offset != NULL;
+    have_offset = opt.offset != NULL;
     if (mode == 1) {
         if (nbins && nbins != nedges - 1) {
             fprintf(stderr, "gpuprim histogram: --bins %zu, but --edges gives %zu bins\n", nbins, nedges - 1);
@@ -310,7 +300,7 @@ static int cmd_histogram(int argc, char **argv)
     if (mode < 0) mode = 0; /* even bins over the data's range */
     if (!path || nbins == 0) {
         fprintf(stderr, "gpuprim histogram: %s\n", !path ? "no input (FILE or -)" : "--bins is required");
-        usage(stderr);
+        cli_usage(&spec_histogram, stderr);
         free(edges);
         return EXIT_USAGE;
     }
@@ -344,7 +334,7 @@ static int cmd_histogram(int argc, char **argv)
         const gp_dtype_t to = dt == GP_I8 || dt == GP_I16 ? GP_I32
                               : dt == GP_F16 || dt == GP_BF16 ? GP_F32
                               : dt == GP_I64 || dt == GP_U64 ? (mode == 2 ? GP_I32 : GP_F64) : dt;
-        if (to != dt && o_devices) {
+        if (to != dt && opt.devices) {
             fprintf(stderr, "gpuprim histogram: --devices takes u8 u16 i32 u32 f32 f64 (and bool) input, not %s\n",
                     gp_dtype_name(dt));
             rc = EXIT_USAGE;
@@ -373,14 +363,13 @@ static int cmd_histogram(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
-    if (o_devices || o_ranks) {
-        if (c.device != DEVICE_AUTO || (o_devices && o_ranks)) {
-            fprintf(stderr, "gpuprim histogram: %s goes without --device%s\n", o_devices ? "--devices" : "--ranks",
-                    o_devices && o_ranks ? " and --ranks" : "");
+    if (opt.devices || opt.ranks) {
+        if (c.device != DEVICE_DEFAULT) {
+            fprintf(stderr, "gpuprim histogram: %s goes without --device\n", opt.devices ? "--devices" : "--ranks");
             rc = EXIT_USAGE;
             goto out;
         }
-        rc = o_ranks ? group_open_ranks("histogram", o_ranks, &grp) : group_open("histogram", o_devices, &grp);
+        rc = opt.ranks ? group_open_ranks("histogram", opt.ranks, &grp) : group_open("histogram", opt.devices, &grp);
         if (rc != EXIT_OK) goto out;
         ctx = gp_group_ctx(grp, 0);
     } else {

@@ -87,20 +87,17 @@ static void print_gpu_text(FILE *f, const gp_device_info_t *d)
             d->runtime_version / 1000, (d->runtime_version % 1000) / 10);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim info [-d ID|cpu] [--json]\n  every GPU's properties, and the CPU backend's machine.\n"
-               "  exit 0 when it printed a usable backend (the CPU backend always is). With -d ID (a GPU asked for):\n"
-               "  3 when no GPU is present, 4 when no usable CUDA driver is found.\n");
-}
-
-static const cli_spec_t spec_info = {"info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, usage};
+static const cli_spec_t spec_info = {
+    "info", COMMON_DEVICE | COMMON_JSON, NULL, NULL, 0, "[options]",
+    "Every GPU's properties, and the CPU backend's machine. Exit 0 when it printed a usable backend (the CPU backend\n"
+    "always is); with -d ID (a GPU asked for): 3 when no GPU is present, 4 when no usable CUDA driver is found.",
+    NULL};
 
 static int cmd_info(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
     int npos = 0;
-    const int pr = cli_parse(&spec_info, argc, argv, &c, NULL, &npos);
+    const int pr = cli_parse(&spec_info, argc, argv, &c, NULL, NULL, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     const int json = c.fmt == FMT_JSON, want_gpu = (c.given & COMMON_DEVICE) && c.device != GP_DEVICE_CPU;
     int n = 0, rc = EXIT_OK;

@@ -392,39 +392,42 @@ static gp_status_t map_chunk(void *user, int lane, const void *x, size_t n, size
 
 static const stage_ops_t map_ops = {map_bind, NULL, map_chunk, NULL, map_unbind, CHUNK_BYTES, 2, NULL};
 
-static void map_usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim map FILE|- --src 'EXPR' -o OUT [--out-dtype T] [--dtype T] [--offset BYTES] [--count N]\n"
-               "                   [-d cpu|ID] [--json|--csv]\n"
-               "  y[i] = EXPR, a C expression over x (the element, as float for f16 / bf16; a body with `return` also\n"
-               "  works), compiled at run time (NVRTC on a GPU, the C compiler on the CPU backend; cached on disk),\n"
-               "  streamed over a .npy / raw file or standard input into OUT (.npy if the name ends so, else raw) of\n"
-               "  --out-dtype (default: the input's). Example: gpuprim map x.npy --src 'x * x' -o sq.npy\n");
-}
-
-static const char *o_src, *o_odt, *o_dtype, *o_offset, *o_count, *o_out;
-static const cli_opt_t opts_map[] = {{"--src", "EXPR", &o_src},         {"--out-dtype", "T", &o_odt},
-                          {"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
-                          {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
-                          {NULL, NULL, NULL}};
-static const cli_spec_t spec_map = {"map", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_map, 1, map_usage};
+typedef struct map_opts {
+    const char *src, *odt, *dtype, *offset, *count, *out;
+} map_opts_t;
+#define AT(m) OPT_AT(map_opts_t, m)
+static const cli_opt_t opts_map[] = {
+    {"--src", OPT_TEXT, "EXPR", AT(src), "y[i] = EXPR, C over x (the element; float for f16 / bf16; a body with "
+     "return also works), compiled at run time (NVRTC on a GPU, the C compiler on the CPU backend; cached on disk) "
+     "and run with your rights (docs/design/jit.md)",
+     NULL, NULL, NULL},
+    {"-o|--output", OPT_FILE, "OUT", AT(out), "the mapped array (.npy or raw; - for stdout)", NULL, NULL, NULL},
+    {"--out-dtype", OPT_DTYPE, "T", AT(odt), "OUT's dtype", "the input's", NULL, NULL},
+    INPUT_OPTIONS(map_opts_t),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_map = {
+    "map", COMMON_DATA, NULL, opts_map, 1, "FILE|- --src EXPR -o OUT [options]",
+    "Your transform of every element of a .npy / raw file or standard input, streamed (any size).\n"
+    "Example: gpuprim map x.npy --src 'x * x' -o sq.npy",
+    NULL};
 
 static int cmd_map(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    map_opts_t opt;
     const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(&spec_map, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_map, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (!path || !o_src || !o_out) {
-        fprintf(stderr, "gpuprim map: %s\n", !path ? "no input (FILE or -)" : !o_src ? "--src is required"
+    if (!path || !opt.src || !opt.out) {
+        fprintf(stderr, "gpuprim map: %s\n", !path ? "no input (FILE or -)" : !opt.src ? "--src is required"
                                                                                : "-o OUT is required");
-        map_usage(stderr);
+        cli_usage(&spec_map, stderr);
         return EXIT_USAGE;
     }
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open_opts(&in, "map", path, o_dtype, o_offset, o_count);
+    int rc = input_open_opts(&in, "map", path, opt.dtype, opt.offset, opt.count);
     if (rc == EXIT_OK && (rc = input_c_order(&in, "map")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_dtype_t odt = in.d.dtype;
@@ -435,8 +438,8 @@ static int cmd_map(int argc, char **argv)
     memset(&j, 0, sizeof j);
     pipe_t pp;
     memset(&pp, 0, sizeof pp);
-    if (o_odt && gp_dtype_parse(o_odt, &odt) != GP_OK) {
-        rc = bad_value("map", "--out-dtype", "a dtype", o_odt);
+    if (opt.odt && gp_dtype_parse(opt.odt, &odt) != GP_OK) {
+        rc = bad_value("map", "--out-dtype", "a dtype", opt.odt);
         goto out;
     }
     {
@@ -450,7 +453,7 @@ static int cmd_map(int argc, char **argv)
     d.kind = GP_UOP_MAP;
     d.dtype = in.d.dtype;
     d.out_dtype = odt;
-    d.src = o_src;
+    d.src = opt.src;
     if ((rc = jit_make_uop("map", ctx, &d, &j.map)) != EXIT_OK) goto out;
     int source = 0;
     const double build_s = gp_uop_build_seconds(j.map, &source);
@@ -462,7 +465,7 @@ static int cmd_map(int argc, char **argv)
         gp_array_desc_t like = in.d; /* y has x's shape, as a NumPy ufunc's */
         like.dtype = odt;
         like.bool_values = 0; /* the map's values are whatever the expression makes: u8, not bools */
-        if ((rc = arr_out_open_like(&ao, "map", o_out, &like)) != EXIT_OK) goto out;
+        if ((rc = arr_out_open_like(&ao, "map", opt.out, &like)) != EXIT_OK) goto out;
     }
     pp.outs[0] = &ao;
     pp.chunk_bytes = j.cap * j.es;
@@ -474,7 +477,7 @@ static int cmd_map(int argc, char **argv)
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         record_t r = {0};
-        rec_add(&r, "src", 0, "%s", o_src);
+        rec_add(&r, "src", 0, "%s", opt.src);
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in.d.dtype));
         rec_add(&r, "out_dtype", 0, "%s", gp_dtype_name(odt));
         rec_add(&r, "elements", 1, "%zu", j.elements);
@@ -483,10 +486,10 @@ static int cmd_map(int argc, char **argv)
         rec_add(&r, "build_seconds", 1, "%.6f", build_s);
         rec_add(&r, "build", 0, "%s", build_name(source));
         rec_add(&r, "device", 0, "%s", desc);
-        rec_add(&r, "output", 0, "%s", o_out);
+        rec_add(&r, "output", 0, "%s", opt.out);
         rec_emit(&r, c.fmt, "map {src} over {elements} {dtype} elements -> {output} ({out_dtype})  ({seconds:%.3f} s, "
                             "{gbps:%.2f} GB/s read + written; operator {build} in {build_seconds:%.4f} s; {device})\n",
-                 summary_stream(o_out));
+                 summary_stream(opt.out));
     }
 out:
     arr_out_close(&ao, "map", 0);

@@ -45,28 +45,43 @@ static void list_topics(FILE *f)
     for (int t = 0; lab_topics[t]; t++) fprintf(f, "%-12s %s\n", lab_topics[t]->name, lab_topics[t]->summary);
 }
 
-static void topic_usage(const lab_topic_t *t, FILE *f)
-{
-    fprintf(f, "usage: gpuprim lab %s [--list] [-d DEVICE|cpu] [--reps N] [--warmup N] [--json|--csv] [--svg FILE]",
-            t->name);
-    for (int k = 0; t->opts && t->opts[k].name; k++)
-        fprintf(f, " [%s%s%s]", t->opts[k].name, t->opts[k].arg ? " " : "", t->opts[k].arg ? t->opts[k].arg : "");
-    fprintf(f, "\n  %s\n", t->summary);
-    fprintf(f, "%s\n", t->help);
-    for (int k = 0; t->opts && t->opts[k].name; k++)
-        fprintf(f, "  %s%s%s: %s\n", t->opts[k].name, t->opts[k].arg ? " " : "", t->opts[k].arg ? t->opts[k].arg : "",
-                t->opts[k].help);
-}
+/* A topic's option values as cli_parse fills them: the runner's --list, then the topic's own (lab_run_t.value). */
+typedef struct lab_vals {
+    const char *list;
+    const char *value[LAB_MAX_OPTS];
+} lab_vals_t;
 
-static const lab_topic_t *g_usage_topic; /* the topic whose usage cli_parse prints for --help */
-static void usage_of_topic(FILE *f) { topic_usage(g_usage_topic, f); }
+/* A topic's spec for cli_parse, cli_usage and the completions: the runner's --list and the topic's own options
+ * (opts: LAB_MAX_OPTS + 2 entries), its summary and help as the help's text (about: the buffer it is made in). */
+static cli_spec_t topic_spec(const lab_topic_t *t, const char *verb, cli_opt_t *opts, char *about, size_t cap)
+{
+    int no = 0;
+    opts[no++] = (cli_opt_t){"--list", OPT_FLAG, NULL, offsetof(lab_vals_t, list), "list the topic's versions", NULL,
+                             NULL, NULL};
+    for (int k = 0; t->opts && k < LAB_MAX_OPTS && t->opts[k].name; k++)
+        opts[no++] = (cli_opt_t){t->opts[k].name, t->opts[k].arg ? OPT_TEXT : OPT_FLAG, t->opts[k].arg,
+                                 offsetof(lab_vals_t, value) + (size_t)k * sizeof(const char *), t->opts[k].help,
+                                 NULL, NULL, NULL};
+    opts[no] = (cli_opt_t){NULL, 0, NULL, 0, NULL, NULL, NULL, NULL};
+    /* the summary, then the help's lines without their two-space indent (cli_usage indents them) */
+    int len = snprintf(about, cap, "%s\n", t->summary);
+    for (const char *p = t->help; p && *p && len >= 0 && (size_t)len < cap;) {
+        const size_t l = strcspn(p, "\n");
+        const char *q = p;
+        size_t ql = l;
+        while (ql && *q == ' ' && q - p < 2) q++, ql--;
+        len += snprintf(about + len, cap - (size_t)len, "\n%.*s", (int)ql, q);
+        p += l + (p[l] == '\n');
+    }
+    return (cli_spec_t){verb, COMMON_ALL, NULL, opts, 0, "[options]", about, NULL};
+}
 
 /* One runner for every topic of lab/lab.h: options, contexts, the topic's run, the report, the charts. */
 static int run_topic(const lab_topic_t *t, int argc, char **argv)
 {
     char title[64];
     snprintf(title, sizeof title, "gpuprim lab %s", t->name);
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 10, 2, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 10, 2, 0};
     lab_run_t *r = calloc(1, sizeof *r);
     if (r == NULL) {
         fprintf(stderr, "%s: out of host memory\n", title);
@@ -74,19 +89,15 @@ static int run_topic(const lab_topic_t *t, int argc, char **argv)
     }
     r->topic = t;
     /* the runner's --list and the topic's own options, parsed like every verb's */
-    const char *o_list = NULL;
     cli_opt_t opts[LAB_MAX_OPTS + 2];
-    int no = 0;
-    opts[no++] = (cli_opt_t){"--list", NULL, &o_list};
-    for (int k = 0; t->opts && k < LAB_MAX_OPTS && t->opts[k].name; k++)
-        opts[no++] = (cli_opt_t){t->opts[k].name, t->opts[k].arg, &r->value[k]};
-    opts[no] = (cli_opt_t){NULL, NULL, NULL};
-    g_usage_topic = t;
-    const cli_spec_t spec = {title + strlen("gpuprim "), COMMON_ALL, NULL, opts, 0, usage_of_topic};
+    char about[4096];
+    const cli_spec_t spec = topic_spec(t, title + strlen("gpuprim "), opts, about, sizeof about);
+    lab_vals_t vals;
     int npos = 0;
-    int rc = cli_parse(&spec, argc, argv, &c, NULL, &npos);
-    if (rc == EXIT_OK && o_list) t->list(stdout);
-    if (rc != EXIT_OK || o_list) {
+    int rc = cli_parse(&spec, argc, argv, &c, &vals, NULL, &npos);
+    memcpy(r->value, vals.value, sizeof r->value);
+    if (rc == EXIT_OK && vals.list) t->list(stdout);
+    if (rc != EXIT_OK || vals.list) {
         free(r);
         return rc == CLI_HELP ? EXIT_OK : rc;
     }
@@ -143,15 +154,14 @@ static const verb_t *const *lab_subs(void)
     static verb_t subs[MAX_TOPICS];
     static cli_spec_t specs[MAX_TOPICS];
     static cli_opt_t opts[MAX_TOPICS][LAB_MAX_OPTS + 2];
+    static char about[MAX_TOPICS][4096];
+    static char names[MAX_TOPICS][48];
     static const verb_t *list[MAX_TOPICS + 1];
     if (list[0]) return list;
     int n = 0;
     for (int t = 0; lab_topics[t] && n < MAX_TOPICS; t++, n++) {
-        int k = 0;
-        opts[n][k++] = (cli_opt_t){"--list", NULL, NULL};
-        for (const lab_opt_t *o = lab_topics[t]->opts; o && o->name && k <= LAB_MAX_OPTS; o++)
-            opts[n][k++] = (cli_opt_t){o->name, o->arg, NULL};
-        specs[n] = (cli_spec_t){lab_topics[t]->name, COMMON_ALL, NULL, opts[n], 0, NULL};
+        snprintf(names[n], sizeof names[n], "lab %s", lab_topics[t]->name);
+        specs[n] = topic_spec(lab_topics[t], names[n], opts[n], about[n], sizeof about[n]);
         subs[n] = (verb_t){lab_topics[t]->name, "", lab_topics[t]->summary, &specs[n], NULL, NULL};
         list[n] = &subs[n];
     }

@@ -157,13 +157,7 @@ static int matrix_opts(const char *verb, const char *dt, const char *ord, int *h
         }
         *have_dtype = 1;
     }
-    if (ord) {
-        if (strcmp(ord, "c") != 0 && strcmp(ord, "f") != 0) {
-            fprintf(stderr, "gpuprim %s: --order: c (row-major) or f (column-major), got '%s'\n", verb, ord);
-            return -1;
-        }
-        *order = ord[0] == 'c' ? GP_ROW_MAJOR : GP_COL_MAJOR;
-    }
+    if (ord) *order = ord[0] == 'c' ? GP_ROW_MAJOR : GP_COL_MAJOR; /* a word of the table */
     return 0;
 }
 
@@ -187,41 +181,45 @@ static int transpose_vector(const char *verb, const char *path, const char *out,
     return rc;
 }
 
-static void transpose_usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim transpose IN OUT [--shape R,C --dtype T [--order c|f]] [-d cpu|ID] [--json|--csv]\n"
-               "  OUT = IN^T (every dtype; bools stay bools), in IN's order: a C-order .npy gives a C-order .npy, Fortran gives\n"
-               "  Fortran. IN is .npy unless --shape says it is raw (row-major unless --order f). OUT ending in .npy\n"
-               "  is written as .npy, else as raw elements.\n");
-}
-
-static const char *o_t_dtype, *o_t_order, *o_t_shape;
-static const cli_opt_t opts_transpose[] = {{"--dtype", "T", &o_t_dtype}, {"--order", "c|f", &o_t_order},
-                                           {"--shape", "R,C", &o_t_shape}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_transpose = {"transpose", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_transpose, 2,
-                                   transpose_usage};
+typedef struct transpose_opts {
+    const char *dtype, *order, *shape;
+} transpose_opts_t;
+static const cli_opt_t opts_transpose[] = {
+    {"--shape", OPT_TEXT, "R,C", OPT_AT(transpose_opts_t, shape), "IN is raw: R rows of C elements", NULL, NULL,
+     NULL},
+    {"--dtype", OPT_DTYPE, "T", OPT_AT(transpose_opts_t, dtype), "a raw IN's dtype (every dtype; bools stay bools)",
+     NULL, NULL, NULL},
+    {"--order", OPT_WORD, "c|f", OPT_AT(transpose_opts_t, order), "a raw IN's order: c (row-major) or f "
+     "(column-major)", "c", NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_transpose = {
+    "transpose", COMMON_DATA, NULL, opts_transpose, 2, "IN OUT [options]",
+    "OUT = IN^T, in IN's order: a C-order .npy gives a C-order .npy, Fortran gives Fortran (a 0-d or 1-D array\n"
+    "is itself, as NumPy's .T). IN is .npy unless --shape says it is raw. OUT: .npy or raw elements.",
+    NULL};
 
 static int cmd_transpose(int argc, char **argv)
 {
     static const char verb[] = "transpose";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
     int have_dtype = 0;
     gp_dtype_t dtype = GP_F32;
     gp_layout_t order = GP_ROW_MAJOR;
     mat_src_t in = {NULL, 0, 0, 0, GP_ROW_MAJOR};
     const char *out = NULL, *pos[2];
     int npos = 0;
-    const int pr = cli_parse(&spec_transpose, argc, argv, &c, pos, &npos);
+    transpose_opts_t opt;
+    const int pr = cli_parse(&spec_transpose, argc, argv, &c, &opt, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    const char *o_dtype = o_t_dtype, *o_order = o_t_order, *o_shape = o_t_shape;
-    if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
-    if (o_shape) {
-        if (parse_pair(o_shape, &in.rows, &in.cols) != 0) return bad_value(verb, "--shape", "R,C (two counts)", o_shape);
+    if (matrix_opts(verb, opt.dtype, opt.order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
+    if (opt.shape) {
+        if (parse_pair(opt.shape, &in.rows, &in.cols) != 0)
+            return bad_value(verb, "--shape", "R,C (two counts)", opt.shape);
         in.raw = 1;
     }
     if (npos < 2) {
         fprintf(stderr, "gpuprim transpose: needs IN and OUT\n");
-        transpose_usage(stderr);
+        cli_usage(&spec_transpose, stderr);
         return EXIT_USAGE;
     }
     in.path = pos[0], out = pos[1];
@@ -335,34 +333,40 @@ static int round_to_16(gp_matrix_t *m, gp_dtype_t to)
     return EXIT_OK;
 }
 
-static void gemm_usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim gemm A B -o C [--ta] [--tb] [--alpha X] [--beta Y] [--c C0] [-d cpu|ID] [--json|--csv]\n"
-               "                 [--precision fp32|tf32|bf16|fp16]\n"
-               "                 [--dtype f32|f64|bf16|f16 --shape-a R,C --shape-b R,C [--shape-c R,C] [--order c|f]]\n"
-               "  C = alpha op(A) op(B) + beta C0 (op: transposed with --ta / --tb). Inputs are .npy (C or Fortran\n"
-               "  order) unless --shape-a (-b, -c) says raw. --beta needs --c. C is written in C order (.npy if its name ends\n"
-               "  in .npy, else raw row-major). --precision (the caller's choice; default fp32): fp32 is exact FP32 /\n"
-               "  FP64 (f32 or f64 inputs); tf32 takes f32 inputs as TF32 (the low 13 bits dropped) on the tensor cores; bf16 takes\n"
-               "  bfloat16 inputs (.npy uint16 holding the bits, or raw --dtype bf16), fp16 half inputs (.npy f2 or\n"
-               "  uint16 bits); the three accumulate in f32 and write C (and read C0) as f32.\n");
-}
-
-static const char *o_g_dtype, *o_g_order, *o_g_ta, *o_g_tb, *o_g_alpha, *o_g_beta, *o_g_shape[3], *o_g_prec, *o_g_out,
-                  *o_g_c;
-static const cli_opt_t opts_gemm[] = {{"--dtype", "T", &o_g_dtype},         {"--order", "c|f", &o_g_order},
-                                      {"--precision", "P", &o_g_prec},
-                                      {"--ta", NULL, &o_g_ta},              {"--tb", NULL, &o_g_tb},
-                                      {"--alpha", "X", &o_g_alpha},         {"--beta", "Y", &o_g_beta},
-                                      {"-o|--output", "C", &o_g_out},       {"--c", "C0", &o_g_c},
-                                      {"--shape-a", "R,C", &o_g_shape[0]}, {"--shape-b", "R,C", &o_g_shape[1]},
-                                      {"--shape-c", "R,C", &o_g_shape[2]}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_gemm = {"gemm", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_gemm, 2, gemm_usage};
+typedef struct gemm_opts {
+    const char *dtype, *order, *ta, *tb, *alpha, *beta, *shape_a, *shape_b, *shape_c, *prec, *out, *c;
+} gemm_opts_t;
+#define AT(m) OPT_AT(gemm_opts_t, m)
+static const cli_opt_t opts_gemm[] = {
+    {"-o|--output", OPT_FILE, "C", AT(out), "the product, in C order (.npy, else raw row-major)", NULL, NULL, NULL},
+    {"--ta", OPT_FLAG, NULL, AT(ta), "op(A) = A transposed", NULL, NULL, NULL},
+    {"--tb", OPT_FLAG, NULL, AT(tb), "op(B) = B transposed", NULL, NULL, NULL},
+    {"--alpha", OPT_NUMBER, "X", AT(alpha), "scales op(A) op(B)", "1", NULL, NULL},
+    {"--beta", OPT_NUMBER, "Y", AT(beta), "scales C0 (needs --c)", "0", NULL, NULL},
+    {"--c", OPT_FILE, "C0", AT(c), "the C added", NULL, NULL, NULL},
+    {"--precision", OPT_WORD, "fp32|tf32|bf16|fp16", AT(prec), "fp32: exact FP32 / FP64 (f32 or f64 inputs); tf32: "
+     "f32 inputs as TF32 (the low 13 bits dropped) on the tensor cores; bf16: bfloat16 inputs (.npy uint16 holding "
+     "the bits, or raw --dtype bf16); fp16: half inputs (.npy f2 or uint16 bits); the three accumulate in f32 and "
+     "write C (and read C0) as f32",
+     "fp32", NULL, NULL},
+    {"--shape-a", OPT_TEXT, "R,C", AT(shape_a), "A is raw: R rows of C elements", NULL, NULL, NULL},
+    {"--shape-b", OPT_TEXT, "R,C", AT(shape_b), "B is raw: R rows of C elements", NULL, NULL, NULL},
+    {"--shape-c", OPT_TEXT, "R,C", AT(shape_c), "C0 is raw: R rows of C elements", NULL, NULL, NULL},
+    {"--dtype", OPT_DTYPE, "T", AT(dtype), "raw inputs' dtype: f32, f64, bf16 or f16", NULL, NULL,
+     "f32 f64 bf16 f16"},
+    {"--order", OPT_WORD, "c|f", AT(order), "raw inputs' order: c (row-major) or f (column-major)", "c", NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+#undef AT
+static const cli_spec_t spec_gemm = {
+    "gemm", COMMON_DATA, NULL, opts_gemm, 2, "A B -o C [options]",
+    "C = alpha op(A) op(B) + beta C0. Inputs are .npy (C or Fortran order) unless --shape-a, --shape-b,\n"
+    "--shape-c say raw.",
+    NULL};
 
 static int cmd_gemm(int argc, char **argv)
 {
     static const char verb[] = "gemm";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
     int have_dtype = 0, ta = 0, tb = 0, have_beta = 0;
     gp_dtype_t dtype = GP_F32;
     gp_layout_t order = GP_ROW_MAJOR;
@@ -370,23 +374,19 @@ static int cmd_gemm(int argc, char **argv)
     mat_src_t src[3] = {{NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}, {NULL, 0, 0, 0, GP_ROW_MAJOR}};
     const char *pos[2];
     int npos = 0;
-    const int pr = cli_parse(&spec_gemm, argc, argv, &c, pos, &npos);
+    gemm_opts_t opt;
+    const int pr = cli_parse(&spec_gemm, argc, argv, &c, &opt, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    const char *out = o_g_out, *o_dtype = o_g_dtype, *o_order = o_g_order, *o_ta = o_g_ta, *o_tb = o_g_tb,
-               *o_alpha = o_g_alpha, *o_beta = o_g_beta, *const *o_shape = o_g_shape, *o_prec = o_g_prec;
-    src[2].path = o_g_c;
-    if (matrix_opts(verb, o_dtype, o_order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
-    ta = o_ta != NULL, tb = o_tb != NULL;
+    const char *out = opt.out, *const o_shape[3] = {opt.shape_a, opt.shape_b, opt.shape_c};
+    src[2].path = opt.c;
+    if (matrix_opts(verb, opt.dtype, opt.order, &have_dtype, &dtype, &order) != 0) return EXIT_USAGE;
+    ta = opt.ta != NULL, tb = opt.tb != NULL;
     gp_gemm_precision_t prec = GP_GEMM_FP32;
-    if (o_prec) {
-        int found = 0;
-        for (int p = 0; p < 4; p++)
-            if (strcmp(o_prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) prec = (gp_gemm_precision_t)p, found = 1;
-        if (!found) return bad_value(verb, "--precision", "fp32, tf32, bf16 or fp16", o_prec);
-    }
-    if (o_alpha && parse_number(o_alpha, &alpha) != 0) return bad_value(verb, "--alpha", "a finite number", o_alpha);
-    if (o_beta && parse_number(o_beta, &beta) != 0) return bad_value(verb, "--beta", "a finite number", o_beta);
-    have_beta = o_beta != NULL;
+    for (int p = 0; opt.prec && p < 4; p++) /* a word of the table */
+        if (strcmp(opt.prec, gp_gemm_precision_name((gp_gemm_precision_t)p)) == 0) prec = (gp_gemm_precision_t)p;
+    if (opt.alpha && parse_number(opt.alpha, &alpha) != 0) return bad_value(verb, "--alpha", "a finite number", opt.alpha);
+    if (opt.beta && parse_number(opt.beta, &beta) != 0) return bad_value(verb, "--beta", "a finite number", opt.beta);
+    have_beta = opt.beta != NULL;
     for (int m = 0; m < 3; m++) {
         static const char *const names[] = {"--shape-a", "--shape-b", "--shape-c"};
         if (o_shape[m] == NULL) continue;
@@ -396,7 +396,7 @@ static int cmd_gemm(int argc, char **argv)
     }
     if (npos < 2 || !out) {
         fprintf(stderr, "gpuprim gemm: %s\n", npos < 2 ? "needs two inputs A B" : "needs -o C (the output)");
-        gemm_usage(stderr);
+        cli_usage(&spec_gemm, stderr);
         return EXIT_USAGE;
     }
     src[0].path = pos[0], src[1].path = pos[1];
@@ -427,7 +427,7 @@ static int cmd_gemm(int argc, char **argv)
             rc = round_to_16(&h[q], in16);
         } else {
             fprintf(stderr, "gpuprim gemm: --precision %s: %s is %s (it takes f32, f64, f16, %s, or uint16 holding "
-                            "the bits)\n", o_prec, q ? "B" : "A", gp_dtype_name(h[q].dtype), gp_dtype_name(in16));
+                            "the bits)\n", opt.prec, q ? "B" : "A", gp_dtype_name(h[q].dtype), gp_dtype_name(in16));
             rc = EXIT_USAGE;
         }
     }

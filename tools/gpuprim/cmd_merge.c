@@ -15,21 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_out, *o_desc, *o_dtype;
+typedef struct merge_opts {
+    const char *out, *desc, *dtype;
+} merge_opts_t;
+#define AT(m) OPT_AT(merge_opts_t, m)
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim merge A B -o OUT [--descending] [--dtype T] [-d cpu|ID|auto] [--json|--csv]\n"
-               "  OUT = A and B, each sorted in NumPy's order (NaN last; --descending: NaN first), merged stably:\n"
-               "  equal keys from A first = np.sort(np.concatenate([A, B]), kind='stable'). 1-D, one dtype (.npy, or\n"
-               "  raw with --dtype; one may be -).\n");
-}
-
-static const cli_opt_t opts[] = {{"-o|--output", "OUT", &o_out},
-                                 {"--descending", NULL, &o_desc},
-                                 {"--dtype", "T", &o_dtype},
-                                 {NULL, NULL, NULL}};
-static const cli_spec_t spec = {"merge", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, usage};
+static const cli_opt_t opts[] = {
+    {"-o|--output", OPT_FILE, "OUT", AT(out), "the merged array (.npy or raw; - for stdout)", NULL, NULL, NULL},
+    {"--descending", OPT_FLAG, NULL, AT(desc), "both inputs are in descending order, NaN first (as sort --descending "
+     "leaves them)", NULL, NULL, NULL},
+    {"--dtype", OPT_DTYPE, "T", AT(dtype), "raw inputs' dtype (a .npy's header must agree)", NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec = {
+    "merge", COMMON_DATA, NULL, opts, 2, "A B -o OUT [options]",
+    "OUT = A and B, each sorted in NumPy's order (NaN last), merged stably: equal keys from A first, as\n"
+    "np.sort(np.concatenate([A, B]), kind='stable'). 1-D, one dtype (.npy, or raw with --dtype; one may be -).\n"
+    "Their order is checked as OUT is written: an inversion is named and nothing written.",
+    NULL};
 
 /* OUT's order, piece by piece (the last key of the piece before carried): the first inversion, if any */
 typedef struct {
@@ -84,20 +86,21 @@ static void name_inversion(gp_ctx_t *ctx, const char *const pos[2], const gather
 static int cmd_merge(int argc, char **argv)
 {
     static const char verb[] = "merge";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    merge_opts_t opt;
     const char *pos[2] = {NULL, NULL};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    const int pr = cli_parse(&spec, argc, argv, &c, &opt, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (npos < 2 || !o_out) {
+    if (npos < 2 || !opt.out) {
         fprintf(stderr, "gpuprim merge: %s\n", npos < 2 ? "needs A and B" : "-o OUT is required");
-        usage(stderr);
+        cli_usage(&spec, stderr);
         return EXIT_USAGE;
     }
     const double t0 = now_seconds();
     static const char *const names[2] = {"A", "B"};
     input_t in[2];
-    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, 1, in);
+    int rc = held_pair_open(verb, names, pos, opt.out, opt.dtype, 1, in);
     if (rc != EXIT_OK) return rc;
     gather_t g[2];
     memset(g, 0, sizeof g);
@@ -117,7 +120,7 @@ static int cmd_merge(int argc, char **argv)
     gp_status_t st = n ? gp_mem_alloc(ctx, held_kind(ctx), n * es, &ob) : GP_OK;
     if (st == GP_OK && n)
         st = gp_merge_sync(ctx, in[0].d.dtype, na, na ? buf_at(ctx, &g[0].buf) : NULL, nb, nb ? buf_at(ctx, &g[1].buf) : NULL,
-                           buf_at(ctx, &ob), 0, NULL, NULL, NULL, o_desc != NULL);
+                           buf_at(ctx, &ob), 0, NULL, NULL, NULL, opt.desc != NULL);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim merge: %s\n", gp_last_error());
         rc = EXIT_FAIL;
@@ -127,9 +130,9 @@ static int cmd_merge(int argc, char **argv)
     {
         gp_array_desc_t like = in[0].d;
         like.ndim = 1, like.shape[0] = n, like.count = n;
-        order_check_t k = {in[0].d.dtype, es, o_desc != NULL, 0, 0, {0}};
-        if ((rc = held_write_checked(verb, ctx, o_out, &like, buf_at(ctx, &ob), n, es, check_piece, &k)) != EXIT_OK) {
-            if (k.bad) name_inversion(ctx, pos, g, in[0].d.dtype, es, o_desc != NULL);
+        order_check_t k = {in[0].d.dtype, es, opt.desc != NULL, 0, 0, {0}};
+        if ((rc = held_write_checked(verb, ctx, opt.out, &like, buf_at(ctx, &ob), n, es, check_piece, &k)) != EXIT_OK) {
+            if (k.bad) name_inversion(ctx, pos, g, in[0].d.dtype, es, opt.desc != NULL);
             goto out;
         }
     }
@@ -141,12 +144,12 @@ static int cmd_merge(int argc, char **argv)
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(in[0].d.dtype));
         rec_add(&r, "a", 1, "%zu", na);
         rec_add(&r, "b", 1, "%zu", nb);
-        rec_add(&r, "order", 0, "%s", o_desc ? "descending" : "ascending");
+        rec_add(&r, "order", 0, "%s", opt.desc ? "descending" : "ascending");
         rec_add(&r, "merge_seconds", 1, "%.6f", run_secs);
         rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
         rec_add(&r, "device", 0, "%s", desc);
         rec_emit(&r, c.fmt, "merge: {a} + {b} {dtype} {order}  ({merge_seconds:%.3f} s merging, {seconds:%.3f} s "
-                            "end to end; {device})\n", summary_stream(o_out));
+                            "end to end; {device})\n", summary_stream(opt.out));
     }
 out:
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &g[0].buf), gp_mem_free(ctx, &g[1].buf);

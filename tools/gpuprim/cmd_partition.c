@@ -17,28 +17,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_out, *o_kth, *o_flatten, *o_dtype, *o_offset, *o_count;
+typedef struct partition_opts {
+    const char *out, *kth, *flatten, *dtype, *offset, *count;
+} partition_opts_t;
+#define AT(m) OPT_AT(partition_opts_t, m)
 
-static void usage_with(FILE *f, int arg)
-{
-    fprintf(f, "usage: gpuprim %s IN --kth K[,K...] -o %s [--flatten] [--dtype T] [--offset BYTES] [--count N]\n"
-               "                          [-d cpu|ID|auto] [--json|--csv]\n"
-               "  np.%s along the last axis (--flatten: axis=None): for every K (negative: from the row's\n"
-               "  end) the element at K is the one np.sort puts there, none before it after it and none after it\n"
-               "  before it. The first max(K) + 1 come in sorted order (NaN last, ties to the lower index), the rest\n"
-               "  in input order (NumPy leaves that placement unspecified). %s\n",
-            arg ? "argpartition" : "partition", arg ? "IDX" : "OUT", arg ? "argpartition" : "partition",
-            arg ? "IDX: int64 positions within the row, IN's shape." : "OUT: IN's dtype and shape.");
-}
-static void usage_p(FILE *f) { usage_with(f, 0); }
-static void usage_a(FILE *f) { usage_with(f, 1); }
-
-static const cli_opt_t opts[] = {{"-o|--output", "OUT", &o_out},   {"--kth", "K[,K...]", &o_kth},
-                                 {"--flatten", NULL, &o_flatten},   {"--dtype", "T", &o_dtype},
-                                 {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                                 {NULL, NULL, NULL}};
-static const cli_spec_t spec_p = {"partition", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage_p};
-static const cli_spec_t spec_a = {"argpartition", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 1, usage_a};
+/* the two verbs' options: OUT's help differs */
+#define PARTITION_OPTIONS(OUT, OUT_HELP)                                                                               \
+    {"--kth", OPT_TEXT, "K[,K...]", AT(kth), "the positions placed as np.sort would (negative: from the row's end)",  \
+     NULL, NULL, NULL},                                                                                                \
+        {"-o|--output", OPT_FILE, OUT, AT(out), OUT_HELP " (.npy or raw)", NULL, NULL, NULL},                          \
+        {"--flatten", OPT_FLAG, NULL, AT(flatten), "all elements as one row (axis=None)", NULL, NULL, NULL},          \
+        INPUT_OPTIONS(partition_opts_t), {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}
+static const cli_opt_t opts_p[] = {PARTITION_OPTIONS("OUT", "the partitioned array, IN's dtype and shape")};
+static const cli_opt_t opts_a[] = {PARTITION_OPTIONS("IDX", "int64 positions within the row, IN's shape")};
+#define PARTITION_ABOUT(np)                                                                                            \
+    np " along the last axis: for every K the element at K is the one np.sort puts there, none before it after it\n" \
+       "and none after it before it. The first max(K) + 1 come in sorted order (NaN last, ties to the lower index),\n" \
+       "the rest in input order (NumPy leaves that placement unspecified). IN: .npy, raw, or - for stdin."
+static const cli_spec_t spec_p = {"partition", COMMON_DATA, NULL, opts_p, 1, "IN --kth K[,K...] -o OUT [options]",
+                                  PARTITION_ABOUT("np.partition"), NULL};
+static const cli_spec_t spec_a = {"argpartition", COMMON_DATA, NULL, opts_a, 1, "IN --kth K[,K...] -o IDX [options]",
+                                  PARTITION_ABOUT("np.argpartition"), NULL};
 
 /* k = max(kth) + 1 over a row of n, each kth an integer in [-n, n): EXIT_OK, else the refusal said */
 static int kth_to_k(const char *verb, const char *text, size_t n, size_t *k)
@@ -67,31 +67,33 @@ static int kth_to_k(const char *verb, const char *text, size_t n, size_t *k)
 static int cmd_partition_any(int argc, char **argv, int arg)
 {
     const char *verb = arg ? "argpartition" : "partition";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    partition_opts_t opt;
     const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(arg ? &spec_a : &spec_p, argc, argv, &c, &path, &npos);
+    const cli_spec_t *spec = arg ? &spec_a : &spec_p;
+    const int pr = cli_parse(spec, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (!path || !o_out || !o_kth) {
-        fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !o_kth ? "--kth K is required"
+    if (!path || !opt.out || !opt.kth) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !opt.kth ? "--kth K is required"
                                                                               : "-o OUT is required");
-        (arg ? usage_a : usage_p)(stderr);
+        cli_usage(spec, stderr);
         return EXIT_USAGE;
     }
-    if (out_same_target(o_out, path)) {
-        fprintf(stderr, "gpuprim %s: %s is also the input (write elsewhere)\n", verb, o_out);
+    if (out_same_target(opt.out, path)) {
+        fprintf(stderr, "gpuprim %s: %s is also the input (write elsewhere)\n", verb, opt.out);
         return EXIT_USAGE;
     }
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    int rc = input_open_opts(&in, verb, path, opt.dtype, opt.offset, opt.count);
     if (rc != EXIT_OK) return rc;
     gather_t g = {0};
     gp_buffer_t ob = {0};
     pipe_t p;
     memset(&p, 0, sizeof p);
     gp_ctx_t *ctx = NULL;
-    if (in.d.ndim == 0 && !o_flatten) {
+    if (in.d.ndim == 0 && !opt.flatten) {
         fprintf(stderr, "gpuprim %s: %s is 0-d: a partition needs an axis (NumPy: axis -1 is out of bounds for "
                         "array of dimension 0; --flatten takes it as one element)\n", verb, path);
         rc = EXIT_USAGE;
@@ -107,8 +109,8 @@ static int cmd_partition_any(int argc, char **argv, int arg)
     if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
     const size_t total = g.have, es = in.d.elem_size;
     size_t rows = 1, n = total, k = 0;
-    if (in.d.ndim > 1 && !o_flatten) n = in.d.shape[in.d.ndim - 1], rows = n ? total / n : 0;
-    if ((rc = kth_to_k(verb, o_kth, n, &k)) != EXIT_OK) goto out;
+    if (in.d.ndim > 1 && !opt.flatten) n = in.d.shape[in.d.ndim - 1], rows = n ? total / n : 0;
+    if ((rc = kth_to_k(verb, opt.kth, n, &k)) != EXIT_OK) goto out;
     const double t_run = now_seconds();
     gp_status_t st = total ? gp_mem_alloc(ctx, held_kind(ctx), total * (arg ? 8 : es), &ob) : GP_OK;
     if (st == GP_OK && total)
@@ -122,10 +124,10 @@ static int cmd_partition_any(int argc, char **argv, int arg)
     const double run_secs = now_seconds() - t_run;
     {
         gp_array_desc_t like = in.d;
-        if (o_flatten) like.ndim = 1, like.shape[0] = total;
+        if (opt.flatten) like.ndim = 1, like.shape[0] = total;
         like.count = total;
         if (arg) like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
-        if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), total, arg ? 8 : es)) != EXIT_OK) goto out;
+        if ((rc = held_write(verb, ctx, opt.out, &like, buf_at(ctx, &ob), total, arg ? 8 : es)) != EXIT_OK) goto out;
     }
     {
         char desc[512];
@@ -141,7 +143,7 @@ static int cmd_partition_any(int argc, char **argv, int arg)
         rec_add(&r, "device", 0, "%s", desc);
         rec_emit(&r, c.fmt, "{verb}: {rows} x {n} {dtype}, the first {sorted_first} of each row in sorted order  "
                             "({partition_seconds:%.3f} s partitioning, {seconds:%.3f} s end to end; {device})\n",
-                 summary_stream(o_out));
+                 summary_stream(opt.out));
     }
 out:
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &g.buf);

@@ -225,44 +225,48 @@ static int reduce_group(const char *devices, const char *ranks, input_t *in, gp_
     return rc;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim reduce FILE|- --op OP [--dtype T] [--offset BYTES] [--count N] [--acc f64] [-d cpu|ID]\n"
-               "                      [--json|--csv]\n"
-               "                      [--chunk BYTES (16M)] [--threads N (readers; 8)] [--read pread|map] [--no-overlap]\n"
-               "                      [--devices all|0,1,..|cpu:K|gpu:K | --ranks env]\n"
-               "  OP: sum prod min max minmax argmin argmax and or xor count_nonzero, or an ordered (non-commutative)\n"
-               "      op over row-major tuples: mat2 mat3 mat4 (f32 f64 u32), affine (f32 f64), first, last (held in\n"
-               "      GPU memory whole; the result is the tuple)\n"
-               "  FILE: .npy (dtype from the header) or raw binary (--dtype required; --offset skips a header);\n"
-               "  '-' reads standard input. The result is deterministic: the same bits on any GPU or the CPU.\n"
-               "  While a GPU starts, the CPU reduces the first chunks and hands over (--no-overlap: wait instead).\n"
-               "  --devices: the file split evenly over several GPUs (NCCL), each reading its part; the same bits as\n"
-               "  one device (cpu:K / gpu:K: K emulated members on the CPU backend / GPU 0, no NCCL needed).\n"
-               "  --ranks env: this process is one rank of a group a launcher started (mpirun, srun, torchrun or by\n"
-               "  hand: GPUPRIM_RANK/SIZE, NCCL_COMM_ID or MASTER_ADDR/PORT; docs/guide/cli.md); each rank reads its part\n"
-               "  of FILE (the same path on every host), rank 0 prints the result.\n"
-               "  Your own operator, C compiled at run time (the input held in memory; docs/design/jit.md):\n"
-               "    --op-src 'EXPR over a, b' --identity V [--ordered] [--arity K]   (K > 1: statements setting r[i])\n"
-               "    --map 'EXPR over x' [--map-dtype T] [--op sum|prod|min|max | --op-src ...]   (transform-reduce)\n");
-}
-
-static const char *o_op, *o_dtype, *o_offset, *o_count, *o_acc, *o_noov, *o_read, *o_chunk, *o_threads, *o_opsrc, *o_ident, *o_ord, *o_arity, *o_map, *o_mapdt, *o_devices,
-    *o_ranks;
-static const cli_opt_t opts_reduce[] = {{"--op", "OP", &o_op},           {"--dtype", "T", &o_dtype},
-                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                          {"--acc", "T", &o_acc},           {"--no-overlap", NULL, &o_noov},
-                          {"--read", "pread|map", &o_read}, {"--chunk", "BYTES", &o_chunk},
-                          {"--threads", "N", &o_threads},   {"--op-src", "EXPR", &o_opsrc},
-                          {"--identity", "V", &o_ident},    {"--ordered", NULL, &o_ord},
-                          {"--arity", "K", &o_arity},       {"--map", "EXPR", &o_map},
-                          {"--map-dtype", "T", &o_mapdt},   {"--devices", "SPEC", &o_devices},
-                          {"--ranks", "env", &o_ranks},     {NULL, NULL, NULL}};
-static const cli_spec_t spec_reduce = {"reduce", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_reduce, 1, usage};
+typedef struct reduce_opts {
+    const char *op, *dtype, *offset, *count, *acc, *noov, *read, *chunk, *threads, *opsrc, *ident, *ord, *arity, *map, *mapdt, *devices, *ranks;
+} reduce_opts_t;
+#define AT(m) OPT_AT(reduce_opts_t, m)
+static const cli_opt_t opts_reduce[] = {
+    {"--op", OPT_WORD, "OP", AT(op), "the reduction; mat2..mat4 (f32 f64 u32), affine (f32 f64), first, last are "
+     "ordered (non-commutative) ops over row-major tuples, the input held in memory, the result the tuple",
+     NULL, NULL, "sum prod min max minmax argmin argmax and or xor count_nonzero mat2 mat3 mat4 affine first last"},
+    {"--acc", OPT_DTYPE, "T", AT(acc), "the accumulator dtype of sum and prod", "gp_reduce's: f64 sums of floats, "
+     "64-bit integers", NULL, "u8 i8 u16 i16 u32 i32 u64 i64 f32 f64"},
+    {"--no-overlap", OPT_FLAG, NULL, AT(noov), "wait for the GPU instead of reducing the first chunks on the CPU "
+     "while it starts", NULL, NULL, NULL},
+    {"--read", OPT_WORD, "pread|map", AT(read), "how the file is read: parallel pread calls or its mapped pages",
+     "pread", NULL, NULL},
+    {"--chunk", OPT_COUNT, "BYTES", AT(chunk), "bytes per streamed chunk", "16M", NULL, NULL},
+    {"--threads", OPT_COUNT, "N", AT(threads), "reader threads, 1 .. 64", "8", NULL, NULL},
+    {"--op-src", OPT_TEXT, "EXPR", AT(opsrc), "your own operator over a, b in C, compiled at run time and run with "
+     "your rights, the input held in memory (docs/design/jit.md)",
+     NULL, "--op|--acc|--no-overlap|--read|--chunk|--threads", NULL},
+    {"--identity", OPT_TEXT, "V", AT(ident), "--op-src's identity", NULL, NULL, NULL},
+    {"--ordered", OPT_FLAG, NULL, AT(ord), "--op-src is associative but not commutative: kept in order", NULL, NULL,
+     NULL},
+    {"--arity", OPT_COUNT, "K", AT(arity), "--op-src over K-wide values (K > 1: statements setting r[i])", "1", NULL,
+     NULL},
+    {"--map", OPT_TEXT, "EXPR", AT(map), "a transform over x applied before the reduction (with --op sum, prod, min, "
+     "max or --op-src): transform-reduce",
+     NULL, "--acc|--no-overlap|--read|--chunk|--threads", NULL},
+    {"--map-dtype", OPT_DTYPE, "T", AT(mapdt), "--map's result dtype", "the input's", NULL, NULL},
+    INPUT_OPTIONS(reduce_opts_t),
+    GROUP_OPTIONS(reduce_opts_t, "each reads its part of FILE (the same path on every host), rank 0 prints the "
+                                 "result"),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_reduce = {
+    "reduce", COMMON_DATA, NULL, opts_reduce, 1, "FILE|- --op OP [options]\nFILE|- --op-src EXPR --identity V [options]",
+    "A .npy (dtype from its header), a raw file (--dtype) or standard input reduced, streamed at any size. The result\n"
+    "is deterministic: the same bits on any GPU or the CPU. While a GPU starts, the CPU reduces the first chunks\n"
+    "and hands over.",
+    NULL};
 
 static int cmd_reduce(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
     const char *path = NULL;
     int have_op = 0, have_dtype = 0;
     gp_reduce_op_t op = GP_REDUCE_SUM;
@@ -274,84 +278,63 @@ static int cmd_reduce(int argc, char **argv)
     int ordered = 0, overlap = 1;
     gp_ordered_op_t oop = GP_ORDERED_MAT2;
     int npos = 0;
-    const int pr = cli_parse(&spec_reduce, argc, argv, &c, &path, &npos);
+    reduce_opts_t opt;
+    const int pr = cli_parse(&spec_reduce, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (o_devices && o_ranks) {
-        fprintf(stderr, "gpuprim reduce: --devices and --ranks: give one (a launcher's rank uses its own GPU)\n");
-        return EXIT_USAGE;
-    }
-    const char *grouped = o_devices ? "--devices" : o_ranks ? "--ranks" : NULL;
-    if (grouped && (o_opsrc || o_map || o_noov || o_read || o_chunk || o_threads || c.device != DEVICE_AUTO)) {
+    const char *grouped = opt.devices ? "--devices" : opt.ranks ? "--ranks" : NULL;
+    if (grouped && (opt.opsrc || opt.map || opt.noov || opt.read || opt.chunk || opt.threads || c.device != DEVICE_DEFAULT)) {
         fprintf(stderr, "gpuprim reduce: %s goes without --device, --op-src, --map, --no-overlap, --read, "
                         "--chunk and --threads\n", grouped);
         return EXIT_USAGE;
     }
-    if (o_opsrc || o_map) { /* a user operator (cmd_jit.c) */
+    if (opt.opsrc || opt.map) { /* a user operator (cmd_jit.c) */
         size_t k = 1;
-        if (o_arity && (parse_size(o_arity, &k) != 0 || k < 1 || k > 16))
-            return bad_value("reduce", "--arity", "a count 1 .. 16", o_arity);
+        if (opt.arity && (parse_size(opt.arity, &k) != 0 || k < 1 || k > 16))
+            return bad_value("reduce", "--arity", "a count 1 .. 16", opt.arity);
         if (!path) {
             fprintf(stderr, "gpuprim reduce: no input (FILE or -)\n");
             return EXIT_USAGE;
         }
-        if (o_acc || o_noov || o_read || o_chunk || o_threads) {
-            fprintf(stderr, "gpuprim reduce: --acc, --no-overlap, --read, --chunk and --threads do not apply to "
-                            "--op-src / --map\n");
-            return EXIT_USAGE;
-        }
-        if (o_opsrc && o_op) {
-            fprintf(stderr, "gpuprim reduce: --op-src replaces --op (give one)\n");
-            return EXIT_USAGE;
-        }
-        const jit_reduce_args_t ja = {c.device, c.fmt, path, o_dtype, o_offset, o_count, o_opsrc, o_ident, o_map,
-                                      o_mapdt, o_op, o_ord != NULL, (int)k};
+        const jit_reduce_args_t ja = {c.device, c.fmt, path, opt.dtype, opt.offset, opt.count, opt.opsrc, opt.ident, opt.map,
+                                      opt.mapdt, opt.op, opt.ord != NULL, (int)k};
         return reduce_jit(&ja);
     }
-    if (o_ident || o_ord || o_arity || o_mapdt) {
+    if (opt.ident || opt.ord || opt.arity || opt.mapdt) {
         fprintf(stderr, "gpuprim reduce: --identity, --ordered, --arity and --map-dtype go with --op-src or --map\n");
         return EXIT_USAGE;
     }
-    if (o_op) {
-        if (gp_ordered_op_parse(o_op, &oop) == GP_OK) {
-            ordered = 1;
-        } else if (gp_reduce_op_parse(o_op, &op) != GP_OK) {
-            fprintf(stderr, "gpuprim reduce: --op: unknown op '%s' (sum prod min max minmax argmin argmax and or "
-                            "xor count_nonzero; ordered: mat2 mat3 mat4 affine first last)\n", o_op);
-            return EXIT_USAGE;
-        }
+    if (opt.op) { /* a word of the table */
+        if (gp_ordered_op_parse(opt.op, &oop) == GP_OK) ordered = 1;
+        else if (gp_reduce_op_parse(opt.op, &op) != GP_OK) return bad_value("reduce", "--op", "an op", opt.op);
         have_op = 1;
     }
-    if (o_dtype) {
-        if (gp_dtype_parse(o_dtype, &dtype) != GP_OK) {
+    if (opt.dtype) {
+        if (gp_dtype_parse(opt.dtype, &dtype) != GP_OK) {
             fprintf(stderr, "gpuprim reduce: --dtype: %s\n", gp_last_error());
             return EXIT_USAGE;
         }
         have_dtype = 1;
     }
-    if (o_offset && parse_size(o_offset, &offset) != 0) return bad_value("reduce", "--offset", "a byte count", o_offset);
-    have_offset = o_offset != NULL;
-    if (o_count && parse_size(o_count, &count) != 0) return bad_value("reduce", "--count", "an element count", o_count);
-    if (o_acc && gp_dtype_parse(o_acc, &acc) != GP_OK) {
+    if (opt.offset && parse_size(opt.offset, &offset) != 0) return bad_value("reduce", "--offset", "a byte count", opt.offset);
+    have_offset = opt.offset != NULL;
+    if (opt.count && parse_size(opt.count, &count) != 0) return bad_value("reduce", "--count", "an element count", opt.count);
+    if (opt.acc && gp_dtype_parse(opt.acc, &acc) != GP_OK) {
         fprintf(stderr, "gpuprim reduce: --acc: %s\n", gp_last_error());
         return EXIT_USAGE;
     }
-    overlap = o_noov == NULL;
-    if (o_read) {
-        if (strcmp(o_read, "map") != 0 && strcmp(o_read, "pread") != 0)
-            return bad_value("reduce", "--read", "pread or map", o_read);
-        map_pages = o_read[0] == 'm';
-    }
-    if (o_chunk && (parse_size(o_chunk, &chunk) != 0 || chunk == 0))
-        return bad_value("reduce", "--chunk", "a byte count > 0", o_chunk);
-    if (o_threads) {
+    overlap = opt.noov == NULL;
+    map_pages = opt.read && strcmp(opt.read, "map") == 0;
+    if (opt.chunk && (parse_size(opt.chunk, &chunk) != 0 || chunk == 0))
+        return bad_value("reduce", "--chunk", "a byte count > 0", opt.chunk);
+    if (opt.threads) {
         size_t t = 0;
-        if (parse_size(o_threads, &t) != 0 || t == 0 || t > 64)
-            return bad_value("reduce", "--threads", "a count 1 .. 64", o_threads);
+        if (parse_size(opt.threads, &t) != 0 || t == 0 || t > 64)
+            return bad_value("reduce", "--threads", "a count 1 .. 64", opt.threads);
         threads = (int)t;
     }
     if (!path || !have_op) {
         fprintf(stderr, "gpuprim reduce: %s\n", !path ? "no input (FILE or -)" : "--op is required");
-        usage(stderr);
+        cli_usage(&spec_reduce, stderr);
         return EXIT_USAGE;
     }
     const double t0 = now_seconds();
@@ -373,7 +356,7 @@ static int cmd_reduce(int argc, char **argv)
                     grouped);
             rc = EXIT_USAGE;
         } else {
-            rc = reduce_group(o_devices, o_ranks, &in, op, acc, c.fmt, t0);
+            rc = reduce_group(opt.devices, opt.ranks, &in, op, acc, c.fmt, t0);
         }
         goto out;
     }

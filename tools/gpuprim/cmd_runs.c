@@ -156,45 +156,46 @@ static void runs_unbind(void *s, int lane)
 
 static const stage_ops_t runs_ops = {runs_bind, NULL, runs_push, NULL, runs_unbind, CHUNK_BYTES, 3, NULL};
 
-static void usage_unique(FILE *f)
-{
-    fprintf(f, "usage: gpuprim unique FILE|- -o OUT [--index I] [--inverse V] [--counts C] [--equal-nan yes|no]\n"
-               "                     [--consecutive] [--dtype T] [--offset BYTES] [--count N] [-d cpu|ID] [--json|--csv]\n"
-               "  np.unique: the distinct elements in sorted order (NaN last, every NaN one, -0 == +0) into OUT;\n"
-               "  --index: each one's first position, --inverse: for each element its place in OUT (the input's\n"
-               "  shape), --counts: how many each (int64 all three), written all or none. The input is held in memory.\n"
-               "  --equal-nan no: each NaN a distinct element of its own (np.unique(equal_nan=False)), after the\n"
-               "  numbers in input order; default yes.\n"
-               "  --consecutive: consecutive duplicates removed instead (std::unique; NumPy: x[np.r_[True, x[1:] !=\n"
-               "  x[:-1]]]), streamed (any size); floats compare as numbers there: each NaN is kept.\n");
-}
-
-static void usage_rle(FILE *f)
-{
-    fprintf(f, "usage: gpuprim rle FILE|- -o VALUES --lengths LENGTHS [--dtype T] [--offset BYTES] [--count N]\n"
-               "                   [-d cpu|ID] [--json|--csv]\n"
-               "  run-length encoding: each run of equal consecutive elements as its value (VALUES) and its length\n"
-               "  (LENGTHS, u64), streamed (any size); .npy if a name ends so, else raw.\n");
-}
-
-static const char *o_dtype, *o_offset, *o_count, *o_out, *o_len, *o_consec, *o_index, *o_inverse, *o_counts,
-    *o_equal_nan;
-static const cli_opt_t opts_u[] = {{"--dtype", "T", &o_dtype},         {"--offset", "BYTES", &o_offset},
-                                   {"--count", "N", &o_count},         {"-o|--output", "OUT", &o_out},
-                                   {"--consecutive", NULL, &o_consec}, {"--index", "I", &o_index},
-                                   {"--inverse", "V", &o_inverse},     {"--counts", "C", &o_counts},
-                                   {"--equal-nan", "yes|no", &o_equal_nan}, {NULL, NULL, NULL}};
-static const cli_opt_t opts_r[] = {{"--dtype", "T", &o_dtype},      {"--offset", "BYTES", &o_offset},
-                                   {"--count", "N", &o_count},      {"-o|--output", "VALUES", &o_out},
-                                   {"--lengths", "LENGTHS", &o_len}, {NULL, NULL, NULL}};
-static const cli_spec_t spec_unique = {"unique", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_u, 1, usage_unique};
-static const cli_spec_t spec_rle = {"rle", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_r, 1, usage_rle};
+typedef struct runs_opts {
+    const char *dtype, *offset, *count, *out, *len, *consec, *index, *inverse, *counts, *equal_nan;
+} runs_opts_t;
+#define AT(m) OPT_AT(runs_opts_t, m)
+static const cli_opt_t opts_u[] = {
+    {"-o|--output", OPT_FILE, "OUT", AT(out), "the distinct elements, 1-D, IN's dtype (.npy or raw; - for stdout)",
+     NULL, NULL, NULL},
+    {"--index", OPT_FILE, "I", AT(index), "each one's first position (int64)", NULL, NULL, NULL},
+    {"--inverse", OPT_FILE, "V", AT(inverse), "for each element its place in OUT (int64, IN's shape)", NULL, NULL,
+     NULL},
+    {"--counts", OPT_FILE, "C", AT(counts), "how many of each (int64)", NULL, NULL, NULL},
+    {"--equal-nan", OPT_WORD, "yes|no", AT(equal_nan),
+     "every NaN one element (no: each NaN its own, after the numbers in input order: np.unique(equal_nan=False))",
+     "yes", NULL, YES_NO_WORDS},
+    {"--consecutive", OPT_FLAG, NULL, AT(consec),
+     "consecutive duplicates removed instead (x[np.r_[True, x[1:] != x[:-1]]]), streamed at any size; each NaN "
+     "kept; not with the np.unique outputs (run lengths: gpuprim rle)",
+     NULL, NULL, NULL},
+    INPUT_OPTIONS(runs_opts_t),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_opt_t opts_r[] = {
+    {"-o|--output", OPT_FILE, "VALUES", AT(out), "each run's value (.npy or raw; - for stdout)", NULL, NULL, NULL},
+    {"--lengths", OPT_FILE, "LENGTHS", AT(len), "each run's length (u64)", NULL, NULL, NULL},
+    INPUT_OPTIONS(runs_opts_t),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_unique = {
+    "unique", COMMON_DATA, NULL, opts_u, 1, "FILE|- -o OUT [--index I] [--inverse V] [--counts C] [options]",
+    "np.unique: the distinct elements in sorted order (NaN last, every NaN one, -0 == +0), and as asked each one's\n"
+    "first position, each element's place, the counts; written all or none. The input is held in memory.",
+    NULL};
+static const cli_spec_t spec_rle = {
+    "rle", COMMON_DATA, NULL, opts_r, 1, "FILE|- -o VALUES --lengths LENGTHS [options]",
+    "Run-length encoding: each run of equal consecutive elements as its value and its length, streamed (any size).",
+    NULL};
 
 /* np.unique: the input held, gp_unique_sorted_sync, up to four outputs written all or none */
-static int unique_sorted(const char *path, cli_common_t *c)
+static int unique_sorted(const char *path, cli_common_t *c, const runs_opts_t *opt)
 {
     static const char verb[] = "unique";
-    const char *outs[4] = {o_out, o_index, o_inverse, o_counts};
+    const char *outs[4] = {opt->out, opt->index, opt->inverse, opt->counts};
     static const char *const flags[4] = {"-o", "--index", "--inverse", "--counts"};
     for (int i = 0; i < 4; i++) {
         if (outs[i] && out_same_target(outs[i], path)) {
@@ -209,15 +210,10 @@ static int unique_sorted(const char *path, cli_common_t *c)
             }
     }
     gp_unique_opts_t uo = {sizeof uo, 0};
-    if (o_equal_nan) {
-        const int no = !strcmp(o_equal_nan, "no") || !strcmp(o_equal_nan, "false") || !strcmp(o_equal_nan, "0");
-        if (!no && strcmp(o_equal_nan, "yes") && strcmp(o_equal_nan, "true") && strcmp(o_equal_nan, "1"))
-            return bad_value(verb, "--equal-nan", "yes or no", o_equal_nan);
-        uo.nan_distinct = no;
-    }
+    uo.nan_distinct = !opt_yes(opt->equal_nan, 1);
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    int rc = input_open_opts(&in, verb, path, opt->dtype, opt->offset, opt->count);
     if (rc == EXIT_OK && in.d.ndim > 1 && (rc = input_c_order(&in, verb)) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gather_t g = {0};
@@ -241,8 +237,8 @@ static int unique_sorted(const char *path, cli_common_t *c)
         if (outs[i] && n) st = gp_mem_alloc(ctx, kind, n * (i ? 8 : es), &b[i]);
     if (st == GP_OK)
         st = gp_unique_sorted_opts_sync(ctx, in.d.dtype, n, buf_at(ctx, &g.buf), buf_at(ctx, &b[0]), GP_I64,
-                                        o_index ? buf_at(ctx, &b[1]) : NULL, o_inverse ? buf_at(ctx, &b[2]) : NULL,
-                                        o_counts ? (uint64_t *)buf_at(ctx, &b[3]) : NULL, &u, &uo);
+                                        opt->index ? buf_at(ctx, &b[1]) : NULL, opt->inverse ? buf_at(ctx, &b[2]) : NULL,
+                                        opt->counts ? (uint64_t *)buf_at(ctx, &b[3]) : NULL, &u, &uo);
     if (st != GP_OK) {
         fprintf(stderr, "gpuprim unique: %s: %s\n", path, gp_last_error());
         rc = EXIT_FAIL;
@@ -258,10 +254,10 @@ static int unique_sorted(const char *path, cli_common_t *c)
         inv.count = n;
         held_out_t o[4];
         int no = 0;
-        o[no++] = (held_out_t){o_out, &like, buf_at(ctx, &b[0]), u, es};
-        if (o_index) o[no++] = (held_out_t){o_index, &il, buf_at(ctx, &b[1]), u, 8};
-        if (o_inverse) o[no++] = (held_out_t){o_inverse, &inv, buf_at(ctx, &b[2]), n, 8};
-        if (o_counts) o[no++] = (held_out_t){o_counts, &il, buf_at(ctx, &b[3]), u, 8};
+        o[no++] = (held_out_t){opt->out, &like, buf_at(ctx, &b[0]), u, es};
+        if (opt->index) o[no++] = (held_out_t){opt->index, &il, buf_at(ctx, &b[1]), u, 8};
+        if (opt->inverse) o[no++] = (held_out_t){opt->inverse, &inv, buf_at(ctx, &b[2]), n, 8};
+        if (opt->counts) o[no++] = (held_out_t){opt->counts, &il, buf_at(ctx, &b[3]), u, 8};
         if ((rc = held_write_all(verb, ctx, no, o)) != EXIT_OK) goto out;
     }
     {
@@ -275,10 +271,10 @@ static int unique_sorted(const char *path, cli_common_t *c)
         rec_add(&r, "unique_seconds", 1, "%.6f", run_secs);
         rec_add(&r, "seconds", 1, "%.6f", now_seconds() - t0);
         rec_add(&r, "device", 0, "%s", desc);
-        rec_add(&r, "output", 0, "%s", o_out);
+        rec_add(&r, "output", 0, "%s", opt->out);
         rec_emit(&r, c->fmt, "unique: {elements} {dtype} elements -> {distinct} distinct -> {output}  "
                              "({unique_seconds:%.3f} s finding, {seconds:%.3f} s end to end; {device})\n",
-                 summary_stream(o_out));
+                 summary_stream(opt->out));
     }
 out:
     if (ctx) {
@@ -293,32 +289,33 @@ out:
 static int runs_verb(int argc, char **argv, int rle)
 {
     const char *verb = rle ? "rle" : "unique";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    runs_opts_t opt;
     const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(rle ? &spec_rle : &spec_unique, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(rle ? &spec_rle : &spec_unique, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (!path || !o_out || (rle && !o_len)) {
-        fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !o_out ? "-o OUT is required"
+    if (!path || !opt.out || (rle && !opt.len)) {
+        fprintf(stderr, "gpuprim %s: %s\n", verb, !path ? "no input (FILE or -)" : !opt.out ? "-o OUT is required"
                                                                                : "--lengths LENGTHS is required");
-        (rle ? usage_rle : usage_unique)(stderr);
+        cli_usage(rle ? &spec_rle : &spec_unique, stderr);
         return EXIT_USAGE;
     }
-    if (!rle && !o_consec) return unique_sorted(path, &c);
-    if (!rle && (o_index || o_inverse || o_counts || o_equal_nan)) {
+    if (!rle && !opt.consec) return unique_sorted(path, &c, &opt);
+    if (!rle && (opt.index || opt.inverse || opt.counts || opt.equal_nan)) {
         fprintf(stderr, "gpuprim unique: %s is np.unique's (without --consecutive); consecutive runs' lengths: "
-                        "gpuprim rle\n", o_index ? "--index" : o_inverse ? "--inverse" : o_counts ? "--counts"
+                        "gpuprim rle\n", opt.index ? "--index" : opt.inverse ? "--inverse" : opt.counts ? "--counts"
                                                                                   : "--equal-nan");
         return EXIT_USAGE;
     }
 
     const double t0 = now_seconds();
     input_t in;
-    if (rle && out_same_target(o_out, o_len)) {
-        fprintf(stderr, "gpuprim rle: -o %s and --lengths %s name the same file: give two\n", o_out, o_len);
+    if (rle && out_same_target(opt.out, opt.len)) {
+        fprintf(stderr, "gpuprim rle: -o %s and --lengths %s name the same file: give two\n", opt.out, opt.len);
         return EXIT_USAGE;
     }
-    int rc = input_open_opts(&in, verb, path, o_dtype, o_offset, o_count);
+    int rc = input_open_opts(&in, verb, path, opt.dtype, opt.offset, opt.count);
     if (rc == EXIT_OK && (rc = input_c_order(&in, verb)) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     runjob_t j;
@@ -339,9 +336,9 @@ static int runs_verb(int argc, char **argv, int rle)
     {
         gp_array_desc_t like = in.d; /* 1-D, of x's dtype (bools stay bools) */
         like.ndim = 1;
-        if ((rc = arr_out_open_like(&vo, verb, o_out, &like)) != EXIT_OK) goto out;
+        if ((rc = arr_out_open_like(&vo, verb, opt.out, &like)) != EXIT_OK) goto out;
     }
-    if (rle && (rc = arr_out_open(&lo, verb, o_len, GP_U64)) != EXIT_OK) goto out;
+    if (rle && (rc = arr_out_open(&lo, verb, opt.len, GP_U64)) != EXIT_OK) goto out;
     if ((rc = pipe_open(&pp, verb, &in, c.device, 1, t0)) != EXIT_OK) goto out;
     pp.outs[0] = &vo, pp.outs[1] = rle ? &lo : NULL;
     int lane = LANE_MAIN;
@@ -366,14 +363,14 @@ static int runs_verb(int argc, char **argv, int rle)
         rec_add(&r, "elements", 1, "%zu", j.elements);
         rec_add(&r, rle ? "runs" : "kept", 1, "%zu", j.runs);
         rec_add_run(&r, secs, bytes, pp.head_elements, desc);
-        rec_add(&r, "output", 0, "%s", o_out);
-        if (rle) rec_add(&r, "lengths", 0, "%s", o_len);
+        rec_add(&r, "output", 0, "%s", opt.out);
+        if (rle) rec_add(&r, "lengths", 0, "%s", opt.len);
         rec_emit(&r, c.fmt,
                  rle ? "rle: {elements} {dtype} elements -> {runs} runs -> {output}, {lengths}  ({seconds:%.3f} s, "
                        "{gbps:%.2f} GB/s read + written; {device})\n"
                      : "unique: {elements} {dtype} elements -> {kept} kept -> {output}  ({seconds:%.3f} s, {gbps:%.2f} "
                        "GB/s read + written; {device})\n",
-                 summary_stream(o_out));
+                 summary_stream(opt.out));
     }
 out:
     arr_out_close(&vo, verb, 0);

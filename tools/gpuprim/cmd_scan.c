@@ -191,93 +191,91 @@ static int scan_group(const char *devices, const char *ranks, input_t *in, const
     return rc;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim scan FILE|- --op OP -o OUT [--exclusive] [--dtype T] [--acc T] [--offset BYTES]\n"
-               "                    [--count N] [-d cpu|ID] [--json|--csv]\n"
-               "  y[i] = x[0] OP ... OP x[i] (--exclusive: shifted right by one, the op's identity first) of a .npy\n"
-               "  or raw file or standard input, streamed (any size), into OUT (.npy if the name ends so, else raw).\n"
-               "  OP: sum prod min max (every dtype), and or xor (integers); or an ordered op over rows of values:\n"
-               "  mat2 mat3 mat4 (f32 f64 u32: 2x2 .. 4x4 row-major matrix products), affine (f32 f64: (a, b) pairs,\n"
-               "  x -> a x + b applied in order; the recurrence x_t = a_t x_(t-1) + b_t), first, last (any dtype).\n"
-               "  NumPy's answers: elements in C order, the output 1-D (np.cumsum's; an ordered op's rows keep their\n"
-               "  shape), sums and products of bools and integers narrower than 8 bytes in np.cumsum's int64 / uint64,\n"
-               "  f16 / bf16 accumulate in f32. --acc T (not for ordered ops): the accumulator and output dtype (the\n"
-               "  input's own: wraps in its width; 'default': gp_reduce's; f64 sums of f16 / bf16 / f32).\n"
-               "  Deterministic: the same bits on every GPU and the CPU backend (docs/design/scan.md).\n"
-               "  --op-src 'EXPR over a, b' --identity V [--arity K]: your own operator in C, compiled at run time\n"
-               "  (docs/design/jit.md; K > 1: statements setting r[i]); the input is held in memory; 4-byte elements.\n"
-               "  --devices all|0,1,..|cpu:K|gpu:K: a regular file split over a group of GPUs, held in their memory\n"
-               "  (one device's bits); --ranks env: this process is one rank of a group a launcher started: each rank\n"
-               "  reads its part of the file and writes it to OUT.RANK (rank 0's with OUT's .npy header: the parts\n"
-               "  concatenated are OUT) (docs/guide/cli.md). Scalar ops.\n");
-}
-
-static const char *o_op, *o_excl, *o_dtype, *o_offset, *o_count, *o_out, *o_acc, *o_opsrc, *o_ident, *o_arity,
-    *o_devices, *o_ranks;
-static const cli_opt_t opts_scan[] = {{"--op", "OP", &o_op},           {"--exclusive", NULL, &o_excl},
-                          {"--dtype", "T", &o_dtype},      {"--acc", "T", &o_acc},
-                          {"--offset", "BYTES", &o_offset},
-                          {"--count", "N", &o_count},      {"-o|--output", "OUT", &o_out},
-                          {"--op-src", "EXPR", &o_opsrc},   {"--identity", "V", &o_ident},
-                          {"--arity", "K", &o_arity},       {"--devices", "SPEC", &o_devices},
-                          {"--ranks", "env", &o_ranks},     {NULL, NULL, NULL}};
-static const cli_spec_t spec_scan = {"scan", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_scan, 1, usage};
+typedef struct scan_opts {
+    const char *op, *excl, *dtype, *offset, *count, *out, *acc, *opsrc, *ident, *arity, *devices, *ranks;
+} scan_opts_t;
+#define AT(m) OPT_AT(scan_opts_t, m)
+static const cli_opt_t opts_scan[] = {
+    {"--op", OPT_WORD, "OP", AT(op), "the scan's operator: scalar (sum, prod, min, max; and, or, xor of integers), or "
+     "ordered over rows of values (mat2..mat4: row-major matrix products of f32 f64 u32; affine: (a, b) pairs "
+     "applied in order, x -> a x + b, of f32 f64; first, last)",
+     NULL, "--op-src", "sum prod min max and or xor mat2 mat3 mat4 affine first last"},
+    {"-o|--output", OPT_FILE, "OUT", AT(out), "the scan (.npy or raw; - for stdout)", NULL, NULL, NULL},
+    {"--exclusive", OPT_FLAG, NULL, AT(excl), "shifted right by one, the op's identity first", NULL, NULL, NULL},
+    {"--acc", OPT_DTYPE, "T", AT(acc), "the accumulator and output dtype of a scalar op ('default': gp_reduce's; the "
+     "input's own wraps in its width)",
+     "np.cumsum's", NULL, "default u8 i8 u16 i16 u32 i32 u64 i64 f32 f64"},
+    {"--op-src", OPT_TEXT, "EXPR", AT(opsrc), "your own operator over a, b in C, compiled at run time and run with "
+     "your rights; the input held in memory; 4-byte elements (docs/design/jit.md)",
+     NULL, "--acc|--devices|--ranks", NULL},
+    {"--identity", OPT_TEXT, "V", AT(ident), "--op-src's identity", NULL, NULL, NULL},
+    {"--arity", OPT_COUNT, "K", AT(arity), "--op-src over K-wide values (K > 1: statements setting r[i])", "1", NULL,
+     NULL},
+    INPUT_OPTIONS(scan_opts_t),
+    GROUP_OPTIONS(scan_opts_t, "each reads its part of the file and writes OUT.RANK (rank 0's with OUT's .npy "
+                               "header: the parts concatenated are OUT); scalar ops"),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_scan = {
+    "scan", COMMON_DATA, NULL, opts_scan, 1, "FILE|- --op OP -o OUT [options]",
+    "y[i] = x[0] OP ... OP x[i] of a .npy or raw file or standard input, streamed (any size). NumPy's answers:\n"
+    "elements in C order, the output 1-D (an ordered op's rows keep their shape), sums and products of bools and\n"
+    "integers narrower than 8 bytes in np.cumsum's int64 / uint64, f16 / bf16 accumulate in f32. Deterministic:\n"
+    "the same bits on every GPU and the CPU backend (docs/design/scan.md).",
+    NULL};
 
 static int cmd_scan(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    scan_opts_t opt;
     const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(&spec_scan, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_scan, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
     gp_reduce_op_t op = GP_REDUCE_SUM;
-    if ((o_devices || o_ranks) && (o_opsrc || (o_devices && o_ranks) || c.device != DEVICE_AUTO)) {
-        fprintf(stderr, "gpuprim scan: %s goes without %s\n", o_devices ? "--devices" : "--ranks",
-                o_opsrc ? "--op-src" : o_devices && o_ranks ? "--ranks" : "--device");
+    if ((opt.devices || opt.ranks) && c.device != DEVICE_DEFAULT) {
+        fprintf(stderr, "gpuprim scan: %s goes without --device\n", opt.devices ? "--devices" : "--ranks");
         return EXIT_USAGE;
     }
-    if (o_opsrc) { /* a user operator (cmd_jit.c) */
+    if (opt.opsrc) { /* a user operator (cmd_jit.c) */
         size_t k = 1;
-        if (o_arity && (parse_size(o_arity, &k) != 0 || k < 1 || k > 16))
-            return bad_value("scan", "--arity", "a count 1 .. 16", o_arity);
-        if (!path || !o_out || o_op || o_acc) {
-            fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !o_out ? "-o OUT is required"
-                                                   : "--op-src replaces --op and --acc (give one)");
+        if (opt.arity && (parse_size(opt.arity, &k) != 0 || k < 1 || k > 16))
+            return bad_value("scan", "--arity", "a count 1 .. 16", opt.arity);
+        if (!path || !opt.out) {
+            fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : "-o OUT is required");
             return EXIT_USAGE;
         }
-        const jit_scan_args_t ja = {c.device, c.fmt, path, o_dtype, o_offset, o_count, o_out, o_opsrc, o_ident,
-                                    (int)k, o_excl != NULL};
+        const jit_scan_args_t ja = {c.device, c.fmt, path, opt.dtype, opt.offset, opt.count, opt.out, opt.opsrc, opt.ident,
+                                    (int)k, opt.excl != NULL};
         return scan_jit(&ja);
     }
-    if (o_ident || o_arity) {
+    if (opt.ident || opt.arity) {
         fprintf(stderr, "gpuprim scan: --identity and --arity go with --op-src\n");
         return EXIT_USAGE;
     }
-    if (!path || !o_op || !o_out) {
-        fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !o_op ? "--op is required"
+    if (!path || !opt.op || !opt.out) {
+        fprintf(stderr, "gpuprim scan: %s\n", !path ? "no input (FILE or -)" : !opt.op ? "--op is required"
                                                                                  : "-o OUT is required");
-        usage(stderr);
+        cli_usage(&spec_scan, stderr);
         return EXIT_USAGE;
     }
     gp_ordered_op_t ord = GP_ORDERED_OP_COUNT; /* an ordered op instead */
-    if (gp_reduce_op_parse(o_op, &op) != GP_OK && gp_ordered_op_parse(o_op, &ord) != GP_OK)
-        return bad_value("scan", "--op", "sum prod min max and or xor mat2 mat3 mat4 affine first last", o_op);
+    if (gp_reduce_op_parse(opt.op, &op) != GP_OK && gp_ordered_op_parse(opt.op, &ord) != GP_OK)
+        return bad_value("scan", "--op", "an op of gpuprim scan --help", opt.op);
     const int ordered = ord != GP_ORDERED_OP_COUNT;
-    if (ordered && o_acc) return bad_value("scan", "--acc", "no accumulator choice for an ordered op", o_acc);
-    const gp_scan_kind_t kind = o_excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
+    if (ordered && opt.acc) return bad_value("scan", "--acc", "no accumulator choice for an ordered op", opt.acc);
+    const gp_scan_kind_t kind = opt.excl ? GP_SCAN_EXCLUSIVE : GP_SCAN_INCLUSIVE;
     gp_dtype_t acc = GP_DTYPE_COUNT; /* with --acc only */
-    if (o_acc && strcmp(o_acc, "default") != 0 && gp_dtype_parse(o_acc, &acc) != GP_OK)
-        return bad_value("scan", "--acc", "a dtype or 'default'", o_acc);
+    if (opt.acc && strcmp(opt.acc, "default") != 0 && gp_dtype_parse(opt.acc, &acc) != GP_OK)
+        return bad_value("scan", "--acc", "a dtype or 'default'", opt.acc);
 
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open_opts(&in, "scan", path, o_dtype, o_offset, o_count);
+    int rc = input_open_opts(&in, "scan", path, opt.dtype, opt.offset, opt.count);
     if (rc == EXIT_OK && (rc = input_c_order(&in, "scan")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     const gp_dtype_t dtype = in.d.dtype;
     int as_i64 = 0; /* bools summed in u64 are written as NumPy's int64 (the same bits for counts) */
-    if (!ordered && !o_acc && (op == GP_REDUCE_SUM || op == GP_REDUCE_PROD)) { /* np.cumsum's / np.cumprod's dtype */
+    if (!ordered && !opt.acc && (op == GP_REDUCE_SUM || op == GP_REDUCE_PROD)) { /* np.cumsum's / np.cumprod's dtype */
         const int narrow_signed = dtype == GP_I8 || dtype == GP_I16 || dtype == GP_I32;
         const int narrow_unsigned = dtype == GP_U8 || dtype == GP_U16 || dtype == GP_U32;
         if (narrow_signed) acc = GP_I64;
@@ -290,7 +288,7 @@ static int cmd_scan(int argc, char **argv)
     pipe_t pp;
     memset(&pp, 0, sizeof pp);
     gp_status_t st = GP_OK;
-    j.op = op, j.ord = ord, j.dtype = dtype, j.acc = acc, j.use_acc = o_acc || acc != GP_DTYPE_COUNT, j.kind = kind;
+    j.op = op, j.ord = ord, j.dtype = dtype, j.acc = acc, j.use_acc = opt.acc || acc != GP_DTYPE_COUNT, j.kind = kind;
     j.out = &ao, j.path = path;
     j.es = in.d.elem_size;
     j.w = ordered ? gp_ordered_width(ord) : 1;
@@ -310,10 +308,10 @@ static int cmd_scan(int argc, char **argv)
         gp_ctx_destroy(probe);
     }
     if (st != GP_OK) {
-        if (st == GP_ERR_UNSUPPORTED && o_acc && !ordered && gp_scan_out_dtype(op, dtype, dtype) != GP_DTYPE_COUNT)
+        if (st == GP_ERR_UNSUPPORTED && opt.acc && !ordered && gp_scan_out_dtype(op, dtype, dtype) != GP_DTYPE_COUNT)
             fprintf(stderr, "gpuprim scan: --acc %s: not an accumulator for %s of %s (choices: the input's own dtype "
                             "%s; 'default'; f32 for f16 / bf16; for sum and prod f64 over f16 / bf16 / f32, i64 / u64 "
-                            "over integers of up to 4 bytes)\n", o_acc, gp_reduce_op_name(op), gp_dtype_name(dtype),
+                            "over integers of up to 4 bytes)\n", opt.acc, gp_reduce_op_name(op), gp_dtype_name(dtype),
                     gp_dtype_name(dtype));
         else
             fprintf(stderr, "gpuprim scan: %s\n", gp_last_error());
@@ -321,7 +319,7 @@ static int cmd_scan(int argc, char **argv)
         goto out;
     }
     j.os = gp_dtype_size(odt);
-    if (o_devices || o_ranks) {
+    if (opt.devices || opt.ranks) {
         if (ordered) {
             fprintf(stderr, "gpuprim scan: --devices and --ranks take the scalar ops (sum prod min max and or xor), "
                             "not %s\n", gp_ordered_op_name(ord));
@@ -332,7 +330,7 @@ static int cmd_scan(int argc, char **argv)
         like.dtype = as_i64 ? GP_I64 : odt;
         like.bool_values = in.d.bool_values && odt == GP_U8;
         like.ndim = 1;
-        rc = scan_group(o_devices, o_ranks, &in, &j, odt, &like, o_out, c.fmt, t0);
+        rc = scan_group(opt.devices, opt.ranks, &in, &j, odt, &like, opt.out, c.fmt, t0);
         goto out;
     }
     /* cap: elements per chunk, whole granules; a chunk holds cap * w values */
@@ -347,7 +345,7 @@ static int cmd_scan(int argc, char **argv)
         like.bool_values = in.d.bool_values && odt == GP_U8 && !ordered; /* min / max / bitwise of bools: bools */
         if (!ordered || like.ndim < 2 || like.shape[like.ndim - 1] * (like.ndim > 2 ? like.shape[like.ndim - 2] : 1) != j.w)
             like.ndim = 1;
-        if ((rc = arr_out_open_like(&ao, "scan", o_out, &like)) != EXIT_OK) goto out;
+        if ((rc = arr_out_open_like(&ao, "scan", opt.out, &like)) != EXIT_OK) goto out;
     }
     if ((rc = pipe_open(&pp, "scan", &in, c.device, 1, t0)) != EXIT_OK) goto out;
     pp.outs[0] = &ao;
@@ -377,8 +375,8 @@ static int cmd_scan(int argc, char **argv)
             fclose(mj);
         }
         scan_report(c.fmt, ordered ? gp_ordered_op_name(ord) : gp_reduce_op_name(op), kind, dtype,
-                    as_i64 ? GP_I64 : odt, j.elements, jval ? jval : "null", secs, bytes, pp.head_elements, desc, o_out,
-                    o_out);
+                    as_i64 ? GP_I64 : odt, j.elements, jval ? jval : "null", secs, bytes, pp.head_elements, desc, opt.out,
+                    opt.out);
         free(jval);
     }
 out:

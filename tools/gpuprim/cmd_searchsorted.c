@@ -13,45 +13,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *o_out, *o_side, *o_dtype;
+typedef struct searchsorted_opts {
+    const char *out, *side, *dtype;
+} searchsorted_opts_t;
+#define AT(m) OPT_AT(searchsorted_opts_t, m)
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim searchsorted SORTED QUERIES -o IDX [--side left|right] [--dtype T]\n"
-               "                           [-d cpu|ID|auto] [--json|--csv]\n"
-               "  IDX = np.searchsorted(SORTED, QUERIES, side): int64 places, in the queries' shape. SORTED: 1-D,\n"
-               "  ascending in NumPy's order (NaN last); left: before equal keys, right: after them; NaN queries go\n"
-               "  after every number, -0.0 == +0.0. Both inputs of one dtype (.npy, or raw with --dtype; one may be -).\n");
-}
-
-static const cli_opt_t opts[] = {{"-o|--output", "IDX", &o_out},
-                                 {"--side", "left|right", &o_side},
-                                 {"--dtype", "T", &o_dtype},
-                                 {NULL, NULL, NULL}};
-static const cli_spec_t spec = {"searchsorted", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts, 2, usage};
+static const cli_opt_t opts[] = {
+    {"-o|--output", OPT_FILE, "IDX", AT(out), "int64 places, in the queries' shape (.npy or raw; - for stdout)", NULL,
+     NULL, NULL},
+    {"--side", OPT_WORD, "left|right", AT(side), "left: before equal keys; right: after them", "left", NULL, NULL},
+    {"--dtype", OPT_DTYPE, "T", AT(dtype), "raw inputs' dtype (a .npy's header must agree)", NULL, NULL, NULL},
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec = {
+    "searchsorted", COMMON_DATA, NULL, opts, 2, "SORTED QUERIES -o IDX [options]",
+    "IDX = np.searchsorted(SORTED, QUERIES, side). SORTED: 1-D, ascending in NumPy's order (NaN last; not\n"
+    "checked, as NumPy does not); NaN queries go after every number, -0.0 == +0.0. Both inputs of one dtype\n"
+    "(.npy, or raw with --dtype; one may be -).",
+    NULL};
 
 static int cmd_searchsorted(int argc, char **argv)
 {
     static const char verb[] = "searchsorted";
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    searchsorted_opts_t opt;
     const char *pos[2] = {NULL, NULL};
     int npos = 0;
-    const int pr = cli_parse(&spec, argc, argv, &c, pos, &npos);
+    const int pr = cli_parse(&spec, argc, argv, &c, &opt, pos, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (npos < 2 || !o_out) {
+    if (npos < 2 || !opt.out) {
         fprintf(stderr, "gpuprim searchsorted: %s\n", npos < 2 ? "needs SORTED and QUERIES" : "-o IDX is required");
-        usage(stderr);
+        cli_usage(&spec, stderr);
         return EXIT_USAGE;
     }
-    int side = 0;
-    if (o_side && strcmp(o_side, "left") != 0) {
-        if (strcmp(o_side, "right") != 0) return bad_value(verb, "--side", "left or right", o_side);
-        side = 1;
-    }
+    const int side = opt.side && strcmp(opt.side, "right") == 0; /* a word of the table */
     const double t0 = now_seconds();
     static const char *const names[2] = {"SORTED", "QUERIES"};
     input_t in[2];
-    int rc = held_pair_open(verb, names, pos, o_out, o_dtype, 1, in);
+    int rc = held_pair_open(verb, names, pos, opt.out, opt.dtype, 1, in);
     if (rc != EXIT_OK) return rc;
     gather_t g[2];
     memset(g, 0, sizeof g);
@@ -82,7 +80,7 @@ static int cmd_searchsorted(int argc, char **argv)
         gp_array_desc_t like = in[1].d;
         like.dtype = GP_I64, like.bool_values = 0, like.elem_size = 8;
         if (like.ndim > 1 && m != like.count) like.ndim = 1; /* a raw or streamed input: 1-D */
-        if ((rc = held_write(verb, ctx, o_out, &like, buf_at(ctx, &ob), m, 8)) != EXIT_OK) goto out;
+        if ((rc = held_write(verb, ctx, opt.out, &like, buf_at(ctx, &ob), m, 8)) != EXIT_OK) goto out;
     }
     {
         char desc[512];
@@ -98,7 +96,7 @@ static int cmd_searchsorted(int argc, char **argv)
         rec_add(&r, "device", 0, "%s", desc);
         rec_emit(&r, c.fmt, "searchsorted: {queries} queries into {keys} {dtype} keys, side {side}  "
                             "({search_seconds:%.3f} s searching, {seconds:%.3f} s end to end; {device})\n",
-                 summary_stream(o_out));
+                 summary_stream(opt.out));
     }
 out:
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &g[0].buf), gp_mem_free(ctx, &g[1].buf);

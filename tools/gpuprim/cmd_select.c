@@ -88,48 +88,52 @@ static void sel_unbind(void *s, int lane)
 
 static const stage_ops_t selstage_ops = {sel_bind, NULL, sel_push, NULL, sel_unbind, CHUNK_BYTES, 1, NULL};
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpuprim select FILE|- --where PRED -o OUT [--dtype T] [--offset BYTES] [--count N]\n"
-               "                      [-d cpu|ID] [--json|--csv]\n"
-               "  the elements PRED keeps, in their order (NumPy's x[pred(x)]), of a .npy or raw file or standard\n"
-               "  input, streamed (any size), into OUT (.npy if the name ends so, else raw). PRED: nonzero, eq:X,\n"
-               "  ne:X, lt:X, le:X, gt:X, ge:X, in:LO,HI (LO <= x < HI), nan, notnan; integers compare exactly.\n"
-               "  --where-src 'EXPR over x' instead: your own predicate in C, compiled at run time (docs/design/jit.md).\n");
-}
-
-static const char *o_where, *o_dtype, *o_offset, *o_count, *o_out, *o_src;
-static const cli_opt_t opts_select[] = {{"--where", "PRED", &o_where},   {"--where-src", "EXPR", &o_src},
-                          {"--dtype", "T", &o_dtype},
-                          {"--offset", "BYTES", &o_offset}, {"--count", "N", &o_count},
-                          {"-o|--output", "OUT", &o_out},   {NULL, NULL, NULL}};
-static const cli_spec_t spec_select = {"select", COMMON_DEVICE | COMMON_JSON | COMMON_CSV, NULL, opts_select, 1, usage};
+typedef struct select_opts {
+    const char *where, *dtype, *offset, *count, *out, *src;
+} select_opts_t;
+#define AT(m) OPT_AT(select_opts_t, m)
+static const cli_opt_t opts_select[] = {
+    {"--where", OPT_TEXT, "PRED", AT(where),
+     "what is kept: nonzero, eq:X, ne:X, lt:X, le:X, gt:X, ge:X, in:LO,HI (LO <= x < HI), nan, notnan; integers "
+     "compare exactly",
+     NULL, "--where-src", "nonzero nan notnan eq: ne: lt: le: gt: ge: in:"},
+    {"--where-src", OPT_TEXT, "EXPR", AT(src),
+     "your own predicate over x in C, compiled at run time and run with your rights (docs/design/jit.md)", NULL,
+     NULL, NULL},
+    {"-o|--output", OPT_FILE, "OUT", AT(out), "the kept elements (.npy or raw; - for stdout)", NULL, NULL, NULL},
+    INPUT_OPTIONS(select_opts_t),
+    {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL}};
+static const cli_spec_t spec_select = {
+    "select", COMMON_DATA, NULL, opts_select, 1, "FILE|- --where PRED -o OUT [options]\nFILE|- --where-src EXPR -o OUT [options]",
+    "The elements PRED keeps, in their order (NumPy's x[pred(x)]), of a .npy or raw file or standard input,\n"
+    "streamed (any size).",
+    NULL};
 
 static int cmd_select(int argc, char **argv)
 {
-    cli_common_t c = {DEVICE_AUTO, FMT_TABLE, NULL, 1, 0, 0};
+    cli_common_t c = {DEVICE_DEFAULT, FMT_TABLE, NULL, 1, 0, 0};
+    select_opts_t opt;
     const char *path = NULL;
     int npos = 0;
-    const int pr = cli_parse(&spec_select, argc, argv, &c, &path, &npos);
+    const int pr = cli_parse(&spec_select, argc, argv, &c, &opt, &path, &npos);
     if (pr != EXIT_OK) return pr == CLI_HELP ? EXIT_OK : pr;
-    if (!path || !(o_where || o_src) || !o_out || (o_where && o_src)) {
-        fprintf(stderr, "gpuprim select: %s\n", !path ? "no input (FILE or -)"
-                                               : o_where && o_src ? "--where and --where-src: give one"
-                                               : !(o_where || o_src) ? "--where (or --where-src) is required"
-                                                                     : "-o OUT is required");
-        usage(stderr);
+    if (!path || !(opt.where || opt.src) || !opt.out) {
+        fprintf(stderr, "gpuprim select: %s\n", !path                    ? "no input (FILE or -)"
+                                               : !(opt.where || opt.src) ? "--where (or --where-src) is required"
+                                                                         : "-o OUT is required");
+        cli_usage(&spec_select, stderr);
         return EXIT_USAGE;
     }
     selstage_t j;
     memset(&j, 0, sizeof j);
-    if (o_where && gp_pred_parse(o_where, &j.pred) != GP_OK) {
+    if (opt.where && gp_pred_parse(opt.where, &j.pred) != GP_OK) {
         fprintf(stderr, "gpuprim select: --where: %s\n", gp_last_error());
         return EXIT_USAGE;
     }
 
     const double t0 = now_seconds();
     input_t in;
-    int rc = input_open_opts(&in, "select", path, o_dtype, o_offset, o_count);
+    int rc = input_open_opts(&in, "select", path, opt.dtype, opt.offset, opt.count);
     if (rc == EXIT_OK && (rc = input_c_order(&in, "select")) != EXIT_OK) input_close(&in);
     if (rc != EXIT_OK) return rc;
     gp_ctx_t *ctx = NULL;
@@ -142,24 +146,24 @@ static int cmd_select(int argc, char **argv)
         c.device = pick_device("select", c.device, &w, 0);
     }
     /* a user predicate is compiled for one context: no CPU head start then */
-    if ((rc = pipe_open(&pp, "select", &in, c.device, !o_src, t0)) != EXIT_OK) goto out;
+    if ((rc = pipe_open(&pp, "select", &in, c.device, !opt.src, t0)) != EXIT_OK) goto out;
     j.dtype = in.d.dtype;
     j.es = in.d.elem_size;
     j.cap = CHUNK_BYTES / j.es;
     j.out = &ao;
-    if (o_src) {
+    if (opt.src) {
         gp_uop_desc_t d;
         memset(&d, 0, sizeof d);
         d.kind = GP_UOP_PRED;
         d.dtype = j.dtype;
-        d.src = o_src;
+        d.src = opt.src;
         if ((rc = pipe_wait(&pp, &ctx)) != EXIT_OK || (rc = jit_make_uop("select", ctx, &d, &j.uop)) != EXIT_OK) goto out;
-        o_where = o_src;
+        opt.where = opt.src;
     }
     {
         gp_array_desc_t like = in.d; /* x[mask] is 1-D, of x's dtype */
         like.ndim = 1;
-        if ((rc = arr_out_open_like(&ao, "select", o_out, &like)) != EXIT_OK) goto out;
+        if ((rc = arr_out_open_like(&ao, "select", opt.out, &like)) != EXIT_OK) goto out;
     }
     pp.outs[0] = &ao;
     int lane = LANE_MAIN;
@@ -171,14 +175,14 @@ static int cmd_select(int argc, char **argv)
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
         record_t r = {0};
-        rec_add(&r, "where", 0, "%s", o_where);
+        rec_add(&r, "where", 0, "%s", opt.where);
         rec_add(&r, "dtype", 0, "%s", gp_dtype_name(j.dtype));
         rec_add(&r, "elements", 1, "%zu", j.elements);
         rec_add(&r, "kept", 1, "%zu", j.kept);
         rec_add_run(&r, secs, bytes, pp.head_elements, desc);
-        rec_add(&r, "output", 0, "%s", o_out);
+        rec_add(&r, "output", 0, "%s", opt.out);
         rec_emit(&r, c.fmt, "select {where}: {kept} of {elements} {dtype} elements kept -> {output}  ({seconds:%.3f} "
-                            "s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(o_out));
+                            "s, {gbps:%.2f} GB/s read + written; {device})\n", summary_stream(opt.out));
     }
 out:
     arr_out_close(&ao, "select", 0); /* after a failure: nothing left behind */

@@ -2,7 +2,7 @@
  * (support.h) and listed by one word in main.c's table, from which dispatch, `gpuprim help`, did-you-mean and the
  * shell completions (`gpuprim completion bash|zsh`, made at build time) come; tests/test_cli_surface.sh checks the
  * man page and every --help against it. argv[0] is the verb; each returns an exit code (support.h). Verbs call the
- * helpers below them (util.c, input.c, output.c, pipeline.c, tools/support, the bench room), never each other, except
+ * helpers below them (util.h's device_auto.c, progress.c, values.c; input.c, output.c, pipeline.c, tools/support, the bench room), never each other, except
  * through cli_run (the demo, which runs verbs in turn) and the pairs named below. */
 #ifndef GP_CLI_COMMANDS_H
 #define GP_CLI_COMMANDS_H

@@ -8,6 +8,16 @@
 
 #include "input.h"
 
+/* --devices and --ranks, two entries of a verb's option table (support.h) landing in the members devices and ranks
+ * of its struct T; RANKS: what a rank does with the file, for the help. The verb checks them (group_open). */
+#define GROUP_OPTIONS(T, RANKS)                                                                                        \
+    {"--devices", OPT_TEXT, "SPEC", OPT_AT(T, devices),                                                                \
+     "the input split over a group: all (every GPU, NCCL), 0,1,.. (those GPUs), cpu:K / gpu:K (K members emulated "   \
+     "on the CPU backend / GPU 0, no NCCL); the same bits as one device",                                            \
+     NULL, "--ranks", "all cpu:2 gpu:2 0,1"},                                                                          \
+        {"--ranks", OPT_WORD, "env", OPT_AT(T, ranks),                                                                 \
+         "this process is one rank of a group a launcher started (mpirun, srun, torchrun; docs/guide/cli.md): " RANKS, \
+         NULL, NULL, NULL}
 /* Called for each chunk of member `member`'s range: elements [first, first + count) of the whole array (first
  * counted from the array's start), on the member's context and stream; from the member's own thread. */
 typedef gp_status_t (*member_chunk_fn)(void *user, int member, const void *chunk, size_t count, size_t first,

@@ -39,6 +39,14 @@ int input_open(input_t *in, const char *verb, const char *path, int have_dtype, 
  * EXIT_OK, or the exit code after printing why (a bad value is EXIT_USAGE). */
 int input_open_opts(input_t *in, const char *verb, const char *path, const char *o_dtype, const char *o_offset,
                     const char *o_count);
+/* The input options of the data verbs, three entries of a verb's option table (support.h) landing in the members
+ * dtype, offset and count of its struct T: input_open_opts reads them. */
+#define INPUT_OPTIONS(T)                                                                                               \
+    {"--dtype", OPT_DTYPE, "T", OPT_AT(T, dtype),                                                                      \
+     "the elements' dtype: a raw input's (required there); a .npy's header must agree", NULL, NULL, NULL},             \
+        {"--offset", OPT_COUNT, "BYTES", OPT_AT(T, offset),                                                            \
+         "bytes of a raw input skipped before its first element (its own header)", NULL, NULL, NULL},                  \
+        {"--count", OPT_COUNT, "N", OPT_AT(T, count), "elements read", "to the end", NULL, NULL}
 /* A Fortran-order .npy of 2 or more dimensions read whole into memory and reordered into C order (NumPy flattens in
  * C order): for the verbs whose result depends on the order of the elements. in->d describes the reordered array.
  * Returns EXIT_OK, or the exit code after printing why. */

@@ -71,7 +71,7 @@ static size_t distance(const char *a, const char *b)
     return d[la][lb];
 }
 
-static int run(int argc, char **argv);
+static int dispatch(int argc, char **argv);
 
 /* A verb may leave a GPU context starting in the background (a streaming verb's CPU head finished first): the output is
  * complete, so leave without waiting for the driver, and without tearing the runtime down under that thread. */
@@ -88,7 +88,7 @@ static void passive_openmp(char **argv)
 int main(int argc, char **argv)
 {
     passive_openmp(argv);
-    int rc = run(argc, argv);
+    int rc = dispatch(argc, argv);
     if (gp_ctx_opens_pending()) {
         if (fflush(stdout) != 0 && rc == EXIT_OK) rc = EXIT_FAIL;
         fflush(stderr);
@@ -104,7 +104,7 @@ int cli_run(int argc, char **argv)
     return EXIT_USAGE;
 }
 
-static int run(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

@@ -53,11 +53,10 @@ int pipe_open(pipe_t *p, const char *verb, const input_t *in, int device, int he
 {
     memset(p, 0, sizeof *p);
     p->verb = verb, p->path = in->name, p->t0 = t0;
-    if (device == DEVICE_FASTEST) device = DEVICE_AUTO;
     p->device = device;
     if (head && device != GP_DEVICE_CPU) {
         /* the default device with a known size: decided by the head; a GPU asked for by number, or a pipe: at once */
-        if (device == DEVICE_AUTO && input_bytes(in) >= 0 && !head_chunks() && open_delay() == 0) {
+        if (device == DEVICE_DEFAULT && input_bytes(in) >= 0 && !head_chunks() && open_delay() == 0) {
             p->deferred = 1;
             return EXIT_OK;
         }

@@ -11,7 +11,7 @@
 
 /* --device auto. A verb describes its work; the model estimates the wall time on the CPU backend (this machine's
  * threads) and on a GPU (its start-up, the input read at page-cache speed, the device time), and picks. Unknown sizes
- * (a pipe) compare the rates alone. The constants and where they were measured: tools/gpuprim/util.c. */
+ * (a pipe) compare the rates alone. The constants and where they were measured: tools/gpuprim/device_auto.c. */
 typedef enum { WORK_REDUCE_FAST, WORK_REDUCE_SLOW, WORK_ORDERED, WORK_HIST, WORK_HIST_WIDE, WORK_TRANSPOSE,
                WORK_GEMM, WORK_SCAN } work_kind_t;
 typedef struct work {
@@ -22,7 +22,7 @@ typedef struct work {
 } work_t;
 /* Estimates in seconds (cpu_s, gpu_s); with a known size, the GPU's includes its start-up. */
 void work_estimate(const work_t *w, double *cpu_s, double *gpu_s);
-/* DEVICE_FASTEST: GP_DEVICE_CPU or DEVICE_AUTO by the estimate, said on stderr in one line (unless quiet); any other
+/* DEVICE_AUTO: GP_DEVICE_CPU or DEVICE_DEFAULT by the estimate, said on stderr in one line (unless quiet); any other
  * device is returned as it is. */
 int pick_device(const char *verb, int device, const work_t *w, int quiet);
 

@@ -39,9 +39,8 @@ static void fallback_why(const gp_ctx_t *ctx, char *why_cpu, size_t why_len)
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len)
 {
     if (why_cpu && why_len) why_cpu[0] = 0;
-    if (device == DEVICE_FASTEST) device = DEVICE_AUTO; /* verbs without a work model: the default */
-    gp_status_t st = gp_ctx_create(ctx, device); /* DEVICE_AUTO is the library's GP_DEVICE_DEFAULT */
-    if (st == GP_OK && device == DEVICE_AUTO && why_cpu && gp_ctx_device(*ctx) == GP_DEVICE_CPU)
+    gp_status_t st = gp_ctx_create(ctx, device); /* DEVICE_DEFAULT is the library's GP_DEVICE_DEFAULT */
+    if (st == GP_OK && device == DEVICE_DEFAULT && why_cpu && gp_ctx_device(*ctx) == GP_DEVICE_CPU)
         fallback_why(*ctx, why_cpu, why_len);
     return st;
 }
@@ -59,7 +58,7 @@ int context_opened(const char *verb, int device, gp_status_t st, const gp_ctx_t 
         fprintf(stderr, "gpuprim %s: %s: %s\n", verb, gp_status_string(st), gp_last_error());
         return st == GP_ERR_NO_DRIVER ? EXIT_NO_DRIVER : st == GP_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_FAIL;
     }
-    if ((device == DEVICE_AUTO || device == DEVICE_FASTEST) && gp_ctx_device(ctx) == GP_DEVICE_CPU) {
+    if (device == DEVICE_DEFAULT && gp_ctx_device(ctx) == GP_DEVICE_CPU) {
         char why[700], who[64];
         fallback_why(ctx, why, sizeof why);
         snprintf(who, sizeof who, "gpuprim %s", verb);
@@ -70,7 +69,6 @@ int context_opened(const char *verb, int device, gp_status_t st, const gp_ctx_t 
 
 int open_context_verb(const char *verb, int device, gp_ctx_t **ctx)
 {
-    if (device == DEVICE_FASTEST) device = DEVICE_AUTO;
     const gp_status_t st = gp_ctx_create(ctx, device);
     return context_opened(verb, device, st, *ctx);
 }

@@ -177,7 +177,7 @@ int parse_device(const char *s, int *device)
         return 0;
     }
     if (strcmp(s, "auto") == 0) {
-        *device = DEVICE_FASTEST;
+        *device = DEVICE_AUTO;
         return 0;
     }
     char *end = NULL;
@@ -262,14 +262,27 @@ static int opt_named(const char *names, const char *a)
     return 0;
 }
 
-/* The common options by name, for the checks below. */
-static const char *const k_common_names[] = {"--json", "--csv", "-d", "--device", "--svg", "--reps", "--warmup", NULL};
+/* The common options: their bits, names, values and help, in the help's order. */
+static const struct common_opt {
+    unsigned bit;
+    const char *names, *arg, *help, *def;
+    opt_kind_t kind;
+} k_common[] = {
+    {COMMON_DEVICE, "-d|--device", "ID|cpu", "where it runs: a GPU by number, or the CPU backend",
+     "GPU 0 when one answers, else the CPU backend", OPT_TEXT},
+    {COMMON_JSON, "--json", NULL, "the results as JSON", NULL, OPT_FLAG},
+    {COMMON_CSV, "--csv", NULL, "the results as CSV", NULL, OPT_FLAG},
+    {COMMON_SVG, "--svg", "FILE", "a chart of the results, as SVG", NULL, OPT_FILE},
+    {COMMON_REPS, "--reps", "N", "timed repetitions of each measurement", NULL, OPT_COUNT},
+    {COMMON_WARMUP, "--warmup", "N", "untimed runs before them", NULL, OPT_COUNT},
+};
+enum { NCOMMON = sizeof k_common / sizeof k_common[0] };
 
 /* a names one of the verb's options or a common one (so "-o --json" is taken for a slip, not a file name). */
 static int known_option(const cli_spec_t *spec, const char *a)
 {
-    for (const char *const *c = k_common_names; *c; c++)
-        if (strcmp(*c, a) == 0) return 1;
+    for (int k = 0; k < NCOMMON; k++)
+        if (opt_named(k_common[k].names, a)) return 1;
     if (spec->sweep && (strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0)) return 1;
     for (const cli_opt_t *o = spec->opts; o && o->names; o++)
         if (opt_named(o->names, a)) return 1;
@@ -279,9 +292,8 @@ static int known_option(const cli_spec_t *spec, const char *a)
 /* a is an option that takes a value (the verb's, a common one, or the sweep's). */
 static int takes_value(const cli_spec_t *spec, const char *a)
 {
-    static const char *const common_valued[] = {"-d", "--device", "--svg", "--reps", "--warmup", NULL};
-    for (const char *const *c = common_valued; *c; c++)
-        if (strcmp(*c, a) == 0) return 1;
+    for (int k = 0; k < NCOMMON; k++)
+        if (opt_named(k_common[k].names, a)) return k_common[k].arg != NULL;
     if (spec->sweep && (strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0)) return 1;
     for (const cli_opt_t *o = spec->opts; o && o->names; o++)
         if (opt_named(o->names, a)) return o->arg != NULL;
@@ -327,17 +339,78 @@ static char **split_eq(const cli_spec_t *spec, int argc, char **argv, int *nargc
     return out;
 }
 
-int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, const char **pos, int *npos)
+static const char **slot(void *vals, const cli_opt_t *o) { return (const char **)(void *)((char *)vals + o->at); }
+
+/* The words of an OPT_WORD option ("a b c"), from .words or arg's alternatives. */
+static const char *words_of(const char *words, const char *arg, char *buf, size_t cap)
+{
+    if (words) return words;
+    snprintf(buf, cap, "%s", arg ? arg : "");
+    for (char *p = buf; *p; p++)
+        if (*p == '|') *p = ' ';
+    return buf;
+}
+
+const char *cli_opt_words(const cli_opt_view_t *o, char *buf, size_t cap)
+{
+    if (o->kind != OPT_WORD) return cap ? (buf[0] = 0, buf) : buf;
+    const char *w = words_of(o->words, o->arg, buf, cap);
+    if (w != buf) snprintf(buf, cap, "%s", w);
+    return buf;
+}
+
+/* v is one of the space-separated words */
+static int is_word(const char *words, const char *v)
+{
+    const size_t n = strlen(v);
+    for (const char *p = words; *p;) {
+        const size_t l = strcspn(p, " ");
+        if (l == n && n && strncmp(p, v, n) == 0) return 1;
+        p += l;
+        while (*p == ' ') p++;
+    }
+    return 0;
+}
+
+/* one of a's names is among names ("--a|--b") */
+static int names_meet(const char *a, const char *names)
+{
+    if (!names) return 0;
+    for (const char *p = a; *p;) {
+        const size_t l = strcspn(p, "|");
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.*s", (int)l, p);
+        if (opt_named(names, nm)) return 1;
+        p += l + (p[l] == '|');
+    }
+    return 0;
+}
+
+/* An option given before o (seen[]) that o or it names among its conflicts, or NULL. */
+static const cli_opt_t *conflict_given(const cli_spec_t *spec, const cli_opt_t *o, const unsigned char *seen)
+{
+    for (const cli_opt_t *q = spec->opts; q && q->names; q++)
+        if (q != o && seen[q - spec->opts] && (names_meet(q->names, o->conflicts) || names_meet(o->names, q->conflicts)))
+            return q;
+    return NULL;
+}
+
+int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, void *vals, const char **pos, int *npos)
 {
     const char *v = spec->verb;
     *npos = 0;
-    for (const cli_opt_t *o = spec->opts; o && o->names; o++) *o->value = NULL; /* a verb may run twice (the demo) */
+    int nopts = 0;
+    for (const cli_opt_t *o = spec->opts; o && o->names; o++, nopts++) *slot(vals, o) = NULL; /* a verb may run twice */
     argv = split_eq(spec, argc, argv, &argc);
-    unsigned char seen[64] = {0}; /* which of the verb's options were given */
+    unsigned char seen[128] = {0}; /* which of the verb's options were given */
+    if (nopts > (int)sizeof seen) {
+        fprintf(stderr, "gpuprim %s: its option table has more than %zu options\n", v, sizeof seen);
+        return EXIT_USAGE;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (spec->usage) spec->usage(stdout);
+            cli_usage(spec, stdout);
             return CLI_HELP;
         }
         if (i + 1 < argc && takes_value(spec, a) && known_option(spec, argv[i + 1])) {
@@ -355,6 +428,12 @@ int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, co
             fprintf(stderr, "gpuprim %s: --json and --csv: give one\n", v);
             return EXIT_USAGE;
         }
+        if (k > 0 && (c->given & COMMON_DEVICE) && c->device == DEVICE_AUTO && !(spec->common & COMMON_AUTO) &&
+            (spec->common & COMMON_DEVICE)) {
+            fprintf(stderr, "gpuprim %s: %s auto weighs the backends for a data verb's input; %s has none to weigh "
+                            "(give cpu or a GPU number)\n", v, a, v);
+            return EXIT_USAGE;
+        }
         if (k == 0 && spec->sweep) k = parse_sweep(v, argc, argv, &i, spec->sweep);
         if (k < 0) return EXIT_USAGE;
         if (k > 0) continue;
@@ -362,17 +441,29 @@ int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, co
         while (o && o->names && !opt_named(o->names, a)) o++;
         if (o && o->names) {
             const size_t idx = (size_t)(o - spec->opts);
-            if (idx < sizeof seen && seen[idx]++) {
+            if (seen[idx]++) {
                 fprintf(stderr, "gpuprim %s: %s is given twice\n", v, a);
                 return EXIT_USAGE;
             }
             if (o->arg == NULL) {
-                *o->value = a;
+                *slot(vals, o) = a;
             } else if (i + 1 >= argc) {
                 fprintf(stderr, "gpuprim %s: %s needs a value (%s)\n", v, a, o->arg);
                 return EXIT_USAGE;
             } else {
-                *o->value = argv[++i];
+                const char *val = argv[++i];
+                char wb[512];
+                const char *words = o->kind == OPT_WORD ? words_of(o->words, o->arg, wb, sizeof wb) : NULL;
+                if (words && !is_word(words, val)) {
+                    fprintf(stderr, "gpuprim %s: %s: expected one of %s, got '%s'\n", v, a, words, val);
+                    return EXIT_USAGE;
+                }
+                *slot(vals, o) = val;
+            }
+            const cli_opt_t *q = conflict_given(spec, o, seen);
+            if (q) {
+                fprintf(stderr, "gpuprim %s: %s and %s: give one (gpuprim %s --help)\n", v, q->names, o->names, v);
+                return EXIT_USAGE;
             }
             continue;
         }
@@ -389,3 +480,131 @@ int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, co
     return common_only(v, c, spec->common);
 }
 
+int opt_yes(const char *v, int dflt)
+{
+    if (v == NULL) return dflt;
+    return !(strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0);
+}
+
+/* ---------------------------------------------------------------------------------------------- the help */
+void cli_each_option(const cli_spec_t *spec, int (*fn)(void *user, const cli_opt_view_t *o), void *user)
+{
+    for (const cli_opt_t *o = spec->opts; o && o->names; o++) {
+        const cli_opt_view_t w = {o->names, o->arg, o->help, o->def, o->conflicts, o->words, o->kind};
+        if (fn(user, &w)) return;
+    }
+    if (spec->sweep) {
+        char h[160];
+        snprintf(h, sizeof h, "the sweep: sizes MIN, MIN*FACTOR, ... up to MAX (%s)",
+                 spec->sweep_unit ? spec->sweep_unit : "elements");
+        const cli_opt_view_t s[] = {{"-b", "MIN", h, NULL, NULL, NULL, OPT_COUNT},
+                                    {"-e", "MAX", "the sweep's largest size", NULL, NULL, NULL, OPT_COUNT},
+                                    {"-f", "FACTOR", "the sweep's step, a factor > 1", NULL, NULL, NULL, OPT_NUMBER}};
+        for (int k = 0; k < 3; k++)
+            if (fn(user, &s[k])) return;
+    }
+    for (int k = 0; k < NCOMMON; k++) {
+        if (!(spec->common & k_common[k].bit)) continue;
+        cli_opt_view_t w = {k_common[k].names, k_common[k].arg, k_common[k].help, k_common[k].def, NULL, NULL,
+                            k_common[k].kind};
+        if (k_common[k].bit == COMMON_DEVICE) w.words = "cpu 0 1 2 3";
+        if (k_common[k].bit == COMMON_DEVICE && (spec->common & COMMON_AUTO)) {
+            w.arg = "ID|cpu|auto";
+            w.words = "cpu auto 0 1 2 3";
+            w.help = "where it runs: a GPU by number, the CPU backend, or auto: the backend estimated faster for "
+                     "this input (said on stderr)";
+        }
+        if (fn(user, &w)) return;
+    }
+    const cli_opt_view_t h = {"-h|--help", NULL, "this help", NULL, NULL, NULL, OPT_FLAG};
+    fn(user, &h);
+}
+
+/* text's words from column at (where the caller's cursor is), wrapped before width, later lines indented to indent */
+static void wrap(FILE *f, const char *text, int at, int indent, int width)
+{
+    int col = at, first = 1;
+    for (const char *p = text; *p;) {
+        const size_t w = strcspn(p, " ");
+        if (!first && col + 1 + (int)w > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (!first) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, w, f);
+        col += (int)w, first = 0;
+        p += w;
+        while (*p == ' ') p++;
+    }
+}
+
+static int usage_line(void *user, const cli_opt_view_t *o)
+{
+    FILE *f = user;
+    char head[96], names[64];
+    snprintf(names, sizeof names, "%s", o->names);
+    char shown[80] = "";
+    for (const char *p = names; *p;) { /* "-o|--output" as "-o, --output" */
+        const size_t l = strcspn(p, "|");
+        snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "%s%.*s", shown[0] ? ", " : "", (int)l, p);
+        p += l + (p[l] == '|');
+    }
+    snprintf(head, sizeof head, "  %s%s%s", shown, o->arg ? " " : "", o->arg ? o->arg : "");
+    fputs(head, f);
+    enum { COL = 28, WIDTH = 118 };
+    int at = (int)strlen(head);
+    if (at + 2 > COL) {
+        fprintf(f, "\n%*s", COL, "");
+        at = COL;
+    } else {
+        fprintf(f, "%*s", COL - at, "");
+        at = COL;
+    }
+    char text[1400];
+    char wb[512];
+    snprintf(text, sizeof text, "%s", o->help ? o->help : "");
+    if (o->kind == OPT_WORD && o->words && o->arg && !strchr(o->arg, '|'))
+        snprintf(text + strlen(text), sizeof text - strlen(text), "; %s is one of: %s", o->arg,
+                 words_of(o->words, o->arg, wb, sizeof wb));
+    if (o->def) snprintf(text + strlen(text), sizeof text - strlen(text), " (default: %s)", o->def);
+    if (o->conflicts) {
+        snprintf(text + strlen(text), sizeof text - strlen(text), " (not with ");
+        for (const char *p = o->conflicts; *p;) {
+            const size_t l = strcspn(p, "|");
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%.*s", p == o->conflicts ? "" : ", ",
+                     (int)l, p);
+            p += l + (p[l] == '|');
+        }
+        snprintf(text + strlen(text), sizeof text - strlen(text), ")");
+    }
+    wrap(f, text, at, COL, WIDTH);
+    fputc('\n', f);
+    return 0;
+}
+
+void cli_usage(const cli_spec_t *spec, FILE *f)
+{
+    const char *syn = spec->synopsis && spec->synopsis[0] ? spec->synopsis : "[options]";
+    for (int first = 1; *syn; first = 0) {
+        const size_t l = strcspn(syn, "\n");
+        fprintf(f, "%s gpuprim %s %.*s\n", first ? "usage:" : "      ", spec->verb, (int)l, syn);
+        syn += l + (syn[l] == '\n');
+    }
+    for (const char *p = spec->about ? spec->about : ""; *p;) { /* paragraphs (a blank line between), re-wrapped */
+        const char *end = strstr(p, "\n\n");
+        const size_t l = end ? (size_t)(end - p) : strlen(p);
+        char para[4096];
+        snprintf(para, sizeof para, "%.*s", (int)(l < sizeof para ? l : sizeof para - 1), p);
+        for (char *q = para; *q; q++)
+            if (*q == '\n') *q = ' ';
+        fputs("  ", f);
+        wrap(f, para, 2, 2, 118);
+        fputc('\n', f);
+        p += l;
+        while (*p == '\n') p++;
+    }
+    fputs("options:\n", f);
+    cli_each_option(spec, usage_line, f);
+}

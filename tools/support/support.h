@@ -42,8 +42,9 @@ size_t parse_number_list(const char *s, double **out);
 /* "R,C": two parse_size counts. 0 on success. */
 int parse_pair(const char *s, size_t *a, size_t *b);
 /* ---------------------------------------------------------------------------------------------- the option parser */
-/* Common options of the measuring verbs. device: GP_DEVICE_CPU, an ordinal, or -2 for "GPU 0 if present, else
- * CPU". */
+/* Common options of the measuring verbs. device: GP_DEVICE_CPU, an ordinal, DEVICE_DEFAULT (no -d: GPU 0 if present,
+ * else the CPU backend) or DEVICE_AUTO (-d auto, for a verb whose spec has COMMON_AUTO: the backend pick_device
+ * estimates faster for its input). */
 typedef struct cli_common {
     int device;
     out_format_t fmt;
@@ -52,12 +53,13 @@ typedef struct cli_common {
     unsigned given; /* COMMON_* bits: which common options the command line set */
 } cli_common_t;
 enum { COMMON_DEVICE = 1, COMMON_JSON = 2, COMMON_CSV = 4, COMMON_SVG = 8, COMMON_REPS = 16, COMMON_WARMUP = 32,
-       COMMON_ALL = 63 };
+       COMMON_ALL = 63, COMMON_AUTO = 64 /* -d auto too */,
+       COMMON_DATA = COMMON_DEVICE | COMMON_AUTO | COMMON_JSON | COMMON_CSV /* the data verbs' */ };
 /* A verb that takes only some common options refuses the others, one way for every verb: EXIT_USAGE after
  * "gpuprim VERB: OPTION does not apply to VERB (it takes ...)", else EXIT_OK. */
 int common_only(const char *verb, const cli_common_t *c, unsigned allowed);
-#define DEVICE_AUTO GP_DEVICE_DEFAULT
-#define DEVICE_FASTEST (-100) /* --device auto: the backend estimated faster end to end for this input */
+#define DEVICE_DEFAULT GP_DEVICE_DEFAULT
+#define DEVICE_AUTO (-100) /* -d auto: the backend estimated faster end to end for this input (pick_device) */
 
 /* Prints "gpuprim VERB: OPT: expected WHAT, got 'VAL'" and returns EXIT_USAGE. */
 int bad_value(const char *verb, const char *opt, const char *what, const char *val);
@@ -77,32 +79,73 @@ int sweep_check(const char *verb, sweep_t *s);
 /* The sizes in order, ending on MAX, at most max of them; returns the count. */
 size_t sweep_sizes(const sweep_t *s, size_t *out, size_t max);
 
-/* "cpu" or an ordinal. */
+/* "cpu", "auto" or an ordinal: the one reading of -d/--device. */
 int parse_device(const char *s, int *device);
 
 /* ---------------------------------------------------------------------------------------------- the option parser
- * One parser for every verb (cli_parse): the common options (taken, or refused in one way by common_only), the
- * nccl-tests sweep -b/-e/-f where a verb has one, the verb's own options from its table, positional arguments, and
- * -h/--help. Values are strings; the verb converts and checks them after (parse_size and friends, lab/lab.h). */
+ * One table per verb, suite and topic is the truth about its options: cli_parse accepts what the table holds (the
+ * common options it names in .common, the nccl-tests sweep -b/-e/-f where it has one, its own options, positional
+ * arguments, -h/--help), cli_usage prints the help from it, `gpuprim completion` makes the shell completions and the
+ * man page's options from it, and tests/test_cli_surface.sh checks each help against what the parser accepts. Values
+ * are strings in the verb's own struct (OPT_AT); the verb converts and checks their ranges after (parse_size and
+ * friends, lab/lab.h); an OPT_WORD's value is one of its words when cli_parse returns EXIT_OK. */
+typedef enum {
+    OPT_FLAG = 0, /* no value; set to the name it was given by */
+    OPT_TEXT,     /* free text: an expression, a list */
+    OPT_FILE,     /* a path (completes to files) */
+    OPT_COUNT,    /* a whole count, parse_size's: 123, 4K, 1.5M, 2^20 */
+    OPT_NUMBER,   /* a number */
+    OPT_WORD,     /* one of its words (.words, else arg's alternatives "c|f"): refused otherwise */
+    OPT_DTYPE     /* a dtype name (completes to them) */
+} opt_kind_t;
 typedef struct cli_opt {
-    const char *names;  /* "--op", or alternatives "-n|--count" */
-    const char *arg;    /* its value's name in messages ("OP"); NULL: a flag */
-    const char **value; /* set to the value (a flag: to its first name) when given; the last one wins */
+    const char *names;     /* "--op", or alternatives "-o|--output" */
+    opt_kind_t kind;
+    const char *arg;       /* the value's name in the help and messages ("OUT", "c|f"); NULL for a flag */
+    size_t at;             /* where the value lands: OPT_AT(the verb's struct, a const char * member) */
+    const char *help;      /* what it does, for the help (wrapped there) */
+    const char *def;       /* the default as the help says it (NULL: none to say) */
+    const char *conflicts; /* "--a|--b": options it is not given with (refused at parse, named in the help) */
+    const char *words;     /* OPT_WORD: the words it takes, space-separated (NULL: arg's alternatives); other kinds:
+                              what completion offers (NULL: files for OPT_FILE, else nothing) */
 } cli_opt_t;
+/* The offset of member m of struct type T, which must be a const char *: a table entry's .at. */
+#define OPT_AT(T, m) (offsetof(T, m) + 0 * sizeof(_Generic(((T *)0)->m, const char *: 1)))
 typedef struct cli_spec {
-    const char *verb;       /* messages say "gpuprim VERB: ..." */
-    unsigned common;        /* the COMMON_* options it takes (the others are refused) */
-    sweep_t *sweep;         /* -b/-e/-f land here (NULL: the verb has no sweep) */
-    const cli_opt_t *opts;  /* its own options, ended by a NULL names (NULL: none) */
-    int max_pos;            /* how many positional arguments (a file, "-" for stdin) it takes */
-    void (*usage)(FILE *f); /* -h/--help prints it on stdout; a usage error names --help */
+    const char *verb;        /* messages say "gpuprim VERB: ..." */
+    unsigned common;         /* the COMMON_* options it takes (the others are refused) */
+    sweep_t *sweep;          /* -b/-e/-f land here (NULL: the verb has no sweep) */
+    const cli_opt_t *opts;   /* its own options, ended by a NULL names (NULL: none) */
+    int max_pos;             /* how many positional arguments (a file, "-" for stdin) it takes */
+    const char *synopsis;    /* the usage line(s) after "gpuprim VERB ", '\n' between forms */
+    const char *about;       /* what it does: prose, re-wrapped by the help, a blank line between paragraphs (an
+                                option it names must be in .opts) */
+    const char *sweep_unit;  /* what -b/-e sizes are ("bytes", "a matrix side"); with .sweep */
 } cli_spec_t;
 enum { CLI_HELP = -1 };
-/* Parses argv[1..] into *c (its defaults set by the caller), the table's values and pos[0 .. *npos). Returns EXIT_OK,
- * CLI_HELP (usage printed; the verb returns EXIT_OK) or EXIT_USAGE (said on stderr). */
-int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, const char **pos, int *npos);
+/* Parses argv[1..] into *c (its defaults set by the caller), the table's values into *vals (each OPT_AT member set
+ * to NULL first) and pos[0 .. *npos). Returns EXIT_OK, CLI_HELP (the help printed; the verb returns EXIT_OK) or
+ * EXIT_USAGE (said on stderr). */
+int cli_parse(const cli_spec_t *spec, int argc, char **argv, cli_common_t *c, void *vals, const char **pos,
+              int *npos);
+/* The help, made from the spec: usage lines, the about text, then every option it takes (its own, the sweep's, the
+ * common ones, -h) with its value, help, default and conflicts. */
+void cli_usage(const cli_spec_t *spec, FILE *f);
+/* Each option a spec takes, in the help's order, as (names, kind, arg, help): its own, the sweep's, the common ones.
+ * fn returns nonzero to stop. For the completions, the man page and `gpuprim completion options`. */
+typedef struct cli_opt_view {
+    const char *names, *arg, *help, *def, *conflicts, *words;
+    opt_kind_t kind;
+} cli_opt_view_t;
+void cli_each_option(const cli_spec_t *spec, int (*fn)(void *user, const cli_opt_view_t *o), void *user);
+/* The words of an OPT_WORD view, space-separated, into buf (empty for other kinds). */
+const char *cli_opt_words(const cli_opt_view_t *o, char *buf, size_t cap);
+/* The words of a yes|no option (OPT_WORD with YES_NO_WORDS): 0 for no, false, 0; 1 for the others and for NULL
+ * (not given: dflt). */
+#define YES_NO_WORDS "yes no true false 1 0"
+int opt_yes(const char *v, int dflt);
 /* Tries the common options at argv[*i] (consuming a value if it takes one): 1 taken, 0 not ours, -1 bad value.
- * cli_parse's first step, exposed for the lab runner's topic options and the tests. */
+ * cli_parse's first step, exposed for the tests. */
 int parse_common(int argc, char **argv, int *i, cli_common_t *c);
 /* ---------------------------------------------------------------------------------------------- commands */
 /* A command: one line of a table (the CLI's verbs, main.c; the bench's suites, bench/suites.c) from which dispatch,
@@ -221,7 +264,9 @@ const char *gpu_absent_reason(gp_status_t st, char *buf, size_t len);
 /* The CPU-fallback note, "WHO: WHY — DOING", printed once per process (a demo runs many verbs); who NULL: count it
  * as said. */
 void note_cpu(const char *who, const char *why, const char *doing);
-/* Opens the context the options ask for. With DEVICE_AUTO and no GPU: the CPU backend, and *why_cpu says why. */
+/* Opens the context the options ask for: GP_DEVICE_CPU, an ordinal or DEVICE_DEFAULT (DEVICE_AUTO is resolved
+ * before, by pick_device: the one place -d auto is weighed). With DEVICE_DEFAULT and no GPU: the CPU backend, and
+ * *why_cpu says why. */
 gp_status_t open_context(int device, gp_ctx_t **ctx, char *why_cpu, size_t why_len);
 double now_seconds(void); /* a monotonic clock */
 /* open_context for the data verbs: prints the failure or the CPU fallback note with the verb's name; returns EXIT_OK or
