@@ -661,6 +661,16 @@ if command -v script >/dev/null 2>&1 && [ -f "$tmp/mt.npy" ]; then
   grep -q "transposing  [0-9.]* s" "$tmp/tty" && ok || bad "no transpose spinner on a terminal"
   GPUPRIM_PROGRESS_AFTER=0 "$g" gemm "$tmp/mt.npy" "$tmp/mtt.npy" -o "$tmp/cs.npy" -d cpu 2>"$tmp/err" >/dev/null
   grep -q "$(printf '\r')" "$tmp/err" && bad "spinner drawn into a pipe" || ok
+  # the held sort's phases, and the out-of-core sort's runs and merge
+  head -c 4000000 /dev/urandom >"$tmp/spin.u32"
+  GPUPRIM_PROGRESS_AFTER=0 script -qec "'$g' sort '$tmp/spin.u32' --dtype u32 -o '$tmp/spin.out' -d cpu" /dev/null >"$tmp/tty" 2>&1
+  grep -q "sort: sorting  [0-9.]* s" "$tmp/tty" && grep -q "sort: writing .*spin.out  [0-9.]* s" "$tmp/tty" && ok ||
+    bad "no sort phases on a terminal: $(head -c 300 "$tmp/tty")"
+  GPUPRIM_PROGRESS_AFTER=0 script -qec "'$g' sort '$tmp/spin.u32' --dtype u32 -o '$tmp/spin.out' -d cpu --mem-limit 1M" /dev/null >"$tmp/tty" 2>&1
+  grep -q "out of core: run 2 " "$tmp/tty" && grep -q "out of core: merging [0-9]* runs" "$tmp/tty" && ok ||
+    bad "no out-of-core phases on a terminal: $(head -c 300 "$tmp/tty")"
+  GPUPRIM_PROGRESS_AFTER=0 "$g" sort "$tmp/spin.u32" --dtype u32 -o "$tmp/spin.out" -d cpu --mem-limit 1M 2>"$tmp/err" >/dev/null
+  grep -q "$(printf '\r')" "$tmp/err" && bad "sort's spinner drawn into a pipe" || ok
 fi
 
 # --devices: a file split over a group (cpu:K emulated members here; GPUs and NCCL where present) gives one device's

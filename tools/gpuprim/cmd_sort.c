@@ -322,6 +322,7 @@ static int sort_verb(const char *verb, const cli_spec_t *spec, int argsort, int 
     if (rc != EXIT_OK) return rc;
     gather_t g = {0}, gv = {0};
     gp_buffer_t ob = {0}, ovb = {0}, segb = {0}, posb = {0}, kb = {0};
+    spinner_t sp = {NULL};
     pipe_t p;
     memset(&p, 0, sizeof p);
     gp_ctx_t *ctx = NULL;
@@ -433,6 +434,7 @@ static int sort_verb(const char *verb, const cli_spec_t *spec, int argsort, int 
     }
     const int seg = (rows || opt.segs) && !opt.cmp;
     const double t_sort = now_seconds();
+    spinner_start(&sp, argsort ? "argsort: sorting" : "sort: sorting"); /* a terminal sees the phases */
     const size_t ob_bytes = argsort ? n * 8 : n * es;
     /* the keys (and values) sorted where they were read, where the library sorts in place: no second copy of them,
      * nor its pages to touch; rows, segments and comparisons keep their own outputs */
@@ -470,6 +472,7 @@ static int sort_verb(const char *verb, const cli_spec_t *spec, int argsort, int 
         goto out;
     }
     const double sort_secs = now_seconds() - t_sort;
+    spinner_set(&sp, "%s: writing %s", verb, opt.out);
     {
         gp_array_desc_t like = in.d;
         if (!rows) like.ndim = 1;
@@ -482,6 +485,7 @@ static int sort_verb(const char *verb, const cli_spec_t *spec, int argsort, int 
             rc = held_write(verb, ctx, opt.out, &like, argsort ? buf_at(ctx, &ob) : keys_at, n, argsort ? 8 : es);
         if (rc != EXIT_OK) goto out;
     }
+    spinner_stop(&sp);
     {
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
@@ -492,6 +496,7 @@ static int sort_verb(const char *verb, const cli_spec_t *spec, int argsort, int 
                     summary_stream(opt.out));
     }
 out:
+    spinner_stop(&sp);
     if (ctx) gp_mem_free(ctx, &ob), gp_mem_free(ctx, &ovb), gp_mem_free(ctx, &g.buf), gp_mem_free(ctx, &gv.buf);
     if (ctx) gp_mem_free(ctx, &segb), gp_mem_free(ctx, &posb), gp_mem_free(ctx, &kb);
     pipe_close(&p);

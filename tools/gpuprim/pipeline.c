@@ -352,6 +352,10 @@ static int gather_direct(const char *verb, input_t *in, gather_t *g)
     const size_t slices = (bytes + SLICE - 1) / SLICE;
     long bad = -1; /* the first slice that came short */
     int err = 0;
+    spinner_t sp;
+    char what[96];
+    snprintf(what, sizeof what, "%s: reading %s", verb, in->name);
+    spinner_start(&sp, what);
 #pragma omp parallel for schedule(static) if (slices > 1)
     for (size_t k = 0; k < slices; k++) {
         const size_t a = k * SLICE, b = a + SLICE < bytes ? a + SLICE : bytes;
@@ -369,6 +373,7 @@ static int gather_direct(const char *verb, input_t *in, gather_t *g)
             done += (size_t)r;
         }
     }
+    spinner_stop(&sp);
     if (bad >= 0) {
         const double end = (double)sb.st_size; /* where the file ends */
         if (err)

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -85,6 +86,27 @@ void spinner_start(spinner_t *s, const char *what)
         return;
     }
     s->impl = p;
+}
+
+void spinner_set(spinner_t *s, const char *fmt, ...)
+{
+    spin_impl_t *p = s->impl;
+    if (p == NULL) return;
+    char what[96];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&p->mu);
+    if (p->shown) fprintf(stderr, "\r%*s", (int)strlen(p->what) + 16, ""); /* the longer label's tail cleared */
+    snprintf(p->what, sizeof p->what, "%s", what);
+    const double el = now_seconds() - p->t0;
+    if (el >= p->after) { /* the new phase drawn at once */
+        fprintf(stderr, "\r| %s  %.1f s", p->what, el);
+        fflush(stderr);
+        p->shown = 1;
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 void spinner_stop(spinner_t *s)

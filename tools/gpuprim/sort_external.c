@@ -263,6 +263,7 @@ int ext_sort_run(const ext_sort_t *e)
     runs_dir(e->out, dir, sizeof dir);
     int rc = EXIT_FAIL, fd = -1;
     run_t *runs = NULL;
+    spinner_t sp = {NULL};
     size_t nruns = 0, total = 0, cap_runs = 0;
     unsigned char *h = NULL, *h2 = NULL, *rbuf = NULL, *win = NULL, *lasts = NULL, *sorted = NULL;
     size_t *off = NULL, *take = NULL;
@@ -301,6 +302,7 @@ int ext_sort_run(const ext_sort_t *e)
         goto out;
     }
     if (on_cpu) cpu = ctx;
+    spinner_start(&sp, verb); /* a terminal sees the runs and the merge passes */
     /* ---- the runs: R keys read, sorted, written */
     h = malloc(R * es), h2 = malloc(R * es);
     if (!h || !h2 || (!on_cpu && (gp_mem_alloc(ctx, GP_MEM_DEVICE, R * es, &d0) != GP_OK ||
@@ -320,6 +322,7 @@ int ext_sort_run(const ext_sort_t *e)
             goto out;
         }
         if (got == 0) break;
+        spinner_set(&sp, "%s: out of core: run %zu (%.0f MB read)", verb, nruns + 1, (double)(total + got) * es / 1e6);
         gp_status_t st;
         unsigned char *sorted_run = h2;
         if (on_cpu) {
@@ -385,6 +388,8 @@ int ext_sort_run(const ext_sort_t *e)
             const int fd2 = temp_file(verb, dir);
             if (fd2 < 0) goto out;
             size_t nn = 0;
+            spinner_set(&sp, "%s: out of core: merge pass %zu, %zu runs into %zu", verb, passes + 1, nruns,
+                        (nruns + mg.F - 1) / mg.F);
             for (size_t g = 0; g < nruns; g += mg.F) {
                 const size_t k = nruns - g < mg.F ? nruns - g : mg.F;
                 sink_t sk = {NULL, fd2, (off_t)(runs[g].first * es)};
@@ -406,6 +411,7 @@ int ext_sort_run(const ext_sort_t *e)
         if ((rc = arr_out_open_like(&ao, verb, e->out, &like)) != EXIT_OK) goto out;
         ao_open = 1;
         sink_t sk = {&ao, -1, 0};
+        spinner_set(&sp, "%s: out of core: merging %zu runs into %s", verb, nruns, e->out);
         if (nruns && (rc = merge_runs(&mg, fd, runs, nruns, &sk)) != EXIT_OK) goto out;
         passes++;
     }
@@ -414,6 +420,7 @@ int ext_sort_run(const ext_sort_t *e)
         goto out;
     }
     ao_open = 0;
+    spinner_stop(&sp);
     {
         char desc[512];
         describe_device(ctx, desc, sizeof desc);
@@ -439,6 +446,7 @@ int ext_sort_run(const ext_sort_t *e)
     }
     rc = EXIT_OK;
 out:
+    spinner_stop(&sp);
     if (ao_open) arr_out_close(&ao, verb, 0);
     if (fd >= 0) close(fd);
     gp_mem_free(ctx, &d0), gp_mem_free(ctx, &d1);

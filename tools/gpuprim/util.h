@@ -42,6 +42,8 @@ typedef struct spinner {
 } spinner_t;
 void spinner_start(spinner_t *s, const char *what);
 void spinner_stop(spinner_t *s);
+/* A new label for a running spinner (a verb's next phase: "sorting", "writing OUT"); nothing when none runs. */
+void spinner_set(spinner_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Values for reports: a scalar of kind acc (GP_F32 / GP_F64 / GP_I64, else unsigned), or one element of dtype at p,
  * as text or as JSON (non-finite floats as "nan" / "inf" / "-inf" strings). */
 void print_scalar(FILE *o, int32_t acc, gp_scalar_t v, int json);
