@@ -154,40 +154,53 @@ static gp_status_t topk_cpu(gp_dtype_t dt, size_t rows, size_t n, const unsigned
     return st;
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x,
-                       size_t k, int largest, void *values, gp_dtype_t index_dtype, void *indices, gp_stream_t stream,
-                       int sync)
+/* The arguments of top-k and the partition, checked once: rows of n elements of x, out_n of each row written to
+ * values (dtype) and indices (index_dtype). *ib: the index width; *empty: nothing to do (GP_OK returned). */
+static gp_status_t rows_args(const char *fn, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k,
+                             size_t out_n, const void *values, gp_dtype_t index_dtype, const void *indices, size_t *ib,
+                             int *empty)
 {
-    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    *empty = 0;
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
     if (k > n) return gp__error(GP_ERR_INVALID_ARG, "%s: k = %zu is more than the row's n = %zu", fn, k, n);
-    const size_t es = gp_dtype_size(dtype), ib = indices ? gp__sort_index_bytes(index_dtype) : 8;
-    if (!ib)
-    {
+    const size_t es = gp_dtype_size(dtype);
+    *ib = indices ? gp__sort_index_bytes(index_dtype) : 8;
+    if (!*ib) {
         char lb[16];
         return gp__error(GP_ERR_INVALID_ARG, "%s: index dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
                          GP__DTYPE_LABEL(lb, index_dtype));
     }
-    if (indices && ib == 4 && n > (size_t)UINT32_MAX + 1)
+    if (indices && *ib == 4 && n > (size_t)UINT32_MAX + 1)
         return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index rows of n = %zu (GP_I64 can)", fn, n);
-    size_t total, kb;
-    if (!gp__mul_ok(rows, n, &total) || !gp__mul_ok(total, es, &kb) || total > (SIZE_MAX >> 5) ||
-        !gp__mul_ok(rows, k, &kb) || !gp__mul_ok(kb, 16, &kb))
+    size_t total, outs, bytes;
+    if (!gp__mul_ok(rows, n, &total) || !gp__mul_ok(total, 16, &bytes) || total > (SIZE_MAX >> 5) ||
+        !gp__mul_ok(rows, out_n, &outs) || !gp__mul_ok(outs, 16, &bytes))
         return gp__error(GP_ERR_OVERFLOW, "%s: rows = %zu x n = %zu (k = %zu) overflow", fn, rows, n, k);
-    if (rows == 0 || k == 0) return GP_OK;
+    if (outs == 0) return *empty = 1, GP_OK;
     GP_ARG_NONNULL(fn, x);
     if (!values && !indices) return gp__error(GP_ERR_INVALID_ARG, "%s: values and indices are both NULL", fn);
     if ((uintptr_t)x % es || (values && (uintptr_t)values % es))
         return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn, (uintptr_t)x % es ? "x" : "values",
                          es);
-    if (indices && (uintptr_t)indices % ib)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: indices is not %zu-byte aligned", fn, ib);
-    const uintptr_t xa = (uintptr_t)x, xe = xa + total * es, va = (uintptr_t)values, ve = va + rows * k * es,
-                    ia = (uintptr_t)indices, ie = ia + rows * k * ib;
-    if ((values && va < xe && xa < ve) || (indices && ia < xe && xa < ie) ||
-        (values && indices && va < ie && ia < ve))
+    if (indices && (uintptr_t)indices % *ib)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: indices is not %zu-byte aligned", fn, *ib);
+    if ((values && gp__overlap(x, total * es, values, outs * es)) ||
+        (indices && gp__overlap(x, total * es, indices, outs * *ib)) ||
+        (values && indices && gp__overlap(values, outs * es, indices, outs * *ib)))
         return gp__error(GP_ERR_INVALID_ARG, "%s: x, values and indices overlap", fn);
+    return GP_OK;
+}
+
+static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x,
+                       size_t k, int largest, void *values, gp_dtype_t index_dtype, void *indices, gp_stream_t stream,
+                       int sync)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    size_t ib = 8;
+    int empty = 0;
+    GP_TRY_RET(rows_args(fn, dtype, rows, n, x, k, k, values, index_dtype, indices, &ib, &empty));
+    if (empty) return GP_OK;
     if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, largest != 0, values, ib, indices, 0);
     cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
     if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
@@ -272,33 +285,10 @@ gp_status_t gp_partition_kth_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, 
 {
     static const char fn[] = "gp_partition_kth_sync";
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
-    if ((unsigned)dtype >= GP_DTYPE_COUNT)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)dtype);
-    if (k > n) return gp__error(GP_ERR_INVALID_ARG, "%s: k = %zu is more than the row's n = %zu", fn, k, n);
-    const size_t es = gp_dtype_size(dtype), ib = indices ? gp__sort_index_bytes(index_dtype) : 8;
-    if (!ib)
-    {
-        char lb[16];
-        return gp__error(GP_ERR_INVALID_ARG, "%s: index dtype %s (GP_U32, GP_I64 or GP_U64)", fn,
-                         GP__DTYPE_LABEL(lb, index_dtype));
-    }
-    if (indices && ib == 4 && n > (size_t)UINT32_MAX + 1)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: index_dtype u32 cannot index rows of n = %zu (GP_I64 can)", fn, n);
-    size_t total, bytes;
-    if (!gp__mul_ok(rows, n, &total) || !gp__mul_ok(total, 16, &bytes) || total > (SIZE_MAX >> 5))
-        return gp__error(GP_ERR_OVERFLOW, "%s: rows = %zu x n = %zu overflow", fn, rows, n);
-    if (total == 0) return GP_OK;
-    GP_ARG_NONNULL(fn, x);
-    if (!values && !indices) return gp__error(GP_ERR_INVALID_ARG, "%s: values and indices are both NULL", fn);
-    if ((uintptr_t)x % es || (values && (uintptr_t)values % es))
-        return gp__error(GP_ERR_INVALID_ARG, "%s: %s is not %zu-byte aligned", fn, (uintptr_t)x % es ? "x" : "values",
-                         es);
-    if (indices && (uintptr_t)indices % ib)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: indices is not %zu-byte aligned", fn, ib);
-    if ((values && gp__overlap(x, total * es, values, total * es)) ||
-        (indices && gp__overlap(x, total * es, indices, total * ib)) ||
-        (values && indices && gp__overlap(values, total * es, indices, total * ib)))
-        return gp__error(GP_ERR_INVALID_ARG, "%s: x, values and indices overlap", fn);
+    size_t ib = 8;
+    int empty = 0;
+    GP_TRY_RET(rows_args(fn, dtype, rows, n, x, k, n, values, index_dtype, indices, &ib, &empty));
+    if (empty) return GP_OK;
     if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, 0, values, ib, indices, 1);
     GP_NO_CAPTURE(ctx, fn, "it waits for the result");
     return partition_gpu(ctx, dtype, rows, n, x, k, values, ib, indices);

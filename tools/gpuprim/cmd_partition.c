@@ -100,13 +100,7 @@ static int cmd_partition_any(int argc, char **argv, int arg)
         goto out;
     }
     if (in.d.ndim > 1 && (rc = input_c_order(&in, verb)) != EXIT_OK) goto out;
-    {
-        const work_t w = {WORK_ORDERED, input_bytes(&in), 0, 0};
-        c.device = pick_device(verb, c.device, &w, 0);
-    }
-    if ((rc = pipe_open(&p, verb, &in, c.device, 0, t0)) != EXIT_OK) goto out;
-    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
-    if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
+    if ((rc = held_gather(verb, c.device, &in, &p, &ctx, &g, t0)) != EXIT_OK) goto out;
     const size_t total = g.have, es = in.d.elem_size;
     size_t rows = 1, n = total, k = 0;
     if (in.d.ndim > 1 && !opt.flatten) n = in.d.shape[in.d.ndim - 1], rows = n ? total / n : 0;

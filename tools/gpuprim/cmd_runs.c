@@ -221,13 +221,7 @@ static int unique_sorted(const char *path, cli_common_t *c, const runs_opts_t *o
     pipe_t p;
     memset(&p, 0, sizeof p);
     gp_ctx_t *ctx = NULL;
-    {
-        const work_t w = {WORK_ORDERED, input_bytes(&in), 0, 0};
-        c->device = pick_device(verb, c->device, &w, 0);
-    }
-    if ((rc = pipe_open(&p, verb, &in, c->device, 0, t0)) != EXIT_OK) goto out;
-    if ((rc = pipe_wait(&p, &ctx)) != EXIT_OK) goto out;
-    if ((rc = gather_held(verb, &in, ctx, t0, &g)) != EXIT_OK) goto out;
+    if ((rc = held_gather(verb, c->device, &in, &p, &ctx, &g, t0)) != EXIT_OK) goto out;
     const size_t n = g.have, es = in.d.elem_size;
     const double t_run = now_seconds();
     const gp_mem_kind_t kind = held_kind(ctx);

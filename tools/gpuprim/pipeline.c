@@ -438,6 +438,15 @@ int held_pair_open(const char *verb, const char *const names[2], const char *con
     return EXIT_OK;
 }
 
+int held_gather(const char *verb, int device, input_t *in, pipe_t *p, gp_ctx_t **ctx, gather_t *g, double t0)
+{
+    const work_t w = {WORK_ORDERED, input_bytes(in), 0, 0};
+    int rc = pipe_open(p, verb, in, pick_device(verb, device, &w, 0), 0, t0);
+    if (rc == EXIT_OK) rc = pipe_wait(p, ctx);
+    if (rc == EXIT_OK) rc = gather_held(verb, in, *ctx, t0, g);
+    return rc;
+}
+
 int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_ctx_t **ctx, gather_t g[2], double t0)
 {
     const work_t w = {WORK_ORDERED, input_bytes(&in[0]) + input_bytes(&in[1]), 0, 0};

@@ -93,6 +93,9 @@ int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_
  * both open, else the exit code after printing why (neither open). */
 int held_pair_open(const char *verb, const char *const names[2], const char *const pos[2], const char *out,
                    const char *o_dtype, int same_dtype, input_t in[2]);
+/* One input held on the device pick_device chooses for its bytes: p opened, *ctx its context, g the input held
+ * (freed by the caller, also on failure). EXIT_OK, or the exit code after printing why. */
+int held_gather(const char *verb, int device, input_t *in, pipe_t *p, gp_ctx_t **ctx, gather_t *g, double t0);
 /* The pair on device (after pick_device's choice for their bytes): p opened, *ctx its context, g[i] each input held
  * (freed by the caller, also on failure). EXIT_OK, or the exit code after printing why. */
 int held_pair_gather(const char *verb, int device, input_t in[2], pipe_t *p, gp_ctx_t **ctx, gather_t g[2], double t0);
