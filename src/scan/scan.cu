@@ -30,6 +30,8 @@ constexpr int THREADS = GP__SCAN_RUNS, ITEMS = GP__SCAN_RUN, TILE = GP__SCAN_TIL
 
 #include "scan_ops.cuh"
 #include "lookback.cuh"
+#include "../core/tma.cuh"
+#include "tile_engine.cuh"
 
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
 constexpr int LOOKBACK_WINDOWS = 8;
@@ -53,6 +55,23 @@ constexpr int LOOKBACK_WINDOWS = 8;
 #endif
 #ifndef GP_SCAN_BACKOFF_NS
 #define GP_SCAN_BACKOFF_NS 0
+#endif
+/* The tile engine (sm_90, tile_engine.cuh): its ring's stages for 4- and 8-byte types, the blocks per SM its launch
+ * bounds ask for, and the smallest n it takes (below it the kernel above, whose one launch needs no tensor maps). */
+#ifndef GP_SCAN_TE_STAGES4
+#define GP_SCAN_TE_STAGES4 4
+#endif
+#ifndef GP_SCAN_TE_STAGES8
+#define GP_SCAN_TE_STAGES8 3
+#endif
+#ifndef GP_SCAN_TE_MINB4
+#define GP_SCAN_TE_MINB4 3
+#endif
+#ifndef GP_SCAN_TE_MINB8
+#define GP_SCAN_TE_MINB8 2
+#endif
+#ifndef GP_SCAN_TE_MIN_N
+#define GP_SCAN_TE_MIN_N (1u << 16)
 #endif
 
 template <typename T> __host__ __device__ constexpr int tiles_per_block() { return sizeof(T) == 4 ? GP_SCAN_TILES4 : 1; }
@@ -310,13 +329,228 @@ __global__ void __launch_bounds__(THREADS, min_blocks<T>())
     }
 }
 
+
+/* ---- the same scan on the tile engine (same-type 4- and 8-byte scans, sm_90). The tile is the order's 4096
+ * elements, brought in by the copy engine as a box of 128-byte rows (RW elements) with the 128-byte swizzle, so that
+ * each thread's 16 consecutive items are read from shared memory without bank conflicts; every combine is the kernel
+ * above's, in the same order, so the bits are its (and the CPU backend's). The elements past the last whole row
+ * (fewer than RW) are read and written by the threads that own them. docs/design/scan.md, "The tile engine". */
+template <typename T> struct TeScan {
+    static constexpr int RW = 128 / (int)sizeof(T);                            /* elements per 128-byte row */
+    static constexpr int ROWS = TILE / RW;                                     /* rows per tile (the box) */
+    static constexpr unsigned BYTES = TILE * sizeof(T);                        /* one stage */
+    static constexpr int STAGES = sizeof(T) == 4 ? GP_SCAN_TE_STAGES4 : GP_SCAN_TE_STAGES8;
+    static constexpr int MINB = sizeof(T) == 4 ? GP_SCAN_TE_MINB4 : GP_SCAN_TE_MINB8;
+    static constexpr int CH = ITEMS * (int)sizeof(T) / 16;                     /* a thread's 16-byte chunks */
+    static constexpr size_t SMEM = (size_t)STAGES * BYTES + 1024;              /* the ring, 1024-byte aligned */
+};
+
+template <typename T, int OP>
+__global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
+    k_scan_te(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my, const T *x, T *y,
+              size_t n, int excl, const T *cin, T *cout, unsigned *ticket, unsigned long long *desc)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef Op<T, OP> O;
+    typedef LbPacked<T> D;
+    typedef TeScan<T> C;
+    constexpr int S = C::STAGES;
+    extern __shared__ unsigned char te_dyn[];
+    __shared__ TeRing<S> ring;
+    __shared__ T s_g[2][THREADS / 32], s_last[S][THREADS / 32], s_agg[S], s_pre[S];
+    __shared__ T s_win[LOOKBACK_WINDOWS * 32];
+    unsigned char *const ring0 = te_dyn + ((1024u - (smem_addr(te_dyn) & 1023u)) & 1023u);
+    const size_t ntiles = (n + TILE - 1) / TILE, rows = n / C::RW, nfull = rows * C::RW;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const auto comb = [](T a, T b) { return O::comb(a, b); };
+    if (threadIdx.x == 0) {
+        ring.init();
+        prefetch_tensor_map(&mx);
+        prefetch_tensor_map(&my);
+    }
+    __syncthreads();
+
+    /* this thread's items in a stage: 16 consecutive elements, CH swizzled chunks */
+    const auto items_in = [&](int s, T *v) {
+        uint4 w[C::CH];
+#pragma unroll
+        for (int c = 0; c < C::CH; c++)
+            w[c] = *reinterpret_cast<const uint4 *>(ring0 + (size_t)s * C::BYTES +
+                                                    swizzle128(threadIdx.x * (ITEMS * sizeof(T)) + 16u * c));
+        memcpy(v, w, ITEMS * sizeof(T));
+    };
+    const auto items_out = [&](int s, const T *v) {
+        uint4 w[C::CH];
+        memcpy(w, v, ITEMS * sizeof(T));
+#pragma unroll
+        for (int c = 0; c < C::CH; c++)
+            *reinterpret_cast<uint4 *>(ring0 + (size_t)s * C::BYTES +
+                                       swizzle128(threadIdx.x * (ITEMS * sizeof(T)) + 16u * c)) = w[c];
+    };
+
+    const auto load = [&](int s, size_t t, unsigned bar) {
+        if (t * C::ROWS < rows) {
+            mbar_arrive_tx(bar, C::BYTES);
+            tma_load_2d(smem_addr(ring0 + (size_t)s * C::BYTES), &mx, 0, (int)(t * C::ROWS), bar);
+        } else {
+            mbar_arrive(bar); /* a tile of fewer than RW elements: its threads read them */
+        }
+    };
+    const auto look = [&](int s, size_t t) {
+        const T A = s_agg[s];
+        T pre = O::pad();
+        if (t == 0) {
+            if (cin) pre = *cin; /* a carry in: I_{-1}, the last inclusive value of the pieces before */
+        } else {
+            const int N = lb_window<LOOKBACK_WINDOWS, GP_SCAN_BACKOFF_NS>(
+                (long long)t, s_win, O::pad(), [&](size_t p, T *val) { return D::get(desc, p, val); });
+            if constexpr (tree_fold<T, OP>()) pre = lb_fold_tree(s_win, N, O::pad(), comb);
+            else if (lane == 0) pre = lb_fold_serial(s_win, N, comb);
+        }
+        if (lane == 0) {
+            s_pre[s] = pre;
+            D::put(desc, t, LB_INCL, O::comb(pre, A));
+        }
+    };
+    /* the runs, the tile scan (the kernel above's steps; every warp scans the 8 warp totals itself), L in place */
+    const auto local = [&](int s, size_t t, unsigned i) {
+        const size_t t0 = t * TILE, mine = t0 + (size_t)threadIdx.x * ITEMS;
+        T v[ITEMS];
+        items_in(s, v);
+        if (t0 + TILE > nfull)
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) v[k] = mine + k >= n ? O::pad() : mine + k >= nfull ? x[mine + k] : v[k];
+#pragma unroll
+        for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
+        T Sx = v[ITEMS - 1];
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const T o = __shfl_up_sync(0xffffffffu, Sx, d);
+            if (lane >= d) Sx = O::comb(o, Sx);
+        }
+        if (lane == 31) s_g[i & 1][warp] = Sx;
+        te_consumer_sync();
+        T g = lane < THREADS / 32 ? s_g[i & 1][lane] : O::pad();
+#pragma unroll
+        for (int d = 1; d < THREADS / 32; d <<= 1) {
+            const T o = __shfl_up_sync(0xffffffffu, g, d);
+            if (lane >= d && lane < THREADS / 32) g = O::comb(o, g);
+        }
+        const T Gp = __shfl_sync(0xffffffffu, g, (warp + 31) & 31);
+        const T Sprev = __shfl_up_sync(0xffffffffu, Sx, 1);
+        if (warp || lane) {
+            const T E = warp && lane ? O::comb(Gp, Sprev) : warp ? Gp : Sprev;
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) v[k] = O::comb(E, v[k]);
+        }
+        if (lane == 31) s_last[s][warp] = v[ITEMS - 1];
+        if (threadIdx.x == TE_CONSUMERS - 1) {
+            s_agg[s] = v[ITEMS - 1];
+            if (t > 0) D::put(desc, t, LB_AGG, v[ITEMS - 1]);
+        }
+        items_out(s, v);
+    };
+    /* the outputs: C (+) L, exclusive shifted by one; the carry out */
+    const auto fin = [&](int s, size_t t, unsigned) {
+        const size_t t0 = t * TILE, mine = t0 + (size_t)threadIdx.x * ITEMS;
+        const T Cc = s_pre[s];
+        T v[ITEMS];
+        items_in(s, v);
+        T prevL = __shfl_up_sync(0xffffffffu, v[ITEMS - 1], 1);
+        if (lane == 0 && warp) prevL = s_last[s][warp - 1];
+        if (cout && t == ntiles - 1) {
+            const size_t last = n - 1 - t0;
+            if (threadIdx.x == last / ITEMS) {
+                T lv = v[0];
+#pragma unroll
+                for (int k = 1; k < ITEMS; k++)
+                    if ((size_t)k == last % ITEMS) lv = v[k];
+                *cout = O::comb(Cc, lv);
+            }
+        }
+        if (!excl) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) v[k] = O::comb(Cc, v[k]);
+        } else {
+#pragma unroll
+            for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(Cc, v[k - 1]);
+            v[0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : Cc) : O::comb(Cc, prevL);
+        }
+        items_out(s, v);
+        if (t0 + TILE > nfull)
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                if (mine + k >= nfull && mine + k < n) y[mine + k] = v[k];
+    };
+    const auto store = [&](int s, size_t t) {
+        if (t * C::ROWS < rows) tma_store_2d(&my, 0, (int)(t * C::ROWS), smem_addr(ring0 + (size_t)s * C::BYTES));
+    };
+    te_run<S>(ring, ticket, ntiles, load, look, local, fin, store);
+#endif
+}
+
 /* The ticket (16 bytes) and `words` descriptor words per tile: what the launcher clears and what
  * gp__scan_gpu_workspace_bytes tells the callers that share the workspace. */
 inline size_t workspace_bytes(size_t ntiles, size_t words) { return 16 + ntiles * words * 8; }
 
+
+/* whether the tile engine takes a scan of n elements (rw per 128-byte row): an sm_90 device, both pointers 16-byte
+ * aligned, at least GP_SCAN_TE_MIN_N elements, rows a tensor map's 32-bit coordinates address, the driver's encoder */
+bool engine_takes(const gp_ctx_t *ctx, size_t n, const void *x, const void *y, size_t rw)
+{
+    return ctx->cc_major >= 9 && n >= GP_SCAN_TE_MIN_N && n / rw <= 0x7fffffffu && ((uintptr_t)x & 15) == 0 &&
+           ((uintptr_t)y & 15) == 0 && tma_encoder() != NULL;
+}
+
+/* p as a 2D tensor of `rows` 128-byte rows, boxes of `box_rows` rows, 128-byte swizzle */
+gp_status_t row_map(CUtensorMap *map, const void *p, size_t rows, unsigned esize, unsigned box_rows)
+{
+    const cuuint64_t dims[2] = {128 / esize, rows}, strides[1] = {128};
+    const cuuint32_t box[2] = {128 / esize, box_rows}, estr[2] = {1, 1};
+    const CUresult r = tma_encoder()(map, esize == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32 : CU_TENSOR_MAP_DATA_TYPE_UINT64,
+                                     2, const_cast<void *>(p), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gp__error(GP_ERR_INTERNAL, "gp_scan: cuTensorMapEncodeTiled (%zu rows): error %d", rows, (int)r);
+    return GP_OK;
+}
+
+/* the tile engine's launch: a persistent grid (the blocks that fit on the device at once, at most one a tile) over
+ * the workspace the caller cleared (ticket, descriptors) */
+template <typename T, int OP>
+gp_status_t launch_te(gp_ctx_t *ctx, size_t n, const T *x, T *y, int excl, const T *cin, T *cout, char *w,
+                      cudaStream_t s)
+{
+    typedef TeScan<T> C;
+    const size_t rows = n / C::RW, ntiles = (n + TILE - 1) / TILE;
+    CUtensorMap mx, my;
+    /* rows >= 1 (n >= GP_SCAN_TE_MIN_N); the maps cover the whole rows, the threads the rest */
+    gp_status_t st = row_map(&mx, x, rows, sizeof(T), C::ROWS);
+    if (st == GP_OK) st = row_map(&my, y, rows, sizeof(T), C::ROWS);
+    if (st != GP_OK) return st;
+    /* the shared-memory limit is raised on each device once (a benign race: every thread sets the same value) */
+    static int per_sm = 0;           /* blocks per SM: the same on every sm_90 device */
+    static unsigned char raised[64]; /* devices whose limit was raised; beyond 64, raised on every launch */
+    if (ctx->device >= 64 || !raised[ctx->device]) {
+        cudaError_t e = cudaFuncSetAttribute(k_scan_te<T, OP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM);
+        int b = 0;
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k_scan_te<T, OP>, TE_THREADS, C::SMEM);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: the tile engine's launch shape", __FILE__, __LINE__);
+        if (b < 1) return gp__error(GP_ERR_INTERNAL, "gp_scan: the tile engine fits no block on an SM");
+        per_sm = b;
+        if (ctx->device < 64) raised[ctx->device] = 1;
+    }
+    const size_t grid = ntiles < (size_t)ctx->sm_count * per_sm ? ntiles : (size_t)ctx->sm_count * per_sm;
+    k_scan_te<T, OP><<<(unsigned)grid, TE_THREADS, C::SMEM, s>>>(mx, my, x, y, n, excl, cin, cout, (unsigned *)w,
+                                                                  (unsigned long long *)(w + 16));
+    return GP_CHECK_LAUNCH("gp_scan");
+}
+
 template <typename TI, typename T, typename TO, int OP>
 gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, const void *cin, void *cout,
-                   cudaStream_t s)
+                   cudaStream_t s, bool te)
 {
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
@@ -328,6 +562,10 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
+    if constexpr (std::is_same<TI, T>::value && std::is_same<TO, T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+        if (te && y != NULL && engine_takes(ctx, n, x, y, 128 / sizeof(T)))
+            return launch_te<T, OP>(ctx, n, (const T *)x, (T *)y, excl, (const T *)cin, (T *)cout, w, s);
+    }
     constexpr size_t K = tiles_per_block<T>();
     k_scan<TI, T, TO, OP><<<(unsigned)((ntiles + K - 1) / K), THREADS, 0, s>>>(
         (const TI *)x, (TO *)y, n, excl, (const T *)cin, (T *)cout, (unsigned *)w, (unsigned long long *)(w + 16));
@@ -337,24 +575,24 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
 /* ALL: every op of the type (sum prod min max; and or xor for integers); else sums and products only */
 template <typename TI, typename T, typename TO, bool ALL = true>
 gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl, const void *cin,
-                  void *cout, cudaStream_t s)
+                  void *cout, cudaStream_t s, bool te)
 {
     switch (op) {
-    case GP_REDUCE_SUM: return launch<TI, T, TO, SUM>(ctx, n, x, y, excl, cin, cout, s);
-    case GP_REDUCE_PROD: return launch<TI, T, TO, PROD>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_SUM: return launch<TI, T, TO, SUM>(ctx, n, x, y, excl, cin, cout, s, te);
+    case GP_REDUCE_PROD: return launch<TI, T, TO, PROD>(ctx, n, x, y, excl, cin, cout, s, te);
     default: break;
     }
     if constexpr (ALL) {
         switch (op) {
-        case GP_REDUCE_MIN: return launch<TI, T, TO, MIN>(ctx, n, x, y, excl, cin, cout, s);
-        case GP_REDUCE_MAX: return launch<TI, T, TO, MAX>(ctx, n, x, y, excl, cin, cout, s);
+        case GP_REDUCE_MIN: return launch<TI, T, TO, MIN>(ctx, n, x, y, excl, cin, cout, s, te);
+        case GP_REDUCE_MAX: return launch<TI, T, TO, MAX>(ctx, n, x, y, excl, cin, cout, s, te);
         default: break;
         }
         if constexpr (std::is_integral<T>::value) { /* the integers: bitwise ops */
             switch (op) {
-            case GP_REDUCE_AND: return launch<TI, T, TO, AND>(ctx, n, x, y, excl, cin, cout, s);
-            case GP_REDUCE_OR: return launch<TI, T, TO, OR>(ctx, n, x, y, excl, cin, cout, s);
-            case GP_REDUCE_XOR: return launch<TI, T, TO, XOR>(ctx, n, x, y, excl, cin, cout, s);
+            case GP_REDUCE_AND: return launch<TI, T, TO, AND>(ctx, n, x, y, excl, cin, cout, s, te);
+            case GP_REDUCE_OR: return launch<TI, T, TO, OR>(ctx, n, x, y, excl, cin, cout, s, te);
+            case GP_REDUCE_XOR: return launch<TI, T, TO, XOR>(ctx, n, x, y, excl, cin, cout, s, te);
             default: break;
             }
         }
@@ -364,10 +602,10 @@ gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, voi
 
 /* input din scanned in dacc, output dout (din or dacc): the pairs gp__scan_plan allows */
 gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, gp_dtype_t dout, size_t n,
-                     const void *x, void *y, int excl, const void *cin, void *cout, cudaStream_t s)
+                     const void *x, void *y, int excl, const void *cin, void *cout, cudaStream_t s, bool te = true)
 {
 #define GP_SAME(D, T)                                                                                              \
-    if (din == D && dacc == D && dout == D) return by_op<T, T, T>(ctx, op, n, x, y, excl, cin, cout, s);
+    if (din == D && dacc == D && dout == D) return by_op<T, T, T>(ctx, op, n, x, y, excl, cin, cout, s, te);
     GP_SAME(GP_F32, float)
     GP_SAME(GP_F64, double)
     GP_SAME(GP_I32, int32_t)
@@ -378,7 +616,7 @@ gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_
     /* the narrow types, scanned in 32 bits (integers wrap in their own width; 2-byte floats accumulate in f32) and
      * written back in their own type */
 #define GP_NARROW(D, TI, TA)                                                                                       \
-    if (din == D && dout == D) return by_op<TI, TA, TI>(ctx, op, n, x, y, excl, cin, cout, s);
+    if (din == D && dout == D) return by_op<TI, TA, TI>(ctx, op, n, x, y, excl, cin, cout, s, te);
     GP_NARROW(GP_U8, uint8_t, uint32_t)
     GP_NARROW(GP_I8, int8_t, int32_t)
     GP_NARROW(GP_U16, uint16_t, uint32_t)
@@ -388,7 +626,7 @@ gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_
 #undef GP_NARROW
     /* wider accumulators, written in the accumulator's type */
 #define GP_WIDE(D, TI, A, TA, ALL)                                                                                 \
-    if (din == D && dacc == A && dout == A) return by_op<TI, TA, TA, ALL>(ctx, op, n, x, y, excl, cin, cout, s);
+    if (din == D && dacc == A && dout == A) return by_op<TI, TA, TA, ALL>(ctx, op, n, x, y, excl, cin, cout, s, te);
     GP_WIDE(GP_F16, F16, GP_F32, float, true)
     GP_WIDE(GP_BF16, BF16, GP_F32, float, true)
     GP_WIDE(GP_F16, F16, GP_F64, double, false)
@@ -430,4 +668,10 @@ extern "C" gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype
                                       const void *carry_in, void *carry_out, cudaStream_t stream)
 {
     return by_types(ctx, op, din, dacc, dout, n, x, y, exclusive, carry_in, carry_out, stream);
+}
+
+extern "C" gp_status_t gp__scan_gpu_lookback(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
+                                             const void *x, void *y, int exclusive, cudaStream_t stream)
+{
+    return by_types(ctx, op, dtype, dtype, dtype, n, x, y, exclusive, NULL, NULL, stream, false);
 }
