@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "jit_internal.h"
+#include "../scan/scan_internal.h"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -554,9 +555,9 @@ gp_status_t gp_scan_uop(gp_ctx_t *ctx, const gp_uop_t *op, gp_scan_kind_t kind, 
     gp__jit_mod_t *m = mo->scan_mod;
     const size_t tile = (size_t)256 * (size_t)gp__jit_scan_run(vb), ntiles = (n + tile - 1) / tile;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^31 - 1)", fn, ntiles);
-    const size_t head = 16 + (ntiles * 4 + 15) / 16 * 16; /* the ticket, the statuses (scan_general.cu's layout) */
+    const size_t head = gp__lb_head_bytes(ntiles); /* the ticket, the statuses (scan_internal.h) */
     void *ws = NULL;
-    GP_TRY_RET(gp__workspace(ctx, head + 2 * ntiles * vb, &ws));
+    GP_TRY_RET(gp__workspace(ctx, gp__lb_bytes(ntiles, vb), &ws));
     char *w = ws;
     cudaError_t e = cudaMemsetAsync(w, 0, head, (cudaStream_t)stream);
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);

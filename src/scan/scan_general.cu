@@ -134,13 +134,8 @@ template <typename U> __global__ void k_first(const U *src, U *y, size_t n, U *c
     if (cout && blockIdx.x == 0 && threadIdx.x == 0) *cout = f;
 }
 
-/* The look-back's workspace: the ticket (16 bytes), the statuses (rounded to 16 bytes), the aggregates, the inclusive
- * prefixes. */
-template <class P> size_t lb_bytes(size_t n)
-{
-    const size_t ntiles = (n + P::TILE - 1) / P::TILE;
-    return 16 + (ntiles * 4 + 15) / 16 * 16 + 2 * ntiles * sizeof(typename P::V);
-}
+/* The look-back's workspace (scan_internal.h, gp__lb_bytes) */
+template <class P> size_t lb_bytes(size_t n) { return gp__lb_bytes((n + P::TILE - 1) / P::TILE, sizeof(typename P::V)); }
 
 /* ws: lb_bytes<P>(n) of workspace the caller holds, or NULL (taken here) */
 template <class P>
@@ -150,7 +145,7 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     typedef typename P::V V;
     const size_t ntiles = (n + P::TILE - 1) / P::TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^31 - 1)", fn, ntiles);
-    const size_t head = 16 + (ntiles * 4 + 15) / 16 * 16;
+    const size_t head = gp__lb_head_bytes(ntiles);
     if (ws == NULL) {
         gp_status_t st = gp__workspace(ctx, lb_bytes<P>(n), &ws);
         if (st != GP_OK) return st;

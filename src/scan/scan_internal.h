@@ -55,6 +55,12 @@ GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
                                      void *y, int exclusive, const void *carry_in, void *carry_out,
                                      cudaStream_t stream);
 
+/* The look-back workspace of the general kernels (scan_general.cu, and user operators' scans, src/jit): the ticket
+ * (16 bytes), a status word per tile (rounded up to 16 bytes) — the head, cleared before each launch — then the
+ * tiles' aggregates and inclusive prefixes, vbytes each. */
+static inline size_t gp__lb_head_bytes(size_t ntiles) { return 16 + (ntiles * 4 + 15) / 16 * 16; }
+static inline size_t gp__lb_bytes(size_t ntiles, size_t vbytes) { return gp__lb_head_bytes(ntiles) + 2 * ntiles * vbytes; }
+
 /* gp__scan_gpu without the tile engine: the look-back kernel alone, at every size (`gpuprim lab scan` times both). */
 GP_INTERNAL gp_status_t gp__scan_gpu_lookback(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
                                               const void *x, void *y, int exclusive, cudaStream_t stream);
