@@ -9,13 +9,10 @@
  *   05 warp-shuffle each warp scans with __shfl_up_sync, warp 0 scans the warp totals; same three phases
  *   06 chained      one pass: each block (in ticket order) waits for its predecessor's inclusive prefix — a serial
  *                   chain of inter-block waits
- *   07 look-back    decoupled look-back (docs/design/scan.md): a block waits at a barrier for warp 0's look-back
- *   08 tile-engine  production: gp_scan on sm_90 — the copy engine fills a ring of tiles, a warp of its own looks
- *                   back beside the next tile's work
+ *   07 look-back    production: gp_scan (decoupled look-back, docs/design/scan.md)
  * CUDA events, medians of --reps. The primers' claims are printed with a verdict.
  */
 #include "lab_versions.h"
-#include "scan/scan_internal.h"
 
 #include <cuda_runtime.h>
 
@@ -198,10 +195,6 @@ cudaError_t run_version(Lab &L, int id, size_t n)
         k_chained<<<(unsigned)nt, 1024, 0, L.s>>>(L.x, L.y, n, tk, fl, inc);
         return cudaGetLastError();
     }
-    case 7:
-        return gp__scan_gpu_lookback(L.r->gpu, GP_REDUCE_SUM, GP_U32, n, L.x, L.y, 0, L.s) == GP_OK
-                   ? cudaSuccess
-                   : cudaErrorUnknown;
     default:
         return gp_scan(L.r->gpu, GP_REDUCE_SUM, GP_U32, GP_SCAN_INCLUSIVE, n, L.x, L.y, (gp_stream_t)L.s) == GP_OK
                    ? cudaSuccess
@@ -222,8 +215,7 @@ const struct {
     {4, "blelloch-pad", "one padding word per 32 words: the sweeps' strides spread over the banks", 0},
     {5, "warp-shuffle", "registers and __shfl_up_sync instead of shared memory; warp totals by warp 0", 0},
     {6, "chained", "one pass, but each block waits for the one before it: a serial chain of latencies", 0},
-    {7, "look-back", "decoupled look-back, one pass, deterministic; the block waits at a barrier behind warp 0", 0},
-    {8, "tile-engine", "production gp_scan: copy-engine ring, a look-back warp beside the next tile (sm_90)", 0},
+    {7, "look-back", "production gp_scan: decoupled look-back, one pass, deterministic (docs/design/scan.md)", 0},
 };
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
 
@@ -275,7 +267,7 @@ int scan_run(lab_run_t *r)
                 break;
             }
             char cid[8], cn[24], cus[24], cg[24];
-            snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id, k_versions[v].id == 8 ? "*" : "");
+            snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id, k_versions[v].id == 7 ? "*" : "");
             snprintf(cn, sizeof cn, "%zu", m);
             snprintf(cus, sizeof cus, "%.1f", med[v] * 1e3);
             snprintf(cg, sizeof cg, "%.1f", 8.0 * (double)m / (med[v] * 1e-3) / 1e9);
@@ -301,11 +293,6 @@ int scan_run(lab_run_t *r)
             snprintf(m, sizeof m, "reduce-then-scan (warp shuffle) %.1f us, look-back %.1f us", wa * 1e3, lb * 1e3);
             lab_claim(r, "passes", "one pass (read n, write n) beats reduce-then-scan's extra passes", m,
                       lb < wa ? "holds" : "does not hold here");
-            const float te = med[7];
-            snprintf(m, sizeof m, "look-back %.1f us, tile engine %.1f us (x%.2f)", lb * 1e3, te * 1e3, lb / te);
-            lab_claim(r, "engine", "tiles fed by the copy engine, with the look-back in a warp of its own beside the "
-                      "next tile, beat a block that waits for its look-back at a barrier", m,
-                      te < lb ? "holds" : "does not hold here");
         }
     }
 out:
@@ -320,7 +307,7 @@ void scan_list(FILE *f)
 {
     for (int v = 0; v < k_nv; v++)
         fprintf(f, "%02d %-14s %s%s\n", k_versions[v].id, k_versions[v].name, k_versions[v].teaches,
-                k_versions[v].id == 8 ? "  <- production" : "");
+                k_versions[v].id == 7 ? "  <- production" : "");
 }
 
 const lab_opt_t k_opts[] = {

@@ -27,8 +27,9 @@ static void fill_na(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
 }
 
 static int g_quick;
-/* from 2^16 on, the 4- and 8-byte scans run on the tile engine: whole tiles, a tail of fewer elements than a 128-byte
- * row, a last tile of one row and one element (k_engine_quick also under GP_TEST_QUICK, for compute-sanitizer) */
+/* sizes at the tile engine's edges too (a build with GP_SCAN_ENGINE=1 runs the 4- and 8-byte scans of n >= 2^16 on
+ * it): whole tiles, a tail of fewer elements than a 128-byte row, a last tile of one row and one element
+ * (k_engine_quick also under GP_TEST_QUICK, for compute-sanitizer) */
 static const size_t k_engine_quick = (1u << 16) + 31;
 static const size_t k_sizes[] = {1,           2,          17,          4095,        4096,
                                  4097,        8192,       3 * 4096,    33 * 4096 + 5, 1u << 16,

@@ -30,8 +30,6 @@ constexpr int THREADS = GP__SCAN_RUNS, ITEMS = GP__SCAN_RUN, TILE = GP__SCAN_TIL
 
 #include "scan_ops.cuh"
 #include "lookback.cuh"
-#include "../core/tma.cuh"
-#include "tile_engine.cuh"
 
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
 constexpr int LOOKBACK_WINDOWS = 8;
@@ -56,8 +54,12 @@ constexpr int LOOKBACK_WINDOWS = 8;
 #ifndef GP_SCAN_BACKOFF_NS
 #define GP_SCAN_BACKOFF_NS 0
 #endif
-/* The tile engine (sm_90, tile_engine.cuh): its ring's stages for 4- and 8-byte types, the blocks per SM its launch
- * bounds ask for, and the smallest n it takes (below it the kernel above, whose one launch needs no tensor maps). */
+/* The tile engine (sm_90, tile_engine.cuh; docs/design/scan.md, "The tile engine"): built only with GP_SCAN_ENGINE=1
+ * (an experiment: on an H100 it fails gpu_scan and runs the f32 sum slower than the kernel above); its ring's stages
+ * for 4- and 8-byte types, the blocks per SM its launch bounds ask for, and the smallest n it takes. */
+#ifndef GP_SCAN_ENGINE
+#define GP_SCAN_ENGINE 0
+#endif
 #ifndef GP_SCAN_TE_STAGES4
 #define GP_SCAN_TE_STAGES4 4
 #endif
@@ -330,6 +332,10 @@ __global__ void __launch_bounds__(THREADS, min_blocks<T>())
 }
 
 
+#if GP_SCAN_ENGINE
+#include "../core/tma.cuh"
+#include "tile_engine.cuh"
+
 /* ---- the same scan on the tile engine (same-type 4- and 8-byte scans, sm_90). The tile is the order's 4096
  * elements, brought in by the copy engine as a box of 128-byte rows (RW elements) with the 128-byte swizzle, so that
  * each thread's 16 consecutive items are read from shared memory without bank conflicts; every combine is the kernel
@@ -488,12 +494,13 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
     te_run<S>(ring, ticket, ntiles, load, look, local, fin, store);
 #endif
 }
+#endif
 
 /* The ticket (16 bytes) and `words` descriptor words per tile: what the launcher clears and what
  * gp__scan_gpu_workspace_bytes tells the callers that share the workspace. */
 inline size_t workspace_bytes(size_t ntiles, size_t words) { return 16 + ntiles * words * 8; }
 
-
+#if GP_SCAN_ENGINE
 /* whether the tile engine takes a scan of n elements (rw per 128-byte row): an sm_90 device, both pointers 16-byte
  * aligned, at least GP_SCAN_TE_MIN_N elements, rows a tensor map's 32-bit coordinates address, the driver's encoder */
 bool engine_takes(const gp_ctx_t *ctx, size_t n, const void *x, const void *y, size_t rw)
@@ -547,10 +554,11 @@ gp_status_t launch_te(gp_ctx_t *ctx, size_t n, const T *x, T *y, int excl, const
                                                                   (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
+#endif
 
 template <typename TI, typename T, typename TO, int OP>
 gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, const void *cin, void *cout,
-                   cudaStream_t s, bool te)
+                   cudaStream_t s)
 {
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_scan: %zu tiles (at most 2^31 - 1)", ntiles);
@@ -562,10 +570,12 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
+#if GP_SCAN_ENGINE
     if constexpr (std::is_same<TI, T>::value && std::is_same<TO, T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
-        if (te && y != NULL && engine_takes(ctx, n, x, y, 128 / sizeof(T)))
+        if (y != NULL && engine_takes(ctx, n, x, y, 128 / sizeof(T)))
             return launch_te<T, OP>(ctx, n, (const T *)x, (T *)y, excl, (const T *)cin, (T *)cout, w, s);
     }
+#endif
     constexpr size_t K = tiles_per_block<T>();
     k_scan<TI, T, TO, OP><<<(unsigned)((ntiles + K - 1) / K), THREADS, 0, s>>>(
         (const TI *)x, (TO *)y, n, excl, (const T *)cin, (T *)cout, (unsigned *)w, (unsigned long long *)(w + 16));
@@ -575,24 +585,24 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
 /* ALL: every op of the type (sum prod min max; and or xor for integers); else sums and products only */
 template <typename TI, typename T, typename TO, bool ALL = true>
 gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, void *y, int excl, const void *cin,
-                  void *cout, cudaStream_t s, bool te)
+                  void *cout, cudaStream_t s)
 {
     switch (op) {
-    case GP_REDUCE_SUM: return launch<TI, T, TO, SUM>(ctx, n, x, y, excl, cin, cout, s, te);
-    case GP_REDUCE_PROD: return launch<TI, T, TO, PROD>(ctx, n, x, y, excl, cin, cout, s, te);
+    case GP_REDUCE_SUM: return launch<TI, T, TO, SUM>(ctx, n, x, y, excl, cin, cout, s);
+    case GP_REDUCE_PROD: return launch<TI, T, TO, PROD>(ctx, n, x, y, excl, cin, cout, s);
     default: break;
     }
     if constexpr (ALL) {
         switch (op) {
-        case GP_REDUCE_MIN: return launch<TI, T, TO, MIN>(ctx, n, x, y, excl, cin, cout, s, te);
-        case GP_REDUCE_MAX: return launch<TI, T, TO, MAX>(ctx, n, x, y, excl, cin, cout, s, te);
+        case GP_REDUCE_MIN: return launch<TI, T, TO, MIN>(ctx, n, x, y, excl, cin, cout, s);
+        case GP_REDUCE_MAX: return launch<TI, T, TO, MAX>(ctx, n, x, y, excl, cin, cout, s);
         default: break;
         }
         if constexpr (std::is_integral<T>::value) { /* the integers: bitwise ops */
             switch (op) {
-            case GP_REDUCE_AND: return launch<TI, T, TO, AND>(ctx, n, x, y, excl, cin, cout, s, te);
-            case GP_REDUCE_OR: return launch<TI, T, TO, OR>(ctx, n, x, y, excl, cin, cout, s, te);
-            case GP_REDUCE_XOR: return launch<TI, T, TO, XOR>(ctx, n, x, y, excl, cin, cout, s, te);
+            case GP_REDUCE_AND: return launch<TI, T, TO, AND>(ctx, n, x, y, excl, cin, cout, s);
+            case GP_REDUCE_OR: return launch<TI, T, TO, OR>(ctx, n, x, y, excl, cin, cout, s);
+            case GP_REDUCE_XOR: return launch<TI, T, TO, XOR>(ctx, n, x, y, excl, cin, cout, s);
             default: break;
             }
         }
@@ -602,10 +612,10 @@ gp_status_t by_op(gp_ctx_t *ctx, gp_reduce_op_t op, size_t n, const void *x, voi
 
 /* input din scanned in dacc, output dout (din or dacc): the pairs gp__scan_plan allows */
 gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_t dacc, gp_dtype_t dout, size_t n,
-                     const void *x, void *y, int excl, const void *cin, void *cout, cudaStream_t s, bool te = true)
+                     const void *x, void *y, int excl, const void *cin, void *cout, cudaStream_t s)
 {
 #define GP_SAME(D, T)                                                                                              \
-    if (din == D && dacc == D && dout == D) return by_op<T, T, T>(ctx, op, n, x, y, excl, cin, cout, s, te);
+    if (din == D && dacc == D && dout == D) return by_op<T, T, T>(ctx, op, n, x, y, excl, cin, cout, s);
     GP_SAME(GP_F32, float)
     GP_SAME(GP_F64, double)
     GP_SAME(GP_I32, int32_t)
@@ -616,7 +626,7 @@ gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_
     /* the narrow types, scanned in 32 bits (integers wrap in their own width; 2-byte floats accumulate in f32) and
      * written back in their own type */
 #define GP_NARROW(D, TI, TA)                                                                                       \
-    if (din == D && dout == D) return by_op<TI, TA, TI>(ctx, op, n, x, y, excl, cin, cout, s, te);
+    if (din == D && dout == D) return by_op<TI, TA, TI>(ctx, op, n, x, y, excl, cin, cout, s);
     GP_NARROW(GP_U8, uint8_t, uint32_t)
     GP_NARROW(GP_I8, int8_t, int32_t)
     GP_NARROW(GP_U16, uint16_t, uint32_t)
@@ -626,7 +636,7 @@ gp_status_t by_types(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t din, gp_dtype_
 #undef GP_NARROW
     /* wider accumulators, written in the accumulator's type */
 #define GP_WIDE(D, TI, A, TA, ALL)                                                                                 \
-    if (din == D && dacc == A && dout == A) return by_op<TI, TA, TA, ALL>(ctx, op, n, x, y, excl, cin, cout, s, te);
+    if (din == D && dacc == A && dout == A) return by_op<TI, TA, TA, ALL>(ctx, op, n, x, y, excl, cin, cout, s);
     GP_WIDE(GP_F16, F16, GP_F32, float, true)
     GP_WIDE(GP_BF16, BF16, GP_F32, float, true)
     GP_WIDE(GP_F16, F16, GP_F64, double, false)
@@ -668,10 +678,4 @@ extern "C" gp_status_t gp__scan_gpu_x(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype
                                       const void *carry_in, void *carry_out, cudaStream_t stream)
 {
     return by_types(ctx, op, din, dacc, dout, n, x, y, exclusive, carry_in, carry_out, stream);
-}
-
-extern "C" gp_status_t gp__scan_gpu_lookback(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
-                                             const void *x, void *y, int exclusive, cudaStream_t stream)
-{
-    return by_types(ctx, op, dtype, dtype, dtype, n, x, y, exclusive, NULL, NULL, stream, false);
 }

@@ -47,9 +47,9 @@ GP_INTERNAL int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype);
 GP_INTERNAL gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                      int exclusive, const void *carry_in, void *carry_out, int parallel);
 
-/* The GPU kernels (scan.cu): one launch, tiles of 256 threads x 16 items in ticket order, decoupled look-back folding
- * predecessors forward (exact in the order above): on sm_90 the tile engine (4- and 8-byte types, n >= 2^16, aligned),
- * else a block of one or two tiles; the workspace holds the tile descriptors.
+/* The GPU kernel (scan.cu): one launch, a block of one or two tiles of 256 threads x 16 items in ticket order,
+ * decoupled look-back folding predecessors forward (exact in the order above); the workspace holds the tile
+ * descriptors. (Built with GP_SCAN_ENGINE=1, the 4- and 8-byte scans of n >= 2^16 run on the tile engine.)
  * carry_in / carry_out: device pointers to one value (NULL: none), as in gp__scan_cpu; n > 0. */
 GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                      void *y, int exclusive, const void *carry_in, void *carry_out,
@@ -60,10 +60,6 @@ GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_
  * tiles' aggregates and inclusive prefixes, vbytes each. */
 static inline size_t gp__lb_head_bytes(size_t ntiles) { return 16 + (ntiles * 4 + 15) / 16 * 16; }
 static inline size_t gp__lb_bytes(size_t ntiles, size_t vbytes) { return gp__lb_head_bytes(ntiles) + 2 * ntiles * vbytes; }
-
-/* gp__scan_gpu without the tile engine: the look-back kernel alone, at every size (`gpuprim lab scan` times both). */
-GP_INTERNAL gp_status_t gp__scan_gpu_lookback(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n,
-                                              const void *x, void *y, int exclusive, cudaStream_t stream);
 
 /* Bytes of workspace the GPU scan of n elements of dtype takes from the front of the context's workspace. */
 GP_INTERNAL size_t gp__scan_gpu_workspace_bytes(gp_dtype_t dtype, size_t n);
