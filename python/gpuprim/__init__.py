@@ -512,17 +512,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     y, yp = output(arg, (n,), arg.dtype)
     fi, fp = output(arg, (n,), np.int64) if return_index else (None, None)
     inv, vp = output(arg, (n,), np.int64) if return_inverse else (None, None)
-    cnt, cp = output(arg, (n,), np.uint64) if return_counts else (None, None)
+    cnt, cp = output(arg, (n,), np.int64) if return_counts else (None, None)  # u64 counts: int64's bits below 2^63
     u = ctypes.c_size_t(0)
     opts = L.UniqueOpts(ctypes.sizeof(L.UniqueOpts), 0 if equal_nan else 1)
     L.check(L.gp_unique_sorted_opts_sync(arg.ctx.p, arg.gp, n, arg.ptr, yp, L.GP_I64, fp, vp, cp, ctypes.byref(u),
                                          ctypes.byref(opts)), "gpuprim.unique")
     m = u.value
 
-    def cut(r, length, dt=None):
+    def cut(r, length):
         r = give(r, arg, host)
-        r = r[:length] if host else r
-        return r.astype(dt) if dt is not None and host else r
+        return r[:length] if host else r._cut(length)
 
     out = [cut(y, m)]
     if host and np.asarray(ar).dtype == np.bool_:
@@ -533,7 +532,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         r = cut(inv, n)
         out.append(r.reshape(np.shape(ar)) if host else r)
     if return_counts:
-        out.append(cut(cnt, m, np.int64))
+        out.append(cut(cnt, m))
     return out[0] if len(out) == 1 else tuple(out)
 
 

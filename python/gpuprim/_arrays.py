@@ -114,6 +114,12 @@ class DeviceArray:
         except Exception:
             pass
 
+    def _cut(self, length):
+        """The first `length` elements of a 1-D result whose count the call returned (the buffer stays as it is)."""
+        self.shape = (int(length),)
+        self.nbytes = int(length) * self.dtype.itemsize
+        return self
+
     def get(self):
         """A NumPy copy (waits for the work on the array's stream first)."""
         out = np.empty(self.shape, self.dtype)
