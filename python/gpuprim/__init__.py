@@ -17,7 +17,8 @@ from ._lib import Error
 
 __all__ = ["Error", "DeviceArray", "version", "info", "sum", "prod", "min", "max", "argmin", "argmax",
            "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
-           "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose"]
+           "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose", "select",
+           "stable_partition", "rle", "reduce_by_key", "scan_by_key"]
 
 _v = L.gp_version()
 __version__ = "%d.%d.%d" % (_v // 10000, _v // 100 % 100, _v % 100)
@@ -621,3 +622,117 @@ def transpose(a, *, device=None):
     L.check(L.gp_matrix_transpose(arg.ctx.p, ctypes.byref(dst), ctypes.byref(src), arg.stream), "gpuprim.transpose")
     res = give(out, arg, True)
     return res.view(np.bool_) if x.dtype == np.bool_ else res
+
+
+# ---------------------------------------------------------------------------------------------- gpuprim's own
+def _flat(a):
+    """a normalized, whether its results go back as NumPy, and what the call reads (NumPy: flat, C order)."""
+    a = _norm(a)
+    host = _host(a)
+    return a, host, (np.ascontiguousarray(np.asarray(a)).reshape(-1) if host else a)
+
+
+def _counted(r, arg, host, count, like_bool=False):
+    """The first `count` elements of a result the call counted; bools back as bools."""
+    r = give(r, arg, host)
+    r = r[:count] if host else r._cut(count)
+    return r.view(np.bool_) if host and like_bool else r
+
+
+def _pred(where, name):
+    if not isinstance(where, str):
+        raise TypeError("gpuprim.%s: where is a predicate string (nonzero, eq:X, ne:X, lt:X, le:X, gt:X, ge:X, "
+                        "in:LO,HI, nan, notnan), not %s" % (name, type(where).__name__))
+    p = L.Pred()
+    L.check(L.gp_pred_parse(where.encode("utf-8"), ctypes.byref(p)), "gpuprim.%s: where=%r" % (name, where))
+    return p
+
+
+def select(a, where, *, device=None):
+    """The elements of a (flattened in C order) that the predicate keeps, in their order: a.ravel()[cond]. where:
+    "gt:0", "in:-1,1", "nan", ... (gp_pred_parse; constants compared exactly, NaN fails all but ne and nonzero)."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    p = _pred(where, "select")
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    c = ctypes.c_size_t(0)
+    L.check(L.gp_select_sync(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(p), yp, ctypes.byref(c)),
+            "gpuprim.select")
+    return _counted(y, arg, host, c.value, x.dtype == np.bool_ if host else False)
+
+
+def stable_partition(a, where, *, device=None):
+    """(y, count): the kept elements of a (flattened) first, then the rejected ones, each in their order (stable,
+    unlike CUB's DevicePartition): np.concatenate([a[cond], a[~cond]]), count = cond.sum()."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    p = _pred(where, "stable_partition")
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    c = ctypes.c_size_t(0)
+    L.check(L.gp_partition_sync(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(p), yp, ctypes.byref(c)),
+            "gpuprim.stable_partition")
+    y = give(y, arg, host)
+    return (y.view(np.bool_) if host and x.dtype == np.bool_ else y), c.value
+
+
+def rle(a, *, device=None):
+    """Run-length encoding of a (flattened): (values, lengths int64), each run's first element and its length.
+    Equal by value: floats as numbers (each NaN a run of its own, -0.0 == +0.0), integers exactly."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    v, vp = output(arg, (arg.size,), arg.dtype)
+    n, np_ = output(arg, (arg.size,), np.int64)  # u64 lengths: int64's bits below 2^63
+    c = ctypes.c_size_t(0)
+    L.check(L.gp_run_length_encode_sync(arg.ctx.p, arg.gp, arg.size, arg.ptr, vp, np_, ctypes.byref(c)),
+            "gpuprim.rle")
+    return _counted(v, arg, host, c.value, x.dtype == np.bool_ if host else False), _counted(n, arg, host, c.value)
+
+
+def _by_key_args(keys, values, name, device):
+    keys, kh, kx = _flat(keys)
+    values, vh, vx = _flat(values)
+    if kh != vh:
+        raise TypeError("gpuprim.%s: keys and values both NumPy or both device arrays" % name)
+    ka = take(kx, device, "keys")
+    va = take(vx, ka.ctx.device if ka.on_gpu else None, "values")
+    if ka.size != va.size:
+        raise ValueError("gpuprim.%s: %d keys and %d values (the same count)" % (name, ka.size, va.size))
+    return ka, va, kh
+
+
+def reduce_by_key(keys, values, op="sum", *, device=None):
+    """CUB's ReduceByKey: runs of equal consecutive keys (unique's equality) group the values; returns (each run's
+    first key, op over its values). op: sum, prod, min, max (and, or, xor for integers). Sums and products in the
+    reduction's accumulator (int64 / uint64 for integers, as np.sum; floats their own, f16 / bf16 in f32); min, max
+    and the bitwise ops in the values' dtype for NumPy inputs (device inputs: the accumulator's, 8 bytes for
+    integers)."""
+    if op not in ("sum", "prod", "min", "max", "and", "or", "xor"):
+        raise ValueError("gpuprim.reduce_by_key: op %r (sum, prod, min, max, and, or, xor)" % (op,))
+    ka, va, host = _by_key_args(keys, values, "reduce_by_key", device)
+    acc = L.lib.gp_reduce_acc_dtype
+    acc.restype, acc.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int]
+    adt = acc(L.OP[op], va.gp)
+    if adt == L.GP_DTYPE_COUNT:
+        raise TypeError("gpuprim.reduce_by_key: %s over %s" % (op, va.dtype))
+    ko, kp = output(ka, (ka.size,), ka.dtype)
+    vo, vp = output(ka, (ka.size,), np_dtype(adt) if adt != L.GP_F32 else np.float32)
+    c = ctypes.c_size_t(0)
+    L.check(L.gp_reduce_by_key_sync(ka.ctx.p, L.OP[op], ka.gp, ka.size, ka.ptr, va.gp, va.ptr, kp, vp,
+                                    ctypes.byref(c)), "gpuprim.reduce_by_key")
+    out = _counted(vo, ka, host, c.value)
+    if host and op not in ("sum", "prod"):
+        out = out.astype(va.dtype)  # min, max and the bitwise ops in the values' own dtype (exact)
+    return _counted(ko, ka, host, c.value), out
+
+
+def scan_by_key(keys, values, op="sum", *, exclusive=False, device=None):
+    """CUB's ScanByKey: the scan of values (op: sum, prod, min, max; and, or, xor for integers) restarted at every run
+    of equal consecutive keys; exclusive: the op's identity at each run's start. Values keep their dtype."""
+    if op not in ("sum", "prod", "min", "max", "and", "or", "xor"):
+        raise ValueError("gpuprim.scan_by_key: op %r (sum, prod, min, max, and, or, xor)" % (op,))
+    ka, va, host = _by_key_args(keys, values, "scan_by_key", device)
+    y, yp = output(ka, (ka.size,), va.dtype)
+    L.check(L.gp_scan_by_key_sync(ka.ctx.p, L.OP[op], ka.gp, ka.size, ka.ptr, va.gp,
+                                  L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE, va.ptr, yp),
+            "gpuprim.scan_by_key")
+    return give(y, ka, host)

@@ -103,6 +103,10 @@ class DeviceInfo(ctypes.Structure):
                 ("driver_version", c_int), ("runtime_version", c_int)]
 
 
+class Pred(ctypes.Structure):
+    _fields_ = [("kind", c_int), ("a", c_dbl), ("b", c_dbl), ("flags", c_ptr)]
+
+
 class Buffer(ctypes.Structure):
     _fields_ = [("host", c_ptr), ("device", c_ptr), ("bytes", c_size), ("kind", c_int), ("device_id", c_int)]
 
@@ -159,6 +163,12 @@ calls = {
     "gp_sorted_until": (c_int, c_size, c_ptr, c_int, P(c_size)),
     "gp_histogram_accumulate": (c_ptr, c_int, c_size, c_ptr, P(HistBins), c_int, c_ptr, c_ptr),
     "gp_memset": (c_ptr, c_ptr, c_int, c_size, c_ptr),
+    "gp_pred_parse": (ctypes.c_char_p, P(Pred)),
+    "gp_select_sync": (c_ptr, c_int, c_size, c_ptr, P(Pred), c_ptr, P(c_size)),
+    "gp_partition_sync": (c_ptr, c_int, c_size, c_ptr, P(Pred), c_ptr, P(c_size)),
+    "gp_run_length_encode_sync": (c_ptr, c_int, c_size, c_ptr, c_ptr, c_ptr, P(c_size)),
+    "gp_reduce_by_key_sync": (c_ptr, c_int, c_int, c_size, c_ptr, c_int, c_ptr, c_ptr, c_ptr, P(c_size)),
+    "gp_scan_by_key_sync": (c_ptr, c_int, c_int, c_size, c_ptr, c_int, c_int, c_ptr, c_ptr),
     "gp_gemm": (c_ptr, c_int, c_int, c_dbl, P(Matrix), P(Matrix), c_dbl, P(Matrix), c_ptr),
     "gp_matrix_transpose": (c_ptr, P(Matrix), P(Matrix), c_ptr),
 }

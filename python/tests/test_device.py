@@ -60,6 +60,23 @@ class TestTorch(unittest.TestCase):
         y = x[1:97]  # no NaN: the sums' bits
         self.assertEqual(bits(g.sum(torch.from_numpy(y).cuda())), bits(g.sum(y)))
 
+    def test_own_functions(self):
+        x = rng.standard_normal(300007).astype(np.float32)
+        x[::101] = np.nan
+        t = torch.from_numpy(x).cuda()
+        self.assertEqual(bits(torch.from_dlpack(g.select(t, "gt:0")).cpu().numpy()), bits(g.select(x, "gt:0")))
+        y, c = g.stable_partition(t, "lt:0.5")
+        wy, wc = g.stable_partition(x, "lt:0.5")
+        self.assertEqual((bits(torch.from_dlpack(y).cpu().numpy()), c), (bits(wy), wc))
+        k = np.sort(rng.integers(0, 5000, 300007)).astype(np.int32)
+        v = rng.integers(-9, 9, 300007).astype(np.int32)
+        tk, tv = torch.from_numpy(k).cuda(), torch.from_numpy(v).cuda()
+        for got, want in zip(g.rle(tk), g.rle(k)):
+            self.assertEqual(bits(torch.from_dlpack(got).cpu().numpy()), bits(want))
+        for got, want in zip(g.reduce_by_key(tk, tv), g.reduce_by_key(k, v)):
+            self.assertEqual(bits(torch.from_dlpack(got).cpu().numpy()), bits(want))
+        self.assertEqual(bits(torch.from_dlpack(g.scan_by_key(tk, tv)).cpu().numpy()), bits(g.scan_by_key(k, v)))
+
     def test_no_input_copy(self):
         t = torch.randn(1 << 24, device="cuda")
         torch.cuda.synchronize()

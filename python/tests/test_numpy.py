@@ -266,6 +266,85 @@ class TestHistogram(unittest.TestCase):
             g.histogram(x, weights=x)
 
 
+class TestOwn(unittest.TestCase):
+    """gpuprim's own: select, stable_partition, rle, reduce_by_key, scan_by_key, against NumPy's spellings of them."""
+
+    def same(self, got, want, msg):
+        got, want = np.asarray(got), np.asarray(want)
+        self.assertEqual((got.dtype, got.shape), (want.dtype, want.shape), msg)
+        self.assertEqual(got.tobytes(), want.tobytes(), msg)  # moved values keep every bit (NaN payloads too)
+
+    def test_select_partition(self):
+        for dt in INTS + FLOATS + [np.bool_]:
+            for n in SIZES:
+                x = data(dt, n)
+                for where, cond in (("gt:0", lambda v: v > 0), ("le:1.5", lambda v: v <= 1.5),
+                                    ("ne:0", lambda v: v != 0), ("nonzero", lambda v: v != 0)):
+                    if dt == np.bool_ and where != "nonzero":
+                        continue
+                    with np.errstate(invalid="ignore"):
+                        m = cond(x.astype(np.float64) if dt != np.bool_ else x)
+                    if dt in FLOATS and where == "nonzero":
+                        m = m | np.isnan(x)
+                    msg = "%s n=%d %s" % (np.dtype(dt), n, where)
+                    self.same(g.select(x, where), x[m], msg)
+                    y, c = g.stable_partition(x, where)
+                    self.assertEqual(c, int(m.sum()), msg)
+                    self.same(y, np.concatenate([x[m], x[~m]]), msg)
+        x = data(np.float32, 1000)
+        self.same(g.select(x, "nan"), x[np.isnan(x)], "nan")
+        self.same(g.select(np.asfortranarray(x.reshape(25, 40)), "gt:0"), x.reshape(25, 40).ravel()[x > 0], "F order")
+        self.same(g.select(x[::3], "lt:0"), x[::3][x[::3] < 0], "strided")
+        with self.assertRaisesRegex(ValueError, "bogus"):
+            g.select(x, "bogus")
+        with self.assertRaisesRegex(TypeError, "predicate string"):
+            g.select(x, 3)
+
+    def test_rle(self):
+        for dt in INTS + FLOATS + [np.bool_]:
+            for n in SIZES:
+                x = data(dt, n)
+                if dt != np.bool_ and n:
+                    x = np.repeat(x, rng.integers(1, 4, n))[:n]  # runs
+                with np.errstate(invalid="ignore"):
+                    head = np.r_[True, x[1:] != x[:-1]] if n else np.zeros(0, bool)  # NaN != NaN: its own run
+                idx = np.flatnonzero(head)
+                v, ln = g.rle(x)
+                msg = "%s n=%d" % (np.dtype(dt), n)
+                self.same(v, x[idx], msg)
+                self.same(ln, np.diff(np.r_[idx, n]).astype(np.int64), msg)
+
+    def test_by_key(self):
+        for kdt in (np.int32, np.uint64, np.float32):
+            for vdt in (np.int32, np.uint8, np.int64, np.float64):
+                for n in (0, 1, 33, 5000):
+                    k = np.sort(rng.integers(0, 1 + n // 7, n)).astype(kdt)
+                    v = data(vdt, n, nan=False)
+                    idx = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if n else np.zeros(0, np.int64)
+                    msg = "keys %s values %s n=%d" % (np.dtype(kdt), np.dtype(vdt), n)
+                    uk, s = g.reduce_by_key(k, v, "max")
+                    self.same(uk, k[idx], msg)
+                    self.same(s, np.maximum.reduceat(v, idx) if n else v[:0], msg)
+                    if np.dtype(vdt).kind in "iu":
+                        acc = np.int64 if np.dtype(vdt).kind == "i" else np.uint64
+                        self.same(g.reduce_by_key(k, v)[1], np.add.reduceat(v.astype(acc), idx) if n else
+                                  np.zeros(0, acc), msg)
+                        if np.dtype(vdt).itemsize < 4:  # the segmented scans take 4- and 8-byte values
+                            if n:
+                                with self.assertRaisesRegex(g.Error, "u8"):
+                                    g.scan_by_key(k, v)
+                            continue
+                        ref = np.concatenate([np.cumsum(p, dtype=vdt) for p in np.split(v, idx[1:])]) if n else v
+                        self.same(g.scan_by_key(k, v), ref.astype(vdt), msg)
+                        ex = np.concatenate([np.r_[0, np.cumsum(p, dtype=vdt)[:-1]].astype(vdt)
+                                             for p in np.split(v, idx[1:])]) if n else v
+                        self.same(g.scan_by_key(k, v, exclusive=True), ex.astype(vdt), msg)
+        with self.assertRaisesRegex(ValueError, "the same count"):
+            g.reduce_by_key(np.arange(3), np.arange(4))
+        with self.assertRaisesRegex(ValueError, "op"):
+            g.scan_by_key(np.arange(3), np.arange(3), "mean")
+
+
 class TestMatrix(unittest.TestCase):
     def test_matmul_transpose(self):
         a = rng.standard_normal((33, 65)).astype(np.float32)
