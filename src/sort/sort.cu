@@ -345,6 +345,7 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
     }
 }
 
+#if GP_SORT_SMALL /* compiled only when the knob asks for it */
 /* ---- small n: one launch, one cluster of C <= 16 blocks (k_small). Block r holds elements [r * S_TILE, (r + 1) *
  * S_TILE) of the current order; per pass it ranks them as a tile above does, the blocks' digit counts meet in
  * distributed shared memory (no look-back), and the elements go straight to their places; two cluster barriers a pass.
@@ -460,6 +461,7 @@ __global__ void __launch_bounds__(S_THREADS, 1)
         cl.sync(); /* 2: this pass's stores are seen by every block, and its counts read */
     }
 }
+#endif
 
 inline size_t align256(size_t x) { return (x + 255) / 256 * 256; }
 
@@ -479,6 +481,7 @@ template <typename K, int VS, bool IDX> gp_status_t smem_ready(const gp_ctx_t *c
     return GP_OK;
 }
 
+#if GP_SORT_SMALL
 /* whether one cluster of C blocks of k_small<K, VS, IDX> fits this device now (asked at each call: the path is a knob,
  * GP_SORT_SMALL) */
 template <typename K, int VS, bool IDX> bool small_cluster_fits_of(int C, cudaStream_t s)
@@ -492,6 +495,7 @@ template <typename K, int VS> bool small_cluster_fits(bool idx, int C, cudaStrea
         if (idx) return small_cluster_fits_of<K, VS, true>(C, s);
     return small_cluster_fits_of<K, VS, false>(C, s);
 }
+#endif
 
 /* the workspace: the counts, the tickets, two launches' look-back words, the digit starts, then a copy of the keys
  * (two for an argsort, which has no keys_out) and a copy of the values */
@@ -535,7 +539,8 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     const void *sv = argsort ? NULL : vals_in;
     const Xf<K> xf = xf_of<K>(dt, desc);
     cudaError_t e;
-    if (GP_SORT_SMALL && n <= (size_t)16 * S_TILE) {
+#if GP_SORT_SMALL
+    if (n <= (size_t)16 * S_TILE) {
         const bool idx0 = argsort && (VS == 4 || VS == 8);
         const size_t C = (n + S_TILE - 1) / S_TILE;
         if (small_cluster_fits<K, VS>(idx0, (int)C, s)) {
@@ -558,6 +563,7 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
             return GP_CHECK_LAUNCH("gp_sort (one cluster)");
         }
     }
+#endif
     /* one memset: the counts, the tickets, the first launch's descriptors (each launch zeroes the next one's) */
     if ((e = cudaMemsetAsync(w, 0, hb + tb + lb, s)) != cudaSuccess)
         return gp__cuda_error(e, "gp_sort (counts)", __FILE__, __LINE__);
