@@ -18,7 +18,8 @@ from ._lib import Error
 __all__ = ["Error", "DeviceArray", "version", "info", "sum", "prod", "min", "max", "argmin", "argmax",
            "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
            "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose", "select",
-           "stable_partition", "rle", "reduce_by_key", "scan_by_key"]
+           "stable_partition", "rle", "reduce_by_key", "scan_by_key", "reduce", "transform", "scan", "select_if",
+           "sort_by"]
 
 _v = L.gp_version()
 __version__ = "%d.%d.%d" % (_v // 10000, _v // 100 % 100, _v % 100)
@@ -736,3 +737,76 @@ def scan_by_key(keys, values, op="sum", *, exclusive=False, device=None):
                                   L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE, va.ptr, yp),
             "gpuprim.scan_by_key")
     return give(y, ka, host)
+
+
+# ---------------------------------------------------------------------------------------------- user operators
+# C expressions compiled at run time (docs/design/jit.md): code run with the caller's rights, in this process on the
+# CPU backend; compile only text you would run yourself. Each is compiled once per context and cached on disk.
+def _src(src, name, what):
+    if not isinstance(src, str) or not src.strip():
+        raise TypeError("gpuprim.%s: %s is C source text (an expression), not %r" % (name, what, src))
+    return src
+
+
+def _acc_np(arg, op):
+    """NumPy's dtype of a binary operator's value: the element's, float32 for float16 (computed in float)."""
+    vb = L.gp_uop_value_bytes(op)
+    return np.dtype(np.float32) if arg.dtype == np.float16 and vb == 4 else arg.dtype
+
+
+def reduce(a, op, identity, *, commutative=True, device=None):
+    """The fold of a (flattened) by a C expression over `a` and `b` (e.g. "a > b ? a : b", identity "-inf"):
+    commutative operators by gp_reduce's tile tree, others by the ordered tree (docs/design/jit.md). A NumPy scalar
+    of a's dtype (float16 values are computed and returned in float32)."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "reduce", "op"), identity, 1 if commutative else 0)
+    out = np.empty(1, _acc_np(arg, uop))
+    L.check(L.gp_reduce_uop_sync(arg.ctx.p, uop, arg.size, arg.ptr, out.ctypes.data), "gpuprim.reduce")
+    return out[0]
+
+
+def transform(a, expr, out_dtype=None, *, device=None):
+    """y = expr over `x` for every element of a (flattened), in out_dtype (default a's dtype): e.g. "x * x",
+    "sqrt(fabs(x))". No FMA contraction: + - * / and sqrt give the same bits on a GPU and the CPU."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    odt = np.dtype(out_dtype) if out_dtype is not None else arg.dtype
+    uop = arg.ctx.uop(L.GP_UOP_MAP, arg.gp, _src(expr, "transform", "expr"), out_dtype=gp_dtype(odt))
+    y, yp = output(arg, (arg.size,), odt)
+    L.check(L.gp_transform(arg.ctx.p, uop, arg.size, arg.ptr, yp, arg.stream), "gpuprim.transform")
+    return give(y, arg, host)
+
+
+def scan(a, op, identity, *, exclusive=False, device=None):
+    """The scan of a (flattened) by a C expression over `a` (earlier) and `b` (later), commutative or not, in the
+    ordered scans' association order (docs/design/scan.md); exclusive: identity first. 4- and 8-byte dtypes."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "scan", "op"), identity, 0)
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    L.check(L.gp_scan_uop(arg.ctx.p, uop, L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE, arg.size,
+                          arg.ptr, yp, arg.stream), "gpuprim.scan")
+    return give(y, arg, host)
+
+
+def select_if(a, pred, *, device=None):
+    """The elements of a (flattened) for which a C expression over `x` is nonzero, in their order."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    uop = arg.ctx.uop(L.GP_UOP_PRED, arg.gp, _src(pred, "select_if", "pred"))
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    c = ctypes.c_size_t(0)
+    L.check(L.gp_select_if_sync(arg.ctx.p, uop, arg.size, arg.ptr, yp, ctypes.byref(c)), "gpuprim.select_if")
+    return _counted(y, arg, host, c.value, x.dtype == np.bool_ if host else False)
+
+
+def sort_by(a, less, *, device=None):
+    """a (flattened) sorted stably by a C expression over `a` and `b`, nonzero when a goes before b; it must be a
+    strict weak order (for floats with NaN: "a < b || (a == a && b != b)", NumPy's NaN-last order)."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    uop = arg.ctx.uop(L.GP_UOP_LESS, arg.gp, _src(less, "sort_by", "less"))
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    L.check(L.gp_sort_uop_sync(arg.ctx.p, uop, arg.size, arg.ptr, yp, 0, None, None), "gpuprim.sort_by")
+    return give(y, arg, host)

@@ -107,6 +107,11 @@ class Pred(ctypes.Structure):
     _fields_ = [("kind", c_int), ("a", c_dbl), ("b", c_dbl), ("flags", c_ptr)]
 
 
+class UopDesc(ctypes.Structure):
+    _fields_ = [("kind", c_int), ("dtype", c_int), ("arity", c_int), ("out_dtype", c_int), ("src", ctypes.c_char_p),
+                ("identity", ctypes.c_char_p), ("commutative", c_int)]
+
+
 class Buffer(ctypes.Structure):
     _fields_ = [("host", c_ptr), ("device", c_ptr), ("bytes", c_size), ("kind", c_int), ("device_id", c_int)]
 
@@ -164,6 +169,13 @@ calls = {
     "gp_histogram_accumulate": (c_ptr, c_int, c_size, c_ptr, P(HistBins), c_int, c_ptr, c_ptr),
     "gp_memset": (c_ptr, c_ptr, c_int, c_size, c_ptr),
     "gp_pred_parse": (ctypes.c_char_p, P(Pred)),
+    "gp_uop_create": (c_ptr, P(UopDesc), P(c_ptr)),
+    "gp_uop_destroy": (c_ptr,),
+    "gp_reduce_uop_sync": (c_ptr, c_ptr, c_size, c_ptr, c_ptr),
+    "gp_transform": (c_ptr, c_ptr, c_size, c_ptr, c_ptr, c_ptr),
+    "gp_scan_uop": (c_ptr, c_ptr, c_int, c_size, c_ptr, c_ptr, c_ptr),
+    "gp_select_if_sync": (c_ptr, c_ptr, c_size, c_ptr, c_ptr, P(c_size)),
+    "gp_sort_uop_sync": (c_ptr, c_ptr, c_size, c_ptr, c_ptr, c_size, c_ptr, c_ptr),
     "gp_select_sync": (c_ptr, c_int, c_size, c_ptr, P(Pred), c_ptr, P(c_size)),
     "gp_partition_sync": (c_ptr, c_int, c_size, c_ptr, P(Pred), c_ptr, P(c_size)),
     "gp_run_length_encode_sync": (c_ptr, c_int, c_size, c_ptr, c_ptr, c_ptr, P(c_size)),
@@ -192,3 +204,8 @@ def check(status, what=None):
     if status == GP_ERR_OUT_OF_MEMORY:
         raise MemoryError(msg)
     raise Error(status, msg)
+
+gp_uop_value_bytes = lib.gp_uop_value_bytes
+gp_uop_value_bytes.restype = c_size
+gp_uop_value_bytes.argtypes = [c_ptr]
+GP_UOP_BINARY, GP_UOP_MAP, GP_UOP_PRED, GP_UOP_LESS = 0, 1, 2, 3

@@ -345,6 +345,39 @@ class TestOwn(unittest.TestCase):
             g.scan_by_key(np.arange(3), np.arange(3), "mean")
 
 
+class TestUserOps(unittest.TestCase):
+    """User operators (C compiled at run time) against NumPy: the fold, map, scan, predicate and comparison sort."""
+
+    def test_user_ops(self):
+        for dt in (np.int32, np.uint64, np.float32, np.float64):
+            for n in (0, 1, 1000, 70001):
+                x = data(dt, n, nan=False)
+                msg = "%s n=%d" % (np.dtype(dt), n)
+                lo = "-inf" if np.dtype(dt).kind == "f" else str(np.iinfo(dt).min)
+                self.assertEqual(g.reduce(x, "a > b ? a : b", lo), x.max() if n else np.array(lo, dt), msg)
+                if np.dtype(dt).kind in "iu":
+                    self.assertEqual(g.reduce(x, "a ^ b", "0", commutative=False),
+                                     np.bitwise_xor.reduce(x) if n else 0, msg)
+                    self.assertEqual(g.scan(x, "a + b", "0").tobytes(), np.cumsum(x, dtype=dt).tobytes(), msg)
+                    ex = g.scan(x, "a + b", "0", exclusive=True)
+                    self.assertEqual(ex.tobytes(), np.r_[np.zeros(min(n, 1), dt), np.cumsum(x, dtype=dt)[:-1]]
+                                     .astype(dt).tobytes(), msg)
+                y = g.transform(x, "x * x")
+                self.assertEqual(y.tobytes(), (x * x).tobytes(), msg)
+                self.assertEqual(g.transform(x, "x > 0", np.int32).tobytes(), (x > 0).astype(np.int32).tobytes(), msg)
+                self.assertEqual(g.select_if(x, "x > 0 && x < 100").tobytes(), x[(x > 0) & (x < 100)].tobytes(), msg)
+                self.assertEqual(g.sort_by(x, "a > b").tobytes(), np.sort(x, kind="stable")[::-1].tobytes()
+                                 if np.dtype(dt).kind in "iu" else g.sort(x, descending=True).tobytes(), msg)
+        x = data(np.float32, 5000)  # NaN last, -0 == +0 in input order: NumPy's stable sort
+        self.assertEqual(g.sort_by(x, "a < b || (a == a && b != b)").tobytes(), np.sort(x, kind="stable").tobytes())
+        with self.assertRaises(g.Error):
+            g.reduce(x, "a +* b", "0")
+        with self.assertRaisesRegex(g.Error, "exit"):
+            g.reduce(x, "exit(0)", "0")
+        with self.assertRaisesRegex(TypeError, "C source"):
+            g.transform(x, 3)
+
+
 class TestMatrix(unittest.TestCase):
     def test_matmul_transpose(self):
         a = rng.standard_normal((33, 65)).astype(np.float32)
