@@ -19,7 +19,7 @@ __all__ = ["Error", "DeviceArray", "version", "info", "sum", "prod", "min", "max
            "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
            "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose", "select",
            "stable_partition", "rle", "reduce_by_key", "scan_by_key", "reduce", "transform", "scan", "select_if",
-           "sort_by"]
+           "sort_by", "segment_sort", "segment_reduce"]
 
 _v = L.gp_version()
 __version__ = "%d.%d.%d" % (_v // 10000, _v // 100 % 100, _v % 100)
@@ -738,6 +738,57 @@ def scan_by_key(keys, values, op="sum", *, exclusive=False, device=None):
             "gpuprim.scan_by_key")
     return give(y, ka, host)
 
+
+def _seg_offsets(offsets, arg, name):
+    """CSR offsets (nseg + 1 int64 values) beside arg: NumPy offsets copied to arg's GPU when it is on one."""
+    if _host(offsets):
+        off = np.ascontiguousarray(np.asarray(offsets, dtype=np.int64)).reshape(-1)
+        if off.size < 1:
+            raise ValueError("gpuprim.%s: offsets hold nseg + 1 values (at least one)" % name)
+        if not arg.on_gpu:
+            return off, off.ctypes.data, off.size - 1
+        d = DeviceArray(arg.ctx, off.shape, off.dtype, arg.stream)
+        L.check(L.gp_memcpy_sync(arg.ctx.p, d.ptr, off.ctypes.data, off.nbytes), "gpuprim.%s: offsets" % name)
+        return d, d.ptr, off.size - 1
+    o = take(offsets, arg.ctx.device if arg.on_gpu else None, "offsets")
+    if o.dtype != np.int64 or o.size < 1:
+        raise TypeError("gpuprim.%s: device offsets are int64, nseg + 1 of them" % name)
+    return o, o.ptr, o.size - 1
+
+
+def segment_sort(a, offsets, *, descending=False, device=None):
+    """Each segment [offsets[i], offsets[i + 1]) of a (flattened) sorted on its own, as sort sorts (stable, NaN last);
+    elements outside the segments stay. offsets: nondecreasing int64 within [0, len(a)] (checked)."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    keep, op_, nseg = _seg_offsets(offsets, arg, "segment_sort")
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    opts = _opts(descending)
+    L.check(L.gp_sort_segmented(arg.ctx.p, arg.gp, arg.size, arg.ptr, yp, 0, None, None, nseg, op_,
+                                ctypes.byref(opts), arg.stream), "gpuprim.segment_sort")
+    y = give(y, arg, host)
+    return y.view(np.bool_) if host and x.dtype == np.bool_ else y
+
+
+def segment_reduce(a, offsets, op="sum", *, device=None):
+    """op over each segment [offsets[i], offsets[i + 1]) of a (flattened): np.add.reduceat's segments given as CSR
+    offsets (clamped to [0, len(a)]; a decreasing pair is an empty segment, giving the op's identity). op: sum, prod,
+    min, max, and, or, xor, count_nonzero; the result in the reduction's accumulator dtype (float32 for float16 /
+    float32, else 8 bytes), as gp_reduce_segmented gives it."""
+    if op not in ("sum", "prod", "min", "max", "and", "or", "xor", "count_nonzero"):
+        raise ValueError("gpuprim.segment_reduce: op %r (sum, prod, min, max, and, or, xor, count_nonzero)" % (op,))
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    keep, op_, nseg = _seg_offsets(offsets, arg, "segment_reduce")
+    acc = L.lib.gp_reduce_acc_dtype
+    acc.restype, acc.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int]
+    adt = acc(L.OP[op], arg.gp)
+    if adt == L.GP_DTYPE_COUNT:
+        raise TypeError("gpuprim.segment_reduce: %s over %s" % (op, arg.dtype))
+    res, rp = output(arg, (nseg,), np_dtype(adt) if adt != L.GP_F32 else np.float32)
+    L.check(L.gp_reduce_segmented(arg.ctx.p, L.OP[op], arg.gp, arg.size, arg.ptr, nseg, op_, rp, arg.stream),
+            "gpuprim.segment_reduce")
+    return give(res, arg, host)
 
 # ---------------------------------------------------------------------------------------------- user operators
 # C expressions compiled at run time (docs/design/jit.md): code run with the caller's rights, in this process on the

@@ -314,6 +314,33 @@ class TestOwn(unittest.TestCase):
                 self.same(v, x[idx], msg)
                 self.same(ln, np.diff(np.r_[idx, n]).astype(np.int64), msg)
 
+    def test_segments(self):
+        for dt in (np.int8, np.uint32, np.int64, np.float16, np.float32, np.float64):
+            for n in (0, 1, 1000, 70001):
+                x = data(dt, n)
+                cuts = np.sort(rng.integers(0, n + 1, 1 + n // 300))
+                off = np.r_[cuts[:1] // 2, cuts]  # elements before the first segment stay as they are
+                msg = "%s n=%d" % (np.dtype(dt), n)
+                want = x.copy()
+                for a, b in zip(off[:-1], off[1:]):
+                    want[a:b] = np.sort(x[a:b], kind="stable")
+                self.same(g.segment_sort(x, off), want, msg)
+                if len(off) > 1:
+                    got = g.segment_reduce(x, off, "max")
+                    with np.errstate(invalid="ignore"):
+                        for i, (a, b) in enumerate(zip(off[:-1], off[1:])):
+                            if b > a:
+                                w = x[a:b].max()  # NaN wins, as NumPy
+                                self.assertTrue(got[i] == w or (np.isnan(got[i]) and np.isnan(w)), msg)
+                    if np.dtype(dt).kind in "iu":
+                        acc = np.int64 if np.dtype(dt).kind == "i" else np.uint64
+                        self.same(g.segment_reduce(x, off), np.array([x[a:b].sum(dtype=acc) for a, b in
+                                                                      zip(off[:-1], off[1:])], acc), msg)
+        with self.assertRaisesRegex(ValueError, "offsets"):
+            g.segment_sort(np.arange(5), [3, 1])
+        with self.assertRaisesRegex(ValueError, "op"):
+            g.segment_reduce(np.arange(5), [0, 5], "mean")
+
     def test_by_key(self):
         for kdt in (np.int32, np.uint64, np.float32):
             for vdt in (np.int32, np.uint8, np.int64, np.float64):
