@@ -12,10 +12,11 @@ import ctypes
 import numpy as np
 
 from . import _lib as L
-from ._arrays import DeviceArray, take, output, give, context, gp_dtype, np_dtype
+from ._arrays import DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value
+from ._group import Group
 from ._lib import Error
 
-__all__ = ["Error", "DeviceArray", "version", "info", "sum", "prod", "min", "max", "argmin", "argmax",
+__all__ = ["Error", "DeviceArray", "Group", "version", "info", "sum", "prod", "min", "max", "argmin", "argmax",
            "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
            "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose", "select",
            "stable_partition", "rle", "reduce_by_key", "scan_by_key", "reduce", "transform", "scan", "select_if",
@@ -106,8 +107,6 @@ def info():
 
 
 # ---------------------------------------------------------------------------------------------- reductions
-_ACC_INT = {"sum", "prod"}
-
 
 def _reduce_flat(op, x, device):
     a = take(x, device)
@@ -116,21 +115,7 @@ def _reduce_flat(op, x, device):
                          % {"min": "minimum", "max": "maximum"}.get(op, op))
     r = L.ReduceResult()
     L.check(L.gp_reduce_sync(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, ctypes.byref(r)), "gpuprim.%s" % op)
-    acc = r.acc_dtype
-    v = r.value.f64 if acc == L.GP_F64 else r.value.f32 if acc == L.GP_F32 else r.value.i64 if acc == L.GP_I64 \
-        else r.value.u64
-    if op in ("argmin", "argmax"):
-        return np.int64(r.index)
-    dt = a.dtype
-    if op in _ACC_INT or op == "count_nonzero":
-        if op == "count_nonzero":
-            return int(v)
-        if dt == np.bool_ or dt.kind == "i":
-            return np.int64(v)
-        if dt.kind == "u":
-            return np.uint64(r.value.u64)
-        return dt.type(v)
-    return dt.type(v)  # min / max: the input's dtype (NumPy's)
+    return reduce_value(r, op, a.dtype)
 
 
 def _reduce(op, x, axis, device):

@@ -397,6 +397,24 @@ def _c_contiguous(shape, strides, item):
     return True
 
 
+def reduce_value(r, op, dt):
+    """A gp_reduce_result_t as NumPy gives the reduction of an array of dtype dt: sums and products of bools and
+    integers in int64 / uint64, floats and min / max in dt, count_nonzero an int, argmin / argmax an int64."""
+    acc = r.acc_dtype
+    v = r.value.f64 if acc == L.GP_F64 else r.value.f32 if acc == L.GP_F32 else r.value.i64 if acc == L.GP_I64 \
+        else r.value.u64
+    if op in ("argmin", "argmax"):
+        return np.int64(r.index)
+    if op == "count_nonzero":
+        return int(v)
+    if op in ("sum", "prod"):
+        if dt == np.bool_ or dt.kind == "i":
+            return np.int64(v)
+        if dt.kind == "u":
+            return np.uint64(r.value.u64)
+    return dt.type(v)  # float sums and products, min / max: the input's dtype (NumPy's)
+
+
 def output(like, shape, dtype):
     """A result buffer beside the argument like: a NumPy array on the CPU backend (returned as it is), else a
     DeviceArray on like's device and stream."""

@@ -169,6 +169,16 @@ calls = {
     "gp_histogram_accumulate": (c_ptr, c_int, c_size, c_ptr, P(HistBins), c_int, c_ptr, c_ptr),
     "gp_memset": (c_ptr, c_ptr, c_int, c_size, c_ptr),
     "gp_pred_parse": (ctypes.c_char_p, P(Pred)),
+    "gp_group_create_local": (P(c_ptr), c_int, P(c_int)),
+    "gp_group_create_emulated": (P(c_ptr), c_int, c_int),
+    "gp_group_destroy": (c_ptr,),
+    "gp_group_split": (c_ptr, c_int, c_size, c_int, P(c_size), P(c_size)),
+    "gp_group_scatter": (c_ptr, c_int, c_size, c_ptr, P(Buffer)),
+    "gp_group_free_shards": (c_ptr, P(Buffer)),
+    "gp_group_reduce": (c_ptr, c_int, c_int, c_int, P(c_size), P(c_ptr), P(ReduceResult)),
+    "gp_group_scan": (c_ptr, c_int, c_int, c_int, c_int, P(c_size), P(c_ptr), P(c_ptr)),
+    "gp_group_sort": (c_ptr, c_int, P(c_size), P(c_ptr), P(c_ptr), c_size, P(c_ptr), P(c_ptr), c_int),
+    "gp_group_argsort": (c_ptr, c_int, P(c_size), P(c_ptr), c_int, P(c_ptr), c_int),
     "gp_uop_create": (c_ptr, P(UopDesc), P(c_ptr)),
     "gp_uop_destroy": (c_ptr,),
     "gp_reduce_uop_sync": (c_ptr, c_ptr, c_size, c_ptr, c_ptr),
@@ -209,3 +219,9 @@ gp_uop_value_bytes = lib.gp_uop_value_bytes
 gp_uop_value_bytes.restype = c_size
 gp_uop_value_bytes.argtypes = [c_ptr]
 GP_UOP_BINARY, GP_UOP_MAP, GP_UOP_PRED, GP_UOP_LESS = 0, 1, 2, 3
+for _name, _res, _args in (("gp_group_size", c_int, [c_ptr]), ("gp_group_local_count", c_int, [c_ptr]),
+                           ("gp_group_rank", c_int, [c_ptr, c_int]), ("gp_group_ctx", c_ptr, [c_ptr, c_int]),
+                           ("gp_group_transport", ctypes.c_char_p, [c_ptr]),
+                           ("gp_scan_out_dtype", c_int, [c_int, c_int, c_int])):
+    globals()[_name] = getattr(lib, _name)
+    globals()[_name].restype, globals()[_name].argtypes = _res, _args

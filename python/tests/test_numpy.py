@@ -405,6 +405,38 @@ class TestUserOps(unittest.TestCase):
             g.transform(x, 3)
 
 
+class TestGroup(unittest.TestCase):
+    """gpuprim.Group on emulated CPU members: each call the bits of the same call on one context."""
+
+    def test_group_ops(self):
+        for k in (1, 2, 3):
+            with g.Group("cpu:%d" % k) as G:
+                self.assertEqual((G.size, G.local, G.transport), (k, k, "emulated"))
+                for dt in (np.int32, np.uint64, np.float32, np.float64):
+                    for n in (0, 1, 70001, 300001):
+                        x = data(dt, n)
+                        msg = "cpu:%d %s n=%d" % (k, np.dtype(dt), n)
+                        for op in ("sum", "min", "max", "argmax", "count_nonzero"):
+                            if n == 0 and op in ("min", "max", "argmax"):
+                                with self.assertRaises(ValueError):
+                                    G.reduce(x, op)
+                                continue
+                            want = getattr(g, op)(x)
+                            got = G.reduce(x, op)
+                            self.assertEqual(np.array(got).tobytes(), np.array(want).tobytes(), msg + " " + op)
+                        self.assertEqual(G.sort(x).tobytes(), g.sort(x).tobytes(), msg)
+                        self.assertEqual(G.sort(x, descending=True).tobytes(), g.sort(x, descending=True).tobytes(),
+                                         msg)
+                        self.assertEqual(G.argsort(x).tobytes(), g.argsort(x).tobytes(), msg)
+                        self.assertEqual(G.cumsum(x).tobytes(), g.cumsum(x).tobytes(), msg)
+            with self.assertRaisesRegex(ValueError, "closed"):
+                G.sort(np.arange(3))
+        with self.assertRaisesRegex(ValueError, "cpu:K"):
+            g.Group("cpu:many")
+        with self.assertRaisesRegex(ValueError, "op"):
+            g.Group("cpu:2").reduce(np.arange(3), "mean")
+
+
 class TestMatrix(unittest.TestCase):
     def test_matmul_transpose(self):
         a = rng.standard_normal((33, 65)).astype(np.float32)

@@ -1,0 +1,188 @@
+"""gpuprim.Group: one array split over a group of GPUs (NCCL in this process) or emulated members, with one GPU's
+bits (docs/design/group.md). NumPy in, NumPy out: the group splits the array evenly (gp_group_split), each member
+works on its shard in its own memory, and the result comes back whole."""
+import ctypes
+
+import numpy as np
+
+from . import _lib as L
+from ._arrays import gp_dtype, np_dtype, reduce_value
+
+_SCALAR = ("sum", "prod", "min", "max", "and", "or", "xor", "count_nonzero", "argmin", "argmax")
+
+
+class Group:
+    """A group of members: devices "all" (every GPU of this process, NCCL), a list of GPU ordinals, "cpu:K" (K
+    members emulated on the CPU backend) or "gpu:K" (K members emulated on GPU 0). Close it (or use `with`) to free
+    its members and scratch; every method waits for its result."""
+
+    def __init__(self, devices="all"):
+        p = ctypes.c_void_p()
+        if isinstance(devices, str) and devices[:4] in ("cpu:", "gpu:"):
+            try:
+                k = int(devices[4:])
+            except ValueError:
+                raise ValueError("gpuprim.Group: %r: cpu:K or gpu:K with K a whole number" % devices) from None
+            if k < 1:
+                raise ValueError("gpuprim.Group: %r: at least one member" % devices)
+            L.check(L.gp_group_create_emulated(ctypes.byref(p), k, L.GP_DEVICE_CPU if devices[0] == "c" else 0),
+                    "gpuprim.Group(%r)" % devices)
+        elif devices == "all":
+            L.check(L.gp_group_create_local(ctypes.byref(p), 0, None), "gpuprim.Group('all')")
+        else:
+            try:
+                ids = [int(d) for d in devices]
+            except (TypeError, ValueError):
+                raise ValueError("gpuprim.Group: devices %r: 'all', a list of GPU ordinals, 'cpu:K' or 'gpu:K'"
+                                 % (devices,)) from None
+            arr = (ctypes.c_int * len(ids))(*ids)
+            L.check(L.gp_group_create_local(ctypes.byref(p), len(ids), arr), "gpuprim.Group(%r)" % (devices,))
+        self._p = p
+        self.size = L.gp_group_size(p)
+        self.local = L.gp_group_local_count(p)
+        self.transport = (L.gp_group_transport(p) or b"").decode()
+
+    def __repr__(self):
+        return "gpuprim.Group(size=%d, transport=%s)" % (self.size, self.transport)
+
+    def close(self):
+        if self._p:
+            L.gp_group_destroy(self._p)
+            self._p = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    # ------------------------------------------------------------------------------------------ shards
+    def _live(self, name):
+        if not self._p:
+            raise ValueError("gpuprim.Group.%s: the group is closed" % name)
+
+    def _scatter(self, a, name):
+        """a flattened (C order), split over the members: (NumPy array, gp dtype, counts, shard buffers)."""
+        self._live(name)
+        a = np.ascontiguousarray(np.asarray(a)).reshape(-1)
+        g = gp_dtype(a.dtype)
+        shards = (L.Buffer * self.local)()
+        L.check(L.gp_group_scatter(self._p, g, a.size, a.ctypes.data, shards), "gpuprim.Group.%s" % name)
+        counts = (ctypes.c_size_t * self.local)()
+        for i in range(self.local):
+            first, count = ctypes.c_size_t(), ctypes.c_size_t()
+            L.check(L.gp_group_split(self._p, g, a.size, L.gp_group_rank(self._p, i), ctypes.byref(first),
+                                     ctypes.byref(count)), "gpuprim.Group.%s" % name)
+            counts[i] = count.value
+        return a, g, counts, shards
+
+    def _alloc(self, counts, dtype, name):
+        bufs = (L.Buffer * self.local)()
+        for i in range(self.local):
+            L.check(L.gp_mem_alloc(L.gp_group_ctx(self._p, i), L.GP_MEM_DEVICE, counts[i] * np.dtype(dtype).itemsize,
+                                   ctypes.byref(bufs[i])), "gpuprim.Group.%s" % name)
+        return bufs
+
+    @staticmethod
+    def _ptrs(bufs):
+        return (ctypes.c_void_p * len(bufs))(*[b.device or b.host for b in bufs])
+
+    def _gather(self, bufs, counts, dtype, name):
+        """The members' outputs, in rank order, as one NumPy array (this process holds every rank)."""
+        out = np.empty(sum(counts), dtype)
+        at = 0
+        for i in range(self.local):
+            nb = counts[i] * out.itemsize
+            if nb:
+                L.check(L.gp_memcpy_sync(L.gp_group_ctx(self._p, i), out.ctypes.data + at, bufs[i].device or
+                                         bufs[i].host, nb), "gpuprim.Group.%s" % name)
+            at += nb
+        return out
+
+    def _free(self, bufs):
+        for i in range(self.local):
+            if bufs[i].bytes:
+                L.gp_mem_free(L.gp_group_ctx(self._p, i), ctypes.byref(bufs[i]))
+
+    def _whole(self, name):
+        if self.local != self.size:
+            raise ValueError("gpuprim.Group.%s: a group spread over processes takes each rank's own shard (the C "
+                             "API); this Python call splits one array in this process" % name)
+
+    # ------------------------------------------------------------------------------------------ operations
+    def reduce(self, a, op="sum"):
+        """op over a (flattened) with the bits of one GPU (gp_group_reduce): sum, prod, min, max, and, or, xor,
+        count_nonzero, argmin, argmax. A NumPy scalar as gpuprim.sum & co. give it."""
+        if op not in _SCALAR:
+            raise ValueError("gpuprim.Group.reduce: op %r (%s)" % (op, ", ".join(_SCALAR)))
+        self._whole("reduce")
+        a, g, counts, shards = self._scatter(a, "reduce")
+        try:
+            if a.size == 0 and op in ("min", "max", "argmin", "argmax"):
+                raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
+            r = L.ReduceResult()
+            L.check(L.gp_group_reduce(self._p, L.OP[op], g, L.GP_DTYPE_COUNT, counts, self._ptrs(shards),
+                                      ctypes.byref(r)), "gpuprim.Group.reduce")
+        finally:
+            L.gp_group_free_shards(self._p, shards)
+        return reduce_value(r, op, a.dtype)
+
+    def sum(self, a):
+        return self.reduce(a, "sum")
+
+    def cumsum(self, a):
+        """np.cumsum of a (flattened) across the members, in its default accumulator (gp_scan_out_dtype), with one
+        GPU's bits (gp_group_scan)."""
+        return self._scan(a, "sum")
+
+    def cumprod(self, a):
+        return self._scan(a, "prod")
+
+    def _scan(self, a, op):
+        self._whole("cum" + op)
+        a, g, counts, shards = self._scatter(a, "cum" + op)
+        out_gp = L.gp_scan_out_dtype(L.OP[op], g, L.GP_DTYPE_COUNT)
+        if out_gp == L.GP_DTYPE_COUNT:
+            L.gp_group_free_shards(self._p, shards)
+            raise TypeError("gpuprim.Group.cum%s: not over %s" % (op, a.dtype))
+        odt = np_dtype(out_gp)
+        ys = self._alloc(counts, odt, "cum" + op)
+        try:
+            L.check(L.gp_group_scan(self._p, L.OP[op], g, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, counts,
+                                    self._ptrs(shards), self._ptrs(ys)), "gpuprim.Group.cum" + op)
+            return self._gather(ys, counts, odt, "cum" + op)
+        finally:
+            self._free(ys)
+            L.gp_group_free_shards(self._p, shards)
+
+    def sort(self, a, *, descending=False):
+        """a (flattened) sorted across the members (gp_group_sort): NumPy's stable order, one GPU's bits."""
+        self._whole("sort")
+        a, g, counts, shards = self._scatter(a, "sort")
+        ys = self._alloc(counts, a.dtype, "sort")
+        try:
+            L.check(L.gp_group_sort(self._p, g, counts, self._ptrs(shards), self._ptrs(ys), 0, None, None,
+                                    1 if descending else 0), "gpuprim.Group.sort")
+            return self._gather(ys, counts, a.dtype, "sort")
+        finally:
+            self._free(ys)
+            L.gp_group_free_shards(self._p, shards)
+
+    def argsort(self, a, *, descending=False):
+        """np.argsort(a.ravel(), kind='stable') across the members (gp_group_argsort), int64."""
+        self._whole("argsort")
+        a, g, counts, shards = self._scatter(a, "argsort")
+        ys = self._alloc(counts, np.int64, "argsort")
+        try:
+            L.check(L.gp_group_argsort(self._p, g, counts, self._ptrs(shards), L.GP_U64, self._ptrs(ys),
+                                       1 if descending else 0), "gpuprim.Group.argsort")
+            return self._gather(ys, counts, np.int64, "argsort")  # u64 positions: int64's bits
+        finally:
+            self._free(ys)
+            L.gp_group_free_shards(self._p, shards)
