@@ -634,7 +634,7 @@ template <typename K>
 gp_status_t by_values(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                       const void *vals_in, void *vals_out, int desc, int lo, int hi, cudaStream_t s)
 {
-    const bool arg = vals_in == NULL && vsize != 0;
+    const bool arg = gp__sort_is_argsort(vals_in, vsize);
     switch (vsize) {
     case 0: return passes<K, 0>(ctx, dt, n, keys_in, keys_out, NULL, NULL, false, desc, lo, hi, s);
     case 1: return passes<K, 1>(ctx, dt, n, keys_in, keys_out, vals_in, vals_out, false, desc, lo, hi, s);
@@ -658,7 +658,7 @@ extern "C" gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, cons
                                     size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                     int hi_bit, cudaStream_t stream)
 {
-    const bool arg = vals_in == NULL && vsize != 0;
+    const bool arg = gp__sort_is_argsort(vals_in, vsize);
     if (arg && keys_out != NULL) return gp__error(GP_ERR_INTERNAL, "gp_sort: an argsort with keys_out");
     switch (gp_dtype_size(kt)) {
     case 1: return by_values<uint8_t>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, descending, lo_bit, hi_bit, stream);

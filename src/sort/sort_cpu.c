@@ -181,7 +181,7 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int h
 gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                          const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit)
 {
-    plan_t p = {gp__sort_xf(kt, descending), gp_dtype_size(kt), vsize, vals_in == NULL && vsize != 0, 1, n};
+    plan_t p = {gp__sort_xf(kt, descending), gp_dtype_size(kt), vsize, gp__sort_is_argsort(vals_in, vsize), 1, n};
     const int width = 8 * (int)p.ks;
     if (lo_bit < 0 || hi_bit > width || lo_bit >= hi_bit)
         return gp__error(GP_ERR_INVALID_ARG, "gp_sort: bits [%d, %d) of a %d-bit key", lo_bit, hi_bit, width);

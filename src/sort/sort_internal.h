@@ -103,6 +103,9 @@ GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp
  * Workspace: one more copy of the keys and the values, from malloc. */
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
+/* The backends' one rule for an argsort: values asked for (vsize) with no values given (vals_in NULL) — the values
+ * are then the input positions, vsize bytes each. */
+static inline int gp__sort_is_argsort(const void *vals_in, size_t vsize) { return vals_in == NULL && vsize != 0; }
 
 /* The GPU backend's workspace for n keys of kt with values of vsize bytes (argsort: vsize index bytes, two key
  * copies), the whole key sorted (a bit range needs no more): what gp__sort_gpu asks gp__workspace for. */
