@@ -17,17 +17,18 @@ template <typename K> inline RKey<K> rkey_of(gp_dtype_t dt, int descending)
     const gp__sort_xf_t x = gp__sort_xf(dt, descending);
     return RKey<K>{(K)x.xr, (K)x.inf, (K)x.flip};
 }
+/* a float's radix key, ascending (inf: the type's infinity bits): every NaN above +inf, -0 and +0 one key (the
+ * sign's), negatives below them reversed — gp__sort_xf_key's float rule, at the key's own width */
+template <typename K> __device__ __forceinline__ K rkey_float(K b, K inf)
+{
+    constexpr K sign = (K)((K)1 << (8 * sizeof(K) - 1));
+    const K mag = (K)(b & (K)(sign - 1));
+    return mag > inf ? (K)~(K)0 : mag == 0 ? sign : (b & sign) ? (K)~b : (K)(b | sign);
+}
 /* the radix key of bits b: equal keys equal, ordered as gp_sort orders them */
 template <typename K> __device__ __forceinline__ K rkey(K b, const RKey<K> &x)
 {
-    constexpr K sign = (K)((K)1 << (8 * sizeof(K) - 1));
-    K k;
-    if (x.inf) {
-        const K mag = (K)(b & (K)(sign - 1));
-        k = mag > x.inf ? (K)~(K)0 : mag == 0 ? sign : (b & sign) ? (K)~b : (K)(b | sign);
-    } else
-        k = (K)(b ^ x.xr);
-    return (K)(k ^ x.flip);
+    return (K)((x.inf ? rkey_float(b, x.inf) : (K)(b ^ x.xr)) ^ x.flip);
 }
 
 /* the lanes of the warp whose 8-bit digit equals this lane's: eight ballots, a fixed few cycles each (the match

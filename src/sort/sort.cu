@@ -80,15 +80,10 @@ template <typename K> struct Xf {
     K xr;   /* integers: what is xor-ed in (the sign bit of a signed key) */
     K inf;  /* floats: infinity's bits (0: an integer key) */
     K flip; /* descending: all ones */
-    template <bool FL> __device__ __forceinline__ K key(K b) const
+    template <bool FL> __device__ __forceinline__ K key(K b) const /* radix_key.cuh's rule, float-ness known */
     {
-        constexpr K sign = (K)((K)1 << (8 * sizeof(K) - 1));
-        if constexpr (FL) {
-            const K mag = (K)(b & (K)~sign);
-            const K k = mag > inf ? (K)~(K)0 : mag == 0 ? sign : (b & sign) ? (K)~b : (K)(b | sign);
-            return (K)(k ^ flip);
-        } else
-            return (K)(b ^ (K)(xr ^ flip));
+        if constexpr (FL) return (K)(rkey_float(b, inf) ^ flip);
+        else return (K)(b ^ (K)(xr ^ flip));
     }
     template <bool FL> __device__ __forceinline__ unsigned digit(K b, int shift, unsigned mask) const
     {
