@@ -77,6 +77,16 @@ class TestTorch(unittest.TestCase):
             self.assertEqual(bits(torch.from_dlpack(got).cpu().numpy()), bits(want))
         self.assertEqual(bits(torch.from_dlpack(g.scan_by_key(tk, tv)).cpu().numpy()), bits(g.scan_by_key(k, v)))
 
+    def test_group(self):
+        x = rng.standard_normal(1 << 20).astype(np.float32)
+        x[::1009] = np.nan
+        for spec in ("gpu:3", "all"):
+            with g.Group(spec) as G:
+                self.assertEqual(bits(G.sort(x)), bits(g.sort(x)), spec)
+                self.assertEqual(bits(G.argsort(x)), bits(g.argsort(x)), spec)
+                self.assertEqual(bits(G.cumsum(x)), bits(g.cumsum(x)), spec)
+                self.assertEqual(bits(G.reduce(x[1:1009], "sum")), bits(g.sum(x[1:1009])), spec)
+
     def test_no_input_copy(self):
         t = torch.randn(1 << 24, device="cuda")
         torch.cuda.synchronize()
