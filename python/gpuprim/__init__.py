@@ -249,6 +249,8 @@ def histogram(a, bins=10, range=None, density=False, weights=None, *, device=Non
             x = x.astype(np.float32 if x.dtype == np.float16 else np.float64 if x.dtype.kind in "iu" else x.dtype)
     arg = take(x, device)
     orig = np.asarray(a).dtype if host else arg.dtype
+    if orig == np.bool_:
+        orig = np.dtype(np.uint8)  # NumPy's histogram takes bools as uint8
     if np.ndim(bins) == 1:
         edges = np.asarray(bins)
         if np.any(edges[:-1] > edges[1:]):

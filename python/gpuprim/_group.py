@@ -8,6 +8,7 @@ import numpy as np
 from . import _lib as L
 from ._arrays import gp_dtype, np_dtype, reduce_value
 
+_HIST_TYPES = {np.dtype(t) for t in (np.uint8, np.uint16, np.int32, np.uint32, np.float32, np.float64)}
 _SCALAR = ("sum", "prod", "min", "max", "and", "or", "xor", "count_nonzero", "argmin", "argmax")
 
 
@@ -186,3 +187,30 @@ class Group:
         finally:
             self._free(ys)
             L.gp_group_free_shards(self._p, shards)
+
+    def histogram(self, a, bins=10, range=None, density=False):
+        """np.histogram of a (flattened) across the members (gp_group_histogram): NumPy's edges
+        (np.histogram_bin_edges), the counts of one GPU, (counts int64, bin_edges)."""
+        self._whole("histogram")
+        x = np.asarray(a).ravel()
+        if x.dtype == np.bool_:
+            x = x.astype(np.uint8)  # as NumPy's histogram takes bools
+        edges = np.histogram_bin_edges(x, bins, range)
+        if x.dtype not in _HIST_TYPES:  # as NumPy compares: integers as float64, float16 widened exactly
+            x = x.astype(np.float32 if x.dtype == np.float16 else np.float64 if x.dtype.kind in "iu" else x.dtype)
+        e64 = np.ascontiguousarray(edges, dtype=np.float64)
+        if np.any(e64[:-1] >= e64[1:]):
+            raise ValueError("too many bins for data range: edges must increase strictly")
+        nbins = len(e64) - 1
+        b = L.HistBins(L.GP_HIST_RANGE, nbins, 0.0, 0.0, e64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), 1, 0)
+        x, g, counts, shards = self._scatter(x, "histogram")
+        out = np.zeros(nbins + 3, np.uint64)
+        try:
+            L.check(L.gp_group_histogram(self._p, g, counts, self._ptrs(shards), ctypes.byref(b), L.GP_U64,
+                                         out.ctypes.data), "gpuprim.Group.histogram")
+        finally:
+            L.gp_group_free_shards(self._p, shards)
+        c = out[:nbins].astype(np.int64)
+        if density:
+            return c / np.diff(edges).astype(float) / c.sum(), edges
+        return c, edges

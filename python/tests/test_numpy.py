@@ -4,6 +4,7 @@ are ordered, empty and 0-d inputs, Fortran order and strided views (copied, neve
 (GP_TEST_SEED to replay). Run by ctest (python_numpy) with GPUPRIM_LIB and PYTHONPATH set."""
 import os
 import unittest
+import warnings
 
 import numpy as np
 
@@ -264,6 +265,13 @@ class TestHistogram(unittest.TestCase):
             g.histogram(x, np.array([3.0, 1.0]))
         with self.assertRaises(TypeError):
             g.histogram(x, weights=x)
+        b = data(np.bool_, 1001)  # NumPy takes bools as uint8 (with a warning)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for bins in (2, 37):
+                wc, we = np.histogram(b, bins)
+                c, e = g.histogram(b, bins)
+                self.assertTrue(same_bits(c, wc) and same_bits(e, we), "bool bins=%d" % bins)
 
 
 class TestOwn(unittest.TestCase):
@@ -431,6 +439,15 @@ class TestGroup(unittest.TestCase):
                         self.assertEqual(G.cumsum(x).tobytes(), g.cumsum(x).tobytes(), msg)
             with self.assertRaisesRegex(ValueError, "closed"):
                 G.sort(np.arange(3))
+        with g.Group("cpu:3") as G:
+            for dt in (np.uint8, np.int64, np.float16, np.float32, np.bool_):
+                x = data(dt, 100003, nan=False)
+                for bins in (7, 256):
+                    c, e = G.histogram(x, bins)
+                    wc, we = g.histogram(x, bins)
+                    self.assertTrue(same_bits(c, wc) and same_bits(e, we), "%s bins=%d" % (np.dtype(dt), bins))
+            c, e = G.histogram(x, [0, 0.25, 0.5, 2])
+            self.assertTrue(same_bits(c, np.histogram(x.astype(np.uint8), [0, 0.25, 0.5, 2])[0]))
         with self.assertRaisesRegex(ValueError, "cpu:K"):
             g.Group("cpu:many")
         with self.assertRaisesRegex(ValueError, "op"):
