@@ -17,7 +17,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   stalls SUITE:KERNEL   where one launch of KERNEL (a regex; its second launch in the suite's run) waits: stall
                         samples and instructions per phase, class and line (bench/tune/ncu_stalls.py; stalls.txt)
   labs [TOPIC]          every `gpuprim lab` topic (or one) at its defaults, each version verified (labs.txt)
-  files                 every streaming verb on 1 GiB in the page cache: default, --device cpu, NumPy (files.txt)
+  files                 every streaming and held verb on 1 GiB in the page cache: default, --device cpu, NumPy; cp of
+                        1 and 2 GiB, the held verbs' floor (files.txt)
 Steps run in the order given, e.g. `scripts/device_check.sh build test gpu_ sanitize scan bench scan`.
 An argument that is not a step name belongs to the step before it. COMMIT names the measured commit in bench.json
 (default: git's HEAD, else "unknown"; a lent machine's copy of the tree may carry an older HEAD, so pass
@@ -228,16 +229,28 @@ step_files() {
     run() { sync; local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
     np() { run python3 -c "import numpy as np; x = np.fromfile('/tmp/f.raw', dtype=np.float32); $1"; }
     while IFS='|' read -r v py; do
+      local name=${v%% *}
+      case $v in *--consecutive*) name="$name --consecutive";; *--counts*) name="$name --counts";; topk*) name="topk -k 100";; esac
       # shellcheck disable=SC2086
-      echo "${v%% *} | default $(run $G $v) s | cpu $(run $G $v --device cpu) s | numpy $(np "$py") s"
+      echo "$name | default $(run $G $v) s | cpu $(run $G $v --device cpu) s | numpy $(np "$py") s"
     done <<'VERBS'
 reduce /tmp/f.raw --dtype f32 --op sum|x.sum()
 histogram /tmp/f.raw --dtype f32 --bins 100|np.histogram(x, bins=100)
 scan /tmp/f.raw --dtype f32 --op sum -o /tmp/f.out|np.cumsum(x).tofile('/tmp/f.out')
 select /tmp/f.raw --dtype f32 --where gt:0 -o /tmp/f.out|x[x > 0].tofile('/tmp/f.out')
-unique /tmp/f.raw --dtype f32 -o /tmp/f.out|x[np.r_[True, x[1:] != x[:-1]]].tofile('/tmp/f.out')
+unique /tmp/f.raw --dtype f32 -o /tmp/f.out --consecutive|x[np.r_[True, x[1:] != x[:-1]]].tofile('/tmp/f.out')
+sort /tmp/f.raw --dtype f32 -o /tmp/f.out|np.sort(x, kind='stable').tofile('/tmp/f.out')
+argsort /tmp/f.raw --dtype f32 -o /tmp/f.out|np.argsort(x, kind='stable').tofile('/tmp/f.out')
+unique /tmp/f.raw --dtype f32 -o /tmp/f.out --counts /tmp/f.cnt|u, c = np.unique(x, return_counts=True); u.tofile('/tmp/f.out'); c.tofile('/tmp/f.cnt')
+topk /tmp/f.raw --dtype f32 -k 100 -o /tmp/f.out|np.sort(np.partition(x, 99)[:100]).tofile('/tmp/f.out')
 VERBS
-    rm -f /tmp/f.raw /tmp/f.out
+    # the floor of the held verbs: cp of their own output's bytes (argsort writes twice the input's), the same time in
+    # each column
+    for c in "cp 1 GiB|cp /tmp/f.raw /tmp/f.out" "cp 2 GiB|cat /tmp/f.raw /tmp/f.raw >/tmp/f.out"; do
+      local ct; ct=$(run sh -c "${c#*|}")
+      echo "${c%%|*} | default $ct s | cpu $ct s | numpy $ct s"
+    done
+    rm -f /tmp/f.raw /tmp/f.out /tmp/f.cnt
   } >"$OUT/files.txt" 2>&1
   { # the same rows for perf_tables.py
     local commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
