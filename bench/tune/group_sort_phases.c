@@ -1,6 +1,6 @@
 /* group_sort_phases.c — where gp_group_sort's and gp_group_reduce_segmented's time goes on a local group (a
  * device-run experiment, not a test): host wall-clock medians of each phase run alone on the same shards, against the
- * whole call; and the calls themselves built here from their sources with a timer at their phase marks (GP__PHASE),
+ * whole call; and the calls themselves with a timer at their phase marks (GP__PHASE, through the group's phase hook),
  * once with a wait for the members' streams at each mark (the phase's device time), once without (the host's).
  * Build (repository root, after a build into build-device; C, then linked by nvcc):
  *   gcc -std=c11 -O2 -fopenmp -Iinclude -Isrc -I/usr/local/cuda/include -c bench/tune/group_sort_phases.c -o /tmp/gsp.o &&
@@ -31,16 +31,6 @@ static void phase_mark(gp_group_t *g, const char *name)
     if (ph_n < MAXPH) ph_name[ph_n] = name, ph_dt[ph_n++] = (t - ph_last) * 1e6;
     ph_last = t;
 }
-#define GP__PHASE(g, name) phase_mark((g), (name))
-#define gp_group_sort probe_group_sort
-#define gp_group_argsort probe_group_argsort
-#define gp_group_reduce_segmented probe_group_reduce_segmented
-#include "group/group_sort.c"
-#include "group/group_segmented.c"
-#undef gp_group_sort
-#undef gp_group_argsort
-#undef gp_group_reduce_segmented
-#undef GP__PHASE
 
 /* call body REPS + 2 times, with and without the waits at the marks: each phase's median */
 #define PHASES(label, body)                                                                                        \
@@ -48,6 +38,7 @@ static void phase_mark(gp_group_t *g, const char *name)
         double d_[MAXPH][REPS], tot_[REPS];                                                                        \
         int np_ = 0;                                                                                               \
         ph_sync = sync_;                                                                                           \
+        g->phase = phase_mark;                                                                                     \
         for (int i_ = 0; i_ < REPS + 2; i_++) {                                                                    \
             ph_n = 0;                                                                                              \
             const double a_ = ph_last = now();                                                                     \
@@ -58,6 +49,7 @@ static void phase_mark(gp_group_t *g, const char *name)
             tot_[i_ - 2] = (now() - a_) * 1e6;                                                                     \
             for (int p_ = 0; p_ < ph_n; p_++) d_[p_][i_ - 2] = ph_dt[p_];                                          \
         }                                                                                                          \
+        g->phase = NULL;                                                                                           \
         qsort(tot_, REPS, sizeof tot_[0], cmpd);                                                                   \
         printf("%s, %s: median %.1f us\n", label, sync_ ? "waiting at each mark" : "host marks only", tot_[REPS / 2]); \
         for (int p_ = 0; p_ < np_; p_++) {                                                                         \
@@ -114,7 +106,7 @@ int main(int argc, char **argv)
     }
     /* 1. the sort */
     TIME("gp_group_sort", CK(gp_group_sort(g, GP_U32, cnt, (const void *const *)keys, out, 0, NULL, NULL, 0)));
-    PHASES("gp_group_sort's phases", CK(probe_group_sort(g, GP_U32, cnt, (const void *const *)keys, out, 0, NULL, NULL, 0)));
+    PHASES("gp_group_sort's phases", CK(gp_group_sort(g, GP_U32, cnt, (const void *const *)keys, out, 0, NULL, NULL, 0)));
     TIME("local gp_sort on every member", for (int i = 0; i < R; i++)
              CK(gp_sort(gp_group_ctx(g, i), GP_U32, cnt[i], keys[i], tmp[i], NULL, gp_group_stream(g, i))));
     TIME("local gp_sort on member 0 alone",
@@ -197,7 +189,7 @@ int main(int argc, char **argv)
     float *res = (float *)malloc(nseg * 4);
     TIME("gp_group_reduce_segmented sum f32 2^31 / 4096", CK(gp_group_reduce_segmented(g, GP_REDUCE_SUM, GP_F32, mc,
                                                          (const void *const *)x, nseg, off, res)));
-    PHASES("gp_group_reduce_segmented's phases", CK(probe_group_reduce_segmented(g, GP_REDUCE_SUM, GP_F32, mc,
+    PHASES("gp_group_reduce_segmented's phases", CK(gp_group_reduce_segmented(g, GP_REDUCE_SUM, GP_F32, mc,
                                                          (const void *const *)x, nseg, off, res)));
     TIME("per-member gp_reduce_segmented, device offsets", for (int i = 0; i < R; i++)
              CK(gp_reduce_segmented(gp_group_ctx(g, i), GP_REDUCE_SUM, GP_F32, mc[i], x[i], nseg / R, dof[i], dout[i],

@@ -32,7 +32,14 @@ struct gp_group {
     size_t *scr_cap;
     void *hscr[GP__GROUP_HSLOTS];   /* host scratch (gp__group_host_scratch): pinned on GPU groups */
     size_t hscr_cap[GP__GROUP_HSLOTS];
+    void (*phase)(gp_group_t *g, const char *name); /* NULL, or called at each phase mark (GP__PHASE) */
 };
+/* A phase boundary of a sharded call (gp_group_sort, gp_group_reduce_segmented): nothing unless a probe set the
+ * group's hook (bench/tune/group_sort_phases.c times the phases through it). */
+#define GP__PHASE(g, name)                                                                                         \
+    do {                                                                                                           \
+        if ((g)->phase) (g)->phase((g), (name));                                                                   \
+    } while (0)
 #define GP__GROUP_SLOTS 4 /* 0, 1: the primitives' own; 2, 3: gp__group_allgather_host's staging */
 
 /* Validates a group argument ("fn: group is NULL"). */

@@ -24,10 +24,6 @@
 #define PIECE_MIN 4096     /* segments, at least, in a piece */
 #define NEV (3 * NPIECE + 4) /* events a GPU member's pieces use */
 
-/* a phase boundary: nothing here; bench/tune/group_sort_phases.c builds this file with a timer in it */
-#ifndef GP__PHASE
-#define GP__PHASE(g, name) ((void)0)
-#endif
 
 typedef struct {
     size_t F, C;          /* the shard: elements [F, F + C) of the whole array */

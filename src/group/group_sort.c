@@ -17,11 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a phase boundary: nothing here; bench/tune/group_sort_phases.c builds this file with a timer in it */
-#ifndef GP__PHASE
-#define GP__PHASE(g, name) ((void)0)
-#endif
-
 /* candidates per split and round: the range of a split's key shrinks by this factor a round (32-bit keys: 5 rounds) */
 #define SPLIT_Q 128
 /* sub-ranges per output shard: the exchange goes in this many rounds, each round's merges beside the next round */
