@@ -636,31 +636,30 @@ def _pred(where, name):
     return p
 
 
+def _by_pred(call, a, where, name, device):
+    """A predicate's call (gp_select_sync, gp_partition_sync) on a flattened: (y of a.size, count, arg, host, bools)."""
+    a, host, x = _flat(a)
+    arg = take(x, device)
+    p = _pred(where, name)
+    y, yp = output(arg, (arg.size,), arg.dtype)
+    c = ctypes.c_size_t(0)
+    L.check(call(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(p), yp, ctypes.byref(c)), "gpuprim." + name)
+    return y, c.value, arg, host, host and x.dtype == np.bool_
+
+
 def select(a, where, *, device=None):
     """The elements of a (flattened in C order) that the predicate keeps, in their order: a.ravel()[cond]. where:
     "gt:0", "in:-1,1", "nan", ... (gp_pred_parse; constants compared exactly, NaN fails all but ne and nonzero)."""
-    a, host, x = _flat(a)
-    arg = take(x, device)
-    p = _pred(where, "select")
-    y, yp = output(arg, (arg.size,), arg.dtype)
-    c = ctypes.c_size_t(0)
-    L.check(L.gp_select_sync(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(p), yp, ctypes.byref(c)),
-            "gpuprim.select")
-    return _counted(y, arg, host, c.value, x.dtype == np.bool_ if host else False)
+    y, c, arg, host, bools = _by_pred(L.gp_select_sync, a, where, "select", device)
+    return _counted(y, arg, host, c, bools)
 
 
 def stable_partition(a, where, *, device=None):
     """(y, count): the kept elements of a (flattened) first, then the rejected ones, each in their order (stable,
     unlike CUB's DevicePartition): np.concatenate([a[cond], a[~cond]]), count = cond.sum()."""
-    a, host, x = _flat(a)
-    arg = take(x, device)
-    p = _pred(where, "stable_partition")
-    y, yp = output(arg, (arg.size,), arg.dtype)
-    c = ctypes.c_size_t(0)
-    L.check(L.gp_partition_sync(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(p), yp, ctypes.byref(c)),
-            "gpuprim.stable_partition")
+    y, c, arg, host, bools = _by_pred(L.gp_partition_sync, a, where, "stable_partition", device)
     y = give(y, arg, host)
-    return (y.view(np.bool_) if host and x.dtype == np.bool_ else y), c.value
+    return (y.view(np.bool_) if bools else y), c
 
 
 def rle(a, *, device=None):

@@ -145,48 +145,40 @@ class Group:
     def cumprod(self, a):
         return self._scan(a, "prod")
 
+    def _sharded(self, a, name, out_dtype, call):
+        """a scattered, call(g, counts, shards, outs) over the members into outputs of out_dtype (None: a's), the
+        outputs gathered whole; every buffer freed."""
+        self._whole(name)
+        a, g, counts, shards = self._scatter(a, name)
+        ys = None
+        try:
+            odt = a.dtype if out_dtype is None else np.dtype(out_dtype)
+            ys = self._alloc(counts, odt, name)
+            L.check(call(g, counts, self._ptrs(shards), self._ptrs(ys)), "gpuprim.Group." + name)
+            return self._gather(ys, counts, odt, name)
+        finally:
+            if ys is not None:
+                self._free(ys)
+            L.gp_group_free_shards(self._p, shards)
+
     def _scan(self, a, op):
-        self._whole("cum" + op)
-        a, g, counts, shards = self._scatter(a, "cum" + op)
+        g = gp_dtype(np.asarray(a).dtype)
         out_gp = L.gp_scan_out_dtype(L.OP[op], g, L.GP_DTYPE_COUNT)
         if out_gp == L.GP_DTYPE_COUNT:
-            L.gp_group_free_shards(self._p, shards)
-            raise TypeError("gpuprim.Group.cum%s: not over %s" % (op, a.dtype))
-        odt = np_dtype(out_gp)
-        ys = self._alloc(counts, odt, "cum" + op)
-        try:
-            L.check(L.gp_group_scan(self._p, L.OP[op], g, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, counts,
-                                    self._ptrs(shards), self._ptrs(ys)), "gpuprim.Group.cum" + op)
-            return self._gather(ys, counts, odt, "cum" + op)
-        finally:
-            self._free(ys)
-            L.gp_group_free_shards(self._p, shards)
+            raise TypeError("gpuprim.Group.cum%s: not over %s" % (op, np.asarray(a).dtype))
+        return self._sharded(a, "cum" + op, np_dtype(out_gp), lambda g, c, x, y: L.gp_group_scan(
+            self._p, L.OP[op], g, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, c, x, y))
 
     def sort(self, a, *, descending=False):
         """a (flattened) sorted across the members (gp_group_sort): NumPy's stable order, one GPU's bits."""
-        self._whole("sort")
-        a, g, counts, shards = self._scatter(a, "sort")
-        ys = self._alloc(counts, a.dtype, "sort")
-        try:
-            L.check(L.gp_group_sort(self._p, g, counts, self._ptrs(shards), self._ptrs(ys), 0, None, None,
-                                    1 if descending else 0), "gpuprim.Group.sort")
-            return self._gather(ys, counts, a.dtype, "sort")
-        finally:
-            self._free(ys)
-            L.gp_group_free_shards(self._p, shards)
+        return self._sharded(a, "sort", None, lambda g, c, x, y: L.gp_group_sort(
+            self._p, g, c, x, y, 0, None, None, 1 if descending else 0))
 
     def argsort(self, a, *, descending=False):
-        """np.argsort(a.ravel(), kind='stable') across the members (gp_group_argsort), int64."""
-        self._whole("argsort")
-        a, g, counts, shards = self._scatter(a, "argsort")
-        ys = self._alloc(counts, np.int64, "argsort")
-        try:
-            L.check(L.gp_group_argsort(self._p, g, counts, self._ptrs(shards), L.GP_U64, self._ptrs(ys),
-                                       1 if descending else 0), "gpuprim.Group.argsort")
-            return self._gather(ys, counts, np.int64, "argsort")  # u64 positions: int64's bits
-        finally:
-            self._free(ys)
-            L.gp_group_free_shards(self._p, shards)
+        """np.argsort(a.ravel(), kind='stable') across the members (gp_group_argsort), int64 (the u64 positions'
+        bits)."""
+        return self._sharded(a, "argsort", np.int64, lambda g, c, x, y: L.gp_group_argsort(
+            self._p, g, c, x, L.GP_U64, y, 1 if descending else 0))
 
     def histogram(self, a, bins=10, range=None, density=False):
         """np.histogram of a (flattened) across the members (gp_group_histogram): NumPy's edges
