@@ -85,6 +85,15 @@ def _offsets(arg, rows, n):
     return d, d.ptr
 
 
+def _acc_dtype(op, arg, name):
+    """The NumPy dtype of op's accumulator over arg (gp_reduce_acc_dtype: float32 for float16 / float32, else 8
+    bytes); TypeError when op does not take arg's dtype."""
+    adt = L.gp_reduce_acc_dtype(L.OP[op], arg.gp)
+    if adt == L.GP_DTYPE_COUNT:
+        raise TypeError("gpuprim.%s: %s over %s" % (name, op, arg.dtype))
+    return np.dtype(np.float32) if adt == L.GP_F32 else np_dtype(adt)
+
+
 # ---------------------------------------------------------------------------------------------- info
 def info():
     """What `gpuprim info` shows that matters: the library's version, the CPU backend and each GPU."""
@@ -134,12 +143,7 @@ def _reduce(op, x, axis, device):
         out = np.array(res, dtype=np.int64 if op in ("argmin", "argmax", "count_nonzero") else None)
         return out.reshape(a.shape[:-1])
     arg = take(a, device)
-    acc = L.lib.gp_reduce_acc_dtype
-    acc.restype, acc.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int]
-    adt = acc(L.OP[op], arg.gp)
-    if adt == L.GP_DTYPE_COUNT:
-        raise TypeError("gpuprim.%s: not over %s" % (op, a.dtype))
-    res, rp = output(arg, (rows,), np_dtype(adt) if adt != L.GP_F32 else np.float32)
+    res, rp = output(arg, (rows,), _acc_dtype(op, arg, op))
     off, op_ = _offsets(arg, rows, n)
     L.check(L.gp_reduce_segmented(arg.ctx.p, L.OP[op], arg.gp, arg.size, arg.ptr, rows, op_, rp, arg.stream),
             "gpuprim.%s" % op)
@@ -696,13 +700,8 @@ def reduce_by_key(keys, values, op="sum", *, device=None):
     if op not in ("sum", "prod", "min", "max", "and", "or", "xor"):
         raise ValueError("gpuprim.reduce_by_key: op %r (sum, prod, min, max, and, or, xor)" % (op,))
     ka, va, host = _by_key_args(keys, values, "reduce_by_key", device)
-    acc = L.lib.gp_reduce_acc_dtype
-    acc.restype, acc.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int]
-    adt = acc(L.OP[op], va.gp)
-    if adt == L.GP_DTYPE_COUNT:
-        raise TypeError("gpuprim.reduce_by_key: %s over %s" % (op, va.dtype))
     ko, kp = output(ka, (ka.size,), ka.dtype)
-    vo, vp = output(ka, (ka.size,), np_dtype(adt) if adt != L.GP_F32 else np.float32)
+    vo, vp = output(ka, (ka.size,), _acc_dtype(op, va, "reduce_by_key"))
     c = ctypes.c_size_t(0)
     L.check(L.gp_reduce_by_key_sync(ka.ctx.p, L.OP[op], ka.gp, ka.size, ka.ptr, va.gp, va.ptr, kp, vp,
                                     ctypes.byref(c)), "gpuprim.reduce_by_key")
@@ -766,12 +765,7 @@ def segment_reduce(a, offsets, op="sum", *, device=None):
     a, host, x = _flat(a)
     arg = take(x, device)
     keep, op_, nseg = _seg_offsets(offsets, arg, "segment_reduce")
-    acc = L.lib.gp_reduce_acc_dtype
-    acc.restype, acc.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int]
-    adt = acc(L.OP[op], arg.gp)
-    if adt == L.GP_DTYPE_COUNT:
-        raise TypeError("gpuprim.segment_reduce: %s over %s" % (op, arg.dtype))
-    res, rp = output(arg, (nseg,), np_dtype(adt) if adt != L.GP_F32 else np.float32)
+    res, rp = output(arg, (nseg,), _acc_dtype(op, arg, "segment_reduce"))
     L.check(L.gp_reduce_segmented(arg.ctx.p, L.OP[op], arg.gp, arg.size, arg.ptr, nseg, op_, rp, arg.stream),
             "gpuprim.segment_reduce")
     return give(res, arg, host)
@@ -785,7 +779,7 @@ def _src(src, name, what):
     return src
 
 
-def _acc_np(arg, op):
+def _uop_np(arg, op):
     """NumPy's dtype of a binary operator's value: the element's, float32 for float16 (computed in float)."""
     vb = L.gp_uop_value_bytes(op)
     return np.dtype(np.float32) if arg.dtype == np.float16 and vb == 4 else arg.dtype
@@ -798,7 +792,7 @@ def reduce(a, op, identity, *, commutative=True, device=None):
     a, host, x = _flat(a)
     arg = take(x, device)
     uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "reduce", "op"), identity, 1 if commutative else 0)
-    out = np.empty(1, _acc_np(arg, uop))
+    out = np.empty(1, _uop_np(arg, uop))
     L.check(L.gp_reduce_uop_sync(arg.ctx.p, uop, arg.size, arg.ptr, out.ctypes.data), "gpuprim.reduce")
     return out[0]
 

@@ -223,6 +223,7 @@ GP_UOP_BINARY, GP_UOP_MAP, GP_UOP_PRED, GP_UOP_LESS = 0, 1, 2, 3
 for _name, _res, _args in (("gp_group_size", c_int, [c_ptr]), ("gp_group_local_count", c_int, [c_ptr]),
                            ("gp_group_rank", c_int, [c_ptr, c_int]), ("gp_group_ctx", c_ptr, [c_ptr, c_int]),
                            ("gp_group_transport", ctypes.c_char_p, [c_ptr]),
-                           ("gp_scan_out_dtype", c_int, [c_int, c_int, c_int])):
+                           ("gp_scan_out_dtype", c_int, [c_int, c_int, c_int]),
+                           ("gp_reduce_acc_dtype", c_int, [c_int, c_int])):
     globals()[_name] = getattr(lib, _name)
     globals()[_name].restype, globals()[_name].argtypes = _res, _args
