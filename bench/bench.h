@@ -88,6 +88,9 @@ int bench_numpy_time(const char *stmt, int narrays, const char *const *names, co
 gp_status_t bench_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
                                     double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream, char *ran_as,
                                     size_t len);
+/* The kernel gp_scan takes from here on, for the whole process: 0 the library's choice, 1 the look-back kernel, 2 the
+ * tile engine (where it runs; docs/design/scan.md). */
+void bench_scan_force_kernel(int kernel);
 /* ---------------------------------------------------------------------------------------------- suites */
 /* Every suite, in the order `gpuprim bench --help` lists them (bench/suites.c); a suite is one file defining its
  * verb_t and one line of that table. Each takes --json / --csv for its rows. */

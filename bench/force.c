@@ -1,10 +1,11 @@
-/* force.c — the library's choices that the suites read back (bench.h, "forcing"): which histogram strategy the
- * library picks. Through the internal headers, so that the suites build
+/* force.c — the library's choices that the suites read back or force (bench.h, "forcing"): which histogram strategy
+ * the library picks, which scan kernel runs. Through the internal headers, so that the suites build
  * on gpuprim.h and bench.h only. */
 #include "bench.h"
 
 #include "core/internal.h"
 #include "histogram/histogram_internal.h"
+#include "scan/scan_internal.h"
 
 gp_status_t bench_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins, double lo,
                                       double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream, char *ran_as,
@@ -26,4 +27,9 @@ gp_status_t bench_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n,
             snprintf(ran_as, len, "%s/%s", gp__hist_strategy_name(plan.strategy), gp__hist_kind_name(plan.kind));
     }
     return st;
+}
+
+void bench_scan_force_kernel(int kernel)
+{
+    gp__scan_force_kernel(kernel == 1 ? GP__SCAN_KERNEL_LOOKBACK : kernel == 2 ? GP__SCAN_KERNEL_ENGINE : GP__SCAN_KERNEL_AUTO);
 }

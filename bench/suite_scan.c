@@ -1,7 +1,8 @@
 /*
  * suite_scan.c — `gpuprim bench scan`: gp_scan against CUB's DeviceScan in the same run, with the D2D copy ceiling
  * (a scan reads and writes every element once, like a copy): inclusive sum f32 and exclusive sum u32 at n (default
- * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20). GB/s counts bytes read + written; ratio =
+ * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20); the first four again on each of gp_scan's
+ * kernels forced (the look-back kernel, the tile engine). GB/s counts bytes read + written; ratio =
  * CUB time / our time (> 1: we are faster). Every result is checked: on a GPU, bit for bit against the CPU backend
  * (the same association order, docs/design/scan.md), and the u32 exclusive sum also against CUB's.
  */
@@ -49,7 +50,8 @@ typedef struct scase {
     gp_dtype_t dt;
     gp_scan_kind_t kind;
     size_t n;
-    int peer; /* a gp_peer_cub_t, or -1 */
+    int peer;   /* a gp_peer_cub_t, or -1 */
+    int kernel; /* 0: the library's choice; 1 the look-back kernel, 2 the tile engine, forced (bench_scan_force_kernel) */
 } scase_t;
 
 /* Well-conditioned ordered inputs (host), so that products over 2^27 elements stay finite and NaN-free (NaN bits
@@ -117,7 +119,8 @@ static const cli_spec_t spec_bench_scan = {
     "sum f32, exclusive sum u32, inclusive max f32 at n, inclusive sum f64 at n / 2, the ordered scans affine f32\n"
     "(n / 2 pairs, against CUB's InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against\n"
     "CUB's with a 2x2 product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at\n"
-    "2^10 .. 2^20. Each result is checked bit for bit against the CPU backend (on a GPU).",
+    "2^10 .. 2^20; on a GPU the first four again with gp_scan's kernel forced ([look-back], [engine]). Each\n"
+    "result is checked bit for bit against the CPU backend (on a GPU).",
     NULL};
 
 static int suite_scan(int argc, char **argv)
@@ -139,20 +142,26 @@ static int suite_scan(int argc, char **argv)
                                  &ce, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
-    scase_t cases[16];
+    scase_t cases[32];
     int nc = 0;
-    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32};
-    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_U32, GP_SCAN_EXCLUSIVE, n, GP_PEER_EXSCAN_SUM_U32};
-    cases[nc++] = (scase_t){-1, GP_REDUCE_MAX, GP_F32, GP_SCAN_INCLUSIVE, n, -1};
-    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1, -1};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32, 0};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_U32, GP_SCAN_EXCLUSIVE, n, GP_PEER_EXSCAN_SUM_U32, 0};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_MAX, GP_F32, GP_SCAN_INCLUSIVE, n, -1, 0};
+    cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F64, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1, -1, 0};
     /* ordered: affine f32 at n / 2 pairs, mat2 f32 at n / 4 matrices (the bytes of n floats) */
     cases[nc++] = (scase_t){GP_ORDERED_AFFINE, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n / 2 ? n / 2 : 1,
-                            GP_PEER_SCAN_AFFINE_F32};
+                            GP_PEER_SCAN_AFFINE_F32, 0};
     cases[nc++] = (scase_t){GP_ORDERED_MAT2, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n / 4 ? n / 4 : 1,
-                            GP_PEER_SCAN_MAT2_F32};
-    cases[nc++] = (scase_t){SEGMENTED, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, -1};
+                            GP_PEER_SCAN_MAT2_F32, 0};
+    cases[nc++] = (scase_t){SEGMENTED, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, -1, 0};
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
-        cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32};
+        cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32, 0};
+    /* the first four again on each of gp_scan's kernels, forced */
+    for (int kern = 1; kern <= 2 && gpu; kern++)
+        for (int k = 0; k < 4; k++) {
+            cases[nc] = cases[k];
+            cases[nc++].kernel = kern;
+        }
     static bench_bars_t bars;
     bars.n = 0;
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {
@@ -176,10 +185,12 @@ static int suite_scan(int argc, char **argv)
         }
         j.x = bx.device, j.y = by.device, j.peer_out = bp.device, j.offsets = bo.device;
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        bench_scan_force_kernel(cases[ci].kernel);
         if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench scan: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
+        bench_scan_force_kernel(0);
         if (rc == EXIT_OK && has_peer &&
             (gp_peer_cub_prepare(NULL, j.peer, m, j.err) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
@@ -202,11 +213,12 @@ static int suite_scan(int argc, char **argv)
             free(hx), free(ho), free(hr);
         }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
-            char name[48];
-            snprintf(name, sizeof name, "%s%s%s", j.kind == GP_SCAN_EXCLUSIVE ? "exclusive " : "",
+            char name[64];
+            snprintf(name, sizeof name, "%s%s%s%s", j.kind == GP_SCAN_EXCLUSIVE ? "exclusive " : "",
                      ord == SEGMENTED ? "segmented sum"
                      : ord >= 0       ? gp_ordered_op_name((gp_ordered_op_t)ord)
                                       : gp_reduce_op_name(j.op),
+                     cases[ci].kernel == 1 ? " [look-back]" : cases[ci].kernel == 2 ? " [engine]" : "",
                      same ? "" : " CHECK FAILED");
             vec_row(&r, name, gp_dtype_name(j.dtype), m, 2.0 * (double)bytes, &so, &ce,
                     has_peer ? gp_peer_cub_name(j.peer) : "", has_peer ? sp.median_ms : 0);

@@ -9,10 +9,13 @@
  *   05 warp-shuffle each warp scans with __shfl_up_sync, warp 0 scans the warp totals; same three phases
  *   06 chained      one pass: each block (in ticket order) waits for its predecessor's inclusive prefix — a serial
  *                   chain of inter-block waits
- *   07 look-back    production: gp_scan (decoupled look-back, docs/design/scan.md)
+ *   07 look-back    gp_scan's look-back kernel (decoupled look-back, docs/design/scan.md)
+ *   08 tile-engine  gp_scan's Hopper tile engine (copy-engine tiles, a producer and a look-back warp; sm_90, else
+ *                   it falls back to 07); the library takes the one its tuning table names (marked *)
  * CUDA events, medians of --reps. The primers' claims are printed with a verdict.
  */
 #include "lab_versions.h"
+#include "scan/scan_internal.h"
 
 #include <cuda_runtime.h>
 
@@ -195,10 +198,12 @@ cudaError_t run_version(Lab &L, int id, size_t n)
         k_chained<<<(unsigned)nt, 1024, 0, L.s>>>(L.x, L.y, n, tk, fl, inc);
         return cudaGetLastError();
     }
-    default:
-        return gp_scan(L.r->gpu, GP_REDUCE_SUM, GP_U32, GP_SCAN_INCLUSIVE, n, L.x, L.y, (gp_stream_t)L.s) == GP_OK
-                   ? cudaSuccess
-                   : cudaErrorUnknown;
+    default: { /* gp_scan with its kernel forced, then the library's own choice again */
+        gp__scan_force_kernel(id == 7 ? GP__SCAN_KERNEL_LOOKBACK : GP__SCAN_KERNEL_ENGINE);
+        const gp_status_t st = gp_scan(L.r->gpu, GP_REDUCE_SUM, GP_U32, GP_SCAN_INCLUSIVE, n, L.x, L.y, (gp_stream_t)L.s);
+        gp__scan_force_kernel(GP__SCAN_KERNEL_AUTO);
+        return st == GP_OK ? cudaSuccess : cudaErrorUnknown;
+    }
     }
 }
 
@@ -215,8 +220,11 @@ const struct {
     {4, "blelloch-pad", "one padding word per 32 words: the sweeps' strides spread over the banks", 0},
     {5, "warp-shuffle", "registers and __shfl_up_sync instead of shared memory; warp totals by warp 0", 0},
     {6, "chained", "one pass, but each block waits for the one before it: a serial chain of latencies", 0},
-    {7, "look-back", "production gp_scan: decoupled look-back, one pass, deterministic (docs/design/scan.md)", 0},
+    {7, "look-back", "gp_scan's look-back kernel: decoupled look-back, one pass, deterministic (docs/design/scan.md)", 0},
+    {8, "tile-engine", "gp_scan's tile engine: copy-engine tiles, a producer and a look-back warp beside the scan", 0},
 };
+/* the version the library takes for this scan */
+int production_id() { return gp__scan_auto_kernel(GP_U32) == GP__SCAN_KERNEL_ENGINE ? 8 : 7; }
 const int k_nv = sizeof k_versions / sizeof k_versions[0];
 
 int scan_run(lab_run_t *r)
@@ -267,7 +275,7 @@ int scan_run(lab_run_t *r)
                 break;
             }
             char cid[8], cn[24], cus[24], cg[24];
-            snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id, k_versions[v].id == 7 ? "*" : "");
+            snprintf(cid, sizeof cid, "%02d%s", k_versions[v].id, k_versions[v].id == production_id() ? "*" : "");
             snprintf(cn, sizeof cn, "%zu", m);
             snprintf(cus, sizeof cus, "%.1f", med[v] * 1e3);
             snprintf(cg, sizeof cg, "%.1f", 8.0 * (double)m / (med[v] * 1e-3) / 1e9);
@@ -276,7 +284,7 @@ int scan_run(lab_run_t *r)
         }
         if (L.rc == EXIT_OK) { /* the primers' claims */
             char m[256];
-            const float hs = med[1], bl = med[2], pad = med[3], wa = med[4], ch = med[5], lb = med[6];
+            const float hs = med[1], bl = med[2], pad = med[3], wa = med[4], ch = med[5], lb = med[6], te = med[7];
             snprintf(m, sizeof m, "Hillis-Steele %.1f us, Blelloch %.1f us (x%.2f)", hs * 1e3, bl * 1e3, hs / bl);
             lab_claim(r, "work", "the work-efficient (Blelloch) scan beats Hillis-Steele's n log n additions", m,
                       bl < hs ? "holds" : "does not hold here");
@@ -293,6 +301,9 @@ int scan_run(lab_run_t *r)
             snprintf(m, sizeof m, "reduce-then-scan (warp shuffle) %.1f us, look-back %.1f us", wa * 1e3, lb * 1e3);
             lab_claim(r, "passes", "one pass (read n, write n) beats reduce-then-scan's extra passes", m,
                       lb < wa ? "holds" : "does not hold here");
+            snprintf(m, sizeof m, "look-back kernel %.1f us, tile engine %.1f us (x%.2f)", lb * 1e3, te * 1e3, lb / te);
+            lab_claim(r, "async copies", "tiles the copy engine brings in, with the look-back beside the scan, beat "
+                      "loads through registers behind a block barrier", m, te < lb ? "holds" : "does not hold here");
         }
     }
 out:
@@ -307,7 +318,7 @@ void scan_list(FILE *f)
 {
     for (int v = 0; v < k_nv; v++)
         fprintf(f, "%02d %-14s %s%s\n", k_versions[v].id, k_versions[v].name, k_versions[v].teaches,
-                k_versions[v].id == 7 ? "  <- production" : "");
+                k_versions[v].id == production_id() ? "  <- production" : "");
 }
 
 const lab_opt_t k_opts[] = {
@@ -322,7 +333,7 @@ extern "C" {
 extern const lab_topic_t lab_topic_scan;
 const lab_topic_t lab_topic_scan = {
     "scan",
-    "prefix sums: serial, Hillis-Steele, Blelloch (plain, padded), warp shuffle, chained, decoupled look-back",
+    "prefix sums: serial, Hillis-Steele, Blelloch (plain, padded), warp shuffle, chained, decoupled look-back, tile engine",
     "  the primers' scans as versions of one inclusive u32 sum, each checked exactly against the host, timed\n"
     "  with CUDA events (median of --reps, default 10), with the primers' claims and a verdict.",
     k_opts, 1, 0, 0, scan_list, scan_run,

@@ -3,7 +3,7 @@
  * exclusive, at sizes across the run, tile and look-back-window edges (and 4097 tiles), from misaligned pointers and in
  * place, outputs poisoned first; twice the same bits; a graph replay the same bits; the scanner's pieces on two
  * streams = one pass; a u32 sum past 2^32 elements
- * where memory allows (sampled, exact). Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): small sizes.
+ * where memory allows (sampled, exact) — each on the look-back kernel and on the tile engine. Exit 77 without a GPU. GP_TEST_QUICK=1 (compute-sanitizer): small sizes.
  */
 #include "scan_common.h"
 
@@ -27,9 +27,10 @@ static void fill_na(void *p, size_t n, gp_dtype_t dt, gp_reduce_op_t op)
 }
 
 static int g_quick;
-/* sizes at the tile engine's edges too (a build with GP_SCAN_ENGINE=1 runs the 4- and 8-byte scans of n >= 2^16 on
- * it): whole tiles, a tail of fewer elements than a 128-byte row, a last tile of one row and one element
- * (k_engine_quick also under GP_TEST_QUICK, for compute-sanitizer) */
+static size_t g_min_n; /* test_pairs' smallest size (the engine takes none below 2^16) */
+/* sizes at the tile engine's edges too (it takes the 4- and 8-byte scans of n >= 2^16): whole tiles, a tail of fewer
+ * elements than a 128-byte row, a last tile of one row and one element (k_engine_quick also under GP_TEST_QUICK, for
+ * compute-sanitizer) */
 static const size_t k_engine_quick = (1u << 16) + 31;
 static const size_t k_sizes[] = {1,           2,          17,          4095,        4096,
                                  4097,        8192,       3 * 4096,    33 * 4096 + 5, 1u << 16,
@@ -54,7 +55,7 @@ static void test_pairs(gp_ctx_t *ctx, gp_stream_t s)
             const long before = tc_fail;
             for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
                 const size_t n = k_sizes[si];
-                if (g_quick && n > 40000 && n != k_engine_quick) continue;
+                if ((g_quick && n > 40000 && n != k_engine_quick) || n < g_min_n) continue;
                 scan_fill(hx, n, dt, op);
                 for (int excl = 0; excl < 2; excl++)
                     for (int mode = 0; mode < 3; mode++) { /* 0 aligned, 1 x and y one element off, 2 in place */
@@ -445,13 +446,23 @@ int main(void)
     REQUIRE(gp_ctx_create(&ctx, 0) == GP_OK, "GPU context");
     gp_stream_t s = NULL;
     OK(gp_stream_create(ctx, &s));
-    test_pairs(ctx, s);
-    test_determinism(ctx, s);
-    test_scanner(ctx, s);
+    /* each kernel in turn (the engine where it runs: sm_90, n >= 2^16, 16-byte aligned; elsewhere it falls back) */
+    static const struct { gp__scan_kernel_t k; const char *name; } kernels[] = {
+        {GP__SCAN_KERNEL_LOOKBACK, "look-back kernel"}, {GP__SCAN_KERNEL_ENGINE, "tile engine"}};
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        printf("%s:\n", kernels[ki].name);
+        gp__scan_force_kernel(kernels[ki].k);
+        g_min_n = kernels[ki].k == GP__SCAN_KERNEL_ENGINE ? (size_t)1 << 16 : 0;
+        test_pairs(ctx, s);
+        test_determinism(ctx, s);
+        test_scanner(ctx, s);
+        test_huge(ctx, s);
+    }
+    gp__scan_force_kernel(GP__SCAN_KERNEL_AUTO);
+    g_min_n = 0;
     test_scanner_transfer(ctx, s);
     test_segmented(ctx, s);
     test_narrow(ctx, s);
-    test_huge(ctx, s);
     /* errors */
     float f[4];
     CHECK_ST(gp_scan(ctx, GP_REDUCE_ARGMAX, GP_F32, GP_SCAN_INCLUSIVE, 4, f, f, s), GP_ERR_UNSUPPORTED);

@@ -68,7 +68,7 @@ if "$g" lab --list >/dev/null 2>"$tmp/err" || ! grep -q "without the CUDA toolki
   expect_rc 2 "lab memory option without its value" "$g" lab memory --only
   expect_rc 2 "lab unknown topic" "$g" lab memroy
   expect_rc 0 "lab scan list" "$g" lab scan --list
-  [ "$(wc -l <"$tmp/out")" = 7 ] && grep -q '^07 look-back .*production' "$tmp/out" && ok || bad "lab scan --list: $(cat "$tmp/out")"
+  [ "$(wc -l <"$tmp/out")" = 8 ] && grep -q '^08 tile-engine ' "$tmp/out" && [ "$(grep -c production "$tmp/out")" = 1 ] && ok || bad "lab scan --list: $(cat "$tmp/out")"
   expect_rc 2 "lab scan on the CPU" "$g" lab scan -d cpu
   "$g" lab scan -n 0 >"$tmp/out" 2>"$tmp/err"; rc=$?
   case $rc in

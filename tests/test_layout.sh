@@ -48,7 +48,7 @@ only "tools/support" 'gpuprim\.h|support\.h' $(includes tools/support '*.c *.h')
 only "bench/ (suites, common, suites table)" 'gpuprim\.h|support\.h|bench\.h|peers\.h' \
   $(cd "$src/bench" && for f in *.c *.h; do case $f in harness.c|force.c|peers_dl.c) ;; *) grep -hoE '^#include "[^"]+"' "$f" | sed 's/#include "\(.*\)"/\1/';; esac; done)
 only "bench/harness.c, force.c (the harness and the forcing reach the library's internals)" \
-  'bench\.h|core/(internal|half)\.h|(histogram|matrix)/[a-z_]+_internal\.h' $(includes bench 'harness.c force.c')
+  'bench\.h|core/(internal|half)\.h|(histogram|matrix|scan)/[a-z_]+_internal\.h' $(includes bench 'harness.c force.c')
 only "lab/" 'gpuprim\.h|support\.h|bench\.h|lab\.h|lab_versions\.h|memory\.h|[a-z_]+_teaching\.cuh|core/(internal|half)\.h|[a-z]+/[a-z_]+_(internal|kernels)\.(h|cuh)|matrix/gemm_launch\.cuh' \
   $(includes lab '*.c *.cu *.h')
 only "tools/gpuprim" 'gpuprim\.h|support\.h|bench\.h|lab\.h|commands\.h|util\.h|input\.h|output\.h|pipeline\.h|group_run\.h|sort_external\.h' \

@@ -3,9 +3,19 @@
  * (scan.cu), both in the association order of docs/design/scan.md.
  */
 #include "scan_internal.h"
+#include "scan_tuning.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+
+static gp__scan_kernel_t g_forced = GP__SCAN_KERNEL_AUTO;
+void gp__scan_force_kernel(gp__scan_kernel_t kernel) { g_forced = kernel; }
+gp__scan_kernel_t gp__scan_forced_kernel(void) { return g_forced; }
+gp__scan_kernel_t gp__scan_auto_kernel(gp_dtype_t dtype)
+{
+    const size_t es = gp_dtype_size(dtype);
+    return (es == 4 && GP_SCAN_TE_AUTO4) || (es == 8 && GP_SCAN_TE_AUTO8) ? GP__SCAN_KERNEL_ENGINE : GP__SCAN_KERNEL_LOOKBACK;
+}
 
 /* The checks every scan call shares: op and dtype (and kind), then n's bytes, x and y non-NULL and element-aligned,
  * overlapping only when the same array. */

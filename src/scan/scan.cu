@@ -17,6 +17,7 @@
  * Float combines are explicitly rounded (no contraction), min / max keep the first NaN and the left operand on ties.
  */
 #include "scan_internal.h"
+#include "scan_tuning.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -33,48 +34,6 @@ constexpr int THREADS = GP__SCAN_RUNS, ITEMS = GP__SCAN_RUN, TILE = GP__SCAN_TIL
 
 /* Windows of 32 predecessors a look-back may hold before it waits for the oldest one's inclusive prefix. */
 constexpr int LOOKBACK_WINDOWS = 8;
-
-/* The scan's tuning table (docs/design/scan.md, "Tuning"; -D overrides for experiments, CMake GP_SCAN_TUNE): tiles
- * per block for 4-byte accumulators (8-byte ones take one), blocks per SM the launch bounds ask for (a block of two
- * tiles, a block of one 4-byte tile, a block of one 8-byte tile) and a back-off between polls of a descriptor not yet
- * published (0: poll at once). None changes the association order: a block of two tiles publishes each tile's
- * descriptor and forms each tile's carry as two tiles in two blocks would. */
-#ifndef GP_SCAN_TILES4
-#define GP_SCAN_TILES4 2
-#endif
-#ifndef GP_SCAN_MINB_2T
-#define GP_SCAN_MINB_2T 4
-#endif
-#ifndef GP_SCAN_MINB4
-#define GP_SCAN_MINB4 8
-#endif
-#ifndef GP_SCAN_MINB8
-#define GP_SCAN_MINB8 4
-#endif
-#ifndef GP_SCAN_BACKOFF_NS
-#define GP_SCAN_BACKOFF_NS 0
-#endif
-/* The tile engine (sm_90, tile_engine.cuh; docs/design/scan.md, "The tile engine"): built only with GP_SCAN_ENGINE=1
- * (an experiment: on an H100 it fails gpu_scan and runs the f32 sum slower than the kernel above); its ring's stages
- * for 4- and 8-byte types, the blocks per SM its launch bounds ask for, and the smallest n it takes. */
-#ifndef GP_SCAN_ENGINE
-#define GP_SCAN_ENGINE 0
-#endif
-#ifndef GP_SCAN_TE_STAGES4
-#define GP_SCAN_TE_STAGES4 4
-#endif
-#ifndef GP_SCAN_TE_STAGES8
-#define GP_SCAN_TE_STAGES8 3
-#endif
-#ifndef GP_SCAN_TE_MINB4
-#define GP_SCAN_TE_MINB4 3
-#endif
-#ifndef GP_SCAN_TE_MINB8
-#define GP_SCAN_TE_MINB8 2
-#endif
-#ifndef GP_SCAN_TE_MIN_N
-#define GP_SCAN_TE_MIN_N (1u << 16)
-#endif
 
 template <typename T> __host__ __device__ constexpr int tiles_per_block() { return sizeof(T) == 4 ? GP_SCAN_TILES4 : 1; }
 template <typename T> __host__ __device__ constexpr int min_blocks()
@@ -332,7 +291,6 @@ __global__ void __launch_bounds__(THREADS, min_blocks<T>())
 }
 
 
-#if GP_SCAN_ENGINE
 #include "../core/tma.cuh"
 #include "tile_engine.cuh"
 
@@ -349,6 +307,9 @@ template <typename T> struct TeScan {
     static constexpr int MINB = sizeof(T) == 4 ? GP_SCAN_TE_MINB4 : GP_SCAN_TE_MINB8;
     static constexpr int CH = ITEMS * (int)sizeof(T) / 16;                     /* a thread's 16-byte chunks */
     static constexpr size_t SMEM = (size_t)STAGES * BYTES + 1024;              /* the ring, 1024-byte aligned */
+    /* L waits for fin in registers (4-byte types), or in the stage (8-byte types: two tiles' values in registers
+     * spill at two blocks per SM) */
+    static constexpr bool REGS = sizeof(T) == 4;
 };
 
 template <typename T, int OP>
@@ -418,10 +379,11 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             D::put(desc, t, LB_INCL, O::comb(pre, A));
         }
     };
-    /* the runs, the tile scan (the kernel above's steps; every warp scans the 8 warp totals itself), L in place */
+    /* the runs, the tile scan (the kernel above's steps; every warp scans the 8 warp totals itself): L in cur */
+    T cur[ITEMS], prev[ITEMS];
     const auto local = [&](int s, size_t t, unsigned i) {
         const size_t t0 = t * TILE, mine = t0 + (size_t)threadIdx.x * ITEMS;
-        T v[ITEMS];
+        T *const v = cur;
         items_in(s, v);
         if (t0 + TILE > nfull)
 #pragma unroll
@@ -454,14 +416,25 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             s_agg[s] = v[ITEMS - 1];
             if (t > 0) D::put(desc, t, LB_AGG, v[ITEMS - 1]);
         }
-        items_out(s, v);
+        if constexpr (!C::REGS) items_out(s, v);
     };
-    /* the outputs: C (+) L, exclusive shifted by one; the carry out */
+    const auto keep = [&]() {
+        if constexpr (C::REGS)
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) prev[k] = cur[k];
+    };
+    /* the outputs of the tile before: C (+) L, exclusive shifted by one, into the stage (the tail directly); the
+     * carry out */
     const auto fin = [&](int s, size_t t, unsigned) {
         const size_t t0 = t * TILE, mine = t0 + (size_t)threadIdx.x * ITEMS;
         const T Cc = s_pre[s];
         T v[ITEMS];
-        items_in(s, v);
+        if constexpr (C::REGS) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) v[k] = prev[k];
+        } else {
+            items_in(s, v);
+        }
         T prevL = __shfl_up_sync(0xffffffffu, v[ITEMS - 1], 1);
         if (lane == 0 && warp) prevL = s_last[s][warp - 1];
         if (cout && t == ntiles - 1) {
@@ -482,7 +455,7 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(Cc, v[k - 1]);
             v[0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : Cc) : O::comb(Cc, prevL);
         }
-        items_out(s, v);
+        if (t * C::ROWS < rows) items_out(s, v);
         if (t0 + TILE > nfull)
 #pragma unroll
             for (int k = 0; k < ITEMS; k++)
@@ -491,21 +464,24 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
     const auto store = [&](int s, size_t t) {
         if (t * C::ROWS < rows) tma_store_2d(&my, 0, (int)(t * C::ROWS), smem_addr(ring0 + (size_t)s * C::BYTES));
     };
-    te_run<S>(ring, ticket, ntiles, load, look, local, fin, store);
+    te_run<S>(ring, ticket, ntiles, load, store, look, local, fin, keep);
+#else
+    static_assert(TeScan<T>::CH > 0 && TeScan<T>::REGS == (sizeof(T) == 4), "the engine is sm_90 code: empty here");
 #endif
 }
-#endif
 
 /* The ticket (16 bytes) and `words` descriptor words per tile: what the launcher clears and what
  * gp__scan_gpu_workspace_bytes tells the callers that share the workspace. */
 inline size_t workspace_bytes(size_t ntiles, size_t words) { return 16 + ntiles * words * 8; }
 
-#if GP_SCAN_ENGINE
-/* whether the tile engine takes a scan of n elements (rw per 128-byte row): an sm_90 device, both pointers 16-byte
- * aligned, at least GP_SCAN_TE_MIN_N elements, rows a tensor map's 32-bit coordinates address, the driver's encoder */
+/* whether the tile engine takes a scan of n elements (rw per 128-byte row): the tuning table's choice or the forced
+ * kernel, an sm_90 device, both pointers 16-byte aligned, at least GP_SCAN_TE_MIN_N elements, rows a tensor map's
+ * 32-bit coordinates address, the driver's encoder */
 bool engine_takes(const gp_ctx_t *ctx, size_t n, const void *x, const void *y, size_t rw)
 {
-    return ctx->cc_major >= 9 && n >= GP_SCAN_TE_MIN_N && n / rw <= 0x7fffffffu && ((uintptr_t)x & 15) == 0 &&
+    const gp__scan_kernel_t k = gp__scan_forced_kernel();
+    const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && (rw == 32 ? GP_SCAN_TE_AUTO4 : GP_SCAN_TE_AUTO8));
+    return want && ctx->cc_major >= 9 && n >= GP_SCAN_TE_MIN_N && n / rw <= 0x7fffffffu && ((uintptr_t)x & 15) == 0 &&
            ((uintptr_t)y & 15) == 0 && tma_encoder() != NULL;
 }
 
@@ -523,10 +499,33 @@ gp_status_t row_map(CUtensorMap *map, const void *p, size_t rows, unsigned esize
     return GP_OK;
 }
 
+/* the engine's blocks per SM on ctx's device (its shared-memory limit raised there, once per device), 0 where its
+ * kernel holds no sm_90 code (a build for older devices, its PTX compiled for this one) */
+template <typename T, int OP> gp_status_t te_shape(gp_ctx_t *ctx, int *blocks)
+{
+    typedef TeScan<T> C;
+    static int per_sm = 0;           /* the same on every sm_90 device (a benign race: every thread sets it alike) */
+    static unsigned char known[64];  /* devices seen; beyond 64, looked up on every launch */
+    if (ctx->device >= 64 || !known[ctx->device]) {
+        cudaFuncAttributes a;
+        cudaError_t e = cudaFuncGetAttributes(&a, k_scan_te<T, OP>);
+        int b = 0;
+        if (e == cudaSuccess && a.ptxVersion >= 90) {
+            e = cudaFuncSetAttribute(k_scan_te<T, OP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM);
+            if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k_scan_te<T, OP>, TE_THREADS, C::SMEM);
+        }
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: the tile engine's launch shape", __FILE__, __LINE__);
+        per_sm = b;
+        if (ctx->device < 64) known[ctx->device] = 1;
+    }
+    *blocks = per_sm;
+    return GP_OK;
+}
+
 /* the tile engine's launch: a persistent grid (the blocks that fit on the device at once, at most one a tile) over
  * the workspace the caller cleared (ticket, descriptors) */
 template <typename T, int OP>
-gp_status_t launch_te(gp_ctx_t *ctx, size_t n, const T *x, T *y, int excl, const T *cin, T *cout, char *w,
+gp_status_t launch_te(gp_ctx_t *ctx, int per_sm, size_t n, const T *x, T *y, int excl, const T *cin, T *cout, char *w,
                       cudaStream_t s)
 {
     typedef TeScan<T> C;
@@ -536,25 +535,11 @@ gp_status_t launch_te(gp_ctx_t *ctx, size_t n, const T *x, T *y, int excl, const
     gp_status_t st = row_map(&mx, x, rows, sizeof(T), C::ROWS);
     if (st == GP_OK) st = row_map(&my, y, rows, sizeof(T), C::ROWS);
     if (st != GP_OK) return st;
-    /* the shared-memory limit is raised on each device once (a benign race: every thread sets the same value) */
-    static int per_sm = 0;           /* blocks per SM: the same on every sm_90 device */
-    static unsigned char raised[64]; /* devices whose limit was raised; beyond 64, raised on every launch */
-    if (ctx->device >= 64 || !raised[ctx->device]) {
-        cudaError_t e = cudaFuncSetAttribute(k_scan_te<T, OP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM);
-        int b = 0;
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k_scan_te<T, OP>, TE_THREADS, C::SMEM);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: the tile engine's launch shape", __FILE__, __LINE__);
-        if (b < 1) return gp__error(GP_ERR_INTERNAL, "gp_scan: the tile engine fits no block on an SM");
-        per_sm = b;
-        if (ctx->device < 64) raised[ctx->device] = 1;
-    }
     const size_t grid = ntiles < (size_t)ctx->sm_count * per_sm ? ntiles : (size_t)ctx->sm_count * per_sm;
     k_scan_te<T, OP><<<(unsigned)grid, TE_THREADS, C::SMEM, s>>>(mx, my, x, y, n, excl, cin, cout, (unsigned *)w,
                                                                   (unsigned long long *)(w + 16));
     return GP_CHECK_LAUNCH("gp_scan");
 }
-#endif
 
 template <typename TI, typename T, typename TO, int OP>
 gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, const void *cin, void *cout,
@@ -570,12 +555,14 @@ gp_status_t launch(gp_ctx_t *ctx, size_t n, const void *x, void *y, int excl, co
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, bytes, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: clearing the tile descriptors", __FILE__, __LINE__);
-#if GP_SCAN_ENGINE
     if constexpr (std::is_same<TI, T>::value && std::is_same<TO, T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
-        if (y != NULL && engine_takes(ctx, n, x, y, 128 / sizeof(T)))
-            return launch_te<T, OP>(ctx, n, (const T *)x, (T *)y, excl, (const T *)cin, (T *)cout, w, s);
+        if (y != NULL && engine_takes(ctx, n, x, y, 128 / sizeof(T))) {
+            int per_sm = 0;
+            st = te_shape<T, OP>(ctx, &per_sm);
+            if (st != GP_OK) return st;
+            if (per_sm > 0) return launch_te<T, OP>(ctx, per_sm, n, (const T *)x, (T *)y, excl, (const T *)cin, (T *)cout, w, s);
+        }
     }
-#endif
     constexpr size_t K = tiles_per_block<T>();
     k_scan<TI, T, TO, OP><<<(unsigned)((ntiles + K - 1) / K), THREADS, 0, s>>>(
         (const TI *)x, (TO *)y, n, excl, (const T *)cin, (T *)cout, (unsigned *)w, (unsigned long long *)(w + 16));

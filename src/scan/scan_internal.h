@@ -47,13 +47,23 @@ GP_INTERNAL int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype);
 GP_INTERNAL gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                      int exclusive, const void *carry_in, void *carry_out, int parallel);
 
-/* The GPU kernel (scan.cu): one launch, a block of one or two tiles of 256 threads x 16 items in ticket order,
- * decoupled look-back folding predecessors forward (exact in the order above); the workspace holds the tile
- * descriptors. (Built with GP_SCAN_ENGINE=1, the 4- and 8-byte scans of n >= 2^16 run on the tile engine.)
- * carry_in / carry_out: device pointers to one value (NULL: none), as in gp__scan_cpu; n > 0. */
+/* The GPU kernels (scan.cu), one launch each, the same bits: the look-back kernel (a block of one or two tiles of
+ * 256 threads x 16 items in ticket order, decoupled look-back folding predecessors forward, exact in the order
+ * above) and, on sm_90, the tile engine (same-type 4- and 8-byte scans of n >= 2^16 from 16-byte aligned pointers);
+ * the workspace holds the tile descriptors. carry_in / carry_out: device pointers to one value (NULL: none), as in
+ * gp__scan_cpu; n > 0. */
 GP_INTERNAL gp_status_t gp__scan_gpu(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                      void *y, int exclusive, const void *carry_in, void *carry_out,
                                      cudaStream_t stream);
+
+/* Which of those kernels the scans take: AUTO (the tuning table's choice), or one forced for the whole process —
+ * for the tests, the lab and the bench, which compare them (a forced ENGINE still falls back where it cannot run).
+ * Defined in scan.c; not for concurrent use with other threads' scans. */
+typedef enum { GP__SCAN_KERNEL_AUTO = 0, GP__SCAN_KERNEL_LOOKBACK = 1, GP__SCAN_KERNEL_ENGINE = 2 } gp__scan_kernel_t;
+GP_INTERNAL void gp__scan_force_kernel(gp__scan_kernel_t kernel);
+GP_INTERNAL gp__scan_kernel_t gp__scan_forced_kernel(void);
+/* the kernel AUTO takes for a same-type scan of dtype of n >= 2^16 on sm_90 (the tuning table's choice) */
+GP_INTERNAL gp__scan_kernel_t gp__scan_auto_kernel(gp_dtype_t dtype);
 
 /* The look-back workspace of the general kernels (scan_general.cu, and user operators' scans, src/jit): the ticket
  * (16 bytes), a status word per tile (rounded up to 16 bytes) — the head, cleared before each launch — then the

@@ -1,0 +1,53 @@
+/*
+ * scan_tuning.h — the scan's tuning table (docs/design/scan.md, "Tuning"): the measured defaults, each overridable
+ * with -D for experiments (CMake GP_SCAN_TUNE sets them on scan.cu and scan.c). None changes the association order.
+ */
+#ifndef GP_SCAN_TUNING_H
+#define GP_SCAN_TUNING_H
+
+/* The look-back kernel: tiles per block for 4-byte accumulators (8-byte ones take one), blocks per SM the launch
+ * bounds ask for (a block of two tiles, a block of one 4-byte tile, a block of one 8-byte tile) and a back-off between
+ * polls of a descriptor not yet published (0: poll at once). A block of two tiles publishes each tile's descriptor
+ * and forms each tile's carry as two tiles in two blocks would. */
+#ifndef GP_SCAN_TILES4
+#define GP_SCAN_TILES4 2
+#endif
+#ifndef GP_SCAN_MINB_2T
+#define GP_SCAN_MINB_2T 4
+#endif
+#ifndef GP_SCAN_MINB4
+#define GP_SCAN_MINB4 8
+#endif
+#ifndef GP_SCAN_MINB8
+#define GP_SCAN_MINB8 4
+#endif
+#ifndef GP_SCAN_BACKOFF_NS
+#define GP_SCAN_BACKOFF_NS 0
+#endif
+
+/* The tile engine (sm_90, tile_engine.cuh; "The tile engine"): whether the library's scans take it for 4- and 8-byte
+ * types (where it can run), its ring's stages for each, the blocks per SM its launch bounds ask for, and the
+ * smallest n it takes. */
+#ifndef GP_SCAN_TE_AUTO4
+#define GP_SCAN_TE_AUTO4 0
+#endif
+#ifndef GP_SCAN_TE_AUTO8
+#define GP_SCAN_TE_AUTO8 0
+#endif
+#ifndef GP_SCAN_TE_STAGES4
+#define GP_SCAN_TE_STAGES4 6
+#endif
+#ifndef GP_SCAN_TE_STAGES8
+#define GP_SCAN_TE_STAGES8 3
+#endif
+#ifndef GP_SCAN_TE_MINB4
+#define GP_SCAN_TE_MINB4 2
+#endif
+#ifndef GP_SCAN_TE_MINB8
+#define GP_SCAN_TE_MINB8 2
+#endif
+#ifndef GP_SCAN_TE_MIN_N
+#define GP_SCAN_TE_MIN_N (1u << 16)
+#endif
+
+#endif
