@@ -305,11 +305,8 @@ template <typename T> struct TeScan {
     static constexpr unsigned BYTES = TILE * sizeof(T);                        /* one stage */
     static constexpr int STAGES = sizeof(T) == 4 ? GP_SCAN_TE_STAGES4 : GP_SCAN_TE_STAGES8;
     static constexpr int MINB = sizeof(T) == 4 ? GP_SCAN_TE_MINB4 : GP_SCAN_TE_MINB8;
-    static constexpr int CH = ITEMS * (int)sizeof(T) / 16;                     /* a thread's 16-byte chunks */
+    static constexpr int CH = ITEMS * (int)sizeof(T) / 16;                     /* a run's 16-byte chunks */
     static constexpr size_t SMEM = (size_t)STAGES * BYTES + 1024;              /* the ring, 1024-byte aligned */
-    /* L waits for fin in registers (4-byte types), or in the stage (8-byte types: two tiles' values in registers
-     * spill at two blocks per SM) */
-    static constexpr bool REGS = sizeof(T) == 4;
 };
 
 template <typename T, int OP>
@@ -321,10 +318,10 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
     typedef Op<T, OP> O;
     typedef LbPacked<T> D;
     typedef TeScan<T> C;
-    constexpr int S = C::STAGES;
+    constexpr int S = C::STAGES, WARPS = THREADS / 32;
     extern __shared__ unsigned char te_dyn[];
     __shared__ TeRing<S> ring;
-    __shared__ T s_g[2][THREADS / 32], s_last[S][THREADS / 32], s_agg[S], s_pre[S];
+    __shared__ T s_g[2][WARPS], s_last[WARPS], s_agg[S], s_pre[S];
     __shared__ T s_win[LOOKBACK_WINDOWS * 32];
     unsigned char *const ring0 = te_dyn + ((1024u - (smem_addr(te_dyn) & 1023u)) & 1023u);
     const size_t ntiles = (n + TILE - 1) / TILE, rows = n / C::RW, nfull = rows * C::RW;
@@ -337,16 +334,21 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
     }
     __syncthreads();
 
-    /* this thread's items in a stage: 16 consecutive elements, CH swizzled chunks */
-    const auto items_in = [&](int s, T *v) {
+    /* run j's 16 consecutive elements of the tile in stage s (CH swizzled chunks; the tail past the whole rows from
+     * x, past n the pad) */
+    const auto run_in = [&](int s, size_t t, unsigned j, T *v) {
         uint4 w[C::CH];
 #pragma unroll
         for (int c = 0; c < C::CH; c++)
             w[c] = *reinterpret_cast<const uint4 *>(ring0 + (size_t)s * C::BYTES +
-                                                    swizzle128(threadIdx.x * (ITEMS * sizeof(T)) + 16u * c));
+                                                    swizzle128(j * (ITEMS * sizeof(T)) + 16u * c));
         memcpy(v, w, ITEMS * sizeof(T));
+        const size_t t0 = t * TILE, mine = t0 + (size_t)j * ITEMS;
+        if (t0 + TILE > nfull)
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) v[k] = mine + k >= n ? O::pad() : mine + k >= nfull ? x[mine + k] : v[k];
     };
-    const auto items_out = [&](int s, const T *v) {
+    const auto run_out = [&](int s, const T *v) {
         uint4 w[C::CH];
         memcpy(w, v, ITEMS * sizeof(T));
 #pragma unroll
@@ -361,6 +363,46 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             tma_load_2d(smem_addr(ring0 + (size_t)s * C::BYTES), &mx, 0, (int)(t * C::ROWS), bar);
         } else {
             mbar_arrive(bar); /* a tile of fewer than RW elements: its threads read them */
+        }
+    };
+    const auto store = [&](int s, size_t t) {
+        if (t * C::ROWS < rows) tma_store_2d(&my, 0, (int)(t * C::ROWS), smem_addr(ring0 + (size_t)s * C::BYTES));
+    };
+    /* the tile's aggregate, combined exactly as the consumers' scan combines its last element: lane l folds the runs
+     * l, 32 + l, ..., 224 + l (one of each consumer warp), scans each warp's run totals as that warp does, then the 8
+     * warp totals; the last element's L = (G_6 (+) S_30 of warp 7) (+) the last run's total */
+    const auto reduce = [&](int s, size_t t) {
+        T g = O::pad(), S30 = O::pad(), R = O::pad();
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) {
+            T v[ITEMS];
+            run_in(s, t, (unsigned)(w * 32 + lane), v);
+            T a = v[0];
+#pragma unroll
+            for (int k = 1; k < ITEMS; k++) a = O::comb(a, v[k]);
+            T Sx = a;
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                const T o = __shfl_up_sync(0xffffffffu, Sx, d);
+                if (lane >= d) Sx = O::comb(o, Sx);
+            }
+            const T tw = __shfl_sync(0xffffffffu, Sx, 31);
+            if (lane == w) g = tw;
+            if (w == WARPS - 1) {
+                S30 = __shfl_sync(0xffffffffu, Sx, 30);
+                R = __shfl_sync(0xffffffffu, a, 31);
+            }
+        }
+#pragma unroll
+        for (int d = 1; d < WARPS; d <<= 1) {
+            const T o = __shfl_up_sync(0xffffffffu, g, d);
+            if (lane >= d && lane < WARPS) g = O::comb(o, g);
+        }
+        const T G = __shfl_sync(0xffffffffu, g, WARPS - 2);
+        if (lane == 0) {
+            const T A = O::comb(O::comb(G, S30), R);
+            s_agg[s] = A;
+            if (t > 0) D::put(desc, t, LB_AGG, A);
         }
     };
     const auto look = [&](int s, size_t t) {
@@ -379,15 +421,12 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             D::put(desc, t, LB_INCL, O::comb(pre, A));
         }
     };
-    /* the runs, the tile scan (the kernel above's steps; every warp scans the 8 warp totals itself): L in cur */
-    T cur[ITEMS], prev[ITEMS];
-    const auto local = [&](int s, size_t t, unsigned i) {
+    /* the runs, the tile scan (the look-back kernel's steps; every warp scans the 8 warp totals itself), then C (+) L
+     * (exclusive: shifted by one) into the stage, the tail directly; the carry out */
+    const auto scan = [&](int s, size_t t, unsigned i) {
         const size_t t0 = t * TILE, mine = t0 + (size_t)threadIdx.x * ITEMS;
-        T *const v = cur;
-        items_in(s, v);
-        if (t0 + TILE > nfull)
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++) v[k] = mine + k >= n ? O::pad() : mine + k >= nfull ? x[mine + k] : v[k];
+        T v[ITEMS];
+        run_in(s, t, threadIdx.x, v);
 #pragma unroll
         for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
         T Sx = v[ITEMS - 1];
@@ -398,11 +437,11 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
         }
         if (lane == 31) s_g[i & 1][warp] = Sx;
         te_consumer_sync();
-        T g = lane < THREADS / 32 ? s_g[i & 1][lane] : O::pad();
+        T g = lane < WARPS ? s_g[i & 1][lane] : O::pad();
 #pragma unroll
-        for (int d = 1; d < THREADS / 32; d <<= 1) {
+        for (int d = 1; d < WARPS; d <<= 1) {
             const T o = __shfl_up_sync(0xffffffffu, g, d);
-            if (lane >= d && lane < THREADS / 32) g = O::comb(o, g);
+            if (lane >= d && lane < WARPS) g = O::comb(o, g);
         }
         const T Gp = __shfl_sync(0xffffffffu, g, (warp + 31) & 31);
         const T Sprev = __shfl_up_sync(0xffffffffu, Sx, 1);
@@ -411,32 +450,7 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) v[k] = O::comb(E, v[k]);
         }
-        if (lane == 31) s_last[s][warp] = v[ITEMS - 1];
-        if (threadIdx.x == TE_CONSUMERS - 1) {
-            s_agg[s] = v[ITEMS - 1];
-            if (t > 0) D::put(desc, t, LB_AGG, v[ITEMS - 1]);
-        }
-        if constexpr (!C::REGS) items_out(s, v);
-    };
-    const auto keep = [&]() {
-        if constexpr (C::REGS)
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++) prev[k] = cur[k];
-    };
-    /* the outputs of the tile before: C (+) L, exclusive shifted by one, into the stage (the tail directly); the
-     * carry out */
-    const auto fin = [&](int s, size_t t, unsigned) {
-        const size_t t0 = t * TILE, mine = t0 + (size_t)threadIdx.x * ITEMS;
         const T Cc = s_pre[s];
-        T v[ITEMS];
-        if constexpr (C::REGS) {
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++) v[k] = prev[k];
-        } else {
-            items_in(s, v);
-        }
-        T prevL = __shfl_up_sync(0xffffffffu, v[ITEMS - 1], 1);
-        if (lane == 0 && warp) prevL = s_last[s][warp - 1];
         if (cout && t == ntiles - 1) {
             const size_t last = n - 1 - t0;
             if (threadIdx.x == last / ITEMS) {
@@ -450,23 +464,24 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
         if (!excl) {
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) v[k] = O::comb(Cc, v[k]);
-        } else {
+        } else { /* the previous thread's last L: by shuffle, across warps through shared memory */
+            T prevL = __shfl_up_sync(0xffffffffu, v[ITEMS - 1], 1);
+            if (lane == 31) s_last[warp] = v[ITEMS - 1];
+            te_consumer_sync();
+            if (lane == 0 && warp) prevL = s_last[warp - 1];
 #pragma unroll
             for (int k = ITEMS - 1; k > 0; k--) v[k] = O::comb(Cc, v[k - 1]);
             v[0] = threadIdx.x == 0 ? (t == 0 && !cin ? O::first() : Cc) : O::comb(Cc, prevL);
         }
-        if (t * C::ROWS < rows) items_out(s, v);
+        if (t * C::ROWS < rows) run_out(s, v);
         if (t0 + TILE > nfull)
 #pragma unroll
             for (int k = 0; k < ITEMS; k++)
                 if (mine + k >= nfull && mine + k < n) y[mine + k] = v[k];
     };
-    const auto store = [&](int s, size_t t) {
-        if (t * C::ROWS < rows) tma_store_2d(&my, 0, (int)(t * C::ROWS), smem_addr(ring0 + (size_t)s * C::BYTES));
-    };
-    te_run<S>(ring, ticket, ntiles, load, store, look, local, fin, keep);
+    te_run<S>(ring, ticket, ntiles, load, store, reduce, look, scan);
 #else
-    static_assert(TeScan<T>::CH > 0 && TeScan<T>::REGS == (sizeof(T) == 4), "the engine is sm_90 code: empty here");
+    static_assert(TeScan<T>::CH > 0, "the engine is sm_90 code: empty here");
 #endif
 }
 

@@ -1,24 +1,27 @@
 /*
  * tile_engine.cuh — the Hopper tile engine under the single-pass kernels (docs/design/scan.md, "The tile engine").
- * A persistent block of 256 consumer threads, a producer warp and a look-back warp shares a ring of STAGES tiles in
+ * A persistent block of 256 consumer threads and three warps of their own roles shares a ring of STAGES tiles in
  * shared memory:
  *   - the producer owns the copy engine: it takes the next tile's ticket (lookback.cuh: tickets in start order) as
- *     soon as a stage is free and has the stage filled (tensor copy, `full` completes with its bytes); a stage is
- *     free once the consumers finished its tile (`done`) and the producer's store of it has read it out;
- *   - the consumers scan stage i's tile on their own (local), then finish tile i - 1 (fin) with the carry the
- *     look-back warp left for it, so the look-back of a tile runs beside the next tile's work, not behind a barrier;
- *   - the look-back warp takes each tile's aggregate when the consumers signal it (`agg`), looks back, publishes the
- *     inclusive prefix and hands the carry to the consumers (`carry`).
- * The caller's lambdas do the family's work; the engine only moves tiles and orders the roles. Requires sm_90 and
- * tma.cuh; uses named barrier 1 for the consumers.
+ *     soon as a stage is free and has the stage filled (tensor copy, `full` completes with its bytes); a stage is free
+ *     once the consumers finished its tile (`done`) and the producer's store of it has read it out;
+ *   - the reducer warp folds each tile as soon as it lands, in the association order the consumers will use, and
+ *     publishes its aggregate (`agg`): a tile's aggregate is out while the tile still waits in the ring;
+ *   - the look-back warp looks back from each aggregate, publishes the inclusive prefix and hands the carry to the
+ *     consumers (`carry`);
+ *   - the consumers scan a tile with its carry in one go, write the outputs into the stage and signal `done`.
+ * So no consumer waits for a look-back that began when it finished the tile before: the look-back of a tile runs
+ * while the tiles before it are scanned. The caller's lambdas do the family's work; the engine only moves tiles and
+ * orders the roles. Requires sm_90 and tma.cuh; uses named barrier 1 for the consumers.
  */
 #ifndef GP_TILE_ENGINE_CUH
 #define GP_TILE_ENGINE_CUH
 
-constexpr int TE_CONSUMERS = 256, TE_THREADS = TE_CONSUMERS + 64;
+constexpr int TE_CONSUMERS = 256, TE_THREADS = TE_CONSUMERS + 96;
+constexpr int TE_PRODUCER = TE_CONSUMERS / 32, TE_REDUCER = TE_PRODUCER + 1, TE_LOOKBACK = TE_PRODUCER + 2; /* warps */
 constexpr unsigned TE_DONE = 0xffffffffu; /* a stage's tile number when the tickets ran out */
 
-/* the consumers' barrier (named barrier 1; the producer and look-back warps never take part) */
+/* the consumers' barrier (named barrier 1; the other warps never take part) */
 __device__ __forceinline__ void te_consumer_sync() { asm volatile("bar.sync 1, %0;" ::"n"(TE_CONSUMERS) : "memory"); }
 
 template <int STAGES> struct TeRing {
@@ -45,23 +48,19 @@ template <int STAGES> struct TeRing {
  *   load(s, t, bar)  producer lane: arrive on bar (the stage's `full`) expecting the bytes of the copies of tile t
  *                    into stage s it then starts (mbar_arrive_tx), or with none (mbar_arrive);
  *   store(s, t)      producer lane: the copies of the finished stage out (in the current bulk group), or none;
- *   look(s, t)       the look-back warp, all lanes, after the consumers signalled the aggregate: the carry into
- *                    tile t, left where fin reads it;
- *   local(s, t, i)   the 256 consumers: the tile's own work; the last consumer thread signals `agg` after it, so
- *                    what it wrote, or what the consumers wrote before a te_consumer_sync inside local, is what
- *                    look sees;
- *   fin(s, t, i)     the consumers, after local of the block's next tile (or a consumer barrier, for the last):
- *                    the outputs, written into the stage for store (fenced for the copy engine here) or directly;
- *   keep()           the consumers, after each fin (and once after the first local): what local left for fin
- *                    moves over (local's values in registers, while fin of the tile before still needs its own).
- * ntiles: tickets at or past it end the block. */
-template <int STAGES, class Load, class Store, class Look, class Local, class Fin, class Keep>
+ *   reduce(s, t)     the reducer warp, all lanes, once the tile landed: its aggregate, left where look reads it;
+ *   look(s, t)       the look-back warp, all lanes, after reduce: the carry into tile t, left where scan reads it;
+ *   scan(s, t, i)    the 256 consumers, after look: the outputs, written into the stage for store (fenced for the
+ *                    copy engine here) or directly.
+ * ntiles: tickets at or past it end the block. A tile waits only for smaller tickets, and a ticket is taken only for
+ * a stage freed by a smaller tile of the same block: no wait forms a cycle. */
+template <int STAGES, class Load, class Store, class Reduce, class Look, class Scan>
 __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, size_t ntiles, Load load, Store store,
-                                       Look look, Local local, Fin fin, Keep keep)
+                                       Reduce reduce, Look look, Scan scan)
 {
-    static_assert(STAGES >= 3, "a tile's stage is held through the next tile's local: three stages at least");
+    static_assert(STAGES >= 2, "a stage is refilled while the next is scanned: two stages at least");
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (warp == TE_CONSUMERS / 32) { /* the producer */
+    if (warp == TE_PRODUCER) {
         if (lane != 0) return;
         /* the stage of the block's j-th tile, once finished: stored (the copy engine reads it out) */
         const auto out = [&](unsigned j) {
@@ -90,42 +89,37 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
         bulk_wait_all();
         return;
     }
-    if (warp == TE_CONSUMERS / 32 + 1) { /* the look-back warp */
+    if (warp == TE_REDUCER || warp == TE_LOOKBACK) {
+        const bool red = warp == TE_REDUCER;
         for (unsigned i = 0;; i++) {
             const int s = (int)(i % STAGES);
             const unsigned ph = (i / STAGES) & 1u;
             mbar_wait(ring.full(s), ph);
             const unsigned t = ring.tile[s];
             if (t == TE_DONE) return;
-            mbar_wait(ring.agg(s), ph);
-            look(s, (size_t)t);
-            __syncwarp();
-            if (lane == 0) mbar_arrive(ring.carry(s));
+            if (red) {
+                reduce(s, (size_t)t);
+                __syncwarp();
+                if (lane == 0) mbar_arrive(ring.agg(s));
+            } else {
+                mbar_wait(ring.agg(s), ph);
+                look(s, (size_t)t);
+                __syncwarp();
+                if (lane == 0) mbar_arrive(ring.carry(s));
+            }
         }
     }
     /* the consumers */
-    int ps = -1;
-    unsigned pt = 0, pi = 0;
-    const auto finish = [&]() {
-        mbar_wait(ring.carry(ps), (pi / STAGES) & 1u);
-        fin(ps, (size_t)pt, pi);
-        fence_async_shared();
-        mbar_arrive(ring.done(ps));
-    };
     for (unsigned i = 0;; i++) {
         const int s = (int)(i % STAGES);
-        mbar_wait(ring.full(s), (i / STAGES) & 1u);
+        const unsigned ph = (i / STAGES) & 1u;
+        mbar_wait(ring.full(s), ph);
         const unsigned t = ring.tile[s];
         if (t == TE_DONE) break;
-        local(s, (size_t)t, i);
-        if (threadIdx.x == TE_CONSUMERS - 1) mbar_arrive(ring.agg(s));
-        if (ps >= 0) finish();
-        keep();
-        ps = s, pt = t, pi = i;
-    }
-    if (ps >= 0) {
-        te_consumer_sync(); /* the last tile's local writes, seen by every consumer (fin's neighbours' values) */
-        finish();
+        mbar_wait(ring.carry(s), ph);
+        scan(s, (size_t)t, i);
+        fence_async_shared();
+        mbar_arrive(ring.done(s));
     }
 }
 
