@@ -17,4 +17,4 @@ for m in ("torch", "cupy"):
     except Exception: pass
 sys.exit(0 if ok else 1)
 PY
-cd "$src" && python3 -m unittest -v tests.test_device
+cd "$src" && python3 -X faulthandler -m unittest -v tests.test_device

@@ -283,14 +283,17 @@ def _export_deleter(mt):
 
 
 _capsule_destructor_t = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# the capsule's own calls on its raw address: inside its destructor the capsule is being freed, and no Python object
+# may be made of it (a reference taken and dropped there would free it a second time)
+_capsule_valid_raw = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_IsValid", _api))
+_capsule_pointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_GetPointer", _api))
 
 
 @_capsule_destructor_t
 def _capsule_destructor(cap):
     # a capsule never consumed (still named "dltensor") frees its tensor here
-    if _api.PyCapsule_IsValid(ctypes.cast(cap, ctypes.py_object), b"dltensor"):
-        p = _api.PyCapsule_GetPointer(ctypes.cast(cap, ctypes.py_object), b"dltensor")
-        _exports.pop(p, None)
+    if _capsule_valid_raw(cap, b"dltensor"):
+        _exports.pop(_capsule_pointer_raw(cap, b"dltensor"), None)
 
 
 def _dlpack_export(arr):
