@@ -8,6 +8,7 @@ the function; the deliberate differences are listed in docs/guide/python.md.
 """
 import builtins as _builtins
 import ctypes
+import math
 
 import numpy as np
 
@@ -779,22 +780,54 @@ def _src(src, name, what):
     return src
 
 
-def _uop_np(arg, op):
-    """NumPy's dtype of a binary operator's value: the element's, float32 for float16 (computed in float)."""
-    vb = L.gp_uop_value_bytes(op)
-    return np.dtype(np.float32) if arg.dtype == np.float16 and vb == 4 else arg.dtype
+def _uop_np(arg, op, k=1):
+    """NumPy's dtype of a binary operator's value components (k of them): the element's, float32 for float16
+    (computed in float)."""
+    return np.dtype(np.float32) if arg.dtype == np.float16 and L.gp_uop_value_bytes(op) == 4 * k else arg.dtype
 
 
-def reduce(a, op, identity, *, commutative=True, device=None):
+def _rows(a, k, name):
+    """For an operator over elements of k components: a normalized, whether its results go back as NumPy, what the
+    call reads (NumPy: C order, flat for k = 1, (n, k) else) and n; the components are the last axis (of k entries)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 16:
+        raise ValueError("gpuprim.%s: components is a count 1 .. 16, not %r" % (name, k))
+    k = int(k)
+    if k == 1:
+        a, host, x = _flat(a)
+        return a, host, x, None
+    a = _norm(a)
+    host = _host(a)
+    shape = tuple(np.shape(a)) if host else tuple(getattr(a, "shape", ()))
+    if len(shape) < 1 or shape[-1] != k:
+        raise ValueError("gpuprim.%s: components=%d takes an array whose last axis holds the %d components, not shape %s"
+                         % (name, k, k, shape))
+    x = np.ascontiguousarray(np.asarray(a)).reshape(-1, k) if host else a
+    return a, host, x, math.prod(shape) // k
+
+
+def _identity(identity, k):
+    """An identity's text: a C expression, or k of them (a string with commas, or a sequence)."""
+    if isinstance(identity, (list, tuple)):
+        if len(identity) != k:
+            raise ValueError("gpuprim: %d identity components for an operator of %d" % (len(identity), k))
+        return ", ".join(str(v) for v in identity)
+    return identity
+
+
+def reduce(a, op, identity, *, commutative=True, components=1, device=None):
     """The fold of a (flattened) by a C expression over `a` and `b` (e.g. "a > b ? a : b", identity "-inf"):
     commutative operators by gp_reduce's tile tree, others by the ordered tree (docs/design/jit.md). A NumPy scalar
-    of a's dtype (float16 values are computed and returned in float32)."""
-    a, host, x = _flat(a)
+    of a's dtype (float16 values are computed and returned in float32). components=k > 1: elements of k components
+    (a's last axis), op statements over a[i], b[i] setting r[0] .. r[k-1], identity k expressions; k values back."""
+    a, host, x, n = _rows(a, components, "reduce")
     arg = take(x, device)
-    uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "reduce", "op"), identity, 1 if commutative else 0)
-    out = np.empty(1, _uop_np(arg, uop))
-    L.check(L.gp_reduce_uop_sync(arg.ctx.p, uop, arg.size, arg.ptr, out.ctypes.data), "gpuprim.reduce")
-    return out[0]
+    k = components
+    uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "reduce", "op"), _identity(identity, k),
+                      1 if commutative else 0, arity=k)
+    out = np.empty(k, _uop_np(arg, uop, k))
+    L.check(L.gp_reduce_uop_sync(arg.ctx.p, uop, arg.size if n is None else n, arg.ptr, out.ctypes.data),
+            "gpuprim.reduce")
+    return out[0] if k == 1 else out
 
 
 def transform(a, expr, out_dtype=None, *, device=None):
@@ -809,15 +842,18 @@ def transform(a, expr, out_dtype=None, *, device=None):
     return give(y, arg, host)
 
 
-def scan(a, op, identity, *, exclusive=False, device=None):
+def scan(a, op, identity, *, exclusive=False, components=1, device=None):
     """The scan of a (flattened) by a C expression over `a` (earlier) and `b` (later), commutative or not, in the
-    ordered scans' association order (docs/design/scan.md); exclusive: identity first. 4- and 8-byte dtypes."""
-    a, host, x = _flat(a)
+    ordered scans' association order (docs/design/scan.md); exclusive: identity first. 4- and 8-byte dtypes.
+    components=k > 1: elements of k components (a's last axis; whole 4-byte words), op and identity as reduce's;
+    the result has shape (n, k)."""
+    a, host, x, n = _rows(a, components, "scan")
     arg = take(x, device)
-    uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "scan", "op"), identity, 0)
-    y, yp = output(arg, (arg.size,), arg.dtype)
-    L.check(L.gp_scan_uop(arg.ctx.p, uop, L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE, arg.size,
-                          arg.ptr, yp, arg.stream), "gpuprim.scan")
+    k = components
+    uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "scan", "op"), _identity(identity, k), 0, arity=k)
+    y, yp = output(arg, (arg.size,) if n is None else (n, k), arg.dtype)
+    L.check(L.gp_scan_uop(arg.ctx.p, uop, L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE,
+                          arg.size if n is None else n, arg.ptr, yp, arg.stream), "gpuprim.scan")
     return give(y, arg, host)
 
 
@@ -832,12 +868,14 @@ def select_if(a, pred, *, device=None):
     return _counted(y, arg, host, c.value, x.dtype == np.bool_ if host else False)
 
 
-def sort_by(a, less, *, device=None):
+def sort_by(a, less, *, components=1, device=None):
     """a (flattened) sorted stably by a C expression over `a` and `b`, nonzero when a goes before b; it must be a
-    strict weak order (for floats with NaN: "a < b || (a == a && b != b)", NumPy's NaN-last order)."""
-    a, host, x = _flat(a)
+    strict weak order (for floats with NaN: "a < b || (a == a && b != b)", NumPy's NaN-last order). components=k > 1:
+    keys of k components (a's last axis; `a[0]` .. `a[k-1]` in less), the rows sorted, shape (n, k)."""
+    a, host, x, n = _rows(a, components, "sort_by")
     arg = take(x, device)
-    uop = arg.ctx.uop(L.GP_UOP_LESS, arg.gp, _src(less, "sort_by", "less"))
-    y, yp = output(arg, (arg.size,), arg.dtype)
-    L.check(L.gp_sort_uop_sync(arg.ctx.p, uop, arg.size, arg.ptr, yp, 0, None, None), "gpuprim.sort_by")
+    uop = arg.ctx.uop(L.GP_UOP_LESS, arg.gp, _src(less, "sort_by", "less"), arity=components)
+    y, yp = output(arg, (arg.size,) if n is None else (n, components), arg.dtype)
+    L.check(L.gp_sort_uop_sync(arg.ctx.p, uop, arg.size if n is None else n, arg.ptr, yp, 0, None, None),
+            "gpuprim.sort_by")
     return give(y, arg, host)

@@ -73,12 +73,12 @@ class _Ctx:
         self.device = L.gp_ctx_device(p)
         self.uops = {}  # user operators compiled for this context, by their description
 
-    def uop(self, kind, dtype, src, identity=None, commutative=1, out_dtype=None):
+    def uop(self, kind, dtype, src, identity=None, commutative=1, out_dtype=None, arity=1):
         """The user operator of this description on this context, compiled once (and cached on disk by the library)."""
-        key = (kind, dtype, src, identity, commutative, out_dtype)
+        key = (kind, dtype, src, identity, commutative, out_dtype, arity)
         op = self.uops.get(key)
         if op is None:
-            d = L.UopDesc(kind, dtype, 0, L.GP_DTYPE_COUNT if out_dtype is None else out_dtype, src.encode("utf-8"),
+            d = L.UopDesc(kind, dtype, arity, L.GP_DTYPE_COUNT if out_dtype is None else out_dtype, src.encode("utf-8"),
                           None if identity is None else str(identity).encode("utf-8"), commutative)
             p = ctypes.c_void_p()
             L.check(L.gp_uop_create(self.p, ctypes.byref(d), ctypes.byref(p)), "gpuprim: operator %r" % src)

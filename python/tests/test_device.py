@@ -76,6 +76,14 @@ class TestTorch(unittest.TestCase):
         for got, want in zip(g.reduce_by_key(tk, tv), g.reduce_by_key(k, v)):
             self.assertEqual(bits(torch.from_dlpack(got).cpu().numpy()), bits(want))
         self.assertEqual(bits(torch.from_dlpack(g.scan_by_key(tk, tv)).cpu().numpy()), bits(g.scan_by_key(k, v)))
+        p = rng.integers(-50, 50, (100003, 2)).astype(np.int32)  # elements of two components
+        tp = torch.from_numpy(p).cuda()
+        less = "a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])"
+        self.assertEqual(bits(torch.from_dlpack(g.sort_by(tp, less, components=2)).cpu().numpy()),
+                         bits(g.sort_by(p, less, components=2)))
+        pair = "r[0] = a[0] + b[0]; r[1] = a[1] > b[1] ? a[1] : b[1];"
+        self.assertEqual(bits(torch.from_dlpack(g.scan(tp, pair, ("0", "-2147483647 - 1"), components=2)).cpu().numpy()),
+                         bits(g.scan(p, pair, ("0", "-2147483647 - 1"), components=2)))
 
     def test_group(self):
         x = rng.standard_normal(1 << 20).astype(np.float32)

@@ -412,6 +412,33 @@ class TestUserOps(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "C source"):
             g.transform(x, 3)
 
+    def test_components(self):
+        """Elements of k components (the last axis): a (sum, max) pair folded and scanned, rows sorted
+        lexicographically — integers, so NumPy's answers are exact."""
+        for n in (0, 1, 999, 70001):
+            x = rng.integers(-1000, 1000, (n, 2)).astype(np.int32)
+            pair = "r[0] = a[0] + b[0]; r[1] = a[1] > b[1] ? a[1] : b[1];"
+            lo = str(np.iinfo(np.int32).min)
+            got = g.reduce(x, pair, ("0", lo), components=2)
+            want = np.array([x[:, 0].sum(dtype=np.int32), x[:, 1].max() if n else np.iinfo(np.int32).min], np.int32)
+            self.assertEqual(got.tobytes(), want.tobytes(), n)
+            self.assertEqual(g.reduce(x, pair, "0, " + lo, components=2, commutative=False).tobytes(), want.tobytes())
+            s = g.scan(x, pair, ("0", lo), components=2)
+            self.assertEqual(s.shape, (n, 2))
+            want = np.stack([np.cumsum(x[:, 0], dtype=np.int32), np.maximum.accumulate(x[:, 1])], axis=1) if n else s
+            self.assertEqual(s.tobytes(), want.tobytes(), n)
+            r = g.sort_by(x, "a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])", components=2)
+            self.assertEqual(r.tobytes(), x[np.lexsort((x[:, 1], x[:, 0]))].tobytes(), n)
+        y = rng.integers(0, 9, (7, 3, 2)).astype(np.int64)  # leading axes flatten: 21 elements of 2
+        self.assertEqual(g.sort_by(y, "a[1] < b[1]", components=2).tobytes(),
+                         y.reshape(-1, 2)[np.argsort(y.reshape(-1, 2)[:, 1], kind="stable")].tobytes())
+        with self.assertRaisesRegex(ValueError, "last axis"):
+            g.reduce(np.zeros((4, 3), np.int32), "r[0] = a[0];", "0, 0", components=2)
+        with self.assertRaisesRegex(ValueError, "components"):
+            g.reduce(np.zeros(4, np.int32), "a + b", "0", components=0)
+        with self.assertRaisesRegex(ValueError, "identity"):
+            g.reduce(np.zeros((4, 2), np.int32), "r[0] = a[0]; r[1] = a[1];", ("0",), components=2)
+
 
 class TestGroup(unittest.TestCase):
     """gpuprim.Group on emulated CPU members: each call the bits of the same call on one context."""
