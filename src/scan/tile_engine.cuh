@@ -44,6 +44,20 @@ template <int STAGES> struct TeRing {
     }
 };
 
+/* The block's tiles in ring order, each once it landed: body(s, ph, t, i) — stage, its phase parity, tile number,
+ * the block's tile count so far; returns when the tickets ran out. */
+template <int STAGES, class Body> __device__ __forceinline__ void te_each_landed(TeRing<STAGES> &ring, Body body)
+{
+    for (unsigned i = 0;; i++) {
+        const int s = (int)(i % STAGES);
+        const unsigned ph = (i / STAGES) & 1u;
+        mbar_wait(ring.full(s), ph);
+        const unsigned t = ring.tile[s];
+        if (t == TE_DONE) return;
+        body(s, ph, t, i);
+    }
+}
+
 /* The block's roles (the i-th tile of this block, number t, sits in stage s = i % STAGES):
  *   load(s, t, bar)  producer lane: arrive on bar (the stage's `full`) expecting the bytes of the copies of tile t
  *                    into stage s it then starts (mbar_arrive_tx), or with none (mbar_arrive);
@@ -89,38 +103,29 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
         bulk_wait_all();
         return;
     }
-    if (warp == TE_REDUCER || warp == TE_LOOKBACK) {
-        const bool red = warp == TE_REDUCER;
-        for (unsigned i = 0;; i++) {
-            const int s = (int)(i % STAGES);
-            const unsigned ph = (i / STAGES) & 1u;
-            mbar_wait(ring.full(s), ph);
-            const unsigned t = ring.tile[s];
-            if (t == TE_DONE) return;
-            if (red) {
-                reduce(s, (size_t)t);
-                __syncwarp();
-                if (lane == 0) mbar_arrive(ring.agg(s));
-            } else {
-                mbar_wait(ring.agg(s), ph);
-                look(s, (size_t)t);
-                __syncwarp();
-                if (lane == 0) mbar_arrive(ring.carry(s));
-            }
-        }
+    if (warp == TE_REDUCER) {
+        te_each_landed(ring, [&](int s, unsigned, unsigned t, unsigned) {
+            reduce(s, (size_t)t);
+            __syncwarp();
+            if (lane == 0) mbar_arrive(ring.agg(s));
+        });
+        return;
     }
-    /* the consumers */
-    for (unsigned i = 0;; i++) {
-        const int s = (int)(i % STAGES);
-        const unsigned ph = (i / STAGES) & 1u;
-        mbar_wait(ring.full(s), ph);
-        const unsigned t = ring.tile[s];
-        if (t == TE_DONE) break;
+    if (warp == TE_LOOKBACK) {
+        te_each_landed(ring, [&](int s, unsigned ph, unsigned t, unsigned) {
+            mbar_wait(ring.agg(s), ph);
+            look(s, (size_t)t);
+            __syncwarp();
+            if (lane == 0) mbar_arrive(ring.carry(s));
+        });
+        return;
+    }
+    te_each_landed(ring, [&](int s, unsigned ph, unsigned t, unsigned i) { /* the consumers */
         mbar_wait(ring.carry(s), ph);
         scan(s, (size_t)t, i);
         fence_async_shared();
         mbar_arrive(ring.done(s));
-    }
+    });
 }
 
 #endif
