@@ -330,9 +330,11 @@ class Arg:
 def _cai_device(ptr):
     """The device a CUDA pointer lives on (cudaPointerGetAttributes through the runtime libgpuprim links)."""
 
+    # cudaPointerAttributes: these four fields, then reserved words (CUDA 13 added 8 longs); room for more, so that a
+    # runtime with a larger struct never writes past it
     class Attr(ctypes.Structure):
         _fields_ = [("type", ctypes.c_int), ("device", ctypes.c_int), ("devicePointer", ctypes.c_void_p),
-                    ("hostPointer", ctypes.c_void_p)]
+                    ("hostPointer", ctypes.c_void_p), ("reserved", ctypes.c_long * 64)]
 
     a = Attr()
     f = L.lib.cudaPointerGetAttributes if hasattr(L.lib, "cudaPointerGetAttributes") else None
