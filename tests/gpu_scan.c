@@ -40,6 +40,22 @@ static const gp_dtype_t k_types[] = {GP_F32, GP_F64, GP_I32, GP_U32, GP_I64, GP_
 static const gp_reduce_op_t k_ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_MIN, GP_REDUCE_MAX,
                                        GP_REDUCE_AND,  GP_REDUCE_OR,   GP_REDUCE_XOR};
 
+/* a failure's particulars: the bits at the first difference (got, want; the tile's first element too) and, for
+ * floats, where the input's first NaN is (a carry that lost or gained it shows there) */
+static void describe_diff(char *why, size_t cap, const unsigned char *x, const unsigned char *got,
+                          const unsigned char *ref, size_t n, size_t first, gp_dtype_t dt)
+{
+    const size_t es = gp_dtype_size(dt), t0 = first / GP__SCAN_TILE * GP__SCAN_TILE;
+    uint64_t g = 0, r = 0, g0 = 0, r0 = 0;
+    memcpy(&g, got + first * es, es), memcpy(&r, ref + first * es, es);
+    memcpy(&g0, got + t0 * es, es), memcpy(&r0, ref + t0 * es, es);
+    size_t nan = n;
+    for (size_t i = 0; i < n && nan == n && (dt == GP_F32 || dt == GP_F64); i++)
+        if (dt == GP_F32 ? isnan(((const float *)x)[i]) : isnan(((const double *)x)[i])) nan = i;
+    snprintf(why, cap, " (got 0x%llx, want 0x%llx; tile start %zu: got 0x%llx, want 0x%llx; first NaN in at %zu)",
+             (unsigned long long)g, (unsigned long long)r, t0, (unsigned long long)g0, (unsigned long long)r0, nan);
+}
+
 static void test_pairs(gp_ctx_t *ctx, gp_stream_t s)
 {
     const size_t maxn = k_sizes[sizeof k_sizes / sizeof k_sizes[0] - 1] + 8;
@@ -71,9 +87,11 @@ static void test_pairs(gp_ctx_t *ctx, gp_stream_t s)
                         size_t bad = 0, first = 0;
                         for (size_t i = 0; i < n; i++)
                             if (memcmp(got + i * es, ref + i * es, es) != 0 && !bad++) first = i;
-                        CHECK(bad == 0, "%s %s n=%zu %s mode %d: %zu differ from the CPU bits, first at %zu",
+                        char why[160] = "";
+                        if (bad) describe_diff(why, sizeof why, hx, got, ref, n, first, dt);
+                        CHECK(bad == 0, "%s %s n=%zu %s mode %d: %zu differ from the CPU bits, first at %zu%s",
                               gp_reduce_op_name(op), gp_dtype_name(dt), n, excl ? "exclusive" : "inclusive", mode, bad,
-                              first);
+                              first, why);
                     }
             }
             printf("  %-5s %-4s %s\n", gp_reduce_op_name(op), gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
