@@ -1,9 +1,9 @@
 /*
  * suite_scan.c — `gpuprim bench scan`: gp_scan against CUB's DeviceScan in the same run, with the D2D copy ceiling
  * (a scan reads and writes every element once, like a copy): inclusive sum f32 and exclusive sum u32 at n (default
- * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20); the first four again on each of gp_scan's
- * kernels forced (the look-back kernel, the tile engine). GB/s counts bytes read + written; ratio =
- * CUB time / our time (> 1: we are faster). Every result is checked: on a GPU, bit for bit against the CPU backend
+ * 2^28), inclusive max f32, inclusive sum f64 and small n (2^10 ... 2^20); the first four and the small sums from
+ * 2^16 again on each of gp_scan's kernels forced (the look-back kernel, the tile engine). GB/s counts bytes read +
+ * written; ratio = CUB time / our time (> 1: we are faster). Every result is checked: on a GPU, bit for bit against the CPU backend
  * (the same association order, docs/design/scan.md), and the u32 exclusive sum also against CUB's.
  */
 #include "bench.h"
@@ -119,8 +119,8 @@ static const cli_spec_t spec_bench_scan = {
     "sum f32, exclusive sum u32, inclusive max f32 at n, inclusive sum f64 at n / 2, the ordered scans affine f32\n"
     "(n / 2 pairs, against CUB's InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against\n"
     "CUB's with a 2x2 product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at\n"
-    "2^10 .. 2^20; on a GPU the first four again with gp_scan's kernel forced ([look-back], [engine]). Each\n"
-    "result is checked bit for bit against the CPU backend (on a GPU).",
+    "2^10 .. 2^20; on a GPU the first four and the f32 sums from 2^16 again with gp_scan's kernel forced\n"
+    "([look-back], [engine]). Each result is checked bit for bit against the CPU backend (on a GPU).",
     NULL};
 
 static int suite_scan(int argc, char **argv)
@@ -156,12 +156,14 @@ static int suite_scan(int argc, char **argv)
     cases[nc++] = (scase_t){SEGMENTED, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, -1, 0};
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
         cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32, 0};
-    /* the first four again on each of gp_scan's kernels, forced */
+    /* the first four again on each of gp_scan's kernels, forced, and the small sums the engine takes (n >= 2^16) */
+    const int nplain = nc;
     for (int kern = 1; kern <= 2 && gpu; kern++)
-        for (int k = 0; k < 4; k++) {
-            cases[nc] = cases[k];
-            cases[nc++].kernel = kern;
-        }
+        for (int k = 0; k < nplain; k++)
+            if (k < 4 || (cases[k].ord < 0 && cases[k].n >= (1u << 16) && cases[k].n <= (1u << 20))) {
+                cases[nc] = cases[k];
+                cases[nc++].kernel = kern;
+            }
     static bench_bars_t bars;
     bars.n = 0;
     for (int ci = 0; ci < nc && rc == EXIT_OK; ci++) {

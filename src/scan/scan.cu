@@ -413,7 +413,9 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
         } else {
             const int N = lb_window<LOOKBACK_WINDOWS, GP_SCAN_BACKOFF_NS>(
                 (long long)t, s_win, O::pad(), [&](size_t p, T *val) { return D::get(desc, p, val); });
-            if constexpr (tree_fold<T, OP>()) pre = lb_fold_tree(s_win, N, O::pad(), comb);
+            /* integers by the tree; floats serially: ptxas turned the tree's float min / max into a min that
+             * returns the canonical NaN (docs/design/scan.md, "The tile engine") */
+            if constexpr (std::is_integral<T>::value) pre = lb_fold_tree(s_win, N, O::pad(), comb);
             else if (lane == 0) pre = lb_fold_serial(s_win, N, comb);
         }
         if (lane == 0) {

@@ -29,10 +29,10 @@
  * types (where it can run), its ring's stages for each, the blocks per SM its launch bounds ask for, and the
  * smallest n it takes. */
 #ifndef GP_SCAN_TE_AUTO4
-#define GP_SCAN_TE_AUTO4 0
+#define GP_SCAN_TE_AUTO4 1
 #endif
 #ifndef GP_SCAN_TE_AUTO8
-#define GP_SCAN_TE_AUTO8 0
+#define GP_SCAN_TE_AUTO8 1
 #endif
 #ifndef GP_SCAN_TE_STAGES4
 #define GP_SCAN_TE_STAGES4 6
