@@ -492,13 +492,14 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
 inline size_t workspace_bytes(size_t ntiles, size_t words) { return 16 + ntiles * words * 8; }
 
 /* whether the tile engine takes a scan of n elements (rw per 128-byte row): the tuning table's choice or the forced
- * kernel, an sm_90 device, both pointers 16-byte aligned, at least GP_SCAN_TE_MIN_N elements, rows a tensor map's
- * 32-bit coordinates address, the driver's encoder */
+ * kernel, an sm_90 device, both pointers 16-byte aligned, at least GP_SCAN_TE_MIN_N elements (GP_SCAN_TE_AUTO_MIN_N
+ * where the library chooses), rows a tensor map's 32-bit coordinates address, the driver's encoder */
 bool engine_takes(const gp_ctx_t *ctx, size_t n, const void *x, const void *y, size_t rw)
 {
     const gp__scan_kernel_t k = gp__scan_forced_kernel();
     const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && (rw == 32 ? GP_SCAN_TE_AUTO4 : GP_SCAN_TE_AUTO8));
-    return want && ctx->cc_major >= 9 && n >= GP_SCAN_TE_MIN_N && n / rw <= 0x7fffffffu && ((uintptr_t)x & 15) == 0 &&
+    const size_t least = k == GP__SCAN_KERNEL_ENGINE ? GP_SCAN_TE_MIN_N : GP_SCAN_TE_AUTO_MIN_N;
+    return want && ctx->cc_major >= 9 && n >= least && n / rw <= 0x7fffffffu && ((uintptr_t)x & 15) == 0 &&
            ((uintptr_t)y & 15) == 0 && tma_encoder() != NULL;
 }
 
