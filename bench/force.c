@@ -17,14 +17,14 @@ gp_status_t bench_histogram_even_plan(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n,
     }
     gp__hist_plan_t plan;
     const gp__hist_spec_t spec = {GP__HIST_EVEN, nbins, lo, hi, (double)nbins / (hi - lo), NULL};
-    const gp_status_t st = gp__hist_gpu_ex(ctx, &spec, dtype, n, x, count_dtype, counts, (cudaStream_t)stream,
+    const gp_status_t st = gp__hist_gpu_ops.run(ctx, &spec, dtype, n, x, count_dtype, counts, (cudaStream_t)stream,
                                            GP__HS_AUTO, 0, 0, &plan);
     if (st == GP_OK && ran_as && len) {
         if (plan.strategy == GP__HS_CLUSTER)
-            snprintf(ran_as, len, "%s%d/%s", gp__hist_strategy_name(plan.strategy), plan.cluster,
-                     gp__hist_kind_name(plan.kind));
+            snprintf(ran_as, len, "%s%d/%s", gp__hist_gpu_ops.strategy_name(plan.strategy), plan.cluster,
+                     gp__hist_gpu_ops.kind_name(plan.kind));
         else
-            snprintf(ran_as, len, "%s/%s", gp__hist_strategy_name(plan.strategy), gp__hist_kind_name(plan.kind));
+            snprintf(ran_as, len, "%s/%s", gp__hist_gpu_ops.strategy_name(plan.strategy), gp__hist_gpu_ops.kind_name(plan.kind));
     }
     return st;
 }

@@ -134,7 +134,7 @@ static gp_status_t run_read(void *u, int rep, gp_stream_t s)
         if (acc == 0x9e3779b97f4a7c15ull) *j->sink = 1;
         return GP_OK;
     }
-    return gp__launch_read_kernel(j->ctx, j->a, j->bytes, j->sink, s);
+    return gp__core_gpu_ops.read(j->ctx, j->a, j->bytes, j->sink, s);
 }
 
 gp_status_t bench_ceilings(gp_ctx_t *ctx, size_t bytes, int warmup, int reps, bench_ceilings_t *out)
@@ -164,7 +164,7 @@ done:
 gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype, unsigned long long seed)
 {
     if (gp_ctx_device(ctx) != GP_DEVICE_CPU) {
-        gp_status_t st = gp__launch_fill_random(ctx, dst, n, dtype, seed, NULL);
+        gp_status_t st = gp__core_gpu_ops.fill_random(ctx, dst, n, dtype, seed, NULL);
         return st != GP_OK ? st : gp_stream_sync(ctx, NULL);
     }
     /* The same values as the kernel: splitmix64 of (seed, i). */

@@ -227,7 +227,7 @@ static gp_status_t run_variant(void *u, int rep, gp_stream_t s)
 {
     vlab_t *j = u;
     (void)rep;
-    return gp__gemm_gpu(j->ctx, j->dt, &j->g, j->k, (cudaStream_t)s);
+    return gp__matrix_gpu_ops.gemm(j->ctx, j->dt, &j->g, j->k, (cudaStream_t)s);
 }
 
 
@@ -268,7 +268,7 @@ static int variants_run(lab_run_t *r, size_t n)
         }
         int nums[32];
         const int nv = lab_gemm_variant_numbers(dt, nums, 32);
-        const gp__gemm_kernel_t *pick = gp__gemm_kernel_pick(dt, n);
+        const gp__gemm_kernel_t *pick = gp__matrix_gpu_ops.gemm_pick(dt, n);
         for (int vi = 0; vi < nv && rc == EXIT_OK; vi++) {
             j.k = lab_gemm_kernel(dt, nums[vi]);
             j.g.C = bc.device;

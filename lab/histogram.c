@@ -56,7 +56,7 @@ static gp_status_t run_hversion(void *u, int rep, gp_stream_t s)
     if (j->v == NULL) /* the CPU backend */
         return gp_histogram_even(j->ctx, j->dtype, j->n, j->x, j->spec.nbins, j->spec.lo, j->spec.hi, GP_U64,
                                  j->counts, s);
-    return gp__hist_gpu_ex(j->ctx, &j->spec, j->dtype, j->n, j->x, GP_U64, j->counts, (cudaStream_t)s,
+    return gp__hist_gpu_ops.run(j->ctx, &j->spec, j->dtype, j->n, j->x, GP_U64, j->counts, (cudaStream_t)s,
                            (int)j->v->sel, j->v->arg, 0, NULL);
 }
 
@@ -159,7 +159,7 @@ static int histogram_topic(lab_run_t *r)
             snprintf(cid, sizeof cid, "%02d", v->id);
             gp__hist_plan_t plan;
             gp_memset(gpu, dc.device, 0xff, (nb + 3) * 8, NULL);
-            st = gp__hist_gpu_ex(gpu, &spec, dt, n, dx.device, GP_U64, dc.device, NULL, (int)v->sel, v->arg, 0,
+            st = gp__hist_gpu_ops.run(gpu, &spec, dt, n, dx.device, GP_U64, dc.device, NULL, (int)v->sel, v->arg, 0,
                                  &plan);
             if (st == GP_ERR_UNSUPPORTED) {
                 const char *cells[] = {cid, v->name, cb, "-", "", "", "", "", "", "cannot hold these bins"};
@@ -189,11 +189,11 @@ static int histogram_topic(lab_run_t *r)
             }
             const double g = bench_gbs((double)(n * es), s.median_ms);
             if (plan.strategy == GP__HS_CLUSTER)
-                snprintf(cran, sizeof cran, "%s%d/%s", gp__hist_strategy_name(plan.strategy), plan.cluster,
-                         gp__hist_kind_name(plan.kind));
+                snprintf(cran, sizeof cran, "%s%d/%s", gp__hist_gpu_ops.strategy_name(plan.strategy), plan.cluster,
+                         gp__hist_gpu_ops.kind_name(plan.kind));
             else
-                snprintf(cran, sizeof cran, "%s/%s", gp__hist_strategy_name(plan.strategy),
-                         gp__hist_kind_name(plan.kind));
+                snprintf(cran, sizeof cran, "%s/%s", gp__hist_gpu_ops.strategy_name(plan.strategy),
+                         gp__hist_gpu_ops.kind_name(plan.kind));
             snprintf(cmed, sizeof cmed, "%.1f", s.median_ms * 1e3);
             snprintf(cg, sizeof cg, "%.1f", g);
             snprintf(cpct, sizeof cpct, "%.1f", ce.read_gbs > 0 ? 100 * g / ce.read_gbs : 0.0);

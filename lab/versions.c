@@ -19,7 +19,7 @@ int lab_is_production(lab_table_t t, const lab_version_t *v)
     case LAB_T_SELECT: return v->id == LAB_SELECT_LIBRARY;
     case LAB_T_HISTOGRAM: return v->gpu && (int)v->sel == GP__HS_AUTO;
     case LAB_T_TRANSPOSE: return v->gpu && v->id == GP__TRANSPOSE_PRODUCTION;
-    case LAB_T_GEMM: return v->gpu && v->id == gp__gemm_kernel_pick(GP_F32, 4096)->number;
+    case LAB_T_GEMM: return v->gpu && v->id == gp__matrix_gpu_ops.gemm_pick(GP_F32, 4096)->number;
     case LAB_T_GEMM_TC: /* on sm_90 the library picks one of the TMA kernel's shapes per problem: large, small */
         return v->gpu && ((int)v->sel == gp__gemm_wgmma_pick(16384, 16384, 132) ||
                           (int)v->sel == gp__gemm_wgmma_pick(256, 256, 132));

@@ -45,7 +45,7 @@ static void run_case(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, int mode, size
                      : mode == 1 ? gp_histogram_range(ctx, dt, n, xd, nbins, edges, cdt, dc.device, s)
                                  : gp_histogram_direct(ctx, dt, n, xd, nbins, cdt, dc.device, s);
             } else {
-                st = gp__hist_gpu_ex(ctx, &spec, dt, n, xd, cdt, dc.device, (cudaStream_t)s, strat, 0, 0, &plan);
+                st = gp__hist_gpu_ops.run(ctx, &spec, dt, n, xd, cdt, dc.device, (cudaStream_t)s, strat, 0, 0, &plan);
                 if (st == GP_ERR_UNSUPPORTED) continue; /* this strategy cannot hold these bins */
             }
             OK(st);
@@ -60,7 +60,7 @@ static void run_case(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, int mode, size
             }
             CHECK(bad == 0, "%s %s mode %d nbins %zu n %zu off %zu %s strategy %s (%s): %zu slots differ (first %zu: "
                   "want %llu got %llu)", what, gp_dtype_name(dt), mode, nbins, n, off, gp_dtype_name(cdt),
-                  gp__hist_strategy_name(strat), strat >= 0 ? gp__hist_kind_name(plan.kind) : "auto", bad, first,
+                  gp__hist_gpu_ops.strategy_name(strat), strat >= 0 ? gp__hist_gpu_ops.kind_name(plan.kind) : "auto", bad, first,
                   (unsigned long long)want[first],
                   (unsigned long long)(c64 ? got[first] : ((const uint32_t *)got)[first]));
         }
@@ -134,7 +134,7 @@ static void check_clusters(gp_ctx_t *ctx, gp_stream_t s, size_t n)
         const int c = sizes[ci];
         OK(gp_memset(ctx, dc.device, 0xa5, (nbins + 3) * 8, NULL));
         gp__hist_plan_t plan;
-        gp_status_t st = gp__hist_gpu_ex(ctx, &spec, GP_F32, n, dx.device, GP_U64, dc.device, (cudaStream_t)s,
+        gp_status_t st = gp__hist_gpu_ops.run(ctx, &spec, GP_F32, n, dx.device, GP_U64, dc.device, (cudaStream_t)s,
                                          GP__HS_CLUSTER, c, 0, &plan);
         if (st == GP_ERR_UNSUPPORTED && c == 16) {
             printf("  cluster size 16: not available here (%s)\n", gp_last_error());
@@ -151,7 +151,7 @@ static void check_clusters(gp_ctx_t *ctx, gp_stream_t s, size_t n)
     OK(gp_memset(ctx, dc.device, 0, (nbins + 3) * 8, NULL));
     const size_t cut[4] = {0, n / 3 + 1, n / 3 + 2, n};
     for (int p = 0; p < 3; p++)
-        OK(gp__hist_gpu_ex(ctx, &spec, GP_F32, cut[p + 1] - cut[p], (float *)dx.device + cut[p], GP_U64, dc.device,
+        OK(gp__hist_gpu_ops.run(ctx, &spec, GP_F32, cut[p + 1] - cut[p], (float *)dx.device + cut[p], GP_U64, dc.device,
                            (cudaStream_t)s, p == 1 ? GP__HS_GLOBAL : GP__HS_AUTO, 0, 1, NULL));
     OK(gp_stream_sync(ctx, s));
     OK(gp_memcpy_sync(ctx, got, dc.device, (nbins + 3) * 8));
@@ -202,16 +202,16 @@ static void check_errors(gp_ctx_t *ctx)
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, 64, &dc));
     float x = 1;
     gp__hist_spec_t spec = {GP__HIST_EVEN, 5, 0, 1, 5, NULL};
-    CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_COUNT, 0, 0, NULL),
+    CHECK_ST(gp__hist_gpu_ops.run(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_COUNT, 0, 0, NULL),
              GP_ERR_INVALID_ARG);
     spec.nbins = 4096;
-    CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_LANE, 0, 0, NULL),
+    CHECK_ST(gp__hist_gpu_ops.run(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_LANE, 0, 0, NULL),
              GP_ERR_UNSUPPORTED);
-    CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_CLUSTER, 17, 0, NULL),
+    CHECK_ST(gp__hist_gpu_ops.run(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_CLUSTER, 17, 0, NULL),
              GP_ERR_INVALID_ARG);
     CHECK(strstr(gp_last_error(), "cluster size 17") != NULL, "%s", gp_last_error());
     spec.nbins = (size_t)1 << 31;
-    CHECK_ST(gp__hist_gpu_ex(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_AUTO, 0, 0, NULL),
+    CHECK_ST(gp__hist_gpu_ops.run(ctx, &spec, GP_F32, 1, &x, GP_U32, dc.device, NULL, GP__HS_AUTO, 0, 0, NULL),
              GP_ERR_UNSUPPORTED);
     gp_mem_free(ctx, &dc);
 }
@@ -270,9 +270,9 @@ int main(void)
     check_errors(ctx);
     printf("  strategy x binner exercised:");
     for (int st = 0; st < GP__HS_COUNT; st++) {
-        printf(" %s[", gp__hist_strategy_name(st));
+        printf(" %s[", gp__hist_gpu_ops.strategy_name(st));
         for (int k = 0; k < 6; k++)
-            if (g_seen[st][k]) printf(" %s", gp__hist_kind_name(k));
+            if (g_seen[st][k]) printf(" %s", gp__hist_gpu_ops.kind_name(k));
         printf(" ]");
     }
     printf("\n");

@@ -84,7 +84,7 @@ static void variants_gemm(gp_ctx_t *ctx)
                 const gp__gemm_t g = {M, N, K, da.device, db.device, dc.device, lda, ldb, ldc, ak, bk, 1.5, -0.5};
                 const gp__gemm_kernel_t *kern = lab_gemm_kernel(dt, variants[vi][1]);
                 CHECK(kern != NULL, "gemm variant %d %s: no such kernel", variants[vi][1], gp_dtype_name(dt));
-                if (kern) OK(gp__gemm_gpu(ctx, dt, &g, kern, NULL));
+                if (kern) OK(gp__matrix_gpu_ops.gemm(ctx, dt, &g, kern, NULL));
                 OK(gp_stream_sync(ctx, NULL));
                 OK(gp_memcpy_sync(ctx, got, dc.device, nc * es));
                 size_t bad = 0;

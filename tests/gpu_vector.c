@@ -199,8 +199,8 @@ static void test_huge(gp_ctx_t *ctx)
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dx));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dy));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, &dz));
-    OK(gp__launch_fill_random(ctx, dx.device, n, GP_F32, sx, NULL));
-    OK(gp__launch_fill_random(ctx, dy.device, n, GP_F32, sy, NULL));
+    OK(gp__core_gpu_ops.fill_random(ctx, dx.device, n, GP_F32, sx, NULL));
+    OK(gp__core_gpu_ops.fill_random(ctx, dy.device, n, GP_F32, sy, NULL));
     OK(gp_memset(ctx, dz.device, 0xff, bytes, NULL));
     OK(gp_vec_triad(ctx, GP_F32, n, 0.75, dx.device, dy.device, dz.device, NULL));
     OK(gp_memcpy_sync(ctx, z, dz.device, bytes));

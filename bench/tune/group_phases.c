@@ -46,18 +46,18 @@ int main(void)
         size_t cnt = n;
         const void *sh = x;
         TIME("gp_reduce_sync", gp_reduce_sync(c, GP_REDUCE_SUM, GP_F32, n, x, &r));
-        TIME("tiles + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s), cudaStreamSynchronize(s)));
-        TIME("tiles + 2 folds + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
-                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
-                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
+        TIME("tiles + sync", (gp__reduce_gpu_ops.tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s), cudaStreamSynchronize(s)));
+        TIME("tiles + 2 folds + sync", (gp__reduce_gpu_ops.tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
+                                        gp__reduce_gpu_ops.fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
+                                        gp__reduce_gpu_ops.fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
                                         cudaStreamSynchronize(s)));
-        TIME("tiles + 2 folds + D2H pinned + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
-                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
-                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
+        TIME("tiles + 2 folds + D2H pinned + sync", (gp__reduce_gpu_ops.tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
+                                        gp__reduce_gpu_ops.fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
+                                        gp__reduce_gpu_ops.fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
                                         cudaMemcpyAsync(pin, l2, 8, cudaMemcpyDeviceToHost, s), cudaStreamSynchronize(s)));
-        TIME("... D2H pageable + sync", (gp__reduce_gpu_tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
-                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
-                                        gp__reduce_gpu_fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
+        TIME("... D2H pageable + sync", (gp__reduce_gpu_ops.tiles(c, GP_REDUCE_SUM, GP_F32, 0, n, x, 0, lvl, s),
+                                        gp__reduce_gpu_ops.fold(c, GP_REDUCE_SUM, GP_F32, 0, T, lvl, l1, s),
+                                        gp__reduce_gpu_ops.fold(c, GP_REDUCE_SUM, GP_F32, 0, (T + 4095) / 4096, l1, l2, s),
                                         cudaMemcpyAsync(pageable, l2, 8, cudaMemcpyDeviceToHost, s), cudaStreamSynchronize(s)));
         TIME("gp__group_allgather (nccl, 8 B) + sync", (gp__group_allgather(g, (const void *const *)&l2, &l1, 8), cudaStreamSynchronize(s)));
         TIME("gp_group_sync", gp_group_sync(g));

@@ -154,7 +154,7 @@ int main(int argc, char **argv)
         TIME("one split-search round (members in turn)", for (int i = 0; i < R; i++) {
             cudaSetDevice(gp_ctx_device(gp_group_ctx(g, i)));
             cudaMemcpyAsync(dq[i], q, (size_t)nq * 8, cudaMemcpyHostToDevice, g->stream[i]);
-            CK(gp__group_sort_count_gpu(GP_U32, 0, cnt[i], tmp[i], nq, (const uint64_t *)dq[i], (uint64_t *)dq[i] + nq, g->stream[i]));
+            CK(gp__group_gpu_ops.sort_count(GP_U32, 0, cnt[i], tmp[i], nq, (const uint64_t *)dq[i], (uint64_t *)dq[i] + nq, g->stream[i]));
             CK(gp__group_to_host(g, i, res, (uint64_t *)dq[i] + nq, (size_t)nq * 8));
         });
         free(q), free(res);

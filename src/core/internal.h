@@ -152,6 +152,14 @@ GP_INTERNAL gp_status_t gp__launch_read_kernel(gp_ctx_t *ctx, const void *src, s
 GP_INTERNAL gp_status_t gp__launch_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype,
                                                unsigned long long seed, cudaStream_t stream);
 
+/* The family's GPU launchers (the core's kernels (src/core/kernels.cu)), reached through this table: core/backend.h */
+typedef struct gp__core_gpu_ops {
+    __typeof__(gp__launch_copy_kernel) *copy;
+    __typeof__(gp__launch_read_kernel) *read;
+    __typeof__(gp__launch_fill_random) *fill_random;
+} gp__core_gpu_ops_t;
+GP_INTERNAL extern const gp__core_gpu_ops_t gp__core_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 /* memory.c — every memory kind behind one API, copies between any two, pitched 2D/3D memory, managed hints. */
 #include "internal.h"
+#include "backend.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -337,7 +338,7 @@ gp_status_t gp_memcpy_kernel(gp_ctx_t *ctx, void *dst, const void *src, size_t b
         memmove(dst, src, bytes);
         return GP_OK;
     }
-    return gp__launch_copy_kernel(ctx, dst, src, bytes, stream);
+    return gp__core_gpu_ops.copy(ctx, dst, src, bytes, stream);
 }
 
 /* ---------------------------------------------------------------------------------------------- pitched */
@@ -466,3 +467,9 @@ static gp_status_t copy_3d(const char *fn, gp_ctx_t *ctx, void *dst, size_t dpit
 fail:
     return st;
 }
+
+const gp__core_gpu_ops_t gp__core_gpu_ops = {
+    .copy = GP_GPU_SLOT(gp__launch_copy_kernel),
+    .read = GP_GPU_SLOT(gp__launch_read_kernel),
+    .fill_random = GP_GPU_SLOT(gp__launch_fill_random),
+};

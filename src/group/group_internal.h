@@ -85,6 +85,13 @@ GP_INTERNAL gp_status_t gp__group_sort_iota_gpu(size_t ib, size_t n, uint64_t ba
 GP_INTERNAL gp_status_t gp__group_alloc(gp_group_t *g, int member, size_t bytes, void **p);
 GP_INTERNAL void gp__group_free(gp_group_t *g, int member, void *p);
 
+/* The family's GPU launchers (group_sort.cu), reached through this table: core/backend.h */
+typedef struct gp__group_gpu_ops {
+    __typeof__(gp__group_sort_count_gpu) *sort_count;
+    __typeof__(gp__group_sort_iota_gpu) *sort_iota;
+} gp__group_gpu_ops_t;
+GP_INTERNAL extern const gp__group_gpu_ops_t gp__group_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

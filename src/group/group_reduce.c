@@ -160,7 +160,7 @@ gp_status_t gp_group_reducer_create(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t
     r->wide = wide;
     r->es = gp_dtype_size(dtype);
     r->E = GP__REDUCE_TILE_BYTES / r->es;
-    r->esz = g->gpu ? gp__reduce_gpu_entry_bytes(op, dtype, wide) : gp__reduce_cpu_entry_bytes();
+    r->esz = g->gpu ? gp__reduce_gpu_ops.entry_bytes(op, dtype, wide) : gp__reduce_cpu_entry_bytes();
     gp_status_t st = GP_OK;
     for (int i = 0; i < g->nlocal; i++) {
         if (g->gpu) {
@@ -262,7 +262,7 @@ gp_status_t gp_group_reducer_push(gp_group_reducer_t *r, int member, size_t firs
         GP_TRY_RET(grow(r, member, &m->lvl0, &m->cap0, (m->ntiles + nt) * r->esz, 1));
         void *dst = (char *)m->lvl0 + m->ntiles * r->esz;
         if (g->gpu)
-            GP_TRY_RET(gp__reduce_gpu_tiles(ctx, r->op, r->dtype, r->wide, left, p, (long long)at, dst, s));
+            GP_TRY_RET(gp__reduce_gpu_ops.tiles(ctx, r->op, r->dtype, r->wide, left, p, (long long)at, dst, s));
         else
             gp__reduce_cpu_tiles(r->op, r->dtype, r->wide, left, p, (long long)at, dst, 1);
         m->ntiles += nt;
@@ -335,7 +335,7 @@ static gp_status_t member_export(gp_group_reducer_t *r, int i, const plan_t *p, 
             const size_t mcount = p->cut_hi[L] - p->cut_lo[L];
             const char *src = lvl + nl * esz;
             if (g->gpu)
-                GP_TRY_RET(gp__reduce_gpu_fold(g->ctx[i], r->op, r->dtype, r->wide, mcount, src, next, s));
+                GP_TRY_RET(gp__reduce_gpu_ops.fold(g->ctx[i], r->op, r->dtype, r->wide, mcount, src, next, s));
             else
                 gp__reduce_cpu_fold(r->op, r->dtype, r->wide, mcount, src, next);
             lvl = next;

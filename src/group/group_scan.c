@@ -73,7 +73,7 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
             if (!nt) continue;
             if (g->gpu) {
                 GP_TRY(gp__ctx_enter(g->ctx[i], fn));
-                GP_TRY(gp__scan_gpu_aggs(g->ctx[i], op, dtype, a, o, counts[i], x[i], dev[i], g->stream[i]));
+                GP_TRY(gp__scan_gpu_ops.aggs(g->ctx[i], op, dtype, a, o, counts[i], x[i], dev[i], g->stream[i]));
             } else {
                 GP_TRY(gp__scan_cpu_aggs(op, dtype, a, counts[i], x[i], dev[i], 1));
             }
@@ -118,7 +118,7 @@ gp_status_t gp_group_scan(gp_group_t *g, gp_reduce_op_t op, gp_dtype_t dtype, gp
             GP_TRY(gp__group_scratch(g, i, 0, 16, &dc));
             GP_CUDA_TRY(cudaMemcpyAsync(dc, cin, aa, cudaMemcpyHostToDevice, g->stream[i]));
         }
-        GP_TRY(gp__scan_gpu_x(g->ctx[i], op, dtype, a, o, counts[i], x[i], y[i], kind == GP_SCAN_EXCLUSIVE, dc, NULL,
+        GP_TRY(gp__scan_gpu_ops.scan(g->ctx[i], op, dtype, a, o, counts[i], x[i], y[i], kind == GP_SCAN_EXCLUSIVE, dc, NULL,
                               g->stream[i]));
     }
     GP_TRY(gp_group_sync(g));

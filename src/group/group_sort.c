@@ -12,6 +12,7 @@
  *      stable: the first input's ties first) on its copy stream.
  */
 #include "group_internal.h"
+#include "core/backend.h"
 #include "../sort/sort_internal.h"
 
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static gp_status_t counts_all(gp_group_t *g, gp_dtype_t dt, int desc, const size
         uint64_t *dqq = pt[i].dq, *dout = (uint64_t *)pt[i].dq + nq;
         cudaError_t e = cudaMemcpyAsync(dqq, q, (size_t)nq * 8, cudaMemcpyHostToDevice, g->stream[i]);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_group_sort", __FILE__, __LINE__);
-        GP_TRY_RET(gp__group_sort_count_gpu(dt, desc, n, pt[i].a, nq, dqq, dout, g->stream[i]));
+        GP_TRY_RET(gp__group_gpu_ops.sort_count(dt, desc, n, pt[i].a, nq, dqq, dout, g->stream[i]));
         e = cudaMemcpyAsync(out, dout, (size_t)nq * 8, cudaMemcpyDeviceToHost, g->stream[i]);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_group_sort", __FILE__, __LINE__);
     }
@@ -111,7 +112,7 @@ static gp_status_t positions(gp_group_t *g, int i, size_t ib, size_t n, uint64_t
 {
     if (g->gpu) {
         GP_TRY_RET(gp__ctx_enter(g->ctx[i], "gp_group_argsort"));
-        return gp__group_sort_iota_gpu(ib, n, base, out, g->stream[i]);
+        return gp__group_gpu_ops.sort_iota(ib, n, base, out, g->stream[i]);
     }
     for (size_t k = 0; k < n; k++) {
         if (ib == 4) ((uint32_t *)out)[k] = (uint32_t)(base + k);
@@ -433,3 +434,8 @@ gp_status_t gp_group_argsort(gp_group_t *g, gp_dtype_t dt, const size_t *counts,
     GP_TRY_RET(check_args(fn, g, dt, counts, keys, NULL, ib, NULL, indices, "indices"));
     return group_sort(fn, g, dt, counts, keys, NULL, ib, NULL, indices, desc);
 }
+
+const gp__group_gpu_ops_t gp__group_gpu_ops = {
+    .sort_count = GP_GPU_SLOT(gp__group_sort_count_gpu),
+    .sort_iota = GP_GPU_SLOT(gp__group_sort_iota_gpu),
+};

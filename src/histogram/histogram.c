@@ -3,6 +3,7 @@
  * (histogram_cpu.c) or the GPU (histogram.cu). Semantics: include/gpuprim.h.
  */
 #include "histogram_internal.h"
+#include "core/backend.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,7 +121,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (gp__is_cpu(ctx))
         st = gp__hist_cpu(&s, dtype, n, x, count_dtype, counts, accumulate);
     else /* the edges reach the device before this returns (a staged copy from pageable memory) */
-        st = gp__hist_gpu_ex(ctx, &s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream, GP__HS_AUTO, 0,
+        st = gp__hist_gpu_ops.run(ctx, &s, dtype, n, x, count_dtype, counts, (cudaStream_t)stream, GP__HS_AUTO, 0,
                              accumulate, NULL);
     free(closed), free(np_edges);
     return st;
@@ -158,3 +159,9 @@ gp_status_t gp_histogram_accumulate(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, c
     }
     return run(fn, ctx, dtype, n, x, bins, count_dtype, counts, stream, 1);
 }
+
+const gp__hist_gpu_ops_t gp__hist_gpu_ops = {
+    .run = GP_GPU_SLOT(gp__hist_gpu_ex),
+    .strategy_name = GP_GPU_SLOT(gp__hist_strategy_name),
+    .kind_name = GP_GPU_SLOT(gp__hist_kind_name),
+};

@@ -107,6 +107,14 @@ GP_INTERNAL gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *s,
                                         const void *x, gp_dtype_t count_dtype, void *counts, cudaStream_t stream,
                                         int strategy, int cluster, int accumulate, gp__hist_plan_t *plan);
 
+/* The family's GPU launchers (histogram.cu), reached through this table: core/backend.h */
+typedef struct gp__hist_gpu_ops {
+    __typeof__(gp__hist_gpu_ex) *run;
+    __typeof__(gp__hist_strategy_name) *strategy_name;
+    __typeof__(gp__hist_kind_name) *kind_name;
+} gp__hist_gpu_ops_t;
+GP_INTERNAL extern const gp__hist_gpu_ops_t gp__hist_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
  * layouts it transposes storage (transpose.cu on a GPU, cache-blocked loops here on the CPU).
  */
 #include "matrix_internal.h"
+#include "core/backend.h"
 
 #include <string.h>
 
@@ -130,7 +131,7 @@ gp_status_t gp_matrix_transpose(gp_ctx_t *ctx, const gp_matrix_t *dst, const gp_
         gp__transpose_cpu(&d, &s);
         return GP_OK;
     }
-    return gp__transpose_gpu(ctx, &d, &s, (cudaStream_t)stream);
+    return gp__matrix_gpu_ops.transpose(ctx, &d, &s, (cudaStream_t)stream);
 }
 
 /* c and a share no byte of storage. */
@@ -186,7 +187,7 @@ gp_status_t gp_matrix_add(gp_ctx_t *ctx, double alpha, const gp_matrix_t *a, dou
         gp__add_cpu(dt, &op);
         return GP_OK;
     }
-    return gp__add_gpu(ctx, dt, &op, (cudaStream_t)stream);
+    return gp__matrix_gpu_ops.add(ctx, dt, &op, (cudaStream_t)stream);
 }
 
 const char *gp_gemm_precision_name(gp_gemm_precision_t p)
@@ -280,7 +281,7 @@ static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec,
         const size_t t = bb.sa;
         bb.sa = bb.sb, bb.sb = t;
     }
-    if (prec != GP_GEMM_FP32 && !gp__is_cpu(ctx)) return gp__gemm_tc_gpu(ctx, prec, dt, &g, &bb, (cudaStream_t)stream);
+    if (prec != GP_GEMM_FP32 && !gp__is_cpu(ctx)) return gp__matrix_gpu_ops.gemm_tc(ctx, prec, dt, &g, &bb, (cudaStream_t)stream);
     /* one problem at a time */
     const size_t ea = gp_dtype_size(a->dtype), ec = gp_dtype_size(dt);
     for (size_t i = 0; i < bb.count; i++) {
@@ -288,7 +289,7 @@ static gp_status_t gemm(const char *fn, gp_ctx_t *ctx, gp_gemm_precision_t prec,
         q.A = (const char *)g.A + i * bb.sa * ea, q.B = (const char *)g.B + i * bb.sb * ea, q.C = (char *)g.C + i * bb.sc * ec;
         gp_status_t st = prec != GP_GEMM_FP32 ? gp__gemm_tc_cpu(prec, dt, &q)
                          : gp__is_cpu(ctx)    ? gp__gemm_cpu(dt, &q, 1)
-                                              : gp__gemm_gpu(ctx, dt, &q, NULL, (cudaStream_t)stream);
+                                              : gp__matrix_gpu_ops.gemm(ctx, dt, &q, NULL, (cudaStream_t)stream);
         if (st != GP_OK) return st;
     }
     return GP_OK;
@@ -313,3 +314,12 @@ gp_status_t gp_gemm_batched(gp_ctx_t *ctx, gp_gemm_precision_t precision, gp_op_
     const gp__batch_t bt = {batch, stride_a, stride_b, stride_c};
     return gemm("gp_gemm_batched", ctx, precision, opa, opb, alpha, a, b, beta, c, &bt, stream);
 }
+
+const gp__matrix_gpu_ops_t gp__matrix_gpu_ops = {
+    .transpose = GP_GPU_SLOT(gp__transpose_gpu),
+    .add = GP_GPU_SLOT(gp__add_gpu),
+    .gemm = GP_GPU_SLOT(gp__gemm_gpu),
+    .gemm_tc = GP_GPU_SLOT(gp__gemm_tc_gpu),
+    .gemm_production = GP_GPU_SLOT(gp__gemm_kernel_production),
+    .gemm_pick = GP_GPU_SLOT(gp__gemm_kernel_pick),
+};

@@ -134,6 +134,17 @@ GP_INTERNAL extern int gp__gemm_cpu_max_isa;
 GP_INTERNAL const char *gp__gemm_cpu_kernel_name(void);
 
 
+/* The family's GPU launchers (transpose.cu, add.cu, gemm.cu), reached through this table: core/backend.h */
+typedef struct gp__matrix_gpu_ops {
+    __typeof__(gp__transpose_gpu) *transpose;
+    __typeof__(gp__add_gpu) *add;
+    __typeof__(gp__gemm_gpu) *gemm;
+    __typeof__(gp__gemm_tc_gpu) *gemm_tc;
+    __typeof__(gp__gemm_kernel_production) *gemm_production;
+    __typeof__(gp__gemm_kernel_pick) *gemm_pick;
+} gp__matrix_gpu_ops_t;
+GP_INTERNAL extern const gp__matrix_gpu_ops_t gp__matrix_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

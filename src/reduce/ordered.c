@@ -159,7 +159,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_ordered_op_t op, gp_dty
         if (sync) GP_CUDA_TRY(cudaStreamSynchronize(s));
         return GP_OK;
     }
-    return gp__ordered_gpu(ctx, op, dtype, n, x, sync ? NULL : result, sync ? result : NULL, s);
+    return gp__reduce_gpu_ops.ordered(ctx, op, dtype, n, x, sync ? NULL : result, sync ? result : NULL, s);
 fail:
     return st;
 }

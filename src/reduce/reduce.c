@@ -3,6 +3,7 @@
  * the GPU launcher (reduce.cu) or the CPU backend (reduce_cpu.c). Semantics: include/gpuprim.h.
  */
 #include "reduce_internal.h"
+#include "core/backend.h"
 #include "../core/half.h"
 
 #include <math.h>
@@ -153,7 +154,7 @@ static gp_status_t reduce_async(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op
         gp__reduce_identity_acc(op, dtype, wide, &id);
         return gp__upload(ctx, result, &id, sizeof id, (cudaStream_t)stream);
     }
-    return gp__reduce_gpu(ctx, op, dtype, wide, n, x, result, stream);
+    return gp__reduce_gpu_ops.reduce(ctx, op, dtype, wide, n, x, result, stream);
 }
 
 static gp_status_t reduce_sync(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_dtype_t acc,
@@ -171,7 +172,7 @@ static gp_status_t reduce_sync(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op,
     }
     gp_status_t st;
     GP_TRY(gp__no_capture(ctx, fn, "it waits for the result"));
-    GP_TRY(gp__reduce_gpu(ctx, op, dtype, wide, n, x, (gp_reduce_result_t *)ctx->dev_result, NULL));
+    GP_TRY(gp__reduce_gpu_ops.reduce(ctx, op, dtype, wide, n, x, (gp_reduce_result_t *)ctx->dev_result, NULL));
     GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, sizeof *result_host, cudaMemcpyDeviceToHost, NULL));
     GP_CUDA_TRY(cudaStreamSynchronize(NULL));
     memcpy(result_host, ctx->host_result, sizeof *result_host);
@@ -224,5 +225,14 @@ gp_status_t gp_reduce_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dty
         gp__reduce_cpu_segmented(op, dtype, n, x, nseg, (const long long *)offsets, out, 1);
         return GP_OK;
     }
-    return gp__reduce_gpu_segmented(ctx, op, dtype, n, x, nseg, (const long long *)offsets, out, stream);
+    return gp__reduce_gpu_ops.segmented(ctx, op, dtype, n, x, nseg, (const long long *)offsets, out, stream);
 }
+
+const gp__reduce_gpu_ops_t gp__reduce_gpu_ops = {
+    .reduce = GP_GPU_SLOT(gp__reduce_gpu),
+    .tiles = GP_GPU_SLOT(gp__reduce_gpu_tiles),
+    .fold = GP_GPU_SLOT(gp__reduce_gpu_fold),
+    .entry_bytes = GP_GPU_SLOT(gp__reduce_gpu_entry_bytes),
+    .segmented = GP_GPU_SLOT(gp__reduce_gpu_segmented),
+    .ordered = GP_GPU_SLOT(gp__ordered_gpu),
+};

@@ -96,6 +96,17 @@ GP_INTERNAL void gp__ordered_cpu(gp_ordered_op_t op, gp_dtype_t dtype, size_t n,
 GP_INTERNAL float gp__f16_to_f32(uint16_t h);
 GP_INTERNAL float gp__bf16_to_f32(uint16_t h);
 
+/* The family's GPU launchers (reduce.cu, ordered.cu), reached through this table: core/backend.h */
+typedef struct gp__reduce_gpu_ops {
+    __typeof__(gp__reduce_gpu) *reduce;
+    __typeof__(gp__reduce_gpu_tiles) *tiles;
+    __typeof__(gp__reduce_gpu_fold) *fold;
+    __typeof__(gp__reduce_gpu_entry_bytes) *entry_bytes;
+    __typeof__(gp__reduce_gpu_segmented) *segmented;
+    __typeof__(gp__ordered_gpu) *ordered;
+} gp__reduce_gpu_ops_t;
+GP_INTERNAL extern const gp__reduce_gpu_ops_t gp__reduce_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,7 +80,7 @@ static gp_status_t fold(gp_reducer_t *r, int L, size_t m, cudaStream_t s)
     void *dst = entry(r, L + 1, r->cnt[L + 1]);
     const size_t rest = r->cnt[L] - m;
     if (r->gpu) {
-        GP_TRY_RET(gp__reduce_gpu_fold(r->ctx, r->op, r->dtype, r->wide, m, r->lvl[L], dst, s));
+        GP_TRY_RET(gp__reduce_gpu_ops.fold(r->ctx, r->op, r->dtype, r->wide, m, r->lvl[L], dst, s));
         /* rest < 4096 <= m: source and destination do not overlap */
         if (rest) {
             cudaError_t e = cudaMemcpyAsync(r->lvl[L], entry(r, L, m), rest * r->esz, cudaMemcpyDeviceToDevice, s);
@@ -127,7 +127,7 @@ gp_status_t gp_reducer_create_acc(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t d
     r->dtype = dtype;
     r->wide = wide;
     r->gpu = !gp__is_cpu(ctx);
-    r->esz = r->gpu ? gp__reduce_gpu_entry_bytes(op, dtype, wide) : gp__reduce_cpu_entry_bytes();
+    r->esz = r->gpu ? gp__reduce_gpu_ops.entry_bytes(op, dtype, wide) : gp__reduce_cpu_entry_bytes();
     r->granule = GP__REDUCE_TILE_BYTES / gp_dtype_size(dtype);
     if (r->gpu) {
         cudaError_t e = cudaEventCreateWithFlags(&r->last, cudaEventDisableTiming);
@@ -166,7 +166,7 @@ gp_status_t gp_reducer_push(gp_reducer_t *r, const void *x, size_t count, gp_str
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_reducer_push: cudaStreamWaitEvent", __FILE__, __LINE__);
     }
     if (r->gpu)
-        GP_TRY_RET(gp__reduce_gpu_tiles(r->ctx, r->op, r->dtype, r->wide, count, x, (long long)r->total,
+        GP_TRY_RET(gp__reduce_gpu_ops.tiles(r->ctx, r->op, r->dtype, r->wide, count, x, (long long)r->total,
                                         entry(r, 0, r->cnt[0]), s));
     else
         gp__reduce_cpu_tiles(r->op, r->dtype, r->wide, count, x, (long long)r->total, entry(r, 0, r->cnt[0]), 1);

@@ -3,6 +3,7 @@
  * (scan.cu), both in the association order of docs/design/scan.md.
  */
 #include "scan_internal.h"
+#include "core/backend.h"
 #include "scan_tuning.h"
 
 #include <stdint.h>
@@ -123,7 +124,7 @@ static gp_status_t scan_run(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp
     if (n == 0) return GP_OK;
     const int excl = kind == GP_SCAN_EXCLUSIVE;
     if (gp__is_cpu(ctx)) return gp__scan_cpu_x(op, dtype, acc, out, n, x, y, excl, NULL, NULL, 1);
-    return gp__scan_gpu_x(ctx, op, dtype, acc, out, n, x, y, excl, NULL, NULL, (cudaStream_t)stream);
+    return gp__scan_gpu_ops.scan(ctx, op, dtype, acc, out, n, x, y, excl, NULL, NULL, (cudaStream_t)stream);
 }
 
 gp_status_t gp_scan(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n, const void *x,
@@ -162,7 +163,7 @@ static gp_status_t seg_run(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_
     if (n == 0) return GP_OK;
     const int excl = kind == GP_SCAN_EXCLUSIVE;
     if (!gp__is_cpu(ctx))
-        return gp__segscan_gpu(ctx, op, dtype, n, x, heads, by_off ? offsets : NULL, by_off ? nseg + 1 : 0, y, excl,
+        return gp__scan_gpu_ops.segmented(ctx, op, dtype, n, x, heads, by_off ? offsets : NULL, by_off ? nseg + 1 : 0, y, excl,
                                (cudaStream_t)stream);
     if (!by_off) return gp__segscan_cpu(op, dtype, n, x, heads, y, excl, 1);
     uint8_t *h = calloc(n, 1);
@@ -190,3 +191,11 @@ gp_status_t gp_scan_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype
 {
     return seg_run("gp_scan_segmented", ctx, op, dtype, kind, n, x, NULL, nseg, offsets, y, stream);
 }
+
+const gp__scan_gpu_ops_t gp__scan_gpu_ops = {
+    .scan = GP_GPU_SLOT(gp__scan_gpu_x),
+    .aggs = GP_GPU_SLOT(gp__scan_gpu_aggs),
+    .ordered = GP_GPU_SLOT(gp__oscan_gpu),
+    .segmented = GP_GPU_SLOT(gp__segscan_gpu),
+    .select = GP_GPU_SLOT(gp__select_gpu),
+};

@@ -181,6 +181,16 @@ static inline GP__HD int gp__keep_u(const gp__pred_t *p, unsigned long long v)
 GP_INTERNAL gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp__pred_t *p,
                                        int job, void *y, uint64_t *lengths, uint64_t *count_dev, cudaStream_t stream);
 
+/* The family's GPU launchers (scan.cu, scan_general.cu, select.cu), reached through this table: core/backend.h */
+typedef struct gp__scan_gpu_ops {
+    __typeof__(gp__scan_gpu_x) *scan;
+    __typeof__(gp__scan_gpu_aggs) *aggs;
+    __typeof__(gp__oscan_gpu) *ordered;
+    __typeof__(gp__segscan_gpu) *segmented;
+    __typeof__(gp__select_gpu) *select;
+} gp__scan_gpu_ops_t;
+GP_INTERNAL extern const gp__scan_gpu_ops_t gp__scan_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

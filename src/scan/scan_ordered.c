@@ -188,5 +188,5 @@ gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype,
     GP_TRY_RET(gp__oscan_check_arrays(fn, op, dtype, n, x, y));
     if (n == 0) return GP_OK;
     if (gp__is_cpu(ctx)) return gp__oscan_cpu(op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, NULL, NULL, 1);
-    return gp__oscan_gpu(ctx, op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, NULL, NULL, (cudaStream_t)stream);
+    return gp__scan_gpu_ops.ordered(ctx, op, dtype, n, x, y, kind == GP_SCAN_EXCLUSIVE, NULL, NULL, (cudaStream_t)stream);
 }

@@ -118,9 +118,9 @@ gp_status_t gp_scanner_push(gp_scanner_t *s, size_t n, const void *x, void *y, g
         cudaError_t e = s->have_last ? cudaStreamWaitEvent(st, s->last, 0) : cudaSuccess;
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaStreamWaitEvent", __FILE__, __LINE__);
         if (s->ord >= 0)
-            GP_TRY_RET(gp__oscan_gpu(s->ctx, (gp_ordered_op_t)s->ord, s->dtype, n, x, y, s->excl, cin, cout, st));
+            GP_TRY_RET(gp__scan_gpu_ops.ordered(s->ctx, (gp_ordered_op_t)s->ord, s->dtype, n, x, y, s->excl, cin, cout, st));
         else
-            GP_TRY_RET(gp__scan_gpu_x(s->ctx, s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, st));
+            GP_TRY_RET(gp__scan_gpu_ops.scan(s->ctx, s->op, s->dtype, s->acc, s->out, n, x, y, s->excl, cin, cout, st));
         e = cudaEventRecord(s->last, st);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_scanner_push: cudaEventRecord", __FILE__, __LINE__);
         s->have_last = 1;

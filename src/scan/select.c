@@ -314,7 +314,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (count_host) { /* _sync: the count through the context's result slots */
         GP_NO_CAPTURE(ctx, fn, "it waits for the count");
         gp_status_t st = GP_OK;
-        if (n) GP_TRY(gp__select_gpu(ctx, dtype, n, x, &q, job, y, lengths, (uint64_t *)ctx->dev_result, NULL));
+        if (n) GP_TRY(gp__scan_gpu_ops.select(ctx, dtype, n, x, &q, job, y, lengths, (uint64_t *)ctx->dev_result, NULL));
         else GP_CUDA_TRY(cudaMemsetAsync(ctx->dev_result, 0, 8, NULL));
         GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, NULL));
         GP_CUDA_TRY(cudaStreamSynchronize(NULL));
@@ -332,7 +332,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         }
         return GP_OK;
     }
-    return gp__select_gpu(ctx, dtype, n, x, &q, job, y, lengths, count_dev, (cudaStream_t)stream);
+    return gp__scan_gpu_ops.select(ctx, dtype, n, x, &q, job, y, lengths, count_dev, (cudaStream_t)stream);
 }
 
 gp_status_t gp_select(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,

@@ -128,7 +128,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     }
     cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
     if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
-    GP_TRY_RET(gp__merge_gpu(ctx, dtype, na, a, nb, b, out, vs, va, vb, vout, desc != 0, s));
+    GP_TRY_RET(gp__sort_gpu_ops.merge(ctx, dtype, na, a, nb, b, out, vs, va, vb, vout, desc != 0, s));
     if (sync) {
         const cudaError_t e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);

@@ -125,7 +125,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     }
     GP_NO_CAPTURE(ctx, fn, "it reads the segments' lengths back");
     cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
-    GP_TRY_RET(gp__sort_segmented_gpu(ctx, dtype, n, keys, keys_out, vs, vals, vals_out, nseg, offsets, desc, lo, hi,
+    GP_TRY_RET(gp__sort_gpu_ops.segmented(ctx, dtype, n, keys, keys_out, vs, vals, vals_out, nseg, offsets, desc, lo, hi,
                                       fn, s));
     if (sync) {
         const cudaError_t e = cudaStreamSynchronize(s);

@@ -3,6 +3,7 @@
  * (sort.cu), both in NumPy's order (sort_internal.h, docs/design/sort.md).
  */
 #include "sort_internal.h"
+#include "core/backend.h"
 
 #include <string.h>
 
@@ -72,7 +73,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         return gp__sort_cpu(dtype, n, keys, keys_out, vsize, argsort ? NULL : vals, vals_out, desc, lo, hi);
     cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
     if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
-    GP_TRY_RET(gp__sort_gpu(ctx, dtype, n, keys, keys_out, vsize, argsort ? NULL : vals, vals_out, desc, lo, hi, s));
+    GP_TRY_RET(gp__sort_gpu_ops.sort(ctx, dtype, n, keys, keys_out, vsize, argsort ? NULL : vals, vals_out, desc, lo, hi, s));
     if (sync) {
         const cudaError_t e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
@@ -143,6 +144,18 @@ gp_status_t gp_sort_workspace_bytes(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, s
                          argsort ? "an argsort's index bytes: 4 or 8" : "0, 1, 2, 4, 8 or 16");
     if (n > (SIZE_MAX >> 5))
         return gp__error(GP_ERR_OVERFLOW, "gp_sort_workspace_bytes: n = %zu elements overflow", n);
-    if (!gp__is_cpu(ctx)) *bytes = gp__sort_gpu_workspace_bytes(dtype, n, value_bytes, argsort != 0);
+    if (!gp__is_cpu(ctx)) *bytes = gp__sort_gpu_ops.workspace_bytes(dtype, n, value_bytes, argsort != 0);
     return GP_OK;
 }
+
+const gp__sort_gpu_ops_t gp__sort_gpu_ops = {
+    .workspace_bytes = GP_GPU_SLOT(gp__sort_gpu_workspace_bytes),
+    .sort = GP_GPU_SLOT(gp__sort_gpu),
+    .segmented = GP_GPU_SLOT(gp__sort_segmented_gpu),
+    .searchsorted = GP_GPU_SLOT(gp__searchsorted_gpu),
+    .merge = GP_GPU_SLOT(gp__merge_gpu),
+    .topk = GP_GPU_SLOT(gp__topk_gpu),
+    .unique_iota = GP_GPU_SLOT(gp__unique_iota_gpu),
+    .unique_heads = GP_GPU_SLOT(gp__unique_heads_gpu),
+    .unique_emit = GP_GPU_SLOT(gp__unique_emit_gpu),
+};

@@ -152,6 +152,20 @@ GP_INTERNAL gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t wb, size_t ib,
                                             const void *perm, const void *h, void *y, void *first, void *inverse,
                                             uint64_t *counts, cudaStream_t stream);
 
+/* The family's GPU launchers (the .cu files of src/sort), reached through this table: core/backend.h */
+typedef struct gp__sort_gpu_ops {
+    __typeof__(gp__sort_gpu_workspace_bytes) *workspace_bytes;
+    __typeof__(gp__sort_gpu) *sort;
+    __typeof__(gp__sort_segmented_gpu) *segmented;
+    __typeof__(gp__searchsorted_gpu) *searchsorted;
+    __typeof__(gp__merge_gpu) *merge;
+    __typeof__(gp__topk_gpu) *topk;
+    __typeof__(gp__unique_iota_gpu) *unique_iota;
+    __typeof__(gp__unique_heads_gpu) *unique_heads;
+    __typeof__(gp__unique_emit_gpu) *unique_emit;
+} gp__sort_gpu_ops_t;
+GP_INTERNAL extern const gp__sort_gpu_ops_t gp__sort_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif

@@ -204,7 +204,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t r
     if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, largest != 0, values, ib, indices, 0);
     cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
     if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
-    GP_TRY_RET(gp__topk_gpu(ctx, dtype, rows, n, x, k, largest != 0, values, ib, indices, s));
+    GP_TRY_RET(gp__sort_gpu_ops.topk(ctx, dtype, rows, n, x, k, largest != 0, values, ib, indices, s));
     if (sync) {
         const cudaError_t e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);

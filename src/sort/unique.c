@@ -169,11 +169,11 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     void *s = sb.device, *h = hb.device, *perm = pb.device;
     uint64_t u = 0;
     if (want_perm) {
-        st = gp__unique_iota_gpu(wb, n, perm, NULL);
-        if (st == GP_OK) st = gp__sort_gpu(ctx, dtype, n, x, s, wb, perm, perm, 0, 0, gp__sort_width(dtype), NULL);
+        st = gp__sort_gpu_ops.unique_iota(wb, n, perm, NULL);
+        if (st == GP_OK) st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, s, wb, perm, perm, 0, 0, gp__sort_width(dtype), NULL);
     } else
-        st = gp__sort_gpu(ctx, dtype, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
-    if (st == GP_OK) st = gp__unique_heads_gpu(dtype, wb, n, s, h, NULL);
+        st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
+    if (st == GP_OK) st = gp__sort_gpu_ops.unique_heads(dtype, wb, n, s, h, NULL);
     if (st == GP_OK && nan_distinct && is_float(dtype)) { /* every NaN a run of its own */
         size_t a = n;
         st = nan_tail_gpu(ctx, dtype, n, s, &a);
@@ -183,7 +183,7 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, (char *)h + (n - 1) * wb, wb); /* little-endian: a u32 fits */
     if (st == GP_OK && counts) st = gp_memset(ctx, counts, 0, u * 8, NULL);
     if (st == GP_OK)
-        st = gp__unique_emit_gpu(dtype, wb, ib ? ib : 8, n, s, perm, h, y, first_index, inverse, counts, NULL);
+        st = gp__sort_gpu_ops.unique_emit(dtype, wb, ib ? ib : 8, n, s, perm, h, y, first_index, inverse, counts, NULL);
     if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
     gp_mem_free(ctx, &sb), gp_mem_free(ctx, &hb), gp_mem_free(ctx, &pb);
     if (st == GP_OK) *count = (size_t)u;

@@ -3,6 +3,7 @@
  * versions they are is said once, in vector_internal.h).
  */
 #include "vector_internal.h"
+#include "core/backend.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -82,7 +83,7 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_
         /* The identity (0.0 and int64 0 share their bits), written on the stream like any result. */
         return gp_memset(ctx, z, 0, 8, stream);
     }
-    return gp__is_cpu(ctx) ? gp__vec_cpu_omp(ctx, &a, NULL) : gp__vec_gpu(ctx, &a, (cudaStream_t)stream);
+    return gp__is_cpu(ctx) ? gp__vec_cpu_omp(ctx, &a, NULL) : gp__vec_gpu_ops.run(ctx, &a, (cudaStream_t)stream);
 }
 
 gp_status_t gp_vec_copy(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, gp_stream_t stream)
@@ -132,3 +133,7 @@ gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const voi
 fail:
     return st;
 }
+
+const gp__vec_gpu_ops_t gp__vec_gpu_ops = {
+    .run = GP_GPU_SLOT(gp__vec_gpu),
+};

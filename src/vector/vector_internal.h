@@ -47,6 +47,12 @@ GP_INTERNAL gp_status_t gp__vec_check(const char *fn, gp_ctx_t *ctx, gp__vec_op_
 GP_INTERNAL gp_status_t gp__vec_cpu_serial(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);
 GP_INTERNAL gp_status_t gp__vec_cpu_omp(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream);
 
+/* The family's GPU launchers (vector.cu), reached through this table: core/backend.h */
+typedef struct gp__vec_gpu_ops {
+    __typeof__(gp__vec_gpu) *run;
+} gp__vec_gpu_ops_t;
+GP_INTERNAL extern const gp__vec_gpu_ops_t gp__vec_gpu_ops;
+
 #ifdef __cplusplus
 }
 #endif
