@@ -51,7 +51,7 @@ only "bench/harness.c, force.c (the harness and the forcing reach the library's 
   'bench\.h|core/(internal|half)\.h|(histogram|matrix|scan)/[a-z_]+_internal\.h' $(includes bench 'harness.c force.c')
 only "lab/" 'gpuprim\.h|support\.h|bench\.h|lab\.h|lab_versions\.h|memory\.h|[a-z_]+_teaching\.cuh|core/(internal|half)\.h|[a-z]+/[a-z_]+_(internal|kernels)\.(h|cuh)|matrix/gemm_launch\.cuh' \
   $(includes lab '*.c *.cu *.h')
-only "tools/gpuprim" 'gpuprim\.h|support\.h|bench\.h|lab\.h|commands\.h|util\.h|input\.h|output\.h|pipeline\.h|group_run\.h|sort_external\.h' \
+only "tools/gpuprim" 'gpuprim\.h|support\.h|bench\.h|lab\.h|commands\.h|util\.h|input\.h|output\.h|pipeline\.h|group_run\.h|sort_external\.h|runs_stream\.h' \
   $(includes tools/gpuprim '*.c *.h')
 labusers=$(cd "$src/tools/gpuprim" && grep -lE '^#include "lab\.h"' *.c *.h | grep -vx 'cmd_lab.c' | tr '\n' ' ')
 [ -z "$labusers" ] && ok || bad "the lab is reached from the lab verb alone, but $labusers include lab.h"
