@@ -10,6 +10,7 @@ from ._arrays import gp_dtype, np_dtype, reduce_value
 
 _HIST_TYPES = {np.dtype(t) for t in (np.uint8, np.uint16, np.int32, np.uint32, np.float32, np.float64)}
 _SCALAR = ("sum", "prod", "min", "max", "and", "or", "xor", "count_nonzero", "argmin", "argmax")
+_SEGMENTED = ("sum", "prod", "min", "max", "and", "or", "xor", "count_nonzero")
 
 
 class Group:
@@ -206,3 +207,27 @@ class Group:
         if density:
             return c / np.diff(edges).astype(float) / c.sum(), edges
         return c, edges
+
+    def segment_reduce(self, a, offsets, op="sum"):
+        """gpuprim.segment_reduce across the members (gp_group_reduce_segmented): op over each segment
+        [offsets[i], offsets[i + 1]) of a (flattened), in the reduction's accumulator dtype, every segment the bits of
+        one GPU whatever the shard edges. offsets: nseg + 1 int64 values, nondecreasing (refused otherwise), clamped
+        to [0, len(a)]."""
+        if op not in _SEGMENTED:
+            raise ValueError("gpuprim.Group.segment_reduce: op %r (%s)" % (op, ", ".join(_SEGMENTED)))
+        self._whole("segment_reduce")
+        off = np.ascontiguousarray(np.asarray(offsets, dtype=np.int64)).reshape(-1)
+        if off.size < 1:
+            raise ValueError("gpuprim.Group.segment_reduce: offsets hold nseg + 1 values (at least one)")
+        g = gp_dtype(np.asarray(a).dtype)
+        adt = L.gp_reduce_acc_dtype(L.OP[op], g)
+        if adt == L.GP_DTYPE_COUNT:
+            raise TypeError("gpuprim.Group.segment_reduce: %s over %s" % (op, np.asarray(a).dtype))
+        out = np.empty(off.size - 1, np.float32 if adt == L.GP_F32 else np_dtype(adt))
+        a, g, counts, shards = self._scatter(a, "segment_reduce")
+        try:
+            L.check(L.gp_group_reduce_segmented(self._p, L.OP[op], g, counts, self._ptrs(shards), off.size - 1,
+                                                off.ctypes.data, out.ctypes.data), "gpuprim.Group.segment_reduce")
+        finally:
+            L.gp_group_free_shards(self._p, shards)
+        return out

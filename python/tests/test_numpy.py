@@ -475,6 +475,21 @@ class TestGroup(unittest.TestCase):
                     self.assertTrue(same_bits(c, wc) and same_bits(e, we), "%s bins=%d" % (np.dtype(dt), bins))
             c, e = G.histogram(x, [0, 0.25, 0.5, 2])
             self.assertTrue(same_bits(c, np.histogram(x.astype(np.uint8), [0, 0.25, 0.5, 2])[0]))
+        with g.Group("cpu:3") as G:  # segments inside shards, across shard edges, empty, past the end
+            for dt in (np.int32, np.float32, np.float64, np.float16):
+                x = data(dt, 200003)
+                for off in ([0, 5, 5, 66667, 66668, 140000, 200003], [0, 200003], [3], list(range(0, 200004, 997)),
+                            [0, 10, 200010]):
+                    for op in ("sum", "max", "xor", "count_nonzero"):
+                        if op == "xor" and dt not in (np.int32,):
+                            continue
+                        got = G.segment_reduce(x, off, op)
+                        want = g.segment_reduce(x, off, op)
+                        self.assertTrue(same_bits(got, want), "%s %s %s" % (np.dtype(dt), op, off[:4]))
+            with self.assertRaisesRegex(ValueError, "nondecreasing"):
+                G.segment_reduce(np.arange(10, dtype=np.int32), [0, 5, 3])
+            with self.assertRaisesRegex(ValueError, "op"):
+                G.segment_reduce(np.arange(10), [0, 5], "argmax")
         with self.assertRaisesRegex(ValueError, "cpu:K"):
             g.Group("cpu:many")
         with self.assertRaisesRegex(ValueError, "op"):
