@@ -299,6 +299,22 @@ __global__ void __launch_bounds__(THREADS, min_blocks<T>())
  * each thread's 16 consecutive items are read from shared memory without bank conflicts; every combine is the kernel
  * above's, in the same order, so the bits are its (and the CPU backend's). The elements past the last whole row
  * (fewer than RW) are read and written by the threads that own them. docs/design/scan.md, "The tile engine". */
+/* Float min / max as O::comb gives them (the first NaN, the left of equals, -0 equal to +0) in integer operations
+ * only, which no float-min rewrite reaches: numbers compare through the monotone key (sign set: ~bits, else
+ * bits | sign). */
+template <typename T, int OP> __device__ __forceinline__ T comb_bits(T a, T b)
+{
+    typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
+    constexpr U SIGN = (U)1 << (sizeof(T) * 8 - 1), INF = sizeof(T) == 4 ? (U)0x7f800000u : (U)0x7ff0000000000000ull;
+    U ua, ub;
+    memcpy(&ua, &a, sizeof a);
+    memcpy(&ub, &b, sizeof b);
+    const bool nan_a = (ua & ~SIGN) > INF, nan_b = (ub & ~SIGN) > INF, zeros = ((ua | ub) & ~SIGN) == 0;
+    const U ka = ua & SIGN ? ~ua : ua | SIGN, kb = ub & SIGN ? ~ub : ub | SIGN;
+    const bool beyond = OP == MIN ? kb < ka : kb > ka;
+    return !nan_a && (nan_b || (beyond && !zeros)) ? b : a;
+}
+
 template <typename T> struct TeScan {
     static constexpr int RW = 128 / (int)sizeof(T);                            /* elements per 128-byte row */
     static constexpr int ROWS = TILE / RW;                                     /* rows per tile (the box) */
@@ -414,8 +430,11 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             const int N = lb_window<LOOKBACK_WINDOWS, GP_SCAN_BACKOFF_NS>(
                 (long long)t, s_win, O::pad(), [&](size_t p, T *val) { return D::get(desc, p, val); });
             /* integers by the tree; floats serially: ptxas turned the tree's float min / max into a min that
-             * returns the canonical NaN (docs/design/scan.md, "The tile engine") */
+             * returns the canonical NaN (docs/design/scan.md, "The tile engine"); GP_SCAN_TE_FOLD_BITS: their tree
+             * on the bits instead (comb_bits) */
             if constexpr (std::is_integral<T>::value) pre = lb_fold_tree(s_win, N, O::pad(), comb);
+            else if constexpr (GP_SCAN_TE_FOLD_BITS && tree_fold<T, OP>())
+                pre = lb_fold_tree(s_win, N, O::pad(), [](T a, T b) { return comb_bits<T, OP>(a, b); });
             else if (lane == 0) pre = lb_fold_serial(s_win, N, comb);
         }
         if (lane == 0) {

@@ -46,6 +46,11 @@
 #ifndef GP_SCAN_TE_MINB8
 #define GP_SCAN_TE_MINB8 2
 #endif
+/* 1: the look-back warp folds float min / max windows by the ordered tree on the bits (comb_bits in scan.cu; the
+ * same bits) instead of serially; an experiment, not yet run on a GPU */
+#ifndef GP_SCAN_TE_FOLD_BITS
+#define GP_SCAN_TE_FOLD_BITS 0
+#endif
 #ifndef GP_SCAN_TE_MIN_N
 #define GP_SCAN_TE_MIN_N (1u << 16)
 #endif
