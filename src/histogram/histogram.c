@@ -52,9 +52,9 @@ static void numpy_edges(double *e, size_t nbins, double lo, double hi, int to_fl
 }
 
 /* Checks the bins and runs: counts overwritten, or added to (accumulate). */
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
-                       const gp_hist_bins_t *b, gp_dtype_t count_dtype, void *counts, gp_stream_t stream,
-                       int accumulate)
+static gp_status_t histogram_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
+                                     const gp_hist_bins_t *b, gp_dtype_t count_dtype, void *counts, gp_stream_t stream,
+                                     int accumulate)
 {
     GP_TRY_RET(check(fn, ctx, dtype, n, x, b->nbins, count_dtype, counts));
     const size_t nbins = b->nbins;
@@ -131,21 +131,21 @@ gp_status_t gp_histogram_even(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const v
                               double hi, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
     const gp_hist_bins_t b = {GP_HIST_EVEN, nbins, lo, hi, NULL, 0, 0};
-    return run("gp_histogram_even", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
+    return histogram_enqueue("gp_histogram_even", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_range(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                const double *edges, gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
     const gp_hist_bins_t b = {GP_HIST_RANGE, nbins, 0, 0, edges, 0, 0};
-    return run("gp_histogram_range", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
+    return histogram_enqueue("gp_histogram_range", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_direct(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, size_t nbins,
                                 gp_dtype_t count_dtype, void *counts, gp_stream_t stream)
 {
     const gp_hist_bins_t b = {GP_HIST_DIRECT, nbins, 0, 0, NULL, 0, 0};
-    return run("gp_histogram_direct", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
+    return histogram_enqueue("gp_histogram_direct", ctx, dtype, n, x, &b, count_dtype, counts, stream, 0);
 }
 
 gp_status_t gp_histogram_accumulate(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
@@ -157,7 +157,7 @@ gp_status_t gp_histogram_accumulate(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, c
         GP_TRY_RET(gp__ctx_enter(ctx, fn));
         return gp__error(GP_ERR_INVALID_ARG, "%s: bins is NULL", fn);
     }
-    return run(fn, ctx, dtype, n, x, bins, count_dtype, counts, stream, 1);
+    return histogram_enqueue(fn, ctx, dtype, n, x, bins, count_dtype, counts, stream, 1);
 }
 
 const gp__hist_gpu_ops_t gp__hist_gpu_ops = {

@@ -133,8 +133,8 @@ static void identity(gp_ordered_op_t op, gp_dtype_t dtype, void *buf)
     }
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
-                       void *result, int sync, gp_stream_t stream)
+static gp_status_t ordered_enqueue(const char *fn, gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n,
+                                   const void *x, void *result, int sync, gp_stream_t stream)
 {
     GP_TRY_RET(check(fn, ctx, op, dtype, n, x, result));
     const size_t bytes = gp_dtype_size(dtype) * g_width[op];
@@ -167,11 +167,11 @@ fail:
 gp_status_t gp_reduce_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                               void *result, gp_stream_t stream)
 {
-    return run("gp_reduce_ordered", ctx, op, dtype, n, x, result, 0, stream);
+    return ordered_enqueue("gp_reduce_ordered", ctx, op, dtype, n, x, result, 0, stream);
 }
 
 gp_status_t gp_reduce_ordered_sync(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t dtype, size_t n, const void *x,
                                    void *result_host)
 {
-    return run("gp_reduce_ordered_sync", ctx, op, dtype, n, x, result_host, 1, NULL);
+    return ordered_enqueue("gp_reduce_ordered_sync", ctx, op, dtype, n, x, result_host, 1, NULL);
 }

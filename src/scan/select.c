@@ -274,9 +274,9 @@ static size_t runs_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, uint64_t
 }
 
 /* job: 0 select, 1 partition, 2 unique, 3 run-length encoding (y = values; lengths). */
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
-                       int job, void *y, uint64_t *lengths, uint64_t *count_dev, size_t *count_host,
-                       gp_stream_t stream)
+static gp_status_t select_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x,
+                                  const gp_pred_t *pred, int job, void *y, uint64_t *lengths, uint64_t *count_dev,
+                                  size_t *count_host, gp_stream_t stream)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
@@ -338,50 +338,50 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 gp_status_t gp_select(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
                       uint64_t *count_dev, gp_stream_t stream)
 {
-    return run("gp_select", ctx, dtype, n, x, pred, 0, y, NULL, count_dev, NULL, stream);
+    return select_enqueue("gp_select", ctx, dtype, n, x, pred, 0, y, NULL, count_dev, NULL, stream);
 }
 
 gp_status_t gp_select_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
                            size_t *count)
 {
     GP_ARG_NONNULL("gp_select_sync", count);
-    return run("gp_select_sync", ctx, dtype, n, x, pred, 0, y, NULL, NULL, count, NULL);
+    return select_enqueue("gp_select_sync", ctx, dtype, n, x, pred, 0, y, NULL, NULL, count, NULL);
 }
 
 gp_status_t gp_partition(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred, void *y,
                          uint64_t *count_dev, gp_stream_t stream)
 {
-    return run("gp_partition", ctx, dtype, n, x, pred, 1, y, NULL, count_dev, NULL, stream);
+    return select_enqueue("gp_partition", ctx, dtype, n, x, pred, 1, y, NULL, count_dev, NULL, stream);
 }
 
 gp_status_t gp_partition_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp_pred_t *pred,
                               void *y, size_t *count)
 {
     GP_ARG_NONNULL("gp_partition_sync", count);
-    return run("gp_partition_sync", ctx, dtype, n, x, pred, 1, y, NULL, NULL, count, NULL);
+    return select_enqueue("gp_partition_sync", ctx, dtype, n, x, pred, 1, y, NULL, NULL, count, NULL);
 }
 
 gp_status_t gp_unique(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, uint64_t *count_dev,
                       gp_stream_t stream)
 {
-    return run("gp_unique", ctx, dtype, n, x, NULL, 2, y, NULL, count_dev, NULL, stream);
+    return select_enqueue("gp_unique", ctx, dtype, n, x, NULL, 2, y, NULL, count_dev, NULL, stream);
 }
 
 gp_status_t gp_unique_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, size_t *count)
 {
     GP_ARG_NONNULL("gp_unique_sync", count);
-    return run("gp_unique_sync", ctx, dtype, n, x, NULL, 2, y, NULL, NULL, count, NULL);
+    return select_enqueue("gp_unique_sync", ctx, dtype, n, x, NULL, 2, y, NULL, NULL, count, NULL);
 }
 
 gp_status_t gp_run_length_encode(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
                                  uint64_t *lengths, uint64_t *runs_dev, gp_stream_t stream)
 {
-    return run("gp_run_length_encode", ctx, dtype, n, x, NULL, 3, values, lengths, runs_dev, NULL, stream);
+    return select_enqueue("gp_run_length_encode", ctx, dtype, n, x, NULL, 3, values, lengths, runs_dev, NULL, stream);
 }
 
 gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *values,
                                       uint64_t *lengths, size_t *runs)
 {
     GP_ARG_NONNULL("gp_run_length_encode_sync", runs);
-    return run("gp_run_length_encode_sync", ctx, dtype, n, x, NULL, 3, values, lengths, NULL, runs, NULL);
+    return select_enqueue("gp_run_length_encode_sync", ctx, dtype, n, x, NULL, 3, values, lengths, NULL, runs, NULL);
 }

@@ -87,9 +87,9 @@ static int overlaps(const void *p, size_t pb, const void *q, size_t qb)
     return p && q && pb && qb && x < y + qb && y < x + pb;
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb,
-                       const void *b, void *out, size_t vs, const void *va, const void *vb, void *vout, int desc,
-                       gp_stream_t stream, int sync)
+static gp_status_t merge_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb,
+                                 const void *b, void *out, size_t vs, const void *va, const void *vb, void *vout,
+                                 int desc, gp_stream_t stream, int sync)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
@@ -139,13 +139,14 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 gp_status_t gp_merge(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb, const void *b, void *out,
                      size_t value_bytes, const void *va, const void *vb, void *vout, int descending, gp_stream_t stream)
 {
-    return run("gp_merge", ctx, dtype, na, a, nb, b, out, value_bytes, va, vb, vout, descending, stream, 0);
+    return merge_enqueue("gp_merge", ctx, dtype, na, a, nb, b, out, value_bytes, va, vb, vout, descending, stream, 0);
 }
 
 gp_status_t gp_merge_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb, const void *b,
                           void *out, size_t value_bytes, const void *va, const void *vb, void *vout, int descending)
 {
-    return run("gp_merge_sync", ctx, dtype, na, a, nb, b, out, value_bytes, va, vb, vout, descending, NULL, 1);
+    return merge_enqueue("gp_merge_sync", ctx, dtype, na, a, nb, b, out, value_bytes, va, vb, vout, descending, NULL,
+                         1);
 }
 
 /* gp_sorted_until: chunks of the keys checked in parallel for large n, each chunk's first key against the one before

@@ -48,8 +48,9 @@ static void search_cpu(gp_dtype_t dt, size_t n, const unsigned char *a, size_t m
     }
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
-                       const void *queries, int side, gp_dtype_t index_dtype, void *out, gp_stream_t stream, int sync)
+static gp_status_t search_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted,
+                                  size_t m, const void *queries, int side, gp_dtype_t index_dtype, void *out,
+                                  gp_stream_t stream, int sync)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
@@ -97,11 +98,11 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 gp_status_t gp_searchsorted(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
                             const void *queries, int side, gp_dtype_t index_dtype, void *out, gp_stream_t stream)
 {
-    return run("gp_searchsorted", ctx, dtype, n, sorted, m, queries, side, index_dtype, out, stream, 0);
+    return search_enqueue("gp_searchsorted", ctx, dtype, n, sorted, m, queries, side, index_dtype, out, stream, 0);
 }
 
 gp_status_t gp_searchsorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,
                                  const void *queries, int side, gp_dtype_t index_dtype, void *out)
 {
-    return run("gp_searchsorted_sync", ctx, dtype, n, sorted, m, queries, side, index_dtype, out, NULL, 1);
+    return search_enqueue("gp_searchsorted_sync", ctx, dtype, n, sorted, m, queries, side, index_dtype, out, NULL, 1);
 }

@@ -77,9 +77,9 @@ static gp_status_t segmented_cpu(gp_dtype_t dt, size_t n, const unsigned char *k
     return st;
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
-                       size_t vs, const void *vals, void *vals_out, size_t nseg, const int64_t *offsets,
-                       const gp_sort_opts_t *opts, gp_stream_t stream, int sync)
+static gp_status_t segsort_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys,
+                                   void *keys_out, size_t vs, const void *vals, void *vals_out, size_t nseg,
+                                   const int64_t *offsets, const gp_sort_opts_t *opts, gp_stream_t stream, int sync)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
@@ -138,14 +138,14 @@ gp_status_t gp_sort_segmented(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const v
                               size_t value_bytes, const void *values, void *values_out, size_t nseg,
                               const int64_t *offsets, const gp_sort_opts_t *opts, gp_stream_t stream)
 {
-    return run("gp_sort_segmented", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, nseg, offsets,
-               opts, stream, 0);
+    return segsort_enqueue("gp_sort_segmented", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, nseg,
+                           offsets, opts, stream, 0);
 }
 
 gp_status_t gp_sort_segmented_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                                    size_t value_bytes, const void *values, void *values_out, size_t nseg,
                                    const int64_t *offsets, const gp_sort_opts_t *opts)
 {
-    return run("gp_sort_segmented_sync", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, nseg,
-               offsets, opts, NULL, 1);
+    return segsort_enqueue("gp_sort_segmented_sync", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out,
+                           nseg, offsets, opts, NULL, 1);
 }

@@ -29,9 +29,9 @@ gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp_sort_opts_t
 }
 
 /* vsize: value bytes (0: keys only); argsort: vals_in NULL, vals_out the indices of vsize bytes; sync: wait */
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
-                       size_t vsize, const void *vals, void *vals_out, int argsort, const gp_sort_opts_t *opts,
-                       gp_stream_t stream, int sync)
+static gp_status_t sort_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys,
+                                void *keys_out, size_t vsize, const void *vals, void *vals_out, int argsort,
+                                const gp_sort_opts_t *opts, gp_stream_t stream, int sync)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     if ((unsigned)dtype >= GP_DTYPE_COUNT)
@@ -85,13 +85,13 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
 gp_status_t gp_sort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                     const gp_sort_opts_t *opts, gp_stream_t stream)
 {
-    return run("gp_sort", ctx, dtype, n, keys, keys_out, 0, NULL, NULL, 0, opts, stream, 0);
+    return sort_enqueue("gp_sort", ctx, dtype, n, keys, keys_out, 0, NULL, NULL, 0, opts, stream, 0);
 }
 
 gp_status_t gp_sort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                          const gp_sort_opts_t *opts)
 {
-    return run("gp_sort_sync", ctx, dtype, n, keys, keys_out, 0, NULL, NULL, 0, opts, NULL, 1);
+    return sort_enqueue("gp_sort_sync", ctx, dtype, n, keys, keys_out, 0, NULL, NULL, 0, opts, NULL, 1);
 }
 
 gp_status_t gp_sort_pairs(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
@@ -99,14 +99,16 @@ gp_status_t gp_sort_pairs(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void 
                           gp_stream_t stream)
 {
     if (value_bytes == 0) return gp__error(GP_ERR_INVALID_ARG, "gp_sort_pairs: value_bytes 0 (1, 2, 4, 8 or 16)");
-    return run("gp_sort_pairs", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, 0, opts, stream, 0);
+    return sort_enqueue("gp_sort_pairs", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, 0, opts,
+                        stream, 0);
 }
 
 gp_status_t gp_sort_pairs_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,
                                size_t value_bytes, const void *values, void *values_out, const gp_sort_opts_t *opts)
 {
     if (value_bytes == 0) return gp__error(GP_ERR_INVALID_ARG, "gp_sort_pairs_sync: value_bytes 0 (1, 2, 4, 8 or 16)");
-    return run("gp_sort_pairs_sync", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, 0, opts, NULL, 1);
+    return sort_enqueue("gp_sort_pairs_sync", ctx, dtype, n, keys, keys_out, value_bytes, values, values_out, 0, opts,
+                        NULL, 1);
 }
 
 gp_status_t gp_argsort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
@@ -117,7 +119,7 @@ gp_status_t gp_argsort(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *ke
     if (!ib)
         return gp__error(GP_ERR_INVALID_ARG, "gp_argsort: index dtype %s (GP_U32, GP_I64 or GP_U64)",
                          GP__DTYPE_LABEL(lb, index_dtype));
-    return run("gp_argsort", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, stream, 0);
+    return sort_enqueue("gp_argsort", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, stream, 0);
 }
 
 gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, gp_dtype_t index_dtype,
@@ -128,7 +130,7 @@ gp_status_t gp_argsort_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const voi
     if (!ib)
         return gp__error(GP_ERR_INVALID_ARG, "gp_argsort_sync: index dtype %s (GP_U32, GP_I64 or GP_U64)",
                          GP__DTYPE_LABEL(lb, index_dtype));
-    return run("gp_argsort_sync", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, NULL, 1);
+    return sort_enqueue("gp_argsort_sync", ctx, dtype, n, keys, NULL, ib, NULL, indices, 1, opts, NULL, 1);
 }
 
 gp_status_t gp_sort_workspace_bytes(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, size_t value_bytes, int argsort,

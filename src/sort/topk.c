@@ -192,9 +192,9 @@ static gp_status_t rows_args(const char *fn, gp_dtype_t dtype, size_t rows, size
     return GP_OK;
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x,
-                       size_t k, int largest, void *values, gp_dtype_t index_dtype, void *indices, gp_stream_t stream,
-                       int sync)
+static gp_status_t topk_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x,
+                                size_t k, int largest, void *values, gp_dtype_t index_dtype, void *indices,
+                                gp_stream_t stream, int sync)
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     size_t ib = 8;
@@ -215,13 +215,13 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t r
 gp_status_t gp_topk(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k, int largest,
                     void *values, gp_dtype_t index_dtype, void *indices, gp_stream_t stream)
 {
-    return run("gp_topk", ctx, dtype, rows, n, x, k, largest, values, index_dtype, indices, stream, 0);
+    return topk_enqueue("gp_topk", ctx, dtype, rows, n, x, k, largest, values, index_dtype, indices, stream, 0);
 }
 
 gp_status_t gp_topk_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k, int largest,
                          void *values, gp_dtype_t index_dtype, void *indices)
 {
-    return run("gp_topk_sync", ctx, dtype, rows, n, x, k, largest, values, index_dtype, indices, NULL, 1);
+    return topk_enqueue("gp_topk_sync", ctx, dtype, rows, n, x, k, largest, values, index_dtype, indices, NULL, 1);
 }
 
 /* The partition on a GPU context: the k of each row by gp_topk on the device, the rest of the rows gathered on the

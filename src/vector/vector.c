@@ -73,8 +73,8 @@ gp_status_t gp__vec_check(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dty
     return GP_OK;
 }
 
-static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_t dtype, size_t n, double alpha,
-                       const void *x, const void *y, void *z, gp_stream_t stream)
+static gp_status_t vec_enqueue(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_t dtype, size_t n, double alpha,
+                               const void *x, const void *y, void *z, gp_stream_t stream)
 {
     gp__vec_args_t a;
     gp_status_t st = gp__vec_check(fn, ctx, op, dtype, n, alpha, x, y, z, &a);
@@ -88,31 +88,31 @@ static gp_status_t run(const char *fn, gp_ctx_t *ctx, gp__vec_op_t op, gp_dtype_
 
 gp_status_t gp_vec_copy(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y, gp_stream_t stream)
 {
-    return run("gp_vec_copy", ctx, GP__VEC_COPY, dtype, n, 1.0, x, NULL, y, stream);
+    return vec_enqueue("gp_vec_copy", ctx, GP__VEC_COPY, dtype, n, 1.0, x, NULL, y, stream);
 }
 
 gp_status_t gp_vec_scale(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, double alpha, const void *x, void *y,
                          gp_stream_t stream)
 {
-    return run("gp_vec_scale", ctx, GP__VEC_SCALE, dtype, n, alpha, x, NULL, y, stream);
+    return vec_enqueue("gp_vec_scale", ctx, GP__VEC_SCALE, dtype, n, alpha, x, NULL, y, stream);
 }
 
 gp_status_t gp_vec_add(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y, void *z,
                        gp_stream_t stream)
 {
-    return run("gp_vec_add", ctx, GP__VEC_ADD, dtype, n, 1.0, x, y, z, stream);
+    return vec_enqueue("gp_vec_add", ctx, GP__VEC_ADD, dtype, n, 1.0, x, y, z, stream);
 }
 
 gp_status_t gp_vec_triad(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, double alpha, const void *x, const void *y,
                          void *z, gp_stream_t stream)
 {
-    return run("gp_vec_triad", ctx, GP__VEC_TRIAD, dtype, n, alpha, x, y, z, stream);
+    return vec_enqueue("gp_vec_triad", ctx, GP__VEC_TRIAD, dtype, n, alpha, x, y, z, stream);
 }
 
 gp_status_t gp_vec_dot(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y, void *result,
                        gp_stream_t stream)
 {
-    return run("gp_vec_dot", ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result, stream);
+    return vec_enqueue("gp_vec_dot", ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result, stream);
 }
 
 gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const void *y,
@@ -122,10 +122,10 @@ gp_status_t gp_vec_dot_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const voi
     GP_ARG_NONNULL(fn, result_host);
     gp_status_t st = gp__ctx_enter(ctx, fn);
     if (st != GP_OK) return st;
-    if (gp__is_cpu(ctx)) return run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result_host, NULL);
+    if (gp__is_cpu(ctx)) return vec_enqueue(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, result_host, NULL);
     GP_NO_CAPTURE(ctx, fn, "it waits for the result");
     /* The kernel writes the context's device result slot; one small copy brings it to pinned memory. */
-    GP_TRY(run(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, ctx->dev_result, NULL));
+    GP_TRY(vec_enqueue(fn, ctx, GP__VEC_DOT, dtype, n, 0.0, x, y, ctx->dev_result, NULL));
     GP_CUDA_TRY(cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, NULL));
     GP_CUDA_TRY(cudaStreamSynchronize(NULL));
     memcpy(result_host, ctx->host_result, 8);

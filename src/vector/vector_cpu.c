@@ -57,7 +57,7 @@
         *(OUT *)a->z = (OUT)total;                                                                                 \
     } while (0)
 
-static gp_status_t run(const gp__vec_args_t *a, int par)
+static gp_status_t vec_cpu_run(const gp__vec_args_t *a, int par)
 {
     par = gp__cpu_par(par, a->n * gp_dtype_size(a->dtype) * (a->op == GP__VEC_COPY || a->op == GP__VEC_SCALE ? 2 : 3));
     if (a->op == GP__VEC_DOT) {
@@ -84,12 +84,12 @@ gp_status_t gp__vec_cpu_serial(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStrea
 {
     (void)ctx;
     (void)stream;
-    return run(a, 0);
+    return vec_cpu_run(a, 0);
 }
 
 gp_status_t gp__vec_cpu_omp(gp_ctx_t *ctx, const gp__vec_args_t *a, cudaStream_t stream)
 {
     (void)ctx;
     (void)stream;
-    return run(a, 1);
+    return vec_cpu_run(a, 1);
 }
