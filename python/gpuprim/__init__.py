@@ -19,7 +19,7 @@ from ._lib import Error
 
 __all__ = ["Error", "DeviceArray", "Group", "version", "info", "sum", "prod", "min", "max", "argmin", "argmax",
            "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
-           "argpartition", "topk", "unique", "merge", "is_sorted_until", "matmul", "transpose", "select",
+           "argpartition", "topk", "unique", "merge", "is_sorted_until", "dot", "matmul", "transpose", "select",
            "stable_partition", "rle", "reduce_by_key", "scan_by_key", "reduce", "transform", "scan", "select_if",
            "sort_by", "segment_sort", "segment_reduce"]
 
@@ -567,6 +567,38 @@ def is_sorted_until(a, *, descending=False):
 
 
 # ---------------------------------------------------------------------------------------------- matrices
+_DOT_TYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32))
+
+
+def _dot_result(buf, dt):
+    """gp_vec_dot's result (8 bytes) as NumPy gives a dot: float64 for floats, int64 for int32."""
+    return buf.view(np.float64)[0] if dt.kind == "f" else buf.view(np.int64)[0]
+
+
+def dot(a, b, *, device=None):
+    """The dot product of a and b, flattened, of one dtype of float32, float64 or int32 (gp_vec_dot): for floats the
+    products and the sum in double, a float64 (NumPy: the inputs' dtype); for int32 exact modulo 2^64, an int64
+    (NumPy: int32, wrapping). The sum's order is the library's (fixed per backend and GPU model), so the last bits may
+    differ from NumPy's BLAS. Device arrays are read in place; the result is a NumPy scalar (the call waits)."""
+    a, b = _norm(a), _norm(b)
+    host = _host(a) and _host(b)
+    aa = np.ascontiguousarray(np.asarray(a)).reshape(-1) if host else a
+    bb = np.ascontiguousarray(np.asarray(b)).reshape(-1) if host else b
+    ea = take(aa, device, "a")
+    eb = take(bb, ea.ctx.device if ea.on_gpu else None, "b")
+    if ea.dtype != eb.dtype or ea.dtype not in _DOT_TYPES:
+        raise TypeError("gpuprim.dot: a and b of one dtype of float32, float64, int32 (got %s and %s)"
+                        % (ea.dtype, eb.dtype))
+    if ea.size != eb.size:
+        raise ValueError("shapes (%d,) and (%d,) not aligned: %d (dim 0) != %d (dim 0)"
+                         % (ea.size, eb.size, ea.size, eb.size))
+    if ea.ctx.device != eb.ctx.device:
+        raise ValueError("gpuprim.dot: a and b live on different devices")
+    out = np.zeros(1, np.float64)
+    L.check(L.gp_vec_dot_sync(ea.ctx.p, ea.gp, ea.size, ea.ptr, eb.ptr, out.ctypes.data), "gpuprim.dot")
+    return _dot_result(out, ea.dtype)
+
+
 def matmul(a, b, *, device=None):
     """a @ b for 2-D float32 / float64 matrices (gp_gemm: exact FP32 on a GPU, f32 products summed in double on the
     CPU backend, so the bits may differ from NumPy's BLAS in the last places)."""

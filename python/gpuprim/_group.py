@@ -231,3 +231,27 @@ class Group:
         finally:
             L.gp_group_free_shards(self._p, shards)
         return out
+
+    def dot(self, a, b):
+        """gpuprim.dot across the members (gp_group_dot): each member's dot of its shards, the partial results added
+        in rank order. int32: exact, one GPU's bits; float32 / float64: a double sum whose association follows the
+        shards (deterministic for a group's size, within rounding of gpuprim.dot's)."""
+        self._whole("dot")
+        x, y = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+        if x.dtype != y.dtype or x.dtype not in (np.float32, np.float64, np.int32):
+            raise TypeError("gpuprim.Group.dot: a and b of one dtype of float32, float64, int32 (got %s and %s)"
+                            % (x.dtype, y.dtype))
+        if x.size != y.size:
+            raise ValueError("gpuprim.Group.dot: a has %d elements, b %d" % (x.size, y.size))
+        x, g, counts, xs = self._scatter(x, "dot")
+        try:
+            y, _, _, ys = self._scatter(y, "dot")
+            try:
+                out = np.zeros(1, np.float64)
+                L.check(L.gp_group_dot(self._p, g, counts, self._ptrs(xs), self._ptrs(ys), out.ctypes.data),
+                        "gpuprim.Group.dot")
+            finally:
+                L.gp_group_free_shards(self._p, ys)
+        finally:
+            L.gp_group_free_shards(self._p, xs)
+        return out.view(np.float64)[0] if x.dtype.kind == "f" else out.view(np.int64)[0]

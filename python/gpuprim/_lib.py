@@ -181,6 +181,8 @@ calls = {
     "gp_group_argsort": (c_ptr, c_int, P(c_size), P(c_ptr), c_int, P(c_ptr), c_int),
     "gp_group_histogram": (c_ptr, c_int, P(c_size), P(c_ptr), P(HistBins), c_int, c_ptr),
     "gp_group_reduce_segmented": (c_ptr, c_int, c_int, P(c_size), P(c_ptr), c_size, c_ptr, c_ptr),
+    "gp_group_dot": (c_ptr, c_int, P(c_size), P(c_ptr), P(c_ptr), c_ptr),
+    "gp_vec_dot_sync": (c_ptr, c_int, c_size, c_ptr, c_ptr, c_ptr),
     "gp_uop_create": (c_ptr, P(UopDesc), P(c_ptr)),
     "gp_uop_destroy": (c_ptr,),
     "gp_reduce_uop_sync": (c_ptr, c_ptr, c_size, c_ptr, c_ptr),

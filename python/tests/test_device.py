@@ -59,6 +59,9 @@ class TestTorch(unittest.TestCase):
         self.assertEqual(bits(g.sum(t[:5000])), bits(g.sum(x[:5000])))  # NaN at 0, 97, ...
         y = x[1:97]  # no NaN: the sums' bits
         self.assertEqual(bits(g.sum(torch.from_numpy(y).cuda())), bits(g.sum(y)))
+        a, b = rng.standard_normal(1 << 20), rng.standard_normal(1 << 20)  # the dot: fixed per GPU model, not the CPU's
+        got = g.dot(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda())
+        self.assertLessEqual(abs(got - g.dot(a, b)), 1e-12 * float(np.abs(a) @ np.abs(b)))
 
     def test_own_functions(self):
         x = rng.standard_normal(300007).astype(np.float32)

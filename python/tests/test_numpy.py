@@ -2,6 +2,7 @@
 are ordered, empty and 0-d inputs, Fortran order and strided views (copied, never read wrong), the arguments refused
 (each with a message), and DLPack input (NumPy's own __dlpack__ through a wrapper). Fresh random data every run
 (GP_TEST_SEED to replay). Run by ctest (python_numpy) with GPUPRIM_LIB and PYTHONPATH set."""
+import math
 import os
 import unittest
 import warnings
@@ -494,6 +495,42 @@ class TestGroup(unittest.TestCase):
             g.Group("cpu:many")
         with self.assertRaisesRegex(ValueError, "op"):
             g.Group("cpu:2").reduce(np.arange(3), "mean")
+
+
+class TestDot(unittest.TestCase):
+    def test_dot(self):
+        for n in (0, 1, 1000, 100003):
+            for dt in (np.float32, np.float64):
+                x = rng.standard_normal(n).astype(dt)
+                y = rng.standard_normal(n).astype(dt)
+                got = g.dot(x, y)
+                self.assertEqual(type(got), np.float64)
+                x8, y8 = x.astype(np.float64), y.astype(np.float64)
+                want = math.fsum((x8 * y8).tolist())  # f32 products are exact in double
+                scale = max(1.0, float(np.abs(x8) @ np.abs(y8)))
+                self.assertLessEqual(abs(got - want), 1e-12 * scale, "%s n=%d" % (np.dtype(dt), n))
+            xi = rng.integers(-2**31, 2**31, n).astype(np.int32)
+            yi = rng.integers(-2**31, 2**31, n).astype(np.int32)
+            want = sum(int(p) * int(q) for p, q in zip(xi.tolist(), yi.tolist())) % 2**64
+            self.assertEqual(int(np.int64(g.dot(xi, yi)).view(np.uint64)), want, "int32 n=%d" % n)
+            self.assertEqual(g.dot(xi.reshape(-1, 1) if n else xi, yi), g.dot(xi, yi))  # flattened
+        with self.assertRaises(ValueError):
+            g.dot(np.ones(3, np.float32), np.ones(4, np.float32))
+        with self.assertRaises(TypeError):
+            g.dot(np.ones(3, np.float32), np.ones(3, np.float64))
+        with self.assertRaises(TypeError):
+            g.dot(np.ones(3, np.int64), np.ones(3, np.int64))
+        with g.Group("cpu:3") as G:
+            for dt in (np.int32, np.float32, np.float64):
+                x = (rng.integers(-1000, 1000, 200003) if dt == np.int32 else rng.standard_normal(200003)).astype(dt)
+                y = (rng.integers(-1000, 1000, 200003) if dt == np.int32 else rng.standard_normal(200003)).astype(dt)
+                got, one = G.dot(x, y), g.dot(x, y)
+                if dt == np.int32:
+                    self.assertEqual(got, one)
+                else:
+                    self.assertLessEqual(abs(got - one), 1e-9 * float(np.abs(x.astype("f8")) @ np.abs(y.astype("f8"))))
+            with self.assertRaises(ValueError):
+                G.dot(np.ones(3, np.float32), np.ones(4, np.float32))
 
 
 class TestMatrix(unittest.TestCase):
