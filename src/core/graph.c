@@ -12,6 +12,7 @@
  * waits, reads back or allocates is refused (gp__no_capture) before it reaches CUDA.
  */
 #include "internal.h"
+#include "backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,19 @@ gp_status_t gp__no_capture(const gp_ctx_t *ctx, const char *fn, const char *why)
     return gp__error(GP_ERR_UNSUPPORTED,
                      "%s: cannot run inside a graph capture (%s); call it before gp_graph_begin or after gp_graph_end",
                      fn, why);
+}
+
+gp_status_t gp__gpu_stream(const gp_ctx_t *ctx, const char *fn, gp_stream_t stream, int sync, cudaStream_t *s)
+{
+    *s = sync ? NULL : (cudaStream_t)stream;
+    return sync ? gp__no_capture(ctx, fn, "it waits for the result") : GP_OK;
+}
+
+gp_status_t gp__gpu_wait(const char *fn, cudaStream_t s, int sync)
+{
+    if (!sync) return GP_OK;
+    const cudaError_t e = cudaStreamSynchronize(s);
+    return e == cudaSuccess ? GP_OK : gp__cuda_error(e, fn, __FILE__, __LINE__);
 }
 
 gp_status_t gp__upload(gp_ctx_t *ctx, void *dst, const void *src, size_t bytes, cudaStream_t stream)

@@ -5,6 +5,7 @@
  * runs (jit_host.h) merged pairwise in parallel pieces split by the merge path. docs/design/jit.md.
  */
 #include "jit_internal.h"
+#include "core/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,14 +207,10 @@ static gp_status_t sort_uop(const char *fn, gp_ctx_t *ctx, const gp_uop_t *op, s
     }
     if (n == 0) return GP_OK;
     if (gp__is_cpu(ctx)) return sort_cpu(fn, op->mod, es, n, keys, keys_out, vb, vals, vals_out);
-    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
-    if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
     GP_TRY_RET(sort_gpu(fn, ctx, op, es, n, keys, keys_out, vb, vals, vals_out, s));
-    if (sync) {
-        const cudaError_t e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
-    }
-    return GP_OK;
+    return gp__gpu_wait(fn, s, sync);
 }
 
 gp_status_t gp_sort_uop(gp_ctx_t *ctx, const gp_uop_t *less, size_t n, const void *keys, void *keys_out,

@@ -4,6 +4,7 @@
  * merge the stable sort of a followed by b.
  */
 #include "sort_internal.h"
+#include "core/backend.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -126,14 +127,10 @@ static gp_status_t merge_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype
         merge_cpu(dtype, na, a, nb, b, out, vs, va, vb, vout, desc != 0);
         return GP_OK;
     }
-    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
-    if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
     GP_TRY_RET(gp__sort_gpu_ops.merge(ctx, dtype, na, a, nb, b, out, vs, va, vb, vout, desc != 0, s));
-    if (sync) {
-        const cudaError_t e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
-    }
-    return GP_OK;
+    return gp__gpu_wait(fn, s, sync);
 }
 
 gp_status_t gp_merge(gp_ctx_t *ctx, gp_dtype_t dtype, size_t na, const void *a, size_t nb, const void *b, void *out,

@@ -3,6 +3,7 @@
  * compared as radix keys (sort_internal.h), so the order is gp_sort's: NaN after every number, -0.0 == +0.0.
  */
 #include "sort_internal.h"
+#include "core/backend.h"
 
 size_t gp__sort_index_bytes(gp_dtype_t t) { return t == GP_U32 ? 4 : t == GP_U64 || t == GP_I64 ? 8 : 0; }
 
@@ -85,14 +86,10 @@ static gp_status_t search_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtyp
         search_cpu(dtype, n, sorted, m, queries, side, ib, out);
         return GP_OK;
     }
-    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
-    if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
     GP_TRY_RET(gp__sort_gpu_ops.searchsorted(ctx, dtype, n, sorted, m, queries, side, ib, out, s));
-    if (sync) {
-        const cudaError_t e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
-    }
-    return GP_OK;
+    return gp__gpu_wait(fn, s, sync);
 }
 
 gp_status_t gp_searchsorted(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted, size_t m,

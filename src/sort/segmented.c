@@ -5,6 +5,7 @@
  * every thread.
  */
 #include "sort_internal.h"
+#include "core/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,14 +125,11 @@ static gp_status_t segsort_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dty
         return segmented_cpu(dtype, n, keys, keys_out, vs, vals, vals_out, nseg, offsets, desc, lo, hi);
     }
     GP_NO_CAPTURE(ctx, fn, "it reads the segments' lengths back");
-    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
     GP_TRY_RET(gp__sort_gpu_ops.segmented(ctx, dtype, n, keys, keys_out, vs, vals, vals_out, nseg, offsets, desc, lo, hi,
-                                      fn, s));
-    if (sync) {
-        const cudaError_t e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
-    }
-    return GP_OK;
+                                          fn, s));
+    return gp__gpu_wait(fn, s, sync);
 }
 
 gp_status_t gp_sort_segmented(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *keys, void *keys_out,

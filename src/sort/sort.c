@@ -71,14 +71,10 @@ static gp_status_t sort_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype,
     if (n == 0) return GP_OK;
     if (gp__is_cpu(ctx))
         return gp__sort_cpu(dtype, n, keys, keys_out, vsize, argsort ? NULL : vals, vals_out, desc, lo, hi);
-    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
-    if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
     GP_TRY_RET(gp__sort_gpu_ops.sort(ctx, dtype, n, keys, keys_out, vsize, argsort ? NULL : vals, vals_out, desc, lo, hi, s));
-    if (sync) {
-        const cudaError_t e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
-    }
-    return GP_OK;
+    return gp__gpu_wait(fn, s, sync);
 }
 
 

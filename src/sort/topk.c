@@ -6,6 +6,7 @@
  * is the same selection with the rest of each row after the k, in input order.
  */
 #include "sort_internal.h"
+#include "core/backend.h"
 
 #include <stdlib.h>
 
@@ -202,14 +203,10 @@ static gp_status_t topk_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype,
     GP_TRY_RET(rows_args(fn, dtype, rows, n, x, k, k, values, index_dtype, indices, &ib, &empty));
     if (empty) return GP_OK;
     if (gp__is_cpu(ctx)) return topk_cpu(dtype, rows, n, x, k, largest != 0, values, ib, indices, 0);
-    cudaStream_t s = sync ? NULL : (cudaStream_t)stream;
-    if (sync) GP_NO_CAPTURE(ctx, fn, "it waits for the result");
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
     GP_TRY_RET(gp__sort_gpu_ops.topk(ctx, dtype, rows, n, x, k, largest != 0, values, ib, indices, s));
-    if (sync) {
-        const cudaError_t e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
-    }
-    return GP_OK;
+    return gp__gpu_wait(fn, s, sync);
 }
 
 gp_status_t gp_topk(gp_ctx_t *ctx, gp_dtype_t dtype, size_t rows, size_t n, const void *x, size_t k, int largest,
