@@ -294,11 +294,6 @@ __global__ void __launch_bounds__(THREADS, min_blocks<T>())
 #include "../core/tma.cuh"
 #include "tile_engine.cuh"
 
-/* ---- the same scan on the tile engine (same-type 4- and 8-byte scans, sm_90). The tile is the order's 4096
- * elements, brought in by the copy engine as a box of 128-byte rows (RW elements) with the 128-byte swizzle, so that
- * each thread's 16 consecutive items are read from shared memory without bank conflicts; every combine is the kernel
- * above's, in the same order, so the bits are its (and the CPU backend's). The elements past the last whole row
- * (fewer than RW) are read and written by the threads that own them. docs/design/scan.md, "The tile engine". */
 /* Float min / max as O::comb gives them (the first NaN, the left of equals, -0 equal to +0) in integer operations
  * only, which no float-min rewrite reaches: numbers compare through the monotone key (sign set: ~bits, else
  * bits | sign). */
@@ -315,6 +310,11 @@ template <typename T, int OP> __device__ __forceinline__ T comb_bits(T a, T b)
     return !nan_a && (nan_b || (beyond && !zeros)) ? b : a;
 }
 
+/* ---- the same scan on the tile engine (same-type 4- and 8-byte scans, sm_90). The tile is the order's 4096
+ * elements, brought in by the copy engine as a box of 128-byte rows (RW elements) with the 128-byte swizzle, so that
+ * each thread's 16 consecutive items are read from shared memory without bank conflicts; every combine is the kernel
+ * above's, in the same order, so the bits are its (and the CPU backend's). The elements past the last whole row
+ * (fewer than RW) are read and written by the threads that own them. docs/design/scan.md, "The tile engine". */
 template <typename T> struct TeScan {
     static constexpr int RW = 128 / (int)sizeof(T);                            /* elements per 128-byte row */
     static constexpr int ROWS = TILE / RW;                                     /* rows per tile (the box) */
