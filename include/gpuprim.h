@@ -1010,6 +1010,24 @@ typedef struct gp_stream_opts {
 GP_API gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                                    size_t granule, const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user);
 
+/* An array read whole into its final place, in one pass (the loader of the verbs that hold their input):
+ *   gp_array_read  count elements (not GP_COUNT_ALL) from f's current position into dst, which holds them: device
+ *                  memory on a GPU context (told by its address), else host memory of any kind.
+ *   gp_array_load  count elements (GP_COUNT_ALL: to the end of the input, a trailing partial element ignored) into a
+ *                  buffer of kind allocated here (release with gp_mem_free; GP_MEM_DEVICE is host memory on the CPU
+ *                  backend): *buf and *got (elements read). A regular file is sized from the file; a pipe of unknown
+ *                  length fills a buffer that doubles as it grows (buf->bytes may exceed *got x the element size).
+ * Host byte order and bools 0 / 1 as gp_array_fread gives them. Host memory is filled straight from the file (a regular
+ * file: slices read by several threads with pread, no staging copy); device memory through a ring of pinned stages,
+ * each copied to its place while the next is read (no device-side copy). opts: chunk_bytes (stage size, 0: 32 MiB),
+ * buffers (stages, 0: 3), threads, progress, as gp_array_stream; map_pages and stop are ignored. Both wait for their
+ * copies (and nothing else: work of the caller's streams on dst is the caller's to finish first). A short input gives
+ * GP_ERR_FORMAT naming the byte where it ends; on any failure nothing is allocated and f's position is unspecified. */
+GP_API gp_status_t gp_array_read(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
+                                 const gp_stream_opts_t *opts, void *dst);
+GP_API gp_status_t gp_array_load(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
+                                 gp_mem_kind_t kind, const gp_stream_opts_t *opts, gp_buffer_t *buf, size_t *got);
+
 /* ---------------------------------------------------------------------------------------------- groups (several GPUs) */
 /* A group is a set of contexts, one per GPU, that work on one array split into shards: rank r holds elements
  * [first_r, first_r + count_r) of the whole, the shards of ranks 0, 1, ... following one another (a shard may be

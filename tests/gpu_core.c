@@ -5,6 +5,7 @@
  * memory leaked. Exit 77 without a GPU.
  */
 #include "common.h"
+#include "load_common.h"
 
 #include <cuda_runtime_api.h>
 
@@ -267,6 +268,9 @@ int main(void)
     test_pitched(ctx);
     test_timer_stream(ctx);
     test_errors_and_leaks(ctx);
+    /* the loader into device memory (pinned stages), pinned and managed memory (read in place) */
+    const gp_mem_kind_t kinds[3] = {GP_MEM_DEVICE, GP_MEM_PINNED, GP_MEM_MANAGED};
+    load_cases(ctx, kinds, 3, "/tmp");
     OK(gp_ctx_destroy(ctx));
     return tc_finish("gpu_core");
 }

@@ -1,9 +1,11 @@
 /*
  * test_io.c — .npy and raw files: round trips of every dtype and shape (scalar, empty, 1-D to 3-D, Fortran order),
  * hand-made headers of versions 1.0, 2.0 and 3.0, big-endian data, bool, Python-2 'L' shapes; and every malformed
- * case answered with GP_ERR_FORMAT naming the right byte offset, nothing written. Run: ctest -R test_io.
+ * case answered with GP_ERR_FORMAT naming the right byte offset, nothing written; the loader on the CPU backend
+ * (load_common.h). Run: ctest -R test_io.
  */
 #include "common.h"
+#include "load_common.h"
 
 #include <unistd.h>
 
@@ -274,6 +276,12 @@ int main(void)
     test_malformed();
     test_raw_and_fread();
     test_header();
+    /* gp_array_read / gp_array_load on the CPU backend, into both of its kinds */
+    gp_ctx_t *cpu = NULL;
+    REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    const gp_mem_kind_t kinds[2] = {GP_MEM_DEVICE, GP_MEM_PAGEABLE};
+    load_cases(cpu, kinds, 2, g_dir);
+    OK(gp_ctx_destroy(cpu));
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
     return tc_finish("test_io");

@@ -473,6 +473,13 @@ static void c_files(gp_ctx_t *ctx, dg_t *d)
         o.threads = threads;
         sink_t s = {d};
         ST(d, gp_array_stream(ctx, f, &desc, GP_COUNT_ALL, 1024, &o, sink, &s));
+        /* the loader: slices read by however many threads the team has, each once */
+        gp_buffer_t b;
+        size_t got = 0;
+        fseek(f, 0, SEEK_SET);
+        ST(d, gp_array_load(ctx, f, &desc, GP_COUNT_ALL, GP_MEM_DEVICE, &o, &b, &got));
+        dg_u64(d, got), dg_bytes(d, b.host, got * 4);
+        gp_mem_free(ctx, &b);
         fclose(f);
     }
 }

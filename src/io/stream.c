@@ -7,72 +7,16 @@
  *   device buffer b is rewritten after consumed[b] (the work enqueued on its previous chunk is done).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../core/internal.h"
+#include "io_internal.h"
 
 #include <errno.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define DEFAULT_CHUNK ((size_t)16 << 20) /* measured best on an H200 host (docs/design/io.md) */
 #define MAX_BUFFERS 8
-#define SLICE_MIN ((size_t)4 << 20) /* at least this many bytes per reader thread */
-
-static int host_big_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 0;
-}
-
-typedef struct src {
-    FILE *f;
-    int fd;         /* >= 0: a regular file read with pread from pos */
-    off_t pos;
-    int threads;
-    int err;        /* errno of a failed read */
-} src_t;
-
-/* Reads up to bytes into buf; returns the bytes read (fewer only at the end of the input or on error). */
-static size_t read_bytes(src_t *s, void *buf, size_t bytes)
-{
-    if (s->fd < 0) {
-        size_t n = fread(buf, 1, bytes, s->f);
-        if (n < bytes && ferror(s->f)) s->err = errno ? errno : EIO;
-        return n;
-    }
-    int t = s->threads;
-    if ((size_t)t > bytes / SLICE_MIN) t = (int)(bytes / SLICE_MIN);
-    if (t < 1) t = 1;
-    const size_t slice = (bytes + (size_t)t - 1) / (size_t)t;
-    size_t got[MAX_BUFFERS * 8];
-    int errs[MAX_BUFFERS * 8];
-#pragma omp parallel for num_threads(t) schedule(static, 1)
-    for (int i = 0; i < t; i++) {
-        const size_t a = (size_t)i * slice, b = a + slice < bytes ? a + slice : bytes;
-        size_t done = 0;
-        errs[i] = 0;
-        while (a + done < b) {
-            ssize_t r = pread(s->fd, (char *)buf + a + done, b - a - done, s->pos + (off_t)(a + done));
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) errs[i] = errno;
-            if (r <= 0) break;
-            done += (size_t)r;
-        }
-        got[i] = done;
-    }
-    size_t n = 0;
-    for (int i = 0; i < t; i++) { /* the bytes read are the slices up to the first short one */
-        if (errs[i] && !s->err) s->err = errs[i];
-        n += got[i];
-        const size_t a = (size_t)i * slice, b = a + slice < bytes ? a + slice : bytes;
-        if (got[i] < b - a) break;
-    }
-    s->pos += (off_t)n;
-    return n;
-}
 
 gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count, size_t granule,
                             const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user)
@@ -93,35 +37,26 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
     if (o.buffers == 0) o.buffers = 3;
     if (o.buffers < 2 || o.buffers > MAX_BUFFERS)
         return gp__error(GP_ERR_INVALID_ARG, "%s: opts->buffers = %d (2..%d)", fn_name, o.buffers, MAX_BUFFERS);
-    if (o.threads < 0 || o.threads > MAX_BUFFERS * 8)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: opts->threads = %d (0..%d)", fn_name, o.threads, MAX_BUFFERS * 8);
+    if (o.threads < 0 || o.threads > GP__IO_MAX_THREADS)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: opts->threads = %d (0..%d)", fn_name, o.threads, GP__IO_MAX_THREADS);
     size_t chunk = o.chunk_bytes ? o.chunk_bytes : DEFAULT_CHUNK, gbytes;
     if (!gp__mul_ok(granule, es, &gbytes) || gbytes > ((size_t)1 << 40))
         return gp__error(GP_ERR_INVALID_ARG, "%s: granule %zu is too large", fn_name, granule);
     const size_t chunk_elems = (chunk / gbytes > 0 ? chunk / gbytes : 1) * granule;
     chunk = chunk_elems * es;
-    if (o.threads == 0) {
-        o.threads = omp_get_num_procs();
-        if (o.threads > 8) o.threads = 8;
-    }
-
-    src_t s = {f, -1, 0, o.threads, 0};
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) {
-        const off_t p = ftello(f);
-        if (p >= 0) s.fd = fileno(f), s.pos = p;
-    }
+    gp__src_t s;
+    gp__src_open(&s, f, o.threads);
     const off_t pos0 = s.pos;
     const int gpu = !gp__is_cpu(ctx);
-    const int swap = desc->big_endian != host_big_endian() && es > 1;
+    const int swap = desc->big_endian != gp__host_big_endian() && es > 1;
     /* opts->map_pages: a regular file mapped and its pages pinned chunk by chunk (cudaHostRegisterReadOnly), so the
      * copy engine reads the page cache with no CPU copy; pread into pinned buffers when that is refused. Measured
      * slower than parallel pread on an H200 host (pinning page-cache pages costs more than copying them). */
     unsigned char *map = NULL;
     size_t map_len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
     void *reg[MAX_BUFFERS] = {0};
-    if (gpu && s.fd >= 0 && !swap && !desc->bool_values && o.map_pages && sb.st_size > 0) {
-        map_len = (size_t)sb.st_size;
+    if (gpu && s.fd >= 0 && !swap && !desc->bool_values && o.map_pages && s.size > 0) {
+        map_len = (size_t)s.size;
         void *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED, s.fd, 0);
         if (m != MAP_FAILED) map = m;
     }
@@ -198,7 +133,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                 continue;
             }
         }
-        const size_t nbytes = read_bytes(&s, host[b], want * es), got = nbytes / es;
+        const size_t nbytes = gp__src_read(&s, host[b], want * es), got = nbytes / es;
         if (s.err) {
             st = gp__error(GP_ERR_IO, "%s: read failed at byte %zu: %s", fn_name,
                            (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es + nbytes, strerror(s.err));
@@ -232,7 +167,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
     }
     if (gpu) GP_CUDA_TRY(cudaStreamSynchronize(ks));
 fail:
-    if (s.fd >= 0) fseeko(f, s.pos, SEEK_SET);
+    gp__src_close(&s);
     if (gpu) {
         if (ks) cudaStreamSynchronize(ks);
         if (cs) cudaStreamSynchronize(cs);

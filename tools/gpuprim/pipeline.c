@@ -8,10 +8,8 @@
 
 #include <omp.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <time.h>
 
 /* When the GPU is worth it: a context (OPEN_S) streaming at GPU_GBS, no faster than its outputs are written
@@ -335,80 +333,34 @@ int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, ga
     return rc;
 }
 
-/* A regular file's elements read straight into the held host buffer (the CPU backend): slices of it by pread, one a
- * thread, no staging copy. Only where the bytes need no change on the way (host byte order, no conversion); bools
- * are made 0 / 1 after. EXIT_OK; -1 when this input is not one for it (the streamed path takes it); else the exit
- * code after printing why. */
-static int gather_direct(const char *verb, input_t *in, gather_t *g)
-{
-    if (in->want == GP_COUNT_ALL || in->mem || in->under || in->src || in->pre.npre || in->d.big_endian) return -1;
-    const int fd = fileno(in->f);
-    struct stat sb;
-    const off_t at = ftello(in->f);
-    if (fd < 0 || at < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) return -1;
-    const size_t bytes = in->want * in->d.elem_size;
-    unsigned char *dst = g->buf.host;
-    enum { SLICE = 8 << 20 };
-    const size_t slices = (bytes + SLICE - 1) / SLICE;
-    long bad = -1; /* the first slice that came short */
-    int err = 0;
-    spinner_t sp;
-    char what[96];
-    snprintf(what, sizeof what, "%s: reading %s", verb, in->name);
-    spinner_start(&sp, what);
-#pragma omp parallel for schedule(static) if (slices > 1)
-    for (size_t k = 0; k < slices; k++) {
-        const size_t a = k * SLICE, b = a + SLICE < bytes ? a + SLICE : bytes;
-        size_t done = 0;
-        while (a + done < b) {
-            const ssize_t r = pread(fd, dst + a + done, b - a - done, at + (off_t)(a + done));
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-#pragma omp critical
-                {
-                    if (bad < 0 || (long)k < bad) bad = (long)k, err = r < 0 ? errno : 0;
-                }
-                break;
-            }
-            done += (size_t)r;
-        }
-    }
-    spinner_stop(&sp);
-    if (bad >= 0) {
-        const double end = (double)sb.st_size; /* where the file ends */
-        if (err)
-            fprintf(stderr, "gpuprim %s: %s: reading at byte %.0f: %s (nothing written)\n", verb, in->name,
-                    (double)at + (double)bad * SLICE, strerror(err));
-        else
-            fprintf(stderr, "gpuprim %s: %s: the data ends at byte %.0f: expected %zu elements of %zu bytes from byte "
-                            "%.0f (nothing written)\n", verb, in->name, end, in->want, in->d.elem_size, (double)at);
-        return EXIT_FAIL;
-    }
-    if (in->d.bool_values)
-        for (size_t i = 0; i < bytes; i++) dst[i] = dst[i] != 0;
-    fseeko(in->f, at + (off_t)bytes, SEEK_SET);
-    g->have = in->want;
-    return EXIT_OK;
-}
-
 int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
 {
     memset(g, 0, sizeof *g);
     g->ctx = ctx;
     g->es = in->d.elem_size;
-    if (in->want != GP_COUNT_ALL && in->want > 0) {
-        const gp_mem_kind_t kind = held_kind(ctx);
-        if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name,
-                    kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
-            return EXIT_FAIL;
-        }
+    if (in->want == GP_COUNT_ALL) return gather_run(verb, in, ctx, t0, g); /* a pipe: the buffer grows as it fills */
+    const gp_mem_kind_t kind = held_kind(ctx);
+    if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
+        fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name,
+                kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
+        return EXIT_FAIL;
     }
-    int rc = -1;
-    if (gp_ctx_device(ctx) == GP_DEVICE_CPU && g->buf.host) rc = gather_direct(verb, in, g);
-    if (rc < 0) rc = gather_run(verb, in, ctx, t0, g);
-    if (rc != EXIT_OK) gp_mem_free(ctx, &g->buf);
-    return rc;
+    /* straight into the held buffer (gp_array_read: parallel reads, pinned stages on a GPU, no staging copy) */
+    progress_bar_t bar = {t0, 0};
+    gp_stream_opts_t so;
+    memset(&so, 0, sizeof so);
+    so.progress = progress_bar;
+    so.progress_user = &bar;
+    const gp_status_t st = gp_array_read(ctx, in->f, &in->d, in->want, &so, buf_at(ctx, &g->buf));
+    if (bar.shown) fputc('\n', stderr);
+    if (st != GP_OK) {
+        const char *e = gp_last_error(), *at = strstr(e, "byte ");
+        fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, in->name, at && st == GP_ERR_FORMAT ? at : e);
+        gp_mem_free(ctx, &g->buf);
+        return EXIT_FAIL;
+    }
+    g->have = in->want;
+    return EXIT_OK;
 }
 
 int held_pair_open(const char *verb, const char *const names[2], const char *const pos[2], const char *out,
@@ -461,6 +413,18 @@ gp_mem_kind_t held_kind(gp_ctx_t *ctx) { return gp_ctx_device(ctx) == GP_DEVICE_
 
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b) { return gp_ctx_device(ctx) == GP_DEVICE_CPU ? b->host : b->device; }
 
+/* n buffers of bytes of kind in st: 0, or -1 with none left allocated */
+static int alloc_stages(gp_ctx_t *ctx, gp_mem_kind_t kind, size_t bytes, gp_buffer_t *st, int n)
+{
+    memset(st, 0, (size_t)n * sizeof *st);
+    for (int b = 0; b < n; b++)
+        if (gp_mem_alloc(ctx, kind, bytes, &st[b]) != GP_OK) {
+            while (b-- > 0) gp_mem_free(ctx, &st[b]);
+            return -1;
+        }
+    return 0;
+}
+
 int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es, out_check_fn check, void *user)
 {
     const size_t step = ((size_t)16 << 20) / es;
@@ -474,16 +438,28 @@ int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t e
         }
         return 0;
     }
-    void *h = malloc(step * es);
-    if (h == NULL) return -1;
+    /* device memory: copied into pinned stages, each queued to the output's writer whole while the next is copied
+     * (the writer thread writes stage b while stage b + 1 fills); pageable memory when pinned is refused */
+    enum { STAGES = 3 };
+    const size_t piece = (n < 2 * step ? n : 2 * step) * es; /* 32 MiB stages */
+    gp_buffer_t stage[STAGES];
+    if (alloc_stages(ctx, GP_MEM_PINNED, piece, stage, STAGES) != 0 &&
+        alloc_stages(ctx, GP_MEM_PAGEABLE, piece, stage, STAGES) != 0)
+        return -1;
     int r = 0;
-    for (size_t i = 0; i < n && r == 0; i += step) {
-        const size_t m = n - i < step ? n - i : step;
+    const size_t m_max = piece / es;
+    for (size_t i = 0, k = 0; i < n && r == 0; i += m_max, k++) {
+        const size_t m = n - i < m_max ? n - i : m_max;
+        void *h = stage[k % STAGES].host;
+        arr_out_release(a, h); /* the writer is done with this stage's last piece */
         if (gp_memcpy_sync(ctx, h, (const char *)p + i * es, m * es) != GP_OK) r = -1;
         else if (check && check(user, h, m, i)) r = -2;
-        else r = arr_out_write(a, h, m);
+        else r = arr_out_submit(a, h, m);
     }
-    free(h);
+    for (int b = 0; b < STAGES; b++) {
+        if (stage[b].host) arr_out_release(a, stage[b].host);
+        gp_mem_free(ctx, &stage[b]);
+    }
     return r;
 }
 

@@ -1,0 +1,34 @@
+/*
+ * io_internal.h — what the io family's readers share: a source that is read by several threads with pread when it
+ * is a regular file, in order with fread otherwise (a pipe, a terminal, a converting stream).
+ */
+#ifndef GP_IO_INTERNAL_H
+#define GP_IO_INTERNAL_H
+
+#include "../core/internal.h"
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#define GP__IO_MAX_THREADS 64
+#define GP__IO_SLICE_MIN ((size_t)4 << 20) /* at least this many bytes per reader thread */
+
+typedef struct gp__src {
+    FILE *f;
+    int fd;      /* >= 0: a regular file read with pread from pos */
+    off_t pos;
+    int threads; /* reader threads for a regular file, 1..GP__IO_MAX_THREADS */
+    int err;     /* errno of a failed read */
+    off_t size;  /* a regular file's size (0 otherwise) */
+} gp__src_t;
+
+/* The source of f from its current position; threads 0: up to 8 (the processors'). */
+GP_INTERNAL void gp__src_open(gp__src_t *s, FILE *f, int threads);
+/* Reads up to bytes into buf; returns the bytes read (fewer only at the end of the input or on error: s->err). */
+GP_INTERNAL size_t gp__src_read(gp__src_t *s, void *buf, size_t bytes);
+/* Leaves f just past what was read (a regular file; a stream is there already). */
+GP_INTERNAL void gp__src_close(gp__src_t *s);
+/* 1 on a big-endian host */
+GP_INTERNAL int gp__host_big_endian(void);
+
+#endif
