@@ -17,8 +17,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   stalls SUITE:KERNEL   where one launch of KERNEL (a regex; its second launch in the suite's run) waits: stall
                         samples and instructions per phase, class and line (bench/tune/ncu_stalls.py; stalls.txt)
   labs [TOPIC]          every `gpuprim lab` topic (or one) at its defaults, each version verified (labs.txt)
-  files                 every streaming and held verb on 1 GiB in the page cache: default, --device cpu, NumPy; cp of
-                        1 and 2 GiB, the held verbs' floor (files.txt)
+  files                 every streaming and held verb on 1 GiB in the page cache: default, --device cpu, NumPy; the
+                        held verbs (median of 3) against cp of their output's bytes, their floor (files.txt)
 Steps run in the order given, e.g. `scripts/device_check.sh build test gpu_ sanitize scan bench scan`.
 An argument that is not a step name belongs to the step before it. COMMIT names the measured commit in bench.json
 (default: git's HEAD, else "unknown"; a lent machine's copy of the tree may carry an older HEAD, so pass
@@ -223,34 +223,44 @@ step_labs() { # [TOPIC]
 
 step_files() {
   # 1 GiB of random f32 in the page cache; each verb's wall time by default (CPU head start, then the GPU), with
-  # --device cpu, and NumPy's (sync between runs: the outputs' write-back is not the next run's cost).
+  # --device cpu, and NumPy's (sync between runs: the outputs' write-back is not the next run's cost). The verbs that
+  # hold their input are timed three times (the median: page-cache writes vary run to run) against their floor, `cp`
+  # of their own output's bytes (argsort writes int64 positions, unique --counts values and int64 counts; topk's is
+  # reading the input, its output being 100 elements), timed the same way. FILES_NUMPY=0 leaves NumPy out (its stable
+  # sorts of 2^28 take minutes).
   {
     python3 -c "import numpy as np; np.random.default_rng(1).standard_normal(1 << 28, dtype=np.float32).tofile('/tmp/f.raw')"
     cat /tmp/f.raw >/dev/null
     run() { sync; local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
-    np() { run python3 -c "import numpy as np; x = np.fromfile('/tmp/f.raw', dtype=np.float32); $1"; }
-    while IFS='|' read -r v py; do
-      local name=${v%% *}
+    med3() { local a b c; a=$(run "$@"); b=$(run "$@"); c=$(run "$@"); printf '%s\n%s\n%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p; }
+    np() { [ "${FILES_NUMPY:-1}" = 0 ] && { printf -- -; return; }; run python3 -c "import numpy as np; x = np.fromfile('/tmp/f.raw', dtype=np.float32); $1"; }
+    local f1 f2 f3 fr
+    f1=$(med3 cp /tmp/f.raw /tmp/f.out)
+    f2=$(med3 sh -c 'cat /tmp/f.raw /tmp/f.raw >/tmp/f.out')
+    f3=$(med3 sh -c 'cat /tmp/f.raw /tmp/f.raw /tmp/f.raw >/tmp/f.out')
+    fr=$(med3 sh -c 'cat /tmp/f.raw >/dev/null')
+    while IFS='|' read -r held v py; do
+      local name=${v%% *} d c floor=""
       case $v in *--consecutive*) name="$name --consecutive";; *--counts*) name="$name --counts";; topk*) name="topk -k 100";; esac
+      case $held in
+        -) d=$(run $G $v); c=$(run $G $v --device cpu) ;;
+        *) d=$(med3 $G $v); c=$(med3 $G $v --device cpu)
+           case $held in 1) floor=$f1;; 2) floor=$f2;; 3) floor=$f3;; r) floor=$fr;; esac ;;
+      esac
       # shellcheck disable=SC2086
-      echo "$name | default $(run $G $v) s | cpu $(run $G $v --device cpu) s | numpy $(np "$py") s"
+      echo "$name | default $d s | cpu $c s | numpy $(np "$py") s | floor ${floor:--} s"
     done <<'VERBS'
-reduce /tmp/f.raw --dtype f32 --op sum|x.sum()
-histogram /tmp/f.raw --dtype f32 --bins 100|np.histogram(x, bins=100)
-scan /tmp/f.raw --dtype f32 --op sum -o /tmp/f.out|np.cumsum(x).tofile('/tmp/f.out')
-select /tmp/f.raw --dtype f32 --where gt:0 -o /tmp/f.out|x[x > 0].tofile('/tmp/f.out')
-unique /tmp/f.raw --dtype f32 -o /tmp/f.out --consecutive|x[np.r_[True, x[1:] != x[:-1]]].tofile('/tmp/f.out')
-sort /tmp/f.raw --dtype f32 -o /tmp/f.out|np.sort(x, kind='stable').tofile('/tmp/f.out')
-argsort /tmp/f.raw --dtype f32 -o /tmp/f.out|np.argsort(x, kind='stable').tofile('/tmp/f.out')
-unique /tmp/f.raw --dtype f32 -o /tmp/f.out --counts /tmp/f.cnt|u, c = np.unique(x, return_counts=True); u.tofile('/tmp/f.out'); c.tofile('/tmp/f.cnt')
-topk /tmp/f.raw --dtype f32 -k 100 -o /tmp/f.out|np.sort(np.partition(x, 99)[:100]).tofile('/tmp/f.out')
+-|reduce /tmp/f.raw --dtype f32 --op sum|x.sum()
+-|histogram /tmp/f.raw --dtype f32 --bins 100|np.histogram(x, bins=100)
+-|scan /tmp/f.raw --dtype f32 --op sum -o /tmp/f.out|np.cumsum(x).tofile('/tmp/f.out')
+-|select /tmp/f.raw --dtype f32 --where gt:0 -o /tmp/f.out|x[x > 0].tofile('/tmp/f.out')
+-|unique /tmp/f.raw --dtype f32 -o /tmp/f.out --consecutive|x[np.r_[True, x[1:] != x[:-1]]].tofile('/tmp/f.out')
+1|sort /tmp/f.raw --dtype f32 -o /tmp/f.out|np.sort(x, kind='stable').tofile('/tmp/f.out')
+2|argsort /tmp/f.raw --dtype f32 -o /tmp/f.out|np.argsort(x, kind='stable').tofile('/tmp/f.out')
+3|unique /tmp/f.raw --dtype f32 -o /tmp/f.out --counts /tmp/f.cnt|u, c = np.unique(x, return_counts=True); u.tofile('/tmp/f.out'); c.tofile('/tmp/f.cnt')
+r|topk /tmp/f.raw --dtype f32 -k 100 -o /tmp/f.out|np.sort(np.partition(x, 99)[:100]).tofile('/tmp/f.out')
 VERBS
-    # the floor of the held verbs: cp of their own output's bytes (argsort writes twice the input's), the same time in
-    # each column
-    for c in "cp 1 GiB|cp /tmp/f.raw /tmp/f.out" "cp 2 GiB|cat /tmp/f.raw /tmp/f.raw >/tmp/f.out"; do
-      local ct; ct=$(run sh -c "${c#*|}")
-      echo "${c%%|*} | default $ct s | cpu $ct s | numpy $ct s"
-    done
+    echo "cp 1 / 2 / 3 GiB: $f1 / $f2 / $f3 s; cat 1 GiB to /dev/null: $fr s (medians of 3)"
     rm -f /tmp/f.raw /tmp/f.out /tmp/f.cnt
   } >"$OUT/files.txt" 2>&1
   { # the same rows for perf_tables.py
@@ -258,9 +268,10 @@ VERBS
     printf '{"suite": "files", "command": "scripts/device_check.sh files", "commit": "%s"}\n' "$commit"
     printf '{"title": "data verbs on 1 GiB of f32 in the page cache, wall seconds", "device": "%s", "date": "%s", "rows": [' \
       "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)" "$(date -u +%F)"
-    grep ' | default ' "$OUT/files.txt" | awk -F' [|] ' '{gsub(/ s$/, "", $2); gsub(/ s$/, "", $3); gsub(/ s$/, "", $4);
-      sub(/^default /, "", $2); sub(/^cpu /, "", $3); sub(/^numpy /, "", $4);
-      printf "%s\n  {\"verb\": \"%s\", \"default_s\": %s, \"cpu_s\": %s, \"numpy_s\": %s}", (NR > 1 ? "," : ""), $1, $2, $3, $4}'
+    grep ' | default ' "$OUT/files.txt" | awk -F' [|] ' '{for (i = 2; i <= 5; i++) { gsub(/ s$/, "", $i); sub(/^[a-z]+ /, "", $i) }
+      fl = $5 == "-" ? "null" : $5; if ($4 == "-") $4 = "null"
+      rd = $5 == "-" ? "null" : sprintf("%.2f", $2 / $5); rc = $5 == "-" ? "null" : sprintf("%.2f", $3 / $5)
+      printf "%s\n  {\"verb\": \"%s\", \"default_s\": %s, \"cpu_s\": %s, \"numpy_s\": %s, \"floor_s\": %s, \"default_x_floor\": %s, \"cpu_x_floor\": %s}", (NR > 1 ? "," : ""), $1, $2, $3, $4, fl, rd, rc}'
     printf '\n]}\n'
   } >>"$OUT/bench.json"
   note "files: $(grep -c ' | default ' "$OUT/files.txt") verb rows"

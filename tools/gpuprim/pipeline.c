@@ -441,7 +441,7 @@ int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t e
     /* device memory: copied into pinned stages, each queued to the output's writer whole while the next is copied
      * (the writer thread writes stage b while stage b + 1 fills); pageable memory when pinned is refused */
     enum { STAGES = 3 };
-    const size_t piece = (n < 2 * step ? n : 2 * step) * es; /* 32 MiB stages */
+    const size_t piece = (n < step / 2 ? n : step / 2) * es; /* 8 MiB stages: pinning costs about 1 ms a MiB */
     gp_buffer_t stage[STAGES];
     if (alloc_stages(ctx, GP_MEM_PINNED, piece, stage, STAGES) != 0 &&
         alloc_stages(ctx, GP_MEM_PAGEABLE, piece, stage, STAGES) != 0)
