@@ -116,6 +116,12 @@ class Buffer(ctypes.Structure):
     _fields_ = [("host", c_ptr), ("device", c_ptr), ("bytes", c_size), ("kind", c_int), ("device_id", c_int)]
 
 
+class ArrayDesc(ctypes.Structure):
+    _fields_ = [("dtype", c_int), ("ndim", c_int), ("shape", c_size * 32), ("fortran_order", c_int),
+                ("big_endian", c_int), ("version_major", c_int), ("version_minor", c_int), ("data_offset", c_size),
+                ("count", c_size), ("elem_size", c_size), ("bool_values", c_int)]
+
+
 def _proto(name, *args):
     f = getattr(lib, name)
     f.restype = c_status
@@ -197,9 +203,22 @@ calls = {
     "gp_scan_by_key_sync": (c_ptr, c_int, c_int, c_size, c_ptr, c_int, c_int, c_ptr, c_ptr),
     "gp_gemm": (c_ptr, c_int, c_int, c_dbl, P(Matrix), P(Matrix), c_dbl, P(Matrix), c_ptr),
     "gp_matrix_transpose": (c_ptr, P(Matrix), P(Matrix), c_ptr),
+    "gp_npy_inspect": (ctypes.c_char_p, P(ArrayDesc)),
+    "gp_raw_inspect": (ctypes.c_char_p, c_int, c_size, c_size, P(ArrayDesc)),
+    "gp_array_read": (c_ptr, c_ptr, P(ArrayDesc), c_size, c_ptr, c_ptr),
 }
 for _name, _args in calls.items():
     globals()[_name] = _proto(_name, *_args)
+
+
+# the C library's stdio, for the FILE * the file calls take
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fopen.restype = c_ptr
+libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+libc.fclose.argtypes = [c_ptr]
+libc.fseeko.restype = c_int
+libc.fseeko.argtypes = [c_ptr, ctypes.c_int64, c_int]
+GP_COUNT_ALL = (1 << 64) - 1
 
 
 def last_error():

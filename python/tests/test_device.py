@@ -143,5 +143,24 @@ class TestCupy(unittest.TestCase):
         self.assertEqual(cupy.from_dlpack(r).data.ptr, r.ptr)
 
 
+@unittest.skipUnless(HAVE_TORCH or HAVE_CUPY, "no GPU library to say a GPU answers")
+class TestFiles(unittest.TestCase):
+    def test_load_to_gpu(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            x = rng.standard_normal(3 * (1 << 20) + 17).astype(np.float32)
+            p = os.path.join(d, "a.npy")
+            np.save(p, x.astype(">f4"))
+            r = g.load(p, device=0)
+            self.assertIsInstance(r, g.DeviceArray)
+            self.assertEqual(r.get().tobytes(), x.tobytes())
+            x.tofile(os.path.join(d, "a.raw"))
+            r = g.fromfile(os.path.join(d, "a.raw"), np.float32, count=1000, offset=40, device=0)
+            self.assertEqual(r.get().tobytes(), x[10:1010].tobytes())
+            np.save(p, np.asfortranarray(x[:1000].reshape(10, 100)))
+            with self.assertRaises(ValueError):
+                g.load(p, device=0)
+
+
 if __name__ == "__main__":
     unittest.main()

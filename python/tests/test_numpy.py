@@ -545,6 +545,63 @@ class TestMatrix(unittest.TestCase):
             g.matmul(np.ones((2, 2), np.int32), np.ones((2, 2), np.int32))
 
 
+class TestFiles(unittest.TestCase):
+    def setUp(self):
+        import tempfile
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_load_every_dtype_and_layout(self):
+        for dt in INTS + FLOATS + [np.bool_]:
+            for shape in [(), (0,), (1,), (70001,), (33, 31), (3, 5, 7)]:
+                x = data(dt, int(np.prod(shape))).reshape(shape)
+                for variant in ["c", "f", "be"]:
+                    y = x
+                    if variant == "f" and x.ndim > 0:  # asfortranarray makes a 0-d array 1-d
+                        y = np.asfortranarray(x)
+                    elif variant == "be" and np.dtype(dt).itemsize > 1:
+                        y = x.astype(np.dtype(dt).newbyteorder(">"))
+                    np.save(self.path("a.npy"), y)
+                    got = g.load(self.path("a.npy"))
+                    self.assertEqual(got.shape, x.shape)
+                    self.assertEqual(got.dtype, np.dtype(dt))
+                    self.assertTrue(same_bits(got, x), "%s %s %s" % (np.dtype(dt), shape, variant))
+                    if variant == "f" and x.ndim > 1:
+                        self.assertTrue(got.flags["F_CONTIGUOUS"])
+
+    def test_fromfile(self):
+        x = data(np.float32, 70001)
+        x.tofile(self.path("a.raw"))
+        self.assertTrue(same_bits(g.fromfile(self.path("a.raw"), np.float32), x))
+        self.assertTrue(same_bits(g.fromfile(self.path("a.raw"), np.float32, count=1000, offset=12),
+                                  np.fromfile(self.path("a.raw"), np.float32, count=1000, offset=12)))
+        self.assertTrue(same_bits(g.fromfile(self.path("a.raw"), np.uint8), np.fromfile(self.path("a.raw"), np.uint8)))
+        b = g.fromfile(self.path("a.raw"), np.bool_, count=64)
+        self.assertTrue(np.array_equal(b, np.fromfile(self.path("a.raw"), np.uint8, count=64) != 0))
+
+    def test_refusals(self):
+        with self.assertRaises(FileNotFoundError):
+            g.load(self.path("none.npy"))
+        with open(self.path("bad.npy"), "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00\x10\x00{'descr': '<f4'")
+        with self.assertRaises(g.Error) as e:
+            g.load(self.path("bad.npy"))
+        self.assertIn("byte", str(e.exception))
+        np.arange(10, dtype=np.int32).tofile(self.path("a.raw"))
+        with self.assertRaises(g.Error) as e:
+            g.fromfile(self.path("a.raw"), np.int32, count=11)
+        self.assertIn("byte 40", str(e.exception))
+        with self.assertRaises(ValueError):
+            g.fromfile(self.path("a.raw"), np.int32, count=-2)
+        with self.assertRaises(TypeError):
+            g.fromfile(self.path("a.raw"), np.complex64)
+
+
 class TestModule(unittest.TestCase):
     def test_info(self):
         i = g.info()
