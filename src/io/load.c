@@ -70,10 +70,13 @@ static gp_status_t read_host(load_t *L, unsigned char *dst, size_t want, int exa
 /* Up to want elements into device memory at dst through pinned stages; *got as read_host. */
 static gp_status_t read_device(load_t *L, unsigned char *dst, size_t want, int exact, size_t *got)
 {
+    *got = 0;
+    if (want == 0) return GP_OK;
     const size_t es = L->d->elem_size;
     size_t chunk = L->o.chunk_bytes ? L->o.chunk_bytes : LOAD_CHUNK;
     chunk = chunk / es ? chunk / es * es : es;
     const size_t total = want * es;
+    if (chunk > total) chunk = total; /* a small input pins no more than itself */
     int nb = L->o.buffers ? L->o.buffers : 3;
     if ((size_t)nb * chunk > total) nb = (int)((total + chunk - 1) / chunk); /* a small input: fewer stages */
     if (nb < 1) nb = 1;
@@ -82,8 +85,6 @@ static gp_status_t read_device(load_t *L, unsigned char *dst, size_t want, int e
     cudaStream_t cs = NULL;
     gp_status_t st = GP_OK;
     size_t done = 0;
-    *got = 0;
-    if (want == 0) return GP_OK;
     GP_CUDA_TRY(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
     for (int b = 0; b < nb; b++) {
         GP_CUDA_TRY(cudaHostAlloc(&host[b], chunk, cudaHostAllocDefault));
