@@ -85,10 +85,10 @@ static int builtin_src(const char *name, gp_dtype_t d, const char **src, const c
 
 /* The whole input into g (the context's memory), a whole number of elements of k values; or why not (an exit code:
  * nothing is written). */
-static int gather_whole(const char *verb, const char *path, gp_ctx_t *ctx, const input_t *in, size_t k, double t0,
+static int gather_whole(const char *verb, const char *path, gp_ctx_t *ctx, input_t *in, size_t k, double t0,
                         gather_t *g)
 {
-    const int rc = gather_run(verb, in, ctx, t0, g);
+    const int rc = gather_held(verb, in, ctx, t0, g);
     if (rc != EXIT_OK) return rc;
     if (g->have % k) {
         fprintf(stderr, "gpuprim %s: %s: %zu values are not a whole number of elements of %zu (nothing written)\n",

@@ -40,27 +40,16 @@ static long long c_order_index(const gp_array_desc_t *d, long long i)
 }
 
 /* The ordered ops: the input (tuples of the dtype, row-major) gathered in memory, then gp_reduce_ordered_sync. */
-static int reduce_ordered(gp_ctx_t *ctx, const input_t *in, gp_ordered_op_t op, out_format_t fmt, double t0,
+static int reduce_ordered(gp_ctx_t *ctx, input_t *in, gp_ordered_op_t op, out_format_t fmt, double t0,
                           const char *name)
 {
     const gp_array_desc_t *d = &in->d;
-    const size_t k = gp_ordered_width(op), want = in->want;
-    gather_t g = {ctx, {0}, d->elem_size, 0};
+    const size_t k = gp_ordered_width(op);
+    gather_t g;
     gp_status_t st = GP_OK;
     int rc = EXIT_OK;
-    if (want != GP_COUNT_ALL && want > 0) {
-        const gp_mem_kind_t kind = held_kind(ctx);
-        if ((st = gp_mem_alloc(ctx, kind, want * d->elem_size, &g.buf)) != GP_OK) {
-            fprintf(stderr, "gpuprim reduce: %s: ordered ops hold the whole input in %s memory: %s\n", name,
-                    kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
-            return EXIT_FAIL;
-        }
-    }
     const double t_stream = now_seconds();
-    if ((rc = gather_run("reduce", in, ctx, t0, &g)) != EXIT_OK) {
-        gp_mem_free(ctx, &g.buf);
-        return rc;
-    }
+    if ((rc = gather_held("reduce", in, ctx, t0, &g)) != EXIT_OK) return rc; /* ordered ops hold the whole input */
     unsigned char res[128];
     const size_t tuples = g.have / k;
     if (g.have % k) {

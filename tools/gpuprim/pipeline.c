@@ -284,82 +284,42 @@ static void red_unbind(void *s, int lane)
 }
 const stage_ops_t reduce_stage_ops = {red_bind, red_granule, red_push, red_handoff, red_unbind, 0, 0, NULL};
 
-/* The gather stage: the main lane only, on the verb's context (an operator or a buffer made on it). */
-static gp_status_t gather_bind(void *s, int lane, gp_ctx_t *ctx)
-{
-    gather_t *g = s;
-    return lane == LANE_MAIN && ctx == g->ctx ? GP_OK : GP_ERR_UNSUPPORTED;
-}
-static void gather_unbind(void *s, int lane) { (void)s, (void)lane; }
-static gp_status_t gather_push(void *user, int lane, const void *chunk, size_t count, size_t first, gp_stream_t stream)
-{
-    gather_t *g = user;
-    (void)lane;
-    gp_status_t st;
-    if ((first + count) * g->es > g->buf.bytes) {
-        gp_buffer_t nb;
-        size_t cap = g->buf.bytes ? 2 * g->buf.bytes : ((size_t)64 << 20);
-        while (cap < (first + count) * g->es) cap *= 2;
-        const gp_mem_kind_t kind = held_kind(g->ctx);
-        if ((st = gp_stream_sync(g->ctx, stream)) != GP_OK || (st = gp_mem_alloc(g->ctx, kind, cap, &nb)) != GP_OK)
-            return st;
-        if (g->have && (st = gp_memcpy_sync(g->ctx, kind == GP_MEM_DEVICE ? nb.device : nb.host,
-                                            kind == GP_MEM_DEVICE ? g->buf.device : g->buf.host, g->have * g->es)) != GP_OK) {
-            gp_mem_free(g->ctx, &nb);
-            return st;
-        }
-        gp_mem_free(g->ctx, &g->buf);
-        g->buf = nb;
-    }
-    void *base = gp_ctx_device(g->ctx) == GP_DEVICE_CPU ? g->buf.host : g->buf.device;
-    if ((st = gp_memcpy(g->ctx, (char *)base + first * g->es, chunk, count * g->es, stream)) != GP_OK) return st;
-    g->have = first + count;
-    return GP_OK;
-}
-
-static const stage_ops_t gather_ops = {gather_bind, NULL, gather_push, NULL, gather_unbind, 0, 0, NULL};
-
-int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
-{
-    pipe_t p;
-    memset(&p, 0, sizeof p);
-    p.verb = verb, p.path = in->name, p.t0 = t0, p.ctx = ctx, p.taken = 1, p.device = gp_ctx_device(ctx);
-    g->ctx = ctx;
-    g->es = in->d.elem_size;
-    int lane = LANE_MAIN;
-    const int rc = pipe_run(&p, (input_t *)in, &gather_ops, g, &lane);
-    p.ctx = NULL; /* the caller's */
-    pipe_close(&p);
-    return rc;
-}
-
 int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g)
 {
     memset(g, 0, sizeof *g);
     g->ctx = ctx;
     g->es = in->d.elem_size;
-    if (in->want == GP_COUNT_ALL) return gather_run(verb, in, ctx, t0, g); /* a pipe: the buffer grows as it fills */
     const gp_mem_kind_t kind = held_kind(ctx);
-    if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
-        fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name,
-                kind == GP_MEM_DEVICE ? "GPU" : "host", gp_last_error());
-        return EXIT_FAIL;
-    }
-    /* straight into the held buffer (gp_array_read: parallel reads, pinned stages on a GPU, no staging copy) */
+    const char *where = kind == GP_MEM_DEVICE ? "GPU" : "host";
+    /* straight into the held buffer (the library's loader: parallel reads, pinned stages on a GPU, no staging copy);
+     * a pipe of unknown length into a buffer that doubles as it fills */
     progress_bar_t bar = {t0, 0};
     gp_stream_opts_t so;
     memset(&so, 0, sizeof so);
     so.progress = progress_bar;
     so.progress_user = &bar;
-    const gp_status_t st = gp_array_read(ctx, in->f, &in->d, in->want, &so, buf_at(ctx, &g->buf));
+    gp_status_t st;
+    if (in->want == GP_COUNT_ALL) {
+        size_t got = 0;
+        if ((st = gp_array_load(ctx, in->f, &in->d, GP_COUNT_ALL, kind, &so, &g->buf, &got)) == GP_OK) g->have = got;
+    } else {
+        if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
+            fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name, where,
+                    gp_last_error());
+            return EXIT_FAIL;
+        }
+        if ((st = gp_array_read(ctx, in->f, &in->d, in->want, &so, buf_at(ctx, &g->buf))) == GP_OK) g->have = in->want;
+    }
     if (bar.shown) fputc('\n', stderr);
     if (st != GP_OK) {
         const char *e = gp_last_error(), *at = strstr(e, "byte ");
-        fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, in->name, at && st == GP_ERR_FORMAT ? at : e);
+        if (st == GP_ERR_OUT_OF_MEMORY)
+            fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name, where, e);
+        else
+            fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, in->name, at && st == GP_ERR_FORMAT ? at : e);
         gp_mem_free(ctx, &g->buf);
         return EXIT_FAIL;
     }
-    g->have = in->want;
     return EXIT_OK;
 }
 

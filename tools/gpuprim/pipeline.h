@@ -75,18 +75,15 @@ typedef struct reduce_stage {
 } reduce_stage_t;
 extern const stage_ops_t reduce_stage_ops;
 
-/* The whole input gathered into g's buffer on ctx (the caller's context, kept; device memory on a GPU, host memory on
- * the CPU backend; grown when the count is unknown; g->buf may be allocated up front), streamed through the pipe:
- * the verbs that need the whole input in memory (ordered reductions, user operators). EXIT_OK, or the exit code after
- * printing why. */
+/* The whole input held in g's buffer on ctx (the caller's context, kept; device memory on a GPU, host memory on the
+ * CPU backend), read by the library's loader (gp_array_read; gp_array_load for a pipe of unknown length, the buffer
+ * doubling as it fills): the verbs that hold their input (sort, searchsorted, topk, ...), the ordered reductions and
+ * user operators. EXIT_OK, or the exit code after printing why (g's buffer freed). */
 typedef struct gather {
     gp_ctx_t *ctx;
     gp_buffer_t buf;
     size_t es, have; /* element size, elements gathered */
 } gather_t;
-int gather_run(const char *verb, const input_t *in, gp_ctx_t *ctx, double t0, gather_t *g);
-/* gather_run into a buffer allocated here when the count is known (the message names the memory that lacks): the
- * verbs that hold their whole input (sort, searchsorted, topk). g's buffer is freed on failure. */
 int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_t *g);
 /* Two inputs held in memory (searchsorted, merge, groupby): refuses both on standard input, an output naming either,
  * and (same_dtype) two dtypes (names: how the usage calls them); opens both (o_dtype: a raw input's). EXIT_OK with
