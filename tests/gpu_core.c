@@ -4,6 +4,7 @@
  * streams, and the error paths (out of memory, bad kind, wrong buffer, NULL) with nothing written and no device
  * memory leaked. Exit 77 without a GPU.
  */
+#define _POSIX_C_SOURCE 200809L /* fseeko, ftruncate (load_common.h) */
 #include "common.h"
 #include "load_common.h"
 
@@ -271,6 +272,7 @@ int main(void)
     /* the loader into device memory (pinned stages), pinned and managed memory (read in place) */
     const gp_mem_kind_t kinds[3] = {GP_MEM_DEVICE, GP_MEM_PINNED, GP_MEM_MANAGED};
     load_cases(ctx, kinds, 3, "/tmp");
+    if (!getenv("GP_TEST_QUICK")) load_huge(ctx, GP_MEM_DEVICE, "/tmp");
     OK(gp_ctx_destroy(ctx));
     return tc_finish("gpu_core");
 }

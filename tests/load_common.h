@@ -157,4 +157,61 @@ static void load_cases(gp_ctx_t *ctx, const gp_mem_kind_t *kinds, int nkinds, co
     free(file);
 }
 
+/* More than 2^31 elements (u8) from a sparse file: random bytes planted around 2^31 and at the end, the holes read as
+ * zeros; loaded whole (the count from the file) into kind on ctx and compared at every planted byte and at a stride
+ * elsewhere. Skipped (said) when the file cannot be made or the memory is not there. */
+static void load_huge(gp_ctx_t *ctx, gp_mem_kind_t kind, const char *dir)
+{
+    const size_t n = ((size_t)1 << 31) + 4099;
+    char path[512];
+    snprintf(path, sizeof path, "%s/gp_load_huge_%d.bin", dir, (int)getpid());
+    FILE *w = fopen(path, "wb");
+    if (!w || ftruncate(fileno(w), (off_t)n) != 0) {
+        printf("load_huge: SKIPPED: no sparse file of %zu bytes\n", n);
+        if (w) fclose(w), remove(path);
+        return;
+    }
+    size_t at[64];
+    unsigned char val[64];
+    for (int i = 0; i < 64; i++) {
+        at[i] = i < 32 ? ((size_t)1 << 31) - 16 + (size_t)i : n - 32 + (size_t)(i - 32);
+        val[i] = (unsigned char)(1 + tc_next() % 255);
+        REQUIRE(fseeko(w, (off_t)at[i], SEEK_SET) == 0 && fputc(val[i], w) != EOF, "planting byte %zu", at[i]);
+    }
+    REQUIRE(fclose(w) == 0, "closing %s", path);
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f, "open");
+    gp_array_desc_t d;
+    OK(gp_raw_inspect(path, GP_U8, 0, GP_COUNT_ALL, &d));
+    gp_buffer_t b;
+    size_t got = 0;
+    const gp_status_t st = gp_array_load(ctx, f, &d, GP_COUNT_ALL, kind, NULL, &b, &got);
+    fclose(f);
+    remove(path);
+    if (st == GP_ERR_OUT_OF_MEMORY) {
+        printf("load_huge: SKIPPED: %s\n", gp_last_error());
+        return;
+    }
+    CHECK(st == GP_OK && got == n, "huge: %s, got %zu of %zu", gp_status_string(st), got, n);
+    if (st != GP_OK) return;
+    int same = 1;
+    for (int i = 0; i < 64; i++) {
+        unsigned char v = 0;
+        const unsigned char *src = (const unsigned char *)(b.host ? b.host : b.device) + at[i];
+        if (b.host) v = *src;
+        else CHECK(gp_memcpy_sync(ctx, &v, src, 1) == GP_OK, "copy back");
+        same &= v == val[i];
+    }
+    for (size_t p = 12345; p < n - 64; p += (size_t)1 << 24) {
+        if (p >= ((size_t)1 << 31) - 16 && p < ((size_t)1 << 31) + 16) continue;
+        unsigned char v = 1;
+        const unsigned char *src = (const unsigned char *)(b.host ? b.host : b.device) + p;
+        if (b.host) v = *src;
+        else CHECK(gp_memcpy_sync(ctx, &v, src, 1) == GP_OK, "copy back");
+        same &= v == 0;
+    }
+    CHECK(same, "kind %d: 2^31 + 4099 bytes loaded: the planted bytes and the holes", (int)kind);
+    OK(gp_mem_free(ctx, &b));
+}
+
 #endif

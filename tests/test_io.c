@@ -4,6 +4,7 @@
  * case answered with GP_ERR_FORMAT naming the right byte offset, nothing written; the loader on the CPU backend
  * (load_common.h). Run: ctest -R test_io.
  */
+#define _POSIX_C_SOURCE 200809L /* fseeko, ftruncate (load_common.h) */
 #include "common.h"
 #include "load_common.h"
 
@@ -281,6 +282,7 @@ int main(void)
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
     const gp_mem_kind_t kinds[2] = {GP_MEM_DEVICE, GP_MEM_PAGEABLE};
     load_cases(cpu, kinds, 2, g_dir);
+    if (!getenv("GP_TEST_QUICK")) load_huge(cpu, GP_MEM_PAGEABLE, g_dir);
     OK(gp_ctx_destroy(cpu));
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
