@@ -18,6 +18,7 @@
 #include "radix_key.cuh"
 #include "../core/cluster.cuh"
 #include "../scan/lookback.cuh"
+#include "sort_tuning.h"
 
 #include <cooperative_groups.h>
 #include <stdint.h>
@@ -28,36 +29,11 @@ constexpr int THREADS = 256, WARPS = THREADS / 32, RADIX = 256;
 constexpr unsigned ST_AGG = (unsigned)LB_AGG << LB_W_SHIFT, ST_INCL = (unsigned)LB_INCL << LB_W_SHIFT,
                    CNT_MASK = LB_W_MASK;
 constexpr size_t PORTION = (size_t)1 << 29; /* elements: its counts stay below 2^30 */
-/* tuning knobs (-D for experiments, CMake GP_SORT_TUNE; docs/design/sort.md): GP_SORT_MATCH_ANY ranks with the
- * hardware's match instruction instead of eight ballots; GP_SORT_LB_W, the look-back words in flight;
- * GP_SORT_ITEMS4 / GP_SORT_MINB4 and GP_SORT_ITEMS8 / GP_SORT_MINB8, the shapes of keys up to 4 bytes and of 8-byte
- * keys (below); GP_SORT_SMALL, the one-cluster path */
-#ifndef GP_SORT_MATCH_ANY
-#define GP_SORT_MATCH_ANY 0
-#endif
-#ifndef GP_SORT_LB_W
-#define GP_SORT_LB_W 8
-#endif
-#ifndef GP_SORT_SMALL /* the one-cluster path for small n (k_small): correct, slower than the passes, so 0 */
-#define GP_SORT_SMALL 0
-#endif
-constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = GP_SORT_LB_W;
+constexpr int HIST_BLOCKS_PER_SM = 4, LB_W = GP_SORT_LB_W; /* the tuning table: sort_tuning.h */
 
-#ifndef GP_SORT_ITEMS4
-#define GP_SORT_ITEMS4 24
-#endif
-#ifndef GP_SORT_MINB4
-#define GP_SORT_MINB4 3
-#endif
 template <int KS> struct Shape { /* elements per thread and the blocks an SM holds, by key bytes */
     static constexpr int ITEMS = GP_SORT_ITEMS4, MINB = GP_SORT_MINB4;
 };
-#ifndef GP_SORT_ITEMS8
-#define GP_SORT_ITEMS8 16
-#endif
-#ifndef GP_SORT_MINB8
-#define GP_SORT_MINB8 3
-#endif
 template <> struct Shape<8> {
     static constexpr int ITEMS = GP_SORT_ITEMS8, MINB = GP_SORT_MINB8;
 };

@@ -1,0 +1,35 @@
+/*
+ * sort_tuning.h — the radix sort's tuning table (docs/design/sort.md): the measured defaults, each overridable with -D
+ * for experiments (CMake GP_SORT_TUNE sets them on sort.cu). None changes the order: every setting sorts to the same
+ * bits.
+ */
+#ifndef GP_SORT_TUNING_H
+#define GP_SORT_TUNING_H
+
+/* 1: rank a digit with the hardware's match instruction instead of eight ballots */
+#ifndef GP_SORT_MATCH_ANY
+#define GP_SORT_MATCH_ANY 0
+#endif
+/* the look-back words in flight */
+#ifndef GP_SORT_LB_W
+#define GP_SORT_LB_W 8
+#endif
+/* 1: the one-cluster path for small n (k_small): correct, slower than the passes, so 0 */
+#ifndef GP_SORT_SMALL
+#define GP_SORT_SMALL 0
+#endif
+/* the passes' shape for keys of up to 4 bytes and of 8 bytes: keys a thread, blocks an SM */
+#ifndef GP_SORT_ITEMS4
+#define GP_SORT_ITEMS4 24
+#endif
+#ifndef GP_SORT_MINB4
+#define GP_SORT_MINB4 3
+#endif
+#ifndef GP_SORT_ITEMS8
+#define GP_SORT_ITEMS8 16
+#endif
+#ifndef GP_SORT_MINB8
+#define GP_SORT_MINB8 3
+#endif
+
+#endif
