@@ -239,6 +239,7 @@ step_files() {
     f2=$(med3 sh -c 'cat /tmp/f.raw /tmp/f.raw >/tmp/f.out')
     f3=$(med3 sh -c 'cat /tmp/f.raw /tmp/f.raw /tmp/f.raw >/tmp/f.out')
     fr=$(med3 sh -c 'cat /tmp/f.raw >/dev/null')
+    local su; su=$(med3 $G sort /tmp/f.raw --dtype f32 --count 1 -o /tmp/f.out) # the GPU's start-up, end to end
     while IFS='|' read -r held v py; do
       local name=${v%% *} d c floor=""
       case $v in *--consecutive*) name="$name --consecutive";; *--counts*) name="$name --counts";; topk*) name="topk -k 100";; esac
@@ -260,7 +261,7 @@ step_files() {
 3|unique /tmp/f.raw --dtype f32 -o /tmp/f.out --counts /tmp/f.cnt|u, c = np.unique(x, return_counts=True); u.tofile('/tmp/f.out'); c.tofile('/tmp/f.cnt')
 r|topk /tmp/f.raw --dtype f32 -k 100 -o /tmp/f.out|np.sort(np.partition(x, 99)[:100]).tofile('/tmp/f.out')
 VERBS
-    echo "cp 1 / 2 / 3 GiB: $f1 / $f2 / $f3 s; cat 1 GiB to /dev/null: $fr s (medians of 3)"
+    echo "cp 1 / 2 / 3 GiB: $f1 / $f2 / $f3 s; cat 1 GiB to /dev/null: $fr s; sort of one element (the start-up): $su s (medians of 3)"
     rm -f /tmp/f.raw /tmp/f.out /tmp/f.cnt
   } >"$OUT/files.txt" 2>&1
   { # the same rows for perf_tables.py
