@@ -30,5 +30,9 @@ GP_INTERNAL size_t gp__src_read(gp__src_t *s, void *buf, size_t bytes);
 GP_INTERNAL void gp__src_close(gp__src_t *s);
 /* 1 on a big-endian host */
 GP_INTERNAL int gp__host_big_endian(void);
+/* n elements just read, as desc describes them, made host byte order and NumPy bools 0 / 1 */
+GP_INTERNAL void gp__src_host_order(const gp_array_desc_t *desc, void *buf, size_t n);
+/* GP_ERR_FORMAT: the input ended at byte `at` after `done` of `want` elements (fn names the call) */
+GP_INTERNAL gp_status_t gp__src_ends(const char *fn, size_t at, size_t done, size_t want);
 
 #endif

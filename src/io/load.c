@@ -23,19 +23,12 @@ typedef struct load {
     size_t progress; /* elements reported so far by earlier calls (a grown buffer's) */
 } load_t;
 
-static void after_read(const load_t *L, void *p, size_t n)
-{
-    if (L->d->big_endian != gp__host_big_endian() && L->d->elem_size > 1) gp__swap_bytes(p, n, L->d->elem_size);
-    if (L->d->bool_values) gp__bool_bytes(p, n);
-}
-
 static gp_status_t short_input(const load_t *L, size_t done, size_t want)
 {
     if (L->s.err)
         return gp__error(GP_ERR_IO, "%s: read failed at byte %zu: %s", L->fn, L->at0 + done * L->d->elem_size,
                          strerror(L->s.err));
-    return gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", L->fn,
-                     L->at0 + done * L->d->elem_size, done, want);
+    return gp__src_ends(L->fn, L->at0 + done * L->d->elem_size, done, want);
 }
 
 static void report(const load_t *L, size_t done)
@@ -54,7 +47,7 @@ static gp_status_t read_host(load_t *L, unsigned char *dst, size_t want, int exa
     while (done < want) {
         const size_t m = want - done < round / es ? want - done : round / es;
         const size_t nbytes = gp__src_read(&L->s, dst + done * es, m * es), n = nbytes / es;
-        after_read(L, dst + done * es, n);
+        gp__src_host_order(L->d, dst + done * es, n);
         done += n;
         *got = done;
         report(L, L->progress + done);
@@ -95,7 +88,7 @@ static gp_status_t read_device(load_t *L, unsigned char *dst, size_t want, int e
         const size_t m = want - done < chunk / es ? want - done : chunk / es;
         if (i >= (size_t)nb) GP_CUDA_TRY(cudaEventSynchronize(copied[b])); /* the stage's last copy is done */
         const size_t nbytes = gp__src_read(&L->s, host[b], m * es), n = nbytes / es;
-        after_read(L, host[b], n);
+        gp__src_host_order(L->d, host[b], n);
         if (n > 0) {
             GP_CUDA_TRY(cudaMemcpyAsync(dst + done * es, host[b], n * es, cudaMemcpyHostToDevice, cs));
             GP_CUDA_TRY(cudaEventRecord(copied[b], cs));

@@ -17,6 +17,17 @@ int gp__host_big_endian(void)
     return *(const unsigned char *)&one == 0;
 }
 
+void gp__src_host_order(const gp_array_desc_t *desc, void *buf, size_t n)
+{
+    if (desc->big_endian != gp__host_big_endian() && desc->elem_size > 1) gp__swap_bytes(buf, n, desc->elem_size);
+    if (desc->bool_values) gp__bool_bytes(buf, n);
+}
+
+gp_status_t gp__src_ends(const char *fn, size_t at, size_t done, size_t want)
+{
+    return gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn, at, done, want);
+}
+
 void gp__src_open(gp__src_t *s, FILE *f, int threads)
 {
     s->f = f, s->fd = -1, s->pos = 0, s->err = 0, s->size = 0;

@@ -124,8 +124,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                 if (got == want && o.stop && o.stop(o.stop_user)) break;
                 if (got < want) {
                     if (count != GP_COUNT_ALL) {
-                        st = gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn_name,
-                                       (size_t)pos0 + done * es, done, count);
+                        st = gp__src_ends(fn_name, (size_t)pos0 + done * es, done, count);
                         goto fail;
                     }
                     break;
@@ -139,8 +138,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                            (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es + nbytes, strerror(s.err));
             goto fail;
         }
-        if (swap) gp__swap_bytes(host[b], got, es);
-        if (desc->bool_values) gp__bool_bytes(host[b], got);
+        gp__src_host_order(desc, host[b], got);
         if (got > 0) {
             if (gpu) {
                 GP_CUDA_TRY(cudaStreamWaitEvent(cs, consumed[b], 0));
@@ -158,8 +156,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
         if (got == want && o.stop && o.stop(o.stop_user)) break; /* f is left just past this chunk */
         if (got < want) {
             if (count != GP_COUNT_ALL) {
-                st = gp__error(GP_ERR_FORMAT, "%s: byte %zu: the data ends after %zu of %zu elements", fn_name,
-                               (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es, done, count);
+                st = gp__src_ends(fn_name, (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es, done, count);
                 goto fail;
             }
             break;
