@@ -189,12 +189,12 @@ gp_status_t gp_array_load(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, s
     gp_buffer_t b;
     memset(&b, 0, sizeof b);
     size_t have = 0;
+    const int dv = kind == GP_MEM_DEVICE && !gp__is_cpu(ctx); /* device memory: the copy engine fills it */
     if (count != GP_COUNT_ALL) { /* known: one buffer, read whole */
         GP_TRY(gp_mem_alloc(ctx, kind, bytes, &b));
         L.total = count;
-        void *p = kind == GP_MEM_DEVICE && !gp__is_cpu(ctx) ? b.device : b.host;
-        GP_TRY(kind == GP_MEM_DEVICE && !gp__is_cpu(ctx) ? read_device(&L, p, count, 1, &have)
-                                                         : read_host(&L, p, count, 1, &have));
+        void *p = dv ? b.device : b.host;
+        GP_TRY(dv ? read_device(&L, p, count, 1, &have) : read_host(&L, p, count, 1, &have));
     } else { /* a stream of unknown length: the buffer doubles as it fills */
         for (;;) {
             const size_t room = b.bytes / es - have;
@@ -208,7 +208,6 @@ gp_status_t gp_array_load(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, s
                     goto fail;
                 }
                 GP_TRY(gp_mem_alloc(ctx, kind, cap, &nb));
-                const int dv = kind == GP_MEM_DEVICE && !gp__is_cpu(ctx);
                 if (have && (st = gp_memcpy_sync(ctx, dv ? nb.device : nb.host, dv ? b.device : b.host,
                                                  have * es)) != GP_OK) {
                     gp_mem_free(ctx, &nb);
@@ -218,7 +217,6 @@ gp_status_t gp_array_load(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, s
                 b = nb;
                 continue;
             }
-            const int dv = kind == GP_MEM_DEVICE && !gp__is_cpu(ctx);
             unsigned char *p = (unsigned char *)(dv ? b.device : b.host) + have * es;
             size_t n = 0;
             L.progress = have;

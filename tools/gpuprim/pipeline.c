@@ -299,21 +299,19 @@ int gather_held(const char *verb, input_t *in, gp_ctx_t *ctx, double t0, gather_
     so.progress = progress_bar;
     so.progress_user = &bar;
     gp_status_t st;
+    int room = 0; /* the held buffer could not be had */
     if (in->want == GP_COUNT_ALL) {
         size_t got = 0;
         if ((st = gp_array_load(ctx, in->f, &in->d, GP_COUNT_ALL, kind, &so, &g->buf, &got)) == GP_OK) g->have = got;
-    } else {
-        if (gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf) != GP_OK) {
-            fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name, where,
-                    gp_last_error());
-            return EXIT_FAIL;
-        }
-        if ((st = gp_array_read(ctx, in->f, &in->d, in->want, &so, buf_at(ctx, &g->buf))) == GP_OK) g->have = in->want;
+    } else if ((st = gp_mem_alloc(ctx, kind, in->want * in->d.elem_size, &g->buf)) != GP_OK) {
+        room = 1;
+    } else if ((st = gp_array_read(ctx, in->f, &in->d, in->want, &so, buf_at(ctx, &g->buf))) == GP_OK) {
+        g->have = in->want;
     }
     if (bar.shown) fputc('\n', stderr);
     if (st != GP_OK) {
         const char *e = gp_last_error(), *at = strstr(e, "byte ");
-        if (st == GP_ERR_OUT_OF_MEMORY)
+        if (room || st == GP_ERR_OUT_OF_MEMORY)
             fprintf(stderr, "gpuprim %s: %s: the whole input is held in %s memory: %s\n", verb, in->name, where, e);
         else
             fprintf(stderr, "gpuprim %s: %s: %s (nothing written)\n", verb, in->name, at && st == GP_ERR_FORMAT ? at : e);
