@@ -37,6 +37,7 @@ typedef struct sortjob {
     gp_peer_cub_t peer;
     char err[256];
     const long long *off; /* J_SEG: nseg + 1 offsets (device memory) */
+    uint64_t *runs;       /* J_RBK: the run count (device memory) */
     size_t nseg;
     int radix; /* J_SEG's peer: 0 cub::DeviceSegmentedSort, 1 cub::DeviceSegmentedRadixSort */
     gp_uop_t *less; /* J_UOP: `a < b` over u32 */
@@ -56,12 +57,10 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
         size_t u = 0;
         return gp_unique_sorted_sync(j->ctx, j->dtype, j->n, j->x, j->y, GP_U32, NULL, NULL, (uint64_t *)j->vo, &u);
     }
-    if (j->job == J_RBK) { /* sums of runs of i32 keys over f32 values */
-        size_t runs = 0;
-        return gp_reduce_by_key_sync(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, j->v, j->y, j->vo, &runs);
-    }
+    if (j->job == J_RBK) /* sums of runs of i32 keys over f32 values, the run count in device memory (as CUB's) */
+        return gp_reduce_by_key(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, j->v, j->y, j->vo, j->runs, s);
     if (j->job == J_SBK)
-        return gp_scan_by_key_sync(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, GP_SCAN_INCLUSIVE, j->v, j->vo);
+        return gp_scan_by_key(j->ctx, GP_REDUCE_SUM, GP_I32, j->n, j->x, GP_F32, GP_SCAN_INCLUSIVE, j->v, j->vo, s);
     if (j->job == J_SEG)
         return gp_sort_segmented(j->ctx, j->dtype, j->n, j->x, j->y, 0, NULL, NULL, j->nseg, (const int64_t *)j->off,
                                  NULL, s);
@@ -160,7 +159,7 @@ static int suite_sort(int argc, char **argv)
         gp_buffer_t bx = {0}, by = {0}, bv = {0}, bvo = {0}, bp = {0}, bo = {0};
         sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
                        (gp_peer_cub_t)(has_peer && cases[ci].peer < PEER_BYKEY ? cases[ci].peer : 0), "", NULL,
-                       0, 0, NULL};
+                       NULL, 0, 0, NULL};
         if (j.job == J_UOP) { /* the comparison compiled (or taken from the cache) before any timing */
             gp_uop_desc_t d;
             memset(&d, 0, sizeof d);
@@ -196,6 +195,13 @@ static int suite_sort(int argc, char **argv)
                 rc = EXIT_FAIL;
             }
             j.off = bo.device;
+        }
+        if (cases[ci].job == J_RBK) { /* the run count, left in device memory */
+            if (gp_mem_alloc(ctx, GP_MEM_DEVICE, 8, &bo) != GP_OK) {
+                fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+            }
+            j.runs = bo.device;
         }
         if (gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &bx) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, kb, &by) != GP_OK ||
             gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bv) != GP_OK || gp_mem_alloc(ctx, GP_MEM_DEVICE, vb, &bvo) != GP_OK ||

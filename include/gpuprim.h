@@ -560,15 +560,26 @@ GP_API gp_status_t gp_run_length_encode_sync(gp_ctx_t *ctx, gp_dtype_t dtype, si
 
 /* By key (CUB's ReduceByKey / ScanByKey): runs of equal consecutive keys — gp_unique's equality: floats by value,
  * NaN equal to nothing, -0.0 == +0.0; integers exactly — group the values (n keys of key_dtype, n values of dtype).
- * gp_reduce_by_key_sync: for r < *runs, keys_out[r] = the run's first key and values_out[r] = op over the run's values,
- * the bits of gp_reduce_segmented over the same runs (ops, dtypes and accumulators as there); keys_out and values_out
- * hold n at most. gp_scan_by_key_sync: y = the scan (kind) restarted at every run, the bits of gp_scan_segmented over
- * the same runs (ops and dtypes as there; y == values allowed). Both compose gp_run_length_encode, gp_scan and the
- * segmented op on the context's default stream, hold (n + 1) 8-byte run offsets (and, for the scan, n run keys) in
- * memory of the context allocated for the call, and return when the result is in place. */
+ * gp_scan_by_key: y = the scan (kind) restarted at every run: the bits of gp_scan_segmented over the same runs (its
+ * ops and dtypes; y == values allowed, y must not overlap keys). One pass on the GPU, asynchronous on stream.
+ * gp_reduce_by_key: for r < runs, keys_out[r] = the run's first key and values_out[r] = op over the run's values in
+ * the accumulator dtype (gp_reduce_acc_dtype); keys_out and values_out hold n at most; *runs_dev (device memory, or
+ * host memory on the CPU backend; NULL: not wanted) = the number of runs. One pass, asynchronous, for f32, f64, i64
+ * and u64 values (sum prod min max; and or xor of the integers): each run's value is the inclusive scan by key's
+ * value at the run's last element (docs/design/scan.md, "By key"), so float sums are in the segmented scan's order.
+ * gp_reduce_by_key_sync also takes every other (op, dtype) of gp_reduce_segmented — f16 / bf16 values in
+ * gp_reduce_segmented's order, integers exact in any order — composing run-length encoding and gp_reduce_segmented
+ * with (n + 1) 8-byte run offsets allocated on the context for the call. The _sync variants run on the context's
+ * default stream and return when the result is in place. */
+GP_API gp_status_t gp_reduce_by_key(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n, const void *keys,
+                                    gp_dtype_t dtype, const void *values, void *keys_out, void *values_out,
+                                    uint64_t *runs_dev, gp_stream_t stream);
 GP_API gp_status_t gp_reduce_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n,
                                          const void *keys, gp_dtype_t dtype, const void *values, void *keys_out,
                                          void *values_out, size_t *runs);
+GP_API gp_status_t gp_scan_by_key(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n, const void *keys,
+                                  gp_dtype_t dtype, gp_scan_kind_t kind, const void *values, void *y,
+                                  gp_stream_t stream);
 GP_API gp_status_t gp_scan_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n,
                                        const void *keys, gp_dtype_t dtype, gp_scan_kind_t kind, const void *values,
                                        void *y);

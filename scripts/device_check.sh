@@ -113,6 +113,8 @@ memcheck gpu_segsort u8,u32,f64 250
 racecheck gpu_segsort u32 200
 synccheck gpu_segsort u32,u64 150
 memcheck gpu_bykey - 300
+racecheck gpu_bykey - 300
+synccheck gpu_bykey - 200
 memcheck gpu_uop - 300
 memcheck gpu_sortuop - 300
 racecheck gpu_sortuop - 300

@@ -1,31 +1,187 @@
 /*
- * bykey.c — gp_reduce_by_key_sync and gp_scan_by_key_sync: the runs of equal keys found by gp_run_length_encode, their
- * offsets by an in-place gp_scan of the run lengths, then gp_reduce_segmented / gp_scan_segmented over those runs — so
- * the bits are the segmented ops' by construction, on either backend (docs/design/scan.md, "By key").
+ * bykey.c — reduce and scan by key (docs/design/scan.md, "By key"): the checks, the CPU backend and the GPU call.
+ * A run is a maximal stretch of equal consecutive keys (gp_unique's equality). The scans, and the reductions of
+ * f32 / f64 / i64 / u64 values, are the segmented scan over the runs' heads: on the GPU one pass that finds the heads
+ * in the keys (bykey.cu); on the CPU the head bytes, gp__segscan_cpu, and (reduce) each run's last value gathered.
+ * Other reductions (f16 / bf16 values, integers of up to 4 bytes, count_nonzero) compose gp_run_length_encode, a
+ * scan of the lengths and gp_reduce_segmented, and exist only as _sync.
  */
-#include "../core/internal.h"
+#include "scan_internal.h"
+#include "../core/backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* the run offsets of n keys into a buffer of n + 1 words allocated on ctx (offsets[0, *runs]); run_keys: where the
- * runs' first keys go (n at most) */
-static gp_status_t run_offsets(const char *fn, gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys,
-                               void *run_keys, gp_buffer_t *buf, int64_t **offsets, size_t *runs)
+/* ---- the CPU backend: h[i] = 1 where key i starts a run */
+#define GP_HEADS_DEF(NAME, T, EQ)                                                                                  \
+    static void heads_##NAME(size_t n, const T *k, uint8_t *h)                                                     \
+    {                                                                                                              \
+        _Pragma("omp parallel for schedule(static) if (n > 65536)") for (size_t i = 0; i < n; i++)                 \
+        {                                                                                                          \
+            const T a = k[i];                                                                                      \
+            h[i] = (uint8_t)(i == 0 || !(EQ));                                                                     \
+        }                                                                                                          \
+    }
+GP_HEADS_DEF(b1, uint8_t, a == k[i - 1])
+GP_HEADS_DEF(b2, uint16_t, a == k[i - 1])
+GP_HEADS_DEF(b4, uint32_t, a == k[i - 1])
+GP_HEADS_DEF(b8, uint64_t, a == k[i - 1])
+GP_HEADS_DEF(f16, uint16_t, gp_f16_to_f32(a) == gp_f16_to_f32(k[i - 1]))
+GP_HEADS_DEF(bf16, uint16_t, gp_bf16_to_f32(a) == gp_bf16_to_f32(k[i - 1]))
+GP_HEADS_DEF(f32, float, a == k[i - 1])
+GP_HEADS_DEF(f64, double, a == k[i - 1])
+
+static void key_heads(gp_dtype_t kt, size_t n, const void *keys, uint8_t *h)
 {
-    const int cpu = gp_ctx_device(ctx) == GP_DEVICE_CPU;
-    GP_TRY_RET(gp_mem_alloc(ctx, cpu ? GP_MEM_PAGEABLE : GP_MEM_DEVICE, (n + 1) * 8, buf));
-    uint64_t *o = (uint64_t *)(cpu ? buf->host : buf->device);
-    gp_status_t st = gp_run_length_encode_sync(ctx, kt, n, keys, run_keys, o + 1, runs);
+    switch (kt) {
+    case GP_F16: heads_f16(n, keys, h); return;
+    case GP_BF16: heads_bf16(n, keys, h); return;
+    case GP_F32: heads_f32(n, keys, h); return;
+    case GP_F64: heads_f64(n, keys, h); return;
+    default: break; /* integers: equal values are equal bits */
+    }
+    switch (gp_dtype_size(kt)) {
+    case 1: heads_b1(n, keys, h); return;
+    case 2: heads_b2(n, keys, h); return;
+    case 4: heads_b4(n, keys, h); return;
+    default: heads_b8(n, keys, h); return;
+    }
+}
+
+/* the one-pass ops on the CPU: the head bytes, the segmented scan (into y, or for a reduction into scratch), and a
+ * reduction's keys and values gathered at the heads and the runs' ends */
+static gp_status_t cpu_pass(const char *fn, gp_reduce_op_t op, gp_dtype_t kt, size_t n, const void *keys, gp_dtype_t vt,
+                            const void *values, int excl, void *y, void *keys_out, void *values_out, size_t *runs)
+{
+    const size_t ks = gp_dtype_size(kt), vs = gp_dtype_size(vt);
+    uint8_t *h = malloc(n);
+    unsigned char *tmp = keys_out ? malloc(n * vs) : NULL;
+    if (h == NULL || (keys_out && tmp == NULL)) {
+        free(h), free(tmp);
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "%s: %zu bytes of run heads and values", fn, keys_out ? n * (vs + 1) : n);
+    }
+    key_heads(kt, n, keys, h);
+    gp_status_t st = gp__segscan_cpu(op, vt, n, values, h, keys_out ? tmp : y, excl, 1);
+    if (st == GP_OK && keys_out) {
+        size_t r = 0;
+        const unsigned char *k = keys;
+        unsigned char *ko = keys_out, *vo = values_out;
+        for (size_t i = 0; i < n; i++) {
+            if (h[i]) memcpy(ko + r++ * ks, k + i * ks, ks);
+            if (i == n - 1 || h[i + 1]) memcpy(vo + (r - 1) * vs, tmp + i * vs, vs);
+        }
+        *runs = r;
+    }
+    free(h), free(tmp);
+    return st;
+}
+
+/* ---- the checks every by-key call makes (values_out: the reductions' output, y: the scans'; the other NULL) */
+static gp_status_t check(const char *fn, gp_dtype_t kt, size_t n, const void *keys, gp_dtype_t vt, const void *values,
+                         const void *keys_out, const void *values_out, gp_dtype_t acc, const void *y)
+{
+    if ((unsigned)kt >= GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: key_dtype %d is not a gp_dtype_t", fn, (int)kt);
+    if (n > (SIZE_MAX >> 4)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu overflows", fn, n);
+    if (n == 0) return GP_OK;
+    const size_t ks = gp_dtype_size(kt), vs = gp_dtype_size(vt), kb = n * ks, vb = n * vs;
+    GP_ARG_NONNULL(fn, keys);
+    GP_ARG_NONNULL(fn, values);
+    if ((uintptr_t)keys % ks) return gp__error(GP_ERR_INVALID_ARG, "%s: keys is not %zu-byte aligned", fn, ks);
+    if ((uintptr_t)values % vs) return gp__error(GP_ERR_INVALID_ARG, "%s: values is not %zu-byte aligned", fn, vs);
+    if (y == NULL && values_out == NULL) { /* a scan's y */
+        return gp__error(GP_ERR_INVALID_ARG, "%s: y is NULL", fn);
+    }
+    if (y) {
+        if ((uintptr_t)y % vs) return gp__error(GP_ERR_INVALID_ARG, "%s: y is not %zu-byte aligned", fn, vs);
+        if (y != values && gp__overlap(y, vb, values, vb))
+            return gp__error(GP_ERR_INVALID_ARG, "%s: values and y overlap without being the same array (in place: "
+                                                 "y == values)", fn);
+        if (gp__overlap(y, vb, keys, kb)) return gp__error(GP_ERR_INVALID_ARG, "%s: y overlaps keys", fn);
+        return GP_OK;
+    }
+    GP_ARG_NONNULL(fn, keys_out);
+    const size_t as = gp_dtype_size(acc);
+    if ((uintptr_t)keys_out % ks) return gp__error(GP_ERR_INVALID_ARG, "%s: keys_out is not %zu-byte aligned", fn, ks);
+    if ((uintptr_t)values_out % as)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: values_out is not %zu-byte aligned", fn, as);
+    if (gp__overlap(keys_out, kb, keys, kb) || gp__overlap(keys_out, kb, values, vb))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: keys_out overlaps keys or values", fn);
+    if (gp__overlap(values_out, n * as, keys, kb) || gp__overlap(values_out, n * as, values, vb) ||
+        gp__overlap(values_out, n * as, keys_out, kb))
+        return gp__error(GP_ERR_INVALID_ARG, "%s: values_out overlaps keys, values or keys_out", fn);
+    return GP_OK;
+}
+
+static gp_status_t check_reduce(const char *fn, gp_reduce_op_t op, gp_dtype_t kt, size_t n, const void *keys,
+                                gp_dtype_t vt, const void *values, const void *keys_out, const void *values_out)
+{
+    if ((unsigned)vt >= GP_DTYPE_COUNT) return gp__error(GP_ERR_INVALID_ARG, "%s: dtype %d is not a gp_dtype_t", fn, (int)vt);
+    const gp_dtype_t acc = gp_reduce_acc_dtype(op, vt);
+    if (acc == GP_DTYPE_COUNT)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: op %d over %s (gp_reduce_segmented's ops)", fn, (int)op,
+                         gp_dtype_name(vt));
+    if (n) GP_ARG_NONNULL(fn, values_out);
+    return check(fn, kt, n, keys, vt, values, keys_out, values_out ? values_out : "", acc, NULL);
+}
+
+/* ---- reduce by key */
+
+/* the composition, for the reductions one pass does not take: the run offsets in (n + 1) words allocated on ctx */
+static gp_status_t compose_reduce(const char *fn, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t kt, size_t n,
+                                  const void *keys, gp_dtype_t vt, const void *values, void *keys_out,
+                                  void *values_out, size_t *runs)
+{
+    GP_NO_CAPTURE(ctx, fn, "it waits for the number of runs");
+    const int cpu = gp__is_cpu(ctx);
+    gp_buffer_t buf;
+    GP_TRY_RET(gp_mem_alloc(ctx, cpu ? GP_MEM_PAGEABLE : GP_MEM_DEVICE, (n + 1) * 8, &buf));
+    uint64_t *o = (uint64_t *)(cpu ? buf.host : buf.device);
+    size_t r = 0;
+    gp_status_t st = gp_run_length_encode_sync(ctx, kt, n, keys, keys_out, o + 1, &r);
     if (st == GP_OK) st = gp_memset(ctx, o, 0, 8, NULL);
-    if (st == GP_OK) st = gp_scan(ctx, GP_REDUCE_SUM, GP_U64, GP_SCAN_INCLUSIVE, *runs, o + 1, o + 1, NULL);
+    if (st == GP_OK) st = gp_scan(ctx, GP_REDUCE_SUM, GP_U64, GP_SCAN_INCLUSIVE, r, o + 1, o + 1, NULL);
+    if (st == GP_OK) st = gp_reduce_segmented(ctx, op, vt, n, values, r, (const int64_t *)o, values_out, NULL);
+    if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
     if (st != GP_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", gp_last_error());
-        gp_mem_free(ctx, buf);
-        return gp__error(st, "%s: the runs of the keys: %s", fn, why);
+        gp_mem_free(ctx, &buf);
+        return gp__error(st, "%s: %s", fn, why);
     }
-    *offsets = (int64_t *)o;
+    gp_mem_free(ctx, &buf);
+    *runs = r;
     return GP_OK;
+}
+
+gp_status_t gp_reduce_by_key(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n, const void *keys,
+                             gp_dtype_t dtype, const void *values, void *keys_out, void *values_out,
+                             uint64_t *runs_dev, gp_stream_t stream)
+{
+    static const char fn[] = "gp_reduce_by_key";
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(check_reduce(fn, op, key_dtype, n, keys, dtype, values, keys_out, values_out));
+    if (!gp__bykey_onepass(op, dtype))
+        return gp__error(GP_ERR_UNSUPPORTED, "%s: %s of %s values is gp_reduce_by_key_sync's only (this call takes "
+                                             "f32, f64, i64 and u64 values)", fn, gp_reduce_op_name(op),
+                         gp_dtype_name(dtype));
+    if (runs_dev && (uintptr_t)runs_dev % 8)
+        return gp__error(GP_ERR_INVALID_ARG, "%s: runs_dev is not 8-byte aligned", fn);
+    if (gp__is_cpu(ctx)) {
+        size_t r = 0;
+        if (n) GP_TRY_RET(cpu_pass(fn, op, key_dtype, n, keys, dtype, values, 0, NULL, keys_out, values_out, &r));
+        if (runs_dev) *runs_dev = r;
+        return GP_OK;
+    }
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, 0, &s));
+    if (n == 0) {
+        const cudaError_t e = runs_dev ? cudaMemsetAsync(runs_dev, 0, 8, s) : cudaSuccess;
+        return e == cudaSuccess ? GP_OK : gp__cuda_error(e, fn, __FILE__, __LINE__);
+    }
+    return gp__scan_gpu_ops.bykey(ctx, fn, op, key_dtype, n, keys, dtype, values, keys_out, values_out, runs_dev,
+                                  GP__BYKEY_REDUCE, s);
 }
 
 gp_status_t gp_reduce_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n, const void *keys,
@@ -35,55 +191,51 @@ gp_status_t gp_reduce_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t k
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     GP_ARG_NONNULL(fn, runs);
     *runs = 0;
-    if ((unsigned)key_dtype >= GP_DTYPE_COUNT || (unsigned)dtype >= GP_DTYPE_COUNT)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: %s %d is not a gp_dtype_t", fn,
-                         (unsigned)key_dtype >= GP_DTYPE_COUNT ? "key_dtype" : "dtype",
-                         (unsigned)key_dtype >= GP_DTYPE_COUNT ? (int)key_dtype : (int)dtype);
-    if (gp_reduce_acc_dtype(op, dtype) == GP_DTYPE_COUNT)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: op %d over %s (gp_reduce_segmented's ops)", fn, (int)op,
-                         gp_dtype_name(dtype));
+    GP_TRY_RET(check_reduce(fn, op, key_dtype, n, keys, dtype, values, keys_out, values_out));
     if (n == 0) return GP_OK;
-    if (n > (SIZE_MAX >> 4)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu overflows", fn, n);
-    GP_ARG_NONNULL(fn, keys);
-    GP_ARG_NONNULL(fn, values);
-    GP_ARG_NONNULL(fn, keys_out);
-    GP_ARG_NONNULL(fn, values_out);
-    GP_NO_CAPTURE(ctx, fn, "it waits for the number of runs");
-    gp_buffer_t buf;
-    int64_t *offsets = NULL;
-    size_t r = 0;
-    GP_TRY_RET(run_offsets(fn, ctx, key_dtype, n, keys, keys_out, &buf, &offsets, &r));
-    gp_status_t st = gp_reduce_segmented(ctx, op, dtype, n, values, r, offsets, values_out, NULL);
-    if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
-    gp_mem_free(ctx, &buf);
-    if (st == GP_OK) *runs = r;
-    return st;
+    if (!gp__bykey_onepass(op, dtype))
+        return compose_reduce(fn, ctx, op, key_dtype, n, keys, dtype, values, keys_out, values_out, runs);
+    if (gp__is_cpu(ctx)) return cpu_pass(fn, op, key_dtype, n, keys, dtype, values, 0, NULL, keys_out, values_out, runs);
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, NULL, 1, &s));
+    GP_TRY_RET(gp__scan_gpu_ops.bykey(ctx, fn, op, key_dtype, n, keys, dtype, values, keys_out, values_out,
+                                      (uint64_t *)ctx->dev_result, GP__BYKEY_REDUCE, s));
+    const cudaError_t e = cudaMemcpyAsync(ctx->host_result, ctx->dev_result, 8, cudaMemcpyDeviceToHost, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, fn, __FILE__, __LINE__);
+    GP_TRY_RET(gp__gpu_wait(fn, s, 1));
+    uint64_t r = 0;
+    memcpy(&r, ctx->host_result, 8);
+    *runs = (size_t)r;
+    return GP_OK;
+}
+
+/* ---- scan by key */
+
+static gp_status_t scan_by_key(const char *fn, int sync, gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype,
+                               size_t n, const void *keys, gp_dtype_t dtype, gp_scan_kind_t kind, const void *values,
+                               void *y, gp_stream_t stream)
+{
+    GP_TRY_RET(gp__ctx_enter(ctx, fn));
+    GP_TRY_RET(gp__scan_check(fn, op, dtype, (int)kind));
+    GP_TRY_RET(check(fn, key_dtype, n, keys, dtype, values, NULL, NULL, GP_DTYPE_COUNT, n ? y : ""));
+    if (n == 0) return GP_OK;
+    const int excl = kind == GP_SCAN_EXCLUSIVE;
+    if (gp__is_cpu(ctx)) return cpu_pass(fn, op, key_dtype, n, keys, dtype, values, excl, y, NULL, NULL, NULL);
+    cudaStream_t s;
+    GP_TRY_RET(gp__gpu_stream(ctx, fn, stream, sync, &s));
+    GP_TRY_RET(gp__scan_gpu_ops.bykey(ctx, fn, op, key_dtype, n, keys, dtype, values, NULL, y, NULL,
+                                      excl ? GP__BYKEY_SCAN_EXCL : GP__BYKEY_SCAN, s));
+    return gp__gpu_wait(fn, s, sync);
+}
+
+gp_status_t gp_scan_by_key(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n, const void *keys,
+                           gp_dtype_t dtype, gp_scan_kind_t kind, const void *values, void *y, gp_stream_t stream)
+{
+    return scan_by_key("gp_scan_by_key", 0, ctx, op, key_dtype, n, keys, dtype, kind, values, y, stream);
 }
 
 gp_status_t gp_scan_by_key_sync(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n, const void *keys,
                                 gp_dtype_t dtype, gp_scan_kind_t kind, const void *values, void *y)
 {
-    static const char fn[] = "gp_scan_by_key_sync";
-    GP_TRY_RET(gp__ctx_enter(ctx, fn));
-    if ((unsigned)key_dtype >= GP_DTYPE_COUNT)
-        return gp__error(GP_ERR_INVALID_ARG, "%s: key_dtype %d is not a gp_dtype_t", fn, (int)key_dtype);
-    if (n == 0) return GP_OK;
-    if (n > (SIZE_MAX >> 4)) return gp__error(GP_ERR_OVERFLOW, "%s: n = %zu overflows", fn, n);
-    GP_ARG_NONNULL(fn, keys);
-    GP_ARG_NONNULL(fn, values);
-    GP_ARG_NONNULL(fn, y);
-    GP_NO_CAPTURE(ctx, fn, "it waits for the number of runs");
-    const int cpu = gp_ctx_device(ctx) == GP_DEVICE_CPU;
-    gp_buffer_t kbuf, buf;
-    GP_TRY_RET(gp_mem_alloc(ctx, cpu ? GP_MEM_PAGEABLE : GP_MEM_DEVICE, n * gp_dtype_size(key_dtype), &kbuf));
-    int64_t *offsets = NULL;
-    size_t r = 0;
-    gp_status_t st = run_offsets(fn, ctx, key_dtype, n, keys, cpu ? kbuf.host : kbuf.device, &buf, &offsets, &r);
-    if (st == GP_OK) {
-        st = gp_scan_segmented(ctx, op, dtype, kind, n, values, r, offsets, y, NULL);
-        if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
-        gp_mem_free(ctx, &buf);
-    }
-    gp_mem_free(ctx, &kbuf);
-    return st;
+    return scan_by_key("gp_scan_by_key_sync", 1, ctx, op, key_dtype, n, keys, dtype, kind, values, y, NULL);
 }

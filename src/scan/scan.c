@@ -198,4 +198,5 @@ const gp__scan_gpu_ops_t gp__scan_gpu_ops = {
     .ordered = GP_GPU_SLOT(gp__oscan_gpu),
     .segmented = GP_GPU_SLOT(gp__segscan_gpu),
     .select = GP_GPU_SLOT(gp__select_gpu),
+    .bykey = GP_GPU_SLOT(gp__bykey_gpu),
 };

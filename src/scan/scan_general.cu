@@ -36,6 +36,7 @@ constexpr int THREADS = GP__SCAN_RUNS;
 
 #include "lookback.cuh"
 #include "scan_lb.cuh"
+#include "seg_policy.cuh"
 
 template <int OP, typename T> struct OS {
     static constexpr int D = OP == GP_ORDERED_MAT2 ? 2 : OP == GP_ORDERED_MAT3 ? 3 : OP == GP_ORDERED_MAT4 ? 4 : 0;
@@ -78,42 +79,6 @@ template <int OP, typename T> struct OS {
     static __device__ __forceinline__ bool flag(const V &) { return false; }
     static __device__ __forceinline__ E first() { return ident(); }
     static __device__ __forceinline__ V pad() { return ident(); }
-    static __device__ __forceinline__ V load_cg(const V *p) { return ldcg_value(p); }
-};
-
-/* Segmented scans: the scalar op of scan_ops.cuh over (head, value) pairs. An element is the value alone (the heads
- * come from their own bytes); R by the pair's bytes (8 -> 16, 16 -> 8). */
-template <typename T, int OP> struct SegP {
-    typedef Op<T, OP> O;
-    struct E {
-        T v;
-    };
-    struct V {
-        T v;
-        unsigned f;
-    };
-    static constexpr bool SEG = true;
-    static constexpr int EW = (int)sizeof(T) / 4;
-    static constexpr int R = sizeof(V) <= 8 ? 16 : 8;
-    static constexpr int TILE = THREADS * R;
-    static constexpr int WT = R * EW, PITCH = WT | 1;
-    static constexpr int WINDOWS = 8;
-    static __device__ __forceinline__ V comb(const V &a, const V &b)
-    {
-        V c;
-        c.v = b.f ? b.v : O::comb(a.v, b.v);
-        c.f = a.f | b.f;
-        return c;
-    }
-    static __device__ __forceinline__ V pad() { return V{O::pad(), 0u}; }
-    static __device__ __forceinline__ E first() { return E{O::first()}; }
-    static __device__ __forceinline__ V make(const E &e, bool h) { return V{e.v, h ? 1u : 0u}; }
-    static __device__ __forceinline__ E out(const V &v) { return E{v.v}; }
-    static __device__ __forceinline__ bool flag(const V &v) { return v.f != 0; }
-    static __device__ __forceinline__ V shfl_up(const V &s, int d)
-    {
-        return V{__shfl_up_sync(0xffffffffu, s.v, d), __shfl_up_sync(0xffffffffu, s.f, d)};
-    }
     static __device__ __forceinline__ V load_cg(const V *p) { return ldcg_value(p); }
 };
 

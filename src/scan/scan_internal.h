@@ -181,13 +181,33 @@ static inline GP__HD int gp__keep_u(const gp__pred_t *p, unsigned long long v)
 GP_INTERNAL gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp__pred_t *p,
                                        int job, void *y, uint64_t *lengths, uint64_t *count_dev, cudaStream_t stream);
 
-/* The family's GPU launchers (scan.cu, scan_general.cu, select.cu), reached through this table: core/backend.h */
+/* By key in one pass (bykey.cu): job GP__BYKEY_SCAN / _SCAN_EXCL (out = y, the segmented scan over the keys' runs) or
+ * GP__BYKEY_REDUCE (keys_out, out = the runs' values in the accumulator dtype, *runs_dev the count); the ops and
+ * dtypes gp__bykey_onepass takes. n > 0. */
+enum { GP__BYKEY_SCAN, GP__BYKEY_SCAN_EXCL, GP__BYKEY_REDUCE };
+GP_INTERNAL gp_status_t gp__bykey_gpu(gp_ctx_t *ctx, const char *fn, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n,
+                                      const void *keys, gp_dtype_t dtype, const void *values, void *keys_out,
+                                      void *out, uint64_t *runs_dev, int job, cudaStream_t stream);
+/* whether reduce by key of op over dtype runs in one pass: values of 4 or 8 bytes whose accumulator is their own
+ * width — f32, f64, i64, u64 (sum prod min max; and or xor over the 8-byte integers) */
+static inline int gp__bykey_onepass(gp_reduce_op_t op, gp_dtype_t dtype)
+{
+    const int bits = op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR;
+    if (dtype == GP_I64 || dtype == GP_U64) return op != GP_REDUCE_COUNT_NONZERO && (unsigned)op < GP_REDUCE_OP_COUNT &&
+                                                   (bits || op == GP_REDUCE_SUM || op == GP_REDUCE_PROD ||
+                                                    op == GP_REDUCE_MIN || op == GP_REDUCE_MAX);
+    return (dtype == GP_F32 || dtype == GP_F64) &&
+           (op == GP_REDUCE_SUM || op == GP_REDUCE_PROD || op == GP_REDUCE_MIN || op == GP_REDUCE_MAX);
+}
+
+/* The family's GPU launchers (scan.cu, scan_general.cu, select.cu, bykey.cu), reached through this table: core/backend.h */
 typedef struct gp__scan_gpu_ops {
     __typeof__(gp__scan_gpu_x) *scan;
     __typeof__(gp__scan_gpu_aggs) *aggs;
     __typeof__(gp__oscan_gpu) *ordered;
     __typeof__(gp__segscan_gpu) *segmented;
     __typeof__(gp__select_gpu) *select;
+    __typeof__(gp__bykey_gpu) *bykey;
 } gp__scan_gpu_ops_t;
 GP_INTERNAL extern const gp__scan_gpu_ops_t gp__scan_gpu_ops;
 

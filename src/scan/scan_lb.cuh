@@ -7,14 +7,46 @@
  * A policy gives: V (the scan value), E (an element: EW words), R (elements per run), TILE, WT (words per run),
  * PITCH (WT | 1), WINDOWS (look-back windows before waiting on the oldest), SEG (head flags), comb, shfl_up, pad (a
  * value that changes no real element's), first (the exclusive scan's first output), make (E, head) -> V,
- * out (V) -> E, flag (V: its head bit) and load_cg (a published V, through L2).
+ * out (V) -> E, flag (V: its head bit) and load_cg (a published V, through L2). A SEG policy gives heads(heads, mine,
+ * n, aux): bit k set where element mine + k starts a segment (lb_head_bytes reads a byte per element; the by-key
+ * policies compare keys). A policy with EMIT (bykey.cu) takes the inclusive values itself — emit(w, base, cbase, hb,
+ * mine, n, aux), base the heads before the tile (count(V)), cbase those before this thread in it — and y is not written.
  */
+
+/* the head bits of elements mine .. mine + R - 1 from a byte per element (nonzero: a segment starts there) */
+template <int R>
+__device__ __forceinline__ unsigned lb_head_bytes(const unsigned char *heads, unsigned long long mine,
+                                                  unsigned long long n)
+{
+    unsigned hb = 0;
+    if (mine + R <= n && R == 16 && ((unsigned long long)(heads + mine) & 15) == 0) {
+        const uint4 h = *reinterpret_cast<const uint4 *>(heads + mine);
+        const unsigned q[4] = {h.x, h.y, h.z, h.w};
+#pragma unroll
+        for (int k = 0; k < 16; k++) hb |= ((q[k / 4] >> (8 * (k % 4))) & 0xffu ? 1u : 0u) << k;
+    } else if (mine + R <= n && R == 8 && ((unsigned long long)(heads + mine) & 7) == 0) {
+        const uint2 h = *reinterpret_cast<const uint2 *>(heads + mine);
+        const unsigned q[2] = {h.x, h.y};
+#pragma unroll
+        for (int k = 0; k < 8; k++) hb |= ((q[k / 4] >> (8 * (k % 4))) & 0xffu ? 1u : 0u) << k;
+    } else {
+#pragma unroll
+        for (int k = 0; k < R; k++)
+            if (mine + k < n && heads[mine + k]) hb |= 1u << k;
+    }
+    return hb;
+}
+
+/* P::EMIT where the policy declares it, else false (no header: NVRTC compiles this file too) */
+template <class P> __device__ constexpr auto lb_emits(int) -> decltype(P::EMIT, bool()) { return P::EMIT; }
+template <class P> __device__ constexpr bool lb_emits(long) { return false; }
 /* One tile of the scan, for a policy P. x, y: n elements of P::E; heads: n bytes (P::SEG). Called by every thread of
  * a block of THREADS from the kernel (a grid of one block per tile). */
-template <class P>
+template <class P, class AUX = int>
 __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y, const unsigned char *heads, size_t n,
                                         int excl, unsigned *ticket, unsigned *status, typename P::V *agg,
-                                        typename P::V *incl, const typename P::V *cin, typename P::V *cout)
+                                        typename P::V *incl, const typename P::V *cin, typename P::V *cout,
+                                        const AUX &aux = AUX())
 {
     typedef typename P::V V;
     typedef typename P::E E;
@@ -31,23 +63,7 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
 
     /* 1. the tile's words, coalesced, into shared memory at the thread pitch (and this thread's head bytes) */
     unsigned hb = 0; /* bit k: element mine + k starts a segment */
-    if constexpr (P::SEG) {
-        if (mine + R <= n && R == 16 && ((unsigned long long)(heads + mine) & 15) == 0) {
-            const uint4 h = *reinterpret_cast<const uint4 *>(heads + mine);
-            const unsigned q[4] = {h.x, h.y, h.z, h.w};
-#pragma unroll
-            for (int k = 0; k < 16; k++) hb |= ((q[k / 4] >> (8 * (k % 4))) & 0xffu ? 1u : 0u) << k;
-        } else if (mine + R <= n && R == 8 && ((unsigned long long)(heads + mine) & 7) == 0) {
-            const uint2 h = *reinterpret_cast<const uint2 *>(heads + mine);
-            const unsigned q[2] = {h.x, h.y};
-#pragma unroll
-            for (int k = 0; k < 8; k++) hb |= ((q[k / 4] >> (8 * (k % 4))) & 0xffu ? 1u : 0u) << k;
-        } else {
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                if (mine + k < n && heads[mine + k]) hb |= 1u << k;
-        }
-    }
+    if constexpr (P::SEG) hb = P::heads(heads, mine, n, aux);
     if (w0 + TW <= nw && ((unsigned long long)(xw + w0) & 15) == 0) {
         const uint4 *p = reinterpret_cast<const uint4 *>(xw + w0);
         uint4 c[PER];
@@ -112,6 +128,8 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
 #pragma unroll
         for (int k = 0; k < R; k++) v[k] = P::comb(Ex, v[k]);
     }
+    unsigned long long cbase = 0; /* EMIT: the heads before this thread's run in the tile */
+    if constexpr (lb_emits<P>(0)) cbase = P::count(v[0]) - (hb & 1u);
     V prevL = P::shfl_up(v[R - 1], 1); /* the exclusive scan's first item of this thread */
     if (lane == 31) s_last[warp] = v[R - 1];
     if (threadIdx.x == THREADS - 1) s_agg = v[R - 1];
@@ -180,6 +198,13 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
         for (int k = 1; k < R; k++)
             if ((size_t)k == (n - 1 - e0) % R) lv = v[k];
         *cout = has ? P::comb(s_pre, lv) : lv;
+    }
+    if constexpr (lb_emits<P>(0)) {
+        V w[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) w[k] = has ? P::comb(s_pre, v[k]) : v[k];
+        P::emit(w, has ? P::count(s_pre) : 0ull, cbase, hb, mine, n, aux);
+        return;
     }
     E eo[R];
     if (has) {
