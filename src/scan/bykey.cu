@@ -118,7 +118,7 @@ template <typename T, int OP, typename CT> struct KeyRedP {
         T v;
         CT c;
     };
-    static constexpr bool SEG = true, EMIT = true;
+    static constexpr bool SEG = true, EMIT = true, PACKED = true; /* packed where V is 8 bytes */
     static constexpr int EW = (int)sizeof(T) / 4;
     static constexpr int R = sizeof(T) == 4 ? 16 : 8;
     static constexpr int TILE = THREADS * R;
@@ -146,25 +146,74 @@ template <typename T, int OP, typename CT> struct KeyRedP {
     {
         return key_heads_any<R>(a, mine, n);
     }
-    /* w: this thread's inclusive values; a head writes its key, a run's end its value, the last element the count */
+    /* Called by every thread of the block with its inclusive values w. The tile's outputs are contiguous — keys
+     * [base, base + th) for its th heads, values [base - 1 + lo, base - 1 + hi] (slot 0: the run that began in an
+     * earlier tile, if it ends here; slot th: the last run, if it ends here) — so they are staged in shared memory at
+     * their slots and written coalesced, the values first (keys too many for the stage are written where they go).
+     * The last element writes the run count. */
     static __device__ __forceinline__ void emit(const V (&w)[R], unsigned long long base, unsigned long long cbase,
                                                 unsigned hb, size_t mine, size_t n, const KeyAux &a)
     {
+        constexpr unsigned STAGE = 24576;
+        __shared__ __align__(16) unsigned char s_o[STAGE];
+        __shared__ unsigned s_th, s_v0, s_vth;
+        const unsigned cb = (unsigned)cbase, ks = (unsigned)a.ks;
+        if (threadIdx.x == THREADS - 1) s_th = cb + (unsigned)__popc(hb & ((1u << R) - 1u));
+        if (threadIdx.x == 0) s_v0 = s_vth = 0;
+        __syncthreads();
+        const unsigned th = s_th;
+        const bool stage_keys = th * ks <= STAGE;
+        T *const sv = reinterpret_cast<T *>(s_o); /* TILE + 1 values fit: 16 KiB + one */
 #pragma unroll
-        for (int k = 0; k < R; k++) {
+        for (int k = 0; k < R; k++) { /* the values at the runs' ends: slot = the heads in the tile up to k */
             const size_t i = mine + k;
-            if (i >= n) break;
-            const bool head = (hb >> k) & 1u, end = ((hb >> (k + 1)) & 1u) || i == n - 1;
-            if (!head && !end) continue;
-            const unsigned long long r = base + cbase + (unsigned)__popc(hb & ((2u << k) - 1u)) - 1;
-            if (head) switch (a.ks) {
-                case 1: static_cast<uint8_t *>(a.keys_out)[r] = static_cast<const uint8_t *>(a.keys)[i]; break;
-                case 2: static_cast<uint16_t *>(a.keys_out)[r] = static_cast<const uint16_t *>(a.keys)[i]; break;
-                case 4: static_cast<uint32_t *>(a.keys_out)[r] = static_cast<const uint32_t *>(a.keys)[i]; break;
-                default: static_cast<uint64_t *>(a.keys_out)[r] = static_cast<const uint64_t *>(a.keys)[i]; break;
+            if (i < n && (((hb >> (k + 1)) & 1u) || i == n - 1)) {
+                const unsigned slot = cb + (unsigned)__popc(hb & ((2u << k) - 1u));
+                sv[slot] = w[k].v;
+                if (slot == 0) s_v0 = 1;
+                if (slot == th) s_vth = 1;
+                if (i == n - 1 && a.runs) *a.runs = base + slot;
+            }
+        }
+        __syncthreads();
+        const int lo = s_v0 ? 0 : 1, hi = s_vth ? (int)th : (int)th - 1; /* slot j is run base - 1 + j */
+        for (int j = lo + (int)threadIdx.x; j <= hi; j += THREADS) static_cast<T *>(a.values_out)[base + j - 1] = sv[j];
+        __syncthreads(); /* the stage again, for the keys (w is dead by now: fewer registers) */
+#pragma unroll
+        for (int k = 0; k < R; k++) { /* the keys: slot = the heads in the tile up to k, less one */
+            const size_t i = mine + k;
+            if (i < n && ((hb >> k) & 1u)) {
+                const unsigned slot = cb + (unsigned)__popc(hb & ((2u << k) - 1u)) - 1;
+                unsigned char *dst = stage_keys ? s_o + (size_t)slot * ks
+                                                : static_cast<unsigned char *>(a.keys_out) + (base + slot) * ks;
+                switch (ks) {
+                case 1: *dst = static_cast<const uint8_t *>(a.keys)[i]; break;
+                case 2: *reinterpret_cast<uint16_t *>(dst) = static_cast<const uint16_t *>(a.keys)[i]; break;
+                case 4: *reinterpret_cast<uint32_t *>(dst) = static_cast<const uint32_t *>(a.keys)[i]; break;
+                default: *reinterpret_cast<uint64_t *>(dst) = static_cast<const uint64_t *>(a.keys)[i]; break;
                 }
-            if (end) static_cast<T *>(a.values_out)[r] = w[k].v;
-            if (i == n - 1 && a.runs) *a.runs = r + 1;
+            }
+        }
+        __syncthreads();
+        if (stage_keys) {
+            unsigned char *ko = static_cast<unsigned char *>(a.keys_out) + base * ks;
+            switch (ks) {
+            case 1:
+                for (unsigned j = threadIdx.x; j < th; j += THREADS) ko[j] = s_o[j];
+                break;
+            case 2:
+                for (unsigned j = threadIdx.x; j < th; j += THREADS)
+                    reinterpret_cast<uint16_t *>(ko)[j] = reinterpret_cast<const uint16_t *>(s_o)[j];
+                break;
+            case 4:
+                for (unsigned j = threadIdx.x; j < th; j += THREADS)
+                    reinterpret_cast<uint32_t *>(ko)[j] = reinterpret_cast<const uint32_t *>(s_o)[j];
+                break;
+            default:
+                for (unsigned j = threadIdx.x; j < th; j += THREADS)
+                    reinterpret_cast<uint64_t *>(ko)[j] = reinterpret_cast<const uint64_t *>(s_o)[j];
+                break;
+            }
         }
     }
 };
@@ -189,7 +238,7 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     void *ws = NULL;
     GP_TRY_RET(gp__workspace(ctx, gp__lb_bytes(ntiles, sizeof(V)), &ws));
     char *w = (char *)ws;
-    cudaError_t e = cudaMemsetAsync(w, 0, head, s);
+    cudaError_t e = cudaMemsetAsync(w, 0, lb_packed<P>(0) ? gp__lb_bytes(ntiles, sizeof(V)) : head, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
     k_bykey<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, n, excl,
                                                     (unsigned *)w, (unsigned *)(w + 16), (V *)(w + head),

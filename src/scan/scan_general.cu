@@ -116,7 +116,7 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
         if (st != GP_OK) return st;
     }
     char *w = (char *)ws;
-    cudaError_t e = cudaMemsetAsync(w, 0, head, s);
+    cudaError_t e = cudaMemsetAsync(w, 0, lb_packed<P>(0) ? lb_bytes<P>(n) : head, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
     k_lb<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, heads, n, excl,
                                                  (unsigned *)w, (unsigned *)(w + 16), (V *)(w + head),

@@ -37,9 +37,15 @@ __device__ __forceinline__ unsigned lb_head_bytes(const unsigned char *heads, un
     return hb;
 }
 
-/* P::EMIT where the policy declares it, else false (no header: NVRTC compiles this file too) */
-template <class P> __device__ constexpr auto lb_emits(int) -> decltype(P::EMIT, bool()) { return P::EMIT; }
-template <class P> __device__ constexpr bool lb_emits(long) { return false; }
+/* P::EMIT / P::PACKED where the policy declares them, else false (no header: NVRTC compiles this file too). PACKED:
+ * the descriptors are LbPacked words of an 8-byte V, at agg, and the launcher clears them with the statuses. */
+template <class P> __host__ __device__ constexpr auto lb_emits(int) -> decltype(P::EMIT, bool()) { return P::EMIT; }
+template <class P> __host__ __device__ constexpr bool lb_emits(long) { return false; }
+template <class P> __host__ __device__ constexpr auto lb_packed(int) -> decltype(P::PACKED, bool())
+{
+    return P::PACKED && sizeof(typename P::V) == 8;
+}
+template <class P> __host__ __device__ constexpr bool lb_packed(long) { return false; }
 /* One tile of the scan, for a policy P. x, y: n elements of P::E; heads: n bytes (P::SEG). Called by every thread of
  * a block of THREADS from the kernel (a grid of one block per tile). */
 template <class P, class AUX = int>
@@ -150,32 +156,51 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
     }
 
     /* 2. publish the aggregate, look back, publish the inclusive prefix */
+    /* PACKED (a value of 8 bytes): lookback.cuh's {status, value} words, 16 bytes a tile at agg (no fences); else a
+     * status word and the two value arrays */
+    typedef LbPacked<V> D;
+    unsigned long long *const desc = reinterpret_cast<unsigned long long *>(agg);
     if (warp == 0 && t > 0) {
         const V A = s_agg;
-        if (lane == 0) {
-            agg[t] = A;
-            st_release(status + t, LB_AGG);
+        int N;
+        if constexpr (lb_packed<P>(0)) {
+            if (lane == 0) D::put(desc, t, LB_AGG, A);
+            N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(),
+                                         [&](size_t p, V *val) { return D::get(desc, p, val); });
+        } else {
+            if (lane == 0) {
+                agg[t] = A;
+                st_release(status + t, LB_AGG);
+            }
+            N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(), [&](size_t p, V *val) {
+                const unsigned f = ld_acquire(status + p);
+                if (f != LB_NONE) *val = P::load_cg(f == LB_INCL ? incl + p : agg + p);
+                return f;
+            });
         }
-        const int N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(), [&](size_t p, V *val) {
-            const unsigned f = ld_acquire(status + p);
-            if (f != LB_NONE) *val = P::load_cg(f == LB_INCL ? incl + p : agg + p);
-            return f;
-        });
         if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
             const V pre = lb_fold_serial(s_win, N, [](const V &a, const V &b) { return P::comb(a, b); });
-            incl[t] = P::comb(pre, A);
-            st_release(status + t, LB_INCL);
+            if constexpr (lb_packed<P>(0)) {
+                D::put(desc, t, LB_INCL, P::comb(pre, A));
+            } else {
+                incl[t] = P::comb(pre, A);
+                st_release(status + t, LB_INCL);
+            }
             s_pre = pre;
         }
     } else if (warp == 0 && lane == 0) { /* tile 0: its aggregate is its inclusive prefix, after a carry in (I_-1) */
+        V I0 = s_agg;
         if (cin) {
             const V pre = *cin;
-            incl[0] = P::comb(pre, s_agg);
+            I0 = P::comb(pre, s_agg);
             s_pre = pre;
-        } else {
-            incl[0] = s_agg;
         }
-        st_release(status, LB_INCL);
+        if constexpr (lb_packed<P>(0)) {
+            D::put(desc, 0, LB_INCL, I0);
+        } else {
+            incl[0] = I0;
+            st_release(status, LB_INCL);
+        }
     }
     __syncthreads();
     const bool has = t > 0 || cin != nullptr;

@@ -17,7 +17,7 @@ template <typename T, int OP> struct SegP {
         T v;
         unsigned f;
     };
-    static constexpr bool SEG = true;
+    static constexpr bool SEG = true, PACKED = true; /* packed where V is 8 bytes (4-byte T) */
     static constexpr int EW = (int)sizeof(T) / 4;
     static constexpr int R = sizeof(V) <= 8 ? 16 : 8;
     static constexpr int TILE = THREADS * R;
