@@ -730,7 +730,8 @@ def reduce_by_key(keys, values, op="sum", *, device=None):
     first key, op over its values). op: sum, prod, min, max (and, or, xor for integers). Sums and products in the
     reduction's accumulator (int64 / uint64 for integers, as np.sum; floats their own, f16 / bf16 in f32); min, max
     and the bitwise ops in the values' dtype for NumPy inputs (device inputs: the accumulator's, 8 bytes for
-    integers)."""
+    integers). float32 / float64 runs are reduced in the segmented scan's order: each run's value is scan_by_key's
+    inclusive value at its last element (docs/design/scan.md, "By key")."""
     if op not in ("sum", "prod", "min", "max", "and", "or", "xor"):
         raise ValueError("gpuprim.reduce_by_key: op %r (sum, prod, min, max, and, or, xor)" % (op,))
     ka, va, host = _by_key_args(keys, values, "reduce_by_key", device)
@@ -747,13 +748,14 @@ def reduce_by_key(keys, values, op="sum", *, device=None):
 
 def scan_by_key(keys, values, op="sum", *, exclusive=False, device=None):
     """CUB's ScanByKey: the scan of values (op: sum, prod, min, max; and, or, xor for integers) restarted at every run
-    of equal consecutive keys; exclusive: the op's identity at each run's start. Values keep their dtype."""
+    of equal consecutive keys; exclusive: the op's identity at each run's start. Values keep their dtype. Device
+    arrays: one pass on the keys' stream, nothing waited for."""
     if op not in ("sum", "prod", "min", "max", "and", "or", "xor"):
         raise ValueError("gpuprim.scan_by_key: op %r (sum, prod, min, max, and, or, xor)" % (op,))
     ka, va, host = _by_key_args(keys, values, "scan_by_key", device)
     y, yp = output(ka, (ka.size,), va.dtype)
-    L.check(L.gp_scan_by_key_sync(ka.ctx.p, L.OP[op], ka.gp, ka.size, ka.ptr, va.gp,
-                                  L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE, va.ptr, yp),
+    L.check(L.gp_scan_by_key(ka.ctx.p, L.OP[op], ka.gp, ka.size, ka.ptr, va.gp,
+                             L.GP_SCAN_EXCLUSIVE if exclusive else L.GP_SCAN_INCLUSIVE, va.ptr, yp, ka.stream),
             "gpuprim.scan_by_key")
     return give(y, ka, host)
 

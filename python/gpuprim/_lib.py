@@ -200,7 +200,7 @@ calls = {
     "gp_partition_sync": (c_ptr, c_int, c_size, c_ptr, P(Pred), c_ptr, P(c_size)),
     "gp_run_length_encode_sync": (c_ptr, c_int, c_size, c_ptr, c_ptr, c_ptr, P(c_size)),
     "gp_reduce_by_key_sync": (c_ptr, c_int, c_int, c_size, c_ptr, c_int, c_ptr, c_ptr, c_ptr, P(c_size)),
-    "gp_scan_by_key_sync": (c_ptr, c_int, c_int, c_size, c_ptr, c_int, c_int, c_ptr, c_ptr),
+    "gp_scan_by_key": (c_ptr, c_int, c_int, c_size, c_ptr, c_int, c_int, c_ptr, c_ptr, c_ptr),
     "gp_gemm": (c_ptr, c_int, c_int, c_dbl, P(Matrix), P(Matrix), c_dbl, P(Matrix), c_ptr),
     "gp_matrix_transpose": (c_ptr, P(Matrix), P(Matrix), c_ptr),
     "gp_npy_inspect": (ctypes.c_char_p, P(ArrayDesc)),
