@@ -13,40 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the CPU backend: h[i] = 1 where key i starts a run */
+/* ---- the CPU backend: h[i] = 1 where key i starts a run (the equalities of GP__EQ_KINDS) */
 #define GP_HEADS_DEF(NAME, T, EQ)                                                                                  \
-    static void heads_##NAME(size_t n, const T *k, uint8_t *h)                                                     \
+    static void heads_##NAME(size_t n, const void *kv, uint8_t *h)                                                 \
     {                                                                                                              \
+        const T *k = kv;                                                                                           \
         _Pragma("omp parallel for schedule(static) if (n > 65536)") for (size_t i = 0; i < n; i++)                 \
         {                                                                                                          \
-            const T a = k[i];                                                                                      \
-            h[i] = (uint8_t)(i == 0 || !(EQ));                                                                     \
+            h[i] = (uint8_t)(i == 0 || !EQ(k[i], k[i - 1]));                                                       \
         }                                                                                                          \
     }
-GP_HEADS_DEF(b1, uint8_t, a == k[i - 1])
-GP_HEADS_DEF(b2, uint16_t, a == k[i - 1])
-GP_HEADS_DEF(b4, uint32_t, a == k[i - 1])
-GP_HEADS_DEF(b8, uint64_t, a == k[i - 1])
-GP_HEADS_DEF(f16, uint16_t, gp_f16_to_f32(a) == gp_f16_to_f32(k[i - 1]))
-GP_HEADS_DEF(bf16, uint16_t, gp_bf16_to_f32(a) == gp_bf16_to_f32(k[i - 1]))
-GP_HEADS_DEF(f32, float, a == k[i - 1])
-GP_HEADS_DEF(f64, double, a == k[i - 1])
+GP__EQ_KINDS(GP_HEADS_DEF)
+#define GP_HEADS_NAME(NAME, T, EQ) heads_##NAME,
 
 static void key_heads(gp_dtype_t kt, size_t n, const void *keys, uint8_t *h)
 {
-    switch (kt) {
-    case GP_F16: heads_f16(n, keys, h); return;
-    case GP_BF16: heads_bf16(n, keys, h); return;
-    case GP_F32: heads_f32(n, keys, h); return;
-    case GP_F64: heads_f64(n, keys, h); return;
-    default: break; /* integers: equal values are equal bits */
-    }
-    switch (gp_dtype_size(kt)) {
-    case 1: heads_b1(n, keys, h); return;
-    case 2: heads_b2(n, keys, h); return;
-    case 4: heads_b4(n, keys, h); return;
-    default: heads_b8(n, keys, h); return;
-    }
+    static void (*const f[])(size_t, const void *, uint8_t *) = {GP__EQ_KINDS(GP_HEADS_NAME)};
+    f[gp__eq_kind(kt)](n, keys, h);
 }
 
 /* the one-pass ops on the CPU: the head bytes, the segmented scan (into y, or for a reduction into scratch), and a

@@ -26,7 +26,7 @@ constexpr int THREADS = GP__SCAN_RUNS;
 #include "scan_lb.cuh"
 #include "seg_policy.cuh"
 
-/* how keys compare: integers by their bits, floats by value (NaN equals nothing, -0 == +0) */
+/* how keys compare: integers by their bits, floats by value (NaN equals nothing, -0 == +0); gp__eq_kind's numbers */
 enum { KB1, KB2, KB4, KB8, KF16, KBF16, KF32, KF64 };
 
 struct KeyAux {
@@ -302,26 +302,13 @@ gp_status_t scan_op(gp_ctx_t *ctx, const char *fn, gp_reduce_op_t op, size_t n, 
     return gp__error(GP_ERR_UNSUPPORTED, "%s: %s in one pass", fn, gp_reduce_op_name(op));
 }
 
-int key_kind(gp_dtype_t kt)
-{
-    switch (kt) {
-    case GP_F16: return KF16;
-    case GP_BF16: return KBF16;
-    case GP_F32: return KF32;
-    case GP_F64: return KF64;
-    default: break;
-    }
-    const size_t ks = gp_dtype_size(kt);
-    return ks == 1 ? KB1 : ks == 2 ? KB2 : ks == 4 ? KB4 : KB8;
-}
-
 } // namespace
 
 extern "C" gp_status_t gp__bykey_gpu(gp_ctx_t *ctx, const char *fn, gp_reduce_op_t op, gp_dtype_t key_dtype, size_t n,
                                      const void *keys, gp_dtype_t dtype, const void *values, void *keys_out, void *out,
                                      uint64_t *runs_dev, int job, cudaStream_t stream)
 {
-    const KeyAux a = {key_kind(key_dtype), (int)gp_dtype_size(key_dtype), keys, keys_out, out,
+    const KeyAux a = {gp__eq_kind(key_dtype), (int)gp_dtype_size(key_dtype), keys, keys_out, out,
                       (unsigned long long *)runs_dev};
     if (job == GP__BYKEY_REDUCE) {
         const int bits = op == GP_REDUCE_AND || op == GP_REDUCE_OR || op == GP_REDUCE_XOR;

@@ -181,6 +181,29 @@ static inline GP__HD int gp__keep_u(const gp__pred_t *p, unsigned long long v)
 GP_INTERNAL gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp__pred_t *p,
                                        int job, void *y, uint64_t *lengths, uint64_t *count_dev, cudaStream_t stream);
 
+/* The eight kinds of value equality of unique, run-length encoding and the by-key ops (floats as numbers: NaN
+ * equals nothing, -0 == +0; integers by their bits): DEF(name, storage type, EQ) for each, EQ(a, b) an expression. */
+#define GP__EQ_BITS(a, b) ((a) == (b))
+#define GP__EQ_F16(a, b) (gp_f16_to_f32(a) == gp_f16_to_f32(b))
+#define GP__EQ_BF16(a, b) (gp_bf16_to_f32(a) == gp_bf16_to_f32(b))
+#define GP__EQ_KINDS(DEF)                                                                                          \
+    DEF(b1, uint8_t, GP__EQ_BITS) DEF(b2, uint16_t, GP__EQ_BITS) DEF(b4, uint32_t, GP__EQ_BITS)                    \
+    DEF(b8, uint64_t, GP__EQ_BITS) DEF(f16, uint16_t, GP__EQ_F16) DEF(bf16, uint16_t, GP__EQ_BF16)                 \
+    DEF(f32, float, GP__EQ_BITS) DEF(f64, double, GP__EQ_BITS)
+/* the name of dtype's kind in GP__EQ_KINDS, as an index: 0 b1, 1 b2, 2 b4, 3 b8, 4 f16, 5 bf16, 6 f32, 7 f64 */
+static inline int gp__eq_kind(gp_dtype_t dt)
+{
+    switch (dt) {
+    case GP_F16: return 4;
+    case GP_BF16: return 5;
+    case GP_F32: return 6;
+    case GP_F64: return 7;
+    default: break; /* integers: equal values are equal bits */
+    }
+    const size_t es = gp_dtype_size(dt);
+    return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
+}
+
 /* By key in one pass (bykey.cu): job GP__BYKEY_SCAN / _SCAN_EXCL (out = y, the segmented scan over the keys' runs) or
  * GP__BYKEY_REDUCE (keys_out, out = the runs' values in the accumulator dtype, *runs_dev the count); the ops and
  * dtypes gp__bykey_onepass takes. n > 0. */

@@ -229,15 +229,16 @@ static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *x, const gp__
     return GP_OK;
 }
 
-/* CPU unique (lengths NULL) or run-length encoding: one pass, typed. EQ is value equality: floats as numbers (NaN
- * equals nothing, -0 == +0), integers exactly. */
+/* CPU unique (lengths NULL) or run-length encoding: one pass, typed, by the equalities of GP__EQ_KINDS. */
 #define GP_RUNS_DEF(NAME, T, EQ)                                                                                   \
-    static size_t runs_##NAME(size_t n, const T *x, T *y, uint64_t *lengths)                                       \
+    static size_t runs_##NAME(size_t n, const void *xv, void *yv, uint64_t *lengths)                               \
     {                                                                                                              \
+        const T *x = xv;                                                                                           \
+        T *y = yv;                                                                                                 \
         size_t r = 0;                                                                                              \
         for (size_t i = 0; i < n; i++) {                                                                           \
             const T a = x[i];                                                                                      \
-            if (i == 0 || !(EQ)) {                                                                                 \
+            if (i == 0 || !EQ(a, x[i - 1])) {                                                                      \
                 y[r] = a;                                                                                          \
                 if (lengths) lengths[r] = 1;                                                                       \
                 r++;                                                                                               \
@@ -247,30 +248,13 @@ static gp_status_t select_cpu(gp_dtype_t dt, size_t n, const void *x, const gp__
         }                                                                                                          \
         return r;                                                                                                  \
     }
-GP_RUNS_DEF(b1, uint8_t, a == x[i - 1])
-GP_RUNS_DEF(b2, uint16_t, a == x[i - 1])
-GP_RUNS_DEF(b4, uint32_t, a == x[i - 1])
-GP_RUNS_DEF(b8, uint64_t, a == x[i - 1])
-GP_RUNS_DEF(f16, uint16_t, gp_f16_to_f32(a) == gp_f16_to_f32(x[i - 1]))
-GP_RUNS_DEF(bf16, uint16_t, gp_bf16_to_f32(a) == gp_bf16_to_f32(x[i - 1]))
-GP_RUNS_DEF(f32, float, a == x[i - 1])
-GP_RUNS_DEF(f64, double, a == x[i - 1])
+GP__EQ_KINDS(GP_RUNS_DEF)
+#define GP_RUNS_NAME(NAME, T, EQ) runs_##NAME,
 
 static size_t runs_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, uint64_t *lengths)
 {
-    switch (dt) {
-    case GP_F16: return runs_f16(n, x, y, lengths);
-    case GP_BF16: return runs_bf16(n, x, y, lengths);
-    case GP_F32: return runs_f32(n, x, y, lengths);
-    case GP_F64: return runs_f64(n, x, y, lengths);
-    default: break; /* integers: equal values are equal bits */
-    }
-    switch (gp_dtype_size(dt)) {
-    case 1: return runs_b1(n, x, y, lengths);
-    case 2: return runs_b2(n, x, y, lengths);
-    case 4: return runs_b4(n, x, y, lengths);
-    default: return runs_b8(n, x, y, lengths);
-    }
+    static size_t (*const f[])(size_t, const void *, void *, uint64_t *) = {GP__EQ_KINDS(GP_RUNS_NAME)};
+    return f[gp__eq_kind(dt)](n, x, y, lengths);
 }
 
 /* job: 0 select, 1 partition, 2 unique, 3 run-length encoding (y = values; lengths). */
