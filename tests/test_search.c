@@ -271,6 +271,21 @@ int main(void)
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x);
     }
+    /* unique past the CPU backend's one-chunk size (65536): its runs counted and written in 64 chunks, the runs
+     * across the chunk edges (few values: long runs; random: short ones; NaN payloads among the floats) */
+    {
+        static const gp_dtype_t big[] = {GP_F32, GP_I16, GP_U64};
+        const size_t n = 70001;
+        for (size_t bi = 0; bi < sizeof big / sizeof big[0]; bi++) {
+            unsigned char *x = malloc(3 * n * gp_dtype_size(big[bi]));
+            for (int mode = M_RANDOM; mode <= M_FEW; mode++) {
+                sort_fill(x, 3 * n, big[bi], mode);
+                check_unique(ctx, big[bi], n, x, mode == M_RANDOM ? "random, 70001" : "few, 70001", 0);
+                check_unique(ctx, big[bi], n, x, mode == M_RANDOM ? "random, 70001" : "few, 70001", 1);
+            }
+            free(x);
+        }
+    }
     /* the refusals name the argument and write nothing */
     {
         float a[4] = {1, 2, 3, 4}, q[2] = {2, 5};

@@ -32,6 +32,44 @@ static void key_heads(gp_dtype_t kt, size_t n, const void *keys, uint8_t *h)
     f[gp__eq_kind(kt)](n, keys, h);
 }
 
+/* one element of es bytes (1, 2, 4 or 8) from s to d: a move of that width */
+static inline void put_el(unsigned char *d, const unsigned char *s, size_t es)
+{
+    switch (es) {
+    case 1: *d = *s; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    default: memcpy(d, s, 8); break;
+    }
+}
+
+/* a reduction's outputs from the head bytes and the inclusive values: each run's first key and last value, in
+ * contiguous chunks counted first (so any team size gives the same writes); returns the run count */
+enum { GATHER_CHUNKS = 64, GATHER_MIN = 1 << 16 };
+static size_t gather_runs(size_t n, const uint8_t *h, const unsigned char *k, size_t ks, const unsigned char *incl,
+                          size_t vs, unsigned char *ko, unsigned char *vo)
+{
+    const int C = n < GATHER_MIN ? 1 : GATHER_CHUNKS;
+    size_t start[GATHER_CHUNKS + 1];
+#pragma omp parallel for schedule(static) if (C > 1)
+    for (int c = 0; c < C; c++) {
+        size_t m = 0;
+        for (size_t i = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C; i < b; i++) m += h[i];
+        start[c + 1] = m;
+    }
+    start[0] = 0;
+    for (int c = 0; c < C; c++) start[c + 1] += start[c];
+#pragma omp parallel for schedule(static) if (C > 1)
+    for (int c = 0; c < C; c++) {
+        size_t r = start[c]; /* runs begun before this element */
+        for (size_t i = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C; i < b; i++) {
+            if (h[i]) put_el(ko + r++ * ks, k + i * ks, ks);
+            if (i == n - 1 || h[i + 1]) put_el(vo + (r - 1) * vs, incl + i * vs, vs);
+        }
+    }
+    return start[C];
+}
+
 /* the one-pass ops on the CPU: the head bytes, the segmented scan (into y, or for a reduction into scratch), and a
  * reduction's keys and values gathered at the heads and the runs' ends */
 static gp_status_t cpu_pass(const char *fn, gp_reduce_op_t op, gp_dtype_t kt, size_t n, const void *keys, gp_dtype_t vt,
@@ -46,16 +84,7 @@ static gp_status_t cpu_pass(const char *fn, gp_reduce_op_t op, gp_dtype_t kt, si
     }
     key_heads(kt, n, keys, h);
     gp_status_t st = gp__segscan_cpu(op, vt, n, values, h, keys_out ? tmp : y, excl, 1);
-    if (st == GP_OK && keys_out) {
-        size_t r = 0;
-        const unsigned char *k = keys;
-        unsigned char *ko = keys_out, *vo = values_out;
-        for (size_t i = 0; i < n; i++) {
-            if (h[i]) memcpy(ko + r++ * ks, k + i * ks, ks);
-            if (i == n - 1 || h[i + 1]) memcpy(vo + (r - 1) * vs, tmp + i * vs, vs);
-        }
-        *runs = r;
-    }
+    if (st == GP_OK && keys_out) *runs = gather_runs(n, h, keys, ks, tmp, vs, keys_out, values_out);
     free(h), free(tmp);
     return st;
 }

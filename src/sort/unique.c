@@ -1,6 +1,6 @@
 /*
  * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable sort, then the runs of
- * equal radix keys in sorted order — on the CPU backend in one loop over an argsort, on the GPU (unique.cu) the keys
+ * equal radix keys in sorted order — on the CPU backend in chunks of an argsort counted, then written in parallel, on the GPU (unique.cu) the keys
  * sorted (with their positions only where the index or inverse wants them), run heads, an inclusive scan of them
  * (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique"). With nan_distinct
  * (np.unique's equal_nan=False) every NaN is a run of its own: on the GPU the heads of the sorted keys' NaN tail (found
@@ -19,66 +19,88 @@ static void put_index(void *a, size_t ib, size_t i, uint64_t v)
 
 static int is_float(gp_dtype_t dt) { return dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64; }
 
+/* The runs of equal radix keys of the sorted elements src[perm[i]] (perm NULL: src[i]), every NaN its own run with
+ * distinct: each run's first element to y, its position to first, its length to counts, every element's run to
+ * inverse (each may be NULL). Contiguous chunks of the sorted order are counted first, then each writes its runs from
+ * its place (the last run of a chunk measured to the next chunk's first head), so any team size writes the same.
+ * Returns the number of runs. */
+enum { RUN_CHUNKS = 64, RUN_MIN = 1 << 16 };
+static size_t runs_cpu(gp_dtype_t dt, size_t n, const unsigned char *src, const uint64_t *perm, int distinct, void *y,
+                       size_t ib, void *first, void *inverse, uint64_t *counts)
+{
+    const size_t es = gp_dtype_size(dt);
+    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
+    const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
+    const int C = n < RUN_MIN ? 1 : RUN_CHUNKS;
+    size_t base[RUN_CHUNKS + 1], head1[RUN_CHUNKS], next[RUN_CHUNKS];
+#define GP_AT(i) (perm ? perm[i] : (uint64_t)(i))
+#define GP_KEY(i) gp__sort_xf_key(&xf, gp__sort_bits(src + GP_AT(i) * es, es), es)
+#pragma omp parallel for schedule(static) if (C > 1)
+    for (int c = 0; c < C; c++) {
+        const size_t a = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C;
+        size_t m = 0, f = SIZE_MAX;
+        uint64_t prev = a ? GP_KEY(a - 1) : 0;
+        for (size_t i = a; i < b; i++) {
+            const uint64_t k = GP_KEY(i);
+            if (i == 0 || k != prev || (distinct && k == nan_key)) {
+                if (f == SIZE_MAX) f = i;
+                m++;
+            }
+            prev = k;
+        }
+        base[c + 1] = m, head1[c] = f;
+    }
+    base[0] = 0;
+    for (int c = 0; c < C; c++) base[c + 1] += base[c];
+    size_t after = n; /* the first head past chunk c */
+    for (int c = C - 1; c >= 0; c--) {
+        next[c] = after;
+        if (head1[c] != SIZE_MAX) after = head1[c];
+    }
+#pragma omp parallel for schedule(static) if (C > 1)
+    for (int c = 0; c < C; c++) {
+        const size_t a = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C;
+        size_t u = base[c], last = SIZE_MAX; /* runs begun before i; this chunk's latest head */
+        uint64_t prev = a ? GP_KEY(a - 1) : 0;
+        for (size_t i = a; i < b; i++) {
+            const uint64_t p = GP_AT(i), k = GP_KEY(i);
+            if (i == 0 || k != prev || (distinct && k == nan_key)) {
+                if (last != SIZE_MAX && counts) counts[u - 1] = i - last;
+                if (y) memcpy((unsigned char *)y + u * es, src + p * es, es);
+                if (first) put_index(first, ib, u, p);
+                last = i, u++;
+            }
+            if (inverse) put_index(inverse, ib, p, u - 1);
+            prev = k;
+        }
+        if (last != SIZE_MAX && counts) counts[u - 1] = next[c] - last;
+    }
+#undef GP_KEY
+#undef GP_AT
+    return base[C];
+}
+
 static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, size_t ib, void *first, void *inverse,
                               uint64_t *counts, size_t *count, int nan_distinct)
 {
     const size_t es = gp_dtype_size(dt);
-    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
+    const int distinct = nan_distinct && is_float(dt);
     if (!first && !inverse) { /* the keys sorted alone: no positions to move (as the GPU path) */
         unsigned char *s = malloc(n * es);
         if (!s) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * es);
         gp_status_t st = gp__sort_cpu(dt, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dt));
-        if (st != GP_OK) {
-            free(s);
-            return st;
-        }
-        const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
-        const int distinct = nan_distinct && is_float(dt);
-        uint64_t prev = 0;
-        size_t u = 0, start = 0;
-        for (size_t i = 0; i < n; i++) {
-            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(s + i * es, es), es);
-            if (i == 0 || k != prev || (distinct && k == nan_key)) {
-                if (i && counts) counts[u - 1] = i - start;
-                if (y) memcpy((unsigned char *)y + u * es, s + i * es, es);
-                start = i, u++, prev = k;
-            }
-        }
-        if (counts) counts[u - 1] = n - start;
+        if (st == GP_OK) *count = runs_cpu(dt, n, s, NULL, distinct, y, ib, NULL, NULL, counts);
         free(s);
-        *count = u;
-        return GP_OK;
+        return st;
     }
     uint64_t *perm = malloc(n * 8);
     if (!perm) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * 8);
     gp_status_t st = gp__sort_cpu(dt, n, x, NULL, 8, NULL, perm, 0, 0, gp__sort_width(dt));
-    if (st != GP_OK) {
-        free(perm);
-        return st;
-    }
-    const unsigned char *xb = (const unsigned char *)x;
-    /* every NaN has the one radix key above every number's (sort_internal.h) */
-    const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
-    nan_distinct = nan_distinct && is_float(dt);
-    uint64_t prev = 0;
-    size_t u = 0, start = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t p = perm[i], k = gp__sort_xf_key(&xf, gp__sort_bits(xb + p * es, es), es);
-        if (i == 0 || k != prev || (nan_distinct && k == nan_key)) {
-            if (i && counts) counts[u - 1] = i - start;
-            if (y) memcpy((unsigned char *)y + u * es, xb + p * es, es);
-            if (first) put_index(first, ib, u, p);
-            start = i, u++, prev = k;
-        }
-        if (inverse) put_index(inverse, ib, p, u - 1);
-    }
-    if (n && counts) counts[u - 1] = n - start;
+    if (st == GP_OK) *count = runs_cpu(dt, n, x, perm, distinct, y, ib, first, inverse, counts);
     free(perm);
-    *count = u;
-    return GP_OK;
+    return st;
 }
 
-/* the first position of the NaN tail of n sorted keys s (device memory), n when there is none */
 static gp_status_t nan_tail_gpu(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *s, size_t *first)
 {
     const size_t es = gp_dtype_size(dt);
