@@ -46,8 +46,8 @@ static inline __attribute__((always_inline)) void chunk_count(const plan_t *p, s
                                                               const unsigned char *sk, size_t *c, int shift,
                                                               uint64_t mask, const size_t ks)
 {
-    for (size_t i = a; i < b; i++)
-        c[(gp__sort_xf_key(&p->xf, gp__sort_bits(sk + i * ks, ks), ks) >> shift) & mask]++;
+    const gp__sort_xf_t xf = p->xf; /* in registers: the loop's stores could alias the plan */
+    for (size_t i = a; i < b; i++) c[(gp__sort_xf_key(&xf, gp__sort_bits(sk + i * ks, ks), ks) >> shift) & mask]++;
 }
 static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p, size_t a, size_t b,
                                                                 const unsigned char *sk, const unsigned char *sv,
@@ -55,9 +55,10 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
                                                                 int shift, uint64_t mask, const size_t ks,
                                                                 const size_t vs)
 {
+    const gp__sort_xf_t xf = p->xf;
     for (size_t i = a; i < b; i++) {
         const unsigned char *k = sk + i * ks;
-        const size_t j = c[(gp__sort_xf_key(&p->xf, gp__sort_bits(k, ks), ks) >> shift) & mask]++;
+        const size_t j = c[(gp__sort_xf_key(&xf, gp__sort_bits(k, ks), ks) >> shift) & mask]++;
         memcpy(dk + j * ks, k, ks);
         if (vs) {
             if (sv) memcpy(dv + j * vs, sv + i * vs, vs);
@@ -153,8 +154,9 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int h
     do {                                                                                                             \
         size_t *mine = h + cells * (size_t)(t);                                                                      \
         const size_t a = chunk_at(p->n, T, (size_t)(t)), b = chunk_at(p->n, T, (size_t)(t) + 1);                     \
+        const gp__sort_xf_t xf = p->xf;                                                                              \
         for (size_t i = a; i < b; i++) {                                                                             \
-            const uint64_t k = gp__sort_xf_key(&p->xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;        \
+            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;           \
             for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dmask[d])]++;         \
         }                                                                                                            \
     } while (0)
