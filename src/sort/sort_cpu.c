@@ -139,6 +139,21 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
     }
 }
 
+/* one chunk [a, b) of the read that counts every digit (ND digits, KS-byte keys: constants where inlined) into mine;
+ * the constants are copied in so the counters' stores cannot make them reload */
+static inline __attribute__((always_inline)) void digits_of_chunk(const plan_t *p, const unsigned char *keys, size_t a,
+                                                                  size_t b, int lo, const uint64_t *dmask, size_t *mine,
+                                                                  const int ND, const size_t KS)
+{
+    const gp__sort_xf_t xf = p->xf;
+    uint64_t dm[8];
+    for (int d = 0; d < ND; d++) dm[d] = dmask[d];
+    for (size_t i = a; i < b; i++) {
+        const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + i * KS, KS), KS) >> lo;
+        for (int d = 0; d < ND; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dm[d])]++;
+    }
+}
+
 /* the digits every key shares: one read, every digit's counts per chunk (h: chunks x ndig x RADIX, kept for the
  * first pass); a digit is skipped where one value holds all n. Each of the plan's chunks is counted into its own
  * table, whichever thread of the team takes it. */
@@ -150,14 +165,17 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int h
     for (int d = 0; d < ndig; d++) dmask[d] = (1ull << (hi - lo - DIGIT_BITS * d < DIGIT_BITS ? hi - lo - DIGIT_BITS * d
                                                                                               : DIGIT_BITS)) - 1;
     memset(h, 0, cells * (size_t)T * sizeof *h);
+    /* ndig and the key's bytes as constants for the common shapes (every digit of a 1, 2, 4 or 8-byte key) */
 #define DIGITS_OF_CHUNK(t)                                                                                           \
     do {                                                                                                             \
         size_t *mine = h + cells * (size_t)(t);                                                                      \
         const size_t a = chunk_at(p->n, T, (size_t)(t)), b = chunk_at(p->n, T, (size_t)(t) + 1);                     \
-        const gp__sort_xf_t xf = p->xf;                                                                              \
-        for (size_t i = a; i < b; i++) {                                                                             \
-            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + i * p->ks, p->ks), p->ks) >> lo;           \
-            for (int d = 0; d < ndig; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dmask[d])]++;         \
+        switch ((int)p->ks * 16 + ndig) {                                                                            \
+        case 1 * 16 + 1: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 1, 1); break;                               \
+        case 2 * 16 + 2: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 2, 2); break;                               \
+        case 4 * 16 + 4: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 4, 4); break;                               \
+        case 8 * 16 + 8: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 8, 8); break;                               \
+        default: digits_of_chunk(p, keys, a, b, lo, dmask, mine, ndig, p->ks); break;                                \
         }                                                                                                            \
     } while (0)
     if (T == 1) {

@@ -23,32 +23,85 @@ static int is_float(gp_dtype_t dt) { return dt == GP_F16 || dt == GP_BF16 || dt 
  * distinct: each run's first element to y, its position to first, its length to counts, every element's run to
  * inverse (each may be NULL). Contiguous chunks of the sorted order are counted first, then each writes its runs from
  * its place (the last run of a chunk measured to the next chunk's first head), so any team size writes the same.
- * Returns the number of runs. */
+ * Returns the number of runs. The chunk loops are inlined per element size (ES a constant), the radix key's
+ * constants copied into each (the outputs' stores could alias them). */
 enum { RUN_CHUNKS = 64, RUN_MIN = 1 << 16 };
+typedef struct runs_job {
+    size_t n, ib;
+    const unsigned char *src;
+    const uint64_t *perm;
+    int distinct;
+    gp__sort_xf_t xf;
+    uint64_t nan_key;
+    void *y, *first, *inverse;
+    uint64_t *counts;
+} runs_job_t;
+#define GP_AT(i) (j->perm ? j->perm[i] : (uint64_t)(i))
+#define GP_KEY(i) gp__sort_xf_key(&xf, gp__sort_bits(j->src + GP_AT(i) * ES, ES), ES)
+#define GP_HEAD(i, k) ((i) == 0 || (k) != prev || (j->distinct && (k) == j->nan_key))
+/* chunk [a, b): its heads and its first head (SIZE_MAX: none) */
+static inline __attribute__((always_inline)) size_t chunk_heads(const runs_job_t *j, size_t a, size_t b, size_t *f,
+                                                                const size_t ES)
+{
+    const gp__sort_xf_t xf = j->xf;
+    size_t m = 0;
+    *f = SIZE_MAX;
+    uint64_t prev = a ? GP_KEY(a - 1) : 0;
+    for (size_t i = a; i < b; i++) {
+        const uint64_t k = GP_KEY(i);
+        if (GP_HEAD(i, k)) {
+            if (*f == SIZE_MAX) *f = i;
+            m++;
+        }
+        prev = k;
+    }
+    return m;
+}
+/* chunk [a, b)'s runs written from run u (the runs begun before a), the last measured to next */
+static inline __attribute__((always_inline)) void chunk_runs(const runs_job_t *j, size_t a, size_t b, size_t u,
+                                                             size_t next, const size_t ES)
+{
+    const gp__sort_xf_t xf = j->xf;
+    size_t last = SIZE_MAX; /* this chunk's latest head */
+    uint64_t prev = a ? GP_KEY(a - 1) : 0;
+    for (size_t i = a; i < b; i++) {
+        const uint64_t p = GP_AT(i), k = GP_KEY(i);
+        if (GP_HEAD(i, k)) {
+            if (last != SIZE_MAX && j->counts) j->counts[u - 1] = i - last;
+            if (j->y) memcpy((unsigned char *)j->y + u * ES, j->src + p * ES, ES);
+            if (j->first) put_index(j->first, j->ib, u, p);
+            last = i, u++;
+        }
+        if (j->inverse) put_index(j->inverse, j->ib, p, u - 1);
+        prev = k;
+    }
+    if (last != SIZE_MAX && j->counts) j->counts[u - 1] = next - last;
+}
+#undef GP_HEAD
+#undef GP_KEY
+#undef GP_AT
+#define GP_BY_SIZE(es, CALL)                                                                                       \
+    switch (es) {                                                                                                  \
+    case 1: CALL(1); break;                                                                                        \
+    case 2: CALL(2); break;                                                                                        \
+    case 4: CALL(4); break;                                                                                        \
+    default: CALL(8); break;                                                                                       \
+    }
 static size_t runs_cpu(gp_dtype_t dt, size_t n, const unsigned char *src, const uint64_t *perm, int distinct, void *y,
                        size_t ib, void *first, void *inverse, uint64_t *counts)
 {
     const size_t es = gp_dtype_size(dt);
-    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
-    const uint64_t nan_key = gp__sort_xf_key(&xf, gp__sort_nan_bits(dt), es);
+    runs_job_t job = {n, ib, src, perm, distinct, gp__sort_xf(dt, 0), 0, y, first, inverse, counts};
+    job.nan_key = gp__sort_xf_key(&job.xf, gp__sort_nan_bits(dt), es);
+    const runs_job_t *j = &job;
     const int C = n < RUN_MIN ? 1 : RUN_CHUNKS;
     size_t base[RUN_CHUNKS + 1], head1[RUN_CHUNKS], next[RUN_CHUNKS];
-#define GP_AT(i) (perm ? perm[i] : (uint64_t)(i))
-#define GP_KEY(i) gp__sort_xf_key(&xf, gp__sort_bits(src + GP_AT(i) * es, es), es)
 #pragma omp parallel for schedule(static) if (C > 1)
     for (int c = 0; c < C; c++) {
         const size_t a = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C;
-        size_t m = 0, f = SIZE_MAX;
-        uint64_t prev = a ? GP_KEY(a - 1) : 0;
-        for (size_t i = a; i < b; i++) {
-            const uint64_t k = GP_KEY(i);
-            if (i == 0 || k != prev || (distinct && k == nan_key)) {
-                if (f == SIZE_MAX) f = i;
-                m++;
-            }
-            prev = k;
-        }
-        base[c + 1] = m, head1[c] = f;
+#define GP_COUNT(ES) base[c + 1] = chunk_heads(j, a, b, &head1[c], ES)
+        GP_BY_SIZE(es, GP_COUNT)
+#undef GP_COUNT
     }
     base[0] = 0;
     for (int c = 0; c < C; c++) base[c + 1] += base[c];
@@ -60,25 +113,13 @@ static size_t runs_cpu(gp_dtype_t dt, size_t n, const unsigned char *src, const 
 #pragma omp parallel for schedule(static) if (C > 1)
     for (int c = 0; c < C; c++) {
         const size_t a = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C;
-        size_t u = base[c], last = SIZE_MAX; /* runs begun before i; this chunk's latest head */
-        uint64_t prev = a ? GP_KEY(a - 1) : 0;
-        for (size_t i = a; i < b; i++) {
-            const uint64_t p = GP_AT(i), k = GP_KEY(i);
-            if (i == 0 || k != prev || (distinct && k == nan_key)) {
-                if (last != SIZE_MAX && counts) counts[u - 1] = i - last;
-                if (y) memcpy((unsigned char *)y + u * es, src + p * es, es);
-                if (first) put_index(first, ib, u, p);
-                last = i, u++;
-            }
-            if (inverse) put_index(inverse, ib, p, u - 1);
-            prev = k;
-        }
-        if (last != SIZE_MAX && counts) counts[u - 1] = next[c] - last;
+#define GP_WRITE(ES) chunk_runs(j, a, b, base[c], next[c], ES)
+        GP_BY_SIZE(es, GP_WRITE)
+#undef GP_WRITE
     }
-#undef GP_KEY
-#undef GP_AT
     return base[C];
 }
+#undef GP_BY_SIZE
 
 static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, size_t ib, void *first, void *inverse,
                               uint64_t *counts, size_t *count, int nan_distinct)
