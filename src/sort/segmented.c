@@ -13,7 +13,7 @@
 #include <omp.h>
 #endif
 
-enum { SHORT_MAX = 64, PAR_SEG = 1 << 16 /* gp__sort_cpu's own threads from here (PAR_MIN there) */ };
+enum { SHORT_MAX = 64, PAR_SEG = 1 << 18 /* gp__sort_cpu's own threads from here (PAR_MIN there) */ };
 
 /* a short segment (m <= SHORT_MAX): its radix keys' bits [lo, hi) sorted by insertion with their places (stable: a
  * key moves past strictly greater ones only), then the elements gathered into out through the places (read before

@@ -15,7 +15,7 @@
 #include <omp.h>
 #endif
 
-enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 16, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
+enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 18, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
 
 static inline void store_index(unsigned char *p, size_t ib, size_t i)
 {
