@@ -46,9 +46,11 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         goto done;
     }
     const int par = gp__cpu_par(1, n * es) && C > 1;
-#define KEY(i) gp__sort_xf_key(&xf, gp__sort_bits(x + (i) * es, es), es)
+    /* KEY reads lx: each loop's own copy of the constants (its stores could alias shared ones: reloads per element) */
+#define KEY(i) gp__sort_xf_key(&lx, gp__sort_bits(x + (i) * es, es), es)
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) {
+        const gp__sort_xf_t lx = xf;
         size_t *h = hc + c * 256;
         for (size_t i = n * c / C; i < n * (c + 1) / C; i++) h[KEY(i) >> top]++;
     }
@@ -74,16 +76,26 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     if (top > 0) {
 #pragma omp parallel for schedule(static) if (par)
         for (size_t c = 0; c < C; c++) {
+            const gp__sort_xf_t lx = xf;
+            const unsigned dd = d;
             size_t o = cs[c];
             for (size_t i = n * c / C; i < n * (c + 1) / C; i++) {
                 const uint64_t r = KEY(i);
-                if ((r >> top) == d) cand[o++] = r;
+                if ((r >> top) == dd) cand[o++] = r;
             }
         }
-        for (int shift = top - 8; shift >= 0; shift -= 8) {
+        for (int shift = top - 8; shift >= 0; shift -= 8) { /* each chunk's candidates counted in its hc row */
             size_t h[256] = {0};
-            for (size_t i = 0; i < m; i++)
-                if ((cand[i] >> (shift + 8)) == (prefix >> (shift + 8))) h[(cand[i] >> shift) & 255]++;
+            const uint64_t pre = prefix >> (shift + 8);
+#pragma omp parallel for schedule(static) if (par)
+            for (size_t c = 0; c < C; c++) {
+                size_t *hh = hc + c * 256;
+                memset(hh, 0, 256 * sizeof *hh);
+                for (size_t i = cs[c]; i < cs[c + 1]; i++)
+                    if ((cand[i] >> (shift + 8)) == pre) hh[(cand[i] >> shift) & 255]++;
+            }
+            for (size_t c = 0; c < C; c++)
+                for (unsigned v = 0; v < 256; v++) h[v] += hc[c * 256 + v];
             unsigned e = 0;
             size_t b = 0;
             while (e < 255 && b + h[e] < want) b += h[e++];
@@ -94,9 +106,15 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         for (size_t i = 0; i < m; i++) cand[i] = prefix; /* one-byte keys: digit d's keys are T */
     }
     /* each chunk's keys below T and ties taken (the first `want` ties in index order), then everyone's places */
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < C; c++) { /* its candidates below T, and (in tk for now) at T */
+        const uint64_t T = prefix;
+        size_t below = 0, eq = 0;
+        for (size_t i = cs[c]; i < cs[c + 1]; i++) below += cand[i] < T, eq += cand[i] == T;
+        lt[c] += below, tk[c] = eq;
+    }
     for (size_t c = 0, left = want, sel = 0, r = k; c < C; c++) {
-        size_t eq = 0;
-        for (size_t i = cs[c]; i < cs[c + 1]; i++) lt[c] += cand[i] < prefix, eq += cand[i] == prefix;
+        const size_t eq = tk[c];
         tk[c] = eq < left ? eq : left;
         left -= tk[c];
         so[c] = sel, sel += lt[c] + tk[c];
@@ -110,12 +128,14 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     }
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) {
+        const gp__sort_xf_t lx = xf;
+        const uint64_t T = prefix;
         size_t o = so[c], ties = tk[c], q = ro[c];
         const size_t end = so[c] + lt[c] + tk[c];
         for (size_t i = n * c / C; i < n * (c + 1) / C && (o < end || rest); i++) {
             const uint64_t r = KEY(i);
-            if (r < prefix || (r == prefix && ties > 0)) {
-                if (r == prefix) ties--;
+            if (r < T || (r == T && ties > 0)) {
+                if (r == T) ties--;
                 memcpy(gx + o * es, x + i * es, es);
                 gi[o++] = i;
             } else if (rest) { /* the partition's rest */
