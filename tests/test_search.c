@@ -59,6 +59,45 @@ static void check_search(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned 
     free(perm), free(a), free(q), free(va), free(got);
 }
 
+/* searchsorted past the CPU backend's sampled size (2^17 keys): 4099 queries (half of them keys, some with the other
+ * zero; NaN among the floats), the reference a binary search by the reference's order over the sorted keys */
+static void check_search_big(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned char *x, const char *what)
+{
+    const size_t es = gp_dtype_size(dt), m = 4099;
+    size_t *perm = ref_perm(dt, x, n, 0);
+    unsigned char *a = malloc(n * es + 1), *q = malloc(m * es);
+    for (size_t i = 0; i < n; i++) memcpy(a + i * es, x + perm[i] * es, es);
+    sort_fill(q, m, dt, M_RANDOM);
+    for (size_t i = 0; i < m; i += 2) {
+        uint64_t b = bits_at(a, es, i < 8 ? (i ? n - 1 : 0) : (size_t)(tc_next() % n)); /* the ends too */
+        const int fl = dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64;
+        const uint64_t sign = 1ull << (8 * es - 1);
+        if (fl && (b & (sign - 1)) == 0 && (tc_next() & 1)) b ^= sign;
+        memcpy(q + i * es, &b, es);
+    }
+    val_t *va = malloc(n * sizeof *va);
+    for (size_t i = 0; i < n; i++) va[i] = decode(dt, bits_at(a, es, i));
+    uint64_t *got = malloc(m * 8);
+    for (int side = 0; side < 2; side++) {
+        tc_poison(got, m * 8);
+        OK(gp_searchsorted_sync(ctx, dt, n, a, m, q, side, GP_I64, got));
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < m; i++) {
+            const val_t v = decode(dt, bits_at(q, es, i));
+            size_t lo = 0, hi = n; /* left: the keys before the query; right: the keys not after it */
+            while (lo < hi) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (side ? !before(&v, &va[mid]) : before(&va[mid], &v)) lo = mid + 1;
+                else hi = mid;
+            }
+            if (got[i] != lo && bad++ == 0) first = i;
+        }
+        CHECK(bad == 0, "%s %s n=%zu searchsorted %s: %zu of %zu places differ (first: query %zu)", gp_dtype_name(dt),
+              what, n, side ? "right" : "left", bad, m, first);
+    }
+    free(perm), free(a), free(q), free(va), free(got);
+}
+
 static void check_topk(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const unsigned char *x, const char *what)
 {
     const size_t es = gp_dtype_size(dt);
@@ -285,6 +324,17 @@ int main(void)
             }
             free(x);
         }
+        /* searchsorted from 2^17 keys: the sampled search, at sizes on and off the sample's multiple */
+        static const size_t bn[] = {(size_t)1 << 17, ((size_t)1 << 18) + 37};
+        for (size_t bi = 0; bi < sizeof big / sizeof big[0]; bi++)
+            for (size_t si = 0; si < 2; si++) {
+                unsigned char *x = malloc(bn[si] * gp_dtype_size(big[bi]));
+                for (int mode = M_RANDOM; mode <= M_FEW; mode++) {
+                    sort_fill(x, bn[si], big[bi], mode);
+                    check_search_big(ctx, big[bi], bn[si], x, mode == M_RANDOM ? "random" : "few");
+                }
+                free(x);
+            }
     }
     /* the refusals name the argument and write nothing */
     {

@@ -5,39 +5,74 @@
 #include "sort_internal.h"
 #include "core/backend.h"
 
+#include <stdlib.h>
+
 size_t gp__sort_index_bytes(gp_dtype_t t) { return t == GP_U32 ? 4 : t == GP_U64 || t == GP_I64 ? 8 : 0; }
 
 /* The CPU backend: queries in groups of QB searched level by level together (a branchless lower / upper bound whose
  * range halves alike for every query), each level's probes prefetched before any is compared, so a group's cache
- * misses overlap instead of following one another. The same places as one binary search per query. */
-enum { QB = 16 };
+ * misses overlap instead of following one another. From SAMPLE_MIN_N keys (and enough queries to pay for it) every
+ * SAMPLE-th key's radix key is copied first into a table that stays in cache: a query's block of SAMPLE keys is found
+ * there, and only that block (a few cache lines) is searched in the array. The same places as one binary search per
+ * query. */
+enum { QB = 16, SAMPLE = 64, SAMPLE_MIN_N = 1 << 17 };
 static void search_cpu(gp_dtype_t dt, size_t n, const unsigned char *a, size_t m, const unsigned char *q, int right,
                        size_t ib, unsigned char *out)
 {
     const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
     const size_t ks = gp_dtype_size(dt);
     const size_t groups = (m + QB - 1) / QB;
+    size_t ns = 0;
+    uint64_t *samp = NULL;
+    if (n >= SAMPLE_MIN_N && m >= n / SAMPLE / 4) {
+        ns = (n + SAMPLE - 1) / SAMPLE;
+        if ((samp = malloc(ns * sizeof *samp)) != NULL) {
+#pragma omp parallel for schedule(static) if (ns > 4096)
+            for (size_t s = 0; s < ns; s++) {
+                const gp__sort_xf_t lx = xf;
+                samp[s] = gp__sort_xf_key(&lx, gp__sort_bits(a + s * SAMPLE * ks, ks), ks);
+            }
+        }
+    }
 #pragma omp parallel for schedule(static) if (m > 4096)
     for (size_t g = 0; g < groups; g++) {
+        const gp__sort_xf_t lx = xf;
         const size_t q0 = g * QB, qn = m - q0 < QB ? m - q0 : QB;
         uint64_t qk[QB];
-        size_t base[QB], len = n; /* each query's place lies in [base, base + len] */
-        for (size_t i = 0; i < qn; i++) qk[i] = gp__sort_xf_key(&xf, gp__sort_bits(q + (q0 + i) * ks, ks), ks), base[i] = 0;
-        while (len > 1) {
-            const size_t half = len / 2;
-            for (size_t i = 0; i < qn; i++) __builtin_prefetch(a + (base[i] + half) * ks);
+        size_t base[QB], len[QB], most = 0; /* each query's place lies in [base, base + len] */
+        for (size_t i = 0; i < qn; i++) qk[i] = gp__sort_xf_key(&lx, gp__sort_bits(q + (q0 + i) * ks, ks), ks);
+#define GP_BELOW(v, i) (right ? (v) <= qk[i] : (v) < qk[i])
+        if (samp) { /* j = the samples below the query: its place is in ((j - 1) SAMPLE, j SAMPLE] (and <= n) */
+            size_t sb[QB] = {0};
+            for (size_t sl = ns; sl > 1; sl -= sl / 2)
+                for (size_t i = 0; i < qn; i++) sb[i] += GP_BELOW(samp[sb[i] + sl / 2], i) ? sl / 2 : 0;
             for (size_t i = 0; i < qn; i++) {
-                const uint64_t v = gp__sort_xf_key(&xf, gp__sort_bits(a + (base[i] + half) * ks, ks), ks);
-                base[i] += (right ? v <= qk[i] : v < qk[i]) ? half : 0;
+                const size_t j = sb[i] + (GP_BELOW(samp[sb[i]], i) ? 1 : 0), hi = j * SAMPLE < n ? j * SAMPLE : n;
+                base[i] = j ? (j - 1) * SAMPLE + 1 : 0;
+                len[i] = hi - base[i];
             }
-            len -= half;
+        } else {
+            for (size_t i = 0; i < qn; i++) base[i] = 0, len[i] = n;
+        }
+        for (size_t i = 0; i < qn; i++) most = len[i] > most ? len[i] : most;
+        for (size_t l = most; l > 1; l -= l / 2) { /* every len halves as the longest does: done together */
+            for (size_t i = 0; i < qn; i++)
+                if (len[i] > 1) __builtin_prefetch(a + (base[i] + len[i] / 2) * ks);
+            for (size_t i = 0; i < qn; i++) {
+                if (len[i] <= 1) continue;
+                const size_t half = len[i] / 2;
+                const uint64_t v = gp__sort_xf_key(&lx, gp__sort_bits(a + (base[i] + half) * ks, ks), ks);
+                base[i] += GP_BELOW(v, i) ? half : 0;
+                len[i] -= half;
+            }
         }
         for (size_t i = 0; i < qn; i++) {
             size_t at = base[i];
-            if (n) {
-                const uint64_t v = gp__sort_xf_key(&xf, gp__sort_bits(a + at * ks, ks), ks);
-                at += right ? v <= qk[i] : v < qk[i];
+            if (len[i]) {
+                const uint64_t v = gp__sort_xf_key(&lx, gp__sort_bits(a + at * ks, ks), ks);
+                at += GP_BELOW(v, i);
             }
+#undef GP_BELOW
             if (ib == 4) {
                 const uint32_t w = (uint32_t)at;
                 memcpy(out + (q0 + i) * 4, &w, 4);
@@ -47,6 +82,7 @@ static void search_cpu(gp_dtype_t dt, size_t n, const unsigned char *a, size_t m
             }
         }
     }
+    free(samp);
 }
 
 static gp_status_t search_enqueue(const char *fn, gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *sorted,
