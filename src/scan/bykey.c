@@ -89,9 +89,10 @@ static gp_status_t cpu_pass(const char *fn, gp_reduce_op_t op, gp_dtype_t kt, si
     return st;
 }
 
-/* ---- the checks every by-key call makes (values_out: the reductions' output, y: the scans'; the other NULL) */
-static gp_status_t check(const char *fn, gp_dtype_t kt, size_t n, const void *keys, gp_dtype_t vt, const void *values,
-                         const void *keys_out, const void *values_out, gp_dtype_t acc, const void *y)
+/* ---- the checks every by-key call makes: a scan's y (scan), or a reduction's keys_out and values_out (acc) */
+static gp_status_t check(const char *fn, int scan, gp_dtype_t kt, size_t n, const void *keys, gp_dtype_t vt,
+                         const void *values, const void *y, const void *keys_out, const void *values_out,
+                         gp_dtype_t acc)
 {
     if ((unsigned)kt >= GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: key_dtype %d is not a gp_dtype_t", fn, (int)kt);
@@ -102,10 +103,8 @@ static gp_status_t check(const char *fn, gp_dtype_t kt, size_t n, const void *ke
     GP_ARG_NONNULL(fn, values);
     if ((uintptr_t)keys % ks) return gp__error(GP_ERR_INVALID_ARG, "%s: keys is not %zu-byte aligned", fn, ks);
     if ((uintptr_t)values % vs) return gp__error(GP_ERR_INVALID_ARG, "%s: values is not %zu-byte aligned", fn, vs);
-    if (y == NULL && values_out == NULL) { /* a scan's y */
-        return gp__error(GP_ERR_INVALID_ARG, "%s: y is NULL", fn);
-    }
-    if (y) {
+    if (scan) {
+        if (y == NULL) return gp__error(GP_ERR_INVALID_ARG, "%s: y is NULL", fn);
         if ((uintptr_t)y % vs) return gp__error(GP_ERR_INVALID_ARG, "%s: y is not %zu-byte aligned", fn, vs);
         if (y != values && gp__overlap(y, vb, values, vb))
             return gp__error(GP_ERR_INVALID_ARG, "%s: values and y overlap without being the same array (in place: "
@@ -114,6 +113,7 @@ static gp_status_t check(const char *fn, gp_dtype_t kt, size_t n, const void *ke
         return GP_OK;
     }
     GP_ARG_NONNULL(fn, keys_out);
+    GP_ARG_NONNULL(fn, values_out);
     const size_t as = gp_dtype_size(acc);
     if ((uintptr_t)keys_out % ks) return gp__error(GP_ERR_INVALID_ARG, "%s: keys_out is not %zu-byte aligned", fn, ks);
     if ((uintptr_t)values_out % as)
@@ -134,8 +134,7 @@ static gp_status_t check_reduce(const char *fn, gp_reduce_op_t op, gp_dtype_t kt
     if (acc == GP_DTYPE_COUNT)
         return gp__error(GP_ERR_INVALID_ARG, "%s: op %d over %s (gp_reduce_segmented's ops)", fn, (int)op,
                          gp_dtype_name(vt));
-    if (n) GP_ARG_NONNULL(fn, values_out);
-    return check(fn, kt, n, keys, vt, values, keys_out, values_out ? values_out : "", acc, NULL);
+    return check(fn, 0, kt, n, keys, vt, values, NULL, keys_out, values_out, acc);
 }
 
 /* ---- reduce by key */
@@ -229,7 +228,7 @@ static gp_status_t scan_by_key(const char *fn, int sync, gp_ctx_t *ctx, gp_reduc
 {
     GP_TRY_RET(gp__ctx_enter(ctx, fn));
     GP_TRY_RET(gp__scan_check(fn, op, dtype, (int)kind));
-    GP_TRY_RET(check(fn, key_dtype, n, keys, dtype, values, NULL, NULL, GP_DTYPE_COUNT, n ? y : ""));
+    GP_TRY_RET(check(fn, 1, key_dtype, n, keys, dtype, values, y, NULL, NULL, GP_DTYPE_COUNT));
     if (n == 0) return GP_OK;
     const int excl = kind == GP_SCAN_EXCLUSIVE;
     if (gp__is_cpu(ctx)) return cpu_pass(fn, op, key_dtype, n, keys, dtype, values, excl, y, NULL, NULL, NULL);
