@@ -2,7 +2,8 @@
  * suite_select.c — `gpuprim bench select`: gp_select / gp_partition (f32, x > 0 on values in [-1, 1): about half
  * kept), gp_unique and gp_run_length_encode (i32 in [-1024, 1023]) against cub::DeviceSelect::If, DevicePartition::If,
  * DeviceSelect::Unique and DeviceRunLengthEncode::Encode in the same run, with the D2D copy ceiling; n (default 2^28)
- * and select at 2^10 .. 2^20. GB/s counts bytes read + written (the kept elements; partition: all n; run-length
+ * and select at 2^10 .. 2^20; select, partition and unique at n again on each single-pass kernel forced ([block]: a
+ * block per tile; [engine]: the tile engine). GB/s counts bytes read + written (the kept elements; partition: all n; run-length
  * encoding: each run's value and u64 length). ratio = CUB time / ours. Every result is checked on a GPU: the count
  * and the kept elements (runs: values and lengths) against the CPU backend, and against CUB's (both stable; CUB's
  * partition reverses the rejected, so only the kept part is compared with it).
@@ -53,7 +54,8 @@ static const cli_spec_t spec_bench_select = {
     "bench select", COMMON_ALL, NULL, opts_bench_select, 0, "[options]",
     "gp_select / gp_partition (f32 x > 0, about half kept), gp_unique and gp_run_length_encode (i32) against CUB's\n"
     "DeviceSelect::If, DevicePartition::If, DeviceSelect::Unique and DeviceRunLengthEncode::Encode and the D2D\n"
-    "copy, same run, at n and select at 2^10 .. 2^20; every result checked.",
+    "copy, same run, at n and select at 2^10 .. 2^20, the first three again on each kernel forced ([block],\n"
+    "[engine]); every result checked.",
     NULL};
 
 static int suite_select(int argc, char **argv)
@@ -79,7 +81,8 @@ static int suite_select(int argc, char **argv)
         gp_dtype_t dt;
         size_t n;
         gp_peer_cub_t peer;
-    } cases[16];
+        int kernel; /* 0: the library's choice; 1 the block-per-tile kernel, 2 the tile engine, forced */
+    } cases[24];
     int nc = 0;
     cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
     cases[nc].job = J_PARTITION, cases[nc].dt = GP_F32, cases[nc].n = n, cases[nc++].peer = GP_PEER_PARTITION_GT0_F32;
@@ -87,6 +90,13 @@ static int suite_select(int argc, char **argv)
     cases[nc].job = J_RLE, cases[nc].dt = GP_I32, cases[nc].n = n, cases[nc++].peer = GP_PEER_RLE_I32;
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
         cases[nc].job = J_SELECT, cases[nc].dt = GP_F32, cases[nc].n = k, cases[nc++].peer = GP_PEER_SELECT_GT0_F32;
+    for (int k = 0; k < nc; k++) cases[k].kernel = 0;
+    /* select, partition and unique at n again on each single-pass kernel, forced */
+    for (int kern = 1; kern <= 2 && gpu; kern++)
+        for (int k = 0; k < 3; k++) {
+            cases[nc] = cases[k];
+            cases[nc++].kernel = kern;
+        }
     static bench_bars_t bars;
     bars.n = 0;
     static const char *const names[] = {"select gt:0", "partition gt:0", "unique", "rle"};
@@ -107,10 +117,12 @@ static int suite_select(int argc, char **argv)
         j.x = bx.device, j.y = by.device, j.peer_out = bp.device, j.count = (uint64_t *)bc.device;
         j.lengths = (uint64_t *)bl.device;
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        bench_scan_force_kernel(cases[ci].kernel);
         if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench select: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
+        bench_scan_force_kernel(0);
         if (rc == EXIT_OK && gpu &&
             (gp_peer_cub_prepare(NULL, j.peer, m, j.err) != 0 ||
              bench_time(ctx, run_peer, NULL, &j, c.warmup, c.reps, NULL, &sp) != GP_OK)) {
@@ -151,7 +163,9 @@ static int suite_select(int argc, char **argv)
         }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[48];
-            snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
+            snprintf(name, sizeof name, "%s%s%s", names[j.job],
+                     cases[ci].kernel == 1 ? " [block]" : cases[ci].kernel == 2 ? " [engine]" : "",
+                     same ? "" : " CHECK FAILED");
             const double moved = (double)bytes + (double)(j.job == J_PARTITION ? m : (size_t)kept) * (double)(es + (rle ? 8 : 0));
             vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_cub_name(j.peer) : "",
                     gpu ? sp.median_ms : 0);

@@ -3,11 +3,15 @@
  * dtype x the predicate table at sizes across the scan's tile and look-back edges, outputs poisoned first, the count
  * written to device memory and by the _sync calls, device flags, a graph replay, and past 2^32 elements (u8, where
  * memory allows: the flags and positions go 64-bit); gp_unique and gp_run_length_encode against the runs from the
- * definition. Exit 77 without a GPU. GP_TEST_QUICK=1: small sizes.
+ * definition. Each on both single-pass kernels, forced: the block-per-tile kernel and the tile engine (sm_90; 2- to
+ * 8-byte types, n >= 2^16). Exit 77 without a GPU. GP_TEST_QUICK=1: small sizes (the engine's smallest two).
  */
 #include "select_common.h"
 
+#include "scan/scan_internal.h"
+
 static int g_quick;
+static size_t g_min_n; /* sizes below it skipped (the tile engine's pass: it takes n >= 2^16) */
 /* the single-pass tile is 1024 16-byte vectors: 2048 (8-byte types) ... 16384 (1-byte) elements */
 static const size_t k_sizes[] = {1, 2, 2047, 2049, 4095, 4097, 8193, 16385, 33 * 4096 + 5, 5 * 16384 + 3,
                                  (1u << 20) + 3};
@@ -23,7 +27,7 @@ static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     const long before = tc_fail;
     for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
         const size_t n = k_sizes[si];
-        if (g_quick && n > 5000) continue;
+        if ((g_quick && n > (g_min_n ? 140000 : 5000)) || n < g_min_n) continue;
         sel_fill(hx, n, dt);
         OK(gp_memcpy_sync(ctx, dx.device, hx, n * es));
         for (size_t pi = 0; pi < NPREDS; pi++)
@@ -47,7 +51,7 @@ static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     }
     /* x one element past a 16-byte boundary: the tiles' scalar path */
     {
-        const size_t n = 40001;
+        const size_t n = 70001; /* past the engine's least n: a misaligned x falls back */
         sel_fill(hx, n, dt);
         OK(gp_memcpy_sync(ctx, (char *)dx.device + es, hx, n * es));
         for (int part = 0; part < 2; part++) {
@@ -64,7 +68,7 @@ static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
         }
     }
     /* device flags, and the _sync count */
-    const size_t n = 4097 * 3;
+    const size_t n = 4097 * 17; /* past the engine's least n */
     uint8_t *hf = malloc(n);
     for (size_t i = 0; i < n; i++) hf[i] = (uint8_t)(tc_next() % 3 == 0 ? 1 + tc_next() % 255 : 0);
     gp_buffer_t df;
@@ -103,7 +107,7 @@ static void test_runs(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     for (size_t si = 0; si <= nk + 1; si++) {
         const int lng = si >= nk;
         const size_t n = lng ? maxn : k_sizes[si];
-        if (g_quick && n > 5000) continue;
+        if ((g_quick && n > (g_min_n ? 140000 : 5000)) || n < g_min_n) continue;
         sel_fill_runs(hx, n, dt);
         for (size_t i = 1; lng && i < n; i++)
             if (si > nk || tc_next() % 20000) memcpy(hx + i * es, hx + (i - 1) * es, es);
@@ -211,9 +215,20 @@ int main(void)
     REQUIRE(gp_ctx_create(&ctx, 0) == GP_OK, "GPU context");
     gp_stream_t s = NULL;
     OK(gp_stream_create(ctx, &s));
-    for (int d = 0; d < GP_DTYPE_COUNT; d++) test_dtype(ctx, s, (gp_dtype_t)d);
-    for (int d = 0; d < GP_DTYPE_COUNT; d++) test_runs(ctx, s, (gp_dtype_t)d);
-    test_graph(ctx, s);
+    static const struct {
+        gp__scan_kernel_t k;
+        const char *name;
+    } kernels[] = {{GP__SCAN_KERNEL_LOOKBACK, "block-per-tile kernel"}, {GP__SCAN_KERNEL_ENGINE, "tile engine"}};
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        printf("%s (forced):\n", kernels[ki].name);
+        gp__scan_force_kernel(kernels[ki].k);
+        g_min_n = kernels[ki].k == GP__SCAN_KERNEL_ENGINE ? (size_t)1 << 16 : 0;
+        for (int d = 0; d < GP_DTYPE_COUNT; d++) test_dtype(ctx, s, (gp_dtype_t)d);
+        for (int d = 0; d < GP_DTYPE_COUNT; d++) test_runs(ctx, s, (gp_dtype_t)d);
+        test_graph(ctx, s);
+    }
+    gp__scan_force_kernel(GP__SCAN_KERNEL_AUTO);
+    g_min_n = 0;
     test_huge(ctx, s);
     OK(gp_stream_destroy(ctx, s));
     OK(gp_ctx_destroy(ctx));

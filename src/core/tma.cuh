@@ -1,8 +1,9 @@
 /*
  * tma.cuh — Hopper's asynchronous copies for the CUDA files of src/: shared-memory mbarriers, the bulk tensor copy
- * engine (cp.async.bulk.tensor: global -> shared completing on an mbarrier, shared -> global in bulk groups) and the
- * host's tensor-map encoder, taken from the driver through the runtime. Device parts are sm_90 instructions: callers
- * guard them with __CUDA_ARCH__ >= 900 and check the device on the host. Included inside an anonymous namespace.
+ * engine (cp.async.bulk.tensor: global -> shared completing on an mbarrier, shared -> global in bulk groups; plain
+ * cp.async.bulk of contiguous bytes) and the host's tensor-map encoder, taken from the driver through the runtime.
+ * Device parts are sm_90 instructions: callers guard them with __CUDA_ARCH__ >= 900 and check the device on the host.
+ * Included inside an anonymous namespace.
  */
 #ifndef GP_CORE_TMA_CUH
 #define GP_CORE_TMA_CUH
@@ -42,6 +43,14 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap *map
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
                  "[%4];" ::"r"(dst),
                  "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+/* bytes (a multiple of 16) from global src to shared dst (both 16-byte aligned), completing on bar: the copy engine
+ * without a tensor map */
+__device__ __forceinline__ void bulk_load(unsigned dst, const void *src, unsigned bytes, unsigned bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"((unsigned long long)src), "r"(bytes), "r"(bar)
                  : "memory");
 }
 /* shared memory at src to box {c0, c1} of a 2D tensor map (elements out of bounds are not written), in this

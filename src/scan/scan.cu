@@ -536,27 +536,12 @@ gp_status_t row_map(CUtensorMap *map, const void *p, size_t rows, unsigned esize
     return GP_OK;
 }
 
-/* the engine's blocks per SM on ctx's device (its shared-memory limit raised there, once per device), 0 where its
- * kernel holds no sm_90 code (a build for older devices, its PTX compiled for this one) */
+/* the engine's blocks per SM on ctx's device (tile_engine.cuh) */
 template <typename T, int OP> gp_status_t te_shape(gp_ctx_t *ctx, int *blocks)
 {
-    typedef TeScan<T> C;
-    static int per_sm = 0;           /* the same on every sm_90 device (a benign race: every thread sets it alike) */
-    static unsigned char known[64];  /* devices seen; beyond 64, looked up on every launch */
-    if (ctx->device >= 64 || !known[ctx->device]) {
-        cudaFuncAttributes a;
-        cudaError_t e = cudaFuncGetAttributes(&a, k_scan_te<T, OP>);
-        int b = 0;
-        if (e == cudaSuccess && a.ptxVersion >= 90) {
-            e = cudaFuncSetAttribute(k_scan_te<T, OP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM);
-            if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k_scan_te<T, OP>, TE_THREADS, C::SMEM);
-        }
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_scan: the tile engine's launch shape", __FILE__, __LINE__);
-        per_sm = b;
-        if (ctx->device < 64) known[ctx->device] = 1;
-    }
-    *blocks = per_sm;
-    return GP_OK;
+    static TeShape sh;
+    const cudaError_t e = te_shape_of(sh, ctx, (const void *)k_scan_te<T, OP>, TeScan<T>::SMEM, TE_THREADS, blocks);
+    return e == cudaSuccess ? GP_OK : gp__cuda_error(e, "gp_scan: the tile engine's launch shape", __FILE__, __LINE__);
 }
 
 /* the tile engine's launch: a persistent grid (the blocks that fit on the device at once, at most one a tile) over

@@ -212,6 +212,195 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* ---- select, partition and unique on the tile engine (sm_90; docs/design/scan.md, "Select on the tile engine"):
+ * the same tiles, keep bits, ranks and stores as sel_body, so the same results. The copy engine brings each tile's
+ * whole 16-byte vectors into a stage of the ring (plain bulk copies: x 16-byte aligned); the reducer warp counts the
+ * tile's kept elements as it lands (the eight segments in turn, each as its consumer warp will) and publishes the
+ * count; the look-back warp turns it into the tile's first rank; the consumers rank, compact their segment in place
+ * in the stage and store it at its global rank. */
+#include "../core/tma.cuh"
+#include "tile_engine.cuh"
+#include "select_tuning.h"
+
+static_assert(SEL_THREADS == TE_CONSUMERS, "the engine's consumers are the single pass's block");
+template <typename S> struct TeSel {
+    static constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
+    static constexpr unsigned BYTES = TILE * sizeof(S); /* a stage */
+    static constexpr size_t SMEM = (size_t)GP_SELECT_TE_STAGES * BYTES + 128;
+};
+
+template <gp_dtype_t D, int MODE, int PART>
+__global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
+    k_select_te(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
+                unsigned long long *desc, const unsigned long long *total, uint64_t *count_out)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef typename E<D>::type S;
+    typedef TeSel<S> C;
+    constexpr int VEC = C::VEC, SEG = C::SEG, TILE = C::TILE, ST = GP_SELECT_TE_STAGES;
+    extern __shared__ unsigned char te_dyn[];
+    __shared__ TeRing<ST> ring;
+    __shared__ unsigned s_wc[2][WARPS];
+    __shared__ unsigned long long s_agg[ST], s_pre[ST];
+    unsigned char *const ring0 = te_dyn + ((128u - (smem_addr(te_dyn) & 127u)) & 127u);
+    const size_t ntiles = (n + TILE - 1) / TILE;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    KeepQ<D> keeper;
+    keeper.q = q;
+    keeper.prepare();
+    if (threadIdx.x == 0) ring.init();
+    __syncthreads();
+
+    /* the bytes of tile t the copy engine brings (its whole 16-byte vectors below n) */
+    const auto vbytes = [&](size_t t) -> unsigned {
+        const size_t c = n - t * TILE < (size_t)TILE ? n - t * TILE : (size_t)TILE;
+        return (unsigned)(c * sizeof(S)) & ~15u;
+    };
+    const auto stage = [&](int s) { return ring0 + (size_t)s * C::BYTES; };
+    /* segment w's vectors of tile t: from stage s, past its vectors from x (zero past n) */
+    const auto seg_in = [&](int s, size_t t, int w, uint4 *v) {
+        const unsigned vb = vbytes(t);
+#pragma unroll
+        for (int r = 0; r < ROUNDS; r++) {
+            const unsigned vi = (unsigned)((w * ROUNDS + r) * 32 + lane);
+            if ((vi + 1) * 16 <= vb) {
+                v[r] = *reinterpret_cast<const uint4 *>(stage(s) + vi * 16);
+            } else {
+                v[r] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const size_t i = t * TILE + (size_t)vi * VEC + k;
+                    if (i < n) set_elem<S>(v[r], k, x[i]);
+                }
+            }
+        }
+    };
+    const auto load = [&](int s, size_t t, unsigned bar) {
+        const unsigned vb = vbytes(t);
+        if (vb) {
+            mbar_arrive_tx(bar, vb);
+            bulk_load(smem_addr(stage(s)), x + t * TILE, vb, bar);
+        } else {
+            mbar_arrive(bar);
+        }
+    };
+    const auto store = [](int, size_t) {}; /* the consumers store */
+    /* the tile's kept count, segment by segment as the consumer warps count theirs */
+    const auto reduce = [&](int s, size_t t) {
+        const size_t t0 = t * TILE;
+        S before = (S)0;
+        if (MODE != MODE_PRED && lane == 0 && t0 > 0) before = x[t0 - 1];
+        unsigned c = 0;
+#pragma unroll 1
+        for (int w = 0; w < WARPS; w++) {
+            uint4 v[ROUNDS];
+            unsigned m[ROUNDS];
+            seg_in(s, t, w, v);
+            const unsigned long long p = sel_masks<S, MODE>(v, t0 + (size_t)w * SEG, n, keeper, before, m);
+#pragma unroll
+            for (int r = 0; r < ROUNDS; r++) c += (unsigned)(p >> (16 * r) & 0xffff);
+            if (MODE != MODE_PRED) before = shfl_from(elem<S>(v[ROUNDS - 1], VEC - 1), 31);
+        }
+        c = __reduce_add_sync(0xffffffffu, c);
+        if (lane == 0) {
+            s_agg[s] = c;
+            lb_count_put<false>(desc, t, t == 0 ? LB_INCL : LB_AGG, LbCount{c, 0});
+        }
+    };
+    const auto look = [&](int s, size_t t) {
+        const unsigned long long A = s_agg[s];
+        unsigned long long P = 0;
+        if (t > 0) {
+            P = lb_count_lookback<LOOKBACK, GP_SELECT_BACKOFF_NS>(desc, (long long)t).c;
+            if (lane == 0) lb_count_put<false>(desc, t, LB_INCL, LbCount{P + A, 0});
+        }
+        if (lane == 0) {
+            s_pre[s] = P;
+            if (count_out && t == ntiles - 1) *count_out = P + A;
+        }
+    };
+    /* rank, compact the segment in place (after every warp read its neighbour's last element), store */
+    const auto scan = [&](int s, size_t t, unsigned i) {
+        const size_t t0 = t * TILE, base = t0 + (size_t)warp * SEG;
+        uint4 v[ROUNDS];
+        unsigned m[ROUNDS], off[ROUNDS];
+        seg_in(s, t, warp, v);
+        S before = (S)0;
+        if (MODE != MODE_PRED && lane == 0 && base > 0) {
+            const unsigned li = (unsigned)warp * SEG - 1;
+            if (warp == 0) before = x[t0 - 1];
+            else if ((li + 1) * sizeof(S) <= vbytes(t)) before = reinterpret_cast<const S *>(stage(s))[li];
+            else before = t0 + li < n ? x[t0 + li] : (S)0;
+        }
+        const unsigned run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before, m), off);
+        if (lane == 0) s_wc[i & 1][warp] = run;
+        te_consumer_sync();
+        unsigned wpre = 0;
+#pragma unroll
+        for (int j = 0; j < WARPS; j++) wpre += j < warp ? s_wc[i & 1][j] : 0u;
+        S *const seg = reinterpret_cast<S *>(stage(s)) + warp * SEG;
+        sel_compact<S, PART, false>(v, m, off, run, seg, nullptr, 0);
+        __syncwarp();
+        const size_t P = (size_t)s_pre[s] + wpre;
+        for (unsigned j = lane; j < run; j += 32) y[P + j] = seg[j];
+        if (PART) {
+            const size_t valid = base < n ? (n - base < (size_t)SEG ? n - base : (size_t)SEG) : 0;
+            S *const yr = y + ((size_t)*total + base - P);
+            for (size_t j = lane; j < valid - run; j += 32) yr[j] = seg[run + j];
+        }
+    };
+    te_run<ST>(ring, ticket, ntiles, load, store, reduce, look, scan);
+#else
+    static_assert(TeSel<typename E<D>::type>::VEC > 0, "the engine is sm_90 code: empty here");
+#endif
+}
+
+/* whether the engine takes a select job over n elements of S from x: forced or the tuning table's choice (AUTO from
+ * GP_SELECT_TE_AUTO_MIN_N), 2- to 8-byte S (ptxas 13.0 fails to allocate registers for 1-byte unique), an sm_90
+ * device with the kernel's sm_90 code, x 16-byte aligned; *blocks: per SM (0: the single-pass kernel) */
+template <gp_dtype_t D, int MODE, int PART>
+gp_status_t select_engine(gp_ctx_t *ctx, size_t n, const void *x, int *blocks)
+{
+    typedef typename E<D>::type S;
+    const gp__scan_kernel_t k = gp__scan_forced_kernel();
+    constexpr int es = (int)sizeof(S);
+    const bool autow = es == 2 ? GP_SELECT_TE_AUTO2 : es == 4 ? GP_SELECT_TE_AUTO4 : es == 8 ? GP_SELECT_TE_AUTO8 : 0;
+    const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && autow);
+    const size_t least = k == GP__SCAN_KERNEL_ENGINE ? GP_SELECT_TE_MIN_N : GP_SELECT_TE_AUTO_MIN_N;
+    *blocks = 0;
+    if (!want || ctx->cc_major < 9 || n < least || ((uintptr_t)x & 15) != 0) return GP_OK;
+    if constexpr (sizeof(S) >= 2) {
+        static TeShape sh;
+        const cudaError_t e =
+            te_shape_of(sh, ctx, (const void *)k_select_te<D, MODE, PART>, TeSel<S>::SMEM, TE_THREADS, blocks);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_select: the tile engine's launch shape", __FILE__, __LINE__);
+    }
+    return GP_OK;
+}
+
+/* the single pass of select (MODE_PRED), partition (PART) or unique (MODE_HEAD): the engine where it takes it, else
+ * a block per tile */
+template <gp_dtype_t D, int MODE, int PART>
+gp_status_t launch_select(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred_t &q, void *y, unsigned *ticket,
+                          unsigned long long *desc, const unsigned long long *total, uint64_t *count_dev, cudaStream_t s)
+{
+    typedef typename E<D>::type S;
+    int per_sm = 0;
+    GP_TRY_RET((select_engine<D, MODE, PART>(ctx, n, x, &per_sm)));
+    if constexpr (sizeof(S) >= 2) {
+        if (per_sm > 0) {
+            const size_t ntiles = (n + TeSel<S>::TILE - 1) / TeSel<S>::TILE, fit = (size_t)ctx->sm_count * per_sm;
+            k_select_te<D, MODE, PART><<<(unsigned)(ntiles < fit ? ntiles : fit), TE_THREADS, TeSel<S>::SMEM, s>>>(
+                (const S *)x, n, q, (S *)y, ticket, desc, total, count_dev);
+            return GP_OK;
+        }
+    }
+    constexpr size_t TILE = (size_t)WARPS * 32 * ROUNDS * (16 / sizeof(S));
+    k_select<D, MODE, PART><<<(unsigned)((n + TILE - 1) / TILE), SEL_THREADS, 0, s>>>(
+        (const S *)x, n, q, (S *)y, ticket, desc, total, count_dev, NULL);
+    return GP_OK;
+}
+
 /* job 0 select, 1 partition, 2 unique, 3 run-length encoding (2- to 8-byte types): the single pass */
 template <gp_dtype_t D>
 gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred_t &q, int job, void *y,
@@ -233,23 +422,16 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     unsigned long long *total = (unsigned long long *)(w + 16), *desc = (unsigned long long *)(w + 32);
     const unsigned grid = (unsigned)ntiles;
     switch (job) {
-    case 0:
-        k_select<D, MODE_PRED, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                               count_dev, NULL);
-        break;
+    case 0: GP_TRY_RET((launch_select<D, MODE_PRED, 0>(ctx, n, x, q, y, ticket, desc, total, count_dev, s))); break;
     case 1: {
         const unsigned fill = gp__fill_grid(ctx, THREADS);
         const size_t need = (n + THREADS - 1) / THREADS;
         k_count<D><<<need < fill ? (unsigned)need : fill, THREADS, 0, s>>>((const S *)x, n, q, total);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_partition (count)"));
-        k_select<D, MODE_PRED, 1><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                               count_dev, NULL);
+        GP_TRY_RET((launch_select<D, MODE_PRED, 1>(ctx, n, x, q, y, ticket, desc, total, count_dev, s)));
         break;
     }
-    case 2:
-        k_select<D, MODE_HEAD, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                               count_dev, NULL);
-        break;
+    case 2: GP_TRY_RET((launch_select<D, MODE_HEAD, 0>(ctx, n, x, q, y, ticket, desc, total, count_dev, s))); break;
     default:
         if constexpr (sizeof(S) >= 2)
             k_select<D, MODE_RLE, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,

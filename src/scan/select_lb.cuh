@@ -83,6 +83,80 @@ template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, 
         *u[k / 4] |= (unsigned)b << (8 * (k % 4));
     }
 }
+/* The keep bits of one warp's segment (its lanes' vectors v[r]: elements base + (r * 32 + lane) * VEC + k), one word
+ * per round (VEC <= 16 bits), and their counts packed 16 bits per round (returned). before: lane 0's element before
+ * the segment (MODE_HEAD, MODE_RLE; unused at index 0). */
+template <typename S, int MODE, class K>
+__device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t base, size_t n, const K &keeper,
+                                                        S before, unsigned *m)
+{
+    constexpr int VEC = 16 / (int)sizeof(S);
+    const int lane = threadIdx.x & 31;
+    unsigned long long packed = 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
+        S prev = (S)0;
+        if constexpr (MODE != MODE_PRED) {
+            const S up = shfl_up1(elem<S>(v[r], VEC - 1)), w31 = shfl_from(elem<S>(v[r > 0 ? r - 1 : 0], VEC - 1), 31);
+            prev = lane ? up : r ? w31 : before;
+        }
+        m[r] = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t i = i0 + k;
+            const S e = elem<S>(v[r], k);
+            bool keep;
+            if constexpr (MODE != MODE_PRED) keep = i == 0 || !keeper.eq(e, k ? elem<S>(v[r], k - 1) : prev);
+            else keep = keeper.keep(e, i, n);
+            m[r] |= (unsigned)(keep && i < n) << k;
+        }
+        packed |= (unsigned long long)__popc(m[r]) << (16 * r);
+    }
+    return packed;
+}
+/* The warp's ranks: off[r] = the kept elements of the segment before this lane's round r, returned the segment's
+ * kept count. */
+__device__ __forceinline__ unsigned sel_rank(unsigned long long packed, unsigned *off)
+{
+    const int lane = threadIdx.x & 31;
+    unsigned long long incl = packed;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned long long o = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += o;
+    }
+    const unsigned long long wtot = __shfl_sync(0xffffffffu, incl, 31), excl = incl - packed;
+    unsigned run = 0;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        off[r] = run + (unsigned)(excl >> (16 * r) & 0xffff);
+        run += (unsigned)(wtot >> (16 * r) & 0xffff);
+    }
+    return run;
+}
+/* The warp's kept elements, compacted in order into its part of the stage (stage[0, run)), then (PART) its rejected
+ * ones after them; RLE: each kept head's place in the tile into pos (seg0: the segment's first place). */
+template <typename S, int PART, bool RLE>
+__device__ __forceinline__ void sel_compact(const uint4 *v, const unsigned *m, const unsigned *off, unsigned run,
+                                            S *stage, unsigned short *pos, int seg0)
+{
+    constexpr int VEC = 16 / (int)sizeof(S);
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        const int li0 = (r * 32 + lane) * VEC;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const int rank = (int)off[r] + __popc(m[r] & ((1u << k) - 1));
+            if (m[r] >> k & 1) {
+                stage[rank] = elem<S>(v[r], k);
+                if (RLE) pos[rank] = (unsigned short)(seg0 + li0 + k);
+            } else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
+        }
+    }
+}
+
 /* One tile of the single pass over elements S, for a keep policy K: K.prepare() (once per thread, before the
  * ticket), K.keep(e, i, n) (MODE_PRED: is element e at index i kept; i may be past n: the answer is then discarded,
  * but K must not read memory there) and K.eq(a, b) (MODE_HEAD, MODE_RLE: equal by value). PART: partition (the
@@ -124,58 +198,14 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
             }
         }
     }
-    /* the keep bits, one word per round (VEC <= 16 bits), and their counts packed 16 bits per round */
-    unsigned m[ROUNDS];
-    unsigned long long packed = 0;
-#pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
-        const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
-        S prev = (S)0;
-        if constexpr (MODE != MODE_PRED) {
-            const S up = shfl_up1(elem<S>(v[r], VEC - 1)), w31 = shfl_from(elem<S>(v[r > 0 ? r - 1 : 0], VEC - 1), 31);
-            prev = lane ? up : r ? w31 : (i0 > 0 && i0 - 1 < n ? x[i0 - 1] : (S)0);
-        }
-        m[r] = 0;
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const size_t i = i0 + k;
-            const S e = elem<S>(v[r], k);
-            bool keep;
-            if constexpr (MODE != MODE_PRED) keep = i == 0 || !keeper.eq(e, k ? elem<S>(v[r], k - 1) : prev);
-            else keep = keeper.keep(e, i, n);
-            m[r] |= (unsigned)(keep && i < n) << k;
-        }
-        packed |= (unsigned long long)__popc(m[r]) << (16 * r);
-    }
-    unsigned long long incl = packed;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const unsigned long long o = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= d) incl += o;
-    }
-    const unsigned long long wtot = __shfl_sync(0xffffffffu, incl, 31), excl = incl - packed;
-    unsigned off[ROUNDS], run = 0;
-#pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
-        off[r] = run + (unsigned)(excl >> (16 * r) & 0xffff);
-        run += (unsigned)(wtot >> (16 * r) & 0xffff);
-    }
+    unsigned m[ROUNDS], off[ROUNDS];
+    const S before = MODE != MODE_PRED && lane == 0 && base > 0 && base - 1 < n ? x[base - 1] : (S)0;
+    const unsigned run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before, m), off);
     if (lane == 0) s_wc[warp] = run;
-    /* the warp's kept elements, compacted in order into its part of the stage, then (partition) its rejected ones
-     * after them — so the stores after the look-back are contiguous runs, 32 lanes side by side */
-    S *stage = s_stage + warp * SEG;
-#pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
-        const int li0 = (r * 32 + lane) * VEC;
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const int rank = (int)off[r] + __popc(m[r] & ((1u << k) - 1));
-            if (m[r] >> k & 1) {
-                stage[rank] = elem<S>(v[r], k);
-                if (RLE) s_pos[warp * SEG + rank] = (unsigned short)(warp * SEG + li0 + k);
-            } else if (PART) stage[run + li0 + k - rank] = elem<S>(v[r], k);
-        }
-    }
+    /* compacted into the warp's part of the stage — so the stores after the look-back are contiguous runs, 32 lanes
+     * side by side */
+    S *const stage = s_stage + warp * SEG;
+    sel_compact<S, PART, RLE>(v, m, off, run, stage, s_pos + (RLE ? warp * SEG : 0), warp * SEG);
     __syncthreads();
     unsigned wpre = 0, A = 0;
     int first = -1, last = -1, next = -1; /* RLE: the tile's first and last heads' places, the next head after this

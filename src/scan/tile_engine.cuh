@@ -128,4 +128,30 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
     });
 }
 
+/* ---- host: an engine kernel's blocks per SM on ctx's device (its dynamic shared memory raised there, once per
+ * device), 0 where the kernel holds no sm_90 code (a build for older devices, its PTX compiled for this one). One
+ * TeShape per kernel instantiation, static in its launcher. */
+struct TeShape {
+    int per_sm;             /* the same on every sm_90 device (a benign race: every thread sets it alike) */
+    unsigned char known[64]; /* devices seen; beyond 64, looked up on every launch */
+};
+inline cudaError_t te_shape_of(TeShape &sh, const gp_ctx_t *ctx, const void *kernel, size_t smem, int threads,
+                               int *blocks)
+{
+    if (ctx->device >= 64 || !sh.known[ctx->device]) {
+        cudaFuncAttributes a;
+        cudaError_t e = cudaFuncGetAttributes(&a, kernel);
+        int b = 0;
+        if (e == cudaSuccess && a.ptxVersion >= 90) {
+            e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, threads, smem);
+        }
+        if (e != cudaSuccess) return e;
+        sh.per_sm = b;
+        if (ctx->device < 64) sh.known[ctx->device] = 1;
+    }
+    *blocks = sh.per_sm;
+    return cudaSuccess;
+}
+
 #endif
