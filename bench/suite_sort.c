@@ -5,7 +5,8 @@
  * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n, np.unique
  * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs); the by-key
  * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 against CUB's ReduceByKey / InclusiveSumByKey
- * (checked against the CPU backend's bits, the run keys and count against CUB's); the segmented sort of n u32 keys
+ * (checked against the CPU backend's bits, the run keys and count against CUB's), again on each one-pass kernel forced
+ * ([block]: a block per tile; [engine]: the tile engine); the segmented sort of n u32 keys
  * in segments of 64, 1024, 65536 and of Pareto lengths (8 up, shape 0.8, at most 2^24) against the better of CUB's
  * DeviceSegmentedSort and DeviceSegmentedRadixSort (the other's time in the peer's name); gp_sort_uop of n / 4 u32
  * keys by the comparison `a < b` (NVRTC) against cub::DeviceMergeSort with the same functor. GB/s
@@ -95,9 +96,10 @@ static const cli_spec_t spec_bench_sort = {
     "bench sort", COMMON_ALL, NULL, opts_bench_sort, 0, "[options]",
     "gp_sort / gp_sort_pairs / gp_argsort against cub::DeviceRadixSort and the D2D copy, same run: keys u32, f32,\n"
     "u64, pairs u32/u32 and u64/u32 at n, argsort f32, keys u32 at 2^16, 2^20, 2^24; top-k, searchsorted, merge,\n"
-    "np.unique, by-key ops; segmented sorts of u32 in segments of 64, 1024, 65536 and a power law against CUB's\n"
-    "two; gp_sort_uop of n/4 u32 by `a < b` against cub::DeviceMergeSort; every result checked. On the CPU\n"
-    "backend NumPy's sort is timed in the same run where python3 has NumPy.",
+    "np.unique, by-key ops (again on each one-pass kernel forced: [block], [engine]); segmented sorts of u32 in\n"
+    "segments of 64, 1024, 65536 and a power law against CUB's two; gp_sort_uop of n/4 u32 by `a < b` against\n"
+    "cub::DeviceMergeSort; every result checked. On the CPU backend NumPy's sort is timed in the same run where\n"
+    "python3 has NumPy.",
     NULL};
 
 static int suite_sort(int argc, char **argv)
@@ -127,9 +129,12 @@ static int suite_sort(int argc, char **argv)
         size_t n;
         int peer; /* a gp_peer_cub_t, or -1 */
         size_t k;
-    } cases[24];
+        int kernel; /* by key: 0 the library's choice; 1 the block-per-tile kernel, 2 the tile engine, forced */
+    } cases[28];
     int nc = 0;
-#define CASE(J, D, N, P) cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc].k = 0, cases[nc++].peer = (P)
+#define CASE(J, D, N, P)                                                                                           \
+    cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc].k = 0, cases[nc].kernel = 0,             \
+    cases[nc++].peer = (P)
     CASE(J_KEYS, GP_U32, n, GP_PEER_SORT_U32);
     CASE(J_KEYS, GP_F32, n, GP_PEER_SORT_F32);
     CASE(J_KEYS, GP_U64, n, GP_PEER_SORT_U64);
@@ -145,6 +150,10 @@ static int suite_sort(int argc, char **argv)
     CASE(J_UNIQUE, GP_I32, n, -1); /* 2^20 distinct values */
     CASE(J_RBK, GP_I32, n, PEER_BYKEY); /* i32 keys in runs of 1 to 15, f32 values */
     CASE(J_SBK, GP_I32, n, PEER_BYKEY);
+    for (int kern = 1; kern <= 2 && gpu; kern++) { /* both again on each one-pass kernel, forced */
+        CASE(J_RBK, GP_I32, n, PEER_BYKEY), cases[nc - 1].kernel = kern;
+        CASE(J_SBK, GP_I32, n, PEER_BYKEY), cases[nc - 1].kernel = kern;
+    }
     static const size_t seglens[] = {64, 1024, 65536, 0}; /* 0: a power law */
     for (int t = 0; t < 4; t++) CASE(J_SEG, GP_U32, n, PEER_SEG), cases[nc - 1].k = seglens[t];
     if (n >= 4) CASE(J_UOP, GP_U32, n / 4, PEER_MSORT); /* 2^26 by default */
@@ -245,6 +254,7 @@ static int suite_sort(int argc, char **argv)
             rc = EXIT_FAIL;
         }
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
+        bench_scan_force_kernel(cases[ci].kernel); /* until the row's check is done */
         if (rc == EXIT_OK && bench_time(ctx, run_ours, NULL, &j, c.warmup, c.reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
             rc = EXIT_FAIL;
@@ -364,6 +374,7 @@ static int suite_sort(int argc, char **argv)
             if (!same) rc = EXIT_MISMATCH;
             free(hx), free(ho), free(hr), free(hv), free(hvo), free(hw);
         }
+        bench_scan_force_kernel(0);
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[64];
             if (j.job == J_TOPK) snprintf(name, sizeof name, "topk k=%zu%s", j.k, same ? "" : " CHECK FAILED");
@@ -376,7 +387,8 @@ static int suite_sort(int argc, char **argv)
                 snprintf(name, sizeof name, "segsort power-law (%zu segs)%s", j.nseg, same ? "" : " CHECK FAILED");
             else if (j.job == J_UOP) snprintf(name, sizeof name, "sort_uop a < b%s", same ? "" : " CHECK FAILED");
             else if (IS_BYKEY(j.job))
-                snprintf(name, sizeof name, "%s f32%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
+                snprintf(name, sizeof name, "%s f32%s%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
+                         cases[ci].kernel == 1 ? " [block]" : cases[ci].kernel == 2 ? " [engine]" : "",
                          same ? "" : " CHECK FAILED");
             else snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
             /* top-k: one read of the keys is its floor; searchsorted: the queries read and the places written */

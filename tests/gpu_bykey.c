@@ -3,9 +3,13 @@
  * reference runs): key dtypes with NaN and ±0 x value dtypes x sum / min / max, short and long runs, sizes across the
  * tiles; the _sync calls and the asynchronous ones on a stream of their own (the run count left in device memory),
  * the one-pass reduction's 64-bit run counts (GP_BYKEY_WIDE_COUNT) and the scan in place. Outputs poisoned first.
+ * Each on both one-pass kernels, forced: the block-per-tile look-back kernel and the tile engine (sm_90; 4-byte
+ * values, n >= 2^16).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "bykey_common.h"
+
+#include "scan/scan_internal.h"
 
 static gp_stream_t g_stream;
 
@@ -88,11 +92,26 @@ int main(void)
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
     REQUIRE(gp_stream_create(gpu, &g_stream) == GP_OK, "a stream");
     static const size_t sizes[] = {1, 33, 4097, 4096 * 3 + 17, 100003, (1u << 22) + 3};
-    for (size_t ki = 0; ki < sizeof k_key_types / sizeof k_key_types[0]; ki++)
-        for (size_t vi = 0; vi < sizeof k_val_types / sizeof k_val_types[0]; vi++)
-            for (size_t oi = 0; oi < sizeof k_ops / sizeof k_ops[0]; oi++)
-                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-                    if (!quick || sizes[si] <= 4096 * 3 + 17) check(gpu, cpu, k_key_types[ki], k_val_types[vi], k_ops[oi], sizes[si], si % 3 == 1 ? 8 : si % 3 ? 1000 : 5000);
+    static const struct {
+        gp__scan_kernel_t k;
+        const char *name;
+    } kernels[] = {{GP__SCAN_KERNEL_LOOKBACK, "block-per-tile kernel"}, {GP__SCAN_KERNEL_ENGINE, "tile engine"}};
+    for (size_t kk = 0; kk < sizeof kernels / sizeof kernels[0]; kk++) {
+        const int te = kernels[kk].k == GP__SCAN_KERNEL_ENGINE;
+        const long before = tc_fail;
+        gp__scan_force_kernel(kernels[kk].k);
+        for (size_t ki = 0; ki < sizeof k_key_types / sizeof k_key_types[0]; ki++)
+            for (size_t vi = 0; vi < sizeof k_val_types / sizeof k_val_types[0]; vi++)
+                for (size_t oi = 0; oi < sizeof k_ops / sizeof k_ops[0]; oi++)
+                    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                        const size_t n = sizes[si];
+                        if ((te && n < ((size_t)1 << 16)) || (quick && n > (te ? (size_t)100003 : (size_t)4096 * 3 + 17)))
+                            continue;
+                        check(gpu, cpu, k_key_types[ki], k_val_types[vi], k_ops[oi], n, si % 3 == 1 ? 8 : si % 3 ? 1000 : 5000);
+                    }
+        printf("%s (forced): %s\n", kernels[kk].name, tc_fail == before ? "ok" : "FAILED");
+    }
+    gp__scan_force_kernel(GP__SCAN_KERNEL_AUTO);
     gp_stream_destroy(gpu, g_stream);
     gp_ctx_destroy(gpu), gp_ctx_destroy(cpu);
     free(g_v);

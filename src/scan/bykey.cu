@@ -9,6 +9,7 @@
  * Keys are read per thread (its run and one key on each side), eight kinds of equality chosen at run time.
  */
 #include "scan_internal.h"
+#include "scan_tuning.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@ constexpr int THREADS = GP__SCAN_RUNS;
 #include "lookback.cuh"
 #include "scan_lb.cuh"
 #include "seg_policy.cuh"
+#include "../core/tma.cuh"
+#include "tile_engine.cuh"
+#include "te_lb.cuh"
 
 /* how keys compare: integers by their bits, floats by value (NaN equals nothing, -0 == +0); gp__eq_kind's numbers */
 enum { KB1, KB2, KB4, KB8, KF16, KBF16, KF32, KF64 };
@@ -100,11 +104,45 @@ template <int R> __device__ __forceinline__ unsigned key_heads_any(const KeyAux 
     }
 }
 
+/* the head bits of W runs of R elements at t0 + (w * 32 + lane) * R, w < W: one switch, the loads of all W in flight */
+template <int R, int W> __device__ __forceinline__ void key_heads_warps(const KeyAux &a, size_t t0, size_t n, unsigned *hb)
+{
+    const size_t m0 = t0 + (size_t)(threadIdx.x & 31) * R;
+#define GP_KHW(K, KIND)                                                                                            \
+    {                                                                                                              \
+        _Pragma("unroll") for (int w = 0; w < W; w++) hb[w] =                                                      \
+            key_heads<K, KIND, R>((const K *)a.keys, m0 + (size_t)w * 32 * R, n);                                  \
+    }                                                                                                              \
+    break;
+    switch (a.kind) {
+    case KB1: GP_KHW(uint8_t, KB1)
+    case KB2: GP_KHW(uint16_t, KB2)
+    case KB4: GP_KHW(uint32_t, KB4)
+    case KB8: GP_KHW(uint64_t, KB8)
+    case KF16: GP_KHW(uint16_t, KF16)
+    case KBF16: GP_KHW(uint16_t, KBF16)
+    case KF32: GP_KHW(uint32_t, KF32)
+    default: GP_KHW(uint64_t, KF64)
+    }
+#undef GP_KHW
+}
+
+/* a block's barrier as emit takes it (the tile engine passes its consumers' barrier) */
+struct BlockSync {
+    __device__ __forceinline__ void operator()() const { __syncthreads(); }
+};
+
 /* scan by key: the segmented scan's pairs, heads from the keys */
 template <typename T, int OP> struct KeyScanP : SegP<T, OP> {
     static __device__ __forceinline__ unsigned heads(const unsigned char *, size_t mine, size_t n, const KeyAux &a)
     {
         return key_heads_any<SegP<T, OP>::R>(a, mine, n);
+    }
+    template <int W>
+    static __device__ __forceinline__ void heads_warps(const unsigned char *, size_t t0, size_t n, const KeyAux &a,
+                                                       unsigned (&hb)[W])
+    {
+        key_heads_warps<SegP<T, OP>::R, W>(a, t0, n, hb);
     }
 };
 
@@ -146,13 +184,20 @@ template <typename T, int OP, typename CT> struct KeyRedP {
     {
         return key_heads_any<R>(a, mine, n);
     }
+    template <int W>
+    static __device__ __forceinline__ void heads_warps(const unsigned char *, size_t t0, size_t n, const KeyAux &a,
+                                                       unsigned (&hb)[W])
+    {
+        key_heads_warps<R, W>(a, t0, n, hb);
+    }
     /* Called by every thread of the block with its inclusive values w. The tile's outputs are contiguous — keys
      * [base, base + th) for its th heads, values [base - 1 + lo, base - 1 + hi] (slot 0: the run that began in an
      * earlier tile, if it ends here; slot th: the last run, if it ends here) — so they are staged in shared memory at
      * their slots and written coalesced, the values first (keys too many for the stage are written where they go).
-     * The last element writes the run count. */
+     * The last element writes the run count. sync: the block's barrier (the consumers' on the tile engine). */
+    template <class Sync = BlockSync>
     static __device__ __forceinline__ void emit(const V (&w)[R], unsigned long long base, unsigned long long cbase,
-                                                unsigned hb, size_t mine, size_t n, const KeyAux &a)
+                                                unsigned hb, size_t mine, size_t n, const KeyAux &a, Sync sync = Sync())
     {
         constexpr unsigned STAGE = 24576;
         __shared__ __align__(16) unsigned char s_o[STAGE];
@@ -160,7 +205,7 @@ template <typename T, int OP, typename CT> struct KeyRedP {
         const unsigned cb = (unsigned)cbase, ks = (unsigned)a.ks;
         if (threadIdx.x == THREADS - 1) s_th = cb + (unsigned)__popc(hb & ((1u << R) - 1u));
         if (threadIdx.x == 0) s_v0 = s_vth = 0;
-        __syncthreads();
+        sync();
         const unsigned th = s_th;
         const bool stage_keys = th * ks <= STAGE;
         T *const sv = reinterpret_cast<T *>(s_o); /* TILE + 1 values fit: 16 KiB + one */
@@ -175,10 +220,10 @@ template <typename T, int OP, typename CT> struct KeyRedP {
                 if (i == n - 1 && a.runs) *a.runs = base + slot;
             }
         }
-        __syncthreads();
+        sync();
         const int lo = s_v0 ? 0 : 1, hi = s_vth ? (int)th : (int)th - 1; /* slot j is run base - 1 + j */
         for (int j = lo + (int)threadIdx.x; j <= hi; j += THREADS) static_cast<T *>(a.values_out)[base + j - 1] = sv[j];
-        __syncthreads(); /* the stage again, for the keys (w is dead by now: fewer registers) */
+        sync(); /* the stage again, for the keys (w is dead by now: fewer registers) */
 #pragma unroll
         for (int k = 0; k < R; k++) { /* the keys: slot = the heads in the tile up to k, less one */
             const size_t i = mine + k;
@@ -194,7 +239,7 @@ template <typename T, int OP, typename CT> struct KeyRedP {
                 }
             }
         }
-        __syncthreads();
+        sync();
         if (stage_keys) {
             unsigned char *ko = static_cast<unsigned char *>(a.keys_out) + base * ks;
             switch (ks) {
@@ -227,6 +272,70 @@ __global__ void __launch_bounds__(THREADS, sizeof(typename P::V) <= 16 ? 4 : 1)
                nullptr, aux);
 }
 
+/* ---- the same pass on the tile engine (te_lb.cuh): policies with an 8-byte pair (4-byte values, 32-bit counts) */
+template <class P> __host__ __device__ constexpr int te_stages()
+{
+    return lb_emits<P>(0) ? GP_BYKEY_TE_STAGES_EMIT : GP_BYKEY_TE_STAGES;
+}
+template <class P> __host__ __device__ constexpr bool te_fits() { return TeLb<P, te_stages<P>()>::FITS; }
+
+template <class P>
+__global__ void __launch_bounds__(TE_THREADS, GP_BYKEY_TE_MINB)
+    k_bykey_te(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
+               const typename P::E *x, typename P::E *y, size_t n, int excl, unsigned *ticket,
+               unsigned long long *desc, const KeyAux aux)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ unsigned char te_dyn[];
+    unsigned char *const ring0 = te_dyn + ((1024u - (smem_addr(te_dyn) & 1023u)) & 1023u);
+    te_lb_scan<P, te_stages<P>()>(&mx, lb_emits<P>(0) ? nullptr : &my, x, y, nullptr, n, excl, ticket, desc, aux,
+                                  ring0);
+#else
+    static_assert(te_fits<P>(), "the engine is sm_90 code: empty here");
+#endif
+}
+
+/* the engine's blocks per SM where it takes the pass (0: it does not): forced or the tuning table's choice, sm_90
+ * with the kernel's sm_90 code, x (and y) 16-byte aligned, n from the least it takes, rows a tensor map addresses */
+template <class P> gp_status_t te_takes(gp_ctx_t *ctx, size_t n, const void *x, const void *y, int *blocks)
+{
+    *blocks = 0;
+    if constexpr (te_fits<P>()) {
+        typedef TeLb<P, te_stages<P>()> C;
+        const gp__scan_kernel_t k = gp__scan_forced_kernel();
+        const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && GP_BYKEY_TE_AUTO);
+        const size_t least = k == GP__SCAN_KERNEL_ENGINE ? GP_BYKEY_TE_MIN_N : GP_BYKEY_TE_AUTO_MIN_N;
+        if (!want || ctx->cc_major < 9 || n < least || n / C::RE > 0x7fffffffu || ((uintptr_t)x & 15) != 0 ||
+            ((uintptr_t)y & 15) != 0 || tma_encoder() == NULL)
+            return GP_OK;
+        static TeShape sh;
+        const cudaError_t e = te_shape_of(sh, ctx, (const void *)k_bykey_te<P>, C::SMEM, TE_THREADS, blocks);
+        if (e != cudaSuccess) return gp__cuda_error(e, "the by-key tile engine's launch shape", __FILE__, __LINE__);
+    }
+    return GP_OK;
+}
+
+template <class P>
+gp_status_t launch_te(gp_ctx_t *ctx, const char *fn, int per_sm, size_t n, const void *x, void *y, int excl,
+                      const KeyAux &aux, char *w, size_t head, cudaStream_t s)
+{
+    if constexpr (te_fits<P>()) {
+        typedef TeLb<P, te_stages<P>()> C;
+        const size_t rows = n / C::RE, ntiles = (n + P::TILE - 1) / P::TILE;
+        CUtensorMap mx, my;
+        memset(&my, 0, sizeof my);
+        GP_TRY_RET(te_row_map(&mx, x, rows, 4, C::ROWS, fn));
+        if (!lb_emits<P>(0)) GP_TRY_RET(te_row_map(&my, y, rows, 4, C::ROWS, fn));
+        const size_t fit = (size_t)ctx->sm_count * per_sm;
+        k_bykey_te<P><<<(unsigned)(ntiles < fit ? ntiles : fit), TE_THREADS, C::SMEM, s>>>(
+            mx, my, (const typename P::E *)x, (typename P::E *)y, n, excl, (unsigned *)w,
+            (unsigned long long *)(w + head), aux);
+        return GP_CHECK_LAUNCH(fn);
+    }
+    (void)ctx, (void)per_sm, (void)n, (void)x, (void)y, (void)excl, (void)aux, (void)w, (void)head, (void)s;
+    return gp__error(GP_ERR_INTERNAL, "%s: the tile engine does not take this pass", fn);
+}
+
 template <class P>
 gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void *y, int excl, const KeyAux &aux,
                    cudaStream_t s)
@@ -240,6 +349,9 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, lb_packed<P>(0) ? gp__lb_bytes(ntiles, sizeof(V)) : head, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
+    int per_sm = 0;
+    GP_TRY_RET(te_takes<P>(ctx, n, x, y, &per_sm));
+    if (per_sm > 0) return launch_te<P>(ctx, fn, per_sm, n, x, y, excl, aux, w, head, s);
     k_bykey<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, n, excl,
                                                     (unsigned *)w, (unsigned *)(w + 16), (V *)(w + head),
                                                     (V *)(w + head) + ntiles, aux);

@@ -522,20 +522,6 @@ bool engine_takes(const gp_ctx_t *ctx, size_t n, const void *x, const void *y, s
            ((uintptr_t)y & 15) == 0 && tma_encoder() != NULL;
 }
 
-/* p as a 2D tensor of `rows` 128-byte rows, boxes of `box_rows` rows, 128-byte swizzle */
-gp_status_t row_map(CUtensorMap *map, const void *p, size_t rows, unsigned esize, unsigned box_rows)
-{
-    const cuuint64_t dims[2] = {128 / esize, rows}, strides[1] = {128};
-    const cuuint32_t box[2] = {128 / esize, box_rows}, estr[2] = {1, 1};
-    const CUresult r = tma_encoder()(map, esize == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32 : CU_TENSOR_MAP_DATA_TYPE_UINT64,
-                                     2, const_cast<void *>(p), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return gp__error(GP_ERR_INTERNAL, "gp_scan: cuTensorMapEncodeTiled (%zu rows): error %d", rows, (int)r);
-    return GP_OK;
-}
-
 /* the engine's blocks per SM on ctx's device (tile_engine.cuh) */
 template <typename T, int OP> gp_status_t te_shape(gp_ctx_t *ctx, int *blocks)
 {
@@ -554,8 +540,8 @@ gp_status_t launch_te(gp_ctx_t *ctx, int per_sm, size_t n, const T *x, T *y, int
     const size_t rows = n / C::RW, ntiles = (n + TILE - 1) / TILE;
     CUtensorMap mx, my;
     /* rows >= 1 (n >= GP_SCAN_TE_MIN_N); the maps cover the whole rows, the threads the rest */
-    gp_status_t st = row_map(&mx, x, rows, sizeof(T), C::ROWS);
-    if (st == GP_OK) st = row_map(&my, y, rows, sizeof(T), C::ROWS);
+    gp_status_t st = te_row_map(&mx, x, rows, sizeof(T), C::ROWS, "gp_scan");
+    if (st == GP_OK) st = te_row_map(&my, y, rows, sizeof(T), C::ROWS, "gp_scan");
     if (st != GP_OK) return st;
     const size_t grid = ntiles < (size_t)ctx->sm_count * per_sm ? ntiles : (size_t)ctx->sm_count * per_sm;
     k_scan_te<T, OP><<<(unsigned)grid, TE_THREADS, C::SMEM, s>>>(mx, my, x, y, n, excl, cin, cout, (unsigned *)w,

@@ -154,4 +154,19 @@ inline cudaError_t te_shape_of(TeShape &sh, const gp_ctx_t *ctx, const void *ker
     return cudaSuccess;
 }
 
+/* p as a 2D tensor of `rows` 128-byte rows of esize-byte elements, boxes of `box_rows` rows, 128-byte swizzle */
+inline gp_status_t te_row_map(CUtensorMap *map, const void *p, size_t rows, unsigned esize, unsigned box_rows,
+                              const char *fn)
+{
+    const cuuint64_t dims[2] = {128 / esize, rows}, strides[1] = {128};
+    const cuuint32_t box[2] = {128 / esize, box_rows}, estr[2] = {1, 1};
+    const CUresult r = tma_encoder()(map, esize == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32 : CU_TENSOR_MAP_DATA_TYPE_UINT64,
+                                     2, const_cast<void *>(p), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gp__error(GP_ERR_INTERNAL, "%s: cuTensorMapEncodeTiled (%zu rows): error %d", fn, rows, (int)r);
+    return GP_OK;
+}
+
 #endif

@@ -1,0 +1,238 @@
+/*
+ * te_lb.cuh — scan_lb.cuh's policy scans on the tile engine (sm_90; docs/design/scan.md, "By key on the tile
+ * engine"). The tiles, runs and every combine are lb_scan's, in its order, so the bits are its; the roles are
+ * tile_engine.cuh's: the copy engine brings the tile's words into a stage (a box of 128-byte rows, 128-byte swizzle:
+ * each thread's run is read as 16-byte vectors without bank conflicts); the reducer warp forms every run's head bits
+ * (P::heads: from the keys, once) and the tile's aggregate exactly as the consumers' scan forms its last element, and
+ * publishes it; the look-back warp folds the window (serially, in lane 0, as lb_scan) and publishes the inclusive
+ * prefix; the consumers scan the tile with the head bits the reducer left, then write the outputs into the stage (the
+ * producer stores it) or hand them to P::emit (with the consumers' barrier). Policies with an 8-byte V (LbPacked
+ * descriptors), runs of whole 16-byte vectors, no carries in or out, and heads_warps(heads, t0, n, aux, hb[8]): the
+ * head bits (as P::heads) of the calling lane's runs lane, 32 + lane, ..., 224 + lane of the tile at t0. Included after tma.cuh, tile_engine.cuh, lookback.cuh and scan_lb.cuh; THREADS (the
+ * consumers, 256) defined.
+ */
+#ifndef GP_TE_LB_CUH
+#define GP_TE_LB_CUH
+
+/* the policy's shape on the engine; STAGES stages of one tile's words */
+template <class P, int STAGES> struct TeLb {
+    static constexpr int R = P::R, WT = P::WT, CH = WT * 4 / 16; /* a run's 16-byte chunks */
+    static constexpr unsigned BYTES = (unsigned)P::TILE * P::EW * 4;
+    static constexpr int ROWS = (int)(BYTES / 128);
+    static constexpr int RE = 128 / (4 * P::EW); /* elements per 128-byte row */
+    static constexpr size_t SMEM = (size_t)STAGES * BYTES + 1024;
+    static constexpr bool FITS = sizeof(typename P::V) == 8 && WT * 4 % 16 == 0 && THREADS == TE_CONSUMERS &&
+                                 ROWS <= 256;
+};
+
+/* an 8-byte value from lane src (every lane of the warp) */
+template <typename V> __device__ __forceinline__ V te_shfl8(const V &v, int src)
+{
+    static_assert(sizeof(V) == 8, "8-byte values");
+    unsigned long long u;
+    memcpy(&u, &v, 8);
+    u = __shfl_sync(0xffffffffu, u, src);
+    V r;
+    memcpy(&r, &u, 8);
+    return r;
+}
+
+/* the consumers' barrier as a policy's emit takes it */
+struct TeConsumerSync {
+    __device__ __forceinline__ void operator()() const { te_consumer_sync(); }
+};
+
+/* The engine's body, called by every thread of a block of TE_THREADS from a kernel holding the tensor maps of x and
+ * y (y's unused by EMIT policies). ring0: STAGES * BYTES of dynamic shared memory, 1024-byte aligned. desc: the
+ * LbPacked words (2 a tile), ticket: lookback.cuh's. */
+template <class P, int STAGES, class AUX>
+__device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensorMap *my, const typename P::E *x,
+                                           typename P::E *y, const unsigned char *heads, size_t n, int excl,
+                                           unsigned *ticket, unsigned long long *desc, const AUX &aux,
+                                           unsigned char *ring0)
+{
+    typedef typename P::V V;
+    typedef typename P::E E;
+    typedef LbPacked<V> D;
+    typedef TeLb<P, STAGES> C;
+    constexpr int R = P::R, WARPS = THREADS / 32;
+    static_assert(C::FITS, "an 8-byte V, runs of whole 16-byte vectors, 256 consumers");
+    __shared__ TeRing<STAGES> ring;
+    __shared__ unsigned s_hb[STAGES][THREADS];
+    __shared__ V s_g[2][WARPS], s_last[2][WARPS], s_red[WARPS + 2], s_agg[STAGES], s_pre[STAGES];
+    __shared__ V s_win[P::WINDOWS * 32];
+    const size_t ntiles = (n + P::TILE - 1) / P::TILE, rows = n / C::RE, nfull = rows * C::RE;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const auto comb = [](const V &a, const V &b) { return P::comb(a, b); };
+    if (threadIdx.x == 0) {
+        ring.init();
+        prefetch_tensor_map(mx);
+        if (my) prefetch_tensor_map(my);
+    }
+    __syncthreads();
+
+    /* run j's R elements of the tile in stage s as the pairs the scan starts from (past the whole rows from x, past
+     * n the pad) */
+    const auto run_in = [&](int s, size_t t, unsigned j, unsigned hb, V *v) {
+        uint4 w[C::CH];
+#pragma unroll
+        for (int c = 0; c < C::CH; c++)
+            w[c] = *reinterpret_cast<const uint4 *>(ring0 + (size_t)s * C::BYTES + swizzle128(j * (C::WT * 4) + 16u * c));
+        E ev[R];
+        memcpy(ev, w, sizeof ev);
+        const size_t mine = t * P::TILE + (size_t)j * R;
+#pragma unroll
+        for (int k = 0; k < R; k++)
+            v[k] = mine + k >= n ? P::pad() : P::make(mine + k >= nfull ? x[mine + k] : ev[k], (hb >> k) & 1u);
+    };
+    const auto load = [&](int s, size_t t, unsigned bar) {
+        if (t * C::ROWS < rows) {
+            mbar_arrive_tx(bar, C::BYTES);
+            tma_load_2d(smem_addr(ring0 + (size_t)s * C::BYTES), mx, 0, (int)(t * C::ROWS), bar);
+        } else {
+            mbar_arrive(bar); /* a tile of less than one row: its threads read it */
+        }
+    };
+    const auto store = [&](int s, size_t t) {
+        if (!lb_emits<P>(0) && t * C::ROWS < rows)
+            tma_store_2d(my, 0, (int)(t * C::ROWS), smem_addr(ring0 + (size_t)s * C::BYTES));
+    };
+    /* every run's head bits, and the aggregate as the consumers' scan forms the tile's last element: lane l takes
+     * the runs l, 32 + l, ..., 224 + l (one of each consumer warp), folds each, scans each warp's run totals as that
+     * warp does; then the 8 warp totals as lb_scan's warp 0 does; A = (G_6 o S_30 of warp 7) o the last run's fold */
+    const auto reduce = [&](int s, size_t t) {
+        const size_t t0 = t * P::TILE;
+        {
+            unsigned hbs[WARPS]; /* all the lane's runs at once: their key loads in flight together */
+            P::heads_warps(heads, t0, n, aux, hbs);
+#pragma unroll
+            for (int w = 0; w < WARPS; w++) s_hb[s][w * 32 + lane] = hbs[w];
+        }
+#pragma unroll 1
+        for (int w = 0; w < WARPS; w++) {
+            const unsigned j = (unsigned)(w * 32 + lane);
+            V v[R];
+            run_in(s, t, j, s_hb[s][j], v);
+            V a = v[0];
+#pragma unroll
+            for (int k = 1; k < R; k++) a = P::comb(a, v[k]);
+            V Sx = a;
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                const V o = P::shfl_up(Sx, d);
+                if (lane >= d) Sx = P::comb(o, Sx);
+            }
+            if (lane == 31) s_red[w] = Sx;
+            if (w == WARPS - 1 && lane == 30) s_red[WARPS] = Sx;
+            if (w == WARPS - 1 && lane == 31) s_red[WARPS + 1] = a;
+        }
+        __syncwarp();
+        V g = lane < WARPS ? s_red[lane] : P::pad();
+#pragma unroll
+        for (int d = 1; d < WARPS; d <<= 1) {
+            const V o = P::shfl_up(g, d);
+            if (lane >= d && lane < WARPS) g = P::comb(o, g);
+        }
+        if (lane == WARPS - 2) {
+            const V A = P::comb(P::comb(g, s_red[WARPS]), s_red[WARPS + 1]);
+            s_agg[s] = A;
+            D::put(desc, t, t == 0 ? LB_INCL : LB_AGG, A); /* tile 0: its aggregate is its inclusive prefix */
+        }
+    };
+    const auto look = [&](int s, size_t t) {
+        if (t == 0) return;
+        const V A = s_agg[s];
+        const int N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(),
+                                               [&](size_t p, V *val) { return D::get(desc, p, val); });
+        if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
+            const V pre = lb_fold_serial(s_win, N, comb);
+            D::put(desc, t, LB_INCL, P::comb(pre, A));
+            s_pre[s] = pre;
+        }
+    };
+    /* lb_scan's steps with the reducer's head bits; the outputs into the stage (the tail directly) or to emit */
+    const auto scan = [&](int s, size_t t, unsigned i) {
+        const size_t t0 = t * P::TILE, mine = t0 + (size_t)threadIdx.x * R;
+        const unsigned hb = s_hb[s][threadIdx.x];
+        V v[R];
+        run_in(s, t, threadIdx.x, hb, v);
+#pragma unroll
+        for (int k = 1; k < R; k++) v[k] = P::comb(v[k - 1], v[k]);
+        V S = v[R - 1];
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const V o = P::shfl_up(S, d);
+            if (lane >= d) S = P::comb(o, S);
+        }
+        if (lane == 31) s_g[i & 1][warp] = S;
+        te_consumer_sync();
+        V g = lane < WARPS ? s_g[i & 1][lane] : P::pad();
+#pragma unroll
+        for (int d = 1; d < WARPS; d <<= 1) {
+            const V o = P::shfl_up(g, d);
+            if (lane >= d && lane < WARPS) g = P::comb(o, g);
+        }
+        const V Gp = te_shfl8(g, (warp + 31) & 31), Sprev = P::shfl_up(S, 1);
+        if (warp || lane) {
+            const V Ex = warp && lane ? P::comb(Gp, Sprev) : warp ? Gp : Sprev;
+#pragma unroll
+            for (int k = 0; k < R; k++) v[k] = P::comb(Ex, v[k]);
+        }
+        const bool has = t > 0;
+        if constexpr (lb_emits<P>(0)) {
+            const unsigned long long cbase = P::count(v[0]) - (hb & 1u);
+            V w[R];
+#pragma unroll
+            for (int k = 0; k < R; k++) w[k] = has ? P::comb(s_pre[s], v[k]) : v[k];
+            P::emit(w, has ? P::count(s_pre[s]) : 0ull, cbase, hb, mine, n, aux, TeConsumerSync());
+        } else {
+            E eo[R];
+            V prevL = P::shfl_up(v[R - 1], 1);
+            if (excl) {
+                if (lane == 31) s_last[i & 1][warp] = v[R - 1];
+                te_consumer_sync();
+                if (lane == 0 && warp) prevL = s_last[i & 1][warp - 1];
+            }
+            if (has) {
+                const V Cc = s_pre[s];
+                if (!excl) {
+#pragma unroll
+                    for (int k = 0; k < R; k++) eo[k] = P::out(P::comb(Cc, v[k]));
+                } else {
+#pragma unroll
+                    for (int k = R - 1; k > 0; k--) eo[k] = P::out(P::comb(Cc, v[k - 1]));
+                    eo[0] = threadIdx.x == 0 ? P::out(Cc) : P::out(P::comb(Cc, prevL));
+                }
+            } else {
+                if (!excl) {
+#pragma unroll
+                    for (int k = 0; k < R; k++) eo[k] = P::out(v[k]);
+                } else {
+#pragma unroll
+                    for (int k = R - 1; k > 0; k--) eo[k] = P::out(v[k - 1]);
+                    eo[0] = threadIdx.x == 0 ? P::first() : P::out(prevL);
+                }
+            }
+            if (P::SEG && excl) {
+#pragma unroll
+                for (int k = 0; k < R; k++)
+                    if ((hb >> k) & 1u) eo[k] = P::first();
+            }
+            if (t * C::ROWS < rows) {
+                uint4 w[C::CH];
+                memcpy(w, eo, sizeof eo);
+#pragma unroll
+                for (int c = 0; c < C::CH; c++)
+                    *reinterpret_cast<uint4 *>(ring0 + (size_t)s * C::BYTES +
+                                               swizzle128(threadIdx.x * (C::WT * 4) + 16u * c)) = w[c];
+            }
+            if (t0 + P::TILE > nfull)
+#pragma unroll
+                for (int k = 0; k < R; k++)
+                    if (mine + k >= nfull && mine + k < n) y[mine + k] = eo[k];
+        }
+    };
+    te_run<STAGES>(ring, ticket, ntiles, load, store, reduce, look, scan);
+}
+
+#endif
