@@ -89,6 +89,20 @@ template <typename V> __device__ __forceinline__ V ldcg_value(const V *p)
     return v;
 }
 
+/* The tile tree's Kogge-Stone step: the inclusive scan of v over lanes 0 .. W - 1 of the warp (lanes from W keep
+ * their v), up(v, d) giving lane - d's value — the association order of every single-pass kernel's tile. Called by
+ * all 32 lanes. */
+template <int W, typename V, class C, class U> __device__ __forceinline__ V lb_ks(V v, C comb, U up)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < W; d <<= 1) {
+        const V o = up(v, d);
+        if (lane >= d && lane < W) v = comb(o, v);
+    }
+    return v;
+}
+
 /* ---- the window: warp 0 of tile t reads its predecessors' descriptors 32 at a time (window w: lane l reads tile
  * t - 1 - 32 w - l), each lane waiting until its tile holds at least the aggregate; the first window holding an
  * inclusive prefix ends it; after WINDOWS windows without one, lane 31 waits for its tile's inclusive prefix.

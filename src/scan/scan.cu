@@ -343,6 +343,7 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
     const size_t ntiles = (n + TILE - 1) / TILE, rows = n / C::RW, nfull = rows * C::RW;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const auto comb = [](T a, T b) { return O::comb(a, b); };
+    const auto up = [](T a, int d) { return __shfl_up_sync(0xffffffffu, a, d); };
     if (threadIdx.x == 0) {
         ring.init();
         prefetch_tensor_map(&mx);
@@ -396,12 +397,7 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
             T a = v[0];
 #pragma unroll
             for (int k = 1; k < ITEMS; k++) a = O::comb(a, v[k]);
-            T Sx = a;
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                const T o = __shfl_up_sync(0xffffffffu, Sx, d);
-                if (lane >= d) Sx = O::comb(o, Sx);
-            }
+            const T Sx = lb_ks<32>(a, comb, up);
             const T tw = __shfl_sync(0xffffffffu, Sx, 31);
             if (lane == w) g = tw;
             if (w == WARPS - 1) {
@@ -409,11 +405,7 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
                 R = __shfl_sync(0xffffffffu, a, 31);
             }
         }
-#pragma unroll
-        for (int d = 1; d < WARPS; d <<= 1) {
-            const T o = __shfl_up_sync(0xffffffffu, g, d);
-            if (lane >= d && lane < WARPS) g = O::comb(o, g);
-        }
+        g = lb_ks<WARPS>(g, comb, up);
         const T G = __shfl_sync(0xffffffffu, g, WARPS - 2);
         if (lane == 0) {
             const T A = O::comb(O::comb(G, S30), R);
@@ -450,20 +442,10 @@ __global__ void __launch_bounds__(TE_THREADS, TeScan<T>::MINB)
         run_in(s, t, threadIdx.x, v);
 #pragma unroll
         for (int k = 1; k < ITEMS; k++) v[k] = O::comb(v[k - 1], v[k]);
-        T Sx = v[ITEMS - 1];
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const T o = __shfl_up_sync(0xffffffffu, Sx, d);
-            if (lane >= d) Sx = O::comb(o, Sx);
-        }
+        const T Sx = lb_ks<32>(v[ITEMS - 1], comb, up);
         if (lane == 31) s_g[i & 1][warp] = Sx;
         te_consumer_sync();
-        T g = lane < WARPS ? s_g[i & 1][lane] : O::pad();
-#pragma unroll
-        for (int d = 1; d < WARPS; d <<= 1) {
-            const T o = __shfl_up_sync(0xffffffffu, g, d);
-            if (lane >= d && lane < WARPS) g = O::comb(o, g);
-        }
+        const T g = lb_ks<WARPS>(lane < WARPS ? s_g[i & 1][lane] : O::pad(), comb, up);
         const T Gp = __shfl_sync(0xffffffffu, g, (warp + 31) & 31);
         const T Sprev = __shfl_up_sync(0xffffffffu, Sx, 1);
         if (warp || lane) {

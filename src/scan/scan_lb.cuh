@@ -46,6 +46,41 @@ template <class P> __host__ __device__ constexpr auto lb_packed(int) -> decltype
     return P::PACKED && sizeof(typename P::V) == 8;
 }
 template <class P> __host__ __device__ constexpr bool lb_packed(long) { return false; }
+/* A thread's outputs from its L values v (prevL: the L before its run): C o L where the tile has a carry C (has),
+ * exclusive shifted by one (thread 0 of tile 0 without a carry: the first value), segmented exclusive the first value
+ * at every head (hb). */
+template <class P>
+__device__ __forceinline__ void lb_outputs(const typename P::V (&v)[P::R], const typename P::V &prevL,
+                                           const typename P::V &C, bool has, int excl, unsigned hb,
+                                           typename P::E (&eo)[P::R])
+{
+    constexpr int R = P::R;
+    if (has) {
+        if (!excl) {
+#pragma unroll
+            for (int k = 0; k < R; k++) eo[k] = P::out(P::comb(C, v[k]));
+        } else {
+#pragma unroll
+            for (int k = R - 1; k > 0; k--) eo[k] = P::out(P::comb(C, v[k - 1]));
+            eo[0] = threadIdx.x == 0 ? P::out(C) : P::out(P::comb(C, prevL));
+        }
+    } else {
+        if (!excl) {
+#pragma unroll
+            for (int k = 0; k < R; k++) eo[k] = P::out(v[k]);
+        } else {
+#pragma unroll
+            for (int k = R - 1; k > 0; k--) eo[k] = P::out(v[k - 1]);
+            eo[0] = threadIdx.x == 0 ? P::first() : P::out(prevL);
+        }
+    }
+    if (P::SEG && excl) {
+#pragma unroll
+        for (int k = 0; k < R; k++)
+            if ((hb >> k) & 1u) eo[k] = P::first();
+    }
+}
+
 /* One tile of the scan, for a policy P. x, y: n elements of P::E; heads: n bytes (P::SEG). Called by every thread of
  * a block of THREADS from the kernel (a grid of one block per tile). */
 template <class P, class AUX = int>
@@ -110,21 +145,13 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
     /* the run, the tile scan */
 #pragma unroll
     for (int k = 1; k < R; k++) v[k] = P::comb(v[k - 1], v[k]);
-    V S = v[R - 1];
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const V o = P::shfl_up(S, d);
-        if (lane >= d) S = P::comb(o, S);
-    }
+    const auto comb = [](const V &a, const V &b) { return P::comb(a, b); };
+    const auto up = [](const V &a, int d) { return P::shfl_up(a, d); };
+    const V S = lb_ks<32>(v[R - 1], comb, up);
     if (lane == 31) s_g[warp] = S;
     __syncthreads();
     if (warp == 0) {
-        V g = lane < THREADS / 32 ? s_g[lane] : P::pad();
-#pragma unroll
-        for (int d = 1; d < THREADS / 32; d <<= 1) {
-            const V o = P::shfl_up(g, d);
-            if (lane >= d && lane < THREADS / 32) g = P::comb(o, g);
-        }
+        const V g = lb_ks<THREADS / 32>(lane < THREADS / 32 ? s_g[lane] : P::pad(), comb, up);
         if (lane < THREADS / 32) s_g[lane] = g;
     }
     const V Sprev = P::shfl_up(S, 1);
@@ -179,7 +206,7 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
             });
         }
         if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
-            const V pre = lb_fold_serial(s_win, N, [](const V &a, const V &b) { return P::comb(a, b); });
+            const V pre = lb_fold_serial(s_win, N, comb);
             if constexpr (lb_packed<P>(0)) {
                 D::put(desc, t, LB_INCL, P::comb(pre, A));
             } else {
@@ -232,31 +259,7 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
         return;
     }
     E eo[R];
-    if (has) {
-        const V C = s_pre;
-        if (!excl) {
-#pragma unroll
-            for (int k = 0; k < R; k++) eo[k] = P::out(P::comb(C, v[k]));
-        } else {
-#pragma unroll
-            for (int k = R - 1; k > 0; k--) eo[k] = P::out(P::comb(C, v[k - 1]));
-            eo[0] = threadIdx.x == 0 ? P::out(C) : P::out(P::comb(C, prevL));
-        }
-    } else {
-        if (!excl) {
-#pragma unroll
-            for (int k = 0; k < R; k++) eo[k] = P::out(v[k]);
-        } else {
-#pragma unroll
-            for (int k = R - 1; k > 0; k--) eo[k] = P::out(v[k - 1]);
-            eo[0] = threadIdx.x == 0 ? P::first() : P::out(prevL);
-        }
-    }
-    if (P::SEG && excl) {
-#pragma unroll
-        for (int k = 0; k < R; k++)
-            if ((hb >> k) & 1u) eo[k] = P::first();
-    }
+    lb_outputs<P>(v, prevL, s_pre, has, excl, hb, eo);
     {
         unsigned wr[WT];
         memcpy(wr, eo, sizeof eo);

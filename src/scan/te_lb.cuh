@@ -64,6 +64,7 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
     const size_t ntiles = (n + P::TILE - 1) / P::TILE, rows = n / C::RE, nfull = rows * C::RE;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const auto comb = [](const V &a, const V &b) { return P::comb(a, b); };
+    const auto up = [](const V &a, int d) { return P::shfl_up(a, d); };
     if (threadIdx.x == 0) {
         ring.init();
         prefetch_tensor_map(mx);
@@ -116,23 +117,13 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
             V a = v[0];
 #pragma unroll
             for (int k = 1; k < R; k++) a = P::comb(a, v[k]);
-            V Sx = a;
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                const V o = P::shfl_up(Sx, d);
-                if (lane >= d) Sx = P::comb(o, Sx);
-            }
+            const V Sx = lb_ks<32>(a, comb, up);
             if (lane == 31) s_red[w] = Sx;
             if (w == WARPS - 1 && lane == 30) s_red[WARPS] = Sx;
             if (w == WARPS - 1 && lane == 31) s_red[WARPS + 1] = a;
         }
         __syncwarp();
-        V g = lane < WARPS ? s_red[lane] : P::pad();
-#pragma unroll
-        for (int d = 1; d < WARPS; d <<= 1) {
-            const V o = P::shfl_up(g, d);
-            if (lane >= d && lane < WARPS) g = P::comb(o, g);
-        }
+        const V g = lb_ks<WARPS>(lane < WARPS ? s_red[lane] : P::pad(), comb, up);
         if (lane == WARPS - 2) {
             const V A = P::comb(P::comb(g, s_red[WARPS]), s_red[WARPS + 1]);
             s_agg[s] = A;
@@ -158,20 +149,10 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
         run_in(s, t, threadIdx.x, hb, v);
 #pragma unroll
         for (int k = 1; k < R; k++) v[k] = P::comb(v[k - 1], v[k]);
-        V S = v[R - 1];
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const V o = P::shfl_up(S, d);
-            if (lane >= d) S = P::comb(o, S);
-        }
+        const V S = lb_ks<32>(v[R - 1], comb, up);
         if (lane == 31) s_g[i & 1][warp] = S;
         te_consumer_sync();
-        V g = lane < WARPS ? s_g[i & 1][lane] : P::pad();
-#pragma unroll
-        for (int d = 1; d < WARPS; d <<= 1) {
-            const V o = P::shfl_up(g, d);
-            if (lane >= d && lane < WARPS) g = P::comb(o, g);
-        }
+        const V g = lb_ks<WARPS>(lane < WARPS ? s_g[i & 1][lane] : P::pad(), comb, up);
         const V Gp = te_shfl8(g, (warp + 31) & 31), Sprev = P::shfl_up(S, 1);
         if (warp || lane) {
             const V Ex = warp && lane ? P::comb(Gp, Sprev) : warp ? Gp : Sprev;
@@ -193,31 +174,7 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
                 te_consumer_sync();
                 if (lane == 0 && warp) prevL = s_last[i & 1][warp - 1];
             }
-            if (has) {
-                const V Cc = s_pre[s];
-                if (!excl) {
-#pragma unroll
-                    for (int k = 0; k < R; k++) eo[k] = P::out(P::comb(Cc, v[k]));
-                } else {
-#pragma unroll
-                    for (int k = R - 1; k > 0; k--) eo[k] = P::out(P::comb(Cc, v[k - 1]));
-                    eo[0] = threadIdx.x == 0 ? P::out(Cc) : P::out(P::comb(Cc, prevL));
-                }
-            } else {
-                if (!excl) {
-#pragma unroll
-                    for (int k = 0; k < R; k++) eo[k] = P::out(v[k]);
-                } else {
-#pragma unroll
-                    for (int k = R - 1; k > 0; k--) eo[k] = P::out(v[k - 1]);
-                    eo[0] = threadIdx.x == 0 ? P::first() : P::out(prevL);
-                }
-            }
-            if (P::SEG && excl) {
-#pragma unroll
-                for (int k = 0; k < R; k++)
-                    if ((hb >> k) & 1u) eo[k] = P::first();
-            }
+            lb_outputs<P>(v, prevL, s_pre[s], has, excl, hb, eo); /* s_pre[s] read only where has */
             if (t * C::ROWS < rows) {
                 uint4 w[C::CH];
                 memcpy(w, eo, sizeof eo);
