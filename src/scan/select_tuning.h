@@ -6,16 +6,16 @@
 #ifndef GP_SELECT_TUNING_H
 #define GP_SELECT_TUNING_H
 
-/* whether select / partition / unique take the engine for elements of 2, 4 and 8 bytes (1-byte tiles of 16384
- * elements are the reducer warp's alone to count: never by default) */
+/* whether select / partition / unique take the engine for elements of 2, 4 and 8 bytes (1-byte types never: see
+ * select.cu); off until a device's bench select says the engine is the faster */
 #ifndef GP_SELECT_TE_AUTO2
 #define GP_SELECT_TE_AUTO2 0
 #endif
 #ifndef GP_SELECT_TE_AUTO4
-#define GP_SELECT_TE_AUTO4 1
+#define GP_SELECT_TE_AUTO4 0
 #endif
 #ifndef GP_SELECT_TE_AUTO8
-#define GP_SELECT_TE_AUTO8 1
+#define GP_SELECT_TE_AUTO8 0
 #endif
 /* the ring's stages of 16 KiB and the blocks per SM the launch bounds ask for */
 #ifndef GP_SELECT_TE_STAGES
