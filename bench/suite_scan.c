@@ -119,8 +119,8 @@ static const cli_spec_t spec_bench_scan = {
     "sum f32, exclusive sum u32, inclusive max f32 at n, inclusive sum f64 at n / 2, the ordered scans affine f32\n"
     "(n / 2 pairs, against CUB's InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against\n"
     "CUB's with a 2x2 product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at\n"
-    "2^10 .. 2^20; on a GPU the first four and the f32 sums from 2^16 again with gp_scan's kernel forced\n"
-    "([look-back], [engine]). Each result is checked bit for bit against the CPU backend (on a GPU).",
+    "2^10 .. 2^20; on a GPU the first four, the segmented sum and the f32 sums from 2^16 again with the kernel\n"
+    "forced ([look-back], [engine]). Each result is checked bit for bit against the CPU backend (on a GPU).",
     NULL};
 
 static int suite_scan(int argc, char **argv)
@@ -156,11 +156,12 @@ static int suite_scan(int argc, char **argv)
     cases[nc++] = (scase_t){SEGMENTED, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, -1, 0};
     for (size_t k = 1u << 10; k <= (1u << 20) && k < n; k <<= 2)
         cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, k, GP_PEER_SCAN_SUM_F32, 0};
-    /* the first four again on each of gp_scan's kernels, forced, and the small sums the engine takes (n >= 2^16) */
+    /* the first four and the segmented sum again on each kernel, forced, and the small sums the engine takes
+     * (n >= 2^16) */
     const int nplain = nc;
     for (int kern = 1; kern <= 2 && gpu; kern++)
         for (int k = 0; k < nplain; k++)
-            if (k < 4 || (cases[k].ord < 0 && cases[k].n >= (1u << 16) && cases[k].n <= (1u << 20))) {
+            if (k < 4 || cases[k].ord == SEGMENTED || (cases[k].ord < 0 && cases[k].n >= (1u << 16) && cases[k].n <= (1u << 20))) {
                 cases[nc] = cases[k];
                 cases[nc++].kernel = kern;
             }

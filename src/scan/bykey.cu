@@ -272,70 +272,6 @@ __global__ void __launch_bounds__(THREADS, sizeof(typename P::V) <= 16 ? 4 : 1)
                nullptr, aux);
 }
 
-/* ---- the same pass on the tile engine (te_lb.cuh): policies with an 8-byte pair (4-byte values, 32-bit counts) */
-template <class P> __host__ __device__ constexpr int te_stages()
-{
-    return lb_emits<P>(0) ? GP_BYKEY_TE_STAGES_EMIT : GP_BYKEY_TE_STAGES;
-}
-template <class P> __host__ __device__ constexpr bool te_fits() { return TeLb<P, te_stages<P>()>::FITS; }
-
-template <class P>
-__global__ void __launch_bounds__(TE_THREADS, GP_BYKEY_TE_MINB)
-    k_bykey_te(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my,
-               const typename P::E *x, typename P::E *y, size_t n, int excl, unsigned *ticket,
-               unsigned long long *desc, const KeyAux aux)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    extern __shared__ unsigned char te_dyn[];
-    unsigned char *const ring0 = te_dyn + ((1024u - (smem_addr(te_dyn) & 1023u)) & 1023u);
-    te_lb_scan<P, te_stages<P>()>(&mx, lb_emits<P>(0) ? nullptr : &my, x, y, nullptr, n, excl, ticket, desc, aux,
-                                  ring0);
-#else
-    static_assert(te_fits<P>(), "the engine is sm_90 code: empty here");
-#endif
-}
-
-/* the engine's blocks per SM where it takes the pass (0: it does not): forced or the tuning table's choice, sm_90
- * with the kernel's sm_90 code, x (and y) 16-byte aligned, n from the least it takes, rows a tensor map addresses */
-template <class P> gp_status_t te_takes(gp_ctx_t *ctx, size_t n, const void *x, const void *y, int *blocks)
-{
-    *blocks = 0;
-    if constexpr (te_fits<P>()) {
-        typedef TeLb<P, te_stages<P>()> C;
-        const gp__scan_kernel_t k = gp__scan_forced_kernel();
-        const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && GP_BYKEY_TE_AUTO);
-        const size_t least = k == GP__SCAN_KERNEL_ENGINE ? GP_BYKEY_TE_MIN_N : GP_BYKEY_TE_AUTO_MIN_N;
-        if (!want || ctx->cc_major < 9 || n < least || n / C::RE > 0x7fffffffu || ((uintptr_t)x & 15) != 0 ||
-            ((uintptr_t)y & 15) != 0 || tma_encoder() == NULL)
-            return GP_OK;
-        static TeShape sh;
-        const cudaError_t e = te_shape_of(sh, ctx, (const void *)k_bykey_te<P>, C::SMEM, TE_THREADS, blocks);
-        if (e != cudaSuccess) return gp__cuda_error(e, "the by-key tile engine's launch shape", __FILE__, __LINE__);
-    }
-    return GP_OK;
-}
-
-template <class P>
-gp_status_t launch_te(gp_ctx_t *ctx, const char *fn, int per_sm, size_t n, const void *x, void *y, int excl,
-                      const KeyAux &aux, char *w, size_t head, cudaStream_t s)
-{
-    if constexpr (te_fits<P>()) {
-        typedef TeLb<P, te_stages<P>()> C;
-        const size_t rows = n / C::RE, ntiles = (n + P::TILE - 1) / P::TILE;
-        CUtensorMap mx, my;
-        memset(&my, 0, sizeof my);
-        GP_TRY_RET(te_row_map(&mx, x, rows, 4, C::ROWS, fn));
-        if (!lb_emits<P>(0)) GP_TRY_RET(te_row_map(&my, y, rows, 4, C::ROWS, fn));
-        const size_t fit = (size_t)ctx->sm_count * per_sm;
-        k_bykey_te<P><<<(unsigned)(ntiles < fit ? ntiles : fit), TE_THREADS, C::SMEM, s>>>(
-            mx, my, (const typename P::E *)x, (typename P::E *)y, n, excl, (unsigned *)w,
-            (unsigned long long *)(w + head), aux);
-        return GP_CHECK_LAUNCH(fn);
-    }
-    (void)ctx, (void)per_sm, (void)n, (void)x, (void)y, (void)excl, (void)aux, (void)w, (void)head, (void)s;
-    return gp__error(GP_ERR_INTERNAL, "%s: the tile engine does not take this pass", fn);
-}
-
 template <class P>
 gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void *y, int excl, const KeyAux &aux,
                    cudaStream_t s)
@@ -349,9 +285,9 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, lb_packed<P>(0) ? gp__lb_bytes(ntiles, sizeof(V)) : head, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
-    int per_sm = 0;
-    GP_TRY_RET(te_takes<P>(ctx, n, x, y, &per_sm));
-    if (per_sm > 0) return launch_te<P>(ctx, fn, per_sm, n, x, y, excl, aux, w, head, s);
+    int done = 0; /* on the tile engine where it takes the pass */
+    GP_TRY_RET((te_lb_launch<P, KeyAux>(ctx, fn, GP_TE_LB_AUTO_BYKEY, n, x, y, nullptr, excl, aux, w, head, s, &done)));
+    if (done) return GP_OK;
     k_bykey<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, n, excl,
                                                     (unsigned *)w, (unsigned *)(w + 16), (V *)(w + head),
                                                     (V *)(w + head) + ntiles, aux);

@@ -21,6 +21,7 @@
  * first / last: a broadcast kernel and a copy.
  */
 #include "scan_internal.h"
+#include "scan_tuning.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -37,6 +38,9 @@ constexpr int THREADS = GP__SCAN_RUNS;
 #include "lookback.cuh"
 #include "scan_lb.cuh"
 #include "seg_policy.cuh"
+#include "../core/tma.cuh"
+#include "tile_engine.cuh"
+#include "te_lb.cuh"
 
 template <int OP, typename T> struct OS {
     static constexpr int D = OP == GP_ORDERED_MAT2 ? 2 : OP == GP_ORDERED_MAT3 ? 3 : OP == GP_ORDERED_MAT4 ? 4 : 0;
@@ -118,6 +122,12 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     char *w = (char *)ws;
     cudaError_t e = cudaMemsetAsync(w, 0, lb_packed<P>(0) ? lb_bytes<P>(n) : head, s);
     if (e != cudaSuccess) return gp__cuda_error(e, "clearing the tile statuses", __FILE__, __LINE__);
+    if constexpr (P::SEG) { /* segmented: on the tile engine where it takes the pass */
+        int done = 0;
+        if (cin == NULL && cout == NULL)
+            GP_TRY_RET((te_lb_launch<P, int>(ctx, fn, GP_TE_LB_AUTO_SEG, n, x, y, heads, excl, 0, w, head, s, &done)));
+        if (done) return GP_OK;
+    }
     k_lb<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, heads, n, excl,
                                                  (unsigned *)w, (unsigned *)(w + 16), (V *)(w + head),
                                                  (V *)(w + head) + ntiles, (const V *)cin, (V *)cout);

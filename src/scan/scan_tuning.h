@@ -60,27 +60,30 @@
 #define GP_SCAN_TE_AUTO_MIN_N (1u << 21)
 #endif
 
-/* By key on the tile engine (bykey.cu over te_lb.cuh; docs/design/scan.md, "By key on the tile engine"): whether the
- * library takes it for the by-key ops it runs (4-byte values), its stages for scans and for reductions (whose emit
- * stages 24 KiB of its own), the blocks per SM its launch bounds ask for, the smallest n it takes (forced) and the
- * smallest the library gives it */
-#ifndef GP_BYKEY_TE_AUTO
-#define GP_BYKEY_TE_AUTO 0
+/* The policy scans on the tile engine (te_lb.cuh; docs/design/scan.md, "By key on the tile engine"): whether the
+ * library takes it for the by-key ops it runs (4-byte values) and for the segmented scans of 4-byte types, its stages
+ * for scans and for reductions by key (whose emit stages 24 KiB of its own), the blocks per SM its launch bounds ask
+ * for, the smallest n it takes (forced) and the smallest the library gives it. Off until a device measured them. */
+#ifndef GP_TE_LB_AUTO_BYKEY
+#define GP_TE_LB_AUTO_BYKEY 0
 #endif
-#ifndef GP_BYKEY_TE_STAGES
-#define GP_BYKEY_TE_STAGES 6
+#ifndef GP_TE_LB_AUTO_SEG
+#define GP_TE_LB_AUTO_SEG 0
 #endif
-#ifndef GP_BYKEY_TE_STAGES_EMIT
-#define GP_BYKEY_TE_STAGES_EMIT 4
+#ifndef GP_TE_LB_STAGES
+#define GP_TE_LB_STAGES 6
 #endif
-#ifndef GP_BYKEY_TE_MINB
-#define GP_BYKEY_TE_MINB 2
+#ifndef GP_TE_LB_STAGES_EMIT
+#define GP_TE_LB_STAGES_EMIT 4
 #endif
-#ifndef GP_BYKEY_TE_MIN_N
-#define GP_BYKEY_TE_MIN_N (1u << 16)
+#ifndef GP_TE_LB_MINB
+#define GP_TE_LB_MINB 2
 #endif
-#ifndef GP_BYKEY_TE_AUTO_MIN_N
-#define GP_BYKEY_TE_AUTO_MIN_N (1u << 21)
+#ifndef GP_TE_LB_MIN_N
+#define GP_TE_LB_MIN_N (1u << 16)
+#endif
+#ifndef GP_TE_LB_AUTO_MIN_N
+#define GP_TE_LB_AUTO_MIN_N (1u << 21)
 #endif
 
 #endif

@@ -192,4 +192,66 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
     te_run<STAGES>(ring, ticket, ntiles, load, store, reduce, look, scan);
 }
 
+/* ---- the kernel and its launch, for the families' launchers (bykey.cu, scan_general.cu; scan_tuning.h's knobs) */
+template <class P> __host__ __device__ constexpr int te_lb_stages()
+{
+    return lb_emits<P>(0) ? GP_TE_LB_STAGES_EMIT : GP_TE_LB_STAGES;
+}
+template <class P> __host__ __device__ constexpr bool te_lb_fits() { return TeLb<P, te_lb_stages<P>()>::FITS; }
+
+template <class P, class AUX>
+__global__ void __launch_bounds__(TE_THREADS, GP_TE_LB_MINB)
+    k_te_lb(const __grid_constant__ CUtensorMap mx, const __grid_constant__ CUtensorMap my, const typename P::E *x,
+            typename P::E *y, const unsigned char *heads, size_t n, int excl, unsigned *ticket,
+            unsigned long long *desc, const AUX aux)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ unsigned char te_dyn[];
+    unsigned char *const ring0 = te_dyn + ((1024u - (smem_addr(te_dyn) & 1023u)) & 1023u);
+    te_lb_scan<P, te_lb_stages<P>()>(&mx, lb_emits<P>(0) ? nullptr : &my, x, y, heads, n, excl, ticket, desc, aux,
+                                     ring0);
+#else
+    static_assert(te_lb_fits<P>(), "the engine is sm_90 code: empty here");
+#endif
+}
+
+/* The pass on the engine where it takes it: *done = 1 once launched, 0 where it does not take it (the caller runs
+ * lb_scan's kernel). autow: the tuning table's choice for this family; forced through gp__scan_force_kernel. Takes
+ * sm_90 with the kernel's sm_90 code, x and y 16-byte aligned (y NULL for emit), n from the least it takes, rows a
+ * tensor map addresses. w: lb_scan's packed workspace, cleared (the ticket at w, the descriptors at w + head). */
+template <class P, class AUX>
+gp_status_t te_lb_launch(gp_ctx_t *ctx, const char *fn, bool autow, size_t n, const void *x, void *y,
+                         const unsigned char *heads, int excl, const AUX &aux, char *w, size_t head, cudaStream_t s,
+                         int *done)
+{
+    *done = 0;
+    if constexpr (te_lb_fits<P>()) {
+        typedef TeLb<P, te_lb_stages<P>()> C;
+        const gp__scan_kernel_t k = gp__scan_forced_kernel();
+        const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && autow);
+        const size_t least = k == GP__SCAN_KERNEL_ENGINE ? GP_TE_LB_MIN_N : GP_TE_LB_AUTO_MIN_N;
+        if (!want || ctx->cc_major < 9 || n < least || n / C::RE > 0x7fffffffu || ((uintptr_t)x & 15) != 0 ||
+            ((uintptr_t)y & 15) != 0 || tma_encoder() == NULL)
+            return GP_OK;
+        static TeShape sh;
+        int per_sm = 0;
+        const cudaError_t e = te_shape_of(sh, ctx, (const void *)k_te_lb<P, AUX>, C::SMEM, TE_THREADS, &per_sm);
+        if (e != cudaSuccess) return gp__cuda_error(e, "the tile engine's launch shape", __FILE__, __LINE__);
+        if (per_sm == 0) return GP_OK;
+        const size_t rows = n / C::RE, ntiles = (n + P::TILE - 1) / P::TILE, fit = (size_t)ctx->sm_count * per_sm;
+        CUtensorMap mx, my;
+        memset(&my, 0, sizeof my);
+        GP_TRY_RET(te_row_map(&mx, x, rows, 4, C::ROWS, fn));
+        if (!lb_emits<P>(0)) GP_TRY_RET(te_row_map(&my, y, rows, 4, C::ROWS, fn));
+        k_te_lb<P, AUX><<<(unsigned)(ntiles < fit ? ntiles : fit), TE_THREADS, C::SMEM, s>>>(
+            mx, my, (const typename P::E *)x, (typename P::E *)y, heads, n, excl, (unsigned *)w,
+            (unsigned long long *)(w + head), aux);
+        *done = 1;
+        return GP_CHECK_LAUNCH(fn);
+    }
+    (void)ctx, (void)fn, (void)autow, (void)n, (void)x, (void)y, (void)heads, (void)excl, (void)aux, (void)w;
+    (void)head, (void)s;
+    return GP_OK;
+}
+
 #endif
