@@ -142,6 +142,22 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
               "%s %s n=%zu unique%s u%zu: %zu distinct (CPU %zu) or the outputs differ", gp_dtype_name(dt), what, n,
               nan_distinct ? " (NaNs distinct)" : "", 8 * ib, gu, wu);
     }
+    { /* keys and counts alone (np.unique(return_counts=True); integers take the sort and run-length encoding) */
+        const size_t S = n * 8 + 8;
+        size_t wu = 0, gu = 0;
+        OK(gp_unique_sorted_opts_sync(cpu, dt, n, x, w, GP_U32, NULL, NULL, (uint64_t *)(void *)(w + 3 * S), &wu, &uo));
+        OK(gp_memset(gpu, dy.device, 0xff, n * es + 1, NULL));
+        OK(gp_memset(gpu, dc.device, 0xff, S, NULL));
+        OK(gp_unique_sorted_opts_sync(gpu, dt, n, dx.device, dy.device, GP_U32, NULL, NULL, (uint64_t *)dc.device, &gu,
+                                      &uo));
+        if (gu) {
+            OK(gp_memcpy_sync(gpu, g, dy.device, gu * es));
+            OK(gp_memcpy_sync(gpu, g + 3 * S, dc.device, gu * 8));
+        }
+        CHECK(gu == wu && memcmp(g, w, gu * es) == 0 && memcmp(g + 3 * S, w + 3 * S, gu * 8) == 0,
+              "%s %s n=%zu unique%s, keys and counts alone: %zu distinct (CPU %zu) or the outputs differ",
+              gp_dtype_name(dt), what, n, nan_distinct ? " (NaNs distinct)" : "", gu, wu);
+    }
     gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dy), gp_mem_free(gpu, &df), gp_mem_free(gpu, &di), gp_mem_free(gpu, &dc);
     free(w), free(g);
 }

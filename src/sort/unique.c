@@ -2,7 +2,8 @@
  * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable sort, then the runs of
  * equal radix keys in sorted order — on the CPU backend in chunks of an argsort counted, then written in parallel, on the GPU (unique.cu) the keys
  * sorted (with their positions only where the index or inverse wants them), run heads, an inclusive scan of them
- * (the run ids) and one launch writing every output (docs/design/sort.md, "Sorted unique"). With nan_distinct
+ * (the run ids) and one launch writing every output; integer keys wanting only keys and counts: the sort, then
+ * run-length encoding's single pass (docs/design/sort.md, "Sorted unique"). With nan_distinct
  * (np.unique's equal_nan=False) every NaN is a run of its own: on the GPU the heads of the sorted keys' NaN tail (found
  * by a search for NaN) are set before the scan.
  */
@@ -217,6 +218,20 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (gp__is_cpu(ctx))
         return unique_cpu(dtype, n, x, y, ib ? ib : 8, first_index, inverse, counts, count, nan_distinct);
     GP_NO_CAPTURE(ctx, fn, "it waits for the number of distinct keys");
+    if (!first_index && !inverse && y && counts && !is_float(dtype)) {
+        /* integer keys, values and counts wanted: the sorted keys' runs in one pass — run-length encoding's values
+         * and lengths are np.unique's keys and counts (equal integers are equal radix keys) */
+        const size_t sbytes = (n * es + 15) / 16 * 16;
+        gp_buffer_t kb = {0};
+        GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, sbytes + 16, &kb));
+        uint64_t u = 0, *runs = (uint64_t *)((char *)kb.device + sbytes);
+        gp_status_t st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, kb.device, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
+        if (st == GP_OK) st = gp_run_length_encode(ctx, dtype, n, kb.device, y, counts, runs, NULL);
+        if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, runs, 8);
+        gp_mem_free(ctx, &kb);
+        if (st == GP_OK) *count = (size_t)u;
+        return st;
+    }
     /* the keys sorted (with their positions where first_index or inverse wants them), run heads as 4-byte words
      * below 2^32 elements */
     const size_t wb = n <= (size_t)UINT32_MAX ? 4 : 8;
