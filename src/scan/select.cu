@@ -364,7 +364,9 @@ gp_status_t select_engine(gp_ctx_t *ctx, size_t n, const void *x, int *blocks)
     typedef typename E<D>::type S;
     const gp__scan_kernel_t k = gp__scan_forced_kernel();
     constexpr int es = (int)sizeof(S);
-    const bool autow = es == 2 ? GP_SELECT_TE_AUTO2 : es == 4 ? GP_SELECT_TE_AUTO4 : es == 8 ? GP_SELECT_TE_AUTO8 : 0;
+    const bool autow = (es == 4 || es == 8) && (MODE == MODE_HEAD ? GP_SELECT_TE_AUTO_HEAD
+                                                 : PART            ? GP_SELECT_TE_AUTO_PART
+                                                                   : GP_SELECT_TE_AUTO_PRED);
     const bool want = k == GP__SCAN_KERNEL_ENGINE || (k == GP__SCAN_KERNEL_AUTO && autow);
     const size_t least = k == GP__SCAN_KERNEL_ENGINE ? GP_SELECT_TE_MIN_N : GP_SELECT_TE_AUTO_MIN_N;
     *blocks = 0;

@@ -6,16 +6,18 @@
 #ifndef GP_SELECT_TUNING_H
 #define GP_SELECT_TUNING_H
 
-/* whether select / partition / unique take the engine for elements of 2, 4 and 8 bytes (1-byte types never: see
- * select.cu); off until a device's bench select says the engine is the faster */
-#ifndef GP_SELECT_TE_AUTO2
-#define GP_SELECT_TE_AUTO2 0
+/* whether select, partition and unique take the engine (4- and 8-byte types; 2-byte ones and 1-byte ones never by
+ * default). Measured on an H100 (2026-12-05, 2^28, `bench select` [block] / [engine]): select f32 850 -> 904 us
+ * (slower: the block kernel's one read already overlaps its look-back), partition f32 1478 -> 1348, unique i32
+ * 1083 -> 947 (CUB 938) */
+#ifndef GP_SELECT_TE_AUTO_PRED
+#define GP_SELECT_TE_AUTO_PRED 0
 #endif
-#ifndef GP_SELECT_TE_AUTO4
-#define GP_SELECT_TE_AUTO4 0
+#ifndef GP_SELECT_TE_AUTO_PART
+#define GP_SELECT_TE_AUTO_PART 1
 #endif
-#ifndef GP_SELECT_TE_AUTO8
-#define GP_SELECT_TE_AUTO8 0
+#ifndef GP_SELECT_TE_AUTO_HEAD
+#define GP_SELECT_TE_AUTO_HEAD 1
 #endif
 /* the ring's stages of 16 KiB and the blocks per SM the launch bounds ask for */
 #ifndef GP_SELECT_TE_STAGES
