@@ -4,7 +4,8 @@
  * written to device memory and by the _sync calls, device flags, a graph replay, and past 2^32 elements (u8, where
  * memory allows: the flags and positions go 64-bit); gp_unique and gp_run_length_encode against the runs from the
  * definition. Each on both single-pass kernels, forced: the block-per-tile kernel and the tile engine (sm_90; 2- to
- * 8-byte types, n >= 2^16). Exit 77 without a GPU. GP_TEST_QUICK=1: small sizes (the engine's smallest two).
+ * 8-byte types, n >= 2^16). Exit 77 without a GPU. GP_TEST_QUICK=1: small sizes (the engine's smallest);
+ * GP_TEST_FILTER=engine: the tile engine's pass alone (compute-sanitizer).
  */
 #include "select_common.h"
 
@@ -27,7 +28,7 @@ static void test_dtype(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     const long before = tc_fail;
     for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
         const size_t n = k_sizes[si];
-        if ((g_quick && n > (g_min_n ? 140000 : 5000)) || n < g_min_n) continue;
+        if ((g_quick && n > (g_min_n ? 100000 : 5000)) || n < g_min_n) continue;
         sel_fill(hx, n, dt);
         OK(gp_memcpy_sync(ctx, dx.device, hx, n * es));
         for (size_t pi = 0; pi < NPREDS; pi++)
@@ -107,7 +108,7 @@ static void test_runs(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt)
     for (size_t si = 0; si <= nk + 1; si++) {
         const int lng = si >= nk;
         const size_t n = lng ? maxn : k_sizes[si];
-        if ((g_quick && n > (g_min_n ? 140000 : 5000)) || n < g_min_n) continue;
+        if ((g_quick && n > (g_min_n ? 100000 : 5000)) || n < g_min_n) continue;
         sel_fill_runs(hx, n, dt);
         for (size_t i = 1; lng && i < n; i++)
             if (si > nk || tc_next() % 20000) memcpy(hx + i * es, hx + (i - 1) * es, es);
@@ -219,7 +220,9 @@ int main(void)
         gp__scan_kernel_t k;
         const char *name;
     } kernels[] = {{GP__SCAN_KERNEL_LOOKBACK, "block-per-tile kernel"}, {GP__SCAN_KERNEL_ENGINE, "tile engine"}};
-    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+    const char *only = getenv("GP_TEST_FILTER");
+    const int engine_only = only && strcmp(only, "engine") == 0;
+    for (size_t ki = engine_only ? 1 : 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
         printf("%s (forced):\n", kernels[ki].name);
         gp__scan_force_kernel(kernels[ki].k);
         g_min_n = kernels[ki].k == GP__SCAN_KERNEL_ENGINE ? (size_t)1 << 16 : 0;
@@ -229,7 +232,7 @@ int main(void)
     }
     gp__scan_force_kernel(GP__SCAN_KERNEL_AUTO);
     g_min_n = 0;
-    test_huge(ctx, s);
+    if (!engine_only) test_huge(ctx, s);
     OK(gp_stream_destroy(ctx, s));
     OK(gp_ctx_destroy(ctx));
     return tc_finish("gpu_select");
