@@ -103,6 +103,8 @@ synccheck gpu_scan_ordered - 200
 memcheck gpu_select - 300
 racecheck gpu_select - 300
 synccheck gpu_select - 200
+racecheck gpu_select engine 200
+synccheck gpu_select engine 150
 memcheck gpu_sort - 300
 racecheck gpu_sort u32,f64 300
 synccheck gpu_sort - 200
