@@ -242,6 +242,9 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
     __shared__ TeRing<ST> ring;
     __shared__ unsigned s_wc[2][WARPS];
     __shared__ unsigned long long s_agg[ST], s_pre[ST];
+    /* GP_SELECT_TE_MASKS: the reducer's keep bits (a lane's four rounds, 8 bits each: VEC <= 8) and segment counts */
+    constexpr bool MASKS = GP_SELECT_TE_MASKS && VEC <= 8;
+    __shared__ unsigned s_m[MASKS ? ST : 1][MASKS ? WARPS : 1][32], s_sc[MASKS ? ST : 1][MASKS ? WARPS : 1];
     unsigned char *const ring0 = te_dyn + ((128u - (smem_addr(te_dyn) & 127u)) & 127u);
     const size_t ntiles = (n + TILE - 1) / TILE;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -297,8 +300,15 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
             unsigned m[ROUNDS];
             seg_in(s, t, w, v);
             const unsigned long long p = sel_masks<S, MODE>(v, t0 + (size_t)w * SEG, n, keeper, before, m);
+            unsigned cw = 0;
 #pragma unroll
-            for (int r = 0; r < ROUNDS; r++) c += (unsigned)(p >> (16 * r) & 0xffff);
+            for (int r = 0; r < ROUNDS; r++) cw += (unsigned)(p >> (16 * r) & 0xffff);
+            c += cw;
+            if constexpr (MASKS) {
+                s_m[s][w][lane] = m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24;
+                cw = __reduce_add_sync(0xffffffffu, cw);
+                if (lane == 0) s_sc[s][w] = cw;
+            }
             if (MODE != MODE_PRED) before = shfl_from(elem<S>(v[ROUNDS - 1], VEC - 1), 31);
         }
         c = __reduce_add_sync(0xffffffffu, c);
@@ -325,19 +335,33 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
         uint4 v[ROUNDS];
         unsigned m[ROUNDS], off[ROUNDS];
         seg_in(s, t, warp, v);
-        S before = (S)0;
-        if (MODE != MODE_PRED && lane == 0 && base > 0) {
-            const unsigned li = (unsigned)warp * SEG - 1;
-            if (warp == 0) before = x[t0 - 1];
-            else if ((li + 1) * sizeof(S) <= vbytes(t)) before = reinterpret_cast<const S *>(stage(s))[li];
-            else before = t0 + li < n ? x[t0 + li] : (S)0;
-        }
-        const unsigned run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before, m), off);
-        if (lane == 0) s_wc[i & 1][warp] = run;
-        te_consumer_sync();
-        unsigned wpre = 0;
+        unsigned run, wpre = 0;
+        if constexpr (MASKS) { /* the reducer's keep bits and counts: no predicate, no neighbour, no barrier */
+            const unsigned mw = s_m[s][warp][lane];
+            unsigned long long packed = 0;
 #pragma unroll
-        for (int j = 0; j < WARPS; j++) wpre += j < warp ? s_wc[i & 1][j] : 0u;
+            for (int r = 0; r < ROUNDS; r++) {
+                m[r] = (mw >> (8 * r)) & 0xffu;
+                packed |= (unsigned long long)__popc(m[r]) << (16 * r);
+            }
+            run = sel_rank(packed, off);
+#pragma unroll
+            for (int j = 0; j < WARPS; j++) wpre += j < warp ? s_sc[s][j] : 0u;
+            __syncwarp(); /* every lane's vectors read before the segment is overwritten */
+        } else {
+            S before = (S)0;
+            if (MODE != MODE_PRED && lane == 0 && base > 0) {
+                const unsigned li = (unsigned)warp * SEG - 1;
+                if (warp == 0) before = x[t0 - 1];
+                else if ((li + 1) * sizeof(S) <= vbytes(t)) before = reinterpret_cast<const S *>(stage(s))[li];
+                else before = t0 + li < n ? x[t0 + li] : (S)0;
+            }
+            run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before, m), off);
+            if (lane == 0) s_wc[i & 1][warp] = run;
+            te_consumer_sync();
+#pragma unroll
+            for (int j = 0; j < WARPS; j++) wpre += j < warp ? s_wc[i & 1][j] : 0u;
+        }
         S *const seg = reinterpret_cast<S *>(stage(s)) + warp * SEG;
         sel_compact<S, PART, false>(v, m, off, run, seg, nullptr, 0);
         __syncwarp();

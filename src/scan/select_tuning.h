@@ -19,6 +19,12 @@
 #ifndef GP_SELECT_TE_AUTO_HEAD
 #define GP_SELECT_TE_AUTO_HEAD 1
 #endif
+/* 1: the reducer warp leaves each lane's keep bits and each segment's count in shared memory, and the consumers rank
+ * and compact from them without evaluating the predicate again, reading a neighbour's element or a barrier; an
+ * experiment (-D through CMake GP_SELECT_TUNE), not yet run on a GPU */
+#ifndef GP_SELECT_TE_MASKS
+#define GP_SELECT_TE_MASKS 0
+#endif
 /* the ring's stages of 16 KiB and the blocks per SM the launch bounds ask for */
 #ifndef GP_SELECT_TE_STAGES
 #define GP_SELECT_TE_STAGES 6
