@@ -79,6 +79,11 @@
 #ifndef GP_TE_LB_MINB
 #define GP_TE_LB_MINB 2
 #endif
+/* how far the reducer warp unrolls its loop over the tile's eight warps' runs (1: one at a time; 8: all, their
+ * chains interleaved at the cost of registers); an experiment, not yet run on a GPU */
+#ifndef GP_TE_LB_REDUCER_UNROLL
+#define GP_TE_LB_REDUCER_UNROLL 1
+#endif
 #ifndef GP_TE_LB_MIN_N
 #define GP_TE_LB_MIN_N (1u << 16)
 #endif

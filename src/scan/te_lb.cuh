@@ -14,6 +14,9 @@
 #ifndef GP_TE_LB_CUH
 #define GP_TE_LB_CUH
 
+/* scan_tuning.h's unroll of the reducer's loop, as the constant #pragma unroll takes */
+constexpr int TE_LB_REDUCER_UNROLL = GP_TE_LB_REDUCER_UNROLL;
+
 /* the policy's shape on the engine; STAGES stages of one tile's words */
 template <class P, int STAGES> struct TeLb {
     static constexpr int R = P::R, WT = P::WT, CH = WT * 4 / 16; /* a run's 16-byte chunks */
@@ -109,7 +112,7 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
 #pragma unroll
             for (int w = 0; w < WARPS; w++) s_hb[s][w * 32 + lane] = hbs[w];
         }
-#pragma unroll 1
+#pragma unroll TE_LB_REDUCER_UNROLL
         for (int w = 0; w < WARPS; w++) {
             const unsigned j = (unsigned)(w * 32 + lane);
             V v[R];
