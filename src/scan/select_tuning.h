@@ -8,8 +8,7 @@
 
 /* whether select, partition and unique take the engine (4- and 8-byte types; 2-byte ones and 1-byte ones never by
  * default). Measured on an H100 (2026-12-05, 2^28, `bench select` [block] / [engine]): select f32 850 -> 904 us
- * (slower: the block kernel's one read already overlaps its look-back), partition f32 1478 -> 1348, unique i32
- * 1083 -> 947 (CUB 938) */
+ * (slower; not yet profiled), partition f32 1478 -> 1348, unique i32 1083 -> 947 (CUB 938) */
 #ifndef GP_SELECT_TE_AUTO_PRED
 #define GP_SELECT_TE_AUTO_PRED 0
 #endif
