@@ -90,24 +90,11 @@ __device__ __forceinline__ unsigned key_heads(const K *keys, size_t mine, size_t
     return hb;
 }
 
-template <int R> __device__ __forceinline__ unsigned key_heads_any(const KeyAux &a, size_t mine, size_t n)
+/* The head bits (key_heads) of W runs of R elements at m0 + w * 32 * R, w < W, the key kind chosen once: the loads
+ * of all W in flight (the engine's reducer lane takes a run of each consumer warp; W = 1: one thread's run). */
+template <int R, int W>
+__device__ __forceinline__ void key_heads_runs(const KeyAux &a, size_t m0, size_t n, unsigned *hb)
 {
-    switch (a.kind) {
-    case KB1: return key_heads<uint8_t, KB1, R>((const uint8_t *)a.keys, mine, n);
-    case KB2: return key_heads<uint16_t, KB2, R>((const uint16_t *)a.keys, mine, n);
-    case KB4: return key_heads<uint32_t, KB4, R>((const uint32_t *)a.keys, mine, n);
-    case KB8: return key_heads<uint64_t, KB8, R>((const uint64_t *)a.keys, mine, n);
-    case KF16: return key_heads<uint16_t, KF16, R>((const uint16_t *)a.keys, mine, n);
-    case KBF16: return key_heads<uint16_t, KBF16, R>((const uint16_t *)a.keys, mine, n);
-    case KF32: return key_heads<uint32_t, KF32, R>((const uint32_t *)a.keys, mine, n);
-    default: return key_heads<uint64_t, KF64, R>((const uint64_t *)a.keys, mine, n);
-    }
-}
-
-/* the head bits of W runs of R elements at t0 + (w * 32 + lane) * R, w < W: one switch, the loads of all W in flight */
-template <int R, int W> __device__ __forceinline__ void key_heads_warps(const KeyAux &a, size_t t0, size_t n, unsigned *hb)
-{
-    const size_t m0 = t0 + (size_t)(threadIdx.x & 31) * R;
 #define GP_KHW(K, KIND)                                                                                            \
     {                                                                                                              \
         _Pragma("unroll") for (int w = 0; w < W; w++) hb[w] =                                                      \
@@ -126,6 +113,12 @@ template <int R, int W> __device__ __forceinline__ void key_heads_warps(const Ke
     }
 #undef GP_KHW
 }
+template <int R> __device__ __forceinline__ unsigned key_heads_any(const KeyAux &a, size_t mine, size_t n)
+{
+    unsigned hb[1];
+    key_heads_runs<R, 1>(a, mine, n, hb);
+    return hb[0];
+}
 
 /* a block's barrier as emit takes it (the tile engine passes its consumers' barrier) */
 struct BlockSync {
@@ -142,7 +135,7 @@ template <typename T, int OP> struct KeyScanP : SegP<T, OP> {
     static __device__ __forceinline__ void heads_warps(const unsigned char *, size_t t0, size_t n, const KeyAux &a,
                                                        unsigned (&hb)[W])
     {
-        key_heads_warps<SegP<T, OP>::R, W>(a, t0, n, hb);
+        key_heads_runs<SegP<T, OP>::R, W>(a, t0 + (size_t)(threadIdx.x & 31) * SegP<T, OP>::R, n, hb);
     }
 };
 
@@ -188,7 +181,7 @@ template <typename T, int OP, typename CT> struct KeyRedP {
     static __device__ __forceinline__ void heads_warps(const unsigned char *, size_t t0, size_t n, const KeyAux &a,
                                                        unsigned (&hb)[W])
     {
-        key_heads_warps<R, W>(a, t0, n, hb);
+        key_heads_runs<R, W>(a, t0 + (size_t)(threadIdx.x & 31) * R, n, hb);
     }
     /* Called by every thread of the block with its inclusive values w. The tile's outputs are contiguous — keys
      * [base, base + th) for its th heads, values [base - 1 + lo, base - 1 + hi] (slot 0: the run that began in an
