@@ -8,13 +8,14 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   tune VAR=DEFS         rebuild with one file's tuning defines, e.g. tune GP_SORT_TUNE=GP_SORT_SMALL=1 (Ninja rebuilds
                         that file alone); the steps after it test and measure that variant, and bench.json names it
   test [REGEX]          ctest, GPU tests included, optionally only the tests REGEX matches (ctest.log)
-  sanitize [FAMILY[:TOOL]]  compute-sanitizer (memcheck, racecheck, synccheck, or TOOL alone) over the GPU tests of FAMILY, or of every
-                        family: vector reduce ordered histogram matrix graph scan select sort search bykey uop lab group cli, or of one
-                        test named without its gpu_ (lab_sort) (sanitizer.log)
+  sanitize [FAMILY[:TOOL]][@FILTER]  compute-sanitizer (memcheck, racecheck, synccheck, or TOOL alone) over the GPU tests of
+                        FAMILY, or of every family: vector reduce ordered histogram matrix graph scan select sort search bykey uop
+                        lab group cli, or of one test named without its gpu_ (lab_sort); @FILTER keeps the list's lines of that
+                        test filter alone, e.g. select:racecheck@engine (sanitizer.log)
   bench [SUITE]         every `gpuprim bench` suite, or one, once: its JSON with the device, commit and command
                         (bench.json: scripts/perf_tables.py makes docs/PERFORMANCE.md of it) and those tables (bench.txt)
   profile SUITE         Nsight Compute over one suite's run, the kernels' summary (profile.txt)
-  stalls SUITE:KERNEL   where one launch of KERNEL (a regex; its second launch in the suite's run) waits: stall
+  stalls SUITE:KERNEL   where one launch of KERNEL (a regex; its second launch in the suite's run, two reps a row) waits: stall
                         samples and instructions per phase, class and line (bench/tune/ncu_stalls.py; stalls.txt)
   labs [TOPIC]          every `gpuprim lab` topic (or one) at its defaults, each version verified (labs.txt)
   files                 every streaming and held verb on 1 GiB in the page cache: default, --device cpu, NumPy; the
@@ -135,10 +136,12 @@ synccheck gpu_group emulated 400
 memcheck gpu_group nccl 500 SPLIT'
 
 step_sanitize() { # [FAMILY]
-  local fam=${1:-} only=""
+  local fam=${1:-} only="" want=""
+  case $fam in *@*) want=${fam#*@}; fam=${fam%%@*};; esac
   case $fam in *:*) only=${fam#*:}; fam=${fam%%:*};; esac
   while read -r tool t filter limit extra; do
     [ -z "$only" ] || [ "$tool" = "$only" ] || continue
+    [ -z "$want" ] || [ "$filter" = "$want" ] || continue
     case $fam in "") ;; cli) continue;; lab) [[ $t == gpu_lab_* ]] || continue;; *) [ "$t" = "gpu_$fam" ] || continue;; esac
     echo "=== compute-sanitizer --tool $tool $t (filter: $filter)" >>"$OUT/sanitizer.log"
     local f=$filter; [ "$f" = - ] && f=""
@@ -203,7 +206,7 @@ step_profile() { # SUITE
 step_stalls() { # SUITE:KERNEL
   local s=${1%%:*} k=${1#*:}
   ncu --kernel-name regex:"$k" --launch-skip 1 --launch-count 1 --set full --import-source yes -f -o /tmp/dc_stalls \
-    $G bench "$s" --reps 1 --warmup 0 >/tmp/dc_stalls.log 2>&1 &&
+    $G bench "$s" --reps 2 --warmup 0 >/tmp/dc_stalls.log 2>&1 &&
     ncu -i /tmp/dc_stalls.ncu-rep --page source --csv --print-source sass >/tmp/dc_stalls.csv 2>>/tmp/dc_stalls.log &&
     python3 bench/tune/ncu_stalls.py /tmp/dc_stalls.csv >"$OUT/stalls.txt" 2>>/tmp/dc_stalls.log
   local rc=$?
