@@ -105,12 +105,17 @@ template <int W, typename V, class C, class U> __device__ __forceinline__ V lb_k
 
 /* ---- the window: warp 0 of tile t reads its predecessors' descriptors 32 at a time (window w: lane l reads tile
  * t - 1 - 32 w - l), each lane waiting until its tile holds at least the aggregate; the first window holding an
- * inclusive prefix ends it; after WINDOWS windows without one, lane 31 waits for its tile's inclusive prefix.
- * s_win[j] = the value of tile t - 1 - j. Returns N: s_win[N] is the nearest inclusive prefix, s_win[N - 1] .. s_win[0]
- * the aggregates after it (tiles below 0 read as inclusive: tile 0's descriptor is written inclusive at once).
- * get(p, &v) returns tile p's status (LB_NONE while unpublished) and its value. Called by all 32 lanes of a warp. */
-template <int WINDOWS, int BACKOFF_NS, typename V, class Get>
-__device__ __forceinline__ int lb_window(long long t, V *s_win, V pad, Get get)
+ * inclusive prefix — or a value `resets` names, one that every fold ending in it returns whole (a segmented scan's
+ * aggregate holding a head: the fold from it equals the fold from any older prefix, bit for bit) — ends it; after
+ * WINDOWS windows without one, lane 31 waits for its tile's inclusive prefix. s_win[j] = the value of tile t - 1 - j.
+ * Returns N: s_win[N] is the nearest such value, s_win[N - 1] .. s_win[0] the aggregates after it (tiles below 0 read
+ * as inclusive: tile 0's descriptor is written inclusive at once). get(p, &v) returns tile p's status (LB_NONE while
+ * unpublished) and its value. Called by all 32 lanes of a warp. */
+struct LbNoReset {
+    template <typename V> __device__ __forceinline__ bool operator()(const V &) const { return false; }
+};
+template <int WINDOWS, int BACKOFF_NS, typename V, class Get, class Reset = LbNoReset>
+__device__ __forceinline__ int lb_window(long long t, V *s_win, V pad, Get get, Reset resets = Reset())
 {
     const int lane = threadIdx.x & 31;
     for (int w = 0;; w++) {
@@ -121,7 +126,7 @@ __device__ __forceinline__ int lb_window(long long t, V *s_win, V pad, Get get)
             while ((f = get((size_t)p, &val)) == LB_NONE) {
                 if (BACKOFF_NS) __nanosleep(BACKOFF_NS);
             }
-        unsigned m = __ballot_sync(0xffffffffu, p >= 0 && f == LB_INCL);
+        unsigned m = __ballot_sync(0xffffffffu, p >= 0 && (f == LB_INCL || resets(val)));
         if (!m && w == WINDOWS - 1) {
             if (lane == 31)
                 while (get((size_t)p, &val) != LB_INCL) {

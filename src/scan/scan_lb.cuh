@@ -46,6 +46,16 @@ template <class P> __host__ __device__ constexpr auto lb_packed(int) -> decltype
     return P::PACKED && sizeof(typename P::V) == 8;
 }
 template <class P> __host__ __device__ constexpr bool lb_packed(long) { return false; }
+/* P::resets(v) where the policy declares it (lookback.cuh's lb_window: a value every fold ending in it returns
+ * whole), else nothing resets */
+template <class P> struct LbResets {
+    template <class Q> static __device__ __forceinline__ auto ask(const typename Q::V &v, int) -> decltype(Q::resets(v))
+    {
+        return Q::resets(v);
+    }
+    template <class Q> static __device__ __forceinline__ bool ask(const typename Q::V &, long) { return false; }
+    __device__ __forceinline__ bool operator()(const typename P::V &v) const { return ask<P>(v, 0); }
+};
 /* A thread's outputs from its L values v (prevL: the L before its run): C o L where the tile has a carry C (has),
  * exclusive shifted by one (thread 0 of tile 0 without a carry: the first value), segmented exclusive the first value
  * at every head (hb). */
@@ -192,8 +202,8 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
         int N;
         if constexpr (lb_packed<P>(0)) {
             if (lane == 0) D::put(desc, t, LB_AGG, A);
-            N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(),
-                                         [&](size_t p, V *val) { return D::get(desc, p, val); });
+            N = lb_window<P::WINDOWS, 0>(
+                (long long)t, s_win, P::pad(), [&](size_t p, V *val) { return D::get(desc, p, val); }, LbResets<P>());
         } else {
             if (lane == 0) {
                 agg[t] = A;
@@ -203,7 +213,7 @@ __device__ __forceinline__ void lb_scan(const typename P::E *x, typename P::E *y
                 const unsigned f = ld_acquire(status + p);
                 if (f != LB_NONE) *val = P::load_cg(f == LB_INCL ? incl + p : agg + p);
                 return f;
-            });
+            }, LbResets<P>());
         }
         if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
             const V pre = lb_fold_serial(s_win, N, comb);

@@ -35,6 +35,8 @@ template <typename T, int OP> struct SegP {
     static __device__ __forceinline__ V make(const E &e, bool h) { return V{e.v, h ? 1u : 0u}; }
     static __device__ __forceinline__ E out(const V &v) { return E{v.v}; }
     static __device__ __forceinline__ bool flag(const V &v) { return v.f != 0; }
+    /* an aggregate holding a head: comb(a, v) = v whatever a, so a look-back stops there (lb_window) */
+    static __device__ __forceinline__ bool resets(const V &v) { return v.f != 0; }
     static __device__ __forceinline__ V shfl_up(const V &s, int d)
     {
         return V{__shfl_up_sync(0xffffffffu, s.v, d), __shfl_up_sync(0xffffffffu, s.f, d)};

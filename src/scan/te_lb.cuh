@@ -136,8 +136,8 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
     const auto look = [&](int s, size_t t) {
         if (t == 0) return;
         const V A = s_agg[s];
-        const int N = lb_window<P::WINDOWS, 0>((long long)t, s_win, P::pad(),
-                                               [&](size_t p, V *val) { return D::get(desc, p, val); });
+        const int N = lb_window<P::WINDOWS, 0>(
+            (long long)t, s_win, P::pad(), [&](size_t p, V *val) { return D::get(desc, p, val); }, LbResets<P>());
         if (lane == 0) { /* s_win[j] holds tile t-1-j: fold forward from the inclusive prefix, oldest first */
             const V pre = lb_fold_serial(s_win, N, comb);
             D::put(desc, t, LB_INCL, P::comb(pre, A));
