@@ -4,8 +4,9 @@
  * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
  * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n, np.unique
  * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs); the by-key
- * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 against CUB's ReduceByKey / InclusiveSumByKey
- * (checked against the CPU backend's bits, the run keys and count against CUB's), again on each one-pass kernel forced
+ * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 (and of exactly 1 and 1000) against CUB's
+ * ReduceByKey / InclusiveSumByKey (checked against the CPU backend's bits, the run keys and count against CUB's), the
+ * runs of 1 to 15 again on each one-pass kernel forced
  * ([block]: a block per tile; [engine]: the tile engine); the segmented sort of n u32 keys
  * in segments of 64, 1024, 65536 and of Pareto lengths (8 up, shape 0.8, at most 2^24) against the better of CUB's
  * DeviceSegmentedSort and DeviceSegmentedRadixSort (the other's time in the peer's name); gp_sort_uop of n / 4 u32
@@ -130,7 +131,7 @@ static int suite_sort(int argc, char **argv)
         int peer; /* a gp_peer_cub_t, or -1 */
         size_t k;
         int kernel; /* by key: 0 the library's choice; 1 the block-per-tile kernel, 2 the tile engine, forced */
-    } cases[28];
+    } cases[36];
     int nc = 0;
 #define CASE(J, D, N, P)                                                                                           \
     cases[nc].job = (J), cases[nc].dt = (D), cases[nc].n = (N), cases[nc].k = 0, cases[nc].kernel = 0,             \
@@ -150,6 +151,11 @@ static int suite_sort(int argc, char **argv)
     CASE(J_UNIQUE, GP_I32, n, -1); /* 2^20 distinct values */
     CASE(J_RBK, GP_I32, n, PEER_BYKEY); /* i32 keys in runs of 1 to 15, f32 values */
     CASE(J_SBK, GP_I32, n, PEER_BYKEY);
+    static const size_t runlens[] = {1, 1000}; /* k: every run that long (0: 1 to 15) */
+    for (int r = 0; r < 2; r++) {
+        CASE(J_RBK, GP_I32, n, PEER_BYKEY), cases[nc - 1].k = runlens[r];
+        CASE(J_SBK, GP_I32, n, PEER_BYKEY), cases[nc - 1].k = runlens[r];
+    }
     for (int kern = 1; kern <= 2 && gpu; kern++) { /* both again on each one-pass kernel, forced */
         CASE(J_RBK, GP_I32, n, PEER_BYKEY), cases[nc - 1].kernel = kern;
         CASE(J_SBK, GP_I32, n, PEER_BYKEY), cases[nc - 1].kernel = kern;
@@ -169,6 +175,7 @@ static int suite_sort(int argc, char **argv)
         sortjob_t j = {ctx, cases[ci].job, cases[ci].dt, m, cases[ci].k, NULL, NULL, NULL, NULL, NULL,
                        (gp_peer_cub_t)(has_peer && cases[ci].peer < PEER_BYKEY ? cases[ci].peer : 0), "", NULL,
                        NULL, 0, 0, NULL};
+        size_t nruns = 0; /* by key: the runs the keys make */
         if (j.job == J_UOP) { /* the comparison compiled (or taken from the cache) before any timing */
             gp_uop_desc_t d;
             memset(&d, 0, sizeof d);
@@ -236,8 +243,9 @@ static int suite_sort(int argc, char **argv)
                 z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull, z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
                 z ^= z >> 31;
                 if (j.job == J_UNIQUE) h[i] = (int32_t)(z % (1u << 20)) - (1 << 19); /* 2^20 distinct values */
-                else { /* runs of 1 to 15 (about 8) */
-                    if (left == 0) left = 1 + (size_t)(z % 15), key += 1 + (int32_t)(z >> 60); /* rising */
+                else { /* runs of 1 to 15 (about 8), or of j.k */
+                    if (left == 0) /* rising keys */
+                        left = j.k ? j.k : 1 + (size_t)(z % 15), key += 1 + (int32_t)(z >> 60), nruns++;
                     h[i] = key, left--;
                 }
             }
@@ -387,13 +395,18 @@ static int suite_sort(int argc, char **argv)
                 snprintf(name, sizeof name, "segsort power-law (%zu segs)%s", j.nseg, same ? "" : " CHECK FAILED");
             else if (j.job == J_UOP) snprintf(name, sizeof name, "sort_uop a < b%s", same ? "" : " CHECK FAILED");
             else if (IS_BYKEY(j.job))
-                snprintf(name, sizeof name, "%s f32%s%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
-                         cases[ci].kernel == 1 ? " [block]" : cases[ci].kernel == 2 ? " [engine]" : "",
+            {
+                char runs[32] = "";
+                if (j.k) snprintf(runs, sizeof runs, " runs %zu", j.k);
+                snprintf(name, sizeof name, "%s f32%s%s%s", j.job == J_RBK ? "reduce_by_key sum" : "scan_by_key sum",
+                         runs, cases[ci].kernel == 1 ? " [block]" : cases[ci].kernel == 2 ? " [engine]" : "",
                          same ? "" : " CHECK FAILED");
+            }
             else snprintf(name, sizeof name, "%s%s", names[j.job], same ? "" : " CHECK FAILED");
             /* top-k: one read of the keys is its floor; searchsorted: the queries read and the places written */
             const double moved = j.job == J_TOPK || j.job == J_UNIQUE ? (double)kb
-                                 : IS_BYKEY(j.job)                 ? (double)(kb + 2 * vb) /* keys, values, sums */
+                                 : j.job == J_SBK                  ? (double)(kb + 2 * vb) /* keys, values, sums */
+                                 : j.job == J_RBK ? (double)(kb + vb) + 8.0 * (double)nruns /* + a key, a sum a run */
                                  : j.job == J_SEARCH               ? 8.0 * (double)j.k
                                  : 2.0 * (double)(j.job == J_ARG || j.job == J_PAIRS ? kb + vb : kb);
             char segpeer[96]; /* the better of CUB's two segmented sorts, the other's time beside it */
