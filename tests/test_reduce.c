@@ -112,27 +112,50 @@ static void test_determinism(void)
     free(x);
 }
 
-/* The CPU backend's fast typed sums give the generic path's bits (real-valued floats, full-range integers). */
+/* The CPU backend's fast sums, products and counts give the generic path's bits (a NaN's payload aside): real-valued
+ * floats, and floats with zeros of both signs, NaNs of two payloads and infinities; full-range integers; whole and
+ * partial tiles. */
+static void set_f(void *x, gp_dtype_t dt, size_t i, double v);
 static void test_fast_paths(void)
 {
     static const gp_dtype_t dts[] = {GP_F32, GP_F64, GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I32, GP_U64, GP_I64};
-    const size_t n = 7 * 16384 + 4321;
+    static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_PROD, GP_REDUCE_COUNT_NONZERO};
+    static const size_t sizes[] = {1, 5, 1023, 16384, 7 * 16384 + 4321};
+    const double nan2 = -(double)NAN;
+    int cases = 0;
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
-        for (int wide = 0; wide < 2; wide++) {
-            if (wide && dts[d] != GP_F32) continue;
-            void *x = malloc(n * 8);
-            if (dts[d] == GP_F32 || dts[d] == GP_F64) tc_fill(x, n, dts[d]);
-            else rc_fill(x, dts[d], n, GP_REDUCE_XOR); /* full-range random bits */
-            gp_reduce_result_t fast, slow;
-            OK(gp__reduce_cpu(GP_REDUCE_SUM, dts[d], wide, n, x, &fast, 1));
-            gp__reduce_cpu_generic_only = 1;
-            OK(gp__reduce_cpu(GP_REDUCE_SUM, dts[d], wide, n, x, &slow, 1));
-            gp__reduce_cpu_generic_only = 0;
-            CHECK(memcmp(&fast, &slow, sizeof fast) == 0, "fast sum %s%s: 0x%016llx vs generic 0x%016llx",
-                  gp_dtype_name(dts[d]), wide ? ">f64" : "", (unsigned long long)fast.value.u64,
-                  (unsigned long long)slow.value.u64);
-            free(x);
-        }
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (int pat = 0; pat < 3; pat++)
+                for (int wide = 0; wide < 2; wide++) {
+                    const gp_dtype_t dt = dts[d];
+                    const int flt = dt == GP_F32 || dt == GP_F64;
+                    const size_t n = sizes[z];
+                    if ((wide && dt != GP_F32) || (!flt && pat > 0)) continue;
+                    void *x = malloc(n * 8);
+                    if (flt) tc_fill(x, n, dt);
+                    else rc_fill(x, dt, n, GP_REDUCE_XOR); /* full-range random bits */
+                    for (size_t i = 0; i < n && pat; i++) {
+                        const double r = (double)(((i + 377) * 2654435761u) % 1000) / 1000;
+                        if (pat == 1) set_f(x, dt, i, r < 0.2 ? 0.0 : r < 0.4 ? -0.0 : r < 0.41 ? INFINITY : r - 0.5);
+                        if (pat == 2 && r < 0.01) set_f(x, dt, i, r < 0.005 ? NAN : nan2);
+                    }
+                    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                        if (wide && ops[o] != GP_REDUCE_SUM) continue;
+                        gp_reduce_result_t fast, slow;
+                        memset(&fast, 0, sizeof fast), memset(&slow, 0, sizeof slow);
+                        OK(gp__reduce_cpu(ops[o], dt, wide, n, x, &fast, 1));
+                        gp__reduce_cpu_generic_only = 1;
+                        OK(gp__reduce_cpu(ops[o], dt, wide, n, x, &slow, 1));
+                        gp__reduce_cpu_generic_only = 0;
+                        CHECK(rc_same(&fast, &slow), /* a sum's NaN payload is not kept (the GPU's is canonical) */
+                              "fast %s %s%s n=%zu pattern %d: 0x%016llx vs generic 0x%016llx", gp_reduce_op_name(ops[o]),
+                              gp_dtype_name(dt), wide ? ">f64" : "", n, pat, (unsigned long long)fast.value.u64,
+                              (unsigned long long)slow.value.u64);
+                        cases++;
+                    }
+                    free(x);
+                }
+    CHECK(cases == 5 * (3 * (2 * 3) + 3 * 1 + 8 * 3), "%d cases", cases);
 }
 
 /* The min/max/argmin/argmax fast paths give the generic path's bits, also where only the tree's order decides: zeros

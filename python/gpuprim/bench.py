@@ -1,8 +1,9 @@
 """python -m gpuprim.bench [--device cpu|N] [--sizes 16,20,24] [--reps R]: gpuprim's Python functions against their
 peers in the same run — NumPy on the CPU backend, torch and CuPy on CUDA tensors of a GPU — and against the C call
 itself (the same library call made straight through ctypes), so the wrapper's cost shows: the ratio 'vs C' is the
-C call's time over the Python function's (1.0: no overhead). Times are medians of R runs (CUDA events on a GPU,
-perf_counter on the CPU), in microseconds; ratio = peer / gpuprim."""
+C call's time over the Python function's (1.0: no overhead). Times are medians of R runs of one call (perf_counter;
+on a GPU the device synchronized before and after it), in microseconds; ratio = peer / gpuprim. On a GPU each peer
+runs on its own arrays (torch tensors, CuPy arrays) and gpuprim on the same ones, read in place."""
 import argparse
 import ctypes
 import statistics
@@ -54,6 +55,16 @@ def _c_sort(arg):
     return run, d
 
 
+def _bench_gpu(rows, n, cases, peer, arg, reps, sync):
+    """each case against the peer's call on the same arrays; the C call of the sort beside the Python one"""
+    crun, _keep = _c_sort(arg)
+    c_us = _time_gpu(crun, reps, sync)
+    for name, ours, pf in cases:
+        o = _time_gpu(ours, reps, sync)
+        p = _time_gpu(pf, reps, sync)
+        rows.append((name, n, o, peer, p, p / o, (c_us / o) if name == "sort f32" else None))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m gpuprim.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="cpu")
@@ -103,37 +114,46 @@ def main(argv=None):
             cupy = None
         if torch is None and cupy is None:
             raise SystemExit("python -m gpuprim.bench: a GPU run needs torch or CuPy as the peer")
-        sync = (lambda: torch.cuda.synchronize()) if torch is not None else (lambda: cupy.cuda.Device().synchronize())
         for lg in sizes:
             n = 1 << lg
+            k = min(100, n)
+            # each peer on its own arrays, gpuprim on the same ones (read in place); torch first, then CuPy
             if torch is not None:
+                sync = torch.cuda.synchronize
                 t = torch.randn(n, device="cuda:%d" % dev)
                 ti = torch.randint(0, 1 << 20, (n,), device="cuda:%d" % dev, dtype=torch.int32)
                 s = torch.sort(t).values
                 q = t[: max(1, n // 16)].contiguous()
+                lo, hi = float(t.min()), float(t.max())
                 cases = [("sort f32", lambda: g.sort(t), lambda: torch.sort(t)),
                          ("argsort f32", lambda: g.argsort(t), lambda: torch.argsort(t, stable=True)),
-                         ("topk 100 f32", lambda: g.topk(t, min(100, n)), lambda: torch.topk(t, min(100, n))),
+                         ("topk 100 f32", lambda: g.topk(t, k), lambda: torch.topk(t, k)),
                          ("unique+counts i32", lambda: g.unique(ti, return_counts=True),
                           lambda: torch.unique(ti, return_counts=True)),
                          ("searchsorted f32", lambda: g.searchsorted(s, q), lambda: torch.searchsorted(s, q)),
                          ("cumsum f32", lambda: g.cumsum(t), lambda: torch.cumsum(t, 0)),
+                         ("histogram 100 f32", lambda: g.histogram(t, 100),
+                          lambda: torch.histc(t, 100, lo, hi)),
                          ("sum f32", lambda: g.sum(t), lambda: torch.sum(t).item())]
-                peer = "torch %s" % torch.__version__
-                arg = take(t)
-            else:
-                c = cupy.random.standard_normal(n, dtype=cupy.float32)
-                cases = [("sort f32", lambda: g.sort(c), lambda: cupy.sort(c)),
-                         ("argsort f32", lambda: g.argsort(c), lambda: cupy.argsort(c)),
-                         ("cumsum f32", lambda: g.cumsum(c), lambda: cupy.cumsum(c))]
-                peer = "CuPy %s" % cupy.__version__
-                arg = take(c)
-            crun, _keep = _c_sort(arg)
-            c_us = _time_gpu(crun, a.reps, sync)
-            for name, ours, pf in cases:
-                o = _time_gpu(ours, a.reps, sync)
-                p = _time_gpu(pf, a.reps, sync)
-                rows.append((name, n, o, peer, p, p / o, (c_us / o) if name == "sort f32" else None))
+                _bench_gpu(rows, n, cases, "torch %s" % torch.__version__, take(t), a.reps, sync)
+            if cupy is not None:
+                with cupy.cuda.Device(dev):
+                    sync = cupy.cuda.Device(dev).synchronize
+                    c = cupy.random.standard_normal(n, dtype=cupy.float32)
+                    ci = cupy.random.randint(0, 1 << 20, n, dtype=cupy.int32)
+                    cs = cupy.sort(c)
+                    cq = c[: max(1, n // 16)].copy()
+                    cases = [("sort f32", lambda: g.sort(c), lambda: cupy.sort(c)),
+                             ("argsort f32", lambda: g.argsort(c), lambda: cupy.argsort(c)),
+                             ("topk 100 f32", lambda: g.topk(c, k),
+                              lambda: cupy.sort(cupy.partition(c, n - k)[n - k:])),
+                             ("unique+counts i32", lambda: g.unique(ci, return_counts=True),
+                              lambda: cupy.unique(ci, return_counts=True)),
+                             ("searchsorted f32", lambda: g.searchsorted(cs, cq), lambda: cupy.searchsorted(cs, cq)),
+                             ("cumsum f32", lambda: g.cumsum(c), lambda: cupy.cumsum(c)),
+                             ("histogram 100 f32", lambda: g.histogram(c, 100), lambda: cupy.histogram(c, 100)),
+                             ("sum f32", lambda: g.sum(c), lambda: float(cupy.sum(c)))]
+                    _bench_gpu(rows, n, cases, "CuPy %s" % cupy.__version__, take(c), a.reps, sync)
     print("%-20s %10s %12s %-14s %12s %7s %6s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio", "vs C"))
     for r in rows:
         print("%-20s %10d %12.1f %-14s %12.1f %7.3f %6s" % (r[0], r[1], r[2], r[3], r[4], r[5],

@@ -209,26 +209,205 @@ static st_t tree(const job_t *j, st_t *s)
     return wr[0];
 }
 
-/* Fast paths for the common sums of a full tile: the same per-lane order (vectors v ascending, elements e ascending),
- * typed loops instead of the generic make/combine, lanes walked in memory order. Bitwise the generic path's (tested). */
-#define SUM_TILE(T, ACC, FIELD)                                                                                      \
-    do {                                                                                                            \
-        const T *x = (const T *)j->x + base;                                                                        \
-        ACC acc[GP__REDUCE_LANES];                                                                                  \
-        for (size_t l = 0; l < GP__REDUCE_LANES; l++) acc[l] = id.FIELD;                                          \
+/* ---- Fast paths for sums (docs/design/reduce.md, "The CPU backend"). Integer sums, products, bit ops and
+ * count_nonzero wrap or count in 64 bits: exact in any order, so a tile's result is a plain loop over it. Float sums
+ * keep the tree's order — lane l adds its 16-byte vectors v = 0 .. 15 (elements e ascending) to the identity -0, then
+ * the block tree — with typed loops; a whole f32 / f64 tile's lanes are added side by side in SIMD registers (the
+ * lanes' elements transposed), the same IEEE additions in the same order. Bitwise the generic path's (tested). */
+
+/* The tree of reduce_internal.h over 256 lane sums, typed (combine(a, b) = a + b, a first). */
+#define SUM_TREE(SFX, T)                                                                                            \
+    static T tree_##SFX(T *s)                                                                                       \
+    {                                                                                                               \
+        for (int w = 0; w < GP__REDUCE_LANES / 32; w++)                                                             \
+            for (int o = 16; o > 0; o >>= 1)                                                                        \
+                for (int l = 0; l < o; l++) s[32 * w + l] = s[32 * w + l] + s[32 * w + l + o];                    \
+        T wr[GP__REDUCE_LANES / 32];                                                                                \
+        for (int i = 0; i < GP__REDUCE_LANES / 32; i++) wr[i] = s[32 * i];                                          \
+        for (int o = GP__REDUCE_LANES / 64; o > 0; o >>= 1)                                                         \
+            for (int i = 0; i < o; i++) wr[i] = wr[i] + wr[i + o];                                                  \
+        return wr[0];                                                                                               \
+    }
+SUM_TREE(f32, float)
+SUM_TREE(f64, double)
+
+/* Lane sums of the tile at x holding L elements (W to a 16-byte vector; ACC the sum's type), any L up to a tile. */
+#define SUM_LANES(SFX, T, ACC, W)                                                                                   \
+    static void lanes_##SFX(const T *x, size_t L, ACC *acc)                                                         \
+    {                                                                                                               \
+        for (size_t l = 0; l < GP__REDUCE_LANES; l++) acc[l] = (ACC)-0.0;                                          \
         for (size_t v = 0; v < GP__REDUCE_VECS; v++)                                                               \
             for (size_t l = 0; l < GP__REDUCE_LANES; l++) {                                                        \
-                const T *p = x + (l + GP__REDUCE_LANES * v) * w;                                                    \
+                const size_t i0 = (l + GP__REDUCE_LANES * v) * (W);                                                \
                 ACC a = acc[l];                                                                                     \
-                for (size_t e = 0; e < w; e++) a = a + (ACC)p[e];                                                  \
+                if (i0 + (W) <= L)                                                                                  \
+                    for (size_t e = 0; e < (W); e++) a = a + (ACC)x[i0 + e];                                        \
+                else                                                                                                \
+                    for (size_t e = 0; e < (W) && i0 + e < L; e++) a = a + (ACC)x[i0 + e];                          \
                 acc[l] = a;                                                                                         \
             }                                                                                                       \
-        for (size_t l = 0; l < GP__REDUCE_LANES; l++) {                                                            \
-            lanes[l] = id;                                                                                          \
-            lanes[l].FIELD = acc[l];                                                                                \
-        }                                                                                                           \
-        return tree(j, lanes);                                                                                      \
+    }
+SUM_LANES(f32, float, float, 4)
+SUM_LANES(f32w, float, double, 4)
+SUM_LANES(f64, double, double, 2)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* A whole tile's lane sums, SSE2 (every x86-64): four f32 lanes (two f64) a register, their vectors transposed so
+ * each register holds one element e of each of its lanes. */
+static void tile_f32_sse2(const float *x, float *acc)
+{
+    __m128 a[GP__REDUCE_LANES / 4];
+    for (int g = 0; g < GP__REDUCE_LANES / 4; g++) a[g] = _mm_set1_ps(-0.0f);
+    for (int v = 0; v < GP__REDUCE_VECS; v++)
+        for (int g = 0; g < GP__REDUCE_LANES / 4; g++) {
+            const float *p = x + (size_t)(4 * g + GP__REDUCE_LANES * v) * 4; /* lanes 4g .. 4g + 3 */
+            __m128 r0 = _mm_loadu_ps(p), r1 = _mm_loadu_ps(p + 4), r2 = _mm_loadu_ps(p + 8), r3 = _mm_loadu_ps(p + 12);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            a[g] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_add_ps(a[g], r0), r1), r2), r3);
+        }
+    for (int g = 0; g < GP__REDUCE_LANES / 4; g++) _mm_storeu_ps(acc + 4 * g, a[g]);
+}
+static void tile_f64_sse2(const double *x, double *acc)
+{
+    __m128d a[GP__REDUCE_LANES / 2];
+    for (int g = 0; g < GP__REDUCE_LANES / 2; g++) a[g] = _mm_set1_pd(-0.0);
+    for (int v = 0; v < GP__REDUCE_VECS; v++)
+        for (int g = 0; g < GP__REDUCE_LANES / 2; g++) {
+            const double *p = x + (size_t)(2 * g + GP__REDUCE_LANES * v) * 2; /* lanes 2g, 2g + 1 */
+            const __m128d r0 = _mm_loadu_pd(p), r1 = _mm_loadu_pd(p + 2);
+            a[g] = _mm_add_pd(_mm_add_pd(a[g], _mm_unpacklo_pd(r0, r1)), _mm_unpackhi_pd(r0, r1));
+        }
+    for (int g = 0; g < GP__REDUCE_LANES / 2; g++) _mm_storeu_pd(acc + 2 * g, a[g]);
+}
+/* AVX2: eight f32 lanes a register (four f64), transposed within each 128-bit half, so a register holds the lanes
+ * 0 2 4 6 1 3 5 7 (f64: 0 2 1 3) of its group; they are put back in order at the end. */
+__attribute__((target("avx2"))) static void tile_f32_avx2(const float *x, float *acc)
+{
+    __m256 a[GP__REDUCE_LANES / 8];
+    for (int g = 0; g < GP__REDUCE_LANES / 8; g++) a[g] = _mm256_set1_ps(-0.0f);
+    for (int v = 0; v < GP__REDUCE_VECS; v++)
+        for (int g = 0; g < GP__REDUCE_LANES / 8; g++) {
+            const float *p = x + (size_t)(8 * g + GP__REDUCE_LANES * v) * 4; /* lanes 8g .. 8g + 7 */
+            const __m256 A = _mm256_loadu_ps(p), B = _mm256_loadu_ps(p + 8), C = _mm256_loadu_ps(p + 16),
+                         D = _mm256_loadu_ps(p + 24);
+            const __m256 t0 = _mm256_unpacklo_ps(A, B), t1 = _mm256_unpackhi_ps(A, B), t2 = _mm256_unpacklo_ps(C, D),
+                         t3 = _mm256_unpackhi_ps(C, D);
+            __m256 s = _mm256_add_ps(a[g], _mm256_shuffle_ps(t0, t2, 0x44));
+            s = _mm256_add_ps(s, _mm256_shuffle_ps(t0, t2, 0xEE));
+            s = _mm256_add_ps(s, _mm256_shuffle_ps(t1, t3, 0x44));
+            a[g] = _mm256_add_ps(s, _mm256_shuffle_ps(t1, t3, 0xEE));
+        }
+    static const int perm[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+    for (int g = 0; g < GP__REDUCE_LANES / 8; g++) {
+        float o[8];
+        _mm256_storeu_ps(o, a[g]);
+        for (int i = 0; i < 8; i++) acc[8 * g + perm[i]] = o[i];
+    }
+}
+__attribute__((target("avx2"))) static void tile_f64_avx2(const double *x, double *acc)
+{
+    __m256d a[GP__REDUCE_LANES / 4];
+    for (int g = 0; g < GP__REDUCE_LANES / 4; g++) a[g] = _mm256_set1_pd(-0.0);
+    for (int v = 0; v < GP__REDUCE_VECS; v++)
+        for (int g = 0; g < GP__REDUCE_LANES / 4; g++) {
+            const double *p = x + (size_t)(4 * g + GP__REDUCE_LANES * v) * 2; /* lanes 4g .. 4g + 3 */
+            const __m256d A = _mm256_loadu_pd(p), B = _mm256_loadu_pd(p + 4);
+            a[g] = _mm256_add_pd(_mm256_add_pd(a[g], _mm256_unpacklo_pd(A, B)), _mm256_unpackhi_pd(A, B));
+        }
+    static const int perm[4] = {0, 2, 1, 3};
+    for (int g = 0; g < GP__REDUCE_LANES / 4; g++) {
+        double o[4];
+        _mm256_storeu_pd(o, a[g]);
+        for (int i = 0; i < 4; i++) acc[4 * g + perm[i]] = o[i];
+    }
+}
+static int have_avx2(void)
+{
+    static int known; /* 0 not asked, 1 no, 2 yes (a benign race: every thread finds the same) */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+#define TILE_F32(x, acc) (have_avx2() ? tile_f32_avx2(x, acc) : tile_f32_sse2(x, acc))
+#define TILE_F64(x, acc) (have_avx2() ? tile_f64_avx2(x, acc) : tile_f64_sse2(x, acc))
+#else
+#define TILE_F32(x, acc) lanes_f32(x, GP__REDUCE_TILE_BYTES / 4, acc)
+#define TILE_F64(x, acc) lanes_f64(x, GP__REDUCE_TILE_BYTES / 8, acc)
+#endif
+
+/* The exact ops of integers (and count_nonzero of any dtype) over [base, base + L): their value in any order. */
+#define EXACT_LOOP(T, EXPR, INIT, OP)                                                                               \
+    do {                                                                                                            \
+        const T *x = (const T *)j->x + base;                                                                        \
+        uint64_t r = (INIT);                                                                                        \
+        for (size_t i = 0; i < L; i++) r = r OP (uint64_t)(EXPR);                                                   \
+        return r;                                                                                                   \
     } while (0)
+#define EXACT_TYPES(EXPRI, EXPRF, INIT, OP)                                                                         \
+    switch (j->dt) {                                                                                                \
+    case GP_U8: EXACT_LOOP(uint8_t, EXPRI, INIT, OP);                                                               \
+    case GP_I8: EXACT_LOOP(int8_t, EXPRI, INIT, OP);                                                                \
+    case GP_U16: EXACT_LOOP(uint16_t, EXPRI, INIT, OP);                                                             \
+    case GP_I16: EXACT_LOOP(int16_t, EXPRI, INIT, OP);                                                              \
+    case GP_U32: EXACT_LOOP(uint32_t, EXPRI, INIT, OP);                                                             \
+    case GP_I32: EXACT_LOOP(int32_t, EXPRI, INIT, OP);                                                              \
+    case GP_U64: EXACT_LOOP(uint64_t, EXPRI, INIT, OP);                                                             \
+    case GP_I64: EXACT_LOOP(int64_t, EXPRI, INIT, OP);                                                              \
+    case GP_F32: EXACT_LOOP(float, EXPRF, INIT, OP);                                                                \
+    case GP_F64: EXACT_LOOP(double, EXPRF, INIT, OP);                                                               \
+    default: break;                                                                                                 \
+    }
+/* sums and products of integers (sign-extended, wrapping) and count_nonzero: the tile's u64 value */
+static uint64_t exact_sum(const job_t *j, size_t base, size_t L)
+{
+    EXACT_TYPES((int64_t)x[i], x[i] != 0, 0, +)
+    return 0;
+}
+static uint64_t exact_count(const job_t *j, size_t base, size_t L)
+{
+    EXACT_TYPES(x[i] != 0, x[i] != 0, 0, +)
+    return 0;
+}
+static uint64_t exact_prod(const job_t *j, size_t base, size_t L)
+{
+    EXACT_TYPES((int64_t)x[i], ((void)x[i], 0), 1, *) /* called for integers only */
+    return 0;
+}
+
+/* 1 and *out set where a fast sum took the tile [base, base + L) */
+static int sum_tile(const job_t *j, size_t base, size_t L, st_t *out)
+{
+    const int full = L == GP__REDUCE_TILE_BYTES / gp_dtype_size(j->dt);
+    const int integer = j->dt != GP_F16 && j->dt != GP_BF16 && j->dt != GP_F32 && j->dt != GP_F64;
+    st_t r = identity(j);
+    if (j->op == GP_REDUCE_COUNT_NONZERO && j->dt != GP_F16 && j->dt != GP_BF16) r.v.u = exact_count(j, base, L);
+    else if (j->op == GP_REDUCE_SUM && integer && j->k == K_U64) r.v.u = exact_sum(j, base, L);
+    else if (j->op == GP_REDUCE_PROD && integer && j->k == K_U64) r.v.u = exact_prod(j, base, L);
+    else if (j->op == GP_REDUCE_SUM && j->dt == GP_F32 && j->k == K_F32) {
+        float acc[GP__REDUCE_LANES];
+        if (full) TILE_F32((const float *)j->x + base, acc);
+        else lanes_f32((const float *)j->x + base, L, acc);
+        r.v.f = tree_f32(acc);
+    } else if (j->op == GP_REDUCE_SUM && j->dt == GP_F64 && j->k == K_F64) {
+        double acc[GP__REDUCE_LANES];
+        if (full) TILE_F64((const double *)j->x + base, acc);
+        else lanes_f64((const double *)j->x + base, L, acc);
+        r.v.d = tree_f64(acc);
+    } else if (j->op == GP_REDUCE_SUM && j->dt == GP_F32 && j->k == K_F64) {
+        double acc[GP__REDUCE_LANES];
+        lanes_f32w((const float *)j->x + base, L, acc);
+        r.v.d = tree_f64(acc);
+    } else {
+        return 0;
+    }
+    *out = r;
+    return 1;
+}
 
 int gp__reduce_cpu_generic_only = 0;
 
@@ -402,19 +581,9 @@ static st_t tile(const job_t *j, size_t k)
         const size_t L = j->n - base < GP__REDUCE_TILE_BYTES / es ? j->n - base : GP__REDUCE_TILE_BYTES / es;
         if (minmax_tile(j, base, L, &lanes[0])) return lanes[0];
     }
-    if (j->op == GP_REDUCE_SUM && base + GP__REDUCE_TILE_BYTES / es <= j->n && !gp__reduce_cpu_generic_only) {
-        const st_t id = identity(j);
-        if (j->dt == GP_F32 && j->k == K_F32) SUM_TILE(float, float, v.f);
-        if (j->dt == GP_F32 && j->k == K_F64) SUM_TILE(float, double, v.d);
-        if (j->dt == GP_F64) SUM_TILE(double, double, v.d);
-        if (j->dt == GP_U8) SUM_TILE(uint8_t, uint64_t, v.u);
-        if (j->dt == GP_I8) SUM_TILE(int8_t, uint64_t, v.u);
-        if (j->dt == GP_U16) SUM_TILE(uint16_t, uint64_t, v.u);
-        if (j->dt == GP_I16) SUM_TILE(int16_t, uint64_t, v.u);
-        if (j->dt == GP_U32) SUM_TILE(uint32_t, uint64_t, v.u);
-        if (j->dt == GP_I32) SUM_TILE(int32_t, uint64_t, v.u);
-        if (j->dt == GP_U64) SUM_TILE(uint64_t, uint64_t, v.u);
-        if (j->dt == GP_I64) SUM_TILE(int64_t, uint64_t, v.u);
+    if (!gp__reduce_cpu_generic_only) {
+        const size_t L = j->n - base < GP__REDUCE_TILE_BYTES / es ? j->n - base : GP__REDUCE_TILE_BYTES / es;
+        if (sum_tile(j, base, L, &lanes[0])) return lanes[0];
     }
     for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
         st_t s = identity(j);
