@@ -16,6 +16,8 @@
 #endif
 
 enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 18, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
+size_t gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES,
+       gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART;
 
 static inline void store_index(unsigned char *p, size_t ib, size_t i)
 {
@@ -140,18 +142,86 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
 }
 
 /* one chunk [a, b) of the read that counts every digit (ND digits, KS-byte keys: constants where inlined) into mine;
- * the constants are copied in so the counters' stores cannot make them reload */
+ * the constants are copied in so the counters' stores cannot make them reload. Consecutive keys count into separate
+ * 32-bit tables (four, two past four digits), summed at the end: keys sharing a digit value — a float's exponent in
+ * the top digits — would otherwise wait on each other's increment of the same counter. */
 static inline __attribute__((always_inline)) void digits_of_chunk(const plan_t *p, const unsigned char *keys, size_t a,
                                                                   size_t b, int lo, const uint64_t *dmask, size_t *mine,
                                                                   const int ND, const size_t KS)
 {
     const gp__sort_xf_t xf = p->xf;
+    const int TB = ND <= 4 ? 4 : 2, W = ND * RADIX; /* tables, and counters a table */
     uint64_t dm[8];
+    uint32_t t[4 * 4 * RADIX]; /* TB * W <= 4096 */
     for (int d = 0; d < ND; d++) dm[d] = dmask[d];
-    for (size_t i = a; i < b; i++) {
-        const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + i * KS, KS), KS) >> lo;
-        for (int d = 0; d < ND; d++) mine[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dm[d])]++;
+    while (a < b) {
+        const size_t e = b - a > ((size_t)1 << 30) ? a + ((size_t)1 << 30) : b; /* 32-bit counters: 2^30 keys a round */
+        memset(t, 0, (size_t)TB * W * sizeof *t);
+        size_t i = a;
+        for (; i + (size_t)TB <= e; i += (size_t)TB)
+            for (int u = 0; u < TB; u++) {
+                const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + (i + (size_t)u) * KS, KS), KS) >> lo;
+                uint32_t *tu = t + u * W;
+                for (int d = 0; d < ND; d++) tu[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dm[d])]++;
+            }
+        for (; i < e; i++) {
+            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + i * KS, KS), KS) >> lo;
+            for (int d = 0; d < ND; d++) t[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dm[d])]++;
+        }
+        for (int u = 0; u < TB; u++)
+            for (int c = 0; c < W; c++) mine[c] += t[u * W + c];
+        a = e;
     }
+}
+
+/* every digit's counts (ndig of them, masks dmask) of keys [a, b) into mine (ndig x RADIX, zeroed by the caller);
+ * ndig and the key's bytes as constants (the default: key bits past the key's width, never met) */
+static void count_range(const plan_t *p, const unsigned char *keys, size_t a, size_t b, int lo, int ndig,
+                        const uint64_t *dmask, size_t *mine)
+{
+    switch ((int)p->ks * 16 + ndig) {
+    case 1 * 16 + 1: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 1, 1); break;
+    case 2 * 16 + 1: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 1, 2); break;
+    case 2 * 16 + 2: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 2, 2); break;
+    case 4 * 16 + 1: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 1, 4); break;
+    case 4 * 16 + 2: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 2, 4); break;
+    case 4 * 16 + 3: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 3, 4); break;
+    case 4 * 16 + 4: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 4, 4); break;
+    case 8 * 16 + 1: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 1, 8); break;
+    case 8 * 16 + 2: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 2, 8); break;
+    case 8 * 16 + 3: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 3, 8); break;
+    case 8 * 16 + 4: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 4, 8); break;
+    case 8 * 16 + 5: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 5, 8); break;
+    case 8 * 16 + 6: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 6, 8); break;
+    case 8 * 16 + 7: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 7, 8); break;
+    case 8 * 16 + 8: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 8, 8); break;
+    default: digits_of_chunk(p, keys, a, b, lo, dmask, mine, ndig, p->ks); break;
+    }
+}
+
+/* each digit's bits within [lo, hi): the last may be narrower */
+static void digit_masks(int lo, int hi, int ndig, uint64_t *dmask)
+{
+    for (int d = 0; d < ndig; d++)
+        dmask[d] = (1ull << (hi - lo - DIGIT_BITS * d < DIGIT_BITS ? hi - lo - DIGIT_BITS * d : DIGIT_BITS)) - 1;
+}
+
+/* the digits of h (tables of ndig x RADIX, T of them summed) that do not hold all m keys in one value, least
+ * significant first, into live; returns how many */
+static int live_of(const size_t *h, int T, int ndig, size_t m, int *live)
+{
+    const size_t cells = (size_t)ndig * RADIX;
+    int nlive = 0;
+    for (int d = 0; d < ndig; d++) {
+        int all = 0;
+        for (unsigned v = 0; v < RADIX && !all; v++) {
+            size_t tot = 0;
+            for (int t = 0; t < T; t++) tot += h[cells * (size_t)t + (size_t)d * RADIX + v];
+            all = tot == m;
+        }
+        if (!all) live[nlive++] = d;
+    }
+    return nlive;
 }
 
 /* the digits every key shares: one read, every digit's counts per chunk (h: chunks x ndig x RADIX, kept for the
@@ -161,41 +231,78 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int h
 {
     const int T = p->threads;
     const size_t cells = (size_t)ndig * RADIX;
-    uint64_t dmask[8]; /* each digit's bits within [lo, hi): the last may be narrower */
-    for (int d = 0; d < ndig; d++) dmask[d] = (1ull << (hi - lo - DIGIT_BITS * d < DIGIT_BITS ? hi - lo - DIGIT_BITS * d
-                                                                                              : DIGIT_BITS)) - 1;
+    uint64_t dmask[8];
+    digit_masks(lo, hi, ndig, dmask);
     memset(h, 0, cells * (size_t)T * sizeof *h);
-    /* ndig and the key's bytes as constants for the common shapes (every digit of a 1, 2, 4 or 8-byte key) */
-#define DIGITS_OF_CHUNK(t)                                                                                           \
-    do {                                                                                                             \
-        size_t *mine = h + cells * (size_t)(t);                                                                      \
-        const size_t a = chunk_at(p->n, T, (size_t)(t)), b = chunk_at(p->n, T, (size_t)(t) + 1);                     \
-        switch ((int)p->ks * 16 + ndig) {                                                                            \
-        case 1 * 16 + 1: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 1, 1); break;                               \
-        case 2 * 16 + 2: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 2, 2); break;                               \
-        case 4 * 16 + 4: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 4, 4); break;                               \
-        case 8 * 16 + 8: digits_of_chunk(p, keys, a, b, lo, dmask, mine, 8, 8); break;                               \
-        default: digits_of_chunk(p, keys, a, b, lo, dmask, mine, ndig, p->ks); break;                                \
-        }                                                                                                            \
-    } while (0)
     if (T == 1) {
-        DIGITS_OF_CHUNK(0);
+        count_range(p, keys, 0, p->n, lo, ndig, dmask, h);
     } else {
 #pragma omp parallel for schedule(static) num_threads(T)
-        for (int t = 0; t < T; t++) DIGITS_OF_CHUNK(t);
+        for (int t = 0; t < T; t++)
+            count_range(p, keys, chunk_at(p->n, T, (size_t)t), chunk_at(p->n, T, (size_t)t + 1), lo, ndig, dmask,
+                        h + cells * (size_t)t);
     }
-#undef DIGITS_OF_CHUNK
-    int nlive = 0;
-    for (int d = 0; d < ndig; d++) {
-        int all = 0;
-        for (unsigned v = 0; v < RADIX && !all; v++) {
-            size_t tot = 0;
-            for (int t = 0; t < T; t++) tot += h[cells * (size_t)t + (size_t)d * RADIX + v];
-            all = tot == p->n;
-        }
-        if (!all) live[nlive++] = d;
+    return live_of(h, T, ndig, p->n, live);
+}
+
+/* Keys [s, s + m) of buffer cur (values beside them), which share every digit from ndig up, sorted by the digits
+ * below, the result in buffer 0 (the output; 1 is the scratch). One read counts those digits; while the keys and
+ * values span more than gp__sort_cpu_split_bytes, two digits or more are live and the parts would average
+ * gp__sort_cpu_split_part keys or more,
+ * the top live digit splits them into the other
+ * buffer and each part is sorted the same way (MSD: the parts shrink toward a core's cache); else the live digits go
+ * least significant first, alternating buffers (LSD), and the keys are copied into buffer 0 where the last pass did
+ * not land there. one: the plan with one thread. */
+static void sort_range(plan_t one, unsigned char *const *kb, unsigned char *const *vb, int cur, size_t s, size_t m,
+                       int lo, int ndig)
+{
+    const size_t ks = one.ks, vs = one.vs;
+    if (m == 0) return;
+    int live[8], q = 0;
+    uint64_t dmask[8];
+    size_t h[8 * RADIX], c[RADIX];
+    if (m > 1 && ndig > 0) {
+        digit_masks(lo, lo + DIGIT_BITS * ndig, ndig, dmask);
+        memset(h, 0, (size_t)ndig * RADIX * sizeof *h);
+        count_range(&one, kb[cur] + s * ks, 0, m, lo, ndig, dmask, h);
+        q = live_of(h, 1, ndig, m, live);
     }
-    return nlive;
+    one.n = m;
+    int parts = 0; /* the values the top live digit takes: a split makes that many parts */
+    for (unsigned v = 0; q >= 2 && v < RADIX; v++) parts += h[(size_t)live[q - 1] * RADIX + v] != 0;
+    if (q >= 2 && m * (ks + vs) > gp__sort_cpu_split_bytes && m / (size_t)parts >= gp__sort_cpu_split_part) {
+        const int top = live[q - 1], to = 1 - cur;
+        size_t starts[RADIX + 1];
+        memcpy(c, h + (size_t)top * RADIX, sizeof c);
+        starts[0] = 0;
+        for (unsigned v = 0; v < RADIX; v++) starts[v + 1] = starts[v] + c[v];
+        pass(&one, lo + DIGIT_BITS * top, dmask[top], kb[cur] + s * ks, vs ? vb[cur] + s * vs : NULL, kb[to] + s * ks,
+             vs ? vb[to] + s * vs : NULL, c, 1);
+        for (unsigned v = 0; v < RADIX; v++) sort_range(one, kb, vb, to, s + starts[v], starts[v + 1] - starts[v], lo, top);
+        return;
+    }
+    for (int j = 0; j < q; j++) {
+        const int to = 1 - cur;
+        memcpy(c, h + (size_t)live[j] * RADIX, sizeof c);
+        pass(&one, lo + DIGIT_BITS * live[j], dmask[live[j]], kb[cur] + s * ks, vs ? vb[cur] + s * vs : NULL,
+             kb[to] + s * ks, vs ? vb[to] + s * vs : NULL, c, 1);
+        cur = to;
+    }
+    if (cur != 0) {
+        memcpy(kb[0] + s * ks, kb[cur] + s * ks, m * ks);
+        if (vs) memcpy(vb[0] + s * vs, vb[cur] + s * vs, m * vs);
+    }
+}
+
+/* The buckets of the most significant live digit (starts: RADIX + 1 offsets), in buffer in: each sorted by the digits
+ * below it (sort_range), the buckets going to the team's threads as they free up. */
+static void sort_buckets(const plan_t *p, const size_t *starts, int in, unsigned char *const *kb,
+                         unsigned char *const *vb, int lo, int ndig)
+{
+    plan_t one = *p;
+    one.threads = 1, one.argsort = 0; /* past the first pass the values (an argsort's positions) are moved */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(p->threads) if (p->threads > 1)
+    for (int b = 0; b < RADIX; b++) sort_range(one, kb, vb, in, starts[b], starts[b + 1] - starts[b], lo, ndig);
 }
 
 gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
@@ -256,6 +363,23 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
             memcpy(tmpv, sv, vb);
             sv = tmpv;
         }
+    }
+    if (P > 1 && n >= gp__sort_cpu_msd_min) { /* the top live digit first, then each of its buckets by itself */
+        const int top = live[P - 1], to_out = (P - 1) % 2 == 0; /* where a bucket of every digit live ends in out */
+        unsigned char *kb[2] = {outk, tmpk}, *vb[2] = {(unsigned char *)vals_out, tmpv};
+        size_t starts[RADIX + 1];
+        for (int t = 0; t < T; t++) /* the top digit's counts per chunk (the first pass takes the first live one) */
+            memcpy(counts + (size_t)t * RADIX, hist + ((size_t)t * ndig + top) * RADIX, RADIX * sizeof *counts);
+        starts[0] = 0;
+        for (unsigned v = 0; v < RADIX; v++) {
+            size_t m = 0;
+            for (int t = 0; t < T; t++) m += counts[(size_t)t * RADIX + v];
+            starts[v + 1] = starts[v] + m;
+        }
+        const int shift = lo_bit + DIGIT_BITS * top, bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
+        pass(&p, shift, (1ull << bits) - 1, sk, sv, kb[to_out ? 0 : 1], vb[to_out ? 0 : 1], counts, 1);
+        sort_buckets(&p, starts, to_out ? 0 : 1, kb, vb, lo_bit, top); /* the digits below the top one */
+        goto done;
     }
     for (int j = 0; j < P; j++) {
         const int to_out = (P - 1 - j) % 2 == 0;

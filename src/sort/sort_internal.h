@@ -101,6 +101,22 @@ GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp
  * input positions (an argsort). Bits [lo_bit, hi_bit) of the radix key take part (the whole key: 0 and its width).
  * keys_out may be keys_in (and vals_out vals_in); keys_out may be NULL for an argsort (a scratch copy is used).
  * Workspace: one more copy of the keys and the values, from malloc. */
+/* from this many keys the most significant live digit goes first and its buckets are sorted one by one in cache */
+#ifndef GP_SORT_CPU_MSD_MIN
+#define GP_SORT_CPU_MSD_MIN (1u << 20)
+#endif
+/* a part of the keys (and values) larger than this is split again by its top live digit before its LSD passes */
+#ifndef GP_SORT_CPU_SPLIT_BYTES
+#define GP_SORT_CPU_SPLIT_BYTES (256u << 10)
+#endif
+/* ... and only where its parts average this many keys (a part's fixed cost is its digit tables) */
+#ifndef GP_SORT_CPU_SPLIT_PART
+#define GP_SORT_CPU_SPLIT_PART 4096
+#endif
+/* sort_cpu.c's shape (the tests set them to reach every path at small n): from gp__sort_cpu_msd_min keys the most
+ * significant live digit goes first; a part of more than gp__sort_cpu_split_bytes of keys and values whose parts would
+ * average gp__sort_cpu_split_part keys is split again */
+GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__sort_cpu_split_part;
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 /* The backends' one rule for an argsort: values asked for (vsize) with no values given (vals_in NULL) — the values
