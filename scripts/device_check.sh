@@ -20,6 +20,8 @@ usage: scripts/device_check.sh STEP [ARG]...      (default: build test bench)
   labs [TOPIC]          every `gpuprim lab` topic (or one) at its defaults, each version verified (labs.txt)
   files                 every streaming and held verb on 1 GiB in the page cache: default, --device cpu, NumPy; the
                         held verbs (median of 3) against cp of their output's bytes, their floor (files.txt)
+  python [SIZES]        the Python package on the GPU: its device tests (gpu_python), then `python -m gpuprim.bench
+                        --device 0` against torch and CuPy (log2 sizes, default 10,16,20,24,28) (python.txt)
 Steps run in the order given, e.g. `scripts/device_check.sh build test gpu_ sanitize scan bench scan`.
 An argument that is not a step name belongs to the step before it. COMMIT names the measured commit in bench.json
 (default: git's HEAD, else "unknown"; a lent machine's copy of the tree may carry an older HEAD, so pass
@@ -33,7 +35,7 @@ B=${BUILD:-build-device}
 G=$B/gpuprim
 summary=()
 note() { summary+=("$*"); echo ">>> $*"; }
-is_step() { case $1 in build|tune|test|sanitize|bench|profile|stalls|labs|files) return 0;; *) return 1;; esac; }
+is_step() { case $1 in build|tune|test|sanitize|bench|profile|stalls|labs|files|python) return 0;; *) return 1;; esac; }
 
 # A file built with tuning defines is touched before the defines change: clearing them did not rebuild it on a kept
 # build directory (the tuned object stayed, seen as a bench of the variant after a plain build).
@@ -284,6 +286,16 @@ VERBS
   } >>"$OUT/bench.json"
   note "files: $(grep -c ' | default ' "$OUT/files.txt") verb rows"
   cat "$OUT/files.txt"
+}
+
+step_python() { # [SIZES]
+  (cd $B && ctest -V -R '^gpu_python$') >"$OUT/python.txt" 2>&1
+  note "gpu_python: $(grep -E 'tests passed|tests failed' "$OUT/python.txt" | tail -1)"
+  echo "### python -m gpuprim.bench --device 0 --sizes ${1:-10,16,20,24,28}" >>"$OUT/python.txt"
+  (cd python && GPUPRIM_LIB=$PWD/../$B/libgpuprim.so python3 -m gpuprim.bench --device 0 --sizes "${1:-10,16,20,24,28}") \
+    >>"$OUT/python.txt" 2>&1
+  note "python bench: exit $?"
+  sed -n '/^### python -m gpuprim.bench/,$p' "$OUT/python.txt" | tail -45
 }
 
 [ "${1:-}" = -h ] || [ "${1:-}" = --help ] && { usage; exit 0; }
