@@ -17,6 +17,7 @@
  */
 #include "radix_key.cuh"
 #include "../core/cluster.cuh"
+#include "../core/pdl.cuh"
 #include "../scan/lookback.cuh"
 #include "sort_tuning.h"
 
@@ -117,6 +118,8 @@ __global__ void __launch_bounds__(THREADS)
 {
     __shared__ unsigned s_h[sizeof(K)][RADIX];
     for (int i = threadIdx.x; i < (int)sizeof(K) * RADIX; i += THREADS) (&s_h[0][0])[i] = 0;
+    gp_pdl_wait(); /* a programmatic dependent (GP_SORT_PDL): what the kernels before wrote, from here */
+    gp_pdl_trigger();
     __syncthreads();
     const size_t q = blockIdx.y, b = q * PORTION, e_end = b + PORTION < n ? b + PORTION : n;
     if (xf.inf) hist_count<K, true>(keys, b, e_end, xf, lo, hi, P, s_h);
@@ -133,6 +136,8 @@ __global__ void __launch_bounds__(THREADS)
 __global__ void __launch_bounds__(THREADS) k_starts(const unsigned *hist, int P, int Q, unsigned long long *start)
 {
     __shared__ unsigned long long s_w[WARPS];
+    gp_pdl_wait();
+    gp_pdl_trigger();
     const int j = blockIdx.x, d = threadIdx.x;
     unsigned long long tot = 0;
     for (int q = 0; q < Q; q++) tot += hist[((size_t)q * P + j) * RADIX + d];
@@ -178,6 +183,8 @@ __global__ void __launch_bounds__(THREADS, Shape<sizeof(K)>::MINB)
     __shared__ unsigned s_w32[WARPS];
     __shared__ unsigned s_ticket;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, d = threadIdx.x;
+    gp_pdl_wait(); /* the last pass's keys and this launch's zeroed descriptors, from here */
+    gp_pdl_trigger();
     if (threadIdx.x == 0) s_ticket = atomicAdd(ticket, 1u);
     for (int i = lane; i < RADIX; i += 32) s_wc[warp][i] = 0;
     s_cnt[d] = 0;
@@ -488,6 +495,15 @@ inline Layout layout(size_t ks, int tile, size_t n, size_t vs, bool argsort, int
 }
 inline int tile_of(size_t ks) { return THREADS * (ks == 8 ? Shape<8>::ITEMS : Shape<4>::ITEMS); }
 
+/* a kernel of the passes, THREADS a block: a programmatic dependent of the kernel before it where GP_SORT_PDL */
+template <typename... P, typename... A>
+cudaError_t launch(const gp_ctx_t *ctx, void (*k)(P...), dim3 grid, size_t smem, cudaStream_t s, A &&...args)
+{
+    if (GP_SORT_PDL) return gp__launch_pdl(ctx, k, grid, THREADS, smem, s, static_cast<A &&>(args)...);
+    k<<<grid, THREADS, smem, s>>>(static_cast<A &&>(args)...);
+    return cudaSuccess;
+}
+
 template <typename K, int VS>
 gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, void *keys_out, const void *vals_in,
                    void *vals_out, bool argsort, int desc, int lo, int hi, cudaStream_t s)
@@ -542,9 +558,11 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     const size_t hneed = ((n < PORTION ? n : PORTION) + hchunk - 1) / hchunk;
     const unsigned hgrid = (unsigned)(hneed < hbx ? hneed : hbx);
     {
-        k_hist<K><<<dim3(hgrid, (unsigned)Q), THREADS, 0, s>>>(sk, n, xf, lo, hi, P, hist);
+        if ((e = launch(ctx, k_hist<K>, dim3(hgrid, (unsigned)Q), 0, s, sk, n, xf, lo, hi, P, hist)) != cudaSuccess)
+            return gp__cuda_error(e, "gp_sort (digit counts)", __FILE__, __LINE__);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit counts)"));
-        k_starts<<<P, THREADS, 0, s>>>(hist, P, (int)Q, start);
+        if ((e = launch(ctx, k_starts, dim3(P), 0, s, (const unsigned *)hist, P, (int)Q, start)) != cudaSuccess)
+            return gp__cuda_error(e, "gp_sort (digit starts)", __FILE__, __LINE__);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit starts)"));
     }
     /* pass j writes the output where (P - 1 - j) is even, so the last lands there; an input that is also the output
@@ -569,9 +587,13 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
         if (j > 0 && Q > 1) { /* this pass's input is the last pass's output: its portions' counts of digit j anew */
             if ((e = cudaMemsetAsync(hist1, 0, Q * RADIX * 4, s)) != cudaSuccess)
                 return gp__cuda_error(e, "gp_sort (counts)", __FILE__, __LINE__);
-            k_hist<K><<<dim3(hgrid, (unsigned)Q), THREADS, 0, s>>>(sk, n, xf, shift, shift + bits, 1, hist1);
+            if ((e = launch(ctx, k_hist<K>, dim3(hgrid, (unsigned)Q), 0, s, sk, n, xf, shift, shift + bits, 1, hist1)) !=
+                cudaSuccess)
+                return gp__cuda_error(e, "gp_sort (digit counts)", __FILE__, __LINE__);
             GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit counts)"));
-            k_starts<<<1, THREADS, 0, s>>>(hist1, 1, (int)Q, start + (size_t)j * Q * RADIX);
+            if ((e = launch(ctx, k_starts, dim3(1), 0, s, (const unsigned *)hist1, 1, (int)Q,
+                            start + (size_t)j * Q * RADIX)) != cudaSuccess)
+                return gp__cuda_error(e, "gp_sort (digit starts)", __FILE__, __LINE__);
             GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (digit starts)"));
         }
         for (size_t q = 0; q < Q; q++) {
@@ -585,14 +607,17 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
             if (idx) {
                 if constexpr (VS == 4 || VS == 8) {
                     GP_TRY_RET((smem_ready<K, VS, true>(ctx, smem)));
-                    k_onesweep<K, VS, true><<<(unsigned)pt, THREADS, smem, s>>>(
-                        sk, dk, sv, dv, b, pn, xf, shift, mask, start + L * RADIX, tk, lk, ln, pt_next);
+                    e = launch(ctx, k_onesweep<K, VS, true>, dim3((unsigned)pt), smem, s, (const K *)sk, dk,
+                               (const void *)sv, dv, b, pn, xf, shift, mask,
+                               (const unsigned long long *)(start + L * RADIX), tk, lk, ln, pt_next);
                 }
             } else {
                 GP_TRY_RET((smem_ready<K, VS, false>(ctx, smem)));
-                k_onesweep<K, VS, false><<<(unsigned)pt, THREADS, smem, s>>>(
-                    sk, dk, sv, dv, b, pn, xf, shift, mask, start + L * RADIX, tk, lk, ln, pt_next);
+                e = launch(ctx, k_onesweep<K, VS, false>, dim3((unsigned)pt), smem, s, (const K *)sk, dk,
+                           (const void *)sv, dv, b, pn, xf, shift, mask, (const unsigned long long *)(start + L * RADIX),
+                           tk, lk, ln, pt_next);
             }
+            if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort (pass)", __FILE__, __LINE__);
             GP_TRY_RET(GP_CHECK_LAUNCH("gp_sort (pass)"));
         }
         sk = dk;

@@ -31,5 +31,10 @@
 #ifndef GP_SORT_MINB8
 #define GP_SORT_MINB8 3
 #endif
+/* 1: on sm_90 the counting kernels and the passes launch as programmatic dependents of the kernel before them (each
+ * may start while the one before drains, and waits for it before touching memory) — not yet measured */
+#ifndef GP_SORT_PDL
+#define GP_SORT_PDL 1
+#endif
 
 #endif
