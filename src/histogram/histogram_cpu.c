@@ -4,10 +4,12 @@
  * histogram_internal.h's, the GPU's. Fast paths give the same slots as the rule:
  *   u8 / u16   a table of the slot of every possible value (the rule applied 256 / 65536 times);
  *   even bins  the bin estimated in double, trusted where its fraction is farther from an edge than the proven error
- *              bound (gp__hist_margin); other values (near an edge, outside the range, NaN) take the rule itself.
+ *              bound (gp__hist_margin); other values (near an edge, outside the range, NaN) take the rule itself;
+ *   range bins a guess as if the edges were even, moved by the edges themselves at most four bins, else the rule.
  */
 #include "histogram_internal.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +20,26 @@ typedef struct job {
     const void *x;
     const size_t *lut; /* u8 / u16: slot of each value */
     double margin;     /* even: < 1/64 when the estimate is tried */
+    double rscale;     /* range: bins / (last edge - first edge), the guess's scale (0: no guess) */
 } job_t;
 
 static inline size_t even_slot(const job_t *j, double v)
 {
     const gp__hist_spec_t *s = j->s;
-    if (s->mode == GP__HIST_RANGE) { /* edges spelled out from even bins (NumPy's, a closed last bin; scale > 0): a
-                                      * guess from the scale, then the edges themselves decide (binary search's bin) */
+    if (s->mode == GP__HIST_RANGE) { /* a guess as if the edges were even (NumPy's spelled-out even edges are, to a
+                                      * rounding), then the edges themselves decide: the bin binary search gives, or
+                                      * that search itself where the guess is more than a few bins off */
         const size_t nb = s->nbins;
         const double *ed = s->edges;
         if (!(v >= ed[0]) || v >= ed[nb]) return gp__hist_slot(s, v);
-        const double g = (v - ed[0]) * s->scale;
+        const double g = (v - ed[0]) * j->rscale;
         size_t b = g < (double)nb ? (size_t)g : nb - 1;
-        while (b > 0 && v < ed[b]) b--;
-        while (b + 1 < nb && v >= ed[b + 1]) b++;
-        return b;
+        for (int k = 0; k < 4; k++) {
+            if (b > 0 && v < ed[b]) b--;
+            else if (b + 1 < nb && v >= ed[b + 1]) b++;
+            else return b;
+        }
+        return gp__hist_slot(s, v);
     }
     const double e = (v - s->lo) * s->scale;
     if (e >= 0 && e < (double)s->nbins) {
@@ -56,7 +63,7 @@ static inline size_t even_slot(const job_t *j, double v)
             break;                                                                                                     \
         }                                                                                                              \
         const int est = ((j)->s->mode == GP__HIST_EVEN && (j)->margin < 1.0 / 64) ||                                  \
-                        ((j)->s->mode == GP__HIST_RANGE && (j)->s->scale > 0);                                         \
+                        ((j)->s->mode == GP__HIST_RANGE && (j)->rscale > 0);                                           \
         switch ((j)->dt) {                                                                                             \
         case GP_I32: {                                                                                                 \
             const int32_t *xx = (const int32_t *)(j)->x;                                                               \
@@ -90,7 +97,11 @@ gp_status_t gp__hist_cpu(const gp__hist_spec_t *s, gp_dtype_t dtype, size_t n, c
     const size_t slots = s->nbins + 3;
     uint64_t *total = calloc(slots, sizeof *total);
     if (!total) return gp__error(GP_ERR_OUT_OF_MEMORY, "histogram (CPU): %zu counters", slots);
-    job_t j = {s, dtype, x, NULL, 2.0};
+    job_t j = {s, dtype, x, NULL, 2.0, 0.0};
+    if (s->mode == GP__HIST_RANGE && s->nbins > 0) {
+        const double span = s->edges[s->nbins] - s->edges[0], r = (double)s->nbins / span;
+        j.rscale = s->scale > 0 ? s->scale : isfinite(span) && span > 0 && isfinite(r) ? r : 0.0;
+    }
     size_t *lut = NULL;
     if ((dtype == GP_U8 || dtype == GP_U16) && n > 4096) {
         const size_t nv = dtype == GP_U8 ? 256 : 65536;
