@@ -236,7 +236,7 @@ SUM_TREE(f64, double)
     static void lanes_##SFX(const T *x, size_t L, ACC *acc)                                                         \
     {                                                                                                               \
         for (size_t l = 0; l < GP__REDUCE_LANES; l++) acc[l] = (ACC)-0.0;                                          \
-        for (size_t v = 0; v < GP__REDUCE_VECS; v++)                                                               \
+        for (size_t v = 0; v < GP__REDUCE_VECS && GP__REDUCE_LANES * v * (W) < L; v++) /* vectors holding any */   \
             for (size_t l = 0; l < GP__REDUCE_LANES; l++) {                                                        \
                 const size_t i0 = (l + GP__REDUCE_LANES * v) * (W);                                                \
                 ACC a = acc[l];                                                                                     \
