@@ -80,6 +80,12 @@ const char *bench_numpy_version(void);
 int bench_numpy_time(const char *stmt, int narrays, const char *const *names, const void *const *data,
                      const gp_dtype_t *dtypes, const size_t *counts, int warmup, int reps, double *median_ms,
                      double *min_ms);
+/* A CPU row's NumPy peer over one array x (n elements of dtype, host memory; sets > 1: each call on the next of that
+ * many copies, as the bench rotates its inputs): its median milliseconds (0: none) and the peer's name,
+ * "NumPy <version> <what>", in name; and the report's peer line, said once per suite. */
+double bench_numpy_peer1(const char *stmt, const char *what, const void *x, gp_dtype_t dtype, size_t n, int sets,
+                         int warmup, int reps, char *name, size_t cap);
+void bench_numpy_meta(report_t *r);
 
 /* ---------------------------------------------------------------------------------------------- forcing */
 /* What the benches force or read back of the library's own choices (bench/force.c), so that no verb needs an internal

@@ -34,24 +34,29 @@ const char *bench_numpy_version(void)
     return g_state > 0 ? g_version : NULL;
 }
 
-/* the runner: argv[1] the statement, argv[2] reps, argv[3] warm-up, argv[4..] NAME=PATH arrays to load */
+/* the runner: argv[1] the statement, argv[2] reps, argv[3] warm-up, argv[4] K, argv[5..] NAME=PATH arrays to load;
+ * K > 1: each call takes the next of K copies of every array, as the bench rotates its own inputs (out of cache) */
 static const char k_runner[] =
     "import sys, time, statistics\n"
     "import numpy as np\n"
     "g = {'np': np}\n"
-    "for a in sys.argv[4:]:\n"
+    "K = int(sys.argv[4])\n"
+    "rot = {}\n"
+    "for a in sys.argv[5:]:\n"
     "    name, path = a.split('=', 1)\n"
-    "    g[name] = np.load(path)\n"
+    "    x = np.load(path)\n"
+    "    rot[name] = [x] + [x.copy() for _ in range(K - 1)]\n"
     "stmt = compile(sys.argv[1], 'peer', 'exec')\n"
-    "for _ in range(int(sys.argv[3])): exec(stmt, g)\n"
-    "ts = []\n"
-    "for _ in range(int(sys.argv[2])):\n"
-    "    t = time.perf_counter(); exec(stmt, g); ts.append(time.perf_counter() - t)\n"
+    "def run(k):\n"
+    "    for name, xs in rot.items(): g[name] = xs[k % K]\n"
+    "    t = time.perf_counter(); exec(stmt, g); return time.perf_counter() - t\n"
+    "for k in range(int(sys.argv[3])): run(k)\n"
+    "ts = [run(k) for k in range(int(sys.argv[2]))]\n"
     "print('%.6f %.6f' % (1e3 * statistics.median(ts), 1e3 * min(ts)))\n";
 
-int bench_numpy_time(const char *stmt, int narrays, const char *const *names, const void *const *data,
-                     const gp_dtype_t *dtypes, const size_t *counts, int warmup, int reps, double *median_ms,
-                     double *min_ms)
+static int numpy_time(const char *stmt, int narrays, const char *const *names, const void *const *data,
+                      const gp_dtype_t *dtypes, const size_t *counts, int warmup, int reps, int sets, double *median_ms,
+                      double *min_ms)
 {
     *median_ms = *min_ms = 0;
     if (!bench_numpy_version() || narrays > 8) return -1;
@@ -67,9 +72,10 @@ int bench_numpy_time(const char *stmt, int narrays, const char *const *names, co
         const size_t shape[1] = {counts[i]};
         if (gp_npy_save(paths[i], dtypes[i], 1, shape, 0, data[i]) != GP_OK) rc = -1;
     }
-    char sreps[16], swarm[16];
+    char sreps[16], swarm[16], ssets[16];
     snprintf(sreps, sizeof sreps, "%d", reps > 0 ? reps : 1);
     snprintf(swarm, sizeof swarm, "%d", warmup > 0 ? warmup : 0);
+    snprintf(ssets, sizeof ssets, "%d", sets > 1 ? sets : 1);
     int fds[2] = {-1, -1};
     if (rc == 0 && pipe(fds) != 0) rc = -1;
     pid_t pid = -1;
@@ -79,7 +85,7 @@ int bench_numpy_time(const char *stmt, int narrays, const char *const *names, co
         const char *argv[16];
         int a = 0;
         argv[a++] = "python3", argv[a++] = "-c", argv[a++] = k_runner, argv[a++] = stmt, argv[a++] = sreps;
-        argv[a++] = swarm;
+        argv[a++] = swarm, argv[a++] = ssets;
         for (int i = 0; i < narrays; i++) argv[a++] = args[i];
         argv[a] = NULL;
         execvp("python3", (char *const *)argv);
@@ -102,4 +108,32 @@ int bench_numpy_time(const char *stmt, int narrays, const char *const *names, co
     rmdir(dir);
     if (rc != 0) *median_ms = *min_ms = 0;
     return rc;
+}
+
+int bench_numpy_time(const char *stmt, int narrays, const char *const *names, const void *const *data,
+                     const gp_dtype_t *dtypes, const size_t *counts, int warmup, int reps, double *median_ms,
+                     double *min_ms)
+{
+    return numpy_time(stmt, narrays, names, data, dtypes, counts, warmup, reps, 1, median_ms, min_ms);
+}
+
+double bench_numpy_peer1(const char *stmt, const char *what, const void *x, gp_dtype_t dtype, size_t n, int sets,
+                         int warmup, int reps, char *name, size_t cap)
+{
+    const char *nm[1] = {"x"};
+    const void *dp[1] = {x};
+    const gp_dtype_t dt[1] = {dtype};
+    const size_t cnt[1] = {n};
+    double med = 0, mn = 0;
+    name[0] = 0;
+    if (!stmt || numpy_time(stmt, 1, nm, dp, dt, cnt, warmup, reps, sets, &med, &mn) != 0) return 0;
+    snprintf(name, cap, "NumPy %s %s", bench_numpy_version(), what);
+    return med;
+}
+
+void bench_numpy_meta(report_t *r)
+{
+    if (bench_numpy_version())
+        report_meta(r, "peer", "NumPy %s (python3, one thread) on the same arrays, the nearest call each row",
+                    bench_numpy_version());
 }

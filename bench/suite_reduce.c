@@ -137,7 +137,8 @@ static const cli_spec_t spec_bench_reduce = {
     "gp_reduce against CUB (cub::DeviceReduce) measured in the same run: sum/max f32, sum/min i32 at n, the\n"
     "u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered (non-commutative) reductions over\n"
     "the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan). The sweep: instead, sum/max/argmax f32\n"
-    "and sum/min i32 over input sizes.",
+    "and sum/min i32 over input sizes. On the CPU backend the plain reductions' peer is NumPy's call (np.sum,\n"
+    "np.min, np.max, np.argmax) on the same array.",
     "bytes of each input, 1 MiB to 1 GiB by 4"};
 
 static int suite_reduce(int argc, char **argv)
@@ -161,6 +162,7 @@ static int suite_reduce(int argc, char **argv)
     if (n == 0) n = gpu ? (size_t)1 << 28 : (size_t)1 << 22;
     gp_status_t st;
     report_meta(&r, "peer", "%s", gpu ? "CUB (cub::DeviceReduce) from the CUDA toolkit" : "none on the CPU backend");
+    if (!gpu) bench_numpy_meta(&r);
     bench_ceilings_t ce = {0, 0, 0};
     if ((st = bench_ceilings(ctx, gpu ? (size_t)1 << 30 : (size_t)256 << 20, c.warmup, c.reps, &ce)) != GP_OK) {
         fprintf(stderr, "gpuprim bench reduce: ceilings: %s\n", gp_last_error());
@@ -239,9 +241,24 @@ static int suite_reduce(int argc, char **argv)
             fprintf(stderr, "gpuprim bench reduce: %s\n", j.err);
             rc = EXIT_FAIL;
         }
+        /* the CPU backend's peer: NumPy's call on as many copies of the first input (not for the ordered products) */
+        char np_name[128] = "";
+        double np_ms = 0;
+        if (rc == EXIT_OK && !gpu && k->ordered < 0) {
+            const char *stmt = NULL, *what = NULL;
+            switch (k->op) {
+            case GP_REDUCE_SUM: stmt = k->wide ? "np.sum(x, dtype=np.float64)" : "np.sum(x)", what = "np.sum"; break;
+            case GP_REDUCE_MIN: stmt = "np.min(x)", what = "np.min"; break;
+            case GP_REDUCE_MAX: stmt = "np.max(x)", what = "np.max"; break;
+            case GP_REDUCE_ARGMAX: stmt = "np.argmax(x)", what = "np.argmax"; break;
+            default: break;
+            }
+            np_ms = bench_numpy_peer1(stmt, what, ptrs[0], k->dtype, k->n, nsets, c.warmup, c.reps, np_name,
+                                      sizeof np_name);
+        }
         if (rc == EXIT_OK) {
             vec_row(&r, opname, gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,
-                    has_peer ? gp_peer_cub_name(j.peer) : "", has_peer ? sp.median_ms : 0);
+                    has_peer ? gp_peer_cub_name(j.peer) : np_name, has_peer ? sp.median_ms : np_ms);
             bench_bars_add(&bars, bench_gbs((double)bytes, so.median_ms), "%s %s n=%zu", opname,
                            gp_dtype_name(k->dtype), k->n);
             if (has_peer)

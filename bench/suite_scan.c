@@ -120,7 +120,8 @@ static const cli_spec_t spec_bench_scan = {
     "(n / 2 pairs, against CUB's InclusiveScan with an affine operator) and mat2 f32 (n / 4 matrices, against\n"
     "CUB's with a 2x2 product), a segmented f32 sum at n (segments of 1000, CSR offsets), and f32 sums at\n"
     "2^10 .. 2^20; on a GPU the first four, the segmented sum and the f32 sums from 2^16 again with the kernel\n"
-    "forced ([look-back], [engine]). Each result is checked bit for bit against the CPU backend (on a GPU).",
+    "forced ([look-back], [engine]). Each result is checked bit for bit against the CPU backend (on a GPU). On the\n"
+    "CPU backend the plain scans' peer is NumPy's nearest call (np.cumsum, np.maximum.accumulate) on the same arrays.",
     NULL};
 
 static int suite_scan(int argc, char **argv)
@@ -142,6 +143,7 @@ static int suite_scan(int argc, char **argv)
                                  &ce, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (!gpu) bench_numpy_meta(&r);
     scase_t cases[32];
     int nc = 0;
     cases[nc++] = (scase_t){-1, GP_REDUCE_SUM, GP_F32, GP_SCAN_INCLUSIVE, n, GP_PEER_SCAN_SUM_F32, 0};
@@ -215,6 +217,17 @@ static int suite_scan(int argc, char **argv)
             if (!same) rc = EXIT_MISMATCH;
             free(hx), free(ho), free(hr);
         }
+        /* the CPU backend's peer: NumPy's nearest call on the same array (none for the ordered and segmented) */
+        char np_name[128] = "";
+        double np_ms = 0;
+        if (rc == EXIT_OK && !gpu && ord < 0) {
+            const char *stmt = j.op == GP_REDUCE_MAX ? "np.maximum.accumulate(x)"
+                               : j.kind == GP_SCAN_EXCLUSIVE
+                                   ? "o = np.empty_like(x); o[0] = 0; np.cumsum(x[:-1], out=o[1:], dtype=x.dtype)"
+                                   : "np.cumsum(x)";
+            np_ms = bench_numpy_peer1(stmt, j.op == GP_REDUCE_MAX ? "np.maximum.accumulate" : "np.cumsum", j.x, j.dtype,
+                                      m, 1, c.warmup, c.reps, np_name, sizeof np_name);
+        }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[64];
             snprintf(name, sizeof name, "%s%s%s%s", j.kind == GP_SCAN_EXCLUSIVE ? "exclusive " : "",
@@ -224,7 +237,7 @@ static int suite_scan(int argc, char **argv)
                      cases[ci].kernel == 1 ? " [look-back]" : cases[ci].kernel == 2 ? " [engine]" : "",
                      same ? "" : " CHECK FAILED");
             vec_row(&r, name, gp_dtype_name(j.dtype), m, 2.0 * (double)bytes, &so, &ce,
-                    has_peer ? gp_peer_cub_name(j.peer) : "", has_peer ? sp.median_ms : 0);
+                    has_peer ? gp_peer_cub_name(j.peer) : np_name, has_peer ? sp.median_ms : np_ms);
             bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, so.median_ms), "%s %s n=%zu", name,
                            gp_dtype_name(j.dtype), m);
             if (has_peer) bench_bars_add(&bars, bench_gbs(2.0 * (double)bytes, sp.median_ms), "%s", gp_peer_cub_name(j.peer));

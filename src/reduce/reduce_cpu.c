@@ -253,6 +253,12 @@ SUM_LANES(f64, double, double, 2)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+/* how far ahead of its loads a tile's loop prefetches, in bytes: the loop holds few loads in flight for the work
+ * around each (transposes, adds), so memory is asked for early (2^20 f32 out of cache: 281 -> see reduce.md) */
+#ifndef GP_REDUCE_CPU_PF
+#define GP_REDUCE_CPU_PF 8192
+#endif
+enum { PF_AHEAD = GP_REDUCE_CPU_PF };
 /* A whole tile's lane sums, SSE2 (every x86-64): four f32 lanes (two f64) a register, their vectors transposed so
  * each register holds one element e of each of its lanes. */
 static void tile_f32_sse2(const float *x, float *acc)
@@ -289,6 +295,8 @@ __attribute__((target("avx2"))) static void tile_f32_avx2(const float *x, float 
     for (int v = 0; v < GP__REDUCE_VECS; v++)
         for (int g = 0; g < GP__REDUCE_LANES / 8; g++) {
             const float *p = x + (size_t)(8 * g + GP__REDUCE_LANES * v) * 4; /* lanes 8g .. 8g + 7 */
+            _mm_prefetch((const char *)p + PF_AHEAD, _MM_HINT_T0);
+            _mm_prefetch((const char *)p + PF_AHEAD + 64, _MM_HINT_T0);
             const __m256 A = _mm256_loadu_ps(p), B = _mm256_loadu_ps(p + 8), C = _mm256_loadu_ps(p + 16),
                          D = _mm256_loadu_ps(p + 24);
             const __m256 t0 = _mm256_unpacklo_ps(A, B), t1 = _mm256_unpackhi_ps(A, B), t2 = _mm256_unpacklo_ps(C, D),
@@ -312,6 +320,7 @@ __attribute__((target("avx2"))) static void tile_f64_avx2(const double *x, doubl
     for (int v = 0; v < GP__REDUCE_VECS; v++)
         for (int g = 0; g < GP__REDUCE_LANES / 4; g++) {
             const double *p = x + (size_t)(4 * g + GP__REDUCE_LANES * v) * 2; /* lanes 4g .. 4g + 3 */
+            _mm_prefetch((const char *)p + PF_AHEAD, _MM_HINT_T0);
             const __m256d A = _mm256_loadu_pd(p), B = _mm256_loadu_pd(p + 4);
             a[g] = _mm256_add_pd(_mm256_add_pd(a[g], _mm256_unpacklo_pd(A, B)), _mm256_unpackhi_pd(A, B));
         }
@@ -444,6 +453,7 @@ int gp__reduce_cpu_generic_only = 0;
         size_t i = 0;                                                                                                \
         for (; i + MM_LANES <= L; i += MM_LANES)                                                                     \
             for (size_t k = 0; k < MM_LANES; k++) {                                                                  \
+                if (k == 0) __builtin_prefetch((const char *)(x + i) + 8192);                                        \
                 const T v = x[i + k];                                                                                \
                 a[k] = v < a[k] ? v : a[k];                                                                          \
                 b[k] = v > b[k] ? v : b[k];                                                                          \
@@ -460,6 +470,8 @@ int gp__reduce_cpu_generic_only = 0;
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <xmmintrin.h>
+enum { MM_PF = 8192 }; /* bytes ahead that the min / max scan prefetches: few loads in flight otherwise */
 /* SSE2 (every x86-64): _mm_min_ps(v, a) is exactly v < a ? v : a, the scalar rule below. Two vectors of W lanes per
  * step; V the vector type, S the intrinsics' suffix (ps / pd). */
 #define MM_OP(OP, S) _mm_##OP##_##S
@@ -469,6 +481,7 @@ int gp__reduce_cpu_generic_only = 0;
         V a0 = MM_OP(set1, S)(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = MM_OP(setzero, S)(), z1 = z0;                   \
         size_t i = 0;                                                                                                \
         for (; i + 2 * W <= L; i += 2 * W) {                                                                         \
+            _mm_prefetch((const char *)(x + i) + MM_PF, _MM_HINT_T0);                                                 \
             const V v0 = MM_OP(loadu, S)(x + i), v1 = MM_OP(loadu, S)(x + i + W);                                    \
             a0 = MM_OP(min, S)(v0, a0), a1 = MM_OP(min, S)(v1, a1);                                                  \
             b0 = MM_OP(max, S)(v0, b0), b1 = MM_OP(max, S)(v1, b1);                                                  \
