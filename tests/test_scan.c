@@ -110,6 +110,12 @@ static void test_pair(gp_reduce_op_t op, gp_dtype_t dt)
         OK(gp__scan_cpu(op, dt, n, x, b, 0, NULL, NULL, 1));
         CHECK(memcmp(a, b, n * es) == 0, "%s %s n=%zu: parallel differs from serial", gp_reduce_op_name(op),
               gp_dtype_name(dt), n);
+        /* the exact ops' sequential pass = the tiles' tree, bit for bit (NaN payloads too: both select an operand) */
+        gp__scan_cpu_tiles_only = 1;
+        OK(gp__scan_cpu(op, dt, n, x, b, 0, NULL, NULL, 1));
+        gp__scan_cpu_tiles_only = 0;
+        CHECK(memcmp(a, b, n * es) == 0, "%s %s n=%zu: differs from the tiles' order", gp_reduce_op_name(op),
+              gp_dtype_name(dt), n);
         /* exclusive: the identity, then the shifted inclusive */
         OK(gp__scan_cpu(op, dt, n, x, e, 1, NULL, NULL, 1));
         CHECK(n == 0 || memcmp(e + es, a, (n - 1) * es) == 0, "%s %s n=%zu: exclusive is not the shifted inclusive",

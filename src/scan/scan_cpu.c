@@ -6,16 +6,73 @@
 #include "scan_internal.h"
 
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef gp_status_t (*scan_fn)(size_t n, const void *x, void *y, int excl, const void *cin, void *cout, int par);
 
+/* The exact ops — integers (wrapping), float min / max under the NaN and tie rules — give the same bits in any
+ * association, so they scan in one sequential pass (in parallel: chunks' aggregates, then each chunk from its carry)
+ * instead of the tiles' tree, which the float sums and products need. gp__scan_cpu_tiles_only: the tiles for every
+ * op (the tests compare the two). */
+int gp__scan_cpu_tiles_only = 0;
+enum { SEQ_MAX = 64 };
+static int gp__seq_chunks(void)
+{
+#ifdef _OPENMP
+    const int t = omp_get_max_threads();
+    return t < 1 ? 1 : t > SEQ_MAX ? SEQ_MAX : t;
+#else
+    return 1;
+#endif
+}
+
 /* One (type, op): combine, the padding identity (exact on both sides), the exclusive scan's first value. The tile
  * function writes L (the in-tile values) for m <= TILE elements; the scan applies the carries. */
-#define GP_SCAN_DEF(T, NAME, COMB, PAD, FIRST)                                                                       \
+#define GP_SCAN_DEF(T, NAME, COMB, PAD, FIRST, EXACT)                                                                \
     static inline T comb_##NAME(T a, T b) { return COMB; }                                                         \
+    /* an exact op: x[a, b) after the carry I, sequentially; the carry after them */                              \
+    static T seqrun_##NAME(const T *x, T *y, size_t a, size_t b, T I, int excl, int head)                          \
+    {                                                                                                              \
+        if (!excl)                                                                                                 \
+            for (size_t j = a; j < b; j++) y[j] = I = comb_##NAME(I, x[j]);                                        \
+        else                                                                                                       \
+            for (size_t j = a; j < b; j++) {                                                                       \
+                const T v = x[j]; /* read before y[j] is written: x may be y */                                     \
+                y[j] = j == a && head ? (T)(FIRST) : I;                                                            \
+                I = comb_##NAME(I, v);                                                                             \
+            }                                                                                                      \
+        return I;                                                                                                  \
+    }                                                                                                              \
+    static gp_status_t seq_##NAME(size_t n, const T *x, T *y, int excl, const void *cin, void *cout, int par)      \
+    {                                                                                                              \
+        const T I0 = cin ? *(const T *)cin : (T)(PAD);                                                             \
+        int nc = 1;                                                                                                \
+        if (gp__cpu_par(par, n * sizeof(T)) && n >= 2 * (size_t)GP__SCAN_TILE) nc = gp__seq_chunks();             \
+        if (nc <= 1) {                                                                                             \
+            const T I = seqrun_##NAME(x, y, 0, n, I0, excl, !cin);                                                 \
+            if (cout) *(T *)cout = I;                                                                              \
+            return GP_OK;                                                                                          \
+        }                                                                                                          \
+        T C[SEQ_MAX + 1];                                                                                          \
+        _Pragma("omp parallel for schedule(static)") for (int c = 0; c < nc; c++) {                                \
+            T s = (T)(PAD);                                                                                        \
+            for (size_t j = n * (size_t)c / (size_t)nc; j < n * (size_t)(c + 1) / (size_t)nc; j++)                 \
+                s = comb_##NAME(s, x[j]);                                                                          \
+            C[c + 1] = s;                                                                                          \
+        }                                                                                                          \
+        C[0] = I0;                                                                                                 \
+        for (int c = 0; c < nc; c++) C[c + 1] = comb_##NAME(C[c], C[c + 1]);                                       \
+        _Pragma("omp parallel for schedule(static)") for (int c = 0; c < nc; c++)                                  \
+            seqrun_##NAME(x, y, n * (size_t)c / (size_t)nc, n * (size_t)(c + 1) / (size_t)nc, C[c], excl,          \
+                          c == 0 && !cin);                                                                         \
+        if (cout) *(T *)cout = C[nc];                                                                              \
+        return GP_OK;                                                                                              \
+    }                                                                                                              \
     static void tile_##NAME(const T *x, size_t m, T *L)                                                            \
     {                                                                                                              \
         T S[GP__SCAN_RUNS], G[GP__SCAN_RUNS / 32];                                                                 \
@@ -74,6 +131,7 @@ typedef gp_status_t (*scan_fn)(size_t n, const void *x, void *y, int excl, const
     {                                                                                                              \
         const T *x = (const T *)xv;                                                                                \
         T *y = (T *)yv;                                                                                            \
+        if (EXACT && n && !gp__scan_cpu_tiles_only) return seq_##NAME(n, x, y, excl, cin, cout, par);              \
         const T I0 = cin ? *(const T *)cin : (T)(PAD);                                                             \
         const size_t nt = (n + GP__SCAN_TILE - 1) / GP__SCAN_TILE;                                                 \
         if (!gp__cpu_par(par, n * sizeof(T)) || nt < 2) {                                                          \
@@ -129,23 +187,23 @@ typedef gp_status_t (*scan_fn)(size_t n, const void *x, void *y, int excl, const
 #define IMIN(a, b) ((b) < (a) ? (b) : (a))
 #define IMAX(a, b) ((b) > (a) ? (b) : (a))
 
-GP_SCAN_DEF(float, sum_f32, a + b, -0.0f, 0.0f)
-GP_SCAN_DEF(float, prod_f32, a * b, 1.0f, 1.0f)
-GP_SCAN_DEF(float, min_f32, FMIN(a, b), INFINITY, INFINITY)
-GP_SCAN_DEF(float, max_f32, FMAX(a, b), -INFINITY, -INFINITY)
-GP_SCAN_DEF(double, sum_f64, a + b, -0.0, 0.0)
-GP_SCAN_DEF(double, prod_f64, a * b, 1.0, 1.0)
-GP_SCAN_DEF(double, min_f64, FMIN(a, b), INFINITY, INFINITY)
-GP_SCAN_DEF(double, max_f64, FMAX(a, b), -INFINITY, -INFINITY)
+GP_SCAN_DEF(float, sum_f32, a + b, -0.0f, 0.0f, 0)
+GP_SCAN_DEF(float, prod_f32, a * b, 1.0f, 1.0f, 0)
+GP_SCAN_DEF(float, min_f32, FMIN(a, b), INFINITY, INFINITY, 1)
+GP_SCAN_DEF(float, max_f32, FMAX(a, b), -INFINITY, -INFINITY, 1)
+GP_SCAN_DEF(double, sum_f64, a + b, -0.0, 0.0, 0)
+GP_SCAN_DEF(double, prod_f64, a * b, 1.0, 1.0, 0)
+GP_SCAN_DEF(double, min_f64, FMIN(a, b), INFINITY, INFINITY, 1)
+GP_SCAN_DEF(double, max_f64, FMAX(a, b), -INFINITY, -INFINITY, 1)
 /* integers: sums and products wrap (through the unsigned type) */
 #define GP_SCAN_INTS(T, U, TN, TMIN, TMAX)                                                                         \
-    GP_SCAN_DEF(T, sum_##TN, (T)((U)a + (U)b), 0, 0)                                                               \
-    GP_SCAN_DEF(T, prod_##TN, (T)((U)a * (U)b), 1, 1)                                                              \
-    GP_SCAN_DEF(T, min_##TN, IMIN(a, b), TMAX, TMAX)                                                               \
-    GP_SCAN_DEF(T, max_##TN, IMAX(a, b), TMIN, TMIN)                                                               \
-    GP_SCAN_DEF(T, and_##TN, (T)(a & b), (T)~(U)0, (T)~(U)0)                                                       \
-    GP_SCAN_DEF(T, or_##TN, (T)(a | b), 0, 0)                                                                      \
-    GP_SCAN_DEF(T, xor_##TN, (T)(a ^ b), 0, 0)
+    GP_SCAN_DEF(T, sum_##TN, (T)((U)a + (U)b), 0, 0, 1)                                                               \
+    GP_SCAN_DEF(T, prod_##TN, (T)((U)a * (U)b), 1, 1, 1)                                                              \
+    GP_SCAN_DEF(T, min_##TN, IMIN(a, b), TMAX, TMAX, 1)                                                               \
+    GP_SCAN_DEF(T, max_##TN, IMAX(a, b), TMIN, TMIN, 1)                                                               \
+    GP_SCAN_DEF(T, and_##TN, (T)(a & b), (T)~(U)0, (T)~(U)0, 1)                                                       \
+    GP_SCAN_DEF(T, or_##TN, (T)(a | b), 0, 0, 1)                                                                      \
+    GP_SCAN_DEF(T, xor_##TN, (T)(a ^ b), 0, 0, 1)
 GP_SCAN_INTS(int32_t, uint32_t, i32, INT32_MIN, INT32_MAX)
 GP_SCAN_INTS(uint32_t, uint32_t, u32, 0, UINT32_MAX)
 GP_SCAN_INTS(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)

@@ -44,6 +44,8 @@ GP_INTERNAL int gp__scan_supported(gp_reduce_op_t op, gp_dtype_t dtype);
 /* y = the inclusive (exclusive = 0) or exclusive scan of x[0, n); y == x allowed; carry_in (NULL: none) is an I to
  * continue from (the last output of the previous whole tiles), carry_out (NULL: not wanted) receives this part's
  * last I. parallel: OpenMP over tiles. Returns GP_ERR_UNSUPPORTED for a pair gp__scan_supported refuses. */
+/* the CPU scans' tiles for the exact ops too (scan_cpu.c; the tests compare with the sequential pass) */
+GP_INTERNAL extern int gp__scan_cpu_tiles_only;
 GP_INTERNAL gp_status_t gp__scan_cpu(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                      int exclusive, const void *carry_in, void *carry_out, int parallel);
 
