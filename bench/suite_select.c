@@ -55,7 +55,8 @@ static const cli_spec_t spec_bench_select = {
     "gp_select / gp_partition (f32 x > 0, about half kept), gp_unique and gp_run_length_encode (i32) against CUB's\n"
     "DeviceSelect::If, DevicePartition::If, DeviceSelect::Unique and DeviceRunLengthEncode::Encode and the D2D\n"
     "copy, same run, at n and select at 2^10 .. 2^20, the first three again on each kernel forced ([block],\n"
-    "[engine]); every result checked.",
+    "[engine]); every result checked. On the CPU backend the peer is NumPy's nearest statement (x[x > 0], a\n"
+    "stable partition by the mask, x at the heads) on the same array.",
     NULL};
 
 static int suite_select(int argc, char **argv)
@@ -76,6 +77,7 @@ static int suite_select(int argc, char **argv)
                                  "count and kept elements = the CPU backend's and CUB's", &n, &ctx, &cpu, &r, &ce, desc, sizeof desc);
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
+    if (!gpu) bench_numpy_meta(&r);
     struct {
         int job;
         gp_dtype_t dt;
@@ -161,14 +163,26 @@ static int suite_select(int argc, char **argv)
             if (!same) rc = EXIT_MISMATCH;
             free(hx), free(ho), free(hr), free(hl), free(hw);
         }
+        /* the CPU backend's peer: NumPy's nearest statement on the same array */
+        char np_name[128] = "";
+        double np_ms = 0;
+        if (rc == EXIT_OK && !gpu) {
+            static const char *const stmts[] = {
+                "x[x > 0]", "m = x > 0; np.concatenate((x[m], x[~m]))", "x[np.r_[True, x[1:] != x[:-1]]]",
+                "i = np.flatnonzero(np.r_[True, x[1:] != x[:-1]]); x[i]; np.diff(np.r_[i, x.size])"};
+            static const char *const whats[] = {"x[x > 0]", "stable partition by a mask", "x[heads]",
+                                                "values and lengths at the heads"};
+            np_ms = bench_numpy_peer1(stmts[j.job], whats[j.job], j.x, j.dtype, m, 1, c.warmup, c.reps, np_name,
+                                      sizeof np_name);
+        }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[48];
             snprintf(name, sizeof name, "%s%s%s", names[j.job],
                      cases[ci].kernel == 1 ? " [block]" : cases[ci].kernel == 2 ? " [engine]" : "",
                      same ? "" : " CHECK FAILED");
             const double moved = (double)bytes + (double)(j.job == J_PARTITION ? m : (size_t)kept) * (double)(es + (rle ? 8 : 0));
-            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_cub_name(j.peer) : "",
-                    gpu ? sp.median_ms : 0);
+            vec_row(&r, name, gp_dtype_name(j.dtype), m, moved, &so, &ce, gpu ? gp_peer_cub_name(j.peer) : np_name,
+                    gpu ? sp.median_ms : np_ms);
             bench_bars_add(&bars, bench_gbs(moved, so.median_ms), "%s %s n=%zu", name, gp_dtype_name(j.dtype), m);
             if (gpu) bench_bars_add(&bars, bench_gbs(moved, sp.median_ms), "%s", gp_peer_cub_name(j.peer));
         }
