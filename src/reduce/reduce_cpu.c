@@ -445,8 +445,13 @@ int gp__reduce_cpu_generic_only = 0;
     *mn = lo, *mx = hi, *nan = any
 
 /* Portable scan (integers; floats off x86): 16 independent lanes the compiler may vectorize. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MM_CLONES __attribute__((target_clones("avx2", "default"))) /* the integer min / max in AVX2 where it is */
+#else
+#define MM_CLONES
+#endif
 #define MM_SCAN(SFX, T, ISN)                                                                                         \
-    static void mm_scan_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                          \
+    MM_CLONES static void mm_scan_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                \
     {                                                                                                                \
         T a[MM_LANES], b[MM_LANES], z[MM_LANES]; /* z: v - v summed, NaN after a NaN or an infinity */              \
         for (size_t k = 0; k < MM_LANES; k++) a[k] = b[k] = x[0], z[k] = 0;                                          \
