@@ -514,11 +514,70 @@ MM_SCAN(i32, int32_t, MM_NONAN)
 MM_SCAN(u64, uint64_t, MM_NONAN)
 MM_SCAN(i64, int64_t, MM_NONAN)
 
+/* mm_first's start: floats skip the 16-element blocks that do not hold v (SSE2 compares; NaN: unordered), others
+ * start at 0 */
+#if defined(__SSE2__)
+static size_t mm_skip_f32(const float *x, size_t L, float v)
+{
+    const __m128 t = _mm_set1_ps(v);
+    const int nan = v != v;
+    size_t i = 0;
+    for (; i + 16 <= L; i += 16) {
+        const __m128 a = _mm_loadu_ps(x + i), b = _mm_loadu_ps(x + i + 4), c = _mm_loadu_ps(x + i + 8),
+                     d = _mm_loadu_ps(x + i + 12);
+        const __m128 m = nan ? _mm_or_ps(_mm_or_ps(_mm_cmpunord_ps(a, a), _mm_cmpunord_ps(b, b)),
+                                         _mm_or_ps(_mm_cmpunord_ps(c, c), _mm_cmpunord_ps(d, d)))
+                             : _mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(a, t), _mm_cmpeq_ps(b, t)),
+                                         _mm_or_ps(_mm_cmpeq_ps(c, t), _mm_cmpeq_ps(d, t)));
+        if (_mm_movemask_ps(m)) break;
+    }
+    return i;
+}
+static size_t mm_skip_f64(const double *x, size_t L, double v)
+{
+    const __m128d t = _mm_set1_pd(v);
+    const int nan = v != v;
+    size_t i = 0;
+    for (; i + 8 <= L; i += 8) {
+        const __m128d a = _mm_loadu_pd(x + i), b = _mm_loadu_pd(x + i + 2), c = _mm_loadu_pd(x + i + 4),
+                      d = _mm_loadu_pd(x + i + 6);
+        const __m128d m = nan ? _mm_or_pd(_mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b)),
+                                          _mm_or_pd(_mm_cmpunord_pd(c, c), _mm_cmpunord_pd(d, d)))
+                              : _mm_or_pd(_mm_or_pd(_mm_cmpeq_pd(a, t), _mm_cmpeq_pd(b, t)),
+                                          _mm_or_pd(_mm_cmpeq_pd(c, t), _mm_cmpeq_pd(d, t)));
+        if (_mm_movemask_pd(m)) break;
+    }
+    return i;
+}
+static size_t mm_skip_none(const void *x, size_t L, double v)
+{
+    (void)x, (void)L, (void)v;
+    return 0;
+}
+#define MM_SKIP(x, L, v)                                                                                            \
+    _Generic((x), const float *: mm_skip_f32, const double *: mm_skip_f64, default: mm_skip_none)(x, L, v)
+#else
+#define MM_SKIP(x, L, v) ((void)(x), (void)(L), (void)(v), (size_t)0)
+#endif
+
 #define MM_FUNCS(SFX, T, ISN, NANV)                                                                                        \
     /* -1: no index; else the first index whose element equals v (by value), or is NaN when v is NaN */              \
     static size_t mm_first_##SFX(const T *x, size_t L, T v)                                                          \
-    {                                                                                                                \
-        for (size_t i = 0; i < L; i++)                                                                               \
+    { /* blocks of 16 tested whole (a loop the compiler vectorizes), then the block that holds it */               \
+        size_t i = MM_SKIP(x, L, v);                                                                                 \
+        if (ISN(v))                                                                                                  \
+            for (; i + 16 <= L; i += 16) {                                                                           \
+                int any = 0;                                                                                         \
+                for (int k = 0; k < 16; k++) any |= ISN(x[i + (size_t)k]);                                           \
+                if (any) break;                                                                                      \
+            }                                                                                                        \
+        else                                                                                                         \
+            for (; i + 16 <= L; i += 16) {                                                                           \
+                int any = 0;                                                                                         \
+                for (int k = 0; k < 16; k++) any |= x[i + (size_t)k] == v;                                           \
+                if (any) break;                                                                                      \
+            }                                                                                                        \
+        for (; i < L; i++)                                                                                           \
             if (ISN(v) ? ISN(x[i]) : x[i] == v) return i;                                                         \
         return (size_t)-1;                                                                                           \
     }                                                                                                                \
