@@ -517,38 +517,26 @@ MM_SCAN(i64, int64_t, MM_NONAN)
 /* mm_first's start: floats skip the 16-element blocks that do not hold v (SSE2 compares; NaN: unordered), others
  * start at 0 */
 #if defined(__SSE2__)
-static size_t mm_skip_f32(const float *x, size_t L, float v)
-{
-    const __m128 t = _mm_set1_ps(v);
-    const int nan = v != v;
-    size_t i = 0;
-    for (; i + 16 <= L; i += 16) {
-        const __m128 a = _mm_loadu_ps(x + i), b = _mm_loadu_ps(x + i + 4), c = _mm_loadu_ps(x + i + 8),
-                     d = _mm_loadu_ps(x + i + 12);
-        const __m128 m = nan ? _mm_or_ps(_mm_or_ps(_mm_cmpunord_ps(a, a), _mm_cmpunord_ps(b, b)),
-                                         _mm_or_ps(_mm_cmpunord_ps(c, c), _mm_cmpunord_ps(d, d)))
-                             : _mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(a, t), _mm_cmpeq_ps(b, t)),
-                                         _mm_or_ps(_mm_cmpeq_ps(c, t), _mm_cmpeq_ps(d, t)));
-        if (_mm_movemask_ps(m)) break;
+/* W lanes a register, four registers a block (V the vector type, S the intrinsics' suffix) */
+#define MM_SKIP_DEF(SFX, T, V, S, W)                                                                                 \
+    static size_t mm_skip_##SFX(const T *x, size_t L, T v)                                                          \
+    {                                                                                                                \
+        const V t = MM_OP(set1, S)(v);                                                                               \
+        const int nan = v != v;                                                                                      \
+        size_t i = 0;                                                                                                \
+        for (; i + 4 * W <= L; i += 4 * W) {                                                                         \
+            const V a = MM_OP(loadu, S)(x + i), b = MM_OP(loadu, S)(x + i + W), c = MM_OP(loadu, S)(x + i + 2 * W), \
+                    d = MM_OP(loadu, S)(x + i + 3 * W);                                                              \
+            const V m = nan ? MM_OP(or, S)(MM_OP(or, S)(MM_OP(cmpunord, S)(a, a), MM_OP(cmpunord, S)(b, b)),         \
+                                           MM_OP(or, S)(MM_OP(cmpunord, S)(c, c), MM_OP(cmpunord, S)(d, d)))         \
+                            : MM_OP(or, S)(MM_OP(or, S)(MM_OP(cmpeq, S)(a, t), MM_OP(cmpeq, S)(b, t)),               \
+                                           MM_OP(or, S)(MM_OP(cmpeq, S)(c, t), MM_OP(cmpeq, S)(d, t)));              \
+            if (MM_OP(movemask, S)(m)) break;                                                                        \
+        }                                                                                                            \
+        return i;                                                                                                    \
     }
-    return i;
-}
-static size_t mm_skip_f64(const double *x, size_t L, double v)
-{
-    const __m128d t = _mm_set1_pd(v);
-    const int nan = v != v;
-    size_t i = 0;
-    for (; i + 8 <= L; i += 8) {
-        const __m128d a = _mm_loadu_pd(x + i), b = _mm_loadu_pd(x + i + 2), c = _mm_loadu_pd(x + i + 4),
-                      d = _mm_loadu_pd(x + i + 6);
-        const __m128d m = nan ? _mm_or_pd(_mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b)),
-                                          _mm_or_pd(_mm_cmpunord_pd(c, c), _mm_cmpunord_pd(d, d)))
-                              : _mm_or_pd(_mm_or_pd(_mm_cmpeq_pd(a, t), _mm_cmpeq_pd(b, t)),
-                                          _mm_or_pd(_mm_cmpeq_pd(c, t), _mm_cmpeq_pd(d, t)));
-        if (_mm_movemask_pd(m)) break;
-    }
-    return i;
-}
+MM_SKIP_DEF(f32, float, __m128, ps, 4)
+MM_SKIP_DEF(f64, double, __m128d, pd, 2)
 static size_t mm_skip_none(const void *x, size_t L, double v)
 {
     (void)x, (void)L, (void)v;
