@@ -350,8 +350,10 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %zu bytes of scratch", kb + vb);
         goto done;
     }
+    const int msd = P > 1 && n >= gp__sort_cpu_msd_min; /* the top live digit first (below) */
     for (int t = 0; t < T; t++) /* the first pass's counts: the chunks' own, from the one read */
-        memcpy(counts + (size_t)t * RADIX, hist + ((size_t)t * ndig + live[0]) * RADIX, RADIX * sizeof *counts);
+        memcpy(counts + (size_t)t * RADIX, hist + ((size_t)t * ndig + live[msd ? P - 1 : 0]) * RADIX,
+               RADIX * sizeof *counts);
     const unsigned char *sk = keys_in, *sv = p.argsort ? NULL : vals_in;
     /* pass j writes the output where (P - 1 - j) is even, so the last lands there; an input that is also the output
      * is first copied aside when the first pass would write over it */
@@ -364,12 +366,10 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
             sv = tmpv;
         }
     }
-    if (P > 1 && n >= gp__sort_cpu_msd_min) { /* the top live digit first, then each of its buckets by itself */
+    if (msd) { /* the top live digit first, then each of its buckets by itself */
         const int top = live[P - 1], to_out = (P - 1) % 2 == 0; /* where a bucket of every digit live ends in out */
         unsigned char *kb[2] = {outk, tmpk}, *vb[2] = {(unsigned char *)vals_out, tmpv};
         size_t starts[RADIX + 1];
-        for (int t = 0; t < T; t++) /* the top digit's counts per chunk (the first pass takes the first live one) */
-            memcpy(counts + (size_t)t * RADIX, hist + ((size_t)t * ndig + top) * RADIX, RADIX * sizeof *counts);
         starts[0] = 0;
         for (unsigned v = 0; v < RADIX; v++) {
             size_t m = 0;
