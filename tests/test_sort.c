@@ -86,6 +86,48 @@ static void check_all(gp_dtype_t dt, size_t n, const unsigned char *x, int desc,
     g_v = NULL;
 }
 
+/* The first pass of the MSD path writes whole lines where its destination takes them: keys of 4 and 8 bytes with
+ * values of 0, 4 and 8 bytes (and argsort positions), output arrays at every element offset within a line and at odd
+ * byte offsets (which take the plain scatter), the whole key (the scratch first) and its low digits (the output
+ * first), each against the LSD path's answer (itself checked against the reference above). */
+static void check_lines(void)
+{
+    static const gp_dtype_t types[] = {GP_U32, GP_F32, GP_U64, GP_I64};
+    const size_t n = 5003, pad = 64;
+    for (size_t ti = 0; ti < 4; ti++) {
+        const gp_dtype_t dt = types[ti];
+        const size_t es = gp_dtype_size(dt);
+        const int w = 8 * (int)es;
+        unsigned char *x = malloc(n * es), *ky = malloc(n * es + pad + 2), *want = malloc(n * es), *v = malloc(n * 8);
+        unsigned char *vy = malloc(n * 8 + pad), *vwant = malloc(n * 8);
+        sort_fill(x, n, dt, M_RANDOM);
+        for (size_t i = 0; i < n * 8; i++) v[i] = (unsigned char)tc_next();
+        for (int arg = 0; arg < 2; arg++)
+            for (size_t vs = 0; vs <= 8; vs += 4) {
+                if (arg && vs == 0) continue;
+                for (int top = 0; top < 2; top++) { /* hi = w: the scratch first; hi = w - 8: the output first */
+                    const int hi = w - 8 * top;
+                    const void *vin = arg ? NULL : v;
+                    gp__sort_cpu_msd_min = (size_t)1 << 40;
+                    OK(gp__sort_cpu(dt, n, x, want, vs, vin, vwant, 0, 0, hi));
+                    gp__sort_cpu_msd_min = 2;
+                    for (size_t ko = 0; ko < pad + 2; ko += ko < pad ? es : 1)
+                        for (size_t vo = 0; vo <= (vs ? 16 : 0); vo += 4) {
+                            unsigned char *kd = ky + ko, *vd = vy + vo; /* ko past the pad: odd bytes, no lines */
+                            tc_poison(ky, n * es + pad + 2), tc_poison(vy, n * 8 + pad);
+                            OK(gp__sort_cpu(dt, n, x, kd, vs, vin, vd, 0, 0, hi));
+                            CHECK(memcmp(kd, want, n * es) == 0 && (vs == 0 || memcmp(vd, vwant, n * vs) == 0),
+                                  "%s lines: %s values %zu, bits [0, %d), keys at +%zu, values at +%zu differ",
+                                  gp_dtype_name(dt), arg ? "argsort" : "pairs", vs, hi, ko, vo);
+                        }
+                }
+            }
+        free(x), free(ky), free(want), free(v), free(vy), free(vwant);
+    }
+    gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN;
+    printf("  the first pass's lines at every offset %s\n", tc_fail ? "FAILED" : "ok");
+}
+
 int main(void)
 {
     tc_seed("test_sort");
@@ -130,6 +172,7 @@ int main(void)
     }
     gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES;
     gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART;
+    check_lines();
     /* the public calls on a CPU context: the backend's answers, and what they refuse */
     gp_ctx_t *ctx = NULL;
     REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "CPU context");

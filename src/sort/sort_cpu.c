@@ -14,8 +14,15 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define GP_SORT_NT 1 /* non-temporal line stores for the pass over memory (chunk_scatter_lines) */
+#endif
 
 enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 18, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
+/* how far ahead of a read the counting and scattering loops prefetch, in bytes: their loads wait on memory otherwise
+ * (the hardware's prefetch alone kept a one-digit count of 16 MiB at 2-3 GB/s on a Xeon VM) */
+enum { PF_AHEAD = 4096 };
 size_t gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES,
        gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART;
 
@@ -36,6 +43,7 @@ typedef struct {
     int argsort;    /* the values are the positions, made by the first pass */
     int threads;
     size_t n;
+    unsigned char *lines; /* chunk_scatter_lines' buffers, LINE_BUF bytes a chunk (NULL: the plain scatter) */
 } plan_t;
 
 
@@ -60,6 +68,7 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
     const gp__sort_xf_t xf = p->xf;
     for (size_t i = a; i < b; i++) {
         const unsigned char *k = sk + i * ks;
+        if ((i & 15) == 0) __builtin_prefetch(k + PF_AHEAD);
         const size_t j = c[(gp__sort_xf_key(&xf, gp__sort_bits(k, ks), ks) >> shift) & mask]++;
         memcpy(dk + j * ks, k, ks);
         if (vs) {
@@ -68,6 +77,85 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
         }
     }
 }
+
+#ifdef GP_SORT_NT
+enum { LINE_BUF = RADIX * 192 }; /* a chunk's line buffers: G * (ks + vs) <= 192 bytes a digit */
+
+/* bytes (whole 64-byte lines) from the aligned buffer src to the aligned dst, past the caches */
+static inline __attribute__((always_inline)) void nt_lines(unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+    for (size_t o = 0; o < bytes; o += 16)
+        _mm_stream_si128((__m128i *)(void *)(dst + o), _mm_load_si128((const __m128i *)(const void *)(src + o)));
+}
+
+/* Whether dk (and dv) take whole lines: keys of 4 or 8 bytes, values none, 4 or 8, each array aligned to its element
+ * and a key line starting where a value line does. *off: added to an element's place, its slot in its group of
+ * G = 64 / (the smaller size) elements, whose keys and values fill whole lines. */
+static int lines_fit(size_t ks, size_t vs, const unsigned char *dk, const unsigned char *dv, size_t *off)
+{
+    if ((ks != 4 && ks != 8) || (vs != 0 && vs != 4 && vs != 8) || (uintptr_t)dk % ks || (vs && (uintptr_t)dv % vs))
+        return 0;
+    const size_t small = vs && vs < ks ? vs : ks, big = vs > ks ? vs : ks, G = 64 / small;
+    const size_t jk = (64 - (uintptr_t)dk % 64) % 64 / ks, jv = vs ? (64 - (uintptr_t)dv % 64) % 64 / vs : jk;
+    const size_t j0 = small == ks ? jk : jv, jo = small == ks ? jv : jk; /* line starts every G, every 64 / big */
+    if ((j0 + G - jo) % (64 / big)) return 0;
+    *off = (G - j0) % G;
+    return 1;
+}
+
+/* chunk_scatter through line buffers (KS 4 or 8, VS 0, 4 or 8; lines_fit): a digit's next elements gather in its
+ * group of G, and a group whose places lie in this chunk's range of the digit goes out as whole lines (non-temporal);
+ * a digit's first and last groups, shared with its neighbours' ranges, go out as plain stores. A pass over memory
+ * that scatters element by element waits on a line read for ownership per store (docs/design/sort.md). */
+static inline __attribute__((always_inline)) void chunk_scatter_lines(const plan_t *p, size_t a, size_t b,
+                                                                      const unsigned char *sk, const unsigned char *sv,
+                                                                      unsigned char *dk, unsigned char *dv, size_t *c,
+                                                                      int shift, uint64_t mask, const size_t KS,
+                                                                      const size_t VS, unsigned char *buf, size_t off)
+{
+    const gp__sort_xf_t xf = p->xf;
+    const size_t G = 64 / (VS && VS < KS ? VS : KS), GK = G * KS, GV = G * VS;
+    unsigned char *kbuf = buf, *vbuf = buf + RADIX * GK;
+    size_t st[RADIX]; /* each digit's first place in this chunk */
+    memcpy(st, c, sizeof st);
+    for (size_t i = a; i < b; i++) {
+        const unsigned char *k = sk + i * KS;
+        if ((i & 7) == 0) {
+            __builtin_prefetch(k + PF_AHEAD);
+            if (VS && sv) __builtin_prefetch(sv + i * VS + PF_AHEAD);
+        }
+        const size_t d = (gp__sort_xf_key(&xf, gp__sort_bits(k, KS), KS) >> shift) & mask, j = c[d]++;
+        const size_t s = (j + off) & (G - 1);
+        memcpy(kbuf + d * GK + s * KS, k, KS);
+        if (VS) {
+            if (sv) memcpy(vbuf + d * GV + s * VS, sv + i * VS, VS);
+            else store_index(vbuf + d * GV + s * VS, VS, i);
+        }
+        if (s == G - 1) {
+            if (j + 1 >= st[d] + G) { /* the group [j + 1 - G, j] is this chunk's */
+                nt_lines(dk + (j + 1 - G) * KS, kbuf + d * GK, GK);
+                if (VS) nt_lines(dv + (j + 1 - G) * VS, vbuf + d * GV, GV);
+            } else { /* the digit's first group: from its first place */
+                const size_t from = st[d] + G - 1 - j;
+                memcpy(dk + st[d] * KS, kbuf + d * GK + from * KS, (G - from) * KS);
+                if (VS) memcpy(dv + st[d] * VS, vbuf + d * GV + from * VS, (G - from) * VS);
+            }
+        }
+    }
+    for (size_t d = 0; d < RADIX; d++) { /* each digit's last group, as far as it was filled */
+        const size_t j = c[d], s = (j + off) & (G - 1), have = s < j - st[d] ? s : j - st[d]; /* places [j - have, j) */
+        if (have == 0) continue;
+        memcpy(dk + (j - have) * KS, kbuf + d * GK + (s - have) * KS, have * KS);
+        if (VS) memcpy(dv + (j - have) * VS, vbuf + d * GV + (s - have) * VS, have * VS);
+    }
+    _mm_sfence(); /* the non-temporal stores visible before the team's barrier */
+}
+#define GP_SORT_LINE_SIZES(F)                                                                                      \
+    switch (ks * 32 + vs) {                                                                                        \
+    case 4 * 32 + 0: F(4, 0); break;  case 4 * 32 + 4: F(4, 4); break;  case 4 * 32 + 8: F(4, 8); break;           \
+    case 8 * 32 + 0: F(8, 0); break;  case 8 * 32 + 4: F(8, 4); break;  default: F(8, 8); break;                   \
+    }
+#endif
 
 #define GP_SORT_SIZES(F)                                                                                           \
     switch (ks * 32 + vs) {                                                                                        \
@@ -81,7 +169,8 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
     case 8 * 32 + 4: F(8, 4); break;  case 8 * 32 + 8: F(8, 8); break;  default: F(8, 16); break;                 \
     }
 
-/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions.
+/* one pass over digit (shift, mask): src -> dst, stable; sv NULL with argsort: the values are the positions; through
+ * line buffers where the plan has them (a pass over memory).
  * counts (chunks x RADIX): each chunk's digit counts, made here unless have_counts (the first pass has them from the
  * one read). The plan's chunks are fixed (p->threads of them) and shared out over the team OpenMP actually starts,
  * which may be smaller (nested regions, OMP_THREAD_LIMIT, OMP_DYNAMIC): a thread may take several chunks. */
@@ -90,6 +179,10 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
 {
     const size_t n = p->n, ks = p->ks, vs = p->vs;
     const int T = p->threads;
+#ifdef GP_SORT_NT
+    size_t off = 0; /* through line buffers where the plan has them and the destinations take whole lines */
+    const int lines = p->lines != NULL && lines_fit(ks, vs, dk, dv, &off);
+#endif
     if (T == 1) { /* one chunk: no team (entering a region costs more than a small sort) */
         size_t *c = counts, run = 0;
         if (!have_counts) {
@@ -103,6 +196,14 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
             c[v] = run;
             run += m;
         }
+#ifdef GP_SORT_NT
+        if (lines) {
+#define SCATTER(K, V) chunk_scatter_lines(p, 0, n, sk, sv, dk, dv, c, shift, mask, K, V, p->lines, off)
+            GP_SORT_LINE_SIZES(SCATTER)
+#undef SCATTER
+            return;
+        }
+#endif
 #define SCATTER(K, V) chunk_scatter(p, 0, n, sk, sv, dk, dv, c, shift, mask, K, V)
         GP_SORT_SIZES(SCATTER)
 #undef SCATTER
@@ -133,6 +234,15 @@ static void pass(const plan_t *p, int shift, uint64_t mask, const unsigned char 
 #pragma omp for schedule(static)
         for (int t = 0; t < T; t++) {
             size_t *c = counts + (size_t)t * RADIX;
+#ifdef GP_SORT_NT
+            if (lines) {
+#define SCATTER(K, V) chunk_scatter_lines(p, chunk_at(n, T, (size_t)t), chunk_at(n, T, (size_t)t + 1), sk, sv, dk, dv, \
+                                          c, shift, mask, K, V, p->lines + (size_t)t * LINE_BUF, off)
+                GP_SORT_LINE_SIZES(SCATTER)
+#undef SCATTER
+                continue;
+            }
+#endif
 #define SCATTER(K, V) chunk_scatter(p, chunk_at(n, T, (size_t)t), chunk_at(n, T, (size_t)t + 1), sk, sv, dk, dv, c, \
                                     shift, mask, K, V)
             GP_SORT_SIZES(SCATTER)
@@ -158,12 +268,14 @@ static inline __attribute__((always_inline)) void digits_of_chunk(const plan_t *
         const size_t e = b - a > ((size_t)1 << 30) ? a + ((size_t)1 << 30) : b; /* 32-bit counters: 2^30 keys a round */
         memset(t, 0, (size_t)TB * W * sizeof *t);
         size_t i = a;
-        for (; i + (size_t)TB <= e; i += (size_t)TB)
+        for (; i + (size_t)TB <= e; i += (size_t)TB) {
+            __builtin_prefetch(keys + i * KS + PF_AHEAD);
             for (int u = 0; u < TB; u++) {
                 const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + (i + (size_t)u) * KS, KS), KS) >> lo;
                 uint32_t *tu = t + u * W;
                 for (int d = 0; d < ND; d++) tu[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dm[d])]++;
             }
+        }
         for (; i < e; i++) {
             const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + i * KS, KS), KS) >> lo;
             for (int d = 0; d < ND; d++) t[(size_t)d * RADIX + ((k >> (DIGIT_BITS * d)) & dm[d])]++;
@@ -245,6 +357,31 @@ static int live_digits(const plan_t *p, const unsigned char *keys, int lo, int h
     return live_of(h, T, ndig, p->n, live);
 }
 
+/* The most significant digit below ndig that the n keys do not all share, read one digit at a time from the top (its
+ * counts per chunk in h, T x RADIX, for the pass it makes); -1 when every digit from 1 up is shared. */
+static int top_live_digit(const plan_t *p, const unsigned char *keys, int lo, int hi, int ndig, size_t *h)
+{
+    const int T = p->threads;
+    uint64_t dmask[8];
+    digit_masks(lo, hi, ndig, dmask);
+    for (int d = ndig - 1; d >= 1; d--) {
+        const int at = lo + DIGIT_BITS * d;
+        const uint64_t m1 = dmask[d];
+        int live;
+        memset(h, 0, (size_t)T * RADIX * sizeof *h);
+        if (T == 1) {
+            count_range(p, keys, 0, p->n, at, 1, &m1, h);
+        } else {
+#pragma omp parallel for schedule(static) num_threads(T)
+            for (int t = 0; t < T; t++)
+                count_range(p, keys, chunk_at(p->n, T, (size_t)t), chunk_at(p->n, T, (size_t)t + 1), at, 1, &m1,
+                            h + (size_t)t * RADIX);
+        }
+        if (live_of(h, T, 1, p->n, &live)) return d;
+    }
+    return -1;
+}
+
 /* Keys [s, s + m) of buffer cur (values beside them), which share every digit from ndig up, sorted by the digits
  * below, the result in buffer 0 (the output; 1 is the scratch). One read counts those digits; while the keys and
  * values span more than gp__sort_cpu_split_bytes, two digits or more are live and the parts would average
@@ -308,7 +445,7 @@ static void sort_buckets(const plan_t *p, const size_t *starts, int in, unsigned
 gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                          const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit)
 {
-    plan_t p = {gp__sort_xf(kt, descending), gp_dtype_size(kt), vsize, gp__sort_is_argsort(vals_in, vsize), 1, n};
+    plan_t p = {gp__sort_xf(kt, descending), gp_dtype_size(kt), vsize, gp__sort_is_argsort(vals_in, vsize), 1, n, NULL};
     const int width = 8 * (int)p.ks;
     if (lo_bit < 0 || hi_bit > width || lo_bit >= hi_bit)
         return gp__error(GP_ERR_INVALID_ARG, "gp_sort: bits [%d, %d) of a %d-bit key", lo_bit, hi_bit, width);
@@ -326,7 +463,12 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
     int live[8];
     size_t *hist = calloc((size_t)T * (size_t)ndig * RADIX, sizeof *hist);
     if (hist == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %d digit tables", ndig);
-    const int P = n > 1 ? live_digits(&p, keys_in, lo_bit, hi_bit, ndig, live, hist) : 0;
+    /* From gp__sort_cpu_msd_min keys the top live digit goes first (its counts alone read here; each bucket counts its
+     * own digits), as if every digit below it were live; else every digit is counted in one read and the live ones
+     * are the passes. */
+    const int top = n >= gp__sort_cpu_msd_min && ndig >= 2 ? top_live_digit(&p, keys_in, lo_bit, hi_bit, ndig, hist) : -1;
+    const int msd = top >= 1;
+    const int P = msd ? top + 1 : n > 1 ? live_digits(&p, keys_in, lo_bit, hi_bit, ndig, live, hist) : 0;
 
     const size_t kb = n * p.ks, vb = n * p.vs;
     unsigned char *tmpk = NULL, *tmpv = NULL, *outk = keys_out, *scratch_out = NULL;
@@ -344,15 +486,14 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         goto done;
     }
     counts = malloc((size_t)T * RADIX * sizeof *counts);
-    tmpk = malloc(kb);
-    tmpv = p.vs ? malloc(vb) : NULL;
+    tmpk = aligned_alloc(64, (kb + 63) / 64 * 64); /* line-aligned: the first pass may write it in whole lines */
+    tmpv = p.vs ? aligned_alloc(64, (vb + 63) / 64 * 64) : NULL;
     if (counts == NULL || tmpk == NULL || (p.vs && tmpv == NULL)) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %zu bytes of scratch", kb + vb);
         goto done;
     }
-    const int msd = P > 1 && n >= gp__sort_cpu_msd_min; /* the top live digit first (below) */
     for (int t = 0; t < T; t++) /* the first pass's counts: the chunks' own, from the one read */
-        memcpy(counts + (size_t)t * RADIX, hist + ((size_t)t * ndig + live[msd ? P - 1 : 0]) * RADIX,
+        memcpy(counts + (size_t)t * RADIX, msd ? hist + (size_t)t * RADIX : hist + ((size_t)t * ndig + live[0]) * RADIX,
                RADIX * sizeof *counts);
     const unsigned char *sk = keys_in, *sv = p.argsort ? NULL : vals_in;
     /* pass j writes the output where (P - 1 - j) is even, so the last lands there; an input that is also the output
@@ -367,7 +508,7 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         }
     }
     if (msd) { /* the top live digit first, then each of its buckets by itself */
-        const int top = live[P - 1], to_out = (P - 1) % 2 == 0; /* where a bucket of every digit live ends in out */
+        const int to_out = top % 2 == 0; /* where a bucket of every digit live ends in out */
         unsigned char *kb[2] = {outk, tmpk}, *vb[2] = {(unsigned char *)vals_out, tmpv};
         size_t starts[RADIX + 1];
         starts[0] = 0;
@@ -377,7 +518,12 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
             starts[v + 1] = starts[v] + m;
         }
         const int shift = lo_bit + DIGIT_BITS * top, bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
+#ifdef GP_SORT_NT
+        p.lines = aligned_alloc(64, (size_t)T * LINE_BUF); /* NULL: the plain scatter */
+#endif
         pass(&p, shift, (1ull << bits) - 1, sk, sv, kb[to_out ? 0 : 1], vb[to_out ? 0 : 1], counts, 1);
+        free(p.lines);
+        p.lines = NULL;
         sort_buckets(&p, starts, to_out ? 0 : 1, kb, vb, lo_bit, top); /* the digits below the top one */
         goto done;
     }
