@@ -307,6 +307,17 @@ int main(void)
                 }
             }
         }
+        /* a row the CPU backend cuts into chunks (of 2^15 keys): each chunk's keys below the k-th and ties at it */
+        if (es >= 2) {
+            const size_t big = 300007;
+            unsigned char *xb = malloc(big * es);
+            for (int mode = M_RANDOM; mode <= M_FEW; mode++) {
+                sort_fill(xb, big, dt, mode);
+                check_topk(ctx, dt, 1, big, xb, mode == M_RANDOM ? "random, chunked" : "few, chunked");
+                check_partition(ctx, dt, 1, big, xb, mode == M_RANDOM ? "random, chunked" : "few, chunked");
+            }
+            free(xb);
+        }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x);
     }

@@ -144,6 +144,7 @@ int main(void)
         gp__sort_cpu_msd_min = msd ? 2 : GP_SORT_CPU_MSD_MIN;
         gp__sort_cpu_split_bytes = msd ? 64 : GP_SORT_CPU_SPLIT_BYTES;
         gp__sort_cpu_split_part = msd ? 1 : GP_SORT_CPU_SPLIT_PART;
+        gp__sort_cpu_lines_min = msd ? 0 : GP_SORT_CPU_LINES_MIN;
         for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
             const size_t n = k_sizes[si];
             const int big = n > 200000;
@@ -171,8 +172,9 @@ int main(void)
         free(x);
     }
     gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES;
-    gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART;
+    gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART, gp__sort_cpu_lines_min = 0;
     check_lines();
+    gp__sort_cpu_lines_min = GP_SORT_CPU_LINES_MIN;
     /* the public calls on a CPU context: the backend's answers, and what they refuse */
     gp_ctx_t *ctx = NULL;
     REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "CPU context");

@@ -20,11 +20,11 @@
 #endif
 
 enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 18, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
-/* how far ahead of a read the counting and scattering loops prefetch, in bytes: their loads wait on memory otherwise
+/* how far ahead of a read over memory the counting and line-scattering loops prefetch, in bytes: their loads wait on memory otherwise
  * (the hardware's prefetch alone kept a one-digit count of 16 MiB at 2-3 GB/s on a Xeon VM) */
 enum { PF_AHEAD = 4096 };
 size_t gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES,
-       gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART;
+       gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART, gp__sort_cpu_lines_min = GP_SORT_CPU_LINES_MIN;
 
 static inline void store_index(unsigned char *p, size_t ib, size_t i)
 {
@@ -68,7 +68,6 @@ static inline __attribute__((always_inline)) void chunk_scatter(const plan_t *p,
     const gp__sort_xf_t xf = p->xf;
     for (size_t i = a; i < b; i++) {
         const unsigned char *k = sk + i * ks;
-        if ((i & 15) == 0) __builtin_prefetch(k + PF_AHEAD);
         const size_t j = c[(gp__sort_xf_key(&xf, gp__sort_bits(k, ks), ks) >> shift) & mask]++;
         memcpy(dk + j * ks, k, ks);
         if (vs) {
@@ -261,6 +260,7 @@ static inline __attribute__((always_inline)) void digits_of_chunk(const plan_t *
 {
     const gp__sort_xf_t xf = p->xf;
     const int TB = ND <= 4 ? 4 : 2, W = ND * RADIX; /* tables, and counters a table */
+    const int pf = (b - a) * KS > ((size_t)1 << 20); /* past a core's cache: the read prefetched */
     uint64_t dm[8];
     uint32_t t[4 * 4 * RADIX]; /* TB * W <= 4096 */
     for (int d = 0; d < ND; d++) dm[d] = dmask[d];
@@ -269,7 +269,7 @@ static inline __attribute__((always_inline)) void digits_of_chunk(const plan_t *
         memset(t, 0, (size_t)TB * W * sizeof *t);
         size_t i = a;
         for (; i + (size_t)TB <= e; i += (size_t)TB) {
-            __builtin_prefetch(keys + i * KS + PF_AHEAD);
+            if (pf) __builtin_prefetch(keys + i * KS + PF_AHEAD);
             for (int u = 0; u < TB; u++) {
                 const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + (i + (size_t)u) * KS, KS), KS) >> lo;
                 uint32_t *tu = t + u * W;
@@ -519,7 +519,7 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         }
         const int shift = lo_bit + DIGIT_BITS * top, bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
 #ifdef GP_SORT_NT
-        p.lines = aligned_alloc(64, (size_t)T * LINE_BUF); /* NULL: the plain scatter */
+        if (n * (p.ks + p.vs) >= gp__sort_cpu_lines_min) p.lines = aligned_alloc(64, (size_t)T * LINE_BUF); /* NULL: plain */
 #endif
         pass(&p, shift, (1ull << bits) - 1, sk, sv, kb[to_out ? 0 : 1], vb[to_out ? 0 : 1], counts, 1);
         free(p.lines);

@@ -113,10 +113,16 @@ GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp
 #ifndef GP_SORT_CPU_SPLIT_PART
 #define GP_SORT_CPU_SPLIT_PART 4096
 #endif
+/* ... and its first pass writes whole lines past the caches from this many bytes of keys and values (below, the
+ * buckets are read back from a cache the plain stores left them in) */
+#ifndef GP_SORT_CPU_LINES_MIN
+#define GP_SORT_CPU_LINES_MIN (8u << 20)
+#endif
 /* sort_cpu.c's shape (the tests set them to reach every path at small n): from gp__sort_cpu_msd_min keys the most
  * significant live digit goes first; a part of more than gp__sort_cpu_split_bytes of keys and values whose parts would
  * average gp__sort_cpu_split_part keys is split again */
-GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__sort_cpu_split_part;
+GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__sort_cpu_split_part,
+    gp__sort_cpu_lines_min;
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 /* The backends' one rule for an argsort: values asked for (vsize) with no values given (vals_in NULL) — the values

@@ -8,6 +8,7 @@
 #include "sort_internal.h"
 #include "core/backend.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
@@ -19,7 +20,7 @@ static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
         memcpy(idx + j * 8, &v, 8);
 }
 
-enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64 };
+enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64, PF_AHEAD = 4096 /* bytes a read over memory prefetches ahead */ };
 /* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
  * after them (vals + k, idx + k) in input order. The row is cut into chunks (OpenMP over them where the row is alone:
  * nested regions take one thread). The k-th radix key T: the top digit's counts per chunk, the keys sharing the chosen
@@ -49,10 +50,17 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     /* KEY reads lx: each loop's own copy of the constants (its stores could alias shared ones: reloads per element) */
 #define KEY(i) gp__sort_xf_key(&lx, gp__sort_bits(x + (i) * es, es), es)
 #pragma omp parallel for schedule(static) if (par)
-    for (size_t c = 0; c < C; c++) {
+    for (size_t c = 0; c < C; c++) { /* four tables: keys sharing a top digit do not wait on one counter */
         const gp__sort_xf_t lx = xf;
-        size_t *h = hc + c * 256;
-        for (size_t i = n * c / C; i < n * (c + 1) / C; i++) h[KEY(i) >> top]++;
+        uint32_t t4[4][256] = {{0}};
+        size_t i = n * c / C;
+        const size_t e = n * (c + 1) / C;
+        for (; i + 4 <= e; i += 4) {
+            __builtin_prefetch(x + i * es + PF_AHEAD);
+            for (int u = 0; u < 4; u++) t4[u][KEY(i + (size_t)u) >> top]++;
+        }
+        for (; i < e; i++) t4[0][KEY(i) >> top]++;
+        for (unsigned v = 0; v < 256; v++) hc[c * 256 + v] = (size_t)t4[0][v] + t4[1][v] + t4[2][v] + t4[3][v];
     }
     size_t want = k, below = 0; /* want: the rank of T among the keys that share prefix's digits so far (1-based) */
     unsigned d = 0;
@@ -69,7 +77,9 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         cs[c + 1] = cs[c] + hc[c * 256 + d];
     }
     const size_t m = cs[C];
-    if ((cand = malloc((m ? m : 1) * sizeof *cand)) == NULL) {
+    /* chunk c's candidates at cand + cs[c] + c: one slot more a chunk, which the branch-free gather writes past its
+     * last candidate */
+    if ((cand = malloc((m + C) * sizeof *cand)) == NULL) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu keys of scratch", m);
         goto done;
     }
@@ -78,21 +88,25 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         for (size_t c = 0; c < C; c++) {
             const gp__sort_xf_t lx = xf;
             const unsigned dd = d;
-            size_t o = cs[c];
+            uint64_t *o = cand + cs[c] + c;
             for (size_t i = n * c / C; i < n * (c + 1) / C; i++) {
+                if ((i & 7) == 0) __builtin_prefetch(x + i * es + PF_AHEAD);
                 const uint64_t r = KEY(i);
-                if ((r >> top) == dd) cand[o++] = r;
+                *o = r;
+                o += (r >> top) == dd;
             }
+            tk[c] = cs[c + 1] - cs[c]; /* its candidates, as they narrow */
         }
-        for (int shift = top - 8; shift >= 0; shift -= 8) { /* each chunk's candidates counted in its hc row */
+        /* each lower digit: every chunk counts its candidates' digit; the chosen digit's candidates stay (in order),
+         * those below it join the chunk's keys below T */
+        for (int shift = top - 8; shift >= 0; shift -= 8) {
             size_t h[256] = {0};
-            const uint64_t pre = prefix >> (shift + 8);
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) if (par && m >= (1u << 16))
             for (size_t c = 0; c < C; c++) {
                 size_t *hh = hc + c * 256;
+                const uint64_t *q = cand + cs[c] + c;
                 memset(hh, 0, 256 * sizeof *hh);
-                for (size_t i = cs[c]; i < cs[c + 1]; i++)
-                    if ((cand[i] >> (shift + 8)) == pre) hh[(cand[i] >> shift) & 255]++;
+                for (size_t i = 0; i < tk[c]; i++) hh[(q[i] >> shift) & 255]++;
             }
             for (size_t c = 0; c < C; c++)
                 for (unsigned v = 0; v < 256; v++) h[v] += hc[c * 256 + v];
@@ -101,18 +115,23 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
             while (e < 255 && b + h[e] < want) b += h[e++];
             prefix |= (uint64_t)e << shift;
             want -= b;
+#pragma omp parallel for schedule(static) if (par && m >= (1u << 16))
+            for (size_t c = 0; c < C; c++) {
+                uint64_t *q = cand + cs[c] + c;
+                size_t kept = 0;
+                for (unsigned v = 0; v < e; v++) lt[c] += hc[c * 256 + v];
+                for (size_t i = 0; i < tk[c]; i++) {
+                    q[kept] = q[i];
+                    kept += ((q[i] >> shift) & 255) == e;
+                }
+                tk[c] = kept;
+            }
         }
     } else {
-        for (size_t i = 0; i < m; i++) cand[i] = prefix; /* one-byte keys: digit d's keys are T */
+        for (size_t c = 0; c < C; c++) tk[c] = cs[c + 1] - cs[c]; /* one-byte keys: digit d's keys are T */
     }
-    /* each chunk's keys below T and ties taken (the first `want` ties in index order), then everyone's places */
-#pragma omp parallel for schedule(static) if (par)
-    for (size_t c = 0; c < C; c++) { /* its candidates below T, and (in tk for now) at T */
-        const uint64_t T = prefix;
-        size_t below = 0, eq = 0;
-        for (size_t i = cs[c]; i < cs[c + 1]; i++) below += cand[i] < T, eq += cand[i] == T;
-        lt[c] += below, tk[c] = eq;
-    }
+    /* each chunk's keys below T (lt) and ties at T (tk); the ties taken are the first `want` in index order; then
+     * everyone's places */
     for (size_t c = 0, left = want, sel = 0, r = k; c < C; c++) {
         const size_t eq = tk[c];
         tk[c] = eq < left ? eq : left;
