@@ -50,9 +50,11 @@ static inline __attribute__((always_inline)) uint64_t gp__sort_xf_key(const gp__
 {
     const uint64_t ones = ks == 8 ? ~0ull : (1ull << (8 * ks)) - 1, sign = 1ull << (8 * ks - 1);
     uint64_t k;
-    if (x->inf) {
-        const uint64_t mag = b & (sign - 1);
-        k = mag > x->inf ? ones : mag == 0 ? sign : b & sign ? ~b & ones : b | sign;
+    if (x->inf) { /* branch-free in the sign (a random sign would mispredict every other key): NaN and zero select */
+        const uint64_t mag = b & (sign - 1), neg = (uint64_t)0 - (b >> (8 * ks - 1));
+        k = b ^ (sign | (neg & ones));
+        k = mag == 0 ? sign : k;
+        k = mag > x->inf ? ones : k;
     } else
         k = b ^ x->xr;
     return k ^ x->flip;
