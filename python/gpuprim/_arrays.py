@@ -72,6 +72,8 @@ class _Ctx:
         self.p = p
         self.device = L.gp_ctx_device(p)
         self.uops = {}  # user operators compiled for this context, by their description
+        self.pool = {}  # (stream, bytes) -> device buffers of collected results, for the next of that size
+        self.pool_bytes = 0
 
     def uop(self, kind, dtype, src, identity=None, commutative=1, out_dtype=None, arity=1):
         """The user operator of this description on this context, compiled once (and cached on disk by the library)."""
@@ -87,7 +89,10 @@ class _Ctx:
 
     def __del__(self):
         try:
-            for op in self.uops.values():  # a uop is destroyed before its context
+            for bufs in self.pool.values():  # kept result memory and uops go before their context
+                for b in bufs:
+                    L.gp_mem_free(self.p, ctypes.byref(b))
+            for op in self.uops.values():
                 L.gp_uop_destroy(op)
             L.gp_ctx_destroy(self.p)
         except Exception:  # interpreter shutdown
@@ -95,18 +100,46 @@ class _Ctx:
 
 
 # ---------------------------------------------------------------------------------------------- device memory
+# A collected result's memory is kept for the next result of its size class on the same stream (work on one stream
+# runs in order, so that result's writes follow every read of the old one there), up to POOL_BYTES a context: a
+# cudaMalloc / cudaFree pair per result cost ~85 us a call (cudaFree waits for the whole device).
+POOL_BYTES = 512 << 20
+
+
+def _size_class(n):
+    """The bytes a result of n bytes is given: a power of two up to 2 MiB, then whole 2 MiB."""
+    if n <= 256:
+        return 256
+    if n <= (2 << 20):
+        return 1 << (n - 1).bit_length()
+    return (n + (2 << 20) - 1) // (2 << 20) * (2 << 20)
+
+
+def _stream_key(stream):
+    return stream if stream is None or isinstance(stream, int) else getattr(stream, "value", id(stream))
+
+
 class DeviceArray:
     """A result in GPU memory gpuprim allocated: read it in place with torch.from_dlpack / cupy.from_dlpack (or
-    __cuda_array_interface__), or copy it to the host with .get() / np.asarray(). Freed when the last reference goes."""
+    __cuda_array_interface__), or copy it to the host with .get() / np.asarray(). When the last reference goes its
+    memory is kept for a later result on the same stream (see POOL_BYTES): work on another stream that reads it must
+    keep a reference until that work is done."""
 
     def __init__(self, ctx, shape, dtype, stream=None):
         self._ctx = ctx
         self.shape = tuple(int(s) for s in shape)
         self.dtype = np.dtype(dtype)
         self.stream = stream
-        self._buf = L.Buffer()
         n = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
-        L.check(L.gp_mem_alloc(ctx.p, L.GP_MEM_DEVICE, n, ctypes.byref(self._buf)), "gpuprim: device memory")
+        self._key = (_stream_key(stream), _size_class(n)) if n else None
+        kept = ctx.pool.get(self._key) if n else None
+        if kept:
+            self._buf = kept.pop()
+            ctx.pool_bytes -= self._key[1]
+        else:
+            self._buf = L.Buffer()
+            L.check(L.gp_mem_alloc(ctx.p, L.GP_MEM_DEVICE, self._key[1] if n else 0, ctypes.byref(self._buf)),
+                    "gpuprim: device memory")
         self.ptr = self._buf.device or 0
         self.nbytes = n
 
@@ -125,7 +158,12 @@ class DeviceArray:
     def __del__(self):
         try:
             if self._buf.bytes:
-                L.gp_mem_free(self._ctx.p, ctypes.byref(self._buf))
+                ctx = self._ctx
+                if ctx.pool_bytes + self._buf.bytes <= POOL_BYTES:
+                    ctx.pool.setdefault(self._key, []).append(self._buf)
+                    ctx.pool_bytes += self._buf.bytes
+                else:
+                    L.gp_mem_free(ctx.p, ctypes.byref(self._buf))
         except Exception:
             pass
 

@@ -602,6 +602,41 @@ class TestFiles(unittest.TestCase):
             g.fromfile(self.path("a.raw"), np.complex64)
 
 
+class TestResultPool(unittest.TestCase):
+    """A collected DeviceArray's memory goes to its context's pool and comes back for the next result of its size
+    class on the same stream, never on another, never past the cap; the CPU context's "device" memory is host memory
+    from the same calls, so the pool's logic runs here."""
+
+    def test_reuse(self):
+        from gpuprim import _arrays as A
+        ctx = A._Ctx.__new__(A._Ctx)  # a context of its own: the module's cached ones keep their pools
+        p = A.ctypes.c_void_p()
+        A.L.check(A.L.gp_ctx_create(A.ctypes.byref(p), A.L.GP_DEVICE_CPU), "cpu")
+        ctx.p, ctx.device, ctx.uops, ctx.pool, ctx.pool_bytes = p, -1, {}, {}, 0
+        a = A.DeviceArray(ctx, (1000,), np.float32, 7)
+        self.assertEqual(a.nbytes, 4000)
+        pa = a.ptr
+        del a
+        self.assertEqual(ctx.pool_bytes, 4096)
+        b = A.DeviceArray(ctx, (1000,), np.float32, 8)  # another stream: not the kept buffer
+        self.assertNotEqual(b.ptr, pa)
+        c = A.DeviceArray(ctx, (900,), np.float32, 7)  # same stream and class: the kept one
+        self.assertEqual(c.ptr, pa)
+        self.assertEqual(ctx.pool_bytes, 0)
+        arr = np.frombuffer((A.ctypes.c_char * c.nbytes).from_address(c.ptr), np.uint8)
+        arr[:] = 7  # the whole of it is writable memory
+        del b, c
+        self.assertEqual(ctx.pool_bytes, 8192)
+        big = A.DeviceArray(ctx, ((A.POOL_BYTES >> 2) + 1,), np.float32, 7)  # past the cap: freed, not kept
+        del big
+        self.assertEqual(ctx.pool_bytes, 8192)
+        z = A.DeviceArray(ctx, (0,), np.float32, 7)
+        del z
+        self.assertEqual([A._size_class(n) for n in (1, 256, 257, 3000, 2 << 20, (2 << 20) + 1)],
+                         [256, 256, 512, 4096, 2 << 20, 4 << 20])
+        del ctx  # frees the kept buffers, then the context
+
+
 class TestModule(unittest.TestCase):
     def test_info(self):
         i = g.info()
