@@ -118,6 +118,25 @@ class TestTorch(unittest.TestCase):
         s.synchronize()
         self.assertTrue(torch.equal(out, w))
 
+    def test_result_pool(self):
+        """A collected result's memory comes back for the next result of its size on its stream, and only then: a
+        live result is never written by a later call; after reuse on a non-default stream the new result is right."""
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            t1 = torch.randn(1 << 20, device="cuda")
+            t2 = torch.randn(1 << 20, device="cuda")
+            r1 = g.sort(t1)
+            keep = torch.from_dlpack(r1).clone()
+            p1 = r1.ptr
+            r2 = g.sort(t2)  # r1 alive: other memory
+            self.assertNotEqual(r2.ptr, p1)
+            del r2
+            r3 = g.sort(t2)  # r2's memory again, on s after r2's readers
+            w3 = torch.sort(t2).values
+            self.assertTrue(torch.equal(torch.from_dlpack(r1), keep))
+        s.synchronize()
+        self.assertTrue(torch.equal(torch.from_dlpack(r3), w3))
+
 
 @unittest.skipUnless(HAVE_CUPY, "no CuPy with a GPU")
 class TestCupy(unittest.TestCase):
