@@ -102,7 +102,9 @@ class _Ctx:
 # ---------------------------------------------------------------------------------------------- device memory
 # A collected result's memory is kept for the next result of its size class on the same stream (work on one stream
 # runs in order, so that result's writes follow every read of the old one there), up to POOL_BYTES a context: a
-# cudaMalloc / cudaFree pair per result cost ~85 us a call (cudaFree waits for the whole device).
+# cudaMalloc / cudaFree pair per result cost ~85 us a call (cudaFree waits for the whole device). A result handed to
+# a consumer on another stream, or through __cuda_array_interface__ (whose consumer's stream is not said), is freed
+# with cudaFree as before: its reads there are not ordered before a reuse.
 POOL_BYTES = 512 << 20
 
 
@@ -122,14 +124,15 @@ def _stream_key(stream):
 class DeviceArray:
     """A result in GPU memory gpuprim allocated: read it in place with torch.from_dlpack / cupy.from_dlpack (or
     __cuda_array_interface__), or copy it to the host with .get() / np.asarray(). When the last reference goes its
-    memory is kept for a later result on the same stream (see POOL_BYTES): work on another stream that reads it must
-    keep a reference until that work is done."""
+    memory is kept for a later result on the same stream, unless it was handed to a consumer on another stream (see
+    POOL_BYTES)."""
 
     def __init__(self, ctx, shape, dtype, stream=None):
         self._ctx = ctx
         self.shape = tuple(int(s) for s in shape)
         self.dtype = np.dtype(dtype)
         self.stream = stream
+        self._shared = False  # exported to a consumer on another stream (or one unknown)
         n = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
         self._key = (_stream_key(stream), _size_class(n)) if n else None
         kept = ctx.pool.get(self._key) if n else None
@@ -159,7 +162,7 @@ class DeviceArray:
         try:
             if self._buf.bytes:
                 ctx = self._ctx
-                if ctx.pool_bytes + self._buf.bytes <= POOL_BYTES:
+                if not self._shared and ctx.pool_bytes + self._buf.bytes <= POOL_BYTES:
                     ctx.pool.setdefault(self._key, []).append(self._buf)
                     ctx.pool_bytes += self._buf.bytes
                 else:
@@ -193,6 +196,7 @@ class DeviceArray:
 
     @property
     def __cuda_array_interface__(self):
+        self._shared = True  # a consumer on a stream unknown here: freed, not kept (see POOL_BYTES)
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False), "version": 3,
                 "strides": None, "stream": _cai_stream(self.stream)}
 
@@ -202,7 +206,12 @@ class DeviceArray:
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         # the consumer's stream waits (on the device) for the work that made this array on its own stream
         if stream is not None and stream != -1:
-            _stream_wait(self.stream, None if stream in (1, 2) else stream)
+            consumer = None if stream in (1, 2) else stream
+            _stream_wait(self.stream, consumer)
+            if _stream_key(consumer) != _stream_key(self.stream):
+                self._shared = True  # read on another stream: freed, not kept (see POOL_BYTES)
+        else:
+            self._shared = True
         return _dlpack_export(self)
 
 

@@ -627,9 +627,14 @@ class TestResultPool(unittest.TestCase):
         arr[:] = 7  # the whole of it is writable memory
         del b, c
         self.assertEqual(ctx.pool_bytes, 8192)
+        shared = A.DeviceArray(ctx, (1000,), np.float32, 7)  # takes the kept buffer of stream 7
+        self.assertEqual(ctx.pool_bytes, 4096)
+        shared.__cuda_array_interface__  # handed out to a consumer whose stream is not said: freed, not kept
+        del shared
+        self.assertEqual(ctx.pool_bytes, 4096)
         big = A.DeviceArray(ctx, ((A.POOL_BYTES >> 2) + 1,), np.float32, 7)  # past the cap: freed, not kept
         del big
-        self.assertEqual(ctx.pool_bytes, 8192)
+        self.assertEqual(ctx.pool_bytes, 4096)
         z = A.DeviceArray(ctx, (0,), np.float32, 7)
         del z
         self.assertEqual([A._size_class(n) for n in (1, 256, 257, 3000, 2 << 20, (2 << 20) + 1)],
