@@ -1,7 +1,9 @@
 /*
  * sort_cpu.c — the sort family's CPU backend: a stable LSD radix sort in NumPy's order (sort_internal.h,
  * docs/design/sort.md). One read makes every digit's counts per chunk, so digits that every key shares are skipped and
- * the first pass has its counts (every pass, when the keys are one chunk); each remaining digit is a pass over
+ * the first pass has its counts (every pass, when the keys are one chunk); from GP_SORT_CPU_MSD_MIN keys only the top
+ * live digit is counted and sorted first, then each of its buckets by itself (sort_range). Each remaining digit is a
+ * pass over
  * contiguous chunks (as many as the threads asked for, shared over the team that starts): the chunk's digit counts
  * (after the first pass), every (digit, chunk)
  * place in digit-major order, then each chunk scatters its elements in order — stable. The radix key is computed
@@ -24,8 +26,8 @@
 #endif
 
 enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 18, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
-/* how far ahead of a read over memory the counting and line-scattering loops prefetch, in bytes: their loads wait on memory otherwise
- * (the hardware's prefetch alone kept a one-digit count of 16 MiB at 2-3 GB/s on a Xeon VM) */
+/* how far ahead of a read over memory the counting and line-scattering loops prefetch, in bytes: their loads wait on
+ * memory otherwise (the hardware's prefetch alone kept a one-digit count of 16 MiB at 2-3 GB/s on a Xeon VM) */
 enum { PF_AHEAD = 4096 };
 size_t gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES,
        gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART, gp__sort_cpu_lines_min = GP_SORT_CPU_LINES_MIN;
@@ -487,7 +489,8 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
     /* From gp__sort_cpu_msd_min keys the top live digit goes first (its counts alone read here; each bucket counts its
      * own digits), as if every digit below it were live; else every digit is counted in one read and the live ones
      * are the passes. */
-    const int top = n >= gp__sort_cpu_msd_min && ndig >= 2 ? top_live_digit(&p, keys_in, lo_bit, hi_bit, ndig, hist) : -1;
+    const int top =
+        n >= gp__sort_cpu_msd_min && ndig >= 2 ? top_live_digit(&p, keys_in, lo_bit, hi_bit, ndig, hist) : -1;
     const int msd = top >= 1;
     const int P = msd ? top + 1 : n > 1 ? live_digits(&p, keys_in, lo_bit, hi_bit, ndig, live, hist) : 0;
 
@@ -540,7 +543,8 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         }
         const int shift = lo_bit + DIGIT_BITS * top, bits = hi_bit - shift < DIGIT_BITS ? hi_bit - shift : DIGIT_BITS;
 #ifdef GP_SORT_NT
-        if (n * (p.ks + p.vs) >= gp__sort_cpu_lines_min) p.lines = aligned_alloc(64, (size_t)T * LINE_BUF); /* NULL: plain */
+        if (n * (p.ks + p.vs) >= gp__sort_cpu_lines_min) /* whole lines past the caches (NULL: the plain scatter) */
+            p.lines = aligned_alloc(64, (size_t)T * LINE_BUF);
 #endif
         pass(&p, shift, (1ull << bits) - 1, sk, sv, kb[to_out ? 0 : 1], vb[to_out ? 0 : 1], counts, 1);
         free(p.lines);
