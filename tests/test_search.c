@@ -272,6 +272,17 @@ static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned 
         CHECK(bad == 0, "%s %s n=%zu unique%s u%zu: %zu distinct, wanted %zu, or the outputs differ", gp_dtype_name(dt),
               what, n, nan_distinct ? " (NaNs distinct)" : "", 8 * ib, got, u);
     }
+    for (int with_counts = 0; with_counts < 2; with_counts++) { /* values (and counts) alone: the sorted keys' runs */
+        size_t got = 7;
+        tc_poison(gy, n * es + 1), tc_poison(gc, n * 8 + 8);
+        OK(gp_unique_sorted_opts_sync(ctx, dt, n, x, gy, GP_U32, NULL, NULL, with_counts ? gc : NULL, &got, &uo));
+        size_t bad = got != u;
+        for (size_t j = 0; j < u && !bad; j++)
+            bad += memcmp(gy + j * es, wy + j * es, es) != 0 || (with_counts && gc[j] != wc[j]);
+        CHECK(bad == 0, "%s %s n=%zu unique%s values%s: %zu distinct, wanted %zu, or the outputs differ",
+              gp_dtype_name(dt), what, n, nan_distinct ? " (NaNs distinct)" : "", with_counts ? " and counts" : "", got,
+              u);
+    }
     size_t got = 7; /* the count alone */
     OK(gp_unique_sorted_opts_sync(ctx, dt, n, x, NULL, GP_U32, NULL, NULL, NULL, &got, &uo));
     CHECK(got == u, "%s %s n=%zu unique count alone: %zu, wanted %zu", gp_dtype_name(dt), what, n, got, u);
@@ -307,13 +318,16 @@ int main(void)
                 }
             }
         }
-        /* a row the CPU backend cuts into chunks (of 2^15 keys): each chunk's keys below the k-th and ties at it */
+        /* past the CPU backend's chunking (top-k: chunks of 2^15 keys, each chunk's keys below the k-th and ties at
+         * it; unique: 64 chunks of the sorted keys, runs across their edges) */
         if (es >= 2) {
             const size_t big = 300007;
             unsigned char *xb = malloc(big * es);
             for (int mode = M_RANDOM; mode <= M_FEW; mode++) {
                 sort_fill(xb, big, dt, mode);
                 check_topk(ctx, dt, 1, big, xb, mode == M_RANDOM ? "random, chunked" : "few, chunked");
+                check_unique(ctx, dt, big, xb, mode == M_RANDOM ? "random, chunked" : "few, chunked", 0);
+                check_unique(ctx, dt, big, xb, mode == M_RANDOM ? "random, chunked" : "few, chunked", 1);
                 check_partition(ctx, dt, 1, big, xb, mode == M_RANDOM ? "random, chunked" : "few, chunked");
             }
             free(xb);

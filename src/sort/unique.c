@@ -40,23 +40,67 @@ typedef struct runs_job {
 #define GP_AT(i) (j->perm ? j->perm[i] : (uint64_t)(i))
 #define GP_KEY(i) gp__sort_xf_key(&xf, gp__sort_bits(j->src + GP_AT(i) * ES, ES), ES)
 #define GP_HEAD(i, k) ((i) == 0 || (k) != prev || (j->distinct && (k) == j->nan_key))
-/* chunk [a, b): its heads and its first head (SIZE_MAX: none) */
+/* chunk [a, b): its heads (counted without a branch: a head every few keys mispredicts), its first head and its last
+ * (SIZE_MAX: none) */
 static inline __attribute__((always_inline)) size_t chunk_heads(const runs_job_t *j, size_t a, size_t b, size_t *f,
-                                                                const size_t ES)
+                                                                size_t *l, const size_t ES)
 {
     const gp__sort_xf_t xf = j->xf;
     size_t m = 0;
-    *f = SIZE_MAX;
+    *f = *l = SIZE_MAX;
     uint64_t prev = a ? GP_KEY(a - 1) : 0;
-    for (size_t i = a; i < b; i++) {
-        const uint64_t k = GP_KEY(i);
-        if (GP_HEAD(i, k)) {
-            if (*f == SIZE_MAX) *f = i;
-            m++;
+    if (!j->perm) { /* the sorted keys themselves: the head test as bit operations, the job's fields in registers */
+        const unsigned char *src = j->src;
+        const uint64_t nan_key = j->nan_key, distinct = (uint64_t)(j->distinct != 0);
+        for (size_t i = a; i < b; i++) {
+            const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(src + i * ES, ES), ES);
+            m += (uint64_t)(i == 0) | (uint64_t)(k != prev) | (distinct & (uint64_t)(k == nan_key));
+            prev = k;
         }
-        prev = k;
+    } else
+        for (size_t i = a; i < b; i++) {
+            const uint64_t k = GP_KEY(i);
+            m += GP_HEAD(i, k);
+            prev = k;
+        }
+    for (size_t i = a; m && *f == SIZE_MAX; i++) { /* the first and the last head, found from either end */
+        const uint64_t k = GP_KEY(i);
+        prev = i ? GP_KEY(i - 1) : 0;
+        if (GP_HEAD(i, k)) *f = i;
+    }
+    for (size_t i = b; m && *l == SIZE_MAX; i--) {
+        const uint64_t k = GP_KEY(i - 1);
+        prev = i - 1 ? GP_KEY(i - 2) : 0;
+        if (GP_HEAD(i - 1, k)) *l = i - 1;
     }
     return m;
+}
+/* chunk [a, b)'s runs from run u when only the values and the counts are asked for, in input order (no perm): up to
+ * the chunk's last head lh every element writes its value and place into run u's slots and a head moves u on, so no
+ * branch waits on where the heads fall (a later element of the same run rewrites the next run's slot, which its head
+ * then writes; nothing is written past lh, the next chunk's). The places become lengths after. */
+static inline __attribute__((always_inline)) void chunk_runs_plain(const runs_job_t *j, size_t a, size_t lh, size_t u,
+                                                                   size_t next, const size_t ES)
+{
+    const gp__sort_xf_t xf = j->xf;
+    unsigned char *const y = j->y;
+    uint64_t *const cnt = j->counts;
+    const unsigned char *const src = j->src;
+    const uint64_t nan_key = j->nan_key, distinct = (uint64_t)(j->distinct != 0);
+    const size_t u0 = u;
+    uint64_t prev = a ? gp__sort_xf_key(&xf, gp__sort_bits(src + (a - 1) * ES, ES), ES) : 0;
+    for (size_t i = a; i <= lh; i++) {
+        const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(src + i * ES, ES), ES);
+        const uint64_t h = (uint64_t)(i == 0) | (uint64_t)(k != prev) | (distinct & (uint64_t)(k == nan_key));
+        if (y) memcpy(y + u * ES, src + i * ES, ES);
+        if (cnt) cnt[u] = i;
+        u += h;
+        prev = k;
+    }
+    if (cnt) {
+        for (size_t r = u0; r + 1 < u; r++) cnt[r] = cnt[r + 1] - cnt[r];
+        cnt[u - 1] = next - cnt[u - 1];
+    }
 }
 /* chunk [a, b)'s runs written from run u (the runs begun before a), the last measured to next */
 static inline __attribute__((always_inline)) void chunk_runs(const runs_job_t *j, size_t a, size_t b, size_t u,
@@ -96,11 +140,11 @@ static size_t runs_cpu(gp_dtype_t dt, size_t n, const unsigned char *src, const 
     job.nan_key = gp__sort_xf_key(&job.xf, gp__sort_nan_bits(dt), es);
     const runs_job_t *j = &job;
     const int C = n < RUN_MIN ? 1 : RUN_CHUNKS;
-    size_t base[RUN_CHUNKS + 1], head1[RUN_CHUNKS], next[RUN_CHUNKS];
+    size_t base[RUN_CHUNKS + 1], head1[RUN_CHUNKS], headl[RUN_CHUNKS], next[RUN_CHUNKS];
 #pragma omp parallel for schedule(static) if (C > 1)
     for (int c = 0; c < C; c++) {
         const size_t a = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C;
-#define GP_COUNT(ES) base[c + 1] = chunk_heads(j, a, b, &head1[c], ES)
+#define GP_COUNT(ES) base[c + 1] = chunk_heads(j, a, b, &head1[c], &headl[c], ES)
         GP_BY_SIZE(es, GP_COUNT)
 #undef GP_COUNT
     }
@@ -111,9 +155,17 @@ static size_t runs_cpu(gp_dtype_t dt, size_t n, const unsigned char *src, const 
         next[c] = after;
         if (head1[c] != SIZE_MAX) after = head1[c];
     }
+    const int plain = !perm && !first && !inverse;
 #pragma omp parallel for schedule(static) if (C > 1)
     for (int c = 0; c < C; c++) {
         const size_t a = n * (size_t)c / (size_t)C, b = n * (size_t)(c + 1) / (size_t)C;
+        if (plain) {
+            if (head1[c] == SIZE_MAX) continue; /* no head here: its elements are the run before */
+#define GP_WRITE(ES) chunk_runs_plain(j, a, headl[c], base[c], next[c], ES)
+            GP_BY_SIZE(es, GP_WRITE)
+#undef GP_WRITE
+            continue;
+        }
 #define GP_WRITE(ES) chunk_runs(j, a, b, base[c], next[c], ES)
         GP_BY_SIZE(es, GP_WRITE)
 #undef GP_WRITE
