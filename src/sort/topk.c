@@ -20,7 +20,23 @@ static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
         memcpy(idx + j * 8, &v, 8);
 }
 
-enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64, PF_AHEAD = 4096 /* bytes a read over memory prefetches ahead */ };
+enum { KEY_BLOCK = 256, PF_AHEAD = 4096 /* bytes a read over memory prefetches ahead */ };
+/* the radix keys of elements [i, i + nb) of x (nb <= KEY_BLOCK) into k: one loop per element size with the constants
+ * in registers, so the size's switch is not paid per element; the block's lines 4 KiB ahead prefetched */
+static inline __attribute__((always_inline)) void block_keys(const gp__sort_xf_t *xf, const unsigned char *x,
+                                                             size_t es, size_t i, size_t nb, uint64_t *k)
+{
+    const gp__sort_xf_t lx = *xf;
+    for (size_t b = 0; b < nb * es; b += 64) __builtin_prefetch(x + i * es + PF_AHEAD + b);
+    switch (es) {
+    case 1: for (size_t u = 0; u < nb; u++) k[u] = gp__sort_xf_key(&lx, gp__sort_bits(x + (i + u), 1), 1); break;
+    case 2: for (size_t u = 0; u < nb; u++) k[u] = gp__sort_xf_key(&lx, gp__sort_bits(x + (i + u) * 2, 2), 2); break;
+    case 4: for (size_t u = 0; u < nb; u++) k[u] = gp__sort_xf_key(&lx, gp__sort_bits(x + (i + u) * 4, 4), 4); break;
+    default: for (size_t u = 0; u < nb; u++) k[u] = gp__sort_xf_key(&lx, gp__sort_bits(x + (i + u) * 8, 8), 8); break;
+    }
+}
+
+enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64 };
 /* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
  * after them (vals + k, idx + k) in input order. The row is cut into chunks (OpenMP over them where the row is alone:
  * nested regions take one thread). The k-th radix key T: the top digit's counts per chunk, the keys sharing the chosen
@@ -47,19 +63,16 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         goto done;
     }
     const int par = gp__cpu_par(1, n * es) && C > 1;
-    /* KEY reads lx: each loop's own copy of the constants (its stores could alias shared ones: reloads per element) */
-#define KEY(i) gp__sort_xf_key(&lx, gp__sort_bits(x + (i) * es, es), es)
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) { /* four tables: keys sharing a top digit do not wait on one counter */
-        const gp__sort_xf_t lx = xf;
         uint32_t t4[4][256] = {{0}};
-        size_t i = n * c / C;
+        uint64_t kb[KEY_BLOCK];
         const size_t e = n * (c + 1) / C;
-        for (; i + 4 <= e; i += 4) {
-            __builtin_prefetch(x + i * es + PF_AHEAD);
-            for (int u = 0; u < 4; u++) t4[u][KEY(i + (size_t)u) >> top]++;
+        for (size_t i = n * c / C; i < e; i += KEY_BLOCK) {
+            const size_t nb = e - i < KEY_BLOCK ? e - i : KEY_BLOCK;
+            block_keys(&xf, x, es, i, nb, kb);
+            for (size_t u = 0; u < nb; u++) t4[u & 3][kb[u] >> top]++;
         }
-        for (; i < e; i++) t4[0][KEY(i) >> top]++;
         for (unsigned v = 0; v < 256; v++) hc[c * 256 + v] = (size_t)t4[0][v] + t4[1][v] + t4[2][v] + t4[3][v];
     }
     size_t want = k, below = 0; /* want: the rank of T among the keys that share prefix's digits so far (1-based) */
@@ -86,14 +99,16 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     if (top > 0) {
 #pragma omp parallel for schedule(static) if (par)
         for (size_t c = 0; c < C; c++) {
-            const gp__sort_xf_t lx = xf;
-            const unsigned dd = d;
-            uint64_t *o = cand + cs[c] + c;
-            for (size_t i = n * c / C; i < n * (c + 1) / C; i++) {
-                if ((i & 7) == 0) __builtin_prefetch(x + i * es + PF_AHEAD);
-                const uint64_t r = KEY(i);
-                *o = r;
-                o += (r >> top) == dd;
+            const uint64_t dd = d;
+            uint64_t *o = cand + cs[c] + c, kb[KEY_BLOCK];
+            const size_t e = n * (c + 1) / C;
+            for (size_t i = n * c / C; i < e; i += KEY_BLOCK) {
+                const size_t nb = e - i < KEY_BLOCK ? e - i : KEY_BLOCK;
+                block_keys(&xf, x, es, i, nb, kb);
+                for (size_t u = 0; u < nb; u++) {
+                    *o = kb[u];
+                    o += (kb[u] >> top) == dd;
+                }
             }
             tk[c] = cs[c + 1] - cs[c]; /* its candidates, as they narrow */
         }
@@ -147,24 +162,28 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     }
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) {
-        const gp__sort_xf_t lx = xf;
         const uint64_t T = prefix;
         size_t o = so[c], ties = tk[c], q = ro[c];
-        const size_t end = so[c] + lt[c] + tk[c];
-        for (size_t i = n * c / C; i < n * (c + 1) / C && (o < end || rest); i++) {
-            const uint64_t r = KEY(i);
-            if (r < T || (r == T && ties > 0)) {
-                if (r == T) ties--;
-                memcpy(gx + o * es, x + i * es, es);
-                gi[o++] = i;
-            } else if (rest) { /* the partition's rest */
-                if (vals) memcpy(vals + q * es, x + i * es, es);
-                if (idx) put_pos(idx, ib, q, i);
-                q++;
+        uint64_t kb[KEY_BLOCK];
+        const size_t end = so[c] + lt[c] + tk[c], e = n * (c + 1) / C;
+        for (size_t i0 = n * c / C; i0 < e && (o < end || rest); i0 += KEY_BLOCK) {
+            const size_t nb = e - i0 < KEY_BLOCK ? e - i0 : KEY_BLOCK;
+            block_keys(&xf, x, es, i0, nb, kb);
+            for (size_t u = 0; u < nb; u++) {
+                const uint64_t r = kb[u];
+                const size_t i = i0 + u;
+                if (r < T || (r == T && ties > 0)) {
+                    if (r == T) ties--;
+                    memcpy(gx + o * es, x + i * es, es);
+                    gi[o++] = i;
+                } else if (rest) { /* the partition's rest */
+                    if (vals) memcpy(vals + q * es, x + i * es, es);
+                    if (idx) put_pos(idx, ib, q, i);
+                    q++;
+                }
             }
         }
     }
-#undef KEY
     /* in index order already: a stable sort by the key gives (key, position) order */
     if ((st = gp__sort_cpu(dt, k, gx, sx, 8, gi, si, largest, 0, w)) != GP_OK) goto done;
     if (vals) memcpy(vals, sx, k * es);
