@@ -55,8 +55,8 @@ typedef struct {
 
 /* The scratch copy of the keys or values: line-aligned (the first pass may write it in whole lines); from 4 MiB in
  * 2 MiB-aligned memory that Linux may back with huge pages, so a fresh scratch takes a few page faults where 4 KiB
- * pages took thousands (each zeroing a page: 3-11 ms of a 4M-key sort on a VM). */
-static void *scratch_alloc(size_t bytes)
+ * pages took thousands (each zeroing a page: 3-11 ms of a 4M-key sort on a VM). Freed with free(). */
+void *gp__sort_scratch_alloc(size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     enum { HUGE = 2u << 20 };
@@ -510,8 +510,8 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
         goto done;
     }
     counts = malloc((size_t)T * RADIX * sizeof *counts);
-    tmpk = scratch_alloc(kb);
-    tmpv = p.vs ? scratch_alloc(vb) : NULL;
+    tmpk = gp__sort_scratch_alloc(kb);
+    tmpv = p.vs ? gp__sort_scratch_alloc(vb) : NULL;
     if (counts == NULL || tmpk == NULL || (p.vs && tmpv == NULL)) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_sort: %zu bytes of scratch", kb + vb);
         goto done;

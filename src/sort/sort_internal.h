@@ -127,6 +127,9 @@ GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__so
     gp__sort_cpu_lines_min;
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
+/* n bytes of scratch for the CPU backend's passes over memory: 64-byte aligned, from 4 MiB 2 MiB-aligned and advised
+ * for huge pages (sort_cpu.c); freed with free() */
+GP_INTERNAL void *gp__sort_scratch_alloc(size_t bytes);
 /* The backends' one rule for an argsort: values asked for (vsize) with no values given (vals_in NULL) — the values
  * are then the input positions, vsize bytes each. */
 static inline int gp__sort_is_argsort(const void *vals_in, size_t vsize) { return vals_in == NULL && vsize != 0; }

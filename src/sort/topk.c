@@ -92,7 +92,7 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     const size_t m = cs[C];
     /* chunk c's candidates at cand + cs[c] + c: one slot more a chunk, which the branch-free gather writes past its
      * last candidate */
-    if ((cand = malloc((m + C) * sizeof *cand)) == NULL) {
+    if ((cand = gp__sort_scratch_alloc((m + C) * sizeof *cand)) == NULL) {
         st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu keys of scratch", m);
         goto done;
     }

@@ -180,14 +180,14 @@ static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, s
     const size_t es = gp_dtype_size(dt);
     const int distinct = nan_distinct && is_float(dt);
     if (!first && !inverse) { /* the keys sorted alone: no positions to move (as the GPU path) */
-        unsigned char *s = malloc(n * es);
+        unsigned char *s = gp__sort_scratch_alloc(n * es);
         if (!s) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * es);
         gp_status_t st = gp__sort_cpu(dt, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dt));
         if (st == GP_OK) *count = runs_cpu(dt, n, s, NULL, distinct, y, ib, NULL, NULL, counts);
         free(s);
         return st;
     }
-    uint64_t *perm = malloc(n * 8);
+    uint64_t *perm = gp__sort_scratch_alloc(n * 8);
     if (!perm) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * 8);
     gp_status_t st = gp__sort_cpu(dt, n, x, NULL, 8, NULL, perm, 0, 0, gp__sort_width(dt));
     if (st == GP_OK) *count = runs_cpu(dt, n, x, perm, distinct, y, ib, first, inverse, counts);
