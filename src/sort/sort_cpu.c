@@ -26,9 +26,6 @@
 #endif
 
 enum { DIGIT_BITS = 8, RADIX = 1 << DIGIT_BITS, PAR_MIN = 1 << 18, CHUNK_MIN = 1 << 14, MAX_CHUNKS = 64 };
-/* how far ahead of a read over memory the counting and line-scattering loops prefetch, in bytes: their loads wait on
- * memory otherwise (the hardware's prefetch alone kept a one-digit count of 16 MiB at 2-3 GB/s on a Xeon VM) */
-enum { PF_AHEAD = 4096 };
 size_t gp__sort_cpu_msd_min = GP_SORT_CPU_MSD_MIN, gp__sort_cpu_split_bytes = GP_SORT_CPU_SPLIT_BYTES,
        gp__sort_cpu_split_part = GP_SORT_CPU_SPLIT_PART, gp__sort_cpu_lines_min = GP_SORT_CPU_LINES_MIN;
 
@@ -144,8 +141,8 @@ static inline __attribute__((always_inline)) void chunk_scatter_lines(const plan
     for (size_t i = a; i < b; i++) {
         const unsigned char *k = sk + i * KS;
         if ((i & 7) == 0) {
-            __builtin_prefetch(k + PF_AHEAD);
-            if (VS && sv) __builtin_prefetch(sv + i * VS + PF_AHEAD);
+            __builtin_prefetch(k + GP_SORT_CPU_PF);
+            if (VS && sv) __builtin_prefetch(sv + i * VS + GP_SORT_CPU_PF);
         }
         const size_t d = (gp__sort_xf_key(&xf, gp__sort_bits(k, KS), KS) >> shift) & mask, j = c[d]++;
         const size_t s = (j + off) & (G - 1);
@@ -293,7 +290,7 @@ static inline __attribute__((always_inline)) void digits_of_chunk(const plan_t *
         memset(t, 0, (size_t)TB * W * sizeof *t);
         size_t i = a;
         for (; i + (size_t)TB <= e; i += (size_t)TB) {
-            if (pf) __builtin_prefetch(keys + i * KS + PF_AHEAD);
+            if (pf) __builtin_prefetch(keys + i * KS + GP_SORT_CPU_PF);
             for (int u = 0; u < TB; u++) {
                 const uint64_t k = gp__sort_xf_key(&xf, gp__sort_bits(keys + (i + (size_t)u) * KS, KS), KS) >> lo;
                 uint32_t *tu = t + u * W;

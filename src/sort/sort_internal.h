@@ -120,6 +120,12 @@ GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp
 #ifndef GP_SORT_CPU_LINES_MIN
 #define GP_SORT_CPU_LINES_MIN (8u << 20)
 #endif
+/* how far ahead of a read over memory the family's CPU loops (the sort's counting and line passes, top-k's reads)
+ * prefetch, in bytes: their loads wait on memory otherwise (the hardware's prefetch alone kept a one-digit count of
+ * 16 MiB at 2-3 GB/s on a Xeon VM) */
+#ifndef GP_SORT_CPU_PF
+#define GP_SORT_CPU_PF 4096
+#endif
 /* sort_cpu.c's shape (the tests set them to reach every path at small n): from gp__sort_cpu_msd_min keys the most
  * significant live digit goes first; a part of more than gp__sort_cpu_split_bytes of keys and values whose parts would
  * average gp__sort_cpu_split_part keys is split again */

@@ -20,14 +20,14 @@ static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
         memcpy(idx + j * 8, &v, 8);
 }
 
-enum { KEY_BLOCK = 256, PF_AHEAD = 4096 /* bytes a read over memory prefetches ahead */ };
+enum { KEY_BLOCK = 256 };
 /* the radix keys of elements [i, i + nb) of x (nb <= KEY_BLOCK) into k: one loop per element size with the constants
  * in registers, so the size's switch is not paid per element; the block's lines 4 KiB ahead prefetched */
 static inline __attribute__((always_inline)) void block_keys(const gp__sort_xf_t *xf, const unsigned char *x,
                                                              size_t es, size_t i, size_t nb, uint64_t *k)
 {
     const gp__sort_xf_t lx = *xf;
-    for (size_t b = 0; b < nb * es; b += 64) __builtin_prefetch(x + i * es + PF_AHEAD + b);
+    for (size_t b = 0; b < nb * es; b += 64) __builtin_prefetch(x + i * es + GP_SORT_CPU_PF + b);
     switch (es) {
     case 1: for (size_t u = 0; u < nb; u++) k[u] = gp__sort_xf_key(&lx, gp__sort_bits(x + (i + u), 1), 1); break;
     case 2: for (size_t u = 0; u < nb; u++) k[u] = gp__sort_xf_key(&lx, gp__sort_bits(x + (i + u) * 2, 2), 2); break;
