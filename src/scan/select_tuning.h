@@ -24,6 +24,11 @@
 #ifndef GP_SELECT_TE_MASKS
 #define GP_SELECT_TE_MASKS 0
 #endif
+/* 1: the consumers count each tile one tile ahead of scanning it (tile_engine.cuh's te_run_ahead), leaving the keep
+ * bits as GP_SELECT_TE_MASKS does; 0: the reducer warp counts every tile alone */
+#ifndef GP_SELECT_TE_AHEAD
+#define GP_SELECT_TE_AHEAD 1
+#endif
 /* the ring's stages of 16 KiB and the blocks per SM the launch bounds ask for */
 #ifndef GP_SELECT_TE_STAGES
 #define GP_SELECT_TE_STAGES 6

@@ -192,7 +192,32 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
                     if (mine + k >= nfull && mine + k < n) y[mine + k] = eo[k];
         }
     };
-    te_run<STAGES>(ring, ticket, ntiles, load, store, reduce, look, scan);
+    /* the reducer's work done by the consumers a tile ahead (te_run_ahead): each thread its own run's head bits and
+     * fold, each warp its runs' scan, then warp 7 the 8 warp totals as the scan does */
+    const auto pre = [&](int s, size_t t) -> bool {
+        const size_t mine = t * P::TILE + (size_t)threadIdx.x * R;
+        const unsigned hb = P::heads(heads, mine, n, aux);
+        s_hb[s][threadIdx.x] = hb;
+        V v[R];
+        run_in(s, t, threadIdx.x, hb, v);
+        V a = v[0];
+#pragma unroll
+        for (int k = 1; k < R; k++) a = P::comb(a, v[k]);
+        const V Sx = lb_ks<32>(a, comb, up);
+        if (lane == 31) s_red[warp] = Sx;
+        if (warp == WARPS - 1 && lane == 30) s_red[WARPS] = Sx;
+        if (warp == WARPS - 1 && lane == 31) s_red[WARPS + 1] = a;
+        te_consumer_sync();
+        if (warp != WARPS - 1) return false;
+        const V g = lb_ks<WARPS>(lane < WARPS ? s_red[lane] : P::pad(), comb, up);
+        if (lane != WARPS - 2) return false;
+        const V A = P::comb(P::comb(g, s_red[WARPS]), s_red[WARPS + 1]);
+        s_agg[s] = A;
+        D::put(desc, t, t == 0 ? LB_INCL : LB_AGG, A);
+        return true;
+    };
+    if constexpr (GP_TE_LB_AHEAD) te_run_ahead<STAGES>(ring, ticket, ntiles, load, store, pre, look, scan);
+    else te_run<STAGES>(ring, ticket, ntiles, load, store, reduce, look, scan);
 }
 
 /* ---- the kernel and its launch, for the families' launchers (bykey.cu, scan_general.cu; scan_tuning.h's knobs) */

@@ -58,6 +58,49 @@ template <int STAGES, class Body> __device__ __forceinline__ void te_each_landed
     }
 }
 
+/* The producer lane's loop (see te_run): a ticket for each stage as soon as it is free, the finished stages stored */
+template <int STAGES, class Load, class Store>
+__device__ __forceinline__ void te_produce(TeRing<STAGES> &ring, unsigned *ticket, size_t ntiles, Load load,
+                                           Store store)
+{
+    /* the stage of the block's j-th tile, once finished: stored (the copy engine reads it out) */
+    const auto out = [&](unsigned j) {
+        const int s = (int)(j % STAGES);
+        mbar_wait(ring.done(s), (j / STAGES) & 1u);
+        store(s, (size_t)ring.tile[s]);
+        bulk_commit();
+    };
+    unsigned i = 0;
+    for (;; i++) {
+        const int s = (int)(i % STAGES);
+        if (i >= STAGES) {
+            out(i - STAGES);
+            bulk_wait_read<0>(); /* the stage read out: free for the next load */
+        }
+        const unsigned t = atomicAdd(ticket, 1u);
+        if (t >= ntiles) {
+            ring.tile[s] = TE_DONE;
+            mbar_arrive(ring.full(s));
+            break;
+        }
+        ring.tile[s] = t;
+        load(s, (size_t)t, ring.full(s));
+    }
+    for (unsigned j = i >= STAGES - 1 ? i - (STAGES - 1) : 0; j < i; j++) out(j); /* the tiles still in the ring */
+    bulk_wait_all();
+}
+
+/* the look-back warp's loop: each tile's carry once its aggregate is out */
+template <int STAGES, class Look> __device__ __forceinline__ void te_look_each(TeRing<STAGES> &ring, Look look)
+{
+    te_each_landed(ring, [&](int s, unsigned ph, unsigned t, unsigned) {
+        mbar_wait(ring.agg(s), ph);
+        look(s, (size_t)t);
+        __syncwarp();
+        if ((threadIdx.x & 31) == 0) mbar_arrive(ring.carry(s));
+    });
+}
+
 /* The block's roles (the i-th tile of this block, number t, sits in stage s = i % STAGES):
  *   load(s, t, bar)  producer lane: arrive on bar (the stage's `full`) expecting the bytes of the copies of tile t
  *                    into stage s it then starts (mbar_arrive_tx), or with none (mbar_arrive);
@@ -75,32 +118,7 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
     static_assert(STAGES >= 2, "a stage is refilled while the next is scanned: two stages at least");
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (warp == TE_PRODUCER) {
-        if (lane != 0) return;
-        /* the stage of the block's j-th tile, once finished: stored (the copy engine reads it out) */
-        const auto out = [&](unsigned j) {
-            const int s = (int)(j % STAGES);
-            mbar_wait(ring.done(s), (j / STAGES) & 1u);
-            store(s, (size_t)ring.tile[s]);
-            bulk_commit();
-        };
-        unsigned i = 0;
-        for (;; i++) {
-            const int s = (int)(i % STAGES);
-            if (i >= STAGES) {
-                out(i - STAGES);
-                bulk_wait_read<0>(); /* the stage read out: free for the next load */
-            }
-            const unsigned t = atomicAdd(ticket, 1u);
-            if (t >= ntiles) {
-                ring.tile[s] = TE_DONE;
-                mbar_arrive(ring.full(s));
-                break;
-            }
-            ring.tile[s] = t;
-            load(s, (size_t)t, ring.full(s));
-        }
-        for (unsigned j = i >= STAGES - 1 ? i - (STAGES - 1) : 0; j < i; j++) out(j); /* the tiles still in the ring */
-        bulk_wait_all();
+        if (lane == 0) te_produce(ring, ticket, ntiles, load, store);
         return;
     }
     if (warp == TE_REDUCER) {
@@ -112,12 +130,7 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
         return;
     }
     if (warp == TE_LOOKBACK) {
-        te_each_landed(ring, [&](int s, unsigned ph, unsigned t, unsigned) {
-            mbar_wait(ring.agg(s), ph);
-            look(s, (size_t)t);
-            __syncwarp();
-            if (lane == 0) mbar_arrive(ring.carry(s));
-        });
+        te_look_each(ring, look);
         return;
     }
     te_each_landed(ring, [&](int s, unsigned ph, unsigned t, unsigned i) { /* the consumers */
@@ -126,6 +139,46 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
         fence_async_shared();
         mbar_arrive(ring.done(s));
     });
+}
+
+/* te_run's roles with the aggregates formed by the consumers one tile ahead, for families whose fold of a tile is
+ * more than one warp keeps up with (the by-key scans read every key for the head bits): before scanning the block's
+ * i-th tile the consumers reduce its (i+1)-th once landed, so the next tile's look-back runs while this one is
+ * scanned. The reducer warp has no work.
+ *   pre(s, t)        the 256 consumers, once tile t landed: its aggregate, left where look reads it (and what scan
+ *                    takes of it); returns true in the one thread that published it, after its writes.
+ * The consumers wait for tile i + 1 to land before scanning tile i: its stage was freed by tile i + 1 - STAGES. */
+template <int STAGES, class Load, class Store, class Pre, class Look, class Scan>
+__device__ __forceinline__ void te_run_ahead(TeRing<STAGES> &ring, unsigned *ticket, size_t ntiles, Load load,
+                                             Store store, Pre pre, Look look, Scan scan)
+{
+    static_assert(STAGES >= 2, "tiles i and i + 1 held by the consumers: two stages at least");
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (warp == TE_PRODUCER) {
+        if (lane == 0) te_produce(ring, ticket, ntiles, load, store);
+        return;
+    }
+    if (warp == TE_REDUCER) return;
+    if (warp == TE_LOOKBACK) {
+        te_look_each(ring, look);
+        return;
+    }
+    mbar_wait(ring.full(0), 0u);
+    unsigned t = ring.tile[0];
+    if (t == TE_DONE) return;
+    if (pre(0, (size_t)t)) mbar_arrive(ring.agg(0));
+    for (unsigned i = 0;; i++) {
+        const int s = (int)(i % STAGES), s1 = (int)((i + 1) % STAGES);
+        mbar_wait(ring.full(s1), ((i + 1) / STAGES) & 1u);
+        const unsigned t1 = ring.tile[s1];
+        if (t1 != TE_DONE && pre(s1, (size_t)t1)) mbar_arrive(ring.agg(s1));
+        mbar_wait(ring.carry(s), (i / STAGES) & 1u);
+        scan(s, (size_t)t, i);
+        fence_async_shared();
+        mbar_arrive(ring.done(s));
+        if (t1 == TE_DONE) return;
+        t = t1;
+    }
 }
 
 /* ---- host: an engine kernel's blocks per SM on ctx's device (its dynamic shared memory raised there, once per
