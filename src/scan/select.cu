@@ -242,9 +242,8 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
     __shared__ TeRing<ST> ring;
     __shared__ unsigned s_wc[2][WARPS];
     __shared__ unsigned long long s_agg[ST], s_pre[ST];
-    /* GP_SELECT_TE_AHEAD: the consumers count a tile ahead (te_run_ahead); with it or GP_SELECT_TE_MASKS the keep
-     * bits (a lane's four rounds, 8 bits each: VEC <= 8) and segment counts wait in shared memory for the scan */
-    constexpr bool AHEAD = GP_SELECT_TE_AHEAD && VEC <= 8, MASKS = (GP_SELECT_TE_MASKS || AHEAD) && VEC <= 8;
+    /* GP_SELECT_TE_MASKS: the reducer's keep bits (a lane's four rounds, 8 bits each: VEC <= 8) and segment counts */
+    constexpr bool MASKS = GP_SELECT_TE_MASKS && VEC <= 8;
     __shared__ unsigned s_m[MASKS ? ST : 1][MASKS ? WARPS : 1][32], s_sc[MASKS ? ST : 1][MASKS ? WARPS : 1];
     unsigned char *const ring0 = te_dyn + ((128u - (smem_addr(te_dyn) & 127u)) & 127u);
     const size_t ntiles = (n + TILE - 1) / TILE;
@@ -330,42 +329,6 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
             if (count_out && t == ntiles - 1) *count_out = P + A;
         }
     };
-    /* the element before warp's segment of tile t in stage s (lane 0; the neighbour modes) */
-    const auto before_seg = [&](int s, size_t t) -> S {
-        const size_t t0 = t * TILE, base = t0 + (size_t)warp * SEG;
-        if (MODE == MODE_PRED || lane != 0 || base == 0) return (S)0;
-        const unsigned li = (unsigned)warp * SEG - 1;
-        if (warp == 0) return x[t0 - 1];
-        if ((li + 1) * sizeof(S) <= vbytes(t)) return reinterpret_cast<const S *>(stage(s))[li];
-        return t0 + li < n ? x[t0 + li] : (S)0;
-    };
-    /* the reducer's count by the consumers, a tile ahead: each warp its segment's keep bits and count, thread 0 the
-     * tile's (AHEAD) */
-    const auto pre = [&](int s, size_t t) -> bool {
-        if constexpr (MASKS) {
-            uint4 v[ROUNDS];
-            unsigned m[ROUNDS];
-            seg_in(s, t, warp, v);
-            const unsigned long long p =
-                sel_masks<S, MODE>(v, t * TILE + (size_t)warp * SEG, n, keeper, before_seg(s, t), m);
-            unsigned cw = 0;
-#pragma unroll
-            for (int r = 0; r < ROUNDS; r++) cw += (unsigned)(p >> (16 * r) & 0xffff);
-            s_m[s][warp][lane] = m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24;
-            cw = __reduce_add_sync(0xffffffffu, cw);
-            if (lane == 0) s_sc[s][warp] = cw;
-            te_consumer_sync();
-            if (threadIdx.x != 0) return false;
-            unsigned c = 0;
-#pragma unroll
-            for (int j = 0; j < WARPS; j++) c += s_sc[s][j];
-            s_agg[s] = c;
-            lb_count_put<false>(desc, t, t == 0 ? LB_INCL : LB_AGG, LbCount{c, 0});
-            return true;
-        }
-        (void)s, (void)t;
-        return false;
-    };
     /* rank, compact the segment in place (after every warp read its neighbour's last element), store */
     const auto scan = [&](int s, size_t t, unsigned i) {
         const size_t t0 = t * TILE, base = t0 + (size_t)warp * SEG;
@@ -386,7 +349,14 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
             for (int j = 0; j < WARPS; j++) wpre += j < warp ? s_sc[s][j] : 0u;
             __syncwarp(); /* every lane's vectors read before the segment is overwritten */
         } else {
-            run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before_seg(s, t), m), off);
+            S before = (S)0;
+            if (MODE != MODE_PRED && lane == 0 && base > 0) {
+                const unsigned li = (unsigned)warp * SEG - 1;
+                if (warp == 0) before = x[t0 - 1];
+                else if ((li + 1) * sizeof(S) <= vbytes(t)) before = reinterpret_cast<const S *>(stage(s))[li];
+                else before = t0 + li < n ? x[t0 + li] : (S)0;
+            }
+            run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before, m), off);
             if (lane == 0) s_wc[i & 1][warp] = run;
             te_consumer_sync();
 #pragma unroll
@@ -403,8 +373,7 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
             for (size_t j = lane; j < valid - run; j += 32) yr[j] = seg[run + j];
         }
     };
-    if constexpr (AHEAD) te_run_ahead<ST>(ring, ticket, ntiles, load, store, pre, look, scan);
-    else te_run<ST>(ring, ticket, ntiles, load, store, reduce, look, scan);
+    te_run<ST>(ring, ticket, ntiles, load, store, reduce, look, scan);
 #else
     static_assert(TeSel<typename E<D>::type>::VEC > 0, "the engine is sm_90 code: empty here");
 #endif

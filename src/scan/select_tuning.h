@@ -24,11 +24,10 @@
 #ifndef GP_SELECT_TE_MASKS
 #define GP_SELECT_TE_MASKS 0
 #endif
-/* 1: the consumers count each tile one tile ahead of scanning it (tile_engine.cuh's te_run_ahead), leaving the keep
- * bits as GP_SELECT_TE_MASKS does; 0: the reducer warp counts every tile alone */
-#ifndef GP_SELECT_TE_AHEAD
-#define GP_SELECT_TE_AHEAD 1
-#endif
+/* The consumers counting each tile one tile ahead of scanning it (tile_engine.cuh's te_run_ahead, as te_lb.cuh)
+ * measured slower on an H100 (2026-12-06, 2^28): select f32 903.6 -> 1011.3 us, unique i32 947.0 -> 1183.8,
+ * partition 1348.2 -> 1519.5: the predicate is cheap, and the consumers' extra pass and barrier cost more than the
+ * reducer warp, which runs beside them. */
 /* the ring's stages of 16 KiB and the blocks per SM the launch bounds ask for */
 #ifndef GP_SELECT_TE_STAGES
 #define GP_SELECT_TE_STAGES 6
