@@ -100,6 +100,8 @@ racecheck gpu_graph - 300
 memcheck gpu_scan - 300
 racecheck gpu_scan - 300
 synccheck gpu_scan - 200
+racecheck gpu_scan engine 200
+synccheck gpu_scan engine 150
 memcheck gpu_scan_ordered - 300
 racecheck gpu_scan_ordered - 300
 synccheck gpu_scan_ordered - 200
@@ -120,6 +122,8 @@ synccheck gpu_segsort u32,u64 150
 memcheck gpu_bykey - 300
 racecheck gpu_bykey - 300
 synccheck gpu_bykey - 200
+racecheck gpu_bykey engine 200
+synccheck gpu_bykey engine 150
 memcheck gpu_uop - 300
 memcheck gpu_sortuop - 300
 racecheck gpu_sortuop - 300

@@ -1,4 +1,4 @@
-"""python -m gpuprim.bench [--device cpu|N] [--sizes 16,20,24] [--reps R]: gpuprim's Python functions against their
+"""python -m gpuprim.bench [--device cpu|N] [--sizes 16,20,24] [--reps R] [--profile]: gpuprim's Python functions against their
 peers in the same run — NumPy on the CPU backend, torch and CuPy on CUDA tensors of a GPU — and against the C call
 itself (the same library call made straight through ctypes), so the wrapper's cost shows: the ratio 'vs C' is the
 C call's time over the Python function's (1.0: no overhead). Times are medians of R runs of one call (perf_counter;
@@ -55,10 +55,32 @@ def _c_sort(arg):
     return run, d
 
 
-def _bench_gpu(rows, n, cases, peer, arg, reps, sync):
+def _profile(name, fn, sync, calls=300, top=14):
+    """where the Python function's time goes: cProfile over `calls` calls, the functions of most own time"""
+    import cProfile
+    import io
+    import pstats
+    fn()
+    sync()
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(calls):
+        fn()
+    sync()
+    pr.disable()
+    buf = io.StringIO()
+    pstats.Stats(pr, stream=buf).sort_stats("tottime").print_stats(top)
+    print("### profile: %s, %d calls" % (name, calls))
+    print("\n".join(ln for ln in buf.getvalue().splitlines() if ln.strip() and "Ordered by" not in ln))
+
+
+def _bench_gpu(rows, n, cases, peer, arg, reps, sync, profile=False):
     """each case against the peer's call on the same arrays; the C call of the sort beside the Python one"""
     crun, _keep = _c_sort(arg)
     c_us = _time_gpu(crun, reps, sync)
+    if profile:
+        for name, ours, _ in cases:
+            _profile("%s n=%d (%s's arrays)" % (name, n, peer), ours, sync)
     for name, ours, pf in cases:
         o = _time_gpu(ours, reps, sync)
         p = _time_gpu(pf, reps, sync)
@@ -71,6 +93,8 @@ def main(argv=None):
     ap.add_argument("--sizes", default=None, help="log2 sizes, comma-separated (default: 10,16,20,22 on the CPU, "
                                                    "10,16,20,24,28 on a GPU)")
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--profile", action="store_true", help="on a GPU: where each Python function's time goes "
+                                                           "(cProfile), before the timings")
     a = ap.parse_args(argv)
     cpu = a.device == "cpu"
     sizes = [int(s) for s in (a.sizes or ("10,16,20,22" if cpu else "10,16,20,24,28")).split(",")]
@@ -135,7 +159,7 @@ def main(argv=None):
                          ("histogram 100 f32", lambda: g.histogram(t, 100),
                           lambda: torch.histc(t, 100, lo, hi)),
                          ("sum f32", lambda: g.sum(t), lambda: torch.sum(t).item())]
-                _bench_gpu(rows, n, cases, "torch %s" % torch.__version__, take(t), a.reps, sync)
+                _bench_gpu(rows, n, cases, "torch %s" % torch.__version__, take(t), a.reps, sync, a.profile)
             if cupy is not None:
                 with cupy.cuda.Device(dev):
                     sync = cupy.cuda.Device(dev).synchronize
@@ -153,7 +177,7 @@ def main(argv=None):
                              ("cumsum f32", lambda: g.cumsum(c), lambda: cupy.cumsum(c)),
                              ("histogram 100 f32", lambda: g.histogram(c, 100), lambda: cupy.histogram(c, 100)),
                              ("sum f32", lambda: g.sum(c), lambda: float(cupy.sum(c)))]
-                    _bench_gpu(rows, n, cases, "CuPy %s" % cupy.__version__, take(c), a.reps, sync)
+                    _bench_gpu(rows, n, cases, "CuPy %s" % cupy.__version__, take(c), a.reps, sync, a.profile)
     print("%-20s %10s %12s %-14s %12s %7s %6s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio", "vs C"))
     for r in rows:
         print("%-20s %10d %12.1f %-14s %12.1f %7.3f %6s" % (r[0], r[1], r[2], r[3], r[4], r[5],

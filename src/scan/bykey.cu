@@ -90,34 +90,19 @@ __device__ __forceinline__ unsigned key_heads(const K *keys, size_t mine, size_t
     return hb;
 }
 
-/* The head bits (key_heads) of W runs of R elements at m0 + w * 32 * R, w < W, the key kind chosen once: the loads
- * of all W in flight (the engine's reducer lane takes a run of each consumer warp; W = 1: one thread's run). */
-template <int R, int W>
-__device__ __forceinline__ void key_heads_runs(const KeyAux &a, size_t m0, size_t n, unsigned *hb)
-{
-#define GP_KHW(K, KIND)                                                                                            \
-    {                                                                                                              \
-        _Pragma("unroll") for (int w = 0; w < W; w++) hb[w] =                                                      \
-            key_heads<K, KIND, R>((const K *)a.keys, m0 + (size_t)w * 32 * R, n);                                  \
-    }                                                                                                              \
-    break;
-    switch (a.kind) {
-    case KB1: GP_KHW(uint8_t, KB1)
-    case KB2: GP_KHW(uint16_t, KB2)
-    case KB4: GP_KHW(uint32_t, KB4)
-    case KB8: GP_KHW(uint64_t, KB8)
-    case KF16: GP_KHW(uint16_t, KF16)
-    case KBF16: GP_KHW(uint16_t, KBF16)
-    case KF32: GP_KHW(uint32_t, KF32)
-    default: GP_KHW(uint64_t, KF64)
-    }
-#undef GP_KHW
-}
+/* The head bits (key_heads) of the run of R elements at mine, the key kind chosen at run time */
 template <int R> __device__ __forceinline__ unsigned key_heads_any(const KeyAux &a, size_t mine, size_t n)
 {
-    unsigned hb[1];
-    key_heads_runs<R, 1>(a, mine, n, hb);
-    return hb[0];
+    switch (a.kind) {
+    case KB1: return key_heads<uint8_t, KB1, R>((const uint8_t *)a.keys, mine, n);
+    case KB2: return key_heads<uint16_t, KB2, R>((const uint16_t *)a.keys, mine, n);
+    case KB4: return key_heads<uint32_t, KB4, R>((const uint32_t *)a.keys, mine, n);
+    case KB8: return key_heads<uint64_t, KB8, R>((const uint64_t *)a.keys, mine, n);
+    case KF16: return key_heads<uint16_t, KF16, R>((const uint16_t *)a.keys, mine, n);
+    case KBF16: return key_heads<uint16_t, KBF16, R>((const uint16_t *)a.keys, mine, n);
+    case KF32: return key_heads<uint32_t, KF32, R>((const uint32_t *)a.keys, mine, n);
+    default: return key_heads<uint64_t, KF64, R>((const uint64_t *)a.keys, mine, n);
+    }
 }
 
 /* a block's barrier as emit takes it (the tile engine passes its consumers' barrier) */
@@ -130,12 +115,6 @@ template <typename T, int OP> struct KeyScanP : SegP<T, OP> {
     static __device__ __forceinline__ unsigned heads(const unsigned char *, size_t mine, size_t n, const KeyAux &a)
     {
         return key_heads_any<SegP<T, OP>::R>(a, mine, n);
-    }
-    template <int W>
-    static __device__ __forceinline__ void heads_warps(const unsigned char *, size_t t0, size_t n, const KeyAux &a,
-                                                       unsigned (&hb)[W])
-    {
-        key_heads_runs<SegP<T, OP>::R, W>(a, t0 + (size_t)(threadIdx.x & 31) * SegP<T, OP>::R, n, hb);
     }
 };
 
@@ -176,12 +155,6 @@ template <typename T, int OP, typename CT> struct KeyRedP {
     static __device__ __forceinline__ unsigned heads(const unsigned char *, size_t mine, size_t n, const KeyAux &a)
     {
         return key_heads_any<R>(a, mine, n);
-    }
-    template <int W>
-    static __device__ __forceinline__ void heads_warps(const unsigned char *, size_t t0, size_t n, const KeyAux &a,
-                                                       unsigned (&hb)[W])
-    {
-        key_heads_runs<R, W>(a, t0 + (size_t)(threadIdx.x & 31) * R, n, hb);
     }
     /* Called by every thread of the block with its inclusive values w. The tile's outputs are contiguous — keys
      * [base, base + th) for its th heads, values [base - 1 + lo, base - 1 + hi] (slot 0: the run that began in an

@@ -79,16 +79,6 @@
 #ifndef GP_TE_LB_MINB
 #define GP_TE_LB_MINB 2
 #endif
-/* how far the reducer warp unrolls its loop over the tile's eight warps' runs (1: one at a time; 8: all, their
- * chains interleaved at the cost of registers); GP_TE_LB_AHEAD=0 alone (H100, 2026-12-06: 8 changed nothing) */
-#ifndef GP_TE_LB_REDUCER_UNROLL
-#define GP_TE_LB_REDUCER_UNROLL 1
-#endif
-/* 1: the consumers form each tile's head bits and aggregate one tile ahead (tile_engine.cuh's te_run_ahead); 0: the
- * reducer warp does, alone */
-#ifndef GP_TE_LB_AHEAD
-#define GP_TE_LB_AHEAD 1
-#endif
 #ifndef GP_TE_LB_MIN_N
 #define GP_TE_LB_MIN_N (1u << 16)
 #endif

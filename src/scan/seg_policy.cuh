@@ -47,15 +47,6 @@ template <typename T, int OP> struct SegP {
     {
         return lb_head_bytes<R>(h, mine, n);
     }
-    /* the tile engine's (te_lb.cuh): the head bits of the lane's runs lane, 32 + lane, ... of the tile at t0 */
-    template <int W, class A>
-    static __device__ __forceinline__ void heads_warps(const unsigned char *h, size_t t0, size_t n, const A &,
-                                                       unsigned (&hb)[W])
-    {
-        const size_t m0 = t0 + (size_t)(threadIdx.x & 31) * R;
-#pragma unroll
-        for (int w = 0; w < W; w++) hb[w] = lb_head_bytes<R>(h, m0 + (size_t)w * 32 * R, n);
-    }
 };
 
 #endif

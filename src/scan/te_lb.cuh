@@ -1,21 +1,17 @@
 /*
  * te_lb.cuh — scan_lb.cuh's policy scans on the tile engine (sm_90; docs/design/scan.md, "By key on the tile
  * engine"). The tiles, runs and every combine are lb_scan's, in its order, so the bits are its; the roles are
- * tile_engine.cuh's: the copy engine brings the tile's words into a stage (a box of 128-byte rows, 128-byte swizzle:
- * each thread's run is read as 16-byte vectors without bank conflicts); the reducer warp forms every run's head bits
- * (P::heads: from the keys, once) and the tile's aggregate exactly as the consumers' scan forms its last element, and
- * publishes it; the look-back warp folds the window (serially, in lane 0, as lb_scan) and publishes the inclusive
- * prefix; the consumers scan the tile with the head bits the reducer left, then write the outputs into the stage (the
- * producer stores it) or hand them to P::emit (with the consumers' barrier). Policies with an 8-byte V (LbPacked
- * descriptors), runs of whole 16-byte vectors, no carries in or out, and heads_warps(heads, t0, n, aux, hb[8]): the
- * head bits (as P::heads) of the calling lane's runs lane, 32 + lane, ..., 224 + lane of the tile at t0. Included after tma.cuh, tile_engine.cuh, lookback.cuh and scan_lb.cuh; THREADS (the
- * consumers, 256) defined.
+ * tile_engine.cuh's te_run_ahead: the copy engine brings the tile's words into a stage (a box of 128-byte rows,
+ * 128-byte swizzle: each thread's run is read as 16-byte vectors without bank conflicts); a tile ahead of scanning it
+ * the consumers form every run's head bits (P::heads: from the keys, once), each run's exclusive prefix in the tile and
+ * the tile's aggregate exactly as lb_scan forms its last element, and publish it; the look-back warp folds the window
+ * (serially, in lane 0, as lb_scan) and publishes the inclusive prefix; the consumers then scan the tile's runs from
+ * their prefixes and write the outputs into the stage (the producer stores it) or hand them to P::emit (with the
+ * consumers' barrier). Policies with an 8-byte V (LbPacked descriptors), runs of whole 16-byte vectors, no carries in
+ * or out. Included after tma.cuh, tile_engine.cuh, lookback.cuh and scan_lb.cuh; THREADS (the consumers, 256) defined.
  */
 #ifndef GP_TE_LB_CUH
 #define GP_TE_LB_CUH
-
-/* scan_tuning.h's unroll of the reducer's loop, as the constant #pragma unroll takes */
-constexpr int TE_LB_REDUCER_UNROLL = GP_TE_LB_REDUCER_UNROLL;
 
 /* the policy's shape on the engine; STAGES stages of one tile's words */
 template <class P, int STAGES> struct TeLb {
@@ -61,8 +57,10 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
     constexpr int R = P::R, WARPS = THREADS / 32;
     static_assert(C::FITS, "an 8-byte V, runs of whole 16-byte vectors, 256 consumers");
     __shared__ TeRing<STAGES> ring;
-    __shared__ unsigned s_hb[STAGES][THREADS];
-    __shared__ V s_g[2][WARPS], s_last[2][WARPS], s_red[WARPS + 2], s_agg[STAGES], s_pre[STAGES];
+    /* a consumer's own slots for the tiles it holds (i & 1): its run's head bits and exclusive prefix in the tile */
+    __shared__ unsigned s_hb[2][THREADS];
+    __shared__ V s_ex[2][THREADS];
+    __shared__ V s_last[2][WARPS], s_red[2][WARPS], s_agg[STAGES], s_pre[STAGES];
     __shared__ V s_win[P::WINDOWS * 32];
     const size_t ntiles = (n + P::TILE - 1) / P::TILE, rows = n / C::RE, nfull = rows * C::RE;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -101,38 +99,6 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
         if (!lb_emits<P>(0) && t * C::ROWS < rows)
             tma_store_2d(my, 0, (int)(t * C::ROWS), smem_addr(ring0 + (size_t)s * C::BYTES));
     };
-    /* every run's head bits, and the aggregate as the consumers' scan forms the tile's last element: lane l takes
-     * the runs l, 32 + l, ..., 224 + l (one of each consumer warp), folds each, scans each warp's run totals as that
-     * warp does; then the 8 warp totals as lb_scan's warp 0 does; A = (G_6 o S_30 of warp 7) o the last run's fold */
-    const auto reduce = [&](int s, size_t t) {
-        const size_t t0 = t * P::TILE;
-        {
-            unsigned hbs[WARPS]; /* all the lane's runs at once: their key loads in flight together */
-            P::heads_warps(heads, t0, n, aux, hbs);
-#pragma unroll
-            for (int w = 0; w < WARPS; w++) s_hb[s][w * 32 + lane] = hbs[w];
-        }
-#pragma unroll TE_LB_REDUCER_UNROLL
-        for (int w = 0; w < WARPS; w++) {
-            const unsigned j = (unsigned)(w * 32 + lane);
-            V v[R];
-            run_in(s, t, j, s_hb[s][j], v);
-            V a = v[0];
-#pragma unroll
-            for (int k = 1; k < R; k++) a = P::comb(a, v[k]);
-            const V Sx = lb_ks<32>(a, comb, up);
-            if (lane == 31) s_red[w] = Sx;
-            if (w == WARPS - 1 && lane == 30) s_red[WARPS] = Sx;
-            if (w == WARPS - 1 && lane == 31) s_red[WARPS + 1] = a;
-        }
-        __syncwarp();
-        const V g = lb_ks<WARPS>(lane < WARPS ? s_red[lane] : P::pad(), comb, up);
-        if (lane == WARPS - 2) {
-            const V A = P::comb(P::comb(g, s_red[WARPS]), s_red[WARPS + 1]);
-            s_agg[s] = A;
-            D::put(desc, t, t == 0 ? LB_INCL : LB_AGG, A); /* tile 0: its aggregate is its inclusive prefix */
-        }
-    };
     const auto look = [&](int s, size_t t) {
         if (t == 0) return;
         const V A = s_agg[s];
@@ -144,21 +110,41 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
             s_pre[s] = pre;
         }
     };
-    /* lb_scan's steps with the reducer's head bits; the outputs into the stage (the tail directly) or to emit */
+    /* lb_scan's steps up to the tile's last element, a tile ahead of the scan (te_run_ahead): each thread its run's
+     * head bits and fold, each warp the scan of its runs' folds, every warp the 8 warp totals; each thread keeps its
+     * head bits and exclusive prefix in the tile Ex for the scan; thread 255 publishes the aggregate, (Ex o fold) */
+    const auto pre = [&](int s, size_t t, unsigned i) -> bool {
+        const unsigned hb = P::heads(heads, t * P::TILE + (size_t)threadIdx.x * R, n, aux);
+        s_hb[i & 1][threadIdx.x] = hb;
+        V v[R];
+        run_in(s, t, threadIdx.x, hb, v);
+        V a = v[0];
+#pragma unroll
+        for (int k = 1; k < R; k++) a = P::comb(a, v[k]);
+        const V S = lb_ks<32>(a, comb, up);
+        if (lane == 31) s_red[i & 1][warp] = S;
+        te_consumer_sync();
+        const V g = lb_ks<WARPS>(lane < WARPS ? s_red[i & 1][lane] : P::pad(), comb, up);
+        const V Gp = te_shfl8(g, (warp + 31) & 31), Sprev = P::shfl_up(S, 1);
+        const V Ex = warp && lane ? P::comb(Gp, Sprev) : warp ? Gp : Sprev; /* thread 0: none */
+        s_ex[i & 1][threadIdx.x] = Ex;
+        if (threadIdx.x != THREADS - 1) return false;
+        const V A = P::comb(Ex, a);
+        s_agg[s] = A;
+        D::put(desc, t, t == 0 ? LB_INCL : LB_AGG, A); /* tile 0: its aggregate is its inclusive prefix */
+        return true;
+    };
+    /* the rest of lb_scan's steps with pre's head bits and prefix; the outputs into the stage (the tail directly) or
+     * to emit */
     const auto scan = [&](int s, size_t t, unsigned i) {
         const size_t t0 = t * P::TILE, mine = t0 + (size_t)threadIdx.x * R;
-        const unsigned hb = s_hb[s][threadIdx.x];
+        const unsigned hb = s_hb[i & 1][threadIdx.x];
         V v[R];
         run_in(s, t, threadIdx.x, hb, v);
 #pragma unroll
         for (int k = 1; k < R; k++) v[k] = P::comb(v[k - 1], v[k]);
-        const V S = lb_ks<32>(v[R - 1], comb, up);
-        if (lane == 31) s_g[i & 1][warp] = S;
-        te_consumer_sync();
-        const V g = lb_ks<WARPS>(lane < WARPS ? s_g[i & 1][lane] : P::pad(), comb, up);
-        const V Gp = te_shfl8(g, (warp + 31) & 31), Sprev = P::shfl_up(S, 1);
         if (warp || lane) {
-            const V Ex = warp && lane ? P::comb(Gp, Sprev) : warp ? Gp : Sprev;
+            const V Ex = s_ex[i & 1][threadIdx.x];
 #pragma unroll
             for (int k = 0; k < R; k++) v[k] = P::comb(Ex, v[k]);
         }
@@ -192,32 +178,7 @@ __device__ __forceinline__ void te_lb_scan(const CUtensorMap *mx, const CUtensor
                     if (mine + k >= nfull && mine + k < n) y[mine + k] = eo[k];
         }
     };
-    /* the reducer's work done by the consumers a tile ahead (te_run_ahead): each thread its own run's head bits and
-     * fold, each warp its runs' scan, then warp 7 the 8 warp totals as the scan does */
-    const auto pre = [&](int s, size_t t) -> bool {
-        const size_t mine = t * P::TILE + (size_t)threadIdx.x * R;
-        const unsigned hb = P::heads(heads, mine, n, aux);
-        s_hb[s][threadIdx.x] = hb;
-        V v[R];
-        run_in(s, t, threadIdx.x, hb, v);
-        V a = v[0];
-#pragma unroll
-        for (int k = 1; k < R; k++) a = P::comb(a, v[k]);
-        const V Sx = lb_ks<32>(a, comb, up);
-        if (lane == 31) s_red[warp] = Sx;
-        if (warp == WARPS - 1 && lane == 30) s_red[WARPS] = Sx;
-        if (warp == WARPS - 1 && lane == 31) s_red[WARPS + 1] = a;
-        te_consumer_sync();
-        if (warp != WARPS - 1) return false;
-        const V g = lb_ks<WARPS>(lane < WARPS ? s_red[lane] : P::pad(), comb, up);
-        if (lane != WARPS - 2) return false;
-        const V A = P::comb(P::comb(g, s_red[WARPS]), s_red[WARPS + 1]);
-        s_agg[s] = A;
-        D::put(desc, t, t == 0 ? LB_INCL : LB_AGG, A);
-        return true;
-    };
-    if constexpr (GP_TE_LB_AHEAD) te_run_ahead<STAGES>(ring, ticket, ntiles, load, store, pre, look, scan);
-    else te_run<STAGES>(ring, ticket, ntiles, load, store, reduce, look, scan);
+    te_run_ahead<STAGES>(ring, ticket, ntiles, load, store, pre, look, scan);
 }
 
 /* ---- the kernel and its launch, for the families' launchers (bykey.cu, scan_general.cu; scan_tuning.h's knobs) */

@@ -145,8 +145,9 @@ __device__ __forceinline__ void te_run(TeRing<STAGES> &ring, unsigned *ticket, s
  * more than one warp keeps up with (the by-key scans read every key for the head bits): before scanning the block's
  * i-th tile the consumers reduce its (i+1)-th once landed, so the next tile's look-back runs while this one is
  * scanned. The reducer warp has no work.
- *   pre(s, t)        the 256 consumers, once tile t landed: its aggregate, left where look reads it (and what scan
- *                    takes of it); returns true in the one thread that published it, after its writes.
+ *   pre(s, t, i)     the 256 consumers, once the block's i-th tile (number t) landed: its aggregate, left where look
+ *                    reads it (and what scan takes of it: pre(i + 1) runs before scan(i)); returns true in the one
+ *                    thread that published it, after its writes.
  * The consumers wait for tile i + 1 to land before scanning tile i: its stage was freed by tile i + 1 - STAGES. */
 template <int STAGES, class Load, class Store, class Pre, class Look, class Scan>
 __device__ __forceinline__ void te_run_ahead(TeRing<STAGES> &ring, unsigned *ticket, size_t ntiles, Load load,
@@ -166,12 +167,12 @@ __device__ __forceinline__ void te_run_ahead(TeRing<STAGES> &ring, unsigned *tic
     mbar_wait(ring.full(0), 0u);
     unsigned t = ring.tile[0];
     if (t == TE_DONE) return;
-    if (pre(0, (size_t)t)) mbar_arrive(ring.agg(0));
+    if (pre(0, (size_t)t, 0u)) mbar_arrive(ring.agg(0));
     for (unsigned i = 0;; i++) {
         const int s = (int)(i % STAGES), s1 = (int)((i + 1) % STAGES);
         mbar_wait(ring.full(s1), ((i + 1) / STAGES) & 1u);
         const unsigned t1 = ring.tile[s1];
-        if (t1 != TE_DONE && pre(s1, (size_t)t1)) mbar_arrive(ring.agg(s1));
+        if (t1 != TE_DONE && pre(s1, (size_t)t1, i + 1)) mbar_arrive(ring.agg(s1));
         mbar_wait(ring.carry(s), (i / STAGES) & 1u);
         scan(s, (size_t)t, i);
         fence_async_shared();
