@@ -374,23 +374,33 @@ class Arg:
         return self.ctx.device >= 0
 
 
+# cudaPointerAttributes: these four fields, then reserved words (CUDA 13 added 8 longs); room for more, so that a
+# runtime with a larger struct never writes past it
+class _PtrAttr(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("device", ctypes.c_int), ("devicePointer", ctypes.c_void_p),
+                ("hostPointer", ctypes.c_void_p), ("reserved", ctypes.c_long * 64)]
+
+
+_ptr_attr_fn = []  # cudaPointerGetAttributes, looked up once (None where no runtime has it)
+
+
 def _cai_device(ptr):
     """The device a CUDA pointer lives on (cudaPointerGetAttributes through the runtime libgpuprim links)."""
-
-    # cudaPointerAttributes: these four fields, then reserved words (CUDA 13 added 8 longs); room for more, so that a
-    # runtime with a larger struct never writes past it
-    class Attr(ctypes.Structure):
-        _fields_ = [("type", ctypes.c_int), ("device", ctypes.c_int), ("devicePointer", ctypes.c_void_p),
-                    ("hostPointer", ctypes.c_void_p), ("reserved", ctypes.c_long * 64)]
-
-    a = Attr()
-    f = L.lib.cudaPointerGetAttributes if hasattr(L.lib, "cudaPointerGetAttributes") else None
+    if not _ptr_attr_fn:
+        f = getattr(L.lib, "cudaPointerGetAttributes", None)
+        if f is None:
+            try:
+                f = ctypes.CDLL("libcudart.so").cudaPointerGetAttributes
+            except OSError:
+                f = None
+        if f is not None:
+            f.restype = ctypes.c_int
+            f.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        _ptr_attr_fn.append(f)
+    f = _ptr_attr_fn[0]
     if f is None:
-        try:
-            f = ctypes.CDLL("libcudart.so").cudaPointerGetAttributes
-        except OSError:
-            return 0
-    f.restype = ctypes.c_int
+        return 0
+    a = _PtrAttr()
     if f(ctypes.byref(a), ctypes.c_void_p(ptr)) != 0:
         return 0
     return a.device
