@@ -133,7 +133,7 @@ class DeviceArray:
         self.dtype = np.dtype(dtype)
         self.stream = stream
         self._shared = False  # exported to a consumer on another stream (or one unknown)
-        n = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        n = math.prod(self.shape) * self.dtype.itemsize
         self._key = (_stream_key(stream), _size_class(n)) if n else None
         kept = ctx.pool.get(self._key) if n else None
         if kept:
@@ -152,7 +152,7 @@ class DeviceArray:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def ndim(self):

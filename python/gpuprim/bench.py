@@ -156,7 +156,7 @@ def main(argv=None):
                           lambda: torch.unique(ti, return_counts=True)),
                          ("searchsorted f32", lambda: g.searchsorted(s, q), lambda: torch.searchsorted(s, q)),
                          ("cumsum f32", lambda: g.cumsum(t), lambda: torch.cumsum(t, 0)),
-                         ("histogram 100 f32", lambda: g.histogram(t, 100),
+                         ("histogram 100 f32", lambda: g.histogram(t, 100, range=(lo, hi)),
                           lambda: torch.histc(t, 100, lo, hi)),
                          ("sum f32", lambda: g.sum(t), lambda: torch.sum(t).item())]
                 _bench_gpu(rows, n, cases, "torch %s" % torch.__version__, take(t), a.reps, sync, a.profile)
