@@ -101,11 +101,11 @@ static void check_search_big(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsig
 static void check_topk(gp_ctx_t *ctx, gp_dtype_t dt, size_t rows, size_t n, const unsigned char *x, const char *what)
 {
     const size_t es = gp_dtype_size(dt);
-    const size_t ks[] = {0, 1, 7, n / 2, n};
+    const size_t ks[] = {0, 1, 7, n / 100, n / 2, n};
     for (int largest = 0; largest < 2; largest++) {
         size_t **perm = malloc(rows * sizeof *perm);
         for (size_t r = 0; r < rows; r++) perm[r] = ref_perm(dt, x + r * n * es, n, largest);
-        for (int ki = 0; ki < 5; ki++) {
+        for (int ki = 0; ki < 6; ki++) {
             const size_t k = ks[ki];
             if (k > n) continue;
             unsigned char *vals = malloc(rows * k * es + 1), *idx = malloc(rows * k * 8 + 1);
@@ -309,6 +309,13 @@ int main(void)
                 check_unique(ctx, dt, n, x, names[mode], 1);
                 check_topk(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
+                if (n >= 4096) { /* the sampled threshold's path (topk.c) at this n too */
+                    gp__topk_cpu_sample_min = 2;
+                    check_topk(ctx, dt, 1, n, x, mode == M_RANDOM ? "random, sampled" : mode == M_FEW ? "few, sampled"
+                                                                                                      : "equal, sampled");
+                    check_topk(ctx, dt, 2, n / 2, x, "two rows, sampled");
+                    gp__topk_cpu_sample_min = GP_TOPK_CPU_SAMPLE_MIN;
+                }
                 check_partition(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_partition(ctx, dt, 3, n, x, names[mode]);
                 for (int desc = 0; desc < 2; desc++) {

@@ -131,6 +131,12 @@ GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp
  * average gp__sort_cpu_split_part keys is split again */
 GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__sort_cpu_split_part,
     gp__sort_cpu_lines_min;
+/* topk.c's CPU rows from this many elements (and k <= n / 64) first try a threshold from a sample and one read
+ * (the tests lower it to reach the path at small n) */
+#ifndef GP_TOPK_CPU_SAMPLE_MIN
+#define GP_TOPK_CPU_SAMPLE_MIN (1u << 16)
+#endif
+GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 /* n bytes of scratch for the CPU backend's passes over memory: 64-byte aligned, from 4 MiB 2 MiB-aligned and advised

@@ -37,6 +37,119 @@ static inline __attribute__((always_inline)) void block_keys(const gp__sort_xf_t
 }
 
 enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64 };
+
+/* ---- a small k of a long row: a threshold from a sample, one read (docs/design/sort.md, "Top-k on the CPU").
+ * SAMPLE_RUNS runs of SAMPLE_RUN consecutive keys spread over the row (a cache line each for 4-byte keys) give T0, the
+ * sample's key at a rank whose share of the row is about twice k's; one read then gathers every element whose radix
+ * key is at most T0, in index order. Where they are k or more, the row's first k of its stable sort are theirs (every
+ * key left out is above each of them, ties included), so their stable sort's first k are the answer; else (a sample
+ * that misjudged the row) the radix select runs. */
+enum { SAMPLE_RUNS = 128, SAMPLE_RUN = 16, SAMPLE = SAMPLE_RUNS * SAMPLE_RUN };
+size_t gp__topk_cpu_sample_min = GP_TOPK_CPU_SAMPLE_MIN;
+
+/* the r-th smallest of a[0, m) (0-based), a reordered */
+static uint64_t kth_u64(uint64_t *a, size_t m, size_t r)
+{
+    size_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+        const uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        const uint64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y); /* median of three */
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < piv) i++;
+            while (a[j] > piv) j--;
+            if (i <= j) {
+                const uint64_t t = a[i];
+                a[i] = a[j], a[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (r <= j) hi = j;
+        else if (r >= i) lo = i;
+        else return a[r];
+    }
+    return a[r];
+}
+
+/* The row's k by the sampled threshold: 1 done (vals / idx written), 0 not taken (nothing written), or an error. */
+static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest,
+                               unsigned char *vals, size_t ib, unsigned char *idx, size_t C, int *done)
+{
+    const gp__sort_xf_t xf = gp__sort_xf(dt, largest);
+    const size_t es = gp_dtype_size(dt);
+    *done = 0;
+    uint64_t smp[SAMPLE];
+    for (size_t g = 0; g < SAMPLE_RUNS; g++)
+        block_keys(&xf, x, es, (n - SAMPLE_RUN) / (SAMPLE_RUNS - 1) * g, SAMPLE_RUN, smp + g * SAMPLE_RUN);
+    const size_t r = (size_t)(2.0 * (double)k * SAMPLE / (double)n) + 16; /* ~2k of the row at or below T0 */
+    if (r >= SAMPLE / 4) return GP_OK;
+    const uint64_t T0 = kth_u64(smp, SAMPLE, r);
+    /* chunk c's gather: at most cap elements (cap + KEY_BLOCK slots: the branch-free stores run one block past) */
+    const size_t cap = 4 * (n / C) * (r + 1) / SAMPLE + 1024, slots = cap + KEY_BLOCK + 1;
+    uint64_t *cb = gp__sort_scratch_alloc(C * slots * 2 * sizeof *cb);
+    size_t *got = calloc(C, sizeof *got);
+    unsigned char *gx = NULL, *sx = NULL;
+    uint64_t *gi = NULL, *si = NULL;
+    gp_status_t st = GP_OK;
+    if (!cb || !got) {
+        free(cb), free(got);
+        return GP_OK; /* the radix select, which needs less */
+    }
+    int over = 0;
+    const int par = gp__cpu_par(1, n * (es + 16)) && C > 1; /* each element read, and 16 bytes stored to its slot */
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < C; c++) {
+        uint64_t *ob = cb + c * slots * 2, *oi = ob + slots, kb[KEY_BLOCK];
+        size_t o = 0;
+        const size_t e = n * (c + 1) / C;
+        for (size_t i = n * c / C; i < e; i += KEY_BLOCK) {
+            const size_t nb = e - i < KEY_BLOCK ? e - i : KEY_BLOCK;
+            block_keys(&xf, x, es, i, nb, kb);
+            for (size_t u = 0; u < nb; u++) {
+                ob[o] = gp__sort_bits(x + (i + u) * es, es);
+                oi[o] = i + u;
+                o += kb[u] <= T0;
+            }
+            int seen;
+#pragma omp atomic read relaxed
+            seen = over;
+            if (o > cap || seen) {
+#pragma omp atomic write relaxed
+                over = 1;
+                break;
+            }
+        }
+        got[c] = o;
+    }
+    size_t m = 0;
+    for (size_t c = 0; c < C; c++) m += got[c];
+    if (over || m < k) goto done; /* not taken */
+    gx = malloc(m * es), sx = malloc(m * es), gi = malloc(m * 8), si = malloc(m * 8);
+    if (!gx || !sx || !gi || !si) goto done; /* the radix select, which needs less */
+    for (size_t c = 0, j = 0; c < C; c++) { /* in index order: chunk by chunk */
+        const uint64_t *ob = cb + c * slots * 2, *oi = ob + slots;
+        for (size_t u = 0; u < got[c]; u++, j++) {
+            const uint64_t b = ob[u];
+            switch (es) {
+            case 1: gx[j] = (unsigned char)b; break;
+            case 2: { const uint16_t h = (uint16_t)b; memcpy(gx + j * 2, &h, 2); } break;
+            case 4: { const uint32_t h = (uint32_t)b; memcpy(gx + j * 4, &h, 4); } break;
+            default: memcpy(gx + j * 8, &b, 8); break;
+            }
+        }
+        memcpy(gi + (j - got[c]), oi, got[c] * 8);
+    }
+    if ((st = gp__sort_cpu(dt, m, gx, sx, 8, gi, si, largest, 0, 8 * (int)es)) != GP_OK) goto done;
+    if (vals) memcpy(vals, sx, k * es);
+    if (idx)
+        for (size_t j = 0; j < k; j++) put_pos(idx, ib, j, si[j]);
+    *done = 1;
+done:
+    free(cb), free(got), free(gx), free(sx), free(gi), free(si);
+    return st;
+}
 /* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
  * after them (vals + k, idx + k) in input order. The row is cut into chunks (OpenMP over them where the row is alone:
  * nested regions take one thread). The k-th radix key T: the top digit's counts per chunk, the keys sharing the chosen
@@ -52,6 +165,11 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     size_t C = n / ROW_CHUNK;
     if (C < 1) C = 1;
     if (C > ROW_CHUNKS_MAX) C = ROW_CHUNKS_MAX;
+    if (!rest && n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 64) {
+        int done = 0;
+        const gp_status_t s0 = row_sampled(dt, x, n, k, largest, vals, ib, idx, C, &done);
+        if (s0 != GP_OK || done) return s0;
+    }
     size_t *hc = calloc(C * 256, sizeof *hc), *cs = calloc(C + 1, sizeof *cs), *lt = calloc(C, sizeof *lt);
     size_t *tk = calloc(C, sizeof *tk), *so = calloc(C, sizeof *so), *ro = calloc(C, sizeof *ro);
     uint64_t *cand = NULL;
