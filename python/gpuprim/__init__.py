@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from . import _lib as L
-from ._arrays import DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value
+from ._arrays import DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda, ready
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
@@ -46,7 +46,7 @@ def _dl_device_type(x):
 
 def _norm(x):
     """A CPU tensor given by DLPack (NumPy, torch on the CPU, ...) as a NumPy array over its memory (no copy)."""
-    if type(x) is np.ndarray or isinstance(x, np.ndarray) or not hasattr(x, "__dlpack__"):
+    if type(x) is np.ndarray or isinstance(x, np.ndarray) or is_torch_cuda(x) or not hasattr(x, "__dlpack__"):
         return x
     dev = _dl_device_type(x)
     if dev == 1 or (dev is None and not hasattr(x, "__cuda_array_interface__")):
@@ -58,7 +58,7 @@ def _host(x):
     """Whether a result for x goes back as NumPy (x is not a device array)."""
     if type(x) is np.ndarray:
         return True
-    if isinstance(x, DeviceArray):
+    if isinstance(x, DeviceArray) or is_torch_cuda(x):
         return False
     if isinstance(x, np.ndarray):
         return True
@@ -134,6 +134,7 @@ def _reduce_flat(op, x, device):
         raise ValueError("zero-size array to reduction operation %s which has no identity"
                          % {"min": "minimum", "max": "maximum"}.get(op, op))
     r = L.ReduceResult()
+    ready(a)
     L.check(L.gp_reduce_sync(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, ctypes.byref(r)), "gpuprim.%s" % op)
     return reduce_value(r, op, a.dtype)
 
@@ -284,6 +285,7 @@ def histogram(a, bins=10, range=None, density=False, weights=None, *, device=Non
             first, last = 0, 1
         else:
             r = L.ReduceResult()
+            ready(arg)
             L.check(L.gp_reduce_sync(arg.ctx.p, L.OP["minmax"], arg.gp, arg.size, arg.ptr, ctypes.byref(r)),
                     "gpuprim.histogram")
             acc = r.acc_dtype
@@ -461,9 +463,11 @@ def _partition_impl(a, kth, axis, device, arg_out):
     arg = take(x, device)
     if arg_out:
         res, rp = output(arg, arg.shape, np.int64)
+        ready(arg)
         L.check(L.gp_partition_kth_sync(arg.ctx.p, arg.gp, rows, n, arg.ptr, k, None, L.GP_I64, rp), "gpuprim." + name)
     else:
         res, rp = output(arg, arg.shape, arg.dtype)
+        ready(arg)
         L.check(L.gp_partition_kth_sync(arg.ctx.p, arg.gp, rows, n, arg.ptr, k, rp, L.GP_I64, None), "gpuprim." + name)
     out = give(res, arg, True)
     if x.dtype == np.bool_ and not arg_out:
@@ -519,6 +523,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     cnt, cp = output(arg, (n,), np.int64) if return_counts else (None, None)  # u64 counts: int64's bits below 2^63
     u = ctypes.c_size_t(0)
     opts = L.UniqueOpts(ctypes.sizeof(L.UniqueOpts), 0 if equal_nan else 1)
+    ready(arg)
     L.check(L.gp_unique_sorted_opts_sync(arg.ctx.p, arg.gp, n, arg.ptr, yp, L.GP_I64, fp, vp, cp, ctypes.byref(u),
                                          ctypes.byref(opts)), "gpuprim.unique")
     m = u.value
@@ -605,6 +610,7 @@ def dot(a, b, *, device=None):
     if ea.ctx.device != eb.ctx.device:
         raise ValueError("gpuprim.dot: a and b live on different devices")
     out = np.zeros(1, np.float64)
+    ready(ea, eb)
     L.check(L.gp_vec_dot_sync(ea.ctx.p, ea.gp, ea.size, ea.ptr, eb.ptr, out.ctypes.data), "gpuprim.dot")
     return _dot_result(out, ea.dtype)
 
@@ -690,6 +696,7 @@ def _by_pred(call, a, where, name, device):
     p = _pred(where, name)
     y, yp = output(arg, (arg.size,), arg.dtype)
     c = ctypes.c_size_t(0)
+    ready(arg)
     L.check(call(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(p), yp, ctypes.byref(c)), "gpuprim." + name)
     return y, c.value, arg, host, host and x.dtype == np.bool_
 
@@ -717,6 +724,7 @@ def rle(a, *, device=None):
     v, vp = output(arg, (arg.size,), arg.dtype)
     n, np_ = output(arg, (arg.size,), np.int64)  # u64 lengths: int64's bits below 2^63
     c = ctypes.c_size_t(0)
+    ready(arg)
     L.check(L.gp_run_length_encode_sync(arg.ctx.p, arg.gp, arg.size, arg.ptr, vp, np_, ctypes.byref(c)),
             "gpuprim.rle")
     return _counted(v, arg, host, c.value, x.dtype == np.bool_ if host else False), _counted(n, arg, host, c.value)
@@ -747,6 +755,7 @@ def reduce_by_key(keys, values, op="sum", *, device=None):
     ko, kp = output(ka, (ka.size,), ka.dtype)
     vo, vp = output(ka, (ka.size,), _acc_dtype(op, va, "reduce_by_key"))
     c = ctypes.c_size_t(0)
+    ready(ka, va)
     L.check(L.gp_reduce_by_key_sync(ka.ctx.p, L.OP[op], ka.gp, ka.size, ka.ptr, va.gp, va.ptr, kp, vp,
                                     ctypes.byref(c)), "gpuprim.reduce_by_key")
     out = _counted(vo, ka, host, c.value)
@@ -869,6 +878,7 @@ def reduce(a, op, identity, *, commutative=True, components=1, device=None):
     uop = arg.ctx.uop(L.GP_UOP_BINARY, arg.gp, _src(op, "reduce", "op"), _identity(identity, k),
                       1 if commutative else 0, arity=k)
     out = np.empty(k, _uop_np(arg, uop, k))
+    ready(arg)
     L.check(L.gp_reduce_uop_sync(arg.ctx.p, uop, arg.size if n is None else n, arg.ptr, out.ctypes.data),
             "gpuprim.reduce")
     return out[0] if k == 1 else out
@@ -908,6 +918,7 @@ def select_if(a, pred, *, device=None):
     uop = arg.ctx.uop(L.GP_UOP_PRED, arg.gp, _src(pred, "select_if", "pred"))
     y, yp = output(arg, (arg.size,), arg.dtype)
     c = ctypes.c_size_t(0)
+    ready(arg)
     L.check(L.gp_select_if_sync(arg.ctx.p, uop, arg.size, arg.ptr, yp, ctypes.byref(c)), "gpuprim.select_if")
     return _counted(y, arg, host, c.value, x.dtype == np.bool_ if host else False)
 
@@ -920,6 +931,7 @@ def sort_by(a, less, *, components=1, device=None):
     arg = take(x, device)
     uop = arg.ctx.uop(L.GP_UOP_LESS, arg.gp, _src(less, "sort_by", "less"), arity=components)
     y, yp = output(arg, (arg.size,) if n is None else (n, components), arg.dtype)
+    ready(arg)
     L.check(L.gp_sort_uop_sync(arg.ctx.p, uop, arg.size if n is None else n, arg.ptr, yp, 0, None, None),
             "gpuprim.sort_by")
     return give(y, arg, host)

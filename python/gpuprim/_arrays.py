@@ -2,8 +2,9 @@
 objects with __dlpack__ (CPU or CUDA tensors, read in place) or __cuda_array_interface__ (read in place), contexts
 made once per (device, thread), and gpuprim's own DeviceArray for results left on a GPU (both protocols exported).
 
-Streams: a CUDA producer's stream (its CAI v3 'stream', the stream given to its __dlpack__, else the legacy stream) is
-the one the work is ordered on; nothing waits for the device unless a host result is asked for.
+Streams: a CUDA producer's stream (torch's current stream for a torch tensor, its CAI v3 'stream', the stream given to
+its __dlpack__, else the legacy stream) is the one the work is ordered on; nothing waits for the device unless a host
+result is asked for.
 """
 import ctypes
 import math
@@ -406,11 +407,48 @@ def _cai_device(ptr):
     return a.device
 
 
+_TORCH_NP = {}  # torch dtype -> NumPy dtype, the ones gpuprim has (filled on the first torch tensor)
+
+
+def _torch_np(dt):
+    if not _TORCH_NP:
+        import torch
+        for n in ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool", "uint16",
+                  "uint32", "uint64"):
+            if hasattr(torch, n):
+                _TORCH_NP[getattr(torch, n)] = np.dtype(n)
+    return _TORCH_NP.get(dt)
+
+
+def _torch_arg(x, name):
+    """A CUDA torch tensor as an Arg, read in place on torch's current stream of its device (torch's CAI is version 2:
+    it names no stream, and torch's streams do not wait for the legacy one), or None for what the protocols take."""
+    dt = _torch_np(x.dtype)
+    if dt is None or x.is_sparse:
+        return None
+    if not x.is_contiguous():
+        raise ValueError("gpuprim: %s is a strided CUDA view: make it contiguous first (.contiguous() / "
+                         "cupy.ascontiguousarray)" % name)
+    import torch
+    dev = x.get_device()
+    stream = torch.cuda.current_stream(dev).cuda_stream
+    return Arg(x.data_ptr(), tuple(x.shape), dt, context(dev), stream or None, keep=x)
+
+
+def is_torch_cuda(x):
+    """x is a torch tensor on a CUDA device (asked without building its __cuda_array_interface__)"""
+    return type(x).__module__.startswith("torch") and getattr(x, "is_cuda", False) is True
+
+
 def take(x, device=None, name="x"):
     """x as an Arg: a CUDA tensor read in place on its device; a NumPy array (or anything np.asarray takes) on the
     CPU backend, or copied to GPU `device` when one is asked for. Views that are not C-contiguous are copied."""
     if device is None and type(x) is np.ndarray and x.flags.c_contiguous and x.dtype.isnative:
         return Arg(x.ctypes.data, x.shape, x.dtype, context(None), keep=x, host=x)  # the common case, at once
+    if is_torch_cuda(x):
+        a = _torch_arg(x, name)
+        if a is not None:
+            return a
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None and not isinstance(x, np.ndarray):
         shape = tuple(cai["shape"])
@@ -446,6 +484,15 @@ def take(x, device=None, name="x"):
     if a.nbytes:
         L.check(L.gp_memcpy_sync(ctx.p, d.ptr, a.ctypes.data, a.nbytes), "gpuprim: copy to device %s" % device)
     return Arg(d.ptr, a.shape, a.dtype, ctx, keep=d, host=None)
+
+
+def ready(*args):
+    """Before a call that runs on the legacy stream and waits for its result (the library's _sync calls): each GPU
+    argument's producer stream waited for (a torch or CuPy stream created non-blocking does not wait for the legacy
+    one)."""
+    for a in args:
+        if a.stream is not None and a.ctx.device >= 0:
+            L.check(L.gp_stream_sync(a.ctx.p, a.stream), "gpuprim: waiting for the argument's stream")
 
 
 def _c_contiguous(shape, strides, item):

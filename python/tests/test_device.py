@@ -109,14 +109,19 @@ class TestTorch(unittest.TestCase):
         self.assertEqual(out.data_ptr(), r.ptr)  # the result read in place
 
     def test_stream_order(self):
+        """work on torch's current stream: a sort of a tensor still being written there reads it after the writes
+        (torch's streams do not wait for the legacy stream, so a call issued there would read it unwritten)"""
         s = torch.cuda.Stream()
         with torch.cuda.stream(s):
-            t = torch.randn(1 << 22, device="cuda") * 3  # made on s
-            r = g.sort(t)  # ordered after it on s (DLPack's stream, CAI v3's)
+            t = torch.empty(1 << 22, device="cuda")
+            torch.cuda._sleep(200_000_000)  # s busy for ~0.1 s before t is written
+            t.copy_(torch.arange(1 << 22, 0, -1, device="cuda", dtype=torch.float32))
+            r = g.sort(t)  # ordered after the writes on s
             out = torch.from_dlpack(r)
-            w = torch.sort(t).values
+            m = g.max(t)  # a host result: waits for s alone
         s.synchronize()
-        self.assertTrue(torch.equal(out, w))
+        self.assertTrue(torch.equal(out, torch.arange(1, (1 << 22) + 1, device="cuda", dtype=torch.float32)))
+        self.assertEqual(float(m), float(1 << 22))
 
     def test_result_pool(self):
         """A collected result's memory comes back for the next result of its size on its stream, and only then: a
