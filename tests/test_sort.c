@@ -128,6 +128,86 @@ static void check_lines(void)
     printf("  the first pass's lines at every offset %s\n", tc_fail ? "FAILED" : "ok");
 }
 
+/* The AVX-512 quicksort of 4- and 8-byte keys alone (sort_simd.c; the radix sort where the CPU has no AVX-512F): the
+ * patterns that stress a partition's room and a pivot's ties — random, seven values, all equal, ascending,
+ * descending, the two extremes alternating, a sawtooth — at sizes around its vector, block and task edges, ascending
+ * and descending, into another buffer and in place, against qsort of the same values (floats without NaN or -0.0,
+ * whose equal keys are equal bits). simd_min: the smallest n it takes (2: the sorting networks alone). */
+static gp_dtype_t g_qdt;
+static int cmp_q(const void *a, const void *b)
+{
+    const size_t es = gp_dtype_size(g_qdt);
+    const val_t x = decode(g_qdt, bits_at(a, es, 0)), y = decode(g_qdt, bits_at(b, es, 0));
+    if (g_qdt == GP_F32 || g_qdt == GP_F64) return (x.f > y.f) - (x.f < y.f);
+    if (g_qdt == GP_I32 || g_qdt == GP_I64) return (x.s > y.s) - (x.s < y.s);
+    return (x.u > y.u) - (x.u < y.u);
+}
+static void check_simd_patterns(gp_ctx_t *ctx, size_t simd_min)
+{
+    static const size_t sizes[] = {2, 15, 16, 17, 33, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 4113, 65537, 100003,
+                                   (1u << 20) + 5};
+    static const gp_dtype_t types[] = {GP_U32, GP_I32, GP_F32, GP_U64, GP_I64, GP_F64};
+    gp__sort_cpu_simd_min = simd_min;
+    g_lo = 0, g_hi = 64; /* decode's whole keys */
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        const size_t n = sizes[si];
+        if (n < simd_min) continue;
+        unsigned char *x = malloc(n * 8), *y = malloc(n * 8), *want = malloc(n * 8);
+        for (int dist = 0; dist < 7; dist++)
+            for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+                if (n < 200000 || dist <= 1 || dist == 5) /* the largest size: random, few values, extremes */
+                for (int desc = 0; desc < 2; desc++) {
+                    const gp_dtype_t dt = types[ti];
+                    const size_t es = gp_dtype_size(dt);
+                    for (size_t i = 0; i < n; i++) {
+                        uint64_t v = tc_next();
+                        switch (dist) {
+                        case 1: v %= 7; break;
+                        case 2: v = 42; break;
+                        case 3: v = i; break;
+                        case 4: v = n - i; break;
+                        case 5: v = i % 2 ? UINT64_MAX : 0; break;
+                        case 6: v = i % 1000; break;
+                        default: break;
+                        }
+                        if (dt == GP_F32 || dt == GP_F64) { /* finite, no -0.0: integers and thousandths, both signs */
+                            double f = dist == 5 ? (i % 2 ? 3e38 : -3e38) : (double)(int32_t)v / (dist ? 1.0 : 1000.0);
+                            if (f == 0.0) f = 0.0;
+                            if (dt == GP_F32) {
+                                const float h = (float)f;
+                                uint32_t u;
+                                memcpy(&u, &h, 4);
+                                v = u;
+                            } else {
+                                memcpy(&v, &f, 8);
+                            }
+                        }
+                        memcpy(x + i * es, &v, es); /* the low bytes (little-endian) */
+                    }
+                    memcpy(want, x, n * es);
+                    g_qdt = dt;
+                    qsort(want, n, es, cmp_q);
+                    if (desc)
+                        for (size_t i = 0; i < n / 2; i++) {
+                            unsigned char t[8];
+                            memcpy(t, want + i * es, es);
+                            memcpy(want + i * es, want + (n - 1 - i) * es, es);
+                            memcpy(want + (n - 1 - i) * es, t, es);
+                        }
+                    const gp_sort_opts_t o = {desc, 0, 0};
+                    tc_poison(y, n * es);
+                    OK(gp_sort(ctx, dt, n, x, y, &o, NULL));
+                    CHECK(memcmp(y, want, n * es) == 0, "simd %s n=%zu pattern %d %s: keys differ", gp_dtype_name(dt),
+                          n, dist, desc ? "descending" : "ascending");
+                    OK(gp_sort(ctx, dt, n, x, x, &o, NULL));
+                    CHECK(memcmp(x, want, n * es) == 0, "simd %s n=%zu pattern %d %s in place: keys differ",
+                          gp_dtype_name(dt), n, dist, desc ? "descending" : "ascending");
+                }
+        free(x), free(y), free(want);
+    }
+    gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN;
+}
+
 int main(void)
 {
     tc_seed("test_sort");
@@ -178,6 +258,13 @@ int main(void)
     /* the public calls on a CPU context: the backend's answers, and what they refuse */
     gp_ctx_t *ctx = NULL;
     REQUIRE(gp_ctx_create(&ctx, GP_DEVICE_CPU) == GP_OK, "CPU context");
+    {
+        const long before_fail = tc_fail;
+        check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
+        check_simd_patterns(ctx, 2);
+        printf("  4- and 8-byte keys alone (the AVX-512 quicksort where the CPU has it) %s\n",
+               tc_fail == before_fail ? "ok" : "FAILED");
+    }
     {
         const size_t n = 100003;
         g_dt = GP_F32, g_desc = 1, g_lo = 0, g_hi = 32;

@@ -130,7 +130,7 @@ class DeviceArray:
 
     def __init__(self, ctx, shape, dtype, stream=None):
         self._ctx = ctx
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = tuple(map(int, shape))
         self.dtype = np.dtype(dtype)
         self.stream = stream
         self._shared = False  # exported to a consumer on another stream (or one unknown)
@@ -429,10 +429,20 @@ def _torch_arg(x, name):
     if not x.is_contiguous():
         raise ValueError("gpuprim: %s is a strided CUDA view: make it contiguous first (.contiguous() / "
                          "cupy.ascontiguousarray)" % name)
-    import torch
     dev = x.get_device()
-    stream = torch.cuda.current_stream(dev).cuda_stream
+    stream = _torch_stream(dev)
     return Arg(x.data_ptr(), tuple(x.shape), dt, context(dev), stream or None, keep=x)
+
+
+_torch_raw = []  # torch's current stream of a device as an int: its C binding where it has one (no Stream object)
+
+
+def _torch_stream(dev):
+    if not _torch_raw:
+        import torch
+        f = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _torch_raw.append(f if f is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream))
+    return _torch_raw[0](dev)
 
 
 def is_torch_cuda(x):

@@ -8,6 +8,7 @@
  * (after the first pass), every (digit, chunk)
  * place in digit-major order, then each chunk scatters its elements in order — stable. The radix key is computed
  * from the element's bits on every pass; the elements themselves move (keys keep their bits), their values with them.
+ * Four- and eight-byte keys alone go to sort_simd.c's AVX-512 quicksort first, where the CPU and the keys allow it.
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "sort_internal.h"
@@ -471,6 +472,8 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
     if (lo_bit < 0 || hi_bit > width || lo_bit >= hi_bit)
         return gp__error(GP_ERR_INVALID_ARG, "gp_sort: bits [%d, %d) of a %d-bit key", lo_bit, hi_bit, width);
     if (n == 0) return GP_OK;
+    if (vsize == 0 && lo_bit == 0 && hi_bit == width && gp__sort_cpu_simd(kt, n, keys_in, keys_out, descending))
+        return GP_OK; /* 4- and 8-byte keys alone by the AVX-512 quicksort (sort_simd.c) */
 #ifdef _OPENMP
     if (n >= PAR_MIN) {
         const size_t most = n / CHUNK_MIN;

@@ -137,6 +137,14 @@ GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__so
 #define GP_TOPK_CPU_SAMPLE_MIN (1u << 16)
 #endif
 GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
+/* sort_simd.c: 4- and 8-byte keys alone, the whole key, aligned to their size, from this many keys, sorted by an
+ * AVX-512 quicksort where the CPU has AVX-512F (and floats hold no -0.0 or NaN payload); 1 done, 0 not taken (nothing
+ * written) */
+#ifndef GP_SORT_CPU_SIMD_MIN
+#define GP_SORT_CPU_SIMD_MIN 256
+#endif
+GP_INTERNAL extern size_t gp__sort_cpu_simd_min;
+GP_INTERNAL int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 /* n bytes of scratch for the CPU backend's passes over memory: 64-byte aligned, from 4 MiB 2 MiB-aligned and advised

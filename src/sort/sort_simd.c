@@ -1,0 +1,63 @@
+/*
+ * sort_simd.c — the CPU backend's sort of 4- and 8-byte keys alone with AVX-512 (docs/design/sort.md, "The CPU
+ * backend"): the keys become their radix keys (sort_internal.h), a quicksort sorts those as unsigned integers —
+ * partitions by compress-stores, four vectors' keys and fewer by sorting networks in registers, the parts as OpenMP
+ * tasks; sort_simd_body.h, once per width — and the radix keys become the keys again. Keys that are equal as the
+ * order says but differ in bits (-0.0 and +0.0, NaN payloads) would lose their input order, so a float array holding
+ * one is left to the radix sort (sort_cpu.c), as is any CPU without AVX-512F. The same bits come out either way:
+ * equal radix keys are equal keys.
+ */
+#include "sort_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+size_t gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
+#include <immintrin.h>
+
+#define SIMD __attribute__((target("avx512f")))
+enum { TASK_MIN = 1 << 16 };
+
+#define W 32
+#include "sort_simd_body.h"
+#undef W
+#define W 64
+#include "sort_simd_body.h"
+#undef W
+
+static int have_avx512(void)
+{
+    static int known; /* 0 unknown, 1 yes, 2 no (a benign race: every thread finds the same) */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx512f") ? 1 : 2;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 1;
+}
+
+int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
+{
+    const int kind = kt == GP_U32 || kt == GP_U64 ? 0 : kt == GP_I32 || kt == GP_I64 ? 1
+                   : kt == GP_F32 || kt == GP_F64 ? 2 : -1;
+    const size_t ks = gp_dtype_size(kt);
+    if (kind < 0 || n < gp__sort_cpu_simd_min || keys_out == NULL || (uintptr_t)keys_in % ks ||
+        (uintptr_t)keys_out % ks || !have_avx512())
+        return 0; /* (keys not aligned to their size: the radix sort, which reads them by bytes) */
+    return ks == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
+                   : sort_keys_64(keys_in, keys_out, n, kind, descending);
+}
+
+#else
+int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
+{
+    (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)descending;
+    return 0;
+}
+#endif

@@ -1,0 +1,379 @@
+/*
+ * sort_simd_body.h — sort_simd.c's quicksort for one key width, included once per width with W (32 or 64) defined:
+ * the names end in _W, the vector operations are the width's (V_*), a vector holds L keys, a part of SMALL = 4L keys
+ * or fewer is sorted by networks in four registers. No include guard: meant to be included twice.
+ */
+#if W == 32
+#define T uint32_t
+#define L 16
+#define M __mmask16
+#define V_SET1(x) _mm512_set1_epi32((int)(x))
+#define V_IDX _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define V_RIDX _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define V_PERM _mm512_permutexvar_epi32
+#define V_MIN _mm512_min_epu32
+#define V_MAX _mm512_max_epu32
+#define V_MASK_MAX _mm512_mask_max_epu32
+#define V_MASK_LOADU _mm512_mask_loadu_epi32
+#define V_MASKZ_LOADU _mm512_maskz_loadu_epi32
+#define V_MASK_STOREU _mm512_mask_storeu_epi32
+#define V_CMPLT _mm512_cmplt_epu32_mask
+#define V_MASK_CMPLT _mm512_mask_cmplt_epu32_mask
+#define V_CMPGT _mm512_cmpgt_epu32_mask
+#define V_MASK_CMPGT _mm512_mask_cmpgt_epu32_mask
+#define V_MASK_CMPEQ _mm512_mask_cmpeq_epi32_mask
+#define V_CMPNEQ _mm512_cmpneq_epi32_mask
+#define V_COMPRESS _mm512_mask_compressstoreu_epi32
+#define V_SIGNS(v) _mm512_srai_epi32((v), 31)
+#define V_MASK_MOV _mm512_mask_mov_epi32
+#define V_TEST _mm512_test_epi32_mask
+#define V_MASK_XOR _mm512_mask_xor_epi32
+#define FLOAT_INF 0x7f800000u
+#define NAME(f) f##_32
+#else
+#define T uint64_t
+#define L 8
+#define M __mmask8
+#define V_SET1(x) _mm512_set1_epi64((long long)(x))
+#define V_IDX _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)
+#define V_RIDX _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7)
+#define V_PERM _mm512_permutexvar_epi64
+#define V_MIN _mm512_min_epu64
+#define V_MAX _mm512_max_epu64
+#define V_MASK_MAX _mm512_mask_max_epu64
+#define V_MASK_LOADU _mm512_mask_loadu_epi64
+#define V_MASKZ_LOADU _mm512_maskz_loadu_epi64
+#define V_MASK_STOREU _mm512_mask_storeu_epi64
+#define V_CMPLT _mm512_cmplt_epu64_mask
+#define V_MASK_CMPLT _mm512_mask_cmplt_epu64_mask
+#define V_CMPGT _mm512_cmpgt_epu64_mask
+#define V_MASK_CMPGT _mm512_mask_cmpgt_epu64_mask
+#define V_MASK_CMPEQ _mm512_mask_cmpeq_epi64_mask
+#define V_CMPNEQ _mm512_cmpneq_epi64_mask
+#define V_COMPRESS _mm512_mask_compressstoreu_epi64
+#define V_SIGNS(v) _mm512_srai_epi64((v), 63)
+#define V_MASK_MOV _mm512_mask_mov_epi64
+#define V_TEST _mm512_test_epi64_mask
+#define V_MASK_XOR _mm512_mask_xor_epi64
+#define FLOAT_INF 0x7ff0000000000000ull
+#define NAME(f) f##_64
+#endif
+#define SMALL (4 * L)
+#define FULL ((M)((1u << L) - 1u))
+#define TOP ((T)~(T)0)
+#define SIGN ((T)1 << (W - 1))
+/* the lanes [0, have) of a mask (have <= L) */
+#define FIRST(have) ((M)((have) >= L ? (1u << L) - 1u : (1u << (have)) - 1u))
+
+/* one vector: compare-exchange with lane i ^ j, the lanes of takemax keeping the larger */
+static inline SIMD __m512i NAME(cas)(__m512i v, int j, M takemax)
+{
+    const __m512i w = V_PERM(_mm512_xor_si512(V_IDX, V_SET1(j)), v);
+    return V_MASK_MAX(V_MIN(v, w), takemax, v, w);
+}
+/* a bitonic vector sorted ascending (the half-cleaners) */
+static inline SIMD __m512i NAME(merge1)(__m512i v)
+{
+#if W == 32
+    v = NAME(cas)(v, 8, 0xff00);
+#endif
+    v = NAME(cas)(v, 4, (M)0xf0f0), v = NAME(cas)(v, 2, (M)0xcccc), v = NAME(cas)(v, 1, (M)0xaaaa);
+    return v;
+}
+/* a bitonic sort of the lanes, ascending: lane i of stage (k, j) keeps the larger where (i & j) != (i & k) */
+static inline SIMD __m512i NAME(sort1)(__m512i v)
+{
+#if W == 32
+    v = NAME(cas)(v, 1, 0x6666);
+    v = NAME(cas)(v, 2, 0x3c3c), v = NAME(cas)(v, 1, 0x5a5a);
+    v = NAME(cas)(v, 4, 0x0ff0), v = NAME(cas)(v, 2, 0x33cc), v = NAME(cas)(v, 1, 0x55aa);
+#else
+    v = NAME(cas)(v, 1, 0x66);
+    v = NAME(cas)(v, 2, 0x3c), v = NAME(cas)(v, 1, 0x5a);
+#endif
+    return NAME(merge1)(v);
+}
+/* two sorted vectors merged: *a the smaller half, *b the rest, both sorted */
+static inline SIMD void NAME(merge2)(__m512i *a, __m512i *b)
+{
+    const __m512i r = V_PERM(V_RIDX, *b), lo = V_MIN(*a, r), hi = V_MAX(*a, r);
+    *a = NAME(merge1)(lo), *b = NAME(merge1)(hi);
+}
+/* n <= SMALL keys sorted in four registers (the lanes past n hold the largest key and are not written back) */
+static SIMD void NAME(sort_small)(T *a, size_t n)
+{
+    if (n < 2) return;
+    __m512i v[4];
+    for (int q = 0; q < 4; q++) {
+        const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
+        v[q] = NAME(sort1)(V_MASK_LOADU(V_SET1(TOP), FIRST(have), a + at));
+    }
+    NAME(merge2)(&v[0], &v[1]);
+    if (n > 2 * L) { /* two sorted halves of 2L: the second reversed, a half-cleaner over 4L, one over each 2L */
+        NAME(merge2)(&v[2], &v[3]);
+        const __m512i r3 = V_PERM(V_RIDX, v[3]), r2 = V_PERM(V_RIDX, v[2]);
+        const __m512i lo0 = V_MIN(v[0], r3), hi0 = V_MAX(v[0], r3), lo1 = V_MIN(v[1], r2), hi1 = V_MAX(v[1], r2);
+        v[0] = NAME(merge1)(V_MIN(lo0, lo1)), v[1] = NAME(merge1)(V_MAX(lo0, lo1));
+        v[2] = NAME(merge1)(V_MIN(hi0, hi1)), v[3] = NAME(merge1)(V_MAX(hi0, hi1));
+    }
+    for (int q = 0; q < 4; q++) {
+        const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
+        V_MASK_STOREU(a + at, FIRST(have), v[q]);
+    }
+}
+
+/* one vector's keys below the pivot to the left part (at *lw, upward), the rest to the right (ending at *rw) */
+static inline SIMD void NAME(part_one)(T *a, __m512i v, M valid, __m512i pv, size_t *lw, size_t *rw)
+{
+    const M m = V_MASK_CMPLT(valid, v, pv), r = (M)(valid & ~m);
+    V_COMPRESS(a + *lw, m, v);
+    *lw += (size_t)__builtin_popcount(m);
+    *rw -= (size_t)__builtin_popcount(r);
+    V_COMPRESS(a + *rw, r, v);
+}
+/* the next vector from the side of the unread [*l, *r) with less room (its free places: [lw, l) and [r, rw)) */
+static inline SIMD const T *NAME(next_from)(T *a, size_t *l, size_t *r, size_t lw, size_t rw, size_t width)
+{
+    if (*l - lw <= rw - *r) {
+        *l += width;
+        return a + *l - width;
+    }
+    *r -= width;
+    return a + *r;
+}
+/* a[0, n) (n >= 2L) rearranged in place: the keys below pivot first; returns their count. The first and last U
+ * vectors (U = 4, or 1 below 8L keys) wait in registers, so 2U vectors' places are free before any store; each round
+ * reads U vectors from the side with less room, so a store never reaches a key not yet read. */
+static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
+{
+    const __m512i pv = V_SET1(pivot);
+    const int U = n >= 8 * L ? 4 : 1;
+    __m512i f[4], g[4];
+    for (int u = 0; u < U; u++) {
+        f[u] = _mm512_loadu_si512(a + L * u);
+        g[u] = _mm512_loadu_si512(a + n - (size_t)(U - u) * L);
+    }
+    size_t l = (size_t)U * L, r = n - (size_t)U * L, lw = 0, rw = n;
+    if (U == 4)
+        while (r - l >= 4 * L) {
+            const T *src = NAME(next_from)(a, &l, &r, lw, rw, 4 * L);
+            __m512i v[4];
+            M m[4];
+            for (int u = 0; u < 4; u++) {
+                v[u] = _mm512_loadu_si512(src + L * u);
+                m[u] = V_CMPLT(v[u], pv);
+            }
+            for (int u = 0; u < 4; u++) {
+                const size_t nl = (size_t)__builtin_popcount(m[u]);
+                V_COMPRESS(a + lw, m[u], v[u]);
+                lw += nl;
+                rw -= L - nl;
+                V_COMPRESS(a + rw, (M)~m[u], v[u]);
+            }
+        }
+    while (r - l >= L) NAME(part_one)(a, _mm512_loadu_si512(NAME(next_from)(a, &l, &r, lw, rw, L)), FULL, pv, &lw, &rw);
+    if (r > l) /* the last keys: every place left is free once they are read */
+        NAME(part_one)(a, V_MASKZ_LOADU(FIRST(r - l), a + l), FIRST(r - l), pv, &lw, &rw);
+    for (int u = 0; u < U; u++) NAME(part_one)(a, f[u], FULL, pv, &lw, &rw);
+    for (int u = 0; u < U; u++) NAME(part_one)(a, g[u], FULL, pv, &lw, &rw);
+    return lw;
+}
+
+/* the median of L keys spread over a[0, n) */
+static SIMD T NAME(pivot_of)(const T *a, size_t n)
+{
+    T s[L], o[L];
+    for (size_t i = 0; i < L; i++) s[i] = a[n / L * i + n / (2 * L)];
+    _mm512_storeu_si512(o, NAME(sort1)(_mm512_loadu_si512(s)));
+    return o[L / 2];
+}
+
+/* a heap sort: the quicksort's way out where its parts stop shrinking */
+static void NAME(sift)(T *a, size_t i, size_t m)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m) return;
+        if (c + 1 < m && a[c + 1] > a[c]) c++;
+        if (a[i] >= a[c]) return;
+        const T t = a[i];
+        a[i] = a[c], a[c] = t, i = c;
+    }
+}
+static void NAME(heap_sort)(T *a, size_t n)
+{
+    for (size_t k = n / 2; k-- > 0;) NAME(sift)(a, k, n);
+    for (size_t m = n; m > 1; m--) {
+        const T t = a[0];
+        a[0] = a[m - 1], a[m - 1] = t;
+        NAME(sift)(a, 0, m - 1);
+    }
+}
+
+/* One step of the quicksort on (*a, *n): partitioned around a sampled pivot; the part left to sort goes to
+ * (*a2, *n2), (*a, *n) keeps the other (*n2 = 0: none). A pivot that is the smallest key splits off the keys equal to
+ * it instead, so equal keys end a part. */
+static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2)
+{
+    const T pivot = NAME(pivot_of)(*a, *n);
+    size_t p = NAME(partition_lt)(*a, *n, pivot);
+    *n2 = 0;
+    if (p == 0) { /* every key is at least the pivot: those equal to it are in place once split off */
+        if (pivot == TOP) {
+            *n = 0;
+            return;
+        }
+        p = NAME(partition_lt)(*a, *n, pivot + 1);
+        *a += p, *n -= p;
+        return;
+    }
+    *a2 = *a + p, *n2 = *n - p, *n = p;
+}
+
+/* a[0, n) sorted by one thread */
+static SIMD void NAME(qs)(T *a, size_t n, int depth)
+{
+    while (n > SMALL) {
+        if (depth-- <= 0) {
+            NAME(heap_sort)(a, n);
+            return;
+        }
+        T *b = NULL;
+        size_t m = 0;
+        NAME(qs_step)(&a, &n, &b, &m);
+        if (m) { /* the smaller part by recursion, the larger by the loop */
+            if (m < n) {
+                NAME(qs)(b, m, depth);
+            } else {
+                NAME(qs)(a, n, depth);
+                a = b, n = m;
+            }
+        }
+    }
+    NAME(sort_small)(a, n);
+}
+
+/* a[0, n) sorted, the parts of at least TASK_MIN keys as tasks of the team around it (not a SIMD function: the tasks'
+ * outlined bodies call the SIMD ones, not inline them) */
+static void NAME(qs_tasks)(T *a, size_t n, int depth)
+{
+    while (n > TASK_MIN && depth > 0) {
+        depth--;
+        T *b = NULL;
+        size_t m = 0;
+        NAME(qs_step)(&a, &n, &b, &m);
+        if (m) {
+#pragma omp task firstprivate(b, m, depth)
+            NAME(qs_tasks)(b, m, depth);
+        }
+    }
+    NAME(qs)(a, n, depth);
+}
+
+/* the radix keys of keys [i0, i1) and back (kind: 0 unsigned, 1 signed, 2 float), flip: all ones for descending */
+static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, int kind, T flip)
+{
+    const __m512i sign = V_SET1(SIGN), fl = V_SET1(flip), ones = V_SET1(TOP), inf = V_SET1(FLOAT_INF),
+                  mag = V_SET1(SIGN - 1);
+    for (size_t i = i0; i < i1; i += L) {
+        const M t = FIRST(i1 - i);
+        const __m512i v = V_MASKZ_LOADU(t, x + i);
+        __m512i r = v;
+        if (kind == 1) {
+            r = _mm512_xor_si512(v, sign);
+        } else if (kind == 2) { /* negative: every bit flipped; else the sign set; NaN all ones */
+            r = _mm512_xor_si512(v, _mm512_or_si512(sign, V_SIGNS(v)));
+            r = V_MASK_MOV(r, V_CMPGT(_mm512_and_si512(v, mag), inf), ones);
+        }
+        V_MASK_STOREU(k + i, t, _mm512_xor_si512(r, fl));
+    }
+}
+static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip)
+{
+    const __m512i sign = V_SET1(SIGN), fl = V_SET1(flip);
+    for (size_t i = i0; i < i1; i += L) {
+        const M t = FIRST(i1 - i);
+        const __m512i v = _mm512_xor_si512(V_MASKZ_LOADU(t, k + i), fl);
+        __m512i r = v;
+        if (kind == 1) {
+            r = _mm512_xor_si512(v, sign);
+        } else if (kind == 2) { /* the sign set: was positive (clear it); else negative (flip every bit back) */
+            r = V_MASK_XOR(_mm512_xor_si512(v, V_SET1(TOP)), V_TEST(v, sign), v, sign);
+        }
+        V_MASK_STOREU(k + i, t, r);
+    }
+}
+/* whether floats [i0, i1) come back from their radix keys: no -0.0, no NaN but the one the inverse makes of the
+ * all-ones key (all ones but the sign) */
+static SIMD int NAME(floats_invertible)(const T *x, size_t i0, size_t i1)
+{
+    const __m512i nz = V_SET1(SIGN), inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1);
+    M bad = 0;
+    for (size_t i = i0; i < i1; i += L) {
+        const M t = FIRST(i1 - i);
+        const __m512i v = V_MASKZ_LOADU(t, x + i);
+        const M nan = V_MASK_CMPGT(t, _mm512_and_si512(v, mag), inf);
+        bad |= V_MASK_CMPEQ(t, v, nz) | (M)(nan & V_CMPNEQ(v, mag));
+    }
+    return bad == 0;
+}
+
+/* keys [0, n) of x sorted into k (x may be k): 1, or 0 where floats hold a key that would not come back */
+static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
+{
+    const T flip = descending ? TOP : 0;
+    const int par = gp__cpu_par(1, n * (W / 8) * 16); /* a quicksort reads and writes its keys ~log2(n) times */
+    int depth = 16;
+    for (size_t m = n; m > 1; m >>= 1) depth += 2;
+    if (kind == 2) {
+        int ok = 1;
+#pragma omp parallel for schedule(static) reduction(&& : ok) if (par)
+        for (size_t c = 0; c < 64; c++) ok = ok && NAME(floats_invertible)(x, n * c / 64, n * (c + 1) / 64);
+        if (!ok) return 0;
+    }
+    const int plain = kind == 0 && !descending; /* the keys are their radix keys */
+    if (!plain || x != k) {
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, kind, flip);
+    }
+#pragma omp parallel if (par)
+#pragma omp single
+    NAME(qs_tasks)(k, n, depth);
+    if (!plain) {
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
+    }
+    return 1;
+}
+
+#undef T
+#undef L
+#undef M
+#undef V_SET1
+#undef V_IDX
+#undef V_RIDX
+#undef V_PERM
+#undef V_MIN
+#undef V_MAX
+#undef V_MASK_MAX
+#undef V_MASK_LOADU
+#undef V_MASKZ_LOADU
+#undef V_MASK_STOREU
+#undef V_CMPLT
+#undef V_MASK_CMPLT
+#undef V_CMPGT
+#undef V_MASK_CMPGT
+#undef V_MASK_CMPEQ
+#undef V_CMPNEQ
+#undef V_COMPRESS
+#undef V_SIGNS
+#undef V_MASK_MOV
+#undef V_TEST
+#undef V_MASK_XOR
+#undef FLOAT_INF
+#undef NAME
+#undef SMALL
+#undef FULL
+#undef TOP
+#undef SIGN
+#undef FIRST
