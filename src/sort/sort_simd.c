@@ -21,7 +21,7 @@ size_t gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN;
 #include <immintrin.h>
 
 #define SIMD __attribute__((target("avx512f")))
-enum { TASK_MIN = 1 << 16 };
+enum { TASK_MIN = 1 << 13 };
 
 #define W 32
 #include "sort_simd_body.h"

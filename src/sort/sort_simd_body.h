@@ -322,7 +322,7 @@ static SIMD int NAME(floats_invertible)(const T *x, size_t i0, size_t i1)
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
     const T flip = descending ? TOP : 0;
-    const int par = gp__cpu_par(1, n * (W / 8) * 16); /* a quicksort reads and writes its keys ~log2(n) times */
+    const int par = gp__cpu_par(1, n * (W / 8) * 64); /* a quicksort reads and writes its keys ~log2(n) times */
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
     if (kind == 2) {
