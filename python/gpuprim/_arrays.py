@@ -429,20 +429,10 @@ def _torch_arg(x, name):
     if not x.is_contiguous():
         raise ValueError("gpuprim: %s is a strided CUDA view: make it contiguous first (.contiguous() / "
                          "cupy.ascontiguousarray)" % name)
+    import torch
     dev = x.get_device()
-    stream = _torch_stream(dev)
+    stream = torch.cuda.current_stream(dev).cuda_stream
     return Arg(x.data_ptr(), tuple(x.shape), dt, context(dev), stream or None, keep=x)
-
-
-_torch_raw = []  # torch's current stream of a device as an int: its C binding where it has one (no Stream object)
-
-
-def _torch_stream(dev):
-    if not _torch_raw:
-        import torch
-        f = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        _torch_raw.append(f if f is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream))
-    return _torch_raw[0](dev)
 
 
 def is_torch_cuda(x):
