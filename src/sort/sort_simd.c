@@ -1,7 +1,7 @@
 /*
  * sort_simd.c — the CPU backend's sort of 4- and 8-byte keys alone with AVX-512 (docs/design/sort.md, "The CPU
  * backend"): the keys become their radix keys (sort_internal.h), a quicksort sorts those as unsigned integers —
- * partitions by compress-stores, four vectors' keys and fewer by sorting networks in registers, the parts as OpenMP
+ * partitions by compress-stores, eight vectors' keys and fewer by sorting networks in registers, the parts as OpenMP
  * tasks; sort_simd_body.h, once per width — and the radix keys become the keys again. Keys that are equal as the
  * order says but differ in bits (-0.0 and +0.0, NaN payloads) would lose their input order, so a float array holding
  * one is left to the radix sort (sort_cpu.c), as is any CPU without AVX-512F. The same bits come out either way:

@@ -1,7 +1,7 @@
 /*
  * sort_simd_body.h — sort_simd.c's quicksort for one key width, included once per width with W (32 or 64) defined:
- * the names end in _W, the vector operations are the width's (V_*), a vector holds L keys, a part of SMALL = 4L keys
- * or fewer is sorted by networks in four registers. No include guard: meant to be included twice.
+ * the names end in _W, the vector operations are the width's (V_*), a vector holds L keys, a part of SMALL = 8L keys
+ * or fewer is sorted by networks in registers. No include guard: meant to be included twice.
  */
 #if W == 32
 #define T uint32_t
@@ -58,7 +58,7 @@
 #define FLOAT_INF 0x7ff0000000000000ull
 #define NAME(f) f##_64
 #endif
-#define SMALL (4 * L)
+#define SMALL (8 * L)
 #define FULL ((M)((1u << L) - 1u))
 #define TOP ((T)~(T)0)
 #define SIGN ((T)1 << (W - 1))
@@ -99,24 +99,45 @@ static inline SIMD void NAME(merge2)(__m512i *a, __m512i *b)
     const __m512i r = V_PERM(V_RIDX, *b), lo = V_MIN(*a, r), hi = V_MAX(*a, r);
     *a = NAME(merge1)(lo), *b = NAME(merge1)(hi);
 }
-/* n <= SMALL keys sorted in four registers (the lanes past n hold the largest key and are not written back) */
+/* C (a power of two) sorted vectors' worth of keys: each vector sorted, then runs of w vectors merged pairwise (the
+ * second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
+static inline SIMD void NAME(sort_vecs)(__m512i *v, const int C)
+{
+    for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
+    for (int w = 1; w < C; w <<= 1)
+        for (int b = 0; b < C; b += 2 * w) {
+            for (int i = 0; i < w / 2; i++) {
+                const __m512i t = v[b + w + i];
+                v[b + w + i] = v[b + 2 * w - 1 - i], v[b + 2 * w - 1 - i] = t;
+            }
+            for (int i = 0; i < w; i++) v[b + w + i] = V_PERM(V_RIDX, v[b + w + i]);
+            for (int st = w; st >= 1; st >>= 1)
+                for (int i = b; i < b + 2 * w; i++)
+                    if (((i - b) & st) == 0) {
+                        const __m512i lo = V_MIN(v[i], v[i + st]), hi = V_MAX(v[i], v[i + st]);
+                        v[i] = lo, v[i + st] = hi;
+                    }
+            for (int i = b; i < b + 2 * w; i++) v[i] = NAME(merge1)(v[i]);
+        }
+}
+/* n <= SMALL keys sorted in registers (the lanes past n hold the largest key and are not written back) */
 static SIMD void NAME(sort_small)(T *a, size_t n)
 {
     if (n < 2) return;
-    __m512i v[4];
-    for (int q = 0; q < 4; q++) {
+    __m512i v[SMALL / L];
+    const size_t nv = (n + L - 1) / L;
+    const int C = nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : 8;
+    for (int q = 0; q < C; q++) {
         const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
-        v[q] = NAME(sort1)(V_MASK_LOADU(V_SET1(TOP), FIRST(have), a + at));
+        v[q] = V_MASK_LOADU(V_SET1(TOP), FIRST(have), a + at);
     }
-    NAME(merge2)(&v[0], &v[1]);
-    if (n > 2 * L) { /* two sorted halves of 2L: the second reversed, a half-cleaner over 4L, one over each 2L */
-        NAME(merge2)(&v[2], &v[3]);
-        const __m512i r3 = V_PERM(V_RIDX, v[3]), r2 = V_PERM(V_RIDX, v[2]);
-        const __m512i lo0 = V_MIN(v[0], r3), hi0 = V_MAX(v[0], r3), lo1 = V_MIN(v[1], r2), hi1 = V_MAX(v[1], r2);
-        v[0] = NAME(merge1)(V_MIN(lo0, lo1)), v[1] = NAME(merge1)(V_MAX(lo0, lo1));
-        v[2] = NAME(merge1)(V_MIN(hi0, hi1)), v[3] = NAME(merge1)(V_MAX(hi0, hi1));
+    switch (C) { /* constant bounds: the vectors stay in registers */
+    case 1: NAME(sort_vecs)(v, 1); break;
+    case 2: NAME(sort_vecs)(v, 2); break;
+    case 4: NAME(sort_vecs)(v, 4); break;
+    default: NAME(sort_vecs)(v, 8); break;
     }
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < C; q++) {
         const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
         V_MASK_STOREU(a + at, FIRST(have), v[q]);
     }
