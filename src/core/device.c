@@ -138,6 +138,23 @@ gp_status_t gp_cpu_info(gp_cpu_info_t *info)
     return GP_OK;
 }
 
+int gp__cpu_features(void)
+{
+    static int known; /* the features + 4 once asked (a benign race: every thread finds the same) */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        __builtin_cpu_init();
+        k = 4 | (__builtin_cpu_supports("avx2") ? GP__CPU_AVX2 : 0) |
+            (__builtin_cpu_supports("avx512f") ? GP__CPU_AVX512F : 0);
+#else
+        k = 4;
+#endif
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k & 3;
+}
+
 /* GP_CPU_PAR_BYTES: a whole number of bytes (suffix k, M or G: 2^10, 2^20, 2^30), else the default. Read once. */
 size_t gp__cpu_par_bytes(void)
 {

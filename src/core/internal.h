@@ -91,6 +91,9 @@ GP_INTERNAL gp_status_t gp__check_launch(const char *kernel, const char *file, i
 #define GP__CPU_PAR_BYTES ((size_t)16 << 20)
 GP_INTERNAL size_t gp__cpu_par_bytes(void);
 static inline int gp__cpu_par(int parallel, size_t bytes) { return parallel && bytes >= gp__cpu_par_bytes(); }
+/* The x86-64 vector extensions this CPU has, asked once (0 elsewhere): the CPU backend's loops written for them */
+enum { GP__CPU_AVX2 = 1, GP__CPU_AVX512F = 2 };
+GP_INTERNAL int gp__cpu_features(void);
 /* A dtype as a refusal names it: its name ("i16"), or its number when it is no gp_dtype_t ("dtype 99"). */
 #define GP__DTYPE_LABEL(buf, t)                                                                                      \
     ((unsigned)(t) < GP_DTYPE_COUNT ? gp_dtype_name(t) : (snprintf((buf), sizeof(buf), "%d", (int)(t)), (buf)))

@@ -331,17 +331,7 @@ __attribute__((target("avx2"))) static void tile_f64_avx2(const double *x, doubl
         for (int i = 0; i < 4; i++) acc[4 * g + perm[i]] = o[i];
     }
 }
-static int have_avx2(void)
-{
-    static int known; /* 0 not asked, 1 no, 2 yes (a benign race: every thread finds the same) */
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (!k) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx2") ? 2 : 1;
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k == 2;
-}
+static int have_avx2(void) { return (gp__cpu_features() & GP__CPU_AVX2) != 0; }
 #define TILE_F32(x, acc) (have_avx2() ? tile_f32_avx2(x, acc) : tile_f32_sse2(x, acc))
 #define TILE_F64(x, acc) (have_avx2() ? tile_f64_avx2(x, acc) : tile_f64_sse2(x, acc))
 #else

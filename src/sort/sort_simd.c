@@ -30,25 +30,13 @@ enum { TASK_MIN = 1 << 13 };
 #include "sort_simd_body.h"
 #undef W
 
-static int have_avx512(void)
-{
-    static int known; /* 0 unknown, 1 yes, 2 no (a benign race: every thread finds the same) */
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (!k) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx512f") ? 1 : 2;
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k == 1;
-}
-
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
     const int kind = kt == GP_U32 || kt == GP_U64 ? 0 : kt == GP_I32 || kt == GP_I64 ? 1
                    : kt == GP_F32 || kt == GP_F64 ? 2 : -1;
     const size_t ks = gp_dtype_size(kt);
     if (kind < 0 || n < gp__sort_cpu_simd_min || keys_out == NULL || (uintptr_t)keys_in % ks ||
-        (uintptr_t)keys_out % ks || !have_avx512())
+        (uintptr_t)keys_out % ks || !(gp__cpu_features() & GP__CPU_AVX512F))
         return 0; /* (keys not aligned to their size: the radix sort, which reads them by bytes) */
     return ks == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
                    : sort_keys_64(keys_in, keys_out, n, kind, descending);
