@@ -93,12 +93,6 @@ static inline SIMD __m512i NAME(sort1)(__m512i v)
 #endif
     return NAME(merge1)(v);
 }
-/* two sorted vectors merged: *a the smaller half, *b the rest, both sorted */
-static inline SIMD void NAME(merge2)(__m512i *a, __m512i *b)
-{
-    const __m512i r = V_PERM(V_RIDX, *b), lo = V_MIN(*a, r), hi = V_MAX(*a, r);
-    *a = NAME(merge1)(lo), *b = NAME(merge1)(hi);
-}
 /* C (a power of two) sorted vectors' worth of keys: each vector sorted, then runs of w vectors merged pairwise (the
  * second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
 static inline SIMD void NAME(sort_vecs)(__m512i *v, const int C)

@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void block_keys(const gp__sort_xf_t
 
 enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64 };
 
-/* ---- a small k of a long row: a threshold from a sample, one read (docs/design/sort.md, "Top-k on the CPU").
+/* ---- a small k of a long row: a threshold from a sample, one read (docs/design/sort.md, "Top-k").
  * SAMPLE_RUNS runs of SAMPLE_RUN consecutive keys spread over the row (a cache line each for 4-byte keys) give T0, the
  * sample's key at a rank whose share of the row is about twice k's; one read then gathers every element whose radix
  * key is at most T0, in index order. Where they are k or more, the row's first k of its stable sort are theirs (every
