@@ -1038,6 +1038,18 @@ GP_API gp_status_t gp_array_read(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *
                                  const gp_stream_opts_t *opts, void *dst);
 GP_API gp_status_t gp_array_load(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                                  gp_mem_kind_t kind, const gp_stream_opts_t *opts, gp_buffer_t *buf, size_t *got);
+/* The counterpart: `bytes` of src (device memory on a GPU context, told by its address, else host memory of any kind)
+ * written to f at its current position, which is left just past them (f flushed first; its bytes as they are, so an
+ * array goes out in host byte order). Device memory comes out through a ring of pinned stages (chunk_bytes, 0: 4 MiB;
+ * buffers 2..8, 0: 4), each stage written while the next is copied. opts->map_pages = 1 with a regular file opened
+ * for reading and writing (not appending), 8 MiB or more: the range is allocated in the file first (fallocate; no
+ * room: GP_ERR_IO naming the byte, nothing written), then filled through a shared mapping by `threads` threads (0:
+ * the processors', up to 16) — several times the rate of one writer, whose buffered writes the file system takes one
+ * at a time. The mapped file must not be truncated by anyone else meanwhile (the process would get SIGBUS); a file
+ * system without fallocate or shared mappings is written in order. progress as gp_array_stream's (bytes, of
+ * `bytes`); stop ignored. Waits for its copies; on failure the range's bytes are unspecified. */
+GP_API gp_status_t gp_array_write(gp_ctx_t *ctx, FILE *f, const void *src, size_t bytes,
+                                  const gp_stream_opts_t *opts);
 
 /* ---------------------------------------------------------------------------------------------- groups (several GPUs) */
 /* A group is a set of contexts, one per GPU, that work on one array split into shards: rank r holds elements

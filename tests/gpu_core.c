@@ -272,6 +272,7 @@ int main(void)
     /* the loader into device memory (pinned stages), pinned and managed memory (read in place) */
     const gp_mem_kind_t kinds[3] = {GP_MEM_DEVICE, GP_MEM_PINNED, GP_MEM_MANAGED};
     load_cases(ctx, kinds, 3, "/tmp");
+    write_cases(ctx, kinds, 3, "/tmp");
     if (!getenv("GP_TEST_QUICK")) load_huge(ctx, GP_MEM_DEVICE, "/tmp");
     OK(gp_ctx_destroy(ctx));
     return tc_finish("gpu_core");

@@ -2,8 +2,10 @@
  * load_common.h — gp_array_read / gp_array_load on one context, into each kind of memory it offers: random data
  * read whole from a file position, in small stages and a few threads (every stage boundary and a short last stage),
  * big-endian and bool descriptions, a pipe of unknown length that grows the buffer, a short input answered with the
- * byte where it ends, refusals; each result compared with the file's bytes. test_io runs it on the CPU backend,
- * gpu_core on a GPU (device, pinned and managed memory).
+ * byte where it ends, refusals; each result compared with the file's bytes. gp_array_write from each kind: after
+ * buffered bytes at an odd position, mapped and in order, small stages, to a write-only, an appending and a pipe
+ * output, a failing device, progress, refusals. test_io runs it on the CPU backend, gpu_core on a GPU (device, pinned
+ * and managed memory).
  */
 #ifndef GP_TESTS_LOAD_COMMON_H
 #define GP_TESTS_LOAD_COMMON_H
@@ -155,6 +157,105 @@ static void load_cases(gp_ctx_t *ctx, const gp_mem_kind_t *kinds, int nkinds, co
     fclose(f);
     remove(path);
     free(file);
+}
+
+/* path's whole contents (malloc'd) and length */
+static unsigned char *load_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f && fseeko(f, 0, SEEK_END) == 0, "open %s", path);
+    const long long n = (long long)ftello(f);
+    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
+    REQUIRE(b && fseeko(f, 0, SEEK_SET) == 0 && fread(b, 1, (size_t)n, f) == (size_t)n, "read %s", path);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* gp_array_write of bytes from each kind of memory on ctx; dir: a directory for the test's files */
+static void write_cases(gp_ctx_t *ctx, const gp_mem_kind_t *kinds, int nkinds, const char *dir)
+{
+    const size_t bytes = ((size_t)9 << 20) + 13, head = 37, tail = 5; /* mapped (8 MiB or more), odd places */
+    unsigned char *data = malloc(bytes), *want = malloc(head + bytes + tail);
+    REQUIRE(data && want, "malloc");
+    for (size_t i = 0; i < bytes; i++) data[i] = (unsigned char)(tc_next() >> 13);
+    memset(want, 'h', head);
+    memcpy(want + head, data, bytes);
+    memset(want + head + bytes, 't', tail);
+    char path[512];
+    snprintf(path, sizeof path, "%s/gp_write_%d.bin", dir, (int)getpid());
+    for (int k = 0; k < nkinds; k++) {
+        gp_buffer_t b;
+        OK(gp_mem_alloc(ctx, kinds[k], bytes, &b));
+        void *src = b.host && kinds[k] != GP_MEM_DEVICE ? b.host : b.device ? b.device : b.host;
+        OK(gp_memcpy_sync(ctx, src, data, bytes));
+        /* mode: 0 in order, 1 mapped, 2 mapped with small stages and 3 threads, 3 write-only (mapping refused),
+         * 4 appending (not mapped), 5 a pipe */
+        for (int mode = 0; mode < 6; mode++) {
+            gp_stream_opts_t o;
+            memset(&o, 0, sizeof o);
+            o.map_pages = mode != 0;
+            if (mode == 2) o.chunk_bytes = 4100 * 3, o.buffers = 3, o.threads = 3;
+            load_seen_t seen = {0, 0, 0, 0};
+            o.progress = load_progress, o.progress_user = &seen;
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "cat > '%s'", path);
+            remove(path);
+            FILE *f = mode == 5 ? popen(cmd, "w") : fopen(path, mode == 3 ? "wb" : mode == 4 ? "ab" : "w+b");
+            REQUIRE(f && fwrite(want, 1, head, f) == head, "open %s (mode %d)", path, mode);
+            OK(gp_array_write(ctx, f, src, bytes, &o));
+            if (mode < 4) CHECK(ftello(f) == (off_t)(head + bytes), "mode %d: f left past the bytes", mode);
+            REQUIRE(fwrite(want + head + bytes, 1, tail, f) == tail, "the tail");
+            REQUIRE(mode == 5 ? pclose(f) == 0 : fclose(f) == 0, "close");
+            size_t len = 0;
+            unsigned char *got = load_slurp(path, &len);
+            CHECK(len == head + bytes + tail && memcmp(got, want, len) == 0, "kind %d, mode %d: %zu bytes written",
+                  (int)kinds[k], mode, len);
+            CHECK(seen.calls > 0 && !seen.backwards && seen.last == bytes && seen.total == bytes,
+                  "kind %d, mode %d: progress %zu calls, last %zu of %zu", (int)kinds[k], mode, seen.calls, seen.last,
+                  seen.total);
+            free(got);
+        }
+        /* a small write into an existing file's middle, mapped on request (below the mapping's least: in order) */
+        FILE *f = fopen(path, "r+b");
+        REQUIRE(f && fseeko(f, 100, SEEK_SET) == 0, "reopen");
+        gp_stream_opts_t o = {0};
+        o.map_pages = 1;
+        OK(gp_array_write(ctx, f, src, 1000, &o));
+        OK(gp_array_write(ctx, f, src, 0, &o));
+        fclose(f);
+        size_t len = 0;
+        unsigned char *got = load_slurp(path, &len);
+        memcpy(want + 100, data, 1000);
+        CHECK(len == head + bytes + tail && memcmp(got, want, len) == 0, "kind %d: 1000 bytes at byte 100",
+              (int)kinds[k]);
+        memset(want, 'h', head), memcpy(want + head, data, bytes);
+        free(got);
+        /* a device that refuses the bytes: GP_ERR_IO naming the byte */
+        FILE *full = fopen("/dev/full", "wb");
+        if (full) {
+            CHECK_ST(gp_array_write(ctx, full, src, bytes, &o), GP_ERR_IO);
+            CHECK(strstr(gp_last_error(), "write failed at byte") != NULL, "%s", gp_last_error());
+            fclose(full);
+        }
+        OK(gp_mem_free(ctx, &b));
+    }
+    /* refusals */
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f, "open");
+    CHECK_ST(gp_array_write(ctx, NULL, data, 4, NULL), GP_ERR_INVALID_ARG);
+    CHECK_ST(gp_array_write(ctx, f, NULL, 4, NULL), GP_ERR_INVALID_ARG);
+    OK(gp_array_write(ctx, f, NULL, 0, NULL));
+    gp_stream_opts_t bad = {0};
+    bad.buffers = 9;
+    CHECK_ST(gp_array_write(ctx, f, data, 4, &bad), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "opts->buffers") != NULL, "%s", gp_last_error());
+    bad.buffers = 0, bad.threads = -1;
+    CHECK_ST(gp_array_write(ctx, f, data, 4, &bad), GP_ERR_INVALID_ARG);
+    CHECK(strstr(gp_last_error(), "opts->threads") != NULL, "%s", gp_last_error());
+    fclose(f);
+    remove(path);
+    free(data), free(want);
 }
 
 /* More than 2^31 elements (u8) from a sparse file: random bytes planted around 2^31 and at the end, the holes read as

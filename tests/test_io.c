@@ -282,6 +282,7 @@ int main(void)
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
     const gp_mem_kind_t kinds[2] = {GP_MEM_DEVICE, GP_MEM_PAGEABLE};
     load_cases(cpu, kinds, 2, g_dir);
+    write_cases(cpu, kinds, 2, g_dir);
     if (!getenv("GP_TEST_QUICK")) load_huge(cpu, GP_MEM_PAGEABLE, g_dir);
     OK(gp_ctx_destroy(cpu));
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);

@@ -32,6 +32,8 @@ GP_INTERNAL void gp__src_close(gp__src_t *s);
 GP_INTERNAL int gp__host_big_endian(void);
 /* n elements just read, as desc describes them, made host byte order and NumPy bools 0 / 1 */
 GP_INTERNAL void gp__src_host_order(const gp_array_desc_t *desc, void *buf, size_t n);
+/* Whether p (on a GPU context) is device memory, which only the copy engine reaches */
+GP_INTERNAL int gp__io_is_device(gp_ctx_t *ctx, const void *p);
 /* GP_ERR_FORMAT: the input ended at byte `at` after `done` of `want` elements (fn names the call) */
 GP_INTERNAL gp_status_t gp__src_ends(const char *fn, size_t at, size_t done, size_t want);
 

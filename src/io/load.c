@@ -136,18 +136,6 @@ static gp_status_t load_begin(load_t *L, const char *fn, gp_ctx_t *ctx, FILE *f,
     return GP_OK;
 }
 
-/* Whether dst (on a GPU context) is device memory, which only the copy engine can fill. */
-static int is_device_memory(gp_ctx_t *ctx, const void *dst)
-{
-    if (gp__is_cpu(ctx)) return 0;
-    struct cudaPointerAttributes pa;
-    if (cudaPointerGetAttributes(&pa, dst) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return pa.type == cudaMemoryTypeDevice;
-}
-
 gp_status_t gp_array_read(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count,
                           const gp_stream_opts_t *opts, void *dst)
 {
@@ -163,7 +151,7 @@ gp_status_t gp_array_read(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, s
     if (count > 0) GP_ARG_NONNULL(fn, dst);
     L.total = count;
     size_t got = 0;
-    const gp_status_t st = is_device_memory(ctx, dst) ? read_device(&L, dst, count, 1, &got)
+    const gp_status_t st = gp__io_is_device(ctx, dst) ? read_device(&L, dst, count, 1, &got)
                                                      : read_host(&L, dst, count, 1, &got);
     gp__src_close(&L.s);
     return st;

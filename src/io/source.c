@@ -87,3 +87,14 @@ void gp__src_close(gp__src_t *s)
 {
     if (s->fd >= 0) fseeko(s->f, s->pos, SEEK_SET);
 }
+
+int gp__io_is_device(gp_ctx_t *ctx, const void *p)
+{
+    if (gp__is_cpu(ctx)) return 0;
+    struct cudaPointerAttributes pa;
+    if (cudaPointerGetAttributes(&pa, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return pa.type == cudaMemoryTypeDevice;
+}

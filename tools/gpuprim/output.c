@@ -229,6 +229,21 @@ int arr_out_write(arr_out_t *a, const void *data, size_t n)
     return 0;
 }
 
+int arr_out_put(arr_out_t *a, gp_ctx_t *ctx, const void *p, size_t n)
+{
+    if (a->err || arr_out_drain(a) != 0) return -1;
+    gp_stream_opts_t so;
+    memset(&so, 0, sizeof so);
+    so.map_pages = 1;
+    if (gp_array_write(ctx, a->f, p, n * gp_dtype_size(a->like.dtype), &so) != GP_OK) {
+        snprintf(a->why, sizeof a->why, "%s", gp_last_error());
+        a->err = EIO;
+        return -1;
+    }
+    a->count += n;
+    return 0;
+}
+
 /* Flushes a, its real header written: 0, or -1 with a->err set (the temporary removed). */
 static int arr_finish(arr_out_t *a)
 {

@@ -24,6 +24,7 @@ typedef struct arr_out {
     int whole;            /* the header's count is `total` (a part of a bigger array: arr_out_open_part) */
     size_t total;
     int err;              /* errno of a failed write (set by the writer thread; read after arr_out_drain) */
+    char why[256];        /* the library's message of a failed arr_out_put, else empty */
     struct arr_writer *w; /* the writer thread and its queue (NULL: writes happen in the caller) */
 } arr_out_t;
 int arr_out_open(arr_out_t *a, const char *verb, const char *path, gp_dtype_t dtype);
@@ -42,6 +43,10 @@ int arr_out_write(arr_out_t *a, const void *data, size_t n);
 int arr_out_submit(arr_out_t *a, const void *buf, size_t n);
 void arr_out_release(arr_out_t *a, const void *buf);
 int arr_out_drain(arr_out_t *a);
+/* n elements of ctx's memory (device memory on a GPU) written now, after what is queued: the library's writer
+ * (gp_array_write), through a shared mapping filled by several threads where the output takes one. 0, or -1 with
+ * a->err set and the library's message in a->why. */
+int arr_out_put(arr_out_t *a, gp_ctx_t *ctx, const void *p, size_t n);
 int arr_out_close(arr_out_t *a, const char *verb, int ok); /* ok = 0: remove it (returns EXIT_OK) */
 /* The outputs of one run (rle's values and lengths, unique's four): all written, or none (every one finished, then
  * each committed; a commit that fails after others succeeded names those written). */

@@ -385,6 +385,7 @@ static int alloc_stages(gp_ctx_t *ctx, gp_mem_kind_t kind, size_t bytes, gp_buff
 
 int out_write_ctx(gp_ctx_t *ctx, arr_out_t *a, const void *p, size_t n, size_t es, out_check_fn check, void *user)
 {
+    if (!check) return arr_out_put(a, ctx, p, n);
     const size_t step = ((size_t)16 << 20) / es;
     if (gp_ctx_device(ctx) == GP_DEVICE_CPU) {
         /* host memory written as it is (queued, not copied: the caller keeps it until the output is closed), each
@@ -436,7 +437,9 @@ int held_write_checked(const char *verb, gp_ctx_t *ctx, const char *path, const 
     const int w = out_write_ctx(ctx, &o, p, n, es, check, user);
     if (w != 0) {
         arr_out_close(&o, verb, 0);
-        if (w == -1) fprintf(stderr, "gpuprim %s: writing %s failed (nothing written)\n", verb, path);
+        if (w == -1)
+            fprintf(stderr, "gpuprim %s: writing %s failed%s%s (nothing written)\n", verb, path, o.why[0] ? ": " : "",
+                    o.why);
         return EXIT_FAIL;
     }
     return arr_out_close(&o, verb, 1);
@@ -457,7 +460,8 @@ int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o)
     for (int i = 0; i < n; i++)
         if (out_write_ctx(ctx, &a[i], o[i].p, o[i].n, o[i].es, NULL, NULL) != 0) {
             for (int j = 0; j < n; j++) arr_out_close(&a[j], verb, 0);
-            fprintf(stderr, "gpuprim %s: writing the outputs failed (nothing written)\n", verb);
+            fprintf(stderr, "gpuprim %s: writing %s failed%s%s (nothing written)\n", verb, o[i].path,
+                    a[i].why[0] ? ": " : "", a[i].why);
             return EXIT_FAIL;
         }
     return arr_out_close_all(ap, n, verb);

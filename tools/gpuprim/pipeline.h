@@ -125,9 +125,10 @@ int held_write_all(const char *verb, gp_ctx_t *ctx, int n, const held_out_t *o);
 gp_mem_kind_t held_kind(gp_ctx_t *ctx);
 /* b's address on ctx: host memory on the CPU backend, else device memory */
 void *buf_at(gp_ctx_t *ctx, const gp_buffer_t *b);
-/* n elements of es bytes at p on ctx to an open output (through host copies on a GPU; host memory queued as it is,
- * so it must stay until the output is closed), each piece shown to check first (NULL: none): 0, -1 (a failure), or
- * -2 (check stopped it) */
+/* n elements of es bytes at p on ctx to an open output: without check, written now by arr_out_put (the library's
+ * writer: several threads into a mapping of the output); with check, piece by piece, each shown to check first
+ * (through pinned host copies on a GPU; host memory queued as it is, so it must stay until the output is closed):
+ * 0, -1 (a failure), or -2 (check stopped it) */
 int out_write_ctx(gp_ctx_t *ctx, struct arr_out *a, const void *p, size_t n, size_t es, out_check_fn check, void *user);
 
 /* Releases the contexts; a context still opening is left to finish on its own (main then leaves with _exit). */

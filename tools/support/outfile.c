@@ -196,7 +196,9 @@ FILE *out_open(out_file_t *o, const char *path)
                 errno = ENAMETOOLONG;
                 break;
             }
-            fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666); /* the umask applies, as for fopen */
+            /* read and write: a held result is written through a shared mapping (gp_array_write); the umask
+             * applies, as for fopen */
+            fd = open(o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
             if (fd >= 0 || errno != EEXIST) break;
         }
     }
@@ -208,7 +210,7 @@ FILE *out_open(out_file_t *o, const char *path)
     o->stage = OUT_AT_WRITE;
     if (o->keep_mode && fchmod(fd, o->mode) != 0) { /* as np.save writing through the old file would keep it */
         o->err = errno;
-    } else if ((o->f = fdopen(fd, o->stream ? "w+b" : "wb")) == NULL) {
+    } else if ((o->f = fdopen(fd, "w+b")) == NULL) {
         o->err = errno;
     }
     if (o->f == NULL) {
