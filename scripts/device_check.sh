@@ -100,6 +100,7 @@ racecheck gpu_graph - 300
 memcheck gpu_scan - 300
 racecheck gpu_scan - 300
 synccheck gpu_scan - 200
+memcheck gpu_scan engine 200
 racecheck gpu_scan engine 200
 synccheck gpu_scan engine 150
 memcheck gpu_scan_ordered - 300
@@ -122,6 +123,7 @@ synccheck gpu_segsort u32,u64 150
 memcheck gpu_bykey - 300
 racecheck gpu_bykey - 300
 synccheck gpu_bykey - 200
+memcheck gpu_bykey engine 200
 racecheck gpu_bykey engine 200
 synccheck gpu_bykey engine 150
 memcheck gpu_uop - 300
