@@ -262,6 +262,12 @@ int main(void)
         const long before_fail = tc_fail;
         check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
         check_simd_patterns(ctx, 2);
+        /* the sample-sort level first from 1000 keys on any team (its buckets, and its refusal when one would hold
+         * most keys: few values, all equal) */
+        gp__sort_cpu_simd_split_min = 1000, gp__sort_cpu_simd_split_threads = 1;
+        check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
+        gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
+        gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;
         printf("  4- and 8-byte keys alone (the AVX-512 quicksort where the CPU has it) %s\n",
                tc_fail == before_fail ? "ok" : "FAILED");
     }

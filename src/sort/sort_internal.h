@@ -143,7 +143,16 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 #ifndef GP_SORT_CPU_SIMD_MIN
 #define GP_SORT_CPU_SIMD_MIN 256
 #endif
-GP_INTERNAL extern size_t gp__sort_cpu_simd_min;
+/* from this many keys and a team of this many asked for, one sample-sort level splits the keys into 256 buckets for
+ * the quicksort first (on two threads it loses: the quicksort's serial top levels cost little there) */
+#ifndef GP_SORT_CPU_SIMD_SPLIT_MIN
+#define GP_SORT_CPU_SIMD_SPLIT_MIN ((size_t)1 << 22)
+#endif
+#ifndef GP_SORT_CPU_SIMD_SPLIT_THREADS
+#define GP_SORT_CPU_SIMD_SPLIT_THREADS 8
+#endif
+GP_INTERNAL extern size_t gp__sort_cpu_simd_min, gp__sort_cpu_simd_split_min;
+GP_INTERNAL extern int gp__sort_cpu_simd_split_threads;
 GP_INTERNAL int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);

@@ -10,18 +10,29 @@
 #include "sort_internal.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-size_t gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN;
+size_t gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN, gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
+int gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;
+
+static inline int gp__omp_max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
 #include <immintrin.h>
 
 #define SIMD __attribute__((target("avx512f")))
-enum { TASK_MIN = 1 << 13 };
+enum { TASK_MIN = 1 << 13, SPLIT_B = 256, SPLIT_C = 256 }; /* SPLIT_*: sort_split's buckets and chunks */
 
 #define W 32
 #include "sort_simd_body.h"

@@ -333,6 +333,95 @@ static SIMD int NAME(floats_invertible)(const T *x, size_t i0, size_t i1)
     return bad == 0;
 }
 
+/* The OR of k ^ ref over keys [i0, i1): the bits in which some key differs from ref */
+static SIMD T NAME(diff_bits)(const T *k, size_t i0, size_t i1, T ref)
+{
+    __m512i acc = _mm512_setzero_si512();
+    const __m512i r = V_SET1(ref);
+    for (size_t i = i0; i < i1; i += L)
+        acc = _mm512_or_si512(acc, _mm512_xor_si512(V_MASK_LOADU(r, FIRST(i1 - i), k + i), r));
+    T lanes[L], o = 0;
+    _mm512_storeu_si512(lanes, acc);
+    for (int j = 0; j < L; j++) o |= lanes[j];
+    return o;
+}
+
+/* The radix keys of x sorted into k by one sample-sort level, then each bucket by the quicksort (a task each): the
+ * quicksort alone partitions its whole input with one thread first, then two parts with two, so a team of many waits
+ * on its top levels. A key's bucket is looked up by the 16 bits below those every key shares (SPLIT_P), in a table
+ * made from a sorted sample: prefix p's bucket is how many of the 255 splitters have a smaller prefix, so buckets are
+ * ranges of keys in order. The keys are made radix keys into a scratch copy, counted and moved by bucket (SPLIT_C fixed
+ * chunks, whatever the team), each bucket sorted in place in k. 0 where the scratch cannot be had or one bucket would
+ * hold most keys (nothing written). */
+static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int depth)
+{
+    enum { SAMPLE = SPLIT_B * 16, SPLIT_P = 16 };
+    const T pm = ((T)1 << SPLIT_P) - 1;
+    T *s = gp__sort_scratch_alloc(n * sizeof(T));
+    size_t *cnt = malloc(sizeof(size_t) * SPLIT_C * SPLIT_B), starts[SPLIT_B + 1], most = 0;
+    T *smp = malloc(sizeof(T) * SAMPLE), dif[SPLIT_C], d = 0;
+    unsigned char *tab = malloc((size_t)1 << SPLIT_P);
+    int ok = s && cnt && smp && tab, sh = 0;
+    if (ok) {
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < SPLIT_C; c++) {
+            NAME(to_keys)(x, s, n * c / SPLIT_C, n * (c + 1) / SPLIT_C, kind, flip);
+            dif[c] = NAME(diff_bits)(s, n * c / SPLIT_C, n * (c + 1) / SPLIT_C, s[0]);
+        }
+        int hb = 0; /* bits [0, hb) hold every difference between keys */
+        for (size_t c = 0; c < SPLIT_C; c++) d |= dif[c];
+        while (hb < W && (d >> hb) != 0) hb++;
+        sh = hb > SPLIT_P ? hb - SPLIT_P : 0;
+        for (size_t i = 0; i < SAMPLE; i++) /* spread over the input */
+            smp[i] = s[(size_t)(((unsigned __int128)n * (2 * i + 1)) / (2 * SAMPLE))];
+        NAME(qs)(smp, SAMPLE, depth);
+        unsigned b = 0;
+        for (size_t p = 0; p <= pm; p++) { /* splitter j is the sample's (j + 1) * 16-th key */
+            while (b + 1 < SPLIT_B && (size_t)((smp[(size_t)(b + 1) * 16] >> sh) & pm) < p) b++;
+            tab[p] = (unsigned char)b;
+        }
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < SPLIT_C; c++) {
+            size_t *h = cnt + c * SPLIT_B;
+            memset(h, 0, sizeof(size_t) * SPLIT_B);
+            for (size_t i = n * c / SPLIT_C, e = n * (c + 1) / SPLIT_C; i < e; i++) h[tab[(s[i] >> sh) & pm]]++;
+        }
+        size_t at = 0;
+        for (unsigned v = 0; v < SPLIT_B; v++) { /* bucket-major places: chunk c's keys of v after chunk c - 1's */
+            starts[v] = at;
+            for (size_t c = 0; c < SPLIT_C; c++) {
+                const size_t m = cnt[c * SPLIT_B + v];
+                cnt[c * SPLIT_B + v] = at;
+                at += m;
+            }
+            if (at - starts[v] > most) most = at - starts[v];
+        }
+        starts[SPLIT_B] = n;
+        ok = most <= n / 4;
+    }
+    if (ok) {
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < SPLIT_C; c++) {
+            size_t *o = cnt + c * SPLIT_B;
+            for (size_t i = n * c / SPLIT_C, e = n * (c + 1) / SPLIT_C; i < e; i++)
+                k[o[tab[(s[i] >> sh) & pm]]++] = s[i];
+        }
+    }
+    free(s), free(cnt), free(smp), free(tab);
+    if (!ok) return 0; /* a bucket of most keys (keys that share their top 16 live bits): the quicksort alone */
+#pragma omp parallel
+#pragma omp single
+    for (unsigned v = 0; v < SPLIT_B; v++) {
+        T *const a = k + starts[v];
+        const size_t m = starts[v + 1] - starts[v];
+        if (m > 1) {
+#pragma omp task firstprivate(a, m)
+            NAME(qs_tasks)(a, m, depth);
+        }
+    }
+    return 1;
+}
+
 /* keys [0, n) of x sorted into k (x may be k): 1, or 0 where floats hold a key that would not come back */
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
@@ -347,6 +436,14 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         if (!ok) return 0;
     }
     const int plain = kind == 0 && !descending; /* the keys are their radix keys */
+    if (par && n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads &&
+        NAME(sort_split)(x, k, n, kind, flip, depth)) {
+        if (!plain) {
+#pragma omp parallel for schedule(static)
+            for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
+        }
+        return 1;
+    }
     if (!plain || x != k) {
 #pragma omp parallel for schedule(static) if (par)
         for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, kind, flip);
