@@ -132,7 +132,8 @@ static void check_lines(void)
  * patterns that stress a partition's room and a pivot's ties — random, seven values, all equal, ascending,
  * descending, the two extremes alternating, a sawtooth — at sizes around its vector, block and task edges, ascending
  * and descending, into another buffer and in place, against qsort of the same values (floats without NaN or -0.0,
- * whose equal keys are equal bits). simd_min: the smallest n it takes (2: the sorting networks alone). */
+ * whose equal keys are equal bits); and floats holding -0.0, +0.0 and NaN payloads of both signs against the radix
+ * sort's bits (equal keys in input order). simd_min: the smallest n it takes (2: the sorting networks alone). */
 static gp_dtype_t g_qdt;
 static int cmp_q(const void *a, const void *b)
 {
@@ -153,9 +154,10 @@ static void check_simd_patterns(gp_ctx_t *ctx, size_t simd_min)
         const size_t n = sizes[si];
         if (n < simd_min) continue;
         unsigned char *x = malloc(n * 8), *y = malloc(n * 8), *want = malloc(n * 8);
-        for (int dist = 0; dist < 7; dist++)
+        for (int dist = 0; dist < 8; dist++)
             for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
-                if (n < 200000 || dist <= 1 || dist == 5) /* the largest size: random, few values, extremes */
+                if ((n < 200000 || dist <= 1 || dist >= 5) && /* the largest size: random, few values, extremes */
+                    (dist < 7 || types[ti] == GP_F32 || types[ti] == GP_F64))
                 for (int desc = 0; desc < 2; desc++) {
                     const gp_dtype_t dt = types[ti];
                     const size_t es = gp_dtype_size(dt);
@@ -170,7 +172,17 @@ static void check_simd_patterns(gp_ctx_t *ctx, size_t simd_min)
                         case 6: v = i % 1000; break;
                         default: break;
                         }
-                        if (dt == GP_F32 || dt == GP_F64) { /* finite, no -0.0: integers and thousandths, both signs */
+                        if (dist == 7) { /* -0.0, +0.0 and NaNs with payloads and both signs among others */
+                            const uint64_t r = tc_next() % 8;
+                            const int f32 = dt == GP_F32;
+                            const uint64_t sg = (tc_next() & 1) ? (f32 ? 0x80000000ull : 1ull << 63) : 0;
+                            const uint64_t nanb = f32 ? 0x7fc00000ull | (tc_next() & 0x3fffff)
+                                                      : 0x7ff8000000000000ull | (tc_next() & 0xfffffffffffffull);
+                            if (r < 3) v = sg; /* a zero */
+                            else if (r < 5) v = sg | nanb;
+                            else if (f32) { const float h = (float)((int32_t)v) / 1000.0f; uint32_t u; memcpy(&u, &h, 4); v = u; }
+                            else { const double h = (double)(int32_t)v / 1000.0; memcpy(&v, &h, 8); }
+                        } else if (dt == GP_F32 || dt == GP_F64) { /* finite, no -0.0: integers and thousandths */
                             double f = dist == 5 ? (i % 2 ? 3e38 : -3e38) : (double)(int32_t)v / (dist ? 1.0 : 1000.0);
                             if (f == 0.0) f = 0.0;
                             if (dt == GP_F32) {
@@ -184,17 +196,24 @@ static void check_simd_patterns(gp_ctx_t *ctx, size_t simd_min)
                         }
                         memcpy(x + i * es, &v, es); /* the low bytes (little-endian) */
                     }
-                    memcpy(want, x, n * es);
-                    g_qdt = dt;
-                    qsort(want, n, es, cmp_q);
-                    if (desc)
+                    const gp_sort_opts_t o = {desc, 0, 0};
+                    if (dist == 7) { /* the radix sort's bits (NumPy's order, stable) are the reference */
+                        const size_t keep = gp__sort_cpu_simd_min;
+                        gp__sort_cpu_simd_min = (size_t)-1;
+                        OK(gp_sort(ctx, dt, n, x, want, &o, NULL));
+                        gp__sort_cpu_simd_min = keep;
+                    } else {
+                        memcpy(want, x, n * es);
+                        g_qdt = dt;
+                        qsort(want, n, es, cmp_q);
+                    }
+                    if (desc && dist != 7)
                         for (size_t i = 0; i < n / 2; i++) {
                             unsigned char t[8];
                             memcpy(t, want + i * es, es);
                             memcpy(want + i * es, want + (n - 1 - i) * es, es);
                             memcpy(want + (n - 1 - i) * es, t, es);
                         }
-                    const gp_sort_opts_t o = {desc, 0, 0};
                     tc_poison(y, n * es);
                     OK(gp_sort(ctx, dt, n, x, y, &o, NULL));
                     CHECK(memcmp(y, want, n * es) == 0, "simd %s n=%zu pattern %d %s: keys differ", gp_dtype_name(dt),

@@ -138,8 +138,7 @@ GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__so
 #endif
 GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 /* sort_simd.c: 4- and 8-byte keys alone, the whole key, aligned to their size, from this many keys, sorted by an
- * AVX-512 quicksort where the CPU has AVX-512F (and floats hold no -0.0 or NaN payload); 1 done, 0 not taken (nothing
- * written) */
+ * AVX-512 quicksort where the CPU has AVX-512F; 1 done, 0 not taken (nothing written) */
 #ifndef GP_SORT_CPU_SIMD_MIN
 #define GP_SORT_CPU_SIMD_MIN 256
 #endif

@@ -318,19 +318,36 @@ static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip)
         V_MASK_STOREU(k + i, t, r);
     }
 }
-/* whether floats [i0, i1) come back from their radix keys: no -0.0, no NaN but the one the inverse makes of the
- * all-ones key (all ones but the sign) */
-static SIMD int NAME(floats_invertible)(const T *x, size_t i0, size_t i1)
+/* floats [i0, i1): how many are zeros (either sign), NaNs, and below zero (neither); whether a -0.0 is there */
+static SIMD void NAME(float_counts)(const T *x, size_t i0, size_t i1, size_t *c)
 {
-    const __m512i nz = V_SET1(SIGN), inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1);
-    M bad = 0;
+    const __m512i inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1), sign = V_SET1(SIGN), zero = _mm512_setzero_si512();
+    size_t z = 0, nn = 0, neg = 0, negz = 0;
     for (size_t i = i0; i < i1; i += L) {
         const M t = FIRST(i1 - i);
-        const __m512i v = V_MASKZ_LOADU(t, x + i);
-        const M nan = V_MASK_CMPGT(t, _mm512_and_si512(v, mag), inf);
-        bad |= V_MASK_CMPEQ(t, v, nz) | (M)(nan & V_CMPNEQ(v, mag));
+        const __m512i v = V_MASKZ_LOADU(t, x + i), a = _mm512_and_si512(v, mag);
+        const M zm = V_MASK_CMPEQ(t, a, zero), nm = V_MASK_CMPGT(t, a, inf), sm = (M)(V_TEST(v, sign) & t);
+        z += (size_t)__builtin_popcount((unsigned)zm), nn += (size_t)__builtin_popcount((unsigned)nm);
+        neg += (size_t)__builtin_popcount((unsigned)(sm & (M)~zm & (M)~nm));
+        negz |= (sm & zm) != 0;
     }
-    return bad == 0;
+    c[0] = z, c[1] = nn, c[2] = neg, c[3] = negz;
+}
+
+/* floats [i0, i1)'s zeros to zs and NaNs to ns, each in input order */
+static SIMD void NAME(float_gather)(const T *x, size_t i0, size_t i1, T *zs, T *ns)
+{
+    const __m512i inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1), zero = _mm512_setzero_si512();
+    for (size_t i = i0; i < i1; i += L) {
+        const M t = FIRST(i1 - i);
+        const __m512i v = V_MASKZ_LOADU(t, x + i), a = _mm512_and_si512(v, mag);
+        const M zm = V_MASK_CMPEQ(t, a, zero), nm = V_MASK_CMPGT(t, a, inf);
+        if (zm | nm) {
+            V_COMPRESS(zs, zm, v);
+            V_COMPRESS(ns, nm, v);
+            zs += __builtin_popcount((unsigned)zm), ns += __builtin_popcount((unsigned)nm);
+        }
+    }
 }
 
 /* The OR of k ^ ref over keys [i0, i1): the bits in which some key differs from ref */
@@ -422,18 +439,45 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int de
     return 1;
 }
 
-/* keys [0, n) of x sorted into k (x may be k): 1, or 0 where floats hold a key that would not come back */
+/* the zeros' and NaNs' bits in input order (side: z zeros, then nn NaNs; NULL: none to put) over their places in
+ * sorted k: ascending the negatives, zeros, positives, NaNs; descending NaNs, positives, zeros, negatives. Frees side. */
+static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t neg, int descending)
+{
+    if (!side) return;
+    const size_t pos = n - z - nn - neg, z0 = descending ? nn + pos : neg, n0 = descending ? 0 : n - nn;
+    memcpy(k + z0, side, z * sizeof(T));
+    memcpy(k + n0, side + z, nn * sizeof(T));
+    free(side);
+}
+
+/* keys [0, n) of x sorted into k (x may be k): 1 (0 only where memory for the zeros' and NaNs' bits is refused) */
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
     const T flip = descending ? TOP : 0;
     const int par = gp__cpu_par(1, n * (W / 8) * 64); /* a quicksort reads and writes its keys ~log2(n) times */
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
+    /* Floats: the radix keys make -0.0 and +0.0 two keys and every NaN one (the canonical NaN back), where the order
+     * says zeros are equal and NaNs are equal, each kept in input order. So their bits are gathered first, in input
+     * order, and written over the zeros' and the NaNs' places once sorted (kept: zeros, then NaNs, of side). */
+    size_t fc[64][4], z = 0, nn = 0, neg = 0, negz = 0;
+    T *side = NULL;
     if (kind == 2) {
-        int ok = 1;
-#pragma omp parallel for schedule(static) reduction(&& : ok) if (par)
-        for (size_t c = 0; c < 64; c++) ok = ok && NAME(floats_invertible)(x, n * c / 64, n * (c + 1) / 64);
-        if (!ok) return 0;
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t c = 0; c < 64; c++) NAME(float_counts)(x, n * c / 64, n * (c + 1) / 64, fc[c]);
+        for (size_t c = 0; c < 64; c++) z += fc[c][0], nn += fc[c][1], neg += fc[c][2], negz |= fc[c][3];
+        if (negz || nn) {
+            if ((side = malloc((z + nn) * sizeof(T))) == NULL) return 0;
+            size_t zo = 0, no = z;
+            for (size_t c = 0; c < 64; c++) { /* chunk c's first zero and NaN places */
+                const size_t cz = fc[c][0], cn = fc[c][1];
+                fc[c][0] = zo, fc[c][1] = no;
+                zo += cz, no += cn;
+            }
+#pragma omp parallel for schedule(static) if (par)
+            for (size_t c = 0; c < 64; c++) NAME(float_gather)(x, n * c / 64, n * (c + 1) / 64, side + fc[c][0],
+                                                                side + fc[c][1]);
+        }
     }
     const int plain = kind == 0 && !descending; /* the keys are their radix keys */
     if (par && n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads &&
@@ -442,6 +486,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 #pragma omp parallel for schedule(static)
             for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
         }
+        NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
     if (!plain || x != k) {
@@ -455,6 +500,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 #pragma omp parallel for schedule(static) if (par)
         for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
     }
+    NAME(put_side)(k, n, side, z, nn, neg, descending);
     return 1;
 }
 
