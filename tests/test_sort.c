@@ -54,6 +54,15 @@ static void check_all(gp_dtype_t dt, size_t n, const unsigned char *x, int desc,
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += bits_at(idx, ib, i) != perm[i];
         CHECK(bad == 0, "%s %s %s n=%zu argsort u%zu: %zu positions differ", dn, od, what, n, 8 * ib, bad);
+        /* with the sorted keys wanted too: every bit the element's at its position */
+        unsigned char *ko = malloc(n * es + 1);
+        tc_poison(ko, n * es), tc_poison(idx, n * ib);
+        OK(gp__sort_cpu(dt, n, x, ko, ib, NULL, idx, desc, lo, hi));
+        bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += bits_at(idx, ib, i) != perm[i] || memcmp(ko + i * es, x + perm[i] * es, es) != 0;
+        CHECK(bad == 0, "%s %s %s n=%zu argsort u%zu with keys: %zu differ", dn, od, what, n, 8 * ib, bad);
+        free(ko);
         free(idx);
     }
     /* keys: every output bit is the input element's at the reference position */

@@ -474,6 +474,9 @@ gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *key
     if (n == 0) return GP_OK;
     if (vsize == 0 && lo_bit == 0 && hi_bit == width && gp__sort_cpu_simd(kt, n, keys_in, keys_out, descending))
         return GP_OK; /* 4- and 8-byte keys alone by the AVX-512 quicksort (sort_simd.c) */
+    if (p.argsort && lo_bit == 0 && hi_bit == width &&
+        gp__sort_cpu_simd_argsort(kt, n, keys_in, keys_out, vsize, vals_out, descending))
+        return GP_OK; /* keys of up to 4 bytes: their radix keys and positions as 8-byte words, the same sort */
 #ifdef _OPENMP
     if (n >= PAR_MIN) {
         const size_t most = n / CHUNK_MIN;

@@ -153,6 +153,11 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 GP_INTERNAL extern size_t gp__sort_cpu_simd_min, gp__sort_cpu_simd_split_min;
 GP_INTERNAL extern int gp__sort_cpu_simd_split_threads;
 GP_INTERNAL int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
+/* sort_simd.c: the argsort of 1- to 4-byte keys (n <= 2^32) as one AVX-512 sort of 8-byte words, each a key's radix key
+ * above its position (equal keys by position: stable); ib-byte positions, the keys gathered into keys_out (NULL: not
+ * wanted; over the keys: not taken); 1 done, 0 not taken (nothing written) */
+GP_INTERNAL int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
+                                          void *pos_out, int descending);
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,
                                      const void *vals_in, void *vals_out, int descending, int lo_bit, int hi_bit);
 /* n bytes of scratch for the CPU backend's passes over memory: 64-byte aligned, from 4 MiB 2 MiB-aligned and advised

@@ -54,10 +54,58 @@ int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_o
                    : sort_keys_64(keys_in, keys_out, n, kind, descending);
 }
 
+/* the packed words of keys [i0, i1) of ks bytes: radix key (order and ties as the sort's) above, position below */
+static inline __attribute__((always_inline)) void pack_words(const gp__sort_xf_t *xf, const unsigned char *x,
+                                                             size_t ks, uint64_t *P, size_t i0, size_t i1)
+{
+    for (size_t i = i0; i < i1; i++) P[i] = gp__sort_xf_key(xf, gp__sort_bits(x + i * ks, ks), ks) << 32 | i;
+}
+
+int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
+                              void *pos_out, int descending)
+{
+    const size_t ks = gp_dtype_size(kt);
+    const unsigned char *x = keys_in;
+    unsigned char *ko = keys_out;
+    if (ks > 4 || n < gp__sort_cpu_simd_min || n > (size_t)UINT32_MAX + 1 || (ib != 4 && ib != 8) ||
+        (ko && ko < x + n * ks && x < ko + n * ks) || !(gp__cpu_features() & GP__CPU_AVX512F))
+        return 0; /* (keys_out over the keys: the radix sort, which moves them) */
+    uint64_t *P = gp__sort_scratch_alloc(n * sizeof *P);
+    if (!P) return 0;
+    const gp__sort_xf_t xf = gp__sort_xf(kt, descending);
+    const int par = gp__cpu_par(1, n * 8 * 64);
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < 64; c++) {
+        const size_t i0 = n * c / 64, i1 = n * (c + 1) / 64;
+        if (ks == 4) pack_words(&xf, x, 4, P, i0, i1); /* a constant width for each loop */
+        else if (ks == 2) pack_words(&xf, x, 2, P, i0, i1);
+        else pack_words(&xf, x, 1, P, i0, i1);
+    }
+    sort_keys_64(P, P, n, 0, 0); /* unsigned words ascending: equal keys by position, so stable */
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < 64; c++) {
+        const size_t i0 = n * c / 64, i1 = n * (c + 1) / 64;
+        if (ib == 4)
+            for (size_t i = i0; i < i1; i++) ((uint32_t *)pos_out)[i] = (uint32_t)P[i];
+        else
+            for (size_t i = i0; i < i1; i++) ((uint64_t *)pos_out)[i] = P[i] & 0xffffffffu;
+        if (ko)
+            for (size_t i = i0; i < i1; i++) memcpy(ko + i * ks, x + (P[i] & 0xffffffffu) * ks, ks);
+    }
+    free(P);
+    return 1;
+}
+
 #else
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
     (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)descending;
+    return 0;
+}
+int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
+                              void *pos_out, int descending)
+{
+    (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)ib, (void)pos_out, (void)descending;
     return 0;
 }
 #endif
