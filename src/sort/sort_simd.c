@@ -85,10 +85,17 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < 64; c++) {
         const size_t i0 = n * c / 64, i1 = n * (c + 1) / 64;
+        unsigned char *po = pos_out; /* positions at any alignment */
         if (ib == 4)
-            for (size_t i = i0; i < i1; i++) ((uint32_t *)pos_out)[i] = (uint32_t)P[i];
+            for (size_t i = i0; i < i1; i++) {
+                const uint32_t v = (uint32_t)P[i];
+                memcpy(po + i * 4, &v, 4);
+            }
         else
-            for (size_t i = i0; i < i1; i++) ((uint64_t *)pos_out)[i] = P[i] & 0xffffffffu;
+            for (size_t i = i0; i < i1; i++) {
+                const uint64_t v = P[i] & 0xffffffffu;
+                memcpy(po + i * 8, &v, 8);
+            }
         if (ko)
             for (size_t i = i0; i < i1; i++) memcpy(ko + i * ks, x + (P[i] & 0xffffffffu) * ks, ks);
     }
