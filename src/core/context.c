@@ -1,15 +1,29 @@
 /* context.c — contexts, streams, timers, the context-owned workspace. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 void *gp__host_alloc(size_t bytes)
 {
     if (bytes == 0) return NULL;
     void *p = NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* from 4 MiB: 2 MiB-aligned and advised, so Linux may back it with huge pages — a first touch then costs one
+     * fault per 2 MiB where 4 KiB pages took 512 */
+    enum { HUGE = 2u << 20 };
+    if (bytes >= 2 * (size_t)HUGE) {
+        const size_t whole = (bytes + HUGE - 1) / HUGE * HUGE;
+        if (posix_memalign(&p, HUGE, whole) != 0) return NULL;
+        (void)madvise(p, whole, MADV_HUGEPAGE); /* advice: refused where huge pages are off, said nothing */
+        return p;
+    }
+#endif
     return posix_memalign(&p, 64, bytes) == 0 ? p : NULL;
 }
 

@@ -134,7 +134,8 @@ GP_INTERNAL int gp__thread_capturing(void);
 /* Blocks of `threads` that fill the device once (all SMs at full occupancy), at least 1. */
 GP_INTERNAL unsigned int gp__fill_grid(const gp_ctx_t *ctx, int threads);
 
-/* 64-byte aligned host allocation (NULL on failure or bytes == 0) and its free. */
+/* 64-byte aligned host allocation (NULL on failure or bytes == 0; from 4 MiB 2 MiB-aligned and advised for huge
+ * pages) and its free (free()). */
 GP_INTERNAL void *gp__host_alloc(size_t bytes);
 GP_INTERNAL void gp__host_free(void *p);
 

@@ -10,16 +10,12 @@
  * from the element's bits on every pass; the elements themselves move (keys keep their bits), their values with them.
  * Four- and eight-byte keys alone go to sort_simd.c's AVX-512 quicksort first, where the CPU and the keys allow it.
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "sort_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-#ifdef __linux__
-#include <sys/mman.h>
 #endif
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
@@ -52,21 +48,11 @@ typedef struct {
 
 
 /* The scratch copy of the keys or values: line-aligned (the first pass may write it in whole lines); from 4 MiB in
- * 2 MiB-aligned memory that Linux may back with huge pages, so a fresh scratch takes a few page faults where 4 KiB
- * pages took thousands (each zeroing a page: 3-11 ms of a 4M-key sort on a VM). Freed with free(). */
+ * memory Linux may back with huge pages (gp__host_alloc), so a fresh scratch takes a few page faults where 4 KiB pages
+ * took thousands (each zeroing a page: 3-11 ms of a 4M-key sort on a VM). Freed with free(). */
 void *gp__sort_scratch_alloc(size_t bytes)
 {
-    if (bytes == 0) bytes = 1; /* a pointer to free whatever the C library makes of a size of 0 */
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    enum { HUGE = 2u << 20 };
-    if (bytes >= 2 * (size_t)HUGE) {
-        const size_t whole = (bytes + HUGE - 1) / HUGE * HUGE;
-        void *p = aligned_alloc(HUGE, whole);
-        if (p) (void)madvise(p, whole, MADV_HUGEPAGE); /* advice: refused where huge pages are off, said nothing */
-        return p;
-    }
-#endif
-    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+    return gp__host_alloc(bytes ? (bytes + 63) / 64 * 64 : 64); /* from 4 MiB in advised 2 MiB-aligned memory */
 }
 
 /* The plan's chunks: chunk t of n elements in T chunks is [chunk_at(n, T, t), chunk_at(n, T, t + 1)). */
