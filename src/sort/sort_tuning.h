@@ -18,6 +18,11 @@
 #ifndef GP_SORT_SMALL
 #define GP_SORT_SMALL 0
 #endif
+/* the shared memory of the one-block path (k_block): keys of up to 4 bytes up to this / 8 elements, 8-byte keys up to
+ * this / 16; 0: never */
+#ifndef GP_SORT_BLOCK_BYTES
+#define GP_SORT_BLOCK_BYTES 32768
+#endif
 /* the passes' shape for keys of up to 4 bytes and of 8 bytes: keys a thread, blocks an SM */
 #ifndef GP_SORT_ITEMS4
 #define GP_SORT_ITEMS4 24
