@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from . import _lib as L
-from ._arrays import DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda, ready
+from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda, is_cupy,
+                      ready)
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
@@ -46,7 +47,8 @@ def _dl_device_type(x):
 
 def _norm(x):
     """A CPU tensor given by DLPack (NumPy, torch on the CPU, ...) as a NumPy array over its memory (no copy)."""
-    if type(x) is np.ndarray or isinstance(x, np.ndarray) or is_torch_cuda(x) or not hasattr(x, "__dlpack__"):
+    if (type(x) is np.ndarray or isinstance(x, np.ndarray) or is_torch_cuda(x) or is_cupy(x)
+            or not hasattr(x, "__dlpack__")):
         return x
     dev = _dl_device_type(x)
     if dev == 1 or (dev is None and not hasattr(x, "__cuda_array_interface__")):
@@ -58,7 +60,7 @@ def _host(x):
     """Whether a result for x goes back as NumPy (x is not a device array)."""
     if type(x) is np.ndarray:
         return True
-    if isinstance(x, DeviceArray) or is_torch_cuda(x):
+    if isinstance(x, DeviceArray) or is_torch_cuda(x) or is_cupy(x):
         return False
     if isinstance(x, np.ndarray):
         return True

@@ -166,6 +166,26 @@ class TestCupy(unittest.TestCase):
         self.assertEqual(pool.used_bytes(), used)
         self.assertEqual(cupy.from_dlpack(r).data.ptr, r.ptr)
 
+    def test_stream_order(self):
+        """work on CuPy's current stream: a sort of an array still being written on a non-blocking stream reads it
+        after the writes; a strided view is refused"""
+        s = cupy.cuda.Stream(non_blocking=True)
+        n = 1 << 22
+        with s:
+            big = cupy.random.standard_normal(1 << 26, dtype=cupy.float32)
+            c = cupy.empty(n, dtype=cupy.float32)
+            for _ in range(20):  # s busy for a few ms before c is written
+                big = cupy.sqrt(big * big + 1)
+            c[...] = cupy.arange(n, 0, -1, dtype=cupy.float32)
+            r = g.sort(c)
+            out = cupy.from_dlpack(r)
+            m = g.max(c)  # a host result: waits for s alone
+        s.synchronize()
+        self.assertTrue(bool((out == cupy.arange(1, n + 1, dtype=cupy.float32)).all()))
+        self.assertEqual(float(m), float(n))
+        with self.assertRaises(ValueError):
+            g.sort(c[::2])
+
 
 @unittest.skipUnless(HAVE_TORCH or HAVE_CUPY, "no GPU library to say a GPU answers")
 class TestFiles(unittest.TestCase):
