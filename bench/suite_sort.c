@@ -1,7 +1,7 @@
 /*
  * suite_sort.c — `gpuprim bench sort`: gp_sort / gp_sort_pairs / gp_argsort against CUB's DeviceRadixSort in the same
  * run, with the D2D copy ceiling: keys u32, f32, u64 and pairs u32/u32, u64/u32 at n (default 2^28; 2^22 on the CPU
- * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^10, 2^12, 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
+ * backend), argsort f32 (u32 positions; CUB has none), keys u32 at 2^10, 2^12, 2^13, 2^14, 2^16, 2^20, 2^24; top-k f32 k = 16, 1000, 65536
  * of n, searchsorted of n / 16 f32 queries into n sorted keys, the merge of two sorted u32 halves of n, np.unique
  * with counts of n i32 keys of 2^20 distinct values (no CUB peer for these: torch's figures are in docs); the by-key
  * sum and inclusive scan of f32 values over i32 keys in runs of 1 to 15 (and of exactly 1 and 1000) against CUB's
@@ -142,8 +142,8 @@ static int suite_sort(int argc, char **argv)
     CASE(J_PAIRS, GP_U32, n, GP_PEER_SORT_PAIRS_U32);
     CASE(J_PAIRS, GP_U64, n, GP_PEER_SORT_PAIRS_U64);
     CASE(J_ARG, GP_F32, n, -1);
-    static const size_t smalls[] = {1u << 10, 1u << 12, 1u << 16, 1u << 20, 1u << 24};
-    for (int t = 0; t < 5; t++)
+    static const size_t smalls[] = {1u << 10, 1u << 12, 1u << 13, 1u << 14, 1u << 16, 1u << 20, 1u << 24};
+    for (int t = 0; t < 7; t++)
         if (smalls[t] < n) CASE(J_KEYS, GP_U32, smalls[t], GP_PEER_SORT_U32);
     static const size_t topks[] = {16, 1000, 65536};
     for (int t = 0; t < 3; t++)

@@ -238,7 +238,7 @@ int main(void)
     gp_ctx_t *gpu = NULL, *cpu = NULL;
     REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
-    static const size_t sizes[] = {0, 1, 2, 33, 2047, 2048, 2049, 4097, 100003, (1u << 20) + 7};
+    static const size_t sizes[] = {0, 1, 2, 33, 2047, 2048, 2049, 4097, 8192, 8193, 100003, (1u << 20) + 7};
     const size_t maxn = (1u << 20) + 7, m = 100003;
     for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
         const gp_dtype_t dt = k_types[ti];
@@ -266,11 +266,14 @@ int main(void)
                     if (ks[ki] && ks[ki] <= n && (!g_quick || ks[ki] <= 2049)) check_topk(gpu, cpu, dt, 1, n, x, ks[ki], names[mode]);
             }
         }
-        /* many rows: 300 rows of 1000 (k 1, 16, 1000) and 3 rows of 5000 (k 2049: the two-sort order) */
+        /* many rows: 300 rows of 1000 (k 1, 16, 1000: the counted ranks), 3 rows of 5000 and of 9000 (k 2049: the
+         * counted ranks, then the select and its two-sort order past their limit), 20 rows of 9000 (k 16) */
         sort_fill(x, 300 * 1000, dt, M_RANDOM);
         for (size_t k = 1; k <= 1000; k = k == 1 ? 16 : k == 16 ? 1000 : 1001) check_topk(gpu, cpu, dt, 300, 1000, x, k, "rows");
-        sort_fill(x, 3 * 5000, dt, M_FEW);
+        check_topk(gpu, cpu, dt, 20, 9000, x, 16, "rows past the ranks");
+        sort_fill(x, 3 * 9000, dt, M_FEW);
         check_topk(gpu, cpu, dt, 3, 5000, x, 2049, "rows few");
+        check_topk(gpu, cpu, dt, 3, 9000, x, 2049, "rows few past the ranks");
         check_partition(gpu, cpu, dt, 3, 5000, x, 2049, "rows");
         check_partition(gpu, cpu, dt, 1, 70001, x, 1, "one row");
         check_partition(gpu, cpu, dt, 30, 1000, x, 1000, "whole rows");

@@ -9,11 +9,11 @@
  */
 #include "sort_common.h"
 
-/* sizes across the one-block path's limits (2048 elements of 8-byte keys, 4096 of the rest), the tiles, the
+/* sizes across the counting path's limits (4096 elements of 8-byte keys, 8192 of the rest), the tiles, the
  * one-cluster path's blocks (8192) and its largest clusters (8 and 16 blocks), then past it; quick runs (sanitizers)
  * take those up to 20000, the largest cluster (131072) and K_QUICK_BIG, the first size past it */
 #define K_QUICK_BIG ((size_t)131073)
-static const size_t k_sizes[] = {1, 2, 3, 33, 1000, 2047, 2048, 2049, 4095, 4096, 4097, 6144, 6145, 3 * 4096 + 1,
+static const size_t k_sizes[] = {1, 2, 3, 33, 1000, 4095, 4096, 4097, 6144, 6145, 8191, 8192, 8193, 3 * 4096 + 1,
                                  65536, 65537, 100003, 131072, K_QUICK_BIG, (1u << 20) + 7};
 static int g_quick;
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib as L
 from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda, is_cupy,
-                      ready)
+                      device_arg, ready)
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
@@ -322,6 +322,7 @@ def histogram(a, bins=10, range=None, density=False, weights=None, *, device=Non
 
 # ---------------------------------------------------------------------------------------------- sorting
 _ASC, _DESC = L.SortOpts(0, 0, 0), L.SortOpts(1, 0, 0)
+_I64 = np.dtype(np.int64)
 
 
 def _opts(descending):
@@ -340,6 +341,17 @@ def _sort_impl(a, axis, descending, device, arg_out):
         else:
             L.check(L.gp_sort(ctx, g, a.size, a.ctypes.data, out.ctypes.data, o, None), "gpuprim.sort")
         return out
+    if device is None and type(a) is not np.ndarray and axis in (-1, 0, None):  # a 1-D CUDA tensor: as few steps
+        arg = device_arg(a, "a")
+        if arg is not None and len(arg.shape) == 1:
+            res = DeviceArray(arg.ctx, arg.shape, _I64 if arg_out else arg.dtype, arg.stream)
+            o = ctypes.byref(_DESC if descending else _ASC)
+            if arg_out:
+                L.check(L.gp_argsort(arg.ctx.p, arg.gp, arg.size, arg.ptr, L.GP_I64, res.ptr, o, arg.stream),
+                        "gpuprim.argsort")
+            else:
+                L.check(L.gp_sort(arg.ctx.p, arg.gp, arg.size, arg.ptr, res.ptr, o, arg.stream), "gpuprim.sort")
+            return res
     a = _norm(a)
     host = _host(a)
     name = "argsort" if arg_out else "sort"

@@ -131,7 +131,7 @@ class DeviceArray:
     def __init__(self, ctx, shape, dtype, stream=None):
         self._ctx = ctx
         self.shape = tuple(map(int, shape))
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.stream = stream
         self._shared = False  # exported to a consumer on another stream (or one unknown)
         n = math.prod(self.shape) * self.dtype.itemsize
@@ -365,8 +365,8 @@ class Arg:
     __slots__ = ("ptr", "shape", "size", "dtype", "ctx", "stream", "keep", "host", "gp")
 
     def __init__(self, ptr, shape, dtype, ctx, stream=None, keep=None, host=None):
-        self.ptr, self.shape, self.dtype, self.ctx, self.stream, self.keep, self.host = (
-            ptr, tuple(shape), np.dtype(dtype), ctx, stream, keep, host)
+        self.ptr, self.shape, self.ctx, self.stream, self.keep, self.host = ptr, tuple(shape), ctx, stream, keep, host
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.size = math.prod(self.shape)
         self.gp = gp_dtype(self.dtype)
 
@@ -455,15 +455,39 @@ def _cupy_arg(x, name):
     return Arg(x.data.ptr, x.shape, x.dtype, context(x.device.id), cupy.cuda.get_current_stream().ptr or None, keep=x)
 
 
-def is_cupy(x):
-    """x is a cupy.ndarray (asked by its type's module, without importing CuPy)"""
-    t = type(x)
-    return t.__name__ == "ndarray" and t.__module__.partition(".")[0] == "cupy"
+
+_TORCH_TYPES = set()  # torch's tensor types seen (a set lookup, not a module name's prefix, each call)
+_CUPY_TYPES = set()
 
 
 def is_torch_cuda(x):
     """x is a torch tensor on a CUDA device (asked without building its __cuda_array_interface__)"""
-    return type(x).__module__.startswith("torch") and getattr(x, "is_cuda", False) is True
+    t = type(x)
+    if t not in _TORCH_TYPES:
+        if not t.__module__.startswith("torch") or not hasattr(x, "is_cuda"):
+            return False
+        _TORCH_TYPES.add(t)
+    return x.is_cuda is True
+
+
+def is_cupy(x):
+    """x is a cupy.ndarray (asked by its type's name and module, without importing CuPy)"""
+    t = type(x)
+    if t not in _CUPY_TYPES:
+        if t.__name__ != "ndarray" or t.__module__.partition(".")[0] != "cupy":
+            return False
+        _CUPY_TYPES.add(t)
+    return True
+
+
+def device_arg(x, name="x"):
+    """x as an Arg when it is a CUDA torch tensor or a CuPy array of a gpuprim dtype (the fast path of take), else
+    None"""
+    if is_torch_cuda(x):
+        return _torch_arg(x, name)
+    if is_cupy(x) and x.dtype in _NP_TO_GP:
+        return _cupy_arg(x, name)
+    return None
 
 
 def take(x, device=None, name="x"):

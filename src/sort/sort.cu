@@ -15,7 +15,7 @@
  * reads the previous pass's output, whose portions hold other elements than the input's: its counts per portion are
  * taken again from that output before it runs (one more read of the keys a pass, past PORTION elements only).
  */
-#include "radix_key.cuh"
+#include "rank_small.cuh"
 #include "../core/cluster.cuh"
 #include "../core/pdl.cuh"
 #include "../scan/lookback.cuh"
@@ -441,83 +441,6 @@ __global__ void __launch_bounds__(S_THREADS, 1)
 }
 #endif
 
-/* ---- small n: one block (k_block, docs/design/sort.md). Each element becomes (its key's digits lo .. hi, its
- * position), a bitonic network in shared memory orders the pairs (the position breaks ties, so the order is the
- * passes' stable one), and every output is gathered from the input by position: keys keep their bits, values and
- * positions follow. Every read of the input ends before the block's barrier and every store follows it, so in place
- * is allowed. */
-constexpr int B_THREADS = 1024;
-template <int KS> struct BItem { /* keys of up to 4 bytes: digits << 32 | position, one compare */
-    unsigned long long v;
-    __device__ __forceinline__ void make(unsigned long long d, unsigned i) { v = d << 32 | i; }
-    __device__ __forceinline__ bool less(const BItem &o) const { return v < o.v; }
-    __device__ __forceinline__ unsigned pos() const { return (unsigned)v; }
-};
-template <> struct BItem<8> {
-    unsigned long long d;
-    unsigned i;
-    __device__ __forceinline__ void make(unsigned long long dd, unsigned ii) { d = dd, i = ii; }
-    __device__ __forceinline__ bool less(const BItem &o) const { return d < o.d || (d == o.d && i < o.i); }
-    __device__ __forceinline__ unsigned pos() const { return i; }
-};
-/* the most elements k_block takes for keys of KS bytes: GP_SORT_BLOCK_BYTES of shared memory (0: never) */
-template <int KS> struct BMax {
-    static constexpr size_t N = (size_t)GP_SORT_BLOCK_BYTES / sizeof(BItem<KS>);
-};
-
-template <typename K, int VS, bool IDX, bool FL>
-__global__ void __launch_bounds__(B_THREADS, 1)
-    k_block(const K *kin, K *kout, const void *vin, void *vout, unsigned n, unsigned np, Xf<K> xf, int lo, int hi)
-{
-    typedef BItem<sizeof(K)> I;
-    typedef typename ValT<VS>::T V;
-    constexpr unsigned CAP = BMax<sizeof(K)>::N ? (unsigned)BMax<sizeof(K)>::N : 1u;
-    __shared__ I s[CAP];
-    const unsigned tid = threadIdx.x, nt = blockDim.x;
-    const int bits = hi - lo;
-    const unsigned long long mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
-    for (unsigned i = tid; i < np; i += nt) {
-        I it;
-        if (i < n) it.make(((unsigned long long)xf.template key<FL>(kin[i]) >> lo) & mask, i);
-        else it.make(~0ull, ~0u); /* padding: after every element */
-        s[i] = it;
-    }
-    __syncthreads();
-    for (unsigned k = 2; k <= np; k <<= 1)
-        for (unsigned j = k >> 1; j > 0; j >>= 1) {
-            for (unsigned t = tid; t < np / 2; t += nt) {
-                const unsigned a = ((t & ~(j - 1)) << 1) | (t & (j - 1)), b = a + j;
-                const I x = s[a], y = s[b];
-                if (y.less(x) == ((a & k) == 0)) s[a] = y, s[b] = x;
-            }
-            __syncthreads();
-        }
-    constexpr int PER = (int)((CAP + B_THREADS - 1) / B_THREADS);
-    K key[PER];
-    V val[PER];
-#pragma unroll
-    for (int r = 0; r < PER; r++) {
-        const unsigned i = tid + (unsigned)r * nt;
-        if (i < n) {
-            const unsigned p = s[i].pos();
-            if (kout) key[r] = kin[p];
-            if constexpr (VS > 0) {
-                if constexpr (IDX && (VS == 4 || VS == 8)) val[r] = (V)p;
-                else val[r] = static_cast<const V *>(vin)[p];
-            }
-        }
-    }
-    __syncthreads(); /* every read of the input is done: in place is safe */
-#pragma unroll
-    for (int r = 0; r < PER; r++) {
-        const unsigned i = tid + (unsigned)r * nt;
-        if (i < n) {
-            if (kout) kout[i] = key[r];
-            if constexpr (VS > 0) static_cast<V *>(vout)[i] = val[r];
-        }
-    }
-}
-
 inline size_t align256(size_t x) { return (x + 255) / 256 * 256; }
 
 /* the kernel's dynamic shared memory allowed once per device (a per-function attribute; setting it again is harmless,
@@ -581,30 +504,37 @@ cudaError_t launch(const gp_ctx_t *ctx, void (*k)(P...), dim3 grid, size_t smem,
     return cudaSuccess;
 }
 
-template <typename K, int VS, bool IDX>
-void block_launch(bool fl, unsigned nt, cudaStream_t s, const K *ki, K *ko, const void *vi, void *vo, unsigned n,
-                  unsigned np, const Xf<K> &xf, int lo, int hi)
-{
-    if (fl) k_block<K, VS, IDX, true><<<1, nt, 0, s>>>(ki, ko, vi, vo, n, np, xf, lo, hi);
-    else k_block<K, VS, IDX, false><<<1, nt, 0, s>>>(ki, ko, vi, vo, n, np, xf, lo, hi);
-}
-
-/* n <= BMax::N: one launch of k_block, a thread per two elements (32 to B_THREADS) */
+/* n <= gp_rank::Max: one launch of k_rank (rank_small.cuh), after a copy of an input that is also the output */
 template <typename K, int VS>
-gp_status_t block_sort(gp_dtype_t dt, size_t n, const void *keys_in, void *keys_out, const void *vals_in,
-                       void *vals_out, bool argsort, int desc, int lo, int hi, cudaStream_t s)
+gp_status_t rank_sort(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, void *keys_out, const void *vals_in,
+                      void *vals_out, bool argsort, int desc, int lo, int hi, cudaStream_t s)
 {
-    unsigned np = 2;
-    while (np < n) np <<= 1;
-    const unsigned nt = np / 2 < (unsigned)B_THREADS ? (np / 2 < 32u ? 32u : np / 2) : (unsigned)B_THREADS;
-    const Xf<K> xf = xf_of<K>(dt, desc);
+    typedef typename ValT<VS>::T V;
+    const RKey<K> x = rkey_of<K>(dt, desc);
     const K *ki = (const K *)keys_in;
     K *ko = argsort ? NULL : (K *)keys_out;
-    bool idx = false;
-    if constexpr (VS == 4 || VS == 8) idx = argsort;
-    if (idx) block_launch<K, VS, true>(xf.inf != 0, nt, s, ki, ko, NULL, vals_out, (unsigned)n, np, xf, lo, hi);
-    else block_launch<K, VS, false>(xf.inf != 0, nt, s, ki, ko, vals_in, vals_out, (unsigned)n, np, xf, lo, hi);
-    return GP_CHECK_LAUNCH("gp_sort (one block)");
+    const V *vi = argsort ? NULL : (const V *)vals_in;
+    if ((ko && (const void *)ko == keys_in) || (VS && !argsort && vals_out == vals_in)) { /* set aside */
+        const size_t kb = align256(n * sizeof(K));
+        void *ws = NULL;
+        GP_TRY_RET(gp__workspace(ctx, kb + n * VS, &ws));
+        cudaError_t e = cudaMemcpyAsync(ws, keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, s);
+        if (e == cudaSuccess && VS && !argsort)
+            e = cudaMemcpyAsync((char *)ws + kb, vals_in, n * VS, cudaMemcpyDeviceToDevice, s);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort: the input set aside", __FILE__, __LINE__);
+        ki = (const K *)ws;
+        if (VS && !argsort) vi = (const V *)((char *)ws + kb);
+    }
+    const unsigned m = (unsigned)n;
+    cudaError_t e;
+    if constexpr (VS == 0) e = gp_rank::launch<K, V, gp_rank::NO_VALUES>(ctx, s, 1, ki, ko, vi, NULL, m, m, x, lo, hi);
+    else if (argsort) {
+        if constexpr (VS == 4 || VS == 8)
+            e = gp_rank::launch<K, V, gp_rank::POSITIONS>(ctx, s, 1, ki, ko, vi, (V *)vals_out, m, m, x, lo, hi);
+        else return gp__error(GP_ERR_INTERNAL, "gp_sort: an argsort of %d-byte positions", VS);
+    } else e = gp_rank::launch<K, V, gp_rank::VALUES>(ctx, s, 1, ki, ko, vi, (V *)vals_out, m, m, x, lo, hi);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_sort (ranks)", __FILE__, __LINE__);
+    return GP_CHECK_LAUNCH("gp_sort (ranks)");
 }
 
 template <typename K, int VS>
@@ -613,8 +543,8 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
 {
     constexpr int TILE = THREADS * Shape<sizeof(K)>::ITEMS;
     static_assert(TILE == (sizeof(K) == 8 ? THREADS * Shape<8>::ITEMS : THREADS * Shape<4>::ITEMS), "tile_of");
-    if (n <= BMax<sizeof(K)>::N)
-        return block_sort<K, VS>(dt, n, keys_in, keys_out, vals_in, vals_out, argsort, desc, lo, hi, s);
+    if (n <= gp_rank::Max<sizeof(K)>::N)
+        return rank_sort<K, VS>(ctx, dt, n, keys_in, keys_out, vals_in, vals_out, argsort, desc, lo, hi, s);
     const int P = (hi - lo + 7) / 8;
     const Layout Ly = layout(sizeof(K), TILE, n, VS, argsort, P);
     const size_t Q = Ly.Q, kb = n * sizeof(K), vb = n * VS, hb = Ly.hb, tb = Ly.tb, lb = Ly.lb, front = Ly.front;

@@ -18,10 +18,13 @@
 #ifndef GP_SORT_SMALL
 #define GP_SORT_SMALL 0
 #endif
-/* the shared memory of the one-block path (k_block): keys of up to 4 bytes up to this / 8 elements, 8-byte keys up to
- * this / 16; 0: never */
-#ifndef GP_SORT_BLOCK_BYTES
-#define GP_SORT_BLOCK_BYTES 32768
+/* the most elements sorted by counting ranks (k_rank: n^2 compares over every SM in one launch) instead of the
+ * passes, for keys of up to 4 bytes and of 8 bytes (8 and 16 bytes of shared memory an element); 0: never */
+#ifndef GP_SORT_RANK_MAX4
+#define GP_SORT_RANK_MAX4 8192
+#endif
+#ifndef GP_SORT_RANK_MAX8
+#define GP_SORT_RANK_MAX8 4096
 #endif
 /* the passes' shape for keys of up to 4 bytes and of 8 bytes: keys a thread, blocks an SM */
 #ifndef GP_SORT_ITEMS4

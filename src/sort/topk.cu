@@ -5,8 +5,9 @@
  * ties to take; where a row's ties at T are more than that, the same select over their positions finds the last one
  * taken. One read gathers the k (warp-aggregated appends, so in no fixed order), then they are ordered by (key,
  * position): in shared memory by counting for k <= ORDER_MAX, else by two stable sorts (by position, then by key).
+ * Short rows (rank_small.cuh) take one launch instead: each key's place in its row's stable order, counted.
  */
-#include "radix_key.cuh"
+#include "rank_small.cuh"
 
 namespace {
 
@@ -360,6 +361,15 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     const int W = 8 * (int)sizeof(K);
     const gp_dtype_t idt = sizeof(I) == 4 ? GP_U32 : GP_U64;
     const RKey<K> xf = rkey_of<K>(dt, largest);
+    if (n <= gp_rank::Max<sizeof(K)>::N && nrows <= 65535) { /* short rows: one launch (rank_small.cuh) */
+        cudaError_t e =
+            indices ? gp_rank::launch<K, I, gp_rank::POSITIONS>(ctx, s, (unsigned)nrows, (const K *)x, (K *)values, NULL,
+                                                                (I *)indices, (unsigned)n, (unsigned)k, xf, 0, W)
+                    : gp_rank::launch<K, I, gp_rank::NO_VALUES>(ctx, s, (unsigned)nrows, (const K *)x, (K *)values, NULL,
+                                                                NULL, (unsigned)n, (unsigned)k, xf, 0, W);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_topk (ranks)", __FILE__, __LINE__);
+        return GP_CHECK_LAUNCH("gp_topk (ranks)");
+    }
     const bool small = k <= ORDER_MAX;
     /* the two sorts of the large-k order use the front of the workspace; this call's buffers follow it (the sorts ask
      * for less than the whole, so they get the same block, also in a capture) */
