@@ -73,7 +73,7 @@ class _Ctx:
         self.p = p
         self.device = L.gp_ctx_device(p)
         self.uops = {}  # user operators compiled for this context, by their description
-        self.pool = {}  # (stream, bytes) -> device buffers of collected results, for the next of that size
+        self.pool = {}  # (stream, bytes) -> (Buffer, pointer) of collected results, for the next of that size
         self.pool_bytes = 0
 
     def uop(self, kind, dtype, src, identity=None, commutative=1, out_dtype=None, arity=1):
@@ -91,7 +91,7 @@ class _Ctx:
     def __del__(self):
         try:
             for bufs in self.pool.values():  # kept result memory and uops go before their context
-                for b in bufs:
+                for b, _ in bufs:
                     L.gp_mem_free(self.p, ctypes.byref(b))
             for op in self.uops.values():
                 L.gp_uop_destroy(op)
@@ -138,13 +138,15 @@ class DeviceArray:
         self._key = (_stream_key(stream), _size_class(n)) if n else None
         kept = ctx.pool.get(self._key) if n else None
         if kept:
-            self._buf = kept.pop()
-            ctx.pool_bytes -= self._key[1]
+            self._buf, self.ptr = kept.pop()  # (its Buffer, its pointer): no ctypes field read on the way
+            self._held = self._key[1]
+            ctx.pool_bytes -= self._held
         else:
             self._buf = L.Buffer()
             L.check(L.gp_mem_alloc(ctx.p, L.GP_MEM_DEVICE, self._key[1] if n else 0, ctypes.byref(self._buf)),
                     "gpuprim: device memory")
-        self.ptr = self._buf.device or 0
+            self.ptr = self._buf.device or 0
+            self._held = self._buf.bytes
         self.nbytes = n
 
     @property
@@ -161,11 +163,11 @@ class DeviceArray:
 
     def __del__(self):
         try:
-            if self._buf.bytes:
+            if self._held:
                 ctx = self._ctx
-                if not self._shared and ctx.pool_bytes + self._buf.bytes <= POOL_BYTES:
-                    ctx.pool.setdefault(self._key, []).append(self._buf)
-                    ctx.pool_bytes += self._buf.bytes
+                if not self._shared and ctx.pool_bytes + self._held <= POOL_BYTES:
+                    ctx.pool.setdefault(self._key, []).append((self._buf, self.ptr))
+                    ctx.pool_bytes += self._held
                 else:
                     L.gp_mem_free(ctx.p, ctypes.byref(self._buf))
         except Exception:

@@ -6,7 +6,8 @@
  * counts for 32 of them, its warps each over a slice of the n (every lane reads the same pair: a broadcast); the
  * counts meet in shared memory and each element whose place is below `limit` is stored there once, with its value
  * or position. Blocks of a row read its input while others store: an input that is also an output is the caller's
- * to set aside first.
+ * to set aside first. Each file that includes it has its own copies (an unnamed namespace): a kernel's shared-memory
+ * attribute is set on the copy its file launches.
  */
 #ifndef GP_RANK_SMALL_CUH
 #define GP_RANK_SMALL_CUH
@@ -14,6 +15,7 @@
 #include "radix_key.cuh"
 #include "sort_tuning.h"
 
+namespace {
 namespace gp_rank {
 
 constexpr int THREADS = 256, WARPS = THREADS / 32;
@@ -80,8 +82,8 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-/* one launch of k_rank over rows (at most 65535) of n <= Max<sizeof(K)>::N keys; its shared memory allowed once per
- * device past the default 48 KiB */
+/* one launch of k_rank over rows (at most 65535) of n <= Max<sizeof(K)>::N keys; the most shared memory it takes
+ * allowed once per device (a row of 6144 pairs and the counts pass the default 48 KiB) */
 template <typename K, typename V, int MODE>
 cudaError_t launch(const gp_ctx_t *ctx, cudaStream_t s, unsigned rows, const K *kin, K *kout, const V *vin, V *vout,
                    unsigned n, unsigned limit, const RKey<K> &x, int lo, int hi)
@@ -89,7 +91,7 @@ cudaError_t launch(const gp_ctx_t *ctx, cudaStream_t s, unsigned rows, const K *
     static unsigned long long done; /* bit: device ordinal (mod 64) */
     const unsigned long long bit = 1ull << (ctx->device & 63);
     const size_t smem = (size_t)n * sizeof(Item<sizeof(K)>);
-    if (smem > (48u << 10) && !(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
+    if (!(__atomic_load_n(&done, __ATOMIC_RELAXED) & bit)) {
         const cudaError_t e = cudaFuncSetAttribute((const void *)k_rank<K, V, MODE>,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    (int)(Max<sizeof(K)>::N * sizeof(Item<sizeof(K)>)));
@@ -101,5 +103,6 @@ cudaError_t launch(const gp_ctx_t *ctx, cudaStream_t s, unsigned rows, const K *
 }
 
 } // namespace gp_rank
+} // namespace
 
 #endif
