@@ -342,6 +342,17 @@ expect_rc 2 "topk -k past the row" "$g" topk "$tmp/x.npy" -k 100000 -o "$tmp/tv.
 says "topk names -k" "-k 100000" "$tmp/err"
 expect_rc 0 "topk --rows of a 1-d array" "$g" topk "$tmp/a.npy" --rows 2 -k 3 -o "$tmp/tv.npy" -d $dev
 py "a = np.load(T + '/a.npy'); b = np.load(T + '/tv.npy'); w = np.sort(a.reshape(2, -1), axis=-1, kind='stable')[:, :3]; sys.exit(0 if b.shape == (2, 3) and b.tobytes() == w.tobytes() else 1)" && ok || bad "topk --rows 2: the rows of a 1-d input"
+# one row streamed in chunks (16 MiB): past one chunk, ties, NaN and -0.0 across the chunks' seams; a .npy and a pipe
+py "rng = np.random.default_rng(); n = (1 << 22) + 12345
+x = (rng.integers(-200, 200, n) / 8).astype(np.float32); x[rng.random(n) < 0.001] = np.nan; x[rng.random(n) < 0.001] = -0.0
+np.save(T + '/s.npy', x); x.tofile(T + '/s.raw'); o = np.argsort(x, kind='stable')[:1000]
+np.save(T + '/want_si.npy', o); np.save(T + '/want_sv.npy', x[o])
+d = np.lexsort((np.arange(n), np.where(np.isnan(x), 0, -x.astype('f8')), ~np.isnan(x)))[:1000]; np.save(T + '/want_sd.npy', d)"
+expect_rc 0 "topk of one long row" "$g" topk "$tmp/s.npy" -k 1000 -o "$tmp/sv.npy" --indices "$tmp/si.npy" -d $dev
+same "$tmp/si.npy" "$tmp/want_si.npy" "topk streamed: the first 1000 of np.argsort(kind='stable') across chunks"
+py "sys.exit(0 if np.load(T + '/sv.npy').tobytes() == np.load(T + '/want_sv.npy').tobytes() else 1)" && ok || bad "topk streamed: values not the input's bits"
+expect_rc 0 "topk --largest of a piped row" sh -c "cat '$tmp/s.raw' | '$g' topk - --dtype f4 -k 1000 --largest --indices '$tmp/sd.npy' -d $dev"
+same "$tmp/sd.npy" "$tmp/want_sd.npy" "topk streamed from a pipe, --largest: NaN first, ties to the lower index"
 expect_rc 2 "searchsorted of mixed dtypes" "$g" searchsorted "$tmp/a.npy" "$tmp/k2.npy" -o "$tmp/l.npy" -d $dev
 says "searchsorted names both dtypes" "both of one dtype" "$tmp/err"
 expect_rc 2 "searchsorted --side up" "$g" searchsorted "$tmp/a.npy" "$tmp/q.npy" -o "$tmp/l.npy" --side up -d $dev

@@ -10,6 +10,9 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
+#include <immintrin.h>
+#endif
 
 static void put_pos(unsigned char *idx, size_t ib, size_t j, uint64_t v)
 {
@@ -73,6 +76,76 @@ static uint64_t kth_u64(uint64_t *a, size_t m, size_t r)
     return a[r];
 }
 
+/* Elements [b, e) of the row whose radix key is at most T0 appended (bits at ob, positions at oi) from o: the new
+ * count, or cap + 1 past cap. A block whose least key is above T0 (nearly every block) stores nothing, so the read
+ * runs at the keys' rate; the same body compiled for AVX-512 where the CPU has it (gather_below_512). */
+static inline __attribute__((always_inline)) size_t gather_below_body(const gp__sort_xf_t *xf, const unsigned char *x,
+                                                                      size_t es, size_t b, size_t e, uint64_t T0,
+                                                                      uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
+{
+    uint64_t kb[KEY_BLOCK];
+    for (size_t i = b; i < e; i += KEY_BLOCK) {
+        const size_t nb = e - i < KEY_BLOCK ? e - i : KEY_BLOCK;
+        block_keys(xf, x, es, i, nb, kb);
+        uint64_t lo = UINT64_MAX;
+        for (size_t u = 0; u < nb; u++) lo = kb[u] < lo ? kb[u] : lo;
+        if (lo > T0) continue;
+        for (size_t u = 0; u < nb; u++) { /* branch-free: every slot written, the count moved by the test */
+            ob[o] = gp__sort_bits(x + (i + u) * es, es);
+            oi[o] = i + u;
+            o += kb[u] <= T0;
+        }
+        if (o > cap) return cap + 1;
+    }
+    return o;
+}
+static size_t gather_below(const gp__sort_xf_t *xf, const unsigned char *x, size_t es, size_t b, size_t e, uint64_t T0,
+                           uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
+{
+    return gather_below_body(xf, x, es, b, e, T0, ob, oi, o, cap);
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
+/* 4-byte keys 16 at a time: the radix key of each lane (gp__sort_xf_key's rule in 32-bit lanes) against T0; a vector
+ * with a lane at or below it (rare) appends those lanes in order */
+__attribute__((target("avx512f"))) static size_t gather_below_512(const gp__sort_xf_t *xf, const unsigned char *x,
+                                                                  size_t es, size_t b, size_t e, uint64_t T0,
+                                                                  uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
+{
+    if (es != 4) return gather_below_body(xf, x, es, b, e, T0, ob, oi, o, cap);
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u), mag_m = _mm512_set1_epi32(0x7fffffff),
+                  inf = _mm512_set1_epi32((int)(uint32_t)xf->inf), ones = _mm512_set1_epi32(-1),
+                  flip = _mm512_set1_epi32((int)(uint32_t)xf->flip), xr = _mm512_set1_epi32((int)(uint32_t)xf->xr),
+                  t = _mm512_set1_epi32((int)(uint32_t)T0), zero = _mm512_setzero_si512();
+    const int fl = xf->inf != 0;
+    const uint32_t *p = (const uint32_t *)x;
+    size_t i = b;
+    for (; i + 16 <= e; i += 16) {
+        const __m512i v = _mm512_loadu_si512((const void *)(p + i));
+        __m512i k;
+        if (fl) {
+            const __m512i mag = _mm512_and_si512(v, mag_m), neg = _mm512_srai_epi32(v, 31);
+            k = _mm512_xor_si512(v, _mm512_or_si512(sign, neg));
+            k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(mag, zero), sign);
+            k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(mag, inf), ones);
+            k = _mm512_xor_si512(k, flip);
+        } else
+            k = _mm512_xor_si512(v, _mm512_xor_si512(xr, flip));
+        __mmask16 m = _mm512_cmple_epu32_mask(k, t);
+        if (m) {
+            for (; m; m &= (__mmask16)(m - 1)) {
+                const unsigned l = (unsigned)__builtin_ctz(m);
+                ob[o] = p[i + l], oi[o] = i + l, o++;
+            }
+            if (o > cap) return cap + 1;
+        }
+    }
+    return i < e ? gather_below_body(xf, x, es, i, e, T0, ob, oi, o, cap) : o;
+}
+#define GATHER_BELOW (gp__cpu_features() & GP__CPU_AVX512F ? gather_below_512 : gather_below)
+#else
+#define GATHER_BELOW gather_below
+#endif
+
 /* The row's k by the sampled threshold: 1 done (vals / idx written), 0 not taken (nothing written), or an error. */
 static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest,
                                unsigned char *vals, size_t ib, unsigned char *idx, size_t C, int *done)
@@ -98,24 +171,21 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
         return GP_OK; /* the radix select, which needs less */
     }
     int over = 0;
-    const int par = gp__cpu_par(1, n * (es + 16)) && C > 1; /* each element read, and 16 bytes stored to its slot */
+    size_t (*const gather)(const gp__sort_xf_t *, const unsigned char *, size_t, size_t, size_t, uint64_t, uint64_t *,
+                           uint64_t *, size_t, size_t) = GATHER_BELOW;
+    const int par = gp__cpu_par(1, n * es) && C > 1; /* each element read once */
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) {
-        uint64_t *ob = cb + c * slots * 2, *oi = ob + slots, kb[KEY_BLOCK];
+        uint64_t *ob = cb + c * slots * 2, *oi = ob + slots;
         size_t o = 0;
         const size_t e = n * (c + 1) / C;
-        for (size_t i = n * c / C; i < e; i += KEY_BLOCK) {
-            const size_t nb = e - i < KEY_BLOCK ? e - i : KEY_BLOCK;
-            block_keys(&xf, x, es, i, nb, kb);
-            for (size_t u = 0; u < nb; u++) {
-                ob[o] = gp__sort_bits(x + (i + u) * es, es);
-                oi[o] = i + u;
-                o += kb[u] <= T0;
-            }
+        for (size_t i = n * c / C; i < e; i += 64 * KEY_BLOCK) { /* others' overflow looked at every 64 blocks */
             int seen;
 #pragma omp atomic read relaxed
             seen = over;
-            if (o > cap || seen) {
+            if (seen) break;
+            o = gather(&xf, x, es, i, e - i < 64 * KEY_BLOCK ? e : i + 64 * KEY_BLOCK, T0, ob, oi, o, cap);
+            if (o > cap) {
 #pragma omp atomic write relaxed
                 over = 1;
                 break;
