@@ -502,6 +502,15 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, device=None
 def topk(x, k, dim=-1, largest=True, sorted=True, *, device=None):
     """torch.topk: (values, indices int64) of the k largest (largest=False: smallest) along the last dim, in order,
     ties to the lower index (the first k of the stable sort; largest: NaN first)."""
+    if device is None and type(x) is not np.ndarray and dim in (-1, 0):  # a 1-D CUDA tensor: as few steps
+        arg = device_arg(x, "x")
+        if arg is not None and len(arg.shape) == 1 and 0 <= k <= arg.size:
+            vals = DeviceArray(arg.ctx, (k,), arg.dtype, arg.stream)
+            idx = DeviceArray(arg.ctx, (k,), _I64, arg.stream)
+            if k:
+                L.check(L.gp_topk(arg.ctx.p, arg.gp, 1, arg.size, arg.ptr, k, 1 if largest else 0, vals.ptr, L.GP_I64,
+                                  idx.ptr, arg.stream), "gpuprim.topk")
+            return vals, idx
     x = _norm(x)
     if dim not in (-1, len(np.shape(x)) - 1):
         raise ValueError("gpuprim.topk: along the last dim only")

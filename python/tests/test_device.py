@@ -51,6 +51,15 @@ class TestTorch(unittest.TestCase):
         wv, wi = g.topk(x, 100)
         self.assertEqual(bits(torch.from_dlpack(v).cpu().numpy()), bits(wv))
         self.assertEqual(bits(torch.from_dlpack(i).cpu().numpy()), bits(wi))
+        ts, xs = t[:5000].contiguous(), x[:5000]  # a short row: one launch counting ranks
+        for largest in (True, False):
+            v, i = g.topk(ts, 77, largest=largest)
+            wv, wi = g.topk(xs, 77, largest=largest)
+            self.assertEqual(bits(torch.from_dlpack(v).cpu().numpy()), bits(wv))
+            self.assertEqual(bits(torch.from_dlpack(i).cpu().numpy()), bits(wi))
+        self.assertEqual(bits(torch.from_dlpack(g.argsort(ts)).cpu().numpy()), bits(g.argsort(xs)))
+        self.assertEqual(bits(torch.from_dlpack(g.sort(ts, descending=True)).cpu().numpy()),
+                         bits(g.sort(xs, descending=True)))
         s = torch.sort(t).values
         q = t[:1000].contiguous()
         self.assertEqual(bits(torch.from_dlpack(g.searchsorted(s, q)).cpu().numpy()),
