@@ -1,9 +1,10 @@
 /*
- * pipeline.h — the one streaming core of the data verbs (reduce, histogram, scan, select, unique, rle): the input
- * (input.h) read in chunks through a stage of the verb's on a context, with progress, errors that name the input's
- * own bytes, and a CPU head start: while a GPU context opens (gp_ctx_open_start) the stage runs on the CPU backend
- * ("lane" 0); when the context is up the stage hands its partial state to the GPU ("lane" 1) and the stream goes on
- * there. An input the CPU finishes first never waits for the driver. Outputs: output.h, written by the stage's push.
+ * pipeline.h — the one streaming core of the data verbs (reduce, histogram, scan, select, unique, rle, topk): the
+ * input (input.h) read in chunks through a stage of the verb's on a context, with progress, errors that name the
+ * input's own bytes, and a CPU head start: while a GPU context opens (gp_ctx_open_start) the stage runs on the CPU
+ * backend ("lane" 0); when the context is up the stage hands its partial state to the GPU ("lane" 1) and the stream
+ * goes on there. An input the CPU finishes first never waits for the driver. Outputs: output.h, written by the stage's
+ * push.
  */
 #ifndef GP_CLI_PIPELINE_H
 #define GP_CLI_PIPELINE_H
