@@ -61,6 +61,32 @@ static inline __attribute__((always_inline)) void pack_words(const gp__sort_xf_t
     for (size_t i = i0; i < i1; i++) P[i] = gp__sort_xf_key(xf, gp__sort_bits(x + i * ks, ks), ks) << 32 | i;
 }
 
+/* pack_words at a constant width for each loop */
+static void pack_range(const gp__sort_xf_t *xf, const unsigned char *x, size_t ks, uint64_t *P, size_t i0, size_t i1)
+{
+    if (ks == 4) pack_words(xf, x, 4, P, i0, i1);
+    else if (ks == 2) pack_words(xf, x, 2, P, i0, i1);
+    else pack_words(xf, x, 1, P, i0, i1);
+}
+/* positions [i0, i1) of the sorted words out (ib bytes each, at any alignment), and the keys they name where ko */
+static void unpack_range(const uint64_t *P, const unsigned char *x, size_t ks, unsigned char *ko, void *pos_out,
+                         size_t ib, size_t i0, size_t i1)
+{
+    unsigned char *po = pos_out;
+    if (ib == 4)
+        for (size_t i = i0; i < i1; i++) {
+            const uint32_t v = (uint32_t)P[i];
+            memcpy(po + i * 4, &v, 4);
+        }
+    else
+        for (size_t i = i0; i < i1; i++) {
+            const uint64_t v = P[i] & 0xffffffffu;
+            memcpy(po + i * 8, &v, 8);
+        }
+    if (ko)
+        for (size_t i = i0; i < i1; i++) memcpy(ko + i * ks, x + (P[i] & 0xffffffffu) * ks, ks);
+}
+
 int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
                               void *pos_out, int descending)
 {
@@ -74,31 +100,17 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
     if (!P) return 0;
     const gp__sort_xf_t xf = gp__sort_xf(kt, descending);
     const int par = gp__cpu_par(1, n * 8 * 64);
-#pragma omp parallel for schedule(static) if (par)
-    for (size_t c = 0; c < 64; c++) {
-        const size_t i0 = n * c / 64, i1 = n * (c + 1) / 64;
-        if (ks == 4) pack_words(&xf, x, 4, P, i0, i1); /* a constant width for each loop */
-        else if (ks == 2) pack_words(&xf, x, 2, P, i0, i1);
-        else pack_words(&xf, x, 1, P, i0, i1);
-    }
+    if (par) {
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < 64; c++) pack_range(&xf, x, ks, P, n * c / 64, n * (c + 1) / 64);
+    } else /* no OpenMP region: even one thread's costs a team's set-up */
+        pack_range(&xf, x, ks, P, 0, n);
     sort_keys_64(P, P, n, 0, 0); /* unsigned words ascending: equal keys by position, so stable */
-#pragma omp parallel for schedule(static) if (par)
-    for (size_t c = 0; c < 64; c++) {
-        const size_t i0 = n * c / 64, i1 = n * (c + 1) / 64;
-        unsigned char *po = pos_out; /* positions at any alignment */
-        if (ib == 4)
-            for (size_t i = i0; i < i1; i++) {
-                const uint32_t v = (uint32_t)P[i];
-                memcpy(po + i * 4, &v, 4);
-            }
-        else
-            for (size_t i = i0; i < i1; i++) {
-                const uint64_t v = P[i] & 0xffffffffu;
-                memcpy(po + i * 8, &v, 8);
-            }
-        if (ko)
-            for (size_t i = i0; i < i1; i++) memcpy(ko + i * ks, x + (P[i] & 0xffffffffu) * ks, ks);
-    }
+    if (par) {
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < 64; c++) unpack_range(P, x, ks, ko, pos_out, ib, n * c / 64, n * (c + 1) / 64);
+    } else
+        unpack_range(P, x, ks, ko, pos_out, ib, 0, n);
     free(P);
     return 1;
 }

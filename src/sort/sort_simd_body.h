@@ -462,8 +462,24 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
      * order, and written over the zeros' and the NaNs' places once sorted (kept: zeros, then NaNs, of side). */
     size_t fc[64][4], z = 0, nn = 0, neg = 0, negz = 0;
     T *side = NULL;
+    const int plain = kind == 0 && !descending; /* the keys are their radix keys */
+    if (!par) { /* no OpenMP region at all: each one, even of one thread, costs a team's set-up (~1 us at 2^10) */
+        if (kind == 2) {
+            NAME(float_counts)(x, 0, n, fc[0]);
+            z = fc[0][0], nn = fc[0][1], neg = fc[0][2], negz = fc[0][3];
+            if (negz || nn) {
+                if ((side = malloc((z + nn) * sizeof(T))) == NULL) return 0;
+                NAME(float_gather)(x, 0, n, side, side + z);
+            }
+        }
+        if (!plain || x != k) NAME(to_keys)(x, k, 0, n, kind, flip);
+        NAME(qs_tasks)(k, n, depth); /* orphaned: any task runs at once */
+        if (!plain) NAME(from_keys)(k, 0, n, kind, flip);
+        NAME(put_side)(k, n, side, z, nn, neg, descending);
+        return 1;
+    }
     if (kind == 2) {
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) NAME(float_counts)(x, n * c / 64, n * (c + 1) / 64, fc[c]);
         for (size_t c = 0; c < 64; c++) z += fc[c][0], nn += fc[c][1], neg += fc[c][2], negz |= fc[c][3];
         if (negz || nn) {
@@ -474,13 +490,12 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
                 fc[c][0] = zo, fc[c][1] = no;
                 zo += cz, no += cn;
             }
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static)
             for (size_t c = 0; c < 64; c++) NAME(float_gather)(x, n * c / 64, n * (c + 1) / 64, side + fc[c][0],
                                                                 side + fc[c][1]);
         }
     }
-    const int plain = kind == 0 && !descending; /* the keys are their radix keys */
-    if (par && n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads &&
+    if (n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads &&
         NAME(sort_split)(x, k, n, kind, flip, depth)) {
         if (!plain) {
 #pragma omp parallel for schedule(static)
@@ -490,14 +505,14 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         return 1;
     }
     if (!plain || x != k) {
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, kind, flip);
     }
-#pragma omp parallel if (par)
+#pragma omp parallel
 #pragma omp single
     NAME(qs_tasks)(k, n, depth);
     if (!plain) {
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
     }
     NAME(put_side)(k, n, side, z, nn, neg, descending);
