@@ -40,6 +40,9 @@ static inline __attribute__((always_inline)) void block_keys(const gp__sort_xf_t
 }
 
 enum { ROW_CHUNK = 1 << 15, ROW_CHUNKS_MAX = 64 };
+/* rows this short (keys of up to 4 bytes) take the first k of their stable argsort: the select's counts, chunks and
+ * scratch cost more than the sort there (2^10 f32, k = 100, on the 2-core VM: 12.9 us against ~6) */
+enum { TOPK_CPU_SORT_MAX = 4096 };
 
 /* ---- a small k of a long row: a threshold from a sample, one read (docs/design/sort.md, "Top-k").
  * SAMPLE_RUNS runs of SAMPLE_RUN consecutive keys spread over the row (a cache line each for 4-byte keys) give T0, the
@@ -235,6 +238,18 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     size_t C = n / ROW_CHUNK;
     if (C < 1) C = 1;
     if (C > ROW_CHUNKS_MAX) C = ROW_CHUNKS_MAX;
+    if (!rest && n <= TOPK_CPU_SORT_MAX && es <= 4) { /* a short row: its stable argsort's first k (packed words) */
+        uint64_t *pos = malloc(n * 8);
+        if (pos && gp__sort_cpu_simd_argsort(dt, n, x, NULL, 8, pos, largest)) {
+            for (size_t j = 0; j < k; j++) {
+                if (vals) memcpy(vals + j * es, x + pos[j] * es, es);
+                if (idx) put_pos(idx, ib, j, pos[j]);
+            }
+            free(pos);
+            return GP_OK;
+        }
+        free(pos); /* no AVX-512 (or no memory): the select below */
+    }
     if (!rest && n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 64) {
         int done = 0;
         const gp_status_t s0 = row_sampled(dt, x, n, k, largest, vals, ib, idx, C, &done);
@@ -389,7 +404,9 @@ static gp_status_t topk_cpu(gp_dtype_t dt, size_t rows, size_t n, const unsigned
     const size_t stride = rest ? n : k;
     const size_t es = gp_dtype_size(dt);
     gp_status_t st = GP_OK;
-#pragma omp parallel for schedule(dynamic, 1) if (rows > 1)
+    if (rows == 1) /* no OpenMP region of one thread: its set-up costs what a short row's select does */
+        return row_cpu(dt, x, n, k, largest, vals, ib, idx, rest);
+#pragma omp parallel for schedule(dynamic, 1)
     for (size_t r = 0; r < rows; r++) {
         const gp_status_t s = row_cpu(dt, x + r * n * es, n, k, largest, vals ? vals + r * stride * es : NULL, ib,
                                       idx ? idx + r * stride * ib : NULL, rest);
