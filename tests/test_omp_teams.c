@@ -311,6 +311,13 @@ static void c_sort(gp_ctx_t *ctx, dg_t *d)
     dg_bytes(d, y, 64 * 1000 * 4), dg_bytes(d, v, 64 * 1000 * 4);
     ST(d, gp_topk_sync(ctx, GP_U64, 1, N, g_u64, 200000, 1, y, GP_U64, v));
     dg_bytes(d, y, 200000 * 8), dg_bytes(d, v, 200000 * 8);
+    /* short rows (their stable argsort's first k) and a short sort: no team of their own */
+    ST(d, gp_topk_sync(ctx, GP_F32, 32, 1000, g_f32s, 100, 1, y, GP_I64, v));
+    dg_bytes(d, y, 32 * 100 * 4), dg_bytes(d, v, 32 * 100 * 8);
+    ST(d, gp_topk_sync(ctx, GP_F32, 1, 3001, g_f32s, 3001, 0, y, GP_U32, v));
+    dg_bytes(d, y, 3001 * 4), dg_bytes(d, v, 3001 * 4);
+    ST(d, gp_sort_sync(ctx, GP_F32, 3001, g_f32s, y, &desc));
+    dg_bytes(d, y, 3001 * 4);
     /* np.unique with every output */
     size_t c = 0;
     uint64_t *counts = xmalloc(N * 8);
