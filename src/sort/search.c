@@ -15,73 +15,93 @@ size_t gp__sort_index_bytes(gp_dtype_t t) { return t == GP_U32 ? 4 : t == GP_U64
  * SAMPLE-th key's radix key is copied first into a table that stays in cache: a query's block of SAMPLE keys is found
  * there, and only that block (a few cache lines) is searched in the array. The same places as one binary search per
  * query. */
-enum { QB = 16, SAMPLE = 64, SAMPLE_MIN_N = 1 << 17 };
+enum { QB = 16, SAMPLE = 64, SAMPLE_MIN_N = 1 << 17, PAR_QUERIES = 4096 };
+typedef struct search_job {
+    gp__sort_xf_t xf;
+    size_t ks, n, m, ns, ib;
+    const unsigned char *a, *q;
+    const uint64_t *samp; /* every SAMPLE-th key's radix key (NULL: none) */
+    int right;
+    unsigned char *out;
+} search_job_t;
+
+/* queries [g QB, g QB + QB) of the job */
+static void search_group(const search_job_t *j, size_t g)
+{
+    const gp__sort_xf_t lx = j->xf;
+    const size_t ks = j->ks, n = j->n, ns = j->ns, m = j->m;
+    const unsigned char *a = j->a, *q = j->q;
+    const uint64_t *samp = j->samp;
+    const int right = j->right;
+    const size_t q0 = g * QB, qn = m - q0 < QB ? m - q0 : QB;
+    uint64_t qk[QB];
+    size_t base[QB], len[QB], most = 0; /* each query's place lies in [base, base + len] */
+    for (size_t i = 0; i < qn; i++) qk[i] = gp__sort_xf_key(&lx, gp__sort_bits(q + (q0 + i) * ks, ks), ks);
+#define GP_BELOW(v, i) (right ? (v) <= qk[i] : (v) < qk[i])
+    if (samp) { /* j = the samples below the query: its place is in ((j - 1) SAMPLE, j SAMPLE] (and <= n) */
+        size_t sb[QB] = {0};
+        for (size_t sl = ns; sl > 1; sl -= sl / 2)
+            for (size_t i = 0; i < qn; i++) sb[i] += GP_BELOW(samp[sb[i] + sl / 2], i) ? sl / 2 : 0;
+        for (size_t i = 0; i < qn; i++) {
+            const size_t jj = sb[i] + (GP_BELOW(samp[sb[i]], i) ? 1 : 0), hi = jj * SAMPLE < n ? jj * SAMPLE : n;
+            base[i] = jj ? (jj - 1) * SAMPLE + 1 : 0;
+            len[i] = hi - base[i];
+        }
+    } else {
+        for (size_t i = 0; i < qn; i++) base[i] = 0, len[i] = n;
+    }
+    for (size_t i = 0; i < qn; i++) most = len[i] > most ? len[i] : most;
+    for (size_t l = most; l > 1; l -= l / 2) { /* every len halves as the longest does: done together */
+        for (size_t i = 0; i < qn; i++)
+            if (len[i] > 1) __builtin_prefetch(a + (base[i] + len[i] / 2) * ks);
+        for (size_t i = 0; i < qn; i++) {
+            if (len[i] <= 1) continue;
+            const size_t half = len[i] / 2;
+            const uint64_t v = gp__sort_xf_key(&lx, gp__sort_bits(a + (base[i] + half) * ks, ks), ks);
+            base[i] += GP_BELOW(v, i) ? half : 0;
+            len[i] -= half;
+        }
+    }
+    for (size_t i = 0; i < qn; i++) {
+        size_t at = base[i];
+        if (len[i]) {
+            const uint64_t v = gp__sort_xf_key(&lx, gp__sort_bits(a + at * ks, ks), ks);
+            at += GP_BELOW(v, i);
+        }
+#undef GP_BELOW
+        if (j->ib == 4) {
+            const uint32_t w = (uint32_t)at;
+            memcpy(j->out + (q0 + i) * 4, &w, 4);
+        } else {
+            const uint64_t w = at;
+            memcpy(j->out + (q0 + i) * 8, &w, 8);
+        }
+    }
+}
+
 static void search_cpu(gp_dtype_t dt, size_t n, const unsigned char *a, size_t m, const unsigned char *q, int right,
                        size_t ib, unsigned char *out)
 {
-    const gp__sort_xf_t xf = gp__sort_xf(dt, 0);
-    const size_t ks = gp_dtype_size(dt);
-    const size_t groups = (m + QB - 1) / QB;
-    size_t ns = 0;
+    search_job_t j = {gp__sort_xf(dt, 0), gp_dtype_size(dt), n, m, 0, ib, a, q, NULL, right, out};
+    const size_t groups = (m + QB - 1) / QB, ks = j.ks;
     uint64_t *samp = NULL;
     if (n >= SAMPLE_MIN_N && m >= n / SAMPLE / 4) {
-        ns = (n + SAMPLE - 1) / SAMPLE;
+        const size_t ns = (n + SAMPLE - 1) / SAMPLE;
         if ((samp = malloc(ns * sizeof *samp)) != NULL) {
+            const gp__sort_xf_t xf = j.xf;
 #pragma omp parallel for schedule(static) if (ns > 4096)
             for (size_t s = 0; s < ns; s++) {
                 const gp__sort_xf_t lx = xf;
                 samp[s] = gp__sort_xf_key(&lx, gp__sort_bits(a + s * SAMPLE * ks, ks), ks);
             }
+            j.samp = samp, j.ns = ns;
         }
     }
-#pragma omp parallel for schedule(static) if (m > 4096)
-    for (size_t g = 0; g < groups; g++) {
-        const gp__sort_xf_t lx = xf;
-        const size_t q0 = g * QB, qn = m - q0 < QB ? m - q0 : QB;
-        uint64_t qk[QB];
-        size_t base[QB], len[QB], most = 0; /* each query's place lies in [base, base + len] */
-        for (size_t i = 0; i < qn; i++) qk[i] = gp__sort_xf_key(&lx, gp__sort_bits(q + (q0 + i) * ks, ks), ks);
-#define GP_BELOW(v, i) (right ? (v) <= qk[i] : (v) < qk[i])
-        if (samp) { /* j = the samples below the query: its place is in ((j - 1) SAMPLE, j SAMPLE] (and <= n) */
-            size_t sb[QB] = {0};
-            for (size_t sl = ns; sl > 1; sl -= sl / 2)
-                for (size_t i = 0; i < qn; i++) sb[i] += GP_BELOW(samp[sb[i] + sl / 2], i) ? sl / 2 : 0;
-            for (size_t i = 0; i < qn; i++) {
-                const size_t j = sb[i] + (GP_BELOW(samp[sb[i]], i) ? 1 : 0), hi = j * SAMPLE < n ? j * SAMPLE : n;
-                base[i] = j ? (j - 1) * SAMPLE + 1 : 0;
-                len[i] = hi - base[i];
-            }
-        } else {
-            for (size_t i = 0; i < qn; i++) base[i] = 0, len[i] = n;
-        }
-        for (size_t i = 0; i < qn; i++) most = len[i] > most ? len[i] : most;
-        for (size_t l = most; l > 1; l -= l / 2) { /* every len halves as the longest does: done together */
-            for (size_t i = 0; i < qn; i++)
-                if (len[i] > 1) __builtin_prefetch(a + (base[i] + len[i] / 2) * ks);
-            for (size_t i = 0; i < qn; i++) {
-                if (len[i] <= 1) continue;
-                const size_t half = len[i] / 2;
-                const uint64_t v = gp__sort_xf_key(&lx, gp__sort_bits(a + (base[i] + half) * ks, ks), ks);
-                base[i] += GP_BELOW(v, i) ? half : 0;
-                len[i] -= half;
-            }
-        }
-        for (size_t i = 0; i < qn; i++) {
-            size_t at = base[i];
-            if (len[i]) {
-                const uint64_t v = gp__sort_xf_key(&lx, gp__sort_bits(a + at * ks, ks), ks);
-                at += GP_BELOW(v, i);
-            }
-#undef GP_BELOW
-            if (ib == 4) {
-                const uint32_t w = (uint32_t)at;
-                memcpy(out + (q0 + i) * 4, &w, 4);
-            } else {
-                const uint64_t w = at;
-                memcpy(out + (q0 + i) * 8, &w, 8);
-            }
-        }
-    }
+    if (m > PAR_QUERIES) {
+#pragma omp parallel for schedule(static)
+        for (size_t g = 0; g < groups; g++) search_group(&j, g);
+    } else /* no OpenMP region: even one thread's costs a team's set-up, more than a few queries take */
+        for (size_t g = 0; g < groups; g++) search_group(&j, g);
     free(samp);
 }
 
