@@ -113,6 +113,8 @@ racecheck gpu_select engine 200
 synccheck gpu_select engine 150
 memcheck gpu_sort - 300
 racecheck gpu_sort u32,f64 300
+memcheck gpu_sort rank 200
+racecheck gpu_sort rank 300
 synccheck gpu_sort - 200
 memcheck gpu_search - 300
 racecheck gpu_search u32 200

@@ -1,11 +1,11 @@
 /*
  * gpu_sort.c — gp_sort, gp_sort_pairs and gp_argsort on a GPU against the CPU backend (test_sort checks that against
  * an independent reference): every dtype x ascending / descending x random values with NaN payloads of both signs,
- * ±0, ±inf and subnormals, few distinct keys, all equal, sorted, reverse-sorted; sizes across the tiles (4096 elements
- * for 8-byte keys, 6144 for the rest) and past 2^20; keys (every bit), pairs with 1- to 16-byte values, in place,
- * argsort with u32 and u64 positions, integer bit ranges; outputs poisoned first; u8 pairs past 2^32 elements
- * (several look-back portions), u32 pairs and f64 keys past 2^29 (two portions over several passes).
- * GP_TEST_FILTER=u32,f64 sweeps only those dtypes.
+ * ±0, ±inf and subnormals, few distinct keys, all equal, sorted, reverse-sorted; sizes across the counted ranks' limits
+ * (4096 and 8192), the tiles (4096 elements for 8-byte keys, 6144 for the rest) and past 2^20; keys (every bit), pairs
+ * with 1- to 16-byte values, in place, argsort with u32 and u64 positions, integer bit ranges; outputs poisoned first;
+ * u8 pairs past 2^32 elements (several look-back portions), u32 pairs and f64 keys past 2^29 (two portions over several
+ * passes). GP_TEST_FILTER=u32,f64 sweeps only those dtypes; a filter naming "rank" only the sizes up to 8193.
  */
 #include "sort_common.h"
 
@@ -155,7 +155,11 @@ int main(void)
     tc_require_gpu("gpu_sort");
     tc_seed("gpu_sort");
     g_quick = getenv("GP_TEST_QUICK") != NULL;
-    const char *filter = getenv("GP_TEST_FILTER"); /* dtype names, e.g. "u32,f64": only their sweeps (sanitizers) */
+    /* dtype names, e.g. "u32,f64": only their sweeps (sanitizers); "rank" among them: only the sizes the counted
+     * ranks take (up to 8192) and their neighbours, every dtype unless others are named */
+    const char *filter = getenv("GP_TEST_FILTER");
+    const int rank_only = filter && name_listed(filter, "rank");
+    if (rank_only && !strchr(filter, ',')) filter = NULL;
     gp_ctx_t *gpu = NULL, *cpu = NULL;
     REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
@@ -172,6 +176,7 @@ int main(void)
         for (size_t si = 0; si < sizeof k_sizes / sizeof k_sizes[0]; si++) {
             const size_t n = k_sizes[si];
             if (g_quick && n > 20000 && n != 131072 && n != K_QUICK_BIG) continue;
+            if (rank_only && n > 8193) continue;
             for (int mode = 0; mode < M_COUNT; mode++) {
                 if ((n > 200000 || (g_quick && n > 5000)) && mode != M_RANDOM) continue; /* quick: several tiles too */
                 static const char *const names[] = {"random", "few", "equal", "sorted", "reversed"};
@@ -190,12 +195,14 @@ int main(void)
                 }
             }
         }
-        if (!fl) { /* integer bit ranges */
-            for (int r = 0; r < 4; r++) {
+        if (!fl) { /* integer bit ranges: through the passes, and through the counted ranks (5000) */
+            for (int r = 0; r < 8; r++) {
                 const int lo = (int)(tc_next() % (unsigned)w), hi = lo + 1 + (int)(tc_next() % (unsigned)(w - lo));
                 const gp_sort_opts_t o = {r & 1, lo, hi};
-                sort_fill(x, 100003, dt, M_RANDOM);
-                check(gpu, cpu, s, dt, 100003, x, &o, "bit range");
+                const size_t bn = r < 4 ? 100003 : 5000;
+                if (rank_only && bn > 8192) continue;
+                sort_fill(x, bn, dt, M_RANDOM);
+                check(gpu, cpu, s, dt, bn, x, &o, "bit range");
             }
         }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before ? "ok" : "FAILED");
@@ -210,8 +217,8 @@ int main(void)
         CHECK(k1 >= (4u << 20) && k2 > k1 && pr >= k1 + (8u << 20) && ar >= k1 + (12u << 20),
               "gp_sort_workspace_bytes: keys %zu (2x n: %zu), pairs %zu, argsort %zu", k1, k2, pr, ar);
     }
-    if (!g_quick) huge(gpu, cpu);
-    if (!g_quick) portions(gpu, cpu);
+    if (!g_quick && !rank_only) huge(gpu, cpu);
+    if (!g_quick && !rank_only) portions(gpu, cpu);
     OK(gp_stream_destroy(gpu, s));
     OK(gp_ctx_destroy(cpu));
     OK(gp_ctx_destroy(gpu));
