@@ -1,10 +1,12 @@
 """python -m gpuprim.bench [--device cpu|N] [--sizes 16,20,24] [--reps R] [--profile]: gpuprim's Python functions
 against their peers in the same run — NumPy on the CPU backend, torch and CuPy on CUDA tensors of a GPU — and against
 the C call itself (the same library call made straight through ctypes), so the wrapper's cost shows: 'over_C_us' is
-the sort's time over the C call's (the median of 61 differences, the two timed alternately). Times are medians of R
+the sort's time over the C call's (the median of 61 differences, the two timed alternately), and on a GPU
+'host_over_C_us' the host's time per call over the C call's (loops of 50 calls issued back to back, the two
+alternately, the median of 15 differences: the wrapper's own cost, apart from the device's). Times are medians of R
 runs of one call (perf_counter; on a GPU the device synchronized before and after it), in microseconds; ratio = peer /
-gpuprim. On a GPU each peer
-runs on its own arrays (torch tensors, CuPy arrays) and gpuprim on the same ones, read in place."""
+gpuprim. On a GPU each peer runs on its own arrays (torch tensors, CuPy arrays) and gpuprim on the same ones, read in
+place."""
 import argparse
 import ctypes
 import statistics
@@ -94,6 +96,26 @@ def _over_c(crun, ours, sync, pairs=61):
     return 1e6 * statistics.median(d)
 
 
+def _host_over_c(crun, ours, sync, loops=15, batch=50):
+    """the Python call's host time over the C call's, µs a call: loops of `batch` calls issued back to back (the host
+    time of issuing them; on a GPU the device drains them after), C and Python alternately, the median of the
+    differences"""
+    crun(), ours()
+    sync()
+    d = []
+    for _ in range(loops):
+        per = []
+        for fn in (crun, ours):
+            sync()
+            t = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            per.append((time.perf_counter() - t) / batch)
+        sync()
+        d.append(per[1] - per[0])
+    return 1e6 * statistics.median(d)
+
+
 def _bench_gpu(rows, n, cases, peer, arg, reps, sync, profile=False):
     """each case against the peer's call on the same arrays; the C call of the sort beside the Python one"""
     crun, _keep = _c_sort(arg)
@@ -103,7 +125,8 @@ def _bench_gpu(rows, n, cases, peer, arg, reps, sync, profile=False):
     for name, ours, pf in cases:
         o = _time_gpu(ours, reps, sync)
         p = _time_gpu(pf, reps, sync)
-        rows.append((name, n, o, peer, p, p / o, _over_c(crun, ours, sync) if name == "sort f32" else None))
+        rows.append((name, n, o, peer, p, p / o, _over_c(crun, ours, sync) if name == "sort f32" else None,
+                     _host_over_c(crun, ours, sync) if name == "sort f32" else None))
 
 
 def main(argv=None):
@@ -143,7 +166,7 @@ def main(argv=None):
                 o = _time_cpu(ours, a.reps)
                 p = _time_cpu(peer, a.reps)
                 rows.append((name, n, o, "NumPy %s" % np.__version__, p, p / o,
-                             _over_c(crun, ours, lambda: None) if name == "sort f32" else None))
+                             _over_c(crun, ours, lambda: None) if name == "sort f32" else None, None))
     else:
         dev = int(a.device)
         try:
@@ -196,10 +219,12 @@ def main(argv=None):
                              ("histogram 100 f32", lambda: g.histogram(c, 100), lambda: cupy.histogram(c, 100)),
                              ("sum f32", lambda: g.sum(c), lambda: float(cupy.sum(c)))]
                     _bench_gpu(rows, n, cases, "CuPy %s" % cupy.__version__, take(c), a.reps, sync, a.profile)
-    print("%-20s %10s %12s %-14s %12s %7s %9s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio", "over_C_us"))
+    print("%-20s %10s %12s %-14s %12s %7s %9s %14s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio",
+                                                        "over_C_us", "host_over_C_us"))
     for r in rows:
-        print("%-20s %10d %12.1f %-14s %12.1f %7.3f %9s" % (r[0], r[1], r[2], r[3], r[4], r[5],
-                                                            "" if r[6] is None else "%.1f" % r[6]))
+        print("%-20s %10d %12.1f %-14s %12.1f %7.3f %9s %14s" % (r[0], r[1], r[2], r[3], r[4], r[5],
+                                                                 "" if r[6] is None else "%.1f" % r[6],
+                                                                 "" if r[7] is None else "%.1f" % r[7]))
     return 0
 
 
