@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from . import _lib as L
-from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda, is_cupy,
-                      device_arg, ready)
+from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda,
+                      is_cupy, device_arg, ready)
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
