@@ -131,10 +131,10 @@ GP_INTERNAL gp_status_t gp__sort_opts(const char *fn, gp_dtype_t dtype, const gp
  * average gp__sort_cpu_split_part keys is split again */
 GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__sort_cpu_split_part,
     gp__sort_cpu_lines_min;
-/* topk.c's CPU rows from this many elements (and k <= n / 64) first try a threshold from a sample and one read
- * (the tests lower it to reach the path at small n) */
+/* topk.c's CPU rows from this many elements (and k <= n / 16) first try a threshold from a sample and one read
+ * (the tests lower it to reach the path at small n; shorter rows sort) */
 #ifndef GP_TOPK_CPU_SAMPLE_MIN
-#define GP_TOPK_CPU_SAMPLE_MIN (1u << 16)
+#define GP_TOPK_CPU_SAMPLE_MIN 4097u
 #endif
 GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 /* sort_simd.c: 4- and 8-byte keys alone, the whole key, aligned to their size, from this many keys, sorted by an

@@ -250,7 +250,7 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         }
         free(pos); /* no AVX-512 (or no memory): the select below */
     }
-    if (!rest && n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 64) {
+    if (!rest && n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 16) {
         int done = 0;
         const gp_status_t s0 = row_sampled(dt, x, n, k, largest, vals, ib, idx, C, &done);
         if (s0 != GP_OK || done) return s0;
