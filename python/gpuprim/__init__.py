@@ -204,6 +204,9 @@ def count_nonzero(a, axis=None, *, device=None):
 
 
 # ---------------------------------------------------------------------------------------------- scans
+_SCAN_DT = {}  # (op, input dtype, dtype argument) -> np.cumsum's / np.cumprod's result dtype
+
+
 def _scan(op, a, axis, dtype, device):
     a = _norm(a)
     host = _host(a)
@@ -211,15 +214,16 @@ def _scan(op, a, axis, dtype, device):
         raise ValueError("gpuprim.cum%s: a device array scans with axis=None in its own result dtype" % op)
     if not host:
         arg = take(a, device)
-        out_dt = L.lib.gp_scan_out_dtype
-        out_dt.restype, out_dt.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_int, ctypes.c_int]
-        odt = out_dt(L.OP[op], arg.gp, L.GP_DTYPE_COUNT)
+        odt = L.gp_scan_out_dtype(L.OP[op], arg.gp, L.GP_DTYPE_COUNT)
         res, rp = output(arg, (arg.size,), np_dtype(odt))
         L.check(L.gp_scan_acc(arg.ctx.p, L.OP[op], arg.gp, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, arg.size, arg.ptr,
                               rp, arg.stream), "gpuprim.cum" + op)
         return res
     x = np.asarray(a)
-    want = (np.cumsum if op == "sum" else np.cumprod)(np.zeros(0, x.dtype), dtype=dtype).dtype  # NumPy's dtype
+    key = (op, x.dtype, dtype)
+    want = _SCAN_DT.get(key)
+    if want is None:  # NumPy's result dtype, asked of NumPy once
+        want = _SCAN_DT[key] = (np.cumsum if op == "sum" else np.cumprod)(np.zeros(0, x.dtype), dtype=dtype).dtype
     if axis is None:
         x, undo = np.ascontiguousarray(x).reshape(-1), None
     else:

@@ -218,10 +218,16 @@ class DeviceArray:
         return _dlpack_export(self)
 
 
+_CUDART = {}  # name -> the runtime function, typed once
+
+
 def _cudart(name, *argtypes):
-    f = getattr(L.lib, name)  # the CUDA runtime libgpuprim links, reached through its handle
-    f.restype = ctypes.c_int
-    f.argtypes = list(argtypes)
+    f = _CUDART.get(name)
+    if f is None:
+        f = getattr(L.lib, name)  # the CUDA runtime libgpuprim links, reached through its handle
+        f.restype = ctypes.c_int
+        f.argtypes = list(argtypes)
+        _CUDART[name] = f
     return f
 
 
