@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib as L
 from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda,
-                      is_cupy, device_arg, ready)
+                      is_cupy, device_arg, host_ptr, ready)
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
@@ -341,9 +341,9 @@ def _sort_impl(a, axis, descending, device, arg_out):
         ctx = context(None).p
         o = ctypes.byref(_DESC if descending else _ASC)
         if arg_out:
-            L.check(L.gp_argsort(ctx, g, a.size, a.ctypes.data, L.GP_I64, out.ctypes.data, o, None), "gpuprim.argsort")
+            L.check(L.gp_argsort(ctx, g, a.size, host_ptr(a), L.GP_I64, host_ptr(out), o, None), "gpuprim.argsort")
         else:
-            L.check(L.gp_sort(ctx, g, a.size, a.ctypes.data, out.ctypes.data, o, None), "gpuprim.sort")
+            L.check(L.gp_sort(ctx, g, a.size, host_ptr(a), host_ptr(out), o, None), "gpuprim.sort")
         return out
     if device is None and type(a) is not np.ndarray and axis in (-1, 0, None):  # a 1-D CUDA tensor: as few steps
         arg = device_arg(a, "a")

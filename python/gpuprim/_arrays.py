@@ -44,6 +44,14 @@ def np_dtype(g):
     return _GP_TO_NP[g]
 
 
+def host_ptr(a):
+    """The address of a C-contiguous NumPy array's data: a writable one's through the buffer protocol (~0.3 us), else
+    .ctypes.data (~0.9 us: a ctypes helper object made per read)"""
+    if a.flags.writeable and a.nbytes:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    return a.ctypes.data
+
+
 # ---------------------------------------------------------------------------------------------- contexts
 _local = threading.local()
 
@@ -502,7 +510,7 @@ def take(x, device=None, name="x"):
     """x as an Arg: a CUDA tensor read in place on its device; a NumPy array (or anything np.asarray takes) on the
     CPU backend, or copied to GPU `device` when one is asked for. Views that are not C-contiguous are copied."""
     if device is None and type(x) is np.ndarray and x.flags.c_contiguous and x.dtype.isnative:
-        return Arg(x.ctypes.data, x.shape, x.dtype, context(None), keep=x, host=x)  # the common case, at once
+        return Arg(host_ptr(x), x.shape, x.dtype, context(None), keep=x, host=x)  # the common case, at once
     if is_torch_cuda(x):
         a = _torch_arg(x, name)
         if a is not None:
@@ -538,7 +546,7 @@ def take(x, device=None, name="x"):
         a = a.astype(a.dtype.newbyteorder("="))
     a = np.ascontiguousarray(a)
     if device is None or device == "cpu":
-        return Arg(a.ctypes.data, a.shape, a.dtype, context(None), keep=a, host=a)
+        return Arg(host_ptr(a), a.shape, a.dtype, context(None), keep=a, host=a)
     ctx = context(device)
     d = DeviceArray(ctx, a.shape, a.dtype)
     if a.nbytes:
@@ -589,7 +597,7 @@ def output(like, shape, dtype):
     DeviceArray on like's device and stream."""
     if not like.on_gpu:
         a = np.empty(shape, dtype)
-        return a, a.ctypes.data
+        return a, host_ptr(a)
     d = DeviceArray(like.ctx, shape, dtype, like.stream)
     return d, d.ptr
 
