@@ -116,6 +116,18 @@ static const cli_spec_t spec = {
     "index: the first K of np.sort / np.argsort(x, kind='stable'). IN: .npy, raw, or - for stdin.",
     NULL};
 
+/* The outputs asked for, whole or not at all, from ctx's memory: m values (like: their dtype and shape) at v and m
+ * int64 positions of the same shape at ix. EXIT_OK, or the exit code after printing why. */
+static int write_outputs(gp_ctx_t *ctx, const topk_opts_t *opt, const gp_array_desc_t *like, const void *v,
+                         const void *ix, size_t m)
+{
+    gp_array_desc_t il = *like;
+    il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
+    if (!opt->idx) return held_write("topk", ctx, opt->out, like, v, m, like->elem_size);
+    if (!opt->out) return held_write("topk", ctx, opt->idx, &il, ix, m, 8); /* the positions alone */
+    return held_write_pair("topk", ctx, opt->out, like, v, m, like->elem_size, opt->idx, &il, ix, m, 8);
+}
+
 /* the one-line summary (or --json / --csv record) of a run */
 static void summary(const cli_common_t *c, gp_ctx_t *ctx, const topk_opts_t *opt, gp_dtype_t dt, size_t rows, size_t n,
                     size_t k, double run_secs, double t0)
@@ -170,14 +182,9 @@ static int run_stream(const cli_common_t *c, input_t *in, const topk_opts_t *opt
         goto out;
     }
     {
-        gp_array_desc_t like = in->d, il = in->d;
+        gp_array_desc_t like = in->d;
         like.ndim = 1, like.shape[0] = k, like.count = k;
-        il.ndim = 1, il.shape[0] = k, il.count = k, il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
-        const void *v = j.cv[j.cur], *ix = j.cp[j.cur];
-        if (!opt->idx) rc = held_write(verb, j.cpu, opt->out, &like, v, k, j.es);
-        else if (!opt->out) rc = held_write(verb, j.cpu, opt->idx, &il, ix, k, 8);
-        else rc = held_write_pair(verb, j.cpu, opt->out, &like, v, k, j.es, opt->idx, &il, ix, k, 8);
-        if (rc != EXIT_OK) goto out;
+        if ((rc = write_outputs(j.cpu, opt, &like, j.cv[j.cur], j.cp[j.cur], k)) != EXIT_OK) goto out;
     }
     summary(c, pipe_lane_ctx(&pp, lane), opt, j.dtype, 1, j.elements, k, run_secs, t0);
 out:
@@ -279,19 +286,7 @@ static int cmd_topk(int argc, char **argv)
         } else
             like.shape[like.ndim - 1] = k;
         like.count = rows * k;
-        gp_array_desc_t il0 = like;
-        il0.dtype = GP_I64, il0.bool_values = 0, il0.elem_size = 8;
-        if (!opt.idx) {
-            if ((rc = held_write(verb, ctx, opt.out, &like, buf_at(ctx, &ob), rows * k, es)) != EXIT_OK) goto out;
-        } else if (!opt.out) { /* the positions alone */
-            if ((rc = held_write(verb, ctx, opt.idx, &il0, buf_at(ctx, &oi), rows * k, 8)) != EXIT_OK) goto out;
-        } else {
-            gp_array_desc_t il = like;
-            il.dtype = GP_I64, il.bool_values = 0, il.elem_size = 8;
-            if ((rc = held_write_pair(verb, ctx, opt.out, &like, buf_at(ctx, &ob), rows * k, es, opt.idx, &il,
-                                      buf_at(ctx, &oi), rows * k, 8)) != EXIT_OK)
-                goto out;
-        }
+        if ((rc = write_outputs(ctx, &opt, &like, buf_at(ctx, &ob), buf_at(ctx, &oi), rows * k)) != EXIT_OK) goto out;
     }
     summary(&c, ctx, &opt, in.d.dtype, rows, n, k, run_secs, t0);
 out:
