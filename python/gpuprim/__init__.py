@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib as L
 from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda,
-                      is_cupy, device_arg, host_ptr, ready)
+                      is_cupy, device_arg, host_ptr, ready, SMALL_BYTES)
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
@@ -135,10 +135,21 @@ def _reduce_flat(op, x, device):
     if a.size == 0 and op in ("min", "max", "argmin", "argmax"):
         raise ValueError("zero-size array to reduction operation %s which has no identity"
                          % {"min": "minimum", "max": "maximum"}.get(op, op))
-    r = L.ReduceResult()
-    ready(a)
-    L.check(L.gp_reduce_sync(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, ctypes.byref(r)), "gpuprim.%s" % op)
-    return reduce_value(r, op, a.dtype)
+    return reduce_value(_reduce_result(a, op), op, a.dtype)
+
+
+_RESULT_BYTES = ctypes.sizeof(L.ReduceResult)
+
+
+def _reduce_result(a, op):
+    """gp_reduce's result for the Arg a: on a GPU enqueued on a's stream and read back with one wait (fetch)"""
+    if not a.on_gpu:
+        r = L.ReduceResult()
+        L.check(L.gp_reduce_sync(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, ctypes.byref(r)), "gpuprim.%s" % op)
+        return r
+    d = a.ctx.scratch()
+    L.check(L.gp_reduce(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, d, a.stream), "gpuprim.%s" % op)
+    return L.ReduceResult.from_buffer_copy(a.ctx.fetch(d, _RESULT_BYTES, a.stream))
 
 
 def _reduce(op, x, axis, device):
@@ -290,10 +301,7 @@ def histogram(a, bins=10, range=None, density=False, weights=None, *, device=Non
         elif arg.size == 0:
             first, last = 0, 1
         else:
-            r = L.ReduceResult()
-            ready(arg)
-            L.check(L.gp_reduce_sync(arg.ctx.p, L.OP["minmax"], arg.gp, arg.size, arg.ptr, ctypes.byref(r)),
-                    "gpuprim.histogram")
+            r = _reduce_result(arg, "minmax")
             acc = r.acc_dtype
             get = (lambda s: s.f64) if acc == L.GP_F64 else (lambda s: s.f32) if acc == L.GP_F32 else \
                 (lambda s: s.i64) if acc == L.GP_I64 else (lambda s: s.u64)
@@ -313,11 +321,18 @@ def histogram(a, bins=10, range=None, density=False, weights=None, *, device=Non
         raise ValueError("too many bins for data range: edges must increase strictly")
     nbins = len(e64) - 1
     b = L.HistBins(L.GP_HIST_RANGE, nbins, 0.0, 0.0, e64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), 1, 0)
-    counts, cp = output(arg, (nbins + 3,), np.uint64)
+    small = arg.on_gpu and (nbins + 3) * 8 <= SMALL_BYTES  # counted in the context's scratch, read back at once
+    if small:
+        counts, cp = None, arg.ctx.scratch()
+    else:
+        counts, cp = output(arg, (nbins + 3,), np.uint64)
     L.check(L.gp_memset(arg.ctx.p, cp, 0, (nbins + 3) * 8, arg.stream), "gpuprim.histogram")
     L.check(L.gp_histogram_accumulate(arg.ctx.p, arg.gp, arg.size, arg.ptr, ctypes.byref(b), L.GP_U64, cp,
                                       arg.stream), "gpuprim.histogram")
-    c = np.asarray(counts if not isinstance(counts, DeviceArray) else counts.get())[:nbins].astype(np.int64)
+    if small:
+        c = np.frombuffer(arg.ctx.fetch(cp, nbins * 8, arg.stream), np.uint64).astype(np.int64)
+    else:
+        c = np.asarray(counts if not isinstance(counts, DeviceArray) else counts.get())[:nbins].astype(np.int64)
     if density:
         db = np.diff(edges).astype(float)
         return c / db / c.sum(), edges
@@ -425,9 +440,18 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, device=None)
 def searchsorted(a, v, side="left", sorter=None, *, device=None):
     """np.searchsorted: int64 places in v's shape (a scalar for a scalar v). a must be sorted (not checked: see
     is_sorted_until)."""
-    a, v = _norm(a), _norm(v)
     if side not in ("left", "right"):
         raise ValueError("side must be 'left' or 'right' (got %r)" % (side,))
+    if device is None and sorter is None and type(a) is not np.ndarray:  # 1-D CUDA tensors of one dtype: as few steps
+        sa = device_arg(a, "a")
+        if sa is not None and len(sa.shape) == 1:
+            qa = device_arg(v, "v")
+            if qa is not None and qa.dtype == sa.dtype and qa.ctx is sa.ctx:
+                res = DeviceArray(qa.ctx, (qa.size,), _I64, qa.stream)
+                L.check(L.gp_searchsorted(sa.ctx.p, sa.gp, sa.size, sa.ptr, qa.size, qa.ptr, side == "right",
+                                          L.GP_I64, res.ptr, qa.stream), "gpuprim.searchsorted")
+                return res
+    a, v = _norm(a), _norm(v)
     host = _host(a) and _host(v)
     if host:
         aa = np.asarray(a)
@@ -442,6 +466,14 @@ def searchsorted(a, v, side="left", sorter=None, *, device=None):
         aa, vv = a, v
     sa = take(aa, device)
     qa = take(np.ascontiguousarray(vv).reshape(-1) if host else vv, sa.ctx.device if sa.on_gpu else None)
+    if not host:
+        if sa.ctx is not qa.ctx:
+            raise ValueError("gpuprim.searchsorted: a and v live on different devices (or one on the host)")
+        if len(sa.shape) != 1 or sorter is not None:
+            raise ValueError("gpuprim.searchsorted: a device array a is one sorted row (1-D, no sorter)")
+        if qa.dtype != sa.dtype:
+            raise TypeError("gpuprim.searchsorted: v is %s where a is %s (cast v on its device first)"
+                            % (qa.dtype, sa.dtype))
     res, rp = output(qa, (qa.size,), np.int64)
     L.check(L.gp_searchsorted(sa.ctx.p, sa.gp, sa.size, sa.ptr, qa.size, qa.ptr, 0 if side == "left" else 1,
                               L.GP_I64, rp, qa.stream), "gpuprim.searchsorted")

@@ -76,6 +76,15 @@ def context(device):
     return ctx
 
 
+SMALL_BYTES = 64 << 10  # a context's pinned block and device scratch for results read back at once
+
+
+def _alloc(ctx_p, kind, nbytes, what):
+    b = L.Buffer()
+    L.check(L.gp_mem_alloc(ctx_p, kind, nbytes, ctypes.byref(b)), "gpuprim: " + what)
+    return b, (b.host if kind == L.GP_MEM_PINNED else b.device) or 0
+
+
 class _Ctx:
     def __init__(self, p):
         self.p = p
@@ -83,6 +92,26 @@ class _Ctx:
         self.uops = {}  # user operators compiled for this context, by their description
         self.pool = {}  # (stream, bytes) -> (Buffer, pointer) of collected results, for the next of that size
         self.pool_bytes = 0
+        self._stage = None  # (pinned Buffer, its address) for small results read back (fetch)
+        self._scratch = None  # (device Buffer, its address) for a reduction's result (scratch)
+
+    def fetch(self, ptr, nbytes, stream):
+        """nbytes (<= SMALL_BYTES) of this GPU's memory at ptr, as bytes, once the work on stream has written them:
+        copied on that stream into the context's pinned block, then that stream waited for — one wait, where a
+        stream sync and a pageable copy were two round trips. Contexts are per thread, so the block is this
+        thread's."""
+        if self._stage is None:
+            self._stage = _alloc(self.p, L.GP_MEM_PINNED, SMALL_BYTES, "pinned memory for small results")
+        h = self._stage[1]
+        L.check(L.gp_memcpy(self.p, h, ptr, nbytes, stream), "gpuprim: reading a result back")
+        L.check(L.gp_stream_sync(self.p, stream), "gpuprim: waiting for the result")
+        return ctypes.string_at(h, nbytes)
+
+    def scratch(self):
+        """The device address of SMALL_BYTES for a result that fetch reads back within the same call"""
+        if self._scratch is None:
+            self._scratch = _alloc(self.p, L.GP_MEM_DEVICE, SMALL_BYTES, "device memory for small results")
+        return self._scratch[1]
 
     def uop(self, kind, dtype, src, identity=None, commutative=1, out_dtype=None, arity=1):
         """The user operator of this description on this context, compiled once (and cached on disk by the library)."""
@@ -103,6 +132,9 @@ class _Ctx:
                     L.gp_mem_free(self.p, ctypes.byref(b))
             for op in self.uops.values():
                 L.gp_uop_destroy(op)
+            for kept in (self._stage, self._scratch):
+                if kept is not None:
+                    L.gp_mem_free(self.p, ctypes.byref(kept[0]))
             L.gp_ctx_destroy(self.p)
         except Exception:  # interpreter shutdown
             pass

@@ -49,6 +49,7 @@ GP_DTYPE_COUNT = 12
 OPS = ["sum", "prod", "min", "max", "minmax", "argmin", "argmax", "and", "or", "xor", "count_nonzero"]
 OP = {name: i for i, name in enumerate(OPS)}
 GP_MEM_DEVICE = 0
+GP_MEM_PINNED = 2
 GP_SCAN_INCLUSIVE, GP_SCAN_EXCLUSIVE = 0, 1
 GP_HIST_EVEN, GP_HIST_RANGE, GP_HIST_DIRECT = 0, 1, 2
 GP_ROW_MAJOR, GP_COL_MAJOR = 0, 1
@@ -153,7 +154,9 @@ calls = {
     "gp_mem_alloc": (c_ptr, c_int, c_size, P(Buffer)),
     "gp_mem_free": (c_ptr, P(Buffer)),
     "gp_memcpy_sync": (c_ptr, c_ptr, c_ptr, c_size),
+    "gp_memcpy": (c_ptr, c_ptr, c_ptr, c_size, c_ptr),
     "gp_reduce_sync": (c_ptr, c_int, c_int, c_size, c_ptr, P(ReduceResult)),
+    "gp_reduce": (c_ptr, c_int, c_int, c_size, c_ptr, c_ptr, c_ptr),
     "gp_reduce_acc_sync": (c_ptr, c_int, c_int, c_int, c_size, c_ptr, P(ReduceResult)),
     "gp_reduce_segmented": (c_ptr, c_int, c_int, c_size, c_ptr, c_size, c_ptr, c_ptr, c_ptr),
     "gp_scan": (c_ptr, c_int, c_int, c_int, c_size, c_ptr, c_ptr, c_ptr),

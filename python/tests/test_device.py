@@ -72,6 +72,32 @@ class TestTorch(unittest.TestCase):
         got = g.dot(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda())
         self.assertLessEqual(abs(got - g.dot(a, b)), 1e-12 * float(np.abs(a) @ np.abs(b)))
 
+    def test_small_results(self):
+        """reductions and histograms read back through the context's pinned block, searchsorted's short path: the CPU
+        backend's bits, every size class; misuse refused"""
+        for n in (1, 1000, 8192, 300007):
+            x = rng.standard_normal(n).astype(np.float32)
+            x[::89] = -0.0
+            t = torch.from_numpy(x).cuda()
+            for op in (g.sum, g.min, g.max, g.argmin, g.argmax):
+                self.assertEqual(bits(op(t)), bits(op(x)), "%s %d" % (op.__name__, n))
+            for kw in ({}, {"range": (-1.0, 2.5)}, {"bins": 7000}):
+                c, e = g.histogram(t, **kw)
+                wc, we = g.histogram(x, **kw)
+                self.assertEqual(bits(c), bits(wc), "histogram %d %s" % (n, kw))
+                self.assertEqual(bits(e), bits(we))
+            s = torch.sort(t).values
+            q = t.flip(0)[: n // 3 + 1].contiguous()
+            for side in ("left", "right"):
+                self.assertEqual(bits(torch.from_dlpack(g.searchsorted(s, q, side)).cpu().numpy()),
+                                 bits(g.searchsorted(s.cpu().numpy(), q.cpu().numpy(), side)), "%d %s" % (n, side))
+        c, _ = g.histogram(t, bins=9000)  # past the pinned block: the pooled result's path
+        self.assertEqual(bits(c), bits(g.histogram(x, bins=9000)[0]))
+        with self.assertRaisesRegex(TypeError, "v is float64"):
+            g.searchsorted(s, q.double())
+        with self.assertRaisesRegex(ValueError, "different devices"):
+            g.searchsorted(s, q.cpu().numpy())
+
     def test_own_functions(self):
         x = rng.standard_normal(300007).astype(np.float32)
         x[::101] = np.nan
@@ -128,9 +154,19 @@ class TestTorch(unittest.TestCase):
             r = g.sort(t)  # ordered after the writes on s
             out = torch.from_dlpack(r)
             m = g.max(t)  # a host result: waits for s alone
+            t2 = torch.empty(1 << 22, device="cuda")
+            torch.cuda._sleep(200_000_000)
+            t2.fill_(3.0)
+            h, _ = g.histogram(t2, bins=4, range=(0.0, 4.0))  # counted on s after the fill
+            u = torch.empty(1 << 22, device="cuda")
+            torch.cuda._sleep(200_000_000)
+            u.fill_(0.5)
+            p = torch.from_dlpack(g.searchsorted(out, u))  # searched on s after the fill
         s.synchronize()
         self.assertTrue(torch.equal(out, torch.arange(1, (1 << 22) + 1, device="cuda", dtype=torch.float32)))
         self.assertEqual(float(m), float(1 << 22))
+        self.assertEqual(h.tolist(), [0, 0, 0, 1 << 22])
+        self.assertTrue(bool((p == 0).all()))
 
     def test_result_pool(self):
         """A collected result's memory comes back for the next result of its size on its stream, and only then: a
