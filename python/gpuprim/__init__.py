@@ -267,37 +267,75 @@ def cumprod(a, axis=None, dtype=None, *, device=None):
 _HIST_TYPES = {np.dtype(t) for t in (np.uint8, np.uint16, np.int32, np.uint32, np.float32, np.float64)}
 
 
+_EVEN_BINS = {}  # np.histogram's even bins by their arguments: (edges, edges as float64, HistBins), made once
+
+
+def _even_bins(first, last, nb, orig):
+    """np.histogram's edges for nb bins over [first, last] of data of dtype orig, with the library's bins of them.
+    Kept by the arguments' types and values (a zero's sign too): a repeated call skips the checks, linspace and the
+    bins' struct, which cost more than a short count on a GPU."""
+    key = (type(first), first, first == 0 and math.copysign(1.0, first), type(last), last,
+           last == 0 and math.copysign(1.0, last), nb, orig)
+    got = _EVEN_BINS.get(key)
+    if got is not None:
+        return got
+    if first > last:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError("supplied range of [%s, %s] is not finite" % (first, last))
+    f, l = (first - 0.5, last + 0.5) if first == last else (first, last)
+    bin_type = np.result_type(f, l, orig)
+    if np.issubdtype(bin_type, np.integer):
+        bin_type = np.result_type(bin_type, float)
+    got = _range_bins(np.linspace(f, l, nb + 1, endpoint=True, dtype=bin_type))
+    if len(_EVEN_BINS) >= 256:
+        _EVEN_BINS.clear()
+    _EVEN_BINS[key] = got
+    return got
+
+
+def _range_bins(edges):
+    e64 = np.ascontiguousarray(edges, dtype=np.float64)
+    if len(e64) < 2:
+        raise ValueError("`bins` must have at least 2 edges")
+    if np.any(e64[:-1] >= e64[1:]):
+        raise ValueError("too many bins for data range: edges must increase strictly")
+    return edges, e64, L.HistBins(L.GP_HIST_RANGE, len(e64) - 1, 0.0, 0.0,
+                                  e64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), 1, 0)
+
+
 def histogram(a, bins=10, range=None, density=False, weights=None, *, device=None):
     """np.histogram: (counts int64, bin_edges), NumPy's edges (np.linspace in the data's float type, the last bin
     closed), counted by gpuprim. weights are not taken (TypeError)."""
-    a = _norm(a)
     if weights is not None:
         raise TypeError("gpuprim.histogram: weights are not supported (np.histogram takes them)")
-    host = _host(a)
-    x = np.asarray(a).ravel() if host else a
-    if host:
-        if x.dtype == np.bool_:
-            x = x.astype(np.uint8)
-        if x.dtype not in _HIST_TYPES:  # as NumPy compares: integers as float64, float16 widened exactly
-            x = x.astype(np.float32 if x.dtype == np.float16 else np.float64 if x.dtype.kind in "iu" else x.dtype)
-    arg = take(x, device)
-    orig = np.asarray(a).dtype if host else arg.dtype
+    arg = device_arg(a, "a") if device is None and type(a) is not np.ndarray else None  # a CUDA tensor: at once
+    if arg is None:
+        a = _norm(a)
+        host = _host(a)
+        x = np.asarray(a).ravel() if host else a
+        if host:
+            if x.dtype == np.bool_:
+                x = x.astype(np.uint8)
+            if x.dtype not in _HIST_TYPES:  # as NumPy compares: integers as float64, float16 widened exactly
+                x = x.astype(np.float32 if x.dtype == np.float16 else np.float64 if x.dtype.kind in "iu" else x.dtype)
+        arg = take(x, device)
+        orig = np.asarray(a).dtype if host else arg.dtype
+    else:
+        orig = arg.dtype
     if orig == np.bool_:
         orig = np.dtype(np.uint8)  # NumPy's histogram takes bools as uint8
-    if np.ndim(bins) == 1:
+    if type(bins) is not int and np.ndim(bins) == 1:
         edges = np.asarray(bins)
         if np.any(edges[:-1] > edges[1:]):
             raise ValueError("`bins` must increase monotonically, when an array")
+        edges, e64, b = _range_bins(edges)
     else:
         nb = int(bins)
         if nb < 1:
             raise ValueError("`bins` must be positive, when an integer")
         if range is not None:
             first, last = range
-            if first > last:
-                raise ValueError("max must be larger than min in range parameter.")
-            if not (np.isfinite(first) and np.isfinite(last)):
-                raise ValueError("supplied range of [%s, %s] is not finite" % (first, last))
         elif arg.size == 0:
             first, last = 0, 1
         else:
@@ -308,19 +346,9 @@ def histogram(a, bins=10, range=None, density=False, weights=None, *, device=Non
             first, last = orig.type(get(r.value)), orig.type(get(r.value2))
             if not (np.isfinite(first) and np.isfinite(last)):
                 raise ValueError("autodetected range of [%s, %s] is not finite" % (first, last))
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        bin_type = np.result_type(first, last, orig)
-        if np.issubdtype(bin_type, np.integer):
-            bin_type = np.result_type(bin_type, float)
-        edges = np.linspace(first, last, nb + 1, endpoint=True, dtype=bin_type)
-    e64 = np.ascontiguousarray(edges, dtype=np.float64)
-    if len(e64) < 2:
-        raise ValueError("`bins` must have at least 2 edges")
-    if np.any(e64[:-1] >= e64[1:]):
-        raise ValueError("too many bins for data range: edges must increase strictly")
-    nbins = len(e64) - 1
-    b = L.HistBins(L.GP_HIST_RANGE, nbins, 0.0, 0.0, e64.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), 1, 0)
+        edges, e64, b = _even_bins(first, last, nb, orig)
+        edges = edges.copy()  # the caller's own, as NumPy's are
+    nbins = b.nbins
     small = arg.on_gpu and (nbins + 3) * 8 <= SMALL_BYTES  # counted in the context's scratch, read back at once
     if small:
         counts, cp = None, arg.ctx.scratch()

@@ -96,7 +96,9 @@ class TestTorch(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "v is float64"):
             g.searchsorted(s, q.double())
         with self.assertRaisesRegex(ValueError, "different devices"):
-            g.searchsorted(s, q.cpu().numpy())
+            g.searchsorted(s.cpu().numpy(), q)
+        self.assertEqual(bits(torch.from_dlpack(g.searchsorted(s, q.cpu().numpy())).cpu().numpy()),  # v moved to a's GPU
+                         bits(g.searchsorted(s.cpu().numpy(), q.cpu().numpy())))
 
     def test_own_functions(self):
         x = rng.standard_normal(300007).astype(np.float32)

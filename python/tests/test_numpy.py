@@ -254,6 +254,17 @@ class TestHistogram(unittest.TestCase):
             c, e = g.histogram(x, 10, range=(-3, 5))
             wc, we = np.histogram(x, 10, range=(-3, 5))
             self.assertTrue(same_bits(c, wc) and same_bits(e, we), "%s range" % np.dtype(dt))
+        x = data(np.float32, 3001, nan=False)  # the even bins kept by their arguments: types, values, zeros' signs
+        for r in ((0, 1), (0.0, 1.0), (-0.0, 1.0), (np.float32(-0.0), np.float32(2)), (np.float64(0.25), 3), (2, 2)):
+            for _ in range(2):
+                c, e = g.histogram(x, 9, range=r)
+                wc, we = np.histogram(x, 9, range=r)
+                self.assertTrue(same_bits(c, wc) and same_bits(e, we), "range %r" % (r,))
+                e[:] = 7  # the caller's own edges: the next call's are not these
+        for bad in ((np.nan, 1.0), (2, 1), (0, np.inf)):
+            for _ in range(2):
+                with self.assertRaises(ValueError):
+                    g.histogram(x, 5, range=bad)
         x = data(np.float64, 5000, nan=False)
         edges = np.array([-10, -1, 0, 0.5, 3, 20.0])
         self.assertTrue(same_bits(g.histogram(x, edges)[0], np.histogram(x, edges)[0]))

@@ -126,6 +126,17 @@ __global__ void __launch_bounds__(ST) k_search_levels(const K *a, int a_lines, L
     }
 }
 
+/* k_search_levels' resident blocks per SM (1 where the runtime cannot say: a smaller grid, the same answers) */
+template <typename K, typename I> int levels_per_sm()
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_search_levels<K, I>, ST, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        per_sm = 0;
+    }
+    return per_sm > 0 ? per_sm : 1;
+}
+
 template <typename K, typename I>
 gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size_t m, const void *queries, int right,
                 void *out, cudaStream_t s)
@@ -163,10 +174,8 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *sorted, size
         }
         const int a_lines = (uintptr_t)sorted % 16 == 0;
         /* one wave of blocks: each takes an equal share of the queries, so a partial second wave would double the time */
-        int per_sm = 1;
-        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_search_levels<K, I>, ST, 0);
-        if (e != cudaSuccess) return gp__cuda_error(e, "gp_searchsorted", __FILE__, __LINE__);
-        const size_t wave = (size_t)ctx->sm_count * (per_sm > 0 ? per_sm : 1), lgrid = need < wave ? need : wave;
+        static const int per_sm = levels_per_sm<K, I>(); /* asked once per kernel: it is part of each call's cost */
+        const size_t wave = (size_t)ctx->sm_count * per_sm, lgrid = need < wave ? need : wave;
         k_search_levels<K, I><<<(unsigned)lgrid, ST, 0, s>>>((const K *)sorted, a_lines, lv, (const K *)queries, m, x,
                                                             right, (I *)out);
         return GP_CHECK_LAUNCH("gp_searchsorted");

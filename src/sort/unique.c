@@ -20,6 +20,42 @@ static void put_index(void *a, size_t ib, size_t i, uint64_t v)
 
 static int is_float(gp_dtype_t dt) { return dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64; }
 
+/* A GPU call's device scratch (the sorted keys, heads, positions): up to KEEP_BYTES kept on the context between calls
+ * (a cudaMalloc and a cudaFree, which waits for the device, cost more than a short unique), larger ones allocated for
+ * the call. Calls on one context come from one thread at a time (as for its workspace). */
+enum { KEEP_BYTES = 64 << 20 };
+static const char k_unique_keep = 0;
+static void keep_release(gp_ctx_t *ctx, void *data)
+{
+    gp_buffer_t *b = data;
+    if (b) gp_mem_free(ctx, b);
+    free(b);
+}
+/* *buf: bytes of device memory; *kept tells scratch_done not to free it */
+static gp_status_t scratch_get(gp_ctx_t *ctx, size_t bytes, gp_buffer_t *buf, int *kept)
+{
+    *kept = 0;
+    if (bytes > KEEP_BYTES) return gp_mem_alloc(ctx, GP_MEM_DEVICE, bytes, buf);
+    void **slot = gp__ctx_attach(ctx, &k_unique_keep, keep_release);
+    if (slot == NULL) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: no host memory");
+    gp_buffer_t *b = *slot;
+    if (b == NULL && (b = *slot = calloc(1, sizeof *b)) == NULL)
+        return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: no host memory");
+    if (b->bytes < bytes) {
+        size_t want = 2 * b->bytes > bytes ? 2 * b->bytes : bytes;
+        if (want > KEEP_BYTES) want = KEEP_BYTES;
+        gp_mem_free(ctx, b); /* cudaFree waits for the device: nothing in flight still uses it */
+        memset(b, 0, sizeof *b);
+        GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, want, b));
+    }
+    *buf = *b, *kept = 1;
+    return GP_OK;
+}
+static void scratch_done(gp_ctx_t *ctx, gp_buffer_t *buf, int kept)
+{
+    if (!kept) gp_mem_free(ctx, buf);
+}
+
 /* The runs of equal radix keys of the sorted elements src[perm[i]] (perm NULL: src[i]), every NaN its own run with
  * distinct: each run's first element to y, its position to first, its length to counts, every element's run to
  * inverse (each may be NULL). Contiguous chunks of the sorted order are counted first, then each writes its runs from
@@ -275,12 +311,13 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
          * and lengths are np.unique's keys and counts (equal integers are equal radix keys) */
         const size_t sbytes = (n * es + 15) / 16 * 16;
         gp_buffer_t kb = {0};
-        GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, sbytes + 16, &kb));
+        int kept = 0;
+        GP_TRY_RET(scratch_get(ctx, sbytes + 16, &kb, &kept));
         uint64_t u = 0, *runs = (uint64_t *)((char *)kb.device + sbytes);
         gp_status_t st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, kb.device, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
         if (st == GP_OK) st = gp_run_length_encode(ctx, dtype, n, kb.device, y, counts, runs, NULL);
         if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, runs, 8);
-        gp_mem_free(ctx, &kb);
+        scratch_done(ctx, &kb, kept);
         if (st == GP_OK) *count = (size_t)u;
         return st;
     }
@@ -288,15 +325,12 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
      * below 2^32 elements */
     const size_t wb = n <= (size_t)UINT32_MAX ? 4 : 8;
     const int want_perm = first_index || inverse;
-    gp_buffer_t sb = {0}, hb = {0}, pb = {0};
-    GP_TRY_RET(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * es, &sb));
-    gp_status_t st = gp_mem_alloc(ctx, GP_MEM_DEVICE, n * wb, &hb);
-    if (st == GP_OK && want_perm) st = gp_mem_alloc(ctx, GP_MEM_DEVICE, n * wb, &pb);
-    if (st != GP_OK) {
-        gp_mem_free(ctx, &sb), gp_mem_free(ctx, &hb);
-        return st;
-    }
-    void *s = sb.device, *h = hb.device, *perm = pb.device;
+    const size_t kbytes = (n * es + 255) / 256 * 256, hbytes = (n * wb + 255) / 256 * 256;
+    gp_buffer_t sb = {0};
+    int kept = 0;
+    GP_TRY_RET(scratch_get(ctx, kbytes + hbytes * (want_perm ? 2 : 1), &sb, &kept));
+    void *s = sb.device, *h = (char *)sb.device + kbytes, *perm = want_perm ? (char *)h + hbytes : NULL;
+    gp_status_t st;
     uint64_t u = 0;
     if (want_perm) {
         st = gp__sort_gpu_ops.unique_iota(wb, n, perm, NULL);
@@ -315,7 +349,7 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (st == GP_OK)
         st = gp__sort_gpu_ops.unique_emit(dtype, wb, ib ? ib : 8, n, s, perm, h, y, first_index, inverse, counts, NULL);
     if (st == GP_OK) st = gp_stream_sync(ctx, NULL);
-    gp_mem_free(ctx, &sb), gp_mem_free(ctx, &hb), gp_mem_free(ctx, &pb);
+    scratch_done(ctx, &sb, kept);
     if (st == GP_OK) *count = (size_t)u;
     return st;
 }
