@@ -33,6 +33,12 @@ static inline int gp__omp_max_threads(void)
 #include <immintrin.h>
 
 #define SIMD __attribute__((target("avx512f")))
+#define ALWAYS __attribute__((always_inline))
+#if defined(__clang__) /* a pragma clang cannot honour is a warning; it unrolls these constant-bound loops itself */
+#define UNROLL
+#else
+#define UNROLL _Pragma("GCC unroll 16") /* the networks' loops (sort_simd_body.h) */
+#endif
 enum { TASK_MIN = 1 << 13, SPLIT_B = 256, SPLIT_C = 256 }; /* SPLIT_*: sort_split's buckets and chunks */
 
 #define W 32

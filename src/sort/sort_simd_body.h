@@ -66,13 +66,13 @@
 #define FIRST(have) ((M)((have) >= L ? (1u << L) - 1u : (1u << (have)) - 1u))
 
 /* one vector: compare-exchange with lane i ^ j, the lanes of takemax keeping the larger */
-static inline SIMD __m512i NAME(cas)(__m512i v, int j, M takemax)
+static inline SIMD ALWAYS __m512i NAME(cas)(__m512i v, int j, M takemax)
 {
     const __m512i w = V_PERM(_mm512_xor_si512(V_IDX, V_SET1(j)), v);
     return V_MASK_MAX(V_MIN(v, w), takemax, v, w);
 }
 /* a bitonic vector sorted ascending (the half-cleaners) */
-static inline SIMD __m512i NAME(merge1)(__m512i v)
+static inline SIMD ALWAYS __m512i NAME(merge1)(__m512i v)
 {
 #if W == 32
     v = NAME(cas)(v, 8, 0xff00);
@@ -81,7 +81,7 @@ static inline SIMD __m512i NAME(merge1)(__m512i v)
     return v;
 }
 /* a bitonic sort of the lanes, ascending: lane i of stage (k, j) keeps the larger where (i & j) != (i & k) */
-static inline SIMD __m512i NAME(sort1)(__m512i v)
+static inline SIMD ALWAYS __m512i NAME(sort1)(__m512i v)
 {
 #if W == 32
     v = NAME(cas)(v, 1, 0x6666);
@@ -95,24 +95,45 @@ static inline SIMD __m512i NAME(sort1)(__m512i v)
 }
 /* C (a power of two) sorted vectors' worth of keys: each vector sorted, then runs of w vectors merged pairwise (the
  * second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
-static inline SIMD void NAME(sort_vecs)(__m512i *v, const int C)
+static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
 {
-    for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
-    for (int w = 1; w < C; w <<= 1)
-        for (int b = 0; b < C; b += 2 * w) {
-            for (int i = 0; i < w / 2; i++) {
+    const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */
+    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
+    UNROLL for (int lw = 0; lw < LC; lw++) {
+        const int w = 1 << lw;
+        UNROLL for (int bb = 0; bb < (C >> (lw + 1)); bb++) {
+            const int b = bb * 2 * w;
+            UNROLL for (int i = 0; i < w / 2; i++) {
                 const __m512i t = v[b + w + i];
                 v[b + w + i] = v[b + 2 * w - 1 - i], v[b + 2 * w - 1 - i] = t;
             }
-            for (int i = 0; i < w; i++) v[b + w + i] = V_PERM(V_RIDX, v[b + w + i]);
-            for (int st = w; st >= 1; st >>= 1)
-                for (int i = b; i < b + 2 * w; i++)
-                    if (((i - b) & st) == 0) {
-                        const __m512i lo = V_MIN(v[i], v[i + st]), hi = V_MAX(v[i], v[i + st]);
-                        v[i] = lo, v[i + st] = hi;
+            UNROLL for (int i = 0; i < w; i++) v[b + w + i] = V_PERM(V_RIDX, v[b + w + i]);
+            UNROLL for (int ls = lw; ls >= 0; ls--)
+                UNROLL for (int i = 0; i < 2 * w; i++)
+                    if ((i & (1 << ls)) == 0) {
+                        const int x = b + i, y = b + i + (1 << ls);
+                        const __m512i lo = V_MIN(v[x], v[y]), hi = V_MAX(v[x], v[y]);
+                        v[x] = lo, v[y] = hi;
                     }
-            for (int i = b; i < b + 2 * w; i++) v[i] = NAME(merge1)(v[i]);
+            UNROLL for (int i = b; i < b + 2 * w; i++) v[i] = NAME(merge1)(v[i]);
         }
+    }
+}
+/* C vectors' worth: loaded (lanes past n the largest key), sorted, stored (lanes past n not written). Every loop is
+ * unrolled and every call inlined, so that v[] is registers: as a loop over an array in memory each compare-exchange
+ * waited on a store forwarded from the last (a 2^16-key sort spent half its time here, 210 us on one thread). */
+static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, __m512i *v, const int LC)
+{
+    const int C = 1 << LC;
+    UNROLL for (int q = 0; q < C; q++) {
+        const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
+        v[q] = V_MASK_LOADU(V_SET1(TOP), FIRST(have), a + at);
+    }
+    NAME(sort_vecs)(v, LC);
+    UNROLL for (int q = 0; q < C; q++) {
+        const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
+        V_MASK_STOREU(a + at, FIRST(have), v[q]);
+    }
 }
 /* n <= SMALL keys sorted in registers (the lanes past n hold the largest key and are not written back) */
 static SIMD void NAME(sort_small)(T *a, size_t n)
@@ -120,20 +141,12 @@ static SIMD void NAME(sort_small)(T *a, size_t n)
     if (n < 2) return;
     __m512i v[SMALL / L];
     const size_t nv = (n + L - 1) / L;
-    const int C = nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : 8;
-    for (int q = 0; q < C; q++) {
-        const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
-        v[q] = V_MASK_LOADU(V_SET1(TOP), FIRST(have), a + at);
-    }
-    switch (C) { /* constant bounds: the vectors stay in registers */
-    case 1: NAME(sort_vecs)(v, 1); break;
-    case 2: NAME(sort_vecs)(v, 2); break;
-    case 4: NAME(sort_vecs)(v, 4); break;
-    default: NAME(sort_vecs)(v, 8); break;
-    }
-    for (int q = 0; q < C; q++) {
-        const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
-        V_MASK_STOREU(a + at, FIRST(have), v[q]);
+    switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : nv <= 8 ? 8 : 16) { /* constant bounds: v[] in registers */
+    case 1: NAME(small_c)(a, n, v, 0); break;
+    case 2: NAME(small_c)(a, n, v, 1); break;
+    case 4: NAME(small_c)(a, n, v, 2); break;
+    case 8: NAME(small_c)(a, n, v, 3); break;
+    default: NAME(small_c)(a, n, v, 4); break;
     }
 }
 
