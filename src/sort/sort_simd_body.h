@@ -95,10 +95,58 @@ static inline SIMD ALWAYS __m512i NAME(sort1)(__m512i v)
 }
 /* C (a power of two) sorted vectors' worth of keys: each vector sorted, then runs of w vectors merged pairwise (the
  * second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
+/* the ascending compare-exchange of vectors x and y, lane by lane */
+#define CE(x, y)                                                                                                     \
+    do {                                                                                                             \
+        const __m512i lo_ = V_MIN(v[x], v[y]), hi_ = V_MAX(v[x], v[y]);                                             \
+        v[x] = lo_, v[y] = hi_;                                                                                      \
+    } while (0)
+/* Eight vectors, each sorted (sort1's result) for fewer operations: every lane's column of eight sorted across the
+ * vectors (Batcher's 19 compare-exchanges, no permutes), the 8 x L block transposed by three butterflies (vector bit b
+ * swapped with lane bit b + S, two-source permutes), so that each vector holds whole columns; with 16 lanes the two
+ * columns a vector then holds (interleaved) are laid out as one run and its reverse and merged. */
+static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
+{
+    CE(0, 1); CE(2, 3); CE(4, 5); CE(6, 7);
+    CE(0, 2); CE(1, 3); CE(4, 6); CE(5, 7);
+    CE(1, 2); CE(5, 6);
+    CE(0, 4); CE(1, 5); CE(2, 6); CE(3, 7);
+    CE(2, 4); CE(3, 5);
+    CE(1, 2); CE(3, 4); CE(5, 6);
+#if W == 32
+    static const int32_t bf[3][2][16] = {
+        {{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29}, {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31}},
+        {{0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27}, {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31}},
+        {{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}, {8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31}}};
+    static const int32_t runs[16] = {0, 2, 4, 6, 8, 10, 12, 14, 15, 13, 11, 9, 7, 5, 3, 1};
+#define V_PERM2 _mm512_permutex2var_epi32
+#else
+    static const int64_t bf[3][2][8] = {{{0, 8, 2, 10, 4, 12, 6, 14}, {1, 9, 3, 11, 5, 13, 7, 15}},
+                                        {{0, 1, 8, 9, 4, 5, 12, 13}, {2, 3, 10, 11, 6, 7, 14, 15}},
+                                        {{0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}}};
+#define V_PERM2 _mm512_permutex2var_epi64
+#endif
+    UNROLL for (int b = 0; b < 3; b++) {
+        const __m512i lo = _mm512_loadu_si512(bf[b][0]), hi = _mm512_loadu_si512(bf[b][1]);
+        UNROLL for (int r = 0; r < 8; r++)
+            if (!(r & (1 << b))) {
+                const __m512i x = v[r], y = v[r | (1 << b)];
+                v[r] = V_PERM2(x, lo, y), v[r | (1 << b)] = V_PERM2(x, hi, y);
+            }
+    }
+#undef V_PERM2
+#if W == 32
+    const __m512i ri = _mm512_loadu_si512(runs);
+    UNROLL for (int r = 0; r < 8; r++) v[r] = NAME(merge1)(V_PERM(ri, v[r]));
+#endif
+}
+#undef CE
+
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
 {
     const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */
-    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
+    if (C == 8) NAME(sort8_cols)(v);
+    else UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
     UNROLL for (int lw = 0; lw < LC; lw++) {
         const int w = 1 << lw;
         UNROLL for (int bb = 0; bb < (C >> (lw + 1)); bb++) {
