@@ -148,8 +148,8 @@ static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
     if (C == 8) NAME(sort8_cols)(v);
     else UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
     UNROLL for (int lw = 0; lw < LC; lw++) {
-        const int w = 1 << lw;
-        UNROLL for (int bb = 0; bb < (C >> (lw + 1)); bb++) {
+        const int w = 1 << lw, blocks = C / (2 * w);
+        UNROLL for (int bb = 0; bb < blocks; bb++) {
             const int b = bb * 2 * w;
             UNROLL for (int i = 0; i < w / 2; i++) {
                 const __m512i t = v[b + w + i];
