@@ -347,19 +347,22 @@ static void NAME(qs_tasks)(T *a, size_t n, int depth)
 }
 
 /* the radix keys of keys [i0, i1) and back (kind: 0 unsigned, 1 signed, 2 float), flip: all ones for descending */
+/* a float's radix key, its NaN lanes nan: negative, every bit flipped; else the sign set; NaN all ones */
+static inline SIMD ALWAYS __m512i NAME(fkey)(__m512i v, M nan)
+{
+    return V_MASK_MOV(_mm512_xor_si512(v, _mm512_or_si512(V_SET1(SIGN), V_SIGNS(v))), nan, V_SET1(TOP));
+}
 static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, int kind, T flip)
 {
-    const __m512i sign = V_SET1(SIGN), fl = V_SET1(flip), ones = V_SET1(TOP), inf = V_SET1(FLOAT_INF),
-                  mag = V_SET1(SIGN - 1);
+    const __m512i sign = V_SET1(SIGN), fl = V_SET1(flip), inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1);
     for (size_t i = i0; i < i1; i += L) {
         const M t = FIRST(i1 - i);
         const __m512i v = V_MASKZ_LOADU(t, x + i);
         __m512i r = v;
         if (kind == 1) {
             r = _mm512_xor_si512(v, sign);
-        } else if (kind == 2) { /* negative: every bit flipped; else the sign set; NaN all ones */
-            r = _mm512_xor_si512(v, _mm512_or_si512(sign, V_SIGNS(v)));
-            r = V_MASK_MOV(r, V_CMPGT(_mm512_and_si512(v, mag), inf), ones);
+        } else if (kind == 2) {
+            r = NAME(fkey)(v, V_CMPGT(_mm512_and_si512(v, mag), inf));
         }
         V_MASK_STOREU(k + i, t, _mm512_xor_si512(r, fl));
     }
@@ -380,9 +383,11 @@ static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip)
     }
 }
 /* floats [i0, i1): how many are zeros (either sign), NaNs, and below zero (neither); whether a -0.0 is there */
-static SIMD void NAME(float_counts)(const T *x, size_t i0, size_t i1, size_t *c)
+static inline SIMD ALWAYS void NAME(float_scan)(const T *x, T *k, size_t i0, size_t i1, T flip, size_t *c,
+                                                const int write)
 {
-    const __m512i inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1), sign = V_SET1(SIGN), zero = _mm512_setzero_si512();
+    const __m512i inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1), sign = V_SET1(SIGN), zero = _mm512_setzero_si512(),
+                  fl = V_SET1(flip);
     size_t z = 0, nn = 0, neg = 0, negz = 0;
     for (size_t i = i0; i < i1; i += L) {
         const M t = FIRST(i1 - i);
@@ -391,8 +396,18 @@ static SIMD void NAME(float_counts)(const T *x, size_t i0, size_t i1, size_t *c)
         z += (size_t)__builtin_popcount((unsigned)zm), nn += (size_t)__builtin_popcount((unsigned)nm);
         neg += (size_t)__builtin_popcount((unsigned)(sm & (M)~zm & (M)~nm));
         negz |= (sm & zm) != 0;
+        if (write) V_MASK_STOREU(k + i, t, _mm512_xor_si512(NAME(fkey)(v, nm), fl));
     }
     c[0] = z, c[1] = nn, c[2] = neg, c[3] = negz;
+}
+static SIMD void NAME(float_counts)(const T *x, size_t i0, size_t i1, size_t *c)
+{
+    NAME(float_scan)(x, NULL, i0, i1, 0, c, 0);
+}
+/* float_counts and to_keys (kind 2) in one read: k must not be x (float_gather reads x after) */
+static SIMD void NAME(float_counts_keys)(const T *x, T *k, size_t i0, size_t i1, T flip, size_t *c)
+{
+    NAME(float_scan)(x, k, i0, i1, flip, c, 1);
 }
 
 /* floats [i0, i1)'s zeros to zs and NaNs to ns, each in input order */
@@ -525,23 +540,30 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
     T *side = NULL;
     const int plain = kind == 0 && !descending; /* the keys are their radix keys */
     if (!par) { /* no OpenMP region at all: each one, even of one thread, costs a team's set-up (~1 us at 2^10) */
+        const int fused = kind == 2 && x != k; /* the counts and the keys in one read */
         if (kind == 2) {
-            NAME(float_counts)(x, 0, n, fc[0]);
+            if (fused) NAME(float_counts_keys)(x, k, 0, n, flip, fc[0]);
+            else NAME(float_counts)(x, 0, n, fc[0]);
             z = fc[0][0], nn = fc[0][1], neg = fc[0][2], negz = fc[0][3];
             if (negz || nn) {
                 if ((side = malloc((z + nn) * sizeof(T))) == NULL) return 0;
                 NAME(float_gather)(x, 0, n, side, side + z);
             }
         }
-        if (!plain || x != k) NAME(to_keys)(x, k, 0, n, kind, flip);
+        if (!fused && (!plain || x != k)) NAME(to_keys)(x, k, 0, n, kind, flip);
         NAME(qs_tasks)(k, n, depth); /* orphaned: any task runs at once */
         if (!plain) NAME(from_keys)(k, 0, n, kind, flip);
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
+    const int split = n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads;
+    const int fused = kind == 2 && x != k && !split; /* the counts and the keys in one read */
     if (kind == 2) {
 #pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) NAME(float_counts)(x, n * c / 64, n * (c + 1) / 64, fc[c]);
+        for (size_t c = 0; c < 64; c++) {
+            if (fused) NAME(float_counts_keys)(x, k, n * c / 64, n * (c + 1) / 64, flip, fc[c]);
+            else NAME(float_counts)(x, n * c / 64, n * (c + 1) / 64, fc[c]);
+        }
         for (size_t c = 0; c < 64; c++) z += fc[c][0], nn += fc[c][1], neg += fc[c][2], negz |= fc[c][3];
         if (negz || nn) {
             if ((side = malloc((z + nn) * sizeof(T))) == NULL) return 0;
@@ -556,8 +578,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
                                                                 side + fc[c][1]);
         }
     }
-    if (n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads &&
-        NAME(sort_split)(x, k, n, kind, flip, depth)) {
+    if (split && NAME(sort_split)(x, k, n, kind, flip, depth)) {
         if (!plain) {
 #pragma omp parallel for schedule(static)
             for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
@@ -565,7 +586,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
-    if (!plain || x != k) {
+    if (!fused && (!plain || x != k)) {
 #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, kind, flip);
     }
