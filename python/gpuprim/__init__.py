@@ -274,9 +274,12 @@ def _even_bins(first, last, nb, orig):
     """np.histogram's edges for nb bins over [first, last] of data of dtype orig, with the library's bins of them.
     Kept by the arguments' types and values (a zero's sign too): a repeated call skips the checks, linspace and the
     bins' struct, which cost more than a short count on a GPU."""
-    key = (type(first), first, first == 0 and math.copysign(1.0, first), type(last), last,
-           last == 0 and math.copysign(1.0, last), nb, orig)
-    got = _EVEN_BINS.get(key)
+    try:
+        key = (type(first), first, first == 0 and math.copysign(1.0, first), type(last), last,
+               last == 0 and math.copysign(1.0, last), nb, orig)
+        got = _EVEN_BINS.get(key)
+    except TypeError:  # an argument that is not hashable (a 0-d array): made each time
+        key = got = None
     if got is not None:
         return got
     if first > last:
@@ -288,9 +291,10 @@ def _even_bins(first, last, nb, orig):
     if np.issubdtype(bin_type, np.integer):
         bin_type = np.result_type(bin_type, float)
     got = _range_bins(np.linspace(f, l, nb + 1, endpoint=True, dtype=bin_type))
-    if len(_EVEN_BINS) >= 256:
-        _EVEN_BINS.clear()
-    _EVEN_BINS[key] = got
+    if key is not None:
+        if len(_EVEN_BINS) >= 256:
+            _EVEN_BINS.clear()
+        _EVEN_BINS[key] = got
     return got
 
 

@@ -255,7 +255,8 @@ class TestHistogram(unittest.TestCase):
             wc, we = np.histogram(x, 10, range=(-3, 5))
             self.assertTrue(same_bits(c, wc) and same_bits(e, we), "%s range" % np.dtype(dt))
         x = data(np.float32, 3001, nan=False)  # the even bins kept by their arguments: types, values, zeros' signs
-        for r in ((0, 1), (0.0, 1.0), (-0.0, 1.0), (np.float32(-0.0), np.float32(2)), (np.float64(0.25), 3), (2, 2)):
+        for r in ((0, 1), (0.0, 1.0), (-0.0, 1.0), (np.float32(-0.0), np.float32(2)), (np.float64(0.25), 3), (2, 2),
+                  (np.array(-1.0), np.array(2.5))):
             for _ in range(2):
                 c, e = g.histogram(x, 9, range=r)
                 wc, we = np.histogram(x, 9, range=r)
