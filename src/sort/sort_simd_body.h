@@ -93,8 +93,6 @@ static inline SIMD ALWAYS __m512i NAME(sort1)(__m512i v)
 #endif
     return NAME(merge1)(v);
 }
-/* C (a power of two) sorted vectors' worth of keys: each vector sorted, then runs of w vectors merged pairwise (the
- * second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
 /* the ascending compare-exchange of vectors x and y, lane by lane */
 #define CE(x, y)                                                                                                     \
     do {                                                                                                             \
@@ -103,8 +101,8 @@ static inline SIMD ALWAYS __m512i NAME(sort1)(__m512i v)
     } while (0)
 /* Eight vectors, each sorted (sort1's result) for fewer operations: every lane's column of eight sorted across the
  * vectors (Batcher's 19 compare-exchanges, no permutes), the 8 x L block transposed by three butterflies (vector bit b
- * swapped with lane bit b + S, two-source permutes), so that each vector holds whole columns; with 16 lanes the two
- * columns a vector then holds (interleaved) are laid out as one run and its reverse and merged. */
+ * swapped with lane bit b, or b + 1 with 16 lanes; two-source permutes), so that each vector holds whole columns; with
+ * 16 lanes the two columns a vector then holds (interleaved) are laid out as one run and its reverse and merged. */
 static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
 {
     CE(0, 1); CE(2, 3); CE(4, 5); CE(6, 7);
@@ -142,6 +140,8 @@ static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
 }
 #undef CE
 
+/* 2^LC sorted vectors' worth of keys: each vector sorted (eight: by their columns), then runs of w vectors merged
+ * pairwise (the second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
 {
     const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */
