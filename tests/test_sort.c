@@ -236,6 +236,46 @@ static void check_simd_patterns(gp_ctx_t *ctx, size_t simd_min)
     gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN;
 }
 
+/* Sorts too short for a team of their own, called inside the caller's parallel region (a team of one, then of two):
+ * the quicksort's parts once were tasks of the caller's team, deferred past the keys' conversion back (signed keys
+ * then came out in unsigned order). i64 and f32 keys of a few values around zero, against the same sort outside. */
+static void check_inside_region(gp_ctx_t *ctx)
+{
+#ifdef _OPENMP
+    const size_t n = 25000; /* below the team threshold: n * 8 * 64 < 16 MiB */
+    int64_t *x = malloc(n * 8), *want = malloc(n * 8), *got = malloc(n * 8);
+    float *f = malloc(n * 4), *fwant = malloc(n * 4), *fgot = malloc(n * 4);
+    REQUIRE(x && want && got && f && fwant && fgot, "memory");
+    for (size_t i = 0; i < n; i++) x[i] = (int64_t)(tc_next() % 5) - 2, f[i] = (float)x[i] * 0.5f;
+    CHECK(gp_sort(ctx, GP_I64, n, x, want, NULL, NULL) == GP_OK && gp_sort(ctx, GP_F32, n, f, fwant, NULL, NULL) == GP_OK,
+          "the sorts outside a region");
+    uint64_t *pwant = malloc(n * 8), *pgot = malloc(n * 8);
+    REQUIRE(pwant && pgot, "memory");
+    CHECK(gp_argsort(ctx, GP_F32, n, f, GP_U64, pwant, NULL, NULL) == GP_OK, "the argsort outside a region");
+    for (int threads = 1; threads <= 2; threads++) {
+        memset(got, 0x5a, n * 8), memset(fgot, 0x5a, n * 4), memset(pgot, 0x5a, n * 8);
+        gp_status_t s1 = GP_ERR_INTERNAL, s2 = GP_ERR_INTERNAL, s3 = GP_ERR_INTERNAL;
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+        {
+            s1 = gp_sort(ctx, GP_I64, n, x, got, NULL, NULL);
+            s2 = gp_sort(ctx, GP_F32, n, f, fgot, NULL, NULL);
+            s3 = gp_argsort(ctx, GP_F32, n, f, GP_U64, pgot, NULL, NULL);
+        }
+        CHECK(s1 == GP_OK && memcmp(got, want, n * 8) == 0, "i64 sort inside a region of %d threads", threads);
+        CHECK(s2 == GP_OK && memcmp(fgot, fwant, n * 4) == 0, "f32 sort inside a region of %d threads", threads);
+        CHECK(s3 == GP_OK && memcmp(pgot, pwant, n * 8) == 0, "f32 argsort inside a region of %d threads", threads);
+    }
+    free(pwant), free(pgot);
+    size_t bad = 0;
+    for (size_t i = 1; i < n; i++) bad += want[i - 1] > want[i];
+    CHECK(bad == 0, "the i64 sort outside a region is sorted (%zu inversions)", bad);
+    free(x), free(want), free(got), free(f), free(fwant), free(fgot);
+#else
+    (void)ctx;
+#endif
+}
+
 int main(void)
 {
     tc_seed("test_sort");
@@ -290,6 +330,7 @@ int main(void)
         const long before_fail = tc_fail;
         check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
         check_simd_patterns(ctx, 2);
+        check_inside_region(ctx);
         /* the sample-sort level first from 1000 keys on any team (its buckets, and its refusal when one would hold
          * most keys: few values, all equal) */
         gp__sort_cpu_simd_split_min = 1000, gp__sort_cpu_simd_split_threads = 1;

@@ -256,8 +256,19 @@ static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
 }
 
 /* the median of L keys spread over a[0, n) */
+static inline T NAME(med3)(T x, T y, T z)
+{
+    const T lo = x < y ? x : y, hi = x < y ? y : x;
+    return z < lo ? lo : z > hi ? hi : z;
+}
 static SIMD T NAME(pivot_of)(const T *a, size_t n)
 {
+    if (n < 1024) { /* short parts: the ninther (a sorted sample's median is a chain of ten permutes) */
+        const size_t e = n / 9;
+        return NAME(med3)(NAME(med3)(a[e / 2], a[e + e / 2], a[2 * e + e / 2]),
+                          NAME(med3)(a[3 * e + e / 2], a[4 * e + e / 2], a[5 * e + e / 2]),
+                          NAME(med3)(a[6 * e + e / 2], a[7 * e + e / 2], a[8 * e + e / 2]));
+    }
     T s[L], o[L];
     for (size_t i = 0; i < L; i++) s[i] = a[n / L * i + n / (2 * L)];
     _mm512_storeu_si512(o, NAME(sort1)(_mm512_loadu_si512(s)));
@@ -551,7 +562,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
             }
         }
         if (!fused && (!plain || x != k)) NAME(to_keys)(x, k, 0, n, kind, flip);
-        NAME(qs_tasks)(k, n, depth); /* orphaned: any task runs at once */
+        NAME(qs)(k, n, depth); /* no tasks: inside a caller's parallel region they would be deferred past what follows */
         if (!plain) NAME(from_keys)(k, 0, n, kind, flip);
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
