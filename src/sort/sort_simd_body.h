@@ -357,12 +357,12 @@ static void NAME(qs_tasks)(T *a, size_t n, int depth)
     NAME(qs)(a, n, depth);
 }
 
-/* the radix keys of keys [i0, i1) and back (kind: 0 unsigned, 1 signed, 2 float), flip: all ones for descending */
 /* a float's radix key, its NaN lanes nan: negative, every bit flipped; else the sign set; NaN all ones */
 static inline SIMD ALWAYS __m512i NAME(fkey)(__m512i v, M nan)
 {
     return V_MASK_MOV(_mm512_xor_si512(v, _mm512_or_si512(V_SET1(SIGN), V_SIGNS(v))), nan, V_SET1(TOP));
 }
+/* the radix keys of keys [i0, i1) and back (kind: 0 unsigned, 1 signed, 2 float), flip: all ones for descending */
 static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, int kind, T flip)
 {
     const __m512i sign = V_SET1(SIGN), fl = V_SET1(flip), inf = V_SET1(FLOAT_INF), mag = V_SET1(SIGN - 1);
