@@ -541,7 +541,9 @@ static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t 
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
     const T flip = descending ? TOP : 0;
-    const int par = gp__cpu_par(1, n * (W / 8) * 64); /* a quicksort reads and writes its keys ~log2(n) times */
+    /* a team from 1 MiB of keys (16 bytes of traffic a key byte against the library's threshold): in the CPU bench
+     * suite, whose calls meet a sleeping team and keys out of cache, two threads gained nothing below that */
+    const int par = gp__cpu_par(1, n * (W / 8) * 16);
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
     /* Floats: the radix keys make -0.0 and +0.0 two keys and every NaN one (the canonical NaN back), where the order
