@@ -17,6 +17,17 @@
 #ifndef GP_SELECT_BACKOFF_NS
 #define GP_SELECT_BACKOFF_NS 0
 #endif
+/* the blocks per SM the launch bounds ask for (a predicate's select, the rest; 1-byte types 4), and whether a tile is
+ * taken by ticket (1) or is the block's index (0: blocks start in index order on NVIDIA's GPUs, not promised) */
+#ifndef GP_SELECT_MINB_PRED
+#define GP_SELECT_MINB_PRED 6
+#endif
+#ifndef GP_SELECT_MINB
+#define GP_SELECT_MINB 5
+#endif
+#ifndef GP_SELECT_TICKET
+#define GP_SELECT_TICKET 1
+#endif
 constexpr int SEL_THREADS = 32 * GP_SELECT_WARPS;
 
 /* What the single pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones,
@@ -177,7 +188,12 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
     __shared__ S s_stage[WARPS * SEG];
     __shared__ unsigned short s_pos[RLE ? WARPS * SEG : 1]; /* each staged head's place in the tile */
     keeper.prepare();
+#if GP_SELECT_TICKET
     const size_t t = lb_ticket(ticket);
+#else
+    const size_t t = blockIdx.x;
+    (void)ticket;
+#endif
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const size_t t0 = t * (size_t)TILE, base = t0 + (size_t)warp * SEG;
 
