@@ -302,7 +302,7 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
             const unsigned long long p = sel_masks<S, MODE>(v, t0 + (size_t)w * SEG, n, keeper, before, m);
             unsigned cw = 0;
 #pragma unroll
-            for (int r = 0; r < ROUNDS; r++) cw += (unsigned)(p >> (16 * r) & 0xffff);
+            for (int r = 0; r < ROUNDS; r++) cw += sel_field<ROUNDS>(p, r);
             c += cw;
             if constexpr (MASKS) {
                 s_m[s][w][lane] = m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24;
@@ -421,7 +421,7 @@ gp_status_t launch_select(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
             return GP_OK;
         }
     }
-    constexpr size_t TILE = (size_t)WARPS * 32 * ROUNDS * (16 / sizeof(S));
+    constexpr size_t TILE = (size_t)WARPS * 32 * sel_rounds<MODE>() * (16 / sizeof(S));
     k_select<D, MODE, PART><<<(unsigned)((n + TILE - 1) / TILE), SEL_THREADS, 0, s>>>(
         (const S *)x, n, q, (S *)y, ticket, desc, total, count_dev, NULL);
     return GP_OK;
@@ -433,7 +433,8 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
                           uint64_t *lengths, uint64_t *count_dev, cudaStream_t s)
 {
     typedef typename E<D>::type S;
-    constexpr size_t TILE = (size_t)WARPS * 32 * ROUNDS * (16 / sizeof(S));
+    /* the most tiles any of the jobs' kernels makes (the run-length encoding's grid) */
+    constexpr size_t TILE = (size_t)WARPS * 32 * (ROUNDS < GP_SELECT_ROUNDS ? ROUNDS : GP_SELECT_ROUNDS) * (16 / sizeof(S));
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_select: %zu tiles (at most 2^31 - 1)", ntiles);
     /* workspace: the ticket, the partition's total, the descriptors (run-length encoding: pairs); all zeroed on the
@@ -446,7 +447,8 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_select: clearing the tile descriptors", __FILE__, __LINE__);
     unsigned *ticket = (unsigned *)w;
     unsigned long long *total = (unsigned long long *)(w + 16), *desc = (unsigned long long *)(w + 32);
-    const unsigned grid = (unsigned)ntiles;
+    constexpr size_t RLE_TILE = (size_t)WARPS * 32 * sel_rounds<MODE_RLE>() * (16 / sizeof(S));
+    const unsigned grid = (unsigned)((n + RLE_TILE - 1) / RLE_TILE);
     switch (job) {
     case 0: GP_TRY_RET((launch_select<D, MODE_PRED, 0>(ctx, n, x, q, y, ticket, desc, total, count_dev, s))); break;
     case 1: {

@@ -28,6 +28,11 @@
 #ifndef GP_SELECT_TICKET
 #define GP_SELECT_TICKET 1
 #endif
+/* rounds of one 16-byte vector a lane in the tiles of select, partition and unique's block kernel (run-length
+ * encoding and the tile engine keep 4) */
+#ifndef GP_SELECT_ROUNDS
+#define GP_SELECT_ROUNDS 4
+#endif
 constexpr int SEL_THREADS = 32 * GP_SELECT_WARPS;
 
 /* What the single pass keeps: MODE_PRED by the predicate, MODE_HEAD the first element of each run of equal ones,
@@ -41,6 +46,15 @@ enum { MODE_PRED, MODE_HEAD, MODE_RLE };
  * is an integer sum: the window is summed in parallel, any order); then every kept element is stored at its global
  * rank (a warp's stores of one round fill a contiguous range). Descriptors: lookback.cuh's count words. */
 constexpr int ROUNDS = 4, WARPS = GP_SELECT_WARPS, LOOKBACK = GP_SELECT_LOOKBACK;
+/* the rounds of MODE's block kernel, and the bits of a round's count in a lane's packed word (10 beyond four rounds:
+ * a round's warp total is at most 32 x 16) */
+template <int MODE> __host__ __device__ constexpr int sel_rounds() { return MODE == MODE_RLE ? ROUNDS : GP_SELECT_ROUNDS; }
+template <int R> __device__ __forceinline__ unsigned sel_field(unsigned long long p, int r)
+{
+    constexpr int FB = R <= 4 ? 16 : 10;
+    static_assert(R * FB <= 64, "a lane's round counts fit one word");
+    return (unsigned)(p >> (FB * r)) & ((1u << FB) - 1);
+}
 /* blocks per SM the launch bounds ask for: 6 (5, 4) blocks of 8 warps, scaled to the block's warps */
 __host__ __device__ constexpr int min_blocks(int per8) { return per8 * 8 / WARPS; }
 
@@ -97,7 +111,7 @@ template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, 
 /* The keep bits of one warp's segment (its lanes' vectors v[r]: elements base + (r * 32 + lane) * VEC + k), one word
  * per round (VEC <= 16 bits), and their counts packed 16 bits per round (returned). before: lane 0's element before
  * the segment (MODE_HEAD, MODE_RLE; unused at index 0). */
-template <typename S, int MODE, class K>
+template <typename S, int MODE, int R = ROUNDS, class K>
 __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t base, size_t n, const K &keeper,
                                                         S before, unsigned *m)
 {
@@ -105,7 +119,7 @@ __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t b
     const int lane = threadIdx.x & 31;
     unsigned long long packed = 0;
 #pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < R; r++) {
         const size_t i0 = base + (size_t)(r * 32 + lane) * VEC;
         S prev = (S)0;
         if constexpr (MODE != MODE_PRED) {
@@ -122,13 +136,13 @@ __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t b
             else keep = keeper.keep(e, i, n);
             m[r] |= (unsigned)(keep && i < n) << k;
         }
-        packed |= (unsigned long long)__popc(m[r]) << (16 * r);
+        packed |= (unsigned long long)__popc(m[r]) << ((R <= 4 ? 16 : 10) * r);
     }
     return packed;
 }
 /* The warp's ranks: off[r] = the kept elements of the segment before this lane's round r, returned the segment's
  * kept count. */
-__device__ __forceinline__ unsigned sel_rank(unsigned long long packed, unsigned *off)
+template <int R = ROUNDS> __device__ __forceinline__ unsigned sel_rank(unsigned long long packed, unsigned *off)
 {
     const int lane = threadIdx.x & 31;
     unsigned long long incl = packed;
@@ -140,22 +154,22 @@ __device__ __forceinline__ unsigned sel_rank(unsigned long long packed, unsigned
     const unsigned long long wtot = __shfl_sync(0xffffffffu, incl, 31), excl = incl - packed;
     unsigned run = 0;
 #pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
-        off[r] = run + (unsigned)(excl >> (16 * r) & 0xffff);
-        run += (unsigned)(wtot >> (16 * r) & 0xffff);
+    for (int r = 0; r < R; r++) {
+        off[r] = run + sel_field<R>(excl, r);
+        run += sel_field<R>(wtot, r);
     }
     return run;
 }
 /* The warp's kept elements, compacted in order into its part of the stage (stage[0, run)), then (PART) its rejected
  * ones after them; RLE: each kept head's place in the tile into pos (seg0: the segment's first place). */
-template <typename S, int PART, bool RLE>
+template <typename S, int PART, bool RLE, int R = ROUNDS>
 __device__ __forceinline__ void sel_compact(const uint4 *v, const unsigned *m, const unsigned *off, unsigned run,
                                             S *stage, unsigned short *pos, int seg0)
 {
     constexpr int VEC = 16 / (int)sizeof(S);
     const int lane = threadIdx.x & 31;
 #pragma unroll
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < R; r++) {
         const int li0 = (r * 32 + lane) * VEC;
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
@@ -180,7 +194,7 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
                                          unsigned long long *desc, const unsigned long long *total,
                                          unsigned long long *count_out, unsigned long long *lengths = nullptr)
 {
-    constexpr int VEC = 16 / (int)sizeof(S), SEG = 32 * ROUNDS * VEC, TILE = WARPS * SEG;
+    constexpr int R = sel_rounds<MODE>(), VEC = 16 / (int)sizeof(S), SEG = 32 * R * VEC, TILE = WARPS * SEG;
     constexpr bool RLE = MODE == MODE_RLE;
     static_assert(!RLE || (sizeof(S) >= 2 && TILE <= 65536), "run-length encoding stages 16-bit positions");
     __shared__ unsigned s_wc[WARPS];
@@ -199,13 +213,13 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
 
     /* the elements stay packed in their 16-byte vectors (one register per 4 bytes whatever the dtype); elem()
      * takes element k out with shifts once the loops are unrolled */
-    uint4 v[ROUNDS];
+    uint4 v[R];
     if (t0 + TILE <= n && ((unsigned long long)(x + t0) & 15) == 0) {
 #pragma unroll
-        for (int r = 0; r < ROUNDS; r++) v[r] = reinterpret_cast<const uint4 *>(x + base + r * 32 * VEC)[lane];
+        for (int r = 0; r < R; r++) v[r] = reinterpret_cast<const uint4 *>(x + base + r * 32 * VEC)[lane];
     } else {
 #pragma unroll
-        for (int r = 0; r < ROUNDS; r++) {
+        for (int r = 0; r < R; r++) {
             v[r] = make_uint4(0, 0, 0, 0);
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
@@ -214,14 +228,14 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
             }
         }
     }
-    unsigned m[ROUNDS], off[ROUNDS];
+    unsigned m[R], off[R];
     const S before = MODE != MODE_PRED && lane == 0 && base > 0 && base - 1 < n ? x[base - 1] : (S)0;
-    const unsigned run = sel_rank(sel_masks<S, MODE>(v, base, n, keeper, before, m), off);
+    const unsigned run = sel_rank<R>(sel_masks<S, MODE, R>(v, base, n, keeper, before, m), off);
     if (lane == 0) s_wc[warp] = run;
     /* compacted into the warp's part of the stage — so the stores after the look-back are contiguous runs, 32 lanes
      * side by side */
     S *const stage = s_stage + warp * SEG;
-    sel_compact<S, PART, RLE>(v, m, off, run, stage, s_pos + (RLE ? warp * SEG : 0), warp * SEG);
+    sel_compact<S, PART, RLE, R>(v, m, off, run, stage, s_pos + (RLE ? warp * SEG : 0), warp * SEG);
     __syncthreads();
     unsigned wpre = 0, A = 0;
     int first = -1, last = -1, next = -1; /* RLE: the tile's first and last heads' places, the next head after this
