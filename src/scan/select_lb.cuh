@@ -18,9 +18,11 @@
 #define GP_SELECT_BACKOFF_NS 0
 #endif
 /* the blocks per SM the launch bounds ask for (a predicate's select, the rest; 1-byte types 4), and whether a tile is
- * taken by ticket (1) or is the block's index (0: blocks start in index order on NVIDIA's GPUs, not promised) */
+ * taken by ticket (1) or is the block's index (0: blocks start in index order on NVIDIA's GPUs, not promised). H100,
+ * select f32 2^28: 6 blocks 854 us, 8 blocks (32 registers) 784, and 20 us less without the ticket (docs/design/
+ * scan.md, "Tuning") */
 #ifndef GP_SELECT_MINB_PRED
-#define GP_SELECT_MINB_PRED 6
+#define GP_SELECT_MINB_PRED 8
 #endif
 #ifndef GP_SELECT_MINB
 #define GP_SELECT_MINB 5
