@@ -167,34 +167,52 @@ static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
         }
     }
 }
+/* Radix keys back to keys (kind: 0 unsigned, 1 signed, 2 float; fl: all ones where descending): the quicksort's
+ * parts that become final convert their keys as they are stored, so no pass over the array does it after */
+static inline SIMD ALWAYS __m512i NAME(unkey)(__m512i v, int kind, __m512i fl)
+{
+    const __m512i sign = V_SET1(SIGN);
+    v = _mm512_xor_si512(v, fl);
+    if (kind == 1) return _mm512_xor_si512(v, sign);
+    if (kind == 2) /* the sign set: was positive (clear it); else negative (flip every bit back) */
+        return V_MASK_XOR(_mm512_xor_si512(v, V_SET1(TOP)), V_TEST(v, sign), v, sign);
+    return v;
+}
+static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip);
 /* C vectors' worth: loaded (lanes past n the largest key), sorted, stored (lanes past n not written). Every loop is
  * unrolled and every call inlined, so that v[] is registers: as a loop over an array in memory each compare-exchange
  * waited on a store forwarded from the last (a 2^16-key sort spent half its time here, 210 us on one thread). */
-static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, __m512i *v, const int LC)
+static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, __m512i *v, const int LC, int kind, T flip)
 {
     const int C = 1 << LC;
+    const __m512i fl = V_SET1(flip);
     UNROLL for (int q = 0; q < C; q++) {
         const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
         v[q] = V_MASK_LOADU(V_SET1(TOP), FIRST(have), a + at);
     }
     NAME(sort_vecs)(v, LC);
+    if (kind || flip) UNROLL for (int q = 0; q < C; q++) v[q] = NAME(unkey)(v[q], kind, fl);
     UNROLL for (int q = 0; q < C; q++) {
         const size_t at = (size_t)q * L, have = n > at ? n - at : 0;
         V_MASK_STOREU(a + at, FIRST(have), v[q]);
     }
 }
-/* n <= SMALL keys sorted in registers (the lanes past n hold the largest key and are not written back) */
-static SIMD void NAME(sort_small)(T *a, size_t n)
+/* n <= SMALL keys sorted in registers (the lanes past n hold the largest key and are not written back), made keys
+ * again (kind, flip: from_keys') */
+static SIMD void NAME(sort_small)(T *a, size_t n, int kind, T flip)
 {
-    if (n < 2) return;
+    if (n < 2) {
+        if (n && (kind || flip)) NAME(from_keys)(a, 0, n, kind, flip);
+        return;
+    }
     __m512i v[SMALL / L];
     const size_t nv = (n + L - 1) / L;
     switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : nv <= 8 ? 8 : 16) { /* constant bounds: v[] in registers */
-    case 1: NAME(small_c)(a, n, v, 0); break;
-    case 2: NAME(small_c)(a, n, v, 1); break;
-    case 4: NAME(small_c)(a, n, v, 2); break;
-    case 8: NAME(small_c)(a, n, v, 3); break;
-    default: NAME(small_c)(a, n, v, 4); break;
+    case 1: NAME(small_c)(a, n, v, 0, kind, flip); break;
+    case 2: NAME(small_c)(a, n, v, 1, kind, flip); break;
+    case 4: NAME(small_c)(a, n, v, 2, kind, flip); break;
+    case 8: NAME(small_c)(a, n, v, 3, kind, flip); break;
+    default: NAME(small_c)(a, n, v, 4, kind, flip); break;
     }
 }
 
@@ -299,62 +317,65 @@ static void NAME(heap_sort)(T *a, size_t n)
 
 /* One step of the quicksort on (*a, *n): partitioned around a sampled pivot; the part left to sort goes to
  * (*a2, *n2), (*a, *n) keeps the other (*n2 = 0: none). A pivot that is the smallest key splits off the keys equal to
- * it instead, so equal keys end a part. */
-static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2)
+ * it instead, so equal keys end a part (made keys again: kind, flip). */
+static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2, int kind, T flip)
 {
     const T pivot = NAME(pivot_of)(*a, *n);
     size_t p = NAME(partition_lt)(*a, *n, pivot);
     *n2 = 0;
     if (p == 0) { /* every key is at least the pivot: those equal to it are in place once split off */
         if (pivot == TOP) {
+            if (kind || flip) NAME(from_keys)(*a, 0, *n, kind, flip);
             *n = 0;
             return;
         }
         p = NAME(partition_lt)(*a, *n, pivot + 1);
+        if (kind || flip) NAME(from_keys)(*a, 0, p, kind, flip);
         *a += p, *n -= p;
         return;
     }
     *a2 = *a + p, *n2 = *n - p, *n = p;
 }
 
-/* a[0, n) sorted by one thread */
-static SIMD void NAME(qs)(T *a, size_t n, int depth)
+/* a[0, n) sorted by one thread, made keys again (kind, flip: from_keys'; 0, 0: left radix keys) */
+static SIMD void NAME(qs)(T *a, size_t n, int depth, int kind, T flip)
 {
     while (n > SMALL) {
         if (depth-- <= 0) {
             NAME(heap_sort)(a, n);
+            if (kind || flip) NAME(from_keys)(a, 0, n, kind, flip);
             return;
         }
         T *b = NULL;
         size_t m = 0;
-        NAME(qs_step)(&a, &n, &b, &m);
+        NAME(qs_step)(&a, &n, &b, &m, kind, flip);
         if (m) { /* the smaller part by recursion, the larger by the loop */
             if (m < n) {
-                NAME(qs)(b, m, depth);
+                NAME(qs)(b, m, depth, kind, flip);
             } else {
-                NAME(qs)(a, n, depth);
+                NAME(qs)(a, n, depth, kind, flip);
                 a = b, n = m;
             }
         }
     }
-    NAME(sort_small)(a, n);
+    NAME(sort_small)(a, n, kind, flip);
 }
 
 /* a[0, n) sorted, the parts of at least TASK_MIN keys as tasks of the team around it (not a SIMD function: the tasks'
  * outlined bodies call the SIMD ones, not inline them) */
-static void NAME(qs_tasks)(T *a, size_t n, int depth)
+static void NAME(qs_tasks)(T *a, size_t n, int depth, int kind, T flip)
 {
     while (n > TASK_MIN && depth > 0) {
         depth--;
         T *b = NULL;
         size_t m = 0;
-        NAME(qs_step)(&a, &n, &b, &m);
+        NAME(qs_step)(&a, &n, &b, &m, kind, flip);
         if (m) {
-#pragma omp task firstprivate(b, m, depth)
-            NAME(qs_tasks)(b, m, depth);
+#pragma omp task firstprivate(b, m, depth, kind, flip)
+            NAME(qs_tasks)(b, m, depth, kind, flip);
         }
     }
-    NAME(qs)(a, n, depth);
+    NAME(qs)(a, n, depth, kind, flip);
 }
 
 /* a float's radix key, its NaN lanes nan: negative, every bit flipped; else the sign set; NaN all ones */
@@ -380,17 +401,10 @@ static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, int kind,
 }
 static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip)
 {
-    const __m512i sign = V_SET1(SIGN), fl = V_SET1(flip);
+    const __m512i fl = V_SET1(flip);
     for (size_t i = i0; i < i1; i += L) {
         const M t = FIRST(i1 - i);
-        const __m512i v = _mm512_xor_si512(V_MASKZ_LOADU(t, k + i), fl);
-        __m512i r = v;
-        if (kind == 1) {
-            r = _mm512_xor_si512(v, sign);
-        } else if (kind == 2) { /* the sign set: was positive (clear it); else negative (flip every bit back) */
-            r = V_MASK_XOR(_mm512_xor_si512(v, V_SET1(TOP)), V_TEST(v, sign), v, sign);
-        }
-        V_MASK_STOREU(k + i, t, r);
+        V_MASK_STOREU(k + i, t, NAME(unkey)(V_MASKZ_LOADU(t, k + i), kind, fl));
     }
 }
 /* floats [i0, i1): how many are zeros (either sign), NaNs, and below zero (neither); whether a -0.0 is there */
@@ -478,7 +492,7 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int de
         sh = hb > SPLIT_P ? hb - SPLIT_P : 0;
         for (size_t i = 0; i < SAMPLE; i++) /* spread over the input */
             smp[i] = s[(size_t)(((unsigned __int128)n * (2 * i + 1)) / (2 * SAMPLE))];
-        NAME(qs)(smp, SAMPLE, depth);
+        NAME(qs)(smp, SAMPLE, depth, 0, 0);
         unsigned b = 0;
         for (size_t p = 0; p <= pm; p++) { /* splitter j is the sample's (j + 1) * 16-th key */
             while (b + 1 < SPLIT_B && (size_t)((smp[(size_t)(b + 1) * 16] >> sh) & pm) < p) b++;
@@ -520,7 +534,9 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int de
         const size_t m = starts[v + 1] - starts[v];
         if (m > 1) {
 #pragma omp task firstprivate(a, m)
-            NAME(qs_tasks)(a, m, depth);
+            NAME(qs_tasks)(a, m, depth, kind, flip);
+        } else if (m && (kind || flip)) {
+            NAME(from_keys)(a, 0, m, kind, flip);
         }
     }
     return 1;
@@ -564,8 +580,8 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
             }
         }
         if (!fused && (!plain || x != k)) NAME(to_keys)(x, k, 0, n, kind, flip);
-        NAME(qs)(k, n, depth); /* no tasks: inside a caller's parallel region they would be deferred past what follows */
-        if (!plain) NAME(from_keys)(k, 0, n, kind, flip);
+        /* no tasks: inside a caller's parallel region they would be deferred past what follows */
+        NAME(qs)(k, n, depth, plain ? 0 : kind, plain ? 0 : flip);
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
@@ -592,10 +608,6 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         }
     }
     if (split && NAME(sort_split)(x, k, n, kind, flip, depth)) {
-        if (!plain) {
-#pragma omp parallel for schedule(static)
-            for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
-        }
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
@@ -605,11 +617,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
     }
 #pragma omp parallel
 #pragma omp single
-    NAME(qs_tasks)(k, n, depth);
-    if (!plain) {
-#pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
-    }
+    NAME(qs_tasks)(k, n, depth, kind, flip);
     NAME(put_side)(k, n, side, z, nn, neg, descending);
     return 1;
 }
