@@ -156,8 +156,9 @@ template <gp_dtype_t D> struct KeepQ {
 };
 
 template <gp_dtype_t D, int MODE, int PART>
-__global__ void __launch_bounds__(SEL_THREADS,
-                                  min_blocks(sizeof(typename E<D>::type) < 4 ? 4 : MODE == MODE_PRED && !PART ? GP_SELECT_MINB_PRED : GP_SELECT_MINB))
+__global__ void __launch_bounds__(SEL_THREADS, min_blocks(sizeof(typename E<D>::type) < 4       ? 4
+                                                          : MODE == MODE_PRED && !PART ? GP_SELECT_MINB_PRED
+                                                                                       : GP_SELECT_MINB))
     k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
              unsigned long long *desc, const unsigned long long *total, uint64_t *count_out, uint64_t *lengths)
 {
@@ -342,7 +343,7 @@ __global__ void __launch_bounds__(TE_THREADS, GP_SELECT_TE_MINB)
 #pragma unroll
             for (int r = 0; r < ROUNDS; r++) {
                 m[r] = (mw >> (8 * r)) & 0xffu;
-                packed |= (unsigned long long)__popc(m[r]) << (16 * r);
+                packed |= (unsigned long long)__popc(m[r]) << (sel_fb<ROUNDS>() * r);
             }
             run = sel_rank(packed, off);
 #pragma unroll
@@ -434,7 +435,8 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
 {
     typedef typename E<D>::type S;
     /* the most tiles any of the jobs' kernels makes (the run-length encoding's grid) */
-    constexpr size_t TILE = (size_t)WARPS * 32 * (ROUNDS < GP_SELECT_ROUNDS ? ROUNDS : GP_SELECT_ROUNDS) * (16 / sizeof(S));
+    constexpr int FEWEST = ROUNDS < GP_SELECT_ROUNDS ? ROUNDS : GP_SELECT_ROUNDS;
+    constexpr size_t TILE = (size_t)WARPS * 32 * FEWEST * (16 / sizeof(S));
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_select: %zu tiles (at most 2^31 - 1)", ntiles);
     /* workspace: the ticket, the partition's total, the descriptors (run-length encoding: pairs); all zeroed on the

@@ -50,14 +50,17 @@ enum { MODE_PRED, MODE_HEAD, MODE_RLE };
 constexpr int ROUNDS = 4, WARPS = GP_SELECT_WARPS, LOOKBACK = GP_SELECT_LOOKBACK;
 /* the rounds of MODE's block kernel, and the bits of a round's count in a lane's packed word (10 beyond four rounds:
  * a round's warp total is at most 32 x 16) */
-template <int MODE> __host__ __device__ constexpr int sel_rounds() { return MODE == MODE_RLE ? ROUNDS : GP_SELECT_ROUNDS; }
+template <int MODE> __host__ __device__ constexpr int sel_rounds()
+{
+    return MODE == MODE_RLE ? ROUNDS : GP_SELECT_ROUNDS;
+}
+template <int R> __host__ __device__ constexpr int sel_fb() { return R <= 4 ? 16 : 10; }
 template <int R> __device__ __forceinline__ unsigned sel_field(unsigned long long p, int r)
 {
-    constexpr int FB = R <= 4 ? 16 : 10;
-    static_assert(R * FB <= 64, "a lane's round counts fit one word");
-    return (unsigned)(p >> (FB * r)) & ((1u << FB) - 1);
+    static_assert(R * sel_fb<R>() <= 64, "a lane's round counts fit one word");
+    return (unsigned)(p >> (sel_fb<R>() * r)) & ((1u << sel_fb<R>()) - 1);
 }
-/* blocks per SM the launch bounds ask for: 6 (5, 4) blocks of 8 warps, scaled to the block's warps */
+/* blocks per SM the launch bounds ask for: per8 blocks of 8 warps, scaled to the block's warps */
 __host__ __device__ constexpr int min_blocks(int per8) { return per8 * 8 / WARPS; }
 
 template <typename S> __device__ __forceinline__ S shfl_up1(S v)
@@ -111,8 +114,8 @@ template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, 
     }
 }
 /* The keep bits of one warp's segment (its lanes' vectors v[r]: elements base + (r * 32 + lane) * VEC + k), one word
- * per round (VEC <= 16 bits), and their counts packed 16 bits per round (returned). before: lane 0's element before
- * the segment (MODE_HEAD, MODE_RLE; unused at index 0). */
+ * per round (VEC <= 16 bits), and their counts packed sel_fb<R>() bits per round (returned). before: lane 0's element
+ * before the segment (MODE_HEAD, MODE_RLE; unused at index 0). */
 template <typename S, int MODE, int R = ROUNDS, class K>
 __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t base, size_t n, const K &keeper,
                                                         S before, unsigned *m)
@@ -138,7 +141,7 @@ __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t b
             else keep = keeper.keep(e, i, n);
             m[r] |= (unsigned)(keep && i < n) << k;
         }
-        packed |= (unsigned long long)__popc(m[r]) << ((R <= 4 ? 16 : 10) * r);
+        packed |= (unsigned long long)__popc(m[r]) << (sel_fb<R>() * r);
     }
     return packed;
 }
