@@ -581,7 +581,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         }
         if (!fused && (!plain || x != k)) NAME(to_keys)(x, k, 0, n, kind, flip);
         /* no tasks: inside a caller's parallel region they would be deferred past what follows */
-        NAME(qs)(k, n, depth, plain ? 0 : kind, plain ? 0 : flip);
+        NAME(qs)(k, n, depth, kind, flip); /* plain keys: kind 0, flip 0, nothing converted */
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
