@@ -2,11 +2,11 @@
  * sort_simd.c — the CPU backend's sort of 4- and 8-byte keys alone with AVX-512 (docs/design/sort.md, "The CPU
  * backend"): the keys become their radix keys (sort_internal.h), a quicksort sorts those as unsigned integers —
  * partitions by compress-stores, eight vectors' keys and fewer by sorting networks in registers, the parts as OpenMP
- * tasks; sort_simd_body.h, once per width — and the radix keys become the keys again as each part is final. Keys
- * that are equal as the order says but differ in bits (-0.0 and +0.0, NaN payloads) would lose their input order and
+ * tasks; sort_simd_body.h, once per width — and the radix keys become the keys again as each part is final. Keys that
+ * are equal as the order says but differ in bits (-0.0 and +0.0, NaN payloads) would lose their input order and
  * payloads, so a float array holding one has its zeros' and NaNs' bits gathered in input order first and written over
- * their places after (they are contiguous once sorted). A CPU without AVX-512F takes the radix sort (sort_cpu.c). The same bits come out
- * either way.
+ * their places after (they are contiguous once sorted). A CPU without AVX-512F takes the radix sort (sort_cpu.c). The
+ * same bits come out either way.
  */
 #include "sort_internal.h"
 
