@@ -422,8 +422,7 @@ gp_status_t launch_select(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
             return GP_OK;
         }
     }
-    constexpr size_t TILE = (size_t)WARPS * 32 * sel_rounds<MODE>() * (16 / sizeof(S));
-    k_select<D, MODE, PART><<<(unsigned)((n + TILE - 1) / TILE), SEL_THREADS, 0, s>>>(
+    k_select<D, MODE, PART><<<(unsigned)sel_tiles<S, MODE>(n), SEL_THREADS, 0, s>>>(
         (const S *)x, n, q, (S *)y, ticket, desc, total, count_dev, NULL);
     return GP_OK;
 }
@@ -434,10 +433,9 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
                           uint64_t *lengths, uint64_t *count_dev, cudaStream_t s)
 {
     typedef typename E<D>::type S;
-    /* the most tiles any of the jobs' kernels makes (the run-length encoding's grid) */
-    constexpr int FEWEST = ROUNDS < GP_SELECT_ROUNDS ? ROUNDS : GP_SELECT_ROUNDS;
-    constexpr size_t TILE = (size_t)WARPS * 32 * FEWEST * (16 / sizeof(S));
-    const size_t ntiles = (n + TILE - 1) / TILE;
+    /* the most tiles any of the jobs' block kernels makes (their descriptors) */
+    const size_t ntiles = sel_tiles<S, MODE_PRED>(n) > sel_tiles<S, MODE_RLE>(n) ? sel_tiles<S, MODE_PRED>(n)
+                                                                                 : sel_tiles<S, MODE_RLE>(n);
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "gp_select: %zu tiles (at most 2^31 - 1)", ntiles);
     /* workspace: the ticket, the partition's total, the descriptors (run-length encoding: pairs); all zeroed on the
      * stream */
@@ -449,8 +447,6 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     if (e != cudaSuccess) return gp__cuda_error(e, "gp_select: clearing the tile descriptors", __FILE__, __LINE__);
     unsigned *ticket = (unsigned *)w;
     unsigned long long *total = (unsigned long long *)(w + 16), *desc = (unsigned long long *)(w + 32);
-    constexpr size_t RLE_TILE = (size_t)WARPS * 32 * sel_rounds<MODE_RLE>() * (16 / sizeof(S));
-    const unsigned grid = (unsigned)((n + RLE_TILE - 1) / RLE_TILE);
     switch (job) {
     case 0: GP_TRY_RET((launch_select<D, MODE_PRED, 0>(ctx, n, x, q, y, ticket, desc, total, count_dev, s))); break;
     case 1: {
@@ -464,7 +460,7 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     case 2: GP_TRY_RET((launch_select<D, MODE_HEAD, 0>(ctx, n, x, q, y, ticket, desc, total, count_dev, s))); break;
     default:
         if constexpr (sizeof(S) >= 2)
-            k_select<D, MODE_RLE, 0><<<grid, SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
+            k_select<D, MODE_RLE, 0><<<(unsigned)sel_tiles<S, MODE_RLE>(n), SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
                                                                   count_dev, lengths);
         break;
     }

@@ -54,6 +54,12 @@ template <int MODE> __host__ __device__ constexpr int sel_rounds()
 {
     return MODE == MODE_RLE ? ROUNDS : GP_SELECT_ROUNDS;
 }
+/* the tiles of MODE's block kernel over n elements of S */
+template <typename S, int MODE> __host__ __device__ constexpr size_t sel_tiles(size_t n)
+{
+    constexpr size_t TILE = (size_t)WARPS * 32 * sel_rounds<MODE>() * (16 / sizeof(S));
+    return (n + TILE - 1) / TILE;
+}
 template <int R> __host__ __device__ constexpr int sel_fb() { return R <= 4 ? 16 : 10; }
 template <int R> __device__ __forceinline__ unsigned sel_field(unsigned long long p, int r)
 {

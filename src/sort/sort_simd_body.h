@@ -179,6 +179,11 @@ static inline SIMD ALWAYS __m512i NAME(unkey)(__m512i v, int kind, __m512i fl)
     return v;
 }
 static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip);
+/* a part that is final, made keys again (kind 0, flip 0: left as it is) */
+static inline SIMD void NAME(final_keys)(T *a, size_t m, int kind, T flip)
+{
+    if (kind || flip) NAME(from_keys)(a, 0, m, kind, flip);
+}
 /* C vectors' worth: loaded (lanes past n the largest key), sorted, stored (lanes past n not written). Every loop is
  * unrolled and every call inlined, so that v[] is registers: as a loop over an array in memory each compare-exchange
  * waited on a store forwarded from the last (a 2^16-key sort spent half its time here, 210 us on one thread). */
@@ -202,7 +207,7 @@ static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, __m512i *v, const i
 static SIMD void NAME(sort_small)(T *a, size_t n, int kind, T flip)
 {
     if (n < 2) {
-        if (n && (kind || flip)) NAME(from_keys)(a, 0, n, kind, flip);
+        NAME(final_keys)(a, n, kind, flip);
         return;
     }
     __m512i v[SMALL / L];
@@ -325,12 +330,12 @@ static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2, int kind, T
     *n2 = 0;
     if (p == 0) { /* every key is at least the pivot: those equal to it are in place once split off */
         if (pivot == TOP) {
-            if (kind || flip) NAME(from_keys)(*a, 0, *n, kind, flip);
+            NAME(final_keys)(*a, *n, kind, flip);
             *n = 0;
             return;
         }
         p = NAME(partition_lt)(*a, *n, pivot + 1);
-        if (kind || flip) NAME(from_keys)(*a, 0, p, kind, flip);
+        NAME(final_keys)(*a, p, kind, flip);
         *a += p, *n -= p;
         return;
     }
@@ -343,7 +348,7 @@ static SIMD void NAME(qs)(T *a, size_t n, int depth, int kind, T flip)
     while (n > SMALL) {
         if (depth-- <= 0) {
             NAME(heap_sort)(a, n);
-            if (kind || flip) NAME(from_keys)(a, 0, n, kind, flip);
+            NAME(final_keys)(a, n, kind, flip);
             return;
         }
         T *b = NULL;
@@ -535,8 +540,8 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int de
         if (m > 1) {
 #pragma omp task firstprivate(a, m)
             NAME(qs_tasks)(a, m, depth, kind, flip);
-        } else if (m && (kind || flip)) {
-            NAME(from_keys)(a, 0, m, kind, flip);
+        } else {
+            NAME(final_keys)(a, m, kind, flip);
         }
     }
     return 1;
