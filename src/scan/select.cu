@@ -460,8 +460,8 @@ gp_status_t launch_single(gp_ctx_t *ctx, size_t n, const void *x, const gp__pred
     case 2: GP_TRY_RET((launch_select<D, MODE_HEAD, 0>(ctx, n, x, q, y, ticket, desc, total, count_dev, s))); break;
     default:
         if constexpr (sizeof(S) >= 2)
-            k_select<D, MODE_RLE, 0><<<(unsigned)sel_tiles<S, MODE_RLE>(n), SEL_THREADS, 0, s>>>((const S *)x, n, q, (S *)y, ticket, desc, total,
-                                                                  count_dev, lengths);
+            k_select<D, MODE_RLE, 0><<<(unsigned)sel_tiles<S, MODE_RLE>(n), SEL_THREADS, 0, s>>>(
+                (const S *)x, n, q, (S *)y, ticket, desc, total, count_dev, lengths);
         break;
     }
     static const char *const what[] = {"gp_select", "gp_partition", "gp_unique", "gp_run_length_encode"};
