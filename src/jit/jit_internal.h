@@ -39,7 +39,8 @@ typedef struct gp__jit_mod {
     cudaLibrary_t lib;
     cudaKernel_t k_reduce, k_transform, k_scan, k_select, k_seg;
     cudaKernel_t k_bsort, k_part, k_merge; /* a comparison's sort (jit_sort.cuh) */
-    int blocks_per_sm; /* of k_reduce at 256 threads */
+    unsigned long long sel_shape[2]; /* k_select's threads a block and elements a tile (jit_select.cuh) */
+    int blocks_per_sm;               /* of k_reduce at 256 threads */
     size_t smem;       /* k_reduce's dynamic shared memory */
     /* CPU */
     void *so;

@@ -619,8 +619,7 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
     }
     if (!m->k_select) return gp__error(GP_ERR_INTERNAL, "%s: the module has no select kernel", fn);
     if (count_host) GP_TRY_RET(gp__no_capture(ctx, fn, "it waits for the count"));
-    /* select_lb.cuh's tile at its default knobs: 8 warps x 4 rounds x 32 lanes x one 16-byte vector */
-    const size_t tile = (size_t)8 * 32 * 4 * (16 / es), ntiles = n ? (n + tile - 1) / tile : 0;
+    const size_t tile = (size_t)m->sel_shape[1], ntiles = n ? (n + tile - 1) / tile : 0; /* the module's own */
     if (ntiles > 0x7fffffffu) return gp__error(GP_ERR_UNSUPPORTED, "%s: %zu tiles (at most 2^31 - 1)", fn, ntiles);
     unsigned long long *cnt = count_host ? (unsigned long long *)ctx->dev_result : (unsigned long long *)count_dev;
     cudaStream_t s = (cudaStream_t)stream;
@@ -637,8 +636,8 @@ static gp_status_t select_if(const char *fn, gp_ctx_t *ctx, const gp_uop_t *pred
         void *ticket = w, *total = w + 16, *desc = w + 32;
         size_t nn = n;
         void *args[] = {(void *)&x, &nn, &y, &ticket, &desc, &total, &cnt};
-        if ((e = cudaLaunchKernel((const void *)m->k_select, gp__jit_dim3((unsigned)ntiles), gp__jit_dim3(256), args, 0, s)) !=
-            cudaSuccess)
+        if ((e = cudaLaunchKernel((const void *)m->k_select, gp__jit_dim3((unsigned)ntiles),
+                                  gp__jit_dim3((unsigned)m->sel_shape[0]), args, 0, s)) != cudaSuccess)
             return gp__cuda_error(e, fn, __FILE__, __LINE__);
         GP_TRY_RET(GP_CHECK_LAUNCH(fn));
     }

@@ -10,7 +10,10 @@ struct GPJ_KP {
     __device__ __forceinline__ bool eq(GPJ_XIN, GPJ_XIN) const { return false; }
 };
 
-extern "C" __global__ void __launch_bounds__(SEL_THREADS, min_blocks(sizeof(GPJ_XIN) < 4 ? 4 : 6))
+/* the launch's shape as the module was compiled (threads a block, elements a tile), read by the library at load */
+extern "C" __device__ unsigned long long gpj_select_shape[2] = {SEL_THREADS, sel_tile<GPJ_XIN, MODE_PRED>()};
+
+extern "C" __global__ void __launch_bounds__(SEL_THREADS, sel_min_blocks<GPJ_XIN, MODE_PRED, 0>())
     gpj_select(const GPJ_XIN *x, size_t n, GPJ_XIN *y, unsigned *ticket, unsigned long long *desc,
                const unsigned long long *total, unsigned long long *count_out)
 {

@@ -518,8 +518,15 @@ static gp_status_t load_gpu(gp_ctx_t *ctx, const char *what, const char *src, gp
             return gp__cuda_error(e, "a user operator's segmented kernel", __FILE__, __LINE__);
         return GP_OK;
     }
-    if (strstr(src, "#define GPJ_PRED 1") && (e = cudaLibraryGetKernel(&m->k_select, m->lib, "gpj_select")) != cudaSuccess)
-        return gp__cuda_error(e, "a user predicate's select kernel", __FILE__, __LINE__);
+    if (strstr(src, "#define GPJ_PRED 1")) {
+        void *shape = NULL;
+        size_t sb = 0;
+        if ((e = cudaLibraryGetKernel(&m->k_select, m->lib, "gpj_select")) != cudaSuccess ||
+            (e = cudaLibraryGetGlobal(&shape, &sb, m->lib, "gpj_select_shape")) != cudaSuccess ||
+            (e = sb == sizeof m->sel_shape ? cudaMemcpy(m->sel_shape, shape, sb, cudaMemcpyDeviceToHost)
+                                           : cudaErrorInvalidValue) != cudaSuccess)
+            return gp__cuda_error(e, "a user predicate's select kernel", __FILE__, __LINE__);
+    }
     if (bin && (e = cudaLibraryGetKernel(&m->k_reduce, m->lib, "gpj_reduce")) != cudaSuccess)
         return gp__cuda_error(e, "a user operator's reduce kernel", __FILE__, __LINE__);
     if (map && !tr && (e = cudaLibraryGetKernel(&m->k_transform, m->lib, "gpj_transform")) != cudaSuccess)

@@ -212,6 +212,7 @@ cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum c
                                 void **jit_values, unsigned int njit, enum cudaLibraryOption *library_options,
                                 void **library_values, unsigned int nlibrary);
 cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name);
+cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name);
 cudaError_t cudaLibraryUnload(cudaLibrary_t library);
 
 #ifdef __cplusplus

@@ -75,4 +75,5 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) { (void)config, (void)func, (void)args; return NOCUDA; }
 cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jit_options, void **jit_values, unsigned int njit, enum cudaLibraryOption *library_options, void **library_values, unsigned int nlibrary) { (void)library, (void)code, (void)jit_options, (void)jit_values, (void)njit, (void)library_options, (void)library_values, (void)nlibrary; return NOCUDA; }
 cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name) { (void)kernel, (void)library, (void)name; return NOCUDA; }
+cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name) { (void)dptr, (void)bytes, (void)library, (void)name; return NOCUDA; }
 cudaError_t cudaLibraryUnload(cudaLibrary_t library) { (void)library; return NOCUDA; }

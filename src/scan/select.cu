@@ -156,9 +156,7 @@ template <gp_dtype_t D> struct KeepQ {
 };
 
 template <gp_dtype_t D, int MODE, int PART>
-__global__ void __launch_bounds__(SEL_THREADS, min_blocks(sizeof(typename E<D>::type) < 4       ? 4
-                                                          : MODE == MODE_PRED && !PART ? GP_SELECT_MINB_PRED
-                                                                                       : GP_SELECT_MINB))
+__global__ void __launch_bounds__(SEL_THREADS, sel_min_blocks<typename E<D>::type, MODE, PART>())
     k_select(const typename E<D>::type *x, size_t n, gp__pred_t q, typename E<D>::type *y, unsigned *ticket,
              unsigned long long *desc, const unsigned long long *total, uint64_t *count_out, uint64_t *lengths)
 {

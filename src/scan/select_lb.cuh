@@ -54,11 +54,14 @@ template <int MODE> __host__ __device__ constexpr int sel_rounds()
 {
     return MODE == MODE_RLE ? ROUNDS : GP_SELECT_ROUNDS;
 }
-/* the tiles of MODE's block kernel over n elements of S */
+/* the elements of one tile of MODE's block kernel, and its tiles over n elements of S */
+template <typename S, int MODE> __host__ __device__ constexpr size_t sel_tile()
+{
+    return (size_t)WARPS * 32 * sel_rounds<MODE>() * (16 / sizeof(S));
+}
 template <typename S, int MODE> __host__ __device__ constexpr size_t sel_tiles(size_t n)
 {
-    constexpr size_t TILE = (size_t)WARPS * 32 * sel_rounds<MODE>() * (16 / sizeof(S));
-    return (n + TILE - 1) / TILE;
+    return (n + sel_tile<S, MODE>() - 1) / sel_tile<S, MODE>();
 }
 template <int R> __host__ __device__ constexpr int sel_fb() { return R <= 4 ? 16 : 10; }
 template <int R> __device__ __forceinline__ unsigned sel_field(unsigned long long p, int r)
@@ -66,8 +69,13 @@ template <int R> __device__ __forceinline__ unsigned sel_field(unsigned long lon
     static_assert(R * sel_fb<R>() <= 64, "a lane's round counts fit one word");
     return (unsigned)(p >> (sel_fb<R>() * r)) & ((1u << sel_fb<R>()) - 1);
 }
-/* blocks per SM the launch bounds ask for: per8 blocks of 8 warps, scaled to the block's warps */
+/* blocks per SM the launch bounds ask for: per8 blocks of 8 warps, scaled to the block's warps; of MODE's block kernel
+ * over S (PART: a partition's) */
 __host__ __device__ constexpr int min_blocks(int per8) { return per8 * 8 / WARPS; }
+template <typename S, int MODE, int PART> __host__ __device__ constexpr int sel_min_blocks()
+{
+    return min_blocks(sizeof(S) < 4 ? 4 : MODE == MODE_PRED && !PART ? GP_SELECT_MINB_PRED : GP_SELECT_MINB);
+}
 
 template <typename S> __device__ __forceinline__ S shfl_up1(S v)
 {
