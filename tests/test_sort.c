@@ -335,6 +335,9 @@ int main(void)
          * most keys: few values, all equal) */
         gp__sort_cpu_simd_split_min = 1000, gp__sort_cpu_simd_split_threads = 1;
         check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
+        gp__sort_cpu_split_nt_bytes = 0; /* its buckets' keys through whole lines, stored past the caches */
+        check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
+        gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES;
         gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
         gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;
         printf("  4- and 8-byte keys alone (the AVX-512 quicksort where the CPU has it) %s\n",

@@ -142,15 +142,24 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 #ifndef GP_SORT_CPU_SIMD_MIN
 #define GP_SORT_CPU_SIMD_MIN 256
 #endif
-/* from this many keys and a team of this many asked for, one sample-sort level splits the keys into 256 buckets for
- * the quicksort first (on two threads it loses: the quicksort's serial top levels cost little there) */
+/* from this many keys and a team of this many asked for, or from SPLIT_ANY keys on any team, one sample-sort level
+ * splits the keys into 256 buckets for the quicksort first (docs/design/sort.md, "The CPU backend": on one or two
+ * threads below SPLIT_ANY its two passes cost more than the quicksort's top levels in the caches) */
 #ifndef GP_SORT_CPU_SIMD_SPLIT_MIN
 #define GP_SORT_CPU_SIMD_SPLIT_MIN ((size_t)1 << 22)
 #endif
 #ifndef GP_SORT_CPU_SIMD_SPLIT_THREADS
 #define GP_SORT_CPU_SIMD_SPLIT_THREADS 8
 #endif
-GP_INTERNAL extern size_t gp__sort_cpu_simd_min, gp__sort_cpu_simd_split_min;
+#ifndef GP_SORT_CPU_SIMD_SPLIT_ANY
+#define GP_SORT_CPU_SIMD_SPLIT_ANY ((size_t)1 << 24)
+#endif
+/* from this many bytes of keys the sample-sort level stores its buckets' keys a whole line at a time past the caches */
+#ifndef GP_SORT_CPU_SPLIT_NT_BYTES
+#define GP_SORT_CPU_SPLIT_NT_BYTES ((size_t)64 << 20)
+#endif
+GP_INTERNAL extern size_t gp__sort_cpu_simd_min, gp__sort_cpu_simd_split_min, gp__sort_cpu_simd_split_any;
+GP_INTERNAL extern size_t gp__sort_cpu_split_nt_bytes;
 GP_INTERNAL extern int gp__sort_cpu_simd_split_threads;
 GP_INTERNAL int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
 /* sort_simd.c: the argsort of 1- to 4-byte keys (n <= 2^32) as one AVX-512 sort of 8-byte words, each a key's radix key

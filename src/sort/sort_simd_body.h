@@ -456,59 +456,163 @@ static SIMD void NAME(float_gather)(const T *x, size_t i0, size_t i1, T *zs, T *
     }
 }
 
-/* The OR of k ^ ref over keys [i0, i1): the bits in which some key differs from ref */
-static SIMD T NAME(diff_bits)(const T *k, size_t i0, size_t i1, T ref)
+/* One sample-sort level, then each bucket by the quicksort (a task each): the quicksort alone partitions its whole
+ * input with one thread first, then two parts with two, and each of its top levels moves every key. A sorted sample of
+ * the radix keys gives 255 splitters; a key's bucket is looked up by its 16-bit prefix relative to the sample (the key
+ * less the sample's least, shifted so that the sample's span fits 16 bits, clamped to [0, 2^16)): a monotone map, so
+ * the buckets are ranges of keys in order. Two reads of x in SPLIT_C fixed chunks (whatever the team): the buckets'
+ * counts (and the floats' classes), then each key made a radix key and stored at its bucket's place (and the zeros' and
+ * NaNs' bits gathered in input order, put back once sorted). Buckets are filled in k, or, sorting in place, in a
+ * scratch copy each bucket's task copies back. 0 where memory is refused or one bucket would hold a quarter of the
+ * keys (nothing written to k). */
+#if W == 32
+#define V_SUB _mm512_sub_epi32
+#define V_SRLV _mm512_srlv_epi32
+#else
+#define V_SUB _mm512_sub_epi64
+#define V_SRLV _mm512_srlv_epi64
+#endif
+typedef struct {
+    T base, pm, flip; /* the sample's least key; the largest prefix; all ones where descending */
+    int sh, kind;
+    const unsigned char *tab; /* prefix -> bucket */
+} NAME(split_t);
+/* one vector of keys x made radix keys (*kv) and their prefixes (returned); zeros and NaNs among the lanes t (floats) */
+static inline SIMD ALWAYS __m512i NAME(split_key)(__m512i v, const NAME(split_t) *q, M t, __m512i *kv, M *zm, M *nm,
+                                                  M *sm)
 {
-    __m512i acc = _mm512_setzero_si512();
-    const __m512i r = V_SET1(ref);
-    for (size_t i = i0; i < i1; i += L)
-        acc = _mm512_or_si512(acc, _mm512_xor_si512(V_MASK_LOADU(r, FIRST(i1 - i), k + i), r));
-    T lanes[L], o = 0;
-    _mm512_storeu_si512(lanes, acc);
-    for (int j = 0; j < L; j++) o |= lanes[j];
-    return o;
+    __m512i k = v;
+    if (q->kind == 2) {
+        const __m512i a = _mm512_and_si512(v, V_SET1(SIGN - 1));
+        *zm = V_MASK_CMPEQ(t, a, _mm512_setzero_si512()), *nm = V_MASK_CMPGT(t, a, V_SET1(FLOAT_INF));
+        *sm = (M)(V_TEST(v, V_SET1(SIGN)) & t);
+        k = NAME(fkey)(v, *nm);
+    } else if (q->kind == 1)
+        k = _mm512_xor_si512(v, V_SET1(SIGN));
+    k = _mm512_xor_si512(k, V_SET1(q->flip));
+    *kv = k;
+    const __m512i b = V_SET1(q->base), d = V_SRLV(V_SUB(k, b), V_SET1((T)q->sh));
+    return V_MASK_MOV(V_MIN(d, V_SET1(q->pm)), V_CMPLT(k, b), _mm512_setzero_si512());
 }
-
-/* The radix keys of x sorted into k by one sample-sort level, then each bucket by the quicksort (a task each): the
- * quicksort alone partitions its whole input with one thread first, then two parts with two, so a team of many waits
- * on its top levels. A key's bucket is looked up by the 16 bits below those every key shares (SPLIT_P), in a table
- * made from a sorted sample: prefix p's bucket is how many of the 255 splitters have a smaller prefix, so buckets are
- * ranges of keys in order. The keys are made radix keys into a scratch copy, counted and moved by bucket (SPLIT_C fixed
- * chunks, whatever the team), each bucket sorted in place in k. 0 where the scratch cannot be had or one bucket would
- * hold most keys (nothing written). */
-static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int depth)
+/* the buckets of one vector's prefixes p (tab: one byte a prefix, padded by 3) as 32-bit lanes, stored to b */
+static inline SIMD ALWAYS void NAME(buckets)(__m512i p, const unsigned char *tab, uint32_t *b)
+{
+#if W == 32
+    _mm512_storeu_si512(b, _mm512_and_si512(_mm512_i32gather_epi32(p, (const void *)tab, 1), _mm512_set1_epi32(255)));
+#else
+    _mm256_storeu_si256((__m256i *)b, _mm256_and_si256(_mm512_i64gather_epi32(p, (const void *)tab, 1),
+                                                        _mm256_set1_epi32(255)));
+#endif
+}
+/* keys [i0, i1): the buckets' counts to h; floats: zeros, NaNs, negatives (neither) and whether a -0.0 is there */
+static SIMD void NAME(split_count)(const T *x, size_t i0, size_t i1, const NAME(split_t) *qp, size_t *h, size_t *fc)
+{
+    const NAME(split_t) *q = qp;
+    size_t z = 0, nn = 0, neg = 0, negz = 0, h4[4][SPLIT_B]; /* four counts a bucket: no increment waits on the last */
+    uint32_t bb[4 * L];
+    memset(h4, 0, sizeof h4);
+    for (size_t i = i0; i < i1; i += 4 * L) {
+        const size_t m = i1 - i < 4 * L ? i1 - i : 4 * L;
+        for (size_t u = 0; u < m; u += L) { /* four vectors' buckets, then their counts */
+            const M t = FIRST(m - u);
+            M zm = 0, nm = 0, sm = 0;
+            __m512i kv;
+            NAME(buckets)(NAME(split_key)(V_MASKZ_LOADU(t, x + i + u), q, t, &kv, &zm, &nm, &sm), q->tab, bb + u);
+            if (q->kind == 2) {
+                z += (size_t)__builtin_popcount((unsigned)zm), nn += (size_t)__builtin_popcount((unsigned)nm);
+                neg += (size_t)__builtin_popcount((unsigned)(sm & (M)~zm & (M)~nm));
+                negz |= (sm & zm) != 0;
+            }
+        }
+        size_t j = 0;
+        for (; j + 4 <= m; j += 4) h4[0][bb[j]]++, h4[1][bb[j + 1]]++, h4[2][bb[j + 2]]++, h4[3][bb[j + 3]]++;
+        for (; j < m; j++) h4[0][bb[j]]++;
+    }
+    for (unsigned b = 0; b < SPLIT_B; b++) h[b] = h4[0][b] + h4[1][b] + h4[2][b] + h4[3][b];
+    fc[0] = z, fc[1] = nn, fc[2] = neg, fc[3] = negz;
+}
+/* keys [i0, i1) as radix keys to dst at their buckets' places o (advanced); zs / ns: where the floats' zeros and NaNs
+ * go in input order (NULL: not gathered). nt: through a line of keys a bucket, each whole line stored past the caches
+ * (a stored line is not read first: with more buckets than the prefetchers follow, a key's store waited on its line's
+ * read; docs/design/sort.md, "The CPU backend"); else each key stored at once. */
+static SIMD void NAME(split_scatter)(const T *x, size_t i0, size_t i1, const NAME(split_t) *qp, size_t *o, T *dst,
+                                     T *zs, T *ns, int nt)
+{
+    const NAME(split_t) *q = qp;
+    T kb[4 * L];
+    uint32_t bb[4 * L];
+    _Alignas(64) T wc[SPLIT_B][L];
+    T *line[SPLIT_B];                  /* the line of dst each bucket's next keys fill */
+    unsigned char w[SPLIT_B], w0[SPLIT_B]; /* the lane the next key takes; the first lane of the line that is ours */
+    if (nt)
+        for (unsigned b = 0; b < SPLIT_B; b++) {
+            const uintptr_t at = (uintptr_t)(dst + o[b]);
+            line[b] = (T *)(at & ~(uintptr_t)63), w[b] = w0[b] = (unsigned char)((at & 63) / sizeof(T));
+        }
+    for (size_t i = i0; i < i1; i += 4 * L) {
+        const size_t m = i1 - i < 4 * L ? i1 - i : 4 * L;
+        for (size_t u = 0; u < m; u += L) { /* four vectors' keys and buckets, then their stores */
+            const M t = FIRST(m - u);
+            M zm = 0, nm = 0, sm = 0;
+            __m512i kv;
+            const __m512i v = V_MASKZ_LOADU(t, x + i + u);
+            NAME(buckets)(NAME(split_key)(v, q, t, &kv, &zm, &nm, &sm), q->tab, bb + u);
+            _mm512_storeu_si512(kb + u, kv);
+            if (zs && (zm | nm)) {
+                V_COMPRESS(zs, zm, v);
+                V_COMPRESS(ns, nm, v);
+                zs += __builtin_popcount((unsigned)zm), ns += __builtin_popcount((unsigned)nm);
+            }
+        }
+        if (!nt) {
+            for (size_t j = 0; j < m; j++) dst[o[bb[j]]++] = kb[j];
+            continue;
+        }
+        for (size_t j = 0; j < m; j++) {
+            const unsigned b = bb[j];
+            wc[b][w[b]++] = kb[j];
+            if (w[b] == L) {
+                const __m512i l = _mm512_load_si512(wc[b]);
+                if (w0[b]) /* the bucket's first line, shared with what precedes it */
+                    V_MASK_STOREU(line[b], (M)(FULL & ~FIRST(w0[b])), l), w0[b] = 0;
+                else
+                    _mm512_stream_si512((__m512i *)line[b], l);
+                line[b] += L, w[b] = 0;
+            }
+        }
+    }
+    if (!nt) return;
+    for (unsigned b = 0; b < SPLIT_B; b++) /* the last lines, shared with what follows */
+        if (w[b] > w0[b]) V_MASK_STOREU(line[b], (M)(FIRST(w[b]) & ~FIRST(w0[b])), _mm512_load_si512(wc[b]));
+    _mm_sfence(); /* the streamed lines seen by the threads that sort the buckets */
+}
+static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t neg, int descending);
+static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, int descending, int depth)
 {
     enum { SAMPLE = SPLIT_B * 16, SPLIT_P = 16 };
-    const T pm = ((T)1 << SPLIT_P) - 1;
-    T *s = gp__sort_scratch_alloc(n * sizeof(T));
-    size_t *cnt = malloc(sizeof(size_t) * SPLIT_C * SPLIT_B), starts[SPLIT_B + 1], most = 0;
-    T *smp = malloc(sizeof(T) * SAMPLE), dif[SPLIT_C], d = 0;
-    unsigned char *tab = malloc((size_t)1 << SPLIT_P);
-    int ok = s && cnt && smp && tab, sh = 0;
+    size_t *cnt = malloc(sizeof(size_t) * SPLIT_C * SPLIT_B), (*fc)[4] = malloc(sizeof(size_t[4]) * SPLIT_C);
+    size_t starts[SPLIT_B + 1], most = 0, z = 0, nn = 0, neg = 0, negz = 0;
+    T *smp = malloc(sizeof(T) * SAMPLE), *s = NULL, *side = NULL;
+    unsigned char *tab = calloc(((size_t)1 << SPLIT_P) + 4, 1); /* read 4 bytes at a time (NAME(buckets)) */
+    NAME(split_t) q = {0, ((T)1 << SPLIT_P) - 1, descending ? TOP : 0, 0, kind, tab};
+    int ok = cnt && fc && smp && tab;
     if (ok) {
-#pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < SPLIT_C; c++) {
-            NAME(to_keys)(x, s, n * c / SPLIT_C, n * (c + 1) / SPLIT_C, kind, flip);
-            dif[c] = NAME(diff_bits)(s, n * c / SPLIT_C, n * (c + 1) / SPLIT_C, s[0]);
-        }
-        int hb = 0; /* bits [0, hb) hold every difference between keys */
-        for (size_t c = 0; c < SPLIT_C; c++) d |= dif[c];
-        while (hb < W && (d >> hb) != 0) hb++;
-        sh = hb > SPLIT_P ? hb - SPLIT_P : 0;
         for (size_t i = 0; i < SAMPLE; i++) /* spread over the input */
-            smp[i] = s[(size_t)(((unsigned __int128)n * (2 * i + 1)) / (2 * SAMPLE))];
+            smp[i] = x[(size_t)(((unsigned __int128)n * (2 * i + 1)) / (2 * SAMPLE))];
+        NAME(to_keys)(smp, smp, 0, SAMPLE, kind, q.flip);
         NAME(qs)(smp, SAMPLE, depth, 0, 0);
+        const T span = smp[SAMPLE - 1] - smp[0];
+        int hb = 0;
+        while (hb < W && (span >> hb) != 0) hb++;
+        q.base = smp[0], q.sh = hb > SPLIT_P ? hb - SPLIT_P : 0;
         unsigned b = 0;
-        for (size_t p = 0; p <= pm; p++) { /* splitter j is the sample's (j + 1) * 16-th key */
-            while (b + 1 < SPLIT_B && (size_t)((smp[(size_t)(b + 1) * 16] >> sh) & pm) < p) b++;
+        for (size_t p = 0; p <= q.pm; p++) { /* splitter j is the sample's (j + 1) * 16-th key */
+            while (b + 1 < SPLIT_B && (size_t)((smp[(size_t)(b + 1) * 16] - q.base) >> q.sh) < p) b++;
             tab[p] = (unsigned char)b;
         }
 #pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < SPLIT_C; c++) {
-            size_t *h = cnt + c * SPLIT_B;
-            memset(h, 0, sizeof(size_t) * SPLIT_B);
-            for (size_t i = n * c / SPLIT_C, e = n * (c + 1) / SPLIT_C; i < e; i++) h[tab[(s[i] >> sh) & pm]]++;
-        }
+        for (size_t c = 0; c < SPLIT_C; c++)
+            NAME(split_count)(x, n * c / SPLIT_C, n * (c + 1) / SPLIT_C, &q, cnt + c * SPLIT_B, fc[c]);
         size_t at = 0;
         for (unsigned v = 0; v < SPLIT_B; v++) { /* bucket-major places: chunk c's keys of v after chunk c - 1's */
             starts[v] = at;
@@ -521,31 +625,52 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, T flip, int de
         }
         starts[SPLIT_B] = n;
         ok = most <= n / 4;
+        for (size_t c = 0; c < SPLIT_C; c++) z += fc[c][0], nn += fc[c][1], neg += fc[c][2], negz |= fc[c][3];
+        if (ok && kind == 2 && (negz || nn)) {
+            size_t zo = 0, no = z;
+            for (size_t c = 0; c < SPLIT_C; c++) { /* chunk c's first zero and NaN places */
+                const size_t cz = fc[c][0], cn = fc[c][1];
+                fc[c][0] = zo, fc[c][1] = no;
+                zo += cz, no += cn;
+            }
+            ok = (side = malloc((z + nn) * sizeof(T))) != NULL;
+        }
+        if (ok && x == k) ok = (s = gp__sort_scratch_alloc(n * sizeof(T))) != NULL;
     }
     if (ok) {
+        T *const dst = s ? s : k;
+        const int nt = n * sizeof(T) >= gp__sort_cpu_split_nt_bytes;
 #pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < SPLIT_C; c++) {
-            size_t *o = cnt + c * SPLIT_B;
-            for (size_t i = n * c / SPLIT_C, e = n * (c + 1) / SPLIT_C; i < e; i++)
-                k[o[tab[(s[i] >> sh) & pm]]++] = s[i];
-        }
+        for (size_t c = 0; c < SPLIT_C; c++)
+            NAME(split_scatter)(x, n * c / SPLIT_C, n * (c + 1) / SPLIT_C, &q, cnt + c * SPLIT_B, dst,
+                                side ? side + fc[c][0] : NULL, side ? side + fc[c][1] : NULL, nt);
     }
-    free(s), free(cnt), free(smp), free(tab);
-    if (!ok) return 0; /* a bucket of most keys (keys that share their top 16 live bits): the quicksort alone */
+    free(cnt), free(fc), free(smp), free(tab);
+    if (!ok) {
+        free(side), free(s);
+        return 0;
+    }
 #pragma omp parallel
 #pragma omp single
     for (unsigned v = 0; v < SPLIT_B; v++) {
-        T *const a = k + starts[v];
+        T *const a = (s ? s : k) + starts[v];
         const size_t m = starts[v + 1] - starts[v];
-        if (m > 1) {
-#pragma omp task firstprivate(a, m)
-            NAME(qs_tasks)(a, m, depth, kind, flip);
-        } else {
-            NAME(final_keys)(a, m, kind, flip);
+#pragma omp task firstprivate(a, m, v) if (m > 1)
+        {
+            if (s) { /* the bucket's tasks done before it is copied back */
+#pragma omp taskgroup
+                NAME(qs_tasks)(a, m, depth, kind, q.flip);
+                memcpy(k + starts[v], a, m * sizeof(T));
+            } else
+                NAME(qs_tasks)(a, m, depth, kind, q.flip);
         }
     }
+    free(s);
+    NAME(put_side)(k, n, side, z, nn, neg, descending);
     return 1;
 }
+#undef V_SUB
+#undef V_SRLV
 
 /* the zeros' and NaNs' bits in input order (side: z zeros, then nn NaNs; NULL: none to put) over their places in
  * sorted k: ascending the negatives, zeros, positives, NaNs; descending NaNs, positives, zeros, negatives. Frees side. */
@@ -590,8 +715,11 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
-    const int split = n >= gp__sort_cpu_simd_split_min && gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads;
-    const int fused = kind == 2 && x != k && !split; /* the counts and the keys in one read */
+    if (n >= gp__sort_cpu_simd_split_min &&
+        (n >= gp__sort_cpu_simd_split_any || gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads) &&
+        NAME(sort_split)(x, k, n, kind, descending, depth))
+        return 1;
+    const int fused = kind == 2 && x != k; /* the counts and the keys in one read */
     if (kind == 2) {
 #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) {
@@ -611,10 +739,6 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
             for (size_t c = 0; c < 64; c++) NAME(float_gather)(x, n * c / 64, n * (c + 1) / 64, side + fc[c][0],
                                                                 side + fc[c][1]);
         }
-    }
-    if (split && NAME(sort_split)(x, k, n, kind, flip, depth)) {
-        NAME(put_side)(k, n, side, z, nn, neg, descending);
-        return 1;
     }
     if (!fused && (!plain || x != k)) {
 #pragma omp parallel for schedule(static)
