@@ -75,7 +75,8 @@ static void pack_range(const gp__sort_xf_t *xf, const unsigned char *x, size_t k
     else if (ks == 2) pack_words(xf, x, 2, P, i0, i1);
     else pack_words(xf, x, 1, P, i0, i1);
 }
-/* positions [i0, i1) of the sorted words out (ib bytes each, at any alignment), and the keys they name where ko */
+/* positions [i0, i1) of the sorted words out (ib bytes each, at any alignment; P may be pos_out), and the keys they
+ * name where ko */
 static void unpack_range(const uint64_t *P, const unsigned char *x, size_t ks, unsigned char *ko, void *pos_out,
                          size_t ib, size_t i0, size_t i1)
 {
@@ -112,12 +113,15 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
         for (size_t c = 0; c < 64; c++) pack_range(&xf, x, ks, P, n * c / 64, n * (c + 1) / 64);
     } else /* no OpenMP region: even one thread's costs a team's set-up */
         pack_range(&xf, x, ks, P, 0, n);
-    sort_keys_64(P, P, n, 0, 0); /* unsigned words ascending: equal keys by position, so stable */
+    /* unsigned words ascending: equal keys by position, so stable; sorted into 8-byte positions' place where they
+     * are aligned (each word then becomes its position where it lies: the sort needs no copy of its own) */
+    uint64_t *S = ib == 8 && (uintptr_t)pos_out % 8 == 0 ? pos_out : P;
+    sort_keys_64(P, S, n, 0, 0);
     if (par) {
 #pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) unpack_range(P, x, ks, ko, pos_out, ib, n * c / 64, n * (c + 1) / 64);
+        for (size_t c = 0; c < 64; c++) unpack_range(S, x, ks, ko, pos_out, ib, n * c / 64, n * (c + 1) / 64);
     } else
-        unpack_range(P, x, ks, ko, pos_out, ib, 0, n);
+        unpack_range(S, x, ks, ko, pos_out, ib, 0, n);
     free(P);
     return 1;
 }
