@@ -108,31 +108,19 @@ static size_t gather_below(const gp__sort_xf_t *xf, const unsigned char *x, size
     return gather_below_body(xf, x, es, b, e, T0, ob, oi, o, cap);
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
-/* 4-byte keys 16 at a time: the radix key of each lane (gp__sort_xf_key's rule in 32-bit lanes) against T0; a vector
- * with a lane at or below it (rare) appends those lanes in order */
+/* 4-byte keys 16 at a time: the radix key of each lane (gp__sort_xf_key16) against T0; a vector with a lane at or
+ * below it (rare) appends those lanes in order */
 __attribute__((target("avx512f"))) static size_t gather_below_512(const gp__sort_xf_t *xf, const unsigned char *x,
                                                                   size_t es, size_t b, size_t e, uint64_t T0,
                                                                   uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
 {
     if (es != 4) return gather_below_body(xf, x, es, b, e, T0, ob, oi, o, cap);
-    const __m512i sign = _mm512_set1_epi32((int)0x80000000u), mag_m = _mm512_set1_epi32(0x7fffffff),
-                  inf = _mm512_set1_epi32((int)(uint32_t)xf->inf), ones = _mm512_set1_epi32(-1),
-                  flip = _mm512_set1_epi32((int)(uint32_t)xf->flip), xr = _mm512_set1_epi32((int)(uint32_t)xf->xr),
-                  t = _mm512_set1_epi32((int)(uint32_t)T0), zero = _mm512_setzero_si512();
-    const int fl = xf->inf != 0;
+    const gp__sort_xf_t xk = *xf; /* in registers: the appends could alias *xf */
+    const __m512i t = _mm512_set1_epi32((int)(uint32_t)T0);
     const uint32_t *p = (const uint32_t *)x;
     size_t i = b;
     for (; i + 16 <= e; i += 16) {
-        const __m512i v = _mm512_loadu_si512((const void *)(p + i));
-        __m512i k;
-        if (fl) {
-            const __m512i mag = _mm512_and_si512(v, mag_m), neg = _mm512_srai_epi32(v, 31);
-            k = _mm512_xor_si512(v, _mm512_or_si512(sign, neg));
-            k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(mag, zero), sign);
-            k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(mag, inf), ones);
-            k = _mm512_xor_si512(k, flip);
-        } else
-            k = _mm512_xor_si512(v, _mm512_xor_si512(xr, flip));
+        const __m512i k = gp__sort_xf_key16(&xk, _mm512_loadu_si512((const void *)(p + i)));
         __mmask16 m = _mm512_cmple_epu32_mask(k, t);
         if (m) {
             for (; m; m &= (__mmask16)(m - 1)) {
