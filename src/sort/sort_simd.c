@@ -19,7 +19,8 @@
 
 size_t gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN, gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
 int gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;
-size_t gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES, gp__sort_cpu_simd_split_any = GP_SORT_CPU_SIMD_SPLIT_ANY;
+size_t gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES;
+size_t gp__sort_cpu_simd_split_any = GP_SORT_CPU_SIMD_SPLIT_ANY;
 
 static inline int gp__omp_max_threads(void)
 {

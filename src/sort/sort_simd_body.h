@@ -477,7 +477,7 @@ typedef struct {
     int sh, kind;
     const unsigned char *tab; /* prefix -> bucket */
 } NAME(split_t);
-/* one vector of keys x made radix keys (*kv) and their prefixes (returned); zeros and NaNs among the lanes t (floats) */
+/* one vector of keys v made radix keys (*kv) and their prefixes (returned); the floats' zeros and NaNs among lanes t */
 static inline SIMD ALWAYS __m512i NAME(split_key)(__m512i v, const NAME(split_t) *q, M t, __m512i *kv, M *zm, M *nm,
                                                   M *sm)
 {
