@@ -505,9 +505,8 @@ static inline SIMD ALWAYS void NAME(buckets)(__m512i p, const unsigned char *tab
 #endif
 }
 /* keys [i0, i1): the buckets' counts to h; floats: zeros, NaNs, negatives (neither) and whether a -0.0 is there */
-static SIMD void NAME(split_count)(const T *x, size_t i0, size_t i1, const NAME(split_t) *qp, size_t *h, size_t *fc)
+static SIMD void NAME(split_count)(const T *x, size_t i0, size_t i1, const NAME(split_t) *q, size_t *h, size_t *fc)
 {
-    const NAME(split_t) *q = qp;
     size_t z = 0, nn = 0, neg = 0, negz = 0, h4[4][SPLIT_B]; /* four counts a bucket: no increment waits on the last */
     uint32_t bb[4 * L];
     memset(h4, 0, sizeof h4);
@@ -535,10 +534,9 @@ static SIMD void NAME(split_count)(const T *x, size_t i0, size_t i1, const NAME(
  * go in input order (NULL: not gathered). nt: through a line of keys a bucket, each whole line stored past the caches
  * (a stored line is not read first: with more buckets than the prefetchers follow, a key's store waited on its line's
  * read; docs/design/sort.md, "The CPU backend"); else each key stored at once. */
-static SIMD void NAME(split_scatter)(const T *x, size_t i0, size_t i1, const NAME(split_t) *qp, size_t *o, T *dst,
+static SIMD void NAME(split_scatter)(const T *x, size_t i0, size_t i1, const NAME(split_t) *q, size_t *o, T *dst,
                                      T *zs, T *ns, int nt)
 {
-    const NAME(split_t) *q = qp;
     T kb[4 * L];
     uint32_t bb[4 * L];
     _Alignas(64) T wc[SPLIT_B][L];
