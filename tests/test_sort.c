@@ -337,6 +337,14 @@ int main(void)
         check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
         gp__sort_cpu_split_nt_bytes = 0; /* its buckets' keys through whole lines, stored past the caches */
         check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
+        { /* an argsort's packed words sorted by the level into the positions' place */
+            unsigned char *x = malloc(100003 * 4);
+            for (int desc = 0; desc < 2; desc++) {
+                fill(x, 100003, GP_F32, M_RANDOM);
+                check_all(GP_F32, 100003, x, desc, 0, 32, 0, "sample-sort level");
+            }
+            free(x);
+        }
         gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES;
         gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
         gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;

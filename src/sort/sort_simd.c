@@ -43,6 +43,13 @@ static inline int gp__omp_max_threads(void)
 #endif
 enum { TASK_MIN = 1 << 13, SPLIT_B = 256, SPLIT_C = 256 }; /* SPLIT_*: sort_split's buckets and chunks */
 
+/* whether sort_keys takes the sample-sort level first for n keys (it may still decline: sort_split) */
+static int split_wanted(size_t n)
+{
+    return n >= gp__sort_cpu_simd_split_min &&
+           (n >= gp__sort_cpu_simd_split_any || gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads);
+}
+
 #define W 32
 #include "sort_simd_body.h"
 #undef W
@@ -105,8 +112,13 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
     if (ks > 4 || n < gp__sort_cpu_simd_min || n > (size_t)UINT32_MAX + 1 || (ib != 4 && ib != 8) ||
         (ko && ko < x + n * ks && x < ko + n * ks) || !(gp__cpu_features() & GP__CPU_AVX512F))
         return 0; /* (keys_out over the keys: the radix sort, which moves them) */
-    uint64_t *P = gp__sort_scratch_alloc(n * sizeof *P);
+    /* unsigned words ascending: equal keys by position, so stable. Where 8-byte positions are aligned the words are
+     * sorted in their place, each becoming its position where it lies: packed there and sorted in place, or, where
+     * the sample-sort level runs (which sorts in place through a copy), packed aside and sorted into it */
+    uint64_t *S = ib == 8 && (uintptr_t)pos_out % 8 == 0 ? pos_out : NULL;
+    uint64_t *P = S && !split_wanted(n) ? S : gp__sort_scratch_alloc(n * sizeof *P);
     if (!P) return 0;
+    if (!S) S = P;
     const gp__sort_xf_t xf = gp__sort_xf(kt, descending);
     const int par = gp__cpu_par(1, n * 8 * 64);
     if (par) {
@@ -114,16 +126,13 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
         for (size_t c = 0; c < 64; c++) pack_range(&xf, x, ks, P, n * c / 64, n * (c + 1) / 64);
     } else /* no OpenMP region: even one thread's costs a team's set-up */
         pack_range(&xf, x, ks, P, 0, n);
-    /* unsigned words ascending: equal keys by position, so stable; sorted into 8-byte positions' place where they
-     * are aligned (each word then becomes its position where it lies: the sort needs no copy of its own) */
-    uint64_t *S = ib == 8 && (uintptr_t)pos_out % 8 == 0 ? pos_out : P;
     sort_keys_64(P, S, n, 0, 0);
     if (par) {
 #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) unpack_range(S, x, ks, ko, pos_out, ib, n * c / 64, n * (c + 1) / 64);
     } else
         unpack_range(S, x, ks, ko, pos_out, ib, 0, n);
-    free(P);
+    if (P != pos_out) free(P);
     return 1;
 }
 

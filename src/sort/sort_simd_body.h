@@ -713,9 +713,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
         NAME(put_side)(k, n, side, z, nn, neg, descending);
         return 1;
     }
-    if (n >= gp__sort_cpu_simd_split_min &&
-        (n >= gp__sort_cpu_simd_split_any || gp__omp_max_threads() >= gp__sort_cpu_simd_split_threads) &&
-        NAME(sort_split)(x, k, n, kind, descending, depth))
+    if (split_wanted(n) && NAME(sort_split)(x, k, n, kind, descending, depth))
         return 1;
     const int fused = kind == 2 && x != k; /* the counts and the keys in one read */
     if (kind == 2) {
