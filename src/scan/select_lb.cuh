@@ -30,6 +30,11 @@
 #ifndef GP_SELECT_TICKET
 #define GP_SELECT_TICKET 1
 #endif
+/* whether a whole tile's keep bits are made apart from a last tile's, with no bounds test (a predicate's select at
+ * 8 blocks per SM spilled 108 bytes a thread in the JIT's module without it, 4 with it) */
+#ifndef GP_SELECT_FULL_MASKS
+#define GP_SELECT_FULL_MASKS 1
+#endif
 /* rounds of one 16-byte vector a lane in the tiles of select, partition and unique's block kernel (run-length
  * encoding and the tile engine keep 4) */
 #ifndef GP_SELECT_ROUNDS
@@ -130,7 +135,7 @@ template <typename S> __device__ __forceinline__ void set_elem(uint4 &w, int k, 
 /* The keep bits of one warp's segment (its lanes' vectors v[r]: elements base + (r * 32 + lane) * VEC + k), one word
  * per round (VEC <= 16 bits), and their counts packed sel_fb<R>() bits per round (returned). before: lane 0's element
  * before the segment (MODE_HEAD, MODE_RLE; unused at index 0). */
-template <typename S, int MODE, int R = ROUNDS, class K>
+template <typename S, int MODE, int R = ROUNDS, bool FULL = false, class K>
 __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t base, size_t n, const K &keeper,
                                                         S before, unsigned *m)
 {
@@ -153,7 +158,7 @@ __device__ __forceinline__ unsigned long long sel_masks(const uint4 *v, size_t b
             bool keep;
             if constexpr (MODE != MODE_PRED) keep = i == 0 || !keeper.eq(e, k ? elem<S>(v[r], k - 1) : prev);
             else keep = keeper.keep(e, i, n);
-            m[r] |= (unsigned)(keep && i < n) << k;
+            m[r] |= (unsigned)(keep && (FULL || i < n)) << k;
         }
         packed |= (unsigned long long)__popc(m[r]) << (sel_fb<R>() * r);
     }
@@ -249,7 +254,12 @@ __device__ __forceinline__ void sel_body(const S *x, size_t n, K keeper, S *y, u
     }
     unsigned m[R], off[R];
     const S before = MODE != MODE_PRED && lane == 0 && base > 0 && base - 1 < n ? x[base - 1] : (S)0;
+#if GP_SELECT_FULL_MASKS /* a whole tile's keep bits with no bounds test: fewer live registers (spills) */
+    const unsigned run = sel_rank<R>(t0 + TILE <= n ? sel_masks<S, MODE, R, true>(v, base, n, keeper, before, m)
+                                                    : sel_masks<S, MODE, R>(v, base, n, keeper, before, m), off);
+#else
     const unsigned run = sel_rank<R>(sel_masks<S, MODE, R>(v, base, n, keeper, before, m), off);
+#endif
     if (lane == 0) s_wc[warp] = run;
     /* compacted into the warp's part of the stage — so the stores after the look-back are contiguous runs, 32 lanes
      * side by side */
