@@ -1045,7 +1045,7 @@ GP_API gp_status_t gp_array_load(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *
  * buffers 2..8, 0: 4), each stage written while the next is copied. opts->map_pages = 1 with a regular file opened
  * for reading and writing (not appending), 8 MiB or more: the range is allocated in the file first (fallocate; no
  * room: GP_ERR_IO naming the byte, nothing written), then filled through a shared mapping by `threads` threads (0:
- * the processors', up to 16) — several times the rate of one writer, whose buffered writes the file system takes one
+ * the processors', up to 8) — several times the rate of one writer, whose buffered writes the file system takes one
  * at a time. The mapped file must not be truncated by anyone else meanwhile (the process would get SIGBUS); a file
  * system without fallocate or shared mappings is written in order. progress as gp_array_stream's (bytes, of
  * `bytes`); stop ignored. Waits for its copies; on failure the range's bytes are unspecified. */

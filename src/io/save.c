@@ -159,7 +159,7 @@ gp_status_t gp_array_write(gp_ctx_t *ctx, FILE *f, const void *src, size_t bytes
     if (S.o.threads < 0 || S.o.threads > GP__IO_MAX_THREADS)
         return gp__error(GP_ERR_INVALID_ARG, "%s: opts->threads = %d (0..%d)", fn, S.o.threads, GP__IO_MAX_THREADS);
     S.threads = S.o.threads ? S.o.threads : omp_get_num_procs();
-    if (S.o.threads == 0 && S.threads > 16) S.threads = 16;
+    if (S.o.threads == 0 && S.threads > GP__IO_THREADS_DEFAULT) S.threads = GP__IO_THREADS_DEFAULT;
     if (bytes == 0) return GP_OK;
     if (fflush(f) != 0)
         return gp__error(GP_ERR_IO, "%s: write failed: %s", fn, strerror(errno ? errno : EIO));

@@ -33,7 +33,7 @@ void gp__src_open(gp__src_t *s, FILE *f, int threads)
     s->f = f, s->fd = -1, s->pos = 0, s->err = 0, s->size = 0;
     if (threads <= 0) {
         threads = omp_get_num_procs();
-        if (threads > 8) threads = 8;
+        if (threads > GP__IO_THREADS_DEFAULT) threads = GP__IO_THREADS_DEFAULT;
     }
     s->threads = threads < 1 ? 1 : threads > GP__IO_MAX_THREADS ? GP__IO_MAX_THREADS : threads;
     struct stat sb;
