@@ -1,7 +1,7 @@
 /*
  * merge.cu — gp_merge on the GPU (merge.c has the checks and the CPU backend; docs/design/sort.md). Merge path: one
- * launch finds where every tile of 4096 outputs (2048 for 8-byte keys) starts in a and b (a binary search along the
- * tile's diagonal), then a block per tile loads its two runs into shared memory, each thread finds its own 16 (8)
+ * launch finds where every tile of 7168 outputs (3584 for 8-byte keys) starts in a and b (a binary search along the
+ * tile's diagonal), then a block per tile loads its two runs into shared memory, each thread finds its own 28 (14)
  * outputs' split the same way and merges them in registers, the same shared buffer stages them, and the block stores
  * the tile (and gathers the values) in order.
  */
@@ -9,16 +9,36 @@
 
 namespace {
 
+/* the merge's tuning (-D overrides for experiments): outputs a thread merges (keys of up to 4 bytes; 8-byte keys
+ * half as many) and the blocks per SM its launch bounds ask for (0: none asked) */
+#ifndef GP_MERGE_ITEMS
+#define GP_MERGE_ITEMS 28
+#endif
+#ifndef GP_MERGE_MINB
+#define GP_MERGE_MINB 0
+#endif
 constexpr int MT = 256;
 
-/* a thread merges MI outputs (16 of keys up to 4 bytes, 8 of wider ones): a tile of MT * MI */
-template <typename K> __host__ __device__ constexpr int items() { return sizeof(K) <= 4 ? 16 : 8; }
+/* a thread merges MI outputs (GP_MERGE_ITEMS of keys up to 4 bytes, half of wider ones): a tile of MT * MI */
+template <typename K> __host__ __device__ constexpr int items()
+{
+    return sizeof(K) <= 4 ? GP_MERGE_ITEMS : GP_MERGE_ITEMS / 2;
+}
 template <typename K> __host__ __device__ constexpr int tile() { return MT * items<K>(); }
 /* shared-memory place of tile element e: one element of padding per 128 bytes, so a thread's run (a stride of MI
  * elements across the warp) falls in distinct banks */
 template <typename K> __host__ __device__ constexpr unsigned lg_line() { return sizeof(K) == 1 ? 7 : sizeof(K) == 2 ? 6 : sizeof(K) == 4 ? 5 : 4; }
 template <typename K> __device__ __forceinline__ unsigned pd(unsigned e) { return e + (e >> lg_line<K>()); }
 template <typename K> __host__ __device__ constexpr int padded() { return tile<K>() + (tile<K>() >> lg_line<K>()); }
+/* the block's dynamic shared memory: the padded tile of keys, then (values) each output's 16-bit source */
+template <typename K> __host__ __device__ constexpr size_t src_at()
+{
+    return ((size_t)padded<K>() * sizeof(K) + 15) & ~(size_t)15;
+}
+template <typename K, int VS> __host__ __device__ constexpr size_t smem_bytes()
+{
+    return VS ? src_at<K>() + (size_t)padded<K>() * 2 : (size_t)padded<K>() * sizeof(K);
+}
 
 template <int VS> struct Val;
 template <> struct Val<1> { typedef uint8_t T; };
@@ -54,13 +74,16 @@ __global__ void k_splits(const K *a, size_t na, const K *b, size_t nb, RKey<K> x
 }
 
 template <typename K, int VS>
-__global__ void __launch_bounds__(MT) k_merge(const K *a, size_t na, const K *b, size_t nb, const size_t *sp,
-                                              RKey<K> x, K *out, const void *va, const void *vb, void *vout)
+__global__ void __launch_bounds__(MT, GP_MERGE_MINB)
+    k_merge(const K *a, size_t na, const K *b, size_t nb, const size_t *sp, RKey<K> x, K *out, const void *va,
+            const void *vb, void *vout)
 {
     typedef typename Val<VS>::T V;
     constexpr int MI = items<K>(), TILE = tile<K>();
-    __shared__ K sk[padded<K>()];
-    __shared__ unsigned short ssrc[VS ? padded<K>() : 1];
+    static_assert(TILE <= 65536, "an output's source in the tile is 16 bits");
+    extern __shared__ __align__(16) unsigned char m_smem[]; /* the tile's keys, then (VS) their sources */
+    K *const sk = reinterpret_cast<K *>(m_smem);
+    unsigned short *const ssrc = reinterpret_cast<unsigned short *>(m_smem + src_at<K>());
     const size_t t = blockIdx.x, n = na + nb, d0 = t * TILE, d1 = d0 + TILE < n ? d0 + TILE : n;
     const size_t i0 = sp[t], i1 = sp[t + 1], j0 = d0 - i0;
     const int ca = (int)(i1 - i0), c = (int)(d1 - d0), cb = c - ca;
@@ -140,8 +163,14 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t n
     k_splits<K><<<(unsigned)((tiles + 1 + MT - 1) / MT), MT, 0, s>>>((const K *)a, na, (const K *)b, nb, x, tiles,
                                                                      (size_t *)ws);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_merge (splits)"));
-    k_merge<K, VS><<<(unsigned)tiles, MT, 0, s>>>((const K *)a, na, (const K *)b, nb, (const size_t *)ws, x, (K *)out,
-                                                  va, vb, vout);
+    const size_t smem = smem_bytes<K, VS>();
+    if (smem > 48 * 1024) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(k_merge<K, VS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return gp__cuda_error(e, "gp_merge: the tile's shared memory", __FILE__, __LINE__);
+    }
+    k_merge<K, VS><<<(unsigned)tiles, MT, smem, s>>>((const K *)a, na, (const K *)b, nb, (const size_t *)ws, x,
+                                                     (K *)out, va, vb, vout);
     return GP_CHECK_LAUNCH("gp_merge");
 }
 
