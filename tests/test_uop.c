@@ -2,8 +2,9 @@
  * test_uop.c — user operators on the CPU backend (the system C compiler): the built-ins' bits through user ops, maps,
  * transform-reduce, refusals and compile errors at the user's line:column; the disk cache (miss, hit, a truncated
  * and a corrupted entry rebuilt, four processes writing one entry at once, GP_JIT_CACHE=off); and, without a GPU,
- * NVRTC compiling every kernel template for sm_90 (errors at line:column, the cubin cache). NVRTC or the C compiler
- * missing: those parts are reported skipped.
+ * NVRTC compiling every kernel template for sm_90 (errors at line:column, the cubin cache) and the select module's
+ * kernel frame at its launch bounds (no spills to speak of). NVRTC or the C compiler missing: those parts are reported
+ * skipped.
  */
 #define _GNU_SOURCE
 #include "uop_common.h"
@@ -251,6 +252,75 @@ static void test_nvrtc(void)
     CHECK(strstr(gp_last_error(), "identity:1:") != NULL, "NVRTC error in the identity: %s", gp_last_error());
 }
 
+/* The frame (stack) bytes a cubin gives kernel `fn` (its EIATTR_FRAME_SIZE in .nv.info), or -1: not found. The
+ * cubin is a 64-bit little-endian ELF; .nv.info holds records {format, attribute, size} and, for a 4-byte-pair
+ * value, {symbol index, value}. */
+static long cubin_frame(const unsigned char *b, size_t n, const char *fn)
+{
+#define RD(T, at) (*(const T *)memcpy(&(T){0}, b + (at), sizeof(T)))
+    if (n < 64 || memcmp(b, "\x7f" "ELF", 4) != 0 || b[4] != 2) return -1;
+    const uint64_t shoff = RD(uint64_t, 0x28);
+    const unsigned shentsize = RD(uint16_t, 0x3a), shnum = RD(uint16_t, 0x3c), shstrndx = RD(uint16_t, 0x3e);
+    if (shentsize < 64 || shoff + (uint64_t)shnum * shentsize > n || shstrndx >= shnum) return -1;
+#define SH(i, field_at, T) RD(T, shoff + (uint64_t)(i) * shentsize + (field_at))
+    const uint64_t stro = SH(shstrndx, 0x18, uint64_t);
+    long sym_fn = -1, frame = -1;
+    uint64_t info_off = 0, info_size = 0, sym_off = 0, sym_size = 0, str_off = 0;
+    for (unsigned i = 0; i < shnum; i++) {
+        const char *name = (const char *)b + stro + SH(i, 0, uint32_t);
+        const uint64_t off = SH(i, 0x18, uint64_t), size = SH(i, 0x20, uint64_t);
+        if (SH(i, 4, uint32_t) != 8 /* SHT_NOBITS: no bytes in the file */ && off + size > n) return -1;
+        if (!strcmp(name, ".nv.info")) info_off = off, info_size = size;
+        else if (!strcmp(name, ".symtab")) sym_off = off, sym_size = size;
+        else if (!strcmp(name, ".strtab")) str_off = off;
+    }
+    for (uint64_t k = 0; sym_off && k < sym_size / 24; k++)
+        if (!strcmp((const char *)b + str_off + RD(uint32_t, sym_off + 24 * k), fn)) sym_fn = (long)k;
+    for (uint64_t i = 0; sym_fn >= 0 && i + 4 <= info_size;) {
+        const unsigned fmt = b[info_off + i], attr = b[info_off + i + 1], size = RD(uint16_t, info_off + i + 2);
+        if (fmt != 4) { /* a value in the record itself */
+            i += 4;
+            continue;
+        }
+        if (attr == 0x11 && size == 8 && RD(uint32_t, info_off + i + 4) == (uint32_t)sym_fn)
+            frame = (long)RD(uint32_t, info_off + i + 8);
+        i += 4 + size;
+    }
+    return frame;
+#undef SH
+#undef RD
+}
+
+/* A predicate's select module, compiled by NVRTC for sm_90 at its launch bounds (8 blocks of 256 threads a SM: 32
+ * registers), keeps its kernel's frame small: its mask loop once spilled 108 bytes a thread there, which made a user
+ * predicate's select 1.7x slower than gp_select (docs/design/scan.md, "Tuning"). Run in an empty cache directory. */
+static void test_select_frame(void)
+{
+    gp_uop_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.kind = GP_UOP_PRED;
+    d.dtype = GP_F32;
+    d.src = "x > 0";
+    int src = -1;
+    double sec = 0;
+    const gp_status_t st = gp__uop_compile_test(&d, "sm_90", 0, &src, &sec);
+    if (st == GP_ERR_UNSUPPORTED) {
+        printf("test_uop: the select module's frame SKIPPED: %s\n", gp_last_error());
+        return;
+    }
+    char path[700];
+    CHECK(st == GP_OK && entries(".cubin", path, sizeof path) == 1, "NVRTC compiles the select module, one entry");
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = malloc(1 << 24);
+    const size_t n = f && b ? fread(b, 1, 1 << 24, f) : 0;
+    if (f) fclose(f);
+    long frame = -1;
+    for (size_t i = 0; i + 4 <= n && frame < 0; i++) /* the cubin past the entry's header */
+        if (!memcmp(b + i, "\x7f" "ELF", 4)) frame = cubin_frame(b + i, n - i, "gpj_select");
+    free(b);
+    CHECK(frame >= 0 && frame <= 32, "gpj_select's frame at 8 blocks per SM: %ld bytes (at most 32)", frame);
+}
+
 int main(void)
 {
     tc_seed("test_uop");
@@ -278,6 +348,9 @@ int main(void)
         test_traps_cpu();
     }
     gp_ctx_destroy(ctx);
+    rm_dir(g_dir);
+    mkdir(g_dir, 0700);
+    test_select_frame();
     rm_dir(g_dir);
     mkdir(g_dir, 0700);
     test_nvrtc();
