@@ -25,8 +25,8 @@ template <typename K> __host__ __device__ constexpr int items()
     return sizeof(K) <= 4 ? GP_MERGE_ITEMS : GP_MERGE_ITEMS / 2;
 }
 template <typename K> __host__ __device__ constexpr int tile() { return MT * items<K>(); }
-/* shared-memory place of tile element e: one element of padding per 128 bytes, so a thread's run (a stride of MI
- * elements across the warp) falls in distinct banks */
+/* shared-memory place of tile element e: one element of padding per 128 bytes, so the warp's runs (a stride of MI
+ * elements across it) fall in distinct banks at 16 outputs a thread, at most two to a bank at 28 (4-byte keys) */
 template <typename K> __host__ __device__ constexpr unsigned lg_line() { return sizeof(K) == 1 ? 7 : sizeof(K) == 2 ? 6 : sizeof(K) == 4 ? 5 : 4; }
 template <typename K> __device__ __forceinline__ unsigned pd(unsigned e) { return e + (e >> lg_line<K>()); }
 template <typename K> __host__ __device__ constexpr int padded() { return tile<K>() + (tile<K>() >> lg_line<K>()); }
