@@ -162,14 +162,21 @@ static void test_traps_cpu(void)
     gp_ctx_destroy(c);
 }
 
-/* NVRTC without a device: every template variant compiles for sm_90; errors carry positions; cubins are cached. */
-static void test_nvrtc(void)
+/* an operator's description: kind, dtype and source, the rest zero */
+static gp_uop_desc_t desc_of(gp_uop_kind_t kind, gp_dtype_t dtype, const char *src)
 {
     gp_uop_desc_t d;
     memset(&d, 0, sizeof d);
-    d.kind = GP_UOP_BINARY;
-    d.dtype = GP_F32;
-    d.src = "a + b";
+    d.kind = kind;
+    d.dtype = dtype;
+    d.src = src;
+    return d;
+}
+
+/* NVRTC without a device: every template variant compiles for sm_90; errors carry positions; cubins are cached. */
+static void test_nvrtc(void)
+{
+    gp_uop_desc_t d = desc_of(GP_UOP_BINARY, GP_F32, "a + b");
     d.identity = "-0.0f";
     d.commutative = 1;
     int src = -1;
@@ -296,11 +303,7 @@ static long cubin_frame(const unsigned char *b, size_t n, const char *fn)
  * predicate's select 1.7x slower than gp_select (docs/design/scan.md, "Tuning"). Run in an empty cache directory. */
 static void test_select_frame(void)
 {
-    gp_uop_desc_t d;
-    memset(&d, 0, sizeof d);
-    d.kind = GP_UOP_PRED;
-    d.dtype = GP_F32;
-    d.src = "x > 0";
+    const gp_uop_desc_t d = desc_of(GP_UOP_PRED, GP_F32, "x > 0");
     int src = -1;
     double sec = 0;
     const gp_status_t st = gp__uop_compile_test(&d, "sm_90", 0, &src, &sec);
