@@ -12,6 +12,7 @@
 #include "jit/jit_internal.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -264,38 +265,43 @@ static void test_nvrtc(void)
  * value, {symbol index, value}. */
 static long cubin_frame(const unsigned char *b, size_t n, const char *fn)
 {
-#define RD(T, at) (*(const T *)memcpy(&(T){0}, b + (at), sizeof(T)))
-    if (n < 64 || memcmp(b, "\x7f" "ELF", 4) != 0 || b[4] != 2) return -1;
-    const uint64_t shoff = RD(uint64_t, 0x28);
-    const unsigned shentsize = RD(uint16_t, 0x3a), shnum = RD(uint16_t, 0x3c), shstrndx = RD(uint16_t, 0x3e);
-    if (shentsize < 64 || shoff + (uint64_t)shnum * shentsize > n || shstrndx >= shnum) return -1;
-#define SH(i, field_at, T) RD(T, shoff + (uint64_t)(i) * shentsize + (field_at))
-    const uint64_t stro = SH(shstrndx, 0x18, uint64_t);
-    long sym_fn = -1, frame = -1;
-    uint64_t info_off = 0, info_size = 0, sym_off = 0, sym_size = 0, str_off = 0;
-    for (unsigned i = 0; i < shnum; i++) {
-        const char *name = (const char *)b + stro + SH(i, 0, uint32_t);
-        const uint64_t off = SH(i, 0x18, uint64_t), size = SH(i, 0x20, uint64_t);
-        if (SH(i, 4, uint32_t) != 8 /* SHT_NOBITS: no bytes in the file */ && off + size > n) return -1;
-        if (!strcmp(name, ".nv.info")) info_off = off, info_size = size;
-        else if (!strcmp(name, ".symtab")) sym_off = off, sym_size = size;
-        else if (!strcmp(name, ".strtab")) str_off = off;
+    Elf64_Ehdr eh;
+    if (n < sizeof eh || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64) return -1;
+    memcpy(&eh, b, sizeof eh);
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > n ||
+        eh.e_shstrndx >= eh.e_shnum)
+        return -1;
+    Elf64_Shdr sh, info = {0}, symtab = {0}, strtab = {0};
+    memcpy(&sh, b + eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof sh, sizeof sh);
+    const uint64_t names = sh.sh_offset;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        memcpy(&sh, b + eh.e_shoff + (uint64_t)i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > n) return -1;
+        const char *name = (const char *)b + names + sh.sh_name;
+        if (!strcmp(name, ".nv.info")) info = sh;
+        else if (!strcmp(name, ".symtab")) symtab = sh;
+        else if (!strcmp(name, ".strtab")) strtab = sh;
     }
-    for (uint64_t k = 0; sym_off && k < sym_size / 24; k++)
-        if (!strcmp((const char *)b + str_off + RD(uint32_t, sym_off + 24 * k), fn)) sym_fn = (long)k;
-    for (uint64_t i = 0; sym_fn >= 0 && i + 4 <= info_size;) {
-        const unsigned fmt = b[info_off + i], attr = b[info_off + i + 1], size = RD(uint16_t, info_off + i + 2);
-        if (fmt != 4) { /* a value in the record itself */
+    long sym_fn = -1, frame = -1;
+    for (uint64_t k = 0; k < symtab.sh_size / sizeof(Elf64_Sym); k++) {
+        Elf64_Sym sym;
+        memcpy(&sym, b + symtab.sh_offset + k * sizeof sym, sizeof sym);
+        if (!strcmp((const char *)b + strtab.sh_offset + sym.st_name, fn)) sym_fn = (long)k;
+    }
+    const unsigned char *r = b + info.sh_offset;
+    for (uint64_t i = 0; sym_fn >= 0 && i + 4 <= info.sh_size;) {
+        uint16_t size;
+        memcpy(&size, r + i + 2, 2);
+        if (r[i] != 4) { /* a value in the record itself */
             i += 4;
             continue;
         }
-        if (attr == 0x11 && size == 8 && RD(uint32_t, info_off + i + 4) == (uint32_t)sym_fn)
-            frame = (long)RD(uint32_t, info_off + i + 8);
+        uint32_t v[2] = {0, 0}; /* {symbol, value} */
+        if (size == 8) memcpy(v, r + i + 4, 8);
+        if (r[i + 1] == 0x11 /* EIATTR_FRAME_SIZE */ && size == 8 && v[0] == (uint32_t)sym_fn) frame = (long)v[1];
         i += 4 + size;
     }
     return frame;
-#undef SH
-#undef RD
 }
 
 /* A predicate's select module, compiled by NVRTC for sm_90 at its launch bounds (8 blocks of 256 threads a SM: 32
@@ -319,7 +325,7 @@ static void test_select_frame(void)
     if (f) fclose(f);
     long frame = -1;
     for (size_t i = 0; i + 4 <= n && frame < 0; i++) /* the cubin past the entry's header */
-        if (!memcmp(b + i, "\x7f" "ELF", 4)) frame = cubin_frame(b + i, n - i, "gpj_select");
+        if (!memcmp(b + i, ELFMAG, SELFMAG)) frame = cubin_frame(b + i, n - i, "gpj_select");
     free(b);
     CHECK(frame >= 0 && frame <= 32, "gpj_select's frame at 8 blocks per SM: %ld bytes (at most 32)", frame);
 }
