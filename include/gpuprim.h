@@ -1003,7 +1003,11 @@ GP_API gp_status_t gp_array_fread(FILE *f, const gp_array_desc_t *desc, size_t c
  * GPU pipeline: several threads read a regular file (pread) into reused pinned buffers while earlier chunks are
  * copied to the device and processed on other streams: file read, H2D copy and kernels overlap. With
  * opts->map_pages, a regular file in host byte order is instead mapped and each chunk's pages pinned in place
- * (cudaHostRegisterReadOnly) so the copy engine reads the page cache directly (falling back to pread if refused).
+ * (cudaHostRegisterReadOnly) so the copy engine reads the page cache directly (falling back to pread if refused); on
+ * the CPU backend each chunk is then the mapping's own read-only pages, no copy made (where the elements are aligned
+ * and the kernel populates pages on request, Linux 5.14 on; else pread). A mapped file that shrinks meanwhile gives
+ * GP_ERR_IO before fn sees the missing pages, or SIGBUS while fn reads a chunk it already has: map only files nobody
+ * truncates meanwhile.
  * Pipes and terminals are read sequentially. A short input gives GP_ERR_FORMAT naming the byte offset where it ends (when count
  * is not GP_COUNT_ALL); fn's error stops the stream and is returned. The progress callback, if any, is called on the
  * calling thread after each chunk is read (total 0 when unknown). Waits for all work before returning. */
@@ -1015,7 +1019,7 @@ typedef struct gp_stream_opts {
     int threads;             /* reader threads for regular files; 0: up to 8 */
     gp_progress_fn progress; /* may be NULL */
     void *progress_user;
-    int map_pages;           /* 1: map a regular file and pin its pages in place instead of reading it (see above) */
+    int map_pages;           /* 1: map a regular file (pinned on a GPU, read in place on the CPU) (see above) */
     int (*stop)(void *user); /* may be NULL; polled after each chunk: nonzero ends the stream there (GP_OK), f left */
     void *stop_user;         /* just past the elements handed to fn (gp_ctx_open_stop: once a context is ready) */
 } gp_stream_opts_t;

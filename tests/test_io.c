@@ -4,10 +4,12 @@
  * case answered with GP_ERR_FORMAT naming the right byte offset, nothing written; the loader on the CPU backend
  * (load_common.h). Run: ctest -R test_io.
  */
+#define _DEFAULT_SOURCE         /* madvise */
 #define _POSIX_C_SOURCE 200809L /* fseeko, ftruncate (load_common.h) */
 #include "common.h"
 #include "load_common.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 static char g_dir[256];
@@ -265,6 +267,124 @@ static void test_header(void)
     CHECK_ST(gp_npy_header(GP_F64, 1, &n, 0, 0, NULL, sizeof b, &lb), GP_ERR_INVALID_ARG);
 }
 
+/* gp_array_stream on the CPU backend, read (pread) and in place (map_pages): the same elements in the same chunks at
+ * any offset and count; mapped chunks are the file's own pages (each just after the last), an offset that would leave
+ * elements unaligned is read instead; a stop leaves the file just past its chunk; a file that shrinks while streamed
+ * is an error when mapped (its pages are checked before fn sees them), a short read otherwise. */
+typedef struct ssink {
+    unsigned char *got;
+    size_t es, n, calls, stop_after;
+    const unsigned char *last;
+    int in_order, adjacent;
+    FILE *shrink; /* truncated to 64 bytes after the first chunk */
+} ssink_t;
+
+static gp_status_t ssink_fn(void *u, const void *chunk, size_t count, size_t first, gp_stream_t st)
+{
+    ssink_t *s = u;
+    (void)st;
+    s->in_order &= first == s->n;
+    if (s->last && (const unsigned char *)chunk != s->last) s->adjacent = 0;
+    memcpy(s->got + first * s->es, chunk, count * s->es);
+    s->n = first + count, s->calls++;
+    s->last = (const unsigned char *)chunk + count * s->es;
+    if (s->shrink && s->calls == 1) REQUIRE(ftruncate(fileno(s->shrink), 64) == 0, "ftruncate");
+    return GP_OK;
+}
+
+static int ssink_stop(void *u)
+{
+    const ssink_t *s = u;
+    return s->stop_after && s->calls >= s->stop_after;
+}
+
+static int populate_works(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fileno(f), 0);
+    const int ok = m != MAP_FAILED && madvise(m, 4096, 22 /* MADV_POPULATE_READ */) == 0;
+    if (m != MAP_FAILED) munmap(m, 4096);
+    fclose(f);
+    return ok;
+}
+
+static void test_stream_mapped(gp_ctx_t *cpu)
+{
+    const size_t bytes = ((size_t)3 << 20) + 4 * 1031 + 2; /* a trailing partial element */
+    unsigned char *src = malloc(bytes), *got = malloc(bytes);
+    REQUIRE(src && got, "memory");
+    tc_fill(src, bytes, GP_U8);
+    const char *path = tmp_path("stream.bin");
+    write_file(path, src, bytes);
+    const int pop = populate_works(path);
+    static const struct { gp_dtype_t dt; size_t off, count, chunk, granule; } cs[] = {
+        {GP_U32, 64, GP_COUNT_ALL, (size_t)300 << 10, 1024}, {GP_U32, 3, GP_COUNT_ALL, (size_t)256 << 10, 1},
+        {GP_F64, 8, 200001, (size_t)64 << 10, 7},           {GP_U8, 5, 1000003, (size_t)1 << 20, 1},
+        {GP_U16, 2, GP_COUNT_ALL, 4096, 1},                  {GP_I32, 0, 10, 0, 1}};
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        const size_t es = gp_dtype_size(cs[c].dt);
+        const size_t avail = (bytes - cs[c].off) / es, n = cs[c].count == GP_COUNT_ALL ? avail : cs[c].count;
+        size_t calls[2] = {0, 0};
+        for (int map = 0; map < 2; map++) {
+            gp_array_desc_t d;
+            OK(gp_raw_inspect(path, cs[c].dt, cs[c].off, GP_COUNT_ALL, &d));
+            FILE *f = fopen(path, "rb");
+            REQUIRE(f && fseek(f, (long)cs[c].off, SEEK_SET) == 0, "open %s", path);
+            gp_stream_opts_t o;
+            memset(&o, 0, sizeof o);
+            o.chunk_bytes = cs[c].chunk, o.map_pages = map;
+            memset(got, 0xA5, bytes);
+            ssink_t s = {got, es, 0, 0, 0, NULL, 1, 1, NULL};
+            OK(gp_array_stream(cpu, f, &d, cs[c].count, cs[c].granule, &o, ssink_fn, &s));
+            CHECK(s.n == n && s.in_order && memcmp(got, src + cs[c].off, n * es) == 0,
+                  "case %zu map %d: %zu of %zu elements, in order %d, same bytes", c, map, s.n, n, s.in_order);
+            CHECK(ftello(f) == (off_t)(cs[c].count == GP_COUNT_ALL ? bytes : cs[c].off + n * es), "case %zu map %d: the file left at %lld", c, map,
+                  (long long)ftello(f));
+            const int placed = map && pop && (cs[c].off % es) == 0; /* in place: each chunk the next bytes */
+            CHECK(s.calls < 2 || s.adjacent == placed, "case %zu map %d: %zu chunks, adjacent %d (in place %d)", c, map,
+                  s.calls, s.adjacent, placed);
+            calls[map] = s.calls;
+            /* asking for more than the file holds names the byte where it ends, both ways */
+            REQUIRE(fseek(f, (long)cs[c].off, SEEK_SET) == 0, "seek");
+            ssink_t t = {got, es, 0, 0, 0, NULL, 1, 1, NULL};
+            CHECK_ST(gp_array_stream(cpu, f, &d, avail + 1, 1, &o, ssink_fn, &t), GP_ERR_FORMAT);
+            char want[64];
+            snprintf(want, sizeof want, "byte %zu", cs[c].off + avail * es);
+            CHECK(strstr(gp_last_error(), want) != NULL, "case %zu map %d: %s", c, map, gp_last_error());
+            /* a stop after two chunks */
+            REQUIRE(fseek(f, (long)cs[c].off, SEEK_SET) == 0, "seek");
+            ssink_t u = {got, es, 0, 0, 2, NULL, 1, 1, NULL};
+            o.stop = ssink_stop, o.stop_user = &u;
+            OK(gp_array_stream(cpu, f, &d, cs[c].count, cs[c].granule, &o, ssink_fn, &u));
+            CHECK(u.calls == (calls[map] < 2 ? calls[map] : 2) && ftello(f) == (off_t)(cs[c].off + u.n * es),
+                  "case %zu map %d: stopped after %zu chunks at %lld", c, map, u.calls, (long long)ftello(f));
+            fclose(f);
+        }
+        CHECK(calls[0] == calls[1], "case %zu: %zu chunks read, %zu mapped", c, calls[0], calls[1]);
+    }
+    for (int map = 0; map < 2; map++) { /* the file shrinks after the first chunk */
+        write_file(path, src, bytes);
+        gp_array_desc_t d;
+        OK(gp_raw_inspect(path, GP_U32, 0, GP_COUNT_ALL, &d));
+        FILE *f = fopen(path, "r+b"), *w = fopen(path, "r+b");
+        REQUIRE(f && w, "open %s", path);
+        gp_stream_opts_t o;
+        memset(&o, 0, sizeof o);
+        o.chunk_bytes = (size_t)1 << 20, o.map_pages = map;
+        ssink_t s = {got, 4, 0, 0, 0, NULL, 1, 1, w};
+        const gp_status_t st = gp_array_stream(cpu, f, &d, GP_COUNT_ALL, 1, &o, ssink_fn, &s);
+        if (map && pop)
+            CHECK(st == GP_ERR_IO && strstr(gp_last_error(), "shrank") && s.calls == 1, "mapped, shrunk: status %d "
+                  "after %zu chunks: %s", (int)st, s.calls, gp_last_error());
+        else
+            CHECK(st == GP_OK && s.calls == 1 && s.n == ((size_t)1 << 18), "read, shrunk: status %d, %zu chunks, "
+                  "%zu elements", (int)st, s.calls, s.n);
+        fclose(f), fclose(w);
+    }
+    free(src), free(got);
+}
+
 int main(void)
 {
     tc_seed("test_io");
@@ -283,6 +403,7 @@ int main(void)
     const gp_mem_kind_t kinds[2] = {GP_MEM_DEVICE, GP_MEM_PAGEABLE};
     load_cases(cpu, kinds, 2, g_dir);
     write_cases(cpu, kinds, 2, g_dir);
+    test_stream_mapped(cpu);
     if (!getenv("GP_TEST_QUICK")) load_huge(cpu, GP_MEM_PAGEABLE, g_dir);
     OK(gp_ctx_destroy(cpu));
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);

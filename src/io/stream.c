@@ -6,6 +6,7 @@
  *   host buffer b is refilled after copied[b] (its previous H2D copy is done);
  *   device buffer b is rewritten after consumed[b] (the work enqueued on its previous chunk is done).
  */
+#define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
 #include "io_internal.h"
 
@@ -17,6 +18,29 @@
 
 #define DEFAULT_CHUNK ((size_t)16 << 20) /* measured best on an H200 host (docs/design/io.md) */
 #define MAX_BUFFERS 8
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14's; older kernels say EINVAL */
+#endif
+
+/* The pages under map[start, start + bytes) made present, by a team over 2 MiB pieces: 0, or the first piece's errno
+ * (EFAULT past the file's end, EINVAL where the kernel has no MADV_POPULATE_READ). */
+static int populate(const unsigned char *map, size_t start, size_t bytes, size_t page)
+{
+    const size_t lo = start / page * page, end = start + bytes, piece = (size_t)2 << 20;
+    const size_t np = (end - lo + piece - 1) / piece;
+    int err = 0;
+#pragma omp parallel for schedule(static) if (np > 1)
+    for (size_t q = 0; q < np; q++) {
+        const size_t a = lo + q * piece, z = a + piece < end ? a + piece : end;
+        if (madvise((void *)(map + a), z - a, MADV_POPULATE_READ) != 0) {
+            const int e = errno;
+#pragma omp critical(gp_stream_populate)
+            if (!err) err = e;
+        }
+    }
+    return err;
+}
 
 gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count, size_t granule,
                             const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user)
@@ -60,12 +84,20 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
         void *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED, s.fd, 0);
         if (m != MAP_FAILED) map = m;
     }
+    /* opts->map_pages on the CPU backend: the chunks are the mapping's own pages, handed to fn with no copy (each
+     * chunk's pages populated first, so a file that shrank is an error here, not a SIGBUS in fn); pread where the
+     * kernel has no MADV_POPULATE_READ (before 5.14) or the elements would sit unaligned. */
+    const unsigned char *cmap = NULL;
+    if (!gpu && s.fd >= 0 && !swap && !desc->bool_values && o.map_pages && s.size > 0 && (size_t)s.pos % es == 0) {
+        void *m = mmap(NULL, (size_t)s.size, PROT_READ, MAP_SHARED, s.fd, 0);
+        if (m != MAP_FAILED) cmap = m, map_len = (size_t)s.size;
+    }
     gp_status_t st = GP_OK;
     void *host[MAX_BUFFERS] = {0}, *dev[MAX_BUFFERS] = {0};
     cudaEvent_t copied[MAX_BUFFERS] = {0}, consumed[MAX_BUFFERS] = {0};
     cudaStream_t cs = NULL, ks = NULL;
     const int nb = gpu ? o.buffers : 1;
-    for (int b = 0; b < nb; b++) {
+    for (int b = 0; b < nb && !cmap; b++) {
         if (gpu) {
             GP_CUDA_TRY(cudaHostAlloc(&host[b], chunk, cudaHostAllocDefault));
             GP_CUDA_TRY(cudaMalloc(&dev[b], chunk));
@@ -132,6 +164,41 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                 continue;
             }
         }
+        if (cmap) {
+            const size_t start = (size_t)s.pos, avail = start < map_len ? map_len - start : 0;
+            const size_t raw = want * es < avail ? want * es : avail, nbytes = raw / es * es, got = nbytes / es;
+            const int e = nbytes ? populate(cmap, start, nbytes, page) : 0;
+            if (e == EINVAL || e == ENOSYS) { /* no MADV_POPULATE_READ: read this chunk and the rest */
+                munmap((void *)cmap, map_len);
+                cmap = NULL;
+                if ((host[0] = gp__host_alloc(chunk)) == NULL) {
+                    st = gp__error(GP_ERR_OUT_OF_MEMORY, "%s: a %zu-byte chunk buffer", fn_name, chunk);
+                    goto fail;
+                }
+                i--;
+                continue;
+            }
+            if (e) {
+                st = gp__error(GP_ERR_IO, "%s: bytes %zu..%zu of the file could not be read in place (%s): it shrank "
+                               "while being read?", fn_name, start, start + nbytes, strerror(e));
+                goto fail;
+            }
+            if (got > 0) {
+                GP_TRY(fn(user, cmap + start, got, done, NULL));
+                done += got;
+                if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
+            }
+            s.pos += (off_t)raw; /* a trailing partial element too, as a read takes it */
+            if (got == want && o.stop && o.stop(o.stop_user)) break;
+            if (got < want) {
+                if (count != GP_COUNT_ALL) {
+                    st = gp__src_ends(fn_name, (size_t)pos0 + done * es, done, count);
+                    goto fail;
+                }
+                break;
+            }
+            continue;
+        }
         const size_t nbytes = gp__src_read(&s, host[b], want * es), got = nbytes / es;
         if (s.err) {
             st = gp__error(GP_ERR_IO, "%s: read failed at byte %zu: %s", fn_name,
@@ -165,6 +232,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
     if (gpu) GP_CUDA_TRY(cudaStreamSynchronize(ks));
 fail:
     gp__src_close(&s);
+    if (cmap) munmap((void *)cmap, map_len);
     if (gpu) {
         if (ks) cudaStreamSynchronize(ks);
         if (cs) cudaStreamSynchronize(cs);

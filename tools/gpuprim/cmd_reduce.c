@@ -227,7 +227,7 @@ static const cli_opt_t opts_reduce[] = {
     {"--no-overlap", OPT_FLAG, NULL, AT(noov), "wait for the GPU instead of reducing the first chunks on the CPU "
      "while it starts", NULL, NULL, NULL},
     {"--read", OPT_WORD, "pread|map", AT(read), "how the file is read: parallel pread calls or its mapped pages",
-     "pread", NULL, NULL},
+     "mapped on the CPU, pread for a GPU", NULL, NULL},
     {"--chunk", OPT_COUNT, "BYTES", AT(chunk), "bytes per streamed chunk", "16M", NULL, NULL},
     {"--threads", OPT_COUNT, "N", AT(threads), "reader threads, 1 .. 64", "8", NULL, NULL},
     {"--op-src", OPT_TEXT, "EXPR", AT(opsrc), "your own operator over a, b in C, compiled at run time and run with "
@@ -312,7 +312,7 @@ static int cmd_reduce(int argc, char **argv)
         return EXIT_USAGE;
     }
     overlap = opt.noov == NULL;
-    map_pages = opt.read && strcmp(opt.read, "map") == 0;
+    map_pages = !opt.read ? 0 : strcmp(opt.read, "map") == 0 ? 1 : -1;
     if (opt.chunk && (parse_size(opt.chunk, &chunk) != 0 || chunk == 0))
         return bad_value("reduce", "--chunk", "a byte count > 0", opt.chunk);
     if (opt.threads) {

@@ -188,7 +188,7 @@ int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *l
     memset(&so, 0, sizeof so);
     so.chunk_bytes = p->chunk_bytes ? p->chunk_bytes : ops->chunk_bytes;
     so.threads = p->threads;
-    so.map_pages = p->map_pages;
+    so.map_pages = p->map_pages > 0;
     so.progress = lane_progress;
     so.progress_user = &r;
     p->head_elements = p->elements = 0;
@@ -206,6 +206,7 @@ int pipe_run(pipe_t *p, input_t *in, const stage_ops_t *ops, void *stage, int *l
         if (t < 1) t = 1;
         gp_stream_opts_t ho = so;
         ho.threads = t;
+        ho.map_pages = p->map_pages >= 0; /* no copy: the CPU reads the page cache in place */
         ho.stop = p->cpu_only ? NULL : head_stop;
         ho.stop_user = &r;
         omp_set_num_threads(t);

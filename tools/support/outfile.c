@@ -1,6 +1,6 @@
 /* outfile.c — output files written whole or not at all (support.h, out_open): a temporary beside the target renamed
  * over it, or for standard output, FIFOs and devices a private temporary copied there at the end; temporaries are
- * removed when the process is interrupted. */
+ * removed when the process is interrupted or dies of SIGBUS. */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 
@@ -23,6 +23,9 @@ static volatile sig_atomic_t g_live[OUT_SLOTS];
 
 static void on_signal(int sig)
 {
+    static const char bus[] = "gpuprim: SIGBUS: a mapped file shrank while in use?\n";
+    if (sig == SIGBUS && write(2, bus, sizeof bus - 1) < 0) { /* the message is all it can say */
+    }
     for (int k = 0; k < OUT_SLOTS; k++)
         if (g_live[k]) unlink(g_tmp[k]);
     signal(sig, SIG_DFL);
@@ -34,7 +37,8 @@ static void handlers_once(void)
     static int done;
     if (done) return;
     done = 1;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    /* SIGBUS: another process truncating a file the verb reads or writes through a mapping (docs/design/io.md) */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGBUS};
     for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
         struct sigaction old, sa;
         if (sigaction(sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue; /* nohup's choice stays */
