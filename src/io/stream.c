@@ -88,6 +88,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
      * chunk's pages populated first, so a file that shrank is an error here, not a SIGBUS in fn); pread where the
      * kernel has no MADV_POPULATE_READ (before 5.14) or the elements would sit unaligned. */
     const unsigned char *cmap = NULL;
+    size_t released = 0; /* the mapping's pages below this are handed back */
     if (!gpu && s.fd >= 0 && !swap && !desc->bool_values && o.map_pages && s.size > 0 && (size_t)s.pos % es == 0) {
         void *m = mmap(NULL, (size_t)s.size, PROT_READ, MAP_SHARED, s.fd, 0);
         if (m != MAP_FAILED) cmap = m, map_len = (size_t)s.size;
@@ -185,6 +186,11 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
             }
             if (got > 0) {
                 GP_TRY(fn(user, cmap + start, got, done, NULL));
+                /* the consumed pages unmapped from this process (they stay in the page cache): its resident set stays
+                 * a chunk, not the file */
+                const size_t upto = (start + nbytes) / page * page;
+                if (upto > released) madvise((void *)(cmap + released), upto - released, MADV_DONTNEED);
+                if (upto > released) released = upto;
                 done += got;
                 if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
             }
