@@ -23,7 +23,7 @@
 #define MADV_POPULATE_READ 22 /* Linux 5.14's; older kernels say EINVAL */
 #endif
 
-/* The pages under map[start, start + bytes) made present, by a team over 2 MiB pieces: 0, or the first piece's errno
+/* The pages under map[start, start + bytes) made present, by a team over 2 MiB pieces: 0, or a failed piece's errno
  * (EFAULT past the file's end, EINVAL where the kernel has no MADV_POPULATE_READ). */
 static int populate(const unsigned char *map, size_t start, size_t bytes, size_t page)
 {
@@ -34,9 +34,8 @@ static int populate(const unsigned char *map, size_t start, size_t bytes, size_t
     for (size_t q = 0; q < np; q++) {
         const size_t a = lo + q * piece, z = a + piece < end ? a + piece : end;
         if (madvise((void *)(map + a), z - a, MADV_POPULATE_READ) != 0) {
-            const int e = errno;
-#pragma omp critical(gp_stream_populate)
-            if (!err) err = e;
+#pragma omp atomic write
+            err = errno;
         }
     }
     return err;
