@@ -41,6 +41,16 @@ static int populate(const unsigned char *map, size_t start, size_t bytes, size_t
     return err;
 }
 
+/* After a chunk of got of the want elements asked for: nonzero ends the stream (a stop, or the input's end; *st the
+ * error when it ends short of count, the input's end at byte `at`), 0 goes on. */
+static int chunk_end(const gp_stream_opts_t *o, size_t got, size_t want, size_t count, const char *fn, size_t at,
+                     size_t done, gp_status_t *st)
+{
+    if (got == want) return o->stop && o->stop(o->stop_user);
+    if (count != GP_COUNT_ALL) *st = gp__src_ends(fn, at, done, count);
+    return 1;
+}
+
 gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc, size_t count, size_t granule,
                             const gp_stream_opts_t *opts, gp_chunk_fn fn, void *user)
 {
@@ -153,14 +163,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                     s.pos += (off_t)nbytes;
                     if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
                 }
-                if (got == want && o.stop && o.stop(o.stop_user)) break;
-                if (got < want) {
-                    if (count != GP_COUNT_ALL) {
-                        st = gp__src_ends(fn_name, (size_t)pos0 + done * es, done, count);
-                        goto fail;
-                    }
-                    break;
-                }
+                if (chunk_end(&o, got, want, count, fn_name, (size_t)pos0 + done * es, done, &st)) break;
                 continue;
             }
         }
@@ -194,14 +197,7 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                 if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
             }
             s.pos += (off_t)raw; /* a trailing partial element too, as a read takes it */
-            if (got == want && o.stop && o.stop(o.stop_user)) break;
-            if (got < want) {
-                if (count != GP_COUNT_ALL) {
-                    st = gp__src_ends(fn_name, (size_t)pos0 + done * es, done, count);
-                    goto fail;
-                }
-                break;
-            }
+            if (chunk_end(&o, got, want, count, fn_name, (size_t)pos0 + done * es, done, &st)) break;
             continue;
         }
         const size_t nbytes = gp__src_read(&s, host[b], want * es), got = nbytes / es;
@@ -225,14 +221,9 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
             done += got;
             if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
         }
-        if (got == want && o.stop && o.stop(o.stop_user)) break; /* f is left just past this chunk */
-        if (got < want) {
-            if (count != GP_COUNT_ALL) {
-                st = gp__src_ends(fn_name, (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es, done, count);
-                goto fail;
-            }
-            break;
-        }
+        if (chunk_end(&o, got, want, count, fn_name, (s.fd >= 0 ? (size_t)pos0 : desc->data_offset) + done * es, done,
+                      &st))
+            break; /* f is left just past this chunk */
     }
     if (gpu) GP_CUDA_TRY(cudaStreamSynchronize(ks));
 fail:
