@@ -339,7 +339,8 @@ static void test_stream_mapped(gp_ctx_t *cpu)
             OK(gp_array_stream(cpu, f, &d, cs[c].count, cs[c].granule, &o, ssink_fn, &s));
             CHECK(s.n == n && s.in_order && memcmp(got, src + cs[c].off, n * es) == 0,
                   "case %zu map %d: %zu of %zu elements, in order %d, same bytes", c, map, s.n, n, s.in_order);
-            CHECK(ftello(f) == (off_t)(cs[c].count == GP_COUNT_ALL ? bytes : cs[c].off + n * es), "case %zu map %d: the file left at %lld", c, map,
+            const off_t end = (off_t)(cs[c].count == GP_COUNT_ALL ? bytes : cs[c].off + n * es);
+            CHECK(ftello(f) == end, "case %zu map %d: the file left at %lld", c, map,
                   (long long)ftello(f));
             const int placed = map && pop && (cs[c].off % es) == 0; /* in place: each chunk the next bytes */
             CHECK(s.calls < 2 || s.adjacent == placed, "case %zu map %d: %zu chunks, adjacent %d (in place %d)", c, map,

@@ -46,7 +46,7 @@ typedef struct pipe {
     size_t head_elements;       /* elements the last run's head reduced on the CPU */
     size_t elements;            /* elements the last run streamed (both lanes) */
     int threads;                /* gp_stream_opts_t's */
-    int map_pages;              /* 0: the CPU lane reads the file's mapped pages, a GPU's pread; 1: both mapped; -1: pread */
+    int map_pages;              /* 0: a CPU lane maps the file, a GPU lane preads; 1: both map; -1: both pread */
     size_t chunk_bytes;         /* overrides the stage's (0: the stage's) */
     struct arr_out *outs[2];    /* the stage's outputs (output.h; NULL: none): a failed run names their errors */
 } pipe_t;
