@@ -480,6 +480,10 @@ static void c_files(gp_ctx_t *ctx, dg_t *d)
         o.threads = threads;
         sink_t s = {d};
         ST(d, gp_array_stream(ctx, f, &desc, GP_COUNT_ALL, 1024, &o, sink, &s));
+        fseek(f, 0, SEEK_SET); /* the mapped pages in place, populated by however many threads the team has */
+        o.map_pages = 1;
+        ST(d, gp_array_stream(ctx, f, &desc, GP_COUNT_ALL, 1024, &o, sink, &s));
+        o.map_pages = 0;
         /* the loader: slices read by however many threads the team has, each once */
         gp_buffer_t b;
         size_t got = 0;
