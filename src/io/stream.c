@@ -191,8 +191,10 @@ gp_status_t gp_array_stream(gp_ctx_t *ctx, FILE *f, const gp_array_desc_t *desc,
                 /* the consumed pages unmapped from this process (they stay in the page cache): its resident set stays
                  * a chunk, not the file */
                 const size_t upto = (start + nbytes) / page * page;
-                if (upto > released) madvise((void *)(cmap + released), upto - released, MADV_DONTNEED);
-                if (upto > released) released = upto;
+                if (upto > released) {
+                    madvise((void *)(cmap + released), upto - released, MADV_DONTNEED);
+                    released = upto;
+                }
                 done += got;
                 if (o.progress) o.progress(o.progress_user, done * es, total_bytes);
             }
