@@ -137,9 +137,10 @@ static void check_lines(void)
     printf("  the first pass's lines at every offset %s\n", tc_fail ? "FAILED" : "ok");
 }
 
-/* The AVX-512 quicksort of 4- and 8-byte keys alone (sort_simd.c; the radix sort where the CPU has no AVX-512F): the
- * patterns that stress a partition's room and a pivot's ties — random, seven values, all equal, ascending,
- * descending, the two extremes alternating, a sawtooth — at sizes around its vector, block and task edges, ascending
+/* The quicksort of 4- and 8-byte keys alone (sort_simd.c with AVX-512, sort_avx2.c with AVX2; the radix sort where
+ * the CPU has neither): the patterns that stress a partition's room and a pivot's ties — random, seven values, all
+ * equal, ascending, descending, the two extremes alternating, a sawtooth — at sizes around its vector, block and task
+ * edges, ascending
  * and descending, into another buffer and in place, against qsort of the same values (floats without NaN or -0.0,
  * whose equal keys are equal bits); and floats holding -0.0, +0.0 and NaN payloads of both signs against the radix
  * sort's bits (equal keys in input order). simd_min: the smallest n it takes (2: the sorting networks alone). */
@@ -331,6 +332,11 @@ int main(void)
         check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
         check_simd_patterns(ctx, 2);
         check_inside_region(ctx);
+        gp__sort_cpu_isa = 1; /* the AVX2 quicksort where the CPU has AVX-512 too (the radix sort where neither) */
+        check_simd_patterns(ctx, GP_SORT_CPU_SIMD_MIN);
+        check_simd_patterns(ctx, 2);
+        check_inside_region(ctx);
+        gp__sort_cpu_isa = 2;
         /* the sample-sort level first from 1000 keys on any team (its buckets, and its refusal when one would hold
          * most keys: few values, all equal) */
         gp__sort_cpu_simd_split_min = 1000, gp__sort_cpu_simd_split_threads = 1;
@@ -348,7 +354,7 @@ int main(void)
         gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES;
         gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
         gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;
-        printf("  4- and 8-byte keys alone (the AVX-512 quicksort where the CPU has it) %s\n",
+        printf("  4- and 8-byte keys alone (the AVX-512 and AVX2 quicksorts where the CPU has them) %s\n",
                tc_fail == before_fail ? "ok" : "FAILED");
     }
     {

@@ -5,8 +5,8 @@
  * tasks; sort_simd_body.h, once per width — and the radix keys become the keys again as each part is final. Keys that
  * are equal as the order says but differ in bits (-0.0 and +0.0, NaN payloads) would lose their input order and
  * payloads, so a float array holding one has its zeros' and NaNs' bits gathered in input order first and written over
- * their places after (they are contiguous once sorted). A CPU without AVX-512F takes the radix sort (sort_cpu.c). The
- * same bits come out either way.
+ * their places after (they are contiguous once sorted). A CPU without AVX-512F takes sort_avx2.c's AVX2 quicksort, one
+ * without either the radix sort (sort_cpu.c). The same bits come out every way.
  */
 #include "sort_internal.h"
 
@@ -18,7 +18,7 @@
 #endif
 
 size_t gp__sort_cpu_simd_min = GP_SORT_CPU_SIMD_MIN, gp__sort_cpu_simd_split_min = GP_SORT_CPU_SIMD_SPLIT_MIN;
-int gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS;
+int gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS, gp__sort_cpu_isa = 2;
 size_t gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES;
 size_t gp__sort_cpu_simd_split_any = GP_SORT_CPU_SIMD_SPLIT_ANY;
 
@@ -63,8 +63,10 @@ int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_o
                    : kt == GP_F32 || kt == GP_F64 ? 2 : -1;
     const size_t ks = gp_dtype_size(kt);
     if (kind < 0 || n < gp__sort_cpu_simd_min || keys_out == NULL || (uintptr_t)keys_in % ks ||
-        (uintptr_t)keys_out % ks || !(gp__cpu_features() & GP__CPU_AVX512F))
+        (uintptr_t)keys_out % ks)
         return 0; /* (keys not aligned to their size: the radix sort, which reads them by bytes) */
+    if (gp__sort_cpu_isa < 2 || !(gp__cpu_features() & GP__CPU_AVX512F))
+        return gp__sort_cpu_avx2(kt, n, keys_in, keys_out, descending);
     return ks == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
                    : sort_keys_64(keys_in, keys_out, n, kind, descending);
 }
@@ -139,8 +141,7 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
 #else
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
-    (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)descending;
-    return 0;
+    return gp__sort_cpu_avx2(kt, n, keys_in, keys_out, descending);
 }
 int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
                               void *pos_out, int descending)

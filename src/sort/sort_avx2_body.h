@@ -1,0 +1,425 @@
+/*
+ * sort_avx2_body.h — sort_avx2.c's quicksort for one key width, included once per width with W (32 or 64) defined:
+ * the names end in _W, a vector holds L keys. AVX2 compares signed lanes, so the keys sorted are the radix keys with
+ * their top bit flipped, compared as signed integers. No include guard: meant to be included twice.
+ */
+#if W == 32
+#define T uint32_t
+#define S int32_t
+#define L 8
+#define LUT lut32
+#define V_SET1(x) _mm256_set1_epi32((int)(x))
+#define V_GT _mm256_cmpgt_epi32
+#define V_MOVEMASK(m) _mm256_movemask_ps(_mm256_castsi256_ps(m))
+#define NAME(f) f##_32
+#else
+#define T uint64_t
+#define S int64_t
+#define L 4
+#define LUT lut64
+#define V_SET1(x) _mm256_set1_epi64x((long long)(x))
+#define V_GT _mm256_cmpgt_epi64
+#define V_MOVEMASK(m) _mm256_movemask_pd(_mm256_castsi256_pd(m))
+#define NAME(f) f##_64
+#endif
+#define TOP ((T)~(T)0)
+#define SIGN ((T)1 << (W - 1))
+#define SMAX ((T)(SIGN - 1)) /* the largest signed key */
+#define LT(x, y) ((S)(x) < (S)(y))
+#define SMALL (8 * L) /* a part of eight vectors' keys or fewer: sorting networks */
+#if W == 32
+#define V_MIN _mm256_min_epi32
+#define V_MAX _mm256_max_epi32
+#define V_SWAP1(v) _mm256_shuffle_epi32(v, 0xb1)
+#define V_SWAP2(v) _mm256_shuffle_epi32(v, 0x4e)
+#define V_SWAP4(v) _mm256_permute2x128_si256(v, v, 1)
+#define V_REV(v) _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0))
+#else
+static inline SIMD ALWAYS __m256i vmin_64(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+static inline SIMD ALWAYS __m256i vmax_64(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b));
+}
+#define V_MIN vmin_64
+#define V_MAX vmax_64
+#define V_SWAP1(v) _mm256_shuffle_epi32(v, 0x4e)
+#define V_SWAP2(v) _mm256_permute2x128_si256(v, v, 1)
+#define V_REV(v) _mm256_permute4x64_epi64(v, 0x1b)
+#endif
+#if W == 32
+#define V_IOTA _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+#define V_MASKLOAD(p, m) _mm256_maskload_epi32((const int *)(const void *)(p), m)
+#define V_MASKSTORE(p, m, v) _mm256_maskstore_epi32((int *)(void *)(p), m, v)
+#else
+#define V_IOTA _mm256_setr_epi64x(0, 1, 2, 3)
+#define V_MASKLOAD(p, m) _mm256_maskload_epi64((const long long *)(const void *)(p), m)
+#define V_MASKSTORE(p, m, v) _mm256_maskstore_epi64((long long *)(void *)(p), m, v)
+#endif
+/* the lanes [lo, hi) of a vector as a mask (0 <= lo <= hi <= L) */
+static inline SIMD ALWAYS __m256i NAME(lanes)(size_t lo, size_t hi)
+{
+    return _mm256_andnot_si256(V_GT(V_SET1(lo), V_IOTA), V_GT(V_SET1(hi), V_IOTA));
+}
+/* compare-exchange of each lane with its partner (SWAP), the lanes of imm (in 4-byte lanes) keeping the larger */
+#define CAS(v, SWAP, imm)                                                                                            \
+    do {                                                                                                             \
+        const __m256i w_ = SWAP(v);                                                                                  \
+        v = _mm256_blend_epi32(V_MIN(v, w_), V_MAX(v, w_), imm);                                                     \
+    } while (0)
+/* a bitonic vector sorted ascending (the half-cleaners), and any vector sorted (the bitonic network) */
+static inline SIMD ALWAYS __m256i NAME(merge1)(__m256i v)
+{
+#if W == 32
+    CAS(v, V_SWAP4, 0xf0);
+    CAS(v, V_SWAP2, 0xcc);
+    CAS(v, V_SWAP1, 0xaa);
+#else
+    CAS(v, V_SWAP2, 0xf0);
+    CAS(v, V_SWAP1, 0xcc);
+#endif
+    return v;
+}
+static inline SIMD ALWAYS __m256i NAME(sort1)(__m256i v)
+{
+#if W == 32
+    CAS(v, V_SWAP1, 0x66);
+    CAS(v, V_SWAP2, 0x3c);
+    CAS(v, V_SWAP1, 0x5a);
+#else
+    CAS(v, V_SWAP1, 0x3c);
+#endif
+    return NAME(merge1)(v);
+}
+
+/* the lanes of m (bit i: lane i) first, in order, then the others, in order */
+static inline SIMD ALWAYS __m256i NAME(compact)(__m256i v, int m)
+{
+    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    return _mm256_permutevar8x32_epi32(v, _mm256_srlv_epi32(_mm256_set1_epi32((int)LUT[m]), sh));
+}
+/* the first k keys of vector v (k <= L): those below the pivot at *lw (upward), the rest ending at *rw, each key to
+ * its place alone (masked stores) */
+static inline SIMD ALWAYS void NAME(place)(T *a, __m256i v, size_t k, __m256i pv, size_t *lw, size_t *rw)
+{
+    const int m = V_MOVEMASK(_mm256_and_si256(V_GT(pv, v), NAME(lanes)(0, k)));
+    const size_t nl = (size_t)__builtin_popcount((unsigned)m);
+    const __m256i c = NAME(compact)(v, m);
+    V_MASKSTORE(a + *lw, NAME(lanes)(0, nl), c);
+    *lw += nl, *rw -= k - nl;
+    V_MASKSTORE(a + *rw - nl, NAME(lanes)(nl, k), c);
+}
+/* a[0, n) (n >= 2U vectors' keys) rearranged in place, the keys below pivot first; returns their count. The first
+ * and last U vectors wait in registers, and each round reads U vectors from the side with less room (one branch a
+ * round), so both sides have U vectors' free places before the round's whole-vector stores (each vector's keys below
+ * the pivot at lw, the others ending at rw). */
+static inline SIMD ALWAYS size_t NAME(part_u)(T *a, size_t n, T pivot, const int U)
+{
+    const __m256i pv = V_SET1(pivot);
+    __m256i f[4], g[4];
+    for (int u = 0; u < U; u++) {
+        f[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)u * L));
+        g[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + n - (size_t)(U - u) * L));
+    }
+    size_t l = (size_t)U * L, r = n - (size_t)U * L, lw = 0, rw = n;
+    while (r - l >= (size_t)U * L) {
+        const T *src;
+        if (l - lw <= rw - r) src = a + l, l += (size_t)U * L;
+        else r -= (size_t)U * L, src = a + r;
+        __m256i c[4];
+        int m[4];
+        for (int u = 0; u < U; u++) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + (size_t)u * L));
+            m[u] = V_MOVEMASK(V_GT(pv, v));
+            c[u] = NAME(compact)(v, m[u]);
+        }
+        for (int u = 0; u < U; u++) {
+            const size_t nl = (size_t)__builtin_popcount((unsigned)m[u]);
+            _mm256_storeu_si256((__m256i *)(void *)(a + lw), c[u]);
+            _mm256_storeu_si256((__m256i *)(void *)(a + rw - L), c[u]);
+            lw += nl, rw -= L - nl;
+        }
+    }
+    __m256i t[4]; /* the last keys (fewer than U vectors): every place left is free once they are read */
+    const size_t nt = r - l;
+    for (int u = 0; u < U; u++) {
+        const size_t at = (size_t)u * L, k = nt > at ? (nt - at < L ? nt - at : L) : 0;
+        t[u] = V_MASKLOAD(a + l + at, NAME(lanes)(0, k));
+    }
+    for (int u = 0; u < U; u++) {
+        const size_t at = (size_t)u * L, k = nt > at ? (nt - at < L ? nt - at : L) : 0;
+        NAME(place)(a, t[u], k, pv, &lw, &rw);
+    }
+    for (int u = 0; u < U; u++) NAME(place)(a, f[u], L, pv, &lw, &rw), NAME(place)(a, g[u], L, pv, &lw, &rw);
+    return lw;
+}
+/* part_u with four vectors a round from 16 vectors' keys, else one (n > SMALL: at least two vectors' keys) */
+static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
+{
+    return n >= 16 * L ? NAME(part_u)(a, n, pivot, 4) : NAME(part_u)(a, n, pivot, 1);
+}
+
+static inline T NAME(med3)(T x, T y, T z)
+{
+    const T lo = LT(x, y) ? x : y, hi = LT(x, y) ? y : x;
+    return LT(z, lo) ? lo : LT(hi, z) ? hi : z;
+}
+/* the ninther of a[0, n); from 2^12 keys the median of three ninthers */
+static T NAME(pivot_of)(const T *a, size_t n)
+{
+    const size_t e = n / 9;
+    const T m = NAME(med3)(NAME(med3)(a[e / 2], a[e + e / 2], a[2 * e + e / 2]),
+                           NAME(med3)(a[3 * e + e / 2], a[4 * e + e / 2], a[5 * e + e / 2]),
+                           NAME(med3)(a[6 * e + e / 2], a[7 * e + e / 2], a[8 * e + e / 2]));
+    if (n < 4096) return m;
+    const size_t f = n / 27;
+    const T m1 = NAME(med3)(NAME(med3)(a[f / 3], a[f + f / 3], a[2 * f + f / 3]),
+                            NAME(med3)(a[3 * f + f / 3], a[4 * f + f / 3], a[5 * f + f / 3]),
+                            NAME(med3)(a[6 * f + f / 3], a[7 * f + f / 3], a[8 * f + f / 3]));
+    const T m2 = NAME(med3)(NAME(med3)(a[18 * f + f / 2], a[19 * f + f / 2], a[20 * f + f / 2]),
+                            NAME(med3)(a[21 * f + f / 2], a[22 * f + f / 2], a[23 * f + f / 2]),
+                            NAME(med3)(a[24 * f + f / 2], a[25 * f + f / 2], a[26 * f + f / 2]));
+    return NAME(med3)(m, m1, m2);
+}
+
+/* a heap sort: the quicksort's way out where its parts stop shrinking */
+static void NAME(sift)(T *a, size_t i, size_t m)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m) return;
+        if (c + 1 < m && LT(a[c], a[c + 1])) c++;
+        if (!LT(a[i], a[c])) return;
+        const T t = a[i];
+        a[i] = a[c], a[c] = t, i = c;
+    }
+}
+static void NAME(heap_sort)(T *a, size_t n)
+{
+    for (size_t k = n / 2; k-- > 0;) NAME(sift)(a, k, n);
+    for (size_t m = n; m > 1; m--) {
+        const T t = a[0];
+        a[0] = a[m - 1], a[m - 1] = t;
+        NAME(sift)(a, 0, m - 1);
+    }
+}
+
+/* 2^LC vectors, each sorted, then runs of w vectors merged pairwise (the second run reversed, compare-exchanges
+ * across vectors at strides w .. 1, then the half-cleaners within each vector) */
+static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
+{
+    const int C = 1 << LC; /* loops over counts: GCC unrolls them fully, so v[] stays in registers */
+    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
+    UNROLL for (int lw = 0; lw < LC; lw++) {
+        const int w = 1 << lw, blocks = C / (2 * w);
+        UNROLL for (int bb = 0; bb < blocks; bb++) {
+            const int b = bb * 2 * w;
+            UNROLL for (int i = 0; i < w / 2; i++) {
+                const __m256i t = v[b + w + i];
+                v[b + w + i] = v[b + 2 * w - 1 - i], v[b + 2 * w - 1 - i] = t;
+            }
+            UNROLL for (int i = 0; i < w; i++) v[b + w + i] = V_REV(v[b + w + i]);
+            UNROLL for (int ls = lw; ls >= 0; ls--)
+                UNROLL for (int i = 0; i < 2 * w; i++)
+                    if ((i & (1 << ls)) == 0) {
+                        const int x = b + i, y = b + i + (1 << ls);
+                        const __m256i lo = V_MIN(v[x], v[y]), hi = V_MAX(v[x], v[y]);
+                        v[x] = lo, v[y] = hi;
+                    }
+            UNROLL for (int i = b; i < b + 2 * w; i++) v[i] = NAME(merge1)(v[i]);
+        }
+    }
+}
+/* C = 2^LC vectors' worth (n <= C * L): loaded (lanes past n the largest key), sorted, stored (lanes past n not
+ * written) */
+static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, const int LC)
+{
+    const int C = 1 << LC;
+    __m256i v[8], m[8];
+    UNROLL for (int q = 0; q < C; q++) {
+        const size_t at = (size_t)q * L, have = n > at ? (n - at < L ? n - at : L) : 0;
+        m[q] = NAME(lanes)(0, have);
+        v[q] = _mm256_blendv_epi8(V_SET1(SMAX), V_MASKLOAD(a + at, m[q]), m[q]);
+    }
+    NAME(sort_vecs)(v, LC);
+    UNROLL for (int q = 0; q < C; q++) V_MASKSTORE(a + (size_t)q * L, m[q], v[q]);
+}
+/* n <= SMALL keys sorted in registers */
+static SIMD void NAME(sort_small)(T *a, size_t n)
+{
+    if (n < 2) return;
+    const size_t nv = (n + L - 1) / L;
+    switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : 8) { /* constant bounds: v[] in registers */
+    case 1: NAME(small_c)(a, n, 0); break;
+    case 2: NAME(small_c)(a, n, 1); break;
+    case 4: NAME(small_c)(a, n, 2); break;
+    default: NAME(small_c)(a, n, 3); break;
+    }
+}
+
+/* One step of the quicksort on (*a, *n): partitioned around a sampled pivot; the part left to sort goes to
+ * (*a2, *n2), (*a, *n) keeps the other (*n2 = 0: none). A pivot that is the smallest key splits off the keys equal to
+ * it instead (in place once split off). */
+static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2)
+{
+    const T pivot = NAME(pivot_of)(*a, *n);
+    size_t p = NAME(partition_lt)(*a, *n, pivot);
+    *n2 = 0;
+    if (p == 0) { /* every key is at least the pivot */
+        if (pivot == SMAX) {
+            *n = 0;
+            return;
+        }
+        p = NAME(partition_lt)(*a, *n, pivot + 1);
+        *a += p, *n -= p;
+        return;
+    }
+    *a2 = *a + p, *n2 = *n - p, *n = p;
+}
+
+/* a[0, n) sorted by one thread */
+static SIMD void NAME(qs)(T *a, size_t n, int depth)
+{
+    while (n > SMALL) {
+        if (depth-- <= 0) {
+            NAME(heap_sort)(a, n);
+            return;
+        }
+        T *b = NULL;
+        size_t m = 0;
+        NAME(qs_step)(&a, &n, &b, &m);
+        if (m) { /* the smaller part by recursion, the larger by the loop */
+            if (m < n) {
+                NAME(qs)(b, m, depth);
+            } else {
+                NAME(qs)(a, n, depth);
+                a = b, n = m;
+            }
+        }
+    }
+    NAME(sort_small)(a, n);
+}
+
+/* a[0, n) sorted, the parts of at least TASK_MIN keys as tasks of the team around it */
+static void NAME(qs_tasks)(T *a, size_t n, int depth)
+{
+    while (n > TASK_MIN && depth > 0) {
+        depth--;
+        T *b = NULL;
+        size_t m = 0;
+        NAME(qs_step)(&a, &n, &b, &m);
+        if (m) {
+#pragma omp task firstprivate(b, m, depth)
+            NAME(qs_tasks)(b, m, depth);
+        }
+    }
+    NAME(qs)(a, n, depth);
+}
+
+/* keys [i0, i1) of x as the keys sorted (their radix keys, top bit flipped) into k, and back */
+static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, const gp__sort_xf_t *xf)
+{
+    const gp__sort_xf_t f = *xf;
+    for (size_t i = i0; i < i1; i++) k[i] = (T)gp__sort_xf_key(&f, x[i], W / 8) ^ SIGN;
+}
+static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip)
+{
+    for (size_t i = i0; i < i1; i++) {
+        const T r = k[i] ^ SIGN ^ flip; /* the radix key, ascending */
+        k[i] = kind == 1 ? r ^ SIGN : kind == 2 ? (r & SIGN ? r ^ SIGN : ~r) : r;
+    }
+}
+/* floats [0, n): zeros (either sign), NaNs, negatives (neither) and whether a -0.0 is there */
+static void NAME(float_counts)(const T *x, size_t n, size_t *c)
+{
+    const T inf = W == 32 ? (T)0x7f800000u : (T)0x7ff0000000000000ull;
+    size_t z = 0, nn = 0, neg = 0, negz = 0;
+    for (size_t i = 0; i < n; i++) {
+        const T v = x[i], mag = v & (SIGN - 1);
+        const int zero = mag == 0, nan = mag > inf, sg = (v & SIGN) != 0;
+        z += (size_t)zero, nn += (size_t)nan, neg += (size_t)(sg && !zero && !nan), negz |= (size_t)(sg && zero);
+    }
+    c[0] = z, c[1] = nn, c[2] = neg, c[3] = negz;
+}
+/* floats [0, n)'s zeros to zs and NaNs to ns, each in input order */
+static void NAME(float_gather)(const T *x, size_t n, T *zs, T *ns)
+{
+    const T inf = W == 32 ? (T)0x7f800000u : (T)0x7ff0000000000000ull;
+    for (size_t i = 0; i < n; i++) {
+        const T v = x[i], mag = v & (SIGN - 1);
+        if (mag == 0) *zs++ = v;
+        else if (mag > inf) *ns++ = v;
+    }
+}
+/* the zeros' and NaNs' bits in input order (side: z zeros, then nn NaNs; NULL: none to put) over their places in
+ * sorted k: ascending the negatives, zeros, positives, NaNs; descending NaNs, positives, zeros, negatives. Frees
+ * side. */
+static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t neg, int descending)
+{
+    if (!side) return;
+    const size_t pos = n - z - nn - neg, z0 = descending ? nn + pos : neg, n0 = descending ? 0 : n - nn;
+    memcpy(k + z0, side, z * sizeof(T));
+    memcpy(k + n0, side + z, nn * sizeof(T));
+    free(side);
+}
+
+/* keys [0, n) of x sorted into k (x may be k): 1 (0 only where memory for the zeros' and NaNs' bits is refused) */
+static int NAME(sort_keys)(const T *x, T *k, size_t n, gp_dtype_t kt, int kind, int descending)
+{
+    const gp__sort_xf_t xf = gp__sort_xf(kt, descending);
+    const T flip = descending ? TOP : 0;
+    int depth = 16;
+    for (size_t m = n; m > 1; m >>= 1) depth += 2;
+    /* Floats: the radix keys make -0.0 and +0.0 two keys and every NaN one, where the order says zeros are equal and
+     * NaNs are equal, each kept in input order: their bits are gathered first and written over their places after */
+    size_t fc[4] = {0, 0, 0, 0};
+    T *side = NULL;
+    if (kind == 2) {
+        NAME(float_counts)(x, n, fc);
+        if (fc[3] || fc[1]) {
+            if ((side = malloc((fc[0] + fc[1]) * sizeof(T))) == NULL) return 0;
+            NAME(float_gather)(x, n, side, side + fc[0]);
+        }
+    }
+    if (!gp__cpu_par(1, n * (W / 8) * 16)) { /* no OpenMP region: even a team of one costs its set-up */
+        NAME(to_keys)(x, k, 0, n, &xf);
+        NAME(qs)(k, n, depth);
+        NAME(from_keys)(k, 0, n, kind, flip);
+    } else {
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, &xf);
+#pragma omp parallel
+#pragma omp single
+        NAME(qs_tasks)(k, n, depth);
+#pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
+    }
+    NAME(put_side)(k, n, side, fc[0], fc[1], fc[2], descending);
+    return 1;
+}
+
+#undef T
+#undef S
+#undef L
+#undef LUT
+#undef V_SET1
+#undef V_GT
+#undef V_MOVEMASK
+#undef NAME
+#undef TOP
+#undef SIGN
+#undef SMAX
+#undef LT
+#undef SMALL
+#undef V_MIN
+#undef V_MAX
+#undef V_SWAP1
+#undef V_SWAP2
+#undef V_SWAP4
+#undef V_REV
+#undef CAS
+#undef V_IOTA
+#undef V_MASKLOAD
+#undef V_MASKSTORE
