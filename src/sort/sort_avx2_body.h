@@ -26,7 +26,8 @@
 #define SIGN ((T)1 << (W - 1))
 #define SMAX ((T)(SIGN - 1)) /* the largest signed key */
 #define LT(x, y) ((S)(x) < (S)(y))
-#define SMALL (8 * L) /* a part of eight vectors' keys or fewer: sorting networks */
+/* a part of 16 vectors' keys or fewer (8 of 8-byte keys, whose min / max take three operations): networks */
+#define SMALL (W == 32 ? 16 * L : 8 * L)
 #if W == 32
 #define V_MIN _mm256_min_epi32
 #define V_MAX _mm256_max_epi32
@@ -237,7 +238,7 @@ static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
 static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, const int LC)
 {
     const int C = 1 << LC;
-    __m256i v[8], m[8];
+    __m256i v[16], m[16];
     UNROLL for (int q = 0; q < C; q++) {
         const size_t at = (size_t)q * L, have = n > at ? (n - at < L ? n - at : L) : 0;
         m[q] = NAME(lanes)(0, have);
@@ -251,11 +252,12 @@ static SIMD void NAME(sort_small)(T *a, size_t n)
 {
     if (n < 2) return;
     const size_t nv = (n + L - 1) / L;
-    switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : 8) { /* constant bounds: v[] in registers */
+    switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : nv <= 8 ? 8 : 16) { /* constant bounds: v[] in registers */
     case 1: NAME(small_c)(a, n, 0); break;
     case 2: NAME(small_c)(a, n, 1); break;
     case 4: NAME(small_c)(a, n, 2); break;
-    default: NAME(small_c)(a, n, 3); break;
+    case 8: NAME(small_c)(a, n, 3); break;
+    default: NAME(small_c)(a, n, 4); break;
     }
 }
 
