@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# merge_items.sh [BUILD_DIR] [LOG2N] — the GPU merge's outputs a thread (GP_MERGE_ITEMS) and blocks per SM
-# (GP_MERGE_MINB): each variant of src/sort/merge.cu built alone (merge_items_variant.cu), timed side by side on two
-# sorted halves of 2^LOG2N u32 keys (default 28) against a D2D copy, and checked against the CPU backend. Needs a
-# build's libgpuprim.a (default build-device); run from anywhere.
+# merge_items.sh [BUILD_DIR] [LOG2N] — the GPU merge's outputs a thread (GP_MERGE_ITEMS), blocks per SM
+# (GP_MERGE_MINB) and 16-byte stores (GP_MERGE_VEC): each variant of src/sort/merge.cu built alone
+# (merge_items_variant.cu), timed side by side on two sorted halves of 2^LOG2N u32 keys (default 28) against a D2D
+# copy, and checked against the CPU backend. Needs a build's libgpuprim.a (default build-device); run from anywhere.
 set -eu
 B=${1:-build-device}
 cd "$(dirname "$0")/../.."
@@ -14,12 +14,13 @@ mk() { # name, label, defines
   nvcc $F -DMERGE_VARIANT="$1" $3 -c bench/tune/merge_items_variant.cu -o "$T/$1.o" &
   V="$V V($1, \"$2\")"
 }
-mk m16 "16 outputs a thread" "-DGP_MERGE_ITEMS=16"
-mk m24 "24" "-DGP_MERGE_ITEMS=24"
+mk m24 "24 outputs a thread" "-DGP_MERGE_ITEMS=24"
 mk m28 "28" "-DGP_MERGE_ITEMS=28"
 mk m32 "32" "-DGP_MERGE_ITEMS=32"
-mk m40 "40" "-DGP_MERGE_ITEMS=40"
-mk m16b6 "16, 6 blocks per SM asked" "-DGP_MERGE_ITEMS=16 -DGP_MERGE_MINB=6"
+mk m28v "28, 16-byte stores" "-DGP_MERGE_ITEMS=28 -DGP_MERGE_VEC=1"
+mk m28v5 "28, 16-byte stores, 5 blocks" "-DGP_MERGE_ITEMS=28 -DGP_MERGE_VEC=1 -DGP_MERGE_MINB=5"
+mk m24v5 "24, 16-byte stores, 5 blocks" "-DGP_MERGE_ITEMS=24 -DGP_MERGE_VEC=1 -DGP_MERGE_MINB=5"
+mk m32v5 "32, 16-byte stores, 5 blocks" "-DGP_MERGE_ITEMS=32 -DGP_MERGE_VEC=1 -DGP_MERGE_MINB=5"
 wait
 gcc -std=c11 -O2 -Iinclude -Isrc -I/usr/local/cuda/include "-DVARIANTS=$V" -c bench/tune/merge_items.c -o "$T/main.o"
 nvcc "$T"/*.o "$B/libgpuprim.a" -Xcompiler -fopenmp -o "$T/merge_items"

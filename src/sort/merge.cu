@@ -17,6 +17,11 @@ namespace {
 #ifndef GP_MERGE_MINB
 #define GP_MERGE_MINB 0
 #endif
+/* 1: a keys-only tile is stored as 16-byte vectors where the output is 16-byte aligned (4 lanes' shared loads, one
+ * global store) */
+#ifndef GP_MERGE_VEC
+#define GP_MERGE_VEC 0
+#endif
 constexpr int MT = 256;
 
 /* a thread merges MI outputs (GP_MERGE_ITEMS of keys up to 4 bytes, half of wider ones): a tile of MT * MI */
@@ -73,7 +78,7 @@ __global__ void k_splits(const K *a, size_t na, const K *b, size_t nb, RKey<K> x
     sp[t] = split_at(na, nb, d, [&](size_t i) { return rkey(a[i], x); }, [&](size_t j) { return rkey(b[j], x); });
 }
 
-template <typename K, int VS>
+template <typename K, int VS, int VEC>
 __global__ void __launch_bounds__(MT, GP_MERGE_MINB)
     k_merge(const K *a, size_t na, const K *b, size_t nb, const size_t *sp, RKey<K> x, K *out, const void *va,
             const void *vb, void *vout)
@@ -142,6 +147,26 @@ __global__ void __launch_bounds__(MT, GP_MERGE_MINB)
             }
         }
     }
+    if (VEC) { /* keys alone to a 16-byte aligned output: groups of G keys, each inside one padded line, one store */
+        constexpr int G = 16 / sizeof(K), NG = (TILE / G + MT - 1) / MT;
+#pragma unroll
+        for (int u = 0; u < NG; u++) {
+            const int e = (u * MT + threadIdx.x) * G;
+            if (e + G <= c) {
+                union {
+                    K k[G];
+                    uint4 v;
+                } w;
+                const unsigned p = pd<K>(e);
+#pragma unroll
+                for (int k = 0; k < G; k++) w.k[k] = sk[p + k];
+                *reinterpret_cast<uint4 *>(out + d0 + e) = w.v;
+            } else {
+                for (int k = e; k < c; k++) out[d0 + k] = sk[pd<K>(k)];
+            }
+        }
+        return;
+    }
 #pragma unroll
     for (int u = 0; u < MI; u++) {
         const int e = u * MT + threadIdx.x;
@@ -164,13 +189,15 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t n
                                                                      (size_t *)ws);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_merge (splits)"));
     const size_t smem = smem_bytes<K, VS>();
+    constexpr int VEC = GP_MERGE_VEC && VS == 0; /* otherwise one kernel serves both */
+    void (*const k)(const K *, size_t, const K *, size_t, const size_t *, RKey<K>, K *, const void *, const void *,
+                    void *) = ((uintptr_t)out & 15) == 0 ? k_merge<K, VS, VEC> : k_merge<K, VS, 0>;
     if (smem > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(k_merge<K, VS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        const cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return gp__cuda_error(e, "gp_merge: the tile's shared memory", __FILE__, __LINE__);
     }
-    k_merge<K, VS><<<(unsigned)tiles, MT, smem, s>>>((const K *)a, na, (const K *)b, nb, (const size_t *)ws, x,
-                                                     (K *)out, va, vb, vout);
+    k<<<(unsigned)tiles, MT, smem, s>>>((const K *)a, na, (const K *)b, nb, (const size_t *)ws, x, (K *)out, va, vb,
+                                        vout);
     return GP_CHECK_LAUNCH("gp_merge");
 }
 
