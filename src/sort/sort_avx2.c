@@ -72,21 +72,16 @@ static const uint32_t lut64[16] = {
 #include "sort_avx2_body.h"
 #undef W
 
-int gp__sort_cpu_avx2(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
+int gp__sort_cpu_avx2(gp_dtype_t kt, int kind, size_t n, const void *keys_in, void *keys_out, int descending)
 {
-    const int kind = kt == GP_U32 || kt == GP_U64 ? 0 : kt == GP_I32 || kt == GP_I64 ? 1
-                   : kt == GP_F32 || kt == GP_F64 ? 2 : -1;
-    const size_t ks = gp_dtype_size(kt);
-    if (kind < 0 || gp__sort_cpu_isa < 1 || n < gp__sort_cpu_simd_min || keys_out == NULL || (uintptr_t)keys_in % ks ||
-        (uintptr_t)keys_out % ks || !(gp__cpu_features() & GP__CPU_AVX2))
-        return 0;
-    return ks == 4 ? sort_keys_32(keys_in, keys_out, n, kt, kind, descending)
-                   : sort_keys_64(keys_in, keys_out, n, kt, kind, descending);
+    if (gp__sort_cpu_isa < 1 || !(gp__cpu_features() & GP__CPU_AVX2)) return 0;
+    return gp_dtype_size(kt) == 4 ? sort_keys_32(keys_in, keys_out, n, kt, kind, descending)
+                                  : sort_keys_64(keys_in, keys_out, n, kt, kind, descending);
 }
 #else
-int gp__sort_cpu_avx2(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
+int gp__sort_cpu_avx2(gp_dtype_t kt, int kind, size_t n, const void *keys_in, void *keys_out, int descending)
 {
-    (void)kt, (void)n, (void)keys_in, (void)keys_out, (void)descending;
+    (void)kt, (void)kind, (void)n, (void)keys_in, (void)keys_out, (void)descending;
     return 0;
 }
 #endif

@@ -70,29 +70,24 @@ static inline SIMD ALWAYS __m256i NAME(lanes)(size_t lo, size_t hi)
         const __m256i w_ = SWAP(v);                                                                                  \
         v = _mm256_blend_epi32(V_MIN(v, w_), V_MAX(v, w_), imm);                                                     \
     } while (0)
-/* a bitonic vector sorted ascending (the half-cleaners), and any vector sorted (the bitonic network) */
-static inline SIMD ALWAYS __m256i NAME(merge1)(__m256i v)
+/* one vector sorted ascending by the bitonic network; bitonic: v is bitonic already (the half-cleaners alone) */
+static inline SIMD ALWAYS __m256i NAME(net1)(__m256i v, const int bitonic)
 {
 #if W == 32
+    if (!bitonic) {
+        CAS(v, V_SWAP1, 0x66);
+        CAS(v, V_SWAP2, 0x3c);
+        CAS(v, V_SWAP1, 0x5a);
+    }
     CAS(v, V_SWAP4, 0xf0);
     CAS(v, V_SWAP2, 0xcc);
     CAS(v, V_SWAP1, 0xaa);
 #else
+    if (!bitonic) CAS(v, V_SWAP1, 0x3c);
     CAS(v, V_SWAP2, 0xf0);
     CAS(v, V_SWAP1, 0xcc);
 #endif
     return v;
-}
-static inline SIMD ALWAYS __m256i NAME(sort1)(__m256i v)
-{
-#if W == 32
-    CAS(v, V_SWAP1, 0x66);
-    CAS(v, V_SWAP2, 0x3c);
-    CAS(v, V_SWAP1, 0x5a);
-#else
-    CAS(v, V_SWAP1, 0x3c);
-#endif
-    return NAME(merge1)(v);
 }
 
 /* the lanes of m (bit i: lane i) first, in order, then the others, in order */
@@ -162,13 +157,19 @@ static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
     return n >= 16 * L ? NAME(part_u)(a, n, pivot, 4) : NAME(part_u)(a, n, pivot, 1);
 }
 
-static inline T NAME(med3)(T x, T y, T z)
+/* nothing to convert as a part becomes final (sort_qs.h's calls): sort_keys converts the whole array after */
+static inline SIMD void NAME(final_keys)(T *a, size_t m, int kind, T flip)
 {
-    const T lo = LT(x, y) ? x : y, hi = LT(x, y) ? y : x;
-    return LT(z, lo) ? lo : LT(hi, z) ? hi : z;
+    (void)a, (void)m, (void)kind, (void)flip;
 }
+#define QLT LT
+#define QTOP SMAX
+#include "sort_qs.h"
+#undef QLT
+#undef QTOP
+
 /* the ninther of a[0, n); from 2^12 keys the median of three ninthers */
-static T NAME(pivot_of)(const T *a, size_t n)
+static SIMD T NAME(pivot_of)(const T *a, size_t n)
 {
     const size_t e = n / 9;
     const T m = NAME(med3)(NAME(med3)(a[e / 2], a[e + e / 2], a[2 * e + e / 2]),
@@ -185,53 +186,18 @@ static T NAME(pivot_of)(const T *a, size_t n)
     return NAME(med3)(m, m1, m2);
 }
 
-/* a heap sort: the quicksort's way out where its parts stop shrinking */
-static void NAME(sift)(T *a, size_t i, size_t m)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m) return;
-        if (c + 1 < m && LT(a[c], a[c + 1])) c++;
-        if (!LT(a[i], a[c])) return;
-        const T t = a[i];
-        a[i] = a[c], a[c] = t, i = c;
-    }
-}
-static void NAME(heap_sort)(T *a, size_t n)
-{
-    for (size_t k = n / 2; k-- > 0;) NAME(sift)(a, k, n);
-    for (size_t m = n; m > 1; m--) {
-        const T t = a[0];
-        a[0] = a[m - 1], a[m - 1] = t;
-        NAME(sift)(a, 0, m - 1);
-    }
-}
-
-/* 2^LC vectors, each sorted, then runs of w vectors merged pairwise (the second run reversed, compare-exchanges
- * across vectors at strides w .. 1, then the half-cleaners within each vector) */
+#define QV __m256i
+#define QREV V_REV
+#define QMERGE1(v) NAME(net1)(v, 1)
+#include "sort_net.h"
+#undef QV
+#undef QREV
+#undef QMERGE1
+/* 2^LC vectors sorted: each vector, then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
 {
-    const int C = 1 << LC; /* loops over counts: GCC unrolls them fully, so v[] stays in registers */
-    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
-    UNROLL for (int lw = 0; lw < LC; lw++) {
-        const int w = 1 << lw, blocks = C / (2 * w);
-        UNROLL for (int bb = 0; bb < blocks; bb++) {
-            const int b = bb * 2 * w;
-            UNROLL for (int i = 0; i < w / 2; i++) {
-                const __m256i t = v[b + w + i];
-                v[b + w + i] = v[b + 2 * w - 1 - i], v[b + 2 * w - 1 - i] = t;
-            }
-            UNROLL for (int i = 0; i < w; i++) v[b + w + i] = V_REV(v[b + w + i]);
-            UNROLL for (int ls = lw; ls >= 0; ls--)
-                UNROLL for (int i = 0; i < 2 * w; i++)
-                    if ((i & (1 << ls)) == 0) {
-                        const int x = b + i, y = b + i + (1 << ls);
-                        const __m256i lo = V_MIN(v[x], v[y]), hi = V_MAX(v[x], v[y]);
-                        v[x] = lo, v[y] = hi;
-                    }
-            UNROLL for (int i = b; i < b + 2 * w; i++) v[i] = NAME(merge1)(v[i]);
-        }
-    }
+    UNROLL for (int q = 0; q < 1 << LC; q++) v[q] = NAME(net1)(v[q], 0);
+    NAME(merge_runs)(v, LC);
 }
 /* C = 2^LC vectors' worth (n <= C * L): loaded (lanes past n the largest key), sorted, stored (lanes past n not
  * written) */
@@ -247,9 +213,10 @@ static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, const int LC)
     NAME(sort_vecs)(v, LC);
     UNROLL for (int q = 0; q < C; q++) V_MASKSTORE(a + (size_t)q * L, m[q], v[q]);
 }
-/* n <= SMALL keys sorted in registers */
-static SIMD void NAME(sort_small)(T *a, size_t n)
+/* n <= SMALL keys sorted in registers (kind, flip: unused, the keys are converted back after the sort) */
+static SIMD void NAME(sort_small)(T *a, size_t n, int kind, T flip)
 {
+    (void)kind, (void)flip;
     if (n < 2) return;
     const size_t nv = (n + L - 1) / L;
     switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : nv <= 8 ? 8 : 16) { /* constant bounds: v[] in registers */
@@ -259,65 +226,6 @@ static SIMD void NAME(sort_small)(T *a, size_t n)
     case 8: NAME(small_c)(a, n, 3); break;
     default: NAME(small_c)(a, n, 4); break;
     }
-}
-
-/* One step of the quicksort on (*a, *n): partitioned around a sampled pivot; the part left to sort goes to
- * (*a2, *n2), (*a, *n) keeps the other (*n2 = 0: none). A pivot that is the smallest key splits off the keys equal to
- * it instead (in place once split off). */
-static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2)
-{
-    const T pivot = NAME(pivot_of)(*a, *n);
-    size_t p = NAME(partition_lt)(*a, *n, pivot);
-    *n2 = 0;
-    if (p == 0) { /* every key is at least the pivot */
-        if (pivot == SMAX) {
-            *n = 0;
-            return;
-        }
-        p = NAME(partition_lt)(*a, *n, pivot + 1);
-        *a += p, *n -= p;
-        return;
-    }
-    *a2 = *a + p, *n2 = *n - p, *n = p;
-}
-
-/* a[0, n) sorted by one thread */
-static SIMD void NAME(qs)(T *a, size_t n, int depth)
-{
-    while (n > SMALL) {
-        if (depth-- <= 0) {
-            NAME(heap_sort)(a, n);
-            return;
-        }
-        T *b = NULL;
-        size_t m = 0;
-        NAME(qs_step)(&a, &n, &b, &m);
-        if (m) { /* the smaller part by recursion, the larger by the loop */
-            if (m < n) {
-                NAME(qs)(b, m, depth);
-            } else {
-                NAME(qs)(a, n, depth);
-                a = b, n = m;
-            }
-        }
-    }
-    NAME(sort_small)(a, n);
-}
-
-/* a[0, n) sorted, the parts of at least TASK_MIN keys as tasks of the team around it */
-static void NAME(qs_tasks)(T *a, size_t n, int depth)
-{
-    while (n > TASK_MIN && depth > 0) {
-        depth--;
-        T *b = NULL;
-        size_t m = 0;
-        NAME(qs_step)(&a, &n, &b, &m);
-        if (m) {
-#pragma omp task firstprivate(b, m, depth)
-            NAME(qs_tasks)(b, m, depth);
-        }
-    }
-    NAME(qs)(a, n, depth);
 }
 
 /* keys [i0, i1) of x as the keys sorted (their radix keys, top bit flipped) into k, and back */
@@ -355,18 +263,6 @@ static void NAME(float_gather)(const T *x, size_t n, T *zs, T *ns)
         else if (mag > inf) *ns++ = v;
     }
 }
-/* the zeros' and NaNs' bits in input order (side: z zeros, then nn NaNs; NULL: none to put) over their places in
- * sorted k: ascending the negatives, zeros, positives, NaNs; descending NaNs, positives, zeros, negatives. Frees
- * side. */
-static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t neg, int descending)
-{
-    if (!side) return;
-    const size_t pos = n - z - nn - neg, z0 = descending ? nn + pos : neg, n0 = descending ? 0 : n - nn;
-    memcpy(k + z0, side, z * sizeof(T));
-    memcpy(k + n0, side + z, nn * sizeof(T));
-    free(side);
-}
-
 /* keys [0, n) of x sorted into k (x may be k): 1 (0 only where memory for the zeros' and NaNs' bits is refused) */
 static int NAME(sort_keys)(const T *x, T *k, size_t n, gp_dtype_t kt, int kind, int descending)
 {
@@ -387,14 +283,14 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, gp_dtype_t kt, int kind, 
     }
     if (!gp__cpu_par(1, n * (W / 8) * 16)) { /* no OpenMP region: even a team of one costs its set-up */
         NAME(to_keys)(x, k, 0, n, &xf);
-        NAME(qs)(k, n, depth);
+        NAME(qs)(k, n, depth, 0, 0);
         NAME(from_keys)(k, 0, n, kind, flip);
     } else {
 #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, &xf);
 #pragma omp parallel
 #pragma omp single
-        NAME(qs_tasks)(k, n, depth);
+        NAME(qs_tasks)(k, n, depth, 0, 0);
 #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
     }

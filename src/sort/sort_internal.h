@@ -181,9 +181,24 @@ GP_INTERNAL extern size_t gp__sort_cpu_simd_min, gp__sort_cpu_simd_split_min, gp
 GP_INTERNAL extern size_t gp__sort_cpu_split_nt_bytes;
 GP_INTERNAL extern int gp__sort_cpu_simd_split_threads;
 GP_INTERNAL int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
-/* sort_avx2.c: the same sort with AVX2 where the CPU has no AVX-512F (1 done, 0 not taken). gp__sort_cpu_isa: the
- * widest vector ISA the keys' quicksort may take — 2 AVX-512, 1 AVX2, 0 none (the radix sort); the tests lower it */
-GP_INTERNAL int gp__sort_cpu_avx2(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
+/* The quicksorts' kind of n keys alone of kt, from keys_in to keys_out: 0 unsigned, 1 signed, 2 float; -1 where they
+ * do not take them (other dtypes, fewer than gp__sort_cpu_simd_min, no output, keys not aligned to their size: the
+ * radix sort, which reads them by bytes) */
+static inline int gp__sort_simd_kind(gp_dtype_t kt, size_t n, const void *keys_in, const void *keys_out)
+{
+    const int kind = kt == GP_U32 || kt == GP_U64 ? 0 : kt == GP_I32 || kt == GP_I64 ? 1
+                   : kt == GP_F32 || kt == GP_F64 ? 2 : -1;
+    const size_t ks = gp_dtype_size(kt);
+    return kind < 0 || n < gp__sort_cpu_simd_min || keys_out == NULL || (uintptr_t)keys_in % ks ||
+                   (uintptr_t)keys_out % ks
+               ? -1
+               : kind;
+}
+/* sort_avx2.c: the same sort with AVX2 where the CPU has no AVX-512F, of keys gp__sort_simd_kind takes (1 done, 0
+ * not taken). gp__sort_cpu_isa: the widest vector ISA the keys' quicksort may take — 2 AVX-512, 1 AVX2, 0 none (the
+ * radix sort); the tests lower it */
+GP_INTERNAL int gp__sort_cpu_avx2(gp_dtype_t kt, int kind, size_t n, const void *keys_in, void *keys_out,
+                                  int descending);
 GP_INTERNAL extern int gp__sort_cpu_isa;
 /* sort_simd.c: the argsort of 1- to 4-byte keys (n <= 2^32) as one AVX-512 sort of 8-byte words, each a key's radix key
  * above its position (equal keys by position: stable); ib-byte positions, the keys gathered into keys_out (NULL: not

@@ -59,16 +59,12 @@ static int split_wanted(size_t n)
 
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
-    const int kind = kt == GP_U32 || kt == GP_U64 ? 0 : kt == GP_I32 || kt == GP_I64 ? 1
-                   : kt == GP_F32 || kt == GP_F64 ? 2 : -1;
-    const size_t ks = gp_dtype_size(kt);
-    if (kind < 0 || n < gp__sort_cpu_simd_min || keys_out == NULL || (uintptr_t)keys_in % ks ||
-        (uintptr_t)keys_out % ks)
-        return 0; /* (keys not aligned to their size: the radix sort, which reads them by bytes) */
+    const int kind = gp__sort_simd_kind(kt, n, keys_in, keys_out);
+    if (kind < 0) return 0;
     if (gp__sort_cpu_isa < 2 || !(gp__cpu_features() & GP__CPU_AVX512F))
-        return gp__sort_cpu_avx2(kt, n, keys_in, keys_out, descending);
-    return ks == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
-                   : sort_keys_64(keys_in, keys_out, n, kind, descending);
+        return gp__sort_cpu_avx2(kt, kind, n, keys_in, keys_out, descending);
+    return gp_dtype_size(kt) == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
+                                  : sort_keys_64(keys_in, keys_out, n, kind, descending);
 }
 
 /* the packed words of keys [i0, i1) of ks bytes: radix key (order and ties as the sort's) above, position below */
@@ -141,7 +137,8 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
 #else
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
-    return gp__sort_cpu_avx2(kt, n, keys_in, keys_out, descending);
+    const int kind = gp__sort_simd_kind(kt, n, keys_in, keys_out);
+    return kind < 0 ? 0 : gp__sort_cpu_avx2(kt, kind, n, keys_in, keys_out, descending);
 }
 int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
                               void *pos_out, int descending)

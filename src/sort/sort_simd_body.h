@@ -140,32 +140,20 @@ static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
 }
 #undef CE
 
-/* 2^LC sorted vectors' worth of keys: each vector sorted (eight: by their columns), then runs of w vectors merged
- * pairwise (the second run reversed, half-cleaners over vectors at strides w .. 1, then within each vector) */
+#define QV __m512i
+#define QREV(v) V_PERM(V_RIDX, v)
+#define QMERGE1(v) NAME(merge1)(v)
+#include "sort_net.h"
+#undef QV
+#undef QREV
+#undef QMERGE1
+/* 2^LC vectors' worth of keys sorted: each vector (eight: by their columns), then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
 {
-    const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */
+    const int C = 1 << LC;
     if (C == 8) NAME(sort8_cols)(v);
     else UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
-    UNROLL for (int lw = 0; lw < LC; lw++) {
-        const int w = 1 << lw, blocks = C / (2 * w);
-        UNROLL for (int bb = 0; bb < blocks; bb++) {
-            const int b = bb * 2 * w;
-            UNROLL for (int i = 0; i < w / 2; i++) {
-                const __m512i t = v[b + w + i];
-                v[b + w + i] = v[b + 2 * w - 1 - i], v[b + 2 * w - 1 - i] = t;
-            }
-            UNROLL for (int i = 0; i < w; i++) v[b + w + i] = V_PERM(V_RIDX, v[b + w + i]);
-            UNROLL for (int ls = lw; ls >= 0; ls--)
-                UNROLL for (int i = 0; i < 2 * w; i++)
-                    if ((i & (1 << ls)) == 0) {
-                        const int x = b + i, y = b + i + (1 << ls);
-                        const __m512i lo = V_MIN(v[x], v[y]), hi = V_MAX(v[x], v[y]);
-                        v[x] = lo, v[y] = hi;
-                    }
-            UNROLL for (int i = b; i < b + 2 * w; i++) v[i] = NAME(merge1)(v[i]);
-        }
-    }
+    NAME(merge_runs)(v, LC);
 }
 /* Radix keys back to keys (kind: 0 unsigned, 1 signed, 2 float; fl: all ones where descending): the quicksort's
  * parts that become final convert their keys as they are stored, so no pass over the array does it after */
@@ -278,12 +266,13 @@ static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
     return lw;
 }
 
-/* the median of L keys spread over a[0, n) */
-static inline T NAME(med3)(T x, T y, T z)
-{
-    const T lo = x < y ? x : y, hi = x < y ? y : x;
-    return z < lo ? lo : z > hi ? hi : z;
-}
+#define QLT(x, y) ((x) < (y))
+#define QTOP TOP
+#include "sort_qs.h"
+#undef QLT
+#undef QTOP
+
+/* the pivot: the ninther, or the median of L keys spread over a[0, n) */
 static SIMD T NAME(pivot_of)(const T *a, size_t n)
 {
     if (n < 1024) { /* short parts: the ninther (a sorted sample's median is a chain of ten permutes) */
@@ -296,91 +285,6 @@ static SIMD T NAME(pivot_of)(const T *a, size_t n)
     for (size_t i = 0; i < L; i++) s[i] = a[n / L * i + n / (2 * L)];
     _mm512_storeu_si512(o, NAME(sort1)(_mm512_loadu_si512(s)));
     return o[L / 2];
-}
-
-/* a heap sort: the quicksort's way out where its parts stop shrinking */
-static void NAME(sift)(T *a, size_t i, size_t m)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m) return;
-        if (c + 1 < m && a[c + 1] > a[c]) c++;
-        if (a[i] >= a[c]) return;
-        const T t = a[i];
-        a[i] = a[c], a[c] = t, i = c;
-    }
-}
-static void NAME(heap_sort)(T *a, size_t n)
-{
-    for (size_t k = n / 2; k-- > 0;) NAME(sift)(a, k, n);
-    for (size_t m = n; m > 1; m--) {
-        const T t = a[0];
-        a[0] = a[m - 1], a[m - 1] = t;
-        NAME(sift)(a, 0, m - 1);
-    }
-}
-
-/* One step of the quicksort on (*a, *n): partitioned around a sampled pivot; the part left to sort goes to
- * (*a2, *n2), (*a, *n) keeps the other (*n2 = 0: none). A pivot that is the smallest key splits off the keys equal to
- * it instead, so equal keys end a part (made keys again: kind, flip). */
-static SIMD void NAME(qs_step)(T **a, size_t *n, T **a2, size_t *n2, int kind, T flip)
-{
-    const T pivot = NAME(pivot_of)(*a, *n);
-    size_t p = NAME(partition_lt)(*a, *n, pivot);
-    *n2 = 0;
-    if (p == 0) { /* every key is at least the pivot: those equal to it are in place once split off */
-        if (pivot == TOP) {
-            NAME(final_keys)(*a, *n, kind, flip);
-            *n = 0;
-            return;
-        }
-        p = NAME(partition_lt)(*a, *n, pivot + 1);
-        NAME(final_keys)(*a, p, kind, flip);
-        *a += p, *n -= p;
-        return;
-    }
-    *a2 = *a + p, *n2 = *n - p, *n = p;
-}
-
-/* a[0, n) sorted by one thread, made keys again (kind, flip: from_keys'; 0, 0: left radix keys) */
-static SIMD void NAME(qs)(T *a, size_t n, int depth, int kind, T flip)
-{
-    while (n > SMALL) {
-        if (depth-- <= 0) {
-            NAME(heap_sort)(a, n);
-            NAME(final_keys)(a, n, kind, flip);
-            return;
-        }
-        T *b = NULL;
-        size_t m = 0;
-        NAME(qs_step)(&a, &n, &b, &m, kind, flip);
-        if (m) { /* the smaller part by recursion, the larger by the loop */
-            if (m < n) {
-                NAME(qs)(b, m, depth, kind, flip);
-            } else {
-                NAME(qs)(a, n, depth, kind, flip);
-                a = b, n = m;
-            }
-        }
-    }
-    NAME(sort_small)(a, n, kind, flip);
-}
-
-/* a[0, n) sorted, the parts of at least TASK_MIN keys as tasks of the team around it (not a SIMD function: the tasks'
- * outlined bodies call the SIMD ones, not inline them) */
-static void NAME(qs_tasks)(T *a, size_t n, int depth, int kind, T flip)
-{
-    while (n > TASK_MIN && depth > 0) {
-        depth--;
-        T *b = NULL;
-        size_t m = 0;
-        NAME(qs_step)(&a, &n, &b, &m, kind, flip);
-        if (m) {
-#pragma omp task firstprivate(b, m, depth, kind, flip)
-            NAME(qs_tasks)(b, m, depth, kind, flip);
-        }
-    }
-    NAME(qs)(a, n, depth, kind, flip);
 }
 
 /* a float's radix key, its NaN lanes nan: negative, every bit flipped; else the sign set; NaN all ones */
@@ -584,7 +488,6 @@ static SIMD void NAME(split_scatter)(const T *x, size_t i0, size_t i1, const NAM
         if (w[b] > w0[b]) V_MASK_STOREU(line[b], (M)(FIRST(w[b]) & ~FIRST(w0[b])), _mm512_load_si512(wc[b]));
     _mm_sfence(); /* the streamed lines seen by the threads that sort the buckets */
 }
-static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t neg, int descending);
 static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, int descending, int depth)
 {
     enum { SAMPLE = SPLIT_B * 16, SPLIT_P = 16 };
@@ -669,17 +572,6 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, int descending
 }
 #undef V_SUB
 #undef V_SRLV
-
-/* the zeros' and NaNs' bits in input order (side: z zeros, then nn NaNs; NULL: none to put) over their places in
- * sorted k: ascending the negatives, zeros, positives, NaNs; descending NaNs, positives, zeros, negatives. Frees side. */
-static void NAME(put_side)(T *k, size_t n, T *side, size_t z, size_t nn, size_t neg, int descending)
-{
-    if (!side) return;
-    const size_t pos = n - z - nn - neg, z0 = descending ? nn + pos : neg, n0 = descending ? 0 : n - nn;
-    memcpy(k + z0, side, z * sizeof(T));
-    memcpy(k + n0, side + z, nn * sizeof(T));
-    free(side);
-}
 
 /* keys [0, n) of x sorted into k (x may be k): 1 (0 only where memory for the zeros' and NaNs' bits is refused) */
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)

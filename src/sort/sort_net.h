@@ -1,0 +1,30 @@
+/*
+ * sort_net.h — the sorting networks' merge of sorted vectors, shared by sort_simd_body.h (AVX-512) and
+ * sort_avx2_body.h (AVX2): 2^LC vectors, each sorted, merged in runs of w = 1, 2, .. vectors pairwise (the second run
+ * reversed, compare-exchanges across vectors at strides w .. 1, then the half-cleaners within each vector). Included
+ * inside a body with NAME, SIMD, ALWAYS, UNROLL, QV (the vector type), V_MIN, V_MAX, QREV(v) (the lanes reversed) and
+ * QMERGE1(v) (a bitonic vector sorted) defined. No include guard: included once per body and width.
+ */
+static inline SIMD ALWAYS void NAME(merge_runs)(QV *v, const int LC)
+{
+    const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */
+    UNROLL for (int lw = 0; lw < LC; lw++) {
+        const int w = 1 << lw, blocks = C / (2 * w);
+        UNROLL for (int bb = 0; bb < blocks; bb++) {
+            const int b = bb * 2 * w;
+            UNROLL for (int i = 0; i < w / 2; i++) {
+                const QV t = v[b + w + i];
+                v[b + w + i] = v[b + 2 * w - 1 - i], v[b + 2 * w - 1 - i] = t;
+            }
+            UNROLL for (int i = 0; i < w; i++) v[b + w + i] = QREV(v[b + w + i]);
+            UNROLL for (int ls = lw; ls >= 0; ls--)
+                UNROLL for (int i = 0; i < 2 * w; i++)
+                    if ((i & (1 << ls)) == 0) {
+                        const int x = b + i, y = b + i + (1 << ls);
+                        const QV lo = V_MIN(v[x], v[y]), hi = V_MAX(v[x], v[y]);
+                        v[x] = lo, v[y] = hi;
+                    }
+            UNROLL for (int i = b; i < b + 2 * w; i++) v[i] = QMERGE1(v[i]);
+        }
+    }
+}
