@@ -196,7 +196,8 @@ static SIMD T NAME(pivot_of)(const T *a, size_t n)
 /* 2^LC vectors sorted: each vector, then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
 {
-    UNROLL for (int q = 0; q < 1 << LC; q++) v[q] = NAME(net1)(v[q], 0);
+    const int C = 1 << LC;
+    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(net1)(v[q], 0);
     NAME(merge_runs)(v, LC);
 }
 /* C = 2^LC vectors' worth (n <= C * L): loaded (lanes past n the largest key), sorted, stored (lanes past n not
