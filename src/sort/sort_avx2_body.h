@@ -139,15 +139,13 @@ static inline SIMD ALWAYS size_t NAME(part_u)(T *a, size_t n, T pivot, const int
         }
     }
     __m256i t[4]; /* the last keys (fewer than U vectors): every place left is free once they are read */
-    const size_t nt = r - l;
+    size_t k[4];
     for (int u = 0; u < U; u++) {
-        const size_t at = (size_t)u * L, k = nt > at ? (nt - at < L ? nt - at : L) : 0;
-        t[u] = V_MASKLOAD(a + l + at, NAME(lanes)(0, k));
+        const size_t at = (size_t)u * L;
+        k[u] = r - l > at ? (r - l - at < L ? r - l - at : L) : 0;
+        t[u] = V_MASKLOAD(a + l + at, NAME(lanes)(0, k[u]));
     }
-    for (int u = 0; u < U; u++) {
-        const size_t at = (size_t)u * L, k = nt > at ? (nt - at < L ? nt - at : L) : 0;
-        NAME(place)(a, t[u], k, pv, &lw, &rw);
-    }
+    for (int u = 0; u < U; u++) NAME(place)(a, t[u], k[u], pv, &lw, &rw);
     for (int u = 0; u < U; u++) NAME(place)(a, f[u], L, pv, &lw, &rw), NAME(place)(a, g[u], L, pv, &lw, &rw);
     return lw;
 }
