@@ -72,16 +72,16 @@ static const uint32_t lut64[16] = {
 #include "sort_avx2_body.h"
 #undef W
 
-int gp__sort_cpu_avx2(gp_dtype_t kt, int kind, size_t n, const void *keys_in, void *keys_out, int descending)
+int gp__sort_cpu_avx2(size_t ks, int kind, size_t n, const void *keys_in, void *keys_out, int descending)
 {
     if (gp__sort_cpu_isa < 1 || !(gp__cpu_features() & GP__CPU_AVX2)) return 0;
-    return gp_dtype_size(kt) == 4 ? sort_keys_32(keys_in, keys_out, n, kt, kind, descending)
-                                  : sort_keys_64(keys_in, keys_out, n, kt, kind, descending);
+    return ks == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
+                   : sort_keys_64(keys_in, keys_out, n, kind, descending);
 }
 #else
-int gp__sort_cpu_avx2(gp_dtype_t kt, int kind, size_t n, const void *keys_in, void *keys_out, int descending)
+int gp__sort_cpu_avx2(size_t ks, int kind, size_t n, const void *keys_in, void *keys_out, int descending)
 {
-    (void)kt, (void)kind, (void)n, (void)keys_in, (void)keys_out, (void)descending;
+    (void)ks, (void)kind, (void)n, (void)keys_in, (void)keys_out, (void)descending;
     return 0;
 }
 #endif

@@ -10,6 +10,7 @@
 #define LUT lut32
 #define V_SET1(x) _mm256_set1_epi32((int)(x))
 #define V_GT _mm256_cmpgt_epi32
+#define V_EQ _mm256_cmpeq_epi32
 #define V_MOVEMASK(m) _mm256_movemask_ps(_mm256_castsi256_ps(m))
 #define NAME(f) f##_32
 #else
@@ -19,6 +20,7 @@
 #define LUT lut64
 #define V_SET1(x) _mm256_set1_epi64x((long long)(x))
 #define V_GT _mm256_cmpgt_epi64
+#define V_EQ _mm256_cmpeq_epi64
 #define V_MOVEMASK(m) _mm256_movemask_pd(_mm256_castsi256_pd(m))
 #define NAME(f) f##_64
 #endif
@@ -155,10 +157,25 @@ static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
     return n >= 16 * L ? NAME(part_u)(a, n, pivot, 4) : NAME(part_u)(a, n, pivot, 1);
 }
 
-/* nothing to convert as a part becomes final (sort_qs.h's calls): sort_keys converts the whole array after */
+/* sorted keys made the keys again in a vector: the top bit flipped back gives the radix key (flip: all ones where
+ * descending), whose rule is undone by kind — 0 unsigned (itself), 1 signed (the top bit), 2 float (below) */
+static inline SIMD ALWAYS __m256i NAME(vfrom)(__m256i v, int kind, T flip)
+{
+    const __m256i r = _mm256_xor_si256(v, V_SET1((kind == 1 ? 0 : SIGN) ^ flip));
+    if (kind != 2) return r;
+    const __m256i neg = V_GT(_mm256_setzero_si256(), r); /* a float's radix key with its top bit set: a positive */
+    return _mm256_xor_si256(r, _mm256_xor_si256(V_SET1(TOP), _mm256_and_si256(neg, V_SET1(SMAX))));
+}
+/* a part that is final made the keys again where it lies in cache (sort_qs.h's calls, and sort_small's) */
 static inline SIMD void NAME(final_keys)(T *a, size_t m, int kind, T flip)
 {
-    (void)a, (void)m, (void)kind, (void)flip;
+    size_t i = 0;
+    for (; i + L <= m; i += L) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(a + i));
+        _mm256_storeu_si256((__m256i *)(void *)(a + i), NAME(vfrom)(v, kind, flip));
+    }
+    const __m256i t = NAME(lanes)(0, m - i);
+    V_MASKSTORE(a + i, t, NAME(vfrom)(V_MASKLOAD(a + i, t), kind, flip));
 }
 #define QLT LT
 #define QTOP SMAX
@@ -198,9 +215,9 @@ static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
     UNROLL for (int q = 0; q < C; q++) v[q] = NAME(net1)(v[q], 0);
     NAME(merge_runs)(v, LC);
 }
-/* C = 2^LC vectors' worth (n <= C * L): loaded (lanes past n the largest key), sorted, stored (lanes past n not
- * written) */
-static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, const int LC)
+/* C = 2^LC vectors' worth (n <= C * L): loaded (lanes past n the largest key), sorted, made the keys again (kind,
+ * flip), stored (lanes past n not written) */
+static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, const int LC, int kind, T flip)
 {
     const int C = 1 << LC;
     __m256i v[16], m[16];
@@ -210,90 +227,99 @@ static inline SIMD ALWAYS void NAME(small_c)(T *a, size_t n, const int LC)
         v[q] = _mm256_blendv_epi8(V_SET1(SMAX), V_MASKLOAD(a + at, m[q]), m[q]);
     }
     NAME(sort_vecs)(v, LC);
-    UNROLL for (int q = 0; q < C; q++) V_MASKSTORE(a + (size_t)q * L, m[q], v[q]);
+    UNROLL for (int q = 0; q < C; q++) V_MASKSTORE(a + (size_t)q * L, m[q], NAME(vfrom)(v[q], kind, flip));
 }
-/* n <= SMALL keys sorted in registers (kind, flip: unused, the keys are converted back after the sort) */
+/* n <= SMALL keys sorted in registers and made the keys again (kind, flip) */
 static SIMD void NAME(sort_small)(T *a, size_t n, int kind, T flip)
 {
-    (void)kind, (void)flip;
-    if (n < 2) return;
     const size_t nv = (n + L - 1) / L;
     switch (nv <= 1 ? 1 : nv <= 2 ? 2 : nv <= 4 ? 4 : nv <= 8 ? 8 : 16) { /* constant bounds: v[] in registers */
-    case 1: NAME(small_c)(a, n, 0); break;
-    case 2: NAME(small_c)(a, n, 1); break;
-    case 4: NAME(small_c)(a, n, 2); break;
-    case 8: NAME(small_c)(a, n, 3); break;
-    default: NAME(small_c)(a, n, 4); break;
+    case 1: NAME(small_c)(a, n, 0, kind, flip); break;
+    case 2: NAME(small_c)(a, n, 1, kind, flip); break;
+    case 4: NAME(small_c)(a, n, 2, kind, flip); break;
+    case 8: NAME(small_c)(a, n, 3, kind, flip); break;
+    default: NAME(small_c)(a, n, 4, kind, flip); break;
     }
 }
 
-/* keys [i0, i1) of x as the keys sorted (their radix keys, top bit flipped) into k, and back */
-static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, const gp__sort_xf_t *xf)
+#define V_INF V_SET1(W == 32 ? (T)0x7f800000u : (T)0x7ff0000000000000ull)
+/* a vector of keys v made the keys sorted: their radix keys (kind 0 unsigned: themselves; 1 signed: the top bit
+ * flipped; 2 float: a negative every bit flipped, else the top bit set, a NaN all ones), flip: all ones where
+ * descending, then the top bit flipped (sorted as signed lanes) */
+static inline SIMD ALWAYS __m256i NAME(vkey)(__m256i v, int kind, T flip)
 {
-    const gp__sort_xf_t f = *xf;
-    for (size_t i = i0; i < i1; i++) k[i] = (T)gp__sort_xf_key(&f, x[i], W / 8) ^ SIGN;
-}
-static SIMD void NAME(from_keys)(T *k, size_t i0, size_t i1, int kind, T flip)
-{
-    for (size_t i = i0; i < i1; i++) {
-        const T r = k[i] ^ SIGN ^ flip; /* the radix key, ascending */
-        k[i] = kind == 1 ? r ^ SIGN : kind == 2 ? (r & SIGN ? r ^ SIGN : ~r) : r;
+    __m256i k = v;
+    if (kind == 1) {
+        k = _mm256_xor_si256(v, V_SET1(SIGN));
+    } else if (kind == 2) {
+        const __m256i neg = V_GT(_mm256_setzero_si256(), v), nan = V_GT(_mm256_and_si256(v, V_SET1(SMAX)), V_INF);
+        k = _mm256_or_si256(_mm256_xor_si256(v, _mm256_or_si256(neg, V_SET1(SIGN))), nan);
     }
+    return _mm256_xor_si256(k, V_SET1(flip ^ SIGN));
 }
-/* floats [0, n): zeros (either sign), NaNs, negatives (neither) and whether a -0.0 is there */
-static void NAME(float_counts)(const T *x, size_t n, size_t *c)
+static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, int kind, T flip)
 {
-    const T inf = W == 32 ? (T)0x7f800000u : (T)0x7ff0000000000000ull;
+    size_t i = i0;
+    for (; i + L <= i1; i += L) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(x + i));
+        _mm256_storeu_si256((__m256i *)(void *)(k + i), NAME(vkey)(v, kind, flip));
+    }
+    const __m256i t = NAME(lanes)(0, i1 - i);
+    V_MASKSTORE(k + i, t, NAME(vkey)(V_MASKLOAD(x + i, t), kind, flip));
+}
+/* floats [i0, i1) of x: how many are zeros (either sign), NaNs, and below zero (neither), whether a -0.0 is there (c);
+ * write: their keys to k too */
+static inline SIMD ALWAYS void NAME(float_scan)(const T *x, T *k, size_t i0, size_t i1, T flip, size_t *c,
+                                                const int write)
+{
     size_t z = 0, nn = 0, neg = 0, negz = 0;
-    for (size_t i = 0; i < n; i++) {
-        const T v = x[i], mag = v & (SIGN - 1);
-        const int zero = mag == 0, nan = mag > inf, sg = (v & SIGN) != 0;
-        z += (size_t)zero, nn += (size_t)nan, neg += (size_t)(sg && !zero && !nan), negz |= (size_t)(sg && zero);
+    for (size_t i = i0; i < i1; i += L) {
+        const __m256i t = NAME(lanes)(0, i1 - i < L ? i1 - i : L), v = V_MASKLOAD(x + i, t);
+        const __m256i a = _mm256_and_si256(v, V_SET1(SMAX)); /* lanes past i1: zeros, so the zero lanes masked */
+        const unsigned zm = (unsigned)V_MOVEMASK(_mm256_and_si256(V_EQ(a, _mm256_setzero_si256()), t));
+        const unsigned nm = (unsigned)V_MOVEMASK(V_GT(a, V_INF)), sm = (unsigned)V_MOVEMASK(_mm256_and_si256(v, t));
+        z += (size_t)__builtin_popcount(zm), nn += (size_t)__builtin_popcount(nm);
+        neg += (size_t)__builtin_popcount(sm & ~zm & ~nm), negz |= (sm & zm) != 0;
+        if (write) V_MASKSTORE(k + i, t, NAME(vkey)(v, 2, flip));
     }
     c[0] = z, c[1] = nn, c[2] = neg, c[3] = negz;
 }
-/* floats [0, n)'s zeros to zs and NaNs to ns, each in input order */
-static void NAME(float_gather)(const T *x, size_t n, T *zs, T *ns)
+static SIMD void NAME(float_counts)(const T *x, size_t i0, size_t i1, size_t *c)
+{
+    NAME(float_scan)(x, NULL, i0, i1, 0, c, 0);
+}
+/* float_counts and to_keys (kind 2) in one read: k must not be x (float_gather reads x after) */
+static SIMD void NAME(float_counts_keys)(const T *x, T *k, size_t i0, size_t i1, T flip, size_t *c)
+{
+    NAME(float_scan)(x, k, i0, i1, flip, c, 1);
+}
+/* floats [i0, i1)'s zeros to zs and NaNs to ns, each in input order */
+static SIMD void NAME(float_gather)(const T *x, size_t i0, size_t i1, T *zs, T *ns)
 {
     const T inf = W == 32 ? (T)0x7f800000u : (T)0x7ff0000000000000ull;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = i0; i < i1; i++) {
         const T v = x[i], mag = v & (SIGN - 1);
         if (mag == 0) *zs++ = v;
         else if (mag > inf) *ns++ = v;
     }
 }
 /* keys [0, n) of x sorted into k (x may be k): 1 (0 only where memory for the zeros' and NaNs' bits is refused) */
-static int NAME(sort_keys)(const T *x, T *k, size_t n, gp_dtype_t kt, int kind, int descending)
+static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
-    const gp__sort_xf_t xf = gp__sort_xf(kt, descending);
     const T flip = descending ? TOP : 0;
+    const int par = gp__cpu_par(1, n * (W / 8) * 16); /* as sort_simd_body.h's */
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
-    /* Floats: the radix keys make -0.0 and +0.0 two keys and every NaN one, where the order says zeros are equal and
-     * NaNs are equal, each kept in input order: their bits are gathered first and written over their places after */
-    size_t fc[4] = {0, 0, 0, 0};
     T *side = NULL;
-    if (kind == 2) {
-        NAME(float_counts)(x, n, fc);
-        if (fc[3] || fc[1]) {
-            if ((side = malloc((fc[0] + fc[1]) * sizeof(T))) == NULL) return 0;
-            NAME(float_gather)(x, n, side, side + fc[0]);
-        }
-    }
-    if (!gp__cpu_par(1, n * (W / 8) * 16)) { /* no OpenMP region: even a team of one costs its set-up */
-        NAME(to_keys)(x, k, 0, n, &xf);
-        NAME(qs)(k, n, depth, 0, 0);
-        NAME(from_keys)(k, 0, n, kind, flip);
-    } else {
-#pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, &xf);
+    size_t zc[3];
+    if (!NAME(keys_in)(x, k, n, kind, flip, par, 0, &side, zc)) return 0;
+    if (!par) NAME(qs)(k, n, depth, kind, flip); /* no tasks: inside a caller's region they would be deferred */
+    else {
 #pragma omp parallel
 #pragma omp single
-        NAME(qs_tasks)(k, n, depth, 0, 0);
-#pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) NAME(from_keys)(k, n * c / 64, n * (c + 1) / 64, kind, flip);
+        NAME(qs_tasks)(k, n, depth, kind, flip);
     }
-    NAME(put_side)(k, n, side, fc[0], fc[1], fc[2], descending);
+    NAME(put_side)(k, n, side, zc[0], zc[1], zc[2], descending);
     return 1;
 }
 
@@ -303,6 +329,7 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, gp_dtype_t kt, int kind, 
 #undef LUT
 #undef V_SET1
 #undef V_GT
+#undef V_EQ
 #undef V_MOVEMASK
 #undef NAME
 #undef TOP
@@ -320,3 +347,4 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, gp_dtype_t kt, int kind, 
 #undef V_IOTA
 #undef V_MASKLOAD
 #undef V_MASKSTORE
+#undef V_INF

@@ -194,11 +194,10 @@ static inline int gp__sort_simd_kind(gp_dtype_t kt, size_t n, const void *keys_i
                ? -1
                : kind;
 }
-/* sort_avx2.c: the same sort with AVX2 where the CPU has no AVX-512F, of keys gp__sort_simd_kind takes (1 done, 0
- * not taken). gp__sort_cpu_isa: the widest vector ISA the keys' quicksort may take — 2 AVX-512, 1 AVX2, 0 none (the
- * radix sort); the tests lower it */
-GP_INTERNAL int gp__sort_cpu_avx2(gp_dtype_t kt, int kind, size_t n, const void *keys_in, void *keys_out,
-                                  int descending);
+/* sort_avx2.c: the same sort with AVX2 where the CPU has no AVX-512F, of ks-byte keys (4 or 8) of the kind
+ * gp__sort_simd_kind gives (1 done, 0 not taken). gp__sort_cpu_isa: the widest vector ISA the keys' quicksort may
+ * take — 2 AVX-512, 1 AVX2, 0 none (the radix sort); the tests lower it */
+GP_INTERNAL int gp__sort_cpu_avx2(size_t ks, int kind, size_t n, const void *keys_in, void *keys_out, int descending);
 GP_INTERNAL extern int gp__sort_cpu_isa;
 /* sort_simd.c: the argsort of 1- to 4-byte keys (n <= 2^32) as one AVX-512 sort of 8-byte words, each a key's radix key
  * above its position (equal keys by position: stable); ib-byte positions, the keys gathered into keys_out (NULL: not

@@ -62,7 +62,7 @@ int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_o
     const int kind = gp__sort_simd_kind(kt, n, keys_in, keys_out);
     if (kind < 0) return 0;
     if (gp__sort_cpu_isa < 2 || !(gp__cpu_features() & GP__CPU_AVX512F))
-        return gp__sort_cpu_avx2(kt, kind, n, keys_in, keys_out, descending);
+        return gp__sort_cpu_avx2(gp_dtype_size(kt), kind, n, keys_in, keys_out, descending);
     return gp_dtype_size(kt) == 4 ? sort_keys_32(keys_in, keys_out, n, kind, descending)
                                   : sort_keys_64(keys_in, keys_out, n, kind, descending);
 }
@@ -138,7 +138,7 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
     const int kind = gp__sort_simd_kind(kt, n, keys_in, keys_out);
-    return kind < 0 ? 0 : gp__sort_cpu_avx2(kt, kind, n, keys_in, keys_out, descending);
+    return kind < 0 ? 0 : gp__sort_cpu_avx2(gp_dtype_size(kt), kind, n, keys_in, keys_out, descending);
 }
 int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
                               void *pos_out, int descending)

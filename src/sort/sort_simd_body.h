@@ -582,60 +582,18 @@ static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
     const int par = gp__cpu_par(1, n * (W / 8) * 16);
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
-    /* Floats: the radix keys make -0.0 and +0.0 two keys and every NaN one (the canonical NaN back), where the order
-     * says zeros are equal and NaNs are equal, each kept in input order. So their bits are gathered first, in input
-     * order, and written over the zeros' and the NaNs' places once sorted (kept: zeros, then NaNs, of side). */
-    size_t fc[64][4], z = 0, nn = 0, neg = 0, negz = 0;
-    T *side = NULL;
     const int plain = kind == 0 && !descending; /* the keys are their radix keys */
-    if (!par) { /* no OpenMP region at all: each one, even of one thread, costs a team's set-up (~1 us at 2^10) */
-        const int fused = kind == 2 && x != k; /* the counts and the keys in one read */
-        if (kind == 2) {
-            if (fused) NAME(float_counts_keys)(x, k, 0, n, flip, fc[0]);
-            else NAME(float_counts)(x, 0, n, fc[0]);
-            z = fc[0][0], nn = fc[0][1], neg = fc[0][2], negz = fc[0][3];
-            if (negz || nn) {
-                if ((side = malloc((z + nn) * sizeof(T))) == NULL) return 0;
-                NAME(float_gather)(x, 0, n, side, side + z);
-            }
-        }
-        if (!fused && (!plain || x != k)) NAME(to_keys)(x, k, 0, n, kind, flip);
-        /* no tasks: inside a caller's parallel region they would be deferred past what follows */
-        NAME(qs)(k, n, depth, kind, flip); /* plain keys: kind 0, flip 0, nothing converted */
-        NAME(put_side)(k, n, side, z, nn, neg, descending);
-        return 1;
-    }
-    if (split_wanted(n) && NAME(sort_split)(x, k, n, kind, descending, depth))
-        return 1;
-    const int fused = kind == 2 && x != k; /* the counts and the keys in one read */
-    if (kind == 2) {
-#pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) {
-            if (fused) NAME(float_counts_keys)(x, k, n * c / 64, n * (c + 1) / 64, flip, fc[c]);
-            else NAME(float_counts)(x, n * c / 64, n * (c + 1) / 64, fc[c]);
-        }
-        for (size_t c = 0; c < 64; c++) z += fc[c][0], nn += fc[c][1], neg += fc[c][2], negz |= fc[c][3];
-        if (negz || nn) {
-            if ((side = malloc((z + nn) * sizeof(T))) == NULL) return 0;
-            size_t zo = 0, no = z;
-            for (size_t c = 0; c < 64; c++) { /* chunk c's first zero and NaN places */
-                const size_t cz = fc[c][0], cn = fc[c][1];
-                fc[c][0] = zo, fc[c][1] = no;
-                zo += cz, no += cn;
-            }
-#pragma omp parallel for schedule(static)
-            for (size_t c = 0; c < 64; c++) NAME(float_gather)(x, n * c / 64, n * (c + 1) / 64, side + fc[c][0],
-                                                                side + fc[c][1]);
-        }
-    }
-    if (!fused && (!plain || x != k)) {
-#pragma omp parallel for schedule(static)
-        for (size_t c = 0; c < 64; c++) NAME(to_keys)(x, k, n * c / 64, n * (c + 1) / 64, kind, flip);
-    }
+    T *side = NULL;
+    size_t zc[3];
+    if (par && split_wanted(n) && NAME(sort_split)(x, k, n, kind, descending, depth)) return 1;
+    if (!NAME(keys_in)(x, k, n, kind, flip, par, plain, &side, zc)) return 0;
+    if (!par) NAME(qs)(k, n, depth, kind, flip); /* no tasks: inside a caller's region they would be deferred */
+    else {
 #pragma omp parallel
 #pragma omp single
-    NAME(qs_tasks)(k, n, depth, kind, flip);
-    NAME(put_side)(k, n, side, z, nn, neg, descending);
+        NAME(qs_tasks)(k, n, depth, kind, flip);
+    }
+    NAME(put_side)(k, n, side, zc[0], zc[1], zc[2], descending);
     return 1;
 }
 
