@@ -98,31 +98,42 @@ static inline SIMD ALWAYS __m256i NAME(compact)(__m256i v, int m)
     const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
     return _mm256_permutevar8x32_epi32(v, _mm256_srlv_epi32(_mm256_set1_epi32((int)LUT[m]), sh));
 }
-/* the first k keys of vector v (k <= L): those below the pivot at *lw (upward), the rest ending at *rw, each key to
- * its place alone (masked stores) */
-static inline SIMD ALWAYS void NAME(place)(T *a, __m256i v, size_t k, __m256i pv, size_t *lw, size_t *rw)
+/* vector v's keys below the pivot at *lw (upward), the others ending at *rw, by two whole-vector stores: at least L
+ * free places lie between them */
+static inline SIMD ALWAYS void NAME(place)(T *a, __m256i v, __m256i pv, size_t *lw, size_t *rw)
 {
-    const int m = V_MOVEMASK(_mm256_and_si256(V_GT(pv, v), NAME(lanes)(0, k)));
+    const int m = V_MOVEMASK(V_GT(pv, v));
     const size_t nl = (size_t)__builtin_popcount((unsigned)m);
     const __m256i c = NAME(compact)(v, m);
-    V_MASKSTORE(a + *lw, NAME(lanes)(0, nl), c);
-    *lw += nl, *rw -= k - nl;
-    V_MASKSTORE(a + *rw - nl, NAME(lanes)(nl, k), c);
+    _mm256_storeu_si256((__m256i *)(void *)(a + *lw), c);
+    _mm256_storeu_si256((__m256i *)(void *)(a + *rw - L), c);
+    *lw += nl, *rw -= L - nl;
 }
-/* a[0, n) (n >= 2U vectors' keys) rearranged in place, the keys below pivot first; returns their count. The first
- * and last U vectors wait in registers, and each round reads U vectors from the side with less room (one branch a
- * round), so both sides have U vectors' free places before the round's whole-vector stores (each vector's keys below
- * the pivot at lw, the others ending at rw). */
+/* a[0, n) (n >= 2U + 2 vectors' keys) rearranged in place, the keys below pivot first; returns their count. The first
+ * n % L keys one at a time (below the pivot kept, else swapped to the end), so that whole vectors are left; of those
+ * the first V % U (V vectors) and U at each end wait in registers, and each round reads U vectors from the side with
+ * less room (one branch a round), so both sides have U vectors' free places before the round's stores. Every
+ * vector's keys go by place: once the rounds end, the free places are the waiting vectors' keys. */
 static inline SIMD ALWAYS size_t NAME(part_u)(T *a, size_t n, T pivot, const int U)
 {
     const __m256i pv = V_SET1(pivot);
-    __m256i f[4], g[4];
-    for (int u = 0; u < U; u++) {
-        f[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)u * L));
-        g[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + n - (size_t)(U - u) * L));
+    size_t lo = 0, hi = n;
+    for (size_t i = n % L; i > 0; i--) { /* branch-free: a swap either way */
+        const T v = a[lo], e = a[hi - 1];
+        const int below = LT(v, pivot);
+        a[lo] = below ? v : e, a[hi - 1] = below ? e : v;
+        lo += (size_t)below, hi -= (size_t)!below;
     }
-    size_t l = (size_t)U * L, r = n - (size_t)U * L, lw = 0, rw = n;
-    while (r - l >= (size_t)U * L) {
+    const size_t A = (hi - lo) / L % (size_t)U;
+    __m256i f[4], g[4], h[4];
+    for (size_t u = 0; u < A; u++) h[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + lo + u * L));
+    size_t l = lo + A * L, r = hi - (size_t)U * L, lw = lo, rw = hi;
+    for (int u = 0; u < U; u++) {
+        f[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + l + (size_t)u * L));
+        g[u] = _mm256_loadu_si256((const __m256i *)(const void *)(a + r + (size_t)u * L));
+    }
+    l += (size_t)U * L;
+    while (l < r) {
         const T *src;
         if (l - lw <= rw - r) src = a + l, l += (size_t)U * L;
         else r -= (size_t)U * L, src = a + r;
@@ -140,18 +151,11 @@ static inline SIMD ALWAYS size_t NAME(part_u)(T *a, size_t n, T pivot, const int
             lw += nl, rw -= L - nl;
         }
     }
-    __m256i t[4]; /* the last keys (fewer than U vectors): every place left is free once they are read */
-    size_t k[4];
-    for (int u = 0; u < U; u++) {
-        const size_t at = (size_t)u * L;
-        k[u] = r - l > at ? (r - l - at < L ? r - l - at : L) : 0;
-        t[u] = V_MASKLOAD(a + l + at, NAME(lanes)(0, k[u]));
-    }
-    for (int u = 0; u < U; u++) NAME(place)(a, t[u], k[u], pv, &lw, &rw);
-    for (int u = 0; u < U; u++) NAME(place)(a, f[u], L, pv, &lw, &rw), NAME(place)(a, g[u], L, pv, &lw, &rw);
+    for (size_t u = 0; u < A; u++) NAME(place)(a, h[u], pv, &lw, &rw);
+    for (int u = 0; u < U; u++) NAME(place)(a, f[u], pv, &lw, &rw), NAME(place)(a, g[u], pv, &lw, &rw);
     return lw;
 }
-/* part_u with four vectors a round from 16 vectors' keys, else one (n > SMALL: at least two vectors' keys) */
+/* part_u with four vectors a round from 16 vectors' keys, else one (n > SMALL: whole vectors enough for both) */
 static SIMD size_t NAME(partition_lt)(T *a, size_t n, T pivot)
 {
     return n >= 16 * L ? NAME(part_u)(a, n, pivot, 4) : NAME(part_u)(a, n, pivot, 1);
