@@ -313,22 +313,31 @@ static SIMD void NAME(to_keys)(const T *x, T *k, size_t i0, size_t i1, int kind,
     const __m256i t = NAME(lanes)(0, i1 - i);
     V_MASKSTORE(k + i, t, NAME(vkey)(V_MASKLOAD(x + i, t), kind, flip));
 }
-/* floats [i0, i1) of x: how many are zeros (either sign), NaNs, and below zero (neither), whether a -0.0 is there (c);
- * write: their keys to k too */
+/* a vector v of floats (lanes t; the others zeros) counted into c: zeros (either sign), NaNs, below zero (neither),
+ * whether a -0.0 is there; write: its keys to k (lanes t) */
+static inline SIMD ALWAYS void NAME(fscan1)(__m256i v, __m256i t, T *k, T flip, size_t *c, const int write)
+{
+    const __m256i a = _mm256_and_si256(v, V_SET1(SMAX));
+    const unsigned zm = (unsigned)V_MOVEMASK(_mm256_and_si256(V_EQ(a, _mm256_setzero_si256()), t));
+    const unsigned nm = (unsigned)V_MOVEMASK(V_GT(a, V_INF)), sm = (unsigned)V_MOVEMASK(v);
+    c[0] += (size_t)__builtin_popcount(zm), c[1] += (size_t)__builtin_popcount(nm);
+    c[2] += (size_t)__builtin_popcount(sm & ~zm & ~nm), c[3] |= (sm & zm) != 0;
+    if (write) V_MASKSTORE(k, t, NAME(vkey)(v, 2, flip));
+}
+/* floats [i0, i1) of x counted into c (fscan1's counts); write: their keys to k too */
 static inline SIMD ALWAYS void NAME(float_scan)(const T *x, T *k, size_t i0, size_t i1, T flip, size_t *c,
                                                 const int write)
 {
-    size_t z = 0, nn = 0, neg = 0, negz = 0;
-    for (size_t i = i0; i < i1; i += L) {
-        const __m256i t = NAME(lanes)(0, i1 - i < L ? i1 - i : L), v = V_MASKLOAD(x + i, t);
-        const __m256i a = _mm256_and_si256(v, V_SET1(SMAX)); /* lanes past i1: zeros, so the zero lanes masked */
-        const unsigned zm = (unsigned)V_MOVEMASK(_mm256_and_si256(V_EQ(a, _mm256_setzero_si256()), t));
-        const unsigned nm = (unsigned)V_MOVEMASK(V_GT(a, V_INF)), sm = (unsigned)V_MOVEMASK(_mm256_and_si256(v, t));
-        z += (size_t)__builtin_popcount(zm), nn += (size_t)__builtin_popcount(nm);
-        neg += (size_t)__builtin_popcount(sm & ~zm & ~nm), negz |= (sm & zm) != 0;
-        if (write) V_MASKSTORE(k + i, t, NAME(vkey)(v, 2, flip));
+    const __m256i all = _mm256_set1_epi32(-1);
+    size_t s[4] = {0, 0, 0, 0}, i = i0;
+    for (; i + L <= i1; i += L) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(x + i));
+        NAME(fscan1)(v, all, NULL, flip, s, 0);
+        if (write) _mm256_storeu_si256((__m256i *)(void *)(k + i), NAME(vkey)(v, 2, flip));
     }
-    c[0] = z, c[1] = nn, c[2] = neg, c[3] = negz;
+    const __m256i t = NAME(lanes)(0, i1 - i);
+    NAME(fscan1)(V_MASKLOAD(x + i, t), t, k + i, flip, s, write);
+    memcpy(c, s, sizeof s);
 }
 static SIMD void NAME(float_counts)(const T *x, size_t i0, size_t i1, size_t *c)
 {
