@@ -22,6 +22,9 @@ typedef struct bench_stats {
     int reps;
 } bench_stats_t;
 
+/* The stats of reps times in milliseconds (ms sorted in place). */
+void bench_stats_of(double *ms, int reps, bench_stats_t *out);
+
 /* One timed repetition: rep counts from 0 over warm-up and timed runs, so fn can rotate its input sets. */
 typedef gp_status_t (*bench_fn)(void *user, int rep, gp_stream_t stream);
 
@@ -74,17 +77,22 @@ void bench_bars_add(bench_bars_t *b, double value, const char *fmt, ...) __attri
 gp_status_t bench_fill_random(gp_ctx_t *ctx, void *dst, size_t n, gp_dtype_t dtype, unsigned long long seed);
 
 /* NumPy as the CPU backend's peer (bench/numpy_peer.c): the version of python3's NumPy, or NULL without one (said
- * once on stderr); and the median and min milliseconds of a NumPy statement over arrays saved from host memory
- * (names[i] = data[i]: counts[i] elements of dtypes[i], 1-D), warm-up and reps as the bench's. 0, or -1: no peer. */
+ * once on stderr). bench_numpy_time: a NumPy statement over arrays saved from host memory (names[i] = data[i]:
+ * counts[i] elements of dtypes[i], 1-D) and ours (fn over user, rep counting as bench_time's) timed alternately, one
+ * call each a round, the order swapped every round (NumPy in one python3 process kept open, timing its own call), so
+ * that a noisy host's slow spells fall on both: warm-up rounds, then reps; NumPy's median and min milliseconds, and
+ * ours' stats of the same rounds in *ours. 0; -1: no peer (*ours untouched); -2: ours failed (gp_last_error). */
 const char *bench_numpy_version(void);
-int bench_numpy_time(const char *stmt, int narrays, const char *const *names, const void *const *data,
-                     const gp_dtype_t *dtypes, const size_t *counts, int warmup, int reps, double *median_ms,
-                     double *min_ms);
+int bench_numpy_time(gp_ctx_t *ctx, bench_fn fn, void *user, bench_stats_t *ours, const char *stmt, int narrays,
+                     const char *const *names, const void *const *data, const gp_dtype_t *dtypes, const size_t *counts,
+                     int warmup, int reps, double *median_ms, double *min_ms);
 /* A CPU row's NumPy peer over one array x (n elements of dtype, host memory; sets > 1: each call on the next of that
- * many copies, as the bench rotates its inputs): its median milliseconds (0: none) and the peer's name,
- * "NumPy <version> <what>", in name; and the report's peer line, said once per suite. */
-double bench_numpy_peer1(const char *stmt, const char *what, const void *x, gp_dtype_t dtype, size_t n, int sets,
-                         int warmup, int reps, char *name, size_t cap);
+ * many copies, as the bench rotates its inputs), timed alternately with ours as bench_numpy_time's: its median
+ * milliseconds (0: none; -1: ours failed) and the peer's name, "NumPy <version> <what>", in name; and the report's
+ * peer line, said once per suite. */
+double bench_numpy_peer1(gp_ctx_t *ctx, bench_fn fn, void *user, bench_stats_t *ours, const char *stmt,
+                         const char *what, const void *x, gp_dtype_t dtype, size_t n, int sets, int warmup, int reps,
+                         char *name, size_t cap);
 void bench_numpy_meta(report_t *r);
 
 /* ---------------------------------------------------------------------------------------------- forcing */

@@ -16,7 +16,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void stats_of(double *ms, int reps, bench_stats_t *out)
+void bench_stats_of(double *ms, int reps, bench_stats_t *out)
 {
     qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
     out->reps = reps;
@@ -45,7 +45,7 @@ gp_status_t bench_time(gp_ctx_t *ctx, bench_fn fn, bench_fn setup, void *user, i
         if ((st = gp_timer_stop(t, stream)) != GP_OK) goto done;
         if ((st = gp_timer_elapsed_ms(t, &ms[r])) != GP_OK) goto done;
     }
-    stats_of(ms, reps, out);
+    bench_stats_of(ms, reps, out);
 done:
     gp_timer_destroy(t);
     free(ms);
@@ -76,8 +76,8 @@ gp_status_t bench_time_pair(gp_ctx_t *ctx, bench_fn a, bench_fn b, void *user, i
             if ((st = gp_timer_stop(t, stream)) != GP_OK) goto done;
             if ((st = gp_timer_elapsed_ms(t, run_a ? &ma[r] : &mb[r])) != GP_OK) goto done;
         }
-    stats_of(ma, n, sa);
-    stats_of(mb, n, sb);
+    bench_stats_of(ma, n, sa);
+    bench_stats_of(mb, n, sb);
 done:
     gp_timer_destroy(t);
     free(ma);

@@ -253,8 +253,12 @@ static int suite_reduce(int argc, char **argv)
             case GP_REDUCE_ARGMAX: stmt = "np.argmax(x)", what = "np.argmax"; break;
             default: break;
             }
-            np_ms = bench_numpy_peer1(stmt, what, ptrs[0], k->dtype, k->n, nsets, c.warmup, c.reps, np_name,
-                                      sizeof np_name);
+            np_ms = bench_numpy_peer1(ctx, run_reduce, &j, &so, stmt, what, ptrs[0], k->dtype, k->n, nsets, c.warmup,
+                                      c.reps, np_name, sizeof np_name);
+            if (np_ms < 0) { /* ours failed in the alternated rounds */
+                fprintf(stderr, "gpuprim bench reduce: %s\n", gp_last_error());
+                rc = EXIT_FAIL, np_ms = 0;
+            }
         }
         if (rc == EXIT_OK) {
             vec_row(&r, opname, gp_dtype_name(k->dtype), k->n, (double)bytes, &so, &ce,

@@ -225,8 +225,13 @@ static int suite_scan(int argc, char **argv)
                                : j.kind == GP_SCAN_EXCLUSIVE
                                    ? "o = np.empty_like(x); o[0] = 0; np.cumsum(x[:-1], out=o[1:], dtype=x.dtype)"
                                    : "np.cumsum(x)";
-            np_ms = bench_numpy_peer1(stmt, j.op == GP_REDUCE_MAX ? "np.maximum.accumulate" : "np.cumsum", j.x, j.dtype,
-                                      m, 1, c.warmup, c.reps, np_name, sizeof np_name);
+            np_ms = bench_numpy_peer1(ctx, run_ours, &j, &so, stmt,
+                                      j.op == GP_REDUCE_MAX ? "np.maximum.accumulate" : "np.cumsum", j.x, j.dtype, m,
+                                      1, c.warmup, c.reps, np_name, sizeof np_name);
+            if (np_ms < 0) { /* ours failed in the alternated rounds */
+                fprintf(stderr, "gpuprim bench scan: %s\n", gp_last_error());
+                rc = EXIT_FAIL, np_ms = 0;
+            }
         }
         if (rc == EXIT_OK || rc == EXIT_MISMATCH) {
             char name[64];

@@ -269,7 +269,8 @@ static int suite_sort(int argc, char **argv)
             fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
             rc = EXIT_FAIL;
         }
-        /* the CPU backend's peer: NumPy's nearest call on the same arrays, timed in the same run */
+        /* the CPU backend's peer: NumPy's nearest call on the same arrays, timed alternately with ours (whose times
+         * are then those rounds') */
         char np_name[128] = "";
         double np_ms = 0, np_min = 0;
         if (rc == EXIT_OK && !gpu && bench_numpy_version()) {
@@ -298,10 +299,15 @@ static int suite_sort(int argc, char **argv)
                 snprintf(stmt, sizeof stmt, "np.sort(np.concatenate((a, b)), kind='stable')");
             else if (j.job == J_UNIQUE)
                 what = "np.unique(return_counts)", snprintf(stmt, sizeof stmt, "np.unique(x, return_counts=True)");
-            if (what && bench_numpy_time(stmt, na, nm, dp, dt2, cnt, c.warmup, c.reps, &np_ms, &np_min) == 0)
-                snprintf(np_name, sizeof np_name, "NumPy %s %s", bench_numpy_version(), what);
-            else
-                np_ms = 0;
+            const int nr = what ? bench_numpy_time(ctx, run_ours, &j, &so, stmt, na, nm, dp, dt2, cnt, c.warmup,
+                                                   c.reps, &np_ms, &np_min)
+                                : -1;
+            if (nr == 0) snprintf(np_name, sizeof np_name, "NumPy %s %s", bench_numpy_version(), what);
+            else np_ms = 0;
+            if (nr == -2) {
+                fprintf(stderr, "gpuprim bench sort: %s\n", gp_last_error());
+                rc = EXIT_FAIL;
+            }
         }
         bench_stats_t sp_seg[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}}; /* J_SEG: CUB's two, the better one in sp */
         if (rc == EXIT_OK && has_peer && j.job == J_SEG) {
