@@ -195,6 +195,7 @@ double bench_numpy_peer1(gp_ctx_t *ctx, bench_fn fn, void *user, bench_stats_t *
 void bench_numpy_meta(report_t *r)
 {
     if (bench_numpy_version())
-        report_meta(r, "peer", "NumPy %s (python3, one thread) on the same arrays, the nearest call each row",
+        report_meta(r, "peer", "NumPy %s (python3, one thread) on the same arrays, the nearest call each row, "
+                    "alternately with ours",
                     bench_numpy_version());
 }

@@ -99,8 +99,8 @@ static const cli_spec_t spec_bench_sort = {
     "u64, pairs u32/u32 and u64/u32 at n, argsort f32, keys u32 at 2^16, 2^20, 2^24; top-k, searchsorted, merge,\n"
     "np.unique, by-key ops (again on each one-pass kernel forced: [block], [engine]); segmented sorts of u32 in\n"
     "segments of 64, 1024, 65536 and a power law against CUB's two; gp_sort_uop of n/4 u32 by `a < b` against\n"
-    "cub::DeviceMergeSort; every result checked. On the CPU backend NumPy's sort is timed in the same run where\n"
-    "python3 has NumPy.",
+    "cub::DeviceMergeSort; every result checked. On the CPU backend the peer is NumPy's nearest call, where\n"
+    "python3 has NumPy, timed alternately with ours.",
     NULL};
 
 static int suite_sort(int argc, char **argv)
@@ -122,7 +122,8 @@ static int suite_sort(int argc, char **argv)
     if (rc != EXIT_OK) return rc;
     const int gpu = gp_ctx_device(ctx) != GP_DEVICE_CPU;
     if (!gpu && bench_numpy_version())
-        report_meta(&r, "peer", "NumPy %s (python3, one thread) on the same arrays, the nearest call each row",
+        report_meta(&r, "peer", "NumPy %s (python3, one thread) on the same arrays, the nearest call each row, "
+                    "alternately with ours",
                     bench_numpy_version());
     struct {
         int job;
