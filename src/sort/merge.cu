@@ -165,14 +165,14 @@ __global__ void __launch_bounds__(MT, GP_MERGE_MINB)
                 for (int k = e; k < c; k++) out[d0 + k] = sk[pd<K>(k)];
             }
         }
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int u = 0; u < MI; u++) {
-        const int e = u * MT + threadIdx.x;
-        if (e < c) {
-            out[d0 + e] = sk[pd<K>(e)];
-            if (VS) ((V *)vout)[d0 + e] = v[VS ? u : 0];
+        for (int u = 0; u < MI; u++) {
+            const int e = u * MT + threadIdx.x;
+            if (e < c) {
+                out[d0 + e] = sk[pd<K>(e)];
+                if (VS) ((V *)vout)[d0 + e] = v[VS ? u : 0];
+            }
         }
     }
 }
