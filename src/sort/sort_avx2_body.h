@@ -214,23 +214,12 @@ static SIMD T NAME(pivot_of)(const T *a, size_t n)
 #undef QV
 #undef QREV
 #undef QMERGE1
-/* L vectors each sorted, by columns: the L keys of each lane sorted across the vectors by compare-exchanges of whole
- * vectors (Batcher's 19 for 8, 5 for 4; no shuffles), then the L x L block transposed, so that each vector holds a
- * sorted column — about a third of the operations of sorting each vector by net1 */
-#define CE(i, j)                                                                                                     \
-    do {                                                                                                             \
-        const __m256i lo_ = V_MIN(v[i], v[j]);                                                                       \
-        v[j] = V_MAX(v[i], v[j]), v[i] = lo_;                                                                        \
-    } while (0)
+/* L vectors each sorted, by columns: sort_net.h's columns' network (no shuffles), then the L x L block transposed, so
+ * that each vector holds a sorted column — about a third of the operations of sorting each vector by net1 */
 static inline SIMD ALWAYS void NAME(sort_cols)(__m256i *v)
 {
 #if W == 32
-    CE(0, 1); CE(2, 3); CE(4, 5); CE(6, 7);
-    CE(0, 2); CE(1, 3); CE(4, 6); CE(5, 7);
-    CE(1, 2); CE(5, 6);
-    CE(0, 4); CE(1, 5); CE(2, 6); CE(3, 7);
-    CE(2, 4); CE(3, 5);
-    CE(1, 2); CE(3, 4); CE(5, 6);
+    NAME(cols8)(v);
     __m256i t[8], u[8];
     UNROLL for (int q = 0; q < 8; q += 2)
         t[q] = _mm256_unpacklo_epi32(v[q], v[q + 1]), t[q + 1] = _mm256_unpackhi_epi32(v[q], v[q + 1]);
@@ -243,16 +232,13 @@ static inline SIMD ALWAYS void NAME(sort_cols)(__m256i *v)
         v[q + 4] = _mm256_permute2x128_si256(u[q], u[q + 4], 0x31);
     }
 #else
-    CE(0, 1); CE(2, 3);
-    CE(0, 2); CE(1, 3);
-    CE(1, 2);
+    NAME(cols4)(v);
     const __m256i t0 = _mm256_unpacklo_epi64(v[0], v[1]), t1 = _mm256_unpackhi_epi64(v[0], v[1]);
     const __m256i t2 = _mm256_unpacklo_epi64(v[2], v[3]), t3 = _mm256_unpackhi_epi64(v[2], v[3]);
     v[0] = _mm256_permute2x128_si256(t0, t2, 0x20), v[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
     v[2] = _mm256_permute2x128_si256(t0, t2, 0x31), v[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
 #endif
 }
-#undef CE
 /* 2^LC vectors sorted: each vector (by columns, L at a time, where there are L), then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
 {

@@ -3,8 +3,31 @@
  * sort_avx2_body.h (AVX2): 2^LC vectors, each sorted, merged in runs of w = 1, 2, .. vectors pairwise (the second run
  * reversed, compare-exchanges across vectors at strides w .. 1, then the half-cleaners within each vector). Included
  * inside a body with NAME, SIMD, ALWAYS, UNROLL, QV (the vector type), V_MIN, V_MAX, QREV(v) (the lanes reversed) and
- * QMERGE1(v) (a bitonic vector sorted) defined. No include guard: included once per body and width.
+ * QMERGE1(v) (a bitonic vector sorted) defined. No include guard: included once per body and width. Also the
+ * columns' networks: the keys of each lane sorted across 8 (or 4) vectors by compare-exchanges of whole vectors —
+ * Batcher's odd-even merge sort, 19 (or 5), no shuffles — which the bodies follow by a transpose.
  */
+#define QCE(i, j)                                                                                                    \
+    do {                                                                                                             \
+        const QV lo_ = V_MIN(v[i], v[j]);                                                                            \
+        v[j] = V_MAX(v[i], v[j]), v[i] = lo_;                                                                        \
+    } while (0)
+static inline SIMD ALWAYS void NAME(cols8)(QV *v)
+{
+    QCE(0, 1); QCE(2, 3); QCE(4, 5); QCE(6, 7);
+    QCE(0, 2); QCE(1, 3); QCE(4, 6); QCE(5, 7);
+    QCE(1, 2); QCE(5, 6);
+    QCE(0, 4); QCE(1, 5); QCE(2, 6); QCE(3, 7);
+    QCE(2, 4); QCE(3, 5);
+    QCE(1, 2); QCE(3, 4); QCE(5, 6);
+}
+static inline SIMD ALWAYS void NAME(cols4)(QV *v)
+{
+    QCE(0, 1); QCE(2, 3);
+    QCE(0, 2); QCE(1, 3);
+    QCE(1, 2);
+}
+#undef QCE
 static inline SIMD ALWAYS void NAME(merge_runs)(QV *v, const int LC)
 {
     const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */

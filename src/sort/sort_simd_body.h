@@ -93,24 +93,20 @@ static inline SIMD ALWAYS __m512i NAME(sort1)(__m512i v)
 #endif
     return NAME(merge1)(v);
 }
-/* the ascending compare-exchange of vectors x and y, lane by lane */
-#define CE(x, y)                                                                                                     \
-    do {                                                                                                             \
-        const __m512i lo_ = V_MIN(v[x], v[y]), hi_ = V_MAX(v[x], v[y]);                                             \
-        v[x] = lo_, v[y] = hi_;                                                                                      \
-    } while (0)
+#define QV __m512i
+#define QREV(v) V_PERM(V_RIDX, v)
+#define QMERGE1(v) NAME(merge1)(v)
+#include "sort_net.h"
+#undef QV
+#undef QREV
+#undef QMERGE1
 /* Eight vectors, each sorted (sort1's result) for fewer operations: every lane's column of eight sorted across the
  * vectors (Batcher's 19 compare-exchanges, no permutes), the 8 x L block transposed by three butterflies (vector bit b
  * swapped with lane bit b, or b + 1 with 16 lanes; two-source permutes), so that each vector holds whole columns; with
  * 16 lanes the two columns a vector then holds (interleaved) are laid out as one run and its reverse and merged. */
 static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
 {
-    CE(0, 1); CE(2, 3); CE(4, 5); CE(6, 7);
-    CE(0, 2); CE(1, 3); CE(4, 6); CE(5, 7);
-    CE(1, 2); CE(5, 6);
-    CE(0, 4); CE(1, 5); CE(2, 6); CE(3, 7);
-    CE(2, 4); CE(3, 5);
-    CE(1, 2); CE(3, 4); CE(5, 6);
+    NAME(cols8)(v);
 #if W == 32
     static const int32_t bf[3][2][16] = {
         {{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29}, {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31}},
@@ -138,15 +134,7 @@ static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
     UNROLL for (int r = 0; r < 8; r++) v[r] = NAME(merge1)(V_PERM(ri, v[r]));
 #endif
 }
-#undef CE
 
-#define QV __m512i
-#define QREV(v) V_PERM(V_RIDX, v)
-#define QMERGE1(v) NAME(merge1)(v)
-#include "sort_net.h"
-#undef QV
-#undef QREV
-#undef QMERGE1
 /* 2^LC vectors' worth of keys sorted: each vector (eight: by their columns), then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
 {
