@@ -2,7 +2,7 @@
  * sort_avx2.c — the CPU backend's sort of 4- and 8-byte keys alone with AVX2, where the CPU has no AVX-512F
  * (docs/design/sort.md, "The CPU backend"): the keys become their radix keys (sort_internal.h) with the top bit
  * flipped, and a quicksort sorts those as signed integers — partitions by a table of lane permutations (a vector's
- * keys below the pivot first) and two whole-vector stores, parts of up to 16 vectors by bitonic networks in
+ * keys below the pivot first) and two whole-vector stores, parts of up to 16 vectors by sorting networks in
  * registers, the parts as OpenMP tasks; sort_avx2_body.h, once per width — then they become the keys again. Floats'
  * zeros and NaNs keep their bits in input order as in sort_simd.c. The same bits come out as from the radix sort.
  */

@@ -28,8 +28,8 @@
 #define SIGN ((T)1 << (W - 1))
 #define SMAX ((T)(SIGN - 1)) /* the largest signed key */
 #define LT(x, y) ((S)(x) < (S)(y))
-/* a part of 16 vectors' keys or fewer (8 of 8-byte keys, whose min / max take three operations): networks */
-#define SMALL (W == 32 ? 16 * L : 8 * L)
+/* a part of 16 vectors' keys or fewer: networks (32 vectors spill the registers: slower for either width) */
+#define SMALL (16 * L)
 #if W == 32
 #define V_MIN _mm256_min_epi32
 #define V_MAX _mm256_max_epi32
@@ -214,12 +214,47 @@ static SIMD T NAME(pivot_of)(const T *a, size_t n)
 #undef QV
 #undef QREV
 #undef QMERGE1
-/* L vectors each sorted, by columns: sort_net.h's columns' network (no shuffles), then the L x L block transposed, so
- * that each vector holds a sorted column — about a third of the operations of sorting each vector by net1 */
-static inline SIMD ALWAYS void NAME(sort_cols)(__m256i *v)
+/* the lanes' compare-exchanges of sort_lanes: lanes j and j ^ 2^b, the larger to the lane with bit b set (cex);
+ * x where bit b of the lane is clear, else y (pick); the lanes reversed within each group of 2^m (rev) */
+#if W == 32
+#define MASK_B(b) ((b) == 0 ? 0xaa : (b) == 1 ? 0xcc : 0xf0)
+#else
+#define MASK_B(b) ((b) == 0 ? 0xcc : 0xf0)
+#endif
+static inline SIMD ALWAYS __m256i NAME(pick)(__m256i x, __m256i y, const int b)
+{
+    switch (b) { /* constants after inlining: one blend */
+    case 0: return _mm256_blend_epi32(x, y, MASK_B(0));
+    case 1: return _mm256_blend_epi32(x, y, MASK_B(1));
+    default: return _mm256_blend_epi32(x, y, MASK_B(2));
+    }
+}
+static inline SIMD ALWAYS __m256i NAME(cex)(__m256i v, const int b)
+{
+    switch (b) {
+    case 0: CAS(v, V_SWAP1, MASK_B(0)); break;
+#if W == 32
+    case 1: CAS(v, V_SWAP2, MASK_B(1)); break;
+    default: CAS(v, V_SWAP4, MASK_B(2)); break;
+#else
+    default: CAS(v, V_SWAP2, MASK_B(1)); break;
+#endif
+    }
+    return v;
+}
+static inline SIMD ALWAYS __m256i NAME(rev)(__m256i v, const int m)
 {
 #if W == 32
-    NAME(cols8)(v);
+    return m == 1 ? V_SWAP1(v) : m == 2 ? _mm256_shuffle_epi32(v, 0x1b) : V_REV(v);
+#else
+    return m == 1 ? V_SWAP1(v) : V_REV(v);
+#endif
+}
+#undef MASK_B
+/* an L x L block of vectors transposed: vector j becomes lane j of each */
+static inline SIMD ALWAYS void NAME(transpose)(__m256i *v)
+{
+#if W == 32
     __m256i t[8], u[8];
     UNROLL for (int q = 0; q < 8; q += 2)
         t[q] = _mm256_unpacklo_epi32(v[q], v[q + 1]), t[q + 1] = _mm256_unpackhi_epi32(v[q], v[q + 1]);
@@ -232,20 +267,65 @@ static inline SIMD ALWAYS void NAME(sort_cols)(__m256i *v)
         v[q + 4] = _mm256_permute2x128_si256(u[q], u[q + 4], 0x31);
     }
 #else
-    NAME(cols4)(v);
     const __m256i t0 = _mm256_unpacklo_epi64(v[0], v[1]), t1 = _mm256_unpackhi_epi64(v[0], v[1]);
     const __m256i t2 = _mm256_unpacklo_epi64(v[2], v[3]), t3 = _mm256_unpackhi_epi64(v[2], v[3]);
     v[0] = _mm256_permute2x128_si256(t0, t2, 0x20), v[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
     v[2] = _mm256_permute2x128_si256(t0, t2, 0x31), v[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
 #endif
 }
-/* 2^LC vectors sorted: each vector (by columns, L at a time, where there are L), then merge_runs */
+/* C = 2^LC >= L vectors sorted by lanes (docs/design/sort.md, "The CPU backend"): each lane sorted down the vectors
+ * (Batcher's odd-even merge sort, whole vectors' min / max), then groups of 2, 4, .. L lanes merged — a flip (vector
+ * i against vector C-1-i, lanes reversed in the group), the lanes' half-cleaners, the vectors' half-cleaners — which
+ * leaves the keys sorted down lane 0, then lane 1, ..; L x L transposes and a renaming make that row order */
+static inline SIMD ALWAYS void NAME(sort_lanes)(__m256i *v, const int LC)
+{
+    const int C = 1 << LC, LL = W == 32 ? 3 : 2; /* loops over counts: GCC unrolls them fully (v[] in registers) */
+    UNROLL for (int lp = 0; lp < LC; lp++)
+        UNROLL for (int lk = lp; lk >= 0; lk--) {
+            const int p = 1 << lp, k = 1 << lk;
+            UNROLL for (int jj = 0; jj < C / (2 * k); jj++)
+                UNROLL for (int i = 0; i < k; i++) {
+                    const int x = k % p + jj * 2 * k + i, y = x + k;
+                    if (y < C && x / (2 * p) == y / (2 * p)) {
+                        const __m256i lo = V_MIN(v[x], v[y]);
+                        v[y] = V_MAX(v[x], v[y]), v[x] = lo;
+                    }
+                }
+        }
+    UNROLL for (int m = 1; m <= LL; m++) {
+        UNROLL for (int i = 0; i < C / 2; i++) {
+            const __m256i r = NAME(rev)(v[C - 1 - i], m), lo = V_MIN(v[i], r), hi = V_MAX(v[i], r);
+            v[i] = NAME(pick)(lo, hi, m - 1), v[C - 1 - i] = NAME(rev)(NAME(pick)(hi, lo, m - 1), m);
+        }
+        UNROLL for (int b = m - 2; b >= 0; b--)
+            UNROLL for (int i = 0; i < C; i++) v[i] = NAME(cex)(v[i], b);
+        UNROLL for (int ld = LC - 1; ld >= 0; ld--)
+            UNROLL for (int i = 0; i < C; i++)
+                if ((i & (1 << ld)) == 0) {
+                    const int d = 1 << ld;
+                    const __m256i lo = V_MIN(v[i], v[i + d]);
+                    v[i + d] = V_MAX(v[i], v[i + d]), v[i] = lo;
+                }
+    }
+    __m256i o[8];
+    UNROLL for (int b = 0; b < C / L; b++) {
+        NAME(transpose)(v + b * L);
+        UNROLL for (int j = 0; j < L; j++) o[j * (C / L) + b] = v[b * L + j];
+    }
+    UNROLL for (int q = 0; q < C; q++) v[q] = o[q];
+}
+/* 2^LC vectors sorted: blocks of up to 8 vectors by lanes where there are L or more (the block's vectors fit the
+ * registers), then merge_runs merges the blocks; fewer: each vector by net1, then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m256i *v, const int LC)
 {
-    const int C = 1 << LC;
-    if (C >= L) UNROLL for (int q = 0; q < C; q += L) NAME(sort_cols)(v + q);
-    else UNROLL for (int q = 0; q < C; q++) v[q] = NAME(net1)(v[q], 0);
-    NAME(merge_runs)(v, LC);
+    const int C = 1 << LC, LB = LC < 3 ? LC : 3;
+    if (C >= L) {
+        UNROLL for (int q = 0; q < C; q += 1 << LB) NAME(sort_lanes)(v + q, LB);
+        NAME(merge_runs)(v, LC, LB);
+        return;
+    }
+    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(net1)(v[q], 0);
+    NAME(merge_runs)(v, LC, 0);
 }
 /* C = 2^LC vectors' worth (n <= C * L): loaded (lanes past n the largest key), sorted, made the keys again (kind,
  * flip), stored (lanes past n not written) */

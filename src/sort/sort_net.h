@@ -1,11 +1,12 @@
 /*
  * sort_net.h — the sorting networks' merge of sorted vectors, shared by sort_simd_body.h (AVX-512) and
- * sort_avx2_body.h (AVX2): 2^LC vectors, each sorted, merged in runs of w = 1, 2, .. vectors pairwise (the second run
- * reversed, compare-exchanges across vectors at strides w .. 1, then the half-cleaners within each vector). Included
- * inside a body with NAME, SIMD, ALWAYS, UNROLL, QV (the vector type), V_MIN, V_MAX, QREV(v) (the lanes reversed) and
- * QMERGE1(v) (a bitonic vector sorted) defined. No include guard: included once per body and width. Also the
- * columns' networks: the keys of each lane sorted across 8 (or 4) vectors by compare-exchanges of whole vectors —
- * Batcher's odd-even merge sort, 19 (or 5), no shuffles — which the bodies follow by a transpose.
+ * sort_avx2_body.h (AVX2): 2^LC vectors in sorted runs of 2^L0 vectors (each run's keys in row order), merged in
+ * runs of w = 2^L0, .. vectors pairwise (the second run reversed, compare-exchanges across vectors at strides w .. 1,
+ * then the half-cleaners within each vector). Included inside a body with NAME, SIMD, ALWAYS, UNROLL, QV (the vector
+ * type), V_MIN, V_MAX, QREV(v) (the lanes reversed) and QMERGE1(v) (a bitonic vector sorted) defined. No include
+ * guard: included once per body and width. Also the columns' networks: the keys of each lane sorted across 8 (or 4)
+ * vectors by compare-exchanges of whole vectors — Batcher's odd-even merge sort, 19 (or 5), no shuffles — which the
+ * AVX-512 body follows by a transpose.
  */
 #define QCE(i, j)                                                                                                    \
     do {                                                                                                             \
@@ -28,10 +29,10 @@ static inline SIMD ALWAYS void NAME(cols4)(QV *v)
     QCE(1, 2);
 }
 #undef QCE
-static inline SIMD ALWAYS void NAME(merge_runs)(QV *v, const int LC)
+static inline SIMD ALWAYS void NAME(merge_runs)(QV *v, const int LC, const int L0)
 {
     const int C = 1 << LC; /* loops over counts, not shifts: GCC unrolls them fully, so v[] stays in registers */
-    UNROLL for (int lw = 0; lw < LC; lw++) {
+    UNROLL for (int lw = L0; lw < LC; lw++) {
         const int w = 1 << lw, blocks = C / (2 * w);
         UNROLL for (int bb = 0; bb < blocks; bb++) {
             const int b = bb * 2 * w;

@@ -141,7 +141,7 @@ static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
     const int C = 1 << LC;
     if (C == 8) NAME(sort8_cols)(v);
     else UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
-    NAME(merge_runs)(v, LC);
+    NAME(merge_runs)(v, LC, 0);
 }
 /* Radix keys back to keys (kind: 0 unsigned, 1 signed, 2 float; fl: all ones where descending): the quicksort's
  * parts that become final convert their keys as they are stored, so no pass over the array does it after */
