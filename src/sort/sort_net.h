@@ -4,9 +4,9 @@
  * runs of w = 2^L0, .. vectors pairwise (the second run reversed, compare-exchanges across vectors at strides w .. 1,
  * then the half-cleaners within each vector). Included inside a body with NAME, SIMD, ALWAYS, UNROLL, QV (the vector
  * type), V_MIN, V_MAX, QREV(v) (the lanes reversed) and QMERGE1(v) (a bitonic vector sorted) defined. No include
- * guard: included once per body and width. Also the columns' networks: the keys of each lane sorted across 8 (or 4)
- * vectors by compare-exchanges of whole vectors — Batcher's odd-even merge sort, 19 (or 5), no shuffles — which the
- * AVX-512 body follows by a transpose.
+ * guard: included once per body and width. Also the columns' network of 8 vectors (cols8): the keys of each lane
+ * sorted across them by compare-exchanges of whole vectors — Batcher's odd-even merge sort, 19, no shuffles — with
+ * which the AVX-512 body's sort by lanes starts.
  */
 #define QCE(i, j)                                                                                                    \
     do {                                                                                                             \
@@ -21,12 +21,6 @@ static inline SIMD ALWAYS void NAME(cols8)(QV *v)
     QCE(0, 4); QCE(1, 5); QCE(2, 6); QCE(3, 7);
     QCE(2, 4); QCE(3, 5);
     QCE(1, 2); QCE(3, 4); QCE(5, 6);
-}
-static inline SIMD ALWAYS void NAME(cols4)(QV *v)
-{
-    QCE(0, 1); QCE(2, 3);
-    QCE(0, 2); QCE(1, 3);
-    QCE(1, 2);
 }
 #undef QCE
 static inline SIMD ALWAYS void NAME(merge_runs)(QV *v, const int LC, const int L0)

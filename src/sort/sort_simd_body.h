@@ -100,19 +100,16 @@ static inline SIMD ALWAYS __m512i NAME(sort1)(__m512i v)
 #undef QV
 #undef QREV
 #undef QMERGE1
-/* Eight vectors, each sorted (sort1's result) for fewer operations: every lane's column of eight sorted across the
- * vectors (Batcher's 19 compare-exchanges, no permutes), the 8 x L block transposed by three butterflies (vector bit b
- * swapped with lane bit b, or b + 1 with 16 lanes; two-source permutes), so that each vector holds whole columns; with
- * 16 lanes the two columns a vector then holds (interleaved) are laid out as one run and its reverse and merged. */
-static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
+/* The 8 x L block of eight vectors transposed by three butterflies (vector bit b swapped with lane bit b, or b + 1
+ * with 16 lanes; two-source permutes): vector r then holds lane r of each (with 16 lanes, lanes 2r and 2r + 1 of each,
+ * interleaved). */
+static inline SIMD ALWAYS void NAME(butterflies)(__m512i *v)
 {
-    NAME(cols8)(v);
 #if W == 32
     static const int32_t bf[3][2][16] = {
         {{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29}, {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31}},
         {{0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27}, {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31}},
         {{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}, {8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31}}};
-    static const int32_t runs[16] = {0, 2, 4, 6, 8, 10, 12, 14, 15, 13, 11, 9, 7, 5, 3, 1};
 #define V_PERM2 _mm512_permutex2var_epi32
 #else
     static const int64_t bf[3][2][8] = {{{0, 8, 2, 10, 4, 12, 6, 14}, {1, 9, 3, 11, 5, 13, 7, 15}},
@@ -129,18 +126,51 @@ static inline SIMD ALWAYS void NAME(sort8_cols)(__m512i *v)
             }
     }
 #undef V_PERM2
+}
+/* the lanes with bit b set (of 16, or of 8) */
+#define LANES_B(b) ((M)((b) == 0 ? 0xaaaa : (b) == 1 ? 0xcccc : (b) == 2 ? 0xf0f0 : 0xff00))
+/* Eight vectors sorted by lanes, as sort_avx2_body.h's sort_lanes (docs/design/sort.md, "The CPU backend"): each
+ * lane's eight keys down the vectors (cols8), then groups of 2, 4, .. L lanes merged — a flip (vector i against 7 - i,
+ * the group's lanes reversed), the lanes' half-cleaners, the vectors' — which leaves the keys sorted down lane 0,
+ * then lane 1, ..; the butterflies (and with 16 lanes one permute) make that row order. */
+static inline SIMD ALWAYS void NAME(sort8_lanes)(__m512i *v)
+{
+    const int LL = W == 32 ? 4 : 3;
+    NAME(cols8)(v);
+    UNROLL for (int m = 1; m <= LL; m++) {
+        const __m512i rix = _mm512_xor_si512(V_IDX, V_SET1((1 << m) - 1));
+        UNROLL for (int i = 0; i < 4; i++) {
+            const __m512i r = V_PERM(rix, v[7 - i]), lo = V_MIN(v[i], r), hi = V_MAX(v[i], r);
+            v[i] = V_MASK_MOV(lo, LANES_B(m - 1), hi), v[7 - i] = V_PERM(rix, V_MASK_MOV(hi, LANES_B(m - 1), lo));
+        }
+        UNROLL for (int b = m - 2; b >= 0; b--)
+            UNROLL for (int i = 0; i < 8; i++) v[i] = NAME(cas)(v[i], 1 << b, LANES_B(b));
+        UNROLL for (int ld = 2; ld >= 0; ld--)
+            UNROLL for (int i = 0; i < 8; i++)
+                if ((i & (1 << ld)) == 0) {
+                    const int d = 1 << ld;
+                    const __m512i lo = V_MIN(v[i], v[i + d]);
+                    v[i + d] = V_MAX(v[i], v[i + d]), v[i] = lo;
+                }
+    }
+    NAME(butterflies)(v);
 #if W == 32
-    const __m512i ri = _mm512_loadu_si512(runs);
-    UNROLL for (int r = 0; r < 8; r++) v[r] = NAME(merge1)(V_PERM(ri, v[r]));
+    static const int32_t rows[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+    const __m512i ri = _mm512_loadu_si512(rows);
+    UNROLL for (int r = 0; r < 8; r++) v[r] = V_PERM(ri, v[r]);
 #endif
 }
+#undef LANES_B
 
-/* 2^LC vectors' worth of keys sorted: each vector (eight: by their columns), then merge_runs */
+/* 2^LC vectors' worth of keys sorted: eight by lanes; fewer each vector, then merge_runs */
 static inline SIMD ALWAYS void NAME(sort_vecs)(__m512i *v, const int LC)
 {
     const int C = 1 << LC;
-    if (C == 8) NAME(sort8_cols)(v);
-    else UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
+    if (C == 8) {
+        NAME(sort8_lanes)(v);
+        return;
+    }
+    UNROLL for (int q = 0; q < C; q++) v[q] = NAME(sort1)(v[q]);
     NAME(merge_runs)(v, LC, 0);
 }
 /* Radix keys back to keys (kind: 0 unsigned, 1 signed, 2 float; fl: all ones where descending): the quicksort's
