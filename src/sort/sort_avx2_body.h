@@ -282,8 +282,8 @@ static inline SIMD ALWAYS void NAME(sort_lanes)(__m256i *v, const int LC)
     const int C = 1 << LC, LL = W == 32 ? 3 : 2; /* loops over counts: GCC unrolls them fully (v[] in registers) */
     UNROLL for (int lp = 0; lp < LC; lp++)
         UNROLL for (int lk = lp; lk >= 0; lk--) {
-            const int p = 1 << lp, k = 1 << lk;
-            UNROLL for (int jj = 0; jj < C / (2 * k); jj++)
+            const int p = 1 << lp, k = 1 << lk, nj = C >> (lk + 1);
+            UNROLL for (int jj = 0; jj < nj; jj++)
                 UNROLL for (int i = 0; i < k; i++) {
                     const int x = k % p + jj * 2 * k + i, y = x + k;
                     if (y < C && x / (2 * p) == y / (2 * p)) {
