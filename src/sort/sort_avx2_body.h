@@ -273,7 +273,7 @@ static inline SIMD ALWAYS void NAME(transpose)(__m256i *v)
     v[2] = _mm256_permute2x128_si256(t0, t2, 0x31), v[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
 #endif
 }
-/* C = 2^LC >= L vectors sorted by lanes (docs/design/sort.md, "The CPU backend"): each lane sorted down the vectors
+/* C = 2^LC vectors (L <= C <= 8) sorted by lanes (docs/design/sort.md, "The CPU backend"): each lane down the vectors
  * (Batcher's odd-even merge sort, whole vectors' min / max), then groups of 2, 4, .. L lanes merged — a flip (vector
  * i against vector C-1-i, lanes reversed in the group), the lanes' half-cleaners, the vectors' half-cleaners — which
  * leaves the keys sorted down lane 0, then lane 1, ..; L x L transposes and a renaming make that row order */
