@@ -199,9 +199,9 @@ static inline int gp__sort_simd_kind(gp_dtype_t kt, size_t n, const void *keys_i
  * take — 2 AVX-512, 1 AVX2, 0 none (the radix sort); the tests lower it */
 GP_INTERNAL int gp__sort_cpu_avx2(size_t ks, int kind, size_t n, const void *keys_in, void *keys_out, int descending);
 GP_INTERNAL extern int gp__sort_cpu_isa;
-/* sort_simd.c: the argsort of 1- to 4-byte keys (n <= 2^32) as one AVX-512 sort of 8-byte words, each a key's radix key
- * above its position (equal keys by position: stable); ib-byte positions, the keys gathered into keys_out (NULL: not
- * wanted; over the keys: not taken); 1 done, 0 not taken (nothing written) */
+/* sort_simd.c: the argsort of 1- to 4-byte keys (n <= 2^32) as one AVX-512 (or AVX2: gp__sort_cpu_isa) sort of 8-byte
+ * words, each a key's radix key above its position (equal keys by position: stable); ib-byte positions, the keys
+ * gathered into keys_out (NULL: not wanted; over the keys: not taken); 1 done, 0 not taken (nothing written) */
 GP_INTERNAL int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t ib,
                                           void *pos_out, int descending);
 GP_INTERNAL gp_status_t gp__sort_cpu(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, size_t vsize,

@@ -107,14 +107,17 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
     const size_t ks = gp_dtype_size(kt);
     const unsigned char *x = keys_in;
     unsigned char *ko = keys_out;
+    const int avx512 = gp__sort_cpu_isa >= 2 && (gp__cpu_features() & GP__CPU_AVX512F);
     if (ks > 4 || n < gp__sort_cpu_simd_min || n > (size_t)UINT32_MAX + 1 || (ib != 4 && ib != 8) ||
-        (ko && ko < x + n * ks && x < ko + n * ks) || !(gp__cpu_features() & GP__CPU_AVX512F))
+        (ko && ko < x + n * ks && x < ko + n * ks) ||
+        (!avx512 && (gp__sort_cpu_isa < 1 || !(gp__cpu_features() & GP__CPU_AVX2))))
         return 0; /* (keys_out over the keys: the radix sort, which moves them) */
-    /* unsigned words ascending: equal keys by position, so stable. Where 8-byte positions are aligned the words are
-     * sorted in their place, each becoming its position where it lies: packed there and sorted in place, or, where
-     * the sample-sort level runs (which sorts in place through a copy), packed aside and sorted into it */
+    /* unsigned words ascending (AVX-512, else AVX2): equal keys by position, so stable. Where 8-byte positions are
+     * aligned the words are sorted in their place, each becoming its position where it lies: packed there and sorted
+     * in place, or, where the sample-sort level runs (which sorts in place through a copy), packed aside and sorted
+     * into it */
     uint64_t *S = ib == 8 && (uintptr_t)pos_out % 8 == 0 ? pos_out : NULL;
-    uint64_t *P = S && !split_wanted(n) ? S : gp__sort_scratch_alloc(n * sizeof *P);
+    uint64_t *P = S && !(avx512 && split_wanted(n)) ? S : gp__sort_scratch_alloc(n * sizeof *P);
     if (!P) return 0;
     if (!S) S = P;
     const gp__sort_xf_t xf = gp__sort_xf(kt, descending);
@@ -124,7 +127,8 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
         for (size_t c = 0; c < 64; c++) pack_range(&xf, x, ks, P, n * c / 64, n * (c + 1) / 64);
     } else /* no OpenMP region: even one thread's costs a team's set-up */
         pack_range(&xf, x, ks, P, 0, n);
-    sort_keys_64(P, S, n, 0, 0);
+    if (avx512) sort_keys_64(P, S, n, 0, 0);
+    else gp__sort_cpu_avx2(8, 0, n, P, S, 0); /* AVX2 is there (above); unsigned keys need no memory: it sorts */
     if (par) {
 #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < 64; c++) unpack_range(S, x, ks, ko, pos_out, ib, n * c / 64, n * (c + 1) / 64);

@@ -236,7 +236,7 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
             free(pos);
             return GP_OK;
         }
-        free(pos); /* no AVX-512 (or no memory): the select below */
+        free(pos); /* neither AVX-512 nor AVX2 (or no memory): the select below */
     }
     if (!rest && n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 16) {
         int done = 0;
