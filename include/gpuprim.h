@@ -477,8 +477,8 @@ GP_API gp_status_t gp_scan_ordered(gp_ctx_t *ctx, gp_ordered_op_t op, gp_dtype_t
  * their own, as are those after the last). Deterministic: the order of docs/design/scan.md applied to (head, value) pairs
  * under (f, v) o (g, w) = (f | g, g ? w : v op w), runs of 16 elements (4-byte types) or 8 (8-byte types): the same bits
  * on every GPU and the CPU backend. x, y as in gp_scan (y == x allowed); heads / offsets device-accessible on a GPU
- * (host memory on the CPU backend); GPU: one launch (gp_scan_segmented: two more, the heads made in the workspace,
- * n bytes); asynchronous; the context's workspace; capturable. */
+ * (host memory on the CPU backend); GPU: one launch (gp_scan_segmented: two more, the heads made in the workspace as
+ * bits, n / 8 bytes); asynchronous; the context's workspace; capturable. */
 GP_API gp_status_t gp_scan_heads(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind, size_t n,
                                  const void *x, const uint8_t *heads, void *y, gp_stream_t stream);
 GP_API gp_status_t gp_scan_segmented(gp_ctx_t *ctx, gp_reduce_op_t op, gp_dtype_t dtype, gp_scan_kind_t kind,

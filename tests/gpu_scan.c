@@ -275,18 +275,19 @@ static void test_huge(gp_ctx_t *ctx, gp_stream_t s)
 }
 
 /* Segmented scans: the CPU backend's bits for every op x dtype, sparse / dense / no heads, inclusive and exclusive,
- * aligned, one element (and one head byte) off, in place; offsets on the device = the same heads. */
+ * aligned, one element (and one head byte) off, in place; offsets on the device = the same heads (shuffled, one
+ * repeated, two outside [0, n)). */
 static void test_segmented(gp_ctx_t *ctx, gp_stream_t s)
 {
     static const size_t sizes[] = {1, 17, 2049, 4095, 4097, 33 * 4096 + 5, (1u << 20) + 3, (3u << 20) + 1};
     const size_t maxn = (3u << 20) + 1 + 8;
     unsigned char *hx = malloc(maxn * 8), *ref = malloc(maxn * 8), *got = malloc(maxn * 8), *h = malloc(maxn);
-    int64_t *off = malloc((maxn + 2) * sizeof *off);
+    int64_t *off = malloc((maxn + 5) * sizeof *off);
     gp_buffer_t dx, dy, dh, doff;
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dx));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn * 8 + 64, &dy));
     OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, maxn + 64, &dh));
-    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (maxn + 2) * 8, &doff));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (maxn + 5) * 8, &doff));
     for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++)
         for (size_t oi = 0; oi < sizeof k_ops / sizeof k_ops[0]; oi++) {
             const gp_dtype_t dt = k_types[ti];
@@ -306,6 +307,15 @@ static void test_segmented(gp_ctx_t *ctx, gp_stream_t s)
                         if (h[i]) off[++nseg] = (int64_t)i;
                     }
                     off[++nseg] = (int64_t)n;
+                    /* the device's offsets in another order, with a repeat and values outside [0, n): the same heads */
+                    for (size_t i = nseg; i > 0; i--) {
+                        const size_t j = tc_next() % (i + 1);
+                        const int64_t t = off[i];
+                        off[i] = off[j], off[j] = t;
+                    }
+                    off[++nseg] = off[0];
+                    off[++nseg] = -7;
+                    off[++nseg] = (int64_t)n + 3;
                     for (int excl = 0; excl < 2; excl++) {
                         OK(gp__segscan_cpu(op, dt, n, hx, h, ref, excl, 1));
                         for (int mode = 0; mode < 4; mode++) { /* aligned, one off, in place, offsets */

@@ -134,37 +134,35 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     return GP_CHECK_LAUNCH(fn);
 }
 
-/* CSR offsets into head bytes: heads[o] = 1 for every offset o in [0, n) (the bytes were cleared) */
-__global__ void k_mark(uint8_t *heads, size_t n, const int64_t *off, size_t noff)
+/* CSR offsets into head bits: bit o % 32 of word o / 32 for every offset o in [0, n) (the words were cleared) */
+__global__ void k_mark_bits(unsigned *bits, size_t n, const int64_t *off, size_t noff)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < noff; i += (size_t)gridDim.x * blockDim.x) {
         const int64_t o = off[i];
-        if (o >= 0 && (uint64_t)o < n) heads[o] = 1;
+        if (o >= 0 && (uint64_t)o < n) atomicOr(bits + (o >> 5), 1u << (o & 31));
     }
 }
 
-/* a segmented scan: heads given, or made from offsets at the workspace's front */
+/* a segmented scan: head bytes given (gp_scan_heads), or head bits made from offsets at the workspace's front */
 template <typename T, int OP>
 gp_status_t seg(gp_ctx_t *ctx, size_t n, const void *x, void *y, const uint8_t *heads, const int64_t *off,
                 size_t noff, int excl, cudaStream_t s)
 {
-    typedef SegP<T, OP> P;
-    const char *fn = off ? "gp_scan_segmented" : "gp_scan_heads";
-    const size_t skip = off ? (n + 255) / 256 * 256 : 0;
+    if (off == NULL) return launch<SegP<T, OP>>(ctx, "gp_scan_heads", n, x, y, heads, excl, NULL, s);
+    typedef SegBitsP<T, OP> P;
+    const char *fn = "gp_scan_segmented";
+    const size_t ntiles = (n + P::TILE - 1) / P::TILE, skip = (ntiles * P::TILE / 8 + 255) / 256 * 256;
     void *ws = NULL;
     gp_status_t st = gp__workspace(ctx, skip + lb_bytes<P>(n), &ws);
     if (st != GP_OK) return st;
-    if (off) {
-        cudaError_t e = cudaMemsetAsync(ws, 0, n, s);
-        if (e != cudaSuccess) return gp__cuda_error(e, "clearing the head bytes", __FILE__, __LINE__);
-        if (noff) {
-            const unsigned grid = (unsigned)(noff / 256 + 1 < 4096 ? noff / 256 + 1 : 4096);
-            k_mark<<<grid, 256, 0, s>>>((uint8_t *)ws, n, off, noff);
-            GP_TRY_RET(GP_CHECK_LAUNCH(fn));
-        }
-        heads = (const uint8_t *)ws;
+    cudaError_t e = cudaMemsetAsync(ws, 0, skip, s);
+    if (e != cudaSuccess) return gp__cuda_error(e, "clearing the head bits", __FILE__, __LINE__);
+    if (noff) {
+        const unsigned grid = (unsigned)(noff / 256 + 1 < 4096 ? noff / 256 + 1 : 4096);
+        k_mark_bits<<<grid, 256, 0, s>>>((unsigned *)ws, n, off, noff);
+        GP_TRY_RET(GP_CHECK_LAUNCH(fn));
     }
-    return launch<P>(ctx, fn, n, x, y, heads, excl, (char *)ws + skip, s);
+    return launch<P>(ctx, fn, n, x, y, (const uint8_t *)ws, excl, (char *)ws + skip, s);
 }
 
 template <typename T>

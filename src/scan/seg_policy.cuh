@@ -49,4 +49,18 @@ template <typename T, int OP> struct SegP {
     }
 };
 
+/* The same with the heads as bits (gp_scan_segmented: element i starts a segment where bit i % 32 of 32-bit word
+ * i / 32 is set), an eighth of the bytes to clear and read. A thread's first element is a multiple of R, which
+ * divides 32, so its R bits are one aligned 16- or 8-bit piece; the words cover whole tiles (bits past n clear). */
+template <typename T, int OP> struct SegBitsP : SegP<T, OP> {
+    template <class A>
+    static __device__ __forceinline__ unsigned heads(const unsigned char *h, size_t mine, size_t, const A &)
+    {
+        constexpr int R = SegP<T, OP>::R;
+        static_assert(R == 16 || R == 8, "a run's head bits are one 16- or 8-bit piece");
+        if constexpr (R == 16) return reinterpret_cast<const unsigned short *>(h)[mine / 16];
+        else return h[mine / 8];
+    }
+};
+
 #endif
