@@ -294,6 +294,36 @@ int main(void)
             /* rows starting at every alignment the filter's 16-byte loads meet (a head before the first aligned key) */
             sort_fill(x, 3 * (nb + 2), dt, M_RANDOM);
             check_topk(gpu, cpu, dt, 3, nb + 2, x, 16, "random rows, misaligned");
+            if (dt == GP_F32 || dt == GP_F64) { /* the filter's float test at the special bounds */
+                /* a row of NaNs (payloads, both signs) but 1 in 300: the ascending bound at the NaN key */
+                sort_fill(x, nb, dt, M_RANDOM);
+                for (size_t i = 0; i < nb; i++)
+                    if (tc_next() % 300) {
+                        const uint64_t r = tc_next();
+                        if (es == 4) {
+                            const uint32_t b = 0x7f800001u + (uint32_t)(r % 0x7fffffu) + (uint32_t)(r >> 63 << 31);
+                            memcpy(x + i * es, &b, 4);
+                        } else {
+                            const uint64_t b = 0x7ff0000000000001ull + (r >> 13) % 0xfffffffffffffull + (r & 1) * (1ull << 63);
+                            memcpy(x + i * es, &b, 8);
+                        }
+                    }
+                check_topk(gpu, cpu, dt, 1, nb, x, 16, "mostly NaN");
+                /* 301 zeros of either sign in a row of positive keys and one of negative ones: the bound at +-0 */
+                sort_fill(x, 2 * nb, dt, M_RANDOM);
+                for (size_t i = 0; i < 2 * nb; i++) {
+                    unsigned char *e = x + i * es + es - 1; /* the sign's byte */
+                    *e = (unsigned char)(i < nb ? *e & 0x7f : *e | 0x80);
+                    if (*e == 0x7f || *e == 0xff) *e ^= 0x01; /* no NaN or infinity */
+                }
+                for (int row = 0; row < 2; row++)
+                    for (int z = 0; z < 301; z++) {
+                        unsigned char *e = x + ((size_t)row * nb + tc_next() % nb) * es;
+                        memset(e, 0, es);
+                        e[es - 1] = (unsigned char)(tc_next() & 1 ? 0x80 : 0);
+                    }
+                check_topk(gpu, cpu, dt, 2, nb, x, 16, "zeros at the bound");
+            }
         }
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x), free(q);

@@ -154,42 +154,108 @@ __global__ void __launch_bounds__(TT) k_sample(const K *sk, int t, Row *rows)
     if (threadIdx.x == 0) rows[r].thr = prefix;
 }
 
-/* the keys at or below the row's bound and their positions, appended while they fit: each warp stages its finds in
- * shared memory and reserves 32 places at a time (one atomic a candidate on one counter capped the read near 1 TB/s).
- * The chunk is read with 16-byte loads, FL of them in flight a thread, between a scalar head up to the first aligned
- * key and a scalar tail (four-byte loads, eight a thread, held the read near 65% of DRAM peak); a tile where no lane
- * of the warp has a candidate costs one vote. */
-template <typename K, typename I>
+/* whether a key is a candidate: its radix key at most the row's bound kt. CM 0: the radix key itself; CM 1 / 2 (f32
+ * and f64, ascending / descending): one float comparison against the bound decoded — the keys at or below it in the
+ * order (NaN last ascending, first descending; -0 = +0), or for a bound at the NaN key every key but NaN ascending
+ * (still every key up to the bound: the select over them is exact) and every key descending. */
+template <typename K, int CM> struct Below {
+    K kt;
+    RKey<K> xf;
+    __device__ Below(K t, const RKey<K> &f) : kt(t), xf(f) {}
+    __device__ __forceinline__ bool operator()(K b) const { return rkey(b, xf) <= kt; }
+};
+template <typename K> struct FloatOf {
+    typedef typename std::conditional<sizeof(K) == 4, float, double>::type F;
+    static __device__ __forceinline__ F of(K b)
+    {
+        F f;
+        memcpy(&f, &b, sizeof f);
+        return f;
+    }
+};
+template <typename K, int CM> struct BelowF {
+    typedef typename FloatOf<K>::F F;
+    F T;
+    __device__ BelowF(K t, const RKey<K> &f)
+    {
+        constexpr K sign = (K)((K)1 << (8 * sizeof(K) - 1));
+        const K a = (K)(t ^ f.flip); /* the bound's ascending key */
+        if (a == (K)~(K)0) T = CM == 1 ? FloatOf<K>::of(f.inf) : FloatOf<K>::of((K)~(K)0); /* +inf / a NaN */
+        else T = FloatOf<K>::of(a & sign ? (K)(a & (K)(sign - 1)) : (K)~a);
+    }
+    __device__ __forceinline__ bool operator()(K b) const
+    {
+        const F v = FloatOf<K>::of(b);
+        return CM == 1 ? v <= T : !(v < T);
+    }
+};
+template <typename K, int CM> struct BelowOf {
+    typedef typename std::conditional<CM == 0, Below<K, 0>, BelowF<K, CM>>::type T;
+};
+
+/* the keys at or below the row's bound and their positions, appended while they fit. Each lane marks its candidates
+ * among the keys it read (a tile where no lane of the warp has one costs one vote); a warp scan of the lanes' counts
+ * places them in the warp's stage in shared memory, and a stage of 32 or more goes out with one atomic (an atomic a
+ * candidate on one counter capped the read near 1 TB/s; a ballot a key cost more instructions than the read's
+ * bytes). A lane re-reads a candidate's key (an L1 hit) rather than indexing its registers. The chunk is read with
+ * 16-byte loads, FL of them in flight a thread, between a scalar head up to the first aligned key and a scalar tail.
+ * A warp whose append passed the room stops: the row falls back to the select over all of it. */
+template <typename K, typename I, int CM>
 __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKey<K> xf, Row *rows, K *cx, I *ci,
                                                size_t cap)
 {
-    constexpr int V = 16 / (int)sizeof(K), FL = sizeof(K) >= 4 ? 4 : sizeof(K) == 2 ? 2 : 1; /* 16 .. 64 keys */
-    __shared__ K wk[TT / 32][64];
-    __shared__ I wi[TT / 32][64];
+    constexpr int V = 16 / (int)sizeof(K), FL = sizeof(K) >= 4 ? 4 : sizeof(K) == 2 ? 2 : 1, ROOM = 64;
+    static_assert(FL * V <= 32, "a lane's candidates of a step are one 32-bit mask");
+    __shared__ K wk[TT / 32][ROOM];
+    __shared__ I wi[TT / 32][ROOM];
     const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
     const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
-    const K kt = (K)rows[r].thr; /* a radix key of K's width */
+    const typename BelowOf<K, CM>::T below((K)rows[r].thr, xf);
     const K *row = x + r * n;
     K *ck = cx + r * cap;
     I *cp = ci + r * cap;
-    const unsigned lane = threadIdx.x & 31, lt = (1u << lane) - 1u, w = threadIdx.x >> 5;
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     unsigned held = 0; /* the warp's staged candidates (the same in every lane) */
-    /* every lane of the warp calls it together */
-    auto offer = [&](bool take, K v, size_t i) {
-        const unsigned m = __ballot_sync(0xffffffffu, take);
-        if (m == 0) return;
-        if (take) wk[w][held + __popc(m & lt)] = v, wi[w][held + __popc(m & lt)] = (I)i;
-        held += __popc(m);
-        if (held >= 32) {
-            __syncwarp();
+    bool full = false; /* the row's room ran out (the same in every lane) */
+    const auto flush = [&]() {
+        __syncwarp();
+        unsigned long long base = 0;
+        if (lane == 0) base = atomicAdd(&rows[r].ncand, (unsigned long long)held);
+        base = __shfl_sync(0xffffffffu, base, 0);
+        for (unsigned j = lane; j < held; j += 32)
+            if (base + j < cap) ck[base + j] = wk[w][j], cp[base + j] = wi[w][j];
+        full = base + held > cap;
+        __syncwarp();
+        held = 0;
+    };
+    /* every lane of the warp together: m marks its candidates, key(e) / pos(e) the e-th one's key and position */
+    const auto put = [&](unsigned m, auto key, auto pos) {
+        const unsigned c = __popc(m);
+        unsigned inc = c;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);
+            if (lane >= (unsigned)d) inc += u;
+        }
+        const unsigned tot = __shfl_sync(0xffffffffu, inc, 31);
+        unsigned p = inc - c;
+        if (held + tot <= (unsigned)ROOM) {
+            p += held;
+            for (; m; m &= m - 1, p++) {
+                const int e = __ffs((int)m) - 1;
+                wk[w][p] = key(e), wi[w][p] = (I)pos(e);
+            }
+            held += tot;
+            if (held >= 32) flush();
+        } else { /* more than the stage holds at once: straight out */
             unsigned long long base = 0;
-            if (lane == 0) base = atomicAdd(&rows[r].ncand, 32ull);
+            if (lane == 0) base = atomicAdd(&rows[r].ncand, (unsigned long long)tot);
             base = __shfl_sync(0xffffffffu, base, 0);
-            if (base + lane < cap) ck[base + lane] = wk[w][lane], cp[base + lane] = wi[w][lane];
-            __syncwarp();
-            if (lane < held - 32) wk[w][lane] = wk[w][32 + lane], wi[w][lane] = wi[w][32 + lane];
-            __syncwarp();
-            held -= 32;
+            full = base + tot > cap;
+            for (base += p; m; m &= m - 1, base++) {
+                const int e = __ffs((int)m) - 1;
+                if (base < cap) ck[base] = key(e), cp[base] = (I)pos(e);
+            }
         }
     };
     if (c0 < c1) {
@@ -200,42 +266,31 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
             const size_t i = threadIdx.x < head ? c0 + threadIdx.x : tail + threadIdx.x - head;
             const bool in = threadIdx.x < head || (threadIdx.x >= head && i < c1);
             const K v = in ? row[i] : (K)0;
-            offer(in && rkey(v, xf) <= kt, v, i);
+            put(in && below(v) ? 1u : 0u, [&](int) { return v; }, [&](int) { return i; });
         }
         const uint4 *vp = (const uint4 *)(row + vb);
-        for (size_t q = 0; q < nvec; q += (size_t)TT * FL) {
+        for (size_t q = 0; q < nvec && !full; q += (size_t)TT * FL) {
             uint4 u4[FL];
 #pragma unroll
             for (int l = 0; l < FL; l++) {
                 const size_t j = q + (size_t)l * TT + threadIdx.x;
                 u4[l] = j < nvec ? vp[j] : make_uint4(0, 0, 0, 0);
             }
-            K kv[FL][V];
-            bool any = false;
+            unsigned m = 0;
 #pragma unroll
             for (int l = 0; l < FL; l++) {
-                memcpy(kv[l], &u4[l], 16);
+                K kv[V];
+                memcpy(kv, &u4[l], 16);
                 const bool in = q + (size_t)l * TT + threadIdx.x < nvec;
 #pragma unroll
-                for (int e = 0; e < V; e++) any |= in && rkey(kv[l][e], xf) <= kt;
+                for (int e = 0; e < V; e++) m |= (in && below(kv[e]) ? 1u : 0u) << (l * V + e);
             }
-            if (!__any_sync(0xffffffffu, any)) continue;
-#pragma unroll
-            for (int l = 0; l < FL; l++) {
-                const size_t j = q + (size_t)l * TT + threadIdx.x;
-#pragma unroll
-                for (int e = 0; e < V; e++)
-                    offer(j < nvec && rkey(kv[l][e], xf) <= kt, kv[l][e], vb + j * V + (size_t)e);
-            }
+            if (!__any_sync(0xffffffffu, m != 0)) continue;
+            const auto at = [&](int e) { return vb + (q + (size_t)(e / V) * TT + threadIdx.x) * V + (size_t)(e % V); };
+            put(m, [&](int e) { return row[at(e)]; }, at);
         }
     }
-    if (held) {
-        __syncwarp();
-        unsigned long long base = 0;
-        if (lane == 0) base = atomicAdd(&rows[r].ncand, (unsigned long long)held);
-        base = __shfl_sync(0xffffffffu, base, 0);
-        if (lane < held && base + lane < cap) ck[base + lane] = wk[w][lane], cp[base + lane] = wi[w][lane];
-    }
+    if (held) flush();
 }
 
 /* one thread a row: the candidates serve where they hold the k smallest (at least k of them) and all fit */
@@ -404,11 +459,15 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
                    pickw = (unsigned)((nrows + PICK_ROWS - 1) / PICK_ROWS);
     k_init<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, rows);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (init)"));
+    /* the filter's candidate test: one float comparison for f32 / f64, the radix key otherwise */
+    void (*filter)(const K *, size_t, Grid, RKey<K>, Row *, K *, I *, size_t) = k_filter<K, I, 0>;
+    if constexpr (sizeof(K) >= 4)
+        if (xf.inf) filter = largest ? k_filter<K, I, 2> : k_filter<K, I, 1>;
     int per_sm = 8;
     {
         int o[3];
         cudaError_t e1 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[0], k_count<K, I, 0>, TT, 0),
-                    e2 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[1], k_filter<K, I>, TT, 0),
+                    e2 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[1], filter, TT, 0),
                     e3 = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o[2], k_gather<K, I>, TT, 0);
         if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess)
             return gp__cuda_error(e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3, "gp_topk", __FILE__, __LINE__);
@@ -421,7 +480,7 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample read)"));
         k_sample<K><<<(unsigned)nrows, TT, 0, s>>>(sk, (int)t, rows);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample)"));
-        k_filter<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, rows, cx, ci, cap);
+        filter<<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, rows, cx, ci, cap);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (filter)"));
         k_settle<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, cap, rows);
         GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (settle)"));
