@@ -304,7 +304,8 @@ int main(void)
                             const uint32_t b = 0x7f800001u + (uint32_t)(r % 0x7fffffu) + (uint32_t)(r >> 63 << 31);
                             memcpy(x + i * es, &b, 4);
                         } else {
-                            const uint64_t b = 0x7ff0000000000001ull + (r >> 13) % 0xfffffffffffffull + (r & 1) * (1ull << 63);
+                            const uint64_t b =
+                                0x7ff0000000000001ull + (r >> 13) % 0xfffffffffffffull + (r & 1) * (1ull << 63);
                             memcpy(x + i * es, &b, 8);
                         }
                     }

@@ -1,7 +1,7 @@
 /*
- * sort_tuning.h — the radix sort's tuning table (docs/design/sort.md): the measured defaults, each overridable with -D
- * for experiments (CMake GP_SORT_TUNE sets them on sort.cu). None changes the order: every setting sorts to the same
- * bits.
+ * sort_tuning.h — the radix sort's and top-k's tuning table (docs/design/sort.md): the measured defaults, each
+ * overridable with -D for experiments (CMake GP_SORT_TUNE sets them on sort.cu and topk.cu). None changes the order:
+ * every setting sorts to the same bits.
  */
 #ifndef GP_SORT_TUNING_H
 #define GP_SORT_TUNING_H
@@ -43,6 +43,18 @@
  * may start while the one before drains, and waits for it before touching memory) — not yet measured */
 #ifndef GP_SORT_PDL
 #define GP_SORT_PDL 1
+#endif
+
+/* top-k (topk.cu): 1: its kernels launch as programmatic dependents of the kernel before them (sm_90); its filter's
+ * 16-byte loads in flight a thread for 4-byte keys; 1: those loads as streaming (__ldcs) */
+#ifndef GP_TOPK_PDL
+#define GP_TOPK_PDL 1
+#endif
+#ifndef GP_TOPK_FL
+#define GP_TOPK_FL 4
+#endif
+#ifndef GP_TOPK_LDCS
+#define GP_TOPK_LDCS 0
 #endif
 
 #endif

@@ -8,6 +8,7 @@
  * Short rows (rank_small.cuh) take one launch instead: each key's place in its row's stable order, counted.
  */
 #include "rank_small.cuh"
+#include "../core/pdl.cuh"
 
 namespace {
 
@@ -21,6 +22,26 @@ struct Row {                         /* one row's selection, in the workspace */
     unsigned long long thr, ncand;   /* the sampled bound and the keys at or below it (the candidates) */
     int fast;                        /* the select reads the candidates (ncand of them) instead of the row */
 };
+
+/* Every kernel here is a programmatic dependent of the one before it on sm_90 (GP_TOPK_PDL): it may be scheduled
+ * while that one drains, waits for it before touching memory, and lets the next one be scheduled at once. */
+__device__ __forceinline__ void pdl_start()
+{
+    gp_pdl_wait();
+    gp_pdl_trigger();
+}
+template <typename... P, typename... A>
+cudaError_t launch(const gp_ctx_t *ctx, void (*k)(P...), unsigned grid, unsigned threads, size_t smem, cudaStream_t s,
+                   A &&...args)
+{
+    if (GP_TOPK_PDL) return gp__launch_pdl(ctx, k, dim3(grid), threads, smem, s, static_cast<A &&>(args)...);
+    k<<<grid, threads, smem, s>>>(static_cast<A &&>(args)...);
+    return cudaSuccess;
+}
+gp_status_t launched(cudaError_t e, const char *what)
+{
+    return e != cudaSuccess ? gp__cuda_error(e, what, __FILE__, __LINE__) : GP_CHECK_LAUNCH(what);
+}
 
 /* the blocks of a launch over every row: bx per row, each a contiguous chunk */
 struct Grid {
@@ -68,6 +89,7 @@ template <typename K, typename I, int MODE>
 __global__ void __launch_bounds__(TT) k_count(const K *x, size_t n, Grid g, RKey<K> xf, int shift, Row *rows,
                                               unsigned long long *hist, const K *cx, const I *ci, size_t cap)
 {
+    pdl_start();
     constexpr int U = unroll<K>();
     __shared__ unsigned h[256];
     const size_t r = blockIdx.x / g.bx;
@@ -104,6 +126,7 @@ __global__ void __launch_bounds__(TT) k_count(const K *x, size_t n, Grid g, RKey
 
 __global__ void k_init(size_t nrows, size_t k, Row *rows)
 {
+    pdl_start();
     const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
     if (r < nrows) rows[r] = Row{0, (unsigned long long)k, 0, 0, 0, 0, 0, 0, 0};
 }
@@ -113,6 +136,7 @@ __global__ void k_init(size_t nrows, size_t k, Row *rows)
 template <typename K>
 __global__ void __launch_bounds__(TT) k_sample_read(const K *x, size_t n, RKey<K> xf, K *sk)
 {
+    pdl_start();
     constexpr unsigned per_row = SAMPLE_MAX / TT;
     const size_t r = blockIdx.x / per_row, j = (size_t)(blockIdx.x % per_row) * TT + threadIdx.x,
                  stretch = n / (size_t)SAMPLE_MAX;
@@ -125,6 +149,7 @@ __global__ void __launch_bounds__(TT) k_sample_read(const K *x, size_t n, RKey<K
 template <typename K>
 __global__ void __launch_bounds__(TT) k_sample(const K *sk, int t, Row *rows)
 {
+    pdl_start();
     constexpr int PER = SAMPLE_MAX / TT;
     __shared__ unsigned h[256];
     __shared__ unsigned long long sel[2];
@@ -142,11 +167,24 @@ __global__ void __launch_bounds__(TT) k_sample(const K *sk, int t, Row *rows)
             if (top || ((unsigned long long)v[u] >> (shift + 8)) == (prefix >> (shift + 8)))
                 atomicAdd(&h[((unsigned long long)v[u] >> shift) & 255], 1u);
         __syncthreads();
-        if (threadIdx.x == 0) {
-            unsigned long long below = 0;
-            unsigned d = 0;
-            while (d < 255 && below + h[d] < want) below += h[d++];
-            sel[0] = prefix | (unsigned long long)d << shift, sel[1] = want - below;
+        if (threadIdx.x < 32) { /* warp 0: eight counts a lane, a warp scan; the lane holding the rank walks them */
+            const unsigned lane = threadIdx.x;
+            unsigned c[8], tot = 0;
+#pragma unroll
+            for (int j = 0; j < 8; j++) c[j] = h[lane * 8 + j], tot += c[j];
+            unsigned inc = tot;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned y = __shfl_up_sync(0xffffffffu, inc, o);
+                if (lane >= (unsigned)o) inc += y;
+            }
+            const unsigned hit = __ballot_sync(0xffffffffu, inc >= want && inc - tot < want);
+            if (lane == (hit ? (unsigned)__ffs((int)hit) - 1u : 31u)) {
+                unsigned long long below = inc - tot;
+                unsigned d = 0;
+                while (d < 7 && below + c[d] < want) below += c[d++];
+                sel[0] = prefix | (unsigned long long)(lane * 8 + d) << shift, sel[1] = want - below;
+            }
         }
         __syncthreads();
         prefix = sel[0], want = sel[1];
@@ -204,7 +242,9 @@ template <typename K, typename I, int CM>
 __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKey<K> xf, Row *rows, K *cx, I *ci,
                                                size_t cap)
 {
-    constexpr int V = 16 / (int)sizeof(K), FL = sizeof(K) >= 4 ? 4 : sizeof(K) == 2 ? 2 : 1, ROOM = 64;
+    pdl_start();
+    constexpr int V = 16 / (int)sizeof(K), ROOM = 64;
+    constexpr int FL = sizeof(K) == 4 ? GP_TOPK_FL : sizeof(K) == 8 ? 4 : sizeof(K) == 2 ? 2 : 1;
     static_assert(FL * V <= 32, "a lane's candidates of a step are one 32-bit mask");
     __shared__ K wk[TT / 32][ROOM];
     __shared__ I wi[TT / 32][ROOM];
@@ -274,7 +314,7 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
 #pragma unroll
             for (int l = 0; l < FL; l++) {
                 const size_t j = q + (size_t)l * TT + threadIdx.x;
-                u4[l] = j < nvec ? vp[j] : make_uint4(0, 0, 0, 0);
+                u4[l] = j >= nvec ? make_uint4(0, 0, 0, 0) : GP_TOPK_LDCS ? __ldcs(vp + j) : vp[j];
             }
             unsigned m = 0;
 #pragma unroll
@@ -296,6 +336,7 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
 /* one thread a row: the candidates serve where they hold the k smallest (at least k of them) and all fit */
 __global__ void k_settle(size_t nrows, size_t k, size_t cap, Row *rows)
 {
+    pdl_start();
     const size_t r = (size_t)blockIdx.x * ROWS_PER_PICK + threadIdx.x;
     if (r < nrows) rows[r].fast = rows[r].ncand >= k && rows[r].ncand <= cap;
 }
@@ -305,6 +346,7 @@ __global__ void k_settle(size_t nrows, size_t k, size_t cap, Row *rows)
 template <int MODE> __global__ void __launch_bounds__(32 * PICK_ROWS) k_pick(size_t nrows, int shift, int last,
                                                                             Row *rows, unsigned long long *hist)
 {
+    pdl_start();
     const size_t r = (size_t)blockIdx.x * PICK_ROWS + (threadIdx.x >> 5);
     const unsigned lane = threadIdx.x & 31;
     if (r >= nrows) return; /* the whole warp */
@@ -342,6 +384,7 @@ template <typename K, typename I>
 __global__ void __launch_bounds__(TT) k_gather(const K *x, size_t n, size_t k, Grid g, RKey<K> xf, Row *rows,
                                                K *gx, I *gi, const K *cx, const I *ci, size_t cap)
 {
+    pdl_start();
     constexpr int U = unroll<K>();
     const size_t r = blockIdx.x / g.bx;
     const Row st = rows[r];
@@ -386,6 +429,7 @@ template <typename K, typename I>
 __global__ void __launch_bounds__(TT) k_order(size_t k, unsigned per, RKey<K> xf, const K *gx, const I *gi, K *vals,
                                               I *idx)
 {
+    pdl_start();
     extern __shared__ unsigned long long sm[];
     K *sk = (K *)sm;
     I *si = (I *)(sm + (k * sizeof(K) + 7) / 8);
@@ -476,37 +520,35 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
     const Grid g = grid_of(ctx, per_sm, nrows, n);
     const unsigned blocks = (unsigned)(g.bx * nrows);
     if (fast) {
-        k_sample_read<K><<<(unsigned)(nrows * (SAMPLE_MAX / TT)), TT, 0, s>>>((const K *)x, n, xf, sk);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample read)"));
-        k_sample<K><<<(unsigned)nrows, TT, 0, s>>>(sk, (int)t, rows);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (sample)"));
-        filter<<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, rows, cx, ci, cap);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (filter)"));
-        k_settle<<<pick, ROWS_PER_PICK, 0, s>>>(nrows, k, cap, rows);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (settle)"));
+        GP_TRY_RET(launched(launch(ctx, k_sample_read<K>, (unsigned)(nrows * (SAMPLE_MAX / TT)), TT, 0, s,
+            (const K *)x, n, xf, sk), "gp_topk (sample read)"));
+        GP_TRY_RET(launched(launch(ctx, k_sample<K>, (unsigned)nrows, TT, 0, s, sk, (int)t, rows), "gp_topk (sample)"));
+        GP_TRY_RET(launched(launch(ctx, filter, blocks, TT, 0, s,
+            (const K *)x, n, g, xf, rows, cx, ci, cap), "gp_topk (filter)"));
+        GP_TRY_RET(launched(launch(ctx, k_settle, pick, ROWS_PER_PICK, 0, s, nrows, k, cap, rows), "gp_topk (settle)"));
     }
     for (int shift = W - 8; shift >= 0; shift -= 8) {
-        k_count<K, I, 0><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count)"));
-        k_pick<0><<<pickw, 32 * PICK_ROWS, 0, s>>>(nrows, shift, shift == 0, rows, hist);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick)"));
+        GP_TRY_RET(launched(launch(ctx, k_count<K, I, 0>, blocks, TT, 0, s,
+            (const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap), "gp_topk (count)"));
+        GP_TRY_RET(launched(launch(ctx, k_pick<0>, pickw, 32 * PICK_ROWS, 0, s,
+            nrows, shift, shift == 0, rows, hist), "gp_topk (pick)"));
     }
     int ibits = 0; /* the bits of the largest position */
     while (ibits < 64 && ((n - 1) >> ibits) != 0) ibits++;
     for (int shift = (ibits + 7) / 8 * 8 - 8; shift >= 0; shift -= 8) {
-        k_count<K, I, 1><<<blocks, TT, 0, s>>>((const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (count ties)"));
-        k_pick<1><<<pickw, 32 * PICK_ROWS, 0, s>>>(nrows, shift, 0, rows, hist);
-        GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (pick ties)"));
+        GP_TRY_RET(launched(launch(ctx, k_count<K, I, 1>, blocks, TT, 0, s,
+            (const K *)x, n, g, xf, shift, rows, hist, cx, ci, cap), "gp_topk (count ties)"));
+        GP_TRY_RET(launched(launch(ctx, k_pick<1>, pickw, 32 * PICK_ROWS, 0, s,
+            nrows, shift, 0, rows, hist), "gp_topk (pick ties)"));
     }
-    k_gather<K, I><<<blocks, TT, 0, s>>>((const K *)x, n, k, g, xf, rows, gx, gi, cx, ci, cap);
-    GP_TRY_RET(GP_CHECK_LAUNCH("gp_topk (gather)"));
+    GP_TRY_RET(launched(launch(ctx, k_gather<K, I>, blocks, TT, 0, s,
+        (const K *)x, n, k, g, xf, rows, gx, gi, cx, ci, cap), "gp_topk (gather)"));
     if (small) {
         /* 16 bytes of slack: ptxas may widen the last shared loads to 16 bytes (memcheck saw it at k = 1) */
         const size_t smem = (k * sizeof(K) + 7) / 8 * 8 + k * sizeof(I) + 16;
         const unsigned per = (unsigned)((k + ORDER_PER - 1) / ORDER_PER);
-        k_order<K, I><<<(unsigned)(nrows * per), TT, smem, s>>>(k, per, xf, gx, gi, (K *)values, (I *)indices);
-        return GP_CHECK_LAUNCH("gp_topk (order)");
+        return launched(launch(ctx, k_order<K, I>, (unsigned)(nrows * per), TT, smem, s,
+            k, per, xf, gx, gi, (K *)values, (I *)indices), "gp_topk (order)");
     }
     for (size_t r = 0; r < nrows; r++) { /* by position, then stably by key */
         K *vr = values ? (K *)values + r * k : gx + r * k;
