@@ -9,40 +9,51 @@
 
 namespace {
 
-/* the merge's tuning (-D overrides for experiments): outputs a thread merges (keys of up to 4 bytes; 8-byte keys
- * half as many) and the blocks per SM its launch bounds ask for (0: none asked) */
+/* the merge's tuning (-D overrides for experiments; docs/design/sort.md, "Merging sorted inputs"): outputs a thread
+ * merges (keys of up to 4 bytes with values, and alone; 8-byte keys half as many), the blocks per SM the launch
+ * bounds ask for (0: none asked; the vector-store kernel of 4-byte keys its own) */
 #ifndef GP_MERGE_ITEMS
 #define GP_MERGE_ITEMS 28
+#endif
+#ifndef GP_MERGE_ITEMS_KEYS
+#define GP_MERGE_ITEMS_KEYS 32
 #endif
 #ifndef GP_MERGE_MINB
 #define GP_MERGE_MINB 0
 #endif
+#ifndef GP_MERGE_VEC_MINB
+#define GP_MERGE_VEC_MINB 5
+#endif
 /* 1: a keys-only tile is stored as 16-byte vectors where the output is 16-byte aligned (4 lanes' shared loads, one
  * global store) */
 #ifndef GP_MERGE_VEC
-#define GP_MERGE_VEC 0
+#define GP_MERGE_VEC 1
 #endif
 constexpr int MT = 256;
 
-/* a thread merges MI outputs (GP_MERGE_ITEMS of keys up to 4 bytes, half of wider ones): a tile of MT * MI */
-template <typename K> __host__ __device__ constexpr int items()
+/* a thread merges MI outputs (keys of up to 4 bytes: GP_MERGE_ITEMS_KEYS alone, GP_MERGE_ITEMS with values; half
+ * of those for wider ones): a tile of MT * MI */
+template <typename K, int VS> __host__ __device__ constexpr int items()
 {
-    return sizeof(K) <= 4 ? GP_MERGE_ITEMS : GP_MERGE_ITEMS / 2;
+    return (VS ? GP_MERGE_ITEMS : GP_MERGE_ITEMS_KEYS) / (sizeof(K) <= 4 ? 1 : 2);
 }
-template <typename K> __host__ __device__ constexpr int tile() { return MT * items<K>(); }
+template <typename K, int VS> __host__ __device__ constexpr int tile() { return MT * items<K, VS>(); }
 /* shared-memory place of tile element e: one element of padding per 128 bytes, so the warp's runs (a stride of MI
  * elements across it) fall in distinct banks at 16 outputs a thread, at most two to a bank at 28 (4-byte keys) */
 template <typename K> __host__ __device__ constexpr unsigned lg_line() { return sizeof(K) == 1 ? 7 : sizeof(K) == 2 ? 6 : sizeof(K) == 4 ? 5 : 4; }
 template <typename K> __device__ __forceinline__ unsigned pd(unsigned e) { return e + (e >> lg_line<K>()); }
-template <typename K> __host__ __device__ constexpr int padded() { return tile<K>() + (tile<K>() >> lg_line<K>()); }
-/* the block's dynamic shared memory: the padded tile of keys, then (values) each output's 16-bit source */
-template <typename K> __host__ __device__ constexpr size_t src_at()
+template <typename K, int VS> __host__ __device__ constexpr int padded()
 {
-    return ((size_t)padded<K>() * sizeof(K) + 15) & ~(size_t)15;
+    return tile<K, VS>() + (tile<K, VS>() >> lg_line<K>());
+}
+/* the block's dynamic shared memory: the padded tile of keys, then (values) each output's 16-bit source */
+template <typename K, int VS> __host__ __device__ constexpr size_t src_at()
+{
+    return ((size_t)padded<K, VS>() * sizeof(K) + 15) & ~(size_t)15;
 }
 template <typename K, int VS> __host__ __device__ constexpr size_t smem_bytes()
 {
-    return VS ? src_at<K>() + (size_t)padded<K>() * 2 : (size_t)padded<K>() * sizeof(K);
+    return VS ? src_at<K, VS>() + (size_t)padded<K, VS>() * 2 : (size_t)padded<K, VS>() * sizeof(K);
 }
 
 template <int VS> struct Val;
@@ -69,26 +80,26 @@ __device__ __forceinline__ size_t split_at(size_t na, size_t nb, size_t d, KA ka
     return lo;
 }
 
-template <typename K>
+template <typename K, int VS>
 __global__ void k_splits(const K *a, size_t na, const K *b, size_t nb, RKey<K> x, size_t tiles, size_t *sp)
 {
     const size_t t = (size_t)blockIdx.x * MT + threadIdx.x;
     if (t > tiles) return;
-    const size_t n = na + nb, d = t * tile<K>() < n ? t * tile<K>() : n;
+    const size_t n = na + nb, d = t * tile<K, VS>() < n ? t * tile<K, VS>() : n;
     sp[t] = split_at(na, nb, d, [&](size_t i) { return rkey(a[i], x); }, [&](size_t j) { return rkey(b[j], x); });
 }
 
 template <typename K, int VS, int VEC>
-__global__ void __launch_bounds__(MT, GP_MERGE_MINB)
+__global__ void __launch_bounds__(MT, VEC && sizeof(K) == 4 ? GP_MERGE_VEC_MINB : GP_MERGE_MINB)
     k_merge(const K *a, size_t na, const K *b, size_t nb, const size_t *sp, RKey<K> x, K *out, const void *va,
             const void *vb, void *vout)
 {
     typedef typename Val<VS>::T V;
-    constexpr int MI = items<K>(), TILE = tile<K>();
+    constexpr int MI = items<K, VS>(), TILE = tile<K, VS>();
     static_assert(TILE <= 65536, "an output's source in the tile is 16 bits");
     extern __shared__ __align__(16) unsigned char m_smem[]; /* the tile's keys, then (VS) their sources */
     K *const sk = reinterpret_cast<K *>(m_smem);
-    unsigned short *const ssrc = reinterpret_cast<unsigned short *>(m_smem + src_at<K>());
+    unsigned short *const ssrc = reinterpret_cast<unsigned short *>(m_smem + src_at<K, VS>());
     const size_t t = blockIdx.x, n = na + nb, d0 = t * TILE, d1 = d0 + TILE < n ? d0 + TILE : n;
     const size_t i0 = sp[t], i1 = sp[t + 1], j0 = d0 - i0;
     const int ca = (int)(i1 - i0), c = (int)(d1 - d0), cb = c - ca;
@@ -182,10 +193,10 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t na, const void *a, size_t n
                 const void *va, const void *vb, void *vout, int desc, cudaStream_t s)
 {
     const RKey<K> x = rkey_of<K>(dt, desc);
-    const size_t n = na + nb, tiles = (n + tile<K>() - 1) / tile<K>();
+    const size_t n = na + nb, tiles = (n + tile<K, VS>() - 1) / tile<K, VS>();
     void *ws = NULL;
     GP_TRY_RET(gp__workspace(ctx, (tiles + 1) * sizeof(size_t), &ws));
-    k_splits<K><<<(unsigned)((tiles + 1 + MT - 1) / MT), MT, 0, s>>>((const K *)a, na, (const K *)b, nb, x, tiles,
+    k_splits<K, VS><<<(unsigned)((tiles + 1 + MT - 1) / MT), MT, 0, s>>>((const K *)a, na, (const K *)b, nb, x, tiles,
                                                                      (size_t *)ws);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_merge (splits)"));
     const size_t smem = smem_bytes<K, VS>();
