@@ -1,12 +1,13 @@
 """python -m gpuprim.bench [--device cpu|N] [--sizes 16,20,24] [--reps R] [--profile]: gpuprim's Python functions
 against their peers in the same run — NumPy on the CPU backend, torch and CuPy on CUDA tensors of a GPU — and against
-the C call itself (the same library call made straight through ctypes), so the wrapper's cost shows: 'over_C_us' is
-the sort's time over the C call's (the median of 61 differences, the two timed alternately), and on a GPU
-'host_over_C_us' the host's time per call over the C call's (loops of 50 calls issued back to back, the two
-alternately, the median of 15 differences: the wrapper's own cost, apart from the device's). Times are medians of R
-runs of one call (perf_counter; on a GPU the device synchronized before and after it), in microseconds; ratio = peer /
-gpuprim. On a GPU each peer runs on its own arrays (torch tensors, CuPy arrays) and gpuprim on the same ones, read in
-place."""
+the C call each wraps (the same library call made straight through ctypes on the same arrays, its outputs made once;
+unique with counts and histogram make more than one call and have none), so the wrapper's cost shows: 'C_us' is the
+C call's time, 'py/C' the Python call's over it, 'over_C_us' the Python call's time over the C call's (the median of
+61 differences, the two timed alternately), and on a GPU 'host_over_C_us' the sort's host time per call over the C
+call's (loops of 50 calls issued back to back, the two alternately, the median of 15 differences: the wrapper's own
+cost, apart from the device's). Times are medians of R runs of one call (perf_counter; on a GPU the device
+synchronized before and after it), in microseconds; ratio = peer / gpuprim. On a GPU each peer runs on its own arrays
+(torch tensors, CuPy arrays) and gpuprim on the same ones, read in place."""
 import argparse
 import ctypes
 import statistics
@@ -19,17 +20,7 @@ from . import _lib as L
 from ._arrays import take
 
 
-def _time_cpu(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return 1e6 * statistics.median(ts)
-
-
-def _time_gpu(fn, reps, sync):
+def _time(fn, reps, sync):
     fn()
     sync()
     ts = []
@@ -42,20 +33,49 @@ def _time_gpu(fn, reps, sync):
     return 1e6 * statistics.median(ts)
 
 
-def _c_sort(arg):
-    """gp_sort straight through ctypes on arg's memory (the C call the Python function wraps)."""
-    out = take(np.empty(arg.shape, arg.dtype), None) if not arg.on_gpu else None
+def _out(arg, count, dtype):
+    """an output of `count` elements beside arg (device memory for a device array): (the owner to keep, its pointer)"""
     if arg.on_gpu:
         from ._arrays import DeviceArray
-        d = DeviceArray(arg.ctx, arg.shape, arg.dtype, arg.stream)
-        ptr = d.ptr
-    else:
-        d, ptr = out, out.ptr
-    o = L.SortOpts(0, 0, 0)
+        d = DeviceArray(arg.ctx, (count,), np.dtype(dtype), arg.stream)
+        return d, d.ptr
+    h = take(np.empty(count, dtype), None)
+    return h, h.ptr
 
-    def run():
-        L.check(L.gp_sort(arg.ctx.p, arg.gp, arg.size, arg.ptr, ptr, ctypes.byref(o), arg.stream))
-    return run, d
+
+def _c_calls(arg, k, sarg, qarg):
+    """the C calls the Python functions wrap, made straight through ctypes on the same arrays, their outputs made once:
+    {case name: (run, the outputs to keep)}. unique with counts and histogram make more than one call, so they have
+    none here."""
+    p, g_, n, x, s = arg.ctx.p, arg.gp, arg.size, arg.ptr, arg.stream
+    calls = {}
+    o = L.SortOpts(0, 0, 0)
+    keep, y = _out(arg, n, arg.dtype)
+    calls["sort f32"] = (lambda: L.check(L.gp_sort(p, g_, n, x, y, ctypes.byref(o), s)), keep)
+    keep2, i64 = _out(arg, n, np.int64)
+    calls["argsort f32"] = (lambda: L.check(L.gp_argsort(p, g_, n, x, L.GP_I64, i64, ctypes.byref(o), s)), keep2)
+    keep3, tv = _out(arg, k, arg.dtype)
+    keep4, ti = _out(arg, k, np.int64)
+    calls["topk 100 f32"] = (lambda: L.check(L.gp_topk(p, g_, 1, n, x, k, 1, tv, L.GP_I64, ti, s)), (keep3, keep4))
+    keep5, qi = _out(qarg, qarg.size, np.int64)
+    calls["searchsorted f32"] = (lambda: L.check(L.gp_searchsorted(p, g_, sarg.size, sarg.ptr, qarg.size, qarg.ptr, 0,
+                                                                   L.GP_I64, qi, s)), keep5)
+    keep6, cy = _out(arg, n, arg.dtype)
+    calls["cumsum f32"] = (lambda: L.check(L.gp_scan(p, L.OP["sum"], g_, L.GP_SCAN_INCLUSIVE, n, x, cy, s)), keep6)
+    if arg.on_gpu:  # as gpuprim.sum: the result into the context's scratch, read back with one wait
+        nb = ctypes.sizeof(L.ReduceResult)
+
+        def csum():
+            d = arg.ctx.scratch()
+            L.check(L.gp_reduce(p, L.OP["sum"], g_, n, x, d, s))
+            return arg.ctx.fetch(d, nb, s)
+    else:
+        r = L.ReduceResult()
+
+        def csum():
+            L.check(L.gp_reduce_sync(p, L.OP["sum"], g_, n, x, ctypes.byref(r)))
+    calls["sum f32"] = (csum, None)
+    return calls
 
 
 def _profile(name, fn, sync, calls=300, top=14):
@@ -116,17 +136,24 @@ def _host_over_c(crun, ours, sync, loops=15, batch=50):
     return 1e6 * statistics.median(d)
 
 
-def _bench_gpu(rows, n, cases, peer, arg, reps, sync, profile=False):
-    """each case against the peer's call on the same arrays; the C call of the sort beside the Python one"""
-    crun, _keep = _c_sort(arg)
+def _bench_cases(rows, n, cases, peer, calls, reps, sync, host_over=False):
+    """each case against the peer's call on the same arrays, and against its C call where it has one: that call's time
+    (C_us) and the Python call's time over it (over_C_us; host_over_C_us for the sort where host_over)"""
+    for name, ours, pf in cases:
+        o = _time(ours, reps, sync)
+        p = _time(pf, reps, sync)
+        c = calls.get(name)
+        rows.append((name, n, o, peer, p, p / o, _over_c(c[0], ours, sync) if c else None,
+                     _host_over_c(c[0], ours, sync) if c and host_over and name == "sort f32" else None,
+                     _time(c[0], reps, sync) if c else None))
+
+
+def _bench_gpu(rows, n, cases, peer, arg, k, sarg, qarg, reps, sync, profile=False):
+    calls = _c_calls(arg, k, sarg, qarg)
     if profile:
         for name, ours, _ in cases:
             _profile("%s n=%d (%s's arrays)" % (name, n, peer), ours, sync)
-    for name, ours, pf in cases:
-        o = _time_gpu(ours, reps, sync)
-        p = _time_gpu(pf, reps, sync)
-        rows.append((name, n, o, peer, p, p / o, _over_c(crun, ours, sync) if name == "sort f32" else None,
-                     _host_over_c(crun, ours, sync) if name == "sort f32" else None))
+    _bench_cases(rows, n, cases, peer, calls, reps, sync, True)
 
 
 def main(argv=None):
@@ -160,13 +187,8 @@ def main(argv=None):
                      ("cumsum f32", lambda: g.cumsum(x), lambda: np.cumsum(x)),
                      ("histogram 100 f32", lambda: g.histogram(x, 100), lambda: np.histogram(x, 100)),
                      ("sum f32", lambda: g.sum(x), lambda: np.sum(x))]
-            arg = take(x)
-            crun, _keep = _c_sort(arg)
-            for name, ours, peer in cases:
-                o = _time_cpu(ours, a.reps)
-                p = _time_cpu(peer, a.reps)
-                rows.append((name, n, o, "NumPy %s" % np.__version__, p, p / o,
-                             _over_c(crun, ours, lambda: None) if name == "sort f32" else None, None))
+            calls = _c_calls(take(x), min(100, n), take(s), take(q))
+            _bench_cases(rows, n, cases, "NumPy %s" % np.__version__, calls, a.reps, lambda: None)
     else:
         dev = int(a.device)
         try:
@@ -200,7 +222,8 @@ def main(argv=None):
                          ("histogram 100 f32", lambda: g.histogram(t, 100, range=(lo, hi)),
                           lambda: torch.histc(t, 100, lo, hi)),
                          ("sum f32", lambda: g.sum(t), lambda: torch.sum(t).item())]
-                _bench_gpu(rows, n, cases, "torch %s" % torch.__version__, take(t), a.reps, sync, a.profile)
+                _bench_gpu(rows, n, cases, "torch %s" % torch.__version__, take(t), k, take(s), take(q), a.reps, sync,
+                           a.profile)
             if cupy is not None:
                 with cupy.cuda.Device(dev):
                     sync = cupy.cuda.Device(dev).synchronize
@@ -218,13 +241,15 @@ def main(argv=None):
                              ("cumsum f32", lambda: g.cumsum(c), lambda: cupy.cumsum(c)),
                              ("histogram 100 f32", lambda: g.histogram(c, 100), lambda: cupy.histogram(c, 100)),
                              ("sum f32", lambda: g.sum(c), lambda: float(cupy.sum(c)))]
-                    _bench_gpu(rows, n, cases, "CuPy %s" % cupy.__version__, take(c), a.reps, sync, a.profile)
-    print("%-20s %10s %12s %-14s %12s %7s %9s %14s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio",
-                                                        "over_C_us", "host_over_C_us"))
+                    _bench_gpu(rows, n, cases, "CuPy %s" % cupy.__version__, take(c), k, take(cs), take(cq), a.reps,
+                               sync, a.profile)
+    print("%-20s %10s %12s %-14s %12s %7s %9s %9s %8s %14s" % ("op", "n", "gpuprim_us", "peer", "peer_us", "ratio",
+                                                                "C_us", "over_C_us", "py/C", "host_over_C_us"))
     for r in rows:
-        print("%-20s %10d %12.1f %-14s %12.1f %7.3f %9s %14s" % (r[0], r[1], r[2], r[3], r[4], r[5],
-                                                                 "" if r[6] is None else "%.1f" % r[6],
-                                                                 "" if r[7] is None else "%.1f" % r[7]))
+        print("%-20s %10d %12.1f %-14s %12.1f %7.3f %9s %9s %8s %14s" % (
+            r[0], r[1], r[2], r[3], r[4], r[5], "" if r[8] is None else "%.1f" % r[8],
+            "" if r[6] is None else "%.1f" % r[6], "" if r[8] is None else "%.3f" % (r[2] / r[8]),
+            "" if r[7] is None else "%.1f" % r[7]))
     return 0
 
 
