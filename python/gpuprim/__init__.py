@@ -56,6 +56,17 @@ def _norm(x):
     return x
 
 
+def _fast_host(x):
+    """Whether a NumPy array can go straight to a C call: C-contiguous, native, one of gpuprim's dtypes but bool."""
+    return x.flags.c_contiguous and x.dtype.isnative and x.dtype != np.bool_ and x.dtype in _FAST_DT
+
+
+_FAST_DT = frozenset(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64,
+                                           np.int64, np.float16, np.float32, np.float64))
+# dtypes whose np.cumsum / np.cumprod keeps them (smaller integers accumulate in int64 / uint64)
+_SCAN_SAME = frozenset(np.dtype(t) for t in (np.int64, np.uint64, np.float32, np.float64))
+
+
 def _host(x):
     """Whether a result for x goes back as NumPy (x is not a device array)."""
     if type(x) is np.ndarray:
@@ -219,6 +230,12 @@ _SCAN_DT = {}  # (op, input dtype, dtype argument) -> np.cumsum's / np.cumprod's
 
 
 def _scan(op, a, axis, dtype, device):
+    if (device is None and dtype is None and type(a) is np.ndarray and a.ndim == 1 and axis is None
+            and a.dtype in _SCAN_SAME and _fast_host(a) and a.size):
+        out = np.empty(a.size, a.dtype)  # a 1-D NumPy array whose result keeps its dtype: as few steps
+        L.check(L.gp_scan(context(None).p, L.OP[op], gp_dtype(a.dtype), L.GP_SCAN_INCLUSIVE, a.size, host_ptr(a),
+                          host_ptr(out), None), "gpuprim.cum" + op)
+        return out
     a = _norm(a)
     host = _host(a)
     if not host and (axis is not None or dtype is not None):
@@ -474,6 +491,12 @@ def searchsorted(a, v, side="left", sorter=None, *, device=None):
     is_sorted_until)."""
     if side not in ("left", "right"):
         raise ValueError("side must be 'left' or 'right' (got %r)" % (side,))
+    if (device is None and sorter is None and type(a) is np.ndarray and type(v) is np.ndarray and a.ndim == 1
+            and a.dtype == v.dtype and _fast_host(a) and v.flags.c_contiguous and a.size and v.size):
+        out = np.empty(v.shape, np.int64)  # 1-D NumPy a, v of its dtype: as few steps
+        L.check(L.gp_searchsorted(context(None).p, gp_dtype(a.dtype), a.size, host_ptr(a), v.size, host_ptr(v),
+                                  side == "right", L.GP_I64, host_ptr(out), None), "gpuprim.searchsorted")
+        return out[()] if out.ndim == 0 else out
     if device is None and sorter is None and type(a) is not np.ndarray:  # 1-D CUDA tensors of one dtype: as few steps
         sa = device_arg(a, "a")
         if sa is not None and len(sa.shape) == 1:
@@ -570,6 +593,12 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None, *, device=None
 def topk(x, k, dim=-1, largest=True, sorted=True, *, device=None):
     """torch.topk: (values, indices int64) of the k largest (largest=False: smallest) along the last dim, in order,
     ties to the lower index (the first k of the stable sort; largest: NaN first)."""
+    if (device is None and type(x) is np.ndarray and x.ndim == 1 and dim in (-1, 0) and _fast_host(x)
+            and 0 < k <= x.size):
+        vals, idx = np.empty(k, x.dtype), np.empty(k, np.int64)  # a 1-D NumPy array: as few steps
+        L.check(L.gp_topk(context(None).p, gp_dtype(x.dtype), 1, x.size, host_ptr(x), k, 1 if largest else 0,
+                          host_ptr(vals), L.GP_I64, host_ptr(idx), None), "gpuprim.topk")
+        return vals, idx
     if device is None and type(x) is not np.ndarray and dim in (-1, 0):  # a 1-D CUDA tensor: as few steps
         arg = device_arg(x, "x")
         if arg is not None and len(arg.shape) == 1 and 0 <= k <= arg.size:

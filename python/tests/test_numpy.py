@@ -129,6 +129,9 @@ class TestSearch(unittest.TestCase):
                 self.assertTrue(same_bits(g.searchsorted(a, q, side), np.searchsorted(a, q, side)), "%s %s" % (np.dtype(dt), side))
         a = np.array([1.0, 2.0, 3.0])
         self.assertEqual(g.searchsorted(a, 2.5), np.searchsorted(a, 2.5))
+        r = g.searchsorted(a, np.array(2.5))  # a 0-d array: NumPy's scalar
+        self.assertEqual((r, type(r)), (np.searchsorted(a, np.array(2.5)), type(np.searchsorted(a, np.array(2.5)))))
+        self.assertTrue(same_bits(g.searchsorted(a, np.array([2.0, 9.0]), "right"), np.array([2, 3])))
         self.assertTrue(same_bits(g.searchsorted(a, np.array([[0.5, 9.0]])), np.searchsorted(a, np.array([[0.5, 9.0]]))))
         s = np.array([3, 1, 2])
         self.assertTrue(same_bits(g.searchsorted(s, [2], sorter=np.argsort(s)), np.searchsorted(s, [2], sorter=np.argsort(s))))
@@ -146,6 +149,16 @@ class TestSearch(unittest.TestCase):
             self.assertTrue(same_bits(v, np.take_along_axis(x, o, -1)))
         with self.assertRaises(ValueError):
             g.topk(x, 302)
+        for dt in (np.float32, np.float64, np.float16, np.int16, np.uint64):  # 1-D arrays' direct call = the rows'
+            x1 = data(dt, 3001)
+            for largest in (False, True):
+                for k in (1, 100, 3001):
+                    v1, i1 = g.topk(x1, k, largest=largest)
+                    v2, i2 = g.topk(x1.reshape(1, -1), k, largest=largest)
+                    self.assertTrue(same_bits(v1, v2[0]) and same_bits(i1, i2[0]), "%s k=%d" % (np.dtype(dt), k))
+            v3, i3 = g.topk(x1[::2], 5)
+            v4, i4 = g.topk(np.ascontiguousarray(x1[::2]), 5)
+            self.assertTrue(same_bits(v3, v4) and same_bits(i3, i4))
 
     def test_partition(self):
         for dt in (np.float32, np.int8, np.uint64):
@@ -240,6 +253,7 @@ class TestScan(unittest.TestCase):
         x = data(np.float32, 10001, nan=False)
         got, want = g.cumsum(x), np.cumsum(x.astype("f8"))
         self.assertEqual(got.dtype, np.float32)
+        self.assertTrue(same_bits(got, g.cumsum(x.reshape(1, -1))))  # the 1-D direct call = the general path's bits
         self.assertTrue(np.allclose(got, want, rtol=1e-4, atol=1e-2))
 
 
