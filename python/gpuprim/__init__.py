@@ -57,8 +57,8 @@ def _norm(x):
 
 
 def _fast_host(x):
-    """Whether a NumPy array can go straight to a C call: C-contiguous, native, one of gpuprim's dtypes but bool."""
-    return x.flags.c_contiguous and x.dtype.isnative and x.dtype != np.bool_ and x.dtype in _FAST_DT
+    """Whether a NumPy array can go straight to a C call: C-contiguous, one of gpuprim's native dtypes but bool."""
+    return x.flags.c_contiguous and x.dtype in _FAST_DT
 
 
 _FAST_DT = frozenset(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64,
