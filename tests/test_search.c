@@ -309,10 +309,26 @@ int main(void)
                 check_unique(ctx, dt, n, x, names[mode], 1);
                 check_topk(ctx, dt, 1, n, x, names[mode]);
                 if (n <= 4097) check_topk(ctx, dt, 3, n, x, names[mode]);
-                if (n >= 4096) { /* the sampled threshold's path (topk.c) at this n too */
+                if (n >= 4096) { /* the sampled threshold's path (topk.c) at this n too, its gather by each ISA the
+                                    CPU has (AVX-512, AVX2, scalar) */
                     gp__topk_cpu_sample_min = 2;
-                    check_topk(ctx, dt, 1, n, x, mode == M_RANDOM ? "random, sampled" : mode == M_FEW ? "few, sampled"
-                                                                                                      : "equal, sampled");
+                    for (int isa = 2; isa >= 0; isa--) {
+                        gp__sort_cpu_isa = isa;
+                        check_topk(ctx, dt, 1, n, x, mode == M_RANDOM ? "random, sampled" : mode == M_FEW ? "few, sampled"
+                                                                                                          : "equal, sampled");
+                    }
+                    gp__sort_cpu_isa = 2;
+                    if (mode == M_RANDOM && (dt == GP_F16 || dt == GP_BF16 || dt == GP_F32 || dt == GP_F64)) {
+                        /* the least keys are zeros of both signs: their bits come from the row, not the key */
+                        unsigned char *y = malloc(n * es);
+                        memcpy(y, x, n * es);
+                        for (size_t i = 0; i < n; i++) {
+                            y[i * es + es - 1] &= 0x7f;
+                            if (i % 37 == 5) memset(y + i * es, 0, es), y[i * es + es - 1] = (i / 37) % 2 ? 0x80 : 0;
+                        }
+                        check_topk(ctx, dt, 1, n, y, "zeros of both signs least, sampled");
+                        free(y);
+                    }
                     check_topk(ctx, dt, 2, n / 2, x, "two rows, sampled");
                     gp__topk_cpu_sample_min = GP_TOPK_CPU_SAMPLE_MIN;
                 }

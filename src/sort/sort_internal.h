@@ -79,6 +79,23 @@ static inline __attribute__((target("avx512f"), always_inline)) __m512i gp__sort
 }
 #endif
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX2) && !defined(__CUDACC__)
+#include <immintrin.h>
+/* gp__sort_xf_key's rule in the 8 lanes of 4-byte keys v (AVX2; the caller's function is compiled for it) */
+static inline __attribute__((target("avx2"), always_inline)) __m256i gp__sort_xf_key8(const gp__sort_xf_t *x, __m256i v)
+{
+    const __m256i sign = _mm256_set1_epi32((int)0x80000000u);
+    __m256i k = _mm256_xor_si256(v, _mm256_set1_epi32((int)(uint32_t)x->xr));
+    if (x->inf) { /* magnitudes are below 2^31: the signed comparisons order them */
+        const __m256i mag = _mm256_and_si256(v, _mm256_set1_epi32(0x7fffffff));
+        k = _mm256_xor_si256(v, _mm256_or_si256(sign, _mm256_srai_epi32(v, 31)));
+        k = _mm256_blendv_epi8(k, sign, _mm256_cmpeq_epi32(mag, _mm256_setzero_si256()));
+        k = _mm256_or_si256(k, _mm256_cmpgt_epi32(mag, _mm256_set1_epi32((int)(uint32_t)x->inf)));
+    }
+    return _mm256_xor_si256(k, _mm256_set1_epi32((int)(uint32_t)x->flip));
+}
+#endif
+
 /* a quiet NaN's bits of a float dtype (whose radix key is every NaN's); 0 for the integers */
 static inline uint64_t gp__sort_nan_bits(gp_dtype_t dt)
 {

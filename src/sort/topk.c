@@ -53,13 +53,47 @@ enum { TOPK_CPU_SORT_MAX = 4096 };
 enum { SAMPLE_RUNS = 128, SAMPLE_RUN = 16, SAMPLE = SAMPLE_RUNS * SAMPLE_RUN };
 size_t gp__topk_cpu_sample_min = GP_TOPK_CPU_SAMPLE_MIN;
 
-/* the r-th smallest of a[0, m) (0-based), a reordered */
+/* the bits whose radix key under xf is k (es <= 4 bytes): 0 for a float's zero or NaN key, whose bits the key does not
+ * hold (-0.0 and +0.0, NaN payloads) */
+static inline int unkey(const gp__sort_xf_t *xf, uint64_t k, size_t es, uint64_t *b)
+{
+    const uint64_t ones = (1ull << (8 * es)) - 1, sign = 1ull << (8 * es - 1);
+    k ^= xf->flip;
+    if (!xf->inf) return *b = k ^ xf->xr, 1;
+    if (k == sign || k == ones) return 0;
+    *b = k & sign ? k ^ sign : ~k & ones;
+    return 1;
+}
+static inline void put_bits(unsigned char *p, size_t es, uint64_t b)
+{
+    switch (es) {
+    case 1: *p = (unsigned char)b; break;
+    case 2: { const uint16_t h = (uint16_t)b; memcpy(p, &h, 2); } break;
+    default: { const uint32_t h = (uint32_t)b; memcpy(p, &h, 4); } break;
+    }
+}
+enum { KTH_SAMPLE = 64 };
+/* the r-th smallest of a[0, m) (0-based), a reordered so that a[0, r] are the r + 1 smallest */
 static uint64_t kth_u64(uint64_t *a, size_t m, size_t r)
 {
     size_t lo = 0, hi = m - 1;
     while (lo < hi) {
-        const uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
-        const uint64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y); /* median of three */
+        uint64_t piv;
+        if (hi - lo >= 4096) { /* the sample's key at r's share of the range: what is left around r is a few % */
+            uint64_t sm[KTH_SAMPLE];
+            const size_t len = hi - lo + 1;
+            for (size_t j = 0; j < KTH_SAMPLE; j++) {
+                uint64_t v = a[lo + len * j / KTH_SAMPLE];
+                size_t q = j;
+                for (; q > 0 && sm[q - 1] > v; q--) sm[q] = sm[q - 1];
+                sm[q] = v;
+            }
+            size_t at = (size_t)((double)(r - lo) / (double)len * KTH_SAMPLE);
+            piv = sm[at < KTH_SAMPLE ? at : KTH_SAMPLE - 1];
+        } else {
+            const uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+            piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y); /* median of three */
+        }
         size_t i = lo, j = hi;
         while (i <= j) {
             while (a[i] < piv) i++;
@@ -79,12 +113,15 @@ static uint64_t kth_u64(uint64_t *a, size_t m, size_t r)
     return a[r];
 }
 
-/* Elements [b, e) of the row whose radix key is at most T0 appended (bits at ob, positions at oi) from o: the new
- * count, or cap + 1 past cap. A block whose least key is above T0 (nearly every block) stores nothing, so the read
- * runs at the keys' rate; the same body compiled for AVX-512 where the CPU has it (gather_below_512). */
+/* Elements [b, e) of the row whose radix key is at most T0 appended from o: 8-byte keys as their bits (ob) and
+ * positions (oi), shorter keys as one word each, radix key above position (ow; sort_simd.c's argsort words). The new
+ * count, or cap + 1 past cap (a block appends at most KEY_BLOCK past it). A block whose least key is above T0 stores
+ * nothing; in the others each candidate is appended by a branch, as candidates are a few in a hundred. 4-byte keys
+ * take the same test eight (AVX2) or sixteen (AVX-512) at a time where the CPU has it. */
 static inline __attribute__((always_inline)) size_t gather_below_body(const gp__sort_xf_t *xf, const unsigned char *x,
                                                                       size_t es, size_t b, size_t e, uint64_t T0,
-                                                                      uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
+                                                                      uint64_t *ob, uint64_t *oi, uint64_t *ow,
+                                                                      size_t o, size_t cap)
 {
     uint64_t kb[KEY_BLOCK];
     for (size_t i = b; i < e; i += KEY_BLOCK) {
@@ -93,49 +130,92 @@ static inline __attribute__((always_inline)) size_t gather_below_body(const gp__
         uint64_t lo = UINT64_MAX;
         for (size_t u = 0; u < nb; u++) lo = kb[u] < lo ? kb[u] : lo;
         if (lo > T0) continue;
-        for (size_t u = 0; u < nb; u++) { /* branch-free: every slot written, the count moved by the test */
-            ob[o] = gp__sort_bits(x + (i + u) * es, es);
-            oi[o] = i + u;
-            o += kb[u] <= T0;
-        }
+        for (size_t u = 0; u < nb; u++)
+            if (kb[u] <= T0) {
+                if (ow) ow[o++] = kb[u] << 32 | (i + u);
+                else ob[o] = gp__sort_bits(x + (i + u) * es, es), oi[o++] = i + u;
+            }
         if (o > cap) return cap + 1;
     }
     return o;
 }
 static size_t gather_below(const gp__sort_xf_t *xf, const unsigned char *x, size_t es, size_t b, size_t e, uint64_t T0,
-                           uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
+                           uint64_t *ob, uint64_t *oi, uint64_t *ow, size_t o, size_t cap)
 {
-    return gather_below_body(xf, x, es, b, e, T0, ob, oi, o, cap);
+    return gather_below_body(xf, x, es, b, e, T0, ob, oi, ow, o, cap);
 }
+/* the lanes set in m of the radix keys kk at positions i.. appended as words */
+static inline size_t put_words(unsigned m, const uint32_t *kk, size_t i, uint64_t *ow, size_t o)
+{
+    for (; m; m &= m - 1) {
+        const unsigned l = (unsigned)__builtin_ctz(m);
+        ow[o++] = (uint64_t)kk[l] << 32 | (i + l);
+    }
+    return o;
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX2)
+__attribute__((target("avx2"))) static size_t gather_below_avx2(const gp__sort_xf_t *xf, const unsigned char *x,
+                                                                size_t es, size_t b, size_t e, uint64_t T0,
+                                                                uint64_t *ob, uint64_t *oi, uint64_t *ow, size_t o,
+                                                                size_t cap)
+{
+    if (es != 4 || !ow) return gather_below_body(xf, x, es, b, e, T0, ob, oi, ow, o, cap);
+    const gp__sort_xf_t xk = *xf; /* in registers: the appends could alias *xf */
+    const __m256i sg = _mm256_set1_epi32((int)0x80000000u), t = _mm256_set1_epi32((int)((uint32_t)T0 ^ 0x80000000u));
+    const uint32_t *p = (const uint32_t *)x;
+    size_t i = b;
+    for (; i + 16 <= e; i += 16) { /* unsigned k <= T0: signed, both with the top bit flipped */
+        const __m256i k0 = gp__sort_xf_key8(&xk, _mm256_loadu_si256((const __m256i *)(p + i))),
+                      k1 = gp__sort_xf_key8(&xk, _mm256_loadu_si256((const __m256i *)(p + i + 8)));
+        const __m256i a0 = _mm256_cmpgt_epi32(_mm256_xor_si256(k0, sg), t),
+                      a1 = _mm256_cmpgt_epi32(_mm256_xor_si256(k1, sg), t);
+        if (_mm256_movemask_epi8(_mm256_and_si256(a0, a1)) == -1) continue; /* every lane above T0 */
+        uint32_t kk[16];
+        _mm256_storeu_si256((__m256i *)kk, k0), _mm256_storeu_si256((__m256i *)(kk + 8), k1);
+        const unsigned m = ~(unsigned)(_mm256_movemask_ps(_mm256_castsi256_ps(a0)) |
+                                       _mm256_movemask_ps(_mm256_castsi256_ps(a1)) << 8) & 0xffffu;
+        o = put_words(m, kk, i, ow, o);
+        if (o > cap) return cap + 1;
+    }
+    return i < e ? gather_below_body(xf, x, es, i, e, T0, ob, oi, ow, o, cap) : o;
+}
+#endif
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
-/* 4-byte keys 16 at a time: the radix key of each lane (gp__sort_xf_key16) against T0; a vector with a lane at or
- * below it (rare) appends those lanes in order */
 __attribute__((target("avx512f"))) static size_t gather_below_512(const gp__sort_xf_t *xf, const unsigned char *x,
                                                                   size_t es, size_t b, size_t e, uint64_t T0,
-                                                                  uint64_t *ob, uint64_t *oi, size_t o, size_t cap)
+                                                                  uint64_t *ob, uint64_t *oi, uint64_t *ow, size_t o,
+                                                                  size_t cap)
 {
-    if (es != 4) return gather_below_body(xf, x, es, b, e, T0, ob, oi, o, cap);
-    const gp__sort_xf_t xk = *xf; /* in registers: the appends could alias *xf */
+    if (es != 4 || !ow) return gather_below_body(xf, x, es, b, e, T0, ob, oi, ow, o, cap);
+    const gp__sort_xf_t xk = *xf;
     const __m512i t = _mm512_set1_epi32((int)(uint32_t)T0);
     const uint32_t *p = (const uint32_t *)x;
     size_t i = b;
     for (; i + 16 <= e; i += 16) {
         const __m512i k = gp__sort_xf_key16(&xk, _mm512_loadu_si512((const void *)(p + i)));
-        __mmask16 m = _mm512_cmple_epu32_mask(k, t);
+        const __mmask16 m = _mm512_cmple_epu32_mask(k, t);
         if (m) {
-            for (; m; m &= (__mmask16)(m - 1)) {
-                const unsigned l = (unsigned)__builtin_ctz(m);
-                ob[o] = p[i + l], oi[o] = i + l, o++;
-            }
+            uint32_t kk[16];
+            _mm512_storeu_si512((void *)kk, k);
+            o = put_words(m, kk, i, ow, o);
             if (o > cap) return cap + 1;
         }
     }
-    return i < e ? gather_below_body(xf, x, es, i, e, T0, ob, oi, o, cap) : o;
+    return i < e ? gather_below_body(xf, x, es, i, e, T0, ob, oi, ow, o, cap) : o;
 }
-#define GATHER_BELOW (gp__cpu_features() & GP__CPU_AVX512F ? gather_below_512 : gather_below)
-#else
-#define GATHER_BELOW gather_below
 #endif
+typedef size_t (*gather_fn)(const gp__sort_xf_t *, const unsigned char *, size_t, size_t, size_t, uint64_t, uint64_t *,
+                            uint64_t *, uint64_t *, size_t, size_t);
+static gather_fn gather_of(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
+    if (gp__sort_cpu_isa >= 2 && (gp__cpu_features() & GP__CPU_AVX512F)) return gather_below_512;
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX2)
+    if (gp__sort_cpu_isa >= 1 && (gp__cpu_features() & GP__CPU_AVX2)) return gather_below_avx2;
+#endif
+    return gather_below;
+}
 
 /* The row's k by the sampled threshold: 1 done (vals / idx written), 0 not taken (nothing written), or an error. */
 static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest,
@@ -150,9 +230,11 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
     const size_t r = (size_t)(2.0 * (double)k * SAMPLE / (double)n) + 16; /* ~2k of the row at or below T0 */
     if (r >= SAMPLE / 4) return GP_OK;
     const uint64_t T0 = kth_u64(smp, SAMPLE, r);
-    /* chunk c's gather: at most cap elements (cap + KEY_BLOCK slots: the branch-free stores run one block past) */
-    const size_t cap = 4 * (n / C) * (r + 1) / SAMPLE + 1024, slots = cap + KEY_BLOCK + 1;
-    uint64_t *cb = gp__sort_scratch_alloc(C * slots * 2 * sizeof *cb);
+    /* chunk c's gather: at most cap elements (cap + KEY_BLOCK slots: a block appends past cap before the test); keys
+     * of up to 4 bytes as words (one slot each), else bits and positions (two) */
+    const int words = es <= 4 && n <= (size_t)UINT32_MAX + 1;
+    const size_t cap = 4 * (n / C) * (r + 1) / SAMPLE + 1024, slots = cap + KEY_BLOCK + 1, per = words ? 1 : 2;
+    uint64_t *cb = malloc(C * slots * per * sizeof *cb); /* touched only where appended */
     size_t *got = calloc(C, sizeof *got);
     unsigned char *gx = NULL, *sx = NULL;
     uint64_t *gi = NULL, *si = NULL;
@@ -162,12 +244,11 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
         return GP_OK; /* the radix select, which needs less */
     }
     int over = 0;
-    size_t (*const gather)(const gp__sort_xf_t *, const unsigned char *, size_t, size_t, size_t, uint64_t, uint64_t *,
-                           uint64_t *, size_t, size_t) = GATHER_BELOW;
+    const gather_fn gather = gather_of();
     const int par = gp__cpu_par(1, n * es) && C > 1; /* each element read once */
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) {
-        uint64_t *ob = cb + c * slots * 2, *oi = ob + slots;
+        uint64_t *ob = cb + c * slots * per, *oi = ob + slots, *ow = words ? ob : NULL;
         size_t o = 0;
         const size_t e = n * (c + 1) / C;
         for (size_t i = n * c / C; i < e; i += 64 * KEY_BLOCK) { /* others' overflow looked at every 64 blocks */
@@ -175,7 +256,7 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
 #pragma omp atomic read relaxed
             seen = over;
             if (seen) break;
-            o = gather(&xf, x, es, i, e - i < 64 * KEY_BLOCK ? e : i + 64 * KEY_BLOCK, T0, ob, oi, o, cap);
+            o = gather(&xf, x, es, i, e - i < 64 * KEY_BLOCK ? e : i + 64 * KEY_BLOCK, T0, ob, oi, ow, o, cap);
             if (o > cap) {
 #pragma omp atomic write relaxed
                 over = 1;
@@ -187,20 +268,37 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
     size_t m = 0;
     for (size_t c = 0; c < C; c++) m += got[c];
     if (over || m < k) goto done; /* not taken */
+    if (words) { /* the chunks' words together, the k least first (each word is distinct), those k sorted */
+        for (size_t c = 0, j = 0; c < C; j += got[c], c++) memmove(cb + j, cb + c * slots, got[c] * sizeof *cb);
+        if (m > k) (void)kth_u64(cb, m, k - 1);
+        if ((st = gp__sort_cpu(GP_U64, k, cb, cb, 0, NULL, NULL, 0, 0, 64)) != GP_OK) goto done;
+        for (size_t j = 0; j < k; j++) { /* a key's bits from its radix key, but for a zero's or NaN's: the row's */
+            const uint64_t i = cb[j] & 0xffffffffu;
+            if (vals) {
+                uint64_t b;
+                if (unkey(&xf, cb[j] >> 32, es, &b)) put_bits(vals + j * es, es, b);
+                else memcpy(vals + j * es, x + i * es, es);
+            }
+            if (idx) put_pos(idx, ib, j, i);
+        }
+        *done = 1;
+        goto done;
+    }
     gx = malloc(m * es), sx = malloc(m * es), gi = malloc(m * 8), si = malloc(m * 8);
     if (!gx || !sx || !gi || !si) goto done; /* the radix select, which needs less */
     for (size_t c = 0, j = 0; c < C; c++) { /* in index order: chunk by chunk */
         const uint64_t *ob = cb + c * slots * 2, *oi = ob + slots;
-        for (size_t u = 0; u < got[c]; u++, j++) {
+        for (size_t u = 0; u < got[c]; u++) {
             const uint64_t b = ob[u];
             switch (es) {
-            case 1: gx[j] = (unsigned char)b; break;
-            case 2: { const uint16_t h = (uint16_t)b; memcpy(gx + j * 2, &h, 2); } break;
-            case 4: { const uint32_t h = (uint32_t)b; memcpy(gx + j * 4, &h, 4); } break;
-            default: memcpy(gx + j * 8, &b, 8); break;
+            case 1: gx[j + u] = (unsigned char)b; break;
+            case 2: { const uint16_t h = (uint16_t)b; memcpy(gx + (j + u) * 2, &h, 2); } break;
+            case 4: { const uint32_t h = (uint32_t)b; memcpy(gx + (j + u) * 4, &h, 4); } break;
+            default: memcpy(gx + (j + u) * 8, &b, 8); break;
             }
         }
-        memcpy(gi + (j - got[c]), oi, got[c] * 8);
+        memcpy(gi + j, oi, got[c] * 8);
+        j += got[c];
     }
     if ((st = gp__sort_cpu(dt, m, gx, sx, 8, gi, si, largest, 0, 8 * (int)es)) != GP_OK) goto done;
     if (vals) memcpy(vals, sx, k * es);
