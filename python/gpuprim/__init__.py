@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib as L
 from ._arrays import (DeviceArray, take, output, give, context, gp_dtype, np_dtype, reduce_value, is_torch_cuda,
-                      is_cupy, device_arg, host_ptr, ready, SMALL_BYTES)
+                      is_cupy, device_arg, host_ptr, ready, empty_cache, SMALL_BYTES)
 from ._files import load, fromfile
 from ._group import Group
 from ._lib import Error
@@ -23,7 +23,7 @@ __all__ = ["Error", "DeviceArray", "Group", "version", "info", "sum", "prod", "m
            "count_nonzero", "cumsum", "cumprod", "histogram", "sort", "argsort", "searchsorted", "partition",
            "argpartition", "topk", "unique", "merge", "is_sorted_until", "dot", "matmul", "transpose", "select",
            "stable_partition", "rle", "reduce_by_key", "scan_by_key", "reduce", "transform", "scan", "select_if",
-           "sort_by", "segment_sort", "segment_reduce", "load", "fromfile"]
+           "sort_by", "segment_sort", "segment_reduce", "load", "fromfile", "empty_cache"]
 
 _v = L.gp_version()
 __version__ = "%d.%d.%d" % (_v // 10000, _v // 100 % 100, _v % 100)

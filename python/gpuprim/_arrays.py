@@ -76,6 +76,12 @@ def context(device):
     return ctx
 
 
+def empty_cache():
+    """Frees the GPU memory the calling thread's contexts keep for later results (as torch.cuda.empty_cache)."""
+    for ctx in (getattr(_local, "ctxs", None) or {}).values():
+        ctx.empty_pool()
+
+
 SMALL_BYTES = 64 << 10  # a context's pinned block and device scratch for results read back at once
 
 
@@ -92,6 +98,11 @@ class _Ctx:
         self.uops = {}  # user operators compiled for this context, by their description
         self.pool = {}  # (stream, bytes) -> (Buffer, pointer) of collected results, for the next of that size
         self.pool_bytes = 0
+        self.pool_cap = POOL_BYTES
+        if self.device >= 0:
+            di = L.DeviceInfo()
+            if L.gp_device_info(self.device, ctypes.byref(di)) == L.GP_OK:
+                self.pool_cap = max(POOL_BYTES, di.total_mem_bytes // 8)
         self._stage = None  # (pinned Buffer, its address) for small results read back (fetch)
         self._scratch = None  # (device Buffer, its address) for a reduction's result (scratch)
 
@@ -125,11 +136,16 @@ class _Ctx:
             op = self.uops[key] = p
         return op
 
+    def empty_pool(self):
+        """Frees the kept result memory (see POOL_BYTES)."""
+        pool, self.pool, self.pool_bytes = self.pool, {}, 0
+        for bufs in pool.values():
+            for b, _ in bufs:
+                L.gp_mem_free(self.p, ctypes.byref(b))
+
     def __del__(self):
         try:
-            for bufs in self.pool.values():  # kept result memory and uops go before their context
-                for b, _ in bufs:
-                    L.gp_mem_free(self.p, ctypes.byref(b))
+            self.empty_pool()  # kept result memory and uops go before their context
             for op in self.uops.values():
                 L.gp_uop_destroy(op)
             for kept in (self._stage, self._scratch):
@@ -142,10 +158,11 @@ class _Ctx:
 
 # ---------------------------------------------------------------------------------------------- device memory
 # A collected result's memory is kept for the next result of its size class on the same stream (work on one stream
-# runs in order, so that result's writes follow every read of the old one there), up to POOL_BYTES a context: a
-# cudaMalloc / cudaFree pair per result cost ~85 us a call (cudaFree waits for the whole device). A result handed to
-# a consumer on another stream, or through __cuda_array_interface__ (whose consumer's stream is not said), is freed
-# with cudaFree as before: its reads there are not ordered before a reuse.
+# runs in order, so that result's writes follow every read of the old one there), up to a context's pool_cap: an
+# eighth of the GPU's memory, at least POOL_BYTES. A cudaMalloc / cudaFree pair per result cost ~85 us a call
+# (cudaFree waits for the whole device) and ~620 us for a 1 GiB result. A result handed to a consumer on another
+# stream, or through __cuda_array_interface__ (whose consumer's stream is not said), is freed with cudaFree: its reads
+# there are not ordered before a reuse. empty_cache() frees what the calling thread's contexts keep.
 POOL_BYTES = 512 << 20
 
 
@@ -205,7 +222,7 @@ class DeviceArray:
         try:
             if self._held:
                 ctx = self._ctx
-                if not self._shared and ctx.pool_bytes + self._held <= POOL_BYTES:
+                if not self._shared and ctx.pool_bytes + self._held <= ctx.pool_cap:
                     ctx.pool.setdefault(self._key, []).append((self._buf, self.ptr))
                     ctx.pool_bytes += self._held
                 else:

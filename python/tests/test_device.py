@@ -189,6 +189,25 @@ class TestTorch(unittest.TestCase):
         s.synchronize()
         self.assertTrue(torch.equal(torch.from_dlpack(r3), w3))
 
+    def test_large_result_kept(self):
+        """A result past 512 MiB is kept too (the pool holds up to an eighth of the GPU's memory), reused by the next
+        of its size, and empty_cache() frees it."""
+        from gpuprim import _arrays
+        t = torch.rand((1 << 27) + 1024, device="cuda")
+        ctx = _arrays.context(t.device.index)
+        g.empty_cache()
+        self.assertEqual(ctx.pool_bytes, 0)
+        r = g.cumsum(t)
+        p = r.ptr
+        del r
+        self.assertGreater(ctx.pool_bytes, 512 << 20)
+        r = g.cumsum(t)
+        self.assertEqual(r.ptr, p)
+        self.assertTrue(torch.equal(torch.from_dlpack(r), torch.from_dlpack(g.cumsum(t))))
+        del r
+        g.empty_cache()
+        self.assertEqual(ctx.pool_bytes, 0)
+
 
 @unittest.skipUnless(HAVE_CUPY, "no CuPy with a GPU")
 class TestCupy(unittest.TestCase):

@@ -638,7 +638,7 @@ class TestResultPool(unittest.TestCase):
         ctx = A._Ctx.__new__(A._Ctx)  # a context of its own: the module's cached ones keep their pools
         p = A.ctypes.c_void_p()
         A.L.check(A.L.gp_ctx_create(A.ctypes.byref(p), A.L.GP_DEVICE_CPU), "cpu")
-        ctx.p, ctx.device, ctx.uops, ctx.pool, ctx.pool_bytes = p, -1, {}, {}, 0
+        ctx.p, ctx.device, ctx.uops, ctx.pool, ctx.pool_bytes, ctx.pool_cap = p, -1, {}, {}, 0, A.POOL_BYTES
         a = A.DeviceArray(ctx, (1000,), np.float32, 7)
         self.assertEqual(a.nbytes, 4000)
         pa = a.ptr
@@ -658,13 +658,15 @@ class TestResultPool(unittest.TestCase):
         shared.__cuda_array_interface__  # handed out to a consumer whose stream is not said: freed, not kept
         del shared
         self.assertEqual(ctx.pool_bytes, 4096)
-        big = A.DeviceArray(ctx, ((A.POOL_BYTES >> 2) + 1,), np.float32, 7)  # past the cap: freed, not kept
+        big = A.DeviceArray(ctx, ((ctx.pool_cap >> 2) + 1,), np.float32, 7)  # past the cap: freed, not kept
         del big
         self.assertEqual(ctx.pool_bytes, 4096)
         z = A.DeviceArray(ctx, (0,), np.float32, 7)
         del z
         self.assertEqual([A._size_class(n) for n in (1, 256, 257, 3000, 2 << 20, (2 << 20) + 1)],
                          [256, 256, 512, 4096, 2 << 20, 4 << 20])
+        ctx.empty_pool()  # what empty_cache() does to each of the thread's contexts
+        self.assertEqual((ctx.pool_bytes, ctx.pool), (0, {}))
         del ctx  # frees the kept buffers, then the context
 
 
