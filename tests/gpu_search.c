@@ -261,8 +261,9 @@ int main(void)
                 check_unique(gpu, cpu, dt, n, x, names[mode], 1);
                 for (int desc = 0; desc < 2; desc++) /* runs across the tiles of 2048, either shorter */
                     check_merge(gpu, cpu, dt, n, n / 3 + 1, x, desc, names[mode]), check_merge(gpu, cpu, dt, n / 7, n, x, desc, names[mode]);
-                const size_t ks[] = {1, 16, 2048, 2049, n / 3, n};
-                for (int ki = 0; ki < 6; ki++)
+                /* k of up to 2048 counted in shared memory, past it ordered by two sorts (65536, 65537 too) */
+                const size_t ks[] = {1, 16, 2048, 2049, n / 3, n, 65536, 65537};
+                for (int ki = 0; ki < 8; ki++)
                     if (ks[ki] && ks[ki] <= n && (!g_quick || ks[ki] <= 2049)) check_topk(gpu, cpu, dt, 1, n, x, ks[ki], names[mode]);
             }
         }

@@ -43,9 +43,9 @@ gp_status_t launched(cudaError_t e, const char *what)
     return e != cudaSuccess ? gp__cuda_error(e, what, __FILE__, __LINE__) : GP_CHECK_LAUNCH(what);
 }
 
-/* the blocks of a launch over every row: bx per row, each a contiguous chunk */
+/* the blocks of a launch over every row: bx per row */
 struct Grid {
-    size_t bx, chunk;
+    size_t bx;
 };
 inline Grid grid_of(const gp_ctx_t *ctx, int per_sm, size_t rows, size_t n)
 {
@@ -55,7 +55,6 @@ inline Grid grid_of(const gp_ctx_t *ctx, int per_sm, size_t rows, size_t n)
     Grid g;
     g.bx = want < cap ? want : cap;
     if (g.bx == 0) g.bx = 1;
-    g.chunk = (n + g.bx - 1) / g.bx;
     return g;
 }
 
@@ -235,9 +234,11 @@ template <typename K, int CM> struct BelowOf {
  * among the keys it read (a tile where no lane of the warp has one costs one vote); a warp scan of the lanes' counts
  * places them in the warp's stage in shared memory, and a stage of 32 or more goes out with one atomic (an atomic a
  * candidate on one counter capped the read near 1 TB/s; a ballot a key cost more instructions than the read's
- * bytes). A lane re-reads a candidate's key (an L1 hit) rather than indexing its registers. The chunk is read with
- * 16-byte loads, FL of them in flight a thread, between a scalar head up to the first aligned key and a scalar tail.
- * A warp whose append passed the room stops: the row falls back to the select over all of it. */
+ * bytes). A lane re-reads a candidate's key (an L1 hit) rather than indexing its registers. The row is read with
+ * 16-byte loads, FL of them in flight a thread, in tiles the row's blocks take in turn (block b tiles b, b + bx, ...:
+ * a contiguous chunk a block held DRAM at 80% of its peak, 87% so, ncu), the scalar head up to the first aligned key
+ * and the scalar tail by the row's first block. A warp whose append passed the room stops: the row falls back to the
+ * select over all of it. */
 template <typename K, typename I, int CM>
 __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKey<K> xf, Row *rows, K *cx, I *ci,
                                                size_t cap)
@@ -248,8 +249,7 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
     static_assert(FL * V <= 32, "a lane's candidates of a step are one 32-bit mask");
     __shared__ K wk[TT / 32][ROOM];
     __shared__ I wi[TT / 32][ROOM];
-    const size_t r = blockIdx.x / g.bx, c0 = (blockIdx.x % g.bx) * g.chunk;
-    const size_t c1 = c0 + g.chunk < n ? c0 + g.chunk : n;
+    const size_t r = blockIdx.x / g.bx, b = blockIdx.x % g.bx;
     const typename BelowOf<K, CM>::T below((K)rows[r].thr, xf);
     const K *row = x + r * n;
     K *ck = cx + r * cap;
@@ -298,18 +298,18 @@ __global__ void __launch_bounds__(TT) k_filter(const K *x, size_t n, Grid g, RKe
             }
         }
     };
-    if (c0 < c1) {
-        const size_t mis = ((size_t)(uintptr_t)(row + c0) / sizeof(K)) % V;
-        const size_t head = mis ? (V - mis < c1 - c0 ? V - mis : c1 - c0) : 0, vb = c0 + head,
-                     nvec = (c1 - vb) / V, tail = vb + nvec * V;
-        { /* the head (fewer than V keys) and the tail (fewer than V) */
-            const size_t i = threadIdx.x < head ? c0 + threadIdx.x : tail + threadIdx.x - head;
-            const bool in = threadIdx.x < head || (threadIdx.x >= head && i < c1);
+    {
+        const size_t mis = ((size_t)(uintptr_t)row / sizeof(K)) % V;
+        const size_t head = mis ? (V - mis < n ? V - mis : n) : 0, vb = head, nvec = (n - vb) / V, tail = vb + nvec * V;
+        if (b == 0) { /* the head (fewer than V keys) and the tail (fewer than V) */
+            const size_t i = threadIdx.x < head ? threadIdx.x : tail + threadIdx.x - head;
+            const bool in = threadIdx.x < head || (threadIdx.x >= head && i < n);
             const K v = in ? row[i] : (K)0;
             put(in && below(v) ? 1u : 0u, [&](int) { return v; }, [&](int) { return i; });
         }
         const uint4 *vp = (const uint4 *)(row + vb);
-        for (size_t q = 0; q < nvec && !full; q += (size_t)TT * FL) {
+        const size_t tile = (size_t)TT * FL; /* vectors a block reads at a step; the row's blocks take every bx-th */
+        for (size_t q = b * tile; q < nvec && !full; q += g.bx * tile) {
             uint4 u4[FL];
 #pragma unroll
             for (int l = 0; l < FL; l++) {
