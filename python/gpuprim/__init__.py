@@ -229,6 +229,9 @@ def count_nonzero(a, axis=None, *, device=None):
 _SCAN_DT = {}  # (op, input dtype, dtype argument) -> np.cumsum's / np.cumprod's result dtype
 
 
+_SCAN_ODT = {}  # a device array's scan result dtype by (op, gp dtype), asked of the library once
+
+
 def _scan(op, a, axis, dtype, device):
     if (device is None and dtype is None and type(a) is np.ndarray and a.ndim == 1 and axis is None
             and a.dtype in _SCAN_SAME and _fast_host(a) and a.size):
@@ -236,6 +239,16 @@ def _scan(op, a, axis, dtype, device):
         L.check(L.gp_scan(context(None).p, L.OP[op], gp_dtype(a.dtype), L.GP_SCAN_INCLUSIVE, a.size, host_ptr(a),
                           host_ptr(out), None), "gpuprim.cum" + op)
         return out
+    if device is None and dtype is None and axis is None and type(a) is not np.ndarray:  # a 1-D CUDA tensor: few steps
+        sa = device_arg(a, "a")
+        if sa is not None and len(sa.shape) == 1 and sa.size:
+            odt = _SCAN_ODT.get((op, sa.gp))
+            if odt is None:
+                odt = _SCAN_ODT[(op, sa.gp)] = np_dtype(L.gp_scan_out_dtype(L.OP[op], sa.gp, L.GP_DTYPE_COUNT))
+            res = DeviceArray(sa.ctx, (sa.size,), odt, sa.stream)
+            L.check(L.gp_scan_acc(sa.ctx.p, L.OP[op], sa.gp, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, sa.size, sa.ptr,
+                                  res.ptr, sa.stream), "gpuprim.cum" + op)
+            return res
     a = _norm(a)
     host = _host(a)
     if not host and (axis is not None or dtype is not None):
