@@ -139,8 +139,11 @@ static inline __attribute__((always_inline)) size_t gather_below_body(const gp__
     }
     return o;
 }
-static size_t gather_below(const gp__sort_xf_t *xf, const unsigned char *x, size_t es, size_t b, size_t e, uint64_t T0,
-                           uint64_t *ob, uint64_t *oi, uint64_t *ow, size_t o, size_t cap)
+/* the gathers' parameters, one list for each ISA's version */
+#define GATHER_PARAMS                                                                                                  \
+    const gp__sort_xf_t *xf, const unsigned char *x, size_t es, size_t b, size_t e, uint64_t T0, uint64_t *ob,       \
+        uint64_t *oi, uint64_t *ow, size_t o, size_t cap
+static size_t gather_below(GATHER_PARAMS)
 {
     return gather_below_body(xf, x, es, b, e, T0, ob, oi, ow, o, cap);
 }
@@ -154,10 +157,7 @@ static inline size_t put_words(unsigned m, const uint32_t *kk, size_t i, uint64_
     return o;
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX2)
-__attribute__((target("avx2"))) static size_t gather_below_avx2(const gp__sort_xf_t *xf, const unsigned char *x,
-                                                                size_t es, size_t b, size_t e, uint64_t T0,
-                                                                uint64_t *ob, uint64_t *oi, uint64_t *ow, size_t o,
-                                                                size_t cap)
+__attribute__((target("avx2"))) static size_t gather_below_avx2(GATHER_PARAMS)
 {
     if (es != 4 || !ow) return gather_below_body(xf, x, es, b, e, T0, ob, oi, ow, o, cap);
     const gp__sort_xf_t xk = *xf; /* in registers: the appends could alias *xf */
@@ -181,10 +181,7 @@ __attribute__((target("avx2"))) static size_t gather_below_avx2(const gp__sort_x
 }
 #endif
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
-__attribute__((target("avx512f"))) static size_t gather_below_512(const gp__sort_xf_t *xf, const unsigned char *x,
-                                                                  size_t es, size_t b, size_t e, uint64_t T0,
-                                                                  uint64_t *ob, uint64_t *oi, uint64_t *ow, size_t o,
-                                                                  size_t cap)
+__attribute__((target("avx512f"))) static size_t gather_below_512(GATHER_PARAMS)
 {
     if (es != 4 || !ow) return gather_below_body(xf, x, es, b, e, T0, ob, oi, ow, o, cap);
     const gp__sort_xf_t xk = *xf;
@@ -204,8 +201,7 @@ __attribute__((target("avx512f"))) static size_t gather_below_512(const gp__sort
     return i < e ? gather_below_body(xf, x, es, i, e, T0, ob, oi, ow, o, cap) : o;
 }
 #endif
-typedef size_t (*gather_fn)(const gp__sort_xf_t *, const unsigned char *, size_t, size_t, size_t, uint64_t, uint64_t *,
-                            uint64_t *, uint64_t *, size_t, size_t);
+typedef size_t (*gather_fn)(GATHER_PARAMS);
 static gather_fn gather_of(void)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
