@@ -232,6 +232,13 @@ _SCAN_DT = {}  # (op, input dtype, dtype argument) -> np.cumsum's / np.cumprod's
 _SCAN_ODT = {}  # a device array's scan result dtype by (op, gp dtype), asked of the library once
 
 
+def _scan_odt(op, gp):
+    odt = _SCAN_ODT.get((op, gp))
+    if odt is None:
+        odt = _SCAN_ODT[(op, gp)] = np_dtype(L.gp_scan_out_dtype(L.OP[op], gp, L.GP_DTYPE_COUNT))
+    return odt
+
+
 def _scan(op, a, axis, dtype, device):
     if (device is None and dtype is None and type(a) is np.ndarray and a.ndim == 1 and axis is None
             and a.dtype in _SCAN_SAME and _fast_host(a) and a.size):
@@ -242,10 +249,7 @@ def _scan(op, a, axis, dtype, device):
     if device is None and dtype is None and axis is None and type(a) is not np.ndarray:  # a 1-D CUDA tensor: few steps
         sa = device_arg(a, "a")
         if sa is not None and len(sa.shape) == 1 and sa.size:
-            odt = _SCAN_ODT.get((op, sa.gp))
-            if odt is None:
-                odt = _SCAN_ODT[(op, sa.gp)] = np_dtype(L.gp_scan_out_dtype(L.OP[op], sa.gp, L.GP_DTYPE_COUNT))
-            res = DeviceArray(sa.ctx, (sa.size,), odt, sa.stream)
+            res = DeviceArray(sa.ctx, (sa.size,), _scan_odt(op, sa.gp), sa.stream)
             L.check(L.gp_scan_acc(sa.ctx.p, L.OP[op], sa.gp, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, sa.size, sa.ptr,
                                   res.ptr, sa.stream), "gpuprim.cum" + op)
             return res
@@ -255,8 +259,7 @@ def _scan(op, a, axis, dtype, device):
         raise ValueError("gpuprim.cum%s: a device array scans with axis=None in its own result dtype" % op)
     if not host:
         arg = take(a, device)
-        odt = L.gp_scan_out_dtype(L.OP[op], arg.gp, L.GP_DTYPE_COUNT)
-        res, rp = output(arg, (arg.size,), np_dtype(odt))
+        res, rp = output(arg, (arg.size,), _scan_odt(op, arg.gp))
         L.check(L.gp_scan_acc(arg.ctx.p, L.OP[op], arg.gp, L.GP_DTYPE_COUNT, L.GP_SCAN_INCLUSIVE, arg.size, arg.ptr,
                               rp, arg.stream), "gpuprim.cum" + op)
         return res

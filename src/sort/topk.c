@@ -64,12 +64,14 @@ static inline int unkey(const gp__sort_xf_t *xf, uint64_t k, size_t es, uint64_t
     *b = k & sign ? k ^ sign : ~k & ones;
     return 1;
 }
+/* the es low bytes of b to p (gp__sort_bits' inverse) */
 static inline void put_bits(unsigned char *p, size_t es, uint64_t b)
 {
     switch (es) {
     case 1: *p = (unsigned char)b; break;
     case 2: { const uint16_t h = (uint16_t)b; memcpy(p, &h, 2); } break;
-    default: { const uint32_t h = (uint32_t)b; memcpy(p, &h, 4); } break;
+    case 4: { const uint32_t h = (uint32_t)b; memcpy(p, &h, 4); } break;
+    default: memcpy(p, &b, 8); break;
     }
 }
 enum { KTH_SAMPLE = 64 };
@@ -284,15 +286,7 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
     if (!gx || !sx || !gi || !si) goto done; /* the radix select, which needs less */
     for (size_t c = 0, j = 0; c < C; c++) { /* in index order: chunk by chunk */
         const uint64_t *ob = cb + c * slots * 2, *oi = ob + slots;
-        for (size_t u = 0; u < got[c]; u++) {
-            const uint64_t b = ob[u];
-            switch (es) {
-            case 1: gx[j + u] = (unsigned char)b; break;
-            case 2: { const uint16_t h = (uint16_t)b; memcpy(gx + (j + u) * 2, &h, 2); } break;
-            case 4: { const uint32_t h = (uint32_t)b; memcpy(gx + (j + u) * 4, &h, 4); } break;
-            default: memcpy(gx + (j + u) * 8, &b, 8); break;
-            }
-        }
+        for (size_t u = 0; u < got[c]; u++) put_bits(gx + (j + u) * es, es, ob[u]);
         memcpy(gi + j, oi, got[c] * 8);
         j += got[c];
     }
