@@ -1,7 +1,8 @@
 /*
  * suite_histogram.c — `gpuprim bench histogram`: gp_histogram_even against cub::DeviceHistogram::HistogramEven on the
- * same 1 GiB inputs in the same run: u8 256 bins, f32 256 / 4096 / 65536 / 2^20 bins (uniform random data), and
- * every value in one bin (u8, f32). ratio = CUB time / our time (> 1: we are faster). GB/s = input bytes read.
+ * same 1 GiB inputs in the same run: u8 256 bins, f32 256 / 4096 / 65536 / 2^20 bins (uniform random data), f32 100
+ * bins as np.histogram makes them (NumPy's edges, the last bin closed: range bins), and every value in one bin (u8,
+ * f32). ratio = CUB time / our time (> 1: we are faster). GB/s = input bytes read.
  * The row name carries the strategy the library chose (lane, warp, block, cluster, global). Our counts are checked
  * against CUB's (u8: equal; f32: equal up to CUB's own float binning at the edges, reported as "bins differ").
  */
@@ -18,6 +19,7 @@ typedef struct hjob {
     double lo, hi;
     const void *x;
     void *ours, *cub; /* nbins + 3 u32 counters each, device */
+    int numpy;        /* np.histogram's bins: NumPy's edges, the last bin closed (counts cleared, then accumulated) */
     char err[256];
 } hjob_t;
 
@@ -25,6 +27,11 @@ static gp_status_t run_ours(void *u, int rep, gp_stream_t s)
 {
     hjob_t *j = u;
     (void)rep;
+    if (j->numpy) {
+        const gp_hist_bins_t b = {GP_HIST_EVEN, j->nbins, j->lo, j->hi, NULL, 1, 1};
+        const gp_status_t st = gp_memset(j->ctx, j->ours, 0, (j->nbins + 3) * 4, s);
+        return st != GP_OK ? st : gp_histogram_accumulate(j->ctx, j->dtype, j->n, j->x, &b, GP_U32, j->ours, s);
+    }
     return gp_histogram_even(j->ctx, j->dtype, j->n, j->x, j->nbins, j->lo, j->hi, GP_U32, j->ours, s);
 }
 
@@ -48,8 +55,9 @@ static const cli_opt_t opts_bench_histogram[] = {
 static const cli_spec_t spec_bench_histogram = {
     "bench histogram", COMMON_ALL, &sw_bench_histogram, opts_bench_histogram, 0, "[options]",
     "gp_histogram_even (u32 counts) against cub::DeviceHistogram::HistogramEven in the same run: u8 256 bins over\n"
-    "[0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random data), and all values in one bin\n"
-    "(u8, f32). The sweep: every case over input sizes instead.",
+    "[0, 256), f32 256 / 4096 / 65536 / 2^20 bins over [-1, 1) (uniform random data), f32 100 bins as np.histogram\n"
+    "makes them (NumPy's edges, the last bin closed), and all values in one bin (u8, f32). The sweep: every case over\n"
+    "input sizes instead.",
     "bytes of each input, 1 MiB to 1 GiB by 4, at most 2^31"};
 
 static int suite_histogram(int argc, char **argv)
@@ -92,11 +100,11 @@ static int suite_histogram(int argc, char **argv)
         gp_dtype_t dtype;
         size_t nbins;
         double lo, hi;
-        int skew;
+        int skew, numpy;
     } cases[] = {
-        {GP_U8, 256, 0, 256, 0},       {GP_F32, 256, -1, 1, 0},   {GP_F32, 4096, -1, 1, 0},
-        {GP_F32, 65536, -1, 1, 0},     {GP_F32, 1u << 20, -1, 1, 0}, {GP_U8, 256, 0, 256, 1},
-        {GP_F32, 256, -1, 1, 1},       {GP_F32, 65536, -1, 1, 1},
+        {GP_U8, 256, 0, 256, 0, 0},      {GP_F32, 256, -1, 1, 0, 0},     {GP_F32, 4096, -1, 1, 0, 0},
+        {GP_F32, 65536, -1, 1, 0, 0},    {GP_F32, 1u << 20, -1, 1, 0, 0}, {GP_F32, 100, -1, 1, 0, 1},
+        {GP_U8, 256, 0, 256, 1, 0},      {GP_F32, 256, -1, 1, 1, 0},     {GP_F32, 65536, -1, 1, 1, 0},
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     gp_buffer_t xb[1] = {{0}}, ours = {0}, cub = {0};
@@ -131,10 +139,13 @@ static int suite_histogram(int argc, char **argv)
             }
             filled = dt, filled_skew = cases[ci].skew;
         }
-        hjob_t j = {ctx, dt, n, cases[ci].nbins, cases[ci].lo, cases[ci].hi, xb[0].device, ours.device, cub.device, ""};
+        hjob_t j = {ctx, dt, n, cases[ci].nbins, cases[ci].lo, cases[ci].hi, xb[0].device, ours.device, cub.device,
+                    cases[ci].numpy, ""};
         /* which strategy the library picks (for the row name) */
         char name[64];
-        if (gpu) {
+        if (cases[ci].numpy) {
+            snprintf(name, sizeof name, "hist%zu numpy-edges %s", j.nbins, gpu ? "closed" : "cpu");
+        } else if (gpu) {
             char ran[48];
             if (bench_histogram_even_plan(ctx, dt, 1, j.x, j.nbins, j.lo, j.hi, GP_U32, j.ours, NULL, ran, sizeof ran) !=
                 GP_OK) {

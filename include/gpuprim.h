@@ -854,12 +854,13 @@ typedef struct gp_hist_bins {
     double lo, hi;       /* GP_HIST_EVEN */
     const double *edges; /* GP_HIST_RANGE: nbins + 1 increasing edges, host memory */
     int closed_last;     /* 0: every bin half-open, [lo, hi) (a value equal to hi is "above"); 1: NumPy's rule, the
-                          * last bin closed, [e_{n-1}, hi] (GP_HIST_EVEN / _RANGE; runs as range bins, a binary search
-                          * per value, with the even edges spelled out) */
+                          * last bin closed, [e_{n-1}, hi] (GP_HIST_EVEN / _RANGE; runs as range bins with the even
+                          * edges spelled out) */
     int numpy_edges;     /* GP_HIST_EVEN, 1: NumPy's edges, those of np.histogram (np.linspace(lo, hi, nbins + 1):
                           * k * ((hi - lo) / nbins) + lo, each step rounded, the last edge hi, every edge rounded to
                           * float for f32 data, as np.histogram computes them in the data's float type), spelled out
-                          * on the host and run as range bins (a binary search per value); edges that do not
+                          * on the host and run as range bins (on a GPU estimated as even ones, the edges deciding
+                          * near an edge: docs/design/histogram.md); edges that do not
                           * increase are GP_ERR_INVALID_ARG (NumPy's "too many bins"). 0: gp_histogram_even's rule */
 } gp_hist_bins_t;
 /* Adds the histogram of x to counts (nbins + 3 counters, as above) instead of overwriting them: a stream's chunks,

@@ -85,6 +85,50 @@ static void check(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, int mode, size_t 
     free(x), free(edges);
 }
 
+/* Range edges near even ones: edge k moved off lo + (hi - lo) k / nbins by up to p bins (p < 1/128: the estimate
+ * is tried and trusted only farther than p from an edge; larger p: binary search). Values sit at the edges, beside
+ * them within 2p bins, and anywhere; every strategy forced where `all`. */
+static void check_near_even(gp_ctx_t *ctx, gp_stream_t s, gp_dtype_t dt, size_t nbins, size_t n, double p, int all)
+{
+    double lo, hi;
+    hc_range(dt, nbins, &lo, &hi);
+    const double w = (hi - lo) / (double)nbins;
+    double *e = malloc((nbins + 1) * sizeof *e);
+    for (size_t k = 0; k <= nbins; k++) {
+        const double u = (double)(tc_next() >> 11) * 0x1p-53 * 2 - 1;
+        e[k] = lo + ((hi - lo) * (double)k) / (double)nbins + (k % 3 ? u * p * w : 0); /* some edges exactly even */
+        if (dt == GP_F32) e[k] = (double)(float)e[k];
+        if (k > 0 && !(e[k] > e[k - 1])) e[k] = nextafter(e[k - 1], INFINITY);
+    }
+    void *x = malloc(n * gp_dtype_size(dt) + 8);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = tc_next();
+        const double ed = e[(r >> 8) % (nbins + 1)], u = (double)(r >> 40) * 0x1p-24 * 2 - 1;
+        double v = r % 4 == 0 ? ed : r % 4 == 1 ? ed + u * 2 * p * w : lo - 0.1 * (hi - lo) + 1.2 * (hi - lo) * u * u;
+        if (r % 64 == 2) v = nextafter(ed, (r >> 7) & 1 ? INFINITY : -INFINITY);
+        if (r % 64 == 3 && dt == GP_F32) v = nextafterf((float)ed, (r >> 7) & 1 ? INFINITY : -INFINITY);
+        hc_put(x, dt, i, v);
+    }
+    /* the binner the automatic choice takes: the estimate within the bound, the search past it */
+    gp_buffer_t dx, dc;
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, n * gp_dtype_size(dt) + 8, &dx));
+    OK(gp_mem_alloc(ctx, GP_MEM_DEVICE, (nbins + 3) * 8, &dc));
+    OK(gp_memcpy_sync(ctx, dx.device, x, n * gp_dtype_size(dt)));
+    const gp__hist_spec_t spec = {GP__HIST_RANGE, nbins, e[0], e[nbins], 0, e};
+    gp__hist_plan_t plan = {-1, -1, 0, 0, 0, 0};
+    OK(gp__hist_gpu_ops.run(ctx, &spec, dt, n, dx.device, GP_U64, dc.device, (cudaStream_t)s, GP__HS_AUTO, 0, 0,
+                            &plan));
+    OK(gp_stream_sync(ctx, s));
+    const char *kind = gp__hist_gpu_ops.kind_name(plan.kind), *want = p >= 1.0 / 128 ? "range" : dt == GP_F32 ? "f32"
+                                                                                                         : "f64";
+    CHECK(strcmp(kind, want) == 0, "near-even edges %s p %g: binner %s, want %s", gp_dtype_name(dt), p, kind, want);
+    gp_mem_free(ctx, &dx), gp_mem_free(ctx, &dc);
+    char what[64];
+    snprintf(what, sizeof what, "near-even edges (p = %g bins)", p);
+    run_case(ctx, s, dt, 1, nbins, lo, hi, e, x, n, 1, all, what);
+    free(x), free(e);
+}
+
 /* Even bins made for the integer binners: [lo, lo + w * nbins) with integer w (ident: u8/u16 over [0, 2^bits) with
  * width 1; shift: w a power of two; multiply-high: other w), values across and beyond the range. */
 static void check_int_widths(gp_ctx_t *ctx, gp_stream_t s, size_t n)
@@ -266,6 +310,16 @@ int main(void)
     hc_check_closed(ctx, s);
     hc_numpy = 0;
     printf("  NumPy's edges (f32, f64; accumulated; closed last bin): %s\n", tc_fail == before ? "ok" : "FAILED");
+    before = tc_fail;
+    static const gp_dtype_t near_dt[] = {GP_I32, GP_U32, GP_F32, GP_F64};
+    for (size_t d = 0; d < sizeof near_dt / sizeof near_dt[0]; d++) {
+        check_near_even(ctx, s, near_dt[d], 100, n, 1e-3, 1);
+        check_near_even(ctx, s, near_dt[d], 100, n, 0.0, 0);
+        check_near_even(ctx, s, near_dt[d], 4096, n, 1e-5, 0);
+        check_near_even(ctx, s, near_dt[d], 257, n, 0.02, 0); /* past the bound: searched */
+    }
+    printf("  range edges near even ones (estimated, then searched near an edge): %s\n",
+           tc_fail == before ? "ok" : "FAILED");
     if (!g_quick) check_huge(ctx, s);
     check_errors(ctx);
     printf("  strategy x binner exercised:");

@@ -33,13 +33,61 @@ constexpr size_t MAX_SLOTS = ((size_t)1 << 31) - 1; /* kernels index slots with 
 
 int is_int(gp_dtype_t d) { return d == GP_U8 || d == GP_U16 || d == GP_I32 || d == GP_U32; }
 
+/* The estimate's fields of b for even bins es (lo, hi, scale), their edges within `dev` bins of the even ones: F32
+ * where its error bound allows, else F64 (whose margin may say "never trusted"). */
+int estimate_binner(gp_dtype_t dt, const gp__hist_spec_t &es, double dev, Binner *b)
+{
+    const double M = fmax(fabs(es.lo), fabs(es.hi));
+    const double dm = gp__hist_margin(&es, 0x1p-53) + dev;
+    b->dlo = es.lo;
+    b->dscale = es.scale;
+    b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
+    const double fm = gp__hist_margin(&es, 0x1p-24) + dev;
+    if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && es.nbins < ((size_t)1 << 22)) {
+        b->flo = (float)es.lo;
+        b->fscale = (float)es.scale;
+        /* |fr - 1/2| < fhalf with fhalf <= 1/2 - fm (rounded down): fr - 1/2 is exact for fr >= 1/4 and rounds
+         * monotonically below, so fr <= fm is never accepted */
+        float fh = (float)(0.5 - fm);
+        if ((double)fh > 0.5 - fm) fh = nextafterf(fh, 0.0f);
+        b->fhalf = fh;
+        return K_F32; /* its uncertain values retry with the F64 fields above */
+    }
+    return K_F64;
+}
+
+/* Range bins whose edges are nearly even (NumPy's linspace edges, a closed last bin): how far, in bins, edge k lies
+ * from k on the scale of the even bins over [edges[0], edges[nbins]], bounded from above; HUGE_VAL when they are not
+ * near (the estimate would rarely be trusted). A value whose estimate lies farther than this (plus the estimate's
+ * own error) from every even edge is between the same two range edges (docs/design/histogram.md). */
+double range_deviation(const gp__hist_spec_t &s, gp__hist_spec_t *es)
+{
+    const size_t nb = s.nbins;
+    const double lo = s.edges[0], hi = s.edges[nb], scale = (double)nb / (hi - lo);
+    if (!(isfinite(lo) && isfinite(hi) && isfinite(scale) && scale > 0)) return HUGE_VAL;
+    double dev = 0;
+    for (size_t k = 0; k <= nb; k++) {
+        const double d = fabs((s.edges[k] - lo) * scale - (double)k);
+        if (!(d <= dev)) dev = d; /* NaN-safe */
+        if (!(dev < 1.0 / 128)) return HUGE_VAL;
+    }
+    *es = gp__hist_spec_t{GP__HIST_EVEN, nb, lo, hi, scale, NULL};
+    /* each step of that difference (and the scale itself) rounds: 8 ulps of (nbins + 1) bins cover them */
+    return dev + 8 * 0x1p-53 * ((double)nb + 1);
+}
+
 /* Fills b (spec already in b->s) and returns its kind. */
 int make_binner(gp_dtype_t dt, Binner *b)
 {
     const gp__hist_spec_t &s = b->s;
     b->nb = (unsigned)s.nbins;
     const double nb = (double)s.nbins;
-    if (s.mode == GP__HIST_RANGE) return K_RANGE;
+    if (s.mode == GP__HIST_RANGE) { /* estimated as even bins where the edges are nearly even; the search decides
+                                     * the rest (b->s keeps the edges) */
+        gp__hist_spec_t es;
+        const double dev = dt == GP_U8 || dt == GP_U16 ? HUGE_VAL : range_deviation(s, &es);
+        return dev < 1.0 / 64 ? estimate_binner(dt, es, dev, b) : K_RANGE;
+    }
     /* integer widths: direct, or even bins over integer lo, hi with an integer width */
     if (is_int(dt)) {
         int ok = 0;
@@ -66,23 +114,7 @@ int make_binner(gp_dtype_t dt, Binner *b)
         }
     }
     /* even, estimated: error bounds of the estimate in bins (histogram_internal.h) */
-    const double scale = s.scale, M = fmax(fabs(s.lo), fabs(s.hi));
-    const double dm = gp__hist_margin(&s, 0x1p-53);
-    b->dlo = s.lo;
-    b->dscale = scale;
-    b->dmargin = dm < 1.0 / 64 ? dm : 2.0; /* 2: never trusted, every value takes the exact rule */
-    const double fm = gp__hist_margin(&s, 0x1p-24);
-    if ((dt == GP_U8 || dt == GP_U16 || dt == GP_F32) && fm < 1.0 / 64 && M < 1e30 && s.nbins < ((size_t)1 << 22)) {
-        b->flo = (float)s.lo;
-        b->fscale = (float)scale;
-        /* |fr - 1/2| < fhalf with fhalf <= 1/2 - fm (rounded down): fr - 1/2 is exact for fr >= 1/4 and rounds
-         * monotonically below, so fr <= fm is never accepted */
-        float fh = (float)(0.5 - fm);
-        if ((double)fh > 0.5 - fm) fh = nextafterf(fh, 0.0f);
-        b->fhalf = fh;
-        return K_F32; /* its uncertain values retry with the F64 fields above */
-    }
-    return K_F64;
+    return estimate_binner(dt, s, 0.0, b);
 }
 
 const void *kernel_for(int strategy, int kind, gp_dtype_t dt)
@@ -164,7 +196,7 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
     b.s = *spec;
     int kind = make_binner(dtype, &b);
     /* u8 (bins that are not the values or integer widths) and u16 range mode: a table of every value's slot */
-    if ((dtype == GP_U8 && kind != K_IDENT && kind != K_INT) || (dtype == GP_U16 && kind == K_RANGE)) {
+    if ((dtype == GP_U8 && kind != K_IDENT && kind != K_INT) || (dtype == GP_U16 && spec->mode == GP__HIST_RANGE)) {
         const size_t nv = dtype == GP_U8 ? 256 : 65536;
         unsigned *t = (unsigned *)malloc(nv * sizeof *t);
         if (!t) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_histogram: a table of %zu slots", nv);
@@ -177,7 +209,7 @@ gp_status_t gp__hist_gpu_ex(gp_ctx_t *ctx, const gp__hist_spec_t *spec, gp_dtype
         if (st != GP_OK) return st;
         b.lut = (const unsigned *)ws;
         kind = K_LUT;
-    } else if (kind == K_RANGE) { /* the edges to device memory (the context workspace) */
+    } else if (spec->mode == GP__HIST_RANGE) { /* the edges to device memory (the context workspace) */
         void *ws = NULL;
         gp_status_t st = gp__workspace(ctx, (b.s.nbins + 1) * sizeof(double), &ws);
         if (st != GP_OK) return st;

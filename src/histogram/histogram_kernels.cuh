@@ -10,7 +10,8 @@
  *            within that bound of an edge (and any value outside the range, NaN) is estimated again in double
  *            (F64), and takes the exact rule only if that too is near an edge;
  *     F64    any dtype: the same in double;
- *     RANGE  caller's edges: binary search (the exact rule itself);
+ *     RANGE  caller's edges: binary search (the exact rule itself); nearly even edges take F32 / F64 instead, their
+ *            margin widened by the edges' distance from even ones (histogram.cu, range_deviation);
  *     LUT    u8 (bins not served by IDENT / INT) and u16 range mode: a table of the slot of every possible value,
  *            built on the host by the rule, read through the read-only cache.
  *   the counting strategy:
