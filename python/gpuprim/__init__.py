@@ -158,12 +158,17 @@ def _reduce_result(a, op):
         r = L.ReduceResult()
         L.check(L.gp_reduce_sync(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, ctypes.byref(r)), "gpuprim.%s" % op)
         return r
-    d = a.ctx.scratch()
-    L.check(L.gp_reduce(a.ctx.p, L.OP[op], a.gp, a.size, a.ptr, d, a.stream), "gpuprim.%s" % op)
-    return L.ReduceResult.from_buffer_copy(a.ctx.fetch(d, _RESULT_BYTES, a.stream))
+    ctx = a.ctx
+    d = ctx.scratch()
+    L.check(L.gp_reduce(ctx.p, L.OP[op], a.gp, a.size, a.ptr, d, a.stream), "gpuprim.%s" % op)
+    return L.ReduceResult.from_address(ctx.fetch_at(d, _RESULT_BYTES, a.stream))  # read before the next fetch
 
 
 def _reduce(op, x, axis, device):
+    if axis is None and device is None and type(x) is not np.ndarray:  # a CUDA tensor, whole: as few steps
+        a = device_arg(x)
+        if a is not None and (a.size or op not in ("min", "max", "argmin", "argmax")):
+            return reduce_value(_reduce_result(a, op), op, a.dtype)
     x = _norm(x)
     if axis is None:
         return _reduce_flat(op, x, device)

@@ -106,17 +106,21 @@ class _Ctx:
         self._stage = None  # (pinned Buffer, its address) for small results read back (fetch)
         self._scratch = None  # (device Buffer, its address) for a reduction's result (scratch)
 
-    def fetch(self, ptr, nbytes, stream):
-        """nbytes (<= SMALL_BYTES) of this GPU's memory at ptr, as bytes, once the work on stream has written them:
-        copied on that stream into the context's pinned block, then that stream waited for — one wait, where a
-        stream sync and a pageable copy were two round trips. Contexts are per thread, so the block is this
-        thread's."""
+    def fetch_at(self, ptr, nbytes, stream):
+        """nbytes (<= SMALL_BYTES) of this GPU's memory at ptr, once the work on stream has written them, at the
+        returned host address (the context's pinned block: valid until the next fetch): copied on that stream, then
+        that stream waited for — one wait, where a stream sync and a pageable copy were two round trips. Contexts
+        are per thread, so the block is this thread's."""
         if self._stage is None:
             self._stage = _alloc(self.p, L.GP_MEM_PINNED, SMALL_BYTES, "pinned memory for small results")
         h = self._stage[1]
         L.check(L.gp_memcpy(self.p, h, ptr, nbytes, stream), "gpuprim: reading a result back")
         L.check(L.gp_stream_sync(self.p, stream), "gpuprim: waiting for the result")
-        return ctypes.string_at(h, nbytes)
+        return h
+
+    def fetch(self, ptr, nbytes, stream):
+        """fetch_at's bytes, as bytes"""
+        return ctypes.string_at(self.fetch_at(ptr, nbytes, stream), nbytes)
 
     def scratch(self):
         """The device address of SMALL_BYTES for a result that fetch reads back within the same call"""
@@ -168,10 +172,8 @@ POOL_BYTES = 512 << 20
 
 def _size_class(n):
     """The bytes a result of n bytes is given: a power of two up to 2 MiB, then whole 2 MiB."""
-    if n <= 256:
-        return 256
     if n <= (2 << 20):
-        return 1 << (n - 1).bit_length()
+        return 1 << (n - 1).bit_length() if n > 256 else 256
     return (n + (2 << 20) - 1) // (2 << 20) * (2 << 20)
 
 
@@ -185,26 +187,33 @@ class DeviceArray:
     memory is kept for a later result on the same stream, unless it was handed to a consumer on another stream (see
     POOL_BYTES)."""
 
+    __slots__ = ("_ctx", "shape", "dtype", "stream", "_shared", "_key", "_buf", "ptr", "_held", "nbytes")
+
     def __init__(self, ctx, shape, dtype, stream=None):
         self._ctx = ctx
-        self.shape = tuple(map(int, shape))
-        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        # a 1-D shape of an int as it is (most results), any other made a tuple of ints
+        self.shape = shape = shape if type(shape) is tuple and len(shape) == 1 and type(shape[0]) is int \
+            else tuple(map(int, shape))
+        self.dtype = dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.stream = stream
         self._shared = False  # exported to a consumer on another stream (or one unknown)
-        n = math.prod(self.shape) * self.dtype.itemsize
-        self._key = (_stream_key(stream), _size_class(n)) if n else None
-        kept = ctx.pool.get(self._key) if n else None
-        if kept:
-            self._buf, self.ptr = kept.pop()  # (its Buffer, its pointer): no ctypes field read on the way
-            self._held = self._key[1]
-            ctx.pool_bytes -= self._held
+        self.nbytes = n = math.prod(shape) * dtype.itemsize
+        if n:
+            held = _size_class(n)
+            self._key = key = (stream if stream is None or type(stream) is int else _stream_key(stream), held)
+            kept = ctx.pool.get(key)
+            if kept:
+                self._buf, self.ptr = kept.pop()  # (its Buffer, its pointer): no ctypes field read on the way
+                self._held = held
+                ctx.pool_bytes -= held
+                return
         else:
-            self._buf = L.Buffer()
-            L.check(L.gp_mem_alloc(ctx.p, L.GP_MEM_DEVICE, self._key[1] if n else 0, ctypes.byref(self._buf)),
-                    "gpuprim: device memory")
-            self.ptr = self._buf.device or 0
-            self._held = self._buf.bytes
-        self.nbytes = n
+            self._key = None
+        self._buf = L.Buffer()
+        L.check(L.gp_mem_alloc(ctx.p, L.GP_MEM_DEVICE, self._key[1] if n else 0, ctypes.byref(self._buf)),
+                "gpuprim: device memory")
+        self.ptr = self._buf.device or 0
+        self._held = self._buf.bytes
 
     @property
     def device(self):
@@ -511,13 +520,19 @@ def _torch_arg(x, name):
     return Arg(x.data_ptr(), x.shape, dt, context(dev), _torch_stream(dev) or None, keep=x)
 
 
+_cupy_stream_fn = []  # cupy.cuda.get_current_stream, looked up once
+
+
 def _cupy_arg(x, name):
     """A CuPy array as an Arg, read in place on CuPy's current stream (what its __cuda_array_interface__ would say,
     without building that dict and asking the runtime for the pointer's device: ~3 us a call)"""
-    import cupy
+    if not _cupy_stream_fn:
+        import cupy
+        _cupy_stream_fn.append(cupy.cuda.get_current_stream)
     if not x.flags.c_contiguous:
         raise ValueError("gpuprim: %s is a strided CUDA view: make it contiguous first (cupy.ascontiguousarray)" % name)
-    return Arg(x.data.ptr, x.shape, x.dtype, context(x.device.id), cupy.cuda.get_current_stream().ptr or None, keep=x)
+    mem = x.data  # its MemoryPointer: the address and the device, without a Device object made per call
+    return Arg(mem.ptr, x.shape, x.dtype, context(mem.device_id), _cupy_stream_fn[0]().ptr or None, keep=x)
 
 
 
@@ -623,22 +638,29 @@ def _c_contiguous(shape, strides, item):
     return True
 
 
+_REDUCE_VALUE = {}  # (op, dtype number, accumulator dtype) -> how reduce_value reads and types the result
+
+
 def reduce_value(r, op, dt):
     """A gp_reduce_result_t as NumPy gives the reduction of an array of dtype dt: sums and products of bools and
     integers in int64 / uint64, floats and min / max in dt, count_nonzero an int, argmin / argmax an int64."""
     acc = r.acc_dtype
-    v = r.value.f64 if acc == L.GP_F64 else r.value.f32 if acc == L.GP_F32 else r.value.i64 if acc == L.GP_I64 \
-        else r.value.u64
-    if op in ("argmin", "argmax"):
-        return np.int64(r.index)
-    if op == "count_nonzero":
-        return int(v)
-    if op in ("sum", "prod"):
-        if dt == np.bool_ or dt.kind == "i":
-            return np.int64(v)
-        if dt.kind == "u":
-            return np.uint64(r.value.u64)
-    return dt.type(v)  # float sums and products, min / max: the input's dtype (NumPy's)
+    how = _REDUCE_VALUE.get((op, dt.num, acc))
+    if how is None:
+        field = "f64" if acc == L.GP_F64 else "f32" if acc == L.GP_F32 else "i64" if acc == L.GP_I64 else "u64"
+        if op in ("argmin", "argmax"):
+            how = (None, np.int64)
+        elif op == "count_nonzero":
+            how = (field, int)
+        elif op in ("sum", "prod") and (dt == np.bool_ or dt.kind == "i"):
+            how = (field, np.int64)
+        elif op in ("sum", "prod") and dt.kind == "u":
+            how = ("u64", np.uint64)
+        else:
+            how = (field, dt.type)  # float sums and products, min / max: the input's dtype (NumPy's)
+        _REDUCE_VALUE[(op, dt.num, acc)] = how
+    field, make = how
+    return make(r.index if field is None else getattr(r.value, field))
 
 
 def output(like, shape, dtype):
