@@ -550,10 +550,10 @@ gp_status_t run(gp_ctx_t *ctx, gp_dtype_t dt, size_t nrows, size_t n, const void
         return launched(launch(ctx, k_order<K, I>, (unsigned)(nrows * per), TT, smem, s,
             k, per, xf, gx, gi, (K *)values, (I *)indices), "gp_topk (order)");
     }
-    for (size_t r = 0; r < nrows; r++) { /* by position, then stably by key */
+    for (size_t r = 0; r < nrows; r++) { /* by position (its ibits low bits: the rest are 0), then stably by key */
         K *vr = values ? (K *)values + r * k : gx + r * k;
         I *ir = indices ? (I *)indices + r * k : gi + r * k;
-        GP_TRY_RET(gp__sort_gpu(ctx, idt, k, gi + r * k, gi2, sizeof(K), gx + r * k, gx2, 0, 0, 8 * (int)sizeof(I), s));
+        GP_TRY_RET(gp__sort_gpu(ctx, idt, k, gi + r * k, gi2, sizeof(K), gx + r * k, gx2, 0, 0, ibits ? ibits : 1, s));
         GP_TRY_RET(gp__sort_gpu(ctx, dt, k, gx2, vr, sizeof(I), gi2, ir, largest, 0, W, s));
     }
     return GP_OK;
