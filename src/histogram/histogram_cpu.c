@@ -23,7 +23,7 @@ typedef struct job {
     double rscale;     /* range: bins / (last edge - first edge), the guess's scale (0: no guess) */
 } job_t;
 
-static inline size_t even_slot(const job_t *j, double v)
+static inline __attribute__((always_inline)) size_t even_slot(const job_t *j, double v)
 {
     const gp__hist_spec_t *s = j->s;
     if (s->mode == GP__HIST_RANGE) { /* a guess as if the edges were even (NumPy's spelled-out even edges are, to a
