@@ -178,6 +178,9 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 #ifndef GP_SORT_CPU_SIMD_MIN
 #define GP_SORT_CPU_SIMD_MIN 256
 #endif
+/* keys alone sort on a team from GP__CPU_PAR_BYTES / this many bytes of keys (16 MiB / 256: 64 KiB, 2^14 u32): on a
+ * 16-thread Xeon the team took u32 2^15 / 2^16 from 0.97 / 0.99x NumPy to 1.78 / 2.14x and lost at 2^13 (0.70x) */
+#define GP__SORT_CPU_TEAM_WEIGHT 256
 /* from this many keys and a team of this many asked for, or from SPLIT_ANY keys on any team, one sample-sort level
  * splits the keys into 256 buckets for the quicksort first (docs/design/sort.md, "The CPU backend": on one or two
  * threads below SPLIT_ANY its two passes cost more than the quicksort's top levels in the caches) */
