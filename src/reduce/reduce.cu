@@ -285,10 +285,28 @@ __global__ void __launch_bounds__(GP__REDUCE_LANES)
                 for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], idx0 + (long long)(base + v * W + w)));
             }
         } else {
-            for (int j = 0; j < GP__REDUCE_VECS; j++) {
-                const size_t e0 = base + (l + (size_t)GP__REDUCE_LANES * j) * W;
-                for (int w = 0; w < W; w++)
-                    if (e0 + w < n) s = R::combine(s, R::make(x[e0 + w], idx0 + (long long)(e0 + w)));
+            /* a partial tile (a short array's only one): its whole vectors loaded four at a time, then combined in
+             * the full tile's order, element by element only where the data ends or is unaligned */
+            static_assert(GP__REDUCE_VECS % 4 == 0, "groups of four vectors");
+            const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+            for (int j0 = 0; j0 < GP__REDUCE_VECS && base + (size_t)GP__REDUCE_LANES * j0 * W < n; j0 += 4) {
+                uint4 q[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    if (aligned && base + (l + (size_t)GP__REDUCE_LANES * (j0 + u) + 1) * W <= n)
+                        q[u] = __ldcs(xv + l + (size_t)GP__REDUCE_LANES * (j0 + u));
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const size_t v = l + (size_t)GP__REDUCE_LANES * (j0 + u), e0 = base + v * W;
+                    if (aligned && e0 + W <= n) {
+                        const T *e = reinterpret_cast<const T *>(&q[u]);
+#pragma unroll
+                        for (int w = 0; w < W; w++) s = R::combine(s, R::make(e[w], idx0 + (long long)(e0 + w)));
+                    } else {
+                        for (int w = 0; w < W; w++)
+                            if (e0 + w < n) s = R::combine(s, R::make(x[e0 + w], idx0 + (long long)(e0 + w)));
+                    }
+                }
             }
         }
         s = block_tree<OP, T>(s);
