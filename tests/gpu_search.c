@@ -4,7 +4,8 @@
  * through the line tables (many queries; keys aligned and one element off) and the sample (33 queries), n around the
  * sample's stride and the tables' sizes, both sides, u32 and i64 places; top-k smallest and
  * largest, k around the in-shared-memory order's limit (2048), one row and many, ties taken by position, long rows
- * through the sampled bound and its fallback (sorted rows, equal rows); np.unique's four outputs; merges with
+ * through the sampled bound and its fallback (sorted rows, equal rows); np.unique's four outputs (integers also in
+ * narrow ranges at offsets, even and skewed: the counted path); merges with
  * values, both orders, runs across the tiles; u8 top-k over
  * 2^32 + 5 elements with the answer known by construction. Outputs poisoned first. GP_TEST_QUICK=1: the small sizes
  * (sanitizers); GP_TEST_FILTER=u32,f64: only those dtypes.
@@ -162,6 +163,48 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
     free(w), free(g);
 }
 
+/* integer keys in a range [base, base + span) (skew: 70% of them one value): the GPU counts those that span under
+ * 2^13 values or differ in at most 20 bits (from 2^16 keys), sorts others over the bits they differ in; every output
+ * as the CPU backend's (check_unique) */
+static void check_unique_ranges(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, unsigned char *x)
+{
+    const size_t es = gp_dtype_size(dt);
+    const int sgn = dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64;
+    const uint64_t tspan = es == 8 ? UINT64_MAX : (1ull << (8 * es)); /* values of the type (u64: less one) */
+    static const uint64_t spans[] = {1, 2, 100, 8191, 8192, 8193, 65537, 1u << 20, (1u << 20) + 1, 1u << 23};
+    const size_t ns[] = {65535, 65539, (1u << 20) + 7};
+    for (size_t ni = 0; ni < 3; ni++) {
+        const size_t n = ns[ni];
+        if (g_quick && n > 70000) continue;
+        for (size_t si = 0; si < sizeof spans / sizeof spans[0]; si++) {
+            const uint64_t span = spans[si];
+            if (span > tspan || (n == 65535 && span != 65537)) continue;
+            for (int bi = 0; bi < 3; bi++) {
+                /* bases: 0 (or the least for signed), crossing zero (signed) or an offset, and high bits set */
+                int64_t base;
+                if (bi == 0) base = sgn ? (span == tspan ? -(int64_t)(tspan / 2) : 0) : 0;
+                else if (bi == 1) base = sgn ? -(int64_t)(span / 3) - 5 : 7;
+                else base = es == 8 ? (int64_t)(1ull << 40) + 3 : (int64_t)(tspan / (sgn ? 2 : 1) - span) - 1;
+                if (span == tspan && bi) continue;
+                if (sgn && es < 8 && (base < -(int64_t)(tspan / 2) || base + (int64_t)span > (int64_t)(tspan / 2)))
+                    continue;
+                if (!sgn && es < 8 && (base < 0 || (uint64_t)base + span > tspan)) continue;
+                for (int skew = 0; skew < 2; skew++) {
+                    for (size_t i = 0; i < n; i++) {
+                        const uint64_t r = skew && tc_next() % 10 < 7 ? span / 2 : tc_next() % span;
+                        const uint64_t v = (uint64_t)base + r;
+                        memcpy(x + i * es, &v, es); /* little-endian: the low bytes, two's complement */
+                    }
+                    char what[64];
+                    snprintf(what, sizeof what, "range %llu from %lld%s", (unsigned long long)span, (long long)base,
+                             skew ? " skewed" : "");
+                    check_unique(gpu, cpu, dt, n, x, what, 0);
+                }
+            }
+        }
+    }
+}
+
 /* a (na) and b (nb) sorted on the CPU, merged on both with 4-byte values: the same bits */
 static void check_merge(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t na, size_t nb, const unsigned char *x,
                         int desc, const char *what)
@@ -267,6 +310,7 @@ int main(void)
                     if (ks[ki] && ks[ki] <= n && (!g_quick || ks[ki] <= 2049)) check_topk(gpu, cpu, dt, 1, n, x, ks[ki], names[mode]);
             }
         }
+        if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32 && dt != GP_F64) check_unique_ranges(gpu, cpu, dt, x);
         /* many rows: 300 rows of 1000 (k 1, 16, 1000: the counted ranks), 3 rows of 5000 and of 9000 (k 2049: the
          * counted ranks, then the select and its two-sort order past their limit), 20 rows of 9000 (k 16) */
         sort_fill(x, 300 * 1000, dt, M_RANDOM);

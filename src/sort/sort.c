@@ -156,4 +156,7 @@ const gp__sort_gpu_ops_t gp__sort_gpu_ops = {
     .unique_iota = GP_GPU_SLOT(gp__unique_iota_gpu),
     .unique_heads = GP_GPU_SLOT(gp__unique_heads_gpu),
     .unique_emit = GP_GPU_SLOT(gp__unique_emit_gpu),
+    .sort_keys_add = GP_GPU_SLOT(gp__sort_gpu_keys_add),
+    .unique_range = GP_GPU_SLOT(gp__unique_range_gpu),
+    .unique_dense = GP_GPU_SLOT(gp__unique_dense_gpu),
 };

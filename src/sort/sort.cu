@@ -57,20 +57,21 @@ template <typename K> struct Xf {
     K xr;   /* integers: what is xor-ed in (the sign bit of a signed key) */
     K inf;  /* floats: infinity's bits (0: an integer key) */
     K flip; /* descending: all ones */
+    K add;  /* integers: added to the radix key (modulo 2^bits), so a range [-add, 2^b - add) sorts in bits [0, b) */
     template <bool FL> __device__ __forceinline__ K key(K b) const /* radix_key.cuh's rule, float-ness known */
     {
         if constexpr (FL) return (K)(rkey_float(b, inf) ^ flip);
-        else return (K)(b ^ (K)(xr ^ flip));
+        else return (K)((K)(b ^ (K)(xr ^ flip)) + add);
     }
     template <bool FL> __device__ __forceinline__ unsigned digit(K b, int shift, unsigned mask) const
     {
         return (unsigned)(key<FL>(b) >> shift) & mask;
     }
 };
-template <typename K> Xf<K> xf_of(gp_dtype_t dt, int desc)
+template <typename K> Xf<K> xf_of(gp_dtype_t dt, int desc, unsigned long long add = 0)
 {
     const gp__sort_xf_t c = gp__sort_xf(dt, desc);
-    return Xf<K>{(K)c.xr, (K)c.inf, (K)c.flip};
+    return Xf<K>{(K)c.xr, (K)c.inf, (K)c.flip, (K)add};
 }
 
 /* the lanes of the warp whose digit equals this lane's (8 bits): eight ballots (radix_key.cuh), or the match
@@ -539,12 +540,14 @@ gp_status_t rank_sort(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_i
 
 template <typename K, int VS>
 gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, void *keys_out, const void *vals_in,
-                   void *vals_out, bool argsort, int desc, int lo, int hi, cudaStream_t s)
+                   void *vals_out, bool argsort, int desc, int lo, int hi, cudaStream_t s, unsigned long long add = 0)
 {
     constexpr int TILE = THREADS * Shape<sizeof(K)>::ITEMS;
     static_assert(TILE == (sizeof(K) == 8 ? THREADS * Shape<8>::ITEMS : THREADS * Shape<4>::ITEMS), "tile_of");
-    if (n <= gp_rank::Max<sizeof(K)>::N)
+    if (n <= gp_rank::Max<sizeof(K)>::N) {
+        if (add) return gp__error(GP_ERR_INTERNAL, "gp_sort: an offset key range of %zu keys (the ranks' size)", n);
         return rank_sort<K, VS>(ctx, dt, n, keys_in, keys_out, vals_in, vals_out, argsort, desc, lo, hi, s);
+    }
     const int P = (hi - lo + 7) / 8;
     const Layout Ly = layout(sizeof(K), TILE, n, VS, argsort, P);
     const size_t Q = Ly.Q, kb = n * sizeof(K), vb = n * VS, hb = Ly.hb, tb = Ly.tb, lb = Ly.lb, front = Ly.front;
@@ -559,7 +562,7 @@ gp_status_t passes(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const void *keys_in, 
     void *tmpv = VS ? (void *)(w + front + Ly.kb * (argsort ? 2 : 1)) : NULL;
     const K *sk = (const K *)keys_in;
     const void *sv = argsort ? NULL : vals_in;
-    const Xf<K> xf = xf_of<K>(dt, desc);
+    const Xf<K> xf = xf_of<K>(dt, desc, add);
     cudaError_t e;
 #if GP_SORT_SMALL
     if (n <= (size_t)16 * S_TILE) {
@@ -696,5 +699,19 @@ extern "C" gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, cons
     case 2: return by_values<uint16_t>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, descending, lo_bit, hi_bit, stream);
     case 4: return by_values<uint32_t>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, descending, lo_bit, hi_bit, stream);
     default: return by_values<unsigned long long>(ctx, kt, n, keys_in, keys_out, vsize, vals_in, vals_out, descending, lo_bit, hi_bit, stream);
+    }
+}
+
+extern "C" gp_status_t gp__sort_gpu_keys_add(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in,
+                                             void *keys_out, uint64_t add, int lo_bit, int hi_bit, cudaStream_t stream)
+{
+    const void *ki = keys_in;
+    void *ko = keys_out;
+    switch (gp_dtype_size(kt)) {
+    case 1: return passes<uint8_t, 0>(ctx, kt, n, ki, ko, NULL, NULL, false, 0, lo_bit, hi_bit, stream, add);
+    case 2: return passes<uint16_t, 0>(ctx, kt, n, ki, ko, NULL, NULL, false, 0, lo_bit, hi_bit, stream, add);
+    case 4: return passes<uint32_t, 0>(ctx, kt, n, ki, ko, NULL, NULL, false, 0, lo_bit, hi_bit, stream, add);
+    default:
+        return passes<unsigned long long, 0>(ctx, kt, n, ki, ko, NULL, NULL, false, 0, lo_bit, hi_bit, stream, add);
     }
 }

@@ -245,6 +245,12 @@ GP_INTERNAL gp_status_t gp__sort_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, con
                                      size_t vsize, const void *vals_in, void *vals_out, int descending, int lo_bit,
                                      int hi_bit, cudaStream_t stream);
 
+/* gp__sort_gpu of keys alone, integers, n above the ranks' size (GP_SORT_RANK_MAX*), each radix key + add (modulo
+ * 2^bits) sorted over bits [lo_bit, hi_bit): a range of keys [-add, 2^b - add) in b bits (unique.c) */
+GP_INTERNAL gp_status_t gp__sort_gpu_keys_add(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in,
+                                              void *keys_out, uint64_t add, int lo_bit, int hi_bit,
+                                              cudaStream_t stream);
+
 /* gp_sort_segmented on the GPU (segmented.cu): nseg + 1 offsets in device memory, checked there (fn names the call in
  * the message), then the segments bucketed by length and sorted, asynchronous on the stream after the read-back. */
 GP_INTERNAL gp_status_t gp__sort_segmented_gpu(gp_ctx_t *ctx, gp_dtype_t kt, size_t n, const void *keys_in,
@@ -278,6 +284,17 @@ GP_INTERNAL gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t wb, size_t ib,
                                             const void *perm, const void *h, void *y, void *first, void *inverse,
                                             uint64_t *counts, cudaStream_t stream);
 
+/* The counted path of integer keys (unique.cu). Over the radix keys rk of x[i * step], i < n: w[0] = ~ the least
+ * rk, w[1] = the greatest (widened to 64 bits; w zeroed here). Then with every rk - off below 2^b (b <= 20), T (2^b
+ * u64, zeroed here) counts each value of rk - off, from s (sh > 0: x sorted by bits [sh, b) of rk - off, sh <= 12;
+ * sh = 0: x itself, b <= 13), and its nonzero counts go in order to counts, their keys to y, their number to *m; bc:
+ * 4 bytes per 2048 values of scratch. sms: the device's multiprocessors. */
+GP_INTERNAL gp_status_t gp__unique_range_gpu(gp_dtype_t dt, size_t n, size_t step, const void *x, int sms,
+                                             uint64_t *w, cudaStream_t stream);
+GP_INTERNAL gp_status_t gp__unique_dense_gpu(gp_dtype_t dt, size_t n, const void *s, uint64_t off, int b, int sh,
+                                             int sms, void *T, void *bc, void *y, uint64_t *counts, uint64_t *m,
+                                             cudaStream_t stream);
+
 /* The family's GPU launchers (the .cu files of src/sort), reached through this table: core/backend.h */
 typedef struct gp__sort_gpu_ops {
     __typeof__(gp__sort_gpu_workspace_bytes) *workspace_bytes;
@@ -289,6 +306,9 @@ typedef struct gp__sort_gpu_ops {
     __typeof__(gp__unique_iota_gpu) *unique_iota;
     __typeof__(gp__unique_heads_gpu) *unique_heads;
     __typeof__(gp__unique_emit_gpu) *unique_emit;
+    __typeof__(gp__sort_gpu_keys_add) *sort_keys_add;
+    __typeof__(gp__unique_range_gpu) *unique_range;
+    __typeof__(gp__unique_dense_gpu) *unique_dense;
 } gp__sort_gpu_ops_t;
 GP_INTERNAL extern const gp__sort_gpu_ops_t gp__sort_gpu_ops;
 

@@ -1,9 +1,10 @@
 /*
  * unique.c — gp_unique_sorted_sync (np.unique with its index, inverse and counts): a stable sort, then the runs of
- * equal radix keys in sorted order — on the CPU backend in chunks of an argsort counted, then written in parallel, on the GPU (unique.cu) the keys
- * sorted (with their positions only where the index or inverse wants them), run heads, an inclusive scan of them
- * (the run ids) and one launch writing every output; integer keys wanting only keys and counts: the sort, then
- * run-length encoding's single pass (docs/design/sort.md, "Sorted unique"). With nan_distinct
+ * equal radix keys in sorted order — on the CPU backend in chunks of an argsort counted, then written in parallel;
+ * on the GPU (unique.cu) the keys sorted (with their positions only where the index or inverse wants them), run
+ * heads, an inclusive scan of them (the run ids) and one launch writing every output; integer keys wanting only keys
+ * and counts: counted where their range is narrow, else the sort over their range's bits, then run-length
+ * encoding's single pass (docs/design/sort.md, "Sorted unique"). With nan_distinct
  * (np.unique's equal_nan=False) every NaN is a run of its own: on the GPU the heads of the sorted keys' NaN tail (found
  * by a search for NaN) are set before the scan.
  */
@@ -307,14 +308,60 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         return unique_cpu(dtype, n, x, y, ib ? ib : 8, first_index, inverse, counts, count, nan_distinct);
     GP_NO_CAPTURE(ctx, fn, "it waits for the number of distinct keys");
     if (!first_index && !inverse && y && counts && !is_float(dtype)) {
-        /* integer keys, values and counts wanted: the sorted keys' runs in one pass — run-length encoding's values
-         * and lengths are np.unique's keys and counts (equal integers are equal radix keys) */
-        const size_t sbytes = (n * es + 15) / 16 * 16;
+        /* integer keys, values and counts wanted. From DENSE_MIN keys, first their radix keys' range: one of under
+         * 2^DIRECT_BITS values is counted (every value's count, the nonzero ones compacted), one of up to
+         * 2^DENSE_BITS too after one sort pass over its top 8 bits into y; other keys are sorted over the bits of
+         * their range alone, then the sorted keys' runs found in one pass (run-length encoding's values and lengths
+         * are np.unique's keys and counts: equal integers are equal radix keys) */
+        enum { DENSE_MIN = 1 << 16, DENSE_BITS = 20, DIRECT_BITS = 13, TBYTES = (8 << DENSE_BITS) + 2048 + 64 };
+        enum { SAMPLE = 4096 };
+        const int width = (int)(8 * es);
+        int b = width;
+        uint64_t lo = 0;
         gp_buffer_t kb = {0};
         int kept = 0;
+        gp_status_t st = GP_OK;
+        if (n >= DENSE_MIN) {
+            GP_TRY_RET(scratch_get(ctx, TBYTES, &kb, &kept));
+            uint64_t *w = (uint64_t *)(void *)((char *)kb.device + TBYTES - 64), hw[2] = {0, 0}, span = 0;
+            const uint64_t kmask = es < 8 ? ((uint64_t)1 << width) - 1 : ~(uint64_t)0;
+            /* a sample of SAMPLE keys first: where those span every bit, so do all (no pass over them; the range is
+             * then every radix key's) */
+            for (int pass = 0; pass < 2 && st == GP_OK; pass++) {
+                st = gp__sort_gpu_ops.unique_range(dtype, pass ? n : SAMPLE, pass ? 1 : n / SAMPLE, x, ctx->sm_count,
+                                                   w, NULL);
+                if (st == GP_OK) st = gp_memcpy_sync(ctx, hw, w, 16);
+                lo = ~hw[0] & kmask; /* ~ the least radix key, widened, has the bits above the key's set */
+                span = hw[1] - lo;
+                b = span ? 64 - __builtin_clzll(span) : 0; /* every radix key less the least is below 2^b */
+                if (b == width) {
+                    lo = 0;
+                    break;
+                }
+            }
+            const int sh = b > DIRECT_BITS ? b - 8 : 0;
+            /* the counted path, where its table is no larger than 8n; y holds the pass's keys: not over part of x */
+            if (st == GP_OK && b <= DENSE_BITS && (!sh || ((size_t)1 << b) <= 8 * n) &&
+                (!sh || y == x || !gp__overlap(x, n * es, y, n * es))) {
+                uint64_t u = 0, *m = w + 2;
+                if (sh) st = gp__sort_gpu_ops.sort_keys_add(ctx, dtype, n, x, y, (uint64_t)0 - lo, sh, b, NULL);
+                if (st == GP_OK)
+                    st = gp__sort_gpu_ops.unique_dense(dtype, n, sh ? y : x, lo, b, sh, ctx->sm_count, kb.device,
+                                                       (char *)kb.device + ((size_t)8 << DENSE_BITS), y, counts, m,
+                                                       NULL);
+                if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, m, 8);
+                scratch_done(ctx, &kb, kept);
+                if (st == GP_OK) *count = (size_t)u;
+                return st;
+            }
+            scratch_done(ctx, &kb, kept);
+            if (st != GP_OK) return st;
+        }
+        const size_t sbytes = (n * es + 15) / 16 * 16;
         GP_TRY_RET(scratch_get(ctx, sbytes + 16, &kb, &kept));
-        uint64_t u = 0, *runs = (uint64_t *)((char *)kb.device + sbytes);
-        gp_status_t st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, kb.device, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
+        uint64_t u = 0, *runs = (uint64_t *)(void *)((char *)kb.device + sbytes);
+        st = b < width ? gp__sort_gpu_ops.sort_keys_add(ctx, dtype, n, x, kb.device, (uint64_t)0 - lo, 0, b, NULL)
+                       : gp__sort_gpu_ops.sort(ctx, dtype, n, x, kb.device, 0, NULL, NULL, 0, 0, width, NULL);
         if (st == GP_OK) st = gp_run_length_encode(ctx, dtype, n, kb.device, y, counts, runs, NULL);
         if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, runs, 8);
         scratch_done(ctx, &kb, kept);
@@ -334,7 +381,8 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     uint64_t u = 0;
     if (want_perm) {
         st = gp__sort_gpu_ops.unique_iota(wb, n, perm, NULL);
-        if (st == GP_OK) st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, s, wb, perm, perm, 0, 0, gp__sort_width(dtype), NULL);
+        if (st == GP_OK)
+            st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, s, wb, perm, perm, 0, 0, gp__sort_width(dtype), NULL);
     } else
         st = gp__sort_gpu_ops.sort(ctx, dtype, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dtype), NULL);
     if (st == GP_OK) st = gp__sort_gpu_ops.unique_heads(dtype, wb, n, s, h, NULL);

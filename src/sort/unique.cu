@@ -1,6 +1,8 @@
 /*
  * unique.cu — gp_unique_sorted_sync's launches on the GPU (unique.c composes them with the sort and a scan): the
- * positions an argsort carries, the run heads of the sorted keys, then every output from the scanned heads.
+ * positions an argsort carries, the run heads of the sorted keys, then every output from the scanned heads; and the
+ * counted path of integer keys in a narrow range: the range found, a count of every value in it, the nonzero counts
+ * compacted in order (docs/design/sort.md, "Sorted unique").
  */
 #include "radix_key.cuh"
 
@@ -84,6 +86,146 @@ gp_status_t emit_w(size_t wb, size_t ib, size_t n, const void *s, const void *pe
                    : emit<K, unsigned long long>(ib, n, s, perm, h, y, first, inverse, counts, st);
 }
 
+
+/* ---- keys in a narrow range: counted, not sorted ---- */
+constexpr int DU = 8;            /* loads in flight a thread */
+constexpr int DBINS = 8192;      /* a block's shared counters: two buckets of a pass-sorted input, or every value */
+constexpr int CE = 8;            /* table entries a thread compacts */
+
+/* Over the radix keys rk of x[i * step], i < n (widened): w[0] = max ~rk (~ the least), w[1] = max rk; w zeroed
+ * before */
+template <typename K>
+__global__ void __launch_bounds__(UT) k_range(size_t n, size_t step, const K *x, RKey<K> xf, unsigned long long *w)
+{
+    unsigned long long lo = 0, hi = 0;
+    for (size_t b = (size_t)blockIdx.x * UT * DU + threadIdx.x; b < n; b += (size_t)gridDim.x * UT * DU) {
+        K v[DU];
+#pragma unroll
+        for (int u = 0; u < DU; u++) v[u] = x[(b + (size_t)u * UT < n ? b + (size_t)u * UT : b) * step];
+#pragma unroll
+        for (int u = 0; u < DU; u++) {
+            const K k = rkey(v[u], xf);
+            lo = max(lo, (unsigned long long)(K)~k), hi = max(hi, (unsigned long long)k);
+        }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1)
+        lo = max(lo, __shfl_xor_sync(0xffffffffu, lo, d)), hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+    if ((threadIdx.x & 31) == 0 && (lo | hi)) atomicMax(&w[0], lo), atomicMax(&w[1], hi);
+}
+
+/* T[rk - off] += 1 for the keys of chunk blockIdx.x (every rk - off below 2^b). sh > 0: the keys are sorted by
+ * bits [sh, b) of rk - off (one pass), and the block counts the two buckets of 2^sh values from its first key's in
+ * shared memory, any other key straight into T; sh = 0: all 2^b values in shared memory (b <= 13) */
+template <typename K>
+__global__ void __launch_bounds__(UT) k_count(size_t n, const K *s, RKey<K> xf, unsigned long long off, int b, int sh,
+                                              size_t chunk, unsigned long long *T)
+{
+    __shared__ unsigned h[DBINS];
+    const size_t c0 = (size_t)blockIdx.x * chunk, c1 = n - c0 < chunk ? n : c0 + chunk;
+    unsigned long long base = 0, W = 1ull << b;
+    if (sh > 0) {
+        base = ((unsigned long long)rkey(s[c0], xf) - off) >> sh << sh;
+        W = (2ull << sh) < W - base ? 2ull << sh : W - base;
+    }
+    for (unsigned i = threadIdx.x; i < W; i += UT) h[i] = 0;
+    __syncthreads();
+    for (size_t i0 = c0 + threadIdx.x; i0 < c1; i0 += (size_t)UT * DU) {
+        K v[DU];
+#pragma unroll
+        for (int u = 0; u < DU; u++) v[u] = s[i0 + (size_t)u * UT < c1 ? i0 + (size_t)u * UT : i0];
+#pragma unroll
+        for (int u = 0; u < DU; u++)
+            if (i0 + (size_t)u * UT < c1) {
+                const unsigned long long k = (unsigned long long)rkey(v[u], xf) - off, r = k - base;
+                if (r < W) atomicAdd(&h[r], 1u);
+                else if (k >> b == 0) atomicAdd(&T[k], 1ull); /* always, unless x changed since its range was read */
+            }
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < W; i += UT)
+        if (h[i]) atomicAdd(&T[base + i], (unsigned long long)h[i]);
+}
+
+/* bc[block] = the nonzero entries among the table's UT * CE of block */
+__global__ void __launch_bounds__(UT) k_nonzero(size_t R, const unsigned long long *T, unsigned *bc)
+{
+    __shared__ unsigned s_w[UT / 32];
+    const size_t e0 = ((size_t)blockIdx.x * UT + threadIdx.x) * CE;
+    unsigned c = 0;
+#pragma unroll
+    for (int j = 0; j < CE; j++) c += e0 + j < R && T[e0 + j] != 0;
+    unsigned total = 0;
+    block_excl<unsigned, UT>(c, s_w, &total);
+    if (threadIdx.x == 0) bc[blockIdx.x] = total;
+}
+
+/* the nonzero entries in order: y = the key of each (the radix key off + its index, back to the integer's bits),
+ * counts = its count; *m = how many (the last block) */
+template <typename K>
+__global__ void __launch_bounds__(UT) k_compact(size_t R, const unsigned long long *T, const unsigned *bc,
+                                                unsigned long long off, RKey<K> xf, K *y, unsigned long long *counts,
+                                                unsigned long long *m)
+{
+    __shared__ unsigned s_w[UT / 32];
+    __shared__ unsigned long long s_off;
+    unsigned long long before = 0;
+    for (unsigned j = threadIdx.x; j < blockIdx.x; j += UT) before += bc[j];
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(0xffffffffu, before, d);
+    if (threadIdx.x == 0) s_off = 0;
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0 && before) atomicAdd(&s_off, before);
+    const size_t e0 = ((size_t)blockIdx.x * UT + threadIdx.x) * CE;
+    unsigned long long t[CE];
+    unsigned c = 0;
+#pragma unroll
+    for (int j = 0; j < CE; j++) t[j] = e0 + j < R ? T[e0 + j] : 0, c += t[j] != 0;
+    unsigned total = 0;
+    const unsigned ex = block_excl<unsigned, UT>(c, s_w, &total); /* its barriers order s_off's adds */
+    unsigned long long o = s_off + ex;
+#pragma unroll
+    for (int j = 0; j < CE; j++)
+        if (t[j]) {
+            y[o] = (K)((K)(off + e0 + j) ^ xf.flip ^ xf.xr); /* an integer's radix key undone */
+            counts[o] = t[j];
+            o++;
+        }
+    if (blockIdx.x + 1 == gridDim.x && threadIdx.x == 0) *m = s_off + total;
+}
+
+template <typename K>
+void range(gp_dtype_t dt, unsigned grid, size_t n, size_t step, const void *x, unsigned long long *w, cudaStream_t st)
+{
+    k_range<K><<<grid, UT, 0, st>>>(n, step, (const K *)x, rkey_of<K>(dt, 0), w);
+}
+
+template <typename K>
+gp_status_t dense(gp_dtype_t dt, size_t n, const void *s, uint64_t off, int b, int sh, int sms, void *T, void *bc,
+                  void *y, uint64_t *counts, uint64_t *m, cudaStream_t st)
+{
+    const size_t R = (size_t)1 << b;
+    cudaError_t e = cudaMemsetAsync(T, 0, R * 8, st);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_unique_sorted_sync (counts)", __FILE__, __LINE__);
+    int per_sm = 0;
+    if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_count<K>, UT, 0)) != cudaSuccess)
+        return gp__cuda_error(e, "gp_unique_sorted_sync (occupancy)", __FILE__, __LINE__);
+    /* one wave of chunks, each at least a few tiles (the block's table is read and flushed once a chunk) */
+    const size_t blocks = (size_t)sms * (per_sm > 0 ? per_sm : 1), tile = (size_t)UT * DU;
+    size_t chunk = (n + blocks - 1) / blocks;
+    chunk = chunk < 4 * tile ? 4 * tile : (chunk + tile - 1) / tile * tile;
+    const RKey<K> xf = rkey_of<K>(dt, 0);
+    k_count<K><<<(unsigned)((n + chunk - 1) / chunk), UT, 0, st>>>(n, (const K *)s, xf, off, b, sh, chunk,
+                                                                  (unsigned long long *)T);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_unique_sorted_sync (counting)"));
+    const unsigned cb = (unsigned)((R + (size_t)UT * CE - 1) / ((size_t)UT * CE));
+    k_nonzero<<<cb, UT, 0, st>>>(R, (const unsigned long long *)T, (unsigned *)bc);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_unique_sorted_sync (nonzero counts)"));
+    k_compact<K><<<cb, UT, 0, st>>>(R, (const unsigned long long *)T, (const unsigned *)bc, off, xf, (K *)y,
+                                    (unsigned long long *)counts, (unsigned long long *)m);
+    return GP_CHECK_LAUNCH("gp_unique_sorted_sync (compaction)");
+}
+
 } // namespace
 
 extern "C" gp_status_t gp__unique_iota_gpu(size_t wb, size_t n, void *p, cudaStream_t st)
@@ -113,5 +255,34 @@ extern "C" gp_status_t gp__unique_emit_gpu(gp_dtype_t dt, size_t wb, size_t ib, 
     case 2: return emit_w<uint16_t>(wb, ib, n, s, perm, h, y, first, inverse, counts, st);
     case 4: return emit_w<uint32_t>(wb, ib, n, s, perm, h, y, first, inverse, counts, st);
     default: return emit_w<unsigned long long>(wb, ib, n, s, perm, h, y, first, inverse, counts, st);
+    }
+}
+
+extern "C" gp_status_t gp__unique_range_gpu(gp_dtype_t dt, size_t n, size_t step, const void *x, int sms,
+                                            uint64_t *w, cudaStream_t st)
+{
+    cudaError_t e = cudaMemsetAsync(w, 0, 16, st);
+    if (e != cudaSuccess) return gp__cuda_error(e, "gp_unique_sorted_sync (key range)", __FILE__, __LINE__);
+    const size_t need = (n + (size_t)UT * DU - 1) / ((size_t)UT * DU), most = (size_t)sms * (2048 / UT);
+    const unsigned grid = (unsigned)(need < most ? need : most);
+    unsigned long long *ww = (unsigned long long *)w;
+    switch (gp_dtype_size(dt)) {
+    case 1: range<uint8_t>(dt, grid, n, step, x, ww, st); break;
+    case 2: range<uint16_t>(dt, grid, n, step, x, ww, st); break;
+    case 4: range<uint32_t>(dt, grid, n, step, x, ww, st); break;
+    default: range<unsigned long long>(dt, grid, n, step, x, ww, st); break;
+    }
+    return GP_CHECK_LAUNCH("gp_unique_sorted_sync (key range)");
+}
+
+extern "C" gp_status_t gp__unique_dense_gpu(gp_dtype_t dt, size_t n, const void *s, uint64_t off, int b, int sh,
+                                            int sms, void *T, void *bc, void *y, uint64_t *counts, uint64_t *m,
+                                            cudaStream_t st)
+{
+    switch (gp_dtype_size(dt)) {
+    case 1: return dense<uint8_t>(dt, n, s, off, b, sh, sms, T, bc, y, counts, m, st);
+    case 2: return dense<uint16_t>(dt, n, s, off, b, sh, sms, T, bc, y, counts, m, st);
+    case 4: return dense<uint32_t>(dt, n, s, off, b, sh, sms, T, bc, y, counts, m, st);
+    default: return dense<unsigned long long>(dt, n, s, off, b, sh, sms, T, bc, y, counts, m, st);
     }
 }
