@@ -321,13 +321,13 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         gp_buffer_t kb = {0};
         int kept = 0;
         gp_status_t st = GP_OK;
-        if (n >= DENSE_MIN) {
+        if (n >= DENSE_MIN && es != 2) { /* 2-byte keys: the sort (their counted path awaits a device run) */
             GP_TRY_RET(scratch_get(ctx, TBYTES, &kb, &kept));
             uint64_t *w = (uint64_t *)(void *)((char *)kb.device + TBYTES - 64), hw[2] = {0, 0}, span = 0;
             const uint64_t kmask = es < 8 ? ((uint64_t)1 << width) - 1 : ~(uint64_t)0;
             /* keys of 4 or 8 bytes, a sample of SAMPLE keys first: where those span every bit, so do all (no pass
              * over them; the range is then every radix key's) */
-            for (int pass = es <= 2 ? 1 : 0; pass < 2 && st == GP_OK; pass++) {
+            for (int pass = es == 1 ? 1 : 0; pass < 2 && st == GP_OK; pass++) {
                 st = gp__sort_gpu_ops.unique_range(dtype, pass ? n : SAMPLE, pass ? 1 : n / SAMPLE, x, ctx->sm_count,
                                                    w, NULL);
                 if (st == GP_OK) st = gp_memcpy_sync(ctx, hw, w, 16);
