@@ -321,7 +321,7 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         gp_buffer_t kb = {0};
         int kept = 0;
         gp_status_t st = GP_OK;
-        if (n >= DENSE_MIN && es != 2) { /* 2-byte keys: the sort (their counted path awaits a device run) */
+        if (n >= DENSE_MIN) {
             GP_TRY_RET(scratch_get(ctx, TBYTES, &kb, &kept));
             uint64_t *w = (uint64_t *)(void *)((char *)kb.device + TBYTES - 64), hw[2] = {0, 0}, span = 0;
             const uint64_t kmask = es < 8 ? ((uint64_t)1 << width) - 1 : ~(uint64_t)0;
