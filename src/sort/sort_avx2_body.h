@@ -428,7 +428,7 @@ static SIMD void NAME(float_gather)(const T *x, size_t i0, size_t i1, T *zs, T *
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
     const T flip = descending ? TOP : 0;
-    const int par = gp__cpu_par(1, n * (W / 8) * GP__SORT_CPU_TEAM_WEIGHT); /* as sort_simd_body.h's */
+    const int par = gp__sort_cpu_keys_team(n * (W / 8), gp__omp_max_threads()); /* as sort_simd_body.h's */
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
     T *side = NULL;

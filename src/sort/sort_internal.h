@@ -15,6 +15,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* The radix key of an element of dtype dt whose bits are b (zero-extended), ascending; descending is its
  * complement. Unsigned integers: b. Signed: b with the sign bit flipped. Floats: every NaN -> all ones (last), -0 ->
@@ -178,9 +181,26 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 #ifndef GP_SORT_CPU_SIMD_MIN
 #define GP_SORT_CPU_SIMD_MIN 256
 #endif
-/* keys alone sort on a team from GP__CPU_PAR_BYTES / this many bytes of keys (16 MiB / 256: 64 KiB, 2^14 u32): on a
- * 16-thread Xeon the team took u32 2^15 / 2^16 from 0.97 / 0.99x NumPy to 1.78 / 2.14x and lost at 2^13 (0.70x) */
+/* keys alone sort on a team of 16 threads or more from GP__CPU_PAR_BYTES / this many bytes of keys (16 MiB / 256:
+ * 64 KiB, 2^14 u32): on a 16-thread Xeon the team took u32 2^15 / 2^16 from 0.97 / 0.99x NumPy to 1.78 / 2.14x and
+ * lost at 2^13 (0.70x). A team of T < 16 from (16 / T)^2 times that (gp__sort_cpu_keys_team) */
 #define GP__SORT_CPU_TEAM_WEIGHT 256
+/* the threads a team may get */
+static inline int gp__omp_max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+/* whether a sort of `bytes` of keys alone takes a team: a team of T saves at most 1 - 1/T of the time while waking it
+ * costs as much, and more where few threads share a VM's cores (docs/design/sort.md, "The CPU backend") */
+static inline int gp__sort_cpu_keys_team(size_t bytes, int threads)
+{
+    const size_t t = threads < 1 ? 1 : threads > 16 ? 16 : (size_t)threads;
+    return gp__cpu_par(t > 1, bytes * (GP__SORT_CPU_TEAM_WEIGHT / 16) * t * t / 16);
+}
 /* from this many keys and a team of this many asked for, or from SPLIT_ANY keys on any team, one sample-sort level
  * splits the keys into 256 buckets for the quicksort first (docs/design/sort.md, "The CPU backend": on one or two
  * threads below SPLIT_ANY its two passes cost more than the quicksort's top levels in the caches) */

@@ -22,15 +22,6 @@ int gp__sort_cpu_simd_split_threads = GP_SORT_CPU_SIMD_SPLIT_THREADS, gp__sort_c
 size_t gp__sort_cpu_split_nt_bytes = GP_SORT_CPU_SPLIT_NT_BYTES;
 size_t gp__sort_cpu_simd_split_any = GP_SORT_CPU_SIMD_SPLIT_ANY;
 
-static inline int gp__omp_max_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
 #include <immintrin.h>
 

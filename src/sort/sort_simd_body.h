@@ -595,9 +595,8 @@ static int NAME(sort_split)(const T *x, T *k, size_t n, int kind, int descending
 static int NAME(sort_keys)(const T *x, T *k, size_t n, int kind, int descending)
 {
     const T flip = descending ? TOP : 0;
-    /* a team from 64 KiB of keys (GP__SORT_CPU_TEAM_WEIGHT bytes of traffic a key byte against the library's
-     * threshold; docs/design/sort.md, "The CPU backend") */
-    const int par = gp__cpu_par(1, n * (W / 8) * GP__SORT_CPU_TEAM_WEIGHT);
+    /* a team from 64 KiB of keys on 16 threads, 4 MiB on 2 (gp__sort_cpu_keys_team) */
+    const int par = gp__sort_cpu_keys_team(n * (W / 8), gp__omp_max_threads());
     int depth = 16;
     for (size_t m = n; m > 1; m >>= 1) depth += 2;
     const int plain = kind == 0 && !descending; /* the keys are their radix keys */
