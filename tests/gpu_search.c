@@ -164,22 +164,30 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
 }
 
 /* integer keys in a range [base, base + span) (skew: 70% of them one value): the GPU counts those that span under
- * 2^13 values or differ in at most 20 bits (from 2^16 keys), sorts others over the bits they differ in; every output
- * as the CPU backend's (check_unique) */
-static void check_unique_ranges(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, unsigned char *x)
+ * 2^13 values or differ in at most 20 bits (from 2^16 keys), or in at most 28 with a small table (two passes first;
+ * the table's limit lowered to the keys' bytes here: 21 bits of 2^22 i32, 22 of 2^22 i64), sorts others over the bits
+ * they differ in; every output as the CPU backend's (check_unique). GP_TEST_QUICK: one two-pass case (i32, u64) */
+static void check_unique_ranges(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt)
 {
     const size_t es = gp_dtype_size(dt);
     const int sgn = dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64;
     const uint64_t tspan = es == 8 ? UINT64_MAX : (1ull << (8 * es)); /* values of the type (u64: less one) */
-    static const uint64_t spans[] = {1, 2, 100, 8191, 8192, 8193, 65537, 1u << 20, (1u << 20) + 1, 1u << 23};
-    const size_t ns[] = {65535, 65539, (1u << 20) + 7};
-    for (size_t ni = 0; ni < 3; ni++) {
+    static const uint64_t spans[] = {1,     2,     100,      8191,           8192,     8193,
+                                     65537, 1u << 20, (1u << 20) + 1, 1u << 23, (1u << 21) + 1};
+    const size_t ns[] = {65535, 65539, (1u << 20) + 7, (1u << 22) + 5}, wide = ns[3];
+    unsigned char *x = malloc(wide * es);
+    REQUIRE(x != NULL, "%zu bytes of keys", wide * es);
+    for (size_t ni = 0; ni < 4; ni++) {
         const size_t n = ns[ni];
-        if (g_quick && n > 70000) continue;
+        if (g_quick && n > 70000 && (n != wide || (dt != GP_I32 && dt != GP_U64))) continue;
+        if (n == wide && es < 4) continue;
         for (size_t si = 0; si < sizeof spans / sizeof spans[0]; si++) {
             const uint64_t span = spans[si];
             if (span > tspan || (n == 65535 && span != 65537)) continue;
+            if (n != wide ? span == (1u << 21) + 1 : span != (1u << 21) + 1 && span != (1u << 20) + 1) continue;
+            if (n == wide && g_quick && span != (1u << 20) + 1) continue;
             for (int bi = 0; bi < 3; bi++) {
+                if (n == wide && g_quick && bi != 1) continue;
                 /* bases: 0 (or the least for signed), crossing zero (signed) or an offset, and high bits set */
                 int64_t base;
                 if (bi == 0) base = sgn ? (span == tspan ? -(int64_t)(tspan / 2) : 0) : 0;
@@ -190,6 +198,7 @@ static void check_unique_ranges(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, uns
                     continue;
                 if (!sgn && es < 8 && (base < 0 || (uint64_t)base + span > tspan)) continue;
                 for (int skew = 0; skew < 2; skew++) {
+                    if (n == wide && g_quick && !skew) continue;
                     for (size_t i = 0; i < n; i++) {
                         const uint64_t r = skew && tc_next() % 10 < 7 ? span / 2 : tc_next() % span;
                         const uint64_t v = (uint64_t)base + r;
@@ -198,11 +207,14 @@ static void check_unique_ranges(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, uns
                     char what[64];
                     snprintf(what, sizeof what, "range %llu from %lld%s", (unsigned long long)span, (long long)base,
                              skew ? " skewed" : "");
+                    gp__unique_wide_ratio = n == wide ? 1 : GP_UNIQUE_WIDE_RATIO;
                     check_unique(gpu, cpu, dt, n, x, what, 0);
+                    gp__unique_wide_ratio = GP_UNIQUE_WIDE_RATIO;
                 }
             }
         }
     }
+    free(x);
 }
 
 /* a (na) and b (nb) sorted on the CPU, merged on both with 4-byte values: the same bits */
@@ -310,7 +322,7 @@ int main(void)
                     if (ks[ki] && ks[ki] <= n && (!g_quick || ks[ki] <= 2049)) check_topk(gpu, cpu, dt, 1, n, x, ks[ki], names[mode]);
             }
         }
-        if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32 && dt != GP_F64) check_unique_ranges(gpu, cpu, dt, x);
+        if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32 && dt != GP_F64) check_unique_ranges(gpu, cpu, dt);
         /* many rows: 300 rows of 1000 (k 1, 16, 1000: the counted ranks), 3 rows of 5000 and of 9000 (k 2049: the
          * counted ranks, then the select and its two-sort order past their limit), 20 rows of 9000 (k 16) */
         sort_fill(x, 300 * 1000, dt, M_RANDOM);

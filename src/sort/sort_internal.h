@@ -176,6 +176,14 @@ GP_INTERNAL extern size_t gp__sort_cpu_msd_min, gp__sort_cpu_split_bytes, gp__so
 #define GP_TOPK_CPU_SAMPLE_MIN 4097u
 #endif
 GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
+/* unique.c's counted path of integer keys after two passes (a range of 2^20 to 2^28 values) where its table of 8 bytes
+ * a value times this is no larger than the keys: on an H100, 2^28 i32 in [0, 2^24) (1/8 the keys' bytes) 7758.7 ->
+ * 5105.4 µs, in [0, 2^27) (as large as the keys) 9777.2 where the sort takes ~8.5 ms (the tests lower it to reach the
+ * path at small n) */
+#ifndef GP_UNIQUE_WIDE_RATIO
+#define GP_UNIQUE_WIDE_RATIO 4u
+#endif
+GP_INTERNAL extern size_t gp__unique_wide_ratio;
 /* sort_simd.c: 4- and 8-byte keys alone, the whole key, aligned to their size, from this many keys, sorted by an
  * AVX-512 quicksort where the CPU has AVX-512F; 1 done, 0 not taken (nothing written) */
 #ifndef GP_SORT_CPU_SIMD_MIN

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+size_t gp__unique_wide_ratio = GP_UNIQUE_WIDE_RATIO;
+
 static void put_index(void *a, size_t ib, size_t i, uint64_t v)
 {
     if (ib == 4) ((uint32_t *)a)[i] = (uint32_t)v;
@@ -310,11 +312,11 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
     if (!first_index && !inverse && y && counts && !is_float(dtype)) {
         /* integer keys, values and counts wanted. From DENSE_MIN keys, first their radix keys' range: one of under
          * 2^DIRECT_BITS values is counted (every value's count, the nonzero ones compacted), one of up to
-         * 2^DENSE_BITS too after one sort pass over its top 8 bits into y; other keys are sorted over the bits of
-         * their range alone, then the sorted keys' runs found in one pass (run-length encoding's values and lengths
-         * are np.unique's keys and counts: equal integers are equal radix keys) */
-        enum { DENSE_MIN = 1 << 16, DENSE_BITS = 20, DIRECT_BITS = 13, TBYTES = (8 << DENSE_BITS) + 2048 + 64 };
-        enum { SAMPLE = 4096 };
+         * 2^DENSE_BITS too after one sort pass over its top 8 bits into y, one of up to 2^WIDE_BITS after two over
+         * its bits from WIDE_SH (a table a quarter of the keys' bytes at most, gp__unique_wide_ratio); other keys
+         * are sorted over the bits of their range alone, then the sorted keys' runs found in one pass (run-length
+         * encoding's values and lengths are np.unique's keys and counts: equal integers are equal radix keys) */
+        enum { DENSE_MIN = 1 << 16, DIRECT_BITS = 13, DENSE_BITS = 20, WIDE_BITS = 28, WIDE_SH = 12, SAMPLE = 4096 };
         const int width = (int)(8 * es);
         int b = width;
         uint64_t lo = 0;
@@ -322,8 +324,8 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
         int kept = 0;
         gp_status_t st = GP_OK;
         if (n >= DENSE_MIN) {
-            GP_TRY_RET(scratch_get(ctx, TBYTES, &kb, &kept));
-            uint64_t *w = (uint64_t *)(void *)((char *)kb.device + TBYTES - 64), hw[2] = {0, 0}, span = 0;
+            GP_TRY_RET(scratch_get(ctx, 64, &kb, &kept));
+            uint64_t *w = kb.device, hw[2] = {0, 0}, span = 0;
             const uint64_t kmask = es < 8 ? ((uint64_t)1 << width) - 1 : ~(uint64_t)0;
             /* keys of 4 or 8 bytes, a sample of SAMPLE keys first: where those span every bit, so do all (no pass
              * over them; the range is then every radix key's) */
@@ -339,23 +341,26 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
                     break;
                 }
             }
-            const int sh = b > DIRECT_BITS ? b - 8 : 0;
-            /* the counted path, where its table is no larger than 8n; y holds the pass's keys: not over part of x */
-            if (st == GP_OK && b <= DENSE_BITS && (!sh || ((size_t)1 << b) <= 8 * n) &&
+            scratch_done(ctx, &kb, kept);
+            if (st != GP_OK) return st;
+            const int sh = b <= DIRECT_BITS ? 0 : b <= DENSE_BITS ? b - 8 : WIDE_SH;
+            const size_t R = b <= WIDE_BITS ? (size_t)1 << b : 0; /* the table's entries */
+            /* the counted path: a table of at most 8n entries after one pass, of a quarter of the keys' bytes after
+             * two; y holds the passes' keys: not over part of x */
+            if (R && (b <= DENSE_BITS ? !sh || R <= 8 * n : R * 8 * gp__unique_wide_ratio <= n * es) &&
                 (!sh || y == x || !gp__overlap(x, n * es, y, n * es))) {
-                uint64_t u = 0, *m = w + 2;
+                const size_t cbytes = ((R + 2047) / 2048 * 4 + 63) / 64 * 64, tbytes = R * 8 + cbytes + 64;
+                GP_TRY_RET(scratch_get(ctx, tbytes, &kb, &kept));
+                uint64_t u = 0, *m = (uint64_t *)(void *)((char *)kb.device + tbytes - 64);
                 if (sh) st = gp__sort_gpu_ops.sort_keys_add(ctx, dtype, n, x, y, (uint64_t)0 - lo, sh, b, NULL);
                 if (st == GP_OK)
                     st = gp__sort_gpu_ops.unique_dense(dtype, n, sh ? y : x, lo, b, sh, ctx->sm_count, kb.device,
-                                                       (char *)kb.device + ((size_t)8 << DENSE_BITS), y, counts, m,
-                                                       NULL);
+                                                       (char *)kb.device + R * 8, y, counts, m, NULL);
                 if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, m, 8);
                 scratch_done(ctx, &kb, kept);
                 if (st == GP_OK) *count = (size_t)u;
                 return st;
             }
-            scratch_done(ctx, &kb, kept);
-            if (st != GP_OK) return st;
         }
         const size_t sbytes = (n * es + 15) / 16 * 16;
         GP_TRY_RET(scratch_get(ctx, sbytes + 16, &kb, &kept));

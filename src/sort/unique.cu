@@ -114,9 +114,9 @@ __global__ void __launch_bounds__(UT) k_range(size_t n, size_t step, const K *x,
     if ((threadIdx.x & 31) == 0 && (lo | hi)) atomicMax(&w[0], lo), atomicMax(&w[1], hi);
 }
 
-/* T[rk - off] += 1 for the keys of chunk blockIdx.x (every rk - off below 2^b). sh > 0: the keys are sorted by
- * bits [sh, b) of rk - off (one pass), and the block counts the two buckets of 2^sh values from its first key's in
- * shared memory, any other key straight into T; sh = 0: all 2^b values in shared memory (b <= 13) */
+/* T[rk - off] += 1 for the keys of chunk blockIdx.x (every rk - off below 2^b). sh > 0 (at most 12): the keys are
+ * sorted by bits [sh, b) of rk - off (one or two passes), and the block counts the two buckets of 2^sh values from its
+ * first key's in shared memory, any other key straight into T; sh = 0: all 2^b values in shared memory (b <= 13) */
 template <typename K>
 __global__ void __launch_bounds__(UT) k_count(size_t n, const K *s, RKey<K> xf, unsigned long long off, int b, int sh,
                                               size_t chunk, unsigned long long *T)
@@ -160,30 +160,35 @@ __global__ void __launch_bounds__(UT) k_nonzero(size_t R, const unsigned long lo
     if (threadIdx.x == 0) bc[blockIdx.x] = total;
 }
 
-/* the nonzero entries in order: y = the key of each (the radix key off + its index, back to the integer's bits),
- * counts = its count; *m = how many (the last block) */
-template <typename K>
-__global__ void __launch_bounds__(UT) k_compact(size_t R, const unsigned long long *T, const unsigned *bc,
-                                                unsigned long long off, RKey<K> xf, K *y, unsigned long long *counts,
-                                                unsigned long long *m)
+/* one block: bc[0, nb) made its exclusive prefix in place (each thread a run of consecutive entries), *m = the
+ * total (the table's nonzero entries; below 2^32: the table has at most 2^28) */
+__global__ void __launch_bounds__(UT) k_scan_counts(unsigned nb, unsigned *bc, unsigned long long *m)
 {
     __shared__ unsigned s_w[UT / 32];
-    __shared__ unsigned long long s_off;
-    unsigned long long before = 0;
-    for (unsigned j = threadIdx.x; j < blockIdx.x; j += UT) before += bc[j];
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(0xffffffffu, before, d);
-    if (threadIdx.x == 0) s_off = 0;
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0 && before) atomicAdd(&s_off, before);
+    const unsigned per = (nb + UT - 1) / UT, j0 = threadIdx.x * per, j1 = j0 + per < nb ? j0 + per : nb;
+    unsigned c = 0;
+    for (unsigned j = j0; j < j1; j++) c += bc[j];
+    unsigned total = 0, o = block_excl<unsigned, UT>(c, s_w, &total);
+    for (unsigned j = j0; j < j1; j++) {
+        const unsigned v = bc[j];
+        bc[j] = o, o += v;
+    }
+    if (threadIdx.x == 0) *m = total;
+}
+
+/* the nonzero entries in order: y = the key of each (the radix key off + its index, back to the integer's bits),
+ * counts = its count; block b's first place is bc[b] (k_scan_counts) */
+template <typename K>
+__global__ void __launch_bounds__(UT) k_compact(size_t R, const unsigned long long *T, const unsigned *bc,
+                                                unsigned long long off, RKey<K> xf, K *y, unsigned long long *counts)
+{
+    __shared__ unsigned s_w[UT / 32];
     const size_t e0 = ((size_t)blockIdx.x * UT + threadIdx.x) * CE;
     unsigned long long t[CE];
     unsigned c = 0;
 #pragma unroll
     for (int j = 0; j < CE; j++) t[j] = e0 + j < R ? T[e0 + j] : 0, c += t[j] != 0;
-    unsigned total = 0;
-    const unsigned ex = block_excl<unsigned, UT>(c, s_w, &total); /* its barriers order s_off's adds */
-    unsigned long long o = s_off + ex;
+    size_t o = (size_t)bc[blockIdx.x] + block_excl<unsigned, UT>(c, s_w);
 #pragma unroll
     for (int j = 0; j < CE; j++)
         if (t[j]) {
@@ -191,7 +196,6 @@ __global__ void __launch_bounds__(UT) k_compact(size_t R, const unsigned long lo
             counts[o] = t[j];
             o++;
         }
-    if (blockIdx.x + 1 == gridDim.x && threadIdx.x == 0) *m = s_off + total;
 }
 
 template <typename K>
@@ -210,10 +214,16 @@ gp_status_t dense(gp_dtype_t dt, size_t n, const void *s, uint64_t off, int b, i
     int per_sm = 0;
     if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_count<K>, UT, 0)) != cudaSuccess)
         return gp__cuda_error(e, "gp_unique_sorted_sync (occupancy)", __FILE__, __LINE__);
-    /* one wave of chunks, each at least a few tiles (the block's table is read and flushed once a chunk) */
+    /* one wave of chunks, each at least a few tiles (the block's table is read and flushed once a chunk); a chunk
+     * of keys sorted by bits [sh, b) no longer than their buckets' mean (whole tiles), so that most lie in the two
+     * buckets its counters hold */
     const size_t blocks = (size_t)sms * (per_sm > 0 ? per_sm : 1), tile = (size_t)UT * DU;
     size_t chunk = (n + blocks - 1) / blocks;
     chunk = chunk < 4 * tile ? 4 * tile : (chunk + tile - 1) / tile * tile;
+    if (sh > 0) {
+        const size_t mean = (n >> (b - sh)) / tile * tile;
+        if (chunk > mean) chunk = mean > tile ? mean : tile;
+    }
     const RKey<K> xf = rkey_of<K>(dt, 0);
     k_count<K><<<(unsigned)((n + chunk - 1) / chunk), UT, 0, st>>>(n, (const K *)s, xf, off, b, sh, chunk,
                                                                   (unsigned long long *)T);
@@ -221,8 +231,10 @@ gp_status_t dense(gp_dtype_t dt, size_t n, const void *s, uint64_t off, int b, i
     const unsigned cb = (unsigned)((R + (size_t)UT * CE - 1) / ((size_t)UT * CE));
     k_nonzero<<<cb, UT, 0, st>>>(R, (const unsigned long long *)T, (unsigned *)bc);
     GP_TRY_RET(GP_CHECK_LAUNCH("gp_unique_sorted_sync (nonzero counts)"));
+    k_scan_counts<<<1, UT, 0, st>>>(cb, (unsigned *)bc, (unsigned long long *)m);
+    GP_TRY_RET(GP_CHECK_LAUNCH("gp_unique_sorted_sync (nonzero counts' places)"));
     k_compact<K><<<cb, UT, 0, st>>>(R, (const unsigned long long *)T, (const unsigned *)bc, off, xf, (K *)y,
-                                    (unsigned long long *)counts, (unsigned long long *)m);
+                                    (unsigned long long *)counts);
     return GP_CHECK_LAUNCH("gp_unique_sorted_sync (compaction)");
 }
 
