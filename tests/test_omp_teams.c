@@ -323,6 +323,9 @@ static void c_sort(gp_ctx_t *ctx, dg_t *d)
     uint64_t *counts = xmalloc(N * 8);
     ST(d, gp_unique_sorted_sync(ctx, GP_F32, N, g_f32s, y, GP_I64, v, w, counts, &c));
     dg_u64(d, c), dg_bytes(d, y, N * 4), dg_bytes(d, v, N * 8), dg_bytes(d, w, N * 8), dg_bytes(d, counts, N * 8);
+    /* integer keys and counts alone, in a range narrower than their number: counted by the team's tables */
+    ST(d, gp_unique_sorted_sync(ctx, GP_U16, N, g_u16, y, GP_U32, NULL, NULL, counts, &c));
+    dg_u64(d, c), dg_bytes(d, y, c * 2), dg_bytes(d, counts, c * 8);
     free(y), free(v), free(w), free(z), free(counts);
 }
 

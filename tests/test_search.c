@@ -289,6 +289,51 @@ static void check_unique(gp_ctx_t *ctx, gp_dtype_t dt, size_t n, const unsigned 
     free(perm), free(wy), free(gy), free(wf), free(wi), free(wc), free(gf), free(gi), free(gc);
 }
 
+/* integer keys in a range [base, base + span) (skew: 70% of them one value): counted where the range has at most n
+ * values (unique_count_cpu.c), sorted otherwise; check_unique's reference either way */
+static void check_unique_ranges(gp_ctx_t *ctx, gp_dtype_t dt)
+{
+    const size_t es = gp_dtype_size(dt);
+    const int sgn = dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64;
+    const uint64_t tspan = es == 8 ? UINT64_MAX : (1ull << (8 * es)); /* values of the type (u64: less one) */
+    const size_t ns[] = {4095, 4096, 70001, (1u << 20) + 3};
+    unsigned char *x = malloc(ns[3] * es);
+    REQUIRE(x != NULL, "%zu bytes of keys", ns[3] * es);
+    for (size_t ni = 0; ni < 4; ni++) {
+        const size_t n = ns[ni];
+        if (n > 70001 && dt != GP_I32 && dt != GP_U64) continue; /* the team's count (past GP_CPU_PAR_BYTES) */
+        const uint64_t spans[] = {1, 2, 100, 4095, n - 1, n, n + 1, 65537};
+        for (size_t si = 0; si < sizeof spans / sizeof spans[0]; si++) {
+            const uint64_t span = spans[si];
+            if (span > tspan) continue;
+            for (int bi = 0; bi < 3; bi++) {
+                /* bases: 0 (or the least for signed), crossing zero (signed) or an offset, and the type's top */
+                int64_t base;
+                if (bi == 0) base = sgn ? (span == tspan ? -(int64_t)(tspan / 2) : 0) : 0;
+                else if (bi == 1) base = sgn ? -(int64_t)(span / 3) - 5 : 7;
+                else base = es == 8 ? (sgn ? INT64_MAX - (int64_t)span + 1 : -(int64_t)span)
+                                    : (int64_t)(tspan / (sgn ? 2 : 1) - span);
+                if (span == tspan && bi) continue;
+                if (sgn && es < 8 && (base < -(int64_t)(tspan / 2) || base + (int64_t)span > (int64_t)(tspan / 2)))
+                    continue;
+                if (!sgn && es < 8 && (base < 0 || (uint64_t)base + span > tspan)) continue;
+                for (int skew = 0; skew < 2; skew++) {
+                    for (size_t i = 0; i < n; i++) {
+                        const uint64_t r = skew && tc_next() % 10 < 7 ? span / 2 : tc_next() % span;
+                        const uint64_t v = (uint64_t)base + r;
+                        memcpy(x + i * es, &v, es); /* little-endian: the low bytes, two's complement */
+                    }
+                    char what[64];
+                    snprintf(what, sizeof what, "range %llu from %lld%s", (unsigned long long)span, (long long)base,
+                             skew ? " skewed" : "");
+                    check_unique(ctx, dt, n, x, what, 0);
+                }
+            }
+        }
+    }
+    free(x);
+}
+
 int main(void)
 {
     tc_seed("test_search");
@@ -355,6 +400,7 @@ int main(void)
             }
             free(xb);
         }
+        if (dt != GP_F16 && dt != GP_BF16 && dt != GP_F32 && dt != GP_F64) check_unique_ranges(ctx, dt);
         printf("  %-5s %s\n", gp_dtype_name(dt), tc_fail == before_fail ? "ok" : "FAILED");
         free(x);
     }

@@ -184,6 +184,10 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 #define GP_UNIQUE_WIDE_RATIO 4u
 #endif
 GP_INTERNAL extern size_t gp__unique_wide_ratio;
+/* unique_count_cpu.c: the distinct integer keys of x (into y, and their counts, each may be NULL) and their number,
+ * counted where the keys span at most n values (from 4096 keys): 1 done (*st its status), 0 not taken */
+GP_INTERNAL int gp__unique_count_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, uint64_t *counts, size_t *count,
+                                     gp_status_t *st);
 /* sort_simd.c: 4- and 8-byte keys alone, the whole key, aligned to their size, from this many keys, sorted by an
  * AVX-512 quicksort where the CPU has AVX-512F; 1 done, 0 not taken (nothing written) */
 #ifndef GP_SORT_CPU_SIMD_MIN

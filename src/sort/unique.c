@@ -3,8 +3,8 @@
  * equal radix keys in sorted order — on the CPU backend in chunks of an argsort counted, then written in parallel;
  * on the GPU (unique.cu) the keys sorted (with their positions only where the index or inverse wants them), run
  * heads, an inclusive scan of them (the run ids) and one launch writing every output; integer keys wanting only keys
- * and counts: counted where their range is narrow, else the sort over their range's bits, then run-length
- * encoding's single pass (docs/design/sort.md, "Sorted unique"). With nan_distinct
+ * and counts: counted where their range is narrow (on the CPU backend too, unique_count_cpu.c), else the sort over
+ * their range's bits, then run-length encoding's single pass (docs/design/sort.md, "Sorted unique"). With nan_distinct
  * (np.unique's equal_nan=False) every NaN is a run of its own: on the GPU the heads of the sorted keys' NaN tail (found
  * by a search for NaN) are set before the scan.
  */
@@ -218,10 +218,12 @@ static gp_status_t unique_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, s
 {
     const size_t es = gp_dtype_size(dt);
     const int distinct = nan_distinct && is_float(dt);
-    if (!first && !inverse) { /* the keys sorted alone: no positions to move (as the GPU path) */
+    if (!first && !inverse) { /* integers in a narrow range counted; else the keys sorted alone (as the GPU path) */
+        gp_status_t st = GP_OK;
+        if (!is_float(dt) && gp__unique_count_cpu(dt, n, x, y, counts, count, &st)) return st;
         unsigned char *s = gp__sort_scratch_alloc(n * es);
         if (!s) return gp__error(GP_ERR_OUT_OF_MEMORY, "gp_unique_sorted_sync: %zu bytes of scratch", n * es);
-        gp_status_t st = gp__sort_cpu(dt, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dt));
+        st = gp__sort_cpu(dt, n, x, s, 0, NULL, NULL, 0, 0, gp__sort_width(dt));
         if (st == GP_OK) *count = runs_cpu(dt, n, s, NULL, distinct, y, ib, NULL, NULL, counts);
         free(s);
         return st;
