@@ -15,6 +15,26 @@ static const gp_dtype_t k_types[] = {GP_U8, GP_I8, GP_U16, GP_I16, GP_U32, GP_I3
                                      GP_U64, GP_I64, GP_F16, GP_BF16, GP_F32, GP_F64};
 enum { M_RANDOM, M_FEW, M_EQUAL, M_SORTED, M_REVERSED, M_COUNT };
 
+/* integer keys of dt in [base, base + span) (span at least 1; skew: 70% of them the middle value), and whether that
+ * range fits dt (tspan: the values of dt, u64's less one) */
+static inline int range_fits(gp_dtype_t dt, int64_t base, uint64_t span, uint64_t tspan)
+{
+    const size_t es = gp_dtype_size(dt);
+    const int sgn = dt == GP_I8 || dt == GP_I16 || dt == GP_I32 || dt == GP_I64;
+    if (sgn && es < 8 && (base < -(int64_t)(tspan / 2) || base + (int64_t)span > (int64_t)(tspan / 2))) return 0;
+    if (!sgn && es < 8 && (base < 0 || (uint64_t)base + span > tspan)) return 0;
+    return 1;
+}
+static inline void range_fill(unsigned char *x, size_t n, gp_dtype_t dt, int64_t base, uint64_t span, int skew)
+{
+    const size_t es = gp_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = skew && tc_next() % 10 < 7 ? span / 2 : tc_next() % span;
+        const uint64_t v = (uint64_t)base + r;
+        memcpy(x + i * es, &v, es); /* little-endian: the low bytes, two's complement */
+    }
+}
+
 /* n elements of dt: M_RANDOM (floats: a sixteenth each NaN with a payload and either sign, ±0, ±inf, subnormal; f32 /
  * f64 otherwise eighths in [-125, 125], many repeats; 16-bit floats and integers random bits), M_FEW (five values),
  * anything else all equal */

@@ -314,15 +314,9 @@ static void check_unique_ranges(gp_ctx_t *ctx, gp_dtype_t dt)
                 else base = es == 8 ? (sgn ? INT64_MAX - (int64_t)span + 1 : -(int64_t)span)
                                     : (int64_t)(tspan / (sgn ? 2 : 1) - span);
                 if (span == tspan && bi) continue;
-                if (sgn && es < 8 && (base < -(int64_t)(tspan / 2) || base + (int64_t)span > (int64_t)(tspan / 2)))
-                    continue;
-                if (!sgn && es < 8 && (base < 0 || (uint64_t)base + span > tspan)) continue;
+                if (!range_fits(dt, base, span, tspan)) continue;
                 for (int skew = 0; skew < 2; skew++) {
-                    for (size_t i = 0; i < n; i++) {
-                        const uint64_t r = skew && tc_next() % 10 < 7 ? span / 2 : tc_next() % span;
-                        const uint64_t v = (uint64_t)base + r;
-                        memcpy(x + i * es, &v, es); /* little-endian: the low bytes, two's complement */
-                    }
+                    range_fill(x, n, dt, base, span, skew);
                     char what[64];
                     snprintf(what, sizeof what, "range %llu from %lld%s", (unsigned long long)span, (long long)base,
                              skew ? " skewed" : "");
