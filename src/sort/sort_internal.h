@@ -233,6 +233,9 @@ GP_INTERNAL extern size_t gp__sort_cpu_simd_min, gp__sort_cpu_simd_split_min, gp
 GP_INTERNAL extern size_t gp__sort_cpu_split_nt_bytes;
 GP_INTERNAL extern int gp__sort_cpu_simd_split_threads;
 GP_INTERNAL int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending);
+/* sort_simd.c: n <= 64 unsigned 64-bit words ascending in place, in AVX-512 registers (1 done; 0 not taken: n past 64,
+ * no AVX-512F, gp__sort_cpu_isa below 2) */
+GP_INTERNAL int gp__sort_cpu_words_small(uint64_t *a, size_t n);
 /* The quicksorts' kind of n keys alone of kt, from keys_in to keys_out: 0 unsigned, 1 signed, 2 float; -1 where they
  * do not take them (other dtypes, fewer than gp__sort_cpu_simd_min, no output, keys not aligned to their size: the
  * radix sort, which reads them by bytes) */

@@ -48,6 +48,24 @@ static int split_wanted(size_t n)
 #include "sort_simd_body.h"
 #undef W
 
+/* unsigned words: no conversion either way; the vectors' count a constant in each call (v[] in registers) */
+static SIMD void words_small(uint64_t *a, size_t n)
+{
+    __m512i v[8];
+    const size_t nv = (n + 7) / 8;
+    if (nv <= 1) small_c_64(a, n, v, 0, 0, 0);
+    else if (nv <= 2) small_c_64(a, n, v, 1, 0, 0);
+    else if (nv <= 4) small_c_64(a, n, v, 2, 0, 0);
+    else small_c_64(a, n, v, 3, 0, 0);
+}
+
+int gp__sort_cpu_words_small(uint64_t *a, size_t n)
+{
+    if (n > 64 || gp__sort_cpu_isa < 2 || !(gp__cpu_features() & GP__CPU_AVX512F)) return 0;
+    if (n > 1) words_small(a, n);
+    return 1;
+}
+
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
     const int kind = gp__sort_simd_kind(kt, n, keys_in, keys_out);
@@ -130,6 +148,11 @@ int gp__sort_cpu_simd_argsort(gp_dtype_t kt, size_t n, const void *keys_in, void
 }
 
 #else
+int gp__sort_cpu_words_small(uint64_t *a, size_t n)
+{
+    (void)a, (void)n;
+    return 0;
+}
 int gp__sort_cpu_simd(gp_dtype_t kt, size_t n, const void *keys_in, void *keys_out, int descending)
 {
     const int kind = gp__sort_simd_kind(kt, n, keys_in, keys_out);
