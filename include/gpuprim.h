@@ -699,12 +699,13 @@ GP_API gp_status_t gp_partition_kth_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t
  * -0.0 equals +0.0; each distinct key is written as its first occurrence in x (every bit: a NaN's payload, a zero's
  * sign). first_index[u] = that first occurrence's position, inverse[i] = the u with y[u] equal to x[i] (so
  * y[inverse] equals x), counts[u] = how many elements equal y[u]. index_dtype GP_U32 (n <= 2^32), GP_I64 or GP_U64
- * for first_index and inverse; y, first_index and counts have room for n, inverse n (y's elements past *count may be
- * overwritten: the GPU uses them as scratch); any of the four may be NULL (not wanted), count may not. The keys sorted
- * (with their positions where first_index or inverse is wanted), a scan of the run heads and one launch writing the
- * outputs; on a GPU integer keys wanted with their counts alone are counted where their range is narrow (up to 2^20
- * values; docs/design/sort.md): 8 to 16 bytes an element of device memory (kept on the context up to 64 MiB, beyond
- * that allocated for the call), on the context's default stream; returns when the outputs are in place. */
+ * for first_index and inverse; y, first_index and counts have room for n, inverse n (y's and counts' elements past
+ * *count may be overwritten: the GPU uses them as scratch); any of the four may be NULL (not wanted), count may not.
+ * The keys sorted (with their positions where first_index or inverse is wanted), a scan of the run heads and one
+ * launch writing the outputs; on a GPU integer keys wanted with their counts alone are counted where their range is
+ * narrow, else sorted and run-length encoded (docs/design/sort.md, "Sorted unique"): up to 16 bytes an element of
+ * device memory (kept on the context up to 64 MiB, beyond that allocated for the call), on the context's default
+ * stream; returns when the outputs are in place. */
 GP_API gp_status_t gp_unique_sorted_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, void *y,
                                          gp_dtype_t index_dtype, void *first_index, void *inverse, uint64_t *counts,
                                          size_t *count);

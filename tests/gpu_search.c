@@ -143,7 +143,10 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
               "%s %s n=%zu unique%s u%zu: %zu distinct (CPU %zu) or the outputs differ", gp_dtype_name(dt), what, n,
               nan_distinct ? " (NaNs distinct)" : "", 8 * ib, gu, wu);
     }
-    { /* keys and counts alone (np.unique(return_counts=True); integers take the sort and run-length encoding) */
+    /* keys and counts alone (np.unique(return_counts=True); integers take the sort and run-length encoding, or are
+     * counted), with the scratch apart and in counts' bytes (gp__unique_in_counts) */
+    for (int ic = 0; ic < 2; ic++) {
+        gp__unique_in_counts = ic;
         const size_t S = n * 8 + 8;
         size_t wu = 0, gu = 0;
         OK(gp_unique_sorted_opts_sync(cpu, dt, n, x, w, GP_U32, NULL, NULL, (uint64_t *)(void *)(w + 3 * S), &wu, &uo));
@@ -156,9 +159,10 @@ static void check_unique(gp_ctx_t *gpu, gp_ctx_t *cpu, gp_dtype_t dt, size_t n, 
             OK(gp_memcpy_sync(gpu, g + 3 * S, dc.device, gu * 8));
         }
         CHECK(gu == wu && memcmp(g, w, gu * es) == 0 && memcmp(g + 3 * S, w + 3 * S, gu * 8) == 0,
-              "%s %s n=%zu unique%s, keys and counts alone: %zu distinct (CPU %zu) or the outputs differ",
-              gp_dtype_name(dt), what, n, nan_distinct ? " (NaNs distinct)" : "", gu, wu);
+              "%s %s n=%zu unique%s, keys and counts alone%s: %zu distinct (CPU %zu) or the outputs differ",
+              gp_dtype_name(dt), what, n, nan_distinct ? " (NaNs distinct)" : "", ic ? " (in counts)" : "", gu, wu);
     }
+    gp__unique_in_counts = GP_UNIQUE_IN_COUNTS;
     gp_mem_free(gpu, &dx), gp_mem_free(gpu, &dy), gp_mem_free(gpu, &df), gp_mem_free(gpu, &di), gp_mem_free(gpu, &dc);
     free(w), free(g);
 }
@@ -287,7 +291,8 @@ int main(void)
     gp_ctx_t *gpu = NULL, *cpu = NULL;
     REQUIRE(gp_ctx_create(&gpu, 0) == GP_OK, "GPU context");
     REQUIRE(gp_ctx_create(&cpu, GP_DEVICE_CPU) == GP_OK, "CPU context");
-    static const size_t sizes[] = {0, 1, 2, 33, 2047, 2048, 2049, 4097, 8192, 8193, 100003, (1u << 20) + 7};
+    static const size_t sizes[] = {0, 1, 2, 33, 2047, 2048, 2049, 4097, 8192, 8193, 100003, (1u << 18) + 8,
+                                   (1u << 20) + 7};
     const size_t maxn = (1u << 20) + 7, m = 100003;
     for (size_t ti = 0; ti < sizeof k_types / sizeof k_types[0]; ti++) {
         const gp_dtype_t dt = k_types[ti];

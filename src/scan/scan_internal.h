@@ -179,7 +179,9 @@ static inline GP__HD int gp__keep_u(const gp__pred_t *p, unsigned long long v)
 /* The GPU passes over keep flags. job 0 (select): y = the elements p keeps; 1 (partition): then the rejected ones,
  * both stable; 2 (unique): y = each run's first element (p unused, may be NULL); 3 (run-length encoding): y = the
  * runs' values, lengths = their lengths. *count_dev (may be NULL) = how many were kept / runs. n > 0; the arrays
- * device-accessible, not overlapping. */
+ * device-accessible, not overlapping — but for job 3 on 2- or 4-byte types x may lie in lengths' bytes at or past byte
+ * (8 - es) n (gp_unique_sorted_sync's keys): each tile reads its elements before any later tile writes, and run r's
+ * length goes to byte 8 r, below every element a later tile reads. */
 GP_INTERNAL gp_status_t gp__select_gpu(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n, const void *x, const gp__pred_t *p,
                                        int job, void *y, uint64_t *lengths, uint64_t *count_dev, cudaStream_t stream);
 

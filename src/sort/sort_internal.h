@@ -184,6 +184,13 @@ GP_INTERNAL extern size_t gp__topk_cpu_sample_min;
 #define GP_UNIQUE_WIDE_RATIO 4u
 #endif
 GP_INTERNAL extern size_t gp__unique_wide_ratio;
+/* 1: unique.c's GPU keys-and-counts paths keep their n keys (2- and 4-byte keys, sorted) and their table (where 2 R
+ * <= n) in counts' own bytes instead of scratch (docs/design/sort.md, "Sorted unique"); not yet run on a GPU, so 0
+ * (gpu_search runs both) */
+#ifndef GP_UNIQUE_IN_COUNTS
+#define GP_UNIQUE_IN_COUNTS 0
+#endif
+GP_INTERNAL extern int gp__unique_in_counts;
 /* unique_count_cpu.c: the distinct integer keys of x (into y, and their counts, each may be NULL) and their number,
  * counted where the keys span at most n values (from 4096 keys): 1 done (*st its status), 0 not taken */
 GP_INTERNAL int gp__unique_count_cpu(gp_dtype_t dt, size_t n, const void *x, void *y, uint64_t *counts, size_t *count,

@@ -9,11 +9,13 @@
  * by a search for NaN) are set before the scan.
  */
 #include "sort_internal.h"
+#include "../scan/scan_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 size_t gp__unique_wide_ratio = GP_UNIQUE_WIDE_RATIO;
+int gp__unique_in_counts = GP_UNIQUE_IN_COUNTS;
 
 static void put_index(void *a, size_t ib, size_t i, uint64_t v)
 {
@@ -351,25 +353,38 @@ gp_status_t gp_unique_sorted_opts_sync(gp_ctx_t *ctx, gp_dtype_t dtype, size_t n
              * two; y holds the passes' keys: not over part of x */
             if (R && (b <= DENSE_BITS ? !sh || R <= 8 * n : R * 8 * gp__unique_wide_ratio <= n * es) &&
                 (!sh || y == x || !gp__overlap(x, n * es, y, n * es))) {
-                const size_t cbytes = ((R + 2047) / 2048 * 4 + 63) / 64 * 64, tbytes = R * 8 + cbytes + 64;
+                /* the table in counts' top R entries where 2 R <= n (gp__unique_in_counts): the compaction writes
+                 * count o at entry o < R <= n - R, below the table, whatever order its blocks run in */
+                const size_t cbytes = ((R + 2047) / 2048 * 4 + 63) / 64 * 64,
+                             tb = gp__unique_in_counts && 2 * R <= n ? 0 : R * 8,
+                             tbytes = tb + cbytes + 64;
                 GP_TRY_RET(scratch_get(ctx, tbytes, &kb, &kept));
                 uint64_t u = 0, *m = (uint64_t *)(void *)((char *)kb.device + tbytes - 64);
+                void *T = tb ? kb.device : (void *)(counts + (n - R));
                 if (sh) st = gp__sort_gpu_ops.sort_keys_add(ctx, dtype, n, x, y, (uint64_t)0 - lo, sh, b, NULL);
                 if (st == GP_OK)
-                    st = gp__sort_gpu_ops.unique_dense(dtype, n, sh ? y : x, lo, b, sh, ctx->sm_count, kb.device,
-                                                       (char *)kb.device + R * 8, y, counts, m, NULL);
+                    st = gp__sort_gpu_ops.unique_dense(dtype, n, sh ? y : x, lo, b, sh, ctx->sm_count, T,
+                                                       (char *)kb.device + tb, y, counts, m, NULL);
                 if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, m, 8);
                 scratch_done(ctx, &kb, kept);
                 if (st == GP_OK) *count = (size_t)u;
                 return st;
             }
         }
-        const size_t sbytes = (n * es + 15) / 16 * 16;
+        /* gp__unique_in_counts: keys of 2 or 4 bytes are sorted into the top of counts' bytes, from (8 - es) n
+         * (where that is 16-byte aligned), not into scratch: run-length encoding writes run r's length at byte
+         * 8 r <= 8 i for its head i, which stays below every key a later tile reads, and a tile reads its keys before
+         * any tile after it writes (its aggregate comes first) — so no n keys of scratch (a cudaMalloc and a cudaFree
+         * past KEEP_BYTES) */
+        const int in_counts = gp__unique_in_counts && (es == 2 || es == 4) &&
+                              ((uintptr_t)counts + (8 - es) * n) % 16 == 0;
+        const size_t sbytes = in_counts ? 0 : (n * es + 15) / 16 * 16;
         GP_TRY_RET(scratch_get(ctx, sbytes + 16, &kb, &kept));
+        void *sk = in_counts ? (void *)((char *)counts + (8 - es) * n) : kb.device;
         uint64_t u = 0, *runs = (uint64_t *)(void *)((char *)kb.device + sbytes);
-        st = b < width ? gp__sort_gpu_ops.sort_keys_add(ctx, dtype, n, x, kb.device, (uint64_t)0 - lo, 0, b, NULL)
-                       : gp__sort_gpu_ops.sort(ctx, dtype, n, x, kb.device, 0, NULL, NULL, 0, 0, width, NULL);
-        if (st == GP_OK) st = gp_run_length_encode(ctx, dtype, n, kb.device, y, counts, runs, NULL);
+        st = b < width ? gp__sort_gpu_ops.sort_keys_add(ctx, dtype, n, x, sk, (uint64_t)0 - lo, 0, b, NULL)
+                       : gp__sort_gpu_ops.sort(ctx, dtype, n, x, sk, 0, NULL, NULL, 0, 0, width, NULL);
+        if (st == GP_OK) st = gp__scan_gpu_ops.select(ctx, dtype, n, sk, NULL, 3, y, counts, runs, NULL);
         if (st == GP_OK) st = gp_memcpy_sync(ctx, &u, runs, 8);
         scratch_done(ctx, &kb, kept);
         if (st == GP_OK) *count = (size_t)u;
