@@ -112,9 +112,33 @@ struct BlockSync {
 
 /* scan by key: the segmented scan's pairs, heads from the keys */
 template <typename T, int OP> struct KeyScanP : SegP<T, OP> {
+    static constexpr int R = SegP<T, OP>::R;
     static __device__ __forceinline__ unsigned heads(const unsigned char *, size_t mine, size_t n, const KeyAux &a)
     {
-        return key_heads_any<SegP<T, OP>::R>(a, mine, n);
+        return key_heads_any<R>(a, mine, n);
+    }
+    /* te_lb.cuh's reducer form: 4-byte keys (integers by their bits, f32 by value), 16-byte aligned, come in beside
+     * the values; the run's head bits from its keys kv and the key before it (prev, where mine > 0) */
+    static constexpr bool TE_KEYS = true;
+    static __host__ __device__ const void *te_keys(const KeyAux &a)
+    {
+        return a.ks == 4 && (a.kind == KB4 || a.kind == KF32) && ((uintptr_t)a.keys & 15) == 0 ? a.keys : nullptr;
+    }
+    static __device__ __forceinline__ unsigned te_key_bits(const unsigned (&kv)[R], unsigned prev, size_t mine,
+                                                           size_t n, const KeyAux &a)
+    {
+        unsigned hb = 0;
+        if (a.kind == KF32) {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                hb |= (mine + k < n && (mine + k == 0 || !keq<uint32_t, KF32>(k ? kv[k - 1] : prev, kv[k])) ? 1u : 0u)
+                      << k;
+        } else {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                hb |= (mine + k < n && (mine + k == 0 || (k ? kv[k - 1] : prev) != kv[k]) ? 1u : 0u) << k;
+        }
+        return hb;
     }
 };
 

@@ -125,7 +125,8 @@ gp_status_t launch(gp_ctx_t *ctx, const char *fn, size_t n, const void *x, void 
     if constexpr (P::SEG) { /* segmented: on the tile engine where it takes the pass */
         int done = 0;
         if (cin == NULL && cout == NULL)
-            GP_TRY_RET((te_lb_launch<P, int>(ctx, fn, GP_TE_LB_AUTO_SEG, n, x, y, heads, excl, 0, w, head, s, &done)));
+            GP_TRY_RET((te_lb_launch<P, int>(ctx, fn, lb_te_bits<P>(0) ? GP_TE_LB_AUTO_SEGBITS : GP_TE_LB_AUTO_SEG, n,
+                                             x, y, heads, excl, 0, w, head, s, &done)));
         if (done) return GP_OK;
     }
     k_lb<P><<<(unsigned)ntiles, THREADS, 0, s>>>((const typename P::E *)x, (typename P::E *)y, heads, n, excl,

@@ -70,8 +70,17 @@
 #ifndef GP_TE_LB_AUTO_SEG
 #define GP_TE_LB_AUTO_SEG 0
 #endif
+/* gp_scan_segmented (head bits from offsets) on the engine's reducer form (te_lb.cuh, TE_BITS); the reducer form
+ * (TE_BITS, and the 4-byte keys of TE_KEYS under scans by key) is not yet run on a GPU, so off */
+#ifndef GP_TE_LB_AUTO_SEGBITS
+#define GP_TE_LB_AUTO_SEGBITS 0
+#endif
 #ifndef GP_TE_LB_STAGES
 #define GP_TE_LB_STAGES 6
+#endif
+/* scans by key of 4-byte keys (TE_KEYS): each stage holds the tile's keys too */
+#ifndef GP_TE_LB_STAGES_KEYS
+#define GP_TE_LB_STAGES_KEYS 3
 #endif
 #ifndef GP_TE_LB_STAGES_EMIT
 #define GP_TE_LB_STAGES_EMIT 4

@@ -53,6 +53,7 @@ template <typename T, int OP> struct SegP {
  * i / 32 is set), an eighth of the bytes to clear and read. A thread's first element is a multiple of R, which
  * divides 32, so its R bits are one aligned 16- or 8-bit piece; the words cover whole tiles (bits past n clear). */
 template <typename T, int OP> struct SegBitsP : SegP<T, OP> {
+    static constexpr bool TE_BITS = true; /* te_lb.cuh: the copy engine brings a tile's bits with its values */
     template <class A>
     static __device__ __forceinline__ unsigned heads(const unsigned char *h, size_t mine, size_t, const A &)
     {
