@@ -41,7 +41,7 @@ is_step() { case $1 in build|tune|test|sanitize|bench|profile|stalls|labs|files|
 # build directory (the tuned object stayed, seen as a bench of the variant after a plain build).
 retouch_tuned() {
   grep -qE '^GP_(SORT|SCAN|SELECT)_TUNE:STRING=.' $B/CMakeCache.txt 2>/dev/null &&
-    touch src/sort/sort.cu src/sort/topk.cu src/scan/scan.cu src/scan/scan.c src/scan/bykey.cu src/scan/scan_general.cu src/scan/select.cu
+    touch src/sort/sort.cu src/sort/topk.cu src/sort/unique.c src/scan/scan.cu src/scan/scan.c src/scan/bykey.cu src/scan/scan_general.cu src/scan/select.cu
   return 0
 }
 
@@ -66,7 +66,7 @@ step_tune() { # VAR=DEFS
   case ${a%%=*} in GP_SCAN_TUNE|GP_SELECT_TUNE|GP_SORT_TUNE) ;; *) echo "tune: ${a%%=*} is not a tuning variable" >&2; exit 2;; esac
   retouch_tuned
   touch "src/$(case ${a%%=*} in GP_SORT_TUNE) echo sort/sort;; GP_SCAN_TUNE) echo scan/scan;; *) echo scan/select;; esac).cu"
-  [ "${a%%=*}" = GP_SORT_TUNE ] && touch src/sort/topk.cu
+  [ "${a%%=*}" = GP_SORT_TUNE ] && touch src/sort/topk.cu src/sort/unique.c
   [ "${a%%=*}" = GP_SCAN_TUNE ] && touch src/scan/scan.c src/scan/bykey.cu src/scan/scan_general.cu
   { cmake -S . -B $B "-D$a" && cmake --build $B -j "$(nproc)"; } >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "TUNE BUILD FAILED"; exit 1; }
   TUNED="$TUNED $a"
