@@ -299,6 +299,59 @@ done:
     free(cb), free(got), free(gx), free(sx), free(gi), free(si);
     return st;
 }
+/* row_cpu's last read of one chunk [i0, e): its keys below T, and its first `ties` keys at T, to the selection from
+ * slot o (as words, or as elements and positions), the others (rest: the partition's) to vals / idx from q, in index
+ * order. Inlined per element and index size, so each copy is one load and store. */
+typedef struct pick {
+    const gp__sort_xf_t *xf;
+    const unsigned char *x;
+    uint64_t T;
+    uint64_t *gw;      /* the selection as (radix key, position) words, or NULL: */
+    unsigned char *gx; /* its elements */
+    uint64_t *gi;      /* and positions */
+    unsigned char *vals, *idx; /* the rest (each may be NULL) */
+} pick_t;
+static inline __attribute__((always_inline)) void pick_body(const pick_t *p, size_t es, size_t ib, size_t i0,
+                                                            size_t e, size_t o, size_t end, size_t ties, size_t q,
+                                                            int rest)
+{
+    const uint64_t T = p->T;
+    uint64_t kb[KEY_BLOCK];
+    for (; i0 < e && (o < end || rest); i0 += KEY_BLOCK) {
+        const size_t nb = e - i0 < KEY_BLOCK ? e - i0 : KEY_BLOCK;
+        block_keys(p->xf, p->x, es, i0, nb, kb);
+        for (size_t u = 0; u < nb; u++) {
+            const uint64_t r = kb[u];
+            const size_t i = i0 + u;
+            if (r < T || (r == T && ties > 0)) {
+                ties -= r == T;
+                if (p->gw) p->gw[o++] = r << 32 | i;
+                else memcpy(p->gx + o * es, p->x + i * es, es), p->gi[o++] = i;
+            } else if (rest) {
+                if (p->vals) memcpy(p->vals + q * es, p->x + i * es, es);
+                if (p->idx) put_pos(p->idx, ib, q, i);
+                q++;
+            }
+        }
+    }
+}
+static void pick_any(const pick_t *p, size_t es, size_t ib, size_t i0, size_t e, size_t o, size_t end, size_t ties,
+                     size_t q, int rest)
+{
+#define GP_PICK(ES, IB) pick_body(p, ES, IB, i0, e, o, end, ties, q, rest)
+    switch (es * 16 + ib) {
+    case 16 + 4: GP_PICK(1, 4); break;
+    case 32 + 4: GP_PICK(2, 4); break;
+    case 64 + 4: GP_PICK(4, 4); break;
+    case 128 + 4: GP_PICK(8, 4); break;
+    case 16 + 8: GP_PICK(1, 8); break;
+    case 32 + 8: GP_PICK(2, 8); break;
+    case 64 + 8: GP_PICK(4, 8); break;
+    default: GP_PICK(8, 8); break;
+    }
+#undef GP_PICK
+}
+
 /* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
  * after them (vals + k, idx + k) in input order. The row is cut into chunks (OpenMP over them where the row is alone:
  * nested regions take one thread). The k-th radix key T: the top digit's counts per chunk, the keys sharing the chosen
@@ -333,7 +386,7 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     }
     size_t *hc = calloc(C * 256, sizeof *hc), *cs = calloc(C + 1, sizeof *cs), *lt = calloc(C, sizeof *lt);
     size_t *tk = calloc(C, sizeof *tk), *so = calloc(C, sizeof *so), *ro = calloc(C, sizeof *ro);
-    uint64_t *cand = NULL;
+    uint64_t *cand = NULL, *gw = NULL;
     unsigned char *gx = NULL, *sx = NULL;
     uint64_t *gi = NULL, *si = NULL;
     gp_status_t st = GP_OK;
@@ -433,35 +486,34 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         so[c] = sel, sel += lt[c] + tk[c];
         ro[c] = r, r += n * (c + 1) / C - n * c / C - lt[c] - tk[c];
     }
-    gx = malloc((k ? k : 1) * es), sx = malloc((k ? k : 1) * es);
-    gi = malloc((k ? k : 1) * 8), si = malloc((k ? k : 1) * 8);
-    if (!gx || !sx || !gi || !si) {
-        st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu elements of scratch", k);
-        goto done;
+    /* the k as (radix key, position) words where keys of up to 4 bytes and positions fit 32 bits each, else their
+     * elements and positions */
+    if (es <= 4 && n <= (size_t)UINT32_MAX + 1) {
+        if ((gw = malloc((k ? k : 1) * 8)) == NULL) {
+            st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu elements of scratch", k);
+            goto done;
+        }
+    } else {
+        gx = malloc((k ? k : 1) * es), sx = malloc((k ? k : 1) * es);
+        gi = malloc((k ? k : 1) * 8), si = malloc((k ? k : 1) * 8);
+        if (!gx || !sx || !gi || !si) {
+            st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_topk: %zu elements of scratch", k);
+            goto done;
+        }
     }
 #pragma omp parallel for schedule(static) if (par)
     for (size_t c = 0; c < C; c++) {
-        const uint64_t T = prefix;
-        size_t o = so[c], ties = tk[c], q = ro[c];
-        uint64_t kb[KEY_BLOCK];
-        const size_t end = so[c] + lt[c] + tk[c], e = n * (c + 1) / C;
-        for (size_t i0 = n * c / C; i0 < e && (o < end || rest); i0 += KEY_BLOCK) {
-            const size_t nb = e - i0 < KEY_BLOCK ? e - i0 : KEY_BLOCK;
-            block_keys(&xf, x, es, i0, nb, kb);
-            for (size_t u = 0; u < nb; u++) {
-                const uint64_t r = kb[u];
-                const size_t i = i0 + u;
-                if (r < T || (r == T && ties > 0)) {
-                    if (r == T) ties--;
-                    memcpy(gx + o * es, x + i * es, es);
-                    gi[o++] = i;
-                } else if (rest) { /* the partition's rest */
-                    if (vals) memcpy(vals + q * es, x + i * es, es);
-                    if (idx) put_pos(idx, ib, q, i);
-                    q++;
-                }
-            }
+        const pick_t p = {&xf, x, prefix, gw, gx, gi, rest ? vals : NULL, rest ? idx : NULL};
+        pick_any(&p, es, ib, n * c / C, n * (c + 1) / C, so[c], so[c] + lt[c] + tk[c], tk[c], ro[c], rest);
+    }
+    if (gw) { /* (key, position) words: sorted as unsigned integers (the quicksort of keys alone where it runs) */
+        if ((st = gp__sort_cpu(GP_U64, k, gw, gw, 0, NULL, NULL, 0, 0, 64)) != GP_OK) goto done;
+        for (size_t j = 0; j < k; j++) {
+            const uint64_t i = gw[j] & 0xffffffffu;
+            if (vals) memcpy(vals + j * es, x + i * es, es);
+            if (idx) put_pos(idx, ib, j, i);
         }
+        goto done;
     }
     /* in index order already: a stable sort by the key gives (key, position) order */
     if ((st = gp__sort_cpu(dt, k, gx, sx, 8, gi, si, largest, 0, w)) != GP_OK) goto done;
@@ -469,7 +521,8 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
     if (idx)
         for (size_t j = 0; j < k; j++) put_pos(idx, ib, j, si[j]);
 done:
-    free(hc), free(cs), free(lt), free(tk), free(so), free(ro), free(cand), free(gx), free(sx), free(gi), free(si);
+    free(hc), free(cs), free(lt), free(tk), free(so), free(ro), free(cand), free(gw), free(gx), free(sx), free(gi),
+        free(si);
     return st;
 }
 
