@@ -104,7 +104,26 @@ static int bench_segmented_rows(gp_ctx_t *ctx, report_t *r, size_t n, const cli_
         }
         sjob_t j = {ctx, n, nseg, bx.device, boff.device, bout.device, ""};
         bench_stats_t so = {0, 0, 0, 0}, sp = {0, 0, 0, 0};
-        if (bench_time(ctx, run_seg, NULL, &j, c->warmup, c->reps, NULL, &so) != GP_OK) {
+        /* the CPU backend's peer: np.add.reduceat over the segments' starts (its last segment runs to the end, as
+         * ours does here), timed alternately with ours */
+        char np_name[128] = "";
+        double np_ms = 0, np_min = 0;
+        if (!gpu) {
+            static const char *const names[2] = {"x", "o"};
+            const void *const data[2] = {bx.device, off};
+            const gp_dtype_t dts[2] = {GP_F32, GP_I64};
+            const size_t counts[2] = {n, nseg};
+            const int e = bench_numpy_time(ctx, run_seg, &j, &so, "np.add.reduceat(x, o)", 2, names, data, dts, counts,
+                                           c->warmup, c->reps, &np_ms, &np_min);
+            if (e == -2) {
+                fprintf(stderr, "gpuprim bench reduce: %s: %s\n", name, gp_last_error());
+                rc = EXIT_FAIL;
+                break;
+            }
+            if (e == 0) snprintf(np_name, sizeof np_name, "NumPy %s np.add.reduceat", bench_numpy_version());
+            else np_ms = 0;
+        }
+        if (so.reps == 0 && bench_time(ctx, run_seg, NULL, &j, c->warmup, c->reps, NULL, &so) != GP_OK) {
             fprintf(stderr, "gpuprim bench reduce: %s: %s\n", name, gp_last_error());
             rc = EXIT_FAIL;
             break;
@@ -117,7 +136,8 @@ static int bench_segmented_rows(gp_ctx_t *ctx, report_t *r, size_t n, const cli_
         }
         char nm[64];
         snprintf(nm, sizeof nm, "%s/%zu", name, nseg);
-        vec_row(r, nm, "f32", n, (double)bytes, &so, ce, gpu ? "cub::SegmentedReduce" : "", gpu ? sp.median_ms : 0);
+        vec_row(r, nm, "f32", n, (double)bytes, &so, ce, gpu ? "cub::SegmentedReduce" : np_name,
+                gpu ? sp.median_ms : np_ms);
     }
     gp_mem_free(ctx, &bx), gp_mem_free(ctx, &boff), gp_mem_free(ctx, &bout);
     free(off);
@@ -138,7 +158,7 @@ static const cli_spec_t spec_bench_reduce = {
     "u8 -> u64 sum of 1e9 bytes, small-n sums (2^10 .. 2^20), and the ordered (non-commutative) reductions over\n"
     "the same bytes (mat2 f32 against cub::DeviceScan::InclusiveScan). The sweep: instead, sum/max/argmax f32\n"
     "and sum/min i32 over input sizes. On the CPU backend the plain reductions' peer is NumPy's call (np.sum,\n"
-    "np.min, np.max, np.argmax) on the same array.",
+    "np.min, np.max, np.argmax) on the same array, the segmented sums' np.add.reduceat over the segments' starts.",
     "bytes of each input, 1 MiB to 1 GiB by 4"};
 
 static int suite_reduce(int argc, char **argv)

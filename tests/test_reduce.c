@@ -276,6 +276,62 @@ static void test_streaming(gp_ctx_t *ctx)
     gp_ctx_destroy(ctx2);
 }
 
+/* The segmented reduction's fast paths (warp segments' float sums by 32 typed lanes, block segments' by a tile's
+ * lanes, exact integer ops, min / max) give the generic path's bits: real-valued f32 / f64 (and ±0, infinities and
+ * NaNs of two payloads), full-range integers, segments of every length class (empty, warp, block, chunked) at odd
+ * offsets. */
+static void test_segmented_fast_paths(void)
+{
+    static const gp_dtype_t dts[] = {GP_F32, GP_F64, GP_I32, GP_U64, GP_I8};
+    static const gp_reduce_op_t ops[] = {GP_REDUCE_SUM, GP_REDUCE_MIN, GP_REDUCE_MAX, GP_REDUCE_COUNT_NONZERO};
+    static const size_t lens[] = {0, 1, 7, 31, 32, 33, 100, 2047, 2048, 2049, 4097, 8191, 8192, 8193,
+                                  16383, 16384, 16385, 40000, 3};
+    enum { NL = sizeof lens / sizeof lens[0] };
+    size_t n = 5; /* an odd first offset */
+    int64_t off[NL + 1];
+    for (size_t i = 0; i < NL; i++) off[i] = (int64_t)n, n += lens[i];
+    off[NL] = (int64_t)n;
+    const double nan2 = -(double)NAN;
+    int cases = 0;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (int pat = 0; pat < 2; pat++) {
+            const gp_dtype_t dt = dts[d];
+            const int flt = dt == GP_F32 || dt == GP_F64;
+            if (!flt && pat) continue;
+            void *x = malloc(n * 8);
+            if (flt) tc_fill(x, n, dt);
+            else rc_fill(x, dt, n, GP_REDUCE_XOR); /* full-range random bits */
+            for (size_t i = 0; i < n && pat; i++) {
+                const double r = (double)(((i + 377) * 2654435761u) % 1000) / 1000;
+                set_f(x, dt, i, r < 0.1 ? 0.0 : r < 0.2 ? -0.0 : r < 0.21 ? INFINITY : r < 0.215 ? NAN
+                                : r < 0.22 ? nan2 : r - 0.5);
+            }
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                const size_t osz = gp_dtype_size(gp_reduce_acc_dtype(ops[o], dt));
+                unsigned char fast[NL * 8], slow[NL * 8];
+                memset(fast, 0x5a, sizeof fast), memset(slow, 0xa5, sizeof slow);
+                gp__reduce_cpu_segmented(ops[o], dt, n, x, NL, (const long long *)off, fast, 1);
+                gp__reduce_cpu_generic_only = 1;
+                gp__reduce_cpu_segmented(ops[o], dt, n, x, NL, (const long long *)off, slow, 1);
+                gp__reduce_cpu_generic_only = 0;
+                for (size_t i = 0; i < NL; i++) {
+                    const unsigned char *f = fast + i * osz, *g = slow + i * osz;
+                    int same = memcmp(f, g, osz) == 0;
+                    if (!same && ops[o] == GP_REDUCE_SUM && flt) { /* a sum's NaN payload is not kept */
+                        const double a = osz == 4 ? (double)*(const float *)f : *(const double *)f,
+                                     b = osz == 4 ? (double)*(const float *)g : *(const double *)g;
+                        same = a != a && b != b;
+                    }
+                    CHECK(same, "segmented fast %s %s pattern %d, a segment of %zu: differs from the generic path",
+                          gp_reduce_op_name(ops[o]), gp_dtype_name(dt), pat, lens[i]);
+                }
+                cases++;
+            }
+            free(x);
+        }
+    CHECK(cases == 4 * (2 * 2 + 3), "%d cases", cases);
+}
+
 int main(void)
 {
     tc_seed("test_reduce");
@@ -287,6 +343,7 @@ int main(void)
     test_determinism();
     test_fast_paths();
     test_minmax_fast_paths();
+    test_segmented_fast_paths();
     test_errors(ctx);
     test_streaming(ctx);
     rc_test_segmented(ctx, 300007, NULL);

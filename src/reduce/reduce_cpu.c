@@ -231,12 +231,13 @@ static st_t tree(const job_t *j, st_t *s)
 SUM_TREE(f32, float)
 SUM_TREE(f64, double)
 
-/* Lane sums of the tile at x holding L elements (W to a 16-byte vector; ACC the sum's type), any L up to a tile. */
+/* Lane sums of the tile at x holding L elements (W to a 16-byte vector; ACC the sum's type), any L up to a tile, or a
+ * block segment's (up to GP__SEG_CHUNK elements: 8-byte types' lanes take more than a tile's 16 vectors). */
 #define SUM_LANES(SFX, T, ACC, W)                                                                                   \
     static void lanes_##SFX(const T *x, size_t L, ACC *acc)                                                         \
     {                                                                                                               \
         for (size_t l = 0; l < GP__REDUCE_LANES; l++) acc[l] = (ACC)-0.0;                                          \
-        for (size_t v = 0; v < GP__REDUCE_VECS && GP__REDUCE_LANES * v * (W) < L; v++) /* vectors holding any */   \
+        for (size_t v = 0; GP__REDUCE_LANES * v * (W) < L; v++) /* vectors holding any (a segment: past 16) */  \
             for (size_t l = 0; l < GP__REDUCE_LANES; l++) {                                                        \
                 const size_t i0 = (l + GP__REDUCE_LANES * v) * (W);                                                \
                 ACC a = acc[l];                                                                                     \
@@ -806,11 +807,46 @@ gp_status_t gp__reduce_cpu(gp_reduce_op_t op, gp_dtype_t dtype, int wide, size_t
 }
 
 /* ------------------------------------------------------------------------------------------ segmented */
+/* A warp segment's float sum (L <= GP__SEG_WARP_MAX): lane l adds l, l+32, ... to -0 in order, then the shuffle
+ * tree; 32 independent lanes, which the compiler may vectorize without reordering any lane's adds. */
+#define SEG_WARP_SUM(SFX, T)                                                                                        \
+    static T warp_##SFX(const T *x, size_t L)                                                                       \
+    {                                                                                                               \
+        T w[32];                                                                                                    \
+        for (int l = 0; l < 32; l++) w[l] = (T)-0.0;                                                                \
+        size_t i = 0;                                                                                               \
+        for (; i + 32 <= L; i += 32)                                                                                \
+            for (int l = 0; l < 32; l++) w[l] = w[l] + x[i + l];                                                    \
+        for (size_t l = 0; i + l < L; l++) w[l] = w[l] + x[i + l];                                                  \
+        for (int o = 16; o > 0; o >>= 1)                                                                            \
+            for (int l = 0; l < o; l++) w[l] = w[l] + w[l + o];                                                     \
+        return w[0];                                                                                                \
+    }
+SEG_WARP_SUM(f32, float)
+SEG_WARP_SUM(f64, double)
+
+/* One segment [b, b + L) by the fast paths where they give its tree's bits: min / max where minmax_tile decides (any
+ * order but for ±0 and NaNs), the exact integer ops and count_nonzero (any order), f32 / f64 sums in the segment's
+ * tree — a block segment's is a tile's from b (sum_tile), a warp segment's warp_*. 1 and *out where taken. */
+static int seg_fast(const job_t *j, size_t b, size_t L, int warp, st_t *out)
+{
+    if (gp__reduce_cpu_generic_only) return 0;
+    if (j->op == GP_REDUCE_MIN || j->op == GP_REDUCE_MAX) return minmax_tile(j, b, L, out);
+    const int f32 = j->dt == GP_F32 && j->k == K_F32, f64 = j->dt == GP_F64 && j->k == K_F64;
+    if (!warp || j->op != GP_REDUCE_SUM || !(f32 || f64)) return sum_tile(j, b, L, out);
+    st_t r = identity(j);
+    if (f32) r.v.f = warp_f32((const float *)j->x + b, L);
+    else r.v.d = warp_f64((const double *)j->x + b, L);
+    *out = r;
+    return 1;
+}
+
 /* The GPU's block path: lane l folds the 16-byte groups l, l+256, ... (counted from b) element by element. */
 static st_t seg_block(const job_t *j, size_t b, size_t e)
 {
     const size_t w = 16 / gp_dtype_size(j->dt);
     st_t lanes[GP__REDUCE_LANES];
+    if (seg_fast(j, b, e - b, 0, &lanes[0])) return lanes[0];
     for (size_t l = 0; l < GP__REDUCE_LANES; l++) {
         st_t s = identity(j);
         for (size_t g = b + l * w; g < e; g += GP__REDUCE_LANES * w)
@@ -848,17 +884,19 @@ void gp__reduce_cpu_segmented(gp_reduce_op_t op, gp_dtype_t dtype, size_t n, con
             if (j.k == K_F32) r.v.f = id.value.f32;
             else r.v.u = id.value.u64;
         } else if (L <= GP__SEG_WARP_MAX) { /* a warp: lane l folds l, l+32, ...; then the shuffle tree */
-            st_t w[32];
-            for (size_t l = 0; l < 32; l++) {
-                w[l] = identity(&j);
-                for (size_t i = b + l; i < e; i += 32) {
-                    st_t m = make(&j, i);
-                    w[l] = combine(&j, w[l], &m);
+            if (!seg_fast(&j, b, L, 1, &r)) {
+                st_t w[32];
+                for (size_t l = 0; l < 32; l++) {
+                    w[l] = identity(&j);
+                    for (size_t i = b + l; i < e; i += 32) {
+                        st_t m = make(&j, i);
+                        w[l] = combine(&j, w[l], &m);
+                    }
                 }
+                for (int o = 16; o > 0; o >>= 1)
+                    for (int l = 0; l < o; l++) w[l] = combine(&j, w[l], &w[l + o]);
+                r = w[0];
             }
-            for (int o = 16; o > 0; o >>= 1)
-                for (int l = 0; l < o; l++) w[l] = combine(&j, w[l], &w[l + o]);
-            r = w[0];
         } else if (L <= GP__SEG_CHUNK) {
             r = seg_block(&j, b, e);
         } else { /* chunk results, folded lane-strided, then the block tree */
