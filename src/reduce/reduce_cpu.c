@@ -545,7 +545,7 @@ enum { MM_PF = 8192 }; /* bytes ahead that the min / max scan prefetches: few lo
  * step; V the vector type, S the intrinsics' suffix (ps / pd). */
 #define MM_OP(OP, S) _mm_##OP##_##S
 #define MM_SSE2(SFX, T, V, W, S)                                                                                     \
-    static void mm_scan_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                          \
+    static void mm_scan_sse2_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                     \
     {                                                                                                                \
         V a0 = MM_OP(set1, S)(x[0]), a1 = a0, b0 = a0, b1 = a0, z0 = MM_OP(setzero, S)(), z1 = z0;                   \
         size_t i = 0;                                                                                                \
@@ -565,6 +565,48 @@ enum { MM_PF = 8192 }; /* bytes ahead that the min / max scan prefetches: few lo
     }
 MM_SSE2(f32, float, __m128, 4, ps)
 MM_SSE2(f64, double, __m128d, 2, pd)
+#if defined(__GNUC__) && !defined(GP_NO_AVX512)
+#include <immintrin.h>
+/* AVX-512F where the CPU has it: the same rule (vminps / vmaxps: v < a ? v : a), W lanes a register, four registers a
+ * step so the min, max and v - v chains overlap (docs/design/reduce.md, "The CPU backend") */
+#define MM_OP5(OP, S) _mm512_##OP##_##S
+#define MM_AVX512(SFX, T, V, W, S)                                                                                   \
+    __attribute__((target("avx512f"))) static void mm_scan_avx512_##SFX(const T *x, size_t L, T *mn, T *mx,         \
+                                                                         int *nan)                                   \
+    {                                                                                                                \
+        V a[4], b[4], z[4];                                                                                          \
+        for (int k = 0; k < 4; k++) a[k] = MM_OP5(set1, S)(x[0]), b[k] = a[k], z[k] = MM_OP5(setzero, S)();         \
+        size_t i = 0;                                                                                                \
+        for (; i + 4 * W <= L; i += 4 * W) {                                                                         \
+            for (int k = 0; k < 4; k++) {                                                                            \
+                _mm_prefetch((const char *)(x + i) + MM_PF + 64 * k, _MM_HINT_T0);                                   \
+                const V v = MM_OP5(loadu, S)(x + i + (size_t)k * W);                                                 \
+                a[k] = MM_OP5(min, S)(v, a[k]), b[k] = MM_OP5(max, S)(v, b[k]);                                      \
+                z[k] = MM_OP5(add, S)(z[k], MM_OP5(sub, S)(v, v));                                                   \
+            }                                                                                                        \
+        }                                                                                                            \
+        T av[4 * W], bv[4 * W], zv[4 * W];                                                                           \
+        for (int k = 0; k < 4; k++)                                                                                  \
+            MM_OP5(storeu, S)(av + k * W, a[k]), MM_OP5(storeu, S)(bv + k * W, b[k]),                                \
+                MM_OP5(storeu, S)(zv + k * W, z[k]);                                                                 \
+        T lo = av[0], hi = bv[0], zs = zv[0];                                                                        \
+        for (int k = 1; k < 4 * W; k++) lo = av[k] < lo ? av[k] : lo, hi = bv[k] > hi ? bv[k] : hi, zs += zv[k];    \
+        MM_FINISH(T, MM_ISNAN);                                                                                      \
+    }                                                                                                                \
+    static void mm_scan_##SFX(const T *x, size_t L, T *mn, T *mx, int *nan)                                          \
+    {                                                                                                                \
+        if (gp__cpu_features() & GP__CPU_AVX512F) mm_scan_avx512_##SFX(x, L, mn, mx, nan);                          \
+        else mm_scan_sse2_##SFX(x, L, mn, mx, nan);                                                                  \
+    }
+MM_AVX512(f32, float, __m512, 16, ps)
+MM_AVX512(f64, double, __m512d, 8, pd)
+#else
+static void mm_scan_f32(const float *x, size_t L, float *mn, float *mx, int *nan) { mm_scan_sse2_f32(x, L, mn, mx, nan); }
+static void mm_scan_f64(const double *x, size_t L, double *mn, double *mx, int *nan)
+{
+    mm_scan_sse2_f64(x, L, mn, mx, nan);
+}
+#endif
 #else
 MM_SCAN(f32, float, MM_ISNAN)
 MM_SCAN(f64, double, MM_ISNAN)
