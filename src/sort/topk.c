@@ -216,8 +216,62 @@ static gather_fn gather_of(void)
 }
 
 /* The row's k by the sampled threshold: 1 done (vals / idx written), 0 not taken (nothing written), or an error. */
+/* row_cpu's last read of one chunk [i0, e): its keys below T, and its first `ties` keys at T, to the selection from
+ * slot o (as words, or as elements and positions), the others (rest: the partition's) to vals / idx from q, in index
+ * order. Inlined per element and index size, so each copy is one load and store. */
+typedef struct pick {
+    const gp__sort_xf_t *xf;
+    const unsigned char *x;
+    uint64_t T;
+    uint64_t *gw;      /* the selection as (radix key, position) words, or NULL: */
+    unsigned char *gx; /* its elements (NULL: not written) */
+    uint64_t *gi;      /* and positions */
+    unsigned char *vals, *idx; /* the rest (each may be NULL) */
+} pick_t;
+static inline __attribute__((always_inline)) void pick_body(const pick_t *p, size_t es, size_t ib, size_t i0,
+                                                            size_t e, size_t o, size_t end, size_t ties, size_t q,
+                                                            int rest)
+{
+    const uint64_t T = p->T;
+    uint64_t kb[KEY_BLOCK];
+    for (; i0 < e && (o < end || rest); i0 += KEY_BLOCK) {
+        const size_t nb = e - i0 < KEY_BLOCK ? e - i0 : KEY_BLOCK;
+        block_keys(p->xf, p->x, es, i0, nb, kb);
+        for (size_t u = 0; u < nb; u++) {
+            const uint64_t r = kb[u];
+            const size_t i = i0 + u;
+            if (r < T || (r == T && ties > 0)) {
+                ties -= r == T;
+                if (p->gw) p->gw[o] = r << 32 | i;
+                else if (p->gx) memcpy(p->gx + o * es, p->x + i * es, es), p->gi[o] = i;
+                o++;
+            } else if (rest) {
+                if (p->vals) memcpy(p->vals + q * es, p->x + i * es, es);
+                if (p->idx) put_pos(p->idx, ib, q, i);
+                q++;
+            }
+        }
+    }
+}
+static void pick_any(const pick_t *p, size_t es, size_t ib, size_t i0, size_t e, size_t o, size_t end, size_t ties,
+                     size_t q, int rest)
+{
+#define GP_PICK(ES, IB) pick_body(p, ES, IB, i0, e, o, end, ties, q, rest)
+    switch (es * 16 + ib) {
+    case 16 + 4: GP_PICK(1, 4); break;
+    case 32 + 4: GP_PICK(2, 4); break;
+    case 64 + 4: GP_PICK(4, 4); break;
+    case 128 + 4: GP_PICK(8, 4); break;
+    case 16 + 8: GP_PICK(1, 8); break;
+    case 32 + 8: GP_PICK(2, 8); break;
+    case 64 + 8: GP_PICK(4, 8); break;
+    default: GP_PICK(8, 8); break;
+    }
+#undef GP_PICK
+}
+
 static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest,
-                               unsigned char *vals, size_t ib, unsigned char *idx, size_t C, int *done)
+                               unsigned char *vals, size_t ib, unsigned char *idx, size_t C, int rest, int *done)
 {
     const gp__sort_xf_t xf = gp__sort_xf(dt, largest);
     const size_t es = gp_dtype_size(dt);
@@ -226,7 +280,8 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
     for (size_t g = 0; g < SAMPLE_RUNS; g++)
         block_keys(&xf, x, es, (n - SAMPLE_RUN) / (SAMPLE_RUNS - 1) * g, SAMPLE_RUN, smp + g * SAMPLE_RUN);
     const size_t r = (size_t)(2.0 * (double)k * SAMPLE / (double)n) + 16; /* ~2k of the row at or below T0 */
-    if (r >= SAMPLE / 4) return GP_OK;
+    if (k == 0 || r >= SAMPLE / 4 || (rest && (es > 4 || n > (size_t)UINT32_MAX + 1)))
+        return GP_OK; /* (the partition's rest: words only) */
     const uint64_t T0 = kth_u64(smp, SAMPLE, r);
     /* chunk c's gather: at most cap elements (cap + KEY_BLOCK slots: a block appends past cap before the test); keys
      * of up to 4 bytes as words (one slot each), else bits and positions (two) */
@@ -268,8 +323,34 @@ static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, 
     if (over || m < k) goto done; /* not taken */
     if (words) { /* the chunks' words together, the k least first (each word is distinct), those k sorted */
         for (size_t c = 0, j = 0; c < C; j += got[c], c++) memmove(cb + j, cb + c * slots, got[c] * sizeof *cb);
-        if (m > k) (void)kth_u64(cb, m, k - 1);
+        const uint64_t Tw = m > k ? kth_u64(cb, m, k - 1) : 0; /* the k-th least word */
         if ((st = gp__sort_cpu(GP_U64, k, cb, cb, 0, NULL, NULL, 0, 0, 64)) != GP_OK) goto done;
+        if (rest) { /* the partition's rest in index order: each chunk's selected count and ties at T, then a read */
+            const uint64_t Tk = (m > k ? Tw : cb[k - 1]) >> 32;
+            size_t *sel = got, *tie = calloc(C, sizeof *tie); /* got's counts are spent: reused */
+            if (!tie) {
+                st = gp__error(GP_ERR_OUT_OF_MEMORY, "gp_partition_kth_sync: %zu counts", C);
+                goto done;
+            }
+            memset(sel, 0, C * sizeof *sel);
+            for (size_t j = 0; j < k; j++) {
+                const size_t i = (size_t)(cb[j] & 0xffffffffu);
+                size_t c = (size_t)((unsigned __int128)i * C / n);
+                while (c > 0 && i < n * c / C) c--;
+                while (c + 1 < C && i >= n * (c + 1) / C) c++;
+                sel[c]++;
+                tie[c] += (cb[j] >> 32) == Tk;
+            }
+#pragma omp parallel for schedule(static) if (par)
+            for (size_t c = 0; c < C; c++) {
+                size_t before = 0;
+                for (size_t d = 0; d < c; d++) before += sel[d];
+                const pick_t p = {&xf, x, Tk, NULL, NULL, NULL, vals, idx};
+                const size_t b = n * c / C;
+                pick_any(&p, es, ib, b, n * (c + 1) / C, 0, sel[c], tie[c], k + b - before, 1);
+            }
+            free(tie);
+        }
         for (size_t j = 0; j < k; j++) { /* a key's bits from its radix key, but for a zero's or NaN's: the row's */
             const uint64_t i = cb[j] & 0xffffffffu;
             if (vals) {
@@ -299,59 +380,6 @@ done:
     free(cb), free(got), free(gx), free(sx), free(gi), free(si);
     return st;
 }
-/* row_cpu's last read of one chunk [i0, e): its keys below T, and its first `ties` keys at T, to the selection from
- * slot o (as words, or as elements and positions), the others (rest: the partition's) to vals / idx from q, in index
- * order. Inlined per element and index size, so each copy is one load and store. */
-typedef struct pick {
-    const gp__sort_xf_t *xf;
-    const unsigned char *x;
-    uint64_t T;
-    uint64_t *gw;      /* the selection as (radix key, position) words, or NULL: */
-    unsigned char *gx; /* its elements */
-    uint64_t *gi;      /* and positions */
-    unsigned char *vals, *idx; /* the rest (each may be NULL) */
-} pick_t;
-static inline __attribute__((always_inline)) void pick_body(const pick_t *p, size_t es, size_t ib, size_t i0,
-                                                            size_t e, size_t o, size_t end, size_t ties, size_t q,
-                                                            int rest)
-{
-    const uint64_t T = p->T;
-    uint64_t kb[KEY_BLOCK];
-    for (; i0 < e && (o < end || rest); i0 += KEY_BLOCK) {
-        const size_t nb = e - i0 < KEY_BLOCK ? e - i0 : KEY_BLOCK;
-        block_keys(p->xf, p->x, es, i0, nb, kb);
-        for (size_t u = 0; u < nb; u++) {
-            const uint64_t r = kb[u];
-            const size_t i = i0 + u;
-            if (r < T || (r == T && ties > 0)) {
-                ties -= r == T;
-                if (p->gw) p->gw[o++] = r << 32 | i;
-                else memcpy(p->gx + o * es, p->x + i * es, es), p->gi[o++] = i;
-            } else if (rest) {
-                if (p->vals) memcpy(p->vals + q * es, p->x + i * es, es);
-                if (p->idx) put_pos(p->idx, ib, q, i);
-                q++;
-            }
-        }
-    }
-}
-static void pick_any(const pick_t *p, size_t es, size_t ib, size_t i0, size_t e, size_t o, size_t end, size_t ties,
-                     size_t q, int rest)
-{
-#define GP_PICK(ES, IB) pick_body(p, ES, IB, i0, e, o, end, ties, q, rest)
-    switch (es * 16 + ib) {
-    case 16 + 4: GP_PICK(1, 4); break;
-    case 32 + 4: GP_PICK(2, 4); break;
-    case 64 + 4: GP_PICK(4, 4); break;
-    case 128 + 4: GP_PICK(8, 4); break;
-    case 16 + 8: GP_PICK(1, 8); break;
-    case 32 + 8: GP_PICK(2, 8); break;
-    case 64 + 8: GP_PICK(4, 8); break;
-    default: GP_PICK(8, 8); break;
-    }
-#undef GP_PICK
-}
-
 /* one row on the CPU: x (n elements of es bytes) -> vals / idx (k each; either may be NULL); rest: the other n - k
  * after them (vals + k, idx + k) in input order. The row is cut into chunks (OpenMP over them where the row is alone:
  * nested regions take one thread). The k-th radix key T: the top digit's counts per chunk, the keys sharing the chosen
@@ -379,9 +407,9 @@ static gp_status_t row_cpu(gp_dtype_t dt, const unsigned char *x, size_t n, size
         }
         free(pos); /* neither AVX-512 nor AVX2 (or no memory): the select below */
     }
-    if (!rest && n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 16) {
+    if (n >= gp__topk_cpu_sample_min && n >= SAMPLE && k <= n / 16) {
         int done = 0;
-        const gp_status_t s0 = row_sampled(dt, x, n, k, largest, vals, ib, idx, C, &done);
+        const gp_status_t s0 = row_sampled(dt, x, n, k, largest, vals, ib, idx, C, rest, &done);
         if (s0 != GP_OK || done) return s0;
     }
     size_t *hc = calloc(C * 256, sizeof *hc), *cs = calloc(C + 1, sizeof *cs), *lt = calloc(C, sizeof *lt);
