@@ -253,9 +253,61 @@ static inline __attribute__((always_inline)) void pick_body(const pick_t *p, siz
         }
     }
 }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
+/* pick_body's rest for 4-byte keys with no selection to write (the partition's sampled path), 16 keys a step in
+ * AVX-512 registers: a step holding no key at T (or once the ties are spent) stores its rest by compress-stores; a step
+ * holding one while ties remain goes key by key */
+__attribute__((target("avx512f"))) static void pick_rest16(const pick_t *p, size_t ib, size_t i, size_t e,
+                                                             size_t ties, size_t q)
+{
+    const uint32_t *x = (const uint32_t *)(const void *)p->x;
+    const __m512i T = _mm512_set1_epi32((int)(uint32_t)p->T);
+    const __m512i iota32 = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i iota64 = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    for (; i + 16 <= e; i += 16) {
+        const __m512i v = _mm512_loadu_si512(x + i), k = gp__sort_xf_key16(p->xf, v);
+        const __mmask16 eq = _mm512_cmpeq_epi32_mask(k, T);
+        if (eq && ties) {
+            uint32_t kk[16];
+            _mm512_storeu_si512(kk, k);
+            for (int u = 0; u < 16; u++) {
+                if (kk[u] < p->T || (kk[u] == p->T && ties > 0)) {
+                    ties -= kk[u] == p->T;
+                    continue;
+                }
+                if (p->vals) memcpy(p->vals + q * 4, x + i + (size_t)u, 4);
+                if (p->idx) put_pos(p->idx, ib, q, i + (size_t)u);
+                q++;
+            }
+            continue;
+        }
+        const __mmask16 r = (__mmask16)~_mm512_cmplt_epu32_mask(k, T);
+        if (p->vals) _mm512_mask_compressstoreu_epi32(p->vals + q * 4, r, v);
+        if (p->idx && ib == 4)
+            _mm512_mask_compressstoreu_epi32(p->idx + q * 4, r, _mm512_add_epi32(iota32, _mm512_set1_epi32((int)i)));
+        else if (p->idx) {
+            const __m512i b = _mm512_add_epi64(iota64, _mm512_set1_epi64((long long)i));
+            const __mmask8 lo = (__mmask8)r, hi = (__mmask8)(r >> 8);
+            _mm512_mask_compressstoreu_epi64(p->idx + q * 8, lo, b);
+            _mm512_mask_compressstoreu_epi64(p->idx + (q + (size_t)__builtin_popcount(lo)) * 8, hi,
+                                             _mm512_add_epi64(b, _mm512_set1_epi64(8)));
+        }
+        q += (size_t)__builtin_popcount(r);
+    }
+    const pick_t t = *p;
+    if (i < e) pick_body(&t, 4, ib, i, e, 0, 0, ties, q, 1);
+}
+#endif
+
 static void pick_any(const pick_t *p, size_t es, size_t ib, size_t i0, size_t e, size_t o, size_t end, size_t ties,
                      size_t q, int rest)
 {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GP_NO_AVX512)
+    if (es == 4 && rest && !p->gw && !p->gx && (gp__cpu_features() & GP__CPU_AVX512F)) {
+        pick_rest16(p, ib, i0, e, ties, q);
+        return;
+    }
+#endif
 #define GP_PICK(ES, IB) pick_body(p, ES, IB, i0, e, o, end, ties, q, rest)
     switch (es * 16 + ib) {
     case 16 + 4: GP_PICK(1, 4); break;
