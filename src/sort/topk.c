@@ -215,10 +215,10 @@ static gather_fn gather_of(void)
     return gather_below;
 }
 
-/* The row's k by the sampled threshold: 1 done (vals / idx written), 0 not taken (nothing written), or an error. */
-/* row_cpu's last read of one chunk [i0, e): its keys below T, and its first `ties` keys at T, to the selection from
- * slot o (as words, or as elements and positions), the others (rest: the partition's) to vals / idx from q, in index
- * order. Inlined per element and index size, so each copy is one load and store. */
+/* The last read of one chunk [i0, e) (row_cpu's; row_sampled's rest): its keys below T, and its first `ties` keys at
+ * T, to the selection from slot o (as words, or as elements and positions, or not written), the others (rest: the
+ * partition's) to vals / idx from q, in index order. Inlined per element and index size, so each copy is one load and
+ * store. */
 typedef struct pick {
     const gp__sort_xf_t *xf;
     const unsigned char *x;
@@ -322,6 +322,8 @@ static void pick_any(const pick_t *p, size_t es, size_t ib, size_t i0, size_t e,
 #undef GP_PICK
 }
 
+/* The row's k by the sampled threshold, and with rest the partition's other n - k after them (keys of up to 4
+ * bytes): 1 done (vals / idx written), 0 not taken (nothing written), or an error. */
 static gp_status_t row_sampled(gp_dtype_t dt, const unsigned char *x, size_t n, size_t k, int largest,
                                unsigned char *vals, size_t ib, unsigned char *idx, size_t C, int rest, int *done)
 {
