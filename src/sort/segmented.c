@@ -17,27 +17,32 @@ enum { SHORT_MAX = 64, PAR_SEG = 1 << 18 /* gp__sort_cpu's own threads from here
 
 /* a short segment (m <= SHORT_MAX): its radix keys' bits [lo, hi) sorted with their places, then the elements
  * gathered into out through the places (read before written: out may be in). Up to 58 bits: each key above its
- * 6-bit place in one word, the words sorted in AVX-512 registers (equal keys by place: stable); else, or without
- * AVX-512, by insertion (a key moves past strictly greater ones only) */
+ * 6-bit place in one word, the words sorted in AVX-512 registers, or by insertion without AVX-512 (equal keys by
+ * place: stable); wider keys by insertion with their places (a key moves past strictly greater ones only) */
 static void short_sort(const gp__sort_xf_t *xf, size_t ks, size_t vs, const unsigned char *in,
                        const unsigned char *vin, unsigned char *out, unsigned char *vout, size_t m, int lo, int hi)
 {
     const uint64_t mask = hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1;
     uint64_t k[SHORT_MAX];
     unsigned char p[SHORT_MAX], tk[SHORT_MAX * 8], tv[SHORT_MAX * 16];
-    int done = 0;
-    if (hi - lo <= 58) {
+    if (hi - lo <= 58) { /* the words are distinct: any sort of them is the stable order */
         for (size_t i = 0; i < m; i++)
             k[i] = ((gp__sort_xf_key(xf, gp__sort_bits(in + i * ks, ks), ks) >> lo) & mask) << 6 | i;
-        if ((done = gp__sort_cpu_words_small(k, m)))
-            for (size_t i = 0; i < m; i++) p[i] = (unsigned char)(k[i] & 63);
-    }
-    for (size_t i = 0; i < m && !done; i++) {
-        const uint64_t key = (gp__sort_xf_key(xf, gp__sort_bits(in + i * ks, ks), ks) >> lo) & mask;
-        size_t j = i;
-        for (; j > 0 && k[j - 1] > key; j--) k[j] = k[j - 1], p[j] = p[j - 1];
-        k[j] = key, p[j] = (unsigned char)i;
-    }
+        if (!gp__sort_cpu_words_small(k, m))
+            for (size_t i = 1; i < m; i++) {
+                const uint64_t w = k[i];
+                size_t j = i;
+                for (; j > 0 && k[j - 1] > w; j--) k[j] = k[j - 1];
+                k[j] = w;
+            }
+        for (size_t i = 0; i < m; i++) p[i] = (unsigned char)(k[i] & 63);
+    } else
+        for (size_t i = 0; i < m; i++) {
+            const uint64_t key = (gp__sort_xf_key(xf, gp__sort_bits(in + i * ks, ks), ks) >> lo) & mask;
+            size_t j = i;
+            for (; j > 0 && k[j - 1] > key; j--) k[j] = k[j - 1], p[j] = p[j - 1];
+            k[j] = key, p[j] = (unsigned char)i;
+        }
     for (size_t i = 0; i < m; i++) {
         memcpy(tk + i * ks, in + (size_t)p[i] * ks, ks);
         if (vs) memcpy(tv + i * vs, vin + (size_t)p[i] * vs, vs);
